@@ -1,0 +1,23 @@
+#!/bin/sh
+# Installs the Debian 12 packages Scavenger needs to build, test and benchmark.
+# Idempotent: only missing packages are installed; runs apt-get update at most once.
+# Usage: scripts/install-deps.sh [--with-peer]   (--with-peer adds PyTorch for bench/)
+set -eu
+PKGS="build-essential pkg-config zlib1g-dev libopenmpi-dev openmpi-bin libopenblas-dev libdnnl-dev \
+dataset-fashion-mnist libsqlite3-dev libmicrohttpd-dev libcjson-dev"
+[ "${1:-}" = "--with-peer" ] && PKGS="$PKGS python3-torch python3-numpy"
+missing=""
+for p in $PKGS; do
+    st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case "$st" in *"install ok installed"*) ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing packages:$missing (run as root to install them)" >&2
+    exit 1
+fi
+echo "install-deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing >/dev/null

@@ -1,0 +1,11 @@
+/*
+ * cli.h - shared pieces of the `scavenger` command line: the command table entry type and
+ * the exit codes (0 success, 1 failure, 2 usage error, 130 interrupted).
+ */
+#ifndef SCV_CLI_H
+#define SCV_CLI_H
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_INTR = 130 };
+
+int cmd_train(int argc, char **argv);
+#endif

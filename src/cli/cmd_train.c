@@ -1,0 +1,267 @@
+/*
+ * cmd_train.c - `scavenger train`: parses options into scv_train_params, launches the
+ * ranks through mpirun when --workers K > 1 and this process is not already a rank, and
+ * reports the result (a progress line on a terminal, a JSON summary with --json).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "scv.h"
+#include "../core/util.h"
+#include "../runtime/comm.h"
+#include "../runtime/launch.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define TRAIN_USAGE "usage: scavenger train [options]\n"
+
+static void help(void)
+{
+    printf(TRAIN_USAGE
+           "\nSynchronous data-parallel SGD on K MPI ranks with global batch B.\n\n"
+           "Job:\n"
+           "  --model NAME          logreg | mlp | lenet | resnet (default lenet)\n"
+           "  --hidden LIST         mlp hidden sizes (default 256,128)\n"
+           "  --dataset SPEC        fashion-mnist (default) | DIR with the 4 IDX files |\n"
+           "                        synthetic:N\n"
+           "  --workers K           ranks; launched through mpirun unless already a rank (1)\n"
+           "  --threads T           compute threads per rank (1)\n"
+           "  --batch B             global batch (64), split over the ranks\n"
+           "  --batch-split W,...   per-rank shares of B (K positive weights; default even)\n"
+           "Optimiser:\n"
+           "  --lr X                base learning rate (0.05)\n"
+           "  --momentum X          (0.9)      --weight-decay X   (5e-4)\n"
+           "  --lr-scaling R        none | linear | sqrt, relative to --base-batch (none)\n"
+           "  --base-batch B0       reference batch of --lr (64)\n"
+           "  --warmup-epochs E     linear warm-up (0)\n"
+           "  --lr-decay D          none | step | cosine (none)\n"
+           "  --lr-step-epochs E    step decay period     --lr-gamma X  step factor (0.1)\n"
+           "  --lr-horizon E        cosine horizon in epochs (default --epochs)\n"
+           "Stopping (at least one):\n"
+           "  --epochs E            stop after E epochs (fractions allowed)\n"
+           "  --iterations N        stop after N iterations in total (resumed ones count)\n"
+           "  --target-accuracy A   stop once test accuracy >= A (0..1)\n"
+           "  --eval-every N        evaluate every N iterations (default once an epoch)\n"
+           "Output and state:\n"
+           "  --seed S              init and data-order seed (1)\n"
+           "  --metrics FILE        one JSON object per iteration (and per evaluation)\n"
+           "  --checkpoint DIR      write DIR/checkpoint.scv at the end (and every N)\n"
+           "  --checkpoint-every N  also every N iterations\n"
+           "  --resume              continue from the checkpoint in DIR (any K and B)\n"
+           "  --json                last stdout line is a JSON summary\n"
+           "  --progress WHEN       auto | always | never (auto: on a terminal)\n"
+           "  -h, --help            this text\n"
+           "\nExit status: 0 done, 1 failure (or target not reached), 2 usage error,\n"
+           "130 interrupted (a checkpoint is written when --checkpoint is given).\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "scavenger train: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n" TRAIN_USAGE "Try 'scavenger train --help'.\n");
+    return EXIT_USAGE;
+}
+
+enum {
+    O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
+    O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
+    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS
+};
+
+static const struct option opts[] = {
+    {"model", 1, 0, O_MODEL}, {"hidden", 1, 0, O_HIDDEN}, {"dataset", 1, 0, O_DATASET},
+    {"workers", 1, 0, O_WORKERS}, {"threads", 1, 0, O_THREADS}, {"batch", 1, 0, O_BATCH},
+    {"batch-split", 1, 0, O_SPLIT}, {"lr", 1, 0, O_LR}, {"momentum", 1, 0, O_MOM},
+    {"weight-decay", 1, 0, O_WD}, {"lr-scaling", 1, 0, O_SCALING}, {"base-batch", 1, 0, O_BASE},
+    {"warmup-epochs", 1, 0, O_WARM}, {"lr-decay", 1, 0, O_DECAY},
+    {"lr-step-epochs", 1, 0, O_STEP}, {"lr-gamma", 1, 0, O_GAMMA}, {"lr-horizon", 1, 0, O_HORIZON},
+    {"epochs", 1, 0, O_EPOCHS}, {"iterations", 1, 0, O_ITERS},
+    {"target-accuracy", 1, 0, O_TARGET}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
+    {"metrics", 1, 0, O_METRICS}, {"checkpoint", 1, 0, O_CKPT},
+    {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
+    {"progress", 1, 0, O_PROGRESS}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+
+/* Parses an integer option value into *out within [lo, hi]. */
+static int opt_int(const char *name, const char *v, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (scv_parse_i64(v, out) != SCV_OK || *out < lo || *out > hi) {
+        fprintf(stderr, "scavenger train: --%s '%s': expected an integer in %lld..%lld\n", name, v,
+                (long long)lo, (long long)hi);
+        return -1;
+    }
+    return 0;
+}
+
+static int opt_num(const char *name, const char *v, double *out)
+{
+    if (scv_parse_f64(v, out) != SCV_OK) {
+        fprintf(stderr, "scavenger train: --%s '%s': expected a number\n", name, v);
+        return -1;
+    }
+    return 0;
+}
+
+int cmd_train(int argc, char **argv)
+{
+    scv_train_params p = scv_train_params_default();
+    int json = 0;
+    const char *progress = "auto";
+    double weights[1024];
+    int n_weights = 0;
+    int64_t iv;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        const char *name = NULL;
+        for (const struct option *o = opts; o->name; o++)
+            if (o->val == c) name = o->name;
+        switch (c) {
+        case 'h': help(); return EXIT_OK;
+        case O_MODEL: p.model = optarg; break;
+        case O_HIDDEN: p.hidden = optarg; break;
+        case O_DATASET: p.dataset = optarg; break;
+        case O_WORKERS:
+            if (opt_int(name, optarg, 1, 1024, &iv)) return EXIT_USAGE;
+            p.workers = (int)iv;
+            break;
+        case O_THREADS:
+            if (opt_int(name, optarg, 1, 256, &iv)) return EXIT_USAGE;
+            p.threads = (int)iv;
+            break;
+        case O_BATCH:
+            if (opt_int(name, optarg, 1, 1 << 24, &iv)) return EXIT_USAGE;
+            p.batch = (int)iv;
+            break;
+        case O_SPLIT: {
+            char *s = optarg, *end;
+            n_weights = 0;
+            while (*s) {
+                double v = strtod(s, &end);
+                if (end == s || !(v > 0) || (*end && *end != ',') || n_weights == 1024)
+                    return usage_error("--batch-split '%s': expected positive weights "
+                                       "separated by commas", optarg);
+                weights[n_weights++] = v;
+                s = *end ? end + 1 : end;
+            }
+            break;
+        }
+        case O_LR: if (opt_num(name, optarg, &p.lr)) return EXIT_USAGE; break;
+        case O_MOM: if (opt_num(name, optarg, &p.momentum)) return EXIT_USAGE; break;
+        case O_WD: if (opt_num(name, optarg, &p.weight_decay)) return EXIT_USAGE; break;
+        case O_SCALING:
+            if (!strcmp(optarg, "none")) p.lr_scaling = SCV_LR_SCALE_NONE;
+            else if (!strcmp(optarg, "linear")) p.lr_scaling = SCV_LR_SCALE_LINEAR;
+            else if (!strcmp(optarg, "sqrt")) p.lr_scaling = SCV_LR_SCALE_SQRT;
+            else return usage_error("--lr-scaling '%s': expected none, linear or sqrt", optarg);
+            break;
+        case O_BASE:
+            if (opt_int(name, optarg, 1, 1 << 24, &iv)) return EXIT_USAGE;
+            p.base_batch = (int)iv;
+            break;
+        case O_WARM: if (opt_num(name, optarg, &p.warmup_epochs)) return EXIT_USAGE; break;
+        case O_DECAY:
+            if (!strcmp(optarg, "none")) p.lr_decay = SCV_LR_CONST;
+            else if (!strcmp(optarg, "step")) p.lr_decay = SCV_LR_STEP;
+            else if (!strcmp(optarg, "cosine")) p.lr_decay = SCV_LR_COSINE;
+            else return usage_error("--lr-decay '%s': expected none, step or cosine", optarg);
+            break;
+        case O_STEP: if (opt_num(name, optarg, &p.lr_step_epochs)) return EXIT_USAGE; break;
+        case O_GAMMA: if (opt_num(name, optarg, &p.lr_gamma)) return EXIT_USAGE; break;
+        case O_HORIZON: if (opt_num(name, optarg, &p.lr_horizon_epochs)) return EXIT_USAGE; break;
+        case O_EPOCHS: if (opt_num(name, optarg, &p.epochs)) return EXIT_USAGE; break;
+        case O_ITERS:
+            if (opt_int(name, optarg, 1, INT64_MAX, &iv)) return EXIT_USAGE;
+            p.iterations = iv;
+            break;
+        case O_TARGET: if (opt_num(name, optarg, &p.target_accuracy)) return EXIT_USAGE; break;
+        case O_EVAL:
+            if (opt_int(name, optarg, 1, INT64_MAX, &iv)) return EXIT_USAGE;
+            p.eval_every = iv;
+            break;
+        case O_SEED:
+            if (opt_int(name, optarg, 0, INT64_MAX, &iv)) return EXIT_USAGE;
+            p.seed = (uint64_t)iv;
+            break;
+        case O_METRICS: p.metrics_path = optarg; break;
+        case O_CKPT: p.checkpoint_dir = optarg; break;
+        case O_CKPT_EVERY:
+            if (opt_int(name, optarg, 1, INT64_MAX, &iv)) return EXIT_USAGE;
+            p.checkpoint_every = iv;
+            break;
+        case O_RESUME: p.resume = 1; break;
+        case O_JSON: json = 1; break;
+        case O_PROGRESS:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never"))
+                return usage_error("--progress '%s': expected auto, always or never", optarg);
+            progress = optarg;
+            break;
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+    if (n_weights) {
+        if (n_weights != p.workers) {
+            fprintf(stderr, "scavenger train: --batch-split has %d weights for --workers %d\n",
+                    n_weights, p.workers);
+            return EXIT_USAGE;
+        }
+        p.rank_weights = weights;
+    }
+    scv_err err = {0};
+    if (scv_train_params_check(&p, &err) != SCV_OK) {
+        fprintf(stderr, "scavenger train: %s\n", err.msg);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(progress, "auto")) progress = isatty(STDERR_FILENO) ? "always" : "never";
+    p.progress = !strcmp(progress, "always");
+
+    if (p.workers > 1 && !scv_comm_under_launcher()) {
+        /* Relaunch this command as K ranks; the ranks inherit the resolved progress mode. */
+        char **args = calloc((size_t)argc + 3, sizeof(char *));
+        if (!args) return EXIT_FAIL;
+        args[0] = "train";
+        for (int i = 1; i < argc; i++) args[i] = argv[i];
+        args[argc] = "--progress";
+        args[argc + 1] = (char *)progress;
+        scv_launch l = {.workers = p.workers, .threads = p.threads, .argv = args, .argc = argc + 2};
+        int st = scv_launch_mpirun(&l, &err);
+        free(args);
+        if (st < 0) {
+            fprintf(stderr, "scavenger train: %s\n", err.msg);
+            return EXIT_FAIL;
+        }
+        return st == 0 || st == EXIT_USAGE || st == EXIT_INTR ? st : EXIT_FAIL;
+    }
+
+    scv_train_result r;
+    int rc = scv_train_run(&p, &r, &err);
+    if (r.rank != 0) return rc == SCV_OK ? EXIT_OK : rc == SCV_EINTR ? EXIT_INTR : EXIT_FAIL;
+    if (rc != SCV_OK && rc != SCV_EINTR) {
+        fprintf(stderr, "scavenger train: %s\n", err.msg[0] ? err.msg : scv_strerror(rc));
+        return EXIT_FAIL;
+    }
+    if (rc == SCV_EINTR) fprintf(stderr, "scavenger train: %s\n", err.msg);
+    if (!json)
+        printf("%s: %lld iterations (%.2f epochs) on %d worker%s, batch %d: test accuracy %.4f, "
+               "loss %.4f, %.0f samples/s, %.1f s\n",
+               r.model, (long long)r.iterations, r.epochs, r.workers, r.workers > 1 ? "s" : "",
+               r.batch, r.test_accuracy, r.test_loss, r.samples_per_sec, r.wall_seconds);
+    else {
+        char buf[1024];
+        scv_train_result_json(&r, buf, sizeof buf);
+        printf("%s\n", buf);
+    }
+    if (rc == SCV_EINTR) return EXIT_INTR;
+    if (p.target_accuracy > 0 && !r.reached_target) {
+        fprintf(stderr, "scavenger train: target accuracy %.4f not reached (best so far %.4f)\n",
+                p.target_accuracy, r.test_accuracy);
+        return EXIT_FAIL;
+    }
+    return EXIT_OK;
+}

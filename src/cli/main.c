@@ -1,0 +1,55 @@
+/*
+ * main.c - `scavenger <command> [options]`: the command table and global options.
+ */
+#include "cli.h"
+#include "scv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct cmd {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} cmds[] = {
+    {"train", cmd_train, "synchronous data-parallel SGD on K MPI workers with global batch B"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: scavenger <command> [options]\n\n"
+               "Scavenger trains data-parallel models, measures them and picks the cheapest or\n"
+               "fastest cluster configuration.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
+    fprintf(f, "\n'scavenger <command> --help' describes a command's options.\n"
+               "  --version  print the version\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("scavenger %s\n", SCV_VERSION);
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(argv[1], cmds[i].name)) {
+            int rc = cmds[i].fn(argc - 1, argv + 1);
+            if (fflush(stdout) != 0) {
+                perror("scavenger: write to stdout");
+                return EXIT_FAIL;
+            }
+            return rc;
+        }
+    fprintf(stderr, "scavenger: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return EXIT_USAGE;
+}

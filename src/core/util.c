@@ -1,0 +1,135 @@
+/*
+ * util.c - clock, PRNG, atomic file writes and strict number parsing (see util.h).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double scv_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+uint64_t scv_hash64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+void scv_rng_seed(scv_rng *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++) {
+        seed = scv_hash64(seed + (uint64_t)i);
+        r->s[i] = seed;
+    }
+}
+
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t scv_rng_next(scv_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+double scv_rng_uniform(scv_rng *r) { return (double)(scv_rng_next(r) >> 11) * 0x1.0p-53; }
+
+double scv_rng_normal(scv_rng *r)
+{
+    double u1 = scv_rng_uniform(r), u2 = scv_rng_uniform(r);
+    if (u1 < 1e-300) u1 = 1e-300;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+uint64_t scv_rng_below(scv_rng *r, uint64_t n)
+{
+    uint64_t lim = UINT64_MAX - UINT64_MAX % n, v;
+    do v = scv_rng_next(r);
+    while (v >= lim);
+    return v % n;
+}
+
+int scv_write_atomic(const char *path, const scv_iov *parts, int n_parts, scv_err *err)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return scv_err_set(err, SCV_EINVAL, "%s: path too long", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+    for (int i = 0; i < n_parts; i++) {
+        const char *p = parts[i].p;
+        size_t left = parts[i].n;
+        while (left > 0) {
+            ssize_t w = write(fd, p, left);
+            if (w < 0 && errno == EINTR) continue;
+            if (w <= 0) {
+                int e = errno;
+                close(fd);
+                unlink(tmp);
+                return scv_err_set(err, SCV_EIO, "%s: write failed: %s", tmp, strerror(e));
+            }
+            p += w;
+            left -= (size_t)w;
+        }
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return scv_err_set(err, SCV_EIO, "%s: fsync failed: %s", tmp, strerror(e));
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return scv_err_set(err, SCV_EIO, "%s: rename failed: %s", path, strerror(e));
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    int dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    return SCV_OK;
+}
+
+int scv_parse_i64(const char *s, int64_t *out)
+{
+    if (!s || !*s) return SCV_EINVAL;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end) return SCV_EINVAL;
+    *out = v;
+    return SCV_OK;
+}
+
+int scv_parse_f64(const char *s, double *out)
+{
+    if (!s || !*s) return SCV_EINVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v)) return SCV_EINVAL;
+    *out = v;
+    return SCV_OK;
+}

@@ -1,0 +1,30 @@
+/*
+ * comm.h - the collective operations the trainer needs, over MPI when the process was
+ * started by mpirun (Open MPI sets OMPI_COMM_WORLD_SIZE) and a trivial single-process
+ * backend otherwise. comm_mpi.c is the only file in the project that includes <mpi.h>.
+ */
+#ifndef SCV_COMM_H
+#define SCV_COMM_H
+#include <stddef.h>
+#include "scv.h"
+
+typedef struct scv_comm scv_comm;
+
+/* 1 when this process was launched by mpirun. */
+int scv_comm_under_launcher(void);
+/* Initialises MPI once per process when under mpirun (finalised at exit). */
+int scv_comm_new(scv_comm **out, scv_err *err);
+void scv_comm_free(scv_comm *c);
+int scv_comm_rank(const scv_comm *c);
+int scv_comm_size(const scv_comm *c);
+/* In-place sums over all ranks. */
+int scv_comm_allreduce_f32(scv_comm *c, float *buf, size_t n, scv_err *err);
+int scv_comm_allreduce_f64(scv_comm *c, double *buf, size_t n, scv_err *err);
+/* Returns the largest rc over all ranks, so every rank takes the same branch after it.
+ * When some rank failed, err (if not NULL) receives the message of the lowest failing rank
+ * on every rank, so rank 0 can report it. */
+int scv_comm_agree(scv_comm *c, int rc, scv_err *err);
+int scv_comm_bcast(scv_comm *c, void *buf, size_t bytes, int root, scv_err *err);
+/* Ends every rank of the job (used only where ranks cannot agree). */
+void scv_comm_abort(scv_comm *c, int code);
+#endif

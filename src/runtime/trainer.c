@@ -1,0 +1,450 @@
+/*
+ * trainer.c - synchronous data-parallel SGD on the ranks of a scv_comm.
+ *
+ * Every iteration: each rank k takes its slice b_k of the global batch B from the epoch's
+ * sample order, computes (1/B) * sum of its samples' gradients, and one allreduce sums the
+ * gradient together with a few piggybacked scalars (this rank's squared local-gradient norm,
+ * loss, correct count, a stop flag). The optimiser step then also accumulates the squared
+ * norm of the averaged gradient, so the two noise statistics cost no extra pass and no extra
+ * collective:
+ *   grad_sqnorm_local_mean = mean over ranks with b_k > 0 of |g_k|^2,  g_k = (1/b_k) sum_k grad
+ *   grad_sqnorm_global     = |g|^2,  g = (1/B) sum over the global batch
+ * SGD with momentum mu and weight decay wd (PyTorch's form): v = mu v + g + wd w; w -= lr v.
+ * Rank 0 writes metrics (JSONL), checkpoints and the progress line.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scv.h"
+#include "comm.h"
+#include "../core/util.h"
+#include "../train/ckpt.h"
+#include "../train/conv.h"
+#include "../train/sched.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { X_LOCAL_SQ, X_HAS, X_LOSS, X_CORRECT, X_STOP, X_COUNT };
+
+static volatile sig_atomic_t g_stop;
+static void on_signal(int sig) { (void)sig; g_stop = 1; }
+
+scv_train_params scv_train_params_default(void)
+{
+    scv_train_params p;
+    memset(&p, 0, sizeof p);
+    p.model = "lenet";
+    p.hidden = "256,128";
+    p.dataset = "fashion-mnist";
+    p.workers = 1;
+    p.threads = 1;
+    p.batch = 64;
+    p.lr = 0.05;
+    p.momentum = 0.9;
+    p.weight_decay = 5e-4;
+    p.base_batch = 64;
+    p.lr_gamma = 0.1;
+    p.seed = 1;
+    return p;
+}
+
+int scv_train_params_check(const scv_train_params *p, scv_err *err)
+{
+    if (p->workers < 1 || p->workers > 1024)
+        return scv_err_set(err, SCV_EINVAL, "--workers %d: must be in 1..1024", p->workers);
+    if (p->batch < 1) return scv_err_set(err, SCV_EINVAL, "--batch %d: must be positive", p->batch);
+    if (p->batch < p->workers)
+        return scv_err_set(err, SCV_EINVAL,
+                           "--batch %d is smaller than --workers %d: every worker needs at least "
+                           "one sample", p->batch, p->workers);
+    if (p->threads < 1 || p->threads > 256)
+        return scv_err_set(err, SCV_EINVAL, "--threads %d: must be in 1..256", p->threads);
+    if (!(p->lr > 0)) return scv_err_set(err, SCV_EINVAL, "--lr must be positive");
+    if (p->momentum < 0 || p->momentum >= 1)
+        return scv_err_set(err, SCV_EINVAL, "--momentum must be in [0,1)");
+    if (p->weight_decay < 0) return scv_err_set(err, SCV_EINVAL, "--weight-decay must be >= 0");
+    if (p->base_batch < 1) return scv_err_set(err, SCV_EINVAL, "--base-batch must be positive");
+    if (p->epochs < 0 || p->iterations < 0 || p->eval_every < 0 || p->checkpoint_every < 0)
+        return scv_err_set(err, SCV_EINVAL, "--epochs, --iterations, --eval-every and "
+                                            "--checkpoint-every must not be negative");
+    if (p->target_accuracy < 0 || p->target_accuracy > 1)
+        return scv_err_set(err, SCV_EINVAL, "--target-accuracy %g: must be in (0,1]",
+                           p->target_accuracy);
+    if (p->epochs == 0 && p->iterations == 0 && p->target_accuracy == 0)
+        return scv_err_set(err, SCV_EINVAL,
+                           "no stopping rule: give --epochs, --iterations or --target-accuracy");
+    if (p->lr_decay == SCV_LR_STEP && !(p->lr_step_epochs > 0))
+        return scv_err_set(err, SCV_EINVAL, "--lr-decay step needs --lr-step-epochs > 0");
+    if (p->lr_decay == SCV_LR_COSINE && !(p->lr_horizon_epochs > 0) && !(p->epochs > 0))
+        return scv_err_set(err, SCV_EINVAL, "--lr-decay cosine needs --epochs or --lr-horizon");
+    if (p->resume && !p->checkpoint_dir)
+        return scv_err_set(err, SCV_EINVAL, "--resume needs --checkpoint DIR");
+    if (p->rank_weights)
+        for (int k = 0; k < p->workers; k++)
+            if (!(p->rank_weights[k] > 0))
+                return scv_err_set(err, SCV_EINVAL, "rank weight %d must be positive", k);
+    return SCV_OK;
+}
+
+int scv_train_result_json(const scv_train_result *r, char *buf, size_t cap)
+{
+    return snprintf(buf, cap,
+                    "{\"model\":\"%s\",\"workers\":%d,\"batch\":%d,\"iterations\":%lld,"
+                    "\"iterations_run\":%lld,\"epochs\":%.6g,\"samples_per_sec\":%.6g,"
+                    "\"test_accuracy\":%.6g,\"test_loss\":%.6g,\"train_loss\":%.6g,"
+                    "\"wall_seconds\":%.6g,\"t_compute_mean\":%.6g,\"t_comm_mean\":%.6g,"
+                    "\"t_iter_mean\":%.6g,\"reached_target\":%s,\"interrupted\":%s}",
+                    r->model, r->workers, r->batch, (long long)r->iterations,
+                    (long long)r->iterations_run, r->epochs, r->samples_per_sec, r->test_accuracy,
+                    r->test_loss, r->train_loss, r->wall_seconds, r->t_compute_mean,
+                    r->t_comm_mean, r->t_iter_mean, r->reached_target ? "true" : "false",
+                    r->interrupted ? "true" : "false");
+}
+
+/* ---- state of one run ---- */
+typedef struct {
+    const scv_train_params *p;
+    scv_comm *comm;
+    int rank, K;
+    scv_dataset *train, *test;
+    scv_model *model;
+    float *mom;
+    int32_t *perm;
+    float *bx;
+    uint8_t *by;
+    int64_t *counts, *offsets;
+    scv_ckpt_state st;
+    FILE *metrics;
+    double wall_before; /* training seconds of earlier invocations (from the checkpoint) */
+} run_ctx;
+
+/* Accuracy and mean loss on the test set; each rank evaluates a contiguous share. */
+static int evaluate(run_ctx *c, double *acc, double *loss, scv_err *err)
+{
+    int64_t n = c->test->n, lo = n * c->rank / c->K, hi = n * (c->rank + 1) / c->K;
+    size_t d = (size_t)c->test->c * c->test->h * c->test->w;
+    double v[2] = {0, 0};
+    int64_t correct = 0;
+    int rc = SCV_OK;
+    for (int64_t i = lo; i < hi && !rc; i += 256) {
+        int m = (int)(hi - i < 256 ? hi - i : 256);
+        rc = scv_model_eval(c->model, c->test->x + (size_t)i * d, c->test->y + i, m, &v[0], &correct,
+                            err);
+    }
+    rc = scv_comm_agree(c->comm, rc, err);
+    if (rc) return rc;
+    v[1] = (double)correct;
+    if ((rc = scv_comm_allreduce_f64(c->comm, v, 2, err))) return rc;
+    *loss = v[0] / (double)n;
+    *acc = v[1] / (double)n;
+    return SCV_OK;
+}
+
+static int save_checkpoint(run_ctx *c, double wall, scv_err *err)
+{
+    int rc = SCV_OK;
+    if (c->rank == 0) {
+        c->st.wall_seconds = c->wall_before + wall;
+        c->st.workers = c->K;
+        c->st.batch = c->p->batch;
+        rc = scv_ckpt_save(c->p->checkpoint_dir, &c->st, scv_model_params(c->model), c->mom,
+                           scv_model_nparams(c->model), err);
+    }
+    return scv_comm_agree(c->comm, rc, err);
+}
+
+/* Rank 0 reads the checkpoint; all ranks receive its state. */
+static int resume(run_ctx *c, scv_err *err)
+{
+    size_t n = scv_model_nparams(c->model);
+    int rc = SCV_OK;
+    if (c->rank == 0) {
+        float *p = NULL, *m = NULL;
+        size_t cn = 0;
+        scv_ckpt_state st;
+        rc = scv_ckpt_load(c->p->checkpoint_dir, &st, &p, &m, &cn, err);
+        if (!rc && (strcmp(st.arch, scv_model_arch(c->model)) != 0 || cn != n))
+            rc = scv_err_set(err, SCV_EINVAL,
+                             "%s: checkpoint holds model %s (%zu parameters), this run builds %s "
+                             "(%zu)", c->p->checkpoint_dir, st.arch, cn, scv_model_arch(c->model), n);
+        if (!rc && st.n_train != (uint64_t)c->train->n)
+            rc = scv_err_set(err, SCV_EINVAL,
+                             "%s: checkpoint was written for a training set of %llu samples, "
+                             "this dataset has %lld", c->p->checkpoint_dir,
+                             (unsigned long long)st.n_train, (long long)c->train->n);
+        if (!rc && st.seed != c->p->seed)
+            rc = scv_err_set(err, SCV_EINVAL,
+                             "%s: checkpoint used --seed %llu; resume with the same seed",
+                             c->p->checkpoint_dir, (unsigned long long)st.seed);
+        if (!rc) {
+            memcpy(scv_model_params(c->model), p, n * sizeof(float));
+            memcpy(c->mom, m, n * sizeof(float));
+            c->st = st;
+        }
+        free(p);
+        free(m);
+    }
+    if ((rc = scv_comm_agree(c->comm, rc, err))) return rc;
+    if ((rc = scv_comm_bcast(c->comm, &c->st, sizeof c->st, 0, err))) return rc;
+    if ((rc = scv_comm_bcast(c->comm, scv_model_params(c->model), n * sizeof(float), 0, err)))
+        return rc;
+    rc = scv_comm_bcast(c->comm, c->mom, n * sizeof(float), 0, err);
+    c->wall_before = c->st.wall_seconds;
+    return rc;
+}
+
+static void fmt_eta(double s, char *buf, size_t cap)
+{
+    if (!(s >= 0) || s > 1e7) snprintf(buf, cap, "?");
+    else if (s >= 3600) snprintf(buf, cap, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+    else snprintf(buf, cap, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+}
+
+static int setup(run_ctx *c, scv_err *err)
+{
+    const scv_train_params *p = c->p;
+    int rc = scv_comm_new(&c->comm, err);
+    if (rc) return rc;
+    c->rank = scv_comm_rank(c->comm);
+    c->K = scv_comm_size(c->comm);
+    if (c->K != p->workers)
+        rc = scv_err_set(err, SCV_EINVAL, "--workers %d but %d ranks were started", p->workers, c->K);
+    if (!rc) rc = scv_dataset_load(p->dataset, 0, &c->train, err);
+    if (!rc) rc = scv_dataset_load(p->dataset, 1, &c->test, err);
+    if (!rc && (c->train->n < p->batch))
+        rc = scv_err_set(err, SCV_EINVAL, "--batch %d is larger than the training set (%lld)",
+                         p->batch, (long long)c->train->n);
+    if (!rc) {
+        scv_model_spec spec = {.name = p->model,
+                               .in_c = c->train->c,
+                               .in_h = c->train->h,
+                               .in_w = c->train->w,
+                               .n_classes = c->train->n_classes};
+        if (strcmp(p->model, "mlp") == 0) rc = scv_model_parse_hidden(p->hidden, &spec, err);
+        if (!rc) rc = scv_model_new(&spec, &c->model, err);
+    }
+    if ((rc = scv_comm_agree(c->comm, rc, err))) return rc;
+    size_t n = scv_model_nparams(c->model), d = (size_t)c->train->c * c->train->h * c->train->w;
+    c->mom = calloc(n, sizeof(float));
+    c->perm = malloc(sizeof(int32_t) * (size_t)c->train->n);
+    c->bx = malloc(sizeof(float) * d * (size_t)p->batch);
+    c->by = malloc((size_t)p->batch);
+    c->counts = malloc(sizeof(int64_t) * (size_t)c->K);
+    c->offsets = malloc(sizeof(int64_t) * (size_t)c->K);
+    if (!c->mom || !c->perm || !c->bx || !c->by || !c->counts || !c->offsets)
+        rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+    if ((rc = scv_comm_agree(c->comm, rc, err))) return rc;
+    scv_model_init(c->model, p->seed);
+    snprintf(c->st.arch, sizeof c->st.arch, "%s", scv_model_arch(c->model));
+    c->st.seed = p->seed;
+    c->st.n_train = (uint64_t)c->train->n;
+    if (p->resume && (rc = resume(c, err))) return rc;
+    if (c->rank == 0 && p->metrics_path) {
+        c->metrics = fopen(p->metrics_path, p->resume ? "a" : "w");
+        if (!c->metrics) rc = scv_err_set(err, SCV_EIO, "%s: cannot open metrics file", p->metrics_path);
+    }
+    return scv_comm_agree(c->comm, rc, err);
+}
+
+static void teardown(run_ctx *c)
+{
+    if (c->metrics) fclose(c->metrics);
+    scv_dataset_free(c->train);
+    scv_dataset_free(c->test);
+    scv_model_free(c->model);
+    free(c->mom);
+    free(c->perm);
+    free(c->bx);
+    free(c->by);
+    free(c->counts);
+    free(c->offsets);
+    scv_comm_free(c->comm);
+}
+
+int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err)
+{
+    memset(res, 0, sizeof *res);
+    int rc = scv_train_params_check(p, err);
+    if (rc) return rc;
+    scv_compute_threads(p->threads);
+    run_ctx c = {.p = p};
+    g_stop = 0;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    rc = setup(&c, err);
+    res->rank = c.rank;
+    if (rc) goto out;
+
+    const int64_t N = c.train->n, B = p->batch;
+    const size_t np = scv_model_nparams(c.model);
+    const size_t d = (size_t)c.train->c * c.train->h * c.train->w;
+    float *w = scv_model_params(c.model), *g = scv_model_grads(c.model);
+    int64_t have_order = -1, run_iters = 0, run_samples = 0;
+    double t_start = scv_now(), sum_comp = 0, sum_comm = 0, sum_iter = 0, last_print = 0;
+    double acc = NAN, tloss = NAN, loss_ema = NAN;
+    int evaluated_at_end = 0;
+
+    for (;;) {
+        /* stopping rules checked before the step */
+        if (p->iterations && (int64_t)c.st.iteration >= p->iterations) break;
+        if (p->epochs > 0 && (double)c.st.samples_seen >= p->epochs * (double)N - 0.5) break;
+        if (p->target_accuracy > 0 && !(p->epochs > 0) && !p->iterations &&
+            (double)c.st.samples_seen >= 200.0 * (double)N) break; /* safety bound: 200 epochs */
+        if (c.st.pos >= (uint64_t)N) {
+            c.st.epoch++;
+            c.st.pos = 0;
+        }
+        if ((int64_t)c.st.epoch != have_order) {
+            scv_epoch_order(p->seed, c.st.epoch, N, c.perm);
+            have_order = (int64_t)c.st.epoch;
+        }
+        double t0 = scv_now();
+        int64_t Bcur = N - (int64_t)c.st.pos < B ? N - (int64_t)c.st.pos : B;
+        scv_split_batch(Bcur, c.K, p->rank_weights, c.counts, c.offsets);
+        int64_t bk = c.counts[c.rank], off = (int64_t)c.st.pos + c.offsets[c.rank];
+        for (int64_t i = 0; i < bk; i++) {
+            int32_t s = c.perm[off + i];
+            memcpy(c.bx + (size_t)i * d, c.train->x + (size_t)s * d, d * sizeof(float));
+            c.by[i] = c.train->y[s];
+        }
+        double loss_sum = 0;
+        int64_t correct = 0;
+        double t1 = scv_now();
+        rc = scv_model_train_step(c.model, c.bx, c.by, (int)bk, 1.0f / (float)Bcur, &loss_sum,
+                                  &correct, err);
+        if ((rc = scv_comm_agree(c.comm, rc, err))) break;
+        double t2 = scv_now();
+        /* |g_k|^2 of this rank's mean gradient: the buffer holds (b_k/B) g_k */
+        double sq = 0;
+        for (size_t j = 0; j < np; j++) sq += (double)g[j] * g[j];
+        double unscale = bk > 0 ? (double)Bcur / (double)bk : 0;
+        g[np + X_LOCAL_SQ] = (float)(sq * unscale * unscale);
+        g[np + X_HAS] = bk > 0;
+        g[np + X_LOSS] = (float)loss_sum;
+        g[np + X_CORRECT] = (float)correct;
+        g[np + X_STOP] = (float)g_stop;
+        if ((rc = scv_comm_allreduce_f32(c.comm, g, np + X_COUNT, err))) break;
+        double t3 = scv_now();
+        /* SGD step, with |g|^2 of the averaged gradient in the same pass */
+        float lr = (float)scv_lr_at(p, Bcur, (int64_t)c.st.samples_seen, N);
+        float mu = (float)p->momentum, wd = (float)p->weight_decay;
+        double gsq = 0;
+        for (size_t j = 0; j < np; j++) {
+            float gj = g[j];
+            gsq += (double)gj * gj;
+            c.mom[j] = mu * c.mom[j] + gj + wd * w[j];
+            w[j] -= lr * c.mom[j];
+        }
+        double t4 = scv_now();
+        c.st.iteration++;
+        c.st.pos += (uint64_t)Bcur;
+        c.st.samples_seen += (uint64_t)Bcur;
+        run_iters++;
+        run_samples += Bcur;
+        double loss = g[np + X_LOSS] / (double)Bcur;
+        double local_mean = g[np + X_HAS] > 0 ? g[np + X_LOCAL_SQ] / g[np + X_HAS] : 0;
+        if (!isfinite(loss)) {
+            rc = scv_err_set(err, SCV_ERANGE,
+                             "training diverged at iteration %llu (loss is not finite); lower --lr",
+                             (unsigned long long)c.st.iteration);
+            break;
+        }
+        loss_ema = isnan(loss_ema) ? loss : 0.95 * loss_ema + 0.05 * loss;
+        sum_comp += t2 - t1;
+        sum_comm += t3 - t2;
+        sum_iter += t4 - t0;
+        if (c.metrics)
+            fprintf(c.metrics,
+                    "{\"type\":\"iter\",\"iter\":%llu,\"epoch\":%llu,\"epoch_progress\":%.6f,"
+                    "\"workers\":%d,\"batch\":%lld,\"local_batch\":%lld,\"t_compute\":%.6e,"
+                    "\"t_comm\":%.6e,\"t_iter\":%.6e,\"loss\":%.6g,\"train_accuracy\":%.4f,"
+                    "\"lr\":%.6g,\"grad_sqnorm_local_mean\":%.6e,\"grad_sqnorm_global\":%.6e,"
+                    "\"samples_seen\":%llu}\n",
+                    (unsigned long long)c.st.iteration, (unsigned long long)c.st.epoch,
+                    (double)c.st.samples_seen / (double)N, c.K, (long long)Bcur, (long long)bk,
+                    t2 - t1, t3 - t2, t4 - t0, loss, g[np + X_CORRECT] / (double)Bcur, lr,
+                    local_mean, gsq, (unsigned long long)c.st.samples_seen);
+        int stop_now = g[np + X_STOP] > 0;
+        int epoch_end = c.st.pos >= (uint64_t)N;
+        int last = (p->iterations && (int64_t)c.st.iteration >= p->iterations) ||
+                   (p->epochs > 0 && (double)c.st.samples_seen >= p->epochs * (double)N - 0.5);
+        int do_eval = p->eval_every ? (int64_t)c.st.iteration % p->eval_every == 0 : epoch_end;
+        evaluated_at_end = 0;
+        if ((do_eval && p->target_accuracy > 0) || (do_eval && !stop_now)) {
+            if ((rc = evaluate(&c, &acc, &tloss, err))) break;
+            evaluated_at_end = 1;
+            if (c.metrics)
+                fprintf(c.metrics,
+                        "{\"type\":\"eval\",\"iter\":%llu,\"epoch_progress\":%.6f,"
+                        "\"test_accuracy\":%.6f,\"test_loss\":%.6f,\"wall_seconds\":%.3f}\n",
+                        (unsigned long long)c.st.iteration, (double)c.st.samples_seen / (double)N,
+                        acc, tloss, c.wall_before + scv_now() - t_start);
+            if (p->target_accuracy > 0 && acc >= p->target_accuracy) res->reached_target = 1;
+        }
+        int ckpt_now = p->checkpoint_dir && p->checkpoint_every &&
+                       (int64_t)c.st.iteration % p->checkpoint_every == 0;
+        if (ckpt_now && (rc = save_checkpoint(&c, scv_now() - t_start, err))) break;
+        if (c.rank == 0 && p->progress) {
+            double now = scv_now();
+            if (now - last_print > 0.5 || last || stop_now || res->reached_target) {
+                double el = now - t_start, rate = el > 0 ? (double)run_iters / el : 0, left = -1;
+                if (p->iterations) left = (double)(p->iterations - (int64_t)c.st.iteration) / rate;
+                if (p->epochs > 0) {
+                    double l2 = (p->epochs * (double)N - (double)c.st.samples_seen) / (double)B / rate;
+                    if (left < 0 || l2 < left) left = l2;
+                }
+                char eta[32];
+                fmt_eta(left, eta, sizeof eta);
+                fprintf(stderr,
+                        "\r\033[Kiter %llu | epoch %.2f | loss %.4f | test acc %s%.4f | "
+                        "%.0f samples/s | ETA %s",
+                        (unsigned long long)c.st.iteration, (double)c.st.samples_seen / (double)N,
+                        loss_ema, isnan(acc) ? "-" : "", isnan(acc) ? 0.0 : acc,
+                        el > 0 ? (double)run_samples / el : 0.0, eta);
+                fflush(stderr);
+                last_print = now;
+            }
+        }
+        if (stop_now) {
+            res->interrupted = 1;
+            break;
+        }
+        if (res->reached_target) break;
+    }
+    if (c.rank == 0 && p->progress) fputc('\n', stderr);
+    double wall = scv_now() - t_start;
+    if (!rc && !evaluated_at_end && !res->interrupted) rc = evaluate(&c, &acc, &tloss, err);
+    if (!rc && p->checkpoint_dir) rc = save_checkpoint(&c, wall, err);
+    if (!rc && res->interrupted)
+        rc = scv_err_set(err, SCV_EINTR, "interrupted at iteration %llu%s%s",
+                         (unsigned long long)c.st.iteration,
+                         p->checkpoint_dir ? "; checkpoint saved in " : "",
+                         p->checkpoint_dir ? p->checkpoint_dir : "");
+    snprintf(res->model, sizeof res->model, "%s", p->model);
+    res->workers = c.K;
+    res->batch = p->batch;
+    res->iterations = (int64_t)c.st.iteration;
+    res->iterations_run = run_iters;
+    res->epochs = c.train ? (double)c.st.samples_seen / (double)c.train->n : 0;
+    res->wall_seconds = c.wall_before + wall;
+    res->samples_per_sec = sum_iter > 0 ? (double)run_samples / sum_iter : 0;
+    res->test_accuracy = acc;
+    res->test_loss = tloss;
+    res->train_loss = loss_ema;
+    if (run_iters) {
+        res->t_compute_mean = sum_comp / (double)run_iters;
+        res->t_comm_mean = sum_comm / (double)run_iters;
+        res->t_iter_mean = sum_iter / (double)run_iters;
+    }
+    if (c.metrics) fflush(c.metrics);
+out:
+    teardown(&c);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return rc;
+}

@@ -1,0 +1,66 @@
+/*
+ * sched.c - batch split, epoch order and learning-rate schedule (see sched.h).
+ */
+#include "sched.h"
+#include "../core/util.h"
+
+#include <math.h>
+
+void scv_split_batch(int64_t B, int K, const double *weights, int64_t *counts, int64_t *offsets)
+{
+    double wsum = 0, rem[1024];
+    for (int k = 0; k < K; k++) wsum += weights ? weights[k] : 1.0;
+    int64_t given = 0;
+    for (int k = 0; k < K; k++) {
+        double share = (double)B * (weights ? weights[k] : 1.0) / wsum;
+        counts[k] = (int64_t)floor(share);
+        if (k < 1024) rem[k] = share - (double)counts[k];
+        given += counts[k];
+    }
+    /* hand the leftover samples to the largest remainders, lowest rank first on ties */
+    while (given < B) {
+        int best = 0;
+        for (int k = 1; k < K && k < 1024; k++)
+            if (rem[k] > rem[best] + 1e-12) best = k;
+        counts[best]++;
+        rem[best] = -1;
+        given++;
+    }
+    int64_t off = 0;
+    for (int k = 0; k < K; k++) {
+        offsets[k] = off;
+        off += counts[k];
+    }
+}
+
+void scv_epoch_order(uint64_t seed, uint64_t epoch, int64_t n, int32_t *perm)
+{
+    scv_rng r;
+    scv_rng_seed(&r, scv_hash64(seed) ^ scv_hash64(epoch + 0x5ca1ab1eULL));
+    for (int64_t i = 0; i < n; i++) perm[i] = (int32_t)i;
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)scv_rng_below(&r, (uint64_t)i + 1);
+        int32_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+}
+
+double scv_lr_at(const scv_train_params *p, int64_t batch, int64_t samples_seen, int64_t n_train)
+{
+    double lr = p->lr, ratio = (double)batch / (double)(p->base_batch > 0 ? p->base_batch : batch);
+    if (p->lr_scaling == SCV_LR_SCALE_LINEAR) lr *= ratio;
+    if (p->lr_scaling == SCV_LR_SCALE_SQRT) lr *= sqrt(ratio);
+    double e = (double)samples_seen / (double)n_train;
+    if (p->warmup_epochs > 0) {
+        double w = (double)(samples_seen + batch) / (p->warmup_epochs * (double)n_train);
+        if (w < 1) lr *= w;
+    }
+    if (p->lr_decay == SCV_LR_STEP && p->lr_step_epochs > 0)
+        lr *= pow(p->lr_gamma, floor(e / p->lr_step_epochs));
+    if (p->lr_decay == SCV_LR_COSINE) {
+        double h = p->lr_horizon_epochs > 0 ? p->lr_horizon_epochs : p->epochs;
+        if (h > 0) lr *= 0.5 * (1 + cos(3.141592653589793 * fmin(e / h, 1.0)));
+    }
+    return lr;
+}
