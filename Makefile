@@ -47,8 +47,7 @@ asan:
 
 check: all
 	$(MAKE) MODE=asan all
-	sh tests/run.sh build
-	sh tests/run.sh build/asan
+	sh tests/run.sh build build/asan
 
 clean:
 	rm -rf build

@@ -52,6 +52,18 @@ scv_train_params scv_train_params_default(void)
 
 int scv_train_params_check(const scv_train_params *p, scv_err *err)
 {
+    static const char *models[] = {"logreg", "mlp", "lenet", "resnet"};
+    int known = 0;
+    for (int i = 0; i < 4; i++) known |= p->model && !strcmp(p->model, models[i]);
+    if (!known)
+        return scv_err_set(err, SCV_EINVAL,
+                           "--model '%s': unknown model (expected logreg, mlp, lenet or resnet)",
+                           p->model ? p->model : "");
+    if (!strcmp(p->model, "mlp")) {
+        scv_model_spec spec;
+        int rc = scv_model_parse_hidden(p->hidden, &spec, err);
+        if (rc) return rc;
+    }
     if (p->workers < 1 || p->workers > 1024)
         return scv_err_set(err, SCV_EINVAL, "--workers %d: must be in 1..1024", p->workers);
     if (p->batch < 1) return scv_err_set(err, SCV_EINVAL, "--batch %d: must be positive", p->batch);

@@ -205,7 +205,7 @@ static int load_synthetic(int64_t n_train, int split, scv_dataset **out, scv_err
         for (int i = 0; i < D; i++) proto[c * D + i] = 0;
         for (int b = 0; b < 4; b++) {
             double cy = 4 + 20 * scv_rng_uniform(&r), cx = 4 + 20 * scv_rng_uniform(&r);
-            double s = 2 + 4 * scv_rng_uniform(&r), a = scv_rng_uniform(&r) > 0.5 ? 1.5 : -1.5;
+            double s = 2 + 4 * scv_rng_uniform(&r), a = scv_rng_uniform(&r) > 0.5 ? 0.6 : -0.6;
             for (int y = 0; y < H; y++)
                 for (int x = 0; x < W; x++) {
                     double d2 = ((y - cy) * (y - cy) + (x - cx) * (x - cx)) / (s * s);
@@ -218,7 +218,7 @@ static int load_synthetic(int64_t n_train, int split, scv_dataset **out, scv_err
         int c = (int)scv_rng_below(&r, C);
         ds->y[i] = (uint8_t)c;
         for (int j = 0; j < D; j++)
-            ds->x[i * D + j] = proto[c * D + j] + (float)(0.8 * scv_rng_normal(&r));
+            ds->x[i * D + j] = proto[c * D + j] + (float)scv_rng_normal(&r);
     }
     free(proto);
     *out = ds;

@@ -13,6 +13,7 @@
  */
 #include "scv.h"
 #include "conv.h"
+#include "model_internal.h"
 #include "../core/util.h"
 
 #include <cblas.h>
@@ -495,4 +496,17 @@ int scv_model_eval(scv_model *m, const float *x, const uint8_t *y, int n, double
     int L = m->n_layers;
     softmax_ce(m->act[L], y, n, m->layers[L - 1].oc, 0, NULL, loss_sum, n_correct);
     return SCV_OK;
+}
+
+/* ---- introspection (model_internal.h) ---- */
+
+int scv_model_layer_count(const scv_model *m) { return m->n_layers; }
+
+const char *scv_model_layer_info(const scv_model *m, int i, size_t *offset, size_t *n)
+{
+    static const char *names[] = {"dense", "conv", "relu", "maxpool", "gap", "save", "add"};
+    const layer *l = &m->layers[i];
+    *offset = l->w_off;
+    *n = l->n_w + l->n_b;
+    return names[l->kind];
 }

@@ -1,0 +1,13 @@
+/*
+ * model_internal.h - introspection of a model's layers, for tests and diagnostics.
+ */
+#ifndef SCV_MODEL_INTERNAL_H
+#define SCV_MODEL_INTERNAL_H
+#include <stddef.h>
+#include "scv.h"
+
+int scv_model_layer_count(const scv_model *m);
+/* Kind name ("dense", "conv", "relu", "maxpool", "gap", "save", "add") and the slice of the
+ * parameter buffer the layer owns (n = 0 for parameter-free layers). */
+const char *scv_model_layer_info(const scv_model *m, int i, size_t *offset, size_t *n);
+#endif

@@ -1,0 +1,306 @@
+/*
+ * test_cli.c - end-to-end tests of `scavenger train` through its command line, including
+ * MPI runs (K = 2 through mpirun): equivalence of K=2 and K=1 at the same global batch,
+ * checkpoint/resume with the same and with another K and B, Ctrl-C, and bad input.
+ * The binary is $SCV_BIN (default build/scavenger).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scv.h"
+#include "scv_test.h"
+#include "train/ckpt.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *bin;
+static char tmp[256];
+#define JOB "--model mlp --hidden 32 --dataset synthetic:2000 --seed 3 --progress never"
+
+/* Runs a shell command line with the binary substituted for %s; returns the exit code and
+ * the combined output in out (if not NULL). */
+static int run(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int run(char *out, size_t cap, const char *fmt, ...)
+{
+    char cmd[4096], line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    char full[4200];
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    if (!p) return -1;
+    size_t len = 0;
+    if (out) out[0] = 0;
+    while (fgets(line, sizeof line, p)) {
+        size_t l = strlen(line);
+        if (out && len + l < cap) {
+            memcpy(out + len, line, l + 1);
+            len += l;
+        }
+    }
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static float *load_params(const char *dir, size_t *n, scv_ckpt_state *st)
+{
+    float *p = NULL, *m = NULL;
+    scv_err err = {0};
+    if (scv_ckpt_load(dir, st, &p, &m, n, &err) != SCV_OK) {
+        printf("#   %s\n", err.msg);
+        return NULL;
+    }
+    free(m);
+    return p;
+}
+
+/* ||a - b|| / ||a|| of the parameters in two checkpoint directories */
+static double param_diff(const char *da, const char *db)
+{
+    size_t na = 0, nb = 0;
+    scv_ckpt_state sa, sb;
+    float *a = load_params(da, &na, &sa), *b = load_params(db, &nb, &sb);
+    double r = 1e9;
+    if (a && b && na == nb) {
+        double num = 0, den = 0;
+        for (size_t i = 0; i < na; i++) {
+            num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
+            den += (double)a[i] * a[i];
+        }
+        r = sqrt(num / den);
+    }
+    free(a);
+    free(b);
+    return r;
+}
+
+static void t_help_and_usage(void)
+{
+    char out[8192];
+    CHECK_EQ_INT(run(out, sizeof out, "%s --help", bin), 0);
+    CHECK(strstr(out, "train") != NULL);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --help", bin), 0);
+    CHECK(strstr(out, "--target-accuracy") != NULL && strstr(out, "--checkpoint") != NULL);
+    CHECK_EQ_INT(run(out, sizeof out, "%s frobnicate", bin), 2);
+    CHECK(strstr(out, "unknown command 'frobnicate'") != NULL);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --batch abc --epochs 1", bin), 2);
+    CHECK(strstr(out, "--batch 'abc'") != NULL);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --bogus", bin), 2);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --model mlp", bin), 2);
+    CHECK(strstr(out, "no stopping rule") != NULL);
+}
+
+static void t_json_summary(void)
+{
+    char out[8192];
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 50 --epochs 1 --metrics %s/m.jsonl --json", bin, tmp), 0);
+    const char *keys[] = {"\"model\":\"mlp\"", "\"workers\":1", "\"batch\":50", "\"iterations\":40",
+                          "\"epochs\":1,", "\"samples_per_sec\"", "\"test_accuracy\"", "\"test_loss\"",
+                          "\"wall_seconds\"", "\"t_compute_mean\"", "\"t_comm_mean\"", "\"t_iter_mean\""};
+    const char *last = strrchr(out, '{');
+    CHECK(last != NULL);
+    for (size_t i = 0; last && i < sizeof keys / sizeof keys[0]; i++)
+        CHECK_MSG(strstr(last, keys[i]) != NULL, "missing %s in %s", keys[i], last);
+    /* metrics: 40 iteration lines with the noise fields, and one evaluation at the epoch end */
+    char path[512], line[2048];
+    snprintf(path, sizeof path, "%s/m.jsonl", tmp);
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    int iters = 0, evals = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (strstr(line, "\"type\":\"iter\"")) {
+            iters++;
+            CHECK(strstr(line, "\"grad_sqnorm_local_mean\":") && strstr(line, "\"grad_sqnorm_global\":"));
+            CHECK(strstr(line, "\"t_compute\":") && strstr(line, "\"t_comm\":") && strstr(line, "\"t_iter\":"));
+        }
+        if (strstr(line, "\"type\":\"eval\"")) evals++;
+    }
+    if (f) fclose(f);
+    CHECK_EQ_INT(iters, 40);
+    CHECK_EQ_INT(evals, 1);
+}
+
+/* K=2 and K=1 at the same global batch: the same weights after 20 iterations. */
+static void t_k2_equals_k1(void)
+{
+    char out[8192];
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 20 --checkpoint %s/k1", bin, tmp), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --workers 2 --batch 32 --iterations 20 --checkpoint %s/k2", bin, tmp), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --workers 2 --batch-split 1,3 --batch 32 --iterations 20 --checkpoint %s/k2u", bin, tmp), 0);
+    char a[512], b[512], c[512];
+    snprintf(a, sizeof a, "%s/k1", tmp);
+    snprintf(b, sizeof b, "%s/k2", tmp);
+    snprintf(c, sizeof c, "%s/k2u", tmp);
+    double d2 = param_diff(a, b), du = param_diff(a, c);
+    CHECK_MSG(d2 < 1e-4, "K=2 vs K=1: relative difference %.3g", d2);
+    CHECK_MSG(du < 1e-4, "K=2 uneven vs K=1: relative difference %.3g", du);
+    /* a different global batch must give different weights (the check can fail) */
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 64 --iterations 20 --checkpoint %s/b64", bin, tmp), 0);
+    snprintf(b, sizeof b, "%s/b64", tmp);
+    CHECK(param_diff(a, b) > 1e-3);
+}
+
+/* Reads the "loss" of each iteration line of a metrics file into losses[iter-1]. */
+static int read_losses(const char *path, double *losses, int cap)
+{
+    FILE *f = fopen(path, "r");
+    char line[2048];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strstr(line, "\"type\":\"iter\"")) continue;
+        int it = atoi(strstr(line, "\"iter\":") + 7);
+        const char *l = strstr(line, "\"loss\":");
+        if (it >= 1 && it <= cap && l) losses[it - 1] = atof(l + 7), n++;
+    }
+    if (f) fclose(f);
+    return n;
+}
+
+static void t_resume_same_k(void)
+{
+    char out[8192], ma[512], mb[512];
+    snprintf(ma, sizeof ma, "%s/full.jsonl", tmp);
+    snprintf(mb, sizeof mb, "%s/part.jsonl", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 48 --iterations 60 --metrics %s --checkpoint %s/full", bin, ma, tmp), 0);
+    /* 60 iterations of 48 cross the 2000-sample epoch boundary (41.7 iterations/epoch) */
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 48 --iterations 35 --metrics %s --checkpoint %s/part", bin, mb, tmp), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 48 --iterations 60 --metrics %s --checkpoint %s/part --resume", bin, mb, tmp), 0);
+    double la[60] = {0}, lb[60] = {0};
+    CHECK_EQ_INT(read_losses(ma, la, 60), 60);
+    CHECK_EQ_INT(read_losses(mb, lb, 60), 60);
+    for (int i = 0; i < 60; i++) CHECK_MSG(la[i] == lb[i], "iteration %d: loss %.9g vs %.9g", i + 1, la[i], lb[i]);
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/full", tmp);
+    snprintf(b, sizeof b, "%s/part", tmp);
+    CHECK(param_diff(a, b) == 0);
+}
+
+/* Stop at iteration 10 on K=1, resume on K=2: same weights as never stopping (same B);
+ * with another B the data position carries over. */
+static void t_resume_other_k(void)
+{
+    char out[8192], a[512], b[512];
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 10 --checkpoint %s/x", bin, tmp), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --workers 2 --batch 32 --iterations 20 --checkpoint %s/x --resume", bin, tmp), 0);
+    snprintf(a, sizeof a, "%s/k1", tmp); /* from t_k2_equals_k1: 20 iterations, K=1 */
+    snprintf(b, sizeof b, "%s/x", tmp);
+    double d = param_diff(a, b);
+    CHECK_MSG(d < 1e-4, "resumed on K=2 vs uninterrupted K=1: relative difference %.3g", d);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --workers 2 --batch 48 --iterations 25 --checkpoint %s/x --resume", bin, tmp), 0);
+    size_t n;
+    scv_ckpt_state st;
+    free(load_params(b, &n, &st));
+    CHECK_EQ_INT(st.iteration, 25);
+    CHECK_EQ_INT(st.pos, 20 * 32 + 5 * 48);
+    CHECK_EQ_INT(st.samples_seen, 20 * 32 + 5 * 48);
+    CHECK_EQ_INT(st.workers, 2);
+    CHECK_EQ_INT(st.batch, 48);
+}
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(data, 1, n, f);
+        fclose(f);
+    }
+}
+
+static void t_bad_input(void)
+{
+    char out[8192], d[512], path[600];
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --dataset /no/such/dir --epochs 1", bin), 1);
+    CHECK(strstr(out, "/no/such/dir") != NULL);
+    /* a directory with a wrong magic, then a truncated file */
+    snprintf(d, sizeof d, "%s/idx", tmp);
+    mkdir(d, 0755);
+    unsigned char hdr[16] = {0, 0, 8, 4, 0, 0, 0, 2, 0, 0, 0, 28, 0, 0, 0, 28};
+    snprintf(path, sizeof path, "%s/train-images-idx3-ubyte", d);
+    write_file(path, hdr, 16);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --dataset %s --epochs 1", bin, d), 1);
+    CHECK_MSG(strstr(out, "wrong IDX magic") != NULL, "%s", out);
+    hdr[3] = 3;
+    write_file(path, hdr, 16);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --dataset %s --epochs 1", bin, d), 1);
+    CHECK_MSG(strstr(out, "truncated") != NULL, "%s", out);
+    /* the same error through mpirun, reported once */
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --workers 2 --dataset %s --epochs 1", bin, d), 1);
+    CHECK_MSG(strstr(out, "truncated") != NULL, "%s", out);
+    /* K larger than the batch; unknown model */
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --workers 4 --batch 2 --epochs 1", bin), 2);
+    CHECK(strstr(out, "smaller than --workers") != NULL);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --model transformer --epochs 1", bin), 2);
+    CHECK(strstr(out, "unknown model") != NULL);
+    /* a damaged checkpoint is refused and left as it was */
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 5 --checkpoint %s/bad", bin, tmp), 0);
+    snprintf(path, sizeof path, "%s/bad/checkpoint.scv", tmp);
+    FILE *f = fopen(path, "r+b");
+    CHECK(f != NULL);
+    if (f) {
+        fseek(f, 500, SEEK_SET);
+        fputc(0x5a, f);
+        fclose(f);
+    }
+    struct stat before, after;
+    stat(path, &before);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 9 --checkpoint %s/bad --resume", bin, tmp), 1);
+    CHECK_MSG(strstr(out, "checksum mismatch") != NULL, "%s", out);
+    stat(path, &after);
+    CHECK(before.st_mtime == after.st_mtime && before.st_size == after.st_size);
+    /* a checkpoint of another model is refused */
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 5 --checkpoint %s/k1 --resume --hidden 64", bin, tmp), 1);
+    CHECK_MSG(strstr(out, "checkpoint holds model mlp:784-32-10") != NULL, "%s", out);
+}
+
+/* SIGINT: training stops at an iteration boundary, saves a checkpoint and exits 130. */
+static void t_interrupt(void)
+{
+    for (int k = 1; k <= 2; k++) {
+        char cmd[2048], dir[512];
+        snprintf(dir, sizeof dir, "%s/int%d", tmp, k);
+        snprintf(cmd, sizeof cmd,
+                 "%s train --model lenet --dataset synthetic:20000 --workers %d --batch 64 "
+                 "--epochs 50 --checkpoint %s --progress never >%s.log 2>&1",
+                 bin, k, dir, dir);
+        pid_t pid = fork();
+        if (pid == 0) {
+            setpgid(0, 0);
+            execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+            _exit(127);
+        }
+        sleep(3);
+        kill(-pid, SIGINT); /* as a terminal's Ctrl-C: the whole process group */
+        int st = 0;
+        waitpid(pid, &st, 0);
+        int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        CHECK_MSG(code == 130, "K=%d: exit %d", k, code);
+        size_t n = 0;
+        scv_ckpt_state s;
+        float *p = load_params(dir, &n, &s);
+        CHECK_MSG(p != NULL && s.iteration > 0, "K=%d: no usable checkpoint", k);
+        free(p);
+    }
+}
+
+static const scv_test tests[] = {
+    {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},
+    {"k2_equals_k1", t_k2_equals_k1},     {"resume_same_k", t_resume_same_k},
+    {"resume_other_k", t_resume_other_k}, {"bad_input", t_bad_input},
+    {"interrupt", t_interrupt},
+};
+
+int main(int argc, char **argv)
+{
+    bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    snprintf(tmp, sizeof tmp, "/tmp/scv-test-cli-%ld", (long)getpid());
+    mkdir(tmp, 0755);
+    int rc = scv_test_main(tests, (int)(sizeof tests / sizeof tests[0]), argc, argv);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    if (rc == 0 && system(cmd) != 0) rc = 1;
+    return rc;
+}
