@@ -7,12 +7,12 @@ ifeq ($(MODE),asan)
 BUILD   := build/asan
 OPT     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 else
-OPT     := -O2 -g
+OPT     := -O3 -g
 endif
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 CFLAGS  := -std=c11 -Wall -Wextra -Werror $(OPT) -Iinclude -Isrc
-LDLIBS  := $(MPI_LIBS) -lopenblas -ldnnl -lz -lm -fopenmp
+LDLIBS  := $(MPI_LIBS) -ldnnl -lz -lm -fopenmp
 
 LIB_SRC := $(wildcard src/core/*.c src/train/*.c src/runtime/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)

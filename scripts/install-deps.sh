@@ -3,7 +3,7 @@
 # Idempotent: only missing packages are installed; runs apt-get update at most once.
 # Usage: scripts/install-deps.sh [--with-peer]   (--with-peer adds PyTorch for bench/)
 set -eu
-PKGS="build-essential pkg-config zlib1g-dev libopenmpi-dev openmpi-bin libopenblas-dev libdnnl-dev \
+PKGS="build-essential pkg-config zlib1g-dev libopenmpi-dev openmpi-bin libdnnl-dev \
 dataset-fashion-mnist libsqlite3-dev libmicrohttpd-dev libcjson-dev"
 [ "${1:-}" = "--with-peer" ] && PKGS="$PKGS python3-torch python3-numpy"
 missing=""

@@ -6,7 +6,7 @@
 #include "scv.h"
 #include "scv_test.h"
 #include "core/util.h"
-#include "train/conv.h"
+#include "train/dnn.h"
 #include "train/model_internal.h"
 
 static scv_dataset *g_data;

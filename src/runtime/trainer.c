@@ -17,7 +17,7 @@
 #include "comm.h"
 #include "../core/util.h"
 #include "../train/ckpt.h"
-#include "../train/conv.h"
+#include "../train/dnn.h"
 #include "../train/sched.h"
 
 #include <math.h>

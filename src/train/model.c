@@ -5,18 +5,17 @@
  * contiguous float buffer (what the allreduce, the optimiser and checkpoints work on);
  * each layer owns a slice. Residual connections are a SAVE layer (identity, remembers its
  * output) and an ADD layer (adds the saved activation), so the sequence stays flat.
- * Dense layers run on OpenBLAS cblas_sgemm, convolutions on oneDNN (conv.c); ReLU, pooling
+ * Dense layers run on oneDNN's SGEMM, convolutions on oneDNN primitives (dnn.c); ReLU, pooling
  * and the softmax cross-entropy loss are element-wise loops.
  *
  * Loss: L = scale * sum_i CE(softmax(z_i), y_i). With scale = 1/B on every rank, the sum of
  * the ranks' gradients is the gradient of the mean loss over the global batch B.
  */
 #include "scv.h"
-#include "conv.h"
+#include "dnn.h"
 #include "model_internal.h"
 #include "../core/util.h"
 
-#include <cblas.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -319,6 +318,24 @@ void scv_model_init(scv_model *m, uint64_t seed)
 
 /* ---- forward ---- */
 
+/* Element-wise kernels take restrict pointers so that the compiler vectorises them. */
+static void relu_fwd(const float *restrict in, float *restrict out, size_t n)
+{
+    for (size_t j = 0; j < n; j++) out[j] = in[j] > 0 ? in[j] : 0.0f;
+}
+
+static void relu_bwd(const float *restrict out, const float *restrict dout, float *restrict din,
+                     size_t n)
+{
+    for (size_t j = 0; j < n; j++) din[j] = out[j] > 0 ? dout[j] : 0.0f;
+}
+
+static void add_into(const float *restrict a, const float *restrict b, float *restrict out,
+                     size_t n)
+{
+    for (size_t j = 0; j < n; j++) out[j] = a[j] + b[j];
+}
+
 static void maxpool_fwd(layer *l, const float *in, float *out, int n)
 {
     for (int s = 0; s < n * l->c; s++) {
@@ -347,15 +364,15 @@ static int layer_fwd(scv_model *m, int i, int n, int training, scv_err *err)
     case L_DENSE: {
         const float *b = m->params + l->b_off;
         for (int s = 0; s < n; s++) memcpy(out + (size_t)s * l->oc, b, sizeof(float) * (size_t)l->oc);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, l->oc, (int)isz, 1.0f, in,
-                    (int)isz, m->params + l->w_off, (int)isz, 1.0f, out, l->oc);
+        scv_sgemm('N', 'T', n, l->oc, (int)isz, 1.0f, in, (int)isz, m->params + l->w_off,
+                  (int)isz, 1.0f, out, l->oc);
         return SCV_OK;
     }
     case L_CONV:
         return scv_conv_forward(l->conv, in, m->params + l->w_off, m->params + l->b_off, out, n,
                                 training, err);
     case L_RELU:
-        for (size_t j = 0; j < osz; j++) out[j] = in[j] > 0 ? in[j] : 0;
+        relu_fwd(in, out, osz);
         return SCV_OK;
     case L_MAXPOOL:
         maxpool_fwd(l, in, out, n);
@@ -373,8 +390,7 @@ static int layer_fwd(scv_model *m, int i, int n, int training, scv_err *err)
         memcpy(out, in, osz * sizeof(float));
         return SCV_OK;
     case L_ADD: {
-        const float *saved = m->act[l->ref + 1];
-        for (size_t j = 0; j < osz; j++) out[j] = in[j] + saved[j];
+        add_into(in, m->act[l->ref + 1], out, osz);
         return SCV_OK;
     }
     }
@@ -425,22 +441,21 @@ static int layer_bwd(scv_model *m, int i, int n, scv_err *err)
     switch (l->kind) {
     case L_DENSE: {
         float *gw = m->grads + l->w_off, *gb = m->grads + l->b_off;
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, l->oc, (int)isz, n, 1.0f, dout,
-                    l->oc, in, (int)isz, 0.0f, gw, (int)isz);
+        scv_sgemm('T', 'N', l->oc, (int)isz, n, 1.0f, dout, l->oc, in, (int)isz, 0.0f, gw,
+                  (int)isz);
         for (int j = 0; j < l->oc; j++) gb[j] = 0;
         for (int s = 0; s < n; s++)
             for (int j = 0; j < l->oc; j++) gb[j] += dout[(size_t)s * l->oc + j];
         if (din)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, (int)isz, l->oc, 1.0f, dout,
-                        l->oc, m->params + l->w_off, (int)isz, 0.0f, din, (int)isz);
+            scv_sgemm('N', 'N', n, (int)isz, l->oc, 1.0f, dout, l->oc, m->params + l->w_off,
+                      (int)isz, 0.0f, din, (int)isz);
         return SCV_OK;
     }
     case L_CONV:
         return scv_conv_backward(l->conv, in, m->params + l->w_off, dout, din,
                                  m->grads + l->w_off, m->grads + l->b_off, n, err);
     case L_RELU:
-        if (din)
-            for (size_t j = 0; j < osz; j++) din[j] = out[j] > 0 ? dout[j] : 0;
+        if (din) relu_bwd(out, dout, din, osz);
         return SCV_OK;
     case L_MAXPOOL:
         if (din) {
@@ -459,10 +474,7 @@ static int layer_bwd(scv_model *m, int i, int n, scv_err *err)
         }
         return SCV_OK;
     case L_SAVE:
-        if (din) {
-            const float *sk = m->skip[i];
-            for (size_t j = 0; j < osz; j++) din[j] = dout[j] + sk[j];
-        }
+        if (din) add_into(dout, m->skip[i], din, osz);
         return SCV_OK;
     case L_ADD:
         memcpy(m->skip[l->ref], dout, osz * sizeof(float));
