@@ -154,6 +154,7 @@ typedef struct scv_train_params {
     int64_t checkpoint_every;  /* iterations; 0 = only at the end */
     int resume;
     int progress;              /* 1 = progress line on stderr */
+    int no_grad_stats;         /* 1 = skip the gradient-norm statistics (benchmarks only) */
     int quiet;
 } scv_train_params;
 

@@ -53,6 +53,7 @@ static void help(void)
            "  --resume              continue from the checkpoint in DIR (any K and B)\n"
            "  --json                last stdout line is a JSON summary\n"
            "  --progress WHEN       auto | always | never (auto: on a terminal)\n"
+           "  --no-grad-stats       skip the gradient-norm statistics (to measure their cost)\n"
            "  -h, --help            this text\n"
            "\nExit status: 0 done, 1 failure (or target not reached), 2 usage error,\n"
            "130 interrupted (a checkpoint is written when --checkpoint is given).\n");
@@ -69,7 +70,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
-    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS
+    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS
 };
 
 static const struct option opts[] = {
@@ -83,7 +84,8 @@ static const struct option opts[] = {
     {"target-accuracy", 1, 0, O_TARGET}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
     {"metrics", 1, 0, O_METRICS}, {"checkpoint", 1, 0, O_CKPT},
     {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
-    {"progress", 1, 0, O_PROGRESS}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"help", 0, 0, 'h'},
+    {0, 0, 0, 0}};
 
 /* Parses an integer option value into *out within [lo, hi]. */
 static int opt_int(const char *name, const char *v, int64_t lo, int64_t hi, int64_t *out)
@@ -194,6 +196,7 @@ int cmd_train(int argc, char **argv)
             p.checkpoint_every = iv;
             break;
         case O_RESUME: p.resume = 1; break;
+        case O_NO_STATS: p.no_grad_stats = 1; break;
         case O_JSON: json = 1; break;
         case O_PROGRESS:
             if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never"))

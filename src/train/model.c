@@ -321,13 +321,19 @@ void scv_model_init(scv_model *m, uint64_t seed)
 /* Element-wise kernels take restrict pointers so that the compiler vectorises them. */
 static void relu_fwd(const float *restrict in, float *restrict out, size_t n)
 {
-    for (size_t j = 0; j < n; j++) out[j] = in[j] > 0 ? in[j] : 0.0f;
+    for (size_t j = 0; j < n; j++) {
+        float v = in[j];
+        out[j] = v > 0.0f ? v : 0.0f;
+    }
 }
 
 static void relu_bwd(const float *restrict out, const float *restrict dout, float *restrict din,
                      size_t n)
 {
-    for (size_t j = 0; j < n; j++) din[j] = out[j] > 0 ? dout[j] : 0.0f;
+    for (size_t j = 0; j < n; j++) { /* both loads unconditional: a blend, not a branch */
+        float o = out[j], d = dout[j];
+        din[j] = o > 0.0f ? d : 0.0f;
+    }
 }
 
 static void add_into(const float *restrict a, const float *restrict b, float *restrict out,
