@@ -184,6 +184,156 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
 /* Writes res as one JSON object (no newline) into buf; returns the length. */
 int scv_train_result_json(const scv_train_result *res, char *buf, size_t cap);
 
+
+/* ==== models and planner (pure computation: src/model/, libc and libm only) ==== */
+
+/* Measurements of one configuration, summarised from the trainer's metrics. Times are
+ * medians over the iterations kept (the first ones of each configuration are warm-up). */
+typedef struct scv_config_stats {
+    char vm[64];            /* VM type the measurements stand for ("" = unknown) */
+    int workers, batch;     /* K, global batch B */
+    int n_iters;            /* iterations summarised */
+    double t_compute;       /* s, forward + backward */
+    double t_comm;          /* s, allreduce (including waiting) */
+    double t_iter;          /* s, whole iteration */
+    double g_local, g_global; /* means of |g_k|^2 (over ranks) and of |g|^2; 0 = not measured */
+    double epoch_progress;  /* training progress (epochs) at the end of these iterations */
+} scv_config_stats;
+
+/* What a profile knows about the job (the "job" line of a metrics file). */
+typedef struct scv_job_info {
+    char model[64], arch[128], vm[64], dataset[256];
+    double n_params;        /* parameters */
+    double act_bytes;       /* activation bytes per sample (forward values) */
+    double n_train;         /* training-set size */
+    int threads;
+} scv_job_info;
+
+/* Parallel model, per VM type (seconds):
+ *   t_compute(b) = c0 + c1 * b                       b = B / K samples per worker
+ *   ring:  t_comm(K) = 2 (K-1) alpha + 2 ((K-1)/K) M beta      M = model bytes
+ *   ps:    t_comm(K) = alpha + beta * K                        (parameter server, K > 1)
+ *   t_iter = t_compute + t_comm - overlap * min(t_compute, t_comm)
+ * alpha [s], beta [s/byte] (ring) or [s/worker] (ps), overlap in [0,1]. */
+typedef enum { SCV_COMM_RING = 0, SCV_COMM_PS } scv_comm_kind;
+typedef struct scv_perf_model {
+    scv_comm_kind comm;
+    double c0, c1, alpha, beta, overlap;
+    double model_bytes;
+    unsigned pinned;        /* SCV_PIN_* bits: parameters the data could not identify */
+    double mare;            /* mean absolute relative error of t_iter on the fitted points */
+    int n_points;
+    char note[160];         /* what was pinned and why */
+} scv_perf_model;
+#define SCV_PIN_C0 1u
+#define SCV_PIN_C1 2u
+#define SCV_PIN_ALPHA 4u
+#define SCV_PIN_BETA 8u
+#define SCV_PIN_OVERLAP 16u
+
+/* Least squares on relative error (weights 1/y^2) with non-negative parameters. Returns
+ * SCV_EINVAL for no usable point or non-positive times (never NaN parameters). */
+int scv_perf_fit(const scv_config_stats *s, size_t n, scv_comm_kind comm, double model_bytes,
+                 scv_perf_model *out, scv_err *err);
+double scv_perf_compute(const scv_perf_model *m, double b);
+double scv_perf_comm(const scv_perf_model *m, int K);
+double scv_perf_iter(const scv_perf_model *m, int K, double B);
+
+/* Statistical models: iterations to reach the target at global batch B.
+ *  GNS (McCandlish et al.; AdaptDL):  S(B) = S_min (1 + B_crit / B),  B_crit = B_simple
+ *    B_simple = tr(Sigma) / |G|^2, from the unbiased two-batch estimators with the local
+ *    (b = B/K) and global (B) squared norms, as a ratio of averages over iterations.
+ *  Scavenger: gamma = mean_k |g_k|^2 / |g|^2;  gamma/K = a + s / sqrt(B);
+ *    epochs e = e* + theta * gamma/K;  iterations = e * N / B.
+ * The target is given as epochs E0 at batch B0 (from the user, or from a run that reached
+ * it). With one reference, Scavenger's e* is pinned to 0. */
+typedef enum { SCV_STAT_GNS = 0, SCV_STAT_SCAVENGER } scv_stat_kind;
+typedef struct scv_stat_model {
+    scv_stat_kind kind;
+    double n_train;
+    double b_simple, s_min;          /* GNS */
+    double gamma_a, gamma_s;         /* Scavenger noise fit */
+    double e_star, theta;            /* Scavenger epochs fit */
+    double target_epochs, target_batch;
+    int n_points;
+    char note[160];
+} scv_stat_model;
+int scv_stat_fit(scv_stat_kind kind, const scv_config_stats *s, size_t n, double n_train,
+                 double target_epochs, int target_batch, scv_stat_model *out, scv_err *err);
+double scv_stat_iterations(const scv_stat_model *m, double B);
+/* B_simple implied by one configuration's norms (NaN when K = 1 or not measured). */
+double scv_gns_b_simple(int K, int B, double g_local, double g_global);
+
+/* VM catalog (the format of shared/data/vm-catalog.csv; unknown columns ignored). */
+typedef struct scv_vm_type {
+    char provider[16], name[96];
+    int vcpus, gpus;
+    double mem_gib, ondemand, spot_min, spot_max, net_gbps; /* NaN where the catalog is empty */
+    int line;               /* line in the catalog file */
+} scv_vm_type;
+typedef struct scv_catalog {
+    scv_vm_type *vms;
+    size_t n;
+    int skipped;            /* rows without a full VM (no vCPUs/memory/price) */
+    char skipped_note[256];
+} scv_catalog;
+int scv_catalog_load(const char *path, scv_catalog **out, scv_err *err);
+void scv_catalog_free(scv_catalog *c);
+const scv_vm_type *scv_catalog_find(const scv_catalog *c, const char *name);
+
+typedef enum { SCV_PRICE_ONDEMAND = 0, SCV_PRICE_SPOT, SCV_PRICE_MEMORY } scv_pricing;
+/* Memory model: bytes per worker = overhead + 3 * 4 * n_params (weights, gradients,
+ * momentum) + b * (2 * act_bytes + 4 * input floats) (activations and their gradients). */
+double scv_worker_mem_bytes(const scv_job_info *job, double b, double input_floats);
+
+/* ---- planner ---- */
+typedef enum { SCV_OBJ_TIME = 0, SCV_OBJ_COST, SCV_OBJ_KNEE } scv_objective;
+typedef struct scv_plan_point {
+    int vm;                 /* index into the catalog */
+    int workers, batch;
+    double t_iter, iterations, time_s, cost, price_hr;
+    double err_rel;         /* relative uncertainty of time (and cost) */
+    int extrapolated;       /* 1: VM type without measurements (compute scaled by vCPUs/GPUs) */
+    int pareto;
+} scv_plan_point;
+
+typedef struct scv_plan_request {
+    const scv_catalog *catalog;
+    const int *vms; size_t n_vms;           /* catalog indices to plan over */
+    int measured_vm;                        /* catalog index the measurements stand for */
+    const int *workers; size_t n_workers;
+    const int *batches; size_t n_batches;
+    int b_min, b_max;                       /* per-worker batch bounds (0 = none) */
+    scv_pricing pricing;
+    double mem_rate_cpu, mem_rate_gib;      /* $/vCPU-h, $/GiB-h for SCV_PRICE_MEMORY */
+    const scv_perf_model *perf;
+    const scv_stat_model *stat;
+    const scv_job_info *job;
+    double input_floats;                    /* floats per sample (memory model) */
+    scv_objective objective;
+    double deadline_s, budget;              /* 0 = none */
+} scv_plan_request;
+
+typedef struct scv_plan_result {
+    scv_plan_point *points;                 /* every feasible configuration */
+    size_t n_points;
+    size_t *front; size_t n_front;          /* indices of the Pareto front, by time */
+    long chosen;                            /* index into points */
+    char why[256];
+    size_t n_excluded_memory;               /* configurations whose b does not fit the VM */
+} scv_plan_result;
+
+int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err);
+void scv_plan_result_free(scv_plan_result *r);
+/* Pareto front of (time, cost) points, both minimised: writes indices sorted by time and
+ * returns their count. front must hold n entries. */
+size_t scv_pareto_front(const double *time, const double *cost, size_t n, size_t *front);
+/* Kneedle on a convex decreasing curve (x increasing): index of the knee, -1 if none. */
+long scv_kneedle(const double *x, const double *y, size_t n);
+/* Per-vCPU and per-GiB hourly rates fitted on a provider's CPU-only on-demand types. */
+int scv_memory_rates(const scv_catalog *c, const char *provider, double *per_cpu, double *per_gib,
+                     scv_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,144 @@
+/*
+ * perf.c - the parallel performance model: iteration time of K workers at global batch B.
+ *
+ *   t_compute(b) = c0 + c1 b                 [s], b = B/K samples per worker; fitted on the
+ *                                            measured non-communication time t_iter - t_comm
+ *                                            (forward, backward, batch gather, optimiser)
+ *   ring allreduce:   t_comm(K) = 2(K-1) alpha + 2((K-1)/K) M beta   [alpha s, beta s/byte]
+ *   parameter server: t_comm(K) = alpha + beta K (K > 1)             [alpha s, beta s/worker]
+ *   t_iter = t_compute + t_comm - overlap min(t_compute, t_comm)
+ *
+ * Each part is fitted by weighted least squares on relative error (w = 1/y^2) with
+ * non-negative coefficients. Coefficients the data cannot identify are pinned and named:
+ * one per-worker batch -> c0 = 0 (compute proportional to b); no K > 1 -> no communication;
+ * one K > 1 (ring) -> alpha = 0, one K > 1 (ps) -> beta = 0. The trainer does not overlap
+ * communication with compute, so overlap is an input (default 0), not fitted.
+ */
+#include "scv.h"
+#include "linfit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double scv_perf_compute(const scv_perf_model *m, double b) { return m->c0 + m->c1 * b; }
+
+double scv_perf_comm(const scv_perf_model *m, int K)
+{
+    if (K <= 1) return 0;
+    if (m->comm == SCV_COMM_PS) return m->alpha + m->beta * K;
+    return 2.0 * (K - 1) * m->alpha + 2.0 * ((double)(K - 1) / K) * m->model_bytes * m->beta;
+}
+
+double scv_perf_iter(const scv_perf_model *m, int K, double B)
+{
+    double tc = scv_perf_compute(m, B / K), tm = scv_perf_comm(m, K);
+    return tc + tm - m->overlap * fmin(tc, tm);
+}
+
+static void comm_features(scv_comm_kind kind, int K, double M, double *f)
+{
+    if (kind == SCV_COMM_PS) {
+        f[0] = 1;
+        f[1] = K;
+    } else {
+        f[0] = 2.0 * (K - 1);
+        f[1] = 2.0 * ((double)(K - 1) / K) * M;
+    }
+}
+
+static void note_add(scv_perf_model *m, const char *s)
+{
+    size_t len = strlen(m->note);
+    snprintf(m->note + len, sizeof m->note - len, "%s%s", len ? "; " : "", s);
+}
+
+int scv_perf_fit(const scv_config_stats *s, size_t n, scv_comm_kind comm, double model_bytes,
+                 scv_perf_model *out, scv_err *err)
+{
+    double overlap = out->overlap; /* an input: keep what the caller set */
+    memset(out, 0, sizeof *out);
+    out->comm = comm;
+    out->model_bytes = model_bytes;
+    out->overlap = overlap >= 0 && overlap <= 1 ? overlap : 0;
+    out->pinned = SCV_PIN_OVERLAP;
+    if (n == 0) return scv_err_set(err, SCV_EINVAL, "performance model: no measured configuration");
+    if (comm == SCV_COMM_RING && !(model_bytes > 0))
+        return scv_err_set(err, SCV_EINVAL, "performance model: the model size must be positive");
+    for (size_t i = 0; i < n; i++) {
+        const scv_config_stats *c = &s[i];
+        if (c->workers < 1 || c->batch < c->workers || !(c->t_iter > 0) || !(c->t_comm >= 0) ||
+            !(c->t_iter - c->t_comm > 0) || !isfinite(c->t_iter))
+            return scv_err_set(err, SCV_EINVAL,
+                               "performance model: configuration K=%d B=%d has invalid times "
+                               "(t_iter %g s, t_comm %g s)", c->workers, c->batch, c->t_iter, c->t_comm);
+    }
+    double *x = malloc(sizeof(double) * 2 * n), *y = malloc(sizeof(double) * n),
+           *w = malloc(sizeof(double) * n);
+    if (!x || !y || !w) {
+        free(x), free(y), free(w);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    /* compute part */
+    double b0 = (double)s[0].batch / s[0].workers;
+    int distinct_b = 0;
+    for (size_t i = 0; i < n; i++) {
+        double b = (double)s[i].batch / s[i].workers;
+        x[2 * i] = 1;
+        x[2 * i + 1] = b;
+        y[i] = s[i].t_iter - s[i].t_comm;
+        w[i] = 1 / (y[i] * y[i]);
+        if (fabs(b - b0) > 1e-9 * b0) distinct_b = 1;
+    }
+    double c[2] = {0, 0};
+    unsigned fixed = 0;
+    if (!distinct_b) {
+        fixed = 1; /* c0 = 0 */
+        out->pinned |= SCV_PIN_C0;
+        note_add(out, "one per-worker batch measured: compute taken as proportional to b (c0 = 0)");
+    }
+    scv_nnls(x, y, w, n, 2, fixed, c);
+    out->c0 = c[0];
+    out->c1 = c[1];
+    /* communication part, from K > 1 */
+    size_t m = 0;
+    int k0 = 0, distinct_k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].workers < 2) continue;
+        if (!k0) k0 = s[i].workers;
+        if (s[i].workers != k0) distinct_k = 1;
+        comm_features(comm, s[i].workers, model_bytes, x + 2 * m);
+        y[m] = s[i].t_comm;
+        w[m] = 1 / fmax(y[m] * y[m], 1e-12);
+        m++;
+    }
+    if (m == 0) {
+        out->pinned |= SCV_PIN_ALPHA | SCV_PIN_BETA;
+        note_add(out, "no K > 1 measured: communication not identified (taken as 0)");
+    } else {
+        double d[2] = {0, 0};
+        fixed = 0;
+        if (!distinct_k) {
+            fixed = comm == SCV_COMM_PS ? 2u : 1u;
+            out->pinned |= comm == SCV_COMM_PS ? SCV_PIN_BETA : SCV_PIN_ALPHA;
+            note_add(out, comm == SCV_COMM_PS
+                              ? "one K > 1 measured: communication taken as constant in K (beta = 0)"
+                              : "one K > 1 measured: latency term pinned (alpha = 0)");
+        }
+        scv_nnls(x, y, w, m, 2, fixed, d);
+        out->alpha = d[0];
+        out->beta = d[1];
+    }
+    free(x);
+    free(y);
+    free(w);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        double pred = scv_perf_iter(out, s[i].workers, s[i].batch);
+        sum += fabs(pred - s[i].t_iter) / s[i].t_iter;
+    }
+    out->mare = sum / (double)n;
+    out->n_points = (int)n;
+    return SCV_OK;
+}
