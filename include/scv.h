@@ -108,6 +108,8 @@ float *scv_model_grads(scv_model *m);
 #define SCV_GRAD_EXTRA 8
 /* A string that identifies the architecture, e.g. "mlp:784-256-128-10"; checkpoints store it. */
 const char *scv_model_arch(const scv_model *m);
+/* Floats of activations one sample produces in a forward pass (the memory model's input). */
+size_t scv_model_act_floats(const scv_model *m);
 /* PyTorch-style init: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weights and biases. */
 void scv_model_init(scv_model *m, uint64_t seed);
 /* Forward and backward on n samples. Sets the gradient buffer to
@@ -150,6 +152,7 @@ typedef struct scv_train_params {
     uint64_t seed;
     /* output */
     const char *metrics_path;  /* JSONL per iteration, NULL = none */
+    const char *vm_type;       /* catalog VM type these measurements stand for (metrics) */
     const char *checkpoint_dir;
     int64_t checkpoint_every;  /* iterations; 0 = only at the end */
     int resume;
@@ -205,9 +208,27 @@ typedef struct scv_job_info {
     char model[64], arch[128], vm[64], dataset[256];
     double n_params;        /* parameters */
     double act_bytes;       /* activation bytes per sample (forward values) */
+    double input_floats;    /* floats per input sample */
     double n_train;         /* training-set size */
     int threads;
 } scv_job_info;
+
+/* A profile: the configurations measured in one or more metrics files of the trainer.
+ * Iterations of one configuration are its consecutive "iter" lines; the first
+ * max(3, 10%) of each such run are warm-up and left out. */
+typedef struct scv_profile {
+    scv_job_info job;
+    int has_job;
+    scv_config_stats *configs;
+    size_t n;
+} scv_profile;
+/* paths: one file or several separated by commas. Each malformed line is an error that
+ * names its file and line. */
+int scv_profile_load(const char *paths, scv_profile **out, scv_err *err);
+void scv_profile_free(scv_profile *p);
+/* From the metrics of a run that reached `accuracy`: the epochs it took and its batch. */
+int scv_profile_target(const char *path, double accuracy, double *epochs, int *batch,
+                       scv_err *err);
 
 /* Parallel model, per VM type (seconds):
  *   t_compute(b) = c0 + c1 * b                       b = B / K samples per worker
@@ -284,7 +305,7 @@ const scv_vm_type *scv_catalog_find(const scv_catalog *c, const char *name);
 typedef enum { SCV_PRICE_ONDEMAND = 0, SCV_PRICE_SPOT, SCV_PRICE_MEMORY } scv_pricing;
 /* Memory model: bytes per worker = overhead + 3 * 4 * n_params (weights, gradients,
  * momentum) + b * (2 * act_bytes + 4 * input floats) (activations and their gradients). */
-double scv_worker_mem_bytes(const scv_job_info *job, double b, double input_floats);
+double scv_worker_mem_bytes(const scv_job_info *job, double b);
 
 /* ---- planner ---- */
 typedef enum { SCV_OBJ_TIME = 0, SCV_OBJ_COST, SCV_OBJ_KNEE } scv_objective;
@@ -309,7 +330,6 @@ typedef struct scv_plan_request {
     const scv_perf_model *perf;
     const scv_stat_model *stat;
     const scv_job_info *job;
-    double input_floats;                    /* floats per sample (memory model) */
     scv_objective objective;
     double deadline_s, budget;              /* 0 = none */
 } scv_plan_request;

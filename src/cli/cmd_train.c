@@ -48,6 +48,7 @@ static void help(void)
            "Output and state:\n"
            "  --seed S              init and data-order seed (1)\n"
            "  --metrics FILE        one JSON object per iteration (and per evaluation)\n"
+           "  --vm-type TYPE        catalog VM type the measurements stand for (metrics)\n"
            "  --checkpoint DIR      write DIR/checkpoint.scv at the end (and every N)\n"
            "  --checkpoint-every N  also every N iterations\n"
            "  --resume              continue from the checkpoint in DIR (any K and B)\n"
@@ -70,7 +71,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
-    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS
+    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM
 };
 
 static const struct option opts[] = {
@@ -84,7 +85,7 @@ static const struct option opts[] = {
     {"target-accuracy", 1, 0, O_TARGET}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
     {"metrics", 1, 0, O_METRICS}, {"checkpoint", 1, 0, O_CKPT},
     {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
-    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"help", 0, 0, 'h'},
+    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"help", 0, 0, 'h'},
     {0, 0, 0, 0}};
 
 /* Parses an integer option value into *out within [lo, hi]. */
@@ -197,6 +198,7 @@ int cmd_train(int argc, char **argv)
             break;
         case O_RESUME: p.resume = 1; break;
         case O_NO_STATS: p.no_grad_stats = 1; break;
+        case O_VM: p.vm_type = optarg; break;
         case O_JSON: json = 1; break;
         case O_PROGRESS:
             if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never"))

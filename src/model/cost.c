@@ -16,10 +16,10 @@
 
 #define RUNTIME_OVERHEAD_BYTES (256.0 * 1024 * 1024) /* process, MPI, libraries */
 
-double scv_worker_mem_bytes(const scv_job_info *job, double b, double input_floats)
+double scv_worker_mem_bytes(const scv_job_info *job, double b)
 {
     return RUNTIME_OVERHEAD_BYTES + 3.0 * 4.0 * job->n_params +
-           b * (2.0 * job->act_bytes + 4.0 * input_floats);
+           b * (2.0 * job->act_bytes + 4.0 * job->input_floats);
 }
 
 int scv_memory_rates(const scv_catalog *c, const char *provider, double *per_cpu, double *per_gib,

@@ -117,7 +117,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                 if (B < K) continue;
                 double per = (double)B / K;
                 if ((req->b_min && per < req->b_min) || (req->b_max && per > req->b_max)) continue;
-                double mem = scv_worker_mem_bytes(req->job, ceil(per), req->input_floats);
+                double mem = scv_worker_mem_bytes(req->job, ceil(per));
                 if (req->pricing != SCV_PRICE_MEMORY && mem > vm->mem_gib * 1024.0 * 1024 * 1024) {
                     res->n_excluded_memory++;
                     continue;

@@ -292,6 +292,14 @@ static int setup(run_ctx *c, scv_err *err)
     if (c->rank == 0 && p->metrics_path) {
         c->metrics = fopen(p->metrics_path, p->resume ? "a" : "w");
         if (!c->metrics) rc = scv_err_set(err, SCV_EIO, "%s: cannot open metrics file", p->metrics_path);
+        else /* what the planner needs to know about the job, once per invocation */
+            fprintf(c->metrics,
+                    "{\"type\":\"job\",\"model\":\"%s\",\"arch\":\"%s\",\"params\":%zu,"
+                    "\"act_bytes\":%zu,\"input_floats\":%zu,\"n_train\":%lld,\"vm\":\"%s\","
+                    "\"threads\":%d,\"workers\":%d,\"batch\":%d}\n",
+                    p->model, scv_model_arch(c->model), scv_model_nparams(c->model),
+                    4 * scv_model_act_floats(c->model), d, (long long)c->train->n,
+                    p->vm_type ? p->vm_type : "", p->threads, c->K, p->batch);
     }
     return scv_comm_agree(c->comm, rc, err);
 }

@@ -302,6 +302,13 @@ float *scv_model_params(scv_model *m) { return m->params; }
 float *scv_model_grads(scv_model *m) { return m->grads; }
 const char *scv_model_arch(const scv_model *m) { return m->arch; }
 
+size_t scv_model_act_floats(const scv_model *m)
+{
+    size_t n = 0;
+    for (int i = 0; i < m->n_layers; i++) n += out_size(&m->layers[i]);
+    return n;
+}
+
 void scv_model_init(scv_model *m, uint64_t seed)
 {
     scv_rng r;

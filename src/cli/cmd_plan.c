@@ -1,0 +1,355 @@
+/*
+ * cmd_plan.c - `scavenger plan`: fits the performance and statistical models to a profile
+ * (the trainer's metrics), prices every (VM type, K, B) of the search space with the
+ * catalog, and prints the Pareto front, the chosen configuration and why (--json for a
+ * machine-readable report, --svg for the cost-time trade-off figure).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "opts.h"
+#include "plan_svg.h"
+#include "scv.h"
+#include "../core/util.h"
+
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PLAN_USAGE "usage: scavenger plan --profile METRICS[,...] [options]\n"
+
+static void help(void)
+{
+    printf(PLAN_USAGE
+           "\nPredicts time and cost of every (VM type, K, B) from measured configurations and\n"
+           "picks one.\n\n"
+           "Input:\n"
+           "  --profile FILES       metrics of `scavenger train --metrics` (comma-separated)\n"
+           "  --catalog CSV         VM prices (default data/vm-catalog.csv)\n"
+           "  --measured-on TYPE    catalog type the measurements stand for (default: the\n"
+           "                        profile's --vm-type)\n"
+           "Target (one of):\n"
+           "  --target-epochs E     epochs to the target at --base-batch B0\n"
+           "  --base-batch B0       (default: the first profiled batch)\n"
+           "  --target-run FILE --target-accuracy A\n"
+           "                        epochs a previous run took to reach accuracy A\n"
+           "Search space:\n"
+           "  --vm LIST|all         VM types to plan over (default: the measured type)\n"
+           "  --workers SPEC        1..64 (default), a list 1,2,8, or a range with step 1..64:4\n"
+           "  --batch SPEC          32..4096 (default; powers of two), 64..1024:64, or a list\n"
+           "  --b-min N, --b-max N  per-worker batch bounds\n"
+           "Models:\n"
+           "  --comm ring|ps        collective of the parallel model (default ring)\n"
+           "  --overlap X           compute/communication overlap in [0,1] (default 0)\n"
+           "  --stat gns|scavenger  statistical model (default gns)\n"
+           "  --pricing P           ondemand (default) | spot | memory\n"
+           "Choice:\n"
+           "  --objective O         time | cost | knee (default knee)\n"
+           "  --deadline D          seconds, or 45m, 2.5h       --budget USD\n"
+           "Output:\n"
+           "  --top N               rows of the table (default 12)\n"
+           "  --svg FILE            cost-time curves, Pareto front and the choice\n"
+           "  --json                a JSON report on stdout instead of the table\n"
+           "  -h, --help            this text\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "scavenger plan: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n" PLAN_USAGE "Try 'scavenger plan --help'.\n");
+    return EXIT_USAGE;
+}
+
+enum {
+    O_PROFILE = 256, O_CATALOG, O_MEASURED, O_TEPOCHS, O_BASE, O_TRUN, O_TACC, O_VM, O_WORKERS,
+    O_BATCH, O_BMIN, O_BMAX, O_COMM, O_OVERLAP, O_STAT, O_PRICING, O_OBJ, O_DEADLINE, O_BUDGET,
+    O_TOP, O_SVG, O_JSON
+};
+static const struct option opts[] = {
+    {"profile", 1, 0, O_PROFILE}, {"catalog", 1, 0, O_CATALOG}, {"measured-on", 1, 0, O_MEASURED},
+    {"target-epochs", 1, 0, O_TEPOCHS}, {"base-batch", 1, 0, O_BASE}, {"target-run", 1, 0, O_TRUN},
+    {"target-accuracy", 1, 0, O_TACC}, {"vm", 1, 0, O_VM}, {"workers", 1, 0, O_WORKERS},
+    {"batch", 1, 0, O_BATCH}, {"b-min", 1, 0, O_BMIN}, {"b-max", 1, 0, O_BMAX},
+    {"comm", 1, 0, O_COMM}, {"overlap", 1, 0, O_OVERLAP}, {"stat", 1, 0, O_STAT},
+    {"pricing", 1, 0, O_PRICING}, {"objective", 1, 0, O_OBJ}, {"deadline", 1, 0, O_DEADLINE},
+    {"budget", 1, 0, O_BUDGET}, {"top", 1, 0, O_TOP}, {"svg", 1, 0, O_SVG}, {"json", 0, 0, O_JSON},
+    {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+
+/* data/vm-catalog.csv from the working directory, else next to the executable's build dir */
+static const char *default_catalog(char *buf, size_t cap)
+{
+    if (access("data/vm-catalog.csv", R_OK) == 0) return "data/vm-catalog.csv";
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *d = dirname(exe);
+        for (int up = 1; up <= 2; up++) {
+            snprintf(buf, cap, "%s/%s/data/vm-catalog.csv", d, up == 1 ? ".." : "../..");
+            if (access(buf, R_OK) == 0) return buf;
+        }
+    }
+    return "data/vm-catalog.csv";
+}
+
+static void fmt_time(double s, char *b, size_t cap)
+{
+    if (s < 120) snprintf(b, cap, "%.1f s", s);
+    else if (s < 7200) snprintf(b, cap, "%.1f min", s / 60);
+    else snprintf(b, cap, "%.2f h", s / 3600);
+}
+
+static void print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark)
+{
+    char t[32];
+    fmt_time(p->time_s, t, sizeof t);
+    fprintf(f, "%-2s %-26s %4d %6d %7.1f %10.2f %10.0f %12s %10.4f  +-%4.1f%%%s\n", mark,
+            cat->vms[p->vm].name, p->workers, p->batch, (double)p->batch / p->workers,
+            p->t_iter * 1e3, p->iterations, t, p->cost, 100 * p->err_rel,
+            p->extrapolated ? "  (extrapolated)" : "");
+}
+
+static void json_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p)
+{
+    fprintf(f,
+            "{\"vm\":\"%s\",\"workers\":%d,\"batch\":%d,\"t_iter\":%.6g,\"iterations\":%.6g,"
+            "\"time_s\":%.6g,\"cost\":%.6g,\"price_hr\":%.6g,\"err_rel\":%.4g,\"extrapolated\":%s,"
+            "\"pareto\":%s}",
+            cat->vms[p->vm].name, p->workers, p->batch, p->t_iter, p->iterations, p->time_s,
+            p->cost, p->price_hr, p->err_rel, p->extrapolated ? "true" : "false",
+            p->pareto ? "true" : "false");
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    const char *profile = NULL, *catalog = NULL, *measured = NULL, *trun = NULL, *vms_arg = NULL;
+    const char *workers_arg = "1..64", *batch_arg = "32..4096", *svg = NULL;
+    double tepochs = 0, tacc = 0, overlap = 0, deadline = 0, budget = 0;
+    int64_t base = 0, bmin = 0, bmax = 0, top = 12, iv;
+    int json = 0;
+    scv_comm_kind comm = SCV_COMM_RING;
+    scv_stat_kind stat = SCV_STAT_GNS;
+    scv_pricing pricing = SCV_PRICE_ONDEMAND;
+    scv_objective obj = SCV_OBJ_KNEE;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': help(); return EXIT_OK;
+        case O_PROFILE: profile = optarg; break;
+        case O_CATALOG: catalog = optarg; break;
+        case O_MEASURED: measured = optarg; break;
+        case O_TRUN: trun = optarg; break;
+        case O_VM: vms_arg = optarg; break;
+        case O_WORKERS: workers_arg = optarg; break;
+        case O_BATCH: batch_arg = optarg; break;
+        case O_SVG: svg = optarg; break;
+        case O_JSON: json = 1; break;
+        case O_TEPOCHS:
+            if (scv_parse_f64(optarg, &tepochs) || !(tepochs > 0))
+                return usage_error("--target-epochs '%s': expected a positive number", optarg);
+            break;
+        case O_TACC:
+            if (scv_parse_f64(optarg, &tacc) || !(tacc > 0) || tacc > 1)
+                return usage_error("--target-accuracy '%s': expected a number in (0,1]", optarg);
+            break;
+        case O_OVERLAP:
+            if (scv_parse_f64(optarg, &overlap) || overlap < 0 || overlap > 1)
+                return usage_error("--overlap '%s': expected a number in [0,1]", optarg);
+            break;
+        case O_BUDGET:
+            if (scv_parse_f64(optarg, &budget) || !(budget > 0))
+                return usage_error("--budget '%s': expected a positive number of dollars", optarg);
+            break;
+        case O_DEADLINE:
+            if ((deadline = scv_parse_duration(optarg)) < 0)
+                return usage_error("--deadline '%s': expected seconds, or a number with s, m or h", optarg);
+            break;
+        case O_BASE: case O_BMIN: case O_BMAX: case O_TOP:
+            if (scv_parse_i64(optarg, &iv) || iv < 1 || iv > (1 << 24))
+                return usage_error("'%s': expected a positive integer", optarg);
+            if (c == O_BASE) base = iv;
+            else if (c == O_BMIN) bmin = iv;
+            else if (c == O_BMAX) bmax = iv;
+            else top = iv;
+            break;
+        case O_COMM:
+            if (!strcmp(optarg, "ring")) comm = SCV_COMM_RING;
+            else if (!strcmp(optarg, "ps")) comm = SCV_COMM_PS;
+            else return usage_error("--comm '%s': expected ring or ps", optarg);
+            break;
+        case O_STAT:
+            if (!strcmp(optarg, "gns")) stat = SCV_STAT_GNS;
+            else if (!strcmp(optarg, "scavenger")) stat = SCV_STAT_SCAVENGER;
+            else return usage_error("--stat '%s': expected gns or scavenger", optarg);
+            break;
+        case O_PRICING:
+            if (!strcmp(optarg, "ondemand")) pricing = SCV_PRICE_ONDEMAND;
+            else if (!strcmp(optarg, "spot")) pricing = SCV_PRICE_SPOT;
+            else if (!strcmp(optarg, "memory")) pricing = SCV_PRICE_MEMORY;
+            else return usage_error("--pricing '%s': expected ondemand, spot or memory", optarg);
+            break;
+        case O_OBJ:
+            if (!strcmp(optarg, "time")) obj = SCV_OBJ_TIME;
+            else if (!strcmp(optarg, "cost")) obj = SCV_OBJ_COST;
+            else if (!strcmp(optarg, "knee")) obj = SCV_OBJ_KNEE;
+            else return usage_error("--objective '%s': expected time, cost or knee", optarg);
+            break;
+        case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+    if (!profile) return usage_error("%s", "--profile is required");
+    if (!tepochs && !trun)
+        return usage_error("%s", "give the target: --target-epochs E (with --base-batch) or --target-run FILE --target-accuracy A");
+    if (trun && !tacc) return usage_error("%s", "--target-run needs --target-accuracy");
+    if (bmin && bmax && bmin > bmax) return usage_error("%s", "--b-min is larger than --b-max");
+    char msg[256];
+    int *workers = NULL, *batches = NULL;
+    long nw = scv_parse_int_set(workers_arg, 0, 1, 100000, &workers, msg, sizeof msg);
+    if (nw < 0) return usage_error("--workers %s", msg);
+    long nb = scv_parse_int_set(batch_arg, 1, 1, 1 << 24, &batches, msg, sizeof msg);
+    if (nb < 0) {
+        free(workers);
+        return usage_error("--batch %s", msg);
+    }
+
+    int rc = EXIT_FAIL;
+    scv_err err = {0};
+    scv_profile *prof = NULL;
+    scv_catalog *cat = NULL;
+    scv_plan_result *res = NULL;
+    int *vms = NULL;
+    size_t nvms = 0;
+    char catbuf[4200];
+    if (!catalog) catalog = default_catalog(catbuf, sizeof catbuf);
+    if (scv_profile_load(profile, &prof, &err) || scv_catalog_load(catalog, &cat, &err)) goto fail;
+    if (!prof->has_job) {
+        scv_err_set(&err, SCV_EINVAL, "%s: no job line (metrics from an older trainer?)", profile);
+        goto fail;
+    }
+    if (!measured) measured = prof->job.vm;
+    const scv_vm_type *mv = measured[0] ? scv_catalog_find(cat, measured) : NULL;
+    if (!mv) {
+        if (!measured[0]) scv_err_set(&err, SCV_EINVAL, "the profile does not name its VM type: pass --measured-on TYPE");
+        else scv_err_set(&err, SCV_ENOTFOUND, "--measured-on %s: not a VM type of %s", measured, catalog);
+        goto fail;
+    }
+    int mvi = (int)(mv - cat->vms);
+    /* VM types to plan over */
+    vms = malloc(sizeof(int) * cat->n);
+    if (!vms) goto fail;
+    if (!vms_arg) vms[nvms++] = mvi;
+    else if (!strcmp(vms_arg, "all"))
+        for (size_t i = 0; i < cat->n; i++) vms[nvms++] = (int)i;
+    else {
+        char *list = strdup(vms_arg), *save = NULL;
+        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            const scv_vm_type *v = scv_catalog_find(cat, t);
+            if (!v) {
+                scv_err_set(&err, SCV_ENOTFOUND, "--vm %s: not a VM type of %s", t, catalog);
+                free(list);
+                rc = EXIT_USAGE;
+                goto fail;
+            }
+            if (nvms < cat->n) vms[nvms++] = (int)(v - cat->vms);
+        }
+        free(list);
+    }
+    /* models */
+    scv_perf_model perf = {.overlap = overlap};
+    if (scv_perf_fit(prof->configs, prof->n, comm, 4.0 * prof->job.n_params, &perf, &err)) goto fail;
+    int tb = (int)base;
+    if (trun && scv_profile_target(trun, tacc, &tepochs, &tb, &err)) goto fail;
+    if (!tb) tb = prof->configs[0].batch;
+    scv_stat_model sm;
+    if (scv_stat_fit(stat, prof->configs, prof->n, prof->job.n_train, tepochs, tb, &sm, &err)) goto fail;
+    scv_plan_request req = {.catalog = cat, .vms = vms, .n_vms = nvms, .measured_vm = mvi,
+                            .workers = workers, .n_workers = (size_t)nw, .batches = batches,
+                            .n_batches = (size_t)nb, .b_min = (int)bmin, .b_max = (int)bmax,
+                            .pricing = pricing, .perf = &perf, .stat = &sm, .job = &prof->job,
+                            .objective = obj, .deadline_s = deadline, .budget = budget};
+    if (pricing == SCV_PRICE_MEMORY &&
+        scv_memory_rates(cat, mv->provider, &req.mem_rate_cpu, &req.mem_rate_gib, &err))
+        goto fail;
+    if (scv_plan(&req, &res, &err)) goto fail;
+    const scv_plan_point *ch = &res->points[res->chosen];
+    if (svg && plan_svg_write(svg, cat, res, &err)) goto fail;
+    if (json) {
+        printf("{\"chosen\":");
+        json_point(stdout, cat, ch);
+        printf(",\"why\":\"%s\",\"n_configs\":%zu,\"excluded_memory\":%zu,\"front\":[",
+               res->why, res->n_points, res->n_excluded_memory);
+        for (size_t i = 0; i < res->n_front; i++) {
+            if (i) putchar(',');
+            json_point(stdout, cat, &res->points[res->front[i]]);
+        }
+        printf("],\"perf\":{\"comm\":\"%s\",\"c0\":%.6g,\"c1\":%.6g,\"alpha\":%.6g,\"beta\":%.6g,"
+               "\"overlap\":%.3g,\"mare\":%.4g,\"points\":%d,\"note\":\"%s\"},",
+               comm == SCV_COMM_RING ? "ring" : "ps", perf.c0, perf.c1, perf.alpha, perf.beta,
+               perf.overlap, perf.mare, perf.n_points, perf.note);
+        printf("\"profile\":[");
+        for (size_t i = 0; i < prof->n; i++) {
+            const scv_config_stats *q = &prof->configs[i];
+            double bs = scv_gns_b_simple(q->workers, q->batch, q->g_local, q->g_global);
+            char bsj[32] = "null"; /* JSON has no NaN: K = 1 has no estimate */
+            if (isfinite(bs)) snprintf(bsj, sizeof bsj, "%.6g", bs);
+            printf("%s{\"workers\":%d,\"batch\":%d,\"iterations\":%d,\"t_compute\":%.6g,"
+                   "\"t_comm\":%.6g,\"t_iter\":%.6g,\"predicted_t_iter\":%.6g,\"b_simple\":%s}",
+                   i ? "," : "", q->workers, q->batch, q->n_iters, q->t_compute, q->t_comm,
+                   q->t_iter, scv_perf_iter(&perf, q->workers, q->batch), bsj);
+        }
+        printf("],");
+        printf("\"stat\":{\"model\":\"%s\",\"b_simple\":%.6g,\"s_min\":%.6g,\"gamma_a\":%.6g,"
+               "\"gamma_s\":%.6g,\"theta\":%.6g,\"target_epochs\":%.6g,\"target_batch\":%d,"
+               "\"note\":\"%s\"},\"measured_on\":\"%s\",\"catalog\":\"%s\"}\n",
+               stat == SCV_STAT_GNS ? "gns" : "scavenger", sm.b_simple, sm.s_min, sm.gamma_a,
+               sm.gamma_s, sm.theta, sm.target_epochs, tb, sm.note, mv->name, catalog);
+    } else {
+        printf("profile: %zu configuration(s) of %s measured on %s; target %.2f epochs at B=%d\n",
+               prof->n, prof->job.arch, mv->name, tepochs, tb);
+        printf("parallel model (%s): t_iter = %.3g + %.3g b ms%s; fit error %.1f%% on %d points%s%s\n",
+               comm == SCV_COMM_RING ? "ring allreduce" : "parameter server", perf.c0 * 1e3,
+               perf.c1 * 1e3, perf.n_points ? " + comm(K)" : "", 100 * perf.mare, perf.n_points,
+               perf.note[0] ? "; " : "", perf.note);
+        if (stat == SCV_STAT_GNS)
+            printf("statistical model (gradient noise scale): B_crit = %.1f, S_min = %.0f iterations\n",
+                   sm.b_simple, sm.s_min);
+        else
+            printf("statistical model (Scavenger): gamma/K = %.3g + %.3g/sqrt(B), epochs = %.3g gamma/K\n",
+                   sm.gamma_a, sm.gamma_s, sm.theta);
+        printf("%zu configurations evaluated, %zu on the Pareto front%s\n\n", res->n_points,
+               res->n_front, res->n_excluded_memory ? " (some excluded: batch does not fit memory)" : "");
+        printf("   %-26s %4s %6s %7s %10s %10s %12s %10s  %s\n", "vm", "K", "B", "b", "t_iter ms",
+               "iters", "time", "cost $", "band");
+        size_t shown = 0;
+        for (size_t i = 0; i < res->n_front && shown < (size_t)top; i++, shown++)
+            print_point(stdout, cat, &res->points[res->front[i]],
+                        (long)res->front[i] == res->chosen ? ">" : " ");
+        if (res->n_front > (size_t)top) printf("   ... %zu more on the front\n", res->n_front - (size_t)top);
+        char t[32];
+        fmt_time(ch->time_s, t, sizeof t);
+        printf("\nchosen: %s, K=%d, B=%d: %s (+-%.1f%%), $%.4f (+-%.1f%%)%s -- %s\n",
+               cat->vms[ch->vm].name, ch->workers, ch->batch, t, 100 * ch->err_rel, ch->cost,
+               100 * ch->err_rel, ch->extrapolated ? " [extrapolated VM type]" : "", res->why);
+    }
+    rc = EXIT_OK;
+fail:
+    if (rc != EXIT_OK) {
+        fprintf(stderr, "scavenger plan: %s\n", err.msg[0] ? err.msg : "out of memory");
+        if (err.code == SCV_EINFEASIBLE) rc = EXIT_FAIL;
+    }
+    scv_plan_result_free(res);
+    scv_profile_free(prof);
+    scv_catalog_free(cat);
+    free(vms);
+    free(workers);
+    free(batches);
+    return rc;
+}

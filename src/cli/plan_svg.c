@@ -1,0 +1,144 @@
+/*
+ * plan_svg.c - draws a plan like the Scavenger paper's trade-off figures: cost against
+ * time to target on log axes, one line per global batch B across K (for the chosen VM
+ * type), the Pareto front over all planned configurations, and the chosen point. Written
+ * atomically.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "plan_svg.h"
+#include "../core/util.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { W = 900, H = 600, L = 90, R = 190, T = 50, BOT = 70 };
+
+typedef struct {
+    double lx0, lx1, ly0, ly1;
+} axes;
+
+static double px(const axes *a, double t) { return L + (log10(t) - a->lx0) / (a->lx1 - a->lx0) * (W - L - R); }
+static double py(const axes *a, double c) { return H - BOT - (log10(c) - a->ly0) / (a->ly1 - a->ly0) * (H - T - BOT); }
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+} sbuf;
+
+static void put(sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(sbuf *s, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(s->buf ? s->buf + s->len : NULL, s->buf ? s->cap - s->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) return;
+        if (s->buf && s->len + (size_t)n < s->cap) {
+            s->len += (size_t)n;
+            return;
+        }
+        size_t cap = (s->cap + (size_t)n + 1) * 2;
+        char *nb = realloc(s->buf, cap);
+        if (!nb) return;
+        s->buf = nb;
+        s->cap = cap;
+    }
+}
+
+static void ticks(sbuf *s, const axes *a, int xaxis, double scale, const char *unit)
+{
+    double lo = xaxis ? a->lx0 : a->ly0, hi = xaxis ? a->lx1 : a->ly1;
+    for (int e = (int)floor(lo); e <= (int)ceil(hi); e++)
+        for (int m = 1; m <= 5; m += (m == 1 ? 1 : 3)) {
+            double v = m * pow(10, e), lv = log10(v);
+            if (lv < lo - 1e-9 || lv > hi + 1e-9) continue;
+            double shown = v / scale;
+            char lab[32];
+            snprintf(lab, sizeof lab, shown >= 100 ? "%.0f%s" : shown >= 1 ? "%.3g%s" : "%.2g%s", shown, unit);
+            if (xaxis) {
+                double x = px(a, v);
+                put(s, "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#ddd'/>\n", x, T, x, H - BOT);
+                put(s, "<text x='%.1f' y='%d' text-anchor='middle' font-size='12'>%s</text>\n", x, H - BOT + 18, lab);
+            } else {
+                double y = py(a, v);
+                put(s, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/>\n", L, y, W - R, y);
+                put(s, "<text x='%d' y='%.1f' text-anchor='end' font-size='12'>%s</text>\n", L - 6, y + 4, lab);
+            }
+        }
+}
+
+int plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res, scv_err *err)
+{
+    const scv_plan_point *pts = res->points, *ch = &pts[res->chosen];
+    axes a = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+    for (size_t i = 0; i < res->n_points; i++) {
+        if (pts[i].vm != ch->vm && !pts[i].pareto) continue;
+        a.lx0 = fmin(a.lx0, log10(pts[i].time_s));
+        a.lx1 = fmax(a.lx1, log10(pts[i].time_s));
+        a.ly0 = fmin(a.ly0, log10(pts[i].cost));
+        a.ly1 = fmax(a.ly1, log10(pts[i].cost));
+    }
+    double padx = fmax(0.05, 0.05 * (a.lx1 - a.lx0)), pady = fmax(0.05, 0.05 * (a.ly1 - a.ly0));
+    a.lx0 -= padx, a.lx1 += padx, a.ly0 -= pady, a.ly1 += pady;
+    double tscale = a.lx1 > log10(7200) ? 3600 : 60;
+    sbuf s = {0};
+    put(&s, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif'>\n", W, H);
+    put(&s, "<rect width='100%%' height='100%%' fill='white'/>\n");
+    put(&s, "<text x='%d' y='28' font-size='16'>Predicted cost against time to target (%s; lines: B across K)</text>\n",
+        L, cat->vms[ch->vm].name);
+    ticks(&s, &a, 1, tscale, tscale == 3600 ? " h" : " min");
+    ticks(&s, &a, 0, 1, "");
+    put(&s, "<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='black'/>\n", L, T, W - L - R, H - T - BOT);
+    put(&s, "<text x='%d' y='%d' text-anchor='middle' font-size='13'>time to target (%s, log)</text>\n",
+        L + (W - L - R) / 2, H - 22, tscale == 3600 ? "hours" : "minutes");
+    put(&s, "<text x='22' y='%d' font-size='13' transform='rotate(-90 22 %d)' text-anchor='middle'>cost ($, log)</text>\n",
+        T + (H - T - BOT) / 2, T + (H - T - BOT) / 2);
+    static const char *colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                                   "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+    /* one line per batch on the chosen VM type, points in K order (they were generated so) */
+    int batches[64], nb = 0;
+    for (size_t i = 0; i < res->n_points && nb < 64; i++) {
+        if (pts[i].vm != ch->vm) continue;
+        int seen = 0;
+        for (int j = 0; j < nb; j++) seen |= batches[j] == pts[i].batch;
+        if (!seen) batches[nb++] = pts[i].batch;
+    }
+    int step = nb > 10 ? (nb + 9) / 10 : 1, legend = 0;
+    for (int j = 0; j < nb; j += step) {
+        const char *col = colors[(j / step) % 10];
+        put(&s, "<polyline fill='none' stroke='%s' stroke-width='1.5' points='", col);
+        for (size_t i = 0; i < res->n_points; i++)
+            if (pts[i].vm == ch->vm && pts[i].batch == batches[j])
+                put(&s, "%.1f,%.1f ", px(&a, pts[i].time_s), py(&a, pts[i].cost));
+        put(&s, "'/>\n");
+        put(&s, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'/>"
+                "<text x='%d' y='%d' font-size='12'>B = %d</text>\n",
+            W - R + 12, T + 10 + 18 * legend, W - R + 34, T + 10 + 18 * legend, col, W - R + 40,
+            T + 14 + 18 * legend, batches[j]);
+        legend++;
+    }
+    put(&s, "<polyline fill='none' stroke='black' stroke-width='2.5' stroke-dasharray='6 3' points='");
+    for (size_t i = 0; i < res->n_front; i++)
+        put(&s, "%.1f,%.1f ", px(&a, pts[res->front[i]].time_s), py(&a, pts[res->front[i]].cost));
+    put(&s, "'/>\n");
+    put(&s, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black' stroke-width='2.5' stroke-dasharray='6 3'/>"
+            "<text x='%d' y='%d' font-size='12'>Pareto front</text>\n",
+        W - R + 12, T + 10 + 18 * legend, W - R + 34, T + 10 + 18 * legend, W - R + 40, T + 14 + 18 * legend);
+    legend++;
+    double cx = px(&a, ch->time_s), cy = py(&a, ch->cost);
+    put(&s, "<circle cx='%.1f' cy='%.1f' r='7' fill='red' stroke='black'/>\n", cx, cy);
+    put(&s, "<text x='%.1f' y='%.1f' font-size='12'>chosen: K=%d, B=%d</text>\n", cx + 10, cy - 10,
+        ch->workers, ch->batch);
+    put(&s, "<circle cx='%d' cy='%d' r='6' fill='red' stroke='black'/><text x='%d' y='%d' font-size='12'>%s</text>\n",
+        W - R + 23, T + 10 + 18 * legend, W - R + 40, T + 14 + 18 * legend, "chosen");
+    put(&s, "</svg>\n");
+    if (!s.buf) return scv_err_set(err, SCV_ENOMEM, "out of memory writing %s", path);
+    scv_iov part = {s.buf, s.len};
+    int rc = scv_write_atomic(path, &part, 1, err);
+    free(s.buf);
+    return rc;
+}

@@ -1,0 +1,184 @@
+/*
+ * catalog.c - reads a VM price catalog in the format of shared/data/vm-catalog.csv:
+ * a header row naming the columns (any order; unknown columns are ignored), then one row
+ * per VM type. Required columns: provider, instance_type, vcpus, memory_gib,
+ * ondemand_usd_per_hr; optional: gpu_count, spot_usd_per_hr_min/_max, network_gbps.
+ * Fields may be double-quoted. A malformed row is an error naming its line and field;
+ * a row that is not a whole VM (no vCPUs or memory, e.g. a GPU attachment) is skipped and
+ * counted.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FIELDS 64
+
+/* Splits one CSV line in place; returns the field count or -1 on an unterminated quote. */
+static int split_csv(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        if (n == max) return n;
+        char *out = p;
+        fields[n++] = p;
+        if (*p == '"') {
+            char *r = p + 1;
+            for (;;) {
+                if (!*r) return -1;
+                if (*r == '"' && r[1] == '"') *out++ = '"', r += 2;
+                else if (*r == '"') { r++; break; }
+                else *out++ = *r++;
+            }
+            p = r;
+        } else {
+            while (*p && *p != ',') *out++ = *p++;
+        }
+        int more = *p == ',';
+        *out = 0;
+        if (!more) return n;
+        p++;
+    }
+}
+
+static int col(char **hdr, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(hdr[i], name)) return i;
+    return -1;
+}
+
+/* Parses a number field; empty gives NaN. Returns 0 when the text is not a number. */
+static int num(const char *s, double *v)
+{
+    if (!*s) {
+        *v = NAN;
+        return 1;
+    }
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    return !errno && !*end && isfinite(*v);
+}
+
+void scv_catalog_free(scv_catalog *c)
+{
+    if (!c) return;
+    free(c->vms);
+    free(c);
+}
+
+const scv_vm_type *scv_catalog_find(const scv_catalog *c, const char *name)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (!strcmp(c->vms[i].name, name)) return &c->vms[i];
+    return NULL;
+}
+
+int scv_catalog_load(const char *path, scv_catalog **out, scv_err *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f) return scv_err_set(err, SCV_ENOTFOUND, "%s: cannot open: %s", path, strerror(errno));
+    scv_catalog *c = calloc(1, sizeof *c);
+    char *line = NULL, *hline = NULL, *hdr[MAX_FIELDS], *fl[MAX_FIELDS];
+    size_t lcap = 0, cap = 0;
+    int rc = SCV_OK, nh = 0, lineno = 0;
+    enum { PROV, NAME, CPU, MEM, GPU, OD, SMIN, SMAX, NET, NCOL };
+    static const char *names[NCOL] = {"provider", "instance_type", "vcpus", "memory_gib", "gpu_count",
+                                      "ondemand_usd_per_hr", "spot_usd_per_hr_min",
+                                      "spot_usd_per_hr_max", "network_gbps"};
+    int idx[NCOL];
+    if (!c) {
+        fclose(f);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    while (getline(&line, &lcap, f) > 0) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = 0;
+        if (!line[0]) continue;
+        if (!hline) {
+            hline = strdup(line);
+            nh = hline ? split_csv(hline, hdr, MAX_FIELDS) : -1;
+            for (int j = 0; j < NCOL && nh > 0; j++) {
+                idx[j] = col(hdr, nh, names[j]);
+                if (idx[j] < 0 && j <= OD && j != GPU) {
+                    rc = scv_err_set(err, SCV_EPARSE, "%s:%d: header has no '%s' column", path,
+                                     lineno, names[j]);
+                    goto done;
+                }
+            }
+            if (nh <= 0) {
+                rc = scv_err_set(err, SCV_EPARSE, "%s:%d: unreadable header", path, lineno);
+                goto done;
+            }
+            continue;
+        }
+        int nf = split_csv(line, fl, MAX_FIELDS);
+        if (nf < 0) {
+            rc = scv_err_set(err, SCV_EPARSE, "%s:%d: unterminated quote", path, lineno);
+            goto done;
+        }
+        if (nf < nh) {
+            rc = scv_err_set(err, SCV_EPARSE, "%s:%d: %d fields, the header has %d", path, lineno,
+                             nf, nh);
+            goto done;
+        }
+        double v[NCOL];
+        for (int j = CPU; j < NCOL; j++) {
+            v[j] = NAN;
+            if (idx[j] >= 0 && !num(fl[idx[j]], &v[j])) {
+                rc = scv_err_set(err, SCV_EPARSE, "%s:%d: field '%s' is not a number: '%s'", path,
+                                 lineno, names[j], fl[idx[j]]);
+                goto done;
+            }
+        }
+        if (!*fl[idx[NAME]]) {
+            rc = scv_err_set(err, SCV_EPARSE, "%s:%d: empty instance_type", path, lineno);
+            goto done;
+        }
+        if (!(v[CPU] >= 1) || !(v[MEM] > 0) || !(v[OD] > 0)) {
+            size_t len = strlen(c->skipped_note);
+            if (len + 8 < sizeof c->skipped_note)
+                snprintf(c->skipped_note + len, sizeof c->skipped_note - len, "%s%d",
+                         c->skipped ? "," : "lines ", lineno);
+            c->skipped++;
+            continue;
+        }
+        if (c->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            scv_vm_type *nv = realloc(c->vms, cap * sizeof *nv);
+            if (!nv) {
+                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+                goto done;
+            }
+            c->vms = nv;
+        }
+        scv_vm_type *vm = &c->vms[c->n++];
+        memset(vm, 0, sizeof *vm);
+        snprintf(vm->provider, sizeof vm->provider, "%s", fl[idx[PROV]]);
+        snprintf(vm->name, sizeof vm->name, "%s", fl[idx[NAME]]);
+        vm->vcpus = (int)v[CPU];
+        vm->mem_gib = v[MEM];
+        vm->gpus = isfinite(v[GPU]) ? (int)v[GPU] : 0;
+        vm->ondemand = v[OD];
+        vm->spot_min = v[SMIN];
+        vm->spot_max = v[SMAX];
+        vm->net_gbps = v[NET];
+        vm->line = lineno;
+    }
+    if (!hline) rc = scv_err_set(err, SCV_EPARSE, "%s: empty catalog", path);
+    else if (c->n == 0) rc = scv_err_set(err, SCV_EPARSE, "%s: no VM type in the catalog", path);
+done:
+    free(line);
+    free(hline);
+    fclose(f);
+    if (rc) scv_catalog_free(c);
+    else *out = c;
+    return rc;
+}

@@ -1,0 +1,251 @@
+/*
+ * profile.c - reads the trainer's metrics files (JSON lines, parsed with cJSON) into
+ * per-configuration summaries for the models: medians of the times, means of the two
+ * squared gradient norms, after leaving out each run's warm-up iterations.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scv.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int seg, K, B;
+    char vm[64];
+    double tc, tm, ti, gl, gg, ep;
+} rec;
+
+void scv_profile_free(scv_profile *p)
+{
+    if (!p) return;
+    free(p->configs);
+    free(p);
+}
+
+static double num_field(const cJSON *o, const char *k, int *ok)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (cJSON_IsNumber(v)) return v->valuedouble;
+    if (cJSON_IsNull(v)) return NAN;
+    *ok = 0;
+    return NAN;
+}
+
+static void str_field(const cJSON *o, const char *k, char *dst, size_t cap)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (cJSON_IsString(v) && v->valuestring) snprintf(dst, cap, "%s", v->valuestring);
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Reads one file, appending iteration records; fills job from its "job" line. */
+static int read_file(const char *path, rec **rs, size_t *n, size_t *cap, int *seg,
+                     scv_profile *prof, scv_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return scv_err_set(err, SCV_ENOTFOUND, "%s: cannot open: %s", path, strerror(errno));
+    char *line = NULL, vm[64] = "";
+    size_t lcap = 0;
+    int lineno = 0, rc = SCV_OK, lastK = -1, lastB = -1;
+    (*seg)++;
+    while (getline(&line, &lcap, f) > 0) {
+        lineno++;
+        if (strspn(line, " \t\r\n") == strlen(line)) continue;
+        cJSON *o = cJSON_Parse(line);
+        if (!o) {
+            rc = scv_err_set(err, SCV_EPARSE, "%s:%d: not a JSON object", path, lineno);
+            break;
+        }
+        char type[16] = "";
+        str_field(o, "type", type, sizeof type);
+        int ok = 1;
+        if (!strcmp(type, "job")) {
+            scv_job_info *j = &prof->job;
+            str_field(o, "model", j->model, sizeof j->model);
+            str_field(o, "arch", j->arch, sizeof j->arch);
+            str_field(o, "vm", vm, sizeof vm);
+            str_field(o, "dataset", j->dataset, sizeof j->dataset);
+            if (!prof->has_job) snprintf(j->vm, sizeof j->vm, "%s", vm);
+            j->n_params = num_field(o, "params", &ok);
+            j->act_bytes = num_field(o, "act_bytes", &ok);
+            j->n_train = num_field(o, "n_train", &ok);
+            j->input_floats = num_field(o, "input_floats", &ok);
+            if (!isfinite(j->act_bytes)) j->act_bytes = 0;
+            int opt = 1; /* optional */
+            j->threads = (int)num_field(o, "threads", &opt);
+            if (!ok || !(j->n_params > 0) || !(j->n_train > 0))
+                rc = scv_err_set(err, SCV_EPARSE, "%s:%d: job line lacks params, act_bytes or n_train", path, lineno);
+            prof->has_job = 1;
+        } else if (!strcmp(type, "iter")) {
+            rec r = {0};
+            r.K = (int)num_field(o, "workers", &ok);
+            r.B = (int)num_field(o, "batch", &ok);
+            r.tc = num_field(o, "t_compute", &ok);
+            r.tm = num_field(o, "t_comm", &ok);
+            r.ti = num_field(o, "t_iter", &ok);
+            r.gl = num_field(o, "grad_sqnorm_local_mean", &ok);
+            r.gg = num_field(o, "grad_sqnorm_global", &ok);
+            r.ep = num_field(o, "epoch_progress", &ok);
+            snprintf(r.vm, sizeof r.vm, "%s", vm);
+            if (!ok || r.K < 1 || r.B < 1 || !(r.ti >= 0))
+                rc = scv_err_set(err, SCV_EPARSE,
+                                 "%s:%d: iteration line lacks workers, batch or the times", path, lineno);
+            if (r.K != lastK || r.B != lastB) (*seg)++;
+            lastK = r.K, lastB = r.B;
+            r.seg = *seg;
+            if (!rc) {
+                if (*n == *cap) {
+                    *cap = *cap ? 2 * *cap : 1024;
+                    rec *nr = realloc(*rs, *cap * sizeof(rec));
+                    if (!nr) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+                    else *rs = nr;
+                }
+                if (!rc) (*rs)[(*n)++] = r;
+            }
+        }
+        cJSON_Delete(o);
+        if (rc) break;
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
+/* Summarises the records [lo, hi) of one configuration (warm-up already removed). */
+static void summarise(rec *r, size_t *keep, size_t m, scv_config_stats *c)
+{
+    double *v = malloc(sizeof(double) * m);
+    if (!v) return;
+    double sl = 0, sg = 0;
+    size_t ng = 0;
+    for (int f = 0; f < 3; f++) {
+        for (size_t i = 0; i < m; i++) {
+            const rec *x = &r[keep[i]];
+            v[i] = f == 0 ? x->tc : f == 1 ? x->tm : x->ti;
+        }
+        double med = median(v, m);
+        if (f == 0) c->t_compute = med;
+        else if (f == 1) c->t_comm = med;
+        else c->t_iter = med;
+    }
+    for (size_t i = 0; i < m; i++) {
+        const rec *x = &r[keep[i]];
+        if (isfinite(x->gl) && isfinite(x->gg)) sl += x->gl, sg += x->gg, ng++;
+        c->epoch_progress = fmax(c->epoch_progress, x->ep);
+    }
+    c->g_local = ng ? sl / (double)ng : 0;
+    c->g_global = ng ? sg / (double)ng : 0;
+    c->n_iters = (int)m;
+    free(v);
+}
+
+int scv_profile_load(const char *paths, scv_profile **out, scv_err *err)
+{
+    *out = NULL;
+    scv_profile *p = calloc(1, sizeof *p);
+    char *list = strdup(paths ? paths : "");
+    rec *rs = NULL;
+    size_t n = 0, cap = 0;
+    int seg = 0, rc = SCV_OK;
+    if (!p || !list) {
+        free(p), free(list);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    char *save = NULL;
+    for (char *tok = strtok_r(list, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save))
+        rc = read_file(tok, &rs, &n, &cap, &seg, p, err);
+    if (!rc && n == 0) rc = scv_err_set(err, SCV_EINVAL, "%s: no iteration lines", paths);
+    size_t *keep = rc ? NULL : malloc(sizeof(size_t) * n);
+    if (!rc && !keep) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+    /* mark warm-up records: the first max(3, 10%) of each segment */
+    char *warm = rc ? NULL : calloc(n, 1);
+    for (size_t i = 0; warm && i < n;) {
+        size_t j = i;
+        while (j < n && rs[j].seg == rs[i].seg) j++;
+        size_t w = (j - i) / 10 > 3 ? (j - i) / 10 : 3;
+        for (size_t k = i; k < j && k < i + w; k++) warm[k] = 1;
+        i = j;
+    }
+    /* group the rest by (vm, K, B) in order of first appearance */
+    char *done = warm ? calloc(n, 1) : NULL;
+    for (size_t i = 0; done && i < n && !rc; i++) {
+        if (done[i] || warm[i]) continue;
+        size_t m = 0;
+        for (size_t j = i; j < n; j++)
+            if (!warm[j] && !done[j] && rs[j].K == rs[i].K && rs[j].B == rs[i].B &&
+                !strcmp(rs[j].vm, rs[i].vm))
+                keep[m++] = j, done[j] = 1;
+        scv_config_stats *nc = realloc(p->configs, (p->n + 1) * sizeof *nc);
+        if (!nc) {
+            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            break;
+        }
+        p->configs = nc;
+        scv_config_stats *c = &p->configs[p->n++];
+        memset(c, 0, sizeof *c);
+        snprintf(c->vm, sizeof c->vm, "%s", rs[i].vm);
+        c->workers = rs[i].K;
+        c->batch = rs[i].B;
+        summarise(rs, keep, m, c);
+    }
+    if (!rc && p->n == 0)
+        rc = scv_err_set(err, SCV_EINVAL, "%s: too few iterations (all are warm-up)", paths);
+    free(keep), free(warm), free(done), free(rs), free(list);
+    if (rc) scv_profile_free(p);
+    else *out = p;
+    return rc;
+}
+
+int scv_profile_target(const char *path, double accuracy, double *epochs, int *batch, scv_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return scv_err_set(err, SCV_ENOTFOUND, "%s: cannot open: %s", path, strerror(errno));
+    char *line = NULL;
+    size_t lcap = 0;
+    int lineno = 0, rc = SCV_ENOTFOUND, B = 0;
+    double best = 0;
+    while (rc == SCV_ENOTFOUND && getline(&line, &lcap, f) > 0) {
+        lineno++;
+        cJSON *o = cJSON_Parse(line);
+        if (!o) {
+            if (strspn(line, " \t\r\n") != strlen(line))
+                rc = scv_err_set(err, SCV_EPARSE, "%s:%d: not a JSON object", path, lineno);
+            continue;
+        }
+        char type[16] = "";
+        str_field(o, "type", type, sizeof type);
+        int ok = 1;
+        if (!strcmp(type, "iter")) B = (int)num_field(o, "batch", &ok);
+        if (!strcmp(type, "eval")) {
+            double acc = num_field(o, "test_accuracy", &ok), ep = num_field(o, "epoch_progress", &ok);
+            best = fmax(best, acc);
+            if (ok && acc >= accuracy && B > 0) {
+                *epochs = ep;
+                *batch = B;
+                rc = SCV_OK;
+            }
+        }
+        cJSON_Delete(o);
+    }
+    free(line);
+    fclose(f);
+    if (rc == SCV_ENOTFOUND)
+        scv_err_set(err, SCV_ENOTFOUND, "%s: the run never reached accuracy %.4f (best %.4f)",
+                    path, accuracy, best);
+    return rc;
+}

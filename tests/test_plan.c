@@ -1,0 +1,426 @@
+/*
+ * test_plan.c - the models and the planner on synthetic truth: fits recover known
+ * parameters, unidentifiable ones are pinned, degenerate input gives a status (never NaN),
+ * Pareto fronts hold no dominated point, Kneedle finds known knees, deadlines and budgets
+ * hold, and catalogs and profiles are read strictly.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scv.h"
+#include "scv_test.h"
+#include "core/util.h"
+
+#include <unistd.h>
+
+static scv_rng rng;
+
+/* configurations generated from a known parallel model, with relative noise */
+static size_t make_configs(scv_config_stats *s, const scv_perf_model *truth, double noise)
+{
+    int Ks[] = {1, 2, 4, 8, 16}, Bs[] = {64, 256, 1024};
+    size_t n = 0;
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 3; j++) {
+            scv_config_stats *c = &s[n++];
+            memset(c, 0, sizeof *c);
+            c->workers = Ks[i];
+            c->batch = Bs[j];
+            c->n_iters = 50;
+            double tc = scv_perf_compute(truth, (double)Bs[j] / Ks[i]) * (1 + noise * scv_rng_normal(&rng));
+            double tm = scv_perf_comm(truth, Ks[i]) * (1 + noise * scv_rng_normal(&rng));
+            c->t_comm = tm;
+            c->t_compute = tc;
+            c->t_iter = tc + tm;
+        }
+    return n;
+}
+
+static void t_perf_fit_recovers_truth(void)
+{
+    scv_perf_model truth = {.comm = SCV_COMM_RING, .c0 = 2e-3, .c1 = 5e-5, .alpha = 1e-4,
+                            .beta = 1e-9, .model_bytes = 4e6};
+    scv_config_stats s[32];
+    scv_rng_seed(&rng, 1);
+    size_t n = make_configs(s, &truth, 0.0);
+    scv_perf_model m = {0};
+    scv_err err = {0};
+    CHECK(scv_perf_fit(s, n, SCV_COMM_RING, 4e6, &m, &err) == SCV_OK);
+    CHECK_NEAR(m.c0, truth.c0, 1e-6, 0);
+    CHECK_NEAR(m.c1, truth.c1, 1e-6, 0);
+    CHECK_NEAR(m.alpha, truth.alpha, 1e-6, 0);
+    CHECK_NEAR(m.beta, truth.beta, 1e-6, 0);
+    CHECK(m.mare < 1e-9);
+    CHECK(m.pinned == SCV_PIN_OVERLAP);
+    /* with 3% noise: parameters within 15%, predictions within 4% on average */
+    n = make_configs(s, &truth, 0.03);
+    CHECK(scv_perf_fit(s, n, SCV_COMM_RING, 4e6, &m, &err) == SCV_OK);
+    CHECK_NEAR(m.c1, truth.c1, 0.15, 0);
+    CHECK_NEAR(m.beta, truth.beta, 0.15, 0);
+    double e = 0;
+    for (int K = 1; K <= 32; K *= 2)
+        for (int B = 32; B <= 4096; B *= 4)
+            if (B >= K) e += fabs(scv_perf_iter(&m, K, B) / scv_perf_iter(&truth, K, B) - 1);
+    CHECK_MSG(e / 30 < 0.04, "mean prediction error %.3f", e / 30);
+    /* parameter server form */
+    truth.comm = SCV_COMM_PS;
+    truth.alpha = 1e-3;
+    truth.beta = 5e-4;
+    n = make_configs(s, &truth, 0.0);
+    CHECK(scv_perf_fit(s, n, SCV_COMM_PS, 4e6, &m, &err) == SCV_OK);
+    CHECK_NEAR(m.alpha, 1e-3, 1e-6, 0);
+    CHECK_NEAR(m.beta, 5e-4, 1e-6, 0);
+}
+
+static void t_perf_pins_and_degenerate(void)
+{
+    scv_config_stats s[4] = {{.workers = 1, .batch = 64, .t_iter = 0.01, .t_comm = 0, .t_compute = 0.01},
+                             {.workers = 1, .batch = 64, .t_iter = 0.01, .t_comm = 0, .t_compute = 0.01}};
+    scv_perf_model m = {0};
+    scv_err err = {0};
+    /* one configuration (zero variance): c0 and communication pinned, a clear note */
+    CHECK(scv_perf_fit(s, 2, SCV_COMM_RING, 1e6, &m, &err) == SCV_OK);
+    CHECK(m.pinned & SCV_PIN_C0);
+    CHECK(m.pinned & SCV_PIN_ALPHA && m.pinned & SCV_PIN_BETA);
+    CHECK_NEAR(m.c1, 0.01 / 64, 1e-9, 0);
+    CHECK(strstr(m.note, "c0 = 0") && strstr(m.note, "no K > 1"));
+    CHECK(isfinite(scv_perf_iter(&m, 8, 512)));
+    /* one K > 1: alpha pinned */
+    s[1] = (scv_config_stats){.workers = 4, .batch = 512, .t_iter = 0.05, .t_comm = 0.01};
+    CHECK(scv_perf_fit(s, 2, SCV_COMM_RING, 1e6, &m, &err) == SCV_OK);
+    CHECK(m.pinned & SCV_PIN_ALPHA);
+    CHECK(!(m.pinned & SCV_PIN_BETA) && m.beta > 0);
+    /* invalid input */
+    CHECK(scv_perf_fit(s, 0, SCV_COMM_RING, 1e6, &m, &err) == SCV_EINVAL);
+    s[0].t_iter = -1;
+    CHECK(scv_perf_fit(s, 2, SCV_COMM_RING, 1e6, &m, &err) == SCV_EINVAL);
+    CHECK(strstr(err.msg, "K=1 B=64") != NULL);
+    s[0].t_iter = NAN;
+    CHECK(scv_perf_fit(s, 2, SCV_COMM_RING, 1e6, &m, &err) == SCV_EINVAL);
+    s[0].t_iter = 0.01;
+    s[0].t_comm = 0.02; /* communication longer than the iteration */
+    CHECK(scv_perf_fit(s, 2, SCV_COMM_RING, 1e6, &m, &err) == SCV_EINVAL);
+}
+
+/* norms for a known B_simple = trS/G2 */
+static void gns_config(scv_config_stats *c, int K, int B, double G2, double trS, double noise)
+{
+    memset(c, 0, sizeof *c);
+    c->workers = K;
+    c->batch = B;
+    c->n_iters = 100;
+    double b = (double)B / K;
+    c->g_local = (G2 + trS / b) * (1 + noise * scv_rng_normal(&rng));
+    c->g_global = (G2 + trS / B) * (1 + noise * scv_rng_normal(&rng));
+}
+
+static void t_stat_gns_recovers_b_simple(void)
+{
+    scv_config_stats s[8];
+    int n = 0;
+    scv_rng_seed(&rng, 2);
+    for (int K = 2; K <= 8; K *= 2)
+        for (int B = 128; B <= 512; B *= 4) gns_config(&s[n++], K, B, 0.5, 100.0, 0);
+    scv_stat_model m;
+    scv_err err = {0};
+    CHECK(scv_stat_fit(SCV_STAT_GNS, s, (size_t)n, 60000, 10, 64, &m, &err) == SCV_OK);
+    CHECK_NEAR(m.b_simple, 200, 1e-9, 0);
+    CHECK_NEAR(scv_gns_b_simple(s[2].workers, s[2].batch, s[2].g_local, s[2].g_global), 200, 1e-9, 0);
+    /* the target is reproduced at its own batch: 10 epochs at B=64 */
+    CHECK_NEAR(scv_stat_iterations(&m, 64) * 64 / 60000, 10, 1e-9, 0);
+    CHECK(scv_stat_iterations(&m, 1024) < scv_stat_iterations(&m, 64));
+    CHECK(scv_stat_iterations(&m, 1024) * 1024 > scv_stat_iterations(&m, 64) * 64); /* more epochs */
+    n = 0;
+    for (int K = 2; K <= 8; K *= 2)
+        for (int B = 128; B <= 512; B *= 4) gns_config(&s[n++], K, B, 0.5, 100.0, 0.02);
+    CHECK(scv_stat_fit(SCV_STAT_GNS, s, (size_t)n, 60000, 10, 64, &m, &err) == SCV_OK);
+    CHECK_NEAR(m.b_simple, 200, 0.15, 0);
+    /* K = 1 only: no estimate, a clear status */
+    s[0].workers = 1;
+    CHECK(scv_stat_fit(SCV_STAT_GNS, s, 1, 60000, 10, 64, &m, &err) == SCV_EINVAL);
+    CHECK(strstr(err.msg, "K >= 2") != NULL);
+    CHECK(isnan(scv_gns_b_simple(1, 64, 1, 1)));
+    /* noise everywhere: |G|^2 not resolved */
+    gns_config(&s[0], 2, 64, 0.0, 100.0, 0);
+    s[0].g_global *= 0.9;
+    CHECK(scv_stat_fit(SCV_STAT_GNS, s, 1, 60000, 10, 64, &m, &err) == SCV_ENOCONV);
+}
+
+static void t_stat_scavenger(void)
+{
+    /* gamma/K = 0.2 + 4/sqrt(B), built from K and B */
+    scv_config_stats s[6];
+    int n = 0;
+    for (int K = 2; K <= 4; K *= 2)
+        for (int B = 64; B <= 1024; B *= 4) {
+            memset(&s[n], 0, sizeof s[n]);
+            s[n].workers = K;
+            s[n].batch = B;
+            s[n].n_iters = 10;
+            s[n].g_global = 1;
+            s[n].g_local = K * (0.2 + 4 / sqrt((double)B));
+            n++;
+        }
+    scv_stat_model m;
+    scv_err err = {0};
+    CHECK(scv_stat_fit(SCV_STAT_SCAVENGER, s, (size_t)n, 50000, 20, 256, &m, &err) == SCV_OK);
+    CHECK_NEAR(m.gamma_a, 0.2, 1e-9, 1e-12);
+    CHECK_NEAR(m.gamma_s, 4, 1e-9, 0);
+    CHECK_NEAR(scv_stat_iterations(&m, 256) * 256 / 50000, 20, 1e-9, 0);
+    /* larger batches: less noise, fewer epochs (the paper's empirical law) */
+    CHECK(scv_stat_iterations(&m, 1024) * 1024 < scv_stat_iterations(&m, 256) * 256);
+    CHECK(scv_stat_fit(SCV_STAT_SCAVENGER, s, (size_t)n, 50000, 0, 256, &m, &err) == SCV_EINVAL);
+}
+
+static void t_pareto_front(void)
+{
+    enum { N = 2000 };
+    static double t[N], c[N];
+    static size_t f[N];
+    scv_rng_seed(&rng, 3);
+    for (int i = 0; i < N; i++) {
+        t[i] = 1 + 100 * scv_rng_uniform(&rng);
+        c[i] = 1000 / t[i] + 50 * scv_rng_uniform(&rng);
+    }
+    t[5] = t[6], c[5] = c[6]; /* an exact duplicate */
+    size_t k = scv_pareto_front(t, c, N, f);
+    CHECK(k > 3 && k < N);
+    int on[N] = {0};
+    for (size_t i = 0; i < k; i++) on[f[i]] = 1;
+    for (size_t i = 0; i < k; i++) {
+        if (i) CHECK(t[f[i]] >= t[f[i - 1]] && c[f[i]] < c[f[i - 1]]);
+        for (int j = 0; j < N; j++) /* no point dominates a front point */
+            CHECK(!(t[j] <= t[f[i]] && c[j] <= c[f[i]] && (t[j] < t[f[i]] || c[j] < c[f[i]])));
+    }
+    for (int j = 0; j < N; j++) { /* every other point is dominated by (or equal to) a front point */
+        if (on[j]) continue;
+        int dom = 0;
+        for (size_t i = 0; i < k && !dom; i++) dom = t[f[i]] <= t[j] && c[f[i]] <= c[j];
+        CHECK(dom);
+    }
+}
+
+static void t_kneedle(void)
+{
+    double x[] = {0, 1, 2, 3, 4, 5}, y[] = {10, 2, 1.5, 1.2, 1.1, 1.0};
+    CHECK_EQ_INT(scv_kneedle(x, y, 6), 1);
+    /* y = 1/x sampled densely: the knee of the normalised curve is where its slope is -1 */
+    double xs[200], ys[200];
+    for (int i = 0; i < 200; i++) xs[i] = 0.1 + i * 0.05, ys[i] = 1 / xs[i];
+    long k = scv_kneedle(xs, ys, 200);
+    double x0 = xs[0], x1 = xs[199], y0 = ys[199], y1 = ys[0];
+    double expect = sqrt((x1 - x0) / (y1 - y0)); /* d(yn)/d(xn) = -1 */
+    CHECK_MSG(k >= 0 && fabs(xs[k] - expect) < 0.06, "knee at %g, expected %g", k >= 0 ? xs[k] : -1, expect);
+    double line[] = {5, 4, 3, 2, 1};
+    CHECK_EQ_INT(scv_kneedle(x, line, 5), -1); /* a straight line has no knee */
+    CHECK_EQ_INT(scv_kneedle(x, y, 2), -1);
+}
+
+static scv_catalog *load_cat(void)
+{
+    scv_catalog *c = NULL;
+    scv_err err = {0};
+    CHECK_MSG(scv_catalog_load("data/vm-catalog.csv", &c, &err) == SCV_OK, "%s", err.msg);
+    return c;
+}
+
+static void t_catalog(void)
+{
+    scv_catalog *c = load_cat();
+    if (!c) return;
+    CHECK_EQ_INT(c->n, 74);
+    CHECK_EQ_INT(c->skipped, 3); /* the three GCP GPU attachments (no vCPUs of their own) */
+    const scv_vm_type *v = scv_catalog_find(c, "c5.xlarge");
+    CHECK(v && v->vcpus == 4 && v->mem_gib == 8 && v->ondemand == 0.17 && v->line == 2);
+    CHECK(v && v->spot_min == 0.0639 && v->net_gbps == 1.25);
+    v = scv_catalog_find(c, "Standard_NC40ads_H100_v5");
+    CHECK(v && isnan(v->spot_min) && v->gpus == 1);
+    double rc = 0, rg = 0;
+    CHECK(scv_memory_rates(c, "gcp", &rc, &rg, NULL) == SCV_OK);
+    CHECK(rc > 0.01 && rc < 0.1 && rg >= 0 && rg < 0.02);
+    scv_catalog_free(c);
+    /* malformed catalogs: the error names the line and field */
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/scv-cat-%ld.csv", (long)getpid());
+    const char *bad[][2] = {
+        {"provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr,extra\naws,a,4,8,0.1,x\naws,b,four,8,0.2,y\n",
+         ":3: field 'vcpus' is not a number: 'four'"},
+        {"provider,instance_type,vcpus,ondemand_usd_per_hr\naws,a,4,0.1\n", ":1: header has no 'memory_gib' column"},
+        {"provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\naws,a,4,8\n", ":2: 4 fields, the header has 5"},
+        {"provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\naws,\"a,4,8,1\n", ":2: unterminated quote"},
+        {"", "empty catalog"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FILE *f = fopen(path, "w");
+        fputs(bad[i][0], f);
+        fclose(f);
+        scv_err err = {0};
+        CHECK(scv_catalog_load(path, &c, &err) == SCV_EPARSE && c == NULL);
+        CHECK_MSG(strstr(err.msg, bad[i][1]) != NULL, "'%s' lacks '%s'", err.msg, bad[i][1]);
+    }
+    /* quoted fields and unknown columns */
+    FILE *f = fopen(path, "w");
+    fputs("zz,provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\n\"q, r\",aws,\"big \"\"one\"\"\",4,8,0.5\n", f);
+    fclose(f);
+    CHECK(scv_catalog_load(path, &c, NULL) == SCV_OK && c && c->n == 1 && !strcmp(c->vms[0].name, "big \"one\""));
+    scv_catalog_free(c);
+    unlink(path);
+}
+
+/* A request over the catalog's c5/c6i types with known models. */
+static void t_plan_objectives_and_bounds(void)
+{
+    scv_catalog *cat = load_cat();
+    if (!cat) return;
+    int vms[3] = {(int)(scv_catalog_find(cat, "c5.xlarge") - cat->vms),
+                  (int)(scv_catalog_find(cat, "c5.2xlarge") - cat->vms),
+                  (int)(scv_catalog_find(cat, "c6i.4xlarge") - cat->vms)};
+    int workers[16], batches[8];
+    for (int i = 0; i < 16; i++) workers[i] = i + 1;
+    for (int i = 0; i < 8; i++) batches[i] = 32 << i;
+    scv_perf_model perf = {.comm = SCV_COMM_RING, .c0 = 1e-3, .c1 = 5e-3, .alpha = 1e-3,
+                           .beta = 1e-10, .model_bytes = 1e7, .mare = 0.03};
+    scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 500, .s_min = 2000};
+    scv_job_info job = {.n_params = 2.5e6, .act_bytes = 2e5, .input_floats = 3072, .n_train = 50000};
+    scv_plan_request r = {.catalog = cat, .vms = vms, .n_vms = 3, .measured_vm = vms[0],
+                          .workers = workers, .n_workers = 16, .batches = batches, .n_batches = 8,
+                          .perf = &perf, .stat = &st, .job = &job, .objective = SCV_OBJ_TIME};
+    scv_plan_result *res = NULL;
+    scv_err err = {0};
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (!res) goto out;
+    CHECK(res->n_points > 100);
+    double tmin = INFINITY, cmin = INFINITY, t_at_cmin = 0, c_at_tmin = 0;
+    for (size_t i = 0; i < res->n_points; i++) {
+        const scv_plan_point *p = &res->points[i];
+        if (p->time_s < tmin) tmin = p->time_s, c_at_tmin = p->cost;
+        if (p->cost < cmin) cmin = p->cost, t_at_cmin = p->time_s;
+        CHECK(p->extrapolated == (p->vm != vms[0]));
+        CHECK_NEAR(p->cost, p->workers * p->time_s / 3600 * cat->vms[p->vm].ondemand, 1e-12, 0);
+    }
+    CHECK(res->points[res->chosen].time_s == tmin);
+    /* c6i.4xlarge has 4x the vCPUs of c5.xlarge: compute scaled by 1/4 */
+    for (size_t i = 0; i < res->n_points; i++) {
+        const scv_plan_point *p = &res->points[i];
+        if (p->vm == vms[2] && p->workers == 1 && p->batch == 256)
+            CHECK_NEAR(p->t_iter, (1e-3 + 5e-3 * 256) / 4, 1e-12, 0);
+    }
+    scv_plan_result_free(res);
+    r.objective = SCV_OBJ_COST;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK && res && res->points[res->chosen].cost == cmin);
+    scv_plan_result_free(res);
+    /* cheapest within a deadline: the bound holds and is active */
+    r.deadline_s = sqrt(tmin * t_at_cmin); /* between the fastest and the cheapest */
+    CHECK(t_at_cmin > 1.5 * tmin);
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        CHECK(res->points[res->chosen].time_s <= r.deadline_s);
+        CHECK(res->points[res->chosen].cost > cmin);
+        CHECK(strstr(res->why, "within the deadline") != NULL);
+        scv_plan_result_free(res);
+    }
+    /* fastest within a budget */
+    r.deadline_s = 0;
+    r.objective = SCV_OBJ_TIME;
+    r.budget = sqrt(cmin * c_at_tmin);
+    CHECK(c_at_tmin > 1.5 * cmin);
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        CHECK(res->points[res->chosen].cost <= r.budget);
+        CHECK(res->points[res->chosen].time_s > tmin);
+        scv_plan_result_free(res);
+    }
+    /* knee: on the front */
+    r.budget = 0;
+    r.objective = SCV_OBJ_KNEE;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK && res && res->points[res->chosen].pareto);
+    scv_plan_result_free(res);
+    res = NULL;
+    /* impossible bounds name the bound */
+    r.deadline_s = tmin / 2;
+    CHECK(scv_plan(&r, &res, &err) == SCV_EINFEASIBLE && !res);
+    CHECK_MSG(strstr(err.msg, "deadline") && strstr(err.msg, "fastest configuration takes"), "%s", err.msg);
+    r.deadline_s = 0;
+    r.budget = cmin / 2;
+    CHECK(scv_plan(&r, &res, &err) == SCV_EINFEASIBLE);
+    CHECK(strstr(err.msg, "budget") != NULL);
+    r.budget = 0;
+    /* memory: a job whose activations overflow an 8 GiB VM at large per-worker batches */
+    job.act_bytes = 4e7;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        CHECK(res->n_excluded_memory > 0);
+        for (size_t i = 0; i < res->n_points; i++) {
+            const scv_plan_point *p = &res->points[i];
+            CHECK(scv_worker_mem_bytes(&job, ceil((double)p->batch / p->workers)) <=
+                  cat->vms[p->vm].mem_gib * 1073741824.0);
+        }
+        scv_plan_result_free(res);
+    }
+    job.act_bytes = 1e12; /* nothing fits */
+    CHECK(scv_plan(&r, &res, &err) == SCV_EINFEASIBLE);
+    CHECK(strstr(err.msg, "memory") != NULL);
+out:
+    scv_catalog_free(cat);
+}
+
+static void t_profile(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/scv-prof-%ld.jsonl", (long)getpid());
+    FILE *f = fopen(path, "w");
+    fprintf(f, "{\"type\":\"job\",\"model\":\"mlp\",\"arch\":\"mlp:784-10\",\"params\":7850,"
+               "\"act_bytes\":40,\"input_floats\":784,\"n_train\":1000,\"vm\":\"c5.xlarge\"}\n");
+    /* 30 iterations of (2, 64): the first 3 are slow warm-up */
+    for (int i = 1; i <= 30; i++)
+        fprintf(f, "{\"type\":\"iter\",\"iter\":%d,\"workers\":2,\"batch\":64,\"t_compute\":%g,"
+                   "\"t_comm\":0.001,\"t_iter\":%g,\"grad_sqnorm_local_mean\":2.0,"
+                   "\"grad_sqnorm_global\":1.0,\"epoch_progress\":%g}\n",
+                i, i <= 3 ? 1.0 : 0.01 + 0.001 * (i % 3), i <= 3 ? 1.0 : 0.011 + 0.001 * (i % 3), i * 0.064);
+    fprintf(f, "{\"type\":\"eval\",\"iter\":30,\"epoch_progress\":1.92,\"test_accuracy\":0.8}\n");
+    for (int i = 31; i <= 40; i++)
+        fprintf(f, "{\"type\":\"iter\",\"iter\":%d,\"workers\":1,\"batch\":32,\"t_compute\":0.02,"
+                   "\"t_comm\":0,\"t_iter\":0.021,\"grad_sqnorm_local_mean\":null,"
+                   "\"grad_sqnorm_global\":null,\"epoch_progress\":%g}\n", i, 1.92 + (i - 30) * 0.032);
+    fprintf(f, "{\"type\":\"eval\",\"iter\":40,\"epoch_progress\":2.24,\"test_accuracy\":0.9}\n");
+    fclose(f);
+    scv_profile *p = NULL;
+    scv_err err = {0};
+    CHECK_MSG(scv_profile_load(path, &p, &err) == SCV_OK, "%s", err.msg);
+    if (p) {
+        CHECK_EQ_INT(p->n, 2);
+        CHECK(p->has_job && !strcmp(p->job.vm, "c5.xlarge") && p->job.n_params == 7850);
+        CHECK_EQ_INT(p->configs[0].n_iters, 27);
+        CHECK_NEAR(p->configs[0].t_compute, 0.011, 1e-9, 0); /* median, warm-up left out */
+        CHECK_NEAR(p->configs[0].g_local, 2.0, 1e-12, 0);
+        CHECK_EQ_INT(p->configs[1].n_iters, 7);
+        CHECK(p->configs[1].g_local == 0); /* statistics off: not measured */
+        scv_profile_free(p);
+    }
+    double ep;
+    int b;
+    CHECK(scv_profile_target(path, 0.85, &ep, &b, &err) == SCV_OK && ep == 2.24 && b == 32);
+    CHECK(scv_profile_target(path, 0.95, &ep, &b, &err) == SCV_ENOTFOUND);
+    CHECK(strstr(err.msg, "never reached accuracy 0.9500 (best 0.9000)") != NULL);
+    f = fopen(path, "a");
+    fprintf(f, "{\"type\":\"iter\",\"workers\":\"two\"}\n");
+    fclose(f);
+    CHECK(scv_profile_load(path, &p, &err) == SCV_EPARSE && !p);
+    CHECK_MSG(strstr(err.msg, ":44: iteration line lacks") != NULL, "%s", err.msg);
+    f = fopen(path, "a");
+    fprintf(f, "not json\n");
+    fclose(f);
+    unlink(path);
+    CHECK(scv_profile_load(path, &p, &err) == SCV_ENOTFOUND);
+}
+
+static const scv_test tests[] = {
+    {"perf_fit_recovers_truth", t_perf_fit_recovers_truth},
+    {"perf_pins_and_degenerate", t_perf_pins_and_degenerate},
+    {"stat_gns_recovers_b_simple", t_stat_gns_recovers_b_simple},
+    {"stat_scavenger", t_stat_scavenger},
+    {"pareto_front", t_pareto_front},
+    {"kneedle", t_kneedle},
+    {"catalog", t_catalog},
+    {"plan_objectives_and_bounds", t_plan_objectives_and_bounds},
+    {"profile", t_profile},
+};
+SCV_TEST_MAIN(tests)
