@@ -11,6 +11,17 @@ alternating the two systems rep by rep and quoting medians.
       Cost of the gradient-noise statistics: the same LeNet run with and without them.
   bench/bench.py accuracy
       LeNet to 89% and MLP to 87% test accuracy on Fashion-MNIST: epochs and minutes.
+  bench/bench.py predict [--iterations 80]
+      Parallel-model error on real metrics: LeNet on K in {1,2} x B in {32..512}; the
+      model is fitted on the two extreme configurations only, then every configuration is
+      measured and compared (and the full fit on all ten, for reference).
+  bench/bench.py statmodels [--reps 2] [--head 300]
+      Statistical models against measured data: LeNet on K=2 trained to 85% test accuracy
+      at B in {32..512} (sqrt LR scaling), median over seeds; both models are fitted on the
+      first `head` iterations of each batch size plus the epochs measured at B0=64, then
+      predict the epochs at the other batches.
+  bench/bench.py planspeed
+      Planning over >= one million configurations (all catalog types x K x B): seconds.
 
 Run from the repository root after `make`. Needs scripts/install-deps.sh --with-peer.
 """
@@ -85,11 +96,145 @@ def accuracy():
               f"{(time.time() - t0) / 60:.2f} | `{' '.join(cmd[1:])}` |", flush=True)
 
 
+def plan_json(*args):
+    out = subprocess.run([BIN, "plan", "--json", "--target-epochs", "7", "--base-batch", "64", *args],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def predict(iterations=80):
+    Ks, Bs = (1, 2), (32, 64, 128, 256, 512)
+    d = tempfile.mkdtemp()
+    files = {}
+    for k in Ks:
+        for b in Bs:
+            f = files[k, b] = os.path.join(d, f"k{k}b{b}.jsonl")
+            subprocess.run([BIN, "train", "--model", "lenet", "--workers", str(k), "--batch", str(b),
+                            "--iterations", str(iterations), "--eval-every", str(10 ** 9), "--metrics", f,
+                            "--vm-type", "c5.xlarge", "--progress", "never"], check=True,
+                           stdout=subprocess.DEVNULL)
+    summary = lambda f: json.loads(subprocess.run([BIN, "profile", f, "--json"], check=True,
+                                                  capture_output=True, text=True).stdout)
+    measured = {kb: summary(f)["configs"][0]["t_iter"] for kb, f in files.items()}
+    space = ["--workers", ",".join(map(str, Ks)), "--batch", ",".join(map(str, Bs)), "--all"]
+    ext = [(Ks[0], Bs[0]), (Ks[-1], Bs[-1])]
+    part = plan_json("--profile", ",".join(files[e] for e in ext), *space)
+    full = plan_json("--profile", ",".join(files.values()), *space)
+    pred = lambda j: {(p["workers"], p["batch"]): p["t_iter"] for p in j["points"]}
+    pp, pf = pred(part), pred(full)
+    print(f"# parallel-model error, LeNet, {iterations} iterations per configuration "
+          f"(median t_iter after warm-up); {machine()}")
+    print("| K | B | measured ms | partial (2 extremes) ms | error | full fit ms | error |")
+    print("|---|---|---|---|---|---|---|")
+    ep, ef = [], []
+    for kb in sorted(files):
+        m = measured[kb]
+        e1, e2 = abs(pp[kb] / m - 1), abs(pf[kb] / m - 1)
+        if kb not in ext:
+            ep.append(e1)
+        ef.append(e2)
+        tag = " (profiled)" if kb in ext else ""
+        print(f"| {kb[0]} | {kb[1]}{tag} | {m * 1e3:.2f} | {pp[kb] * 1e3:.2f} | {100 * e1:.1f}% | "
+              f"{pf[kb] * 1e3:.2f} | {100 * e2:.1f}% |")
+    print(f"\nmean absolute error: partial {100 * statistics.mean(ep):.1f}% over the {len(ep)} "
+          f"unprofiled configurations; full fit {100 * statistics.mean(ef):.1f}% over all {len(ef)}")
+
+
+def epochs_to(path, target):
+    for l in open(path):
+        if '"type":"eval"' in l:
+            r = json.loads(l)
+            if r["test_accuracy"] >= target:
+                return r["epoch_progress"]
+    return None
+
+
+def statmodels(reps=2, head=300):
+    Bs, target, n_train, B0 = (32, 64, 128, 256, 512), 0.85, 60000, 64
+    d = tempfile.mkdtemp()
+    runs, heads = {b: [] for b in Bs}, []
+    for rep in range(reps):
+        for b in Bs:
+            f = os.path.join(d, f"b{b}s{rep}.jsonl")
+            subprocess.run([BIN, "train", "--model", "lenet", "--workers", "2", "--batch", str(b),
+                            "--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64",
+                            "--seed", str(rep + 1), "--target-accuracy", str(target),
+                            "--epochs", "20", "--eval-every", str(max(1, n_train // b // 8)),
+                            "--metrics", f, "--vm-type", "c5.xlarge", "--progress", "never"],
+                           stdout=subprocess.DEVNULL)
+            runs[b].append(epochs_to(f, target))
+            if rep == 0:  # the profile: the first `head` iterations of each batch size
+                h = os.path.join(d, f"b{b}.head.jsonl")
+                with open(f) as src, open(h, "w") as dst:
+                    n = 0
+                    for l in src:
+                        n += '"type":"iter"' in l
+                        if n > head:
+                            break
+                        dst.write(l)
+                heads.append(h)
+    measured = {b: statistics.median([e for e in runs[b] if e is not None] or [float("nan")]) for b in Bs}
+    print(f"# statistical models, LeNet K=2 to {target:.0%} test accuracy (evaluated every 1/8 "
+          f"epoch), sqrt LR scaling, median of {reps} seeds; profile = first {head} iterations "
+          f"of each batch size; reference B0 = {B0}; {machine()}")
+    print("| B | measured epochs (runs) | GNS predicted | error | Scavenger predicted | error |")
+    print("|---|---|---|---|---|---|")
+    preds = {}
+    for model in ("gns", "scavenger"):
+        j = json.loads(subprocess.run([BIN, "plan", "--json", "--profile", ",".join(heads),
+                                       "--stat", model, "--target-epochs", str(measured[B0]),
+                                       "--base-batch", str(B0), "--workers", "2", "--batch",
+                                       ",".join(map(str, Bs)), "--all"],
+                                      check=True, capture_output=True, text=True).stdout)
+        preds[model] = {p["batch"]: p["iterations"] * p["batch"] / n_train for p in j["points"]}
+        preds[model + "_fit"] = j["stat"]
+    errs = {"gns": [], "scavenger": []}
+    for b in Bs:
+        m = measured[b]
+        rs = ", ".join(f"{e:.2f}" if e else "-" for e in runs[b])
+        row = [f"{b}{' (reference)' if b == B0 else ''}", f"{m:.2f} ({rs})"]
+        for model in ("gns", "scavenger"):
+            p = preds[model][b]
+            e = abs(p / m - 1)
+            if b != B0 and m == m:
+                errs[model].append(e)
+            row += [f"{p:.2f}", f"{100 * e:.1f}%"]
+        print("| " + " | ".join(row) + " |")
+    f = preds["gns_fit"], preds["scavenger_fit"]
+    print(f"\nGNS: B_simple = {f[0]['b_simple']:.1f}; mean absolute error "
+          f"{100 * statistics.mean(errs['gns']):.1f}% over {len(errs['gns'])} batch sizes")
+    print(f"Scavenger: gamma/K = {f[1]['gamma_a']:.3f} + {f[1]['gamma_s']:.3f}/sqrt(B), theta = "
+          f"{f[1]['theta']:.3f}; mean absolute error {100 * statistics.mean(errs['scavenger']):.1f}%")
+
+
+def planspeed():
+    d = tempfile.mkdtemp()
+    f = os.path.join(d, "p.jsonl")
+    for k, b in ((1, 32), (2, 512)):
+        subprocess.run([BIN, "train", "--model", "lenet", "--workers", str(k), "--batch", str(b),
+                        "--iterations", "40", "--metrics", f + f".{k}", "--vm-type", "c5.xlarge",
+                        "--progress", "never", "--eval-every", str(10 ** 9)], check=True,
+                       stdout=subprocess.DEVNULL)
+    prof = f + ".1," + f + ".2"
+    args = ["--profile", prof, "--vm", "all", "--workers", "1..128", "--batch", "32..8192:32",
+            "--objective", "knee"]
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        j = plan_json(*args)
+        times.append(time.perf_counter() - t0)
+    print(f"# planning speed: `scavenger plan {' '.join(args)}`; {machine()}")
+    print(f"| configurations evaluated | seconds (whole command, median of 5) |\n|---|---|\n"
+          f"| {j['n_configs']} | {statistics.median(times):.3f} |")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1] not in ("throughput", "overhead", "accuracy"):
+    cmds = {"throughput": throughput, "overhead": overhead, "accuracy": accuracy,
+            "predict": predict, "statmodels": statmodels, "planspeed": planspeed}
+    if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)
     kw = {}
     for i in range(2, len(sys.argv) - 1, 2):
         kw[sys.argv[i].lstrip("-")] = int(sys.argv[i + 1])
-    {"throughput": throughput, "overhead": overhead, "accuracy": accuracy}[sys.argv[1]](**kw)
+    cmds[sys.argv[1]](**kw)

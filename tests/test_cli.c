@@ -286,11 +286,53 @@ static void t_interrupt(void)
     }
 }
 
+
+/* plan and profile on metrics of real (synthetic-data) runs */
+static void t_plan_cli(void)
+{
+    char out[16384], m1[512], m2[512], svg[512];
+    snprintf(m1, sizeof m1, "%s/p1.jsonl", tmp);
+    snprintf(m2, sizeof m2, "%s/p2.jsonl", tmp);
+    snprintf(svg, sizeof svg, "%s/plan.svg", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 40 --metrics %s --vm-type c5.xlarge", bin, m1), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --workers 2 --batch 128 --iterations 40 --metrics %s --vm-type c5.xlarge", bin, m2), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s profile %s,%s", bin, m1, m2), 0);
+    CHECK(strstr(out, "mlp:784-32-10 on c5.xlarge") != NULL);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --base-batch 32 "
+                     "--workers 1..8 --batch 32..512 --vm c5.xlarge,c5.2xlarge --svg %s", bin, m1, m2, svg), 0);
+    CHECK_MSG(strstr(out, "chosen: ") && strstr(out, "knee"), "%s", out);
+    CHECK(strstr(out, "(extrapolated)") != NULL); /* c5.2xlarge was not measured */
+    FILE *f = fopen(svg, "r");
+    char head[8] = "";
+    if (f) {
+        CHECK(fread(head, 1, 4, f) == 4);
+        fclose(f);
+    }
+    CHECK(!strncmp(head, "<svg", 4));
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --objective cost --json", bin, m1, m2), 0);
+    CHECK(strstr(out, "{\"chosen\":{\"vm\":\"c5.xlarge\"") == out);
+    CHECK(strstr(out, "\"why\":\"cheapest\"") != NULL);
+    /* impossible deadline; bad values; unknown types */
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --deadline 0.001", bin, m1, m2), 1);
+    CHECK_MSG(strstr(out, "deadline 0.001 s cannot be met") != NULL, "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s --target-epochs 5 --workers 8..2", bin, m1), 2);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s --target-epochs 5 --objective fast", bin, m1), 2);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --target-epochs 5", bin), 2);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --vm m9.huge", bin, m1, m2), 2);
+    CHECK(strstr(out, "--vm m9.huge: not a VM type") != NULL);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --measured-on nope", bin, m1, m2), 1);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s --target-epochs 5", bin, m1), 1);
+    CHECK_MSG(strstr(out, "K >= 2") != NULL, "%s", out); /* one K=1 profile has no noise estimate */
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile /no/file --target-epochs 5", bin), 1);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --catalog /no/cat.csv", bin, m1, m2), 1);
+    CHECK(strstr(out, "/no/cat.csv") != NULL);
+}
+
 static const scv_test tests[] = {
     {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},
     {"k2_equals_k1", t_k2_equals_k1},     {"resume_same_k", t_resume_same_k},
     {"resume_other_k", t_resume_other_k}, {"bad_input", t_bad_input},
-    {"interrupt", t_interrupt},
+    {"interrupt", t_interrupt},           {"plan_cli", t_plan_cli},
 };
 
 int main(int argc, char **argv)

@@ -9,4 +9,5 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_INTR = 130 };
 
 int cmd_train(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 #endif

@@ -53,6 +53,7 @@ static void help(void)
            "  --top N               rows of the table (default 12)\n"
            "  --svg FILE            cost-time curves, Pareto front and the choice\n"
            "  --json                a JSON report on stdout instead of the table\n"
+           "  --all                 list every configuration, not only the Pareto front\n"
            "  -h, --help            this text\n");
 }
 
@@ -67,7 +68,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_PROFILE = 256, O_CATALOG, O_MEASURED, O_TEPOCHS, O_BASE, O_TRUN, O_TACC, O_VM, O_WORKERS,
     O_BATCH, O_BMIN, O_BMAX, O_COMM, O_OVERLAP, O_STAT, O_PRICING, O_OBJ, O_DEADLINE, O_BUDGET,
-    O_TOP, O_SVG, O_JSON
+    O_TOP, O_SVG, O_JSON, O_ALL
 };
 static const struct option opts[] = {
     {"profile", 1, 0, O_PROFILE}, {"catalog", 1, 0, O_CATALOG}, {"measured-on", 1, 0, O_MEASURED},
@@ -76,7 +77,7 @@ static const struct option opts[] = {
     {"batch", 1, 0, O_BATCH}, {"b-min", 1, 0, O_BMIN}, {"b-max", 1, 0, O_BMAX},
     {"comm", 1, 0, O_COMM}, {"overlap", 1, 0, O_OVERLAP}, {"stat", 1, 0, O_STAT},
     {"pricing", 1, 0, O_PRICING}, {"objective", 1, 0, O_OBJ}, {"deadline", 1, 0, O_DEADLINE},
-    {"budget", 1, 0, O_BUDGET}, {"top", 1, 0, O_TOP}, {"svg", 1, 0, O_SVG}, {"json", 0, 0, O_JSON},
+    {"budget", 1, 0, O_BUDGET}, {"top", 1, 0, O_TOP}, {"svg", 1, 0, O_SVG}, {"json", 0, 0, O_JSON}, {"all", 0, 0, O_ALL},
     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 
 /* data/vm-catalog.csv from the working directory, else next to the executable's build dir */
@@ -130,7 +131,7 @@ int cmd_plan(int argc, char **argv)
     const char *workers_arg = "1..64", *batch_arg = "32..4096", *svg = NULL;
     double tepochs = 0, tacc = 0, overlap = 0, deadline = 0, budget = 0;
     int64_t base = 0, bmin = 0, bmax = 0, top = 12, iv;
-    int json = 0;
+    int json = 0, all = 0;
     scv_comm_kind comm = SCV_COMM_RING;
     scv_stat_kind stat = SCV_STAT_GNS;
     scv_pricing pricing = SCV_PRICE_ONDEMAND;
@@ -150,6 +151,7 @@ int cmd_plan(int argc, char **argv)
         case O_BATCH: batch_arg = optarg; break;
         case O_SVG: svg = optarg; break;
         case O_JSON: json = 1; break;
+        case O_ALL: all = 1; break;
         case O_TEPOCHS:
             if (scv_parse_f64(optarg, &tepochs) || !(tepochs > 0))
                 return usage_error("--target-epochs '%s': expected a positive number", optarg);
@@ -290,6 +292,13 @@ int cmd_plan(int argc, char **argv)
             if (i) putchar(',');
             json_point(stdout, cat, &res->points[res->front[i]]);
         }
+        if (all) {
+            printf("],\"points\":[");
+            for (size_t i = 0; i < res->n_points; i++) {
+                if (i) putchar(',');
+                json_point(stdout, cat, &res->points[i]);
+            }
+        }
         printf("],\"perf\":{\"comm\":\"%s\",\"c0\":%.6g,\"c1\":%.6g,\"alpha\":%.6g,\"beta\":%.6g,"
                "\"overlap\":%.3g,\"mare\":%.4g,\"points\":%d,\"note\":\"%s\"},",
                comm == SCV_COMM_RING ? "ring" : "ps", perf.c0, perf.c1, perf.alpha, perf.beta,
@@ -328,11 +337,13 @@ int cmd_plan(int argc, char **argv)
                res->n_front, res->n_excluded_memory ? " (some excluded: batch does not fit memory)" : "");
         printf("   %-26s %4s %6s %7s %10s %10s %12s %10s  %s\n", "vm", "K", "B", "b", "t_iter ms",
                "iters", "time", "cost $", "band");
-        size_t shown = 0;
-        for (size_t i = 0; i < res->n_front && shown < (size_t)top; i++, shown++)
-            print_point(stdout, cat, &res->points[res->front[i]],
-                        (long)res->front[i] == res->chosen ? ">" : " ");
-        if (res->n_front > (size_t)top) printf("   ... %zu more on the front\n", res->n_front - (size_t)top);
+        size_t rows = all ? res->n_points : res->n_front;
+        for (size_t i = 0; i < rows && i < (size_t)top; i++) {
+            size_t j = all ? i : res->front[i];
+            print_point(stdout, cat, &res->points[j], (long)j == res->chosen ? ">" : " ");
+        }
+        if (rows > (size_t)top)
+            printf("   ... %zu more%s (--top N shows more)\n", rows - (size_t)top, all ? "" : " on the front");
         char t[32];
         fmt_time(ch->time_s, t, sizeof t);
         printf("\nchosen: %s, K=%d, B=%d: %s (+-%.1f%%), $%.4f (+-%.1f%%)%s -- %s\n",

@@ -13,6 +13,7 @@ static const struct cmd {
     const char *summary;
 } cmds[] = {
     {"train", cmd_train, "synchronous data-parallel SGD on K MPI workers with global batch B"},
+    {"profile", cmd_profile, "summarise the trainer's metrics per configuration"},
     {"plan", cmd_plan, "predict time and cost of every (VM, K, B) from measurements; pick one"},
 };
 

@@ -84,17 +84,18 @@ int plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_resu
     }
     double padx = fmax(0.05, 0.05 * (a.lx1 - a.lx0)), pady = fmax(0.05, 0.05 * (a.ly1 - a.ly0));
     a.lx0 -= padx, a.lx1 += padx, a.ly0 -= pady, a.ly1 += pady;
-    double tscale = a.lx1 > log10(7200) ? 3600 : 60;
+    double tscale = a.lx1 > log10(7200) ? 3600 : a.lx1 > log10(300) ? 60 : 1;
+    const char *tunit = tscale == 3600 ? " h" : tscale == 60 ? " min" : " s";
     sbuf s = {0};
     put(&s, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif'>\n", W, H);
     put(&s, "<rect width='100%%' height='100%%' fill='white'/>\n");
     put(&s, "<text x='%d' y='28' font-size='16'>Predicted cost against time to target (%s; lines: B across K)</text>\n",
         L, cat->vms[ch->vm].name);
-    ticks(&s, &a, 1, tscale, tscale == 3600 ? " h" : " min");
+    ticks(&s, &a, 1, tscale, tunit);
     ticks(&s, &a, 0, 1, "");
     put(&s, "<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='black'/>\n", L, T, W - L - R, H - T - BOT);
     put(&s, "<text x='%d' y='%d' text-anchor='middle' font-size='13'>time to target (%s, log)</text>\n",
-        L + (W - L - R) / 2, H - 22, tscale == 3600 ? "hours" : "minutes");
+        L + (W - L - R) / 2, H - 22, tscale == 3600 ? "hours" : tscale == 60 ? "minutes" : "seconds");
     put(&s, "<text x='22' y='%d' font-size='13' transform='rotate(-90 22 %d)' text-anchor='middle'>cost ($, log)</text>\n",
         T + (H - T - BOT) / 2, T + (H - T - BOT) / 2);
     static const char *colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",

@@ -186,7 +186,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
     else if (nf == 0) {
         if (dl > 0 && fastest > dl)
             rc = scv_err_set(err, SCV_EINFEASIBLE,
-                             "deadline %.0f s cannot be met: the fastest configuration takes %.0f s",
+                             "deadline %.4g s cannot be met: the fastest configuration takes %.4g s",
                              dl, fastest);
         else if (bu > 0 && cheapest > bu)
             rc = scv_err_set(err, SCV_EINFEASIBLE,

@@ -1,0 +1,62 @@
+/*
+ * cmd_profile.c - `scavenger profile METRICS[,...]`: what a profile holds, one line per
+ * measured configuration (medians after warm-up, the noise statistics), as the models see it.
+ */
+#include "cli.h"
+#include "scv.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+int cmd_profile(int argc, char **argv)
+{
+    int json = 0;
+    const char *paths = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("usage: scavenger profile METRICS[,...] [--json]\n\n"
+                   "Summarises the trainer's metrics per configuration (K, B): median times\n"
+                   "after warm-up, the gradient-noise statistics and B_simple.\n");
+            return EXIT_OK;
+        }
+        if (!strcmp(argv[i], "--json")) json = 1;
+        else if (argv[i][0] == '-' || paths) {
+            fprintf(stderr, "scavenger profile: unexpected argument '%s'\n"
+                            "usage: scavenger profile METRICS[,...] [--json]\n", argv[i]);
+            return EXIT_USAGE;
+        } else paths = argv[i];
+    }
+    if (!paths) {
+        fprintf(stderr, "usage: scavenger profile METRICS[,...] [--json]\n");
+        return EXIT_USAGE;
+    }
+    scv_profile *p = NULL;
+    scv_err err = {0};
+    if (scv_profile_load(paths, &p, &err)) {
+        fprintf(stderr, "scavenger profile: %s\n", err.msg);
+        return EXIT_FAIL;
+    }
+    if (json) printf("{\"job\":{\"arch\":\"%s\",\"vm\":\"%s\",\"params\":%.0f,\"n_train\":%.0f},\"configs\":[",
+                     p->job.arch, p->job.vm, p->job.n_params, p->job.n_train);
+    else printf("%s on %s\n%4s %6s %6s %11s %9s %9s %10s\n", p->job.arch,
+                p->job.vm[0] ? p->job.vm : "(vm not named)", "K", "B", "iters", "t_compute", "t_comm",
+                "t_iter", "B_simple");
+    for (size_t i = 0; i < p->n; i++) {
+        const scv_config_stats *c = &p->configs[i];
+        double bs = scv_gns_b_simple(c->workers, c->batch, c->g_local, c->g_global);
+        char bsj[32] = "null";
+        if (isfinite(bs)) snprintf(bsj, sizeof bsj, "%.6g", bs);
+        if (json)
+            printf("%s{\"workers\":%d,\"batch\":%d,\"iterations\":%d,\"t_compute\":%.6g,\"t_comm\":%.6g,"
+                   "\"t_iter\":%.6g,\"g_local\":%.6g,\"g_global\":%.6g,\"b_simple\":%s}",
+                   i ? "," : "", c->workers, c->batch, c->n_iters, c->t_compute, c->t_comm, c->t_iter,
+                   c->g_local, c->g_global, bsj);
+        else
+            printf("%4d %6d %6d %9.3fms %7.3fms %7.3fms %10s\n", c->workers, c->batch, c->n_iters,
+                   1e3 * c->t_compute, 1e3 * c->t_comm, 1e3 * c->t_iter, isfinite(bs) ? bsj : "-");
+    }
+    if (json) printf("]}\n");
+    scv_profile_free(p);
+    return EXIT_OK;
+}
