@@ -4,10 +4,14 @@
  */
 #ifndef SCV_CLI_H
 #define SCV_CLI_H
+#include <stddef.h>
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_INTR = 130 };
 
 int cmd_train(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_cluster(int argc, char **argv);
+/* data/NAME from the working directory, else beside the executable's build directory */
+const char *scv_default_data_file(const char *name, char *buf, size_t cap);
 #endif

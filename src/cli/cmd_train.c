@@ -8,6 +8,7 @@
 #include "scv.h"
 #include "../core/util.h"
 #include "../runtime/comm.h"
+#include "../runtime/cluster.h"
 #include "../runtime/launch.h"
 
 #include <getopt.h>
@@ -28,6 +29,7 @@ static void help(void)
            "  --dataset SPEC        fashion-mnist (default) | DIR with the 4 IDX files |\n"
            "                        synthetic:N\n"
            "  --workers K           ranks; launched through mpirun unless already a rank (1)\n"
+           "  --cluster NAME        run the ranks on an emulated cluster (scavenger cluster)\n"
            "  --threads T           compute threads per rank (1)\n"
            "  --batch B             global batch (64), split over the ranks\n"
            "  --batch-split W,...   per-rank shares of B (K positive weights; default even)\n"
@@ -71,7 +73,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
-    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM
+    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER
 };
 
 static const struct option opts[] = {
@@ -85,7 +87,7 @@ static const struct option opts[] = {
     {"target-accuracy", 1, 0, O_TARGET}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
     {"metrics", 1, 0, O_METRICS}, {"checkpoint", 1, 0, O_CKPT},
     {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
-    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"help", 0, 0, 'h'},
+    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER}, {"help", 0, 0, 'h'},
     {0, 0, 0, 0}};
 
 /* Parses an integer option value into *out within [lo, hi]. */
@@ -112,7 +114,7 @@ int cmd_train(int argc, char **argv)
 {
     scv_train_params p = scv_train_params_default();
     int json = 0;
-    const char *progress = "auto";
+    const char *progress = "auto", *cluster = NULL;
     double weights[1024];
     int n_weights = 0;
     int64_t iv;
@@ -199,6 +201,7 @@ int cmd_train(int argc, char **argv)
         case O_RESUME: p.resume = 1; break;
         case O_NO_STATS: p.no_grad_stats = 1; break;
         case O_VM: p.vm_type = optarg; break;
+        case O_CLUSTER: cluster = optarg; break;
         case O_JSON: json = 1; break;
         case O_PROGRESS:
             if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never"))
@@ -226,15 +229,30 @@ int cmd_train(int argc, char **argv)
     if (!strcmp(progress, "auto")) progress = isatty(STDERR_FILENO) ? "always" : "never";
     p.progress = !strcmp(progress, "always");
 
-    if (p.workers > 1 && !scv_comm_under_launcher()) {
-        /* Relaunch this command as K ranks; the ranks inherit the resolved progress mode. */
-        char **args = calloc((size_t)argc + 3, sizeof(char *));
+    if ((p.workers > 1 || cluster) && !scv_comm_under_launcher()) {
+        /* Relaunch this command as K ranks; the ranks inherit the resolved progress mode and,
+         * on a cluster, the VM type the measurements stand for. */
+        char **args = calloc((size_t)argc + 5, sizeof(char *));
         if (!args) return EXIT_FAIL;
-        args[0] = "train";
-        for (int i = 1; i < argc; i++) args[i] = argv[i];
-        args[argc] = "--progress";
-        args[argc + 1] = (char *)progress;
-        scv_launch l = {.workers = p.workers, .threads = p.threads, .argv = args, .argc = argc + 2};
+        int na = 0;
+        args[na++] = "train";
+        for (int i = 1; i < argc; i++) args[na++] = argv[i];
+        args[na++] = "--progress";
+        args[na++] = (char *)progress;
+        scv_cluster cl;
+        if (cluster) {
+            if (scv_cluster_load(cluster, &cl, &err)) {
+                fprintf(stderr, "scavenger train: %s\n", err.msg);
+                free(args);
+                return EXIT_FAIL;
+            }
+            if (!p.vm_type) {
+                args[na++] = "--vm-type";
+                args[na++] = cl.vm[0].catalog_type;
+            }
+        }
+        scv_launch l = {.workers = p.workers, .threads = p.threads, .argv = args, .argc = na,
+                        .cluster = cluster};
         int st = scv_launch_mpirun(&l, &err);
         free(args);
         if (st < 0) {

@@ -14,6 +14,7 @@ static const struct cmd {
 } cmds[] = {
     {"train", cmd_train, "synchronous data-parallel SGD on K MPI workers with global batch B"},
     {"profile", cmd_profile, "summarise the trainer's metrics per configuration"},
+    {"cluster", cmd_cluster, "an emulated cloud cluster on this machine (namespaces, tc, cgroups)"},
     {"plan", cmd_plan, "predict time and cost of every (VM, K, B) from measurements; pick one"},
 };
 

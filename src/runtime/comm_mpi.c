@@ -9,11 +9,27 @@
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct scv_comm {
     int mpi; /* 0 = single-process backend */
     int rank, size;
+    long poll_sleep_ns; /* > 0: wait for collectives by polling with sleeps */
 };
+
+/* Waits for a request. Open MPI busy-polls inside blocking calls; under a CPU quota (an
+ * emulated VM) that spinning spends the VM's budget and the next computation is throttled,
+ * which a real VM's idle cores would not do. With SCV_COMM_POLL_SLEEP_US set (the cluster
+ * launcher sets it), a waiting rank tests the request and sleeps between tests instead. */
+static int wait_req(const scv_comm *c, MPI_Request *req)
+{
+    struct timespec ts = {0, c->poll_sleep_ns};
+    for (;;) {
+        int done = 0, rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || done) return rc;
+        nanosleep(&ts, NULL);
+    }
+}
 
 #if defined(__SANITIZE_ADDRESS__)
 /* Open MPI's dynamically loaded components keep allocations for the life of the process
@@ -66,6 +82,8 @@ int scv_comm_new(scv_comm **out, scv_err *err)
             MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         }
         c->mpi = 1;
+        const char *ps = getenv("SCV_COMM_POLL_SLEEP_US");
+        if (ps) c->poll_sleep_ns = 1000L * strtol(ps, NULL, 10);
         MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
         MPI_Comm_size(MPI_COMM_WORLD, &c->size);
     }
@@ -81,7 +99,14 @@ int scv_comm_allreduce_f32(scv_comm *c, float *buf, size_t n, scv_err *err)
 {
     if (!c->mpi) return SCV_OK;
     if (n > INT_MAX) return scv_err_set(err, SCV_ERANGE, "allreduce of %zu floats", n);
-    int rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    int rc;
+    if (c->poll_sleep_ns > 0) {
+        MPI_Request req;
+        rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &req);
+        if (rc == MPI_SUCCESS) rc = wait_req(c, &req);
+    } else {
+        rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    }
     return rc == MPI_SUCCESS ? SCV_OK : mpi_fail(err, rc, "MPI_Allreduce");
 }
 
@@ -89,7 +114,14 @@ int scv_comm_allreduce_f64(scv_comm *c, double *buf, size_t n, scv_err *err)
 {
     if (!c->mpi) return SCV_OK;
     if (n > INT_MAX) return scv_err_set(err, SCV_ERANGE, "allreduce of %zu doubles", n);
-    int rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    int rc;
+    if (c->poll_sleep_ns > 0) {
+        MPI_Request req;
+        rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
+        if (rc == MPI_SUCCESS) rc = wait_req(c, &req);
+    } else {
+        rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
     return rc == MPI_SUCCESS ? SCV_OK : mpi_fail(err, rc, "MPI_Allreduce");
 }
 

@@ -1,5 +1,6 @@
 /*
- * launch.h - starting a job's ranks through Open MPI's mpirun from a plain process.
+ * launch.h - starting a job's ranks through Open MPI's mpirun from a plain process, on this
+ * machine (local provider) or across an emulated cluster.
  */
 #ifndef SCV_LAUNCH_H
 #define SCV_LAUNCH_H
@@ -7,13 +8,15 @@
 
 typedef struct scv_launch {
     int workers;          /* -np */
-    int threads;          /* OMP/OpenBLAS threads per rank */
+    int threads;          /* OMP threads per rank */
     char *const *argv;    /* the rank's command line after the program name */
     int argc;
+    const char *cluster;  /* emulated cluster name, or NULL for local processes */
 } scv_launch;
 
 /* Runs `mpirun ... <this executable> argv...` and waits. Sets what Open MPI needs as root,
- * oversubscribes (more ranks than cores is allowed) and disables binding. Returns the exit
- * status of mpirun (the first failing rank's), or -1 with err set when it cannot start. */
+ * disables binding; locally it oversubscribes, on a cluster it places one rank per VM
+ * (VMs 1..K) through the cluster's rsh agent, over TCP only, with the ring allreduce.
+ * Returns mpirun's exit status (the first failing rank's), or -1 with err set. */
 int scv_launch_mpirun(const scv_launch *l, scv_err *err);
 #endif

@@ -1,0 +1,172 @@
+/*
+ * test_cluster.c - the emulated cluster: a 2-VM cluster of two types comes up, each VM's
+ * CPU quota and bandwidth limit hold (measured), a throttle takes effect, a 2-worker
+ * training runs across the namespaces, and `down` leaves nothing behind. Needs root and the
+ * kernel features the emulation uses; their absence is a failure here, not a skip.
+ */
+#define _GNU_SOURCE
+#include "scv.h"
+#include "scv_test.h"
+#include "runtime/cluster.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static char name[16];
+static const char *bin;
+
+static double now(int clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* CPU seconds a spinning process gets per wall second inside VM vm. */
+static double cpu_share(int vm)
+{
+    int fd[2];
+    if (pipe(fd)) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        scv_cluster c;
+        double share = -1;
+        if (!scv_cluster_load(name, &c, NULL) && !scv_cluster_enter(&c, vm, NULL)) {
+            double w0 = now(CLOCK_MONOTONIC), c0 = now(CLOCK_PROCESS_CPUTIME_ID);
+            volatile unsigned long x = 0;
+            while (now(CLOCK_MONOTONIC) - w0 < 1.5) x++;
+            share = (now(CLOCK_PROCESS_CPUTIME_ID) - c0) / (now(CLOCK_MONOTONIC) - w0);
+        }
+        if (write(fd[1], &share, sizeof share) != sizeof share) _exit(1);
+        _exit(0);
+    }
+    close(fd[1]);
+    double share = -1;
+    if (read(fd[0], &share, sizeof share) != sizeof share) share = -1;
+    close(fd[0]);
+    waitpid(pid, NULL, 0);
+    return share;
+}
+
+/* Mbit/s from VM `from` to VM `to` over TCP for about 2 s. */
+static double bandwidth(int from, int to)
+{
+    scv_cluster c;
+    if (scv_cluster_load(name, &c, NULL)) return -1;
+    char addr[32];
+    scv_cluster_addr(&c, to, addr, sizeof addr);
+    int fd[2];
+    if (pipe(fd)) return -1;
+    pid_t rx = fork();
+    if (rx == 0) { /* receiver */
+        double mbit = -1;
+        if (!scv_cluster_enter(&c, to, NULL)) {
+            int s = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+            setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+            struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(5301)};
+            inet_pton(AF_INET, addr, &sa.sin_addr);
+            if (!bind(s, (struct sockaddr *)&sa, sizeof sa) && !listen(s, 1)) {
+                int a = accept(s, NULL, NULL);
+                static char buf[65536];
+                double t0 = 0, bytes = 0;
+                ssize_t r;
+                while ((r = read(a, buf, sizeof buf)) > 0) {
+                    if (t0 == 0) t0 = now(CLOCK_MONOTONIC);
+                    else bytes += (double)r;
+                }
+                mbit = bytes * 8 / 1e6 / (now(CLOCK_MONOTONIC) - t0);
+            }
+        }
+        if (write(fd[1], &mbit, sizeof mbit) != sizeof mbit) _exit(1);
+        _exit(0);
+    }
+    pid_t tx = fork();
+    if (tx == 0) { /* sender */
+        if (scv_cluster_enter(&c, from, NULL)) _exit(1);
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(5301)};
+        inet_pton(AF_INET, addr, &sa.sin_addr);
+        int s = -1;
+        for (int tries = 0; tries < 50; tries++) {
+            s = socket(AF_INET, SOCK_STREAM, 0);
+            if (!connect(s, (struct sockaddr *)&sa, sizeof sa)) break;
+            close(s);
+            s = -1;
+            usleep(20000);
+        }
+        static char buf[65536];
+        double t0 = now(CLOCK_MONOTONIC);
+        while (s >= 0 && now(CLOCK_MONOTONIC) - t0 < 2.0)
+            if (write(s, buf, sizeof buf) <= 0) break;
+        close(s);
+        _exit(0);
+    }
+    close(fd[1]);
+    double mbit = -1;
+    if (read(fd[0], &mbit, sizeof mbit) != sizeof mbit) mbit = -1;
+    close(fd[0]);
+    waitpid(tx, NULL, 0);
+    waitpid(rx, NULL, 0);
+    return mbit;
+}
+
+static void t_cluster_end_to_end(void)
+{
+    scv_err err = {0};
+    CHECK_MSG(scv_cluster_check(&err) == SCV_OK, "%s", err.msg);
+    scv_cluster c;
+    CHECK(scv_cluster_up(name, "c5.xlarge:1,nosuch:1", "data/emulated-vms.csv", &c, &err) == SCV_EINVAL);
+    CHECK(strstr(err.msg, "nosuch") != NULL);
+    CHECK_MSG(scv_cluster_up(name, "c5.xlarge:1,c5.2xlarge:1", "data/emulated-vms.csv", &c, &err) == SCV_OK,
+              "%s", err.msg);
+    CHECK_EQ_INT(c.n, 2);
+    double s1 = cpu_share(1), s2 = cpu_share(2);
+    CHECK_MSG(s1 > 0.18 && s1 < 0.32, "VM 1 (0.25 cores) got %.3f", s1);
+    CHECK_MSG(s2 > 0.40 && s2 < 0.60, "VM 2 (0.5 cores) got %.3f", s2);
+    CHECK(scv_cluster_throttle(name, 1, 0.1, &err) == SCV_OK);
+    double s3 = cpu_share(1);
+    CHECK_MSG(s3 > 0.06 && s3 < 0.14, "VM 1 throttled to 0.1 got %.3f", s3);
+    CHECK(scv_cluster_throttle(name, 1, 0.25, &err) == SCV_OK);
+    CHECK(scv_cluster_throttle(name, 3, 0.25, &err) == SCV_EINVAL);
+    double b12 = bandwidth(1, 2), b21 = bandwidth(2, 1);
+    /* VM 1 sends at most 78 Mbit/s; VM 2 sends 156 but VM 1 receives at most 78 */
+    CHECK_MSG(b12 > 60 && b12 < 85, "VM1->VM2 %.1f Mbit/s (limit 78)", b12);
+    CHECK_MSG(b21 > 60 && b21 < 85, "VM2->VM1 %.1f Mbit/s (limit 78)", b21);
+    printf("# cpu shares %.3f %.3f (throttled %.3f); bandwidth %.1f / %.1f Mbit/s\n", s1, s2, s3, b12, b21);
+    /* a 2-worker training across the two VMs */
+    char cmd[1024], metrics[128];
+    snprintf(metrics, sizeof metrics, "/tmp/scv-cluster-%s.jsonl", name);
+    snprintf(cmd, sizeof cmd,
+             "%s train --cluster %s --workers 2 --model mlp --hidden 32 --dataset synthetic:2000 "
+             "--batch 64 --iterations 30 --metrics %s --progress never >/dev/null 2>&1", bin, name, metrics);
+    CHECK_EQ_INT(system(cmd), 0);
+    scv_profile *p = NULL;
+    CHECK_MSG(scv_profile_load(metrics, &p, &err) == SCV_OK, "%s", err.msg);
+    if (p) {
+        CHECK(!strcmp(p->job.vm, "c5.xlarge"));
+        /* 2 x (1/2) x 101 KB of gradient over 78 Mbit/s: about 10 ms per allreduce */
+        CHECK_MSG(p->configs[0].t_comm > 0.005 && p->configs[0].t_comm < 0.05, "t_comm %.4f s", p->configs[0].t_comm);
+        scv_profile_free(p);
+    }
+    unlink(metrics);
+    CHECK(scv_cluster_down(name, &err) == SCV_OK);
+    char ns[64];
+    snprintf(ns, sizeof ns, "/var/run/netns/scv-%s-1", name);
+    CHECK(access(ns, F_OK) != 0);
+    CHECK(scv_cluster_load(name, &c, &err) == SCV_ENOTFOUND);
+    CHECK(scv_cluster_down(name, &err) == SCV_OK); /* idempotent */
+}
+
+static const scv_test tests[] = {{"cluster_end_to_end", t_cluster_end_to_end}};
+
+int main(int argc, char **argv)
+{
+    bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    snprintf(name, sizeof name, "t%d", (int)(getpid() % 100000));
+    int rc = scv_test_main(tests, 1, argc, argv);
+    scv_cluster_down(name, NULL);
+    return rc;
+}
