@@ -20,6 +20,11 @@ alternating the two systems rep by rep and quoting medians.
       at B in {32..512} (sqrt LR scaling), median over seeds; both models are fitted on the
       first `head` iterations of each batch size plus the epochs measured at B0=64, then
       predict the epochs at the other batches.
+  bench/bench.py cluster [--iterations 40]
+      Iteration time against K = 1, 2, 4, 8 at global batch 256 for mlp and lenet, on an
+      emulated cluster of c5.xlarge VMs (0.25 core, 78 Mbit/s each) and, for contrast, as
+      local processes sharing the 2 cores; the ring alpha-beta model fitted to the cluster's
+      communication times. Needs root (network namespaces, tc, cgroups).
   bench/bench.py planspeed
       Planning over >= one million configurations (all catalog types x K x B): seconds.
 
@@ -207,6 +212,53 @@ def statmodels(reps=2, head=300):
           f"{f[1]['theta']:.3f}; mean absolute error {100 * statistics.mean(errs['scavenger']):.1f}%")
 
 
+def summary(path):
+    return json.loads(subprocess.run([BIN, "profile", path, "--json"], check=True,
+                                     capture_output=True, text=True).stdout)["configs"][0]
+
+
+def cluster(iterations=40):
+    name, Ks, B = "bench", (1, 2, 4, 8), 256
+    subprocess.run([BIN, "cluster", "up", "--name", name, "--vm", "c5.xlarge:8"], check=True,
+                   stdout=subprocess.DEVNULL)
+    d = tempfile.mkdtemp()
+    try:
+        print(f"# iteration time against K, global batch {B} (b = {B}/K), {iterations} iterations "
+              f"(median after warm-up); emulated c5.xlarge VMs = 0.25 host core + 78 Mbit/s each; "
+              f"{machine()}")
+        for model, extra in (("mlp", ["--hidden", "256,128"]), ("lenet", [])):
+            rows, files = {}, []
+            for k in Ks:
+                for where in ("cluster", "local"):
+                    f = os.path.join(d, f"{model}-{where}-{k}.jsonl")
+                    cmd = [BIN, "train", "--model", model, *extra, "--workers", str(k), "--batch",
+                           str(B), "--iterations", str(iterations), "--eval-every", str(10 ** 9),
+                           "--metrics", f, "--progress", "never", "--vm-type", "c5.xlarge"]
+                    if where == "cluster":
+                        cmd += ["--cluster", name]
+                        files.append(f)
+                    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+                    rows[where, k] = summary(f)
+            fit = json.loads(subprocess.run([BIN, "plan", "--json", "--profile", ",".join(files),
+                                             "--target-epochs", "1", "--workers", "1"],
+                                            check=True, capture_output=True, text=True).stdout)["perf"]
+            job = json.loads(open(files[0]).readline())
+            M = 4 * job["params"]
+            ab = lambda k: 0 if k == 1 else 2 * (k - 1) * fit["alpha"] + 2 * (k - 1) / k * M * fit["beta"]
+            print(f"\n{model} ({job['params']} parameters, {M / 1e6:.2f} MB of gradient); ring fit: "
+                  f"alpha = {fit['alpha'] * 1e3:.3f} ms, 1/beta = {1e-6 / fit['beta'] if fit['beta'] else 0:.2f} MB/s")
+            print("| K | cluster t_compute ms | cluster t_comm ms | alpha-beta t_comm ms | cluster t_iter ms "
+                  "| local t_compute ms | local t_iter ms |")
+            print("|---|---|---|---|---|---|---|")
+            for k in Ks:
+                c, l = rows["cluster", k], rows["local", k]
+                print(f"| {k} | {1e3 * c['t_compute']:.1f} | {1e3 * c['t_comm']:.1f} | {1e3 * ab(k):.1f} | "
+                      f"{1e3 * c['t_iter']:.1f} | {1e3 * l['t_compute']:.1f} | {1e3 * l['t_iter']:.1f} |",
+                      flush=True)
+    finally:
+        subprocess.run([BIN, "cluster", "down", "--name", name])
+
+
 def planspeed():
     d = tempfile.mkdtemp()
     f = os.path.join(d, "p.jsonl")
@@ -230,7 +282,8 @@ def planspeed():
 
 if __name__ == "__main__":
     cmds = {"throughput": throughput, "overhead": overhead, "accuracy": accuracy,
-            "predict": predict, "statmodels": statmodels, "planspeed": planspeed}
+            "predict": predict, "statmodels": statmodels, "cluster": cluster,
+            "planspeed": planspeed}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

@@ -12,6 +12,7 @@ int cmd_train(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 /* data/NAME from the working directory, else beside the executable's build directory */
 const char *scv_default_data_file(const char *name, char *buf, size_t cap);
 #endif

@@ -15,6 +15,7 @@ static const struct cmd {
     {"train", cmd_train, "synchronous data-parallel SGD on K MPI workers with global batch B"},
     {"profile", cmd_profile, "summarise the trainer's metrics per configuration"},
     {"cluster", cmd_cluster, "an emulated cloud cluster on this machine (namespaces, tc, cgroups)"},
+    {"sweep", cmd_sweep, "train every (K, B) to the target: measured time and cost (ground truth)"},
     {"plan", cmd_plan, "predict time and cost of every (VM, K, B) from measurements; pick one"},
 };
 

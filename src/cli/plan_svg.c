@@ -1,8 +1,5 @@
 /*
- * plan_svg.c - draws a plan like the Scavenger paper's trade-off figures: cost against
- * time to target on log axes, one line per global batch B across K (for the chosen VM
- * type), the Pareto front over all planned configurations, and the chosen point. Written
- * atomically.
+ * plan_svg.c - cost-time trade-off figures (see plan_svg.h). Written atomically.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "plan_svg.h"
@@ -26,6 +23,7 @@ static double py(const axes *a, double c) { return H - BOT - (log10(c) - a->ly0)
 typedef struct {
     char *buf;
     size_t len, cap;
+    int oom;
 } sbuf;
 
 static void put(sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -43,7 +41,10 @@ static void put(sbuf *s, const char *fmt, ...)
         }
         size_t cap = (s->cap + (size_t)n + 1) * 2;
         char *nb = realloc(s->buf, cap);
-        if (!nb) return;
+        if (!nb) {
+            s->oom = 1;
+            return;
+        }
         s->buf = nb;
         s->cap = cap;
     }
@@ -71,27 +72,39 @@ static void ticks(sbuf *s, const axes *a, int xaxis, double scale, const char *u
         }
 }
 
-int plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res, scv_err *err)
+static void extend(axes *a, const svg_series *s)
 {
-    const scv_plan_point *pts = res->points, *ch = &pts[res->chosen];
-    axes a = {INFINITY, -INFINITY, INFINITY, -INFINITY};
-    for (size_t i = 0; i < res->n_points; i++) {
-        if (pts[i].vm != ch->vm && !pts[i].pareto) continue;
-        a.lx0 = fmin(a.lx0, log10(pts[i].time_s));
-        a.lx1 = fmax(a.lx1, log10(pts[i].time_s));
-        a.ly0 = fmin(a.ly0, log10(pts[i].cost));
-        a.ly1 = fmax(a.ly1, log10(pts[i].cost));
+    for (size_t i = 0; s && i < s->n; i++) {
+        if (!(s->t[i] > 0) || !(s->c[i] > 0)) continue;
+        a->lx0 = fmin(a->lx0, log10(s->t[i]));
+        a->lx1 = fmax(a->lx1, log10(s->t[i]));
+        a->ly0 = fmin(a->ly0, log10(s->c[i]));
+        a->ly1 = fmax(a->ly1, log10(s->c[i]));
     }
+}
+
+static void legend(sbuf *s, int row, const char *color, const char *dash, const char *label)
+{
+    int y = T + 10 + 18 * row;
+    put(s, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'%s/>"
+           "<text x='%d' y='%d' font-size='12'>%s</text>\n",
+        W - R + 12, y, W - R + 34, y, color, dash, W - R + 40, y + 4, label);
+}
+
+int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err)
+{
+    axes a = {INFINITY, -INFINITY, INFINITY, -INFINITY};
+    for (size_t i = 0; i < fig->n_series; i++) extend(&a, &fig->series[i]);
+    extend(&a, fig->front);
+    if (!isfinite(a.lx0)) return scv_err_set(err, SCV_EINVAL, "%s: nothing to draw", path);
     double padx = fmax(0.05, 0.05 * (a.lx1 - a.lx0)), pady = fmax(0.05, 0.05 * (a.ly1 - a.ly0));
     a.lx0 -= padx, a.lx1 += padx, a.ly0 -= pady, a.ly1 += pady;
     double tscale = a.lx1 > log10(7200) ? 3600 : a.lx1 > log10(300) ? 60 : 1;
-    const char *tunit = tscale == 3600 ? " h" : tscale == 60 ? " min" : " s";
     sbuf s = {0};
     put(&s, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif'>\n", W, H);
     put(&s, "<rect width='100%%' height='100%%' fill='white'/>\n");
-    put(&s, "<text x='%d' y='28' font-size='16'>Predicted cost against time to target (%s; lines: B across K)</text>\n",
-        L, cat->vms[ch->vm].name);
-    ticks(&s, &a, 1, tscale, tunit);
+    put(&s, "<text x='%d' y='28' font-size='16'>%s</text>\n", L, fig->title);
+    ticks(&s, &a, 1, tscale, tscale == 3600 ? " h" : tscale == 60 ? " min" : " s");
     ticks(&s, &a, 0, 1, "");
     put(&s, "<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='black'/>\n", L, T, W - L - R, H - T - BOT);
     put(&s, "<text x='%d' y='%d' text-anchor='middle' font-size='13'>time to target (%s, log)</text>\n",
@@ -100,46 +113,84 @@ int plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_resu
         T + (H - T - BOT) / 2, T + (H - T - BOT) / 2);
     static const char *colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
                                    "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-    /* one line per batch on the chosen VM type, points in K order (they were generated so) */
-    int batches[64], nb = 0;
-    for (size_t i = 0; i < res->n_points && nb < 64; i++) {
-        if (pts[i].vm != ch->vm) continue;
-        int seen = 0;
-        for (int j = 0; j < nb; j++) seen |= batches[j] == pts[i].batch;
-        if (!seen) batches[nb++] = pts[i].batch;
-    }
-    int step = nb > 10 ? (nb + 9) / 10 : 1, legend = 0;
-    for (int j = 0; j < nb; j += step) {
-        const char *col = colors[(j / step) % 10];
+    int row = 0;
+    for (size_t j = 0; j < fig->n_series; j++) {
+        const svg_series *ser = &fig->series[j];
+        const char *col = colors[j % 10];
         put(&s, "<polyline fill='none' stroke='%s' stroke-width='1.5' points='", col);
-        for (size_t i = 0; i < res->n_points; i++)
-            if (pts[i].vm == ch->vm && pts[i].batch == batches[j])
-                put(&s, "%.1f,%.1f ", px(&a, pts[i].time_s), py(&a, pts[i].cost));
+        for (size_t i = 0; i < ser->n; i++) put(&s, "%.1f,%.1f ", px(&a, ser->t[i]), py(&a, ser->c[i]));
         put(&s, "'/>\n");
-        put(&s, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'/>"
-                "<text x='%d' y='%d' font-size='12'>B = %d</text>\n",
-            W - R + 12, T + 10 + 18 * legend, W - R + 34, T + 10 + 18 * legend, col, W - R + 40,
-            T + 14 + 18 * legend, batches[j]);
-        legend++;
+        for (size_t i = 0; i < ser->n; i++)
+            put(&s, "<circle cx='%.1f' cy='%.1f' r='2.5' fill='%s'/>\n", px(&a, ser->t[i]), py(&a, ser->c[i]), col);
+        legend(&s, row++, col, "", ser->label);
     }
-    put(&s, "<polyline fill='none' stroke='black' stroke-width='2.5' stroke-dasharray='6 3' points='");
-    for (size_t i = 0; i < res->n_front; i++)
-        put(&s, "%.1f,%.1f ", px(&a, pts[res->front[i]].time_s), py(&a, pts[res->front[i]].cost));
-    put(&s, "'/>\n");
-    put(&s, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black' stroke-width='2.5' stroke-dasharray='6 3'/>"
-            "<text x='%d' y='%d' font-size='12'>Pareto front</text>\n",
-        W - R + 12, T + 10 + 18 * legend, W - R + 34, T + 10 + 18 * legend, W - R + 40, T + 14 + 18 * legend);
-    legend++;
-    double cx = px(&a, ch->time_s), cy = py(&a, ch->cost);
-    put(&s, "<circle cx='%.1f' cy='%.1f' r='7' fill='red' stroke='black'/>\n", cx, cy);
-    put(&s, "<text x='%.1f' y='%.1f' font-size='12'>chosen: K=%d, B=%d</text>\n", cx + 10, cy - 10,
-        ch->workers, ch->batch);
-    put(&s, "<circle cx='%d' cy='%d' r='6' fill='red' stroke='black'/><text x='%d' y='%d' font-size='12'>%s</text>\n",
-        W - R + 23, T + 10 + 18 * legend, W - R + 40, T + 14 + 18 * legend, "chosen");
+    if (fig->front) {
+        put(&s, "<polyline fill='none' stroke='black' stroke-width='2.5' stroke-dasharray='6 3' points='");
+        for (size_t i = 0; i < fig->front->n; i++)
+            put(&s, "%.1f,%.1f ", px(&a, fig->front->t[i]), py(&a, fig->front->c[i]));
+        put(&s, "'/>\n");
+        legend(&s, row++, "black", " stroke-dasharray='6 3'", "Pareto front");
+    }
+    if (fig->has_mark) {
+        double cx = px(&a, fig->mark_t), cy = py(&a, fig->mark_c);
+        put(&s, "<circle cx='%.1f' cy='%.1f' r='7' fill='red' stroke='black'/>\n", cx, cy);
+        put(&s, "<text x='%.1f' y='%.1f' font-size='12'>%s</text>\n", cx + 10, cy - 10, fig->mark_label);
+        put(&s, "<circle cx='%d' cy='%d' r='6' fill='red' stroke='black'/><text x='%d' y='%d' font-size='12'>chosen</text>\n",
+            W - R + 23, T + 10 + 18 * row, W - R + 40, T + 14 + 18 * row);
+    }
     put(&s, "</svg>\n");
-    if (!s.buf) return scv_err_set(err, SCV_ENOMEM, "out of memory writing %s", path);
+    if (!s.buf || s.oom) {
+        free(s.buf);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory writing %s", path);
+    }
     scv_iov part = {s.buf, s.len};
     int rc = scv_write_atomic(path, &part, 1, err);
     free(s.buf);
+    return rc;
+}
+
+int plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res, scv_err *err)
+{
+    const scv_plan_point *pts = res->points, *ch = &pts[res->chosen];
+    /* one series per batch on the chosen VM type (points were generated in K order);
+     * at most 10 batches, spread over the range */
+    int batches[4096];
+    size_t nb = 0;
+    for (size_t i = 0; i < res->n_points && nb < 4096; i++) {
+        if (pts[i].vm != ch->vm) continue;
+        size_t j = 0;
+        while (j < nb && batches[j] != pts[i].batch) j++;
+        if (j == nb) batches[nb++] = pts[i].batch;
+    }
+    size_t step = nb > 10 ? (nb + 9) / 10 : 1, ns = 0;
+    svg_series ser[10], front = {.n = res->n_front};
+    double *buf = malloc(sizeof(double) * 2 * (res->n_points + res->n_front));
+    if (!buf) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    double *p = buf;
+    for (size_t j = 0; j < nb && ns < 10; j += step) {
+        svg_series *s = &ser[ns++];
+        snprintf(s->label, sizeof s->label, "B = %d", batches[j]);
+        s->t = p;
+        s->n = 0;
+        for (size_t i = 0; i < res->n_points; i++)
+            if (pts[i].vm == ch->vm && pts[i].batch == batches[j]) p[s->n++] = pts[i].time_s;
+        s->c = p + s->n;
+        size_t k = 0;
+        for (size_t i = 0; i < res->n_points; i++)
+            if (pts[i].vm == ch->vm && pts[i].batch == batches[j]) s->c[k++] = pts[i].cost;
+        p += 2 * s->n;
+    }
+    front.t = p;
+    front.c = p + res->n_front;
+    for (size_t i = 0; i < res->n_front; i++)
+        front.t[i] = pts[res->front[i]].time_s, front.c[i] = pts[res->front[i]].cost;
+    char title[160], mark[64];
+    snprintf(title, sizeof title, "Predicted cost against time to target (%s; lines: B across K)",
+             cat->vms[ch->vm].name);
+    snprintf(mark, sizeof mark, "chosen: K=%d, B=%d", ch->workers, ch->batch);
+    svg_figure fig = {.title = title, .series = ser, .n_series = ns, .front = &front, .has_mark = 1,
+                      .mark_t = ch->time_s, .mark_c = ch->cost, .mark_label = mark};
+    int rc = svg_tradeoff_write(path, &fig, err);
+    free(buf);
     return rc;
 }

@@ -1,9 +1,31 @@
 /*
- * plan_svg.h - the cost-time trade-off figure of a plan, as a standalone SVG file.
+ * plan_svg.h - cost against time figures (the Scavenger paper's trade-off plots) as
+ * standalone SVG files: polylines (e.g. one per batch across K), an optional Pareto front
+ * and an optional highlighted point, on log axes.
  */
 #ifndef SCV_PLAN_SVG_H
 #define SCV_PLAN_SVG_H
+#include <stddef.h>
 #include "scv.h"
+
+typedef struct svg_series {
+    char label[48];
+    double *t, *c;   /* seconds, dollars */
+    size_t n;
+} svg_series;
+
+typedef struct svg_figure {
+    const char *title;
+    const svg_series *series;
+    size_t n_series;
+    const svg_series *front;  /* NULL: none */
+    int has_mark;             /* highlight (mark_t, mark_c) */
+    double mark_t, mark_c;
+    const char *mark_label;
+} svg_figure;
+
+int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err);
+/* The figure of a plan: one line per B across K on the chosen VM type, the front, the choice. */
 int plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res,
                    scv_err *err);
 #endif

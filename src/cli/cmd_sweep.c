@@ -1,0 +1,249 @@
+/*
+ * cmd_sweep.c - `scavenger sweep`: the ground truth the models are judged against. Trains
+ * every (K, B) of the lists to the target accuracy (on an emulated cluster, or locally),
+ * and records measured iteration time, iterations, epochs, wall time and cost (K x wall
+ * time x the catalog price of the VM type the measurements stand for). Writes
+ * OUT/sweep.csv, OUT/sweep.md and OUT/sweep.svg (cost against time, one line per B), and
+ * each run's metrics as OUT/k<K>b<B>.jsonl.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "opts.h"
+#include "plan_svg.h"
+#include "scv.h"
+#include "../core/util.h"
+#include "../runtime/cluster.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SWEEP_USAGE                                                                        \
+    "usage: scavenger sweep [--cluster NAME] --workers LIST --batch LIST\n"                 \
+    "                       --target-accuracy A --out DIR [--catalog CSV] [--vm-type TYPE]\n" \
+    "                       [train options...]\n"
+
+typedef struct {
+    int K, B, reached;
+    double iterations, epochs, wall, t_iter, accuracy, cost;
+} row;
+
+/* Runs `scavenger train ...`, returns its exit status; the last stdout line in line. */
+static int run_train(char **argv, char *line, size_t cap)
+{
+    int fd[2];
+    if (pipe(fd)) return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    close(fd[1]);
+    FILE *f = fdopen(fd[0], "r");
+    char buf[4096];
+    line[0] = 0;
+    while (f && fgets(buf, sizeof buf, f))
+        if (buf[0] == '{') snprintf(line, cap, "%s", buf);
+    if (f) fclose(f);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static double jnum(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    const char *cluster = NULL, *wl = NULL, *bl = NULL, *out = NULL, *catalog = NULL, *vmtype = NULL;
+    double target = 0;
+    char *fwd[128];
+    int nfwd = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            printf(SWEEP_USAGE "\nTrains every (K, B) to the target and records measured time and cost:\n"
+                               "the ground truth for the models. Other options go to `scavenger train`\n"
+                               "(e.g. --model mlp --hidden 64 --epochs 10 --lr 0.05).\n");
+            return EXIT_OK;
+        }
+        if (has && !strcmp(a, "--cluster")) cluster = argv[++i];
+        else if (has && !strcmp(a, "--workers")) wl = argv[++i];
+        else if (has && !strcmp(a, "--batch")) bl = argv[++i];
+        else if (has && !strcmp(a, "--out")) out = argv[++i];
+        else if (has && !strcmp(a, "--catalog")) catalog = argv[++i];
+        else if (has && !strcmp(a, "--vm-type")) vmtype = argv[++i];
+        else if (has && !strcmp(a, "--target-accuracy")) {
+            if (scv_parse_f64(argv[++i], &target) || !(target > 0) || target > 1) {
+                fprintf(stderr, "scavenger sweep: --target-accuracy '%s': expected a number in (0,1]\n", argv[i]);
+                return EXIT_USAGE;
+            }
+        } else if (a[0] == '-' && nfwd < 120) {
+            fwd[nfwd++] = argv[i];
+            if (has && argv[i + 1][0] != '-') fwd[nfwd++] = argv[++i];
+        } else {
+            fprintf(stderr, "scavenger sweep: unexpected argument '%s'\n" SWEEP_USAGE, a);
+            return EXIT_USAGE;
+        }
+    }
+    if (!wl || !bl || !out || !(target > 0)) {
+        fprintf(stderr, "scavenger sweep: --workers, --batch, --target-accuracy and --out are required\n" SWEEP_USAGE);
+        return EXIT_USAGE;
+    }
+    char msg[256];
+    int *Ks = NULL, *Bs = NULL;
+    long nk = scv_parse_int_set(wl, 0, 1, 1024, &Ks, msg, sizeof msg), nb = -1;
+    if (nk > 0) nb = scv_parse_int_set(bl, 1, 1, 1 << 24, &Bs, msg, sizeof msg);
+    if (nk < 0 || nb < 0) {
+        fprintf(stderr, "scavenger sweep: %s\n", msg);
+        free(Ks);
+        return EXIT_USAGE;
+    }
+    scv_err err = {0};
+    scv_catalog *cat = NULL;
+    row *rows = calloc((size_t)(nk * nb), sizeof(row));
+    int rc = EXIT_FAIL, nr = 0;
+    char buf[4200], path[4200];
+    if (!catalog) catalog = scv_default_data_file("vm-catalog.csv", buf, sizeof buf);
+    if (scv_catalog_load(catalog, &cat, &err)) goto done;
+    scv_cluster cl;
+    if (cluster) {
+        if (scv_cluster_load(cluster, &cl, &err)) goto done;
+        if (!vmtype) vmtype = cl.vm[0].catalog_type;
+    }
+    if (!vmtype) {
+        scv_err_set(&err, SCV_EINVAL, "say which VM type the measurements stand for: --cluster or --vm-type");
+        goto done;
+    }
+    const scv_vm_type *vm = scv_catalog_find(cat, vmtype);
+    if (!vm) {
+        scv_err_set(&err, SCV_ENOTFOUND, "%s: not a VM type of %s", vmtype, catalog);
+        goto done;
+    }
+    if (mkdir(out, 0755) && errno != EEXIST) {
+        scv_err_set(&err, SCV_EIO, "%s: %s", out, strerror(errno));
+        goto done;
+    }
+    int total = (int)(nk * nb), idx = 0;
+    for (long bi = 0; bi < nb; bi++)
+        for (long ki = 0; ki < nk; ki++) {
+            int K = Ks[ki], B = Bs[bi];
+            idx++;
+            if (B < K) continue;
+            char ks[16], bs[16], ts[32], mp[4200], line[4096];
+            snprintf(ks, sizeof ks, "%d", K);
+            snprintf(bs, sizeof bs, "%d", B);
+            snprintf(ts, sizeof ts, "%g", target);
+            snprintf(mp, sizeof mp, "%s/k%db%d.jsonl", out, K, B);
+            char *av[160];
+            int n = 0;
+            av[n++] = "scavenger";
+            av[n++] = "train";
+            if (cluster) av[n++] = "--cluster", av[n++] = (char *)cluster;
+            av[n++] = "--vm-type", av[n++] = (char *)vmtype;
+            av[n++] = "--workers", av[n++] = ks;
+            av[n++] = "--batch", av[n++] = bs;
+            av[n++] = "--target-accuracy", av[n++] = ts;
+            av[n++] = "--metrics", av[n++] = mp;
+            av[n++] = "--json", av[n++] = "--progress", av[n++] = "never";
+            for (int i = 0; i < nfwd; i++) av[n++] = fwd[i];
+            av[n] = NULL;
+            fprintf(stderr, "[%d/%d] K=%d B=%d ...", idx, total, K, B);
+            double t0 = scv_now();
+            int st = run_train(av, line, sizeof line);
+            cJSON *o = line[0] ? cJSON_Parse(line) : NULL;
+            if (!o || (st != 0 && st != 1)) {
+                fprintf(stderr, " failed (exit %d)\n", st);
+                cJSON_Delete(o);
+                scv_err_set(&err, SCV_EIO, "training K=%d B=%d failed (exit %d); metrics in %s", K, B, st, mp);
+                goto done;
+            }
+            row *r = &rows[nr++];
+            r->K = K, r->B = B;
+            r->iterations = jnum(o, "iterations");
+            r->epochs = jnum(o, "epochs");
+            r->wall = jnum(o, "wall_seconds");
+            r->t_iter = jnum(o, "t_iter_mean");
+            r->accuracy = jnum(o, "test_accuracy");
+            r->reached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "reached_target"));
+            r->cost = K * r->wall / 3600.0 * vm->ondemand;
+            cJSON_Delete(o);
+            fprintf(stderr, " %s in %.1f s (%.0f iterations, %.2f epochs), %.1f s total\n",
+                    r->reached ? "reached" : "NOT reached", r->wall, r->iterations, r->epochs, scv_now() - t0);
+        }
+    /* CSV and markdown */
+    snprintf(path, sizeof path, "%s/sweep.csv", out);
+    FILE *f = fopen(path, "w");
+    snprintf(buf, sizeof buf, "%s/sweep.md", out);
+    FILE *m = fopen(buf, "w");
+    if (!f || !m) {
+        if (f) fclose(f);
+        if (m) fclose(m);
+        scv_err_set(&err, SCV_EIO, "%s: cannot write results", out);
+        goto done;
+    }
+    fprintf(f, "workers,batch,reached,test_accuracy,iterations,epochs,t_iter_s,wall_s,cost_usd,vm_type,price_usd_hr\n");
+    fprintf(m, "| K | B | reached | test acc. | iterations | epochs | t_iter (ms) | wall (s) | cost ($, %s at $%.4g/h) |\n"
+               "|---|---|---|---|---|---|---|---|---|\n", vmtype, vm->ondemand);
+    for (int i = 0; i < nr; i++) {
+        row *r = &rows[i];
+        fprintf(f, "%d,%d,%d,%.4f,%.0f,%.4f,%.6f,%.3f,%.8f,%s,%.6g\n", r->K, r->B, r->reached, r->accuracy,
+                r->iterations, r->epochs, r->t_iter, r->wall, r->cost, vmtype, vm->ondemand);
+        fprintf(m, "| %d | %d | %s | %.4f | %.0f | %.2f | %.2f | %.1f | %.6f |\n", r->K, r->B,
+                r->reached ? "yes" : "no", r->accuracy, r->iterations, r->epochs, 1e3 * r->t_iter, r->wall, r->cost);
+    }
+    fclose(f);
+    fclose(m);
+    /* figure: one line per B across K (runs that reached the target) */
+    svg_series ser[64];
+    size_t ns = 0;
+    double *vals = malloc(sizeof(double) * 2 * (size_t)(nr + 1));
+    for (long bi = 0; vals && bi < nb && ns < 64; bi++) {
+        svg_series *s = &ser[ns];
+        snprintf(s->label, sizeof s->label, "B = %d", Bs[bi]);
+        s->n = 0;
+        s->t = vals + (size_t)bi * (size_t)nk;
+        s->c = vals + (size_t)nr + (size_t)bi * (size_t)nk;
+        for (int i = 0; i < nr; i++)
+            if (rows[i].B == Bs[bi] && rows[i].reached) {
+                s->t[s->n] = rows[i].wall;
+                s->c[s->n++] = rows[i].cost;
+            }
+        if (s->n) ns++;
+    }
+    snprintf(path, sizeof path, "%s/sweep.svg", out);
+    char title[160];
+    snprintf(title, sizeof title, "Measured cost against time to %.1f%% accuracy (%s; lines: B across K)",
+             100 * target, vmtype);
+    svg_figure fig = {.title = title, .series = ser, .n_series = ns};
+    if (ns && svg_tradeoff_write(path, &fig, &err)) {
+        free(vals);
+        goto done;
+    }
+    free(vals);
+    FILE *mm = fopen(buf, "r");
+    char l2[512];
+    while (mm && fgets(l2, sizeof l2, mm)) fputs(l2, stdout);
+    if (mm) fclose(mm);
+    rc = EXIT_OK;
+done:
+    if (rc != EXIT_OK) fprintf(stderr, "scavenger sweep: %s\n", err.msg);
+    scv_catalog_free(cat);
+    free(rows);
+    free(Ks);
+    free(Bs);
+    return rc;
+}
