@@ -128,7 +128,7 @@ def predict(iterations=80):
     pred = lambda j: {(p["workers"], p["batch"]): p["t_iter"] for p in j["points"]}
     pp, pf = pred(part), pred(full)
     print(f"# parallel-model error, LeNet, {iterations} iterations per configuration "
-          f"(median t_iter after warm-up); {machine()}")
+          f"(mean t_iter after warm-up); {machine()}")
     print("| K | B | measured ms | partial (2 extremes) ms | error | full fit ms | error |")
     print("|---|---|---|---|---|---|---|")
     ep, ef = [], []
@@ -224,7 +224,7 @@ def cluster(iterations=40):
     d = tempfile.mkdtemp()
     try:
         print(f"# iteration time against K, global batch {B} (b = {B}/K), {iterations} iterations "
-              f"(median after warm-up); emulated c5.xlarge VMs = 0.25 host core + 78 Mbit/s each; "
+              f"(means after warm-up); emulated c5.xlarge VMs = 0.25 host core + 78 Mbit/s each; "
               f"{machine()}")
         for model, extra in (("mlp", ["--hidden", "256,128"]), ("lenet", [])):
             rows, files = {}, []

@@ -158,6 +158,14 @@ typedef struct scv_train_params {
     int resume;
     int progress;              /* 1 = progress line on stderr */
     int no_grad_stats;         /* 1 = skip the gradient-norm statistics (benchmarks only) */
+    /* online stopping rules for the Scavenger loop (0 = off): */
+    int stop_noise_window;     /* stop once B_simple of two consecutive windows of this many
+                                  iterations agree within stop_noise_tol (needs K >= 2) */
+    double stop_noise_tol;
+    double stop_time_rse;      /* stop once the relative standard error of the mean t_iter of
+                                  this invocation (after 3 warm-up iterations) is below this */
+    int stop_time_min;         /* ... and at least this many iterations were measured */
+    int no_final_eval;         /* 1 = no test-set evaluation when this invocation ends */
     int quiet;
 } scv_train_params;
 
@@ -175,6 +183,9 @@ typedef struct scv_train_result {
     double t_compute_mean, t_comm_mean, t_iter_mean;
     int reached_target;
     int interrupted;
+    char stopped_by[24];       /* iterations | epochs | target | noise_stable | time_stable |
+                                  interrupted | max_epochs */
+    double b_simple;           /* last window's estimate (noise rule), NaN if none */
 } scv_train_result;
 
 scv_train_params scv_train_params_default(void);
@@ -191,12 +202,12 @@ int scv_train_result_json(const scv_train_result *res, char *buf, size_t cap);
 /* ==== models and planner (pure computation: src/model/, libc and libm only) ==== */
 
 /* Measurements of one configuration, summarised from the trainer's metrics. Times are
- * medians over the iterations kept (the first ones of each configuration are warm-up). */
+ * means over the iterations kept (the first ones of each configuration are warm-up). */
 typedef struct scv_config_stats {
     char vm[64];            /* VM type the measurements stand for ("" = unknown) */
     int workers, batch;     /* K, global batch B */
     int n_iters;            /* iterations summarised */
-    double t_compute;       /* s, forward + backward */
+    double t_compute;       /* s, forward + backward (rank 0's) */
     double t_comm;          /* s, allreduce (including waiting) */
     double t_iter;          /* s, whole iteration */
     double g_local, g_global; /* means of |g_k|^2 (over ranks) and of |g|^2; 0 = not measured */

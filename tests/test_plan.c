@@ -389,7 +389,7 @@ static void t_profile(void)
         CHECK_EQ_INT(p->n, 2);
         CHECK(p->has_job && !strcmp(p->job.vm, "c5.xlarge") && p->job.n_params == 7850);
         CHECK_EQ_INT(p->configs[0].n_iters, 27);
-        CHECK_NEAR(p->configs[0].t_compute, 0.011, 1e-9, 0); /* median, warm-up left out */
+        CHECK_NEAR(p->configs[0].t_compute, 0.011, 1e-9, 0); /* mean, warm-up left out */
         CHECK_NEAR(p->configs[0].g_local, 2.0, 1e-12, 0);
         CHECK_EQ_INT(p->configs[1].n_iters, 7);
         CHECK(p->configs[1].g_local == 0); /* statistics off: not measured */

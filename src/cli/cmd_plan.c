@@ -12,7 +12,6 @@
 #include "../core/util.h"
 
 #include <getopt.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,23 +78,6 @@ static const struct option opts[] = {
     {"pricing", 1, 0, O_PRICING}, {"objective", 1, 0, O_OBJ}, {"deadline", 1, 0, O_DEADLINE},
     {"budget", 1, 0, O_BUDGET}, {"top", 1, 0, O_TOP}, {"svg", 1, 0, O_SVG}, {"json", 0, 0, O_JSON}, {"all", 0, 0, O_ALL},
     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
-
-/* data/vm-catalog.csv from the working directory, else next to the executable's build dir */
-static const char *default_catalog(char *buf, size_t cap)
-{
-    if (access("data/vm-catalog.csv", R_OK) == 0) return "data/vm-catalog.csv";
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *d = dirname(exe);
-        for (int up = 1; up <= 2; up++) {
-            snprintf(buf, cap, "%s/%s/data/vm-catalog.csv", d, up == 1 ? ".." : "../..");
-            if (access(buf, R_OK) == 0) return buf;
-        }
-    }
-    return "data/vm-catalog.csv";
-}
 
 static void fmt_time(double s, char *b, size_t cap)
 {
@@ -230,7 +212,7 @@ int cmd_plan(int argc, char **argv)
     int *vms = NULL;
     size_t nvms = 0;
     char catbuf[4200];
-    if (!catalog) catalog = default_catalog(catbuf, sizeof catbuf);
+    if (!catalog) catalog = scv_default_data_file("vm-catalog.csv", catbuf, sizeof catbuf);
     if (scv_profile_load(profile, &prof, &err) || scv_catalog_load(catalog, &cat, &err)) goto fail;
     if (!prof->has_job) {
         scv_err_set(&err, SCV_EINVAL, "%s: no job line (metrics from an older trainer?)", profile);

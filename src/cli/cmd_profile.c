@@ -1,6 +1,6 @@
 /*
  * cmd_profile.c - `scavenger profile METRICS[,...]`: what a profile holds, one line per
- * measured configuration (medians after warm-up, the noise statistics), as the models see it.
+ * measured configuration (mean times after warm-up, the noise statistics), as the models see it.
  */
 #include "cli.h"
 #include "scv.h"
@@ -16,7 +16,7 @@ int cmd_profile(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             printf("usage: scavenger profile METRICS[,...] [--json]\n\n"
-                   "Summarises the trainer's metrics per configuration (K, B): median times\n"
+                   "Summarises the trainer's metrics per configuration (K, B): mean times\n"
                    "after warm-up, the gradient-noise statistics and B_simple.\n");
             return EXIT_OK;
         }

@@ -7,6 +7,7 @@
  * each run's metrics as OUT/k<K>b<B>.jsonl.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "child.h"
 #include "cli.h"
 #include "opts.h"
 #include "plan_svg.h"
@@ -21,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define SWEEP_USAGE                                                                        \
@@ -33,31 +33,6 @@ typedef struct {
     int K, B, reached;
     double iterations, epochs, wall, t_iter, accuracy, cost;
 } row;
-
-/* Runs `scavenger train ...`, returns its exit status; the last stdout line in line. */
-static int run_train(char **argv, char *line, size_t cap)
-{
-    int fd[2];
-    if (pipe(fd)) return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        execv("/proc/self/exe", argv);
-        _exit(127);
-    }
-    close(fd[1]);
-    FILE *f = fdopen(fd[0], "r");
-    char buf[4096];
-    line[0] = 0;
-    while (f && fgets(buf, sizeof buf, f))
-        if (buf[0] == '{') snprintf(line, cap, "%s", buf);
-    if (f) fclose(f);
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
 
 static double jnum(const cJSON *o, const char *k)
 {
@@ -163,7 +138,7 @@ int cmd_sweep(int argc, char **argv)
             av[n] = NULL;
             fprintf(stderr, "[%d/%d] K=%d B=%d ...", idx, total, K, B);
             double t0 = scv_now();
-            int st = run_train(av, line, sizeof line);
+            int st = scv_run_self(av, line, sizeof line, NULL);
             cJSON *o = line[0] ? cJSON_Parse(line) : NULL;
             if (!o || (st != 0 && st != 1)) {
                 fprintf(stderr, " failed (exit %d)\n", st);

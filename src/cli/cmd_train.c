@@ -47,6 +47,10 @@ static void help(void)
            "  --iterations N        stop after N iterations in total (resumed ones count)\n"
            "  --target-accuracy A   stop once test accuracy >= A (0..1)\n"
            "  --eval-every N        evaluate every N iterations (default once an epoch)\n"
+           "  --stop-noise-stable W:TOL  stop once the noise scale B_simple of two consecutive\n"
+           "                        windows of W iterations agrees within TOL (K >= 2)\n"
+           "  --stop-time-stable R[:M]   stop once the mean iteration time is known within a\n"
+           "                        relative standard error R (after M iterations, default 10)\n"
            "Output and state:\n"
            "  --seed S              init and data-order seed (1)\n"
            "  --metrics FILE        one JSON object per iteration (and per evaluation)\n"
@@ -57,6 +61,7 @@ static void help(void)
            "  --json                last stdout line is a JSON summary\n"
            "  --progress WHEN       auto | always | never (auto: on a terminal)\n"
            "  --no-grad-stats       skip the gradient-norm statistics (to measure their cost)\n"
+           "  --no-final-eval       no test-set evaluation at the end of this invocation\n"
            "  -h, --help            this text\n"
            "\nExit status: 0 done, 1 failure (or target not reached), 2 usage error,\n"
            "130 interrupted (a checkpoint is written when --checkpoint is given).\n");
@@ -73,7 +78,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
-    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER
+    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL
 };
 
 static const struct option opts[] = {
@@ -87,7 +92,9 @@ static const struct option opts[] = {
     {"target-accuracy", 1, 0, O_TARGET}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
     {"metrics", 1, 0, O_METRICS}, {"checkpoint", 1, 0, O_CKPT},
     {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
-    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER}, {"help", 0, 0, 'h'},
+    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER},
+    {"stop-noise-stable", 1, 0, O_STOP_NOISE}, {"stop-time-stable", 1, 0, O_STOP_TIME},
+    {"no-final-eval", 0, 0, O_NO_EVAL}, {"help", 0, 0, 'h'},
     {0, 0, 0, 0}};
 
 /* Parses an integer option value into *out within [lo, hi]. */
@@ -200,8 +207,33 @@ int cmd_train(int argc, char **argv)
             break;
         case O_RESUME: p.resume = 1; break;
         case O_NO_STATS: p.no_grad_stats = 1; break;
+        case O_NO_EVAL: p.no_final_eval = 1; break;
         case O_VM: p.vm_type = optarg; break;
         case O_CLUSTER: cluster = optarg; break;
+        case O_STOP_NOISE: {
+            char *colon = strchr(optarg, ':');
+            int64_t w = 0;
+            double tol = 0;
+            if (!colon) return usage_error("--stop-noise-stable '%s': expected W:TOL, e.g. 40:0.25", optarg);
+            *colon = 0;
+            int bad = scv_parse_i64(optarg, &w) || w < 2 || scv_parse_f64(colon + 1, &tol) || !(tol > 0);
+            *colon = ':';
+            if (bad) return usage_error("--stop-noise-stable '%s': expected W:TOL, e.g. 40:0.25", optarg);
+            p.stop_noise_window = (int)w;
+            p.stop_noise_tol = tol;
+            break;
+        }
+        case O_STOP_TIME: {
+            char *colon = strchr(optarg, ':');
+            int64_t mn = 10;
+            if (colon) *colon = 0;
+            int bad = scv_parse_f64(optarg, &p.stop_time_rse) || !(p.stop_time_rse > 0) ||
+                      (colon && (scv_parse_i64(colon + 1, &mn) || mn < 2));
+            if (colon) *colon = ':';
+            if (bad) return usage_error("--stop-time-stable '%s': expected REL[:MIN], e.g. 0.02:10", optarg);
+            p.stop_time_min = (int)mn;
+            break;
+        }
         case O_JSON: json = 1; break;
         case O_PROGRESS:
             if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never"))

@@ -11,6 +11,7 @@
 #include "scv.h"
 
 double scv_now(void); /* seconds, CLOCK_MONOTONIC */
+double scv_wall_clock(void); /* seconds since the epoch, CLOCK_REALTIME */
 
 typedef struct scv_rng {
     uint64_t s[4];

@@ -1,7 +1,7 @@
 /*
  * profile.c - reads the trainer's metrics files (JSON lines, parsed with cJSON) into
- * per-configuration summaries for the models: medians of the times, means of the two
- * squared gradient norms, after leaving out each run's warm-up iterations.
+ * per-configuration summaries for the models: means of the times and of the two squared
+ * gradient norms, after leaving out each run's warm-up iterations.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
@@ -39,18 +39,6 @@ static void str_field(const cJSON *o, const char *k, char *dst, size_t cap)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     if (cJSON_IsString(v) && v->valuestring) snprintf(dst, cap, "%s", v->valuestring);
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Reads one file, appending iteration records; fills job from its "job" line. */
@@ -126,32 +114,25 @@ static int read_file(const char *path, rec **rs, size_t *n, size_t *cap, int *se
     return rc;
 }
 
-/* Summarises the records [lo, hi) of one configuration (warm-up already removed). */
-static void summarise(rec *r, size_t *keep, size_t m, scv_config_stats *c)
+/* Summarises the kept records of one configuration: mean times (total time over
+ * iterations is what the time to target depends on; a CPU quota's throttling stalls are
+ * systematic, not outliers) and mean squared norms. */
+static void summarise(const rec *r, const size_t *keep, size_t m, scv_config_stats *c)
 {
-    double *v = malloc(sizeof(double) * m);
-    if (!v) return;
-    double sl = 0, sg = 0;
+    double tc = 0, tm = 0, ti = 0, sl = 0, sg = 0;
     size_t ng = 0;
-    for (int f = 0; f < 3; f++) {
-        for (size_t i = 0; i < m; i++) {
-            const rec *x = &r[keep[i]];
-            v[i] = f == 0 ? x->tc : f == 1 ? x->tm : x->ti;
-        }
-        double med = median(v, m);
-        if (f == 0) c->t_compute = med;
-        else if (f == 1) c->t_comm = med;
-        else c->t_iter = med;
-    }
     for (size_t i = 0; i < m; i++) {
         const rec *x = &r[keep[i]];
+        tc += x->tc, tm += x->tm, ti += x->ti;
         if (isfinite(x->gl) && isfinite(x->gg)) sl += x->gl, sg += x->gg, ng++;
         c->epoch_progress = fmax(c->epoch_progress, x->ep);
     }
+    c->t_compute = tc / (double)m;
+    c->t_comm = tm / (double)m;
+    c->t_iter = ti / (double)m;
     c->g_local = ng ? sl / (double)ng : 0;
     c->g_global = ng ? sg / (double)ng : 0;
     c->n_iters = (int)m;
-    free(v);
 }
 
 int scv_profile_load(const char *paths, scv_profile **out, scv_err *err)

@@ -26,9 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { X_LOCAL_SQ, X_HAS, X_LOSS, X_CORRECT, X_STOP, X_COUNT };
+enum { X_LOCAL_SQ, X_HAS, X_LOSS, X_CORRECT, X_STOP, X_TIME_STABLE, X_COUNT };
 
 static volatile sig_atomic_t g_stop;
+static int g_time_stable;
 static void on_signal(int sig) { (void)sig; g_stop = 1; }
 
 /* Squared norm in double with 8 independent partial sums: no serial dependency chain, so
@@ -138,17 +139,21 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
 
 int scv_train_result_json(const scv_train_result *r, char *buf, size_t cap)
 {
+    char bs[32] = "null", acc[32] = "null", loss[32] = "null"; /* JSON has no NaN */
+    if (isfinite(r->b_simple)) snprintf(bs, sizeof bs, "%.6g", r->b_simple);
+    if (isfinite(r->test_accuracy)) snprintf(acc, sizeof acc, "%.6g", r->test_accuracy);
+    if (isfinite(r->test_loss)) snprintf(loss, sizeof loss, "%.6g", r->test_loss);
     return snprintf(buf, cap,
                     "{\"model\":\"%s\",\"workers\":%d,\"batch\":%d,\"iterations\":%lld,"
                     "\"iterations_run\":%lld,\"epochs\":%.6g,\"samples_per_sec\":%.6g,"
-                    "\"test_accuracy\":%.6g,\"test_loss\":%.6g,\"train_loss\":%.6g,"
+                    "\"test_accuracy\":%s,\"test_loss\":%s,\"train_loss\":%.6g,"
                     "\"wall_seconds\":%.6g,\"t_compute_mean\":%.6g,\"t_comm_mean\":%.6g,"
-                    "\"t_iter_mean\":%.6g,\"reached_target\":%s,\"interrupted\":%s}",
+                    "\"t_iter_mean\":%.6g,\"reached_target\":%s,\"interrupted\":%s,"
+                    "\"stopped_by\":\"%s\",\"b_simple\":%s}",
                     r->model, r->workers, r->batch, (long long)r->iterations,
-                    (long long)r->iterations_run, r->epochs, r->samples_per_sec, r->test_accuracy,
-                    r->test_loss, r->train_loss, r->wall_seconds, r->t_compute_mean,
+                    (long long)r->iterations_run, r->epochs, r->samples_per_sec, acc, loss, r->train_loss, r->wall_seconds, r->t_compute_mean,
                     r->t_comm_mean, r->t_iter_mean, r->reached_target ? "true" : "false",
-                    r->interrupted ? "true" : "false");
+                    r->interrupted ? "true" : "false", r->stopped_by, bs);
 }
 
 /* ---- state of one run ---- */
@@ -327,6 +332,8 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     scv_compute_threads(p->threads);
     run_ctx c = {.p = p};
     g_stop = 0;
+    g_time_stable = 0;
+    int time_stop = 0;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -344,11 +351,24 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     double t_start = scv_now(), sum_comp = 0, sum_comm = 0, sum_iter = 0, last_print = 0;
     double acc = NAN, tloss = NAN, loss_ema = NAN;
     int evaluated_at_end = 0;
+    /* online stopping rules: noise windows and the running mean of t_iter (Welford) */
+    double win_l = 0, win_g = 0, prev_bs = NAN, t_mean = 0, t_m2 = 0;
+    int win_n = 0;
+    int64_t t_n = 0;
+    res->b_simple = NAN;
+    snprintf(res->stopped_by, sizeof res->stopped_by, "%s", "max_epochs");
 
     for (;;) {
         /* stopping rules checked before the step */
-        if (p->iterations && (int64_t)c.st.iteration >= p->iterations) break;
-        if (p->epochs > 0 && (double)c.st.samples_seen >= p->epochs * (double)N - 0.5) break;
+        if (time_stop) break;
+        if (p->iterations && (int64_t)c.st.iteration >= p->iterations) {
+            snprintf(res->stopped_by, sizeof res->stopped_by, "iterations");
+            break;
+        }
+        if (p->epochs > 0 && (double)c.st.samples_seen >= p->epochs * (double)N - 0.5) {
+            snprintf(res->stopped_by, sizeof res->stopped_by, "epochs");
+            break;
+        }
         if (p->target_accuracy > 0 && !(p->epochs > 0) && !p->iterations &&
             (double)c.st.samples_seen >= 200.0 * (double)N) break; /* safety bound: 200 epochs */
         if (c.st.pos >= (uint64_t)N) {
@@ -383,6 +403,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
         g[np + X_LOSS] = (float)loss_sum;
         g[np + X_CORRECT] = (float)correct;
         g[np + X_STOP] = (float)g_stop;
+        g[np + X_TIME_STABLE] = (float)g_time_stable;
         if ((rc = scv_comm_allreduce_f32(c.comm, g, np + X_COUNT, err))) break;
         double t3 = scv_now();
         /* SGD step, with |g|^2 of the averaged gradient in the same pass */
@@ -419,13 +440,17 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
                     "\"workers\":%d,\"batch\":%lld,\"local_batch\":%lld,\"t_compute\":%.6e,"
                     "\"t_comm\":%.6e,\"t_iter\":%.6e,\"loss\":%.6g,\"train_accuracy\":%.4f,"
                     "\"lr\":%.6g,\"grad_sqnorm_local_mean\":%s,\"grad_sqnorm_global\":%s,"
-                    "\"samples_seen\":%llu}\n",
+                    "\"samples_seen\":%llu,\"ts\":%.6f}\n",
                     (unsigned long long)c.st.iteration, (unsigned long long)c.st.epoch,
                     (double)c.st.samples_seen / (double)N, c.K, (long long)Bcur, (long long)bk,
                     t2 - t1, t3 - t2, t4 - t0, loss, g[np + X_CORRECT] / (double)Bcur, lr, nl, ng,
-                    (unsigned long long)c.st.samples_seen);
+                    (unsigned long long)c.st.samples_seen, scv_wall_clock());
         }
         int stop_now = g[np + X_STOP] > 0;
+        if (!stop_now && g[np + X_TIME_STABLE] > 0) { /* rank 0's iteration-time rule fired */
+            snprintf(res->stopped_by, sizeof res->stopped_by, "time_stable");
+            time_stop = 1;
+        }
         int epoch_end = c.st.pos >= (uint64_t)N;
         int last = (p->iterations && (int64_t)c.st.iteration >= p->iterations) ||
                    (p->epochs > 0 && (double)c.st.samples_seen >= p->epochs * (double)N - 0.5);
@@ -468,13 +493,47 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
         }
         if (stop_now) {
             res->interrupted = 1;
+            snprintf(res->stopped_by, sizeof res->stopped_by, "interrupted");
             break;
         }
-        if (res->reached_target) break;
+        if (res->reached_target) {
+            snprintf(res->stopped_by, sizeof res->stopped_by, "target");
+            break;
+        }
+        /* noise stable: B_simple of two consecutive windows agree (every rank sees the same
+         * reduced numbers, so every rank stops at the same iteration) */
+        if (p->stop_noise_window > 0 && c.K > 1 && !p->no_grad_stats) {
+            win_l += local_mean, win_g += gsq, win_n++;
+            if (win_n == p->stop_noise_window) {
+                double bs = scv_gns_b_simple(c.K, (int)Bcur, win_l / win_n, win_g / win_n);
+                int stable = isfinite(bs) && isfinite(prev_bs) &&
+                             fabs(bs - prev_bs) <= p->stop_noise_tol * fmax(fabs(prev_bs), 1e-12);
+                res->b_simple = bs;
+                prev_bs = bs;
+                win_l = win_g = 0, win_n = 0;
+                if (stable) {
+                    snprintf(res->stopped_by, sizeof res->stopped_by, "noise_stable");
+                    break;
+                }
+            }
+        }
+        /* iteration time known well enough: rank 0 decides on its t_iter (set by the slowest
+         * rank through the allreduce); the decision travels in the next iteration's allreduce,
+         * so all ranks stop after the same iteration */
+        if (p->stop_time_rse > 0 && run_iters > 3) {
+            double x = t4 - t0, d1 = x - t_mean;
+            t_n++;
+            t_mean += d1 / (double)t_n;
+            t_m2 += d1 * (x - t_mean);
+            if (c.rank == 0 && t_n >= (p->stop_time_min > 2 ? p->stop_time_min : 2) &&
+                sqrt(t_m2 / (double)(t_n - 1) / (double)t_n) <= p->stop_time_rse * t_mean)
+                g_time_stable = 1;
+        }
     }
     if (c.rank == 0 && p->progress) fputc('\n', stderr);
     double wall = scv_now() - t_start;
-    if (!rc && !evaluated_at_end && !res->interrupted) rc = evaluate(&c, &acc, &tloss, err);
+    if (!rc && !evaluated_at_end && !res->interrupted && !p->no_final_eval)
+        rc = evaluate(&c, &acc, &tloss, err);
     if (!rc && p->checkpoint_dir) rc = save_checkpoint(&c, wall, err);
     if (!rc && res->interrupted)
         rc = scv_err_set(err, SCV_EINTR, "interrupted at iteration %llu%s%s",

@@ -1,0 +1,236 @@
+/*
+ * store.c - the run database on SQLite (see store.h); the only file that includes
+ * <sqlite3.h>. Writes are transactions; the schema has a version in user_version.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "store.h"
+
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SCHEMA_VERSION 1
+
+struct scv_store {
+    sqlite3 *db;
+    char path[1024];
+};
+
+static const char *SCHEMA =
+    "CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, created REAL, job_key TEXT, job TEXT,"
+    " status TEXT, actual_time REAL, actual_cost REAL, accuracy REAL, reached INTEGER);"
+    "CREATE TABLE IF NOT EXISTS measurements(run INTEGER REFERENCES runs(id), phase TEXT, vm TEXT,"
+    " workers INTEGER, batch INTEGER, iterations INTEGER, t_compute REAL, t_comm REAL, t_iter REAL,"
+    " g_local REAL, g_global REAL, epoch_progress REAL);"
+    "CREATE TABLE IF NOT EXISTS models(run INTEGER REFERENCES runs(id), kind TEXT, json TEXT, created REAL);"
+    "CREATE TABLE IF NOT EXISTS decisions(run INTEGER REFERENCES runs(id), created REAL, kind TEXT,"
+    " workers INTEGER, batch INTEGER, vm TEXT, predicted_time REAL, predicted_cost REAL, reason TEXT);"
+    "CREATE TABLE IF NOT EXISTS switches(run INTEGER REFERENCES runs(id), created REAL, from_workers INTEGER,"
+    " from_batch INTEGER, to_workers INTEGER, to_batch INTEGER, idle_s REAL);"
+    "CREATE INDEX IF NOT EXISTS runs_job ON runs(job_key);";
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int db_fail(scv_store *s, scv_err *err, const char *what)
+{
+    return scv_err_set(err, SCV_EIO, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+void scv_store_close(scv_store *s)
+{
+    if (!s) return;
+    sqlite3_close(s->db);
+    free(s);
+}
+
+int scv_store_open(const char *path, scv_store **out, scv_err *err)
+{
+    *out = NULL;
+    scv_store *s = calloc(1, sizeof *s);
+    if (!s) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    snprintf(s->path, sizeof s->path, "%s", path);
+    if (sqlite3_open(path, &s->db) != SQLITE_OK) {
+        int rc = scv_err_set(err, SCV_EIO, "%s: cannot open the database: %s", path,
+                             s->db ? sqlite3_errmsg(s->db) : "out of memory");
+        scv_store_close(s);
+        return rc;
+    }
+    sqlite3_busy_timeout(s->db, 5000);
+    char *msg = NULL;
+    int version = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) version = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    } else {
+        int rc = scv_err_set(err, SCV_ECORRUPT, "%s: not a Scavenger database: %s", path, sqlite3_errmsg(s->db));
+        scv_store_close(s);
+        return rc;
+    }
+    if (version > SCHEMA_VERSION) {
+        int rc = scv_err_set(err, SCV_EINVAL, "%s: database schema %d is newer than this build's %d", path,
+                             version, SCHEMA_VERSION);
+        scv_store_close(s);
+        return rc;
+    }
+    if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; BEGIN;", NULL, NULL, &msg) != SQLITE_OK ||
+        sqlite3_exec(s->db, SCHEMA, NULL, NULL, &msg) != SQLITE_OK ||
+        sqlite3_exec(s->db, "PRAGMA user_version=1; COMMIT;", NULL, NULL, &msg) != SQLITE_OK) {
+        int rc = scv_err_set(err, SCV_ECORRUPT, "%s: cannot set up the schema: %s", path, msg ? msg : "?");
+        sqlite3_free(msg);
+        scv_store_close(s);
+        return rc;
+    }
+    *out = s;
+    return SCV_OK;
+}
+
+/* Prepares sql, binds the arguments described by types ('i' int, 'I' int64, 'd' double,
+ * 't' text), steps once, finalizes. */
+static int exec_bind(scv_store *s, scv_err *err, const char *sql, const char *types, ...)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
+    va_list ap;
+    va_start(ap, types);
+    for (int i = 0; types[i]; i++) {
+        switch (types[i]) {
+        case 'i': sqlite3_bind_int(st, i + 1, va_arg(ap, int)); break;
+        case 'I': sqlite3_bind_int64(st, i + 1, va_arg(ap, long long)); break;
+        case 'd': sqlite3_bind_double(st, i + 1, va_arg(ap, double)); break;
+        default: sqlite3_bind_text(st, i + 1, va_arg(ap, const char *), -1, SQLITE_TRANSIENT);
+        }
+    }
+    va_end(ap);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? SCV_OK : db_fail(s, err, "write");
+}
+
+int scv_store_run_new(scv_store *s, const char *job_key, const char *job_json, long long *id, scv_err *err)
+{
+    int rc = exec_bind(s, err, "INSERT INTO runs(created, job_key, job, status) VALUES(?,?,?,'running')",
+                       "dtt", now_s(), job_key, job_json);
+    if (!rc) *id = sqlite3_last_insert_rowid(s->db);
+    return rc;
+}
+
+int scv_store_run_status(scv_store *s, long long id, const char *status, scv_err *err)
+{
+    return exec_bind(s, err, "UPDATE runs SET status=? WHERE id=?", "tI", status, id);
+}
+
+int scv_store_run_get(scv_store *s, long long id, char *job, size_t cap, char *status, size_t scap,
+                      scv_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT job, status FROM runs WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(s, err, "prepare");
+    sqlite3_bind_int64(st, 1, id);
+    int rc = SCV_OK;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        snprintf(job, cap, "%s", (const char *)sqlite3_column_text(st, 0));
+        snprintf(status, scap, "%s", (const char *)sqlite3_column_text(st, 1));
+    } else {
+        rc = scv_err_set(err, SCV_ENOTFOUND, "%s: no run %lld", s->path, id);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int scv_store_measurement(scv_store *s, long long run, const char *phase, const scv_config_stats *c,
+                          scv_err *err)
+{
+    return exec_bind(s, err,
+                     "INSERT INTO measurements VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", "Ittiiidddddd", run, phase, c->vm, c->workers, c->batch, c->n_iters, c->t_compute, c->t_comm,
+                     c->t_iter, c->g_local, c->g_global, c->epoch_progress);
+}
+
+int scv_store_load_measurements(scv_store *s, const char *job_key, long long exclude,
+                                scv_config_stats **out, size_t *n, long long *from_run, scv_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    const char *q = "SELECT id FROM runs WHERE job_key=? AND id<>? AND id IN (SELECT run FROM measurements "
+                    "WHERE phase<>'warmup') ORDER BY id DESC LIMIT 1";
+    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
+    sqlite3_bind_text(st, 1, job_key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, exclude);
+    long long run = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) run = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (run < 0)
+        return scv_err_set(err, SCV_ENOTFOUND,
+                           "%s: no stored run of this job (%s) to plan from: run once with --search "
+                           "partial or full", s->path, job_key);
+    q = "SELECT vm, workers, batch, iterations, t_compute, t_comm, t_iter, g_local, g_global, "
+        "epoch_progress FROM measurements WHERE run=? AND phase<>'warmup'";
+    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
+    sqlite3_bind_int64(st, 1, run);
+    size_t cap = 0;
+    int rc = SCV_OK;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            scv_config_stats *nc = realloc(*out, cap * sizeof *nc);
+            if (!nc) {
+                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+                break;
+            }
+            *out = nc;
+        }
+        scv_config_stats *c = &(*out)[(*n)++];
+        memset(c, 0, sizeof *c);
+        snprintf(c->vm, sizeof c->vm, "%s", (const char *)sqlite3_column_text(st, 0));
+        c->workers = sqlite3_column_int(st, 1);
+        c->batch = sqlite3_column_int(st, 2);
+        c->n_iters = sqlite3_column_int(st, 3);
+        c->t_compute = sqlite3_column_double(st, 4);
+        c->t_comm = sqlite3_column_double(st, 5);
+        c->t_iter = sqlite3_column_double(st, 6);
+        c->g_local = sqlite3_column_double(st, 7);
+        c->g_global = sqlite3_column_double(st, 8);
+        c->epoch_progress = sqlite3_column_double(st, 9);
+    }
+    sqlite3_finalize(st);
+    *from_run = run;
+    return rc;
+}
+
+int scv_store_model(scv_store *s, long long run, const char *kind, const char *json, scv_err *err)
+{
+    return exec_bind(s, err, "INSERT INTO models VALUES(?,?,?,?)", "Ittd", run, kind, json, now_s());
+}
+
+int scv_store_decision(scv_store *s, long long run, const char *kind, int workers, int batch,
+                       const char *vm, double predicted_time, double predicted_cost,
+                       const char *reason, scv_err *err)
+{
+    return exec_bind(s, err, "INSERT INTO decisions VALUES(?,?,?,?,?,?,?,?,?)", "Idtiitddt", run, now_s(),
+                     kind, workers, batch, vm, predicted_time, predicted_cost, reason);
+}
+
+int scv_store_switch(scv_store *s, long long run, int from_k, int from_b, int to_k, int to_b,
+                     double idle_s, scv_err *err)
+{
+    return exec_bind(s, err, "INSERT INTO switches VALUES(?,?,?,?,?,?,?)", "Idiiiid", run, now_s(), from_k,
+                     from_b, to_k, to_b, idle_s);
+}
+
+int scv_store_outcome(scv_store *s, long long run, double actual_time, double actual_cost,
+                      double accuracy, int reached, scv_err *err)
+{
+    return exec_bind(s, err,
+                     "UPDATE runs SET actual_time=?, actual_cost=?, accuracy=?, reached=?, status=? WHERE id=?",
+                     "dddItI", actual_time, actual_cost, accuracy, (long long)reached,
+                     reached ? "done" : "target not reached", run);
+}
