@@ -237,6 +237,8 @@ typedef struct scv_profile {
  * names its file and line. */
 int scv_profile_load(const char *paths, scv_profile **out, scv_err *err);
 void scv_profile_free(scv_profile *p);
+/* The job line of a metrics file. */
+int scv_job_load(const char *path, scv_job_info *job, scv_err *err);
 /* From the metrics of a run that reached `accuracy`: the epochs it took and its batch. */
 int scv_profile_target(const char *path, double accuracy, double *epochs, int *batch,
                        scv_err *err);

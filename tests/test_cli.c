@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *bin;
@@ -328,11 +329,94 @@ static void t_plan_cli(void)
     CHECK(strstr(out, "/no/cat.csv") != NULL);
 }
 
+static int file_has(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return strstr(buf, needle) != NULL;
+}
+
+/* The Scavenger loop end to end on a small job and a 2 x 2 space, with each search policy,
+ * a job file, usage errors, and Ctrl-C followed by --resume. */
+static void t_run_loop(void)
+{
+    char out[16384], db[512], path[700];
+    snprintf(db, sizeof db, "%s/runs.db", tmp);
+#define RUNJOB "--model mlp --hidden 32 --dataset synthetic:4000 --lr 0.003 --target-accuracy 0.96 --workers 1,2 --batch 32,128"
+    const char *pol[] = {"partial", "full", "none"};
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " RUNJOB " --search %s", bin, db, pol[i]), 0);
+        CHECK_MSG(strstr(out, "target reached") != NULL, "%s: %s", pol[i], out);
+        snprintf(path, sizeof path, "%s.runs/%d/report.json", db, i + 1);
+        CHECK(file_has(path, "\"reached\":true"));
+        CHECK(file_has(path, "\"steps\":[{\"phase\":"));
+        CHECK(file_has(path, "\"switch_idle_median_s\":"));
+        if (i < 2) CHECK_MSG(file_has(path, "\"phase\":\"warmup\""), "%s: no warm-up", pol[i]);
+        else CHECK(!file_has(path, "\"phase\":\"search\"") && !file_has(path, "\"phase\":\"warmup\""));
+        snprintf(path, sizeof path, "%s.runs/%d/report.md", db, i + 1);
+        CHECK(file_has(path, "# Scavenger run") && file_has(path, "| # | phase | K | B |"));
+    }
+    /* a job file holds the same settings */
+    snprintf(path, sizeof path, "%s/job.json", tmp);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "{\"model\": \"mlp\", \"hidden\": \"32\", \"dataset\": \"synthetic:4000\", \"lr\": 0.003,"
+               " \"target-accuracy\": 0.96, \"workers\": \"1,2\", \"batch\": \"32,128\", \"search\": \"partial\"}\n");
+    fclose(f);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run %s --db %s --report %s/rep", bin, path, db, tmp), 0);
+    snprintf(path, sizeof path, "%s/rep/report.json", tmp);
+    CHECK(file_has(path, "\"reached\":true"));
+    /* usage errors */
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --model mlp", bin, db), 2);
+    CHECK(strstr(out, "--target-accuracy") != NULL);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " RUNJOB " --search sometimes", bin, db), 2);
+    snprintf(path, sizeof path, "%s/bad.json", tmp);
+    f = fopen(path, "w");
+    fprintf(f, "{\"model\": \"mlp\", \"colour\": \"blue\"}\n");
+    fclose(f);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run %s --db %s", bin, path, db), 2);
+    CHECK(strstr(out, "unknown field 'colour'") != NULL);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " RUNJOB " --deadline 1h --target-accuracy 0.5 --model lenet", bin, db), 1);
+    CHECK(strstr(out, "needs the target's epochs") != NULL);
+    /* Ctrl-C during the warm-up, then --resume finishes the run from its checkpoint */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "exec %s run --db %s/int.db --model lenet --dataset synthetic:20000 --lr 0.01 --target-accuracy 0.95 "
+             "--workers 1,2 --batch 32,128 >%s/int.log 2>&1", bin, tmp, tmp);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    snprintf(path, sizeof path, "%s/int.db.runs/1/seg-000-warmup-k2-b32.jsonl", tmp);
+    struct timespec pause = {0, 50000000};
+    for (int i = 0; i < 300 && !file_has(path, "\"iter\":20,"); i++) nanosleep(&pause, NULL);
+    kill(-pid, SIGINT);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 130, "interrupted run: status %d", st);
+    snprintf(path, sizeof path, "%s/int.log", tmp);
+    CHECK(file_has(path, "scavenger run --resume 1"));
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s/int.db --resume 1", bin, tmp), 0);
+    CHECK_MSG(strstr(out, "target reached") != NULL, "%s", out);
+    snprintf(path, sizeof path, "%s/int.db.runs/1/ckpt", tmp);
+    size_t n;
+    scv_ckpt_state cs;
+    float *p = load_params(path, &n, &cs);
+    CHECK(p != NULL && cs.iteration > 20);
+    free(p);
+}
+
 static const scv_test tests[] = {
     {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},
     {"k2_equals_k1", t_k2_equals_k1},     {"resume_same_k", t_resume_same_k},
     {"resume_other_k", t_resume_other_k}, {"bad_input", t_bad_input},
     {"interrupt", t_interrupt},           {"plan_cli", t_plan_cli},
+    {"run_loop", t_run_loop},
 };
 
 int main(int argc, char **argv)

@@ -13,6 +13,14 @@ int cmd_plan(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+#include <stdio.h>
+#include "scv.h"
+/* shared output of plans (cmd_plan.c) */
+void plan_fmt_time(double s, char *b, size_t cap);
+void plan_print_header(FILE *f);
+void plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark);
+void plan_json_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p);
 /* data/NAME from the working directory, else beside the executable's build directory */
 const char *scv_default_data_file(const char *name, char *buf, size_t cap);
 #endif

@@ -79,24 +79,30 @@ static const struct option opts[] = {
     {"budget", 1, 0, O_BUDGET}, {"top", 1, 0, O_TOP}, {"svg", 1, 0, O_SVG}, {"json", 0, 0, O_JSON}, {"all", 0, 0, O_ALL},
     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 
-static void fmt_time(double s, char *b, size_t cap)
+void plan_fmt_time(double s, char *b, size_t cap)
 {
     if (s < 120) snprintf(b, cap, "%.1f s", s);
     else if (s < 7200) snprintf(b, cap, "%.1f min", s / 60);
     else snprintf(b, cap, "%.2f h", s / 3600);
 }
 
-static void print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark)
+void plan_print_header(FILE *f)
+{
+    fprintf(f, "   %-26s %4s %6s %7s %10s %10s %12s %10s  %s\n", "vm", "K", "B", "b", "t_iter ms",
+            "iters", "time", "cost $", "band");
+}
+
+void plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark)
 {
     char t[32];
-    fmt_time(p->time_s, t, sizeof t);
+    plan_fmt_time(p->time_s, t, sizeof t);
     fprintf(f, "%-2s %-26s %4d %6d %7.1f %10.2f %10.0f %12s %10.4f  +-%4.1f%%%s\n", mark,
             cat->vms[p->vm].name, p->workers, p->batch, (double)p->batch / p->workers,
             p->t_iter * 1e3, p->iterations, t, p->cost, 100 * p->err_rel,
             p->extrapolated ? "  (extrapolated)" : "");
 }
 
-static void json_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p)
+void plan_json_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p)
 {
     fprintf(f,
             "{\"vm\":\"%s\",\"workers\":%d,\"batch\":%d,\"t_iter\":%.6g,\"iterations\":%.6g,"
@@ -267,18 +273,18 @@ int cmd_plan(int argc, char **argv)
     if (svg && plan_svg_write(svg, cat, res, &err)) goto fail;
     if (json) {
         printf("{\"chosen\":");
-        json_point(stdout, cat, ch);
+        plan_json_point(stdout, cat, ch);
         printf(",\"why\":\"%s\",\"n_configs\":%zu,\"excluded_memory\":%zu,\"front\":[",
                res->why, res->n_points, res->n_excluded_memory);
         for (size_t i = 0; i < res->n_front; i++) {
             if (i) putchar(',');
-            json_point(stdout, cat, &res->points[res->front[i]]);
+            plan_json_point(stdout, cat, &res->points[res->front[i]]);
         }
         if (all) {
             printf("],\"points\":[");
             for (size_t i = 0; i < res->n_points; i++) {
                 if (i) putchar(',');
-                json_point(stdout, cat, &res->points[i]);
+                plan_json_point(stdout, cat, &res->points[i]);
             }
         }
         printf("],\"perf\":{\"comm\":\"%s\",\"c0\":%.6g,\"c1\":%.6g,\"alpha\":%.6g,\"beta\":%.6g,"
@@ -317,17 +323,16 @@ int cmd_plan(int argc, char **argv)
                    sm.gamma_a, sm.gamma_s, sm.theta);
         printf("%zu configurations evaluated, %zu on the Pareto front%s\n\n", res->n_points,
                res->n_front, res->n_excluded_memory ? " (some excluded: batch does not fit memory)" : "");
-        printf("   %-26s %4s %6s %7s %10s %10s %12s %10s  %s\n", "vm", "K", "B", "b", "t_iter ms",
-               "iters", "time", "cost $", "band");
+        plan_print_header(stdout);
         size_t rows = all ? res->n_points : res->n_front;
         for (size_t i = 0; i < rows && i < (size_t)top; i++) {
             size_t j = all ? i : res->front[i];
-            print_point(stdout, cat, &res->points[j], (long)j == res->chosen ? ">" : " ");
+            plan_print_point(stdout, cat, &res->points[j], (long)j == res->chosen ? ">" : " ");
         }
         if (rows > (size_t)top)
             printf("   ... %zu more%s (--top N shows more)\n", rows - (size_t)top, all ? "" : " on the front");
         char t[32];
-        fmt_time(ch->time_s, t, sizeof t);
+        plan_fmt_time(ch->time_s, t, sizeof t);
         printf("\nchosen: %s, K=%d, B=%d: %s (+-%.1f%%), $%.4f (+-%.1f%%)%s -- %s\n",
                cat->vms[ch->vm].name, ch->workers, ch->batch, t, 100 * ch->err_rel, ch->cost,
                100 * ch->err_rel, ch->extrapolated ? " [extrapolated VM type]" : "", res->why);

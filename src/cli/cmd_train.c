@@ -313,7 +313,8 @@ int cmd_train(int argc, char **argv)
         printf("%s\n", buf);
     }
     if (rc == SCV_EINTR) return EXIT_INTR;
-    if (p.target_accuracy > 0 && !r.reached_target) {
+    if (p.target_accuracy > 0 && !r.reached_target &&
+        (!strcmp(r.stopped_by, "epochs") || !strcmp(r.stopped_by, "max_epochs"))) {
         fprintf(stderr, "scavenger train: target accuracy %.4f not reached (best so far %.4f)\n",
                 p.target_accuracy, r.test_accuracy);
         return EXIT_FAIL;

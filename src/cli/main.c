@@ -12,6 +12,7 @@ static const struct cmd {
     int (*fn)(int, char **);
     const char *summary;
 } cmds[] = {
+    {"run", cmd_run, "the Scavenger loop: search (K, B) online, choose, train to the target"},
     {"train", cmd_train, "synchronous data-parallel SGD on K MPI workers with global batch B"},
     {"profile", cmd_profile, "summarise the trainer's metrics per configuration"},
     {"cluster", cmd_cluster, "an emulated cloud cluster on this machine (namespaces, tc, cgroups)"},

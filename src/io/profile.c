@@ -41,6 +41,49 @@ static void str_field(const cJSON *o, const char *k, char *dst, size_t cap)
     if (cJSON_IsString(v) && v->valuestring) snprintf(dst, cap, "%s", v->valuestring);
 }
 
+/* Fills j from a "job" line; the VM type also goes to vm. Returns -1 when fields lack. */
+static int parse_job(const cJSON *o, scv_job_info *j, char *vm, size_t vcap, int set_vm)
+{
+    int ok = 1, opt = 1;
+    str_field(o, "model", j->model, sizeof j->model);
+    str_field(o, "arch", j->arch, sizeof j->arch);
+    str_field(o, "vm", vm, vcap);
+    str_field(o, "dataset", j->dataset, sizeof j->dataset);
+    if (set_vm) snprintf(j->vm, sizeof j->vm, "%s", vm);
+    j->n_params = num_field(o, "params", &ok);
+    j->act_bytes = num_field(o, "act_bytes", &ok);
+    j->n_train = num_field(o, "n_train", &ok);
+    j->input_floats = num_field(o, "input_floats", &ok);
+    j->threads = (int)num_field(o, "threads", &opt); /* optional */
+    if (!isfinite(j->act_bytes)) j->act_bytes = 0;
+    return ok && j->n_params > 0 && j->n_train > 0 ? 0 : -1;
+}
+
+int scv_job_load(const char *path, scv_job_info *job, scv_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return scv_err_set(err, SCV_ENOTFOUND, "%s: cannot open: %s", path, strerror(errno));
+    char *line = NULL, vm[64] = "";
+    size_t cap = 0;
+    int rc = scv_err_set(err, SCV_EPARSE, "%s: no job line", path), lineno = 0;
+    while (rc && getline(&line, &cap, f) > 0) {
+        lineno++;
+        cJSON *o = cJSON_Parse(line);
+        char type[16] = "";
+        if (o) str_field(o, "type", type, sizeof type);
+        if (o && !strcmp(type, "job")) {
+            memset(job, 0, sizeof *job);
+            rc = parse_job(o, job, vm, sizeof vm, 1)
+                     ? scv_err_set(err, SCV_EPARSE, "%s:%d: job line lacks params, act_bytes or n_train", path, lineno)
+                     : SCV_OK;
+        }
+        cJSON_Delete(o);
+    }
+    free(line);
+    fclose(f);
+    return rc;
+}
+
 /* Reads one file, appending iteration records; fills job from its "job" line. */
 static int read_file(const char *path, rec **rs, size_t *n, size_t *cap, int *seg,
                      scv_profile *prof, scv_err *err)
@@ -63,20 +106,7 @@ static int read_file(const char *path, rec **rs, size_t *n, size_t *cap, int *se
         str_field(o, "type", type, sizeof type);
         int ok = 1;
         if (!strcmp(type, "job")) {
-            scv_job_info *j = &prof->job;
-            str_field(o, "model", j->model, sizeof j->model);
-            str_field(o, "arch", j->arch, sizeof j->arch);
-            str_field(o, "vm", vm, sizeof vm);
-            str_field(o, "dataset", j->dataset, sizeof j->dataset);
-            if (!prof->has_job) snprintf(j->vm, sizeof j->vm, "%s", vm);
-            j->n_params = num_field(o, "params", &ok);
-            j->act_bytes = num_field(o, "act_bytes", &ok);
-            j->n_train = num_field(o, "n_train", &ok);
-            j->input_floats = num_field(o, "input_floats", &ok);
-            if (!isfinite(j->act_bytes)) j->act_bytes = 0;
-            int opt = 1; /* optional */
-            j->threads = (int)num_field(o, "threads", &opt);
-            if (!ok || !(j->n_params > 0) || !(j->n_train > 0))
+            if (parse_job(o, &prof->job, vm, sizeof vm, !prof->has_job))
                 rc = scv_err_set(err, SCV_EPARSE, "%s:%d: job line lacks params, act_bytes or n_train", path, lineno);
             prof->has_job = 1;
         } else if (!strcmp(type, "iter")) {

@@ -30,6 +30,8 @@ static const char *SCHEMA =
     " workers INTEGER, batch INTEGER, vm TEXT, predicted_time REAL, predicted_cost REAL, reason TEXT);"
     "CREATE TABLE IF NOT EXISTS switches(run INTEGER REFERENCES runs(id), created REAL, from_workers INTEGER,"
     " from_batch INTEGER, to_workers INTEGER, to_batch INTEGER, idle_s REAL);"
+    "CREATE TABLE IF NOT EXISTS targets(run INTEGER REFERENCES runs(id), job_key TEXT, accuracy REAL,"
+    " epochs REAL, batch INTEGER);"
     "CREATE INDEX IF NOT EXISTS runs_job ON runs(job_key);";
 
 static double now_s(void)
@@ -160,8 +162,8 @@ int scv_store_load_measurements(scv_store *s, const char *job_key, long long exc
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    const char *q = "SELECT id FROM runs WHERE job_key=? AND id<>? AND id IN (SELECT run FROM measurements "
-                    "WHERE phase<>'warmup') ORDER BY id DESC LIMIT 1";
+    const char *q = "SELECT id FROM runs WHERE job_key=? AND id<>? AND id IN (SELECT run FROM measurements) "
+                    "ORDER BY id DESC LIMIT 1";
     if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
     sqlite3_bind_text(st, 1, job_key, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, exclude);
@@ -173,7 +175,7 @@ int scv_store_load_measurements(scv_store *s, const char *job_key, long long exc
                            "%s: no stored run of this job (%s) to plan from: run once with --search "
                            "partial or full", s->path, job_key);
     q = "SELECT vm, workers, batch, iterations, t_compute, t_comm, t_iter, g_local, g_global, "
-        "epoch_progress FROM measurements WHERE run=? AND phase<>'warmup'";
+        "epoch_progress FROM measurements WHERE run=?";
     if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
     sqlite3_bind_int64(st, 1, run);
     size_t cap = 0;
@@ -233,4 +235,47 @@ int scv_store_outcome(scv_store *s, long long run, double actual_time, double ac
                      "UPDATE runs SET actual_time=?, actual_cost=?, accuracy=?, reached=?, status=? WHERE id=?",
                      "dddItI", actual_time, actual_cost, accuracy, (long long)reached,
                      reached ? "done" : "target not reached", run);
+}
+
+int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batch, scv_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT workers, batch FROM decisions WHERE run=? ORDER BY rowid DESC LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return db_fail(s, err, "prepare");
+    sqlite3_bind_int64(st, 1, run);
+    int rc = SCV_ENOTFOUND;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *workers = sqlite3_column_int(st, 0);
+        *batch = sqlite3_column_int(st, 1);
+        rc = SCV_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int scv_store_set_target(scv_store *s, long long run, double accuracy, double epochs, int batch,
+                         scv_err *err)
+{
+    return exec_bind(s, err, "INSERT INTO targets SELECT ?, job_key, ?, ?, ? FROM runs WHERE id=?", "IddiI",
+                     run, accuracy, epochs, batch, run);
+}
+
+int scv_store_learnt_target(scv_store *s, const char *job_key, double accuracy, double *epochs,
+                            int *batch, scv_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT epochs, batch FROM targets WHERE job_key=? AND accuracy>=? "
+                                  "ORDER BY accuracy ASC, rowid DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(s, err, "prepare");
+    sqlite3_bind_text(st, 1, job_key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(st, 2, accuracy - 1e-9);
+    int rc = SCV_ENOTFOUND;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *epochs = sqlite3_column_double(st, 0);
+        *batch = sqlite3_column_int(st, 1);
+        rc = SCV_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
 }

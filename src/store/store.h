@@ -25,8 +25,16 @@ int scv_store_model(scv_store *s, long long run, const char *kind, const char *j
 int scv_store_decision(scv_store *s, long long run, const char *kind, int workers, int batch,
                        const char *vm, double predicted_time, double predicted_cost,
                        const char *reason, scv_err *err);
+/* The latest decision of a run (to resume at the chosen configuration); SCV_ENOTFOUND if none. */
+int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batch, scv_err *err);
 int scv_store_switch(scv_store *s, long long run, int from_k, int from_b, int to_k, int to_b,
                      double idle_s, scv_err *err);
 int scv_store_outcome(scv_store *s, long long run, double actual_time, double actual_cost,
                       double accuracy, int reached, scv_err *err);
+/* Epochs a finished run of job_key took to its target, and at which batch (for the
+ * statistical model's reference). SCV_ENOTFOUND if no such run. */
+int scv_store_learnt_target(scv_store *s, const char *job_key, double accuracy, double *epochs,
+                            int *batch, scv_err *err);
+int scv_store_set_target(scv_store *s, long long run, double accuracy, double epochs, int batch,
+                         scv_err *err);
 #endif
