@@ -25,6 +25,14 @@ alternating the two systems rep by rep and quoting medians.
       emulated cluster of c5.xlarge VMs (0.25 core, 78 Mbit/s each) and, for contrast, as
       local processes sharing the 2 cores; the ring alpha-beta model fitted to the cluster's
       communication times. Needs root (network namespaces, tc, cgroups).
+  bench/bench.py loop
+      The Scavenger loop on an emulated cluster (4 x c5.2xlarge: 0.5 core, 156 Mbit/s):
+      a sweep of K in {1,2,4} x B in {64,256,1024} trains LeNet to 85% (the truth), then
+      `scavenger run --search partial` and `--search full` (objective time, B in {64,256})
+      with the target's
+      epochs taken from the sweep's K=1 B=64 run; reports prediction errors, search overhead
+      against the oracle, savings against the naive default (largest K, smallest B) and the
+      switch idle time. SCV_SWEEP_DIR=DIR reuses a finished sweep. Needs root.
   bench/bench.py planspeed
       Planning over >= one million configurations (all catalog types x K x B): seconds.
 
@@ -259,6 +267,75 @@ def cluster(iterations=40):
         subprocess.run([BIN, "cluster", "down", "--name", name])
 
 
+def loop():
+    name, Ks, Bs, target = "loop", (1, 2, 4), (64, 256, 1024), 0.85
+    run_Bs = (64, 256)  # B = 1024 diverges at the sqrt-scaled LR in the sweep: left out of the runs
+    job = ["--model", "lenet", "--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64"]
+    subprocess.run([BIN, "cluster", "up", "--name", name, "--vm", "c5.2xlarge:4"], check=True,
+                   stdout=subprocess.DEVNULL)
+    d = os.environ.get("SCV_SWEEP_DIR") or tempfile.mkdtemp()
+    try:
+        if not os.environ.get("SCV_SWEEP_DIR"):
+            subprocess.run([BIN, "sweep", "--cluster", name, "--workers", ",".join(map(str, Ks)),
+                            "--batch", ",".join(map(str, Bs)), "--target-accuracy", str(target),
+                            "--out", d, *job, "--epochs", "15"], check=True, stdout=subprocess.DEVNULL)
+        truth = {}
+        for l in list(open(os.path.join(d, "sweep.csv")))[1:]:
+            f = l.strip().split(",")
+            if f[2] == "1":
+                truth[int(f[0]), int(f[1])] = (float(f[7]), float(f[8]), float(f[5]))
+        ref = truth[1, 64]
+        db = os.path.join(tempfile.mkdtemp(), "loop.db")
+        reports = {}
+        for pol in ("partial", "full"):
+            rep = os.path.join(os.path.dirname(db), pol)
+            subprocess.run([BIN, "run", "--db", db, "--cluster", name, *job, "--target-accuracy", str(target),
+                            "--workers", ",".join(map(str, Ks)), "--batch", ",".join(map(str, run_Bs)),
+                            "--search", pol, "--objective", "time", "--target-epochs", str(ref[2]),
+                            "--target-batch", "64", "--max-epochs", "15", "--report", rep],
+                           stdout=subprocess.DEVNULL)
+            reports[pol] = json.load(open(os.path.join(rep, "report.json")))
+        print(f"# the Scavenger loop on 4 emulated c5.2xlarge VMs, LeNet to {target:.0%} test accuracy; "
+              f"{machine()}\n")
+        print("| K | B | measured time (s) | measured cost ($) | epochs | partial: predicted (s) | error "
+              "| full: predicted (s) | error |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        errs = {"partial": [], "full": []}
+        pred = {p: {(q["workers"], q["batch"]): q["time_s"] for q in r.get("points", [])} for p, r in reports.items()}
+        for kb in sorted(truth):
+            t, c, e = truth[kb]
+            row = [str(kb[0]), str(kb[1]), f"{t:.1f}", f"{c:.6f}", f"{e:.2f}"]
+            for pol in ("partial", "full"):
+                p = pred[pol].get(kb)
+                if p:
+                    errs[pol].append(abs(p / t - 1))
+                    row += [f"{p:.1f}", f"{100 * abs(p / t - 1):.1f}%"]
+                else:
+                    row += ["-", "-"]
+            print("| " + " | ".join(row) + " |")
+        oracle = min(truth, key=lambda kb: truth[kb][0])
+        truth = {kb: v for kb, v in truth.items() if kb[1] in run_Bs}
+        naive = (max(Ks), min(Bs))
+        print(f"\noracle (fastest in the sweep): K={oracle[0]} B={oracle[1]}, {truth[oracle][0]:.1f} s, "
+              f"${truth[oracle][1]:.6f}; naive default K={naive[0]} B={naive[1]}: "
+              f"{truth[naive][0]:.1f} s, ${truth[naive][1]:.6f}" if naive in truth else "")
+        print("\n| search | mean abs. error of predicted time to target | chosen | run time (s) | run cost ($) "
+              "| overhead vs oracle: time, cost | vs naive: time, cost | switches | idle median (s) | idle worst (s) |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for pol, r in reports.items():
+            ch = r["chosen"] or {}
+            ot, oc = truth[oracle][0], truth[oracle][1]
+            nt, nc = truth.get(naive, (float("nan"), float("nan")))[:2]
+            print(f"| {pol} | {100 * statistics.mean(errs[pol]):.1f}% | K={ch.get('workers')} B={ch.get('batch')} "
+                  f"| {r['actual_time_s']:.1f} | {r['actual_cost']:.6f} | {100 * (r['actual_time_s'] / ot - 1):+.1f}%, "
+                  f"{100 * (r['actual_cost'] / oc - 1):+.1f}% | {r['actual_time_s'] / nt:.2f}x, "
+                  f"{r['actual_cost'] / nc:.2f}x | {r['switches']} | {r['switch_idle_median_s']:.2f} | "
+                  f"{r['switch_idle_worst_s']:.2f} |")
+        print(f"\nsweep table and figure: {d}/sweep.md, {d}/sweep.svg")
+    finally:
+        subprocess.run([BIN, "cluster", "down", "--name", name])
+
+
 def planspeed():
     d = tempfile.mkdtemp()
     f = os.path.join(d, "p.jsonl")
@@ -282,7 +359,7 @@ def planspeed():
 
 if __name__ == "__main__":
     cmds = {"throughput": throughput, "overhead": overhead, "accuracy": accuracy,
-            "predict": predict, "statmodels": statmodels, "cluster": cluster,
+            "predict": predict, "statmodels": statmodels, "cluster": cluster, "loop": loop,
             "planspeed": planspeed}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)

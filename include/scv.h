@@ -149,6 +149,7 @@ typedef struct scv_train_params {
     int64_t iterations;        /* total iterations, counting resumed ones; 0 = unset */
     double target_accuracy;    /* test accuracy in (0,1]; 0 = unset */
     int64_t eval_every;        /* iterations; 0 = once an epoch */
+    double eval_every_epochs;  /* if > 0 and eval_every is 0: every this many epochs */
     uint64_t seed;
     /* output */
     const char *metrics_path;  /* JSONL per iteration, NULL = none */

@@ -187,7 +187,7 @@ static int run_segment(run_ctx *c, const char *phase, int K, int B, const char *
     snprintf(bs, sizeof bs, "%d", B);
     snprintf(tacc, sizeof tacc, "%g", c->target);
     snprintf(maxe, sizeof maxe, "%g", c->max_epochs);
-    snprintf(evalev, sizeof evalev, "%d", c->n_train > 0 ? (c->n_train / B / 4 > 0 ? c->n_train / B / 4 : 1) : 100);
+    snprintf(evalev, sizeof evalev, "0.25");
     char *av[MAX_ARGS];
     int n = 0;
     av[n++] = "scavenger";
@@ -209,7 +209,7 @@ static int run_segment(run_ctx *c, const char *phase, int K, int B, const char *
     av[n++] = "--metrics", av[n++] = metrics;
     av[n++] = "--target-accuracy", av[n++] = tacc;
     av[n++] = "--epochs", av[n++] = maxe;
-    av[n++] = "--eval-every", av[n++] = evalev;
+    av[n++] = "--eval-every-epochs", av[n++] = evalev; /* epochs to target, to a quarter */
     av[n++] = "--json";
     av[n++] = "--progress", av[n++] = "never";
     char ckfile[1200];
@@ -385,6 +385,11 @@ static void write_report(run_ctx *c, const char *outdir, const scv_plan_result *
         for (size_t i = 0; i < res->n_front; i++) {
             if (i) fputc(',', f);
             plan_json_point(f, c->cat, &res->points[res->front[i]]);
+        }
+        fprintf(f, "],\"points\":[");
+        for (size_t i = 0; i < res->n_points; i++) {
+            if (i) fputc(',', f);
+            plan_json_point(f, c->cat, &res->points[i]);
         }
         fprintf(f, "]}\n");
         fclose(f);

@@ -134,6 +134,7 @@ int cmd_sweep(int argc, char **argv)
             av[n++] = "--target-accuracy", av[n++] = ts;
             av[n++] = "--metrics", av[n++] = mp;
             av[n++] = "--json", av[n++] = "--progress", av[n++] = "never";
+            av[n++] = "--eval-every-epochs", av[n++] = "0.25"; /* --eval-every N still wins */
             for (int i = 0; i < nfwd; i++) av[n++] = fwd[i];
             av[n] = NULL;
             fprintf(stderr, "[%d/%d] K=%d B=%d ...", idx, total, K, B);

@@ -47,6 +47,7 @@ static void help(void)
            "  --iterations N        stop after N iterations in total (resumed ones count)\n"
            "  --target-accuracy A   stop once test accuracy >= A (0..1)\n"
            "  --eval-every N        evaluate every N iterations (default once an epoch)\n"
+           "  --eval-every-epochs F evaluate every F epochs (e.g. 0.25)\n"
            "  --stop-noise-stable W:TOL  stop once the noise scale B_simple of two consecutive\n"
            "                        windows of W iterations agrees within TOL (K >= 2)\n"
            "  --stop-time-stable R[:M]   stop once the mean iteration time is known within a\n"
@@ -78,7 +79,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
-    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL
+    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL, O_EVAL_EPOCHS
 };
 
 static const struct option opts[] = {
@@ -94,7 +95,7 @@ static const struct option opts[] = {
     {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
     {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER},
     {"stop-noise-stable", 1, 0, O_STOP_NOISE}, {"stop-time-stable", 1, 0, O_STOP_TIME},
-    {"no-final-eval", 0, 0, O_NO_EVAL}, {"help", 0, 0, 'h'},
+    {"no-final-eval", 0, 0, O_NO_EVAL}, {"eval-every-epochs", 1, 0, O_EVAL_EPOCHS}, {"help", 0, 0, 'h'},
     {0, 0, 0, 0}};
 
 /* Parses an integer option value into *out within [lo, hi]. */
@@ -208,6 +209,9 @@ int cmd_train(int argc, char **argv)
         case O_RESUME: p.resume = 1; break;
         case O_NO_STATS: p.no_grad_stats = 1; break;
         case O_NO_EVAL: p.no_final_eval = 1; break;
+        case O_EVAL_EPOCHS:
+            if (opt_num(name, optarg, &p.eval_every_epochs) || !(p.eval_every_epochs > 0)) return EXIT_USAGE;
+            break;
         case O_VM: p.vm_type = optarg; break;
         case O_CLUSTER: cluster = optarg; break;
         case O_STOP_NOISE: {

@@ -115,7 +115,8 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
         return scv_err_set(err, SCV_EINVAL, "--momentum must be in [0,1)");
     if (p->weight_decay < 0) return scv_err_set(err, SCV_EINVAL, "--weight-decay must be >= 0");
     if (p->base_batch < 1) return scv_err_set(err, SCV_EINVAL, "--base-batch must be positive");
-    if (p->epochs < 0 || p->iterations < 0 || p->eval_every < 0 || p->checkpoint_every < 0)
+    if (p->epochs < 0 || p->iterations < 0 || p->eval_every < 0 || p->checkpoint_every < 0 ||
+        p->eval_every_epochs < 0)
         return scv_err_set(err, SCV_EINVAL, "--epochs, --iterations, --eval-every and "
                                             "--checkpoint-every must not be negative");
     if (p->target_accuracy < 0 || p->target_accuracy > 1)
@@ -344,6 +345,11 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     if (rc) goto out;
 
     const int64_t N = c.train->n, B = p->batch;
+    int64_t eval_every = p->eval_every;
+    if (p->eval_every_epochs > 0 && !p->eval_every) {
+        eval_every = (int64_t)(p->eval_every_epochs * (double)N / (double)B);
+        if (eval_every < 1) eval_every = 1;
+    }
     const size_t np = scv_model_nparams(c.model);
     const size_t d = (size_t)c.train->c * c.train->h * c.train->w;
     float *w = scv_model_params(c.model), *g = scv_model_grads(c.model);
@@ -454,7 +460,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
         int epoch_end = c.st.pos >= (uint64_t)N;
         int last = (p->iterations && (int64_t)c.st.iteration >= p->iterations) ||
                    (p->epochs > 0 && (double)c.st.samples_seen >= p->epochs * (double)N - 0.5);
-        int do_eval = p->eval_every ? (int64_t)c.st.iteration % p->eval_every == 0 : epoch_end;
+        int do_eval = eval_every ? (int64_t)c.st.iteration % eval_every == 0 : epoch_end;
         evaluated_at_end = 0;
         if ((do_eval && p->target_accuracy > 0) || (do_eval && !stop_now)) {
             if ((rc = evaluate(&c, &acc, &tloss, err))) break;
