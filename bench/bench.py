@@ -285,6 +285,7 @@ def loop():
             if f[2] == "1":
                 truth[int(f[0]), int(f[1])] = (float(f[7]), float(f[8]), float(f[5]))
         ref = truth[1, 64]
+        truth = {kb: v for kb, v in truth.items() if kb[1] in run_Bs}
         db = os.path.join(tempfile.mkdtemp(), "loop.db")
         reports = {}
         for pol in ("partial", "full"):
@@ -314,7 +315,6 @@ def loop():
                     row += ["-", "-"]
             print("| " + " | ".join(row) + " |")
         oracle = min(truth, key=lambda kb: truth[kb][0])
-        truth = {kb: v for kb, v in truth.items() if kb[1] in run_Bs}
         naive = (max(Ks), min(Bs))
         print(f"\noracle (fastest in the sweep): K={oracle[0]} B={oracle[1]}, {truth[oracle][0]:.1f} s, "
               f"${truth[oracle][1]:.6f}; naive default K={naive[0]} B={naive[1]}: "

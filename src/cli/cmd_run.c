@@ -815,7 +815,9 @@ int cmd_run(int argc, char **argv)
         long long done = 0;
         for (int i = 0; i < c->nsegs; i++) done += c->segs[i].iters;
         double remaining = scv_stat_iterations(&sm, B) - (double)done;
-        long long chunk = (long long)fmax(200, remaining / 2);
+        /* segments of half the predicted remainder, at least an epoch: each ends with a
+         * drift check (and costs a relaunch) */
+        long long chunk = (long long)fmax(fmax(200, (double)c->n_train / B), remaining / 2);
         char cap3[32];
         snprintf(cap3, sizeof cap3, "%lld", done + chunk);
         const char *tr[] = {"--iterations", cap3, NULL};

@@ -187,14 +187,17 @@ int cmd_sweep(int argc, char **argv)
     svg_series ser[64];
     size_t ns = 0;
     double *vals = malloc(sizeof(double) * 2 * (size_t)(nr + 1));
+    int *kv = malloc(sizeof(int) * (size_t)(nr + 1));
     for (long bi = 0; vals && bi < nb && ns < 64; bi++) {
         svg_series *s = &ser[ns];
         snprintf(s->label, sizeof s->label, "B = %d", Bs[bi]);
         s->n = 0;
         s->t = vals + (size_t)bi * (size_t)nk;
         s->c = vals + (size_t)nr + (size_t)bi * (size_t)nk;
+        s->k = kv ? kv + (size_t)bi * (size_t)nk : NULL;
         for (int i = 0; i < nr; i++)
             if (rows[i].B == Bs[bi] && rows[i].reached) {
+                if (s->k) s->k[s->n] = rows[i].K;
                 s->t[s->n] = rows[i].wall;
                 s->c[s->n++] = rows[i].cost;
             }
@@ -207,9 +210,11 @@ int cmd_sweep(int argc, char **argv)
     svg_figure fig = {.title = title, .series = ser, .n_series = ns};
     if (ns && svg_tradeoff_write(path, &fig, &err)) {
         free(vals);
+        free(kv);
         goto done;
     }
     free(vals);
+    free(kv);
     FILE *mm = fopen(buf, "r");
     char l2[512];
     while (mm && fgets(l2, sizeof l2, mm)) fputs(l2, stdout);

@@ -120,8 +120,12 @@ int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err)
         put(&s, "<polyline fill='none' stroke='%s' stroke-width='1.5' points='", col);
         for (size_t i = 0; i < ser->n; i++) put(&s, "%.1f,%.1f ", px(&a, ser->t[i]), py(&a, ser->c[i]));
         put(&s, "'/>\n");
-        for (size_t i = 0; i < ser->n; i++)
+        for (size_t i = 0; i < ser->n; i++) {
             put(&s, "<circle cx='%.1f' cy='%.1f' r='2.5' fill='%s'/>\n", px(&a, ser->t[i]), py(&a, ser->c[i]), col);
+            if (ser->k)
+                put(&s, "<text x='%.1f' y='%.1f' font-size='10' fill='%s'>K=%d</text>\n", px(&a, ser->t[i]) + 4,
+                    py(&a, ser->c[i]) - 4, col, ser->k[i]);
+        }
         legend(&s, row++, col, "", ser->label);
     }
     if (fig->front) {
@@ -164,6 +168,7 @@ int plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_resu
     }
     size_t step = nb > 10 ? (nb + 9) / 10 : 1, ns = 0;
     svg_series ser[10], front = {.n = res->n_front};
+    memset(ser, 0, sizeof ser);
     double *buf = malloc(sizeof(double) * 2 * (res->n_points + res->n_front));
     if (!buf) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     double *p = buf;

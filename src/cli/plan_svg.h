@@ -11,6 +11,7 @@
 typedef struct svg_series {
     char label[48];
     double *t, *c;   /* seconds, dollars */
+    int *k;          /* optional: a K to print beside each point */
     size_t n;
 } svg_series;
 
