@@ -16,6 +16,9 @@ int cmd_sweep(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 #include <stdio.h>
 #include "scv.h"
+/* "scavenger CMD: <fmt with arg>", the usage text and a pointer to --help on stderr;
+ * returns EXIT_USAGE (main.c) */
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, const char *arg);
 /* shared output of plans (cmd_plan.c) */
 void plan_fmt_time(double s, char *b, size_t cap);
 void plan_print_header(FILE *f);

@@ -58,10 +58,7 @@ static void help(void)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "scavenger plan: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n" PLAN_USAGE "Try 'scavenger plan --help'.\n");
-    return EXIT_USAGE;
+    return cli_usage_error("plan", PLAN_USAGE, fmt, arg);
 }
 
 enum {

@@ -450,12 +450,9 @@ static void default_db(char *buf, size_t cap)
     snprintf(buf, cap, "%s/scavenger.db", base);
 }
 
-static int usage(const char *msg, const char *arg)
+static int usage(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "scavenger run: ");
-    fprintf(stderr, msg, arg);
-    fprintf(stderr, "\n" RUN_USAGE "Try 'scavenger run --help'.\n");
-    return EXIT_USAGE;
+    return cli_usage_error("run", RUN_USAGE, fmt, arg);
 }
 
 static void help(void)

@@ -70,10 +70,7 @@ static void help(void)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fprintf(stderr, "scavenger train: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n" TRAIN_USAGE "Try 'scavenger train --help'.\n");
-    return EXIT_USAGE;
+    return cli_usage_error("train", TRAIN_USAGE, fmt, arg);
 }
 
 enum {

@@ -20,6 +20,14 @@ static const struct cmd {
     {"plan", cmd_plan, "predict time and cost of every (VM, K, B) from measurements; pick one"},
 };
 
+int cli_usage_error(const char *cmd, const char *usage_text, const char *fmt, const char *arg)
+{
+    fprintf(stderr, "scavenger %s: ", cmd);
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%sTry 'scavenger %s --help'.\n", usage_text, cmd);
+    return EXIT_USAGE;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: scavenger <command> [options]\n\n"

@@ -95,34 +95,30 @@ void scv_comm_free(scv_comm *c) { free(c); }
 int scv_comm_rank(const scv_comm *c) { return c->rank; }
 int scv_comm_size(const scv_comm *c) { return c->size; }
 
-int scv_comm_allreduce_f32(scv_comm *c, float *buf, size_t n, scv_err *err)
+/* In-place sum of n elements of type t over all ranks. */
+static int allreduce(scv_comm *c, void *buf, size_t n, MPI_Datatype t, scv_err *err)
 {
     if (!c->mpi) return SCV_OK;
-    if (n > INT_MAX) return scv_err_set(err, SCV_ERANGE, "allreduce of %zu floats", n);
+    if (n > INT_MAX) return scv_err_set(err, SCV_ERANGE, "allreduce of %zu elements", n);
     int rc;
     if (c->poll_sleep_ns > 0) {
         MPI_Request req;
-        rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &req);
+        rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, t, MPI_SUM, MPI_COMM_WORLD, &req);
         if (rc == MPI_SUCCESS) rc = wait_req(c, &req);
     } else {
-        rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+        rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, t, MPI_SUM, MPI_COMM_WORLD);
     }
     return rc == MPI_SUCCESS ? SCV_OK : mpi_fail(err, rc, "MPI_Allreduce");
 }
 
+int scv_comm_allreduce_f32(scv_comm *c, float *buf, size_t n, scv_err *err)
+{
+    return allreduce(c, buf, n, MPI_FLOAT, err);
+}
+
 int scv_comm_allreduce_f64(scv_comm *c, double *buf, size_t n, scv_err *err)
 {
-    if (!c->mpi) return SCV_OK;
-    if (n > INT_MAX) return scv_err_set(err, SCV_ERANGE, "allreduce of %zu doubles", n);
-    int rc;
-    if (c->poll_sleep_ns > 0) {
-        MPI_Request req;
-        rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
-        if (rc == MPI_SUCCESS) rc = wait_req(c, &req);
-    } else {
-        rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    }
-    return rc == MPI_SUCCESS ? SCV_OK : mpi_fail(err, rc, "MPI_Allreduce");
+    return allreduce(c, buf, n, MPI_DOUBLE, err);
 }
 
 int scv_comm_agree(scv_comm *c, int rc, scv_err *err)
