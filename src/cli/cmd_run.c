@@ -9,7 +9,7 @@
  *      most 400 iterations);
  *   2. search: `partial` profiles the corners (smallest/largest K x smallest/largest B),
  *      `full` every configuration, each until its mean iteration time has a relative
- *      standard error under 3% (10 to 60 iterations); `none` profiles nothing and plans from
+ *      standard error under 3% (30 to 60 iterations); `none` profiles nothing and plans from
  *      the stored measurements of the same job;
  *   3. fit the parallel and statistical models, plan, choose (objective and bounds);
  *   4. train at the choice in segments; after each, compare the measured iteration time
@@ -29,6 +29,7 @@
 #include "../core/util.h"
 #include "../runtime/cluster.h"
 #include "../store/store.h"
+#include "../train/ckpt.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -71,6 +72,7 @@ typedef struct {
     /* options */
     const char *opt[64];  /* values by name, see get() */
     const char *names[64];
+    char flags[64][40];   /* "--name" of each */
     int nopt;
     double target, max_epochs, deadline, budget, target_epochs;
     int target_batch;
@@ -156,6 +158,34 @@ static void job_json(const run_ctx *c, char *buf, size_t cap)
 
 /* ---- one phase = one `scavenger train` child ---- */
 
+/* Iterations and samples the run's checkpoint holds (0 before the first phase). */
+static long long ckpt_progress(const run_ctx *c, double *samples)
+{
+    scv_ckpt_state st;
+    float *p = NULL, *m = NULL;
+    size_t n;
+    long long it = 0;
+    if (samples) *samples = 0;
+    if (scv_ckpt_load(c->ckpt, &st, &p, &m, &n, NULL) == SCV_OK) {
+        it = (long long)st.iteration;
+        if (samples) *samples = (double)st.samples_seen;
+    }
+    free(p);
+    free(m);
+    return it;
+}
+
+/* Appends the job's train options (--model ... --seed) to av; returns the new count. */
+static int add_train_opts(run_ctx *c, char **av, int n)
+{
+    for (int i = 0; i < c->nopt; i++)
+        if (is_in(TRAIN_OPTS, c->names[i])) {
+            av[n++] = c->flags[i];
+            av[n++] = (char *)c->opt[i];
+        }
+    return n;
+}
+
 /* Scans a segment's metrics: iterations, the first iteration's start and the last's end. */
 static void scan_metrics(const char *path, segment *s)
 {
@@ -192,13 +222,7 @@ static int run_segment(run_ctx *c, const char *phase, int K, int B, const char *
     int n = 0;
     av[n++] = "scavenger";
     av[n++] = "train";
-    for (int i = 0; i < c->nopt; i++)
-        if (is_in(TRAIN_OPTS, c->names[i])) {
-            static char flag[64][40];
-            snprintf(flag[i % 64], sizeof flag[0], "--%s", c->names[i]);
-            av[n++] = flag[i % 64];
-            av[n++] = (char *)c->opt[i];
-        }
+    n = add_train_opts(c, av, n);
     const char *cl = get(c, "cluster");
     if (cl) av[n++] = "--cluster", av[n++] = (char *)cl;
     av[n++] = "--vm-type", av[n++] = c->vm_type;
@@ -560,6 +584,7 @@ int cmd_run(int argc, char **argv)
     }
     for (int i = 0; i + 1 < nowned && c->nopt < 64; i += 2) {
         c->names[c->nopt] = owned[i];
+        snprintf(c->flags[c->nopt], sizeof c->flags[0], "--%s", owned[i]);
         c->opt[c->nopt++] = owned[i + 1];
     }
     /* validate */
@@ -704,20 +729,13 @@ int cmd_run(int argc, char **argv)
     {
         char jpath[1200], json[4096];
         snprintf(jpath, sizeof jpath, "%s/job.jsonl", c->dir);
-        char ks[16], bs[16];
-        snprintf(ks, sizeof ks, "%d", 1);
+        char bs[16];
         snprintf(bs, sizeof bs, "%d", B0);
         char *av[MAX_ARGS];
         int n = 0;
         av[n++] = "scavenger";
         av[n++] = "train";
-        static char flags[64][40];
-        for (int i = 0; i < c->nopt; i++)
-            if (is_in(TRAIN_OPTS, c->names[i])) {
-                snprintf(flags[i % 64], sizeof flags[0], "--%s", c->names[i]);
-                av[n++] = flags[i % 64];
-                av[n++] = (char *)c->opt[i];
-            }
+        n = add_train_opts(c, av, n);
         av[n++] = "--batch", av[n++] = bs, av[n++] = "--iterations", av[n++] = "1";
         av[n++] = "--metrics", av[n++] = jpath, av[n++] = "--vm-type", av[n++] = c->vm_type;
         av[n++] = "--no-final-eval", av[n++] = "--json", av[n++] = "--progress", av[n++] = "never";
@@ -739,7 +757,7 @@ int cmd_run(int argc, char **argv)
         if (!cs) goto fail;
     } else {
         /* 1. warm-up until the noise estimate is stable */
-        snprintf(capbuf, sizeof capbuf, "%d", 400);
+        snprintf(capbuf, sizeof capbuf, "%lld", ckpt_progress(c, NULL) + 400);
         warm[1] = capbuf;
         if ((code = run_segment(c, "warmup", K0, B0, warm, &s, &err))) goto fail;
         reached = s->reached, acc = s->accuracy;
@@ -759,19 +777,14 @@ int cmd_run(int argc, char **argv)
         }
         cs = calloc((size_t)ncfg + 1, sizeof *cs);
         if (!cs) goto fail;
-        const char *prof[] = {"--iterations", NULL, "--stop-time-stable", "0.03:10", "--no-final-eval", NULL};
+        const char *prof[] = {"--iterations", NULL, "--stop-time-stable", "0.03:30", "--no-final-eval", NULL};
+        if (s->stats.workers) cs[ncs++] = s->stats; /* the warm-up measured its configuration */
         for (int q = 0; q < ncfg && !reached; q++) {
             int k = cfg[q][0], b = cfg[q][1];
-            if (b < k) continue;
-            if (k == K0 && b == B0 && s->stats.workers) { /* the warm-up measured it */
-                cs[ncs++] = s->stats;
-                continue;
-            }
+            if (b < k || (k == K0 && b == B0 && s->stats.workers)) continue;
             char cap2[32];
             /* --iterations is a total: the current count plus 60 */
-            long long done = 0;
-            for (int i = 0; i < c->nsegs; i++) done += c->segs[i].iters;
-            snprintf(cap2, sizeof cap2, "%lld", done + 60 + 1);
+            snprintf(cap2, sizeof cap2, "%lld", ckpt_progress(c, NULL) + 60);
             prof[1] = cap2;
             segment *ps;
             if ((code = run_segment(c, "search", k, b, prof, &ps, &err))) goto fail;
@@ -809,8 +822,8 @@ int cmd_run(int argc, char **argv)
     fflush(stdout);
     /* 4. train to the target, re-planning on drift */
     for (int round = 0; round < 200 && !reached; round++) {
-        long long done = 0;
-        for (int i = 0; i < c->nsegs; i++) done += c->segs[i].iters;
+        double seen;
+        long long done = ckpt_progress(c, &seen);
         double remaining = scv_stat_iterations(&sm, B) - (double)done;
         /* segments of half the predicted remainder, at least an epoch: each ends with a
          * drift check (and costs a relaunch) */
@@ -825,9 +838,8 @@ int cmd_run(int argc, char **argv)
             reached = 1;
             break;
         }
-        double epochs = 0;
-        for (int i = 0; i < c->nsegs; i++) epochs += (double)c->segs[i].iters * c->segs[i].B / fmax(c->n_train, 1);
-        if (epochs >= c->max_epochs - 1e-9 || ts->iters == 0) break;
+        ckpt_progress(c, &seen);
+        if (seen / fmax(c->n_train, 1) >= c->max_epochs - 1e-9 || ts->iters == 0) break;
         const scv_plan_point *pp = find_point(res, K, B);
         if (pp && ts->stats.workers && fabs(ts->t_iter / pp->t_iter - 1) > 0.15) {
             /* drift: replace this configuration's measurement, re-plan */
@@ -868,12 +880,12 @@ int cmd_run(int argc, char **argv)
     /* 5. outcome, report */
 finish:
     {
-        double total = c->segs[c->nsegs - 1].last_end - c->segs[0].first_start, cost = 0, ep = 0;
-        for (int i = 0; i < c->nsegs; i++) {
+        double total = c->segs[c->nsegs - 1].last_end - c->segs[0].first_start, cost = 0, seen;
+        for (int i = 0; i < c->nsegs; i++)
             cost += c->segs[i].K * (c->segs[i].last_end - c->segs[i].first_start + c->segs[i].idle_before) / 3600 *
                     c->vm->ondemand;
-            ep += (double)c->segs[i].iters * c->segs[i].B / fmax(c->n_train, 1);
-        }
+        ckpt_progress(c, &seen);
+        double ep = seen / fmax(c->n_train, 1);
         scv_store_outcome(c->db, c->run_id, total, cost, acc, reached, NULL);
         if (reached) scv_store_set_target(c->db, c->run_id, c->target, ep, B, NULL);
         const char *rep = get(c, "report") ? get(c, "report") : c->dir;
