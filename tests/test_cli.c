@@ -411,12 +411,56 @@ static void t_run_loop(void)
     free(p);
 }
 
+/* A rank killed during the training phase: the run notices, resumes from the last
+ * checkpoint and carries on to the end. */
+static void t_run_worker_dies(void)
+{
+    char cmd[2048], log[600];
+    snprintf(log, sizeof log, "%s/wd.log", tmp);
+    snprintf(cmd, sizeof cmd,
+             "exec %s run --db %s/wd.db --model lenet --dataset synthetic:20000 --lr 0.01 "
+             "--target-accuracy 0.9999 --max-epochs 8 --workers 2 --batch 64 >%s 2>&1", bin, tmp, log);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    struct timespec pause = {0, 100000000};
+    for (int i = 0; i < 300 && !file_has(log, "chosen:"); i++) nanosleep(&pause, NULL);
+    nanosleep(&pause, NULL);
+    /* find rank 1 of the training phase */
+    int killed = 0;
+    for (int tries = 0; tries < 50 && !killed; tries++) {
+        FILE *ps = popen("pgrep -f 'scavenger train'", "r");
+        char line[64];
+        while (ps && fgets(line, sizeof line, ps) && !killed) {
+            char env[128], buf[65536];
+            snprintf(env, sizeof env, "/proc/%d/environ", atoi(line));
+            FILE *e = fopen(env, "r");
+            size_t n = e ? fread(buf, 1, sizeof buf - 1, e) : 0;
+            if (e) fclose(e);
+            for (size_t j = 0; j + 22 < n && !killed; j++)
+                if (!memcmp(buf + j, "OMPI_COMM_WORLD_RANK=1", 22)) killed = kill(atoi(line), SIGKILL) == 0;
+        }
+        if (ps) pclose(ps);
+        if (!killed) nanosleep(&pause, NULL);
+    }
+    CHECK(killed);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    /* the target is out of reach on purpose: the run ends at --max-epochs with exit 1 */
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 1, "status %d", st);
+    CHECK_MSG(file_has(log, "a worker died") && file_has(log, "resuming from the last checkpoint"), "no retry");
+    CHECK(file_has(log, "target NOT reached"));
+}
+
 static const scv_test tests[] = {
     {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},
     {"k2_equals_k1", t_k2_equals_k1},     {"resume_same_k", t_resume_same_k},
     {"resume_other_k", t_resume_other_k}, {"bad_input", t_bad_input},
     {"interrupt", t_interrupt},           {"plan_cli", t_plan_cli},
-    {"run_loop", t_run_loop},
+    {"run_loop", t_run_loop},             {"run_worker_dies", t_run_worker_dies},
 };
 
 int main(int argc, char **argv)

@@ -266,6 +266,9 @@ static int run_segment(run_ctx *c, const char *phase, int K, int B, const char *
                                "spent; metrics in %s", phase, K, B, st, metrics);
         }
         fprintf(stderr, " a worker died (exit %d); resuming from the last checkpoint ...", st);
+        /* the retry writes its own metrics: the dead attempt's last iterations are redone */
+        snprintf(metrics, sizeof metrics, "%s/seg-%03d-%s-k%d-b%d-retry%d.jsonl", c->dir,
+                 c->first_seg_index + c->nsegs, phase, K, B, c->retries);
         if (av[resume_at] == NULL || strcmp(av[resume_at], "--resume")) {
             memmove(&av[resume_at + 1], &av[resume_at], sizeof(char *) * (size_t)(n - resume_at + 1));
             av[resume_at] = "--resume";
