@@ -4,9 +4,9 @@
  * Every iteration: each rank k takes its slice b_k of the global batch B from the epoch's
  * sample order, computes (1/B) * sum of its samples' gradients, and one allreduce sums the
  * gradient together with a few piggybacked scalars (this rank's squared local-gradient norm,
- * loss, correct count, a stop flag). The optimiser step then also accumulates the squared
- * norm of the averaged gradient, so the two noise statistics cost no extra pass and no extra
- * collective:
+ * loss, correct count, the Ctrl-C and the profiling stop flags). The optimiser step then also
+ * accumulates the squared norm of the averaged gradient, so the two noise statistics cost no
+ * extra pass and no extra collective:
  *   grad_sqnorm_local_mean = mean over ranks with b_k > 0 of |g_k|^2,  g_k = (1/b_k) sum_k grad
  *   grad_sqnorm_global     = |g|^2,  g = (1/B) sum over the global batch
  * SGD with momentum mu and weight decay wd (PyTorch's form): v = mu v + g + wd w; w -= lr v.
