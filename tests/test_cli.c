@@ -47,6 +47,19 @@ static int run(char *out, size_t cap, const char *fmt, ...)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* Starts `sh -c cmd` in its own process group (so a signal can reach the whole job, as a
+ * terminal's Ctrl-C does); returns its pid. */
+static pid_t spawn_group(const char *cmd)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
 static float *load_params(const char *dir, size_t *n, scv_ckpt_state *st)
 {
     float *p = NULL, *m = NULL;
@@ -267,12 +280,7 @@ static void t_interrupt(void)
                  "%s train --model lenet --dataset synthetic:20000 --workers %d --batch 64 "
                  "--epochs 50 --checkpoint %s --progress never >%s.log 2>&1",
                  bin, k, dir, dir);
-        pid_t pid = fork();
-        if (pid == 0) {
-            setpgid(0, 0);
-            execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-            _exit(127);
-        }
+        pid_t pid = spawn_group(cmd);
         sleep(3);
         kill(-pid, SIGINT); /* as a terminal's Ctrl-C: the whole process group */
         int st = 0;
@@ -386,12 +394,7 @@ static void t_run_loop(void)
     snprintf(cmd, sizeof cmd,
              "exec %s run --db %s/int.db --model lenet --dataset synthetic:20000 --lr 0.01 --target-accuracy 0.95 "
              "--workers 1,2 --batch 32,128 >%s/int.log 2>&1", bin, tmp, tmp);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
+    pid_t pid = spawn_group(cmd);
     snprintf(path, sizeof path, "%s/int.db.runs/1/seg-000-warmup-k2-b32.jsonl", tmp);
     struct timespec pause = {0, 50000000};
     for (int i = 0; i < 300 && !file_has(path, "\"iter\":20,"); i++) nanosleep(&pause, NULL);
@@ -420,12 +423,7 @@ static void t_run_worker_dies(void)
     snprintf(cmd, sizeof cmd,
              "exec %s run --db %s/wd.db --model lenet --dataset synthetic:20000 --lr 0.01 "
              "--target-accuracy 0.9999 --max-epochs 8 --workers 2 --batch 64 >%s 2>&1", bin, tmp, log);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
+    pid_t pid = spawn_group(cmd);
     struct timespec pause = {0, 100000000};
     for (int i = 0; i < 300 && !file_has(log, "chosen:"); i++) nanosleep(&pause, NULL);
     nanosleep(&pause, NULL);
