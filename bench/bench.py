@@ -25,7 +25,7 @@ alternating the two systems rep by rep and quoting medians.
       emulated cluster of c5.xlarge VMs (0.25 core, 78 Mbit/s each) and, for contrast, as
       local processes sharing the 2 cores; the ring alpha-beta model fitted to the cluster's
       communication times. Needs root (network namespaces, tc, cgroups).
-  bench/bench.py loop
+  bench/bench.py loop [--target 86] [--cosine EPOCHS]
       The Scavenger loop on an emulated cluster (4 x c5.2xlarge: 0.5 core, 156 Mbit/s):
       a sweep of K in {1,2,4} x B in {64,128,256} trains LeNet to 86% (the truth), then
       `scavenger run --search partial` and `--search full` (objective time) with the target's
@@ -266,10 +266,12 @@ def cluster(iterations=40):
         subprocess.run([BIN, "cluster", "down", "--name", name])
 
 
-def loop():
-    name, Ks, Bs, target = "loop", (1, 2, 4), (64, 128, 256), 0.86
+def loop(target=86, cosine=0):
+    name, Ks, Bs, target = "loop", (1, 2, 4), (64, 128, 256), target / 100
     run_Bs = Bs
     job = ["--model", "lenet", "--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64"]
+    if cosine:  # cosine decay over `cosine` epochs: a steadier approach to the threshold
+        job += ["--lr-decay", "cosine", "--lr-horizon", str(cosine)]
     subprocess.run([BIN, "cluster", "up", "--name", name, "--vm", "c5.2xlarge:4"], check=True,
                    stdout=subprocess.DEVNULL)
     d = os.environ.get("SCV_SWEEP_DIR") or tempfile.mkdtemp()

@@ -235,14 +235,15 @@ static int run_segment(run_ctx *c, const char *phase, int K, int B, const char *
     av[n++] = "--epochs", av[n++] = maxe;
     av[n++] = "--eval-every-epochs", av[n++] = evalev; /* epochs to target, to a quarter */
     av[n++] = "--json";
-    av[n++] = "--progress", av[n++] = "never";
+    int tty = isatty(STDERR_FILENO); /* on a terminal, each phase shows its progress line */
+    av[n++] = "--progress", av[n++] = tty ? "always" : "never";
     char ckfile[1200];
     snprintf(ckfile, sizeof ckfile, "%s/checkpoint.scv", c->ckpt);
     int resume_at = n;
     if (access(ckfile, F_OK) == 0) av[n++] = "--resume";
     for (int i = 0; extra && extra[i]; i++) av[n++] = (char *)extra[i];
     av[n] = NULL;
-    fprintf(stderr, "scavenger run: %-8s K=%d B=%d ...", phase, K, B);
+    fprintf(stderr, "scavenger run: %-8s K=%d B=%d ...%s", phase, K, B, tty ? "\n" : "");
     for (;;) {
         int intr = 0;
         int st = scv_run_self(av, json, sizeof json, &intr);

@@ -6,8 +6,9 @@
  *   netns scv-NAME-<i>     eth0 = 10.213.S.<i>/24 (tbf: the VM's egress), lo
  *   cgroup <cpu>/scavenger/NAME-<i>  cpu.cfs_quota_us = cores * cpu.cfs_period_us
  * The namespaces are reachable only from each other: no route leaves them. Everything is
- * made with iproute2 and tc, run as child processes. `down` removes the namespaces (which
- * removes their links and qdiscs), the cgroups and the state; `up` first does the same for
+ * made with iproute2 and tc, run as child processes. `down` kills what still runs in the VMs,
+ * removes the namespaces (which removes their links and qdiscs), the cgroups and the state;
+ * `up` first does the same for
  * the name, so a crash leaves nothing that the next `up` or `down` does not clean.
  */
 #define _GNU_SOURCE
@@ -27,6 +28,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -244,11 +246,47 @@ int scv_cluster_check(scv_err *err)
     return SCV_OK;
 }
 
+/* SIGKILLs every process left in a VM's cgroup (a crashed job's mpirun or ranks) and
+ * waits up to a second for the group to empty. */
+static void kill_members(const char *procs)
+{
+    for (int round = 0; round < 20; round++) {
+        FILE *f = fopen(procs, "r");
+        if (!f) return;
+        int any = 0;
+        long pid;
+        while (fscanf(f, "%ld", &pid) == 1) {
+            kill((pid_t)pid, SIGKILL);
+            any = 1;
+        }
+        fclose(f);
+        if (!any) return;
+        struct timespec ts = {0, 50000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 int scv_cluster_down(const char *name, scv_err *err)
 {
     if (!valid_name(name))
         return scv_err_set(err, SCV_EINVAL, "cluster name '%s': use 1-8 lower-case letters or digits", name);
     char path[256];
+    /* first the processes still inside the VMs, then what holds them */
+    const char *cgr = cg_root();
+    if (cgr[0]) {
+        char dpath[300];
+        snprintf(dpath, sizeof dpath, "%s/scavenger", cgr);
+        DIR *cd = opendir(dpath);
+        char pre[64];
+        snprintf(pre, sizeof pre, "%s-", name);
+        for (struct dirent *e; cd && (e = readdir(cd));)
+            if (!strncmp(e->d_name, pre, strlen(pre))) {
+                char procs[600];
+                snprintf(procs, sizeof procs, "%s/%s/cgroup.procs", dpath, e->d_name);
+                kill_members(procs);
+            }
+        if (cd) closedir(cd);
+    }
     /* whatever exists: namespaces by name pattern, cgroups, state */
     DIR *d = opendir("/var/run/netns");
     char prefix[64];
@@ -266,7 +304,7 @@ int scv_cluster_down(const char *name, scv_err *err)
                 char p2[512];
                 snprintf(p2, sizeof p2, "%s/scavenger/%s", cg, e->d_name);
                 if (rmdir(p2) != 0 && errno == EBUSY)
-                    scv_err_set(err, SCV_EINTR, "%s: still has processes (a job is running)", p2);
+                    scv_err_set(err, SCV_EIO, "%s: processes would not exit", p2);
             }
         if (d) closedir(d);
     }
