@@ -4,7 +4,7 @@
 # Usage: scripts/install-deps.sh [--with-peer]   (--with-peer adds PyTorch for bench/)
 set -eu
 PKGS="build-essential pkg-config zlib1g-dev libopenmpi-dev openmpi-bin libdnnl-dev \
-dataset-fashion-mnist libsqlite3-dev libmicrohttpd-dev libcjson-dev iproute2"
+dataset-fashion-mnist libsqlite3-dev libmicrohttpd-dev libcjson-dev iproute2 procps"
 [ "${1:-}" = "--with-peer" ] && PKGS="$PKGS python3-torch python3-numpy"
 missing=""
 for p in $PKGS; do
