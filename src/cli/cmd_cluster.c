@@ -9,7 +9,6 @@
 #include "../core/util.h"
 #include "../runtime/cluster.h"
 
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,25 +29,6 @@ static void help(void)
            "from data/emulated-vms.csv, each standing for the catalog type of the same name\n"
            "scaled down by one factor. Needs root. `train --cluster NAME` runs MPI across it.\n"
            "`throttle` changes a VM's CPU quota (in host cores) while a job runs (a straggler).\n");
-}
-
-/* data/emulated-vms.csv from the working directory or next to the build directory */
-const char *scv_default_data_file(const char *name, char *buf, size_t cap)
-{
-    snprintf(buf, cap, "data/%s", name);
-    if (access(buf, R_OK) == 0) return buf;
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *d = dirname(exe);
-        for (int up = 1; up <= 2; up++) {
-            snprintf(buf, cap, "%s/%s/data/%s", d, up == 1 ? ".." : "../..", name);
-            if (access(buf, R_OK) == 0) return buf;
-        }
-    }
-    snprintf(buf, cap, "data/%s", name);
-    return buf;
 }
 
 static int fail(scv_err *err)

@@ -166,26 +166,24 @@ int cmd_plan(int argc, char **argv)
             else top = iv;
             break;
         case O_COMM:
-            if (!strcmp(optarg, "ring")) comm = SCV_COMM_RING;
-            else if (!strcmp(optarg, "ps")) comm = SCV_COMM_PS;
-            else return usage_error("--comm '%s': expected ring or ps", optarg);
+            if ((iv = cli_choice(optarg, CLI_COMMS)) < 0)
+                return usage_error("--comm '%s': expected ring or ps", optarg);
+            comm = (scv_comm_kind)iv;
             break;
         case O_STAT:
-            if (!strcmp(optarg, "gns")) stat = SCV_STAT_GNS;
-            else if (!strcmp(optarg, "scavenger")) stat = SCV_STAT_SCAVENGER;
-            else return usage_error("--stat '%s': expected gns or scavenger", optarg);
+            if ((iv = cli_choice(optarg, CLI_STATS)) < 0)
+                return usage_error("--stat '%s': expected gns or scavenger", optarg);
+            stat = (scv_stat_kind)iv;
             break;
         case O_PRICING:
-            if (!strcmp(optarg, "ondemand")) pricing = SCV_PRICE_ONDEMAND;
-            else if (!strcmp(optarg, "spot")) pricing = SCV_PRICE_SPOT;
-            else if (!strcmp(optarg, "memory")) pricing = SCV_PRICE_MEMORY;
-            else return usage_error("--pricing '%s': expected ondemand, spot or memory", optarg);
+            if ((iv = cli_choice(optarg, CLI_PRICINGS)) < 0)
+                return usage_error("--pricing '%s': expected ondemand, spot or memory", optarg);
+            pricing = (scv_pricing)iv;
             break;
         case O_OBJ:
-            if (!strcmp(optarg, "time")) obj = SCV_OBJ_TIME;
-            else if (!strcmp(optarg, "cost")) obj = SCV_OBJ_COST;
-            else if (!strcmp(optarg, "knee")) obj = SCV_OBJ_KNEE;
-            else return usage_error("--objective '%s': expected time, cost or knee", optarg);
+            if ((iv = cli_choice(optarg, CLI_OBJECTIVES)) < 0)
+                return usage_error("--objective '%s': expected time, cost or knee", optarg);
+            obj = (scv_objective)iv;
             break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);

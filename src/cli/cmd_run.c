@@ -290,8 +290,8 @@ static int run_segment(run_ctx *c, const char *phase, int K, int B, const char *
     if (c->nsegs > 0 && (c->segs[c->nsegs - 1].K != K || c->segs[c->nsegs - 1].B != B))
         scv_store_switch(c->db, c->run_id, c->segs[c->nsegs - 1].K, c->segs[c->nsegs - 1].B, K, B,
                          s->idle_before, NULL);
-    fprintf(stderr, " %lld iterations, %.1f ms/iteration%s%s\n", (long long)s->iters, 1e3 * s->t_iter,
-            c->nsegs ? "" : "", s->reached ? ", target reached" : "");
+    fprintf(stderr, " %lld iterations, %.1f ms/iteration%s\n", (long long)s->iters, 1e3 * s->t_iter,
+            s->reached ? ", target reached" : "");
     c->nsegs++;
     *out = s;
     return SCV_OK;
@@ -302,9 +302,11 @@ static int run_segment(run_ctx *c, const char *phase, int K, int B, const char *
 static int plan_now(run_ctx *c, const scv_config_stats *cs, size_t n, scv_plan_result **res,
                     scv_perf_model *perf, scv_stat_model *sm, int *relative, scv_err *err)
 {
-    const char *cm = get(c, "comm"), *st = get(c, "stat"), *pr = get(c, "pricing"), *ob = get(c, "objective");
-    scv_comm_kind comm = cm && !strcmp(cm, "ps") ? SCV_COMM_PS : SCV_COMM_RING;
-    scv_stat_kind stat = st && !strcmp(st, "scavenger") ? SCV_STAT_SCAVENGER : SCV_STAT_GNS;
+    /* validated in cmd_run: absent options give index -1 -> the defaults below */
+    int cm = cli_choice(get(c, "comm"), CLI_COMMS), st = cli_choice(get(c, "stat"), CLI_STATS);
+    int pr = cli_choice(get(c, "pricing"), CLI_PRICINGS), ob = cli_choice(get(c, "objective"), CLI_OBJECTIVES);
+    scv_comm_kind comm = cm < 0 ? SCV_COMM_RING : (scv_comm_kind)cm;
+    scv_stat_kind stat = st < 0 ? SCV_STAT_GNS : (scv_stat_kind)st;
     scv_job_info job;
     char first[1200];
     snprintf(first, sizeof first, "%s/job.jsonl", c->dir); /* the job's size */
@@ -327,10 +329,8 @@ static int plan_now(run_ctx *c, const scv_config_stats *cs, size_t n, scv_plan_r
                             .workers = c->Ks, .n_workers = (size_t)c->nk, .batches = c->Bs,
                             .n_batches = (size_t)c->nb, .perf = perf, .stat = sm, .job = &job,
                             .deadline_s = c->deadline, .budget = c->budget,
-                            .objective = ob && !strcmp(ob, "time") ? SCV_OBJ_TIME
-                                         : ob && !strcmp(ob, "cost") ? SCV_OBJ_COST : SCV_OBJ_KNEE,
-                            .pricing = pr && !strcmp(pr, "spot") ? SCV_PRICE_SPOT
-                                       : pr && !strcmp(pr, "memory") ? SCV_PRICE_MEMORY : SCV_PRICE_ONDEMAND};
+                            .objective = ob < 0 ? SCV_OBJ_KNEE : (scv_objective)ob,
+                            .pricing = pr < 0 ? SCV_PRICE_ONDEMAND : (scv_pricing)pr};
     if (req.pricing == SCV_PRICE_MEMORY &&
         (rc = scv_memory_rates(c->cat, c->vm->provider, &req.mem_rate_cpu, &req.mem_rate_gib, err)))
         return rc;
@@ -620,11 +620,12 @@ int cmd_run(int argc, char **argv)
         rc = usage("--search '%s': expected full, partial or none", search);
         goto out_quiet;
     }
-    static const char *enums[][4] = {{"objective", "time", "cost", "knee"}, {"stat", "gns", "scavenger", ""},
-                                     {"comm", "ring", "ps", ""}, {"pricing", "ondemand", "spot", "memory"}};
+    static const struct {
+        const char *name;
+        const char *const *values;
+    } choices[] = {{"objective", CLI_OBJECTIVES}, {"stat", CLI_STATS}, {"comm", CLI_COMMS}, {"pricing", CLI_PRICINGS}};
     for (int i = 0; i < 4; i++)
-        if ((v = get(c, enums[i][0])) && strcmp(v, enums[i][1]) && strcmp(v, enums[i][2]) &&
-            (!enums[i][3][0] || strcmp(v, enums[i][3]))) {
+        if ((v = get(c, choices[i].name)) && cli_choice(v, choices[i].values) < 0) {
             rc = usage("'%s': not a value this option takes (see --help)", v);
             goto out_quiet;
         }

@@ -1,11 +1,15 @@
 /*
- * main.c - `scavenger <command> [options]`: the command table and global options.
+ * main.c - `scavenger <command> [options]`: the command table and global options, and the
+ * small helpers the commands share (usage errors, choices, data files).
  */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "scv.h"
 
+#include <libgen.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct cmd {
     const char *name;
@@ -20,12 +24,43 @@ static const struct cmd {
     {"plan", cmd_plan, "predict time and cost of every (VM, K, B) from measurements; pick one"},
 };
 
+const char *const CLI_OBJECTIVES[] = {"time", "cost", "knee", NULL};
+const char *const CLI_STATS[] = {"gns", "scavenger", NULL};
+const char *const CLI_COMMS[] = {"ring", "ps", NULL};
+const char *const CLI_PRICINGS[] = {"ondemand", "spot", "memory", NULL};
+
+int cli_choice(const char *value, const char *const *names)
+{
+    for (int i = 0; value && names[i]; i++)
+        if (!strcmp(value, names[i])) return i;
+    return -1;
+}
+
 int cli_usage_error(const char *cmd, const char *usage_text, const char *fmt, const char *arg)
 {
     fprintf(stderr, "scavenger %s: ", cmd);
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n%sTry 'scavenger %s --help'.\n", usage_text, cmd);
     return EXIT_USAGE;
+}
+
+/* data/NAME from the working directory, else beside the executable's build directory */
+const char *scv_default_data_file(const char *name, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "data/%s", name);
+    if (access(buf, R_OK) == 0) return buf;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *d = dirname(exe);
+        for (int up = 1; up <= 2; up++) {
+            snprintf(buf, cap, "%s/%s/data/%s", d, up == 1 ? ".." : "../..", name);
+            if (access(buf, R_OK) == 0) return buf;
+        }
+    }
+    snprintf(buf, cap, "data/%s", name);
+    return buf;
 }
 
 static void usage(FILE *f)
