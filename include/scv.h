@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -367,6 +368,78 @@ long scv_kneedle(const double *x, const double *y, size_t n);
 /* Per-vCPU and per-GiB hourly rates fitted on a provider's CPU-only on-demand types. */
 int scv_memory_rates(const scv_catalog *c, const char *provider, double *per_cpu, double *per_gib,
                      scv_err *err);
+
+/* ---- names of the choices: the command line, job files and the service use these ---- */
+typedef enum { SCV_SEARCH_PARTIAL = 0, SCV_SEARCH_FULL, SCV_SEARCH_NONE } scv_search_policy;
+/* The name of a value ("knee"), NULL when out of range. */
+const char *scv_objective_name(scv_objective v);
+const char *scv_stat_name(scv_stat_kind v);
+const char *scv_comm_name(scv_comm_kind v);
+const char *scv_pricing_name(scv_pricing v);
+const char *scv_search_name(scv_search_policy v);
+/* The value of a name: SCV_OK, or SCV_EINVAL with "'x': expected time, cost or knee" in err. */
+int scv_objective_from_name(const char *name, scv_objective *out, scv_err *err);
+int scv_stat_from_name(const char *name, scv_stat_kind *out, scv_err *err);
+int scv_comm_from_name(const char *name, scv_comm_kind *out, scv_err *err);
+int scv_pricing_from_name(const char *name, scv_pricing *out, scv_err *err);
+int scv_search_from_name(const char *name, scv_search_policy *out, scv_err *err);
+
+/* ---- cost: the one place dollars are computed ---- */
+/* C = K * T / 3600 * p: dollars for `workers` VMs over `seconds` at price_hr $/VM-hour. */
+double scv_cost_usd(int workers, double seconds, double price_hr);
+/* A VM type's price per hour under a pricing policy: on-demand; spot = the middle of the
+ * catalog's spot range; memory = vcpus * rate_cpu + ceil(mem_bytes in GiB) * rate_gib.
+ * NaN when the catalog has no such price. */
+double scv_vm_price(const scv_vm_type *v, scv_pricing pricing, double mem_bytes,
+                    double rate_cpu, double rate_gib);
+
+/* ---- plan output (src/io/planout.c): one format for `plan`, `run` and the reports ---- */
+/* "54.9 s", "3.2 min", "1.50 h"; "-" for NaN. */
+void scv_fmt_time(double seconds, char *buf, size_t cap);
+/* "$12.40", "$0.00262": small amounts keep three significant digits; "-" for NaN. */
+void scv_fmt_usd(double usd, char *buf, size_t cap);
+void scv_plan_print_header(FILE *f);
+void scv_plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark);
+void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *p);
+/* The figure of a plan as SVG: one line per B across K for each VM type, the front, the
+ * choice and, when actual_time_s > 0, the measured outcome. Written atomically. */
+int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res,
+                       double actual_time_s, double actual_cost, scv_err *err);
+
+/* ==== the run store (src/store/store.c, SQLite) ====
+ * Every `scavenger run` with its job, the measurements of each configuration, the fitted
+ * models, the decisions and switches, and the predicted and actual outcome. The loop
+ * resumes from it and `--search none` plans from a stored run of the same job. */
+typedef struct scv_store scv_store;
+
+int scv_store_open(const char *path, scv_store **out, scv_err *err);
+void scv_store_close(scv_store *s);
+/* A new run: returns its id. job_key identifies the job (model architecture, dataset). */
+int scv_store_run_new(scv_store *s, const char *job_key, const char *job_json, long long *id, scv_err *err);
+int scv_store_run_status(scv_store *s, long long id, const char *status, scv_err *err);
+int scv_store_run_get(scv_store *s, long long id, char *job_json, size_t cap, char *status,
+                      size_t scap, scv_err *err);
+int scv_store_measurement(scv_store *s, long long run, const char *phase, const scv_config_stats *c,
+                          scv_err *err);
+/* Measurements of the latest finished run of job_key other than `exclude` (malloc'ed). */
+int scv_store_load_measurements(scv_store *s, const char *job_key, long long exclude,
+                                scv_config_stats **out, size_t *n, long long *from_run, scv_err *err);
+int scv_store_model(scv_store *s, long long run, const char *kind, const char *json, scv_err *err);
+int scv_store_decision(scv_store *s, long long run, const char *kind, int workers, int batch,
+                       const char *vm, double predicted_time, double predicted_cost,
+                       const char *reason, scv_err *err);
+/* The latest decision of a run (to resume at the chosen configuration); SCV_ENOTFOUND if none. */
+int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batch, scv_err *err);
+int scv_store_switch(scv_store *s, long long run, int from_k, int from_b, int to_k, int to_b,
+                     double idle_s, scv_err *err);
+int scv_store_outcome(scv_store *s, long long run, double actual_time, double actual_cost,
+                      double accuracy, int reached, scv_err *err);
+/* Epochs a finished run of job_key took to its target, and at which batch (for the
+ * statistical model's reference). SCV_ENOTFOUND if no such run. */
+int scv_store_learnt_target(scv_store *s, const char *job_key, double accuracy, double *epochs,
+                            int *batch, scv_err *err);
+int scv_store_set_target(scv_store *s, long long run, double accuracy, double epochs, int batch,
+                         scv_err *err);
 
 #ifdef __cplusplus
 }

@@ -24,11 +24,6 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, const c
 extern const char *const CLI_OBJECTIVES[], *const CLI_STATS[], *const CLI_COMMS[], *const CLI_PRICINGS[];
 /* Index of value in the NULL-terminated names, or -1. */
 int cli_choice(const char *value, const char *const *names);
-/* shared output of plans (cmd_plan.c) */
-void plan_fmt_time(double s, char *b, size_t cap);
-void plan_print_header(FILE *f);
-void plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark);
-void plan_json_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p);
 /* data/NAME from the working directory, else beside the executable's build directory (main.c) */
 const char *scv_default_data_file(const char *name, char *buf, size_t cap);
 #endif

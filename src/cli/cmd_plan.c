@@ -7,7 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "opts.h"
-#include "plan_svg.h"
+#include "../io/svg.h"
 #include "scv.h"
 #include "../core/util.h"
 
@@ -76,40 +76,6 @@ static const struct option opts[] = {
     {"budget", 1, 0, O_BUDGET}, {"top", 1, 0, O_TOP}, {"svg", 1, 0, O_SVG}, {"json", 0, 0, O_JSON}, {"all", 0, 0, O_ALL},
     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 
-void plan_fmt_time(double s, char *b, size_t cap)
-{
-    if (s < 120) snprintf(b, cap, "%.1f s", s);
-    else if (s < 7200) snprintf(b, cap, "%.1f min", s / 60);
-    else snprintf(b, cap, "%.2f h", s / 3600);
-}
-
-void plan_print_header(FILE *f)
-{
-    fprintf(f, "   %-26s %4s %6s %7s %10s %10s %12s %10s  %s\n", "vm", "K", "B", "b", "t_iter ms",
-            "iters", "time", "cost $", "band");
-}
-
-void plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark)
-{
-    char t[32];
-    plan_fmt_time(p->time_s, t, sizeof t);
-    fprintf(f, "%-2s %-26s %4d %6d %7.1f %10.2f %10.0f %12s %10.4f  +-%4.1f%%%s\n", mark,
-            cat->vms[p->vm].name, p->workers, p->batch, (double)p->batch / p->workers,
-            p->t_iter * 1e3, p->iterations, t, p->cost, 100 * p->err_rel,
-            p->extrapolated ? "  (extrapolated)" : "");
-}
-
-void plan_json_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p)
-{
-    fprintf(f,
-            "{\"vm\":\"%s\",\"workers\":%d,\"batch\":%d,\"t_iter\":%.6g,\"iterations\":%.6g,"
-            "\"time_s\":%.6g,\"cost\":%.6g,\"price_hr\":%.6g,\"err_rel\":%.4g,\"extrapolated\":%s,"
-            "\"pareto\":%s}",
-            cat->vms[p->vm].name, p->workers, p->batch, p->t_iter, p->iterations, p->time_s,
-            p->cost, p->price_hr, p->err_rel, p->extrapolated ? "true" : "false",
-            p->pareto ? "true" : "false");
-}
-
 int cmd_plan(int argc, char **argv)
 {
     const char *profile = NULL, *catalog = NULL, *measured = NULL, *trun = NULL, *vms_arg = NULL;
@@ -121,6 +87,7 @@ int cmd_plan(int argc, char **argv)
     scv_stat_kind stat = SCV_STAT_GNS;
     scv_pricing pricing = SCV_PRICE_ONDEMAND;
     scv_objective obj = SCV_OBJ_KNEE;
+    scv_err err = {0};
     optind = 1;
     opterr = 0;
     int c;
@@ -166,24 +133,16 @@ int cmd_plan(int argc, char **argv)
             else top = iv;
             break;
         case O_COMM:
-            if ((iv = cli_choice(optarg, CLI_COMMS)) < 0)
-                return usage_error("--comm '%s': expected ring or ps", optarg);
-            comm = (scv_comm_kind)iv;
+            if (scv_comm_from_name(optarg, &comm, &err)) return usage_error("--comm: %s", err.msg);
             break;
         case O_STAT:
-            if ((iv = cli_choice(optarg, CLI_STATS)) < 0)
-                return usage_error("--stat '%s': expected gns or scavenger", optarg);
-            stat = (scv_stat_kind)iv;
+            if (scv_stat_from_name(optarg, &stat, &err)) return usage_error("--stat: %s", err.msg);
             break;
         case O_PRICING:
-            if ((iv = cli_choice(optarg, CLI_PRICINGS)) < 0)
-                return usage_error("--pricing '%s': expected ondemand, spot or memory", optarg);
-            pricing = (scv_pricing)iv;
+            if (scv_pricing_from_name(optarg, &pricing, &err)) return usage_error("--pricing: %s", err.msg);
             break;
         case O_OBJ:
-            if ((iv = cli_choice(optarg, CLI_OBJECTIVES)) < 0)
-                return usage_error("--objective '%s': expected time, cost or knee", optarg);
-            obj = (scv_objective)iv;
+            if (scv_objective_from_name(optarg, &obj, &err)) return usage_error("--objective: %s", err.msg);
             break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
@@ -206,7 +165,6 @@ int cmd_plan(int argc, char **argv)
     }
 
     int rc = EXIT_FAIL;
-    scv_err err = {0};
     scv_profile *prof = NULL;
     scv_catalog *cat = NULL;
     scv_plan_result *res = NULL;
@@ -265,21 +223,21 @@ int cmd_plan(int argc, char **argv)
         goto fail;
     if (scv_plan(&req, &res, &err)) goto fail;
     const scv_plan_point *ch = &res->points[res->chosen];
-    if (svg && plan_svg_write(svg, cat, res, &err)) goto fail;
+    if (svg && scv_plan_svg_write(svg, cat, res, 0, 0, &err)) goto fail;
     if (json) {
         printf("{\"chosen\":");
-        plan_json_point(stdout, cat, ch);
+        scv_plan_point_json(stdout, cat, ch);
         printf(",\"why\":\"%s\",\"n_configs\":%zu,\"excluded_memory\":%zu,\"front\":[",
                res->why, res->n_points, res->n_excluded_memory);
         for (size_t i = 0; i < res->n_front; i++) {
             if (i) putchar(',');
-            plan_json_point(stdout, cat, &res->points[res->front[i]]);
+            scv_plan_point_json(stdout, cat, &res->points[res->front[i]]);
         }
         if (all) {
             printf("],\"points\":[");
             for (size_t i = 0; i < res->n_points; i++) {
                 if (i) putchar(',');
-                plan_json_point(stdout, cat, &res->points[i]);
+                scv_plan_point_json(stdout, cat, &res->points[i]);
             }
         }
         printf("],\"perf\":{\"comm\":\"%s\",\"c0\":%.6g,\"c1\":%.6g,\"alpha\":%.6g,\"beta\":%.6g,"
@@ -318,16 +276,16 @@ int cmd_plan(int argc, char **argv)
                    sm.gamma_a, sm.gamma_s, sm.theta);
         printf("%zu configurations evaluated, %zu on the Pareto front%s\n\n", res->n_points,
                res->n_front, res->n_excluded_memory ? " (some excluded: batch does not fit memory)" : "");
-        plan_print_header(stdout);
+        scv_plan_print_header(stdout);
         size_t rows = all ? res->n_points : res->n_front;
         for (size_t i = 0; i < rows && i < (size_t)top; i++) {
             size_t j = all ? i : res->front[i];
-            plan_print_point(stdout, cat, &res->points[j], (long)j == res->chosen ? ">" : " ");
+            scv_plan_print_point(stdout, cat, &res->points[j], (long)j == res->chosen ? ">" : " ");
         }
         if (rows > (size_t)top)
             printf("   ... %zu more%s (--top N shows more)\n", rows - (size_t)top, all ? "" : " on the front");
         char t[32];
-        plan_fmt_time(ch->time_s, t, sizeof t);
+        scv_fmt_time(ch->time_s, t, sizeof t);
         printf("\nchosen: %s, K=%d, B=%d: %s (+-%.1f%%), $%.4f (+-%.1f%%)%s -- %s\n",
                cat->vms[ch->vm].name, ch->workers, ch->batch, t, 100 * ch->err_rel, ch->cost,
                100 * ch->err_rel, ch->extrapolated ? " [extrapolated VM type]" : "", res->why);

@@ -24,11 +24,10 @@
 #include "child.h"
 #include "cli.h"
 #include "opts.h"
-#include "plan_svg.h"
+#include "../io/svg.h"
 #include "scv.h"
 #include "../core/util.h"
 #include "../runtime/cluster.h"
-#include "../store/store.h"
 #include "../train/ckpt.h"
 
 #include <cjson/cJSON.h>
@@ -381,7 +380,7 @@ static void write_report(run_ctx *c, const char *outdir, const scv_plan_result *
     if (!sm) sm = &none_stat;
     char path[1300];
     snprintf(path, sizeof path, "%s/tradeoff.svg", outdir);
-    if (res) plan_svg_write(path, c->cat, res, NULL);
+    if (res) scv_plan_svg_write(path, c->cat, res, 0, 0, NULL);
     else res = &none_res;
     snprintf(path, sizeof path, "%s/report.json", outdir);
     FILE *f = fopen(path, "w");
@@ -389,7 +388,7 @@ static void write_report(run_ctx *c, const char *outdir, const scv_plan_result *
         fprintf(f, "{\"run\":%lld,\"vm\":\"%s\",\"target_accuracy\":%g,\"reached\":%s,\"test_accuracy\":%.6g,"
                    "\"chosen\":",
                 c->run_id, c->vm->name, c->target, reached ? "true" : "false", isfinite(acc) ? acc : -1);
-        if (ch->workers) plan_json_point(f, c->cat, ch);
+        if (ch->workers) scv_plan_point_json(f, c->cat, ch);
         else fprintf(f, "null");
         char ptj[32] = "null", pcj[32] = "null"; /* JSON has no NaN */
         if (isfinite(pred_time)) snprintf(ptj, sizeof ptj, "%.6g", pred_time);
@@ -412,12 +411,12 @@ static void write_report(run_ctx *c, const char *outdir, const scv_plan_result *
         fprintf(f, "],\"front\":[");
         for (size_t i = 0; i < res->n_front; i++) {
             if (i) fputc(',', f);
-            plan_json_point(f, c->cat, &res->points[res->front[i]]);
+            scv_plan_point_json(f, c->cat, &res->points[res->front[i]]);
         }
         fprintf(f, "],\"points\":[");
         for (size_t i = 0; i < res->n_points; i++) {
             if (i) fputc(',', f);
-            plan_json_point(f, c->cat, &res->points[i]);
+            scv_plan_point_json(f, c->cat, &res->points[i]);
         }
         fprintf(f, "]}\n");
         fclose(f);
@@ -426,8 +425,8 @@ static void write_report(run_ctx *c, const char *outdir, const scv_plan_result *
     f = fopen(path, "w");
     if (!f) return;
     char pt[32], at[32];
-    plan_fmt_time(pred_time, pt, sizeof pt);
-    plan_fmt_time(t1 - t0, at, sizeof at);
+    scv_fmt_time(pred_time, pt, sizeof pt);
+    scv_fmt_time(t1 - t0, at, sizeof at);
     fprintf(f, "# Scavenger run %lld\n\nJob `%s` on %s, target test accuracy %.4f: **%s** (%.4f).\n\n",
             c->run_id, c->job_key, c->vm->name, c->target, reached ? "reached" : "not reached", acc);
     fprintf(f, "## Choice\n\nK = %d, B = %d (%s). Predicted time to target from the start %s, cost $%.6f%s; "
@@ -820,9 +819,9 @@ int cmd_run(int argc, char **argv)
     }
     printf("trade-off (%zu configurations; %s):\n", res->n_points,
            relative ? "times relative: the target's epochs are not known yet" : "predicted time and cost to target");
-    plan_print_header(stdout);
+    scv_plan_print_header(stdout);
     for (size_t i = 0; i < res->n_front && i < 12; i++)
-        plan_print_point(stdout, c->cat, &res->points[res->front[i]], (long)res->front[i] == res->chosen ? ">" : " ");
+        scv_plan_print_point(stdout, c->cat, &res->points[res->front[i]], (long)res->front[i] == res->chosen ? ">" : " ");
     printf("chosen: K=%d, B=%d (%s)\n", K, B, res->why);
     fflush(stdout);
     /* 4. train to the target, re-planning on drift */
@@ -897,7 +896,7 @@ finish:
         write_report(c, rep, res, res ? &perf : NULL, res ? &sm : NULL, relative, pred_time, pred_cost,
                      reached, acc);
         char at[32];
-        plan_fmt_time(total, at, sizeof at);
+        scv_fmt_time(total, at, sizeof at);
         printf("%s: test accuracy %.4f after %.2f epochs in %s, $%.6f; report in %s/report.md (run %lld)\n",
                reached ? "target reached" : "target NOT reached", acc, ep, at, cost, rep, c->run_id);
         rc = reached ? EXIT_OK : EXIT_FAIL;

@@ -10,7 +10,7 @@
 #include "child.h"
 #include "cli.h"
 #include "opts.h"
-#include "plan_svg.h"
+#include "../io/svg.h"
 #include "scv.h"
 #include "../core/util.h"
 #include "../runtime/cluster.h"

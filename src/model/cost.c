@@ -16,6 +16,26 @@
 
 #define RUNTIME_OVERHEAD_BYTES (256.0 * 1024 * 1024) /* process, MPI, libraries */
 
+double scv_cost_usd(int workers, double seconds, double price_hr)
+{
+    return workers * seconds / 3600.0 * price_hr;
+}
+
+double scv_vm_price(const scv_vm_type *v, scv_pricing pricing, double mem_bytes, double rate_cpu,
+                    double rate_gib)
+{
+    switch (pricing) {
+    case SCV_PRICE_SPOT:
+        if (isfinite(v->spot_min) && isfinite(v->spot_max)) return 0.5 * (v->spot_min + v->spot_max);
+        return isfinite(v->spot_min) ? v->spot_min : NAN;
+    case SCV_PRICE_MEMORY: {
+        double gib = ceil(mem_bytes / (1024.0 * 1024 * 1024));
+        return v->vcpus * rate_cpu + gib * rate_gib;
+    }
+    default: return v->ondemand;
+    }
+}
+
 double scv_worker_mem_bytes(const scv_job_info *job, double b)
 {
     return RUNTIME_OVERHEAD_BYTES + 3.0 * 4.0 * job->n_params +

@@ -67,20 +67,6 @@ long scv_kneedle(const double *x, const double *y, size_t n)
     return best;
 }
 
-static double vm_price(const scv_plan_request *r, const scv_vm_type *v, double mem_bytes)
-{
-    switch (r->pricing) {
-    case SCV_PRICE_SPOT:
-        if (isfinite(v->spot_min) && isfinite(v->spot_max)) return 0.5 * (v->spot_min + v->spot_max);
-        return isfinite(v->spot_min) ? v->spot_min : NAN;
-    case SCV_PRICE_MEMORY: {
-        double gib = ceil(mem_bytes / (1024.0 * 1024 * 1024));
-        return v->vcpus * r->mem_rate_cpu + gib * r->mem_rate_gib;
-    }
-    default: return v->ondemand;
-    }
-}
-
 /* compute-time scale of VM type v relative to the measured type m */
 static double compute_scale(const scv_vm_type *v, const scv_vm_type *m)
 {
@@ -122,7 +108,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                     res->n_excluded_memory++;
                     continue;
                 }
-                double price = vm_price(req, vm, mem);
+                double price = scv_vm_price(vm, req->pricing, mem, req->mem_rate_cpu, req->mem_rate_gib);
                 if (!(price > 0)) {
                     no_price++;
                     continue;
@@ -137,7 +123,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                 p->iterations = iters;
                 p->time_s = iters * t_iter;
                 p->price_hr = price;
-                p->cost = K * p->time_s / 3600.0 * price;
+                p->cost = scv_cost_usd(K, p->time_s, price);
                 p->err_rel = req->perf->mare;
                 p->extrapolated = extrap;
                 p->pareto = 0;

@@ -1,9 +1,9 @@
 /*
- * store.c - the run database on SQLite (see store.h); the only file that includes
+ * store.c - the run database on SQLite (declared in scv.h); the only file that includes
  * <sqlite3.h>. Writes are transactions; the schema has a version in user_version.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "store.h"
+#include "scv.h"
 
 #include <sqlite3.h>
 #include <stdarg.h>

@@ -1,10 +1,10 @@
 /*
- * plan_svg.h - cost against time figures (the Scavenger paper's trade-off plots) as
+ * svg.h - cost against time figures (the Scavenger paper's trade-off plots) as
  * standalone SVG files: polylines (e.g. one per batch across K), an optional Pareto front
  * and an optional highlighted point, on log axes.
  */
-#ifndef SCV_PLAN_SVG_H
-#define SCV_PLAN_SVG_H
+#ifndef SCV_IO_SVG_H
+#define SCV_IO_SVG_H
 #include <stddef.h>
 #include "scv.h"
 
@@ -26,7 +26,4 @@ typedef struct svg_figure {
 } svg_figure;
 
 int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err);
-/* The figure of a plan: one line per B across K on the chosen VM type, the front, the choice. */
-int plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res,
-                   scv_err *err);
 #endif

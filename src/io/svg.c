@@ -1,8 +1,8 @@
 /*
- * plan_svg.c - cost-time trade-off figures (see plan_svg.h). Written atomically.
+ * svg.c - cost-time trade-off figures (see svg.h). Written atomically.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "plan_svg.h"
+#include "svg.h"
 #include "../core/util.h"
 
 #include <math.h>
@@ -150,52 +150,5 @@ int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err)
     scv_iov part = {s.buf, s.len};
     int rc = scv_write_atomic(path, &part, 1, err);
     free(s.buf);
-    return rc;
-}
-
-int plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res, scv_err *err)
-{
-    const scv_plan_point *pts = res->points, *ch = &pts[res->chosen];
-    /* one series per batch on the chosen VM type (points were generated in K order);
-     * at most 10 batches, spread over the range */
-    int batches[4096];
-    size_t nb = 0;
-    for (size_t i = 0; i < res->n_points && nb < 4096; i++) {
-        if (pts[i].vm != ch->vm) continue;
-        size_t j = 0;
-        while (j < nb && batches[j] != pts[i].batch) j++;
-        if (j == nb) batches[nb++] = pts[i].batch;
-    }
-    size_t step = nb > 10 ? (nb + 9) / 10 : 1, ns = 0;
-    svg_series ser[10], front = {.n = res->n_front};
-    memset(ser, 0, sizeof ser);
-    double *buf = malloc(sizeof(double) * 2 * (res->n_points + res->n_front));
-    if (!buf) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    double *p = buf;
-    for (size_t j = 0; j < nb && ns < 10; j += step) {
-        svg_series *s = &ser[ns++];
-        snprintf(s->label, sizeof s->label, "B = %d", batches[j]);
-        s->t = p;
-        s->n = 0;
-        for (size_t i = 0; i < res->n_points; i++)
-            if (pts[i].vm == ch->vm && pts[i].batch == batches[j]) p[s->n++] = pts[i].time_s;
-        s->c = p + s->n;
-        size_t k = 0;
-        for (size_t i = 0; i < res->n_points; i++)
-            if (pts[i].vm == ch->vm && pts[i].batch == batches[j]) s->c[k++] = pts[i].cost;
-        p += 2 * s->n;
-    }
-    front.t = p;
-    front.c = p + res->n_front;
-    for (size_t i = 0; i < res->n_front; i++)
-        front.t[i] = pts[res->front[i]].time_s, front.c[i] = pts[res->front[i]].cost;
-    char title[160], mark[64];
-    snprintf(title, sizeof title, "Predicted cost against time to target (%s; lines: B across K)",
-             cat->vms[ch->vm].name);
-    snprintf(mark, sizeof mark, "chosen: K=%d, B=%d", ch->workers, ch->batch);
-    svg_figure fig = {.title = title, .series = ser, .n_series = ns, .front = &front, .has_mark = 1,
-                      .mark_t = ch->time_s, .mark_c = ch->cost, .mark_label = mark};
-    int rc = svg_tradeoff_write(path, &fig, err);
-    free(buf);
     return rc;
 }
