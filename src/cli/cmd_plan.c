@@ -6,7 +6,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "opts.h"
 #include "../io/svg.h"
 #include "scv.h"
 #include "../core/util.h"
@@ -154,14 +153,13 @@ int cmd_plan(int argc, char **argv)
         return usage_error("%s", "give the target: --target-epochs E (with --base-batch) or --target-run FILE --target-accuracy A");
     if (trun && !tacc) return usage_error("%s", "--target-run needs --target-accuracy");
     if (bmin && bmax && bmin > bmax) return usage_error("%s", "--b-min is larger than --b-max");
-    char msg[256];
     int *workers = NULL, *batches = NULL;
-    long nw = scv_parse_int_set(workers_arg, 0, 1, 100000, &workers, msg, sizeof msg);
-    if (nw < 0) return usage_error("--workers %s", msg);
-    long nb = scv_parse_int_set(batch_arg, 1, 1, 1 << 24, &batches, msg, sizeof msg);
+    long nw = scv_parse_int_set(workers_arg, 0, 1, 100000, &workers, &err);
+    if (nw < 0) return usage_error("--workers %s", err.msg);
+    long nb = scv_parse_int_set(batch_arg, 1, 1, 1 << 24, &batches, &err);
     if (nb < 0) {
         free(workers);
-        return usage_error("--batch %s", msg);
+        return usage_error("--batch %s", err.msg);
     }
 
     int rc = EXIT_FAIL;

@@ -23,7 +23,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "child.h"
 #include "cli.h"
-#include "opts.h"
 #include "../io/svg.h"
 #include "scv.h"
 #include "../core/util.h"
@@ -628,12 +627,11 @@ int cmd_run(int argc, char **argv)
             rc = usage("'%s': not a value this option takes (see --help)", v);
             goto out_quiet;
         }
-    char msg[256];
-    c->nk = scv_parse_int_set(get(c, "workers") ? get(c, "workers") : "1,2", 0, 1, 1024, &c->Ks, msg, sizeof msg);
+    c->nk = scv_parse_int_set(get(c, "workers") ? get(c, "workers") : "1,2", 0, 1, 1024, &c->Ks, &err);
     if (c->nk > 0)
-        c->nb = scv_parse_int_set(get(c, "batch") ? get(c, "batch") : "64,256", 1, 1, 1 << 24, &c->Bs, msg, sizeof msg);
+        c->nb = scv_parse_int_set(get(c, "batch") ? get(c, "batch") : "64,256", 1, 1, 1 << 24, &c->Bs, &err);
     if (c->nk < 0 || c->nb < 0) {
-        rc = usage("%s", msg);
+        rc = usage("%s", err.msg);
         goto out_quiet;
     }
     /* the VM type and its price */

@@ -9,7 +9,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "child.h"
 #include "cli.h"
-#include "opts.h"
 #include "../io/svg.h"
 #include "scv.h"
 #include "../core/util.h"
@@ -78,16 +77,15 @@ int cmd_sweep(int argc, char **argv)
         fprintf(stderr, "scavenger sweep: --workers, --batch, --target-accuracy and --out are required\n" SWEEP_USAGE);
         return EXIT_USAGE;
     }
-    char msg[256];
+    scv_err err = {0};
     int *Ks = NULL, *Bs = NULL;
-    long nk = scv_parse_int_set(wl, 0, 1, 1024, &Ks, msg, sizeof msg), nb = -1;
-    if (nk > 0) nb = scv_parse_int_set(bl, 1, 1, 1 << 24, &Bs, msg, sizeof msg);
+    long nk = scv_parse_int_set(wl, 0, 1, 1024, &Ks, &err), nb = -1;
+    if (nk > 0) nb = scv_parse_int_set(bl, 1, 1, 1 << 24, &Bs, &err);
     if (nk < 0 || nb < 0) {
-        fprintf(stderr, "scavenger sweep: %s\n", msg);
+        fprintf(stderr, "scavenger sweep: %s\n", err.msg);
         free(Ks);
         return EXIT_USAGE;
     }
-    scv_err err = {0};
     scv_catalog *cat = NULL;
     row *rows = calloc((size_t)(nk * nb), sizeof(row));
     int rc = EXIT_FAIL, nr = 0;
