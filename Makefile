@@ -34,11 +34,11 @@ $(BUILD)/tests/%: tests/%.c tests/scv_test.h $(BUILD)/libscv.a
 
 $(BUILD)/src/runtime/comm_mpi.o: src/runtime/comm_mpi.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(MPI_CFLAGS) -MMD -c -o $@ $<
+	$(CC) $(CFLAGS) $(MPI_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -c -o $@ $<
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
