@@ -441,6 +441,241 @@ int scv_store_learnt_target(scv_store *s, const char *job_key, double accuracy, 
 int scv_store_set_target(scv_store *s, long long run, double accuracy, double epochs, int batch,
                          scv_err *err);
 
+/* ==== the Scavenger loop (src/search/) ====
+ * scv_run() trains a job through a job driver, measures it, searches the (K, B) space,
+ * fits the models, plans, chooses and trains to the target, re-planning when the
+ * measurements drift from the plan. An explicit state machine:
+ *
+ *     WARMUP -> SEARCH -> PLAN -> TRAIN <-> REPLAN -> DONE      (or INTERRUPTED, FAILED)
+ *
+ * Every step is recorded in the store, so an interrupted run resumes where it stopped. The
+ * loop knows neither MPI nor processes: it trains only through the driver's vtable and
+ * reports only through the observer. */
+typedef enum {
+    SCV_STATE_WARMUP = 0, SCV_STATE_SEARCH, SCV_STATE_PLAN, SCV_STATE_TRAIN, SCV_STATE_REPLAN,
+    SCV_STATE_DONE, SCV_STATE_INTERRUPTED, SCV_STATE_FAILED
+} scv_run_state;
+const char *scv_run_state_name(scv_run_state s);
+
+/* One iteration as a driver measured it (seconds; squared norms as in the metrics). */
+typedef struct scv_iter_sample {
+    int64_t iteration;          /* total, counting earlier segments */
+    double samples_seen, epoch; /* after this iteration */
+    int workers, batch;
+    double t_compute, t_comm, t_iter, loss, g_local, g_global;
+    double wall_end;            /* wall clock (s since the epoch) when it ended */
+} scv_iter_sample;
+/* One evaluation of the model on the test set. */
+typedef struct scv_eval_sample {
+    int64_t iteration;
+    double samples_seen, epoch, accuracy, loss;
+} scv_eval_sample;
+/* Where a driver delivers measurements as they come (either callback may be NULL). */
+typedef struct scv_measure_sink {
+    void *ctx;
+    void (*on_iter)(void *ctx, const scv_iter_sample *s);
+    void (*on_eval)(void *ctx, const scv_eval_sample *e);
+} scv_measure_sink;
+
+/* One training segment: train at the configured (K, B) until one of the rules stops it. */
+typedef struct scv_segment_spec {
+    const char *phase;          /* "warmup" | "search" | "train": names files and steps */
+    int64_t until_iterations;   /* stop at this total iteration count (0 = no cap) */
+    int noise_window;           /* stop when B_simple of two consecutive windows of this */
+    double noise_tol;           /*   many iterations agree within noise_tol (0 = off) */
+    double time_rse;            /* stop when the mean t_iter's relative standard error is */
+    int time_min_iters;         /*   under time_rse after at least time_min_iters (0 = off) */
+    double target_accuracy;     /* stop at the target test accuracy */
+    double max_epochs;          /* ... or after this many epochs in all */
+    double eval_every_epochs;   /* evaluate on the test set this often */
+    int64_t checkpoint_every;   /* iterations between checkpoints */
+    int final_eval;             /* evaluate when the segment ends */
+} scv_segment_spec;
+
+/* What a segment did. first_start / last_end are wall-clock stamps of its first
+ * iteration's start and last iteration's end: the loop measures idle time between
+ * segments from them. */
+typedef struct scv_segment_result {
+    int64_t iterations;         /* run in this segment */
+    int64_t total_iterations;   /* in all, after it */
+    double samples_seen;        /* in all, after it */
+    double first_start, last_end;
+    double accuracy;            /* the last test accuracy, NaN if none */
+    int reached;                /* the target was reached */
+    scv_config_stats stats;     /* summary of the segment (stats.workers = 0: too few iterations) */
+} scv_segment_result;
+
+/* The job-driver interface: the only way the loop trains (like ggml's backends or
+ * Horovod's transports). A driver keeps the job's state (model, optimiser, data position)
+ * across segments and configurations. All functions return SCV_OK or an SCV_E* code;
+ * train returns SCV_EINTR when the user interrupted it and any other code when the
+ * segment failed (the loop retries from the last durable state, policy.max_retries times). */
+typedef struct scv_job_driver {
+    const char *name;
+    void *ctx;
+    /* Prepares the job with its files under run_dir, proves it starts and describes it
+     * (sizes, the VM type its measurements stand for). */
+    int (*open)(void *ctx, const char *run_dir, scv_job_info *job, scv_err *err);
+    /* Iterations and samples the job's durable state holds (0 before the first segment). */
+    int (*progress)(void *ctx, int64_t *iterations, double *samples, scv_err *err);
+    /* The configuration the next segments train at: K workers, global batch B and each
+     * worker's share of B (K weights; NULL = even). */
+    int (*configure)(void *ctx, int workers, int batch, const double *split, scv_err *err);
+    /* Trains one segment; measurements go to sink (may be NULL) as they come. */
+    int (*train)(void *ctx, const scv_segment_spec *spec, const scv_measure_sink *sink,
+                 scv_segment_result *out, scv_err *err);
+    /* Makes the job's state durable now. */
+    int (*checkpoint)(void *ctx, scv_err *err);
+    /* Releases the job (its durable state stays); the driver can be opened again. */
+    void (*close)(void *ctx);
+} scv_job_driver;
+
+/* The relaunch driver: each segment is a `scavenger train` child process (through mpirun,
+ * locally or on an emulated cluster) that resumes the run's checkpoint. */
+typedef struct scv_relaunch_opts {
+    const char *exe;            /* the scavenger executable (NULL = this process's own) */
+    const char *const *train_opts; /* "--model", "lenet", ... NULL-terminated pairs */
+    const char *cluster;        /* emulated cluster name, NULL = local processes */
+    const char *vm_type;        /* catalog type the measurements stand for */
+    int show_progress;          /* the child's progress line on stderr */
+} scv_relaunch_opts;
+int scv_relaunch_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
+void scv_job_driver_free(scv_job_driver *d);
+
+/* Events for progress displays and services. Pointers are valid during the call only. */
+typedef enum {
+    SCV_EV_STATE = 0,       /* the loop entered ev->state */
+    SCV_EV_SEGMENT_START,   /* a segment starts at (workers, batch) */
+    SCV_EV_SEGMENT_END,     /* ev->segment */
+    SCV_EV_ITER,            /* ev->iter */
+    SCV_EV_EVAL,            /* ev->eval */
+    SCV_EV_PLAN,            /* ev->plan: a new plan */
+    SCV_EV_DECISION,        /* the configuration to train at, ev->text says why */
+    SCV_EV_SWITCH,          /* the configuration changes to (workers, batch) */
+    SCV_EV_RETRY,           /* a failed segment is retried; ev->text says why */
+    SCV_EV_NOTE             /* anything else worth a line (ev->text) */
+} scv_run_event_kind;
+typedef struct scv_run_event {
+    scv_run_event_kind kind;
+    scv_run_state state;
+    const char *phase;
+    int workers, batch;
+    const scv_segment_result *segment;
+    const scv_iter_sample *iter;
+    const scv_eval_sample *eval;
+    const scv_plan_result *plan;
+    double elapsed_s;           /* since the run started */
+    double remaining_s;         /* predicted time left to the target (NaN: not known yet) */
+    const char *text;
+} scv_run_event;
+typedef struct scv_run_observer {
+    void *ctx;
+    void (*on_event)(void *ctx, const scv_run_event *ev);
+} scv_run_observer;
+
+/* Every threshold of the loop, with its default in scv_run_policy_default(). */
+typedef struct scv_run_policy {
+    int noise_window;           /* 40: warm-up until two windows of this many iterations ... */
+    double noise_tol;           /* 0.25: ... agree on B_simple within this */
+    int warmup_max_iters;       /* 400 */
+    double profile_rse;         /* 0.03: profile a configuration until its mean t_iter has this RSE */
+    int profile_min_iters;      /* 30 */
+    int profile_max_iters;      /* 60 */
+    double drift_tol;           /* 0.15: re-plan when the measured t_iter is this far off */
+    double switch_idle_factor;  /* 1.5: switch when the gain exceeds this x the switch idle */
+    double switch_remaining_share; /* 0.05: ... plus this share of the remaining time */
+    double switch_idle_default_s; /* 1.0: the switch idle assumed before one was measured */
+    int max_retries;            /* 2: failed segments retried per run */
+    double segment_share;       /* 0.5: a training segment is this share of the predicted rest */
+    int64_t segment_min_iters;  /* 200: ... and at least this many iterations (and an epoch) */
+    int max_segments;           /* 200 */
+    double eval_every_epochs;   /* 0.25 */
+    int64_t checkpoint_every;   /* 100 iterations */
+    double nominal_epochs;      /* 10: a relative plan's epochs when the target's are unknown */
+} scv_run_policy;
+scv_run_policy scv_run_policy_default(void);
+
+#define SCV_MAX_SPACE 256
+typedef struct scv_run_params {
+    const char *job_key;        /* the job's identity in the store ("model=lenet;...") */
+    const char *job_json;       /* its settings as JSON, kept for resume */
+    double target_accuracy;     /* required, (0, 1] */
+    double max_epochs;          /* 30 */
+    double target_epochs;       /* the target's epochs at target_batch, if known (0: learn) */
+    int target_batch;
+    int workers[SCV_MAX_SPACE]; size_t n_workers;   /* the space, ascending */
+    int batches[SCV_MAX_SPACE]; size_t n_batches;
+    int start_workers, start_batch; /* 0: the smallest K >= 2, the smallest B */
+    scv_search_policy search;
+    scv_objective objective;
+    scv_stat_kind stat;
+    scv_comm_kind comm;
+    scv_pricing pricing;
+    double deadline_s, budget;  /* 0 = none */
+    const scv_catalog *catalog;
+    char vm_type[96];           /* the catalog type the measurements stand for */
+    scv_store *store;           /* required */
+    const char *state_dir;      /* runs keep their files in state_dir/<run id>/ */
+    long long resume_run;       /* 0 = a new run */
+    scv_run_policy policy;
+} scv_run_params;
+/* Defaults: workers 1,2; batches 64,256; partial search; knee; gns; ring; on-demand. */
+scv_run_params scv_run_params_default(void);
+/* Sets one setting from its name and text, as a job file or the command line gives it
+ * ("workers" "1,2,4"; "objective" "knee"; "deadline" "45m"; "start" "2,64"). SCV_ENOTFOUND
+ * when the name is not a loop setting (it may be the driver's); SCV_EINVAL naming the
+ * setting when the value is bad. */
+int scv_run_params_set(scv_run_params *p, const char *name, const char *value, scv_err *err);
+/* Checks the whole: required settings, consistent space. SCV_EINVAL naming the setting. */
+int scv_run_params_check(const scv_run_params *p, scv_err *err);
+
+/* One segment as the loop recorded it. */
+typedef struct scv_run_step {
+    char phase[16];
+    int workers, batch;
+    int64_t iterations;
+    double first_start, last_end; /* wall clock */
+    double idle_before;         /* s since the previous step's last iteration */
+    double t_iter;              /* mean measured, s (NaN: too few iterations) */
+    double accuracy;            /* NaN: not evaluated */
+    int reached;
+} scv_run_step;
+
+typedef struct scv_run_result {
+    long long run_id;
+    char run_dir[1024];
+    scv_run_state state;        /* DONE, INTERRUPTED or FAILED */
+    int reached;
+    double accuracy, epochs;
+    int workers, batch;         /* the configuration trained at last */
+    scv_plan_result *plan;      /* the latest plan (owned), NULL when none was made */
+    scv_perf_model perf;
+    scv_stat_model stat;
+    int relative;               /* the plan's times are nominal: the target's epochs were unknown */
+    double predicted_time_s;    /* the first decision's time and cost to target, from the start */
+    double predicted_cost;
+    double predicted_band;      /* its relative uncertainty */
+    double price_hr;            /* per VM under the run's pricing */
+    double actual_time_s, actual_cost; /* the whole run, search and idle included */
+    double search_time_s, search_cost; /* warm-up and search steps */
+    int switches, relaunches;
+    double idle_median_s, idle_worst_s;
+    scv_run_step *steps;
+    size_t n_steps;
+    char why[256];              /* why the chosen configuration */
+} scv_run_result;
+void scv_run_result_free(scv_run_result *r); /* frees what r holds, not r */
+
+int scv_run(const scv_run_params *p, const scv_job_driver *driver, const scv_run_observer *obs,
+            scv_run_result *out, scv_err *err);
+
+/* The run's report: report.md, report.json and tradeoff.svg in dir, each written
+ * atomically; an error names the file. */
+int scv_run_report_write(const scv_run_params *p, const scv_run_result *r, const char *dir,
+                         scv_err *err);
+/* The report's JSON as one malloc'ed line (NULL when out of memory). */
+char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r);
+
 #ifdef __cplusplus
 }
 #endif
