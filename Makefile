@@ -14,7 +14,8 @@ MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 CFLAGS  := -std=c11 -Wall -Wextra -Werror $(OPT) -Iinclude -Isrc
 LDLIBS  := $(MPI_LIBS) -ldnnl -lcjson -lsqlite3 -lz -lm -fopenmp
 
-LIB_SRC := $(wildcard src/core/*.c src/model/*.c src/io/*.c src/train/*.c src/runtime/*.c src/store/*.c)
+LIB_SRC := $(wildcard src/core/*.c src/model/*.c src/io/*.c src/train/*.c src/runtime/*.c src/store/*.c \
+                      src/search/*.c src/drivers/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)

@@ -324,14 +324,41 @@ double scv_worker_mem_bytes(const scv_job_info *job, double b);
 
 /* ---- planner ---- */
 typedef enum { SCV_OBJ_TIME = 0, SCV_OBJ_COST, SCV_OBJ_KNEE } scv_objective;
+
+/* How a plan point's compute time t_c = c0 + c1 b was carried from the measured VM type
+ * (communication always stays as measured). n_v: threads a worker uses on type v (its
+ * vCPUs, capped by worker_threads); n_m: threads of the measurements; f: parallel fraction. */
+typedef enum {
+    SCV_EXTRAP_NONE = 0,        /* the measured type at the measured threads */
+    SCV_EXTRAP_SAME_THREADS,    /* other CPU type, n_v = n_m: t_c as measured */
+    SCV_EXTRAP_NO_SCALING,      /* n_v != n_m, no measured f: t_c as measured (no vCPU speed-up) */
+    SCV_EXTRAP_AMDAHL,          /* t_c * ((1-f) + f/n_v) / ((1-f) + f/n_m) */
+    SCV_EXTRAP_GPU_ASSUMED,     /* GPU type from CPU measurements: t_c / gpu_speedup (user's) */
+    SCV_EXTRAP_GPU_AS_MEASURED  /* other GPU type from GPU measurements: t_c as measured */
+} scv_extrap;
+/* "extrapolated: no thread-scaling measurement, compute as measured", ... */
+const char *scv_extrap_desc(scv_extrap e);
+
 typedef struct scv_plan_point {
     int vm;                 /* index into the catalog */
     int workers, batch;
     double t_iter, iterations, time_s, cost, price_hr;
     double err_rel;         /* relative uncertainty of time (and cost) */
-    int extrapolated;       /* 1: VM type without measurements (compute scaled by vCPUs/GPUs) */
+    int extrapolated;       /* 1: not the measured type at the measured threads (extrap != NONE) */
     int pareto;
+    scv_extrap extrap;      /* how t_compute was carried to this VM type */
+    double compute_scale;   /* t_compute(this type) / t_compute(measured) */
 } scv_plan_point;
+
+/* The planner's policy numbers, defaults in scv_plan_policy_default(). */
+typedef struct scv_plan_policy {
+    /* 1.0: the knee without a Kneedle knee (fewer than 3 front points, or a straight or
+     * concave front): from the cheapest point, step to the next faster front point while it
+     * costs at most this many % more per 1% of time saved,
+     * r = ((C_fast - C_slow)/C_slow) / ((T_slow - T_fast)/T_slow) <= this. */
+    double knee_max_cost_per_time;
+} scv_plan_policy;
+scv_plan_policy scv_plan_policy_default(void);
 
 typedef struct scv_plan_request {
     const scv_catalog *catalog;
@@ -347,6 +374,14 @@ typedef struct scv_plan_request {
     const scv_job_info *job;
     scv_objective objective;
     double deadline_s, budget;              /* 0 = none */
+    /* VM-type extrapolation (0 = not known / none): */
+    int measured_threads;                   /* threads per worker of the measurements */
+    double parallel_fraction;               /* Amdahl f in [0,1] (scv_amdahl_fit); used only
+                                               with measured_threads > 0; < 0 or NaN = none */
+    int worker_threads;                     /* threads a worker may use (0 = all vCPUs) */
+    double gpu_speedup;                     /* user's assumed GPU/CPU compute speed-up; 0 =
+                                               none: GPU types are left out */
+    const scv_plan_policy *policy;          /* NULL = scv_plan_policy_default() */
 } scv_plan_request;
 
 typedef struct scv_plan_result {
@@ -354,20 +389,105 @@ typedef struct scv_plan_result {
     size_t n_points;
     size_t *front; size_t n_front;          /* indices of the Pareto front, by time */
     long chosen;                            /* index into points */
-    char why[256];
+    char why[256];                          /* the rule, the neighbours, the bounds */
     size_t n_excluded_memory;               /* configurations whose b does not fit the VM */
+    size_t n_excluded_gpu;                  /* VM types left out: GPU types from CPU
+                                               measurements (no gpu_speedup), or the reverse */
+    char note[256];                         /* what was left out or extrapolated, and how */
 } scv_plan_result;
 
+/* Chooses as docs/MODEL.md "Choosing" states: the objective's point on the whole front,
+ * kept when it meets the deadline/budget, else the objective's point on the front's
+ * feasible part; SCV_EINFEASIBLE naming the bound when none meets it. */
 int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err);
 void scv_plan_result_free(scv_plan_result *r);
 /* Pareto front of (time, cost) points, both minimised: writes indices sorted by time and
- * returns their count. front must hold n entries. */
+ * returns their count. front must hold n entries. Reentrant. */
 size_t scv_pareto_front(const double *time, const double *cost, size_t n, size_t *front);
 /* Kneedle on a convex decreasing curve (x increasing): index of the knee, -1 if none. */
 long scv_kneedle(const double *x, const double *y, size_t n);
+/* Amdahl's law t(n) = t1 ((1 - f) + f / n) fitted to compute times t[i] [s] measured at
+ * threads[i] (two or more distinct thread counts): weighted least squares on relative error
+ * of t = a + b / n with a, b >= 0, t1 = a + b, f = b / (a + b) in [0, 1]. SCV_EINVAL for
+ * fewer than two thread counts or non-positive times. */
+int scv_amdahl_fit(const int *threads, const double *t, size_t n, double *f, double *t1,
+                   scv_err *err);
 /* Per-vCPU and per-GiB hourly rates fitted on a provider's CPU-only on-demand types. */
 int scv_memory_rates(const scv_catalog *c, const char *provider, double *per_cpu, double *per_gib,
                      scv_err *err);
+
+/* ---- learning curves (src/model/curve.c; equations in docs/MODEL.md) ----
+ * The target metric y against samples processed x [samples]; s = +1 for accuracy (higher
+ * is better), -1 for loss (lower is better):
+ *   SCV_CURVE_POW  y = a - s b (x + x0)^(-c)      (for loss: y = a + b (x + x0)^(-c))
+ *   SCV_CURVE_EXP  y = a - s b exp(-x / tau)
+ * a: asymptote; b > 0 [y units]; c > 0; x0 >= 0, tau > 0 [samples]. */
+typedef enum { SCV_CURVE_POW = 0, SCV_CURVE_EXP } scv_curve_form;
+typedef enum { SCV_METRIC_ACCURACY = 0, SCV_METRIC_LOSS } scv_metric;
+const char *scv_curve_form_name(scv_curve_form f); /* "pow", "exp" */
+
+/* The curve module's policy numbers, defaults in scv_curve_policy_default(). */
+typedef struct scv_curve_policy {
+    int min_points;             /* 4: fewer evaluations are an error */
+    double holdout_share;       /* 0.25: the last share of points scores each form */
+    int x0_min_points;          /* 6: POW's x0 is fitted from this many points (else 0) */
+    double c_min, c_max;        /* 0.05, 3: POW exponent bounds */
+    double x0_max_rel;          /* 10: x0 <= this * max x */
+    double tau_min_rel, tau_max_rel; /* 0.01, 10: tau in [min, max] * max x */
+    int n_boot;                 /* 200 bootstrap resamples */
+    double band_lo, band_hi;    /* 0.10, 0.90: percentiles of the band */
+    int smooth_window;          /* 3: W of the smoothed target rule */
+} scv_curve_policy;
+scv_curve_policy scv_curve_policy_default(void);
+
+typedef struct scv_curve {
+    scv_curve_form form;
+    scv_metric metric;
+    double a, b, c, x0, tau;    /* c, x0: POW only; tau: EXP only (others 0) */
+    double rmse;                /* on the points fitted [y units] */
+    double holdout_rmse[2];     /* per form, fitted on the first n_fit points (inf: none) */
+    int n_points, n_fit, n_params;
+} scv_curve;
+
+/* Fits both forms on the first (1 - holdout_share) of the points, picks the one with the
+ * smaller held-out RMSE (ties: EXP) and refits it on all. x >= 0 non-decreasing. pol NULL =
+ * defaults. SCV_EINVAL: fewer than min_points or bad values; SCV_ENOCONV: the metric does
+ * not improve (mean of the last third vs the first). Parameters are never NaN. */
+int scv_curve_fit(scv_metric metric, const double *x, const double *y, size_t n,
+                  const scv_curve_policy *pol, scv_curve *out, scv_err *err);
+/* One given form on all points. */
+int scv_curve_fit_form(scv_curve_form form, scv_metric metric, const double *x, const double *y,
+                       size_t n, const scv_curve_policy *pol, scv_curve *out, scv_err *err);
+double scv_curve_eval(const scv_curve *c, double x);
+/* Samples x* where the curve reaches target (0 if at the start; +inf: not reachable, the
+ * asymptote falls short). */
+double scv_curve_crossing(const scv_curve *c, double target);
+
+typedef struct scv_curve_prediction {
+    int reachable;              /* the fitted curve reaches the target */
+    double x_star;              /* samples at the crossing (+inf: not reachable) */
+    double lo, hi;              /* band: [band_lo, band_hi] percentiles of the bootstrap
+                                   crossings (+inf when that share never reaches it) */
+    double p_reach;             /* share of bootstrap fits that reach the target */
+    int n_boot;
+} scv_curve_prediction;
+/* Residual bootstrap of fit (made from the same x, y): pol->n_boot refits of fit's form on
+ * fitted values plus resampled residuals (inflated by sqrt(n/(n-p))), PRNG seeded by seed. */
+int scv_curve_predict(const scv_curve *fit, const double *x, const double *y, size_t n,
+                      double target, uint64_t seed, const scv_curve_policy *pol,
+                      scv_curve_prediction *out, scv_err *err);
+
+/* Smoothed target: 1 when the mean of the last `window` values of y[0, n) is >= target
+ * (accuracy) or <= target (loss); 0 with fewer than window values. */
+int scv_target_reached(scv_metric metric, const double *y, size_t n, double target, int window);
+/* The first evaluation index i at which the rule holds on y[0, i]; -1 if never. */
+long scv_target_first_reached(scv_metric metric, const double *y, size_t n, double target,
+                              int window);
+
+/* Samples (or epochs) to target carried across batch sizes with the gradient noise scale
+ * (McCandlish et al. 2018; Pollux/AdaptDL): E(B) = E(B0) (1 + B/B_noise) / (1 + B0/B_noise).
+ * B_noise = +inf gives E(B0); NaN for B0, B or B_noise <= 0. */
+double scv_samples_at_batch(double samples_b0, double b0, double b, double b_noise);
 
 /* ---- names of the choices: the command line, job files and the service use these ---- */
 typedef enum { SCV_SEARCH_PARTIAL = 0, SCV_SEARCH_FULL, SCV_SEARCH_NONE } scv_search_policy;
@@ -406,40 +526,7 @@ void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *
 int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res,
                        double actual_time_s, double actual_cost, scv_err *err);
 
-/* ==== the run store (src/store/store.c, SQLite) ====
- * Every `scavenger run` with its job, the measurements of each configuration, the fitted
- * models, the decisions and switches, and the predicted and actual outcome. The loop
- * resumes from it and `--search none` plans from a stored run of the same job. */
-typedef struct scv_store scv_store;
-
-int scv_store_open(const char *path, scv_store **out, scv_err *err);
-void scv_store_close(scv_store *s);
-/* A new run: returns its id. job_key identifies the job (model architecture, dataset). */
-int scv_store_run_new(scv_store *s, const char *job_key, const char *job_json, long long *id, scv_err *err);
-int scv_store_run_status(scv_store *s, long long id, const char *status, scv_err *err);
-int scv_store_run_get(scv_store *s, long long id, char *job_json, size_t cap, char *status,
-                      size_t scap, scv_err *err);
-int scv_store_measurement(scv_store *s, long long run, const char *phase, const scv_config_stats *c,
-                          scv_err *err);
-/* Measurements of the latest finished run of job_key other than `exclude` (malloc'ed). */
-int scv_store_load_measurements(scv_store *s, const char *job_key, long long exclude,
-                                scv_config_stats **out, size_t *n, long long *from_run, scv_err *err);
-int scv_store_model(scv_store *s, long long run, const char *kind, const char *json, scv_err *err);
-int scv_store_decision(scv_store *s, long long run, const char *kind, int workers, int batch,
-                       const char *vm, double predicted_time, double predicted_cost,
-                       const char *reason, scv_err *err);
-/* The latest decision of a run (to resume at the chosen configuration); SCV_ENOTFOUND if none. */
-int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batch, scv_err *err);
-int scv_store_switch(scv_store *s, long long run, int from_k, int from_b, int to_k, int to_b,
-                     double idle_s, scv_err *err);
-int scv_store_outcome(scv_store *s, long long run, double actual_time, double actual_cost,
-                      double accuracy, int reached, scv_err *err);
-/* Epochs a finished run of job_key took to its target, and at which batch (for the
- * statistical model's reference). SCV_ENOTFOUND if no such run. */
-int scv_store_learnt_target(scv_store *s, const char *job_key, double accuracy, double *epochs,
-                            int *batch, scv_err *err);
-int scv_store_set_target(scv_store *s, long long run, double accuracy, double epochs, int batch,
-                         scv_err *err);
+typedef struct scv_store scv_store; /* the run store, below */
 
 /* ==== the Scavenger loop (src/search/) ====
  * scv_run() trains a job through a job driver, measures it, searches the (K, B) space,
@@ -528,6 +615,8 @@ typedef struct scv_job_driver {
     int (*checkpoint)(void *ctx, scv_err *err);
     /* Releases the job (its durable state stays); the driver can be opened again. */
     void (*close)(void *ctx);
+    /* Frees the driver itself (scv_job_driver_free calls it). */
+    void (*destroy)(void *ctx);
 } scv_job_driver;
 
 /* The relaunch driver: each segment is a `scavenger train` child process (through mpirun,
@@ -540,6 +629,7 @@ typedef struct scv_relaunch_opts {
     int show_progress;          /* the child's progress line on stderr */
 } scv_relaunch_opts;
 int scv_relaunch_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
+/* Frees any driver (through its destroy); NULL is a no-op. */
 void scv_job_driver_free(scv_job_driver *d);
 
 /* Events for progress displays and services. Pointers are valid during the call only. */
@@ -564,6 +654,7 @@ typedef struct scv_run_event {
     const scv_iter_sample *iter;
     const scv_eval_sample *eval;
     const scv_plan_result *plan;
+    int relative;               /* PLAN: its times are nominal (the target's epochs unknown) */
     double elapsed_s;           /* since the run started */
     double remaining_s;         /* predicted time left to the target (NaN: not known yet) */
     const char *text;
@@ -675,6 +766,63 @@ int scv_run_report_write(const scv_run_params *p, const scv_run_result *r, const
                          scv_err *err);
 /* The report's JSON as one malloc'ed line (NULL when out of memory). */
 char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r);
+
+/* ==== the run store (src/store/store.c, SQLite) ====
+ * Every `scavenger run` with its job, the measurements of each configuration, the fitted
+ * models, the decisions and switches, and the predicted and actual outcome. The loop
+ * resumes from it and `--search none` plans from a stored run of the same job. */
+
+int scv_store_open(const char *path, scv_store **out, scv_err *err);
+void scv_store_close(scv_store *s);
+/* A new run: returns its id. job_key identifies the job (model architecture, dataset). */
+int scv_store_run_new(scv_store *s, const char *job_key, const char *job_json, long long *id, scv_err *err);
+int scv_store_run_status(scv_store *s, long long id, const char *status, scv_err *err);
+int scv_store_run_get(scv_store *s, long long id, char *job_json, size_t cap, char *status,
+                      size_t scap, scv_err *err);
+int scv_store_measurement(scv_store *s, long long run, const char *phase, const scv_config_stats *c,
+                          scv_err *err);
+/* Measurements of the latest finished run of job_key other than `exclude` (malloc'ed). */
+int scv_store_load_measurements(scv_store *s, const char *job_key, long long exclude,
+                                scv_config_stats **out, size_t *n, long long *from_run, scv_err *err);
+int scv_store_model(scv_store *s, long long run, const char *kind, const char *json, scv_err *err);
+int scv_store_decision(scv_store *s, long long run, const char *kind, int workers, int batch,
+                       const char *vm, double predicted_time, double predicted_cost,
+                       const char *reason, scv_err *err);
+/* The latest decision of a run (to resume at the chosen configuration); SCV_ENOTFOUND if none. */
+int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batch, scv_err *err);
+int scv_store_switch(scv_store *s, long long run, int from_k, int from_b, int to_k, int to_b,
+                     double idle_s, scv_err *err);
+int scv_store_outcome(scv_store *s, long long run, double actual_time, double actual_cost,
+                      double accuracy, int reached, scv_err *err);
+/* Epochs a finished run of job_key took to its target, and at which batch (for the
+ * statistical model's reference). SCV_ENOTFOUND if no such run. */
+int scv_store_learnt_target(scv_store *s, const char *job_key, double accuracy, double *epochs,
+                            int *batch, scv_err *err);
+int scv_store_set_target(scv_store *s, long long run, double accuracy, double epochs, int batch,
+                         scv_err *err);
+/* The loop's current state ("warmup", ... as scv_run_state_name) and its steps. */
+int scv_store_run_state(scv_store *s, long long run, const char *state, scv_err *err);
+int scv_store_step(scv_store *s, long long run, int idx, const scv_run_step *t, scv_err *err);
+int scv_store_load_steps(scv_store *s, long long run, scv_run_step **out, size_t *n, scv_err *err);
+/* Every measurement of one run (malloc'ed). */
+int scv_store_run_measurements(scv_store *s, long long run, scv_config_stats **out, size_t *n,
+                               scv_err *err);
+int scv_store_eval(scv_store *s, long long run, int workers, int batch, const scv_eval_sample *e,
+                   scv_err *err);
+/* A run at a glance (`scavenger runs`): its first plan's decision and its outcome; NaN
+ * where not known. */
+typedef struct scv_run_summary {
+    long long id;
+    double created;             /* s since the epoch */
+    char job_key[512], status[32], state[16];
+    int workers, batch;         /* the first decision (0: none) */
+    double predicted_time_s, predicted_cost;
+    double actual_time_s, actual_cost, accuracy;
+    int reached, n_steps;
+    char why[256];
+} scv_run_summary;
+int scv_store_runs(scv_store *s, scv_run_summary **out, size_t *n, scv_err *err);
+int scv_store_run_summary(scv_store *s, long long run, scv_run_summary *out, scv_err *err);
 
 #ifdef __cplusplus
 }

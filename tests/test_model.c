@@ -7,7 +7,7 @@
 #include "scv_test.h"
 #include "core/util.h"
 #include "train/dnn.h"
-#include "train/model_internal.h"
+#include "train/net_internal.h"
 
 static scv_dataset *g_data;
 

@@ -14,16 +14,16 @@ int cmd_profile(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_runs(int argc, char **argv);
 #include <stdio.h>
 #include "scv.h"
 /* "scavenger CMD: <fmt with arg>", the usage text and a pointer to --help on stderr;
  * returns EXIT_USAGE (main.c) */
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, const char *arg);
-/* Choices whose index is the enum value (scv_objective, scv_stat_kind, scv_comm_kind,
- * scv_pricing), shared by plan and run. */
-extern const char *const CLI_OBJECTIVES[], *const CLI_STATS[], *const CLI_COMMS[], *const CLI_PRICINGS[];
 /* Index of value in the NULL-terminated names, or -1. */
 int cli_choice(const char *value, const char *const *names);
+/* The default run database, its directory created (main.c). */
+int cli_default_db(char *buf, size_t cap, scv_err *err);
 /* data/NAME from the working directory, else beside the executable's build directory (main.c) */
 const char *scv_default_data_file(const char *name, char *buf, size_t cap);
 #endif

@@ -52,6 +52,7 @@ static void help(void)
            "  --svg FILE            cost-time curves, Pareto front and the choice\n"
            "  --json                a JSON report on stdout instead of the table\n"
            "  --all                 list every configuration, not only the Pareto front\n"
+           "  --sort KEY            table order: time (default) | cost | workers | batch\n"
            "  -h, --help            this text\n");
 }
 
@@ -63,7 +64,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_PROFILE = 256, O_CATALOG, O_MEASURED, O_TEPOCHS, O_BASE, O_TRUN, O_TACC, O_VM, O_WORKERS,
     O_BATCH, O_BMIN, O_BMAX, O_COMM, O_OVERLAP, O_STAT, O_PRICING, O_OBJ, O_DEADLINE, O_BUDGET,
-    O_TOP, O_SVG, O_JSON, O_ALL
+    O_TOP, O_SVG, O_JSON, O_ALL, O_SORT
 };
 static const struct option opts[] = {
     {"profile", 1, 0, O_PROFILE}, {"catalog", 1, 0, O_CATALOG}, {"measured-on", 1, 0, O_MEASURED},
@@ -73,7 +74,56 @@ static const struct option opts[] = {
     {"comm", 1, 0, O_COMM}, {"overlap", 1, 0, O_OVERLAP}, {"stat", 1, 0, O_STAT},
     {"pricing", 1, 0, O_PRICING}, {"objective", 1, 0, O_OBJ}, {"deadline", 1, 0, O_DEADLINE},
     {"budget", 1, 0, O_BUDGET}, {"top", 1, 0, O_TOP}, {"svg", 1, 0, O_SVG}, {"json", 0, 0, O_JSON}, {"all", 0, 0, O_ALL},
+    {"sort", 1, 0, O_SORT},
     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+
+/* Table order (--sort): the first key, then the others to break ties. */
+enum { SORT_TIME = 0, SORT_COST, SORT_WORKERS, SORT_BATCH };
+static const char *const SORT_KEYS[] = {"time", "cost", "workers", "batch", NULL};
+
+typedef struct {
+    double key[4];
+    size_t idx;
+} sort_row;
+
+static int cmp_rows(const void *a, const void *b)
+{
+    const sort_row *x = a, *y = b;
+    for (int i = 0; i < 4; i++)
+        if (x->key[i] != y->key[i]) return x->key[i] < y->key[i] ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Indices of the rows to print (every point, or the front) in the order of `sort`;
+ * malloc'ed, NULL when out of memory. */
+static size_t *table_order(const scv_plan_result *res, int all, int sort, size_t *n)
+{
+    *n = all ? res->n_points : res->n_front;
+    sort_row *rows = malloc(sizeof(sort_row) * (*n ? *n : 1));
+    size_t *order = malloc(sizeof(size_t) * (*n ? *n : 1));
+    if (!rows || !order) {
+        free(rows);
+        free(order);
+        return NULL;
+    }
+    for (size_t i = 0; i < *n; i++) {
+        size_t j = all ? i : res->front[i];
+        const scv_plan_point *p = &res->points[j];
+        double t = p->time_s, c = p->cost, k = p->workers, b = p->batch;
+        sort_row *r = &rows[i];
+        r->idx = j;
+        switch (sort) {
+        case SORT_COST: r->key[0] = c, r->key[1] = t, r->key[2] = k, r->key[3] = b; break;
+        case SORT_WORKERS: r->key[0] = k, r->key[1] = b, r->key[2] = t, r->key[3] = c; break;
+        case SORT_BATCH: r->key[0] = b, r->key[1] = k, r->key[2] = t, r->key[3] = c; break;
+        default: r->key[0] = t, r->key[1] = c, r->key[2] = k, r->key[3] = b; break;
+        }
+    }
+    qsort(rows, *n, sizeof *rows, cmp_rows);
+    for (size_t i = 0; i < *n; i++) order[i] = rows[i].idx;
+    free(rows);
+    return order;
+}
 
 int cmd_plan(int argc, char **argv)
 {
@@ -81,7 +131,7 @@ int cmd_plan(int argc, char **argv)
     const char *workers_arg = "1..64", *batch_arg = "32..4096", *svg = NULL;
     double tepochs = 0, tacc = 0, overlap = 0, deadline = 0, budget = 0;
     int64_t base = 0, bmin = 0, bmax = 0, top = 12, iv;
-    int json = 0, all = 0;
+    int json = 0, all = 0, sort = SORT_TIME;
     scv_comm_kind comm = SCV_COMM_RING;
     scv_stat_kind stat = SCV_STAT_GNS;
     scv_pricing pricing = SCV_PRICE_ONDEMAND;
@@ -103,6 +153,10 @@ int cmd_plan(int argc, char **argv)
         case O_SVG: svg = optarg; break;
         case O_JSON: json = 1; break;
         case O_ALL: all = 1; break;
+        case O_SORT:
+            if ((sort = cli_choice(optarg, SORT_KEYS)) < 0)
+                return usage_error("--sort '%s': expected time, cost, workers or batch", optarg);
+            break;
         case O_TEPOCHS:
             if (scv_parse_f64(optarg, &tepochs) || !(tepochs > 0))
                 return usage_error("--target-epochs '%s': expected a positive number", optarg);
@@ -175,11 +229,19 @@ int cmd_plan(int argc, char **argv)
         scv_err_set(&err, SCV_EINVAL, "%s: no job line (metrics from an older trainer?)", profile);
         goto fail;
     }
+    int measured_from_profile = !measured;
     if (!measured) measured = prof->job.vm;
     const scv_vm_type *mv = measured[0] ? scv_catalog_find(cat, measured) : NULL;
     if (!mv) {
-        if (!measured[0]) scv_err_set(&err, SCV_EINVAL, "the profile does not name its VM type: pass --measured-on TYPE");
-        else scv_err_set(&err, SCV_ENOTFOUND, "--measured-on %s: not a VM type of %s", measured, catalog);
+        if (!measured[0])
+            scv_err_set(&err, SCV_EINVAL, "%s: the profile does not name its VM type (train "
+                        "--vm-type): pass --measured-on TYPE", profile);
+        else if (measured_from_profile)
+            scv_err_set(&err, SCV_ENOTFOUND, "%s: the profile's VM type '%s' (the \"vm\" of its "
+                        "job line, from train --vm-type) is not a VM type of %s: pass "
+                        "--measured-on TYPE or --catalog CSV", profile, measured, catalog);
+        else
+            scv_err_set(&err, SCV_ENOTFOUND, "--measured-on %s: not a VM type of %s", measured, catalog);
         goto fail;
     }
     int mvi = (int)(mv - cat->vms);
@@ -274,12 +336,18 @@ int cmd_plan(int argc, char **argv)
                    sm.gamma_a, sm.gamma_s, sm.theta);
         printf("%zu configurations evaluated, %zu on the Pareto front%s\n\n", res->n_points,
                res->n_front, res->n_excluded_memory ? " (some excluded: batch does not fit memory)" : "");
+        size_t rows = 0, *order = table_order(res, all, sort, &rows);
+        if (!order) {
+            scv_err_set(&err, SCV_ENOMEM, "out of memory");
+            goto fail;
+        }
+        printf("%s, by %s:\n", all ? "every configuration" : "the Pareto front", SORT_KEYS[sort]);
         scv_plan_print_header(stdout);
-        size_t rows = all ? res->n_points : res->n_front;
         for (size_t i = 0; i < rows && i < (size_t)top; i++) {
-            size_t j = all ? i : res->front[i];
+            size_t j = order[i];
             scv_plan_print_point(stdout, cat, &res->points[j], (long)j == res->chosen ? ">" : " ");
         }
+        free(order);
         if (rows > (size_t)top)
             printf("   ... %zu more%s (--top N shows more)\n", rows - (size_t)top, all ? "" : " on the front");
         char t[32];

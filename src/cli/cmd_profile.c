@@ -1,5 +1,5 @@
 /*
- * cmd_profile.c - `scavenger profile METRICS[,...]`: what a profile holds, one line per
+ * cmd_profile.c - `scavenger profile METRICS...`: what a profile holds, one line per
  * measured configuration (mean times after warm-up, the noise statistics), as the models see it.
  */
 #include "cli.h"
@@ -7,33 +7,48 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#define PROFILE_USAGE "usage: scavenger profile METRICS... [--json]\n"
 
 int cmd_profile(int argc, char **argv)
 {
     int json = 0;
-    const char *paths = NULL;
+    size_t len = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: scavenger profile METRICS[,...] [--json]\n\n"
+            printf(PROFILE_USAGE "\n"
                    "Summarises the trainer's metrics per configuration (K, B): mean times\n"
-                   "after warm-up, the gradient-noise statistics and B_simple.\n");
+                   "after warm-up, the gradient-noise statistics and B_simple.\n"
+                   "METRICS: files of `scavenger train --metrics`, as separate arguments or\n"
+                   "comma-separated (a.jsonl b.jsonl, or a.jsonl,b.jsonl).\n"
+                   "  --json                a JSON summary instead of the table\n");
             return EXIT_OK;
         }
         if (!strcmp(argv[i], "--json")) json = 1;
-        else if (argv[i][0] == '-' || paths) {
-            fprintf(stderr, "scavenger profile: unexpected argument '%s'\n"
-                            "usage: scavenger profile METRICS[,...] [--json]\n", argv[i]);
-            return EXIT_USAGE;
-        } else paths = argv[i];
+        else if (argv[i][0] == '-' || !argv[i][0])
+            return cli_usage_error("profile", PROFILE_USAGE, "unexpected argument '%s'", argv[i]);
+        else len += strlen(argv[i]) + 1;
     }
+    if (!len) return cli_usage_error("profile", PROFILE_USAGE, "%s", "give at least one metrics file");
+    /* the loader takes one comma-separated list: join the arguments */
+    char *paths = malloc(len);
     if (!paths) {
-        fprintf(stderr, "usage: scavenger profile METRICS[,...] [--json]\n");
-        return EXIT_USAGE;
+        fprintf(stderr, "scavenger profile: out of memory\n");
+        return EXIT_FAIL;
+    }
+    paths[0] = 0;
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-') continue;
+        if (paths[0]) strcat(paths, ",");
+        strcat(paths, argv[i]);
     }
     scv_profile *p = NULL;
     scv_err err = {0};
-    if (scv_profile_load(paths, &p, &err)) {
+    int lrc = scv_profile_load(paths, &p, &err);
+    free(paths);
+    if (lrc) {
         fprintf(stderr, "scavenger profile: %s\n", err.msg);
         return EXIT_FAIL;
     }

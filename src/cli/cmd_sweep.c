@@ -7,7 +7,7 @@
  * each run's metrics as OUT/k<K>b<B>.jsonl.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "child.h"
+#include "../drivers/child.h"
 #include "cli.h"
 #include "../io/svg.h"
 #include "scv.h"
@@ -37,6 +37,88 @@ static double jnum(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* OUT/sweep.csv and OUT/sweep.md; an error names the file. */
+static int write_tables(const char *csv, const char *md, const row *rows, int nr, const char *vmtype,
+                        double price, scv_err *err)
+{
+    FILE *f = fopen(csv, "w");
+    if (!f) return scv_err_set(err, SCV_EIO, "%s: cannot write: %s", csv, strerror(errno));
+    FILE *m = fopen(md, "w");
+    if (!m) {
+        int e = errno;
+        fclose(f);
+        return scv_err_set(err, SCV_EIO, "%s: cannot write: %s", md, strerror(e));
+    }
+    int bad_f = fprintf(f, "workers,batch,reached,test_accuracy,iterations,epochs,t_iter_s,wall_s,cost_usd,vm_type,price_usd_hr\n") < 0;
+    int bad_m = fprintf(m, "| K | B | reached | test acc. | iterations | epochs | t_iter (ms) | wall (s) | cost ($, %s at $%.4g/h) |\n"
+                           "|---|---|---|---|---|---|---|---|---|\n", vmtype, price) < 0;
+    for (int i = 0; i < nr; i++) {
+        const row *r = &rows[i];
+        bad_f |= fprintf(f, "%d,%d,%d,%.4f,%.0f,%.4f,%.6f,%.3f,%.8f,%s,%.6g\n", r->K, r->B, r->reached,
+                         r->accuracy, r->iterations, r->epochs, r->t_iter, r->wall, r->cost, vmtype,
+                         price) < 0;
+        bad_m |= fprintf(m, "| %d | %d | %s | %.4f | %.0f | %.2f | %.2f | %.1f | %.6f |\n", r->K, r->B,
+                         r->reached ? "yes" : "no", r->accuracy, r->iterations, r->epochs,
+                         1e3 * r->t_iter, r->wall, r->cost) < 0;
+    }
+    bad_f |= fclose(f) != 0;
+    int e = errno;
+    bad_m |= fclose(m) != 0;
+    if (bad_f) return scv_err_set(err, SCV_EIO, "%s: write failed: %s", csv, strerror(e));
+    if (bad_m) return scv_err_set(err, SCV_EIO, "%s: write failed: %s", md, strerror(errno));
+    return SCV_OK;
+}
+
+/* OUT/sweep.svg: measured cost against wall time, one line per B across K. */
+static int write_figure(const char *path, const row *rows, int nr, const int *Bs, long nb,
+                        double target, const char *vmtype, scv_err *err)
+{
+    enum { MAX_SERIES = 64 };
+    svg_series ser[MAX_SERIES];
+    memset(ser, 0, sizeof ser);
+    size_t ns = 0, off = 0;
+    double *vals = malloc(sizeof(double) * 2 * (size_t)nr);
+    int *kv = malloc(sizeof(int) * (size_t)nr);
+    unsigned char *open = malloc((size_t)nr);
+    if (!vals || !kv || !open) {
+        free(vals), free(kv), free(open);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory drawing %s", path);
+    }
+    int n_open = 0;
+    for (long bi = 0; bi < nb && ns < MAX_SERIES; bi++) {
+        svg_series *s = &ser[ns];
+        size_t n = 0;
+        for (int i = 0; i < nr; i++) n += rows[i].B == Bs[bi];
+        if (!n) continue;
+        snprintf(s->label, sizeof s->label, "B=%d", Bs[bi]);
+        s->t = vals + 2 * off, s->c = vals + 2 * off + n, s->k = kv + off;
+        s->hollow = open + off;
+        for (int i = 0; i < nr; i++)
+            if (rows[i].B == Bs[bi]) {
+                s->k[s->n] = rows[i].K;
+                s->t[s->n] = rows[i].wall;
+                s->c[s->n] = rows[i].cost;
+                open[off + s->n] = !rows[i].reached;
+                n_open += !rows[i].reached;
+                s->n++;
+            }
+        off += n;
+        ns++;
+    }
+    char title[200], note[96];
+    snprintf(title, sizeof title, "Measured cost against time to %.1f%% test accuracy (%s; lines: B across K)",
+             100 * target, vmtype);
+    snprintf(note, sizeof note, "did not reach %.1f%%", 100 * target);
+    svg_figure fig = {.title = title,
+                      .x_title = n_open ? "measured wall time to the target, or until the run stopped"
+                                        : "measured wall time to target",
+                      .y_title = "measured cost (K x time x price)", .series = ser, .n_series = ns,
+                      .hollow_note = note};
+    int rc = svg_tradeoff_write(path, &fig, err);
+    free(vals), free(kv), free(open);
+    return rc;
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -73,6 +155,7 @@ int cmd_sweep(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    fwd[nfwd] = NULL;
     if (!wl || !bl || !out || !(target > 0)) {
         fprintf(stderr, "scavenger sweep: --workers, --batch, --target-accuracy and --out are required\n" SWEEP_USAGE);
         return EXIT_USAGE;
@@ -90,12 +173,17 @@ int cmd_sweep(int argc, char **argv)
     row *rows = calloc((size_t)(nk * nb), sizeof(row));
     int rc = EXIT_FAIL, nr = 0;
     char buf[4200], path[4200];
+    if (!rows) {
+        scv_err_set(&err, SCV_ENOMEM, "out of memory");
+        goto done;
+    }
     if (!catalog) catalog = scv_default_data_file("vm-catalog.csv", buf, sizeof buf);
     if (scv_catalog_load(catalog, &cat, &err)) goto done;
     scv_cluster cl;
+    const char *vm_from = "--vm-type";
     if (cluster) {
         if (scv_cluster_load(cluster, &cl, &err)) goto done;
-        if (!vmtype) vmtype = cl.vm[0].catalog_type;
+        if (!vmtype) vmtype = cl.vm[0].catalog_type, vm_from = "the cluster's VM type";
     }
     if (!vmtype) {
         scv_err_set(&err, SCV_EINVAL, "say which VM type the measurements stand for: --cluster or --vm-type");
@@ -103,11 +191,11 @@ int cmd_sweep(int argc, char **argv)
     }
     const scv_vm_type *vm = scv_catalog_find(cat, vmtype);
     if (!vm) {
-        scv_err_set(&err, SCV_ENOTFOUND, "%s: not a VM type of %s", vmtype, catalog);
+        scv_err_set(&err, SCV_ENOTFOUND, "%s %s: not a VM type of %s", vm_from, vmtype, catalog);
         goto done;
     }
     if (mkdir(out, 0755) && errno != EEXIST) {
-        scv_err_set(&err, SCV_EIO, "%s: %s", out, strerror(errno));
+        scv_err_set(&err, SCV_EIO, "--out %s: cannot create the directory: %s", out, strerror(errno));
         goto done;
     }
     int total = (int)(nk * nb), idx = 0;
@@ -116,28 +204,22 @@ int cmd_sweep(int argc, char **argv)
             int K = Ks[ki], B = Bs[bi];
             idx++;
             if (B < K) continue;
-            char ks[16], bs[16], ts[32], mp[4200], line[4096];
-            snprintf(ks, sizeof ks, "%d", K);
-            snprintf(bs, sizeof bs, "%d", B);
-            snprintf(ts, sizeof ts, "%g", target);
+            char mp[4200], line[4096];
             snprintf(mp, sizeof mp, "%s/k%db%d.jsonl", out, K, B);
-            char *av[160];
-            int n = 0;
-            av[n++] = "scavenger";
-            av[n++] = "train";
-            if (cluster) av[n++] = "--cluster", av[n++] = (char *)cluster;
-            av[n++] = "--vm-type", av[n++] = (char *)vmtype;
-            av[n++] = "--workers", av[n++] = ks;
-            av[n++] = "--batch", av[n++] = bs;
-            av[n++] = "--target-accuracy", av[n++] = ts;
-            av[n++] = "--metrics", av[n++] = mp;
-            av[n++] = "--json", av[n++] = "--progress", av[n++] = "never";
-            av[n++] = "--eval-every-epochs", av[n++] = "0.25"; /* --eval-every N still wins */
-            for (int i = 0; i < nfwd; i++) av[n++] = fwd[i];
-            av[n] = NULL;
+            scv_train_cmd tc = {.job_opts = (const char *const *)fwd, .cluster = cluster, .vm_type = vmtype,
+                                .workers = K, .batch = B, .target_accuracy = target, .metrics = mp,
+                                .eval_every_epochs = 0.25 /* --eval-every N among the job's options wins */};
+            scv_argv av = {0};
+            scv_train_argv(&av, &tc);
+            if (av.oom) {
+                scv_argv_free(&av);
+                scv_err_set(&err, SCV_ENOMEM, "out of memory");
+                goto done;
+            }
             fprintf(stderr, "[%d/%d] K=%d B=%d ...", idx, total, K, B);
             double t0 = scv_now();
-            int st = scv_run_self(av, line, sizeof line, NULL);
+            int st = scv_run_self(NULL, av.v, line, sizeof line, NULL, NULL, NULL, 0);
+            scv_argv_free(&av);
             cJSON *o = line[0] ? cJSON_Parse(line) : NULL;
             if (!o || (st != 0 && st != 1)) {
                 fprintf(stderr, " failed (exit %d)\n", st);
@@ -159,64 +241,22 @@ int cmd_sweep(int argc, char **argv)
                     r->reached ? "reached" : "NOT reached", r->wall, r->iterations, r->epochs, scv_now() - t0);
         }
     /* CSV and markdown */
-    snprintf(path, sizeof path, "%s/sweep.csv", out);
-    FILE *f = fopen(path, "w");
-    snprintf(buf, sizeof buf, "%s/sweep.md", out);
-    FILE *m = fopen(buf, "w");
-    if (!f || !m) {
-        if (f) fclose(f);
-        if (m) fclose(m);
-        scv_err_set(&err, SCV_EIO, "%s: cannot write results", out);
-        goto done;
-    }
-    fprintf(f, "workers,batch,reached,test_accuracy,iterations,epochs,t_iter_s,wall_s,cost_usd,vm_type,price_usd_hr\n");
-    fprintf(m, "| K | B | reached | test acc. | iterations | epochs | t_iter (ms) | wall (s) | cost ($, %s at $%.4g/h) |\n"
-               "|---|---|---|---|---|---|---|---|---|\n", vmtype, vm->ondemand);
-    for (int i = 0; i < nr; i++) {
-        row *r = &rows[i];
-        fprintf(f, "%d,%d,%d,%.4f,%.0f,%.4f,%.6f,%.3f,%.8f,%s,%.6g\n", r->K, r->B, r->reached, r->accuracy,
-                r->iterations, r->epochs, r->t_iter, r->wall, r->cost, vmtype, vm->ondemand);
-        fprintf(m, "| %d | %d | %s | %.4f | %.0f | %.2f | %.2f | %.1f | %.6f |\n", r->K, r->B,
-                r->reached ? "yes" : "no", r->accuracy, r->iterations, r->epochs, 1e3 * r->t_iter, r->wall, r->cost);
-    }
-    fclose(f);
-    fclose(m);
-    /* figure: one line per B across K (runs that reached the target) */
-    svg_series ser[64];
-    size_t ns = 0;
-    double *vals = malloc(sizeof(double) * 2 * (size_t)(nr + 1));
-    int *kv = malloc(sizeof(int) * (size_t)(nr + 1));
-    for (long bi = 0; vals && bi < nb && ns < 64; bi++) {
-        svg_series *s = &ser[ns];
-        snprintf(s->label, sizeof s->label, "B = %d", Bs[bi]);
-        s->n = 0;
-        s->t = vals + (size_t)bi * (size_t)nk;
-        s->c = vals + (size_t)nr + (size_t)bi * (size_t)nk;
-        s->k = kv ? kv + (size_t)bi * (size_t)nk : NULL;
-        for (int i = 0; i < nr; i++)
-            if (rows[i].B == Bs[bi] && rows[i].reached) {
-                if (s->k) s->k[s->n] = rows[i].K;
-                s->t[s->n] = rows[i].wall;
-                s->c[s->n++] = rows[i].cost;
-            }
-        if (s->n) ns++;
-    }
+    char csv[4200], md[4200];
+    snprintf(csv, sizeof csv, "%s/sweep.csv", out);
+    snprintf(md, sizeof md, "%s/sweep.md", out);
+    if (write_tables(csv, md, rows, nr, vmtype, vm->ondemand, &err)) goto done;
+    /* figure: one line per B across K; runs that did not reach the target are open markers
+     * off the line (their time is how long they ran, not a time to the target) */
     snprintf(path, sizeof path, "%s/sweep.svg", out);
-    char title[160];
-    snprintf(title, sizeof title, "Measured cost against time to %.1f%% accuracy (%s; lines: B across K)",
-             100 * target, vmtype);
-    svg_figure fig = {.title = title, .series = ser, .n_series = ns};
-    if (ns && svg_tradeoff_write(path, &fig, &err)) {
-        free(vals);
-        free(kv);
+    if (nr && write_figure(path, rows, nr, Bs, nb, target, vmtype, &err)) goto done;
+    FILE *mm = fopen(md, "r");
+    if (!mm) {
+        scv_err_set(&err, SCV_EIO, "%s: cannot read back: %s", md, strerror(errno));
         goto done;
     }
-    free(vals);
-    free(kv);
-    FILE *mm = fopen(buf, "r");
     char l2[512];
-    while (mm && fgets(l2, sizeof l2, mm)) fputs(l2, stdout);
-    if (mm) fclose(mm);
+    while (fgets(l2, sizeof l2, mm)) fputs(l2, stdout);
+    fclose(mm);
     rc = EXIT_OK;
 done:
     if (rc != EXIT_OK) fprintf(stderr, "scavenger sweep: %s\n", err.msg);

@@ -55,7 +55,9 @@ static void help(void)
            "Output and state:\n"
            "  --seed S              init and data-order seed (1)\n"
            "  --metrics FILE        one JSON object per iteration (and per evaluation)\n"
-           "  --vm-type TYPE        catalog VM type the measurements stand for (metrics)\n"
+           "  --vm-type TYPE        catalog VM type the measurements stand for (metrics);\n"
+           "                        checked against the catalog\n"
+           "  --catalog CSV         VM catalog for --vm-type (default data/vm-catalog.csv)\n"
            "  --checkpoint DIR      write DIR/checkpoint.scv at the end (and every N)\n"
            "  --checkpoint-every N  also every N iterations\n"
            "  --resume              continue from the checkpoint in DIR (any K and B)\n"
@@ -76,7 +78,8 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
-    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL, O_EVAL_EPOCHS
+    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL, O_EVAL_EPOCHS,
+    O_CATALOG
 };
 
 static const struct option opts[] = {
@@ -92,7 +95,8 @@ static const struct option opts[] = {
     {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
     {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER},
     {"stop-noise-stable", 1, 0, O_STOP_NOISE}, {"stop-time-stable", 1, 0, O_STOP_TIME},
-    {"no-final-eval", 0, 0, O_NO_EVAL}, {"eval-every-epochs", 1, 0, O_EVAL_EPOCHS}, {"help", 0, 0, 'h'},
+    {"no-final-eval", 0, 0, O_NO_EVAL}, {"eval-every-epochs", 1, 0, O_EVAL_EPOCHS}, {"catalog", 1, 0, O_CATALOG},
+    {"help", 0, 0, 'h'},
     {0, 0, 0, 0}};
 
 /* Parses an integer option value into *out within [lo, hi]. */
@@ -115,11 +119,44 @@ static int opt_num(const char *name, const char *v, double *out)
     return 0;
 }
 
+/* Only rank 0 of a job (or a process outside one) reports, so a usage error found by every
+ * rank is printed once. */
+static int reports(void)
+{
+    const char *r = getenv("OMPI_COMM_WORLD_RANK");
+    return !r || !strcmp(r, "0");
+}
+
+/* --vm-type must name a type of the catalog (the planner looks it up later). Returns an
+ * exit code: EXIT_USAGE naming --vm-type and the catalog, EXIT_FAIL when the catalog cannot
+ * be read. */
+static int check_vm_type(const char *vm_type, const char *catalog)
+{
+    char buf[4200];
+    if (!catalog) catalog = scv_default_data_file("vm-catalog.csv", buf, sizeof buf);
+    scv_catalog *cat = NULL;
+    scv_err err = {0};
+    if (scv_catalog_load(catalog, &cat, &err) != SCV_OK) {
+        if (reports())
+            fprintf(stderr, "scavenger train: --vm-type %s needs the VM catalog: %s (--catalog CSV)\n",
+                    vm_type, err.msg);
+        return EXIT_FAIL;
+    }
+    int found = scv_catalog_find(cat, vm_type) != NULL;
+    scv_catalog_free(cat);
+    if (found) return EXIT_OK;
+    if (reports())
+        fprintf(stderr, "scavenger train: --vm-type '%s': not a VM type of %s (the catalog the "
+                        "planner prices with; see its instance_type column, or pass --catalog CSV)\n",
+                vm_type, catalog);
+    return EXIT_USAGE;
+}
+
 int cmd_train(int argc, char **argv)
 {
     scv_train_params p = scv_train_params_default();
     int json = 0;
-    const char *progress = "auto", *cluster = NULL;
+    const char *progress = "auto", *cluster = NULL, *catalog = NULL;
     double weights[1024];
     int n_weights = 0;
     int64_t iv;
@@ -207,9 +244,14 @@ int cmd_train(int argc, char **argv)
         case O_NO_STATS: p.no_grad_stats = 1; break;
         case O_NO_EVAL: p.no_final_eval = 1; break;
         case O_EVAL_EPOCHS:
-            if (opt_num(name, optarg, &p.eval_every_epochs) || !(p.eval_every_epochs > 0)) return EXIT_USAGE;
+            if (opt_num(name, optarg, &p.eval_every_epochs)) return EXIT_USAGE;
+            if (!(p.eval_every_epochs > 0))
+                return usage_error("--eval-every-epochs '%s': expected a positive number of "
+                                   "epochs (e.g. 0.25); leave it out to evaluate once an epoch",
+                                   optarg);
             break;
         case O_VM: p.vm_type = optarg; break;
+        case O_CATALOG: catalog = optarg; break;
         case O_CLUSTER: cluster = optarg; break;
         case O_STOP_NOISE: {
             char *colon = strchr(optarg, ':');
@@ -259,6 +301,10 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, "scavenger train: %s\n", err.msg);
         return EXIT_USAGE;
     }
+    if (p.vm_type) {
+        int vrc = check_vm_type(p.vm_type, catalog);
+        if (vrc != EXIT_OK) return vrc;
+    }
     if (!strcmp(progress, "auto")) progress = isatty(STDERR_FILENO) ? "always" : "never";
     p.progress = !strcmp(progress, "always");
 
@@ -266,7 +312,10 @@ int cmd_train(int argc, char **argv)
         /* Relaunch this command as K ranks; the ranks inherit the resolved progress mode and,
          * on a cluster, the VM type the measurements stand for. */
         char **args = calloc((size_t)argc + 5, sizeof(char *));
-        if (!args) return EXIT_FAIL;
+        if (!args) {
+            fprintf(stderr, "scavenger train: out of memory\n");
+            return EXIT_FAIL;
+        }
         int na = 0;
         args[na++] = "train";
         for (int i = 1; i < argc; i++) args[na++] = argv[i];
@@ -279,6 +328,12 @@ int cmd_train(int argc, char **argv)
                 free(args);
                 return EXIT_FAIL;
             }
+            if (p.workers > cl.n) {
+                fprintf(stderr, "scavenger train: --workers %d but cluster %s has %d VMs\n",
+                        p.workers, cluster, cl.n);
+                free(args);
+                return EXIT_USAGE;
+            }
             if (!p.vm_type) {
                 args[na++] = "--vm-type";
                 args[na++] = cl.vm[0].catalog_type;
@@ -286,13 +341,15 @@ int cmd_train(int argc, char **argv)
         }
         scv_launch l = {.workers = p.workers, .threads = p.threads, .argv = args, .argc = na,
                         .cluster = cluster};
-        int st = scv_launch_mpirun(&l, &err);
+        int st = 0;
+        int lrc = scv_launch_mpirun(&l, &st, &err);
         free(args);
-        if (st < 0) {
-            fprintf(stderr, "scavenger train: %s\n", err.msg);
-            return EXIT_FAIL;
+        if (lrc != SCV_OK) {
+            fprintf(stderr, "scavenger train: %s\n", err.msg[0] ? err.msg : scv_strerror(lrc));
+            return lrc == SCV_EINVAL ? EXIT_USAGE : EXIT_FAIL;
         }
-        return st == 0 || st == EXIT_USAGE || st == EXIT_INTR ? st : EXIT_FAIL;
+        /* the ranks' own exit codes pass through; anything else (a crash) is a failure */
+        return st == EXIT_OK || st == EXIT_USAGE || st == EXIT_INTR ? st : EXIT_FAIL;
     }
 
     scv_train_result r;

@@ -6,7 +6,10 @@
 #include "cli.h"
 #include "scv.h"
 
+#include <errno.h>
 #include <libgen.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +20,7 @@ static const struct cmd {
     const char *summary;
 } cmds[] = {
     {"run", cmd_run, "the Scavenger loop: search (K, B) online, choose, train to the target"},
+    {"runs", cmd_runs, "list the stored runs, or show one (`runs show ID`)"},
     {"train", cmd_train, "synchronous data-parallel SGD on K MPI workers with global batch B"},
     {"profile", cmd_profile, "summarise the trainer's metrics per configuration"},
     {"cluster", cmd_cluster, "an emulated cloud cluster on this machine (namespaces, tc, cgroups)"},
@@ -24,10 +28,6 @@ static const struct cmd {
     {"plan", cmd_plan, "predict time and cost of every (VM, K, B) from measurements; pick one"},
 };
 
-const char *const CLI_OBJECTIVES[] = {"time", "cost", "knee", NULL};
-const char *const CLI_STATS[] = {"gns", "scavenger", NULL};
-const char *const CLI_COMMS[] = {"ring", "ps", NULL};
-const char *const CLI_PRICINGS[] = {"ondemand", "spot", "memory", NULL};
 
 int cli_choice(const char *value, const char *const *names)
 {
@@ -63,6 +63,27 @@ const char *scv_default_data_file(const char *name, char *buf, size_t cap)
     return buf;
 }
 
+/* $XDG_DATA_HOME/scavenger/scavenger.db, else ~/.local/share/scavenger/scavenger.db */
+int cli_default_db(char *buf, size_t cap, scv_err *err)
+{
+    const char *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
+    char base[900];
+    if (x && *x) snprintf(base, sizeof base, "%s/scavenger", x);
+    else snprintf(base, sizeof base, "%s/.local/share/scavenger", h && *h ? h : "/tmp");
+    char tmp[900];
+    snprintf(tmp, sizeof tmp, "%s", base);
+    for (char *p = tmp + 1;; p++)
+        if (*p == '/' || !*p) {
+            char c = *p;
+            *p = 0;
+            if (mkdir(tmp, 0755) && errno != EEXIST)
+                return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+            if (!(*p = c)) break;
+        }
+    snprintf(buf, cap, "%s/scavenger.db", base);
+    return SCV_OK;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: scavenger <command> [options]\n\n"
@@ -70,8 +91,27 @@ static void usage(FILE *f)
                "fastest cluster configuration.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
-    fprintf(f, "\n'scavenger <command> --help' describes a command's options.\n"
+    fprintf(f, "\n'scavenger help <command>' (or 'scavenger <command> --help') describes a\n"
+               "command's options.\n"
                "  --version  print the version\n");
+}
+
+static const struct cmd *find_cmd(const char *name)
+{
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (!strcmp(name, cmds[i].name)) return &cmds[i];
+    return NULL;
+}
+
+/* Runs a command and reports a failed write of its stdout (a full disk, a closed pipe). */
+static int run_cmd(const struct cmd *c, int argc, char **argv)
+{
+    int rc = c->fn(argc, argv);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        perror("scavenger: write to stdout");
+        return EXIT_FAIL;
+    }
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -80,23 +120,35 @@ int main(int argc, char **argv)
         usage(stderr);
         return EXIT_USAGE;
     }
+    if (!strcmp(argv[1], "help") && argc > 2) { /* `scavenger help CMD` = `scavenger CMD --help` */
+        const struct cmd *c = find_cmd(argv[2]);
+        if (!c) {
+            fprintf(stderr, "scavenger help: unknown command '%s'\n\n", argv[2]);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+        if (argc > 3) {
+            fprintf(stderr, "scavenger help: unexpected argument '%s' (usage: scavenger help "
+                            "<command>)\n", argv[3]);
+            return EXIT_USAGE;
+        }
+        char *hargv[] = {argv[2], "--help", NULL};
+        return run_cmd(c, 2, hargv);
+    }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            perror("scavenger: write to stdout");
+            return EXIT_FAIL;
+        }
         return EXIT_OK;
     }
     if (!strcmp(argv[1], "--version")) {
         printf("scavenger %s\n", SCV_VERSION);
         return EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        if (!strcmp(argv[1], cmds[i].name)) {
-            int rc = cmds[i].fn(argc - 1, argv + 1);
-            if (fflush(stdout) != 0) {
-                perror("scavenger: write to stdout");
-                return EXIT_FAIL;
-            }
-            return rc;
-        }
+    const struct cmd *c = find_cmd(argv[1]);
+    if (c) return run_cmd(c, argc - 1, argv + 1);
     fprintf(stderr, "scavenger: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return EXIT_USAGE;

@@ -24,7 +24,10 @@ void scv_fmt_usd(double usd, char *b, size_t cap)
 {
     if (!isfinite(usd)) snprintf(b, cap, "-");
     else if (fabs(usd) >= 1 || usd == 0) snprintf(b, cap, "$%.2f", usd);
-    else snprintf(b, cap, "$%.3g", usd); /* three significant digits: $0.00262 */
+    else { /* three significant digits in fixed point: $0.00262, $0.00000420 */
+        int decimals = 2 - (int)floor(log10(fabs(usd)));
+        snprintf(b, cap, "$%.*f", decimals > 12 ? 12 : decimals, usd);
+    }
 }
 
 void scv_plan_print_header(FILE *f)
@@ -55,51 +58,148 @@ void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *
             p->pareto ? "true" : "false");
 }
 
+/* ---- the plan's figure ---- */
+
+enum { MAX_LINES = 10 };
+
+typedef struct {
+    int vm, batch;
+    size_t on_front, first; /* front points of this line; its first point's index */
+} line_key;
+
+typedef struct {
+    int k;
+    double t, c;
+} line_pt;
+
+static int cmp_line_pt(const void *a, const void *b)
+{
+    const line_pt *x = a, *y = b;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+/* Index of (vm, batch) in keys[0..n), or n. */
+static size_t find_key(const line_key *keys, size_t n, int vm, int batch)
+{
+    size_t i = 0;
+    while (i < n && !(keys[i].vm == vm && keys[i].batch == batch)) i++;
+    return i;
+}
+
+/* Sorts the chosen lines by (VM type in order of appearance, B) so the legend is grouped. */
+static void sort_lines(line_key *sel, size_t n, const int *vm_order, size_t n_vm)
+{
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0; j--) {
+            size_t a = 0, b = 0;
+            while (a < n_vm && vm_order[a] != sel[j - 1].vm) a++;
+            while (b < n_vm && vm_order[b] != sel[j].vm) b++;
+            if (a < b || (a == b && sel[j - 1].batch <= sel[j].batch)) break;
+            line_key t = sel[j];
+            sel[j] = sel[j - 1];
+            sel[j - 1] = t;
+        }
+}
+
 int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res,
                        double actual_time_s, double actual_cost, scv_err *err)
 {
+    if (!res->n_points || res->chosen < 0)
+        return scv_err_set(err, SCV_EINVAL, "%s: the plan has no configuration to draw", path);
     const scv_plan_point *pts = res->points, *ch = &pts[res->chosen];
-    /* one series per batch on the chosen VM type (points were generated in K order);
-     * at most 10 batches, spread over the range */
-    int batches[4096];
-    size_t nb = 0;
-    for (size_t i = 0; i < res->n_points && nb < 4096; i++) {
-        if (pts[i].vm != ch->vm) continue;
-        size_t j = 0;
-        while (j < nb && batches[j] != pts[i].batch) j++;
-        if (j == nb) batches[nb++] = pts[i].batch;
-    }
-    size_t step = nb > 10 ? (nb + 9) / 10 : 1, ns = 0;
-    svg_series ser[10], front = {.n = res->n_front};
-    memset(ser, 0, sizeof ser);
+    /* Lines are (VM type, B) pairs across K: the chosen one, then those of the Pareto front
+     * (most front points first), so every VM type on the front is drawn; the remaining of
+     * MAX_LINES go to other batches of the chosen type, spread over its range. */
+    line_key *keys = malloc(sizeof(line_key) * res->n_points);
+    line_pt *lp = malloc(sizeof(line_pt) * res->n_points);
     double *buf = malloc(sizeof(double) * 2 * (res->n_points + res->n_front));
-    if (!buf) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    double *p = buf;
-    for (size_t j = 0; j < nb && ns < 10; j += step) {
-        svg_series *s = &ser[ns++];
-        snprintf(s->label, sizeof s->label, "B = %d", batches[j]);
-        s->t = p;
-        s->n = 0;
-        for (size_t i = 0; i < res->n_points; i++)
-            if (pts[i].vm == ch->vm && pts[i].batch == batches[j]) p[s->n++] = pts[i].time_s;
-        s->c = p + s->n;
-        size_t k = 0;
-        for (size_t i = 0; i < res->n_points; i++)
-            if (pts[i].vm == ch->vm && pts[i].batch == batches[j]) s->c[k++] = pts[i].cost;
-        p += 2 * s->n;
+    int *kbuf = malloc(sizeof(int) * res->n_points);
+    if (!keys || !lp || !buf || !kbuf) {
+        free(keys), free(lp), free(buf), free(kbuf);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory drawing %s", path);
     }
-    front.t = p;
-    front.c = p + res->n_front;
+    size_t nk = 0;
+    for (size_t i = 0; i < res->n_points; i++) {
+        size_t j = find_key(keys, nk, pts[i].vm, pts[i].batch);
+        if (j == nk) keys[nk++] = (line_key){pts[i].vm, pts[i].batch, 0, i};
+    }
+    for (size_t f = 0; f < res->n_front; f++) {
+        const scv_plan_point *q = &pts[res->front[f]];
+        keys[find_key(keys, nk, q->vm, q->batch)].on_front++;
+    }
+    line_key sel[MAX_LINES];
+    size_t ns = 0;
+    sel[ns++] = keys[find_key(keys, nk, ch->vm, ch->batch)];
+    while (ns < MAX_LINES) { /* front lines, most front points first */
+        size_t best = nk;
+        for (size_t i = 0; i < nk; i++) {
+            if (!keys[i].on_front || find_key(sel, ns, keys[i].vm, keys[i].batch) < ns) continue;
+            if (best == nk || keys[i].on_front > keys[best].on_front) best = i;
+        }
+        if (best == nk) break;
+        sel[ns++] = keys[best];
+    }
+    size_t n_rest = 0; /* other batches of the chosen type, ascending (reuses lp's k) */
+    for (size_t i = 0; i < nk; i++)
+        if (keys[i].vm == ch->vm && find_key(sel, ns, keys[i].vm, keys[i].batch) == ns)
+            lp[n_rest++].k = keys[i].batch;
+    qsort(lp, n_rest, sizeof *lp, cmp_line_pt);
+    size_t slots = MAX_LINES - ns;
+    for (size_t i = 0; i < slots && i < n_rest; i++) {
+        size_t j = n_rest <= slots ? i : slots == 1 ? n_rest / 2 : i * (n_rest - 1) / (slots - 1);
+        sel[ns++] = keys[find_key(keys, nk, ch->vm, lp[j].k)];
+    }
+    /* VM types in order: the chosen one first, then as they appear on the front */
+    int vm_order[MAX_LINES];
+    size_t n_vm = 0;
+    for (size_t i = 0; i < ns; i++) {
+        size_t j = 0;
+        while (j < n_vm && vm_order[j] != sel[i].vm) j++;
+        if (j == n_vm) vm_order[n_vm++] = sel[i].vm;
+    }
+    sort_lines(sel, ns, vm_order, n_vm);
+
+    svg_series ser[MAX_LINES];
+    memset(ser, 0, sizeof ser);
+    double *p = buf;
+    int *kp = kbuf;
+    for (size_t l = 0; l < ns; l++) {
+        svg_series *sr = &ser[l];
+        size_t n = 0;
+        for (size_t i = 0; i < res->n_points; i++)
+            if (pts[i].vm == sel[l].vm && pts[i].batch == sel[l].batch)
+                lp[n++] = (line_pt){pts[i].workers, pts[i].time_s, pts[i].cost};
+        qsort(lp, n, sizeof *lp, cmp_line_pt);
+        if (n_vm > 1)
+            snprintf(sr->label, sizeof sr->label, "%.48s, B=%d", cat->vms[sel[l].vm].name, sel[l].batch);
+        else snprintf(sr->label, sizeof sr->label, "B=%d", sel[l].batch);
+        sr->t = p, sr->c = p + n, sr->k = kp, sr->n = n;
+        for (size_t i = 0; i < n; i++) sr->t[i] = lp[i].t, sr->c[i] = lp[i].c, sr->k[i] = lp[i].k;
+        size_t d = 0;
+        while (d < n_vm && vm_order[d] != sel[l].vm) d++;
+        sr->dash = (int)d;
+        p += 2 * n;
+        kp += n;
+    }
+    svg_series front = {.n = res->n_front, .t = p, .c = p + res->n_front};
     for (size_t i = 0; i < res->n_front; i++)
         front.t[i] = pts[res->front[i]].time_s, front.c[i] = pts[res->front[i]].cost;
-    char title[160], mark[64];
-    snprintf(title, sizeof title, "Predicted cost against time to target (%s; lines: B across K)",
-             cat->vms[ch->vm].name);
-    snprintf(mark, sizeof mark, "chosen: K=%d, B=%d", ch->workers, ch->batch);
-    svg_figure fig = {.title = title, .series = ser, .n_series = ns, .front = &front, .has_mark = 1,
-                      .mark_t = ch->time_s, .mark_c = ch->cost, .mark_label = mark};
-    (void)actual_time_s, (void)actual_cost; /* TODO(svg helper): plot the outcome */
+    char title[200], mark[160];
+    if (n_vm > 1)
+        snprintf(title, sizeof title, "Predicted cost against time to target (%zu VM types; "
+                 "lines: VM type and B across K)", n_vm);
+    else
+        snprintf(title, sizeof title, "Predicted cost against time to target (%s; lines: B across K)",
+                 cat->vms[ch->vm].name);
+    snprintf(mark, sizeof mark, "chosen: %s%sK=%d, B=%d", n_vm > 1 ? cat->vms[ch->vm].name : "",
+             n_vm > 1 ? ", " : "", ch->workers, ch->batch);
+    svg_figure fig = {.title = title, .x_title = "predicted time to target",
+                      .y_title = "predicted cost to target", .series = ser, .n_series = ns,
+                      .front = &front, .has_mark = 1, .mark_t = ch->time_s, .mark_c = ch->cost,
+                      .mark_label = mark,
+                      .has_actual = actual_time_s > 0 && actual_cost > 0,
+                      .actual_t = actual_time_s, .actual_c = actual_cost};
     int rc = svg_tradeoff_write(path, &fig, err);
-    free(buf);
+    free(keys), free(lp), free(buf), free(kbuf);
     return rc;
 }

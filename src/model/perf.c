@@ -142,3 +142,43 @@ int scv_perf_fit(const scv_config_stats *s, size_t n, scv_comm_kind comm, double
     out->n_points = (int)n;
     return SCV_OK;
 }
+
+/*
+ * Amdahl's law for the compute time of one worker on n threads:
+ *   t(n) = t1 ((1 - f) + f / n)  =  a + b / n,   a = t1 (1 - f) [s], b = t1 f [s]
+ * linear in (1, 1/n): weighted least squares on relative error (w = 1/t^2) with a, b >= 0,
+ * then t1 = a + b and f = b / (a + b) (so f lies in [0, 1]). Needs two distinct n.
+ */
+int scv_amdahl_fit(const int *threads, const double *t, size_t n, double *f, double *t1,
+                   scv_err *err)
+{
+    *f = 0, *t1 = 0;
+    int distinct = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (threads[i] < 1 || !(t[i] > 0) || !isfinite(t[i]))
+            return scv_err_set(err, SCV_EINVAL, "Amdahl fit: invalid measurement %zu (%d thread(s), %g s)",
+                               i, threads[i], t[i]);
+        distinct |= threads[i] != threads[0];
+    }
+    if (!distinct)
+        return scv_err_set(err, SCV_EINVAL,
+                           "Amdahl fit: compute times at two or more thread counts are needed");
+    double *x = malloc(sizeof(double) * 2 * n), *w = malloc(sizeof(double) * n);
+    if (!x || !w) {
+        free(x), free(w);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        x[2 * i] = 1;
+        x[2 * i + 1] = 1.0 / threads[i];
+        w[i] = 1 / (t[i] * t[i]);
+    }
+    double c[2] = {0, 0};
+    int rc = scv_nnls(x, t, w, n, 2, 0, c);
+    free(x), free(w);
+    if (rc != 0 || !(c[0] + c[1] > 0))
+        return scv_err_set(err, SCV_ENOCONV, "Amdahl fit: no solution");
+    *t1 = c[0] + c[1];
+    *f = c[1] / *t1;
+    return SCV_OK;
+}

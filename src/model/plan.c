@@ -1,20 +1,60 @@
 /*
  * plan.c - the planner: enumerate (VM type, K, B) under constraints, predict each one's
  * iteration time (perf model), iterations to target (statistical model), wall time
- * T = iterations * t_iter and cost C = K * T * price, compute the Pareto front of
- * (T, C), and pick the configuration the objective asks for:
- *   time   the fastest (within --budget if given)
- *   cost   the cheapest (within --deadline if given)
- *   knee   Kneedle's knee of the Pareto front (Satopaa et al. 2011), within both bounds
- * A VM type without measurements is predicted by scaling compute time by the ratio of
- * GPUs (when both have GPUs) or vCPUs to the measured type, and is marked extrapolated.
+ * T = iterations * t_iter [s] and cost C = K * T / 3600 * price [$], compute the Pareto front
+ * of (T, C), and pick the configuration the objective asks for.
+ *
+ * Choice (docs/MODEL.md, "Choosing"):
+ *   1. the unconstrained choice u on the whole front:
+ *        time  the fastest point        cost  the cheapest point
+ *        knee  Kneedle's knee of the front (Satopaa et al. 2011); when the front has fewer
+ *              than 3 points or Kneedle finds none (straight or concave front), the marginal
+ *              rule: start at the cheapest point and step to the next faster one while
+ *                  r = [(C_fast - C_slow) / C_slow] / [(T_slow - T_fast) / T_slow]
+ *              (% more cost per 1% of time saved) is <= policy.knee_max_cost_per_time.
+ *   2. a deadline or budget that u meets leaves u chosen; otherwise the same rule runs on the
+ *      feasible part of the front (T <= deadline, C <= budget), which is the Pareto front of
+ *      the feasible points (a point dominating a feasible point is itself feasible).
+ *
+ * VM types without measurements (scv_extrap): compute time t_c [s] (c0 + c1 b of the perf
+ * model) is carried to type v as follows; communication is kept as measured.
+ *   - GPU types are never predicted from CPU measurements (nor CPU types from GPU ones):
+ *     left out and counted, unless the request states an assumed GPU speed-up g > 0, in
+ *     which case t_c(v) = t_c / g (SCV_EXTRAP_GPU_ASSUMED).
+ *   - another GPU type from GPU measurements: t_c as measured (SCV_EXTRAP_GPU_AS_MEASURED).
+ *   - CPU types: a worker on v uses n_v threads (its vCPUs, capped by worker_threads when
+ *     set); the measurements used n_m threads. Same n: t_c as measured
+ *     (SCV_EXTRAP_SAME_THREADS, or SCV_EXTRAP_NONE on the measured type itself). Different n
+ *     with a measured parallel fraction f, Amdahl: t(n) = t(1) ((1 - f) + f / n), so
+ *         t_c(v) = t_c ((1 - f) + f / n_v) / ((1 - f) + f / n_m)      (SCV_EXTRAP_AMDAHL);
+ *     without f: t_c as measured, marked SCV_EXTRAP_NO_SCALING (no vCPU-proportional gain).
  */
 #include "scv.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+scv_plan_policy scv_plan_policy_default(void)
+{
+    scv_plan_policy p = {.knee_max_cost_per_time = 1.0};
+    return p;
+}
+
+const char *scv_extrap_desc(scv_extrap e)
+{
+    switch (e) {
+    case SCV_EXTRAP_NONE: return "measured";
+    case SCV_EXTRAP_SAME_THREADS: return "extrapolated: other CPU type, same threads, compute as measured";
+    case SCV_EXTRAP_NO_SCALING: return "extrapolated: no thread-scaling measurement, compute as measured";
+    case SCV_EXTRAP_AMDAHL: return "extrapolated: compute scaled by Amdahl's law with the measured parallel fraction";
+    case SCV_EXTRAP_GPU_ASSUMED: return "extrapolated: GPU type, compute divided by the assumed GPU speed-up";
+    case SCV_EXTRAP_GPU_AS_MEASURED: return "extrapolated: other GPU type, compute as measured";
+    }
+    return "?";
+}
 
 void scv_plan_result_free(scv_plan_result *r)
 {
@@ -24,21 +64,39 @@ void scv_plan_result_free(scv_plan_result *r)
     free(r);
 }
 
-/* sort keys for the Pareto front */
-static const double *g_t, *g_c;
-static int by_time(const void *a, const void *b)
+/* ---- Pareto front: an in-place heapsort of indices by (time, cost, index); no state
+ * outside the call, so it is reentrant ---- */
+static int after(const double *t, const double *c, size_t i, size_t j)
 {
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    if (g_t[i] != g_t[j]) return g_t[i] < g_t[j] ? -1 : 1;
-    if (g_c[i] != g_c[j]) return g_c[i] < g_c[j] ? -1 : 1;
-    return i < j ? -1 : i > j;
+    if (t[i] != t[j]) return t[i] > t[j];
+    if (c[i] != c[j]) return c[i] > c[j];
+    return i > j;
+}
+
+static void sift_down(size_t *a, size_t root, size_t end, const double *t, const double *c)
+{
+    for (;;) {
+        size_t child = 2 * root + 1;
+        if (child >= end) return;
+        if (child + 1 < end && after(t, c, a[child + 1], a[child])) child++;
+        if (!after(t, c, a[child], a[root])) return;
+        size_t tmp = a[root];
+        a[root] = a[child];
+        a[child] = tmp;
+        root = child;
+    }
 }
 
 size_t scv_pareto_front(const double *time, const double *cost, size_t n, size_t *front)
 {
     for (size_t i = 0; i < n; i++) front[i] = i;
-    g_t = time, g_c = cost;
-    qsort(front, n, sizeof(size_t), by_time);
+    for (size_t i = n / 2; i-- > 0;) sift_down(front, i, n, time, cost);
+    for (size_t end = n; end > 1; end--) {
+        size_t tmp = front[0];
+        front[0] = front[end - 1];
+        front[end - 1] = tmp;
+        sift_down(front, 0, end - 1, time, cost);
+    }
     size_t k = 0;
     double best = INFINITY;
     for (size_t i = 0; i < n; i++)
@@ -67,18 +125,144 @@ long scv_kneedle(const double *x, const double *y, size_t n)
     return best;
 }
 
-/* compute-time scale of VM type v relative to the measured type m */
-static double compute_scale(const scv_vm_type *v, const scv_vm_type *m)
+/* ---- VM-type extrapolation ---- */
+static int worker_threads_on(const scv_plan_request *req, const scv_vm_type *v)
 {
-    if (v == m) return 1;
-    if (v->gpus > 0 && m->gpus > 0) return (double)m->gpus / v->gpus;
-    return (double)m->vcpus / v->vcpus;
+    int n = v->vcpus > 0 ? v->vcpus : 1;
+    return req->worker_threads > 0 && req->worker_threads < n ? req->worker_threads : n;
+}
+
+/* Amdahl time factor relative to one thread: (1 - f) + f / n */
+static double amdahl(double f, int n) { return (1 - f) + f / n; }
+
+/* How compute measured on m carries to v: returns 0 (and the scale, how) or -1 to leave
+ * v out (another kind of processor and no stated assumption). */
+static int compute_rule(const scv_plan_request *req, const scv_vm_type *v, const scv_vm_type *m,
+                        double *scale, scv_extrap *how)
+{
+    *scale = 1;
+    *how = SCV_EXTRAP_NONE;
+    if (m->gpus == 0 && v->gpus > 0) {
+        if (!(req->gpu_speedup > 0) || !isfinite(req->gpu_speedup)) return -1;
+        *scale = 1 / req->gpu_speedup;
+        *how = SCV_EXTRAP_GPU_ASSUMED;
+        return 0;
+    }
+    if (m->gpus > 0 && v->gpus == 0) return -1;
+    if (m->gpus > 0) {
+        if (v != m) *how = SCV_EXTRAP_GPU_AS_MEASURED;
+        return 0;
+    }
+    int nv = worker_threads_on(req, v);
+    int nm = req->measured_threads > 0 ? req->measured_threads : worker_threads_on(req, m);
+    if (nv == nm) {
+        if (v != m) *how = SCV_EXTRAP_SAME_THREADS;
+        return 0;
+    }
+    double f = req->parallel_fraction;
+    if (req->measured_threads > 0 && f >= 0 && f <= 1) {
+        *scale = amdahl(f, nv) / amdahl(f, nm);
+        *how = SCV_EXTRAP_AMDAHL;
+    } else {
+        *how = SCV_EXTRAP_NO_SCALING;
+    }
+    return 0;
+}
+
+/* ---- choosing on a front (time ascending, cost falling) ---- */
+typedef enum { RULE_FASTEST, RULE_CHEAPEST, RULE_KNEEDLE, RULE_MARGINAL, RULE_ONLY } choice_rule;
+
+/* % more cost per 1% of time saved going from the slower point s to the faster point f */
+static double cost_per_time(double t_f, double c_f, double t_s, double c_s)
+{
+    return ((c_f - c_s) / c_s) / ((t_s - t_f) / t_s);
+}
+
+static size_t choose_on(const double *t, const double *c, size_t n, scv_objective obj,
+                        const scv_plan_policy *pol, choice_rule *rule)
+{
+    if (n == 1) {
+        *rule = RULE_ONLY;
+        return 0;
+    }
+    if (obj == SCV_OBJ_TIME) {
+        *rule = RULE_FASTEST;
+        return 0;
+    }
+    if (obj == SCV_OBJ_COST) {
+        *rule = RULE_CHEAPEST;
+        return n - 1;
+    }
+    long k = scv_kneedle(t, c, n);
+    if (k >= 0) {
+        *rule = RULE_KNEEDLE;
+        return (size_t)k;
+    }
+    *rule = RULE_MARGINAL;
+    size_t i = n - 1;
+    while (i > 0 && cost_per_time(t[i - 1], c[i - 1], t[i], c[i]) <= pol->knee_max_cost_per_time) i--;
+    return i;
+}
+
+static void label(const scv_plan_request *req, const scv_plan_point *p, char *buf, size_t cap)
+{
+    if (req->n_vms > 1)
+        snprintf(buf, cap, "%s K=%d B=%d", req->catalog->vms[p->vm].name, p->workers, p->batch);
+    else
+        snprintf(buf, cap, "K=%d B=%d", p->workers, p->batch);
+}
+
+static void add(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add(char *buf, size_t cap, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    if (len + 1 >= cap) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, cap - len, fmt, ap);
+    va_end(ap);
+}
+
+/* res->why: the rule, the chosen point against its neighbours on the front it was chosen
+ * on, and how the bounds acted. */
+static void explain(const scv_plan_request *req, const scv_plan_policy *pol, scv_plan_result *res,
+                    const long *fi, size_t nf, size_t k, choice_rule rule, const char *bounds)
+{
+    char *w = res->why, nb[128];
+    size_t cap = sizeof res->why;
+    w[0] = 0;
+    switch (rule) {
+    case RULE_FASTEST: add(w, cap, "fastest"); break;
+    case RULE_CHEAPEST: add(w, cap, "cheapest"); break;
+    case RULE_ONLY: add(w, cap, "the only front point"); break;
+    case RULE_KNEEDLE: add(w, cap, "knee of %zu front points (Kneedle)", nf); break;
+    case RULE_MARGINAL:
+        add(w, cap, "knee of %zu front point(s): faster while <= %.3g%% more cost per 1%% time saved",
+            nf, pol->knee_max_cost_per_time);
+        break;
+    }
+    const scv_plan_point *p = &res->points[fi[k]];
+    if (k + 1 < nf) { /* the slower neighbour */
+        const scv_plan_point *s = &res->points[fi[k + 1]];
+        label(req, s, nb, sizeof nb);
+        add(w, cap, "; %.2fx faster than %s for %+.0f%% cost", s->time_s / p->time_s, nb,
+            100 * (p->cost / s->cost - 1));
+    }
+    if (k > 0) { /* the faster neighbour */
+        const scv_plan_point *f = &res->points[fi[k - 1]];
+        label(req, f, nb, sizeof nb);
+        add(w, cap, "; %s would save %.0f%% more time for %+.0f%% cost", nb,
+            100 * (1 - f->time_s / p->time_s), 100 * (f->cost / p->cost - 1));
+    }
+    if (bounds) add(w, cap, "; %s", bounds);
+    if (p->extrap != SCV_EXTRAP_NONE) add(w, cap, "; %s", scv_extrap_desc(p->extrap));
 }
 
 int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
 {
     *out = NULL;
     const scv_catalog *cat = req->catalog;
+    scv_plan_policy pol = req->policy ? *req->policy : scv_plan_policy_default();
     if (!req->n_vms || !req->n_workers || !req->n_batches)
         return scv_err_set(err, SCV_EINVAL, "plan: empty search space (VM types, workers or batches)");
     if (req->measured_vm < 0 || (size_t)req->measured_vm >= cat->n)
@@ -90,11 +274,16 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
         return scv_err_set(err, SCV_ENOMEM, "plan: out of memory for %zu configurations", cap);
     }
     const scv_vm_type *mv = &cat->vms[req->measured_vm];
-    size_t np = 0, no_price = 0;
+    size_t np = 0, no_price = 0, n_extrap[SCV_EXTRAP_GPU_AS_MEASURED + 1] = {0};
     for (size_t v = 0; v < req->n_vms; v++) {
         const scv_vm_type *vm = &cat->vms[req->vms[v]];
-        double scale = compute_scale(vm, mv);
-        int extrap = vm != mv;
+        double scale;
+        scv_extrap how;
+        if (compute_rule(req, vm, mv, &scale, &how)) {
+            res->n_excluded_gpu++;
+            continue;
+        }
+        n_extrap[how]++;
         for (size_t b = 0; b < req->n_batches; b++) {
             int B = req->batches[b];
             double iters = scv_stat_iterations(req->stat, B);
@@ -125,16 +314,40 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                 p->price_hr = price;
                 p->cost = scv_cost_usd(K, p->time_s, price);
                 p->err_rel = req->perf->mare;
-                p->extrapolated = extrap;
+                p->extrap = how;
+                p->compute_scale = scale;
+                p->extrapolated = how != SCV_EXTRAP_NONE;
                 p->pareto = 0;
             }
         }
     }
+    /* the note: what was left out and how types were extrapolated */
+    if (res->n_excluded_gpu)
+        add(res->note, sizeof res->note,
+            "%zu VM type(s) left out: %s measurements do not predict %s types%s; ",
+            res->n_excluded_gpu, mv->gpus ? "GPU" : "CPU", mv->gpus ? "CPU" : "GPU",
+            mv->gpus ? "" : " (state an assumed GPU speed-up to include them)");
+    for (int e = SCV_EXTRAP_SAME_THREADS; e <= SCV_EXTRAP_GPU_AS_MEASURED; e++)
+        if (n_extrap[e]) {
+            add(res->note, sizeof res->note, "%zu VM type(s) %s", n_extrap[e], scv_extrap_desc((scv_extrap)e));
+            if (e == SCV_EXTRAP_GPU_ASSUMED) add(res->note, sizeof res->note, " (%.3gx)", req->gpu_speedup);
+            if (e == SCV_EXTRAP_AMDAHL)
+                add(res->note, sizeof res->note, " (f = %.3g from %d thread(s))", req->parallel_fraction,
+                    req->measured_threads);
+            add(res->note, sizeof res->note, "; ");
+        }
+    size_t nl = strlen(res->note);
+    if (nl >= 2 && res->note[nl - 2] == ';') res->note[nl - 2] = 0;
     res->n_points = np;
     res->chosen = -1;
     if (np == 0) {
-        size_t mem_out = res->n_excluded_memory;
+        size_t mem_out = res->n_excluded_memory, gpu_out = res->n_excluded_gpu;
         scv_plan_result_free(res);
+        if (gpu_out == req->n_vms)
+            return scv_err_set(err, SCV_EINFEASIBLE,
+                               "no VM type can be predicted: %s measurements do not predict %s "
+                               "types (state an assumed GPU speed-up to include GPU types)",
+                               mv->gpus ? "GPU" : "CPU", mv->gpus ? "CPU" : "GPU");
         if (no_price)
             return scv_err_set(err, SCV_EINFEASIBLE,
                                "no configuration has a price under this pricing policy "
@@ -153,59 +366,71 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
     for (size_t i = 0; i < np; i++) t[i] = res->points[i].time_s, c[i] = res->points[i].cost;
     res->n_front = scv_pareto_front(t, c, np, res->front);
     for (size_t i = 0; i < res->n_front; i++) res->points[res->front[i]].pareto = 1;
-    /* choose, on the front, under the bounds */
-    double dl = req->deadline_s, bu = req->budget, fastest = INFINITY, cheapest = INFINITY;
-    long best = -1;
-    size_t nf = 0;
-    double *fx = malloc(sizeof(double) * res->n_front), *fy = malloc(sizeof(double) * res->n_front);
-    long *fi = malloc(sizeof(long) * res->n_front);
-    for (size_t i = 0; fx && fy && fi && i < res->n_front; i++) {
-        const scv_plan_point *p = &res->points[res->front[i]];
-        fastest = fmin(fastest, p->time_s);
-        cheapest = fmin(cheapest, p->cost);
-        if ((dl > 0 && p->time_s > dl) || (bu > 0 && p->cost > bu)) continue;
-        fx[nf] = p->time_s, fy[nf] = p->cost, fi[nf] = (long)res->front[i];
-        nf++;
+    free(t), free(c);
+
+    /* choose: the unconstrained choice on the whole front, kept when it meets the bounds;
+     * otherwise the same rule on the feasible part of the front */
+    size_t nfr = res->n_front;
+    double dl = req->deadline_s, bu = req->budget;
+    double *fx = malloc(sizeof(double) * nfr), *fy = malloc(sizeof(double) * nfr);
+    long *fi = malloc(sizeof(long) * nfr);
+    if (!fx || !fy || !fi) {
+        free(fx), free(fy), free(fi);
+        scv_plan_result_free(res);
+        return scv_err_set(err, SCV_ENOMEM, "plan: out of memory");
     }
+    for (size_t i = 0; i < nfr; i++) {
+        const scv_plan_point *p = &res->points[res->front[i]];
+        fx[i] = p->time_s, fy[i] = p->cost, fi[i] = (long)res->front[i];
+    }
+    choice_rule rule;
+    size_t k = choose_on(fx, fy, nfr, req->objective, &pol, &rule);
+    const scv_plan_point *u = &res->points[fi[k]];
+    int bounded = dl > 0 || bu > 0;
+    int meets = !(dl > 0 && u->time_s > dl) && !(bu > 0 && u->cost > bu);
+    const char *which = dl > 0 && bu > 0 ? "the deadline and the budget" : dl > 0 ? "the deadline" : "the budget";
+    char bounds[256] = "";
     int rc = SCV_OK;
-    if (!fx || !fy || !fi) rc = scv_err_set(err, SCV_ENOMEM, "plan: out of memory");
-    else if (nf == 0) {
-        if (dl > 0 && fastest > dl)
-            rc = scv_err_set(err, SCV_EINFEASIBLE,
-                             "deadline %.4g s cannot be met: the fastest configuration takes %.4g s",
-                             dl, fastest);
-        else if (bu > 0 && cheapest > bu)
-            rc = scv_err_set(err, SCV_EINFEASIBLE,
-                             "budget $%.2f cannot be met: the cheapest configuration costs $%.2f",
-                             bu, cheapest);
-        else
-            rc = scv_err_set(err, SCV_EINFEASIBLE,
-                             "no configuration meets both the deadline %.0f s and the budget $%.2f",
-                             dl, bu);
-    } else if (req->objective == SCV_OBJ_TIME) {
-        best = fi[0]; /* the front is sorted by time */
-        snprintf(res->why, sizeof res->why, "fastest%s", bu > 0 ? " within the budget" : "");
-    } else if (req->objective == SCV_OBJ_COST) {
-        best = fi[nf - 1]; /* and cost falls along it */
-        snprintf(res->why, sizeof res->why, "cheapest%s", dl > 0 ? " within the deadline" : "");
-    } else {
-        long k = scv_kneedle(fx, fy, nf);
-        if (k >= 0) {
-            best = fi[k];
-            snprintf(res->why, sizeof res->why,
-                     "knee of the cost-time Pareto front (Kneedle, %zu front points)", nf);
+    if (bounded && meets) {
+        add(bounds, sizeof bounds, "meets %s", which);
+    } else if (bounded) {
+        double fastest = fx[0], cheapest = fy[nfr - 1];
+        char ul[128];
+        label(req, u, ul, sizeof ul);
+        size_t nf = 0;
+        for (size_t i = 0; i < nfr; i++) {
+            if ((dl > 0 && fx[i] > dl) || (bu > 0 && fy[i] > bu)) continue;
+            fx[nf] = fx[i], fy[nf] = fy[i], fi[nf] = fi[i];
+            nf++;
+        }
+        nfr = nf;
+        if (nf == 0) {
+            if (dl > 0 && fastest > dl)
+                rc = scv_err_set(err, SCV_EINFEASIBLE,
+                                 "deadline %.4g s cannot be met: the fastest configuration takes %.4g s",
+                                 dl, fastest);
+            else if (bu > 0 && cheapest > bu)
+                rc = scv_err_set(err, SCV_EINFEASIBLE,
+                                 "budget $%.2f cannot be met: the cheapest configuration costs $%.2f",
+                                 bu, cheapest);
+            else
+                rc = scv_err_set(err, SCV_EINFEASIBLE,
+                                 "no configuration meets both the deadline %.0f s and the budget $%.2f",
+                                 dl, bu);
         } else {
-            best = fi[nf / 2];
-            snprintf(res->why, sizeof res->why,
-                     "the front (%zu points) has no knee: its middle point", nf);
+            k = choose_on(fx, fy, nf, req->objective, &pol, &rule);
+            add(bounds, sizeof bounds, "within %s (the unbounded choice %s misses it)", which, ul);
         }
     }
-    free(t), free(c), free(fx), free(fy), free(fi);
+    if (rc == SCV_OK) {
+        res->chosen = fi[k];
+        explain(req, &pol, res, fi, nfr, k, rule, bounds[0] ? bounds : NULL);
+    }
+    free(fx), free(fy), free(fi);
     if (rc) {
         scv_plan_result_free(res);
         return rc;
     }
-    res->chosen = best;
     *out = res;
     return SCV_OK;
 }

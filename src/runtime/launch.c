@@ -11,12 +11,17 @@
  * is off (btl self,tcp) so traffic really crosses the shaped veths. Ranks wait for
  * collectives by polling with 50 us sleeps (SCV_COMM_POLL_SLEEP_US, see comm_mpi.c) so that
  * waiting does not spend the VM's CPU quota.
+ *
+ * Errors: SCV_OK means mpirun ran (its exit status is returned separately); a job that could
+ * not be started is an SCV_E* code with a message, including failures in the forked child
+ * (entering VM 1, exec), which travel back through a close-on-exec pipe.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "launch.h"
 #include "cluster.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +31,19 @@
 #include <unistd.h>
 
 #define MAX_FIXED 40
+
+/* Writes text to path (created or truncated) with the given mode; SCV_EIO naming path. */
+static int write_text(const char *path, const char *text, mode_t mode, scv_err *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return scv_err_set(err, SCV_EIO, "%s: cannot write: %s", path, strerror(errno));
+    int bad = fputs(text, f) == EOF;
+    bad |= fclose(f) != 0;
+    if (bad) return scv_err_set(err, SCV_EIO, "%s: write failed: %s", path, strerror(errno));
+    if (chmod(path, mode) != 0)
+        return scv_err_set(err, SCV_EIO, "%s: chmod: %s", path, strerror(errno));
+    return SCV_OK;
+}
 
 /* Writes the hostfile and agent script of a cluster launch; fills args. */
 static int cluster_args(const scv_launch *l, const char *exe, const char **args, int *n,
@@ -39,15 +57,13 @@ static int cluster_args(const scv_launch *l, const char *exe, const char **args,
     snprintf(hostfile, 256, "/run/scavenger/%s.hosts", c->name);
     snprintf(agent, 256, "/run/scavenger/%s.agent", c->name);
     snprintf(net, 64, "10.213.%d.0/24", c->subnet);
-    FILE *f = fopen(hostfile, "w");
-    if (!f) return scv_err_set(err, SCV_EIO, "%s: %s", hostfile, strerror(errno));
-    for (int i = 1; i <= l->workers; i++) fprintf(f, "10.213.%d.%d slots=1\n", c->subnet, i);
-    fclose(f);
-    f = fopen(agent, "w");
-    if (!f) return scv_err_set(err, SCV_EIO, "%s: %s", agent, strerror(errno));
-    fprintf(f, "#!/bin/sh\nexec '%s' cluster agent \"$@\"\n", exe);
-    fclose(f);
-    chmod(agent, 0755);
+    char text[SCV_CLUSTER_MAX_VMS * 40 + 4200];
+    size_t len = 0;
+    for (int i = 1; i <= l->workers && len < sizeof text; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "10.213.%d.%d slots=1\n", c->subnet, i);
+    if ((rc = write_text(hostfile, text, 0644, err))) return rc;
+    snprintf(text, sizeof text, "#!/bin/sh\nexec '%s' cluster agent \"$@\"\n", exe);
+    if ((rc = write_text(agent, text, 0755, err))) return rc;
     const char *extra[] = {"--hostfile", hostfile, "--mca", "plm_rsh_agent", agent, "--mca", "btl",
                            "self,tcp", "--mca", "btl_tcp_if_include", net, "--mca",
                            "oob_tcp_if_include", net, "--mca", "coll_tuned_use_dynamic_rules", "1",
@@ -57,65 +73,94 @@ static int cluster_args(const scv_launch *l, const char *exe, const char **args,
     return SCV_OK;
 }
 
-int scv_launch_mpirun(const scv_launch *l, scv_err *err)
+/* In the forked child: reports why it could not become mpirun through the error pipe (the
+ * parent reads it; a successful exec closes the pipe unread) and exits. */
+static void child_fail(int fd, const scv_err *e)
+{
+    ssize_t w = write(fd, e, sizeof *e);
+    (void)w;
+    _exit(127);
+}
+
+int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
 {
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) {
-        scv_err_set(err, SCV_EIO, "cannot resolve /proc/self/exe: %s", strerror(errno));
-        return -1;
-    }
+    if (n <= 0) return scv_err_set(err, SCV_EIO, "cannot resolve /proc/self/exe: %s", strerror(errno));
     exe[n] = 0;
     char np[16], omp[48], hostfile[256], agent[256], net[64];
     snprintf(np, sizeof np, "%d", l->workers);
     snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", l->threads);
     const char *fixed[MAX_FIXED] = {"mpirun", "-q", "--bind-to", "none", "-np", np, "-x", omp};
-    int nf = 8;
+    int nf = 8, rc;
     scv_cluster c;
     if (l->cluster) {
-        if (cluster_args(l, exe, fixed, &nf, &c, hostfile, agent, net, err)) return -1;
+        if ((rc = cluster_args(l, exe, fixed, &nf, &c, hostfile, agent, net, err))) return rc;
     } else {
         fixed[nf++] = "--oversubscribe";
     }
     fixed[nf++] = exe;
     char **args = calloc((size_t)(nf + l->argc + 1), sizeof(char *));
-    if (!args) {
-        scv_err_set(err, SCV_ENOMEM, "out of memory");
-        return -1;
-    }
+    if (!args) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     for (int i = 0; i < nf; i++) args[i] = (char *)fixed[i];
     for (int i = 0; i < l->argc; i++) args[nf + i] = l->argv[i];
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
     if (!l->cluster) setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    /* The child reports a failure before or at exec through this pipe; exec closes it. */
+    int pfd[2];
+    if (pipe(pfd) != 0) {
+        free(args);
+        return scv_err_set(err, SCV_EIO, "pipe: %s", strerror(errno));
+    }
+    fcntl(pfd[1], F_SETFD, FD_CLOEXEC);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
+        int e = errno;
         free(args);
-        scv_err_set(err, SCV_EIO, "fork: %s", strerror(errno));
-        return -1;
+        close(pfd[0]);
+        close(pfd[1]);
+        return scv_err_set(err, SCV_EIO, "fork: %s", strerror(e));
     }
     if (pid == 0) {
+        close(pfd[0]);
         scv_err e2 = {0};
-        if (l->cluster && scv_cluster_enter(&c, 1, &e2)) {
-            fprintf(stderr, "scavenger: %s\n", e2.msg);
-            _exit(1);
-        }
+        if (l->cluster && scv_cluster_enter(&c, 1, &e2)) child_fail(pfd[1], &e2);
         execvp("mpirun", args);
-        fprintf(stderr, "scavenger: cannot start mpirun: %s (install Open MPI: scripts/install-deps.sh)\n",
-                strerror(errno));
-        _exit(127);
+        scv_err_set(&e2, errno == ENOENT ? SCV_ENOTFOUND : SCV_EIO,
+                    "cannot start mpirun: %s (install Open MPI: scripts/install-deps.sh)",
+                    strerror(errno));
+        child_fail(pfd[1], &e2);
     }
     free(args);
+    close(pfd[1]);
     /* the child keeps the default SIGINT; the parent waits through it */
     struct sigaction ign, old;
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
     sigaction(SIGINT, &ign, &old);
+    scv_err child_err = {0};
+    size_t got = 0;
+    while (got < sizeof child_err) {
+        ssize_t r = read(pfd[0], (char *)&child_err + got, sizeof child_err - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(pfd[0]);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {}
+    int wait_errno = errno;
     sigaction(SIGINT, &old, NULL);
-    if (WIFEXITED(status)) return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return 1;
+    if (got == sizeof child_err) {
+        child_err.msg[sizeof child_err.msg - 1] = 0;
+        return scv_err_set(err, child_err.code ? child_err.code : SCV_EIO, "%s", child_err.msg);
+    }
+    if (w < 0) return scv_err_set(err, SCV_EIO, "waiting for mpirun: %s", strerror(wait_errno));
+    if (WIFEXITED(status)) *exit_status = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) *exit_status = 128 + WTERMSIG(status);
+    else *exit_status = 1;
+    return SCV_OK;
 }

@@ -20,6 +20,7 @@
 #include "../train/dnn.h"
 #include "../train/sched.h"
 
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,8 +29,11 @@
 
 enum { X_LOCAL_SQ, X_HAS, X_LOSS, X_CORRECT, X_STOP, X_TIME_STABLE, X_COUNT };
 
+/* The one piece of file-scope mutable state: a signal handler gets no context argument, so
+ * SIGINT/SIGTERM can only reach the loop through a flag. scv_train_run() clears it, installs
+ * the handler for its own duration and restores the previous one. Everything else a run
+ * needs lives in its run_ctx. */
 static volatile sig_atomic_t g_stop;
-static int g_time_stable;
 static void on_signal(int sig) { (void)sig; g_stop = 1; }
 
 /* Squared norm in double with 8 independent partial sums: no serial dependency chain, so
@@ -89,7 +93,7 @@ scv_train_params scv_train_params_default(void)
 
 int scv_train_params_check(const scv_train_params *p, scv_err *err)
 {
-    static const char *models[] = {"logreg", "mlp", "lenet", "resnet"};
+    static const char *const models[] = {"logreg", "mlp", "lenet", "resnet"};
     int known = 0;
     for (int i = 0; i < 4; i++) known |= p->model && !strcmp(p->model, models[i]);
     if (!known)
@@ -172,6 +176,8 @@ typedef struct {
     scv_ckpt_state st;
     FILE *metrics;
     double wall_before; /* training seconds of earlier invocations (from the checkpoint) */
+    int time_stable;    /* rank 0: the mean t_iter is known well enough (--stop-time-stable);
+                           sent to every rank in the next iteration's allreduce */
 } run_ctx;
 
 /* Accuracy and mean loss on the test set; each rank evaluates a contiguous share. */
@@ -196,10 +202,24 @@ static int evaluate(run_ctx *c, double *acc, double *loss, scv_err *err)
     return SCV_OK;
 }
 
+/* Rank 0: pushes the metrics written so far to the file and reports a failed write (a full
+ * disk, say) naming the file. Checked where the ranks agree anyway: at checkpoints and at
+ * the end (a write error is sticky, so none is missed). */
+static int metrics_flush(run_ctx *c, scv_err *err)
+{
+    if (!c->metrics) return SCV_OK;
+    errno = 0;
+    if (fflush(c->metrics) != 0 || ferror(c->metrics))
+        return scv_err_set(err, SCV_EIO, "%s: cannot write metrics: %s", c->p->metrics_path,
+                           errno ? strerror(errno) : "write error");
+    return SCV_OK;
+}
+
 static int save_checkpoint(run_ctx *c, double wall, scv_err *err)
 {
     int rc = SCV_OK;
-    if (c->rank == 0) {
+    if (c->rank == 0) rc = metrics_flush(c, err);
+    if (c->rank == 0 && !rc) {
         c->st.wall_seconds = c->wall_before + wall;
         c->st.workers = c->K;
         c->st.batch = c->p->batch;
@@ -297,22 +317,30 @@ static int setup(run_ctx *c, scv_err *err)
     if (p->resume && (rc = resume(c, err))) return rc;
     if (c->rank == 0 && p->metrics_path) {
         c->metrics = fopen(p->metrics_path, p->resume ? "a" : "w");
-        if (!c->metrics) rc = scv_err_set(err, SCV_EIO, "%s: cannot open metrics file", p->metrics_path);
-        else /* what the planner needs to know about the job, once per invocation */
-            fprintf(c->metrics,
-                    "{\"type\":\"job\",\"model\":\"%s\",\"arch\":\"%s\",\"params\":%zu,"
-                    "\"act_bytes\":%zu,\"input_floats\":%zu,\"n_train\":%lld,\"vm\":\"%s\","
-                    "\"threads\":%d,\"workers\":%d,\"batch\":%d}\n",
-                    p->model, scv_model_arch(c->model), scv_model_nparams(c->model),
-                    4 * scv_model_act_floats(c->model), d, (long long)c->train->n,
-                    p->vm_type ? p->vm_type : "", p->threads, c->K, p->batch);
+        if (!c->metrics)
+            rc = scv_err_set(err, SCV_EIO, "%s: cannot open metrics file: %s", p->metrics_path,
+                             strerror(errno));
+        else {
+            /* line-buffered: a driver reads the measurements while the job runs */
+            setvbuf(c->metrics, NULL, _IOLBF, 0);
+            /* what the planner needs to know about the job, once per invocation */
+            if (fprintf(c->metrics,
+                        "{\"type\":\"job\",\"model\":\"%s\",\"arch\":\"%s\",\"params\":%zu,"
+                        "\"act_bytes\":%zu,\"input_floats\":%zu,\"n_train\":%lld,\"vm\":\"%s\","
+                        "\"threads\":%d,\"workers\":%d,\"batch\":%d}\n",
+                        p->model, scv_model_arch(c->model), scv_model_nparams(c->model),
+                        4 * scv_model_act_floats(c->model), d, (long long)c->train->n,
+                        p->vm_type ? p->vm_type : "", p->threads, c->K, p->batch) < 0)
+                rc = scv_err_set(err, SCV_EIO, "%s: cannot write metrics: %s", p->metrics_path,
+                                 strerror(errno));
+        }
     }
     return scv_comm_agree(c->comm, rc, err);
 }
 
 static void teardown(run_ctx *c)
 {
-    if (c->metrics) fclose(c->metrics);
+    if (c->metrics) fclose(c->metrics); /* flushed and checked by metrics_flush */
     scv_dataset_free(c->train);
     scv_dataset_free(c->test);
     scv_model_free(c->model);
@@ -333,7 +361,6 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     scv_compute_threads(p->threads);
     run_ctx c = {.p = p};
     g_stop = 0;
-    g_time_stable = 0;
     int time_stop = 0;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
@@ -409,7 +436,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
         g[np + X_LOSS] = (float)loss_sum;
         g[np + X_CORRECT] = (float)correct;
         g[np + X_STOP] = (float)g_stop;
-        g[np + X_TIME_STABLE] = (float)g_time_stable;
+        g[np + X_TIME_STABLE] = (float)c.time_stable;
         if ((rc = scv_comm_allreduce_f32(c.comm, g, np + X_COUNT, err))) break;
         double t3 = scv_now();
         /* SGD step, with |g|^2 of the averaged gradient in the same pass */
@@ -533,13 +560,14 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
             t_m2 += d1 * (x - t_mean);
             if (c.rank == 0 && t_n >= (p->stop_time_min > 2 ? p->stop_time_min : 2) &&
                 sqrt(t_m2 / (double)(t_n - 1) / (double)t_n) <= p->stop_time_rse * t_mean)
-                g_time_stable = 1;
+                c.time_stable = 1;
         }
     }
     if (c.rank == 0 && p->progress) fputc('\n', stderr);
     double wall = scv_now() - t_start;
     if (!rc && !evaluated_at_end && !res->interrupted && !p->no_final_eval)
         rc = evaluate(&c, &acc, &tloss, err);
+    if (!rc) rc = scv_comm_agree(c.comm, c.rank == 0 ? metrics_flush(&c, err) : SCV_OK, err);
     if (!rc && p->checkpoint_dir) rc = save_checkpoint(&c, wall, err);
     if (!rc && res->interrupted)
         rc = scv_err_set(err, SCV_EINTR, "interrupted at iteration %llu%s%s",
@@ -562,7 +590,6 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
         res->t_comm_mean = sum_comm / (double)run_iters;
         res->t_iter_mean = sum_iter / (double)run_iters;
     }
-    if (c.metrics) fflush(c.metrics);
 out:
     teardown(&c);
     sigaction(SIGINT, &old_int, NULL);

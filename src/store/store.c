@@ -6,13 +6,14 @@
 #include "scv.h"
 
 #include <sqlite3.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 
 struct scv_store {
     sqlite3 *db;
@@ -20,8 +21,6 @@ struct scv_store {
 };
 
 static const char *SCHEMA =
-    "CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, created REAL, job_key TEXT, job TEXT,"
-    " status TEXT, actual_time REAL, actual_cost REAL, accuracy REAL, reached INTEGER);"
     "CREATE TABLE IF NOT EXISTS measurements(run INTEGER REFERENCES runs(id), phase TEXT, vm TEXT,"
     " workers INTEGER, batch INTEGER, iterations INTEGER, t_compute REAL, t_comm REAL, t_iter REAL,"
     " g_local REAL, g_global REAL, epoch_progress REAL);"
@@ -32,7 +31,14 @@ static const char *SCHEMA =
     " from_batch INTEGER, to_workers INTEGER, to_batch INTEGER, idle_s REAL);"
     "CREATE TABLE IF NOT EXISTS targets(run INTEGER REFERENCES runs(id), job_key TEXT, accuracy REAL,"
     " epochs REAL, batch INTEGER);"
+    "CREATE TABLE IF NOT EXISTS steps(run INTEGER REFERENCES runs(id), idx INTEGER, phase TEXT,"
+    " workers INTEGER, batch INTEGER, iterations INTEGER, first_start REAL, last_end REAL,"
+    " idle_before REAL, t_iter REAL, accuracy REAL, reached INTEGER);"
+    "CREATE TABLE IF NOT EXISTS evals(run INTEGER REFERENCES runs(id), workers INTEGER, batch INTEGER,"
+    " iteration INTEGER, samples REAL, epoch REAL, accuracy REAL, loss REAL);"
     "CREATE INDEX IF NOT EXISTS runs_job ON runs(job_key);";
+/* schema 1 -> 2: the loop's state and its steps (the tables are created above) */
+static const char *MIGRATE_1_2 = "ALTER TABLE runs ADD COLUMN state TEXT;";
 
 static double now_s(void)
 {
@@ -83,9 +89,16 @@ int scv_store_open(const char *path, scv_store **out, scv_err *err)
         scv_store_close(s);
         return rc;
     }
+    /* a new database gets schema 1 and migrates like an old one */
+    const char *schema1_runs = "CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, created REAL, job_key TEXT,"
+                               " job TEXT, status TEXT, actual_time REAL, actual_cost REAL, accuracy REAL,"
+                               " reached INTEGER);";
     if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; BEGIN;", NULL, NULL, &msg) != SQLITE_OK ||
+        sqlite3_exec(s->db, schema1_runs, NULL, NULL, &msg) != SQLITE_OK ||
+        (version < 2 && sqlite3_exec(s->db, MIGRATE_1_2, NULL, NULL, &msg) != SQLITE_OK) ||
         sqlite3_exec(s->db, SCHEMA, NULL, NULL, &msg) != SQLITE_OK ||
-        sqlite3_exec(s->db, "PRAGMA user_version=1; COMMIT;", NULL, NULL, &msg) != SQLITE_OK) {
+        sqlite3_exec(s->db, "PRAGMA user_version=2; COMMIT;", NULL, NULL, &msg) != SQLITE_OK) {
+        sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
         int rc = scv_err_set(err, SCV_ECORRUPT, "%s: cannot set up the schema: %s", path, msg ? msg : "?");
         sqlite3_free(msg);
         scv_store_close(s);
@@ -156,24 +169,13 @@ int scv_store_measurement(scv_store *s, long long run, const char *phase, const 
                      c->t_iter, c->g_local, c->g_global, c->epoch_progress);
 }
 
-int scv_store_load_measurements(scv_store *s, const char *job_key, long long exclude,
-                                scv_config_stats **out, size_t *n, long long *from_run, scv_err *err)
+/* Every measurement of one run (malloc'ed). */
+static int load_run_measurements(scv_store *s, long long run, scv_config_stats **out, size_t *n, scv_err *err)
 {
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    const char *q = "SELECT id FROM runs WHERE job_key=? AND id<>? AND id IN (SELECT run FROM measurements) "
-                    "ORDER BY id DESC LIMIT 1";
-    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
-    sqlite3_bind_text(st, 1, job_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, exclude);
-    long long run = -1;
-    if (sqlite3_step(st) == SQLITE_ROW) run = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    if (run < 0)
-        return scv_err_set(err, SCV_ENOTFOUND,
-                           "%s: no stored run of this job (%s) to plan from: run once with --search "
-                           "partial or full", s->path, job_key);
+    const char *q;
     q = "SELECT vm, workers, batch, iterations, t_compute, t_comm, t_iter, g_local, g_global, "
         "epoch_progress FROM measurements WHERE run=?";
     if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
@@ -204,8 +206,29 @@ int scv_store_load_measurements(scv_store *s, const char *job_key, long long exc
         c->epoch_progress = sqlite3_column_double(st, 9);
     }
     sqlite3_finalize(st);
-    *from_run = run;
     return rc;
+}
+
+int scv_store_load_measurements(scv_store *s, const char *job_key, long long exclude,
+                                scv_config_stats **out, size_t *n, long long *from_run, scv_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    const char *q = "SELECT id FROM runs WHERE job_key=? AND id<>? AND id IN (SELECT run FROM measurements) "
+                    "ORDER BY id DESC LIMIT 1";
+    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
+    sqlite3_bind_text(st, 1, job_key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 2, exclude);
+    long long run = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) run = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (run < 0)
+        return scv_err_set(err, SCV_ENOTFOUND,
+                           "%s: no stored run of this job (%s) to plan from: run once with --search "
+                           "partial or full", s->path, job_key);
+    *from_run = run;
+    return load_run_measurements(s, run, out, n, err);
 }
 
 int scv_store_model(scv_store *s, long long run, const char *kind, const char *json, scv_err *err)
@@ -276,6 +299,138 @@ int scv_store_learnt_target(scv_store *s, const char *job_key, double accuracy, 
         *batch = sqlite3_column_int(st, 1);
         rc = SCV_OK;
     }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int scv_store_run_state(scv_store *s, long long run, const char *state, scv_err *err)
+{
+    return exec_bind(s, err, "UPDATE runs SET state=? WHERE id=?", "tI", state, run);
+}
+
+int scv_store_step(scv_store *s, long long run, int idx, const scv_run_step *t, scv_err *err)
+{
+    return exec_bind(s, err, "INSERT INTO steps VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", "Iitiiidddddi", run, idx,
+                     t->phase, t->workers, t->batch, (long long)t->iterations, t->first_start, t->last_end,
+                     t->idle_before, t->t_iter, t->accuracy, t->reached);
+}
+
+/* NULL columns (NaN was stored) read back as NaN */
+static double col_d(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+int scv_store_load_steps(scv_store *s, long long run, scv_run_step **out, size_t *n, scv_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT phase, workers, batch, iterations, first_start, last_end, idle_before,"
+                                  " t_iter, accuracy, reached FROM steps WHERE run=? ORDER BY idx", -1, &st,
+                           NULL) != SQLITE_OK)
+        return db_fail(s, err, "prepare");
+    sqlite3_bind_int64(st, 1, run);
+    size_t cap = 0;
+    int rc = SCV_OK;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            scv_run_step *nt = realloc(*out, cap * sizeof *nt);
+            if (!nt) {
+                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+                break;
+            }
+            *out = nt;
+        }
+        scv_run_step *t = &(*out)[(*n)++];
+        memset(t, 0, sizeof *t);
+        snprintf(t->phase, sizeof t->phase, "%s", (const char *)sqlite3_column_text(st, 0));
+        t->workers = sqlite3_column_int(st, 1);
+        t->batch = sqlite3_column_int(st, 2);
+        t->iterations = sqlite3_column_int64(st, 3);
+        t->first_start = col_d(st, 4);
+        t->last_end = col_d(st, 5);
+        t->idle_before = col_d(st, 6);
+        t->t_iter = col_d(st, 7);
+        t->accuracy = col_d(st, 8);
+        t->reached = sqlite3_column_int(st, 9);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int scv_store_run_measurements(scv_store *s, long long run, scv_config_stats **out, size_t *n, scv_err *err)
+{
+    return load_run_measurements(s, run, out, n, err);
+}
+
+int scv_store_eval(scv_store *s, long long run, int workers, int batch, const scv_eval_sample *e, scv_err *err)
+{
+    return exec_bind(s, err, "INSERT INTO evals VALUES(?,?,?,?,?,?,?,?)", "IiiIdddd", run, workers, batch,
+                     (long long)e->iteration, e->samples_seen, e->epoch, e->accuracy, e->loss);
+}
+
+static void summary_row(sqlite3_stmt *st, scv_run_summary *r)
+{
+    memset(r, 0, sizeof *r);
+    r->id = sqlite3_column_int64(st, 0);
+    r->created = col_d(st, 1);
+    snprintf(r->job_key, sizeof r->job_key, "%s", sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "");
+    snprintf(r->status, sizeof r->status, "%s", sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+    snprintf(r->state, sizeof r->state, "%s", sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
+    r->actual_time_s = col_d(st, 5);
+    r->actual_cost = col_d(st, 6);
+    r->accuracy = col_d(st, 7);
+    r->reached = sqlite3_column_int(st, 8);
+    r->workers = sqlite3_column_int(st, 9);
+    r->batch = sqlite3_column_int(st, 10);
+    r->predicted_time_s = col_d(st, 11);
+    r->predicted_cost = col_d(st, 12);
+    snprintf(r->why, sizeof r->why, "%s", sqlite3_column_text(st, 13) ? (const char *)sqlite3_column_text(st, 13) : "");
+    r->n_steps = sqlite3_column_int(st, 14);
+}
+
+#define SUMMARY_SQL                                                                                        \
+    "SELECT r.id, r.created, r.job_key, r.status, r.state, r.actual_time, r.actual_cost, r.accuracy,"      \
+    " r.reached, d.workers, d.batch, d.predicted_time, d.predicted_cost, d.reason,"                       \
+    " (SELECT COUNT(*) FROM steps WHERE run=r.id) FROM runs r LEFT JOIN decisions d ON d.rowid ="         \
+    " (SELECT rowid FROM decisions WHERE run=r.id AND kind='plan' ORDER BY rowid LIMIT 1) "
+
+int scv_store_runs(scv_store *s, scv_run_summary **out, size_t *n, scv_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, SUMMARY_SQL "ORDER BY r.id", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(s, err, "prepare");
+    size_t cap = 0;
+    int rc = SCV_OK;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            scv_run_summary *nr = realloc(*out, cap * sizeof *nr);
+            if (!nr) {
+                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+                break;
+            }
+            *out = nr;
+        }
+        summary_row(st, &(*out)[(*n)++]);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int scv_store_run_summary(scv_store *s, long long run, scv_run_summary *out, scv_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, SUMMARY_SQL "WHERE r.id=?", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(s, err, "prepare");
+    sqlite3_bind_int64(st, 1, run);
+    int rc = SCV_OK;
+    if (sqlite3_step(st) == SQLITE_ROW) summary_row(st, out);
+    else rc = scv_err_set(err, SCV_ENOTFOUND, "%s: no run %lld", s->path, run);
     sqlite3_finalize(st);
     return rc;
 }

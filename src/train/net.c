@@ -1,5 +1,6 @@
 /*
- * model.c - the models Scavenger trains: logreg, mlp, lenet and a small residual CNN.
+ * net.c - the neural networks Scavenger trains: logreg, mlp, lenet and a small residual CNN
+ * (the performance, statistical and cost models live in src/model/).
  *
  * A model is a flat sequence of layers. Parameters and gradients each live in one
  * contiguous float buffer (what the allreduce, the optimiser and checkpoints work on);
@@ -13,7 +14,7 @@
  */
 #include "scv.h"
 #include "dnn.h"
-#include "model_internal.h"
+#include "net_internal.h"
 #include "../core/util.h"
 
 #include <float.h>
@@ -523,13 +524,13 @@ int scv_model_eval(scv_model *m, const float *x, const uint8_t *y, int n, double
     return SCV_OK;
 }
 
-/* ---- introspection (model_internal.h) ---- */
+/* ---- introspection (net_internal.h) ---- */
 
 int scv_model_layer_count(const scv_model *m) { return m->n_layers; }
 
 const char *scv_model_layer_info(const scv_model *m, int i, size_t *offset, size_t *n)
 {
-    static const char *names[] = {"dense", "conv", "relu", "maxpool", "gap", "save", "add"};
+    static const char *const names[] = {"dense", "conv", "relu", "maxpool", "gap", "save", "add"};
     const layer *l = &m->layers[i];
     *offset = l->w_off;
     *n = l->n_w + l->n_b;

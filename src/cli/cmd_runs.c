@@ -1,0 +1,175 @@
+/*
+ * cmd_runs.c - `scavenger runs`: the stored runs at a glance (`runs`), or one in detail
+ * (`runs show ID`: its decision against its outcome, and every step); --json for
+ * machines. Reads the store only.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "scv.h"
+#include "../core/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define RUNS_USAGE "usage: scavenger runs [--db PATH] [--json]   |   scavenger runs show ID [--db PATH] [--json]\n"
+
+static void json_str(const char *s)
+{
+    putchar('"');
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') printf("\\%c", c);
+        else if (c < 0x20) printf("\\u%04x", c);
+        else putchar(c);
+    }
+    putchar('"');
+}
+
+static void json_num(const char *key, double v)
+{
+    printf(",\"%s\":", key);
+    if (isfinite(v)) printf("%.6g", v);
+    else printf("null");
+}
+
+static void summary_json(const scv_run_summary *r)
+{
+    printf("{\"id\":%lld,\"job\":", r->id);
+    json_str(r->job_key);
+    printf(",\"status\":");
+    json_str(r->status);
+    printf(",\"state\":");
+    json_str(r->state);
+    json_num("created", r->created);
+    printf(",\"workers\":%d,\"batch\":%d", r->workers, r->batch);
+    json_num("predicted_time_s", r->predicted_time_s);
+    json_num("predicted_cost", r->predicted_cost);
+    json_num("actual_time_s", r->actual_time_s);
+    json_num("actual_cost", r->actual_cost);
+    json_num("test_accuracy", r->accuracy);
+    printf(",\"reached\":%s,\"steps\":%d,\"why\":", r->reached ? "true" : "false", r->n_steps);
+    json_str(r->why);
+    putchar('}');
+}
+
+static void when(double t, char *buf, size_t cap)
+{
+    time_t s = (time_t)t;
+    struct tm tm;
+    if (!isfinite(t) || !gmtime_r(&s, &tm)) snprintf(buf, cap, "-");
+    else strftime(buf, cap, "%Y-%m-%d %H:%M", &tm);
+}
+
+static int list(scv_store *db, int json, scv_err *err)
+{
+    scv_run_summary *r;
+    size_t n;
+    int rc = scv_store_runs(db, &r, &n, err);
+    if (rc) return rc;
+    if (json) {
+        printf("[");
+        for (size_t i = 0; i < n; i++) {
+            if (i) putchar(',');
+            summary_json(&r[i]);
+        }
+        printf("]\n");
+    } else if (!n) {
+        printf("no runs stored yet: `scavenger run` stores each run\n");
+    } else {
+        printf("%5s  %-16s  %-20s  %-12s  %9s  %10s  %10s  %10s  %s\n", "run", "created (UTC)", "status", "chose",
+               "predicted", "actual", "cost", "test acc", "job");
+        for (size_t i = 0; i < n; i++) {
+            char c[32], ch[24] = "-", pt[32], at[32], ac[32];
+            when(r[i].created, c, sizeof c);
+            if (r[i].workers) snprintf(ch, sizeof ch, "K=%d B=%d", r[i].workers, r[i].batch);
+            scv_fmt_time(r[i].predicted_time_s, pt, sizeof pt);
+            scv_fmt_time(r[i].actual_time_s, at, sizeof at);
+            scv_fmt_usd(r[i].actual_cost, ac, sizeof ac);
+            printf("%5lld  %-16s  %-20s  %-12s  %9s  %10s  %10s  %10.4f  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
+                   r[i].accuracy, r[i].job_key);
+        }
+    }
+    free(r);
+    return SCV_OK;
+}
+
+static int show(scv_store *db, long long id, int json, scv_err *err)
+{
+    scv_run_summary r;
+    int rc = scv_store_run_summary(db, id, &r, err);
+    if (rc) return rc;
+    scv_run_step *t;
+    size_t n;
+    if ((rc = scv_store_load_steps(db, id, &t, &n, err))) return rc;
+    if (json) {
+        printf("{\"run\":");
+        summary_json(&r);
+        printf(",\"steps\":[");
+        for (size_t i = 0; i < n; i++) {
+            printf("%s{\"phase\":\"%s\",\"workers\":%d,\"batch\":%d,\"iterations\":%lld", i ? "," : "", t[i].phase,
+                   t[i].workers, t[i].batch, (long long)t[i].iterations);
+            json_num("t_iter", t[i].t_iter);
+            json_num("idle_before_s", t[i].idle_before);
+            json_num("test_accuracy", t[i].accuracy);
+            printf("}");
+        }
+        printf("]}\n");
+    } else {
+        char c[32], pt[32], pc[32], at[32], ac[32];
+        when(r.created, c, sizeof c);
+        scv_fmt_time(r.predicted_time_s, pt, sizeof pt);
+        scv_fmt_usd(r.predicted_cost, pc, sizeof pc);
+        scv_fmt_time(r.actual_time_s, at, sizeof at);
+        scv_fmt_usd(r.actual_cost, ac, sizeof ac);
+        printf("run %lld, created %s UTC: %s (state %s)\njob %s\n", r.id, c, r.status, r.state[0] ? r.state : "-",
+               r.job_key);
+        if (r.workers) printf("chose K=%d, B=%d: %s\npredicted %s, %s; actual %s, %s\n", r.workers, r.batch, r.why, pt,
+                              pc, at, ac);
+        printf("\n%3s  %-7s  %4s  %6s  %10s  %12s  %8s  %8s\n", "#", "phase", "K", "B", "iterations", "ms/iteration",
+               "idle s", "test acc");
+        for (size_t i = 0; i < n; i++)
+            printf("%3zu  %-7s  %4d  %6d  %10lld  %12.2f  %8.2f  %8.4f\n", i + 1, t[i].phase, t[i].workers, t[i].batch,
+                   (long long)t[i].iterations, 1e3 * t[i].t_iter, t[i].idle_before, t[i].accuracy);
+    }
+    free(t);
+    return SCV_OK;
+}
+
+int cmd_runs(int argc, char **argv)
+{
+    const char *dbarg = NULL;
+    int json = 0;
+    long long id = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            printf(RUNS_USAGE "\nLists the runs `scavenger run` stored: status, the first decision, its\n"
+                              "predicted and actual time and cost. `show ID` adds every step.\n"
+                              "  --db PATH   the run database (default as `scavenger run`)\n"
+                              "  --json      JSON on stdout\n");
+            return EXIT_OK;
+        }
+        if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--db") && i + 1 < argc) dbarg = argv[++i];
+        else if (!strcmp(a, "show") && i + 1 < argc && !id) {
+            int64_t v;
+            if (scv_parse_i64(argv[++i], &v) || v < 1)
+                return cli_usage_error("runs", RUNS_USAGE, "show '%s': expected a run id", argv[i]);
+            id = v;
+        } else return cli_usage_error("runs", RUNS_USAGE, "unexpected argument '%s'", a);
+    }
+    scv_err err = {0};
+    char dbpath[1024];
+    scv_store *db = NULL;
+    int rc = SCV_OK;
+    if (dbarg) snprintf(dbpath, sizeof dbpath, "%s", dbarg);
+    else rc = cli_default_db(dbpath, sizeof dbpath, &err);
+    if (!rc) rc = scv_store_open(dbpath, &db, &err);
+    if (!rc) rc = id ? show(db, id, json, &err) : list(db, json, &err);
+    scv_store_close(db);
+    if (rc) fprintf(stderr, "scavenger runs: %s\n", err.msg);
+    return rc ? EXIT_FAIL : EXIT_OK;
+}

@@ -1,0 +1,52 @@
+/*
+ * child.h - running the scavenger executable's own commands as child processes (the
+ * relaunch driver and `sweep` drive `scavenger train` this way), capturing the JSON
+ * summary line, and building a `scavenger train` command line in one place.
+ */
+#ifndef SCV_CHILD_H
+#define SCV_CHILD_H
+#include <stddef.h>
+#include <stdint.h>
+#include "scv.h"
+
+/* Runs exe (NULL = /proc/self/exe) with argv (argv[0] is a name), waits and returns its
+ * exit status (128 + signal when killed), or -1 when it could not start. The last stdout
+ * line that starts with '{' goes to json. While it runs, tick(ctx) is called about every
+ * tick_ms (tick may be NULL). The parent ignores SIGINT meanwhile, so Ctrl-C reaches the
+ * child, which stops cleanly; *interrupted is set when SIGINT arrived. */
+int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int *interrupted,
+                 void (*tick)(void *ctx), void *ctx, int tick_ms);
+
+/* A growing argv of owned strings, NULL-terminated. */
+typedef struct scv_argv {
+    char **v;
+    int n, cap;
+    int oom;
+} scv_argv;
+void scv_argv_add(scv_argv *a, const char *s);
+void scv_argv_addf(scv_argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void scv_argv_free(scv_argv *a);
+
+/* One `scavenger train` invocation. Zero fields are left out. */
+typedef struct scv_train_cmd {
+    const char *const *job_opts;  /* the job's own options: "--model", "lenet", ..., NULL */
+    const char *cluster, *vm_type;
+    int workers, batch;
+    const double *split;          /* K shares of B, NULL = even */
+    const char *checkpoint_dir;
+    int64_t checkpoint_every;
+    int resume;
+    const char *metrics;
+    double target_accuracy, epochs;
+    int64_t iterations;
+    double eval_every_epochs;
+    int noise_window;
+    double noise_tol;
+    double time_rse;
+    int time_min;
+    int no_final_eval;
+    int progress;                 /* the child's progress line on stderr */
+} scv_train_cmd;
+/* argv = {"scavenger", "train", job options, then the command's}; a.oom on failure. */
+void scv_train_argv(scv_argv *a, const scv_train_cmd *c);
+#endif

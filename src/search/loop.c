@@ -1,0 +1,647 @@
+/*
+ * loop.c - the Scavenger loop as an explicit state machine (see scv_run in scv.h):
+ *
+ *   WARMUP  train at the start configuration until the gradient-noise estimate is stable
+ *           (B_simple of two consecutive windows agree; at most policy.warmup_max_iters);
+ *   SEARCH  profile configurations (partial: the corners of the space; full: all of it)
+ *           until each mean iteration time is known within policy.profile_rse; every
+ *           profiled iteration is training, at the same data position;
+ *   PLAN    fit the parallel and statistical models to what was measured, price every
+ *           configuration, choose by the objective and bounds;
+ *   TRAIN   train at the choice in segments of a share of the predicted rest;
+ *   REPLAN  after a segment whose iteration time drifted more than policy.drift_tol from
+ *           the plan: re-fit, re-plan, and switch only when the predicted saving exceeds
+ *           switch_idle_factor x the measured switch idle + switch_remaining_share x the
+ *           remaining time;
+ *   DONE    the target is reached (or max epochs); outcome and learnt target stored.
+ *
+ * The loop trains only through the job driver and speaks only through the observer; every
+ * step, measurement, evaluation and decision goes to the store as it happens, so a run
+ * that was interrupted resumes in the state it stopped in.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct loop {
+    const scv_run_params *p;
+    const scv_job_driver *d;
+    const scv_run_observer *obs;
+    scv_run_result *r;
+    const scv_run_policy *pol;
+    scv_job_info job;
+    const scv_vm_type *vm;
+    int vm_index;
+    double rate_cpu, rate_gib;      /* memory pricing */
+    scv_config_stats *cs;           /* the measurements the models are fitted to */
+    size_t ncs, cs_cap, steps_cap;
+    scv_run_state state;
+    int K, B;                       /* the configuration trained at */
+    int cfg_K, cfg_B;               /* ... the driver is configured for */
+    int retries, rounds, decided, resumed_decision;
+    /* progress: predicted from the plan once there is one */
+    double need_iters, pred_t_iter;
+    int64_t iteration;              /* the latest the driver reported */
+    double last_accuracy;
+} loop;
+
+/* ---- events ---- */
+
+static double elapsed(const loop *l)
+{
+    const scv_run_result *r = l->r;
+    return r->n_steps ? r->actual_time_s : 0;
+}
+
+static void emit(loop *l, scv_run_event ev)
+{
+    if (!l->obs || !l->obs->on_event) return;
+    ev.state = l->state;
+    ev.elapsed_s = elapsed(l);
+    ev.remaining_s = l->need_iters > 0 && l->pred_t_iter > 0
+                         ? fmax(0, l->need_iters - (double)l->iteration) * l->pred_t_iter
+                         : NAN;
+    l->obs->on_event(l->obs->ctx, &ev);
+}
+
+static void note(loop *l, scv_run_event_kind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note(loop *l, scv_run_event_kind kind, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    emit(l, (scv_run_event){.kind = kind, .workers = l->K, .batch = l->B, .text = text});
+}
+
+static int set_state(loop *l, scv_run_state s, scv_err *err)
+{
+    l->state = s;
+    emit(l, (scv_run_event){.kind = SCV_EV_STATE, .workers = l->K, .batch = l->B});
+    return scv_store_run_state(l->p->store, l->r->run_id, scv_run_state_name(s), err);
+}
+
+/* ---- measurements ---- */
+
+static int keep_measurement(loop *l, const scv_config_stats *s, scv_err *err)
+{
+    for (size_t i = 0; i < l->ncs; i++)
+        if (l->cs[i].workers == s->workers && l->cs[i].batch == s->batch) {
+            l->cs[i] = *s; /* the latest measurement of a configuration replaces the older */
+            return SCV_OK;
+        }
+    if (l->ncs == l->cs_cap) {
+        size_t cap = l->cs_cap ? 2 * l->cs_cap : 16;
+        scv_config_stats *n = realloc(l->cs, cap * sizeof *n);
+        if (!n) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+        l->cs = n, l->cs_cap = cap;
+    }
+    l->cs[l->ncs++] = *s;
+    return SCV_OK;
+}
+
+static int measured(const loop *l, int K, int B)
+{
+    for (size_t i = 0; i < l->ncs; i++)
+        if (l->cs[i].workers == K && l->cs[i].batch == B) return 1;
+    return 0;
+}
+
+static double price_at(const loop *l, int K, int B)
+{
+    return scv_vm_price(l->vm, l->p->pricing, scv_worker_mem_bytes(&l->job, (double)B / K), l->rate_cpu,
+                        l->rate_gib);
+}
+
+/* Outcome figures of the steps so far: one source for the progress, the store and the report. */
+static void tally(loop *l)
+{
+    scv_run_result *r = l->r;
+    double idles[1024];
+    int nid = 0;
+    r->actual_time_s = r->actual_cost = r->search_time_s = r->search_cost = 0;
+    r->switches = 0;
+    r->relaunches = r->n_steps ? (int)r->n_steps - 1 : 0;
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const scv_run_step *t = &r->steps[i];
+        double span = t->iterations ? t->last_end - t->first_start : 0;
+        double idle = isfinite(t->idle_before) ? t->idle_before : 0;
+        double c = scv_cost_usd(t->workers, span + idle, price_at(l, t->workers, t->batch));
+        r->actual_time_s += span + idle;
+        r->actual_cost += c;
+        if (strcmp(t->phase, "train")) r->search_time_s += span + idle, r->search_cost += c;
+        if (i > 0 && (t->workers != r->steps[i - 1].workers || t->batch != r->steps[i - 1].batch)) {
+            r->switches++;
+            if (isfinite(t->idle_before) && nid < 1024) idles[nid++] = t->idle_before;
+        }
+    }
+    for (int i = 1; i < nid; i++) /* insertion sort: a handful of values */
+        for (int j = i; j > 0 && idles[j] < idles[j - 1]; j--) {
+            double x = idles[j];
+            idles[j] = idles[j - 1], idles[j - 1] = x;
+        }
+    r->idle_median_s = nid ? idles[nid / 2] : NAN;
+    r->idle_worst_s = nid ? idles[nid - 1] : NAN;
+    r->price_hr = l->K ? price_at(l, l->K, l->B) : NAN;
+}
+
+/* The idle a switch costs: the mean measured between steps, else the policy's default. */
+static double switch_idle(const loop *l)
+{
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 1; i < l->r->n_steps; i++)
+        if (isfinite(l->r->steps[i].idle_before)) sum += l->r->steps[i].idle_before, n++;
+    return n ? sum / n : l->pol->switch_idle_default_s;
+}
+
+/* ---- the sink: measurements as the driver delivers them ---- */
+
+static void on_iter(void *ctx, const scv_iter_sample *s)
+{
+    loop *l = ctx;
+    l->iteration = s->iteration;
+    emit(l, (scv_run_event){.kind = SCV_EV_ITER, .workers = s->workers, .batch = s->batch, .iter = s});
+}
+
+static void on_eval(void *ctx, const scv_eval_sample *e)
+{
+    loop *l = ctx;
+    l->last_accuracy = e->accuracy;
+    scv_store_eval(l->p->store, l->r->run_id, l->K, l->B, e, NULL); /* best effort: a lost
+                                                                       point of a curve */
+    emit(l, (scv_run_event){.kind = SCV_EV_EVAL, .workers = l->K, .batch = l->B, .eval = e});
+}
+
+/* ---- one segment ---- */
+
+static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec, scv_run_step **out,
+                   scv_err *err)
+{
+    int rc;
+    scv_run_result *r = l->r;
+    if (K != l->cfg_K || B != l->cfg_B) {
+        if ((rc = l->d->configure(l->d->ctx, K, B, NULL, err))) return rc;
+        if (l->cfg_K) emit(l, (scv_run_event){.kind = SCV_EV_SWITCH, .phase = phase, .workers = K, .batch = B});
+        l->cfg_K = K, l->cfg_B = B;
+    }
+    l->K = K, l->B = B;
+    spec.phase = phase;
+    spec.target_accuracy = l->p->target_accuracy;
+    spec.max_epochs = l->p->max_epochs;
+    spec.eval_every_epochs = l->pol->eval_every_epochs;
+    spec.checkpoint_every = l->pol->checkpoint_every;
+    emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_START, .phase = phase, .workers = K, .batch = B});
+    scv_measure_sink sink = {.ctx = l, .on_iter = on_iter, .on_eval = on_eval};
+    scv_segment_result res;
+    for (;;) {
+        rc = l->d->train(l->d->ctx, &spec, &sink, &res, err);
+        if (!rc || rc == SCV_EINTR) break;
+        if (++l->retries > l->pol->max_retries) {
+            if (err) {
+                char m[SCV_ERR_LEN];
+                snprintf(m, sizeof m, "%s", err->msg);
+                scv_err_set(err, rc, "%s (the run's %d retries are spent)", m, l->pol->max_retries);
+            }
+            return rc;
+        }
+        note(l, SCV_EV_RETRY, "%s: a worker died or the job failed; resuming from the last checkpoint (retry %d of %d)",
+             err ? err->msg : "a segment failed", l->retries, l->pol->max_retries);
+    }
+    if (rc) return rc;
+    if (r->n_steps == l->steps_cap) {
+        size_t cap = l->steps_cap ? 2 * l->steps_cap : 16;
+        scv_run_step *n = realloc(r->steps, cap * sizeof *n);
+        if (!n) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+        r->steps = n, l->steps_cap = cap;
+    }
+    scv_run_step *t = &r->steps[r->n_steps];
+    memset(t, 0, sizeof *t);
+    snprintf(t->phase, sizeof t->phase, "%s", phase);
+    t->workers = K, t->batch = B, t->iterations = res.iterations;
+    t->first_start = res.first_start, t->last_end = res.last_end;
+    t->t_iter = res.stats.workers ? res.stats.t_iter : NAN;
+    t->accuracy = res.accuracy, t->reached = res.reached;
+    t->idle_before = 0;
+    if (r->n_steps) {
+        const scv_run_step *prev = &r->steps[r->n_steps - 1];
+        t->idle_before = res.iterations && prev->iterations ? t->first_start - prev->last_end : NAN;
+        if (l->resumed_decision || (t->idle_before < 0)) t->idle_before = NAN; /* across a resume:
+                                                    not the loop's idle */
+        l->resumed_decision = 0;
+    }
+    r->n_steps++;
+    l->iteration = res.total_iterations;
+    r->epochs = l->job.n_train > 0 ? res.samples_seen / l->job.n_train : NAN;
+    if (isfinite(res.accuracy)) r->accuracy = res.accuracy;
+    tally(l);
+    if ((rc = scv_store_step(l->p->store, r->run_id, (int)r->n_steps - 1, t, err))) return rc;
+    if (res.stats.workers) {
+        if ((rc = scv_store_measurement(l->p->store, r->run_id, phase, &res.stats, err))) return rc;
+        if ((rc = keep_measurement(l, &res.stats, err))) return rc;
+    }
+    if (r->n_steps > 1) {
+        const scv_run_step *prev = &r->steps[r->n_steps - 2];
+        if ((prev->workers != K || prev->batch != B) &&
+            (rc = scv_store_switch(l->p->store, r->run_id, prev->workers, prev->batch, K, B, t->idle_before, err)))
+            return rc;
+    }
+    if (res.reached) r->reached = 1;
+    emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_END, .phase = phase, .workers = K, .batch = B, .segment = &res});
+    if (out) *out = t;
+    return SCV_OK;
+}
+
+/* ---- planning ---- */
+
+static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_model *sm, int *relative,
+                scv_err *err)
+{
+    const scv_run_params *p = l->p;
+    int rc = scv_perf_fit(l->cs, l->ncs, p->comm, 4 * l->job.n_params, perf, err);
+    if (rc) return rc;
+    double e0 = p->target_epochs;
+    int b0 = p->target_batch ? p->target_batch : p->batches[0];
+    *relative = 0;
+    if (!(e0 > 0) && scv_store_learnt_target(p->store, p->job_key, p->target_accuracy, &e0, &b0, NULL) != SCV_OK) {
+        /* unknown target: the choice between configurations does not depend on S_min, so
+         * plan with nominal epochs at the smallest batch and say so */
+        e0 = l->pol->nominal_epochs, b0 = p->batches[0], *relative = 1;
+    }
+    if ((rc = scv_stat_fit(p->stat, l->cs, l->ncs, l->job.n_train, e0, b0, sm, err))) return rc;
+    scv_plan_request req = {.catalog = p->catalog, .vms = &l->vm_index, .n_vms = 1, .measured_vm = l->vm_index,
+                            .workers = p->workers, .n_workers = p->n_workers, .batches = p->batches,
+                            .n_batches = p->n_batches, .perf = perf, .stat = sm, .job = &l->job,
+                            .deadline_s = p->deadline_s, .budget = p->budget, .objective = p->objective,
+                            .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib};
+    return scv_plan(&req, res, err);
+}
+
+static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B)
+{
+    for (size_t i = 0; r && i < r->n_points; i++)
+        if (r->points[i].workers == K && r->points[i].batch == B) return &r->points[i];
+    return NULL;
+}
+
+/* Progress predictions for the configuration trained at. */
+static void predict_progress(loop *l)
+{
+    const scv_plan_point *pt = find_point(l->r->plan, l->K, l->B);
+    l->need_iters = pt ? scv_stat_iterations(&l->r->stat, l->B) : NAN;
+    l->pred_t_iter = pt ? pt->t_iter : NAN;
+}
+
+static int store_models(loop *l, scv_err *err)
+{
+    const scv_perf_model *pf = &l->r->perf;
+    const scv_stat_model *sm = &l->r->stat;
+    char pj[512];
+    snprintf(pj, sizeof pj, "{\"c0\":%.6g,\"c1\":%.6g,\"alpha\":%.6g,\"beta\":%.6g,\"mare\":%.4g}", pf->c0, pf->c1,
+             pf->alpha, pf->beta, pf->mare);
+    int rc = scv_store_model(l->p->store, l->r->run_id, "perf", pj, err);
+    snprintf(pj, sizeof pj, "{\"b_simple\":%.6g,\"s_min\":%.6g,\"gamma_a\":%.6g,\"gamma_s\":%.6g,\"theta\":%.6g}",
+             sm->b_simple, sm->s_min, sm->gamma_a, sm->gamma_s, sm->theta);
+    return rc ? rc : scv_store_model(l->p->store, l->r->run_id, "stat", pj, err);
+}
+
+/* ---- the states ---- */
+
+static void start_config(const scv_run_params *p, int *K, int *B)
+{
+    *K = p->workers[0], *B = p->batches[0];
+    for (size_t i = 0; i < p->n_workers; i++)
+        if (p->workers[i] >= 2) {
+            *K = p->workers[i];
+            break;
+        }
+    if (p->start_workers) *K = p->start_workers, *B = p->start_batch;
+    if (*B < *K) *B = *K;
+}
+
+static int do_warmup(loop *l, scv_err *err)
+{
+    int K, B;
+    start_config(l->p, &K, &B);
+    const scv_run_policy *pol = l->pol;
+    scv_segment_spec spec = {.until_iterations = l->iteration + pol->warmup_max_iters,
+                             .noise_window = pol->noise_window, .noise_tol = pol->noise_tol};
+    return segment(l, "warmup", K, B, spec, NULL, err);
+}
+
+/* The configurations the search profiles, in order. */
+static size_t search_list(const scv_run_params *p, int (*cfg)[2], size_t cap)
+{
+    size_t n = 0;
+    if (p->search == SCV_SEARCH_FULL) {
+        for (size_t a = 0; a < p->n_workers; a++)
+            for (size_t b = 0; b < p->n_batches && n < cap; b++) cfg[n][0] = p->workers[a], cfg[n++][1] = p->batches[b];
+        return n;
+    }
+    int ks[2] = {p->workers[0], p->workers[p->n_workers - 1]}, bs[2] = {p->batches[0], p->batches[p->n_batches - 1]};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++) {
+            int dup = 0;
+            for (size_t q = 0; q < n; q++) dup |= cfg[q][0] == ks[a] && cfg[q][1] == bs[b];
+            if (!dup && n < cap) cfg[n][0] = ks[a], cfg[n++][1] = bs[b];
+        }
+    return n;
+}
+
+static int do_search(loop *l, scv_err *err)
+{
+    static const size_t CAP = SCV_MAX_SPACE * SCV_MAX_SPACE;
+    int(*cfg)[2] = malloc(sizeof(int[2]) * CAP);
+    if (!cfg) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    size_t n = search_list(l->p, cfg, CAP);
+    int rc = SCV_OK;
+    const scv_run_policy *pol = l->pol;
+    for (size_t q = 0; q < n && !rc && !l->r->reached; q++) {
+        int K = cfg[q][0], B = cfg[q][1];
+        if (B < K || measured(l, K, B)) continue;
+        scv_segment_spec spec = {.until_iterations = l->iteration + pol->profile_max_iters,
+                                 .time_rse = pol->profile_rse, .time_min_iters = pol->profile_min_iters};
+        rc = segment(l, "search", K, B, spec, NULL, err);
+    }
+    free(cfg);
+    return rc;
+}
+
+/* PLAN: fit, plan, decide (or, resuming, take the stored decision). */
+static int do_plan(loop *l, scv_err *err)
+{
+    scv_run_result *r = l->r;
+    scv_plan_result *res = NULL;
+    int rc = plan(l, &res, &r->perf, &r->stat, &r->relative, err);
+    if (rc) return rc;
+    scv_plan_result_free(r->plan);
+    r->plan = res;
+    const scv_plan_point *ch = &res->points[res->chosen];
+    emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = ch->workers, .batch = ch->batch, .plan = res,
+                            .relative = r->relative});
+    if (!l->decided) {
+        l->K = ch->workers, l->B = ch->batch;
+        snprintf(r->why, sizeof r->why, "%s", res->why);
+        if ((rc = scv_store_decision(l->p->store, r->run_id, "plan", l->K, l->B, l->vm->name, ch->time_s, ch->cost,
+                                     res->why, err)))
+            return rc;
+    } else {
+        snprintf(r->why, sizeof r->why, "resumed at the stored decision");
+        const scv_plan_point *pt = find_point(res, l->K, l->B);
+        if (pt) ch = pt;
+    }
+    l->decided = 1;
+    r->predicted_time_s = ch->time_s, r->predicted_cost = ch->cost, r->predicted_band = ch->err_rel;
+    predict_progress(l);
+    note(l, SCV_EV_DECISION, "K=%d, B=%d (%s)", l->K, l->B, r->why);
+    return store_models(l, err);
+}
+
+/* TRAIN: one segment of a share of the predicted rest; says whether to re-plan. */
+static int do_train(loop *l, int *drifted, scv_err *err)
+{
+    const scv_run_policy *pol = l->pol;
+    *drifted = 0;
+    double rest = scv_stat_iterations(&l->r->stat, l->B) - (double)l->iteration;
+    double chunk = fmax(fmax((double)pol->segment_min_iters, l->job.n_train / l->B), pol->segment_share * rest);
+    scv_segment_spec spec = {.until_iterations = l->iteration + (int64_t)ceil(chunk), .final_eval = 1};
+    scv_run_step *t;
+    int rc = segment(l, "train", l->K, l->B, spec, &t, err);
+    if (rc) return rc;
+    if (t->reached || t->iterations == 0 || l->r->epochs >= l->p->max_epochs - 1e-9 ||
+        ++l->rounds >= pol->max_segments)
+        return SCV_OK;
+    const scv_plan_point *pp = find_point(l->r->plan, l->K, l->B);
+    *drifted = pp && isfinite(t->t_iter) && fabs(t->t_iter / pp->t_iter - 1) > pol->drift_tol;
+    if (*drifted) note(l, SCV_EV_NOTE, "iteration time %.2f ms is %.0f%% off the plan's %.2f ms: re-plan", 1e3 * t->t_iter,
+                       100 * (t->t_iter / pp->t_iter - 1), 1e3 * pp->t_iter);
+    return SCV_OK;
+}
+
+/* REPLAN: re-fit with the drifted measurement; switch only when the switch pays for itself. */
+static int do_replan(loop *l, scv_err *err)
+{
+    scv_run_result *r = l->r;
+    scv_plan_result *res = NULL;
+    scv_perf_model pf;
+    scv_stat_model sm;
+    int rel;
+    if (plan(l, &res, &pf, &sm, &rel, NULL) != SCV_OK) {
+        note(l, SCV_EV_NOTE, "re-plan failed; staying at K=%d, B=%d", l->K, l->B);
+        return SCV_OK;
+    }
+    const scv_plan_point *nc = &res->points[res->chosen], *cur = find_point(res, l->K, l->B);
+    double done = (double)l->iteration;
+    double rem_cur = cur ? fmax(0, scv_stat_iterations(&sm, l->B) - done) * cur->t_iter : 0;
+    double rem_new = fmax(0, scv_stat_iterations(&sm, nc->batch) - done) * nc->t_iter;
+    double cost = l->pol->switch_idle_factor * switch_idle(l) + l->pol->switch_remaining_share * rem_cur;
+    char why[256];
+    if ((nc->workers != l->K || nc->batch != l->B) && rem_cur - rem_new > cost) {
+        snprintf(why, sizeof why, "switch to K=%d, B=%d: saves %.1f s > its cost %.1f s", nc->workers, nc->batch,
+                 rem_cur - rem_new, cost);
+        l->K = nc->workers, l->B = nc->batch;
+    } else {
+        snprintf(why, sizeof why, "stay at K=%d, B=%d: no switch pays for itself (best saves %.1f s, costs %.1f s)",
+                 l->K, l->B, rem_cur - rem_new, cost);
+    }
+    const scv_plan_point *at = find_point(res, l->K, l->B);
+    int rc = scv_store_decision(l->p->store, r->run_id, "replan", l->K, l->B, l->vm->name, at ? at->time_s : NAN,
+                                at ? at->cost : NAN, why, err);
+    scv_plan_result_free(r->plan);
+    r->plan = res, r->perf = pf, r->stat = sm, r->relative = rel;
+    predict_progress(l);
+    emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = l->K, .batch = l->B, .plan = res, .relative = rel});
+    note(l, SCV_EV_DECISION, "re-plan: %s", why);
+    return rc;
+}
+
+/* ---- setting up and finishing ---- */
+
+static int open_run(loop *l, scv_err *err)
+{
+    const scv_run_params *p = l->p;
+    scv_run_result *r = l->r;
+    int rc;
+    if (p->resume_run) {
+        char job[65536], status[64];
+        if ((rc = scv_store_run_get(p->store, p->resume_run, job, sizeof job, status, sizeof status, err))) return rc;
+        if (!strcmp(status, "done")) return scv_err_set(err, SCV_EINVAL, "run %lld is already done", p->resume_run);
+        r->run_id = p->resume_run;
+        if ((rc = scv_store_load_steps(p->store, r->run_id, &r->steps, &r->n_steps, err))) return rc;
+        l->steps_cap = r->n_steps;
+        scv_config_stats *cs;
+        size_t n;
+        if ((rc = scv_store_run_measurements(p->store, r->run_id, &cs, &n, err))) return rc;
+        l->cs = cs, l->ncs = l->cs_cap = n;
+        for (size_t i = 0; i < r->n_steps; i++) r->reached |= r->steps[i].reached;
+    } else if ((rc = scv_store_run_new(p->store, p->job_key, p->job_json ? p->job_json : "{}", &r->run_id, err))) {
+        return rc;
+    }
+    snprintf(r->run_dir, sizeof r->run_dir, "%s/%lld", p->state_dir, r->run_id);
+    if (mkdir(p->state_dir, 0755) && errno != EEXIST)
+        return scv_err_set(err, SCV_EIO, "%s: cannot create the state directory: %s", p->state_dir, strerror(errno));
+    if (mkdir(r->run_dir, 0755) && errno != EEXIST)
+        return scv_err_set(err, SCV_EIO, "%s: cannot create the run directory: %s", r->run_dir, strerror(errno));
+    return scv_store_run_status(p->store, r->run_id, "running", err);
+}
+
+/* The state to start in: a new run warms up; a resumed one continues where it stopped. */
+static int first_state(loop *l, scv_run_state *s, scv_err *err)
+{
+    const scv_run_params *p = l->p;
+    int K, B;
+    if (p->resume_run && scv_store_last_decision(p->store, p->resume_run, &K, &B, NULL) == SCV_OK) {
+        l->decided = 1, l->K = K, l->B = B, l->resumed_decision = 1;
+        *s = l->r->reached ? SCV_STATE_DONE : SCV_STATE_PLAN;
+        if (!l->ncs) { /* planned from an earlier run's measurements (--search none) */
+            long long from;
+            free(l->cs);
+            l->cs = NULL;
+            int rc = scv_store_load_measurements(p->store, p->job_key, -1, &l->cs, &l->ncs, &from, err);
+            l->cs_cap = l->ncs;
+            return rc;
+        }
+        return SCV_OK;
+    }
+    if (p->search == SCV_SEARCH_NONE) {
+        long long from;
+        scv_config_stats *cs;
+        size_t n;
+        int rc = scv_store_load_measurements(p->store, p->job_key, l->r->run_id, &cs, &n, &from, err);
+        if (rc) return rc;
+        free(l->cs);
+        l->cs = cs, l->ncs = l->cs_cap = n;
+        note(l, SCV_EV_NOTE, "planning from the %zu measurements of run %lld", n, from);
+        *s = SCV_STATE_PLAN;
+        return SCV_OK;
+    }
+    int warmed = 0;
+    for (size_t i = 0; i < l->r->n_steps; i++) warmed |= !strcmp(l->r->steps[i].phase, "warmup");
+    if (l->r->n_steps) l->resumed_decision = 1; /* the next step's idle spans the interruption */
+    *s = l->r->reached ? SCV_STATE_PLAN : warmed ? SCV_STATE_SEARCH : SCV_STATE_WARMUP;
+    return SCV_OK;
+}
+
+static int finish(loop *l, scv_err *err)
+{
+    scv_run_result *r = l->r;
+    tally(l);
+    r->workers = l->K, r->batch = l->B;
+    int rc = scv_store_outcome(l->p->store, r->run_id, r->actual_time_s, r->actual_cost, r->accuracy, r->reached, err);
+    if (!rc && r->reached && isfinite(r->epochs))
+        rc = scv_store_set_target(l->p->store, r->run_id, l->p->target_accuracy, r->epochs, l->B, err);
+    return rc;
+}
+
+void scv_run_result_free(scv_run_result *r)
+{
+    if (!r) return;
+    scv_plan_result_free(r->plan);
+    free(r->steps);
+    r->plan = NULL, r->steps = NULL, r->n_steps = 0;
+}
+
+int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_observer *obs, scv_run_result *out,
+            scv_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->accuracy = out->epochs = out->predicted_time_s = out->predicted_cost = out->predicted_band = NAN;
+    out->state = SCV_STATE_FAILED;
+    int rc = scv_run_params_check(p, err);
+    if (rc) return rc;
+    double e;
+    int b;
+    if ((p->deadline_s > 0 || p->budget > 0) && !(p->target_epochs > 0) &&
+        scv_store_learnt_target(p->store, p->job_key, p->target_accuracy, &e, &b, NULL) != SCV_OK)
+        return scv_err_set(err, SCV_EINVAL, "a deadline or budget needs the target's epochs: give target-epochs E "
+                                            "and target-batch B0, or run the job once without bounds (its run is "
+                                            "stored and learnt)");
+    loop L = {.p = p, .d = d, .obs = obs, .r = out, .pol = &p->policy, .last_accuracy = NAN};
+    loop *l = &L;
+    l->vm = scv_catalog_find(p->catalog, p->vm_type);
+    l->vm_index = (int)(l->vm - p->catalog->vms);
+    if (p->pricing == SCV_PRICE_MEMORY &&
+        (rc = scv_memory_rates(p->catalog, l->vm->provider, &l->rate_cpu, &l->rate_gib, err)))
+        return rc;
+    if ((rc = open_run(l, err))) {
+        if (out->run_id) goto failed;
+        goto out;
+    }
+    if ((rc = d->open(d->ctx, out->run_dir, &l->job, err))) goto failed;
+    int64_t it0;
+    double s0;
+    if ((rc = d->progress(d->ctx, &it0, &s0, err))) goto failed_open;
+    l->iteration = it0;
+    scv_run_state s;
+    if ((rc = first_state(l, &s, err))) goto failed_open;
+    for (;;) {
+        if ((rc = set_state(l, s, err))) break;
+        int drifted = 0;
+        switch (s) {
+        case SCV_STATE_WARMUP:
+            rc = do_warmup(l, err);
+            s = out->reached ? SCV_STATE_PLAN : SCV_STATE_SEARCH;
+            break;
+        case SCV_STATE_SEARCH:
+            rc = do_search(l, err);
+            s = SCV_STATE_PLAN;
+            break;
+        case SCV_STATE_PLAN:
+            rc = do_plan(l, err);
+            if (rc && out->reached) { /* reached while searching: the plan is only for the report */
+                note(l, SCV_EV_NOTE, "the target was reached while searching; no plan: %s", err ? err->msg : "");
+                rc = SCV_OK;
+                snprintf(out->why, sizeof out->why, "no plan: the target was reached while searching");
+            }
+            s = out->reached ? SCV_STATE_DONE : SCV_STATE_TRAIN;
+            break;
+        case SCV_STATE_TRAIN:
+            rc = do_train(l, &drifted, err);
+            if (out->reached || out->epochs >= p->max_epochs - 1e-9 || l->rounds >= l->pol->max_segments ||
+                (out->n_steps && out->steps[out->n_steps - 1].iterations == 0))
+                s = SCV_STATE_DONE;
+            else s = drifted ? SCV_STATE_REPLAN : SCV_STATE_TRAIN;
+            break;
+        case SCV_STATE_REPLAN:
+            rc = do_replan(l, err);
+            s = SCV_STATE_TRAIN;
+            break;
+        default: break;
+        }
+        if (rc || s == SCV_STATE_DONE) break;
+    }
+    if (rc == SCV_EINTR) {
+        l->state = out->state = SCV_STATE_INTERRUPTED;
+        tally(l);
+        scv_store_run_state(p->store, out->run_id, "interrupted", NULL);
+        scv_store_run_status(p->store, out->run_id, "interrupted", NULL);
+        emit(l, (scv_run_event){.kind = SCV_EV_STATE, .workers = l->K, .batch = l->B});
+        d->close(d->ctx);
+        goto out;
+    }
+    if (rc) goto failed_open;
+    if ((rc = finish(l, err))) goto failed_open;
+    d->close(d->ctx);
+    out->state = SCV_STATE_DONE;
+    set_state(l, SCV_STATE_DONE, NULL);
+    goto out;
+failed_open:
+    d->close(d->ctx);
+failed:
+    tally(l);
+    out->state = l->state = SCV_STATE_FAILED;
+    scv_store_run_state(p->store, out->run_id, "failed", NULL);
+    scv_store_run_status(p->store, out->run_id, "failed", NULL);
+    emit(l, (scv_run_event){.kind = SCV_EV_STATE, .workers = l->K, .batch = l->B});
+out:
+    free(l->cs);
+    return rc;
+}

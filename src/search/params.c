@@ -1,0 +1,151 @@
+/*
+ * params.c - the loop's settings: defaults, the policy's thresholds, and setting each one
+ * by name from text (the command line, a job file or a service request share this, so a
+ * setting means the same everywhere and a bad value is refused with its name).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scv.h"
+#include "../core/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+scv_run_policy scv_run_policy_default(void)
+{
+    return (scv_run_policy){
+        .noise_window = 40, .noise_tol = 0.25, .warmup_max_iters = 400,
+        .profile_rse = 0.03, .profile_min_iters = 30, .profile_max_iters = 60,
+        .drift_tol = 0.15, .switch_idle_factor = 1.5, .switch_remaining_share = 0.05,
+        .switch_idle_default_s = 1.0, .max_retries = 2,
+        .segment_share = 0.5, .segment_min_iters = 200, .max_segments = 200,
+        .eval_every_epochs = 0.25, .checkpoint_every = 100, .nominal_epochs = 10,
+    };
+}
+
+scv_run_params scv_run_params_default(void)
+{
+    scv_run_params p;
+    memset(&p, 0, sizeof p);
+    p.max_epochs = 30;
+    p.workers[0] = 1, p.workers[1] = 2, p.n_workers = 2;
+    p.batches[0] = 64, p.batches[1] = 256, p.n_batches = 2;
+    p.search = SCV_SEARCH_PARTIAL;
+    p.objective = SCV_OBJ_KNEE;
+    p.stat = SCV_STAT_GNS;
+    p.comm = SCV_COMM_RING;
+    p.pricing = SCV_PRICE_ONDEMAND;
+    p.policy = scv_run_policy_default();
+    return p;
+}
+
+static const char *const STATES[] = {"warmup", "search", "plan", "train", "replan", "done", "interrupted", "failed"};
+
+const char *scv_run_state_name(scv_run_state s)
+{
+    return (unsigned)s < sizeof STATES / sizeof STATES[0] ? STATES[s] : "?";
+}
+
+void scv_job_driver_free(scv_job_driver *d)
+{
+    if (d && d->destroy) d->destroy(d->ctx);
+}
+
+static int set_space(int *dst, size_t *n, const char *name, const char *v, int pow2, long hi, scv_err *err)
+{
+    int *vals = NULL;
+    scv_err e = {0};
+    long k = scv_parse_int_set(v, pow2, 1, hi, &vals, &e);
+    if (k < 0) return scv_err_set(err, SCV_EINVAL, "%s %s", name, e.msg);
+    if (k > SCV_MAX_SPACE) {
+        free(vals);
+        return scv_err_set(err, SCV_ERANGE, "%s '%s': at most %d values", name, v, SCV_MAX_SPACE);
+    }
+    for (long i = 1; i < k; i++)
+        if (vals[i] <= vals[i - 1]) {
+            free(vals);
+            return scv_err_set(err, SCV_EINVAL, "%s '%s': values must be distinct and ascending", name, v);
+        }
+    memcpy(dst, vals, sizeof(int) * (size_t)k);
+    *n = (size_t)k;
+    free(vals);
+    return SCV_OK;
+}
+
+static int positive(const char *name, const char *v, double *out, double hi, scv_err *err)
+{
+    double x;
+    if (scv_parse_f64(v, &x) || !(x > 0) || x > hi)
+        return scv_err_set(err, SCV_EINVAL, "%s '%s': expected a number in (0, %g]", name, v, hi);
+    *out = x;
+    return SCV_OK;
+}
+
+int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_err *err)
+{
+    scv_err e = {0};
+    int rc;
+#define CHOICE(key, fn, field)                                                                     \
+    if (!strcmp(name, key)) {                                                                      \
+        if ((rc = fn(v, &p->field, &e))) return scv_err_set(err, rc, "%s: %s", key, e.msg);       \
+        return SCV_OK;                                                                             \
+    }
+    CHOICE("search", scv_search_from_name, search)
+    CHOICE("objective", scv_objective_from_name, objective)
+    CHOICE("stat", scv_stat_from_name, stat)
+    CHOICE("comm", scv_comm_from_name, comm)
+    CHOICE("pricing", scv_pricing_from_name, pricing)
+#undef CHOICE
+    if (!strcmp(name, "target-accuracy")) return positive(name, v, &p->target_accuracy, 1, err);
+    if (!strcmp(name, "max-epochs")) return positive(name, v, &p->max_epochs, 1e9, err);
+    if (!strcmp(name, "target-epochs")) return positive(name, v, &p->target_epochs, 1e9, err);
+    if (!strcmp(name, "budget")) return positive(name, v, &p->budget, 1e12, err);
+    if (!strcmp(name, "target-batch")) {
+        int64_t b;
+        if (scv_parse_i64(v, &b) || b < 1 || b > (1 << 24))
+            return scv_err_set(err, SCV_EINVAL, "target-batch '%s': expected a batch size in 1..%d", v, 1 << 24);
+        p->target_batch = (int)b;
+        return SCV_OK;
+    }
+    if (!strcmp(name, "deadline")) {
+        if ((p->deadline_s = scv_parse_duration(v)) < 0)
+            return scv_err_set(err, SCV_EINVAL, "deadline '%s': expected seconds, or a number with s, m or h", v);
+        return SCV_OK;
+    }
+    if (!strcmp(name, "workers")) return set_space(p->workers, &p->n_workers, name, v, 0, 1024, err);
+    if (!strcmp(name, "batch")) return set_space(p->batches, &p->n_batches, name, v, 1, 1 << 24, err);
+    if (!strcmp(name, "start")) {
+        int k, b;
+        char tail;
+        if (sscanf(v, "%d,%d%c", &k, &b, &tail) != 2 || k < 1 || b < k)
+            return scv_err_set(err, SCV_EINVAL, "start '%s': expected K,B with B >= K >= 1", v);
+        p->start_workers = k, p->start_batch = b;
+        return SCV_OK;
+    }
+    if (!strcmp(name, "vm-type")) {
+        if (!*v || strlen(v) >= sizeof p->vm_type)
+            return scv_err_set(err, SCV_EINVAL, "vm-type '%s': expected a catalog VM type", v);
+        snprintf(p->vm_type, sizeof p->vm_type, "%s", v);
+        return SCV_OK;
+    }
+    return scv_err_set(err, SCV_ENOTFOUND, "'%s' is not a setting of the loop", name);
+}
+
+int scv_run_params_check(const scv_run_params *p, scv_err *err)
+{
+    if (!(p->target_accuracy > 0) || p->target_accuracy > 1)
+        return scv_err_set(err, SCV_EINVAL, "target-accuracy A (0 < A <= 1) is required");
+    if (!p->n_workers || !p->n_batches) return scv_err_set(err, SCV_EINVAL, "workers and batch: the space is empty");
+    if (p->batches[p->n_batches - 1] < p->workers[0])
+        return scv_err_set(err, SCV_EINVAL, "batch: no batch is at least the smallest K (%d)", p->workers[0]);
+    if (!p->store) return scv_err_set(err, SCV_EINVAL, "run: no store");
+    if (!p->catalog) return scv_err_set(err, SCV_EINVAL, "run: no VM catalog");
+    if (!p->vm_type[0]) return scv_err_set(err, SCV_EINVAL, "vm-type: say which catalog type the job runs on");
+    if (!scv_catalog_find(p->catalog, p->vm_type))
+        return scv_err_set(err, SCV_ENOTFOUND, "vm-type '%s': not a type of the catalog", p->vm_type);
+    if (!p->state_dir) return scv_err_set(err, SCV_EINVAL, "run: no state directory");
+    if (p->target_batch && !(p->target_epochs > 0))
+        return scv_err_set(err, SCV_EINVAL, "target-batch needs target-epochs");
+    return SCV_OK;
+}

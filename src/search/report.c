@@ -1,0 +1,234 @@
+/*
+ * report.c - a run's report: report.json (everything, for machines), report.md (for
+ * people) and tradeoff.svg (the plan's cost-time figure with the actual outcome). Every
+ * figure comes from the scv_run_result the loop filled, formatted by the same functions
+ * the command line prints with, so the console and the report agree. Files are written
+ * atomically; an error names the file.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scv.h"
+#include "../core/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* JSON has no NaN: null */
+static void json_num(FILE *f, const char *key, double v, int comma)
+{
+    fprintf(f, "%s\"%s\":", comma ? "," : "", key);
+    if (isfinite(v)) fprintf(f, "%.6g", v);
+    else fputs("null", f);
+}
+
+static const char *vm_name(const scv_run_params *p)
+{
+    return p->vm_type;
+}
+
+char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    const scv_plan_result *res = r->plan;
+    const scv_plan_point *ch = res ? &res->points[res->chosen] : NULL;
+    fprintf(f, "{\"run\":%lld,\"job\":", r->run_id);
+    json_str(f, p->job_key);
+    fprintf(f, ",\"vm\":");
+    json_str(f, vm_name(p));
+    fprintf(f, ",\"state\":\"%s\",\"reached\":%s", scv_run_state_name(r->state), r->reached ? "true" : "false");
+    json_num(f, "target_accuracy", p->target_accuracy, 1);
+    json_num(f, "test_accuracy", r->accuracy, 1);
+    json_num(f, "epochs", r->epochs, 1);
+    fprintf(f, ",\"objective\":\"%s\",\"search\":\"%s\",\"pricing\":\"%s\"", scv_objective_name(p->objective),
+            scv_search_name(p->search), scv_pricing_name(p->pricing));
+    fprintf(f, ",\"chosen\":");
+    if (ch) scv_plan_point_json(f, p->catalog, ch);
+    else fputs("null", f);
+    fprintf(f, ",\"final\":{\"workers\":%d,\"batch\":%d}", r->workers, r->batch);
+    fprintf(f, ",\"why\":");
+    json_str(f, r->why);
+    fprintf(f, ",\"relative_prediction\":%s", r->relative ? "true" : "false");
+    json_num(f, "predicted_time_s", r->predicted_time_s, 1);
+    json_num(f, "predicted_cost", r->predicted_cost, 1);
+    json_num(f, "predicted_band", r->predicted_band, 1);
+    json_num(f, "price_hr", r->price_hr, 1);
+    json_num(f, "actual_time_s", r->actual_time_s, 1);
+    json_num(f, "actual_cost", r->actual_cost, 1);
+    json_num(f, "search_time_s", r->search_time_s, 1);
+    json_num(f, "search_cost", r->search_cost, 1);
+    fprintf(f, ",\"switches\":%d,\"relaunches\":%d", r->switches, r->relaunches);
+    json_num(f, "switch_idle_median_s", r->idle_median_s, 1);
+    json_num(f, "switch_idle_worst_s", r->idle_worst_s, 1);
+    if (res) {
+        const scv_perf_model *pf = &r->perf;
+        const scv_stat_model *sm = &r->stat;
+        fprintf(f, ",\"perf\":{");
+        json_num(f, "c0", pf->c0, 0);
+        json_num(f, "c1", pf->c1, 1);
+        json_num(f, "alpha", pf->alpha, 1);
+        json_num(f, "beta", pf->beta, 1);
+        json_num(f, "mare", pf->mare, 1);
+        fprintf(f, "},\"stat\":{\"kind\":\"%s\"", scv_stat_name(sm->kind));
+        json_num(f, "b_simple", sm->b_simple, 1);
+        json_num(f, "s_min", sm->s_min, 1);
+        json_num(f, "gamma_a", sm->gamma_a, 1);
+        json_num(f, "gamma_s", sm->gamma_s, 1);
+        json_num(f, "theta", sm->theta, 1);
+        json_num(f, "target_epochs", sm->target_epochs, 1);
+        json_num(f, "target_batch", sm->target_batch, 1);
+        fputc('}', f);
+    }
+    fprintf(f, ",\"steps\":[");
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const scv_run_step *t = &r->steps[i];
+        fprintf(f, "%s{\"phase\":\"%s\",\"workers\":%d,\"batch\":%d,\"iterations\":%lld", i ? "," : "", t->phase,
+                t->workers, t->batch, (long long)t->iterations);
+        json_num(f, "t_iter", t->t_iter, 1);
+        json_num(f, "seconds", t->iterations ? t->last_end - t->first_start : 0, 1);
+        json_num(f, "idle_before_s", t->idle_before, 1);
+        json_num(f, "test_accuracy", t->accuracy, 1);
+        fprintf(f, ",\"reached\":%s}", t->reached ? "true" : "false");
+    }
+    fprintf(f, "],\"front\":[");
+    for (size_t i = 0; res && i < res->n_front; i++) {
+        if (i) fputc(',', f);
+        scv_plan_point_json(f, p->catalog, &res->points[res->front[i]]);
+    }
+    fprintf(f, "],\"points\":[");
+    for (size_t i = 0; res && i < res->n_points; i++) {
+        if (i) fputc(',', f);
+        scv_plan_point_json(f, p->catalog, &res->points[i]);
+    }
+    fprintf(f, "]}");
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static char *report_md(const scv_run_params *p, const scv_run_result *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    const scv_plan_result *res = r->plan;
+    char pt[32], pc[32], at[32], ac[32], st[32], sc[32];
+    scv_fmt_time(r->predicted_time_s, pt, sizeof pt);
+    scv_fmt_usd(r->predicted_cost, pc, sizeof pc);
+    scv_fmt_time(r->actual_time_s, at, sizeof at);
+    scv_fmt_usd(r->actual_cost, ac, sizeof ac);
+    scv_fmt_time(r->search_time_s, st, sizeof st);
+    scv_fmt_usd(r->search_cost, sc, sizeof sc);
+    fprintf(f, "# Scavenger run %lld\n\nJob `%s` on %s, target test accuracy %.4f: **%s**", r->run_id, p->job_key,
+            vm_name(p), p->target_accuracy,
+            r->state == SCV_STATE_DONE ? (r->reached ? "reached" : "not reached") : scv_run_state_name(r->state));
+    if (isfinite(r->accuracy)) fprintf(f, " (%.4f after %.2f epochs)", r->accuracy, r->epochs);
+    fprintf(f, ".\n\n## Choice\n\n");
+    if (res) {
+        const scv_plan_point *ch = &res->points[res->chosen];
+        fprintf(f, "K = %d, B = %d: %s.\n\n", ch->workers, ch->batch, r->why);
+        fprintf(f, "Predicted at the decision, from the start of the run: %s, %s (band +-%.1f%%)%s.\n\n", pt, pc,
+                100 * r->predicted_band,
+                r->relative ? " -- relative: the target's epochs were unknown, so the absolute figures are "
+                              "nominal (10 epochs at the smallest batch)" : "");
+        if (r->workers != ch->workers || r->batch != ch->batch)
+            fprintf(f, "Finished at K = %d, B = %d after re-planning.\n\n", r->workers, r->batch);
+    } else {
+        fprintf(f, "%s.\n\n", r->why[0] ? r->why : "no plan was made");
+    }
+    fprintf(f, "Actual, the whole run (search and idle included): %s, %s.\n\n", at, ac);
+    fprintf(f, "Search: %s and %s in warm-up and search steps (all of it training at the same data position).\n\n",
+            st, sc);
+    fprintf(f, "Switches (configuration changes): %d", r->switches);
+    if (r->switches) fprintf(f, ", idle median %.2f s, worst %.2f s", r->idle_median_s, r->idle_worst_s);
+    fprintf(f, "; %d relaunches in all.\n\n", r->relaunches);
+    fprintf(f, "## Steps\n\n| # | phase | K | B | iterations | ms/iteration | seconds | idle before (s) | test acc |\n"
+               "|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const scv_run_step *t = &r->steps[i];
+        fprintf(f, "| %zu | %s | %d | %d | %lld | ", i + 1, t->phase, t->workers, t->batch, (long long)t->iterations);
+        if (isfinite(t->t_iter)) fprintf(f, "%.2f", 1e3 * t->t_iter);
+        else fputs("-", f);
+        fprintf(f, " | %.2f | ", t->iterations ? t->last_end - t->first_start : 0);
+        if (isfinite(t->idle_before)) fprintf(f, "%.2f", t->idle_before);
+        else fputs("-", f);
+        fputs(" | ", f);
+        if (isfinite(t->accuracy)) fprintf(f, "%.4f%s", t->accuracy, t->reached ? " (target)" : "");
+        else fputs("-", f);
+        fputs(" |\n", f);
+    }
+    if (res) {
+        const scv_perf_model *pf = &r->perf;
+        fprintf(f, "\n## Models\n\nParallel: t_iter = %.4g ms + %.4g ms x b + ring(alpha %.4g ms, beta %.4g ns/byte), "
+                   "fit error %.1f%% over %d configurations. Statistical: %s.\n\n",
+                1e3 * pf->c0, 1e3 * pf->c1, 1e3 * pf->alpha, 1e9 * pf->beta, 100 * pf->mare, pf->n_points,
+                r->stat.note);
+        fprintf(f, "## Trade-off (the latest plan)\n\n![cost against time](tradeoff.svg)\n\n"
+                   "| vm | K | B | predicted time | predicted cost | band | |\n|---|---|---|---|---|---|---|\n");
+        for (size_t i = 0; i < res->n_front; i++) {
+            const scv_plan_point *q = &res->points[res->front[i]];
+            char t[32], c[32];
+            scv_fmt_time(q->time_s, t, sizeof t);
+            scv_fmt_usd(q->cost, c, sizeof c);
+            fprintf(f, "| %s | %d | %d | %s | %s | +-%.1f%% | %s%s |\n", p->catalog->vms[q->vm].name, q->workers,
+                    q->batch, t, c, 100 * q->err_rel, (long)res->front[i] == res->chosen ? "chosen" : "",
+                    q->extrapolated ? " extrapolated" : "");
+        }
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int write_text(const char *dir, const char *name, char *text, scv_err *err)
+{
+    char path[1400];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (!text) return scv_err_set(err, SCV_ENOMEM, "%s: out of memory", path);
+    scv_iov part = {text, strlen(text)};
+    int rc = scv_write_atomic(path, &part, 1, err);
+    free(text);
+    return rc;
+}
+
+int scv_run_report_write(const scv_run_params *p, const scv_run_result *r, const char *dir, scv_err *err)
+{
+    if (mkdir(dir, 0755) && errno != EEXIST)
+        return scv_err_set(err, SCV_EIO, "%s: cannot create the report directory: %s", dir, strerror(errno));
+    char *json = scv_run_report_json(p, r);
+    if (json) {
+        size_t n = strlen(json);
+        char *j2 = realloc(json, n + 2);
+        if (j2) json = j2, json[n] = '\n', json[n + 1] = 0;
+    }
+    int rc = write_text(dir, "report.json", json, err);
+    if (!rc) rc = write_text(dir, "report.md", report_md(p, r), err);
+    if (!rc && r->plan) {
+        char path[1400];
+        snprintf(path, sizeof path, "%s/tradeoff.svg", dir);
+        rc = scv_plan_svg_write(path, p->catalog, r->plan, r->actual_time_s, r->actual_cost, err);
+    }
+    return rc;
+}

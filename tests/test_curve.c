@@ -1,0 +1,187 @@
+/*
+ * test_curve.c - learning curves on synthetic truth: each form's fit recovers its
+ * parameters and crossing on clean data, held-out selection picks the true form, the
+ * bootstrap band covers the true crossing in at least 80 of 100 noisy cases, too few points
+ * and flat data are errors, an unreachable target is reported as such, the smoothed target
+ * rule, and the gradient-noise-scale batch carry-over.
+ */
+#include "scv.h"
+#include "scv_test.h"
+#include "core/util.h"
+
+#define NPTS 20
+
+/* truth curves: 20 evaluations every quarter epoch of 60000 samples */
+static void sample(const scv_curve *truth, double *x, double *y, int n, double noise, scv_rng *r)
+{
+    for (int i = 0; i < n; i++) {
+        x[i] = 15000.0 * (i + 1);
+        y[i] = scv_curve_eval(truth, x[i]) + (r ? noise * scv_rng_normal(r) : 0);
+    }
+}
+
+static const scv_curve TRUTHS[] = {
+    {.form = SCV_CURVE_POW, .metric = SCV_METRIC_ACCURACY, .a = 0.92, .b = 28.7, .c = 0.5, .x0 = 20000},
+    {.form = SCV_CURVE_EXP, .metric = SCV_METRIC_ACCURACY, .a = 0.90, .b = 0.40, .tau = 60000},
+    {.form = SCV_CURVE_POW, .metric = SCV_METRIC_LOSS, .a = 0.25, .b = 40, .c = 0.4, .x0 = 0},
+    {.form = SCV_CURVE_EXP, .metric = SCV_METRIC_LOSS, .a = 0.30, .b = 1.5, .tau = 80000},
+};
+/* targets: reached beyond the data (accuracy) or inside it (loss) */
+static const double TARGETS[] = {0.89, 0.88, 0.40, 0.35};
+
+static void t_fit_recovers_each_form(void)
+{
+    double x[NPTS], y[NPTS];
+    for (size_t k = 0; k < sizeof TRUTHS / sizeof TRUTHS[0]; k++) {
+        const scv_curve *t = &TRUTHS[k];
+        sample(t, x, y, NPTS, 0, NULL);
+        scv_curve c;
+        scv_err err = {0};
+        CHECK_MSG(scv_curve_fit_form(t->form, t->metric, x, y, NPTS, NULL, &c, &err) == SCV_OK, "%s", err.msg);
+        /* clean data: parameters within 1%, the crossing within 1% */
+        CHECK_NEAR(c.a, t->a, 1e-3, 0);
+        CHECK_NEAR(c.b, t->b, 0.01, 0);
+        if (t->form == SCV_CURVE_POW) {
+            CHECK_NEAR(c.c, t->c, 0.01, 0);
+            CHECK_NEAR(c.x0, t->x0, 0.01, 200);
+        } else {
+            CHECK_NEAR(c.tau, t->tau, 0.01, 0);
+        }
+        CHECK(c.rmse < 1e-5);
+        double xt = scv_curve_crossing(t, TARGETS[k]), xc = scv_curve_crossing(&c, TARGETS[k]);
+        CHECK(isfinite(xt) && xt > 0);
+        CHECK_NEAR(xc, xt, 0.01, 0);
+        CHECK_NEAR(scv_curve_eval(&c, xc), TARGETS[k], 1e-9, 1e-9);
+        /* the model selection picks the true form on clean data */
+        CHECK_MSG(scv_curve_fit(t->metric, x, y, NPTS, NULL, &c, &err) == SCV_OK, "%s", err.msg);
+        CHECK_MSG(c.form == t->form, "truth %s, picked %s (held-out rmse pow %g exp %g)",
+                  scv_curve_form_name(t->form), scv_curve_form_name(c.form), c.holdout_rmse[0],
+                  c.holdout_rmse[1]);
+        CHECK_EQ_INT(c.n_fit, 15);
+        CHECK_NEAR(scv_curve_crossing(&c, TARGETS[k]), xt, 0.01, 0);
+    }
+}
+
+/* 100 noisy cases (4 forms x 25, accuracy noise sd 0.004, loss noise sd 0.01), targets the
+ * truth reaches at 1.25x the last evaluation: the 10-90% band must cover the true crossing
+ * in at least 80 of them. */
+static void t_band_covers_truth(void)
+{
+    scv_rng r;
+    scv_rng_seed(&r, 11);
+    double x[NPTS], y[NPTS];
+    int covered = 0, fitted = 0;
+    double width = 0;
+    for (int i = 0; i < 100; i++) {
+        scv_curve t = TRUTHS[i % 4];
+        /* jitter the truth so the cases differ */
+        t.b *= 0.8 + 0.4 * scv_rng_uniform(&r);
+        if (t.form == SCV_CURVE_POW) t.c *= 0.8 + 0.4 * scv_rng_uniform(&r);
+        else t.tau *= 0.8 + 0.4 * scv_rng_uniform(&r);
+        double noise = t.metric == SCV_METRIC_ACCURACY ? 0.004 : 0.01;
+        sample(&t, x, y, NPTS, noise, &r);
+        double x_true = 1.25 * x[NPTS - 1], target = scv_curve_eval(&t, x_true);
+        scv_curve c;
+        scv_curve_prediction p;
+        scv_err err = {0};
+        if (scv_curve_fit(t.metric, x, y, NPTS, NULL, &c, &err) != SCV_OK ||
+            scv_curve_predict(&c, x, y, NPTS, target, 1000 + (uint64_t)i, NULL, &p, &err) != SCV_OK) {
+            CHECK_MSG(0, "case %d: %s", i, err.msg);
+            continue;
+        }
+        fitted++;
+        CHECK(p.n_boot == 200 && p.lo <= p.hi && !isnan(p.lo) && !isnan(p.hi));
+        CHECK(p.p_reach >= 0 && p.p_reach <= 1);
+        if (p.lo <= x_true && x_true <= p.hi) covered++;
+        if (isfinite(p.hi)) width += (p.hi - p.lo) / x_true;
+    }
+    printf("#   band coverage %d/100 (%d fitted), mean relative width %.2f\n", covered, fitted, width / fitted);
+    CHECK_MSG(covered >= 80, "the band covered the true crossing in %d of 100 cases", covered);
+    /* the same seed gives the same band */
+    sample(&TRUTHS[0], x, y, NPTS, 0.004, &r);
+    scv_curve c;
+    scv_curve_prediction p1, p2;
+    CHECK(scv_curve_fit(SCV_METRIC_ACCURACY, x, y, NPTS, NULL, &c, NULL) == SCV_OK);
+    CHECK(scv_curve_predict(&c, x, y, NPTS, 0.89, 5, NULL, &p1, NULL) == SCV_OK);
+    CHECK(scv_curve_predict(&c, x, y, NPTS, 0.89, 5, NULL, &p2, NULL) == SCV_OK);
+    CHECK(p1.lo == p2.lo && p1.hi == p2.hi && p1.p_reach == p2.p_reach);
+}
+
+static void t_errors_and_unreachable(void)
+{
+    double x[NPTS], y[NPTS];
+    sample(&TRUTHS[0], x, y, NPTS, 0, NULL);
+    scv_curve c;
+    scv_err err = {0};
+    /* too few points */
+    CHECK(scv_curve_fit(SCV_METRIC_ACCURACY, x, y, 3, NULL, &c, &err) == SCV_EINVAL);
+    CHECK_MSG(strstr(err.msg, "at least 4") != NULL, "%s", err.msg);
+    CHECK(scv_curve_fit(SCV_METRIC_ACCURACY, x, y, 4, NULL, &c, &err) == SCV_OK);
+    CHECK(isfinite(c.a) && isfinite(c.b) && isfinite(c.c) && isfinite(c.x0) && isfinite(c.tau));
+    /* accuracy read as a loss: it does not fall */
+    CHECK(scv_curve_fit(SCV_METRIC_LOSS, x, y, NPTS, NULL, &c, &err) == SCV_ENOCONV);
+    CHECK_MSG(strstr(err.msg, "does not fall") != NULL, "%s", err.msg);
+    /* flat data */
+    double flat[NPTS];
+    for (int i = 0; i < NPTS; i++) flat[i] = 0.5;
+    CHECK(scv_curve_fit(SCV_METRIC_ACCURACY, x, flat, NPTS, NULL, &c, &err) == SCV_ENOCONV);
+    /* bad values */
+    y[3] = NAN;
+    CHECK(scv_curve_fit(SCV_METRIC_ACCURACY, x, y, NPTS, NULL, &c, &err) == SCV_EINVAL);
+    sample(&TRUTHS[0], x, y, NPTS, 0, NULL);
+    x[5] = x[4] - 1;
+    CHECK(scv_curve_fit(SCV_METRIC_ACCURACY, x, y, NPTS, NULL, &c, &err) == SCV_EINVAL);
+    /* a target above the asymptote (0.92): not reachable, and few resamples reach it */
+    scv_rng r;
+    scv_rng_seed(&r, 4);
+    sample(&TRUTHS[0], x, y, NPTS, 0.002, &r);
+    CHECK(scv_curve_fit(SCV_METRIC_ACCURACY, x, y, NPTS, NULL, &c, &err) == SCV_OK);
+    scv_curve_prediction p;
+    CHECK(scv_curve_predict(&c, x, y, NPTS, 0.97, 1, NULL, &p, &err) == SCV_OK);
+    CHECK(!p.reachable && isinf(p.x_star) && isinf(p.hi));
+    CHECK_MSG(p.p_reach < 0.1, "p_reach %g", p.p_reach);
+    CHECK(isinf(scv_curve_crossing(&TRUTHS[0], 0.92))); /* the asymptote itself */
+    /* a reachable one: the fit reaches it, and so do most resamples */
+    CHECK(scv_curve_predict(&c, x, y, NPTS, 0.88, 1, NULL, &p, &err) == SCV_OK);
+    CHECK(p.reachable && isfinite(p.x_star) && p.p_reach > 0.9 && p.lo <= p.x_star && p.x_star <= p.hi);
+    /* already at the target at the start: x* = 0 */
+    CHECK(scv_curve_crossing(&c, 0.1) == 0);
+}
+
+static void t_smoothed_target(void)
+{
+    double acc[] = {0.85, 0.90, 0.88, 0.91, 0.90, 0.92};
+    CHECK_EQ_INT(scv_target_first_reached(SCV_METRIC_ACCURACY, acc, 6, 0.90, 3), 5);
+    CHECK_EQ_INT(scv_target_first_reached(SCV_METRIC_ACCURACY, acc, 6, 0.90, 1), 1);
+    CHECK_EQ_INT(scv_target_first_reached(SCV_METRIC_ACCURACY, acc, 6, 0.95, 3), -1);
+    CHECK(!scv_target_reached(SCV_METRIC_ACCURACY, acc, 2, 0.5, 3)); /* fewer than W */
+    CHECK(scv_target_reached(SCV_METRIC_ACCURACY, acc, 3, 0.5, 3));
+    CHECK(!scv_target_reached(SCV_METRIC_ACCURACY, acc, 4, 0.90, 3)); /* 0.8967 */
+    double loss[] = {0.9, 0.5, 0.45, 0.41, 0.39, 0.38};
+    CHECK_EQ_INT(scv_target_first_reached(SCV_METRIC_LOSS, loss, 6, 0.42, 3), 4); /* 0.4167 */
+    CHECK_EQ_INT(scv_curve_policy_default().smooth_window, 3);
+}
+
+static void t_batch_carry_over(void)
+{
+    /* E(B) = E(B0) (1 + B/Bn) / (1 + B0/Bn) */
+    CHECK_NEAR(scv_samples_at_batch(1e6, 64, 1024, 256), 1e6 * (1 + 4.0) / (1 + 0.25), 1e-12, 0);
+    CHECK_NEAR(scv_samples_at_batch(1e6, 64, 64, 256), 1e6, 1e-12, 0);
+    CHECK(scv_samples_at_batch(1e6, 64, 1024, INFINITY) == 1e6);
+    CHECK(scv_samples_at_batch(1e6, 64, 32, 256) < 1e6);
+    CHECK(isnan(scv_samples_at_batch(1e6, 64, 1024, 0)));
+    CHECK(isnan(scv_samples_at_batch(1e6, 0, 1024, 256)));
+    /* the same law as the GNS statistical model: samples S(B) B = S_min (B + B_crit) */
+    scv_stat_model m = {.kind = SCV_STAT_GNS, .b_simple = 300, .s_min = 1000, .n_train = 60000};
+    double e64 = scv_stat_iterations(&m, 64) * 64, e512 = scv_stat_iterations(&m, 512) * 512;
+    CHECK_NEAR(scv_samples_at_batch(e64, 64, 512, 300), e512, 1e-12, 0);
+}
+
+static const scv_test tests[] = {
+    {"fit_recovers_each_form", t_fit_recovers_each_form},
+    {"band_covers_truth", t_band_covers_truth},
+    {"errors_and_unreachable", t_errors_and_unreachable},
+    {"smoothed_target", t_smoothed_target},
+    {"batch_carry_over", t_batch_carry_over},
+};
+SCV_TEST_MAIN(tests)
