@@ -781,7 +781,8 @@ int scv_store_run_get(scv_store *s, long long id, char *job_json, size_t cap, ch
                       size_t scap, scv_err *err);
 int scv_store_measurement(scv_store *s, long long run, const char *phase, const scv_config_stats *c,
                           scv_err *err);
-/* Measurements of the latest finished run of job_key other than `exclude` (malloc'ed). */
+/* The newest measurement of each configuration over the stored runs of job_key other than
+ * `exclude` (malloc'ed); from_run: the newest run they come from. */
 int scv_store_load_measurements(scv_store *s, const char *job_key, long long exclude,
                                 scv_config_stats **out, size_t *n, long long *from_run, scv_err *err);
 int scv_store_model(scv_store *s, long long run, const char *kind, const char *json, scv_err *err);

@@ -7,6 +7,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "scv_test.h"
+
+#include <cjson/cJSON.h>
 #include "train/ckpt.h"
 
 #include <signal.h>
@@ -368,6 +370,36 @@ static void t_run_loop(void)
         snprintf(path, sizeof path, "%s.runs/%d/report.md", db, i + 1);
         CHECK(file_has(path, "# Scavenger run") && file_has(path, "| # | phase | K | B |"));
     }
+    /* --json: the report's JSON is the last line of stdout */
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s run --db %s " RUNJOB " --search none --json 2>/dev/null; }", bin, db), 0);
+    {
+        char *last = out + strlen(out);
+        while (last > out && last[-1] == '\n') *--last = 0;
+        while (last > out && last[-1] != '\n') last--;
+        cJSON *o = cJSON_Parse(last);
+        CHECK_MSG(o != NULL, "not JSON: %s", last);
+        CHECK(cJSON_IsTrue(cJSON_GetObjectItem(o, "reached")));
+        CHECK(cJSON_IsNumber(cJSON_GetObjectItem(o, "actual_time_s")));
+        CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(o, "steps")) >= 1);
+        cJSON_Delete(o);
+    }
+    /* the stored runs: a list, one in detail, JSON */
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s", bin, db), 0);
+    CHECK_MSG(strstr(out, "model=mlp;hidden=32;dataset=synthetic:4000") && strstr(out, "done"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s runs --db %s --json 2>/dev/null; }", bin, db), 0);
+    {
+        cJSON *o = cJSON_Parse(out);
+        CHECK_MSG(cJSON_IsArray(o) && cJSON_GetArraySize(o) == 4, "%s", out);
+        cJSON_Delete(o);
+    }
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs show 1 --db %s", bin, db), 0);
+    CHECK_MSG(strstr(out, "warmup") && strstr(out, "chose K="), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs show 99 --db %s", bin, db), 1);
+    CHECK(strstr(out, "no run 99") != NULL);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs show x --db %s", bin, db), 2);
+    /* a report that cannot be written is an error that names it (exit 1) */
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " RUNJOB " --search none --report /proc/scv-no-such", bin, db), 1);
+    CHECK_MSG(strstr(out, "/proc/scv-no-such") != NULL, "%s", out);
     /* a job file holds the same settings */
     snprintf(path, sizeof path, "%s/job.json", tmp);
     FILE *f = fopen(path, "w");
@@ -453,12 +485,145 @@ static void t_run_worker_dies(void)
     CHECK(file_has(log, "target NOT reached"));
 }
 
+/* ---- review fixes: help CMD, profile files, --vm-type, --eval-every-epochs, plan --sort,
+ * launcher and metrics errors ---- */
+
+/* `scavenger help CMD` prints what `scavenger CMD --help` prints. */
+static void t_help_cmd(void)
+{
+    static char a[16384], b[16384];
+    const char *cmds[] = {"run", "train", "plan", "profile", "sweep", "cluster"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        CHECK_EQ_INT(run(a, sizeof a, "%s help %s", bin, cmds[i]), 0);
+        CHECK_EQ_INT(run(b, sizeof b, "%s %s --help", bin, cmds[i]), 0);
+        CHECK_MSG(!strcmp(a, b), "help %s differs from %s --help", cmds[i], cmds[i]);
+        CHECK_MSG(strstr(a, "commands:") == NULL, "help %s printed the top-level help", cmds[i]);
+    }
+    CHECK_EQ_INT(run(a, sizeof a, "%s help plan", bin), 0);
+    CHECK(strstr(a, "--sort") != NULL);
+    CHECK_EQ_INT(run(a, sizeof a, "%s help frobnicate", bin), 2);
+    CHECK_MSG(strstr(a, "unknown command 'frobnicate'") != NULL, "%s", a);
+    CHECK_EQ_INT(run(a, sizeof a, "%s help", bin), 0);
+    CHECK(strstr(a, "commands:") != NULL);
+}
+
+/* A row of the plan table: time in seconds, cost, K, B; 0 when the line is not a row. */
+static int plan_row(const char *line, double *t, double *c, int *k, int *b)
+{
+    char vm[64], unit[16];
+    double bb, ti, it;
+    if (strlen(line) < 4 || (line[0] != ' ' && line[0] != '>')) return 0;
+    if (sscanf(line + 3, "%63s %d %d %lf %lf %lf %lf %15s $%lf", vm, k, b, &bb, &ti, &it, t, unit, c) != 9)
+        return 0;
+    *t *= !strcmp(unit, "h") ? 3600 : !strcmp(unit, "min") ? 60 : 1;
+    return 1;
+}
+
+/* Checks that the table rows of out are ordered by key (0 time, 1 cost, 2 workers, 3 batch);
+ * returns the number of rows and a fingerprint of their order. */
+static int check_sorted(const char *out, int key, unsigned long *print)
+{
+    char buf[16384];
+    snprintf(buf, sizeof buf, "%s", out);
+    double prev = -1;
+    int n = 0;
+    *print = 5381;
+    for (char *save = NULL, *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        double t, c;
+        int k, b;
+        if (!plan_row(l, &t, &c, &k, &b)) continue;
+        double v = key == 0 ? t : key == 1 ? c : key == 2 ? k : b;
+        CHECK_MSG(v >= prev, "row %d (%s) out of order by key %d", n + 1, l, key);
+        prev = v;
+        *print = *print * 33 + (unsigned long)(k * 100003 + b);
+        n++;
+    }
+    return n;
+}
+
+/* profile takes several files; plan sorts its table; the VM type is checked early and the
+ * planner says where an unknown one came from. */
+static void t_profile_plan_review(void)
+{
+    static char out[16384], out2[16384];
+    char m1[512], m2[512], m3[512], cat[512], svg[512];
+    snprintf(m1, sizeof m1, "%s/r1.jsonl", tmp);
+    snprintf(m2, sizeof m2, "%s/r2.jsonl", tmp);
+    snprintf(m3, sizeof m3, "%s/r3.jsonl", tmp);
+    snprintf(cat, sizeof cat, "%s/cat.csv", tmp);
+    snprintf(svg, sizeof svg, "%s/r.svg", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 30 --metrics %s --vm-type c5.xlarge", bin, m1), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --workers 2 --batch 128 --iterations 30 --metrics %s --vm-type c5.xlarge", bin, m2), 0);
+    /* several files as arguments, the same as a comma list */
+    CHECK_EQ_INT(run(out, sizeof out, "%s profile %s %s", bin, m1, m2), 0);
+    CHECK_MSG(strstr(out, "   1     32 ") && strstr(out, "   2    128 "), "%s", out);
+    CHECK_EQ_INT(run(out2, sizeof out2, "%s profile %s,%s", bin, m1, m2), 0);
+    CHECK(!strcmp(out, out2));
+    CHECK_EQ_INT(run(out, sizeof out, "%s profile", bin), 2);
+    CHECK_EQ_INT(run(out, sizeof out, "%s profile %s %s/none.jsonl", bin, m1, tmp), 1);
+    CHECK(strstr(out, "none.jsonl") != NULL);
+    /* plan --all: by time unless --sort says otherwise */
+#define PLAN "%s plan --profile %s,%s --target-epochs 5 --workers 1..8 --batch 32..512 --vm c5.xlarge,c5.2xlarge --all --top 200"
+    unsigned long by_time, by_cost, by_k, by_b;
+    CHECK_EQ_INT(run(out, sizeof out, PLAN, bin, m1, m2), 0);
+    CHECK(strstr(out, "by time") != NULL);
+    CHECK_EQ_INT(check_sorted(out, 0, &by_time), 80);
+    CHECK_EQ_INT(run(out, sizeof out, PLAN " --sort cost", bin, m1, m2), 0);
+    CHECK_EQ_INT(check_sorted(out, 1, &by_cost), 80);
+    CHECK_EQ_INT(run(out, sizeof out, PLAN " --sort workers", bin, m1, m2), 0);
+    CHECK_EQ_INT(check_sorted(out, 2, &by_k), 80);
+    CHECK_EQ_INT(run(out, sizeof out, PLAN " --sort batch --svg %s", bin, m1, m2, svg), 0);
+    CHECK_EQ_INT(check_sorted(out, 3, &by_b), 80);
+    CHECK(by_time != by_k && by_k != by_b); /* the orders differ: the checks above mean something */
+    CHECK(file_has(svg, "class='xtick'") && file_has(svg, "class='klabel'") && file_has(svg, "class='front'"));
+    CHECK_EQ_INT(run(out, sizeof out, PLAN " --sort speed", bin, m1, m2), 2);
+    CHECK_MSG(strstr(out, "--sort 'speed'") != NULL, "%s", out);
+    /* train --vm-type: checked against the catalog, with --catalog for another one */
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 5 --vm-type m5.large", bin), 2);
+    CHECK_MSG(strstr(out, "--vm-type 'm5.large'") && strstr(out, "vm-catalog.csv"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 5 --vm-type c5.xlarge --catalog %s/no.csv", bin, tmp), 1);
+    CHECK_MSG(strstr(out, "no.csv") != NULL, "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "(head -1 data/vm-catalog.csv; grep '^aws,c5.xlarge,' data/vm-catalog.csv | "
+                     "sed 's/c5.xlarge/m5.large/') > %s", cat), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 30 --metrics %s --vm-type m5.large --catalog %s", bin, m3, cat), 0);
+    /* plan names where an unknown measured type came from */
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s --target-epochs 5", bin, m3), 1);
+    CHECK_MSG(strstr(out, "the profile's VM type 'm5.large'") && !strstr(out, "--measured-on m5.large"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s --target-epochs 5 --measured-on nope", bin, m3), 1);
+    CHECK_MSG(strstr(out, "--measured-on nope: not a VM type") != NULL, "%s", out);
+#undef PLAN
+}
+
+/* Usage errors say why; launcher and metrics failures are reported with what failed. */
+static void t_train_errors_review(void)
+{
+    char out[8192];
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --epochs 1 --eval-every-epochs 0", bin), 2);
+    CHECK_MSG(strstr(out, "--eval-every-epochs '0': expected a positive number") != NULL, "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --epochs 1 --eval-every-epochs -1", bin), 2);
+    CHECK_MSG(strstr(out, "--eval-every-epochs '-1'") != NULL, "%s", out);
+    /* a full disk: the metrics file is named */
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 5 --metrics /dev/full", bin), 1);
+    CHECK_MSG(strstr(out, "/dev/full: cannot write metrics") != NULL, "%s", out);
+    /* no mpirun on PATH: one clear message, exit 1 */
+    CHECK_EQ_INT(run(out, sizeof out, "PATH=/nonexistent %s train " JOB " --workers 2 --batch 32 --iterations 5", bin), 1);
+    CHECK_MSG(strstr(out, "scavenger train: cannot start mpirun") != NULL, "%s", out);
+    const char *first = strstr(out, "cannot start mpirun");
+    CHECK(first && !strstr(first + 1, "cannot start mpirun"));
+    /* more workers than the cluster has VMs is a usage error (when the cluster exists); an
+     * unknown cluster is named */
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --workers 2 --batch 32 --iterations 5 --cluster nosuch", bin), 1);
+    CHECK_MSG(strstr(out, "no cluster 'nosuch'") != NULL, "%s", out);
+}
+
 static const scv_test tests[] = {
     {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},
     {"k2_equals_k1", t_k2_equals_k1},     {"resume_same_k", t_resume_same_k},
     {"resume_other_k", t_resume_other_k}, {"bad_input", t_bad_input},
     {"interrupt", t_interrupt},           {"plan_cli", t_plan_cli},
     {"run_loop", t_run_loop},             {"run_worker_dies", t_run_worker_dies},
+    {"help_cmd", t_help_cmd},             {"profile_plan_review", t_profile_plan_review},
+    {"train_errors_review", t_train_errors_review},
 };
 
 int main(int argc, char **argv)

@@ -519,7 +519,7 @@ static int first_state(loop *l, scv_run_state *s, scv_err *err)
         if (rc) return rc;
         free(l->cs);
         l->cs = cs, l->ncs = l->cs_cap = n;
-        note(l, SCV_EV_NOTE, "planning from the %zu measurements of run %lld", n, from);
+        note(l, SCV_EV_NOTE, "planning from %zu stored measurements of this job (the newest from run %lld)", n, from);
         *s = SCV_STATE_PLAN;
         return SCV_OK;
     }

@@ -214,21 +214,57 @@ int scv_store_load_measurements(scv_store *s, const char *job_key, long long exc
 {
     *out = NULL;
     *n = 0;
+    *from_run = -1;
     sqlite3_stmt *st;
-    const char *q = "SELECT id FROM runs WHERE job_key=? AND id<>? AND id IN (SELECT run FROM measurements) "
-                    "ORDER BY id DESC LIMIT 1";
+    /* newest first; the first row of each (vm, K, B) wins */
+    const char *q = "SELECT m.vm, m.workers, m.batch, m.iterations, m.t_compute, m.t_comm, m.t_iter, m.g_local,"
+                    " m.g_global, m.epoch_progress, m.run FROM measurements m JOIN runs r ON m.run = r.id"
+                    " WHERE r.job_key=? AND r.id<>? ORDER BY m.rowid DESC";
     if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
     sqlite3_bind_text(st, 1, job_key, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 2, exclude);
-    long long run = -1;
-    if (sqlite3_step(st) == SQLITE_ROW) run = sqlite3_column_int64(st, 0);
+    size_t cap = 0;
+    int rc = SCV_OK;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        scv_config_stats c;
+        memset(&c, 0, sizeof c);
+        snprintf(c.vm, sizeof c.vm, "%s", (const char *)sqlite3_column_text(st, 0));
+        c.workers = sqlite3_column_int(st, 1);
+        c.batch = sqlite3_column_int(st, 2);
+        c.n_iters = sqlite3_column_int(st, 3);
+        c.t_compute = sqlite3_column_double(st, 4);
+        c.t_comm = sqlite3_column_double(st, 5);
+        c.t_iter = sqlite3_column_double(st, 6);
+        c.g_local = sqlite3_column_double(st, 7);
+        c.g_global = sqlite3_column_double(st, 8);
+        c.epoch_progress = sqlite3_column_double(st, 9);
+        int dup = 0;
+        for (size_t i = 0; i < *n && !dup; i++)
+            dup = (*out)[i].workers == c.workers && (*out)[i].batch == c.batch && !strcmp((*out)[i].vm, c.vm);
+        if (dup) continue;
+        if (*from_run < 0) *from_run = sqlite3_column_int64(st, 10);
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            scv_config_stats *nc = realloc(*out, cap * sizeof *nc);
+            if (!nc) {
+                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+                break;
+            }
+            *out = nc;
+        }
+        (*out)[(*n)++] = c;
+    }
     sqlite3_finalize(st);
-    if (run < 0)
-        return scv_err_set(err, SCV_ENOTFOUND,
-                           "%s: no stored run of this job (%s) to plan from: run once with --search "
-                           "partial or full", s->path, job_key);
-    *from_run = run;
-    return load_run_measurements(s, run, out, n, err);
+    if (!rc && !*n)
+        rc = scv_err_set(err, SCV_ENOTFOUND,
+                         "%s: no stored run of this job (%s) to plan from: run once with --search "
+                         "partial or full", s->path, job_key);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
 }
 
 int scv_store_model(scv_store *s, long long run, const char *kind, const char *json, scv_err *err)
