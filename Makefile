@@ -24,6 +24,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 all: $(BUILD)/scavenger $(TESTS)
 
 $(BUILD)/libscv.a: $(LIB_OBJ)
+	rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/scavenger: $(CLI_OBJ) $(BUILD)/libscv.a

@@ -626,6 +626,7 @@ typedef struct scv_relaunch_opts {
     const char *const *train_opts; /* "--model", "lenet", ... NULL-terminated pairs */
     const char *cluster;        /* emulated cluster name, NULL = local processes */
     const char *vm_type;        /* catalog type the measurements stand for */
+    const char *catalog;        /* the catalog that type is from (NULL = the default) */
     int show_progress;          /* the child's progress line on stderr */
 } scv_relaunch_opts;
 int scv_relaunch_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);

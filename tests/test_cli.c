@@ -616,6 +616,25 @@ static void t_train_errors_review(void)
     CHECK_MSG(strstr(out, "no cluster 'nosuch'") != NULL, "%s", out);
 }
 
+/* sweep's figure keeps the runs that did not reach the target, as open markers. */
+static void t_sweep_figure(void)
+{
+    char out[8192], svg[600];
+    /* one epoch: B=32 reaches 50% on this job, B=512 (4 iterations) does not */
+    CHECK_EQ_INT(run(out, sizeof out, "%s sweep --workers 1 --batch 32,512 --target-accuracy 0.5 --out %s/sw "
+                     "--vm-type c5.xlarge --model mlp --hidden 32 --dataset synthetic:2000 --seed 3 --epochs 1",
+                     bin, tmp), 0);
+    CHECK_MSG(strstr(out, "| 1 | 32 | yes |") && strstr(out, "| 1 | 512 | no |"), "%s", out);
+    snprintf(svg, sizeof svg, "%s/sw/sweep.svg", tmp);
+    CHECK(file_has(svg, "<circle class='hollow'"));
+    CHECK(file_has(svg, ">did not reach 50.0%<"));
+    CHECK(file_has(svg, ">B=512<") && file_has(svg, ">B=32<"));
+    CHECK(file_has(svg, "class='klabel'") && file_has(svg, "class='ytick'"));
+    CHECK_EQ_INT(run(out, sizeof out, "%s sweep --workers 1 --batch 32 --target-accuracy 0.5 --out /proc/no/dir "
+                     "--vm-type c5.xlarge --epochs 1", bin), 1);
+    CHECK_MSG(strstr(out, "/proc/no/dir") != NULL, "%s", out);
+}
+
 static const scv_test tests[] = {
     {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},
     {"k2_equals_k1", t_k2_equals_k1},     {"resume_same_k", t_resume_same_k},
@@ -623,7 +642,7 @@ static const scv_test tests[] = {
     {"interrupt", t_interrupt},           {"plan_cli", t_plan_cli},
     {"run_loop", t_run_loop},             {"run_worker_dies", t_run_worker_dies},
     {"help_cmd", t_help_cmd},             {"profile_plan_review", t_profile_plan_review},
-    {"train_errors_review", t_train_errors_review},
+    {"train_errors_review", t_train_errors_review}, {"sweep_figure", t_sweep_figure},
 };
 
 int main(int argc, char **argv)

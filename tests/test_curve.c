@@ -142,8 +142,9 @@ static void t_errors_and_unreachable(void)
     CHECK_MSG(p.p_reach < 0.1, "p_reach %g", p.p_reach);
     CHECK(isinf(scv_curve_crossing(&TRUTHS[0], 0.92))); /* the asymptote itself */
     /* a reachable one: the fit reaches it, and so do most resamples */
-    CHECK(scv_curve_predict(&c, x, y, NPTS, 0.88, 1, NULL, &p, &err) == SCV_OK);
-    CHECK(p.reachable && isfinite(p.x_star) && p.p_reach > 0.9 && p.lo <= p.x_star && p.x_star <= p.hi);
+    CHECK(scv_curve_predict(&c, x, y, NPTS, 0.86, 1, NULL, &p, &err) == SCV_OK);
+    CHECK_MSG(p.reachable && isfinite(p.x_star) && p.p_reach > 0.9 && p.lo <= p.x_star && p.x_star <= p.hi,
+              "reachable %d x* %g [%g, %g] p_reach %g", p.reachable, p.x_star, p.lo, p.hi, p.p_reach);
     /* already at the target at the start: x* = 0 */
     CHECK(scv_curve_crossing(&c, 0.1) == 0);
 }

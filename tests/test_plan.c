@@ -297,12 +297,17 @@ static void t_plan_objectives_and_bounds(void)
         CHECK_NEAR(p->cost, p->workers * p->time_s / 3600 * cat->vms[p->vm].ondemand, 1e-12, 0);
     }
     CHECK(res->points[res->chosen].time_s == tmin);
-    /* c6i.4xlarge has 4x the vCPUs of c5.xlarge: compute scaled by 1/4 */
+    /* c6i.4xlarge has 4x the vCPUs of c5.xlarge but no thread-scaling measurement was
+     * given: compute as measured (no vCPU-proportional speed-up), marked so */
     for (size_t i = 0; i < res->n_points; i++) {
         const scv_plan_point *p = &res->points[i];
-        if (p->vm == vms[2] && p->workers == 1 && p->batch == 256)
-            CHECK_NEAR(p->t_iter, (1e-3 + 5e-3 * 256) / 4, 1e-12, 0);
+        if (p->vm == vms[2] && p->workers == 1 && p->batch == 256) {
+            CHECK_NEAR(p->t_iter, 1e-3 + 5e-3 * 256, 1e-12, 0);
+            CHECK(p->extrap == SCV_EXTRAP_NO_SCALING);
+        }
+        if (p->vm == vms[0]) CHECK(p->extrap == SCV_EXTRAP_NONE && p->compute_scale == 1);
     }
+    CHECK(strstr(res->note, "no thread-scaling measurement") != NULL);
     scv_plan_result_free(res);
     r.objective = SCV_OBJ_COST;
     CHECK(scv_plan(&r, &res, &err) == SCV_OK && res && res->points[res->chosen].cost == cmin);
@@ -360,6 +365,270 @@ static void t_plan_objectives_and_bounds(void)
     CHECK(strstr(err.msg, "memory") != NULL);
 out:
     scv_catalog_free(cat);
+}
+
+/* An in-memory catalog of CPU and GPU types. */
+static scv_catalog *mini_catalog(void)
+{
+    static scv_vm_type vms[] = {
+        {.provider = "aws", .name = "cpu4", .vcpus = 4, .mem_gib = 8, .ondemand = 0.17},
+        {.provider = "aws", .name = "cpu16", .vcpus = 16, .mem_gib = 32, .ondemand = 0.68},
+        {.provider = "aws", .name = "cpu4b", .vcpus = 4, .mem_gib = 8, .ondemand = 0.15},
+        {.provider = "aws", .name = "gpu1", .vcpus = 8, .gpus = 1, .mem_gib = 61, .ondemand = 3.06},
+        {.provider = "aws", .name = "gpu4", .vcpus = 32, .gpus = 4, .mem_gib = 244, .ondemand = 12.24},
+    };
+    static scv_catalog c = {.vms = vms, .n = 5};
+    return &c;
+}
+
+static const scv_plan_point *find(const scv_plan_result *r, int vm, int K, int B)
+{
+    for (size_t i = 0; r && i < r->n_points; i++)
+        if (r->points[i].vm == vm && r->points[i].workers == K && r->points[i].batch == B) return &r->points[i];
+    return NULL;
+}
+
+/* GPU types are never predicted from CPU measurements unless a speed-up is assumed; CPU
+ * types follow Amdahl with a measured f, and are not sped up by vCPUs without one. */
+static void t_plan_vm_extrapolation(void)
+{
+    scv_catalog *cat = mini_catalog();
+    int vms[] = {0, 1, 2, 3, 4}, workers[] = {1, 2, 4}, batches[] = {64, 256};
+    scv_perf_model perf = {.comm = SCV_COMM_RING, .c0 = 1e-3, .c1 = 1e-4, .alpha = 1e-4,
+                           .beta = 1e-9, .model_bytes = 1e6, .mare = 0.02};
+    scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 200, .s_min = 1000};
+    scv_job_info job = {.n_params = 2.5e5, .act_bytes = 1e4, .input_floats = 784, .n_train = 50000};
+    scv_plan_request r = {.catalog = cat, .vms = vms, .n_vms = 5, .measured_vm = 0, .workers = workers,
+                          .n_workers = 3, .batches = batches, .n_batches = 2, .perf = &perf,
+                          .stat = &st, .job = &job, .objective = SCV_OBJ_TIME};
+    scv_plan_result *res = NULL;
+    scv_err err = {0};
+    double tc = 1e-3 + 1e-4 * 128, tm = scv_perf_comm(&perf, 2); /* K=2, B=256 */
+    /* no assumptions: the GPU types are left out and said so */
+    CHECK_MSG(scv_plan(&r, &res, &err) == SCV_OK, "%s", err.msg);
+    if (res) {
+        CHECK_EQ_INT(res->n_excluded_gpu, 2);
+        for (size_t i = 0; i < res->n_points; i++) CHECK(cat->vms[res->points[i].vm].gpus == 0);
+        CHECK_MSG(strstr(res->note, "2 VM type(s) left out") && strstr(res->note, "GPU"), "%s", res->note);
+        const scv_plan_point *p = find(res, 1, 2, 256), *q = find(res, 2, 2, 256), *m = find(res, 0, 2, 256);
+        CHECK(p && p->extrap == SCV_EXTRAP_NO_SCALING && p->extrapolated);
+        CHECK(p && fabs(p->t_iter - (tc + tm)) < 1e-12); /* 4x the vCPUs, no speed-up */
+        CHECK(q && q->extrap == SCV_EXTRAP_SAME_THREADS && q->extrapolated);
+        CHECK(m && m->extrap == SCV_EXTRAP_NONE && !m->extrapolated);
+        /* the cheaper same-speed type wins; the bigger one is never faster */
+        CHECK(res->points[res->chosen].vm == 2);
+        scv_plan_result_free(res);
+    }
+    /* an assumed GPU speed-up of 10x includes them, marked */
+    r.gpu_speedup = 10;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        CHECK_EQ_INT(res->n_excluded_gpu, 0);
+        const scv_plan_point *g = find(res, 3, 2, 256);
+        CHECK(g && g->extrap == SCV_EXTRAP_GPU_ASSUMED && g->extrapolated);
+        CHECK(g && fabs(g->t_iter - (tc / 10 + tm)) < 1e-12 && fabs(g->compute_scale - 0.1) < 1e-15);
+        CHECK(strstr(res->note, "assumed GPU speed-up") != NULL);
+        CHECK(strstr(res->why, "extrapolated") != NULL || cat->vms[res->points[res->chosen].vm].gpus == 0);
+        scv_plan_result_free(res);
+    }
+    r.gpu_speedup = 0;
+    /* only GPU types: nothing to plan, and the error says why */
+    int gv[] = {3, 4};
+    r.vms = gv, r.n_vms = 2;
+    CHECK(scv_plan(&r, &res, &err) == SCV_EINFEASIBLE && !res);
+    CHECK_MSG(strstr(err.msg, "CPU measurements do not predict GPU types") != NULL, "%s", err.msg);
+    r.vms = vms, r.n_vms = 5;
+    /* a measured parallel fraction: Amdahl from the 4 measured threads to 16 */
+    r.parallel_fraction = 0.6;
+    r.measured_threads = 4;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        const scv_plan_point *p = find(res, 1, 2, 256), *q = find(res, 2, 2, 256);
+        double s = (0.4 + 0.6 / 16) / (0.4 + 0.6 / 4);
+        CHECK(p && p->extrap == SCV_EXTRAP_AMDAHL);
+        CHECK(p && fabs(p->t_iter - (tc * s + tm)) < 1e-12 && fabs(p->compute_scale - s) < 1e-12);
+        CHECK(q && q->extrap == SCV_EXTRAP_SAME_THREADS);
+        CHECK(strstr(res->note, "Amdahl") != NULL);
+        scv_plan_result_free(res);
+    }
+    /* f given without the measured thread count is not used */
+    r.measured_threads = 0;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        const scv_plan_point *p = find(res, 1, 2, 256);
+        CHECK(p && p->extrap == SCV_EXTRAP_NO_SCALING);
+        scv_plan_result_free(res);
+    }
+    /* a one-thread worker: every CPU type runs it on one thread, as measured */
+    r.worker_threads = 1;
+    r.parallel_fraction = NAN;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        const scv_plan_point *p = find(res, 1, 2, 256);
+        CHECK(p && p->extrap == SCV_EXTRAP_SAME_THREADS && fabs(p->t_iter - (tc + tm)) < 1e-12);
+        scv_plan_result_free(res);
+    }
+    /* measured on one thread, planned on all vCPUs with f = 0.9: the measured type too is
+     * carried (4 threads) and marked */
+    r.worker_threads = 0;
+    r.measured_threads = 1;
+    r.parallel_fraction = 0.9;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        const scv_plan_point *m = find(res, 0, 2, 256);
+        CHECK(m && m->extrap == SCV_EXTRAP_AMDAHL && fabs(m->compute_scale - (0.1 + 0.9 / 4)) < 1e-12);
+        scv_plan_result_free(res);
+    }
+}
+
+static void t_amdahl_fit(void)
+{
+    int th[] = {1, 2, 4, 8};
+    double t[4], f, t1;
+    for (int i = 0; i < 4; i++) t[i] = 2.0 * ((1 - 0.8) + 0.8 / th[i]);
+    scv_err err = {0};
+    CHECK(scv_amdahl_fit(th, t, 4, &f, &t1, &err) == SCV_OK);
+    CHECK_NEAR(f, 0.8, 1e-9, 0);
+    CHECK_NEAR(t1, 2.0, 1e-9, 0);
+    /* two thread counts are enough; 3% noise keeps f within 0.05 */
+    int th2[] = {2, 4};
+    double t2[] = {2.0 * (0.2 + 0.4), 2.0 * (0.2 + 0.2)};
+    CHECK(scv_amdahl_fit(th2, t2, 2, &f, &t1, &err) == SCV_OK && fabs(f - 0.8) < 1e-9);
+    scv_rng_seed(&rng, 9);
+    for (int i = 0; i < 4; i++) t[i] = 2.0 * ((1 - 0.5) + 0.5 / th[i]) * (1 + 0.03 * scv_rng_normal(&rng));
+    CHECK(scv_amdahl_fit(th, t, 4, &f, &t1, &err) == SCV_OK);
+    CHECK_MSG(fabs(f - 0.5) < 0.05, "f = %g", f);
+    /* no speed-up at all: f = 0; slower with more threads is still f = 0, never negative */
+    double flat[] = {1, 1, 1, 1}, worse[] = {1, 1.1, 1.2, 1.3};
+    CHECK(scv_amdahl_fit(th, flat, 4, &f, &t1, &err) == SCV_OK && fabs(f) < 1e-12);
+    CHECK(scv_amdahl_fit(th, worse, 4, &f, &t1, &err) == SCV_OK && f >= 0 && f <= 1);
+    /* one thread count, bad times */
+    int same[] = {4, 4};
+    CHECK(scv_amdahl_fit(same, t, 2, &f, &t1, &err) == SCV_EINVAL);
+    CHECK(strstr(err.msg, "two or more thread counts") != NULL);
+    t[1] = -1;
+    CHECK(scv_amdahl_fit(th, t, 4, &f, &t1, &err) == SCV_EINVAL);
+}
+
+/* A deadline or budget the unbounded choice meets leaves it unchanged; an unmet one moves
+ * the choice to the same rule on the feasible part of the front. */
+static void t_plan_bounds_keep_met_choice(void)
+{
+    scv_catalog *cat = load_cat();
+    if (!cat) return;
+    int vm = (int)(scv_catalog_find(cat, "c5.xlarge") - cat->vms);
+    int workers[16], batches[8];
+    for (int i = 0; i < 16; i++) workers[i] = i + 1;
+    for (int i = 0; i < 8; i++) batches[i] = 32 << i;
+    scv_perf_model perf = {.comm = SCV_COMM_RING, .c0 = 1e-3, .c1 = 5e-3, .alpha = 1e-3,
+                           .beta = 1e-10, .model_bytes = 1e7, .mare = 0.03};
+    scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 500, .s_min = 2000};
+    scv_job_info job = {.n_params = 2.5e6, .act_bytes = 2e5, .input_floats = 3072, .n_train = 50000};
+    scv_plan_request r = {.catalog = cat, .vms = &vm, .n_vms = 1, .measured_vm = vm,
+                          .workers = workers, .n_workers = 16, .batches = batches, .n_batches = 8,
+                          .perf = &perf, .stat = &st, .job = &job, .objective = SCV_OBJ_KNEE};
+    scv_plan_result *res = NULL;
+    scv_err err = {0};
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (!res) goto out;
+    const scv_plan_point u = res->points[res->chosen];
+    CHECK(res->n_front >= 3 && u.pareto);
+    CHECK_MSG(strstr(res->why, "Kneedle") && strstr(res->why, "faster than") && strstr(res->why, "would save"),
+              "%s", res->why);
+    double fastest = res->points[res->front[0]].time_s;
+    double cheapest = res->points[res->front[res->n_front - 1]].cost;
+    CHECK(u.time_s > fastest * 1.05 && u.cost > cheapest * 1.01); /* an inner point */
+    scv_plan_result_free(res);
+    /* met deadlines (2x and 1.01x the knee's time) and a met budget: unchanged */
+    double dls[] = {2 * u.time_s, 1.01 * u.time_s};
+    for (int i = 0; i < 2; i++) {
+        r.deadline_s = dls[i];
+        CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+        if (res) {
+            const scv_plan_point *c = &res->points[res->chosen];
+            CHECK(c->workers == u.workers && c->batch == u.batch);
+            CHECK(strstr(res->why, "meets the deadline") != NULL);
+            scv_plan_result_free(res);
+        }
+    }
+    r.deadline_s = 0;
+    r.budget = 1.5 * u.cost;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        CHECK(res->points[res->chosen].workers == u.workers && res->points[res->chosen].batch == u.batch);
+        scv_plan_result_free(res);
+    }
+    /* an unmet deadline moves the choice to a faster front point that meets it */
+    r.budget = 0;
+    r.deadline_s = 0.5 * (fastest + u.time_s);
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        const scv_plan_point *c = &res->points[res->chosen];
+        CHECK(c->time_s <= r.deadline_s && c->time_s < u.time_s && c->pareto);
+        CHECK_MSG(strstr(res->why, "within the deadline") && strstr(res->why, "misses it"), "%s", res->why);
+        scv_plan_result_free(res);
+    }
+    /* an unmet budget moves it to a cheaper one */
+    r.deadline_s = 0;
+    r.budget = 0.5 * (cheapest + u.cost);
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        const scv_plan_point *c = &res->points[res->chosen];
+        CHECK(c->cost <= r.budget && c->cost < u.cost);
+        scv_plan_result_free(res);
+    }
+out:
+    scv_catalog_free(cat);
+}
+
+/* Two front points: the faster unless it costs more than policy.knee_max_cost_per_time %
+ * more per 1% of time saved. */
+static void t_plan_two_point_knee(void)
+{
+    scv_catalog *cat = mini_catalog();
+    int vm = 0, workers[] = {1, 2}, batches[] = {64};
+    /* t(K=1) = 64 c1; t(K=2) = 32 c1 + comm(2) with comm(2) = 2 alpha (beta = 0) */
+    scv_perf_model perf = {.comm = SCV_COMM_RING, .c1 = 1e-3, .alpha = 0.75e-3, .model_bytes = 1e6};
+    scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 100, .s_min = 1000};
+    scv_job_info job = {.n_params = 1e5, .act_bytes = 1e3, .input_floats = 784, .n_train = 50000};
+    scv_plan_request r = {.catalog = cat, .vms = &vm, .n_vms = 1, .measured_vm = 0, .workers = workers,
+                          .n_workers = 2, .batches = batches, .n_batches = 1, .perf = &perf,
+                          .stat = &st, .job = &job, .objective = SCV_OBJ_KNEE};
+    scv_plan_result *res = NULL;
+    scv_err err = {0};
+    /* K=2: 0.0335 s vs 0.064 s, 48% less time for 4.7% more cost -> the faster */
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        CHECK_EQ_INT(res->n_front, 2);
+        CHECK_EQ_INT(res->points[res->chosen].workers, 2);
+        CHECK_MSG(strstr(res->why, "2 front point") && strstr(res->why, "1.91x faster than K=1 B=64 for +5% cost"),
+                  "%s", res->why);
+        scv_plan_result_free(res);
+    }
+    /* a stricter policy (at most 0.05% more cost per 1% of time): the cheaper */
+    scv_plan_policy pol = scv_plan_policy_default();
+    CHECK(pol.knee_max_cost_per_time == 1.0);
+    pol.knee_max_cost_per_time = 0.05;
+    r.policy = &pol;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        CHECK_EQ_INT(res->points[res->chosen].workers, 1);
+        CHECK_MSG(strstr(res->why, "K=2 B=64 would save 48% more time for +5% cost"), "%s", res->why);
+        scv_plan_result_free(res);
+    }
+    r.policy = NULL;
+    /* K=2: 0.062 s vs 0.064 s, 3% less time for 94% more cost -> the cheaper */
+    perf.alpha = 15e-3;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        CHECK_EQ_INT(res->n_front, 2);
+        CHECK_EQ_INT(res->points[res->chosen].workers, 1);
+        scv_plan_result_free(res);
+    }
+    /* time and cost objectives are unaffected by the knee rule */
+    r.objective = SCV_OBJ_TIME;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK && res && res->points[res->chosen].workers == 2);
+    scv_plan_result_free(res);
 }
 
 static void t_profile(void)
@@ -422,5 +691,9 @@ static const scv_test tests[] = {
     {"catalog", t_catalog},
     {"plan_objectives_and_bounds", t_plan_objectives_and_bounds},
     {"profile", t_profile},
+    {"plan_vm_extrapolation", t_plan_vm_extrapolation},
+    {"amdahl_fit", t_amdahl_fit},
+    {"plan_bounds_keep_met_choice", t_plan_bounds_keep_met_choice},
+    {"plan_two_point_knee", t_plan_two_point_knee},
 };
 SCV_TEST_MAIN(tests)

@@ -253,6 +253,10 @@ int cmd_plan(int argc, char **argv)
         for (size_t i = 0; i < cat->n; i++) vms[nvms++] = (int)i;
     else {
         char *list = strdup(vms_arg), *save = NULL;
+        if (!list) {
+            scv_err_set(&err, SCV_ENOMEM, "out of memory");
+            goto fail;
+        }
         for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             const scv_vm_type *v = scv_catalog_find(cat, t);
             if (!v) {

@@ -376,7 +376,8 @@ int cmd_run(int argc, char **argv)
             train_opts[nt++] = opt.value[i];
         }
     view v = {.tty = isatty(STDERR_FILENO), .json = json, .accuracy = NAN, .cat = cat};
-    scv_relaunch_opts ro = {.train_opts = train_opts, .cluster = cl, .vm_type = p.vm_type};
+    scv_relaunch_opts ro = {.train_opts = train_opts, .cluster = cl, .vm_type = p.vm_type,
+                            .catalog = get(&opt, "catalog")};
     if (scv_relaunch_driver_new(&ro, &drv, &err)) goto out;
     fprintf(stderr, "scavenger run: %s (%s), search %s, state in %s/\n", resume ? "resuming" : "a new run", job_key,
             scv_search_name(p.search), state_dir);

@@ -207,6 +207,7 @@ int cmd_sweep(int argc, char **argv)
             char mp[4200], line[4096];
             snprintf(mp, sizeof mp, "%s/k%db%d.jsonl", out, K, B);
             scv_train_cmd tc = {.job_opts = (const char *const *)fwd, .cluster = cluster, .vm_type = vmtype,
+                                .catalog = catalog,
                                 .workers = K, .batch = B, .target_accuracy = target, .metrics = mp,
                                 .eval_every_epochs = 0.25 /* --eval-every N among the job's options wins */};
             scv_argv av = {0};

@@ -26,7 +26,7 @@
 
 typedef struct relaunch {
     scv_job_driver vt;
-    char *exe, *cluster, *vm_type;
+    char *exe, *cluster, *vm_type, *catalog;
     char **opts;               /* owned copies of the job's options, NULL-terminated */
     int show_progress;
     char run_dir[1024], ckpt_dir[1100];
@@ -86,7 +86,7 @@ static int r_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     char path[1200], json[4096];
     snprintf(path, sizeof path, "%s/job.jsonl", run_dir);
     scv_argv a = {0};
-    scv_train_cmd c = {.job_opts = (const char *const *)r->opts, .vm_type = r->vm_type, .batch = 32,
+    scv_train_cmd c = {.job_opts = (const char *const *)r->opts, .vm_type = r->vm_type, .catalog = r->catalog, .batch = 32,
                        .iterations = 1, .metrics = path, .no_final_eval = 1};
     scv_train_argv(&a, &c);
     if (a.oom) {
@@ -187,6 +187,7 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
                  r->K, r->B);
     snprintf(ckfile, sizeof ckfile, "%s/" SCV_CKPT_FILE, r->ckpt_dir);
     scv_train_cmd c = {.job_opts = (const char *const *)r->opts, .cluster = r->cluster, .vm_type = r->vm_type,
+                       .catalog = r->catalog,
                        .workers = r->K, .batch = r->B, .split = r->split, .checkpoint_dir = r->ckpt_dir,
                        .checkpoint_every = spec->checkpoint_every, .resume = access(ckfile, F_OK) == 0,
                        .metrics = metrics, .target_accuracy = spec->target_accuracy,
@@ -249,6 +250,7 @@ static void r_destroy(void *ctx)
     free(r->exe);
     free(r->cluster);
     free(r->vm_type);
+    free(r->catalog);
     free(r->split);
     free(r);
 }
@@ -265,6 +267,7 @@ int scv_relaunch_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, sc
     if (o->exe && !bad) bad = !(r->exe = strdup(o->exe));
     if (o->cluster && !bad) bad = !(r->cluster = strdup(o->cluster));
     if (o->vm_type && !bad) bad = !(r->vm_type = strdup(o->vm_type));
+    if (o->catalog && !bad) bad = !(r->catalog = strdup(o->catalog));
     r->vt = (scv_job_driver){.name = "relaunch", .ctx = r, .open = r_open, .progress = r_progress,
                              .configure = r_configure, .train = r_train, .checkpoint = r_checkpoint,
                              .close = r_close, .destroy = r_destroy};

@@ -58,8 +58,8 @@ scv_curve_policy scv_curve_policy_default(void)
         .tau_min_rel = 0.01,
         .tau_max_rel = 10.0,
         .n_boot = 200,
-        .band_lo = 0.10,
-        .band_hi = 0.90,
+        .band_lo = 0.05,
+        .band_hi = 0.95,
         .smooth_window = 3,
     };
     return p;
@@ -100,6 +100,7 @@ typedef struct {
     double lo[2], hi[2];  /* bounds of the search coordinates q */
     int dim;              /* 2: POW with free x0; 1 otherwise */
     double v_fixed;       /* POW's x0 / xs when not fitted */
+    double *g;            /* scratch: the basis at each point (n) */
 } fit_ctx;
 
 #define V_EPS 1e-3 /* POW's x0 coordinate is q1 = ln(x0/xs + V_EPS): x0 = 0 is reachable */
@@ -116,11 +117,11 @@ static double basis(const fit_ctx *d, const double *q, double u)
  * (+inf when not finite) and a, b = -s beta >= 0. */
 static double profile(const fit_ctx *d, const double *q, double *a, double *b)
 {
-    double gs = 0, ys = 0;
-    for (size_t i = 0; i < d->n; i++) gs += basis(d, q, d->u[i]), ys += d->y[i];
+    double gs = 0, ys = 0, *gv = d->g;
+    for (size_t i = 0; i < d->n; i++) gv[i] = basis(d, q, d->u[i]), gs += gv[i], ys += d->y[i];
     double gm = gs / d->n, ym = ys / d->n, sgg = 0, sgy = 0;
     for (size_t i = 0; i < d->n; i++) {
-        double g = basis(d, q, d->u[i]) - gm;
+        double g = gv[i] - gm;
         sgg += g * g;
         sgy += g * (d->y[i] - ym);
     }
@@ -128,7 +129,7 @@ static double profile(const fit_ctx *d, const double *q, double *a, double *b)
     if (!(d->s * beta < 0)) beta = 0;
     double aa = ym - beta * gm, sse = 0;
     for (size_t i = 0; i < d->n; i++) {
-        double r = d->y[i] - (aa + beta * basis(d, q, d->u[i]));
+        double r = d->y[i] - (aa + beta * gv[i]);
         sse += r * r;
     }
     if (a) *a = aa;
@@ -142,7 +143,7 @@ static double resid(const fit_ctx *d, const double *q, double *r)
     double a, b;
     double sse = profile(d, q, &a, &b);
     double beta = -d->s * b;
-    for (size_t i = 0; i < d->n; i++) r[i] = d->y[i] - (a + beta * basis(d, q, d->u[i]));
+    for (size_t i = 0; i < d->n; i++) r[i] = d->y[i] - (a + beta * d->g[i]);
     return sse;
 }
 
@@ -174,12 +175,18 @@ static double lm(const fit_ctx *d, double *q, double *scratch)
             for (int k = 0; k < d->dim; k++)
                 for (size_t i = 0; i < n; i++) A[j][k] += J[(size_t)j * n + i] * J[(size_t)k * n + i];
         }
+        /* a coordinate at a bound whose descent direction leaves the box is held there */
+        int freeze[2] = {0, 0};
+        for (int j = 0; j < d->dim; j++)
+            freeze[j] = (q[j] <= d->lo[j] && g[j] > 0) || (q[j] >= d->hi[j] && g[j] < 0);
         int accepted = 0;
-        while (lambda < 1e12) {
+        while (lambda < 1e8) {
             double M[2][2] = {{A[0][0] * (1 + lambda) + 1e-300, A[0][1]}, {A[1][0], A[1][1] * (1 + lambda) + 1e-300}};
             double delta[2] = {0, 0};
-            if (d->dim == 1) {
-                delta[0] = -g[0] / M[0][0];
+            if (d->dim == 1 || freeze[1]) {
+                if (!freeze[0]) delta[0] = -g[0] / M[0][0];
+            } else if (freeze[0]) {
+                delta[1] = -g[1] / M[1][1];
             } else {
                 double det = M[0][0] * M[1][1] - M[0][1] * M[1][0];
                 if (!(fabs(det) > 0)) {
@@ -195,6 +202,7 @@ static double lm(const fit_ctx *d, double *q, double *scratch)
                 continue;
             }
             clamp_q(d, t);
+            if (fabs(t[0] - q[0]) + fabs(t[1] - q[1]) < 1e-9) return sse; /* converged or pinned at a bound */
             double f = profile(d, t, NULL, NULL);
             if (f < sse) {
                 double gain = sse - f, moved = fabs(t[0] - q[0]) + fabs(t[1] - q[1]);
@@ -202,7 +210,7 @@ static double lm(const fit_ctx *d, double *q, double *scratch)
                 sse = resid(d, q, r);
                 lambda = fmax(lambda / 5, 1e-9);
                 accepted = 1;
-                if (gain <= 1e-14 * f || moved < 1e-12) return sse;
+                if (gain <= 1e-12 * f || moved < 1e-9) return sse;
                 break;
             }
             lambda *= 4;
@@ -217,7 +225,7 @@ static double lm(const fit_ctx *d, double *q, double *scratch)
 static double compass(const fit_ctx *d, double *q, double step, int max_it)
 {
     double best = profile(d, q, NULL, NULL);
-    for (int it = 0; it < max_it && step > 1e-9; it++) {
+    for (int it = 0; it < max_it && step > 1e-7; it++) {
         int improved = 0;
         for (int j = 0; j < d->dim; j++)
             for (int sgn = -1; sgn <= 1; sgn += 2) {
@@ -264,7 +272,7 @@ static void ctx_init(fit_ctx *d, scv_curve_form form, scv_metric metric, const d
     }
 }
 
-/* Grid (or the given start, in q coordinates), then LM, then a short compass polish.
+/* Grid, LM and a short compass polish; or LM alone from the given start (q coordinates).
  * scratch: 3 n doubles. Returns the SSE. */
 static double fit_q(const fit_ctx *d, double *q, const double *start, double *scratch)
 {
@@ -287,8 +295,8 @@ static double fit_q(const fit_ctx *d, double *q, const double *start, double *sc
         q[0] = bq[0], q[1] = bq[1];
         step = (d->hi[0] - d->lo[0]) / (G0 - 1) / 2;
     }
-    lm(d, q, scratch);
-    return compass(d, q, step, 60);
+    double sse = lm(d, q, scratch);
+    return start ? sse : compass(d, q, step, 60);
 }
 
 /* Fills c's parameters in x's units from q (xs: the x scale). */
@@ -350,7 +358,7 @@ static int improves(scv_metric metric, const double *y, size_t n)
 
 static int n_params(const fit_ctx *d) { return d->form == SCV_CURVE_POW && d->dim == 2 ? 4 : 3; }
 
-/* Fits one form on (x, y)[0, n) into out; u is scratch for 4 n values. start: a curve whose
+/* Fits one form on (x, y)[0, n) into out; u is scratch for 5 n values. start: a curve whose
  * parameters seed a local search (NULL = grid). */
 static void fit_one(scv_curve_form form, scv_metric metric, const double *x, const double *y,
                     size_t n, const scv_curve_policy *pol, double *u, const scv_curve *start,
@@ -360,6 +368,7 @@ static void fit_one(scv_curve_form form, scv_metric metric, const double *x, con
     for (size_t i = 0; i < n; i++) u[i] = x[i] / xs;
     fit_ctx d;
     ctx_init(&d, form, metric, u, y, n, pol);
+    d.g = u + 4 * n;
     double q[2] = {0, 0}, q0[2];
     if (start) from_curve(&d, start, xs, q0);
     double sse = fit_q(&d, q, start ? q0 : NULL, u + n);
@@ -388,7 +397,7 @@ int scv_curve_fit_form(scv_curve_form form, scv_metric metric, const double *x, 
         return scv_err_set(err, SCV_ENOCONV, "learning curve: the %s does not %s",
                            metric == SCV_METRIC_LOSS ? "loss" : "accuracy",
                            metric == SCV_METRIC_LOSS ? "fall" : "rise");
-    double *u = malloc(sizeof(double) * 4 * n);
+    double *u = malloc(sizeof(double) * 5 * n);
     if (!u) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     fit_one(form, metric, x, y, n, pol, u, NULL, out);
     out->holdout_rmse[0] = out->holdout_rmse[1] = INFINITY;
@@ -398,6 +407,43 @@ int scv_curve_fit_form(scv_curve_form form, scv_metric metric, const double *x, 
         return scv_err_set(err, SCV_ENOCONV, "learning curve: no %s curve %s with the data",
                            scv_curve_form_name(form), metric == SCV_METRIC_LOSS ? "falls" : "rises");
     return SCV_OK;
+}
+
+/* Held-out selection: both forms fitted on the first m points (warm-started from
+ * warm_hold[f] when given), scored by RMSE on the rest; the winner (ties: EXP) refitted on
+ * all (warm-started from warm_full[f]). hold_fits: the held-out fits, when wanted. */
+static void select_fit(scv_metric metric, const double *x, const double *y, size_t n,
+                       const scv_curve_policy *pol, double *u, const scv_curve *warm_hold,
+                       const scv_curve *warm_full, scv_curve *out, scv_curve *hold_fits)
+{
+    size_t m = (size_t)lround((1 - pol->holdout_share) * (double)n);
+    if (m < 3) m = 3;
+    if (m > n - 1) m = n - 1;
+    double hold[2];
+    for (int f = 0; f < 2; f++) {
+        scv_curve c;
+        memset(&c, 0, sizeof c);
+        hold[f] = INFINITY;
+        if (x[m - 1] > x[0]) {
+            fit_one((scv_curve_form)f, metric, x, y, m, pol, u, warm_hold ? &warm_hold[f] : NULL, &c);
+            if (c.b > 0) {
+                double ss = 0;
+                for (size_t i = m; i < n; i++) {
+                    double r = y[i] - scv_curve_eval(&c, x[i]);
+                    ss += r * r;
+                }
+                hold[f] = isfinite(ss) ? sqrt(ss / (double)(n - m)) : INFINITY;
+            }
+        }
+        if (hold_fits) hold_fits[f] = c;
+    }
+    double ymin = y[0], ymax = y[0];
+    for (size_t i = 1; i < n; i++) ymin = fmin(ymin, y[i]), ymax = fmax(ymax, y[i]);
+    double tie = 1e-9 * (ymax - ymin);
+    scv_curve_form form = hold[SCV_CURVE_POW] < hold[SCV_CURVE_EXP] - tie ? SCV_CURVE_POW : SCV_CURVE_EXP;
+    fit_one(form, metric, x, y, n, pol, u, warm_full ? &warm_full[form] : NULL, out);
+    out->holdout_rmse[0] = hold[0], out->holdout_rmse[1] = hold[1];
+    out->n_fit = (int)m;
 }
 
 int scv_curve_fit(scv_metric metric, const double *x, const double *y, size_t n,
@@ -413,35 +459,10 @@ int scv_curve_fit(scv_metric metric, const double *x, const double *y, size_t n,
         return scv_err_set(err, SCV_ENOCONV, "learning curve: the %s does not %s",
                            metric == SCV_METRIC_LOSS ? "loss" : "accuracy",
                            metric == SCV_METRIC_LOSS ? "fall" : "rise");
-    double *u = malloc(sizeof(double) * 4 * n);
+    double *u = malloc(sizeof(double) * 5 * n);
     if (!u) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    /* select the form on held-out points: fit on the first m, score on the rest */
-    size_t m = (size_t)lround((1 - pol->holdout_share) * (double)n);
-    if (m < 3) m = 3;
-    if (m > n - 1) m = n - 1;
-    double hold[2];
-    for (int f = 0; f < 2; f++) {
-        scv_curve c;
-        memset(&c, 0, sizeof c);
-        hold[f] = INFINITY;
-        if (!(x[m - 1] > x[0])) continue;
-        fit_one((scv_curve_form)f, metric, x, y, m, pol, u, NULL, &c);
-        if (!(c.b > 0)) continue;
-        double ss = 0;
-        for (size_t i = m; i < n; i++) {
-            double r = y[i] - scv_curve_eval(&c, x[i]);
-            ss += r * r;
-        }
-        hold[f] = isfinite(ss) ? sqrt(ss / (double)(n - m)) : INFINITY;
-    }
-    double ymin = y[0], ymax = y[0];
-    for (size_t i = 1; i < n; i++) ymin = fmin(ymin, y[i]), ymax = fmax(ymax, y[i]);
-    double tie = 1e-9 * (ymax - ymin);
-    scv_curve_form form = hold[SCV_CURVE_POW] < hold[SCV_CURVE_EXP] - tie ? SCV_CURVE_POW : SCV_CURVE_EXP;
-    fit_one(form, metric, x, y, n, pol, u, NULL, out);
+    select_fit(metric, x, y, n, pol, u, NULL, NULL, out, NULL);
     free(u);
-    out->holdout_rmse[0] = hold[0], out->holdout_rmse[1] = hold[1];
-    out->n_fit = (int)m;
     if (!(out->b > 0))
         return scv_err_set(err, SCV_ENOCONV, "learning curve: no curve %s with the data",
                            metric == SCV_METRIC_LOSS ? "falls" : "rises");
@@ -491,7 +512,7 @@ int scv_curve_predict(const scv_curve *fit, const double *x, const double *y, si
     out->reachable = isfinite(out->x_star);
     size_t nb = (size_t)pol->n_boot;
     double *fv = malloc(sizeof(double) * n), *r = malloc(sizeof(double) * n),
-           *yb = malloc(sizeof(double) * n), *u = malloc(sizeof(double) * 4 * n),
+           *yb = malloc(sizeof(double) * n), *u = malloc(sizeof(double) * 5 * n),
            *xs = malloc(sizeof(double) * nb);
     if (!fv || !r || !yb || !u || !xs) {
         free(fv), free(r), free(yb), free(u), free(xs);
@@ -503,13 +524,27 @@ int scv_curve_predict(const scv_curve *fit, const double *x, const double *y, si
         fv[i] = scv_curve_eval(fit, x[i]);
         r[i] = (y[i] - fv[i]) * infl;
     }
+    /* a fit made by selection (n_fit < n) is re-selected in every resample, so the band
+     * carries the uncertainty of the form too; the searches start from the fits of each
+     * form on the data */
+    int reselect = fit->n_fit > 0 && fit->n_fit < fit->n_points && (size_t)fit->n_points == n;
+    scv_curve hold[2], full[2];
+    if (reselect) {
+        scv_curve tmp;
+        select_fit(fit->metric, x, y, n, pol, u, NULL, NULL, &tmp, hold);
+        for (int f = 0; f < 2; f++) {
+            if (f == (int)fit->form) full[f] = *fit;
+            else fit_one((scv_curve_form)f, fit->metric, x, y, n, pol, u, NULL, &full[f]);
+        }
+    }
     uint64_t st = seed;
     size_t reach = 0;
     for (size_t k = 0; k < nb; k++) {
         for (size_t i = 0; i < n; i++) yb[i] = fv[i] + r[mix_next(&st) % n];
         scv_curve c;
         memset(&c, 0, sizeof c);
-        fit_one(fit->form, fit->metric, x, yb, n, pol, u, getenv("CV_COLD") ? NULL : fit, &c);
+        if (reselect) select_fit(fit->metric, x, yb, n, pol, u, hold, full, &c, NULL);
+        else fit_one(fit->form, fit->metric, x, yb, n, pol, u, fit, &c);
         xs[k] = c.b > 0 ? scv_curve_crossing(&c, target) : INFINITY;
         if (isfinite(xs[k])) reach++;
     }

@@ -104,9 +104,6 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
     if (!args) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     for (int i = 0; i < nf; i++) args[i] = (char *)fixed[i];
     for (int i = 0; i < l->argc; i++) args[nf + i] = l->argv[i];
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    if (!l->cluster) setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
     /* The child reports a failure before or at exec through this pipe; exec closes it. */
     int pfd[2];
     if (pipe(pfd) != 0) {
@@ -125,6 +122,10 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
     }
     if (pid == 0) {
         close(pfd[0]);
+        /* what Open MPI needs, in mpirun's environment only (not this process's) */
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+        if (!l->cluster) setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
         scv_err e2 = {0};
         if (l->cluster && scv_cluster_enter(&c, 1, &e2)) child_fail(pfd[1], &e2);
         execvp("mpirun", args);
