@@ -382,6 +382,9 @@ typedef struct scv_plan_request {
     double gpu_speedup;                     /* user's assumed GPU/CPU compute speed-up; 0 =
                                                none: GPU types are left out */
     const scv_plan_policy *policy;          /* NULL = scv_plan_policy_default() */
+    /* configurations measured on the measured type: their mean iteration time replaces
+     * the model's (the model predicts the others); NULL = the model everywhere */
+    const scv_config_stats *measured; size_t n_measured;
 } scv_plan_request;
 
 typedef struct scv_plan_result {
@@ -435,7 +438,9 @@ typedef struct scv_curve_policy {
     double x0_max_rel;          /* 10: x0 <= this * max x */
     double tau_min_rel, tau_max_rel; /* 0.01, 10: tau in [min, max] * max x */
     int n_boot;                 /* 200 bootstrap resamples */
-    double band_lo, band_hi;    /* 0.10, 0.90: percentiles of the band */
+    double band_lo, band_hi;    /* 0.05, 0.95: percentiles of the band (nominal 90%; the
+                                   percentile bootstrap under-covers: 10-90 covered ~76% of
+                                   synthetic crossings 1.25x beyond the data, 5-95 ~85%) */
     int smooth_window;          /* 3: W of the smoothed target rule */
 } scv_curve_policy;
 scv_curve_policy scv_curve_policy_default(void);
@@ -471,8 +476,10 @@ typedef struct scv_curve_prediction {
     double p_reach;             /* share of bootstrap fits that reach the target */
     int n_boot;
 } scv_curve_prediction;
-/* Residual bootstrap of fit (made from the same x, y): pol->n_boot refits of fit's form on
- * fitted values plus resampled residuals (inflated by sqrt(n/(n-p))), PRNG seeded by seed. */
+/* Residual bootstrap of fit (made from the same x, y): pol->n_boot refits on fitted values
+ * plus resampled residuals (inflated by sqrt(n/(n-p))), PRNG seeded by seed (no global
+ * state). A fit from scv_curve_fit is re-selected (form too) in each resample; one from
+ * scv_curve_fit_form keeps its form. */
 int scv_curve_predict(const scv_curve *fit, const double *x, const double *y, size_t n,
                       double target, uint64_t seed, const scv_curve_policy *pol,
                       scv_curve_prediction *out, scv_err *err);

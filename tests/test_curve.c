@@ -63,8 +63,8 @@ static void t_fit_recovers_each_form(void)
 }
 
 /* 100 noisy cases (4 forms x 25, accuracy noise sd 0.004, loss noise sd 0.01), targets the
- * truth reaches at 1.25x the last evaluation: the 10-90% band must cover the true crossing
- * in at least 80 of them. */
+ * truth reaches at 1.25x the last evaluation: the default 5-95% band (nominal 90%) must cover
+ * the true crossing in at least 80 of them (seeds 1-10 of this set-up gave 84-89). */
 static void t_band_covers_truth(void)
 {
     scv_rng r;

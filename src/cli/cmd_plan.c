@@ -44,6 +44,9 @@ static void help(void)
            "  --overlap X           compute/communication overlap in [0,1] (default 0)\n"
            "  --stat gns|scavenger  statistical model (default gns)\n"
            "  --pricing P           ondemand (default) | spot | memory\n"
+           "  --assume-gpu-speedup X  include GPU types with compute X times faster than the\n"
+           "                        measured CPU type (else GPU types are left out: CPU\n"
+           "                        measurements do not predict them)\n"
            "Choice:\n"
            "  --objective O         time | cost | knee (default knee)\n"
            "  --deadline D          seconds, or 45m, 2.5h       --budget USD\n"
@@ -64,7 +67,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_PROFILE = 256, O_CATALOG, O_MEASURED, O_TEPOCHS, O_BASE, O_TRUN, O_TACC, O_VM, O_WORKERS,
     O_BATCH, O_BMIN, O_BMAX, O_COMM, O_OVERLAP, O_STAT, O_PRICING, O_OBJ, O_DEADLINE, O_BUDGET,
-    O_TOP, O_SVG, O_JSON, O_ALL, O_SORT
+    O_TOP, O_SVG, O_JSON, O_ALL, O_SORT, O_GPU
 };
 static const struct option opts[] = {
     {"profile", 1, 0, O_PROFILE}, {"catalog", 1, 0, O_CATALOG}, {"measured-on", 1, 0, O_MEASURED},
@@ -74,7 +77,7 @@ static const struct option opts[] = {
     {"comm", 1, 0, O_COMM}, {"overlap", 1, 0, O_OVERLAP}, {"stat", 1, 0, O_STAT},
     {"pricing", 1, 0, O_PRICING}, {"objective", 1, 0, O_OBJ}, {"deadline", 1, 0, O_DEADLINE},
     {"budget", 1, 0, O_BUDGET}, {"top", 1, 0, O_TOP}, {"svg", 1, 0, O_SVG}, {"json", 0, 0, O_JSON}, {"all", 0, 0, O_ALL},
-    {"sort", 1, 0, O_SORT},
+    {"sort", 1, 0, O_SORT}, {"assume-gpu-speedup", 1, 0, O_GPU},
     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 
 /* Table order (--sort): the first key, then the others to break ties. */
@@ -129,7 +132,7 @@ int cmd_plan(int argc, char **argv)
 {
     const char *profile = NULL, *catalog = NULL, *measured = NULL, *trun = NULL, *vms_arg = NULL;
     const char *workers_arg = "1..64", *batch_arg = "32..4096", *svg = NULL;
-    double tepochs = 0, tacc = 0, overlap = 0, deadline = 0, budget = 0;
+    double tepochs = 0, tacc = 0, overlap = 0, deadline = 0, budget = 0, gpu_speedup = 0;
     int64_t base = 0, bmin = 0, bmax = 0, top = 12, iv;
     int json = 0, all = 0, sort = SORT_TIME;
     scv_comm_kind comm = SCV_COMM_RING;
@@ -153,6 +156,10 @@ int cmd_plan(int argc, char **argv)
         case O_SVG: svg = optarg; break;
         case O_JSON: json = 1; break;
         case O_ALL: all = 1; break;
+        case O_GPU:
+            if (scv_parse_f64(optarg, &gpu_speedup) || !(gpu_speedup > 0))
+                return usage_error("--assume-gpu-speedup '%s': expected a positive factor", optarg);
+            break;
         case O_SORT:
             if ((sort = cli_choice(optarg, SORT_KEYS)) < 0)
                 return usage_error("--sort '%s': expected time, cost, workers or batch", optarg);
@@ -281,7 +288,10 @@ int cmd_plan(int argc, char **argv)
                             .workers = workers, .n_workers = (size_t)nw, .batches = batches,
                             .n_batches = (size_t)nb, .b_min = (int)bmin, .b_max = (int)bmax,
                             .pricing = pricing, .perf = &perf, .stat = &sm, .job = &prof->job,
-                            .objective = obj, .deadline_s = deadline, .budget = budget};
+                            .objective = obj, .deadline_s = deadline, .budget = budget,
+                            .measured_threads = prof->job.threads, .worker_threads = prof->job.threads,
+                            .parallel_fraction = -1,
+                            .gpu_speedup = gpu_speedup};
     if (pricing == SCV_PRICE_MEMORY &&
         scv_memory_rates(cat, mv->provider, &req.mem_rate_cpu, &req.mem_rate_gib, &err))
         goto fail;
@@ -291,8 +301,9 @@ int cmd_plan(int argc, char **argv)
     if (json) {
         printf("{\"chosen\":");
         scv_plan_point_json(stdout, cat, ch);
-        printf(",\"why\":\"%s\",\"n_configs\":%zu,\"excluded_memory\":%zu,\"front\":[",
-               res->why, res->n_points, res->n_excluded_memory);
+        printf(",\"why\":\"%s\",\"note\":\"%s\",\"n_configs\":%zu,\"excluded_memory\":%zu,"
+               "\"excluded_gpu_types\":%zu,\"front\":[",
+               res->why, res->note, res->n_points, res->n_excluded_memory, res->n_excluded_gpu);
         for (size_t i = 0; i < res->n_front; i++) {
             if (i) putchar(',');
             scv_plan_point_json(stdout, cat, &res->points[res->front[i]]);
@@ -354,11 +365,14 @@ int cmd_plan(int argc, char **argv)
         free(order);
         if (rows > (size_t)top)
             printf("   ... %zu more%s (--top N shows more)\n", rows - (size_t)top, all ? "" : " on the front");
-        char t[32];
+        char t[32], c[32];
         scv_fmt_time(ch->time_s, t, sizeof t);
-        printf("\nchosen: %s, K=%d, B=%d: %s (+-%.1f%%), $%.4f (+-%.1f%%)%s -- %s\n",
-               cat->vms[ch->vm].name, ch->workers, ch->batch, t, 100 * ch->err_rel, ch->cost,
-               100 * ch->err_rel, ch->extrapolated ? " [extrapolated VM type]" : "", res->why);
+        scv_fmt_usd(ch->cost, c, sizeof c);
+        if (res->note[0]) printf("\nVM types: %s\n", res->note);
+        printf("\nchosen: %s, K=%d, B=%d: %s (+-%.1f%%), %s (+-%.1f%%)%s%s -- %s\n",
+               cat->vms[ch->vm].name, ch->workers, ch->batch, t, 100 * ch->err_rel, c,
+               100 * ch->err_rel, ch->extrapolated ? " -- " : "", ch->extrapolated ? scv_extrap_desc(ch->extrap) : "",
+               res->why);
     }
     rc = EXIT_OK;
 fail:

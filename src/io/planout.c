@@ -52,9 +52,9 @@ void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *
     fprintf(f,
             "{\"vm\":\"%s\",\"workers\":%d,\"batch\":%d,\"t_iter\":%.6g,\"iterations\":%.6g,"
             "\"time_s\":%.6g,\"cost\":%.6g,\"price_hr\":%.6g,\"err_rel\":%.4g,\"extrapolated\":%s,"
-            "\"pareto\":%s}",
+            "\"how\":\"%s\",\"pareto\":%s}",
             cat->vms[p->vm].name, p->workers, p->batch, p->t_iter, p->iterations, p->time_s,
-            p->cost, p->price_hr, p->err_rel, p->extrapolated ? "true" : "false",
+            p->cost, p->price_hr, p->err_rel, p->extrapolated ? "true" : "false", scv_extrap_desc(p->extrap),
             p->pareto ? "true" : "false");
 }
 

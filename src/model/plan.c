@@ -258,6 +258,16 @@ static void explain(const scv_plan_request *req, const scv_plan_policy *pol, scv
     if (p->extrap != SCV_EXTRAP_NONE) add(w, cap, "; %s", scv_extrap_desc(p->extrap));
 }
 
+/* A configuration's measured mean iteration time where the request has one, else t_model. */
+static double measured_t_iter(const scv_plan_request *req, int K, int B, double t_model)
+{
+    for (size_t i = 0; req->measured && i < req->n_measured; i++) {
+        const scv_config_stats *m = &req->measured[i];
+        if (m->workers == K && m->batch == B && m->t_iter > 0) return m->t_iter;
+    }
+    return t_model;
+}
+
 int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
 {
     *out = NULL;
@@ -304,6 +314,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                 }
                 double tc = scv_perf_compute(req->perf, per) * scale, tm = scv_perf_comm(req->perf, K);
                 double t_iter = tc + tm - req->perf->overlap * fmin(tc, tm);
+                if (req->vms[v] == req->measured_vm) t_iter = measured_t_iter(req, K, B, t_iter);
                 scv_plan_point *p = &res->points[np++];
                 p->vm = req->vms[v];
                 p->workers = K;

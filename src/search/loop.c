@@ -281,7 +281,10 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             .workers = p->workers, .n_workers = p->n_workers, .batches = p->batches,
                             .n_batches = p->n_batches, .perf = perf, .stat = sm, .job = &l->job,
                             .deadline_s = p->deadline_s, .budget = p->budget, .objective = p->objective,
-                            .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib};
+                            .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib,
+                            .measured_threads = l->job.threads, .worker_threads = l->job.threads,
+                            .parallel_fraction = -1,
+                            .measured = l->cs, .n_measured = l->ncs};
     return scv_plan(&req, res, err);
 }
 
