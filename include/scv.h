@@ -169,6 +169,17 @@ typedef struct scv_train_params {
     int stop_time_min;         /* ... and at least this many iterations were measured */
     int no_final_eval;         /* 1 = no test-set evaluation when this invocation ends */
     int quiet;
+    /* evaluation and the target decision */
+    int64_t eval_subset;       /* periodic evaluations use the first N test samples (fixed,
+                                  the same for every K, B and resume); 0 = the whole test set.
+                                  The final evaluation and confirmations use the whole set. */
+    int target_window;         /* 1: reached when the mean of the last W periodic evaluations
+                                  is >= target_accuracy (with a subset, then confirmed) */
+    double target_confirm_tol; /* 0.005: with a subset, reached only if the whole test set's
+                                  accuracy is >= target_accuracy - this */
+    const double *target_history; /* earlier invocations' periodic accuracies of the same run,
+                                  oldest first: they prefill the window (NULL = none) */
+    int n_target_history;
 } scv_train_params;
 
 typedef struct scv_train_result {
@@ -188,6 +199,10 @@ typedef struct scv_train_result {
     char stopped_by[24];       /* iterations | epochs | target | noise_stable | time_stable |
                                   interrupted | max_epochs */
     double b_simple;           /* last window's estimate (noise rule), NaN if none */
+    int accuracy_full;         /* 1: test_accuracy is from the whole test set, 0: the subset */
+    double eval_seconds;       /* seconds spent evaluating in this invocation (all kinds) */
+    int evals_subset, evals_full; /* evaluations in this invocation, by set */
+    char reached_by[192];      /* how the target was decided ("" = not reached) */
 } scv_train_result;
 
 scv_train_params scv_train_params_default(void);
@@ -584,6 +599,10 @@ typedef struct scv_segment_spec {
     double eval_every_epochs;   /* evaluate on the test set this often */
     int64_t checkpoint_every;   /* iterations between checkpoints */
     int final_eval;             /* evaluate when the segment ends */
+    int eval_subset;            /* periodic evaluations on this many held-out samples (0 = all) */
+    int target_window;          /* reached when the mean of the last W evaluations >= target */
+    const double *history;      /* the run's latest accuracies, oldest first (W - 1 at most), */
+    int n_history;              /*   so a new segment continues the smoothing */
 } scv_segment_spec;
 
 /* What a segment did. first_start / last_end are wall-clock stamps of its first
@@ -691,6 +710,12 @@ typedef struct scv_run_policy {
     double eval_every_epochs;   /* 0.25 */
     int64_t checkpoint_every;   /* 100 iterations */
     double nominal_epochs;      /* 10: a relative plan's epochs when the target's are unknown */
+    double stat_drift_tol;      /* 0.15: re-plan when the predicted samples to target move this much */
+    double search_eval_every_epochs; /* 0.05: evaluations while warming up and searching
+                                   (the learning curve needs points early) */
+    int eval_subset;            /* periodic evaluations on this many held-out samples (0 = all) */
+    int target_window;          /* reached: the mean of this many evaluations >= the target */
+    uint64_t seed;              /* 1: the bootstrap of the learning curve's band */
 } scv_run_policy;
 scv_run_policy scv_run_policy_default(void);
 
@@ -728,6 +753,15 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *value, s
 /* Checks the whole: required settings, consistent space. SCV_EINVAL naming the setting. */
 int scv_run_params_check(const scv_run_params *p, scv_err *err);
 
+/* Where a plan's target (epochs to the target accuracy at a batch) comes from. */
+typedef enum {
+    SCV_TARGET_NOMINAL = 0,     /* unknown: relative plan with policy.nominal_epochs */
+    SCV_TARGET_GIVEN,           /* target_epochs / target_batch in the parameters */
+    SCV_TARGET_LEARNT,          /* a stored run of the same job that reached it */
+    SCV_TARGET_CURVE            /* this run's learning curve, predicted online */
+} scv_target_source;
+const char *scv_target_source_name(scv_target_source s);
+
 /* One segment as the loop recorded it. */
 typedef struct scv_run_step {
     char phase[16];
@@ -753,7 +787,12 @@ typedef struct scv_run_result {
     int relative;               /* the plan's times are nominal: the target's epochs were unknown */
     double predicted_time_s;    /* the first decision's time and cost to target, from the start */
     double predicted_cost;
-    double predicted_band;      /* its relative uncertainty */
+    double predicted_band;      /* its relative uncertainty (iteration time) */
+    double predicted_lo_s, predicted_hi_s; /* its band from the statistical prediction */
+    scv_target_source target_source; /* where the target's epochs came from */
+    double target_epochs, target_epochs_lo, target_epochs_hi; /* at target_batch */
+    int target_batch;
+    char target_note[192];      /* how the target was predicted (curve, evaluations, band) */
     double price_hr;            /* per VM under the run's pricing */
     double actual_time_s, actual_cost; /* the whole run, search and idle included */
     double search_time_s, search_cost; /* warm-up and search steps */

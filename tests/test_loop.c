@@ -34,7 +34,12 @@ typedef struct fake {
     int interrupt_at_call;    /* the train call (1-based) that is interrupted, 0 = none */
     int calls;
     int opened;
+    /* a learning curve: accuracy(x) = acc_max - acc_gap exp(-x / tau) in reference samples
+     * x at batch 32 (a sample at B is worth E(32)/E(B) of them); 0 = the fixed-need rule */
+    double tau, acc_max, acc_gap, target, x_ref;
 } fake;
+
+static double fake_acc(const fake *f) { return f->acc_max - f->acc_gap * exp(-f->x_ref / f->tau); }
 
 static double fake_t_iter(const fake *f, int K, int B)
 {
@@ -97,19 +102,28 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
         if (n == 0) out->first_start = f->clock;
         f->clock += t;
         f->iteration++, f->samples += f->B, n++, sum += t;
+        f->x_ref += f->B * (1 + 32 / f->b_noise) / (1 + f->B / f->b_noise);
         scv_iter_sample s = {.iteration = f->iteration, .samples_seen = f->samples,
                              .epoch = f->samples / f->job.n_train, .workers = f->K, .batch = f->B,
                              .t_compute = t, .t_iter = t, .loss = 1, .g_local = G2 + S / ((double)f->B / f->K),
                              .g_global = G2 + S / f->B, .wall_end = f->clock};
         if (sink && sink->on_iter) sink->on_iter(sink->ctx, &s);
         out->last_end = f->clock;
-        if (f->samples >= fake_need(f, f->B)) {
+        if (f->tau > 0 && sp->eval_every_epochs > 0) {
+            double every = sp->eval_every_epochs * f->job.n_train;
+            if (floor(f->samples / every) > floor((f->samples - f->B) / every)) {
+                scv_eval_sample e = {.iteration = f->iteration, .samples_seen = f->samples,
+                                     .epoch = f->samples / f->job.n_train, .accuracy = fake_acc(f), .loss = 0.1};
+                if (sink && sink->on_eval) sink->on_eval(sink->ctx, &e);
+            }
+        }
+        if (f->tau > 0 ? fake_acc(f) >= f->target : f->samples >= fake_need(f, f->B)) {
             out->reached = 1;
             break;
         }
         if (f->samples / f->job.n_train >= sp->max_epochs) break;
     }
-    double acc = f->samples >= fake_need(f, f->B) ? 0.95 : 0.5;
+    double acc = f->tau > 0 ? fake_acc(f) : f->samples >= fake_need(f, f->B) ? 0.95 : 0.5;
     if (sp->final_eval || out->reached) {
         out->accuracy = acc;
         scv_eval_sample e = {.iteration = f->iteration, .samples_seen = f->samples,
@@ -408,6 +422,47 @@ static void t_failure_retries(void)
     scv_store_close(db);
 }
 
+/* No target epochs given and none stored: the first plan is absolute, from the learning
+ * curve of the warm-up's and search's evaluations, and close to the fake's truth. */
+static void t_first_run_absolute(void)
+{
+    scv_store *db = open_db("curve.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.9;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-curve");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    CHECK_MSG(res.target_source == SCV_TARGET_CURVE && !res.relative, "%s", res.target_note);
+    /* truth: x* = tau ln(gap / (max - target)) reference samples at B = 32 */
+    double x_star = f.tau * log(f.acc_gap / (f.acc_max - f.target));
+    CHECK_EQ_INT(res.target_batch, 32);
+    CHECK_NEAR(res.target_epochs * f.job.n_train, x_star, 0.05, 0);
+    CHECK(res.target_epochs_lo <= res.target_epochs && res.target_epochs <= res.target_epochs_hi);
+    /* the chosen configuration's predicted time from the start against the fake's truth */
+    const scv_plan_point *ch = &res.plan->points[res.plan->chosen];
+    double iters = x_star * (1 + ch->batch / f.b_noise) / (1 + 32 / f.b_noise) / ch->batch;
+    double truth = iters * fake_t_iter(&f, ch->workers, ch->batch);
+    CHECK_NEAR(res.predicted_time_s, truth, 0.10, 0);
+    CHECK(res.predicted_lo_s <= res.predicted_time_s && res.predicted_time_s <= res.predicted_hi_s);
+    CHECK(res.reached);
+    scv_run_result_free(&res);
+    /* a target the curve never reaches: the plan says so and is relative */
+    fake g = new_fake();
+    g.tau = 10000, g.acc_max = 0.97, g.acc_gap = 0.5, g.target = 0.99;
+    d = driver_of(&g);
+    p = params(db, "job-curve-2");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.99, p.max_epochs = 6;
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    CHECK_MSG(res.target_source == SCV_TARGET_NOMINAL && res.relative && strstr(res.target_note, "does not reach"),
+              "%s", res.target_note);
+    CHECK(!res.reached);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 static void t_report(void)
 {
     scv_store *db = open_db("rep.db");
@@ -454,6 +509,7 @@ static const scv_test tests[] = {
     {"drift_switch_or_stay", t_drift_switch_or_stay},
     {"interrupt_resume", t_interrupt_resume},
     {"failure_retries", t_failure_retries},
+    {"first_run_absolute", t_first_run_absolute},
     {"report", t_report},
 };
 

@@ -191,7 +191,7 @@ static void on_event(void *ctx, const scv_run_event *ev)
         fflush(stdout);
         break;
     case SCV_EV_DECISION:
-        if (v->planned <= 1 && !v->json && strncmp(ev->text, "re-plan", 7)) {
+        if (v->planned <= 1 && !v->json && strncmp(ev->text, "re-plan", 7) && strncmp(ev->text, "resumed", 7)) {
             printf("chosen: %s\n", ev->text);
             fflush(stdout);
         } else {
@@ -398,8 +398,19 @@ int cmd_run(int argc, char **argv)
     char at[32], ac[32];
     scv_fmt_time(res.actual_time_s, at, sizeof at);
     scv_fmt_usd(res.actual_cost, ac, sizeof ac);
-    fprintf(json ? stderr : stdout, "%s: test accuracy %.4f after %.2f epochs in %s, %s; report in %s/report.md (run %lld)\n",
-            res.reached ? "target reached" : "target NOT reached", res.accuracy, res.epochs, at, ac, rep, res.run_id);
+    char pt[32] = "", band[96] = "";
+    if (isfinite(res.predicted_time_s) && !res.relative) {
+        scv_fmt_time(res.predicted_time_s, pt, sizeof pt);
+        if (isfinite(res.predicted_lo_s)) {
+            char lo[32], hi[32];
+            scv_fmt_time(res.predicted_lo_s, lo, sizeof lo);
+            scv_fmt_time(res.predicted_hi_s, hi, sizeof hi);
+            snprintf(band, sizeof band, ", band %s to %s", lo, hi);
+        }
+    }
+    fprintf(json ? stderr : stdout, "%s: test accuracy %.4f after %.2f epochs in %s, %s%s%s%s%s; report in %s/report.md (run %lld)\n",
+            res.reached ? "target reached" : "target NOT reached", res.accuracy, res.epochs, at, ac,
+            pt[0] ? " (predicted at the decision: " : "", pt, band, pt[0] ? ")" : "", rep, res.run_id);
     if (json) {
         char *s = scv_run_report_json(&p, &res);
         if (!s) {

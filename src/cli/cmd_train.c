@@ -48,6 +48,16 @@ static void help(void)
            "  --target-accuracy A   stop once test accuracy >= A (0..1)\n"
            "  --eval-every N        evaluate every N iterations (default once an epoch)\n"
            "  --eval-every-epochs F evaluate every F epochs (e.g. 0.25)\n"
+           "  --eval-subset N       periodic evaluations use the first N test samples, a fixed\n"
+           "                        held-out subset (0 = the whole test set, the default); the\n"
+           "                        final evaluation and confirmations use the whole test set\n"
+           "  --target-window W     reached when the mean of the last W periodic evaluations is\n"
+           "                        >= the target (default 1: a single evaluation)\n"
+           "  --target-confirm-tol T  with --eval-subset: reached only if the whole test set\n"
+           "                        also scores >= target - T (default 0.005); otherwise training\n"
+           "                        continues\n"
+           "  --target-history A,...  earlier periodic accuracies of this run (oldest first) that\n"
+           "                        prefill the window when resuming (default none)\n"
            "  --stop-noise-stable W:TOL  stop once the noise scale B_simple of two consecutive\n"
            "                        windows of W iterations agrees within TOL (K >= 2)\n"
            "  --stop-time-stable R[:M]   stop once the mean iteration time is known within a\n"
@@ -79,7 +89,7 @@ enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
     O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL, O_EVAL_EPOCHS,
-    O_CATALOG
+    O_CATALOG, O_EVAL_SUBSET, O_TWINDOW, O_TTOL, O_THIST
 };
 
 static const struct option opts[] = {
@@ -96,6 +106,8 @@ static const struct option opts[] = {
     {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER},
     {"stop-noise-stable", 1, 0, O_STOP_NOISE}, {"stop-time-stable", 1, 0, O_STOP_TIME},
     {"no-final-eval", 0, 0, O_NO_EVAL}, {"eval-every-epochs", 1, 0, O_EVAL_EPOCHS}, {"catalog", 1, 0, O_CATALOG},
+    {"eval-subset", 1, 0, O_EVAL_SUBSET}, {"target-window", 1, 0, O_TWINDOW},
+    {"target-confirm-tol", 1, 0, O_TTOL}, {"target-history", 1, 0, O_THIST},
     {"help", 0, 0, 'h'},
     {0, 0, 0, 0}};
 
@@ -159,6 +171,7 @@ int cmd_train(int argc, char **argv)
     const char *progress = "auto", *cluster = NULL, *catalog = NULL;
     double weights[1024];
     int n_weights = 0;
+    static double history[4096];
     int64_t iv;
     optind = 1;
     opterr = 0;
@@ -250,6 +263,36 @@ int cmd_train(int argc, char **argv)
                                    "epochs (e.g. 0.25); leave it out to evaluate once an epoch",
                                    optarg);
             break;
+        case O_EVAL_SUBSET:
+            if (opt_int(name, optarg, 0, INT64_MAX, &iv)) return EXIT_USAGE;
+            p.eval_subset = iv;
+            break;
+        case O_TWINDOW:
+            if (opt_int(name, optarg, 1, 10000, &iv)) return EXIT_USAGE;
+            p.target_window = (int)iv;
+            break;
+        case O_TTOL:
+            if (scv_parse_f64(optarg, &p.target_confirm_tol) || !(p.target_confirm_tol >= 0) ||
+                !(p.target_confirm_tol < 1))
+                return usage_error("--target-confirm-tol '%s': expected a number in [0,1), e.g. "
+                                   "0.005", optarg);
+            break;
+        case O_THIST: {
+            /* "" (no history) is allowed, so a driver can always pass the option */
+            char *s = optarg, *end;
+            p.n_target_history = 0;
+            while (*s) {
+                double v = strtod(s, &end);
+                if (end == s || !(v >= 0 && v <= 1) || (*end && *end != ',') ||
+                    p.n_target_history == (int)(sizeof history / sizeof history[0]))
+                    return usage_error("--target-history '%s': expected accuracies in [0,1] "
+                                       "separated by commas (at most 4096), oldest first", optarg);
+                history[p.n_target_history++] = v;
+                s = *end ? end + 1 : end;
+            }
+            p.target_history = history;
+            break;
+        }
         case O_VM: p.vm_type = optarg; break;
         case O_CATALOG: catalog = optarg; break;
         case O_CLUSTER: cluster = optarg; break;
@@ -365,8 +408,9 @@ int cmd_train(int argc, char **argv)
                "loss %.4f, %.0f samples/s, %.1f s\n",
                r.model, (long long)r.iterations, r.epochs, r.workers, r.workers > 1 ? "s" : "",
                r.batch, r.test_accuracy, r.test_loss, r.samples_per_sec, r.wall_seconds);
+    if (!json && r.reached_target) printf("target reached: %s\n", r.reached_by);
     else {
-        char buf[1024];
+        char buf[2048];
         scv_train_result_json(&r, buf, sizeof buf);
         printf("%s\n", buf);
     }

@@ -145,6 +145,17 @@ void scv_train_argv(scv_argv *a, const scv_train_cmd *c)
         scv_argv_add(a, "--stop-noise-stable"), scv_argv_addf(a, "%d:%.17g", c->noise_window, c->noise_tol);
     if (c->time_rse > 0) scv_argv_add(a, "--stop-time-stable"), scv_argv_addf(a, "%.17g:%d", c->time_rse, c->time_min);
     if (c->no_final_eval) scv_argv_add(a, "--no-final-eval");
+    if (c->eval_subset > 0) scv_argv_add(a, "--eval-subset"), scv_argv_addf(a, "%d", c->eval_subset);
+    if (c->target_window > 1) {
+        scv_argv_add(a, "--target-window"), scv_argv_addf(a, "%d", c->target_window);
+        if (c->n_history > 0) {
+            char h[1024];
+            size_t len = 0;
+            for (int i = 0; i < c->n_history && len < sizeof h; i++)
+                len += (size_t)snprintf(h + len, sizeof h - len, "%s%.6f", i ? "," : "", c->history[i]);
+            scv_argv_add(a, "--target-history"), scv_argv_add(a, h);
+        }
+    }
     scv_argv_add(a, "--json");
     scv_argv_add(a, "--progress");
     scv_argv_add(a, c->progress ? "always" : "never");

@@ -46,6 +46,10 @@ typedef struct scv_train_cmd {
     double time_rse;
     int time_min;
     int no_final_eval;
+    int eval_subset;              /* periodic evaluations on this many test samples (0 = all) */
+    int target_window;            /* smoothed target: mean of the last W evaluations (0 = off) */
+    const double *history;        /* earlier accuracies that prefill the window */
+    int n_history;
     int progress;                 /* the child's progress line on stderr */
 } scv_train_cmd;
 /* argv = {"scavenger", "train", job options, then the command's}; a.oom on failure. */

@@ -88,6 +88,8 @@ scv_train_params scv_train_params_default(void)
     p.base_batch = 64;
     p.lr_gamma = 0.1;
     p.seed = 1;
+    p.target_window = 1;
+    p.target_confirm_tol = 0.005;
     return p;
 }
 
@@ -135,6 +137,21 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
         return scv_err_set(err, SCV_EINVAL, "--lr-decay cosine needs --epochs or --lr-horizon");
     if (p->resume && !p->checkpoint_dir)
         return scv_err_set(err, SCV_EINVAL, "--resume needs --checkpoint DIR");
+    if (p->eval_subset < 0)
+        return scv_err_set(err, SCV_EINVAL, "--eval-subset %lld: must be >= 0 (0 = the whole test set)",
+                           (long long)p->eval_subset);
+    if (p->target_window < 1 || p->target_window > 10000)
+        return scv_err_set(err, SCV_EINVAL, "--target-window %d: must be in 1..10000",
+                           p->target_window);
+    if (!(p->target_confirm_tol >= 0 && p->target_confirm_tol < 1))
+        return scv_err_set(err, SCV_EINVAL, "--target-confirm-tol %g: must be in [0,1)",
+                           p->target_confirm_tol);
+    if (p->n_target_history < 0 || (p->n_target_history > 0 && !p->target_history))
+        return scv_err_set(err, SCV_EINVAL, "--target-history: no values");
+    for (int i = 0; i < p->n_target_history; i++)
+        if (!(p->target_history[i] >= 0 && p->target_history[i] <= 1))
+            return scv_err_set(err, SCV_EINVAL, "--target-history: value %d (%g) must be in [0,1]",
+                               i + 1, p->target_history[i]);
     if (p->rank_weights)
         for (int k = 0; k < p->workers; k++)
             if (!(p->rank_weights[k] > 0))
@@ -145,6 +162,8 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
 int scv_train_result_json(const scv_train_result *r, char *buf, size_t cap)
 {
     char bs[32] = "null", acc[32] = "null", loss[32] = "null"; /* JSON has no NaN */
+    char by[sizeof r->reached_by + 2] = "null";
+    if (r->reached_by[0]) snprintf(by, sizeof by, "\"%s\"", r->reached_by);
     if (isfinite(r->b_simple)) snprintf(bs, sizeof bs, "%.6g", r->b_simple);
     if (isfinite(r->test_accuracy)) snprintf(acc, sizeof acc, "%.6g", r->test_accuracy);
     if (isfinite(r->test_loss)) snprintf(loss, sizeof loss, "%.6g", r->test_loss);
@@ -154,11 +173,14 @@ int scv_train_result_json(const scv_train_result *r, char *buf, size_t cap)
                     "\"test_accuracy\":%s,\"test_loss\":%s,\"train_loss\":%.6g,"
                     "\"wall_seconds\":%.6g,\"t_compute_mean\":%.6g,\"t_comm_mean\":%.6g,"
                     "\"t_iter_mean\":%.6g,\"reached_target\":%s,\"interrupted\":%s,"
-                    "\"stopped_by\":\"%s\",\"b_simple\":%s}",
+                    "\"stopped_by\":\"%s\",\"b_simple\":%s,\"accuracy_set\":\"%s\","
+                    "\"reached_by\":%s,\"eval_seconds\":%.6g,\"evals_subset\":%d,\"evals_full\":%d}",
                     r->model, r->workers, r->batch, (long long)r->iterations,
                     (long long)r->iterations_run, r->epochs, r->samples_per_sec, acc, loss, r->train_loss, r->wall_seconds, r->t_compute_mean,
                     r->t_comm_mean, r->t_iter_mean, r->reached_target ? "true" : "false",
-                    r->interrupted ? "true" : "false", r->stopped_by, bs);
+                    r->interrupted ? "true" : "false", r->stopped_by, bs,
+                    r->accuracy_full ? "full" : "subset", by, r->eval_seconds, r->evals_subset,
+                    r->evals_full);
 }
 
 /* ---- state of one run ---- */
@@ -176,14 +198,16 @@ typedef struct {
     scv_ckpt_state st;
     FILE *metrics;
     double wall_before; /* training seconds of earlier invocations (from the checkpoint) */
+    double t_start;     /* scv_now() when this invocation's training started */
     int time_stable;    /* rank 0: the mean t_iter is known well enough (--stop-time-stable);
                            sent to every rank in the next iteration's allreduce */
 } run_ctx;
 
-/* Accuracy and mean loss on the test set; each rank evaluates a contiguous share. */
-static int evaluate(run_ctx *c, double *acc, double *loss, scv_err *err)
+/* Accuracy and mean loss on the first n samples of the test set (n = test->n: all of it);
+ * each rank evaluates a contiguous share. */
+static int evaluate(run_ctx *c, int64_t n, double *acc, double *loss, scv_err *err)
 {
-    int64_t n = c->test->n, lo = n * c->rank / c->K, hi = n * (c->rank + 1) / c->K;
+    int64_t lo = n * c->rank / c->K, hi = n * (c->rank + 1) / c->K;
     size_t d = (size_t)c->test->c * c->test->h * c->test->w;
     double v[2] = {0, 0};
     int64_t correct = 0;
@@ -199,6 +223,32 @@ static int evaluate(run_ctx *c, double *acc, double *loss, scv_err *err)
     if ((rc = scv_comm_allreduce_f64(c->comm, v, 2, err))) return rc;
     *loss = v[0] / (double)n;
     *acc = v[1] / (double)n;
+    return SCV_OK;
+}
+
+/* evaluate() on the first n test samples, timed and counted in res; with a role
+ * ("periodic" | "confirm") rank 0 writes an eval metrics line. window_mean: the target
+ * window's mean after this evaluation (NaN: none, left out). */
+static int eval_on(run_ctx *c, int64_t n, const char *role, double *acc, double *loss,
+                   scv_train_result *res, scv_err *err)
+{
+    double t0 = scv_now();
+    int rc = evaluate(c, n, acc, loss, err);
+    if (rc) return rc;
+    double dt = scv_now() - t0;
+    int full = n >= c->test->n;
+    res->eval_seconds += dt;
+    if (full) res->evals_full++;
+    else res->evals_subset++;
+    if (c->metrics && role)
+        fprintf(c->metrics,
+                "{\"type\":\"eval\",\"iter\":%llu,\"epoch_progress\":%.6f,"
+                "\"test_accuracy\":%.6f,\"test_loss\":%.6f,\"wall_seconds\":%.3f,"
+                "\"set\":\"%s\",\"n\":%lld,\"role\":\"%s\",\"eval_seconds\":%.6f}\n",
+                (unsigned long long)c->st.iteration,
+                (double)c->st.samples_seen / (double)c->train->n, *acc, *loss,
+                c->wall_before + scv_now() - c->t_start, full ? "full" : "subset", (long long)n,
+                role, dt);
     return SCV_OK;
 }
 
@@ -383,7 +433,31 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     int64_t have_order = -1, run_iters = 0, run_samples = 0;
     double t_start = scv_now(), sum_comp = 0, sum_comm = 0, sum_iter = 0, last_print = 0;
     double acc = NAN, tloss = NAN, loss_ema = NAN;
-    int evaluated_at_end = 0;
+    int evaluated_at_end = 0, acc_full = 1;
+    c.t_start = t_start;
+    /* periodic evaluations: the first sub_n test samples (all of them when 0 or too many) */
+    const int64_t n_test = c.test->n;
+    const int64_t sub_n = p->eval_subset > 0 && p->eval_subset < n_test ? p->eval_subset : n_test;
+    const int subset_on = sub_n < n_test;
+    /* the target window: the last W periodic accuracies, history first (from_hist marks
+     * those from earlier invocations) */
+    const int W = p->target_window > 0 ? p->target_window : 1;
+    double *win = calloc((size_t)W, sizeof(double));
+    char *from_hist = calloc((size_t)W, 1);
+    int win_len = 0;
+    if (!win || !from_hist) {
+        free(win), free(from_hist);
+        rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (int i = 0; i < p->n_target_history; i++) {
+        if (win_len == W) {
+            memmove(win, win + 1, sizeof(double) * (size_t)(W - 1));
+            memmove(from_hist, from_hist + 1, (size_t)(W - 1));
+            win_len--;
+        }
+        win[win_len] = p->target_history[i], from_hist[win_len++] = 1;
+    }
     /* online stopping rules: noise windows and the running mean of t_iter (Welford) */
     double win_l = 0, win_g = 0, prev_bs = NAN, t_mean = 0, t_m2 = 0;
     int win_n = 0;
@@ -490,15 +564,66 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
         int do_eval = eval_every ? (int64_t)c.st.iteration % eval_every == 0 : epoch_end;
         evaluated_at_end = 0;
         if ((do_eval && p->target_accuracy > 0) || (do_eval && !stop_now)) {
-            if ((rc = evaluate(&c, &acc, &tloss, err))) break;
-            evaluated_at_end = 1;
-            if (c.metrics)
-                fprintf(c.metrics,
-                        "{\"type\":\"eval\",\"iter\":%llu,\"epoch_progress\":%.6f,"
-                        "\"test_accuracy\":%.6f,\"test_loss\":%.6f,\"wall_seconds\":%.3f}\n",
-                        (unsigned long long)c.st.iteration, (double)c.st.samples_seen / (double)N,
-                        acc, tloss, c.wall_before + scv_now() - t_start);
-            if (p->target_accuracy > 0 && acc >= p->target_accuracy) res->reached_target = 1;
+            if ((rc = eval_on(&c, sub_n, "periodic", &acc, &tloss, res, err))) break;
+            evaluated_at_end = acc_full = !subset_on;
+            if (p->target_accuracy > 0) {
+                /* slide the window; decide once it holds W accuracies (every rank sees the
+                 * same reduced accuracies, so every rank decides the same) */
+                if (win_len == W) {
+                    memmove(win, win + 1, sizeof(double) * (size_t)(W - 1));
+                    memmove(from_hist, from_hist + 1, (size_t)(W - 1));
+                    win_len--;
+                }
+                win[win_len] = acc, from_hist[win_len++] = 0;
+                double sum = 0;
+                int n_hist = 0;
+                for (int i = 0; i < win_len; i++) sum += win[i], n_hist += from_hist[i];
+                double mean = sum / (double)W;
+                if (win_len == W && mean >= p->target_accuracy) {
+                    char how[128], hist[48] = "", conf[96] = "";
+                    if (n_hist)
+                        snprintf(hist, sizeof hist, ", %d from --target-history", n_hist);
+                    if (W == 1)
+                        snprintf(how, sizeof how, "%s eval (n=%lld) %.4f >= %.4f",
+                                 subset_on ? "subset" : "full test", (long long)sub_n, mean,
+                                 p->target_accuracy);
+                    else
+                        snprintf(how, sizeof how, "mean of last %d %s evals (n=%lld%s) %.4f >= %.4f",
+                                 W, subset_on ? "subset" : "full test", (long long)sub_n, hist, mean,
+                                 p->target_accuracy);
+                    int ok = 1;
+                    double facc = NAN;
+                    if (subset_on) { /* confirm on the whole test set */
+                        if ((rc = eval_on(&c, n_test, "confirm", &facc, &tloss, res, err))) break;
+                        acc = facc;
+                        evaluated_at_end = acc_full = 1;
+                        double floor_ = p->target_accuracy - p->target_confirm_tol;
+                        ok = facc >= floor_;
+                        snprintf(conf, sizeof conf, ", full test (n=%lld) %.4f %s %.4f (tol %g)",
+                                 (long long)n_test, facc, ok ? ">=" : "<", floor_,
+                                 p->target_confirm_tol);
+                    }
+                    if (ok) {
+                        res->reached_target = 1;
+                        snprintf(res->reached_by, sizeof res->reached_by, "%s%s", how, conf);
+                    }
+                    if (c.metrics) {
+                        char fa[32] = "null";
+                        if (isfinite(facc)) snprintf(fa, sizeof fa, "%.6f", facc);
+                        fprintf(c.metrics,
+                                "{\"type\":\"target\",\"iter\":%llu,\"epoch_progress\":%.6f,"
+                                "\"target\":%.6f,\"window\":%d,\"window_from_history\":%d,"
+                                "\"window_mean\":%.6f,\"set\":\"%s\",\"n\":%lld,"
+                                "\"full_accuracy\":%s,\"confirm_tol\":%g,\"reached\":%s,"
+                                "\"reached_by\":\"%s%s%s\"}\n",
+                                (unsigned long long)c.st.iteration,
+                                (double)c.st.samples_seen / (double)N, p->target_accuracy, W,
+                                n_hist, mean, subset_on ? "subset" : "full", (long long)sub_n, fa,
+                                p->target_confirm_tol, ok ? "true" : "false", how, conf,
+                                ok ? "" : ": not reached, training continues");
+                    }
+                }
+            }
         }
         int ckpt_now = p->checkpoint_dir && p->checkpoint_every &&
                        (int64_t)c.st.iteration % p->checkpoint_every == 0;
@@ -565,8 +690,12 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     }
     if (c.rank == 0 && p->progress) fputc('\n', stderr);
     double wall = scv_now() - t_start;
-    if (!rc && !evaluated_at_end && !res->interrupted && !p->no_final_eval)
-        rc = evaluate(&c, &acc, &tloss, err);
+    if (!rc && !evaluated_at_end && !res->interrupted && !p->no_final_eval) {
+        rc = eval_on(&c, n_test, NULL, &acc, &tloss, res, err); /* the whole test set */
+        acc_full = 1;
+    }
+    free(win);
+    free(from_hist);
     if (!rc) rc = scv_comm_agree(c.comm, c.rank == 0 ? metrics_flush(&c, err) : SCV_OK, err);
     if (!rc && p->checkpoint_dir) rc = save_checkpoint(&c, wall, err);
     if (!rc && res->interrupted)
@@ -584,6 +713,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     res->samples_per_sec = sum_iter > 0 ? (double)run_samples / sum_iter : 0;
     res->test_accuracy = acc;
     res->test_loss = tloss;
+    res->accuracy_full = acc_full;
     res->train_loss = loss_ema;
     if (run_iters) {
         res->t_compute_mean = sum_comp / (double)run_iters;

@@ -21,6 +21,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <math.h>
@@ -49,7 +50,13 @@ typedef struct loop {
     /* progress: predicted from the plan once there is one */
     double need_iters, pred_t_iter;
     int64_t iteration;              /* the latest the driver reported */
+    double samples;                 /* ... and samples seen */
     double last_accuracy;
+    progress prog;                  /* the learning curve, online */
+    progress_pred pred;             /* its latest prediction */
+    double planned_x_star;          /* the prediction the plan used (re-plan when it moves) */
+    double history[16];             /* the latest accuracies, oldest first */
+    int n_history;
 } loop;
 
 /* ---- events ---- */
@@ -169,6 +176,8 @@ static void on_iter(void *ctx, const scv_iter_sample *s)
 {
     loop *l = ctx;
     l->iteration = s->iteration;
+    l->samples = s->samples_seen;
+    progress_advance(&l->prog, s->samples_seen);
     emit(l, (scv_run_event){.kind = SCV_EV_ITER, .workers = s->workers, .batch = s->batch, .iter = s});
 }
 
@@ -176,6 +185,10 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
 {
     loop *l = ctx;
     l->last_accuracy = e->accuracy;
+    progress_eval_add(&l->prog, e->samples_seen, e->accuracy); /* out of order: ignored */
+    if (l->n_history == (int)(sizeof l->history / sizeof l->history[0]))
+        memmove(l->history, l->history + 1, sizeof l->history - sizeof l->history[0]), l->n_history--;
+    l->history[l->n_history++] = e->accuracy;
     scv_store_eval(l->p->store, l->r->run_id, l->K, l->B, e, NULL); /* best effort: a lost
                                                                        point of a curve */
     emit(l, (scv_run_event){.kind = SCV_EV_EVAL, .workers = l->K, .batch = l->B, .eval = e});
@@ -197,14 +210,25 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     spec.phase = phase;
     spec.target_accuracy = l->p->target_accuracy;
     spec.max_epochs = l->p->max_epochs;
-    spec.eval_every_epochs = l->pol->eval_every_epochs;
+    spec.eval_every_epochs = strcmp(phase, "train") ? l->pol->search_eval_every_epochs : l->pol->eval_every_epochs;
     spec.checkpoint_every = l->pol->checkpoint_every;
+    spec.eval_subset = l->pol->eval_subset;
+    spec.target_window = l->pol->target_window > 1 ? l->pol->target_window : 0;
     emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_START, .phase = phase, .workers = K, .batch = B});
     scv_measure_sink sink = {.ctx = l, .on_iter = on_iter, .on_eval = on_eval};
     scv_segment_result res;
     for (;;) {
+        int keep = spec.target_window > 1 ? spec.target_window - 1 : 0;
+        if (keep > l->n_history) keep = l->n_history;
+        spec.history = l->history + l->n_history - keep, spec.n_history = keep;
+        if ((rc = progress_segment(&l->prog, l->samples, B))) return scv_err_set(err, rc, "out of memory");
         rc = l->d->train(l->d->ctx, &spec, &sink, &res, err);
         if (!rc || rc == SCV_EINTR) break;
+        int64_t it;
+        if (l->d->progress(l->d->ctx, &it, &l->samples, NULL) == SCV_OK) { /* redone from the checkpoint */
+            l->iteration = it;
+            progress_rewind(&l->prog, l->samples);
+        }
         if (++l->retries > l->pol->max_retries) {
             if (err) {
                 char m[SCV_ERR_LEN];
@@ -240,6 +264,8 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     }
     r->n_steps++;
     l->iteration = res.total_iterations;
+    l->samples = res.samples_seen;
+    progress_advance(&l->prog, res.samples_seen);
     r->epochs = l->job.n_train > 0 ? res.samples_seen / l->job.n_train : NAN;
     if (isfinite(res.accuracy)) r->accuracy = res.accuracy;
     tally(l);
@@ -262,20 +288,63 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
 
 /* ---- planning ---- */
 
-static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_model *sm, int *relative,
-                scv_err *err)
+/* The gradient noise scale of the measurements so far (NaN without one). */
+static double noise_scale(const loop *l)
+{
+    scv_stat_model sm;
+    if (scv_stat_fit(SCV_STAT_GNS, l->cs, l->ncs, l->job.n_train, 1, l->p->batches[0], &sm, NULL)) return NAN;
+    return sm.b_simple > 0 ? sm.b_simple : NAN;
+}
+
+/* Refits the learning curve (this run's evaluations, carried to the reference batch). */
+static void predict_target(loop *l)
+{
+    progress_predict(&l->prog, l->p->target_accuracy, l->p->batches[0], noise_scale(l), l->pol->seed, &l->pred);
+}
+
+/* The target's epochs at a batch: given, else learnt from a stored run of the job, else
+ * this run's learning curve, else nominal (a relative plan). */
+static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, double *hi, char *note, size_t cap)
 {
     const scv_run_params *p = l->p;
+    double n = l->job.n_train;
+    *lo = *hi = NAN;
+    note[0] = 0;
+    if (p->target_epochs > 0) {
+        *e0 = p->target_epochs, *b0 = p->target_batch ? p->target_batch : p->batches[0];
+        snprintf(note, cap, "given: %.3g epochs at B=%d", *e0, *b0);
+        return SCV_TARGET_GIVEN;
+    }
+    if (scv_store_learnt_target(p->store, p->job_key, p->target_accuracy, e0, b0, NULL) == SCV_OK) {
+        snprintf(note, cap, "learnt from a stored run of the job: %.3g epochs at B=%d", *e0, *b0);
+        return SCV_TARGET_LEARNT;
+    }
+    predict_target(l);
+    const progress_pred *pr = &l->pred;
+    if (pr->ok && pr->reachable && n > 0) {
+        *e0 = pr->x_star / n, *b0 = pr->b_ref, *lo = pr->lo / n, *hi = pr->hi / n;
+        l->planned_x_star = pr->x_star;
+        snprintf(note, cap, "learning curve (%.40s) over %d evaluations, B_noise %.3g: %.3g epochs at B=%d, band %.3g-%.3g",
+                 pr->curve, pr->n_evals, pr->b_noise, *e0, *b0, *lo, *hi);
+        return SCV_TARGET_CURVE;
+    }
+    *e0 = l->pol->nominal_epochs, *b0 = p->batches[0];
+    snprintf(note, cap, "unknown (%.100s): times are nominal, %.3g epochs at B=%d",
+             pr->ok ? "the learning curve does not reach the target" : pr->why, *e0, *b0);
+    return SCV_TARGET_NOMINAL;
+}
+
+static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_model *sm, scv_err *err)
+{
+    const scv_run_params *p = l->p;
+    scv_run_result *r = l->r;
     int rc = scv_perf_fit(l->cs, l->ncs, p->comm, 4 * l->job.n_params, perf, err);
     if (rc) return rc;
-    double e0 = p->target_epochs;
-    int b0 = p->target_batch ? p->target_batch : p->batches[0];
-    *relative = 0;
-    if (!(e0 > 0) && scv_store_learnt_target(p->store, p->job_key, p->target_accuracy, &e0, &b0, NULL) != SCV_OK) {
-        /* unknown target: the choice between configurations does not depend on S_min, so
-         * plan with nominal epochs at the smallest batch and say so */
-        e0 = l->pol->nominal_epochs, b0 = p->batches[0], *relative = 1;
-    }
+    double e0, lo, hi;
+    int b0;
+    r->target_source = target_of(l, &e0, &b0, &lo, &hi, r->target_note, sizeof r->target_note);
+    r->relative = r->target_source == SCV_TARGET_NOMINAL;
+    r->target_epochs = e0, r->target_batch = b0, r->target_epochs_lo = lo, r->target_epochs_hi = hi;
     if ((rc = scv_stat_fit(p->stat, l->cs, l->ncs, l->job.n_train, e0, b0, sm, err))) return rc;
     scv_plan_request req = {.catalog = p->catalog, .vms = &l->vm_index, .n_vms = 1, .measured_vm = l->vm_index,
                             .workers = p->workers, .n_workers = p->n_workers, .batches = p->batches,
@@ -283,8 +352,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             .deadline_s = p->deadline_s, .budget = p->budget, .objective = p->objective,
                             .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib,
                             .measured_threads = l->job.threads, .worker_threads = l->job.threads,
-                            .parallel_fraction = -1,
-                            .measured = l->cs, .n_measured = l->ncs};
+                            .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs};
     return scv_plan(&req, res, err);
 }
 
@@ -299,8 +367,14 @@ static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B)
 static void predict_progress(loop *l)
 {
     const scv_plan_point *pt = find_point(l->r->plan, l->K, l->B);
-    l->need_iters = pt ? scv_stat_iterations(&l->r->stat, l->B) : NAN;
     l->pred_t_iter = pt ? pt->t_iter : NAN;
+    l->need_iters = pt ? scv_stat_iterations(&l->r->stat, l->B) : NAN;
+    const progress_pred *pr = &l->pred;
+    if (pt && l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->reachable) {
+        /* the rest of the reference samples, carried to this batch */
+        double rest = scv_samples_at_batch(fmax(0, pr->x_star - pr->x_now), pr->b_ref, l->B, pr->b_noise);
+        l->need_iters = (double)l->iteration + rest / l->B;
+    }
 }
 
 static int store_models(loop *l, scv_err *err)
@@ -383,7 +457,7 @@ static int do_plan(loop *l, scv_err *err)
 {
     scv_run_result *r = l->r;
     scv_plan_result *res = NULL;
-    int rc = plan(l, &res, &r->perf, &r->stat, &r->relative, err);
+    int rc = plan(l, &res, &r->perf, &r->stat, err);
     if (rc) return rc;
     scv_plan_result_free(r->plan);
     r->plan = res;
@@ -403,7 +477,13 @@ static int do_plan(loop *l, scv_err *err)
     }
     l->decided = 1;
     r->predicted_time_s = ch->time_s, r->predicted_cost = ch->cost, r->predicted_band = ch->err_rel;
+    r->predicted_lo_s = r->predicted_hi_s = NAN;
+    if (r->target_source == SCV_TARGET_CURVE && r->target_epochs > 0) { /* time is proportional to the samples */
+        r->predicted_lo_s = ch->time_s * r->target_epochs_lo / r->target_epochs;
+        r->predicted_hi_s = ch->time_s * r->target_epochs_hi / r->target_epochs;
+    }
     predict_progress(l);
+    note(l, SCV_EV_NOTE, "target: %s", r->target_note);
     note(l, SCV_EV_DECISION, "K=%d, B=%d (%s)", l->K, l->B, r->why);
     return store_models(l, err);
 }
@@ -424,8 +504,21 @@ static int do_train(loop *l, int *drifted, scv_err *err)
         return SCV_OK;
     const scv_plan_point *pp = find_point(l->r->plan, l->K, l->B);
     *drifted = pp && isfinite(t->t_iter) && fabs(t->t_iter / pp->t_iter - 1) > pol->drift_tol;
-    if (*drifted) note(l, SCV_EV_NOTE, "iteration time %.2f ms is %.0f%% off the plan's %.2f ms: re-plan", 1e3 * t->t_iter,
-                       100 * (t->t_iter / pp->t_iter - 1), 1e3 * pp->t_iter);
+    if (*drifted) {
+        note(l, SCV_EV_NOTE, "iteration time %.2f ms is %.0f%% off the plan's %.2f ms: re-plan", 1e3 * t->t_iter,
+             100 * (t->t_iter / pp->t_iter - 1), 1e3 * pp->t_iter);
+        return SCV_OK;
+    }
+    if (l->r->target_source == SCV_TARGET_CURVE) { /* the statistical prediction, refitted */
+        predict_target(l);
+        double moved = l->pred.ok && l->pred.reachable ? l->pred.x_star / l->planned_x_star - 1 : INFINITY;
+        if (fabs(moved) > pol->stat_drift_tol) {
+            *drifted = 1;
+            note(l, SCV_EV_NOTE, "the predicted samples to the target moved %+.0f%%: re-plan", 100 * moved);
+        } else {
+            predict_progress(l);
+        }
+    }
     return SCV_OK;
 }
 
@@ -436,8 +529,7 @@ static int do_replan(loop *l, scv_err *err)
     scv_plan_result *res = NULL;
     scv_perf_model pf;
     scv_stat_model sm;
-    int rel;
-    if (plan(l, &res, &pf, &sm, &rel, NULL) != SCV_OK) {
+    if (plan(l, &res, &pf, &sm, NULL) != SCV_OK) {
         note(l, SCV_EV_NOTE, "re-plan failed; staying at K=%d, B=%d", l->K, l->B);
         return SCV_OK;
     }
@@ -459,9 +551,10 @@ static int do_replan(loop *l, scv_err *err)
     int rc = scv_store_decision(l->p->store, r->run_id, "replan", l->K, l->B, l->vm->name, at ? at->time_s : NAN,
                                 at ? at->cost : NAN, why, err);
     scv_plan_result_free(r->plan);
-    r->plan = res, r->perf = pf, r->stat = sm, r->relative = rel;
+    r->plan = res, r->perf = pf, r->stat = sm;
     predict_progress(l);
-    emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = l->K, .batch = l->B, .plan = res, .relative = rel});
+    emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = l->K, .batch = l->B, .plan = res,
+                            .relative = r->relative});
     note(l, SCV_EV_DECISION, "re-plan: %s", why);
     return rc;
 }
@@ -583,6 +676,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     double s0;
     if ((rc = d->progress(d->ctx, &it0, &s0, err))) goto failed_open;
     l->iteration = it0;
+    l->samples = s0;
     scv_run_state s;
     if ((rc = first_state(l, &s, err))) goto failed_open;
     for (;;) {
@@ -646,5 +740,6 @@ failed:
     emit(l, (scv_run_event){.kind = SCV_EV_STATE, .workers = l->K, .batch = l->B});
 out:
     free(l->cs);
+    progress_free(&l->prog);
     return rc;
 }

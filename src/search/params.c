@@ -21,6 +21,8 @@ scv_run_policy scv_run_policy_default(void)
         .switch_idle_default_s = 1.0, .max_retries = 2,
         .segment_share = 0.5, .segment_min_iters = 200, .max_segments = 200,
         .eval_every_epochs = 0.25, .checkpoint_every = 100, .nominal_epochs = 10,
+        .stat_drift_tol = 0.15, .search_eval_every_epochs = 0.05, .eval_subset = 0, .target_window = 1,
+        .seed = 1,
     };
 }
 
@@ -41,6 +43,13 @@ scv_run_params scv_run_params_default(void)
 }
 
 static const char *const STATES[] = {"warmup", "search", "plan", "train", "replan", "done", "interrupted", "failed"};
+
+static const char *const SOURCES[] = {"nominal", "given", "learnt", "curve"};
+
+const char *scv_target_source_name(scv_target_source s)
+{
+    return (unsigned)s < sizeof SOURCES / sizeof SOURCES[0] ? SOURCES[s] : "?";
+}
 
 const char *scv_run_state_name(scv_run_state s)
 {

@@ -69,6 +69,15 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     json_num(f, "predicted_time_s", r->predicted_time_s, 1);
     json_num(f, "predicted_cost", r->predicted_cost, 1);
     json_num(f, "predicted_band", r->predicted_band, 1);
+    json_num(f, "predicted_time_lo_s", r->predicted_lo_s, 1);
+    json_num(f, "predicted_time_hi_s", r->predicted_hi_s, 1);
+    fprintf(f, ",\"target\":{\"source\":\"%s\"", scv_target_source_name(r->target_source));
+    json_num(f, "epochs", r->target_epochs, 1);
+    json_num(f, "epochs_lo", r->target_epochs_lo, 1);
+    json_num(f, "epochs_hi", r->target_epochs_hi, 1);
+    fprintf(f, ",\"batch\":%d,\"note\":", r->target_batch);
+    json_str(f, r->target_note);
+    fputc('}', f);
     json_num(f, "price_hr", r->price_hr, 1);
     json_num(f, "actual_time_s", r->actual_time_s, 1);
     json_num(f, "actual_cost", r->actual_cost, 1);
@@ -147,10 +156,17 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
     if (res) {
         const scv_plan_point *ch = &res->points[res->chosen];
         fprintf(f, "K = %d, B = %d: %s.\n\n", ch->workers, ch->batch, r->why);
-        fprintf(f, "Predicted at the decision, from the start of the run: %s, %s (band +-%.1f%%)%s.\n\n", pt, pc,
-                100 * r->predicted_band,
-                r->relative ? " -- relative: the target's epochs were unknown, so the absolute figures are "
-                              "nominal (10 epochs at the smallest batch)" : "");
+        fprintf(f, "Predicted at the decision, from the start of the run: %s, %s (iteration time +-%.1f%%", pt, pc,
+                100 * r->predicted_band);
+        if (isfinite(r->predicted_lo_s)) {
+            char lo[32], hi[32];
+            scv_fmt_time(r->predicted_lo_s, lo, sizeof lo);
+            scv_fmt_time(r->predicted_hi_s, hi, sizeof hi);
+            fprintf(f, "; statistical band %s to %s", lo, hi);
+        }
+        fprintf(f, ")%s.\n\nTarget: %s.\n\n",
+                r->relative ? " -- relative: the target's epochs were unknown, so the absolute figures are nominal" : "",
+                r->target_note);
         if (r->workers != ch->workers || r->batch != ch->batch)
             fprintf(f, "Finished at K = %d, B = %d after re-planning.\n\n", r->workers, r->batch);
     } else {

@@ -1,0 +1,114 @@
+/*
+ * progress.c - see progress.h.
+ */
+#include "progress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void progress_free(progress *p)
+{
+    free(p->seg);
+    free(p->ev);
+    memset(p, 0, sizeof *p);
+}
+
+int progress_segment(progress *p, double samples, int batch)
+{
+    if (p->nseg && p->seg[p->nseg - 1].s1 < samples) p->seg[p->nseg - 1].s1 = samples;
+    if (p->nseg == p->seg_cap) {
+        size_t cap = p->seg_cap ? 2 * p->seg_cap : 16;
+        progress_seg *n = realloc(p->seg, cap * sizeof *n);
+        if (!n) return SCV_ENOMEM;
+        p->seg = n, p->seg_cap = cap;
+    }
+    p->seg[p->nseg++] = (progress_seg){.s0 = samples, .s1 = samples, .batch = batch};
+    return SCV_OK;
+}
+
+void progress_advance(progress *p, double samples)
+{
+    if (p->nseg && samples > p->seg[p->nseg - 1].s1) p->seg[p->nseg - 1].s1 = samples;
+}
+
+int progress_eval_add(progress *p, double samples, double accuracy)
+{
+    if (!isfinite(samples) || !isfinite(accuracy)) return SCV_EINVAL;
+    if (p->nev && samples < p->ev[p->nev - 1].samples) return SCV_EINVAL; /* out of order */
+    if (p->nev == p->ev_cap) {
+        size_t cap = p->ev_cap ? 2 * p->ev_cap : 32;
+        progress_eval *n = realloc(p->ev, cap * sizeof *n);
+        if (!n) return SCV_ENOMEM;
+        p->ev = n, p->ev_cap = cap;
+    }
+    progress_advance(p, samples);
+    p->ev[p->nev++] = (progress_eval){samples, accuracy};
+    return SCV_OK;
+}
+
+/* x_ref = sum over segments of (samples in it before `samples`) * E(b_ref) / E(B_seg) */
+double progress_ref_samples(const progress *p, double samples, int b_ref, double b_noise)
+{
+    double x = 0, covered = 0;
+    for (size_t i = 0; i < p->nseg; i++) {
+        const progress_seg *s = &p->seg[i];
+        double end = fmin(samples, s->s1);
+        if (end <= s->s0) continue;
+        x += scv_samples_at_batch(end - s->s0, s->batch, b_ref, b_noise);
+        covered += end - s->s0;
+    }
+    /* samples before the first segment (a run resumed without its history) count at b_ref */
+    if (samples > covered && !p->nseg) x += samples;
+    return x;
+}
+
+void progress_predict(const progress *p, double target, int b_ref, double b_noise, uint64_t seed,
+                      progress_pred *out)
+{
+    memset(out, 0, sizeof *out);
+    out->b_ref = b_ref;
+    out->b_noise = b_noise;
+    out->n_evals = (int)p->nev;
+    out->x_star = out->lo = out->hi = INFINITY;
+    if (!(b_noise > 0)) {
+        snprintf(out->why, sizeof out->why, "no gradient-noise estimate yet");
+        return;
+    }
+    double *x = malloc(sizeof(double) * (p->nev + 1)), *y = malloc(sizeof(double) * (p->nev + 1));
+    if (!x || !y) {
+        free(x), free(y);
+        snprintf(out->why, sizeof out->why, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < p->nev; i++) {
+        x[i] = progress_ref_samples(p, p->ev[i].samples, b_ref, b_noise);
+        y[i] = p->ev[i].accuracy;
+    }
+    double last = p->nseg ? p->seg[p->nseg - 1].s1 : p->nev ? p->ev[p->nev - 1].samples : 0;
+    out->x_now = progress_ref_samples(p, last, b_ref, b_noise);
+    scv_curve fit;
+    scv_err e = {0};
+    if (scv_curve_fit(SCV_METRIC_ACCURACY, x, y, p->nev, NULL, &fit, &e)) {
+        snprintf(out->why, sizeof out->why, "learning curve: %.130s", e.msg);
+    } else {
+        scv_curve_prediction pr;
+        if (scv_curve_predict(&fit, x, y, p->nev, target, seed, NULL, &pr, &e)) {
+            snprintf(out->why, sizeof out->why, "learning curve: %.130s", e.msg);
+        } else {
+            out->ok = 1;
+            out->reachable = pr.reachable;
+            out->x_star = pr.x_star, out->lo = pr.lo, out->hi = pr.hi, out->p_reach = pr.p_reach;
+            snprintf(out->curve, sizeof out->curve, "%s, rmse %.4f", scv_curve_form_name(fit.form), fit.rmse);
+        }
+    }
+    free(x), free(y);
+}
+
+void progress_rewind(progress *p, double samples)
+{
+    while (p->nev && p->ev[p->nev - 1].samples > samples) p->nev--;
+    while (p->nseg && p->seg[p->nseg - 1].s0 > samples) p->nseg--;
+    if (p->nseg && p->seg[p->nseg - 1].s1 > samples) p->seg[p->nseg - 1].s1 = samples;
+}

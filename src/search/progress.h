@@ -1,0 +1,61 @@
+/*
+ * progress.h - the loop's online progress model (internal to src/search/): how far the job
+ * is statistically from its target, from the evaluations seen so far.
+ *
+ * Segments train at different batches, and a sample at batch B moves the job less than one
+ * at a smaller batch: with E(B) = E_min (1 + B / B_noise) samples needed at batch B (the
+ * gradient-noise-scale law), a sample at B is worth E(B_ref) / E(B) samples at B_ref. The
+ * model keeps the samples of every segment with its batch, converts each evaluation's
+ * position to reference samples x_ref, fits the learning curve accuracy(x_ref)
+ * (scv_curve_fit: power law or saturating exponential, chosen by held-out error) and
+ * predicts the reference samples x* at which it crosses the target, with a bootstrap band.
+ */
+#ifndef SCV_SEARCH_PROGRESS_H
+#define SCV_SEARCH_PROGRESS_H
+#include "scv.h"
+
+typedef struct progress_seg {
+    double s0, s1;              /* samples seen (in all) at its start and end */
+    int batch;
+} progress_seg;
+
+typedef struct progress_eval {
+    double samples;             /* samples seen (in all) when evaluated */
+    double accuracy;
+} progress_eval;
+
+typedef struct progress {
+    progress_seg *seg;
+    size_t nseg, seg_cap;
+    progress_eval *ev;
+    size_t nev, ev_cap;
+} progress;
+
+typedef struct progress_pred {
+    int ok;                     /* a prediction was made (else why[] says why not) */
+    int reachable;
+    int b_ref;                  /* the reference batch of x_* */
+    double b_noise;             /* the noise scale used to carry samples across batches */
+    double x_now;               /* reference samples done so far */
+    double x_star, lo, hi;      /* reference samples to the target and the band */
+    double p_reach;
+    int n_evals;
+    char curve[64];             /* "pow" / "exp" and its rmse */
+    char why[160];
+} progress_pred;
+
+void progress_free(progress *p);
+/* A segment at batch B starts at `samples` in all (the previous one ends there). */
+int progress_segment(progress *p, double samples, int batch);
+/* The current segment has reached `samples`. */
+void progress_advance(progress *p, double samples);
+int progress_eval_add(progress *p, double samples, double accuracy);
+/* Back to `samples` in all (a failed segment is redone from the last checkpoint): later
+ * evaluations and segment parts are dropped. */
+void progress_rewind(progress *p, double samples);
+/* Reference samples at batch b_ref equivalent to `samples` in all. */
+double progress_ref_samples(const progress *p, double samples, int b_ref, double b_noise);
+/* Fits and predicts; never fails (out->ok = 0 with a reason when it cannot predict). */
+void progress_predict(const progress *p, double target, int b_ref, double b_noise, uint64_t seed,
+                      progress_pred *out);
+#endif
