@@ -536,7 +536,7 @@ double scv_vm_price(const scv_vm_type *v, scv_pricing pricing, double mem_bytes,
                     double rate_cpu, double rate_gib);
 
 /* ---- plan output (src/io/planout.c): one format for `plan`, `run` and the reports ---- */
-/* "54.9 s", "3.2 min", "1.50 h"; "-" for NaN. */
+/* "12.5 ms", "3.71 s", "54.9 s", "3.2 min", "1.50 h"; "-" for NaN. */
 void scv_fmt_time(double seconds, char *buf, size_t cap);
 /* "$12.40", "$0.00262": small amounts keep three significant digits; "-" for NaN. */
 void scv_fmt_usd(double usd, char *buf, size_t cap);
@@ -716,6 +716,10 @@ typedef struct scv_run_policy {
     int eval_subset;            /* periodic evaluations on this many held-out samples (0 = all) */
     int target_window;          /* reached: the mean of this many evaluations >= the target */
     uint64_t seed;              /* 1: the bootstrap of the learning curve's band */
+    double search_budget_share; /* 0.05: warm-up and search spend at most this share of the
+                                   predicted job time (0 = no budget; unknown job: none) */
+    double search_rule_out;     /* 2: skip profiling a configuration predicted this many times
+                                   slower to the target than the best measured one */
 } scv_run_policy;
 scv_run_policy scv_run_policy_default(void);
 
@@ -796,6 +800,8 @@ typedef struct scv_run_result {
     double price_hr;            /* per VM under the run's pricing */
     double actual_time_s, actual_cost; /* the whole run, search and idle included */
     double search_time_s, search_cost; /* warm-up and search steps */
+    double search_budget_s;     /* the budget for them (NaN: the job's length was unknown) */
+    int n_profiled, n_skipped_budget, n_skipped_ruled_out; /* search configurations */
     int switches, relaunches;
     double idle_median_s, idle_worst_s;
     scv_run_step *steps;

@@ -105,7 +105,8 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
         f->x_ref += f->B * (1 + 32 / f->b_noise) / (1 + f->B / f->b_noise);
         scv_iter_sample s = {.iteration = f->iteration, .samples_seen = f->samples,
                              .epoch = f->samples / f->job.n_train, .workers = f->K, .batch = f->B,
-                             .t_compute = t, .t_iter = t, .loss = 1, .g_local = G2 + S / ((double)f->B / f->K),
+                             .t_compute = t - f->alpha * (f->K - 1), .t_comm = f->alpha * (f->K - 1), .t_iter = t,
+                             .loss = 1, .g_local = G2 + S / ((double)f->B / f->K),
                              .g_global = G2 + S / f->B, .wall_end = f->clock};
         if (sink && sink->on_iter) sink->on_iter(sink->ctx, &s);
         out->last_end = f->clock;
@@ -137,7 +138,9 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
         scv_config_stats *c = &out->stats;
         snprintf(c->vm, sizeof c->vm, "c5.xlarge");
         c->workers = f->K, c->batch = f->B, c->n_iters = (int)n;
-        c->t_iter = c->t_compute = sum / n;
+        c->t_iter = sum / n;
+        c->t_comm = f->alpha * (f->K - 1);
+        c->t_compute = c->t_iter - c->t_comm;
         c->g_local = G2 + S / ((double)f->B / f->K), c->g_global = G2 + S / f->B;
         c->epoch_progress = f->samples / f->job.n_train;
     }
@@ -183,6 +186,9 @@ static void on_event(void *ctx, const scv_run_event *ev)
     case SCV_EV_SWITCH: r->switches++; break;
     case SCV_EV_PLAN: r->plans++; break;
     case SCV_EV_RETRY: r->retries++; break;
+    case SCV_EV_NOTE:
+        if (getenv("SCV_TEST_VERBOSE")) printf("# note: %s\n", ev->text);
+        break;
     case SCV_EV_DECISION:
         r->decisions++;
         snprintf(r->last_decision, sizeof r->last_decision, "%s", ev->text);
@@ -204,6 +210,7 @@ static scv_run_params params(scv_store *db, const char *job)
     CHECK_EQ_INT(scv_run_params_set(&p, "batch", "32,64,128", NULL), SCV_OK);
     snprintf(p.vm_type, sizeof p.vm_type, "c5.xlarge");
     p.catalog = cat, p.store = db, p.state_dir = tmp;
+    p.policy.search_budget_share = 0; /* the phase sequences below are the policies' own */
     return p;
 }
 
@@ -463,6 +470,45 @@ static void t_first_run_absolute(void)
     scv_store_close(db);
 }
 
+/* The search budget: a short job profiles less; a configuration predicted far slower is
+ * not profiled at all. */
+static void t_search_budget(void)
+{
+    scv_store *db = open_db("budget.db");
+    fake f = new_fake();
+    scv_job_driver d = driver_of(&f);
+    rec r;
+    memset(&r, 0, sizeof r);
+    scv_run_observer obs = {&r, on_event};
+    scv_run_params p = params(db, "job-budget");
+    p.search = SCV_SEARCH_FULL;
+    p.policy.search_budget_share = 0.05;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+    CHECK(isfinite(res.search_budget_s) && res.n_skipped_budget > 0);
+    CHECK_MSG(res.n_profiled + res.n_skipped_budget + res.n_skipped_ruled_out == 8, "%d %d %d", res.n_profiled,
+              res.n_skipped_budget, res.n_skipped_ruled_out);
+    /* what it spent stays within the budget plus the last profile it started */
+    CHECK_MSG(res.search_time_s <= res.search_budget_s + 2 * f.idle_per_segment + 0.5, "%g > %g", res.search_time_s,
+              res.search_budget_s);
+    scv_run_result_free(&res);
+    /* a long job: the budget buys the full search except configurations ruled out: with a
+     * costly K=4 (slow communication) they are predicted far slower */
+    fake g = new_fake();
+    g.need_e0 = 300;
+    g.alpha = 0.05;
+    d = driver_of(&g);
+    p = params(db, "job-budget-2");
+    p.search = SCV_SEARCH_FULL, p.max_epochs = 1000, p.target_epochs = 300;
+    p.policy.search_budget_share = 0.05;
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+    CHECK_EQ_INT(res.n_skipped_budget, 0);
+    CHECK_MSG(res.n_skipped_ruled_out > 0, "profiled %d", res.n_profiled);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 static void t_report(void)
 {
     scv_store *db = open_db("rep.db");
@@ -510,6 +556,7 @@ static const scv_test tests[] = {
     {"interrupt_resume", t_interrupt_resume},
     {"failure_retries", t_failure_retries},
     {"first_run_absolute", t_first_run_absolute},
+    {"search_budget", t_search_budget},
     {"report", t_report},
 };
 

@@ -284,7 +284,7 @@ int cmd_train(int argc, char **argv)
             while (*s) {
                 double v = strtod(s, &end);
                 if (end == s || !(v >= 0 && v <= 1) || (*end && *end != ',') ||
-                    p.n_target_history == (int)(sizeof history / sizeof history[0]))
+                    (*end == ',' && !end[1]) || p.n_target_history == (int)(sizeof history / sizeof history[0]))
                     return usage_error("--target-history '%s': expected accuracies in [0,1] "
                                        "separated by commas (at most 4096), oldest first", optarg);
                 history[p.n_target_history++] = v;

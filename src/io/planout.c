@@ -15,6 +15,8 @@
 void scv_fmt_time(double s, char *b, size_t cap)
 {
     if (!isfinite(s)) snprintf(b, cap, "-");
+    else if (s < 0.1) snprintf(b, cap, "%.1f ms", 1e3 * s);
+    else if (s < 10) snprintf(b, cap, "%.2f s", s);
     else if (s < 120) snprintf(b, cap, "%.1f s", s);
     else if (s < 7200) snprintf(b, cap, "%.1f min", s / 60);
     else snprintf(b, cap, "%.2f h", s / 3600);

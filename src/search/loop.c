@@ -433,6 +433,32 @@ static size_t search_list(const scv_run_params *p, int (*cfg)[2], size_t cap)
     return n;
 }
 
+/* Iteration time at (K, B) before a plan: the perf model once two configurations are
+ * measured, else the start configuration's, scaled by the per-worker batch. */
+static double est_t_iter(const loop *l, int K, int B)
+{
+    scv_perf_model pf;
+    if (l->ncs >= 2 && scv_perf_fit(l->cs, l->ncs, l->p->comm, 4 * l->job.n_params, &pf, NULL) == SCV_OK)
+        return scv_perf_iter(&pf, K, B);
+    if (!l->ncs) return NAN;
+    const scv_config_stats *c = &l->cs[0];
+    return c->t_iter * ((double)B / K) / ((double)c->batch / c->workers);
+}
+
+/* Predicted seconds to the target from the start at (K, B), NaN while the target is unknown. */
+static double est_job_time(loop *l, int K, int B)
+{
+    double e0, lo, hi;
+    int b0;
+    char note[192];
+    if (target_of(l, &e0, &b0, &lo, &hi, note, sizeof note) == SCV_TARGET_NOMINAL) return NAN;
+    double bn = noise_scale(l);
+    double samples = scv_samples_at_batch(e0 * l->job.n_train, b0, B, isfinite(bn) ? bn : INFINITY);
+    return samples / B * est_t_iter(l, K, B);
+}
+
+/* SEARCH: profile the policy's configurations, within the search budget (a share of the
+ * predicted job time), skipping those whose predicted time to target is out of the race. */
 static int do_search(loop *l, scv_err *err)
 {
     static const size_t CAP = SCV_MAX_SPACE * SCV_MAX_SPACE;
@@ -441,12 +467,31 @@ static int do_search(loop *l, scv_err *err)
     size_t n = search_list(l->p, cfg, CAP);
     int rc = SCV_OK;
     const scv_run_policy *pol = l->pol;
-    for (size_t q = 0; q < n && !rc && !l->r->reached; q++) {
+    scv_run_result *r = l->r;
+    double job = l->ncs ? est_job_time(l, l->cs[0].workers, l->cs[0].batch) : NAN;
+    r->search_budget_s = pol->search_budget_share > 0 && isfinite(job) ? pol->search_budget_share * job : NAN;
+    for (size_t q = 0; q < n && !rc && !r->reached; q++) {
         int K = cfg[q][0], B = cfg[q][1];
         if (B < K || measured(l, K, B)) continue;
+        double cost = pol->profile_min_iters * est_t_iter(l, K, B) + switch_idle(l);
+        if (isfinite(r->search_budget_s) && r->search_time_s + cost > r->search_budget_s) {
+            r->n_skipped_budget++;
+            note(l, SCV_EV_NOTE, "search: K=%d, B=%d skipped: profiling it (about %.2f s) would exceed the budget "
+                 "(%.2f s spent of a %.2f s budget)", K, B, cost, r->search_time_s, r->search_budget_s);
+            continue;
+        }
+        double best = INFINITY, mine = est_job_time(l, K, B);
+        for (size_t i = 0; i < l->ncs; i++) best = fmin(best, est_job_time(l, l->cs[i].workers, l->cs[i].batch));
+        if (l->ncs >= 2 && mine > pol->search_rule_out * best) {
+            r->n_skipped_ruled_out++;
+            note(l, SCV_EV_NOTE, "search: K=%d, B=%d skipped: predicted %.1f s to the target, over %.1fx the best "
+                 "measured (%.1f s)", K, B, mine, pol->search_rule_out, best);
+            continue;
+        }
         scv_segment_spec spec = {.until_iterations = l->iteration + pol->profile_max_iters,
                                  .time_rse = pol->profile_rse, .time_min_iters = pol->profile_min_iters};
         rc = segment(l, "search", K, B, spec, NULL, err);
+        r->n_profiled++;
     }
     free(cfg);
     return rc;
@@ -650,6 +695,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
 {
     memset(out, 0, sizeof *out);
     out->accuracy = out->epochs = out->predicted_time_s = out->predicted_cost = out->predicted_band = NAN;
+    out->predicted_lo_s = out->predicted_hi_s = out->search_budget_s = NAN;
     out->state = SCV_STATE_FAILED;
     int rc = scv_run_params_check(p, err);
     if (rc) return rc;

@@ -22,7 +22,7 @@ scv_run_policy scv_run_policy_default(void)
         .segment_share = 0.5, .segment_min_iters = 200, .max_segments = 200,
         .eval_every_epochs = 0.25, .checkpoint_every = 100, .nominal_epochs = 10,
         .stat_drift_tol = 0.15, .search_eval_every_epochs = 0.05, .eval_subset = 0, .target_window = 1,
-        .seed = 1,
+        .seed = 1, .search_budget_share = 0.05, .search_rule_out = 2,
     };
 }
 
@@ -110,6 +110,14 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
     if (!strcmp(name, "max-epochs")) return positive(name, v, &p->max_epochs, 1e9, err);
     if (!strcmp(name, "target-epochs")) return positive(name, v, &p->target_epochs, 1e9, err);
     if (!strcmp(name, "budget")) return positive(name, v, &p->budget, 1e12, err);
+    if (!strcmp(name, "search-budget")) {
+        double x;
+        if (scv_parse_f64(v, &x) || x < 0 || x > 1)
+            return scv_err_set(err, SCV_EINVAL, "search-budget '%s': expected a share of the job time in [0, 1] "
+                                                "(0 = no budget)", v);
+        p->policy.search_budget_share = x;
+        return SCV_OK;
+    }
     if (!strcmp(name, "target-batch")) {
         int64_t b;
         if (scv_parse_i64(v, &b) || b < 1 || b > (1 << 24))

@@ -83,6 +83,9 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     json_num(f, "actual_cost", r->actual_cost, 1);
     json_num(f, "search_time_s", r->search_time_s, 1);
     json_num(f, "search_cost", r->search_cost, 1);
+    json_num(f, "search_budget_s", r->search_budget_s, 1);
+    fprintf(f, ",\"search_profiled\":%d,\"search_skipped_budget\":%d,\"search_skipped_ruled_out\":%d",
+            r->n_profiled, r->n_skipped_budget, r->n_skipped_ruled_out);
     fprintf(f, ",\"switches\":%d,\"relaunches\":%d", r->switches, r->relaunches);
     json_num(f, "switch_idle_median_s", r->idle_median_s, 1);
     json_num(f, "switch_idle_worst_s", r->idle_worst_s, 1);
@@ -173,8 +176,17 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
         fprintf(f, "%s.\n\n", r->why[0] ? r->why : "no plan was made");
     }
     fprintf(f, "Actual, the whole run (search and idle included): %s, %s.\n\n", at, ac);
-    fprintf(f, "Search: %s and %s in warm-up and search steps (all of it training at the same data position).\n\n",
-            st, sc);
+    fprintf(f, "Search: %s and %s in warm-up and search steps (all of it training at the same data position)", st, sc);
+    if (isfinite(r->search_budget_s)) {
+        char bt[32];
+        scv_fmt_time(r->search_budget_s, bt, sizeof bt);
+        fprintf(f, "; budget %s (%.0f%% of the predicted job time)", bt, 100 * p->policy.search_budget_share);
+    } else {
+        fprintf(f, "; no budget (%s)", p->policy.search_budget_share > 0 ? "the job's length was not known yet"
+                                                                         : "none was set");
+    }
+    fprintf(f, ". It profiled %d configuration(s), skipped %d over the budget and %d predicted too slow.\n\n",
+            r->n_profiled, r->n_skipped_budget, r->n_skipped_ruled_out);
     fprintf(f, "Switches (configuration changes): %d", r->switches);
     if (r->switches) fprintf(f, ", idle median %.2f s, worst %.2f s", r->idle_median_s, r->idle_worst_s);
     fprintf(f, "; %d relaunches in all.\n\n", r->relaunches);
