@@ -786,6 +786,7 @@ typedef struct scv_run_result {
     double accuracy, epochs;
     int workers, batch;         /* the configuration trained at last */
     scv_plan_result *plan;      /* the latest plan (owned), NULL when none was made */
+    scv_plan_result *decision;  /* the plan of the first decision (owned; may be plan) */
     scv_perf_model perf;
     scv_stat_model stat;
     int relative;               /* the plan's times are nominal: the target's epochs were unknown */

@@ -497,6 +497,13 @@ static int do_search(loop *l, scv_err *err)
     return rc;
 }
 
+/* The latest plan replaces the previous one (the decision's plan is kept). */
+static void set_plan(scv_run_result *r, scv_plan_result *res)
+{
+    if (r->plan != r->decision) scv_plan_result_free(r->plan);
+    r->plan = res;
+}
+
 /* PLAN: fit, plan, decide (or, resuming, take the stored decision). */
 static int do_plan(loop *l, scv_err *err)
 {
@@ -504,8 +511,8 @@ static int do_plan(loop *l, scv_err *err)
     scv_plan_result *res = NULL;
     int rc = plan(l, &res, &r->perf, &r->stat, err);
     if (rc) return rc;
-    scv_plan_result_free(r->plan);
-    r->plan = res;
+    set_plan(r, res);
+    if (!r->decision) r->decision = res;
     const scv_plan_point *ch = &res->points[res->chosen];
     emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = ch->workers, .batch = ch->batch, .plan = res,
                             .relative = r->relative});
@@ -595,8 +602,8 @@ static int do_replan(loop *l, scv_err *err)
     const scv_plan_point *at = find_point(res, l->K, l->B);
     int rc = scv_store_decision(l->p->store, r->run_id, "replan", l->K, l->B, l->vm->name, at ? at->time_s : NAN,
                                 at ? at->cost : NAN, why, err);
-    scv_plan_result_free(r->plan);
-    r->plan = res, r->perf = pf, r->stat = sm;
+    set_plan(r, res);
+    r->perf = pf, r->stat = sm;
     predict_progress(l);
     emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = l->K, .batch = l->B, .plan = res,
                             .relative = r->relative});
@@ -685,9 +692,10 @@ static int finish(loop *l, scv_err *err)
 void scv_run_result_free(scv_run_result *r)
 {
     if (!r) return;
-    scv_plan_result_free(r->plan);
+    set_plan(r, NULL);
+    scv_plan_result_free(r->decision);
     free(r->steps);
-    r->plan = NULL, r->steps = NULL, r->n_steps = 0;
+    r->decision = NULL, r->steps = NULL, r->n_steps = 0;
 }
 
 int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_observer *obs, scv_run_result *out,

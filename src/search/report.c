@@ -47,8 +47,8 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return NULL;
-    const scv_plan_result *res = r->plan;
-    const scv_plan_point *ch = res ? &res->points[res->chosen] : NULL;
+    const scv_plan_result *res = r->plan, *dec = r->decision ? r->decision : res;
+    const scv_plan_point *ch = dec ? &dec->points[dec->chosen] : NULL;
     fprintf(f, "{\"run\":%lld,\"job\":", r->run_id);
     json_str(f, p->job_key);
     fprintf(f, ",\"vm\":");
@@ -129,6 +129,12 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
         if (i) fputc(',', f);
         scv_plan_point_json(f, p->catalog, &res->points[i]);
     }
+    /* what was predicted when the decision was made, before any outcome was known */
+    fprintf(f, "],\"decision_points\":[");
+    for (size_t i = 0; r->decision && i < r->decision->n_points; i++) {
+        if (i) fputc(',', f);
+        scv_plan_point_json(f, p->catalog, &r->decision->points[i]);
+    }
     fprintf(f, "]}");
     if (fclose(f) != 0) {
         free(buf);
@@ -157,7 +163,8 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
     if (isfinite(r->accuracy)) fprintf(f, " (%.4f after %.2f epochs)", r->accuracy, r->epochs);
     fprintf(f, ".\n\n## Choice\n\n");
     if (res) {
-        const scv_plan_point *ch = &res->points[res->chosen];
+        const scv_plan_result *dec = r->decision ? r->decision : res;
+        const scv_plan_point *ch = &dec->points[dec->chosen];
         fprintf(f, "K = %d, B = %d: %s.\n\n", ch->workers, ch->batch, r->why);
         fprintf(f, "Predicted at the decision, from the start of the run: %s, %s (iteration time +-%.1f%%", pt, pc,
                 100 * r->predicted_band);
