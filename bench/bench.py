@@ -32,6 +32,17 @@ alternating the two systems rep by rep and quoting medians.
       epochs taken from the sweep's K=1 B=64 run; reports prediction errors, search overhead
       against the oracle, savings against the naive default (largest K, smallest B) and the
       switch idle time. SCV_SWEEP_DIR=DIR reuses a finished sweep. Needs root.
+  bench/bench.py decide [--seeds 2] [--only 0]
+      Decision quality on an emulated cluster of 4 c5.xlarge VMs (0.25 host core each, one
+      core in all): for each job (JOBS below), the truth is every K x B of the grid trained
+      to the target from scratch, per seed (bench/decide/truth-JOB.json, resumable: configs
+      already measured are kept; delete the file to measure again); then, with an empty
+      store, a first `scavenger run --search partial` (nothing known about the target) and
+      a second run of the same job (the first one stored). Reports, per run, the predicted
+      time to target at the decision against the truth's median for every configuration and
+      for the chosen one, the regret (truth of the chosen over the oracle's), the run's total
+      time and cost against the oracle's and against the naive default (largest K, smallest
+      B). --only N measures/reports job N only. Needs root.
   bench/bench.py planspeed
       Planning over >= one million configurations (all catalog types x K x B): seconds.
 
@@ -366,10 +377,127 @@ def planspeed():
           f"| {j['n_configs']} | {statistics.median(times):.3f} |")
 
 
+# The decision-quality benchmark's jobs: the same target rule (smoothed, subset evaluations,
+# confirmed on the full test set) for the truth and for the runs.
+DECIDE_GRID = {"workers": (1, 2, 4), "batches": (64, 128, 256)}
+DECIDE_JOBS = [
+    {"name": "lenet-88", "target": 0.88, "max_epochs": 30,
+     "job": ["--model", "lenet", "--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64"]},
+    {"name": "mlp-87", "target": 0.87, "max_epochs": 60,
+     "job": ["--model", "mlp", "--hidden", "512,256", "--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64"]},
+]
+DECIDE_TARGET_RULE = ["--eval-every-epochs", "0.25", "--eval-subset", "2000", "--target-window", "3"]
+
+
+def decide_truth(job, cluster, seeds):
+    """Every configuration trained to the target, per seed; resumable (a JSON file per job)."""
+    os.makedirs("bench/decide", exist_ok=True)
+    path = f"bench/decide/truth-{job['name']}.json"
+    truth = json.load(open(path)) if os.path.exists(path) else {
+        "command": "bench/bench.py decide", "machine": machine(), "cluster": "4 x c5.xlarge (0.25 core, 78 Mbit/s)",
+        "job": job, "target_rule": DECIDE_TARGET_RULE, "runs": {}}
+    for seed in range(1, seeds + 1):
+        for K in DECIDE_GRID["workers"]:
+            for B in DECIDE_GRID["batches"]:
+                key = f"{K},{B},{seed}"
+                if key in truth["runs"]:
+                    continue
+                t0 = time.time()
+                out = subprocess.run([BIN, "train", "--cluster", cluster, "--vm-type", "c5.xlarge", "--workers", str(K),
+                                      "--batch", str(B), *job["job"], "--seed", str(seed), "--target-accuracy",
+                                      str(job["target"]), "--epochs", str(job["max_epochs"]), *DECIDE_TARGET_RULE,
+                                      "--json", "--progress", "never"], capture_output=True, text=True)
+                summ = json.loads(out.stdout.strip().splitlines()[-1])
+                truth["runs"][key] = {"reached": summ["reached_target"], "seconds": summ["wall_seconds"],
+                                      "epochs": summ["epochs"], "t_iter": summ["t_iter_mean"],
+                                      "process_seconds": time.time() - t0, "date": time.strftime("%Y-%m-%d")}
+                print(f"truth {job['name']} K={K} B={B} seed {seed}: {summ['wall_seconds']:.1f} s, "
+                      f"{summ['epochs']:.2f} epochs, reached {summ['reached_target']}", file=sys.stderr)
+                tmp = path + ".tmp"
+                with open(tmp, "w") as f:
+                    json.dump(truth, f, indent=1)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, path)
+    return truth
+
+
+def decide(seeds=2, only=-1):
+    name, price = "decide", None
+    for l in open("data/vm-catalog.csv"):
+        f = l.split(",")
+        if len(f) > 7 and f[1] == "c5.xlarge":
+            price = float(f[7])
+    subprocess.run([BIN, "cluster", "up", "--name", name, "--vm", "c5.xlarge:4"], check=True, stdout=subprocess.DEVNULL)
+    try:
+        for j, job in enumerate(DECIDE_JOBS):
+            if only >= 0 and j != only:
+                continue
+            truth = decide_truth(job, name, seeds)
+            med = {}
+            for K in DECIDE_GRID["workers"]:
+                for B in DECIDE_GRID["batches"]:
+                    rs = [truth["runs"][f"{K},{B},{s}"] for s in range(1, seeds + 1)]
+                    ok = [r for r in rs if r["reached"]]
+                    if ok:
+                        secs = sorted(r["seconds"] for r in ok)
+                        med[K, B] = (statistics.median(secs), min(secs), max(secs), len(ok))
+            db = os.path.join(tempfile.mkdtemp(), "decide.db")
+            reports = []
+            for attempt in ("first", "second"):
+                rep = os.path.join(os.path.dirname(db), attempt)
+                subprocess.run([BIN, "run", "--db", db, "--cluster", name, *job["job"], "--target-accuracy",
+                                str(job["target"]), "--max-epochs", str(job["max_epochs"]),
+                                "--workers", ",".join(map(str, DECIDE_GRID["workers"])),
+                                "--batch", ",".join(map(str, DECIDE_GRID["batches"])), "--search", "partial",
+                                "--objective", "time", "--report", rep], stdout=subprocess.DEVNULL)
+                reports.append((attempt, json.load(open(os.path.join(rep, "report.json")))))
+            oracle = min(med, key=lambda kb: med[kb][0])
+            naive = (max(DECIDE_GRID["workers"]), min(DECIDE_GRID["batches"]))
+            ot = med[oracle][0]
+            print(f"\n# {job['name']}: {' '.join(job['job'])} to {job['target']:.0%} test accuracy on 4 emulated "
+                  f"c5.xlarge VMs; {machine()}\n")
+            print("| K | B | truth: median s (min-max, seeds reached) | " +
+                  " | ".join(f"{a} run: predicted s, error" for a, _ in reports) + " |")
+            print("|---|---|---|" + "---|" * len(reports))
+            errs = {a: [] for a, _ in reports}
+            for kb in sorted(med):
+                m = med[kb]
+                row = [str(kb[0]), str(kb[1]), f"{m[0]:.1f} ({m[1]:.1f}-{m[2]:.1f}, {m[3]}/{seeds})"]
+                for a, r in reports:
+                    pts = {(q["workers"], q["batch"]): q["time_s"] for q in r.get("decision_points", [])}
+                    p = pts.get(kb)
+                    if p and not r.get("relative_prediction"):
+                        errs[a].append(abs(p / m[0] - 1))
+                        row.append(f"{p:.1f}, {100 * (p / m[0] - 1):+.0f}%")
+                    else:
+                        row.append("-")
+                print("| " + " | ".join(row) + " |")
+            print(f"\noracle K={oracle[0]} B={oracle[1]}: {ot:.1f} s; naive default K={naive[0]} B={naive[1]}: "
+                  f"{med[naive][0]:.1f} s" if naive in med else "")
+            print("\n| run | target from | mean error over the grid | chosen | its predicted s | its truth s | "
+                  "error | regret | run total s | vs oracle | run cost $ | vs naive: time, cost |")
+            print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+            for a, r in reports:
+                ch = r.get("chosen") or {}
+                kb = (ch.get("workers"), ch.get("batch"))
+                tc = med.get(kb, (float("nan"),))[0]
+                pt = r.get("predicted_time_s") or float("nan")
+                nt = med.get(naive, (float("nan"),))[0]
+                ncost = nt * naive[0] / 3600 * price if price else float("nan")
+                mean_err = f"{100 * statistics.mean(errs[a]):.1f}%" if errs[a] else "-"
+                print(f"| {a} | {r['target']['source']} | {mean_err} | K={kb[0]} B={kb[1]} | {pt:.1f} | {tc:.1f} "
+                      f"| {100 * (pt / tc - 1):+.1f}% | {tc / ot:.2f} | {r['actual_time_s']:.1f} "
+                      f"| {100 * (r['actual_time_s'] / ot - 1):+.1f}% | {r['actual_cost']:.6f} "
+                      f"| {nt / r['actual_time_s']:.2f}x faster, {100 * (1 - r['actual_cost'] / ncost):.0f}% cheaper |")
+    finally:
+        subprocess.run([BIN, "cluster", "down", "--name", name])
+
+
 if __name__ == "__main__":
     cmds = {"throughput": throughput, "overhead": overhead, "accuracy": accuracy,
             "predict": predict, "statmodels": statmodels, "cluster": cluster, "loop": loop,
-            "planspeed": planspeed}
+            "planspeed": planspeed, "decide": decide}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

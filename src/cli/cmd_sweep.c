@@ -236,7 +236,7 @@ int cmd_sweep(int argc, char **argv)
             r->t_iter = jnum(o, "t_iter_mean");
             r->accuracy = jnum(o, "test_accuracy");
             r->reached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "reached_target"));
-            r->cost = K * r->wall / 3600.0 * vm->ondemand;
+            r->cost = scv_cost_usd(K, r->wall, vm->ondemand);
             cJSON_Delete(o);
             fprintf(stderr, " %s in %.1f s (%.0f iterations, %.2f epochs), %.1f s total\n",
                     r->reached ? "reached" : "NOT reached", r->wall, r->iterations, r->epochs, scv_now() - t0);
