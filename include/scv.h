@@ -202,7 +202,7 @@ typedef struct scv_train_result {
     int accuracy_full;         /* 1: test_accuracy is from the whole test set, 0: the subset */
     double eval_seconds;       /* seconds spent evaluating in this invocation (all kinds) */
     int evals_subset, evals_full; /* evaluations in this invocation, by set */
-    char reached_by[192];      /* how the target was decided ("" = not reached) */
+    char reached_by[256];      /* how the target was decided ("" = not reached) */
 } scv_train_result;
 
 scv_train_params scv_train_params_default(void);
@@ -713,8 +713,9 @@ typedef struct scv_run_policy {
     double stat_drift_tol;      /* 0.15: re-plan when the predicted samples to target move this much */
     double search_eval_every_epochs; /* 0.05: evaluations while warming up and searching
                                    (the learning curve needs points early) */
-    int eval_subset;            /* periodic evaluations on this many held-out samples (0 = all) */
-    int target_window;          /* reached: the mean of this many evaluations >= the target */
+    int eval_subset;            /* 2000: periodic evaluations on this many held-out samples
+                                   (0 = all); the target is confirmed on the whole test set */
+    int target_window;          /* 3: reached when the mean of this many evaluations >= target */
     uint64_t seed;              /* 1: the bootstrap of the learning curve's band */
     double search_budget_share; /* 0.05: warm-up and search spend at most this share of the
                                    predicted job time (0 = no budget; unknown job: none) */

@@ -147,6 +147,11 @@ static void deliver(relaunch *r, const char *line)
         r->res->last_end = s.wall_end;
         if (r->sink && r->sink->on_iter) r->sink->on_iter(r->sink->ctx, &s);
     } else if (!strcmp(t->valuestring, "eval")) {
+        const cJSON *role = cJSON_GetObjectItemCaseSensitive(o, "role");
+        if (cJSON_IsString(role) && strcmp(role->valuestring, "periodic")) { /* a confirmation on the */
+            cJSON_Delete(o);                                                 /* full set: not a point */
+            return;                                                          /* of the curve */
+        }
         scv_eval_sample e = {.iteration = (int64_t)jnum(o, "iter"), .epoch = jnum(o, "epoch_progress"),
                              .accuracy = jnum(o, "test_accuracy"), .loss = jnum(o, "test_loss")};
         e.samples_seen = e.epoch * n_train;

@@ -242,7 +242,9 @@ int scv_profile_target(const char *path, double accuracy, double *epochs, int *b
         str_field(o, "type", type, sizeof type);
         int ok = 1;
         if (!strcmp(type, "iter")) B = (int)num_field(o, "batch", &ok);
-        if (!strcmp(type, "eval")) {
+        char set[16] = "";
+        str_field(o, "set", set, sizeof set); /* subset evaluations are not the target's measure */
+        if (!strcmp(type, "eval") && strcmp(set, "subset")) {
             double acc = num_field(o, "test_accuracy", &ok), ep = num_field(o, "epoch_progress", &ok);
             best = fmax(best, acc);
             if (ok && acc >= accuracy && B > 0) {

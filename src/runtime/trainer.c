@@ -11,6 +11,9 @@
  *   grad_sqnorm_global     = |g|^2,  g = (1/B) sum over the global batch
  * SGD with momentum mu and weight decay wd (PyTorch's form): v = mu v + g + wd w; w -= lr v.
  * Rank 0 writes metrics (JSONL), checkpoints and the progress line.
+ * Target: periodic evaluations (the first eval_subset test samples, or all) fill a window of
+ * the last target_window accuracies (prefilled by target_history); when its mean reaches the
+ * target, a subset's verdict is confirmed on the whole test set (>= target - confirm_tol).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
