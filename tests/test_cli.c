@@ -521,7 +521,7 @@ static int plan_row(const char *line, double *t, double *c, int *k, int *b)
     if (strlen(line) < 4 || (line[0] != ' ' && line[0] != '>')) return 0;
     if (sscanf(line + 3, "%63s %d %d %lf %lf %lf %lf %15s $%lf", vm, k, b, &bb, &ti, &it, t, unit, c) != 9)
         return 0;
-    *t *= !strcmp(unit, "h") ? 3600 : !strcmp(unit, "min") ? 60 : 1;
+    *t *= !strcmp(unit, "h") ? 3600 : !strcmp(unit, "min") ? 60 : !strcmp(unit, "ms") ? 1e-3 : 1;
     return 1;
 }
 
