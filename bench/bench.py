@@ -306,7 +306,11 @@ def loop(target=86, cosine=0):
             subprocess.run([BIN, "run", "--db", db, "--cluster", name, *job, "--target-accuracy", str(target),
                             "--workers", ",".join(map(str, Ks)), "--batch", ",".join(map(str, run_Bs)),
                             "--search", pol, "--objective", "time", "--target-epochs", str(ref[2]),
-                            "--target-batch", "64", "--max-epochs", "15", "--report", rep],
+                            "--target-batch", "64", "--max-epochs", "15", "--report", rep,
+                            # the sweep's rule and schedule (one evaluation of the whole test
+                            # set every 1/4 epoch), and no search budget: the loop as before
+                            "--target-window", "1", "--eval-subset", "0", "--search-eval-every-epochs", "0.25",
+                            "--search-budget", "0"],
                            stdout=subprocess.DEVNULL)
             reports[pol] = json.load(open(os.path.join(rep, "report.json")))
         print(f"# the Scavenger loop on 4 emulated c5.2xlarge VMs, LeNet to {target:.0%} test accuracy; "

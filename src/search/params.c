@@ -110,6 +110,18 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
     if (!strcmp(name, "max-epochs")) return positive(name, v, &p->max_epochs, 1e9, err);
     if (!strcmp(name, "target-epochs")) return positive(name, v, &p->target_epochs, 1e9, err);
     if (!strcmp(name, "budget")) return positive(name, v, &p->budget, 1e12, err);
+    if (!strcmp(name, "eval-subset") || !strcmp(name, "target-window")) {
+        int64_t x;
+        if (scv_parse_i64(v, &x) || x < (name[0] == 'e' ? 0 : 1) || x > 1000000)
+            return scv_err_set(err, SCV_EINVAL, "%s '%s': expected %s", name, v,
+                               name[0] == 'e' ? "a number of test samples (0 = all)" : "a window of 1 or more");
+        if (name[0] == 'e') p->policy.eval_subset = (int)x;
+        else p->policy.target_window = (int)x;
+        return SCV_OK;
+    }
+    if (!strcmp(name, "eval-every-epochs")) return positive(name, v, &p->policy.eval_every_epochs, 1e6, err);
+    if (!strcmp(name, "search-eval-every-epochs"))
+        return positive(name, v, &p->policy.search_eval_every_epochs, 1e6, err);
     if (!strcmp(name, "search-budget")) {
         double x;
         if (scv_parse_f64(v, &x) || x < 0 || x > 1)
