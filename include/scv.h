@@ -865,6 +865,8 @@ int scv_store_run_measurements(scv_store *s, long long run, scv_config_stats **o
                                scv_err *err);
 int scv_store_eval(scv_store *s, long long run, int workers, int batch, const scv_eval_sample *e,
                    scv_err *err);
+/* A run's evaluations in the order they were stored (malloc'ed). */
+int scv_store_load_evals(scv_store *s, long long run, scv_eval_sample **out, size_t *n, scv_err *err);
 /* A run at a glance (`scavenger runs`): its first plan's decision and its outcome; NaN
  * where not known. */
 typedef struct scv_run_summary {

@@ -219,8 +219,10 @@ int cmd_sweep(int argc, char **argv)
             }
             fprintf(stderr, "[%d/%d] K=%d B=%d ...", idx, total, K, B);
             double t0 = scv_now();
-            int st = scv_run_self(NULL, av.v, line, sizeof line, NULL, NULL, NULL, 0);
+            int st;
+            int rc2 = scv_run_self(NULL, av.v, line, sizeof line, &st, NULL, NULL, NULL, 0, &err);
             scv_argv_free(&av);
+            if (rc2) goto done;
             cJSON *o = line[0] ? cJSON_Parse(line) : NULL;
             if (!o || (st != 0 && st != 1)) {
                 fprintf(stderr, " failed (exit %d)\n", st);

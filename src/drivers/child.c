@@ -18,19 +18,21 @@
 static volatile sig_atomic_t g_int;
 static void on_int(int sig) { (void)sig; g_int = 1; }
 
-int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int *interrupted,
-                 void (*tick)(void *ctx), void *ctx, int tick_ms)
+int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int *status, int *interrupted,
+                 void (*tick)(void *ctx), void *ctx, int tick_ms, scv_err *err)
 {
     int fd[2];
     json[0] = 0;
+    *status = -1;
     if (interrupted) *interrupted = 0;
-    if (pipe(fd)) return -1;
+    if (pipe(fd)) return scv_err_set(err, SCV_EIO, "cannot start %s: pipe: %s", argv[1], strerror(errno));
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
+        int e = errno;
         close(fd[0]);
         close(fd[1]);
-        return -1;
+        return scv_err_set(err, SCV_EIO, "cannot start %s: fork: %s", argv[1], strerror(e));
     }
     if (pid == 0) {
         dup2(fd[1], 1);
@@ -77,7 +79,8 @@ int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int
     sigaction(SIGINT, &old, NULL);
     if (tick) tick(ctx);
     if (interrupted) *interrupted = g_int;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return SCV_OK;
 }
 
 void scv_argv_add(scv_argv *a, const char *s)

@@ -9,13 +9,14 @@
 #include <stdint.h>
 #include "scv.h"
 
-/* Runs exe (NULL = /proc/self/exe) with argv (argv[0] is a name), waits and returns its
- * exit status (128 + signal when killed), or -1 when it could not start. The last stdout
- * line that starts with '{' goes to json. While it runs, tick(ctx) is called about every
- * tick_ms (tick may be NULL). The parent ignores SIGINT meanwhile, so Ctrl-C reaches the
- * child, which stops cleanly; *interrupted is set when SIGINT arrived. */
-int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int *interrupted,
-                 void (*tick)(void *ctx), void *ctx, int tick_ms);
+/* Runs exe (NULL = /proc/self/exe) with argv (argv[0] is a name) and waits: SCV_OK with
+ * its exit status in *status (128 + signal when killed), or SCV_EIO when it could not be
+ * started. The last stdout line that starts with '{' goes to json. While it runs,
+ * tick(ctx) is called about every tick_ms (tick may be NULL). The parent ignores SIGINT
+ * meanwhile, so Ctrl-C reaches the child, which stops cleanly; *interrupted is set when
+ * SIGINT arrived. */
+int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int *status, int *interrupted,
+                 void (*tick)(void *ctx), void *ctx, int tick_ms, scv_err *err);
 
 /* A growing argv of owned strings, NULL-terminated. */
 typedef struct scv_argv {

@@ -93,13 +93,14 @@ static int r_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
         scv_argv_free(&a);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
-    int st = scv_run_self(r->exe, a.v, json, sizeof json, NULL, NULL, NULL, 0);
+    int st, rc = scv_run_self(r->exe, a.v, json, sizeof json, &st, NULL, NULL, NULL, 0, err);
     scv_argv_free(&a);
+    if (rc) return rc;
     if (st != 0)
         return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
                            "the job does not start (scavenger train exited %d): try its options with "
                            "`scavenger train`", st);
-    int rc = scv_job_load(path, &r->job, err);
+    rc = scv_job_load(path, &r->job, err);
     if (!rc) *job = r->job;
     return rc;
 }
@@ -210,11 +211,12 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
     r->tail = NULL, r->tail_path = metrics, r->sink = sink, r->res = out, r->partial[0] = 0;
-    int intr = 0;
-    int st = scv_run_self(r->exe, a.v, json, sizeof json, &intr, tail_tick, r, 250);
+    int intr = 0, st;
+    int rc = scv_run_self(r->exe, a.v, json, sizeof json, &st, &intr, tail_tick, r, 250, err);
     scv_argv_free(&a);
     if (r->tail) fclose(r->tail);
     r->tail = NULL, r->sink = NULL, r->res = NULL;
+    if (rc) return rc;
     if (st == 130 || intr) return scv_err_set(err, SCV_EINTR, "interrupted");
     cJSON *o = json[0] ? cJSON_Parse(json) : NULL;
     if (!o || (st != 0 && st != 1)) {

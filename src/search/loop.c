@@ -57,6 +57,7 @@ typedef struct loop {
     double planned_x_star;          /* the prediction the plan used (re-plan when it moves) */
     double history[16];             /* the latest accuracies, oldest first */
     int n_history;
+    scv_err sink_err;               /* a store write that failed inside the sink */
 } loop;
 
 /* ---- events ---- */
@@ -189,8 +190,8 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
     if (l->n_history == (int)(sizeof l->history / sizeof l->history[0]))
         memmove(l->history, l->history + 1, sizeof l->history - sizeof l->history[0]), l->n_history--;
     l->history[l->n_history++] = e->accuracy;
-    scv_store_eval(l->p->store, l->r->run_id, l->K, l->B, e, NULL); /* best effort: a lost
-                                                                       point of a curve */
+    if (!l->sink_err.code) /* the sink cannot fail the segment: it is failed when it returns */
+        scv_store_eval(l->p->store, l->r->run_id, l->K, l->B, e, &l->sink_err);
     emit(l, (scv_run_event){.kind = SCV_EV_EVAL, .workers = l->K, .batch = l->B, .eval = e});
 }
 
@@ -241,6 +242,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
              err ? err->msg : "a segment failed", l->retries, l->pol->max_retries);
     }
     if (rc) return rc;
+    if (l->sink_err.code) return scv_err_set(err, l->sink_err.code, "%.400s", l->sink_err.msg);
     if (r->n_steps == l->steps_cap) {
         size_t cap = l->steps_cap ? 2 * l->steps_cap : 16;
         scv_run_step *n = realloc(r->steps, cap * sizeof *n);
@@ -363,18 +365,23 @@ static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B)
     return NULL;
 }
 
+/* Iterations still needed at batch B under the statistical model sm: from the learning
+ * curve's remaining reference samples when the target came from it, else the model's total
+ * less what is done. */
+static double rest_iters(const loop *l, const scv_stat_model *sm, int B)
+{
+    const progress_pred *pr = &l->pred;
+    if (l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->reachable)
+        return scv_samples_at_batch(fmax(0, pr->x_star - pr->x_now), pr->b_ref, B, pr->b_noise) / B;
+    return fmax(0, scv_stat_iterations(sm, B) - (double)l->iteration);
+}
+
 /* Progress predictions for the configuration trained at. */
 static void predict_progress(loop *l)
 {
     const scv_plan_point *pt = find_point(l->r->plan, l->K, l->B);
     l->pred_t_iter = pt ? pt->t_iter : NAN;
-    l->need_iters = pt ? scv_stat_iterations(&l->r->stat, l->B) : NAN;
-    const progress_pred *pr = &l->pred;
-    if (pt && l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->reachable) {
-        /* the rest of the reference samples, carried to this batch */
-        double rest = scv_samples_at_batch(fmax(0, pr->x_star - pr->x_now), pr->b_ref, l->B, pr->b_noise);
-        l->need_iters = (double)l->iteration + rest / l->B;
-    }
+    l->need_iters = pt ? (double)l->iteration + rest_iters(l, &l->r->stat, l->B) : NAN;
 }
 
 static int store_models(loop *l, scv_err *err)
@@ -545,7 +552,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
 {
     const scv_run_policy *pol = l->pol;
     *drifted = 0;
-    double rest = scv_stat_iterations(&l->r->stat, l->B) - (double)l->iteration;
+    double rest = rest_iters(l, &l->r->stat, l->B);
     double chunk = fmax(fmax((double)pol->segment_min_iters, l->job.n_train / l->B), pol->segment_share * rest);
     scv_segment_spec spec = {.until_iterations = l->iteration + (int64_t)ceil(chunk), .final_eval = 1};
     scv_run_step *t;
@@ -586,9 +593,8 @@ static int do_replan(loop *l, scv_err *err)
         return SCV_OK;
     }
     const scv_plan_point *nc = &res->points[res->chosen], *cur = find_point(res, l->K, l->B);
-    double done = (double)l->iteration;
-    double rem_cur = cur ? fmax(0, scv_stat_iterations(&sm, l->B) - done) * cur->t_iter : 0;
-    double rem_new = fmax(0, scv_stat_iterations(&sm, nc->batch) - done) * nc->t_iter;
+    double rem_cur = cur ? rest_iters(l, &sm, l->B) * cur->t_iter : 0;
+    double rem_new = rest_iters(l, &sm, nc->batch) * nc->t_iter;
     double cost = l->pol->switch_idle_factor * switch_idle(l) + l->pol->switch_remaining_share * rem_cur;
     char why[256];
     if ((nc->workers != l->K || nc->batch != l->B) && rem_cur - rem_new > cost) {
@@ -629,7 +635,26 @@ static int open_run(loop *l, scv_err *err)
         size_t n;
         if ((rc = scv_store_run_measurements(p->store, r->run_id, &cs, &n, err))) return rc;
         l->cs = cs, l->ncs = l->cs_cap = n;
-        for (size_t i = 0; i < r->n_steps; i++) r->reached |= r->steps[i].reached;
+        double samples = 0; /* the learning curve: the steps' samples and the stored evaluations */
+        for (size_t i = 0; i < r->n_steps; i++) {
+            r->reached |= r->steps[i].reached;
+            if ((rc = progress_segment(&l->prog, samples, r->steps[i].batch))) return scv_err_set(err, rc, "out of memory");
+            samples += (double)r->steps[i].iterations * r->steps[i].batch;
+            progress_advance(&l->prog, samples);
+        }
+        scv_eval_sample *ev;
+        if ((rc = scv_store_load_evals(p->store, r->run_id, &ev, &n, err))) return rc;
+        for (size_t i = 0; i < n; i++) {
+            progress_eval_add(&l->prog, ev[i].samples_seen, ev[i].accuracy);
+            l->history[l->n_history++ % 16] = ev[i].accuracy;
+        }
+        if (l->n_history > 16) { /* keep the latest 16 in order */
+            double h[16];
+            for (int i = 0; i < 16; i++) h[i] = l->history[(l->n_history + i) % 16];
+            memcpy(l->history, h, sizeof h);
+            l->n_history = 16;
+        }
+        free(ev);
     } else if ((rc = scv_store_run_new(p->store, p->job_key, p->job_json ? p->job_json : "{}", &r->run_id, err))) {
         return rc;
     }
@@ -684,8 +709,15 @@ static int finish(loop *l, scv_err *err)
     tally(l);
     r->workers = l->K, r->batch = l->B;
     int rc = scv_store_outcome(l->p->store, r->run_id, r->actual_time_s, r->actual_cost, r->accuracy, r->reached, err);
-    if (!rc && r->reached && isfinite(r->epochs))
-        rc = scv_store_set_target(l->p->store, r->run_id, l->p->target_accuracy, r->epochs, l->B, err);
+    if (!rc && r->reached && isfinite(r->epochs)) {
+        /* the epochs it took, at one batch: samples at other batches carried to the
+         * smallest by the noise scale (as the learning curve counts them) */
+        double bn = noise_scale(l), e = r->epochs;
+        int b = l->B;
+        if (isfinite(bn) && l->job.n_train > 0)
+            e = progress_ref_samples(&l->prog, l->samples, l->p->batches[0], bn) / l->job.n_train, b = l->p->batches[0];
+        rc = scv_store_set_target(l->p->store, r->run_id, l->p->target_accuracy, e, b, err);
+    }
     return rc;
 }
 
@@ -731,6 +763,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     if ((rc = d->progress(d->ctx, &it0, &s0, err))) goto failed_open;
     l->iteration = it0;
     l->samples = s0;
+    progress_advance(&l->prog, s0); /* an interrupted segment's checkpointed part */
     scv_run_state s;
     if ((rc = first_state(l, &s, err))) goto failed_open;
     for (;;) {

@@ -470,3 +470,35 @@ int scv_store_run_summary(scv_store *s, long long run, scv_run_summary *out, scv
     sqlite3_finalize(st);
     return rc;
 }
+
+int scv_store_load_evals(scv_store *s, long long run, scv_eval_sample **out, size_t *n, scv_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT iteration, samples, epoch, accuracy, loss FROM evals WHERE run=? "
+                                  "ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(s, err, "prepare");
+    sqlite3_bind_int64(st, 1, run);
+    size_t cap = 0;
+    int rc = SCV_OK;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 32;
+            scv_eval_sample *ne = realloc(*out, cap * sizeof *ne);
+            if (!ne) {
+                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+                break;
+            }
+            *out = ne;
+        }
+        scv_eval_sample *e = &(*out)[(*n)++];
+        e->iteration = sqlite3_column_int64(st, 0);
+        e->samples_seen = col_d(st, 1);
+        e->epoch = col_d(st, 2);
+        e->accuracy = col_d(st, 3);
+        e->loss = col_d(st, 4);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
