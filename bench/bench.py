@@ -385,10 +385,10 @@ def planspeed():
 # confirmed on the full test set) for the truth and for the runs.
 DECIDE_GRID = {"workers": (1, 2, 4), "batches": (64, 128, 256)}
 DECIDE_JOBS = [
-    {"name": "lenet-88", "target": 0.88, "max_epochs": 30,
+    {"name": "lenet-885", "target": 0.885, "max_epochs": 20,
      "job": ["--model", "lenet", "--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64"]},
-    {"name": "mlp-87", "target": 0.87, "max_epochs": 60,
-     "job": ["--model", "mlp", "--hidden", "512,256", "--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64"]},
+    {"name": "mlp128-86", "target": 0.86, "max_epochs": 30,
+     "job": ["--model", "mlp", "--hidden", "128", "--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64"]},
 ]
 DECIDE_TARGET_RULE = ["--eval-every-epochs", "0.25", "--eval-subset", "2000", "--target-window", "3"]
 

@@ -568,10 +568,15 @@ static int do_train(loop *l, int *drifted, scv_err *err)
              100 * (t->t_iter / pp->t_iter - 1), 1e3 * pp->t_iter);
         return SCV_OK;
     }
-    if (l->r->target_source == SCV_TARGET_CURVE) { /* the statistical prediction, refitted */
+    scv_target_source src = l->r->target_source;
+    if (src == SCV_TARGET_CURVE || src == SCV_TARGET_NOMINAL) { /* the statistical prediction, refitted */
         predict_target(l);
-        double moved = l->pred.ok && l->pred.reachable ? l->pred.x_star / l->planned_x_star - 1 : INFINITY;
-        if (fabs(moved) > pol->stat_drift_tol) {
+        int now = l->pred.ok && l->pred.reachable;
+        double moved = now && src == SCV_TARGET_CURVE ? l->pred.x_star / l->planned_x_star - 1 : INFINITY;
+        if (src == SCV_TARGET_NOMINAL && now) {
+            *drifted = 1;
+            note(l, SCV_EV_NOTE, "the learning curve now predicts the target: re-plan with absolute times");
+        } else if (src == SCV_TARGET_CURVE && fabs(moved) > pol->stat_drift_tol) {
             *drifted = 1;
             note(l, SCV_EV_NOTE, "the predicted samples to the target moved %+.0f%%: re-plan", 100 * moved);
         } else {
