@@ -428,10 +428,10 @@ def decide_truth(job, cluster, seeds):
 
 def decide(seeds=2, only=-1):
     name, price = "decide", None
-    for l in open("data/vm-catalog.csv"):
-        f = l.split(",")
-        if len(f) > 7 and f[1] == "c5.xlarge":
-            price = float(f[7])
+    import csv
+    for row in csv.DictReader(open("data/vm-catalog.csv")):
+        if row["instance_type"] == "c5.xlarge":
+            price = float(row["ondemand_usd_per_hr"])
     subprocess.run([BIN, "cluster", "up", "--name", name, "--vm", "c5.xlarge:4"], check=True, stdout=subprocess.DEVNULL)
     try:
         for j, job in enumerate(DECIDE_JOBS):
