@@ -684,6 +684,7 @@ typedef struct scv_run_event {
     int relative;               /* PLAN: its times are nominal (the target's epochs unknown) */
     double elapsed_s;           /* since the run started */
     double remaining_s;         /* predicted time left to the target (NaN: not known yet) */
+    double remaining_lo_s, remaining_hi_s; /* its statistical band (NaN: none) */
     const char *text;
 } scv_run_event;
 typedef struct scv_run_observer {

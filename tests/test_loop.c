@@ -173,12 +173,17 @@ typedef struct rec {
     char seq[4096];           /* "warmup:2,32 search:1,32 ..." */
     int switches, plans, retries, decisions;
     char last_decision[512];
+    double last_elapsed;      /* the run's elapsed time never goes back */
+    int backwards, remaining_seen;
 } rec;
 
 static void on_event(void *ctx, const scv_run_event *ev)
 {
     rec *r = ctx;
     size_t len = strlen(r->seq);
+    if (ev->elapsed_s < r->last_elapsed - 1e-9) r->backwards++;
+    r->last_elapsed = ev->elapsed_s;
+    if (ev->kind == SCV_EV_ITER && isfinite(ev->remaining_s)) r->remaining_seen++;
     switch (ev->kind) {
     case SCV_EV_SEGMENT_START:
         snprintf(r->seq + len, sizeof r->seq - len, "%s%s:%d,%d", len ? " " : "", ev->phase, ev->workers, ev->batch);
@@ -267,6 +272,9 @@ static void t_partial_full_none(void)
     CHECK_NEAR(res.actual_time_s, f.clock - res.steps[0].first_start, 1e-9, 1e-9);
     CHECK(res.search_time_s > 0 && res.search_time_s < res.actual_time_s);
     CHECK_EQ_INT(res.relaunches, (long long)res.n_steps - 1);
+    CHECK_EQ_INT(r.backwards, 0);
+    CHECK_NEAR(r.last_elapsed, res.actual_time_s, 1e-9, 1e-9);
+    CHECK(r.remaining_seen > 0); /* the time to the target is shown once there is a plan */
     scv_run_result_free(&res);
     /* full: every configuration with B >= K once */
     fake g = new_fake();

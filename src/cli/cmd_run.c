@@ -144,12 +144,18 @@ static void progress_line(view *v, const scv_run_event *ev)
     double now = scv_now();
     if (now - v->last_line < 0.25) return;
     v->last_line = now;
-    char el[32], rem[64] = "", acc[32] = "";
+    char el[32], rem[128] = "", acc[32] = "";
     scv_fmt_time(ev->elapsed_s, el, sizeof el);
     if (isfinite(ev->remaining_s)) {
-        char t[32];
+        char t[32], lo[32], hi[32];
         scv_fmt_time(ev->remaining_s, t, sizeof t);
-        snprintf(rem, sizeof rem, ", about %s to the target", t);
+        if (isfinite(ev->remaining_lo_s)) {
+            scv_fmt_time(ev->remaining_lo_s, lo, sizeof lo);
+            scv_fmt_time(ev->remaining_hi_s, hi, sizeof hi);
+            snprintf(rem, sizeof rem, ", about %s to the target (%s to %s)", t, lo, hi);
+        } else {
+            snprintf(rem, sizeof rem, ", about %s to the target", t);
+        }
     }
     if (isfinite(v->accuracy)) snprintf(acc, sizeof acc, ", test acc %.4f", v->accuracy);
     fprintf(stderr, "\r\033[K  [%s] K=%d B=%d iteration %lld, epoch %.2f%s; %s in the run%s", scv_run_state_name(ev->state),

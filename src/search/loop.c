@@ -58,14 +58,22 @@ typedef struct loop {
     double history[16];             /* the latest accuracies, oldest first */
     int n_history;
     scv_err sink_err;               /* a store write that failed inside the sink */
+    double seg_t0, seg_t1;          /* wall clock of the current segment's first and latest iteration */
 } loop;
 
 /* ---- events ---- */
 
+/* The run's time so far: the recorded steps, the idle before the current segment and its
+ * iterations up to the latest (wall-clock stamps from the driver). */
 static double elapsed(const loop *l)
 {
     const scv_run_result *r = l->r;
-    return r->n_steps ? r->actual_time_s : 0;
+    double t = r->n_steps ? r->actual_time_s : 0;
+    if (isfinite(l->seg_t0) && l->seg_t1 >= l->seg_t0) {
+        double prev = r->n_steps ? r->steps[r->n_steps - 1].last_end : NAN;
+        t += l->seg_t1 - l->seg_t0 + (isfinite(prev) && l->seg_t0 > prev && !l->resumed_decision ? l->seg_t0 - prev : 0);
+    }
+    return t;
 }
 
 static void emit(loop *l, scv_run_event ev)
@@ -76,6 +84,13 @@ static void emit(loop *l, scv_run_event ev)
     ev.remaining_s = l->need_iters > 0 && l->pred_t_iter > 0
                          ? fmax(0, l->need_iters - (double)l->iteration) * l->pred_t_iter
                          : NAN;
+    ev.remaining_lo_s = ev.remaining_hi_s = NAN;
+    const progress_pred *pr = &l->pred;
+    if (isfinite(ev.remaining_s) && l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->x_star > pr->x_now) {
+        double rest = pr->x_star - pr->x_now; /* the band of the reference samples still to go */
+        ev.remaining_lo_s = ev.remaining_s * fmax(0, pr->lo - pr->x_now) / rest;
+        ev.remaining_hi_s = ev.remaining_s * fmax(0, pr->hi - pr->x_now) / rest;
+    }
     l->obs->on_event(l->obs->ctx, &ev);
 }
 
@@ -178,6 +193,8 @@ static void on_iter(void *ctx, const scv_iter_sample *s)
     loop *l = ctx;
     l->iteration = s->iteration;
     l->samples = s->samples_seen;
+    if (!isfinite(l->seg_t0)) l->seg_t0 = s->wall_end - s->t_iter;
+    l->seg_t1 = s->wall_end;
     progress_advance(&l->prog, s->samples_seen);
     emit(l, (scv_run_event){.kind = SCV_EV_ITER, .workers = s->workers, .batch = s->batch, .iter = s});
 }
@@ -215,6 +232,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     spec.checkpoint_every = l->pol->checkpoint_every;
     spec.eval_subset = l->pol->eval_subset;
     spec.target_window = l->pol->target_window > 1 ? l->pol->target_window : 0;
+    l->seg_t0 = l->seg_t1 = NAN;
     emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_START, .phase = phase, .workers = K, .batch = B});
     scv_measure_sink sink = {.ctx = l, .on_iter = on_iter, .on_eval = on_eval};
     scv_segment_result res;
@@ -265,6 +283,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
         l->resumed_decision = 0;
     }
     r->n_steps++;
+    l->seg_t0 = l->seg_t1 = NAN;
     l->iteration = res.total_iterations;
     l->samples = res.samples_seen;
     progress_advance(&l->prog, res.samples_seen);
@@ -394,7 +413,14 @@ static int store_models(loop *l, scv_err *err)
     int rc = scv_store_model(l->p->store, l->r->run_id, "perf", pj, err);
     snprintf(pj, sizeof pj, "{\"b_simple\":%.6g,\"s_min\":%.6g,\"gamma_a\":%.6g,\"gamma_s\":%.6g,\"theta\":%.6g}",
              sm->b_simple, sm->s_min, sm->gamma_a, sm->gamma_s, sm->theta);
-    return rc ? rc : scv_store_model(l->p->store, l->r->run_id, "stat", pj, err);
+    if (!rc) rc = scv_store_model(l->p->store, l->r->run_id, "stat", pj, err);
+    const scv_run_result *r = l->r; /* the target's prediction with its band (NaN -> null) */
+    char lo[32] = "null", hi[32] = "null";
+    if (isfinite(r->target_epochs_lo)) snprintf(lo, sizeof lo, "%.6g", r->target_epochs_lo);
+    if (isfinite(r->target_epochs_hi)) snprintf(hi, sizeof hi, "%.6g", r->target_epochs_hi);
+    snprintf(pj, sizeof pj, "{\"source\":\"%s\",\"epochs\":%.6g,\"epochs_lo\":%s,\"epochs_hi\":%s,\"batch\":%d}",
+             scv_target_source_name(r->target_source), r->target_epochs, lo, hi, r->target_batch);
+    return rc ? rc : scv_store_model(l->p->store, l->r->run_id, "target", pj, err);
 }
 
 /* ---- the states ---- */
@@ -751,7 +777,8 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
         return scv_err_set(err, SCV_EINVAL, "a deadline or budget needs the target's epochs: give target-epochs E "
                                             "and target-batch B0, or run the job once without bounds (its run is "
                                             "stored and learnt)");
-    loop L = {.p = p, .d = d, .obs = obs, .r = out, .pol = &p->policy, .last_accuracy = NAN};
+    loop L = {.p = p, .d = d, .obs = obs, .r = out, .pol = &p->policy, .last_accuracy = NAN, .seg_t0 = NAN,
+              .seg_t1 = NAN};
     loop *l = &L;
     l->vm = scv_catalog_find(p->catalog, p->vm_type);
     l->vm_index = (int)(l->vm - p->catalog->vms);
