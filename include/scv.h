@@ -286,6 +286,10 @@ typedef struct scv_perf_model {
  * SCV_EINVAL for no usable point or non-positive times (never NaN parameters). */
 int scv_perf_fit(const scv_config_stats *s, size_t n, scv_comm_kind comm, double model_bytes,
                  scv_perf_model *out, scv_err *err);
+/* The universal prior: fills the parameters m's measurements (s, n) left pinned from a prior
+ * model of other jobs on the same VM type, calibrated to this job's measurements (equations
+ * in perf.c). Returns how many parameters it set. */
+int scv_perf_apply_prior(scv_perf_model *m, const scv_perf_model *prior, const scv_config_stats *s, size_t n);
 double scv_perf_compute(const scv_perf_model *m, double b);
 double scv_perf_comm(const scv_perf_model *m, int K);
 double scv_perf_iter(const scv_perf_model *m, int K, double B);
@@ -805,6 +809,8 @@ typedef struct scv_run_result {
     double search_time_s, search_cost; /* warm-up and search steps */
     double search_budget_s;     /* the budget for them (NaN: the job's length was unknown) */
     int n_profiled, n_skipped_budget, n_skipped_ruled_out; /* search configurations */
+    int universal;              /* planned by the universal model (search none, job never seen) */
+    int n_prior_runs;           /* stored runs of other jobs behind the universal prior */
     int switches, relaunches;
     double idle_median_s, idle_worst_s;
     scv_run_step *steps;
@@ -882,6 +888,10 @@ typedef struct scv_run_summary {
 } scv_run_summary;
 int scv_store_runs(scv_store *s, scv_run_summary **out, size_t *n, scv_err *err);
 int scv_store_run_summary(scv_store *s, long long run, scv_run_summary *out, scv_err *err);
+/* The latest fitted parallel model of every stored run of another job than exclude_job
+ * measured on VM type vm (the universal prior's data; malloc'ed, comm kind unset). */
+int scv_store_perf_models(scv_store *s, const char *vm, const char *exclude_job, scv_perf_model **out,
+                          size_t *n, scv_err *err);
 
 #ifdef __cplusplus
 }

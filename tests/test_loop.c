@@ -297,12 +297,30 @@ static void t_partial_full_none(void)
     CHECK_MSG(!strncmp(r.seq, "train:", 6) && !strstr(r.seq, "search") && !strstr(r.seq, "warmup"), "%s", r.seq);
     CHECK(res.reached);
     scv_run_result_free(&res);
-    /* none for a job never seen: a clear error */
-    p = params(db, "job-never");
-    p.search = SCV_SEARCH_NONE;
-    CHECK(scv_run(&p, &d, &obs, &res, &e) != SCV_OK);
-    CHECK_MSG(strstr(e.msg, "no stored run") != NULL, "%s", e.msg);
-    scv_run_result_free(&res);
+    /* none for a job never seen: the universal model (a warm-up, then the shapes learnt from
+     * the other jobs' stored runs), and without any stored run to learn from */
+    double worst[2];
+    for (int with_prior = 1; with_prior >= 0; with_prior--) {
+        scv_store *udb = with_prior ? db : open_db("empty.db");
+        fake u = new_fake();
+        d = driver_of(&u);
+        memset(&r, 0, sizeof r);
+        p = params(udb, "job-never");
+        p.search = SCV_SEARCH_NONE;
+        CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+        CHECK(res.universal && res.reached);
+        CHECK_EQ_INT(res.n_prior_runs, with_prior ? 3 : 0);
+        CHECK_MSG(!strncmp(r.seq, "warmup:2,32 train:", 18), "%s", r.seq);
+        worst[with_prior] = 0; /* predicted iteration times against the fake's, over the grid */
+        for (size_t i = 0; res.decision && i < res.decision->n_points; i++) {
+            const scv_plan_point *q = &res.decision->points[i];
+            worst[with_prior] = fmax(worst[with_prior], fabs(q->t_iter / fake_t_iter(&u, q->workers, q->batch) - 1));
+        }
+        scv_run_result_free(&res);
+        if (!with_prior) scv_store_close(udb);
+    }
+    CHECK_MSG(worst[1] < 0.05 && worst[0] > 2 * worst[1], "worst error with the prior %.3f, without %.3f", worst[1],
+              worst[0]);
     scv_store_close(db);
 }
 

@@ -182,3 +182,53 @@ int scv_amdahl_fit(const int *threads, const double *t, size_t n, double *f, dou
     *f = c[1] / *t1;
     return SCV_OK;
 }
+
+/* The universal prior (the paper's no-search model): where the measurements could not
+ * identify a parameter, take the shape learnt from other jobs on the same VM type and
+ * calibrate its level to what this job measured.
+ *   c0 pinned (one per-worker batch b1 measured, compute t_c1):
+ *       c0 = min(prior c0, t_c1 / 2),  c1 = (t_c1 - c0) / b1
+ *   alpha and beta pinned (no K > 1): alpha, beta = the prior's (ring: per step and per
+ *       byte, so they carry across model sizes; ps: per iteration and per worker)
+ *   one of them pinned (one K > 1, K1, measured comm t_m1):
+ *       (alpha, beta) = s (prior alpha, prior beta), s = t_m1 / t_comm_prior(K1)
+ * Returns the number of parameters it set (0: nothing was pinned or the prior has none). */
+int scv_perf_apply_prior(scv_perf_model *m, const scv_perf_model *prior, const scv_config_stats *s, size_t n)
+{
+    if (!prior || prior->comm != m->comm) return 0;
+    int set = 0;
+    if ((m->pinned & SCV_PIN_C0) && prior->c0 > 0 && n) {
+        double b = (double)s[0].batch / s[0].workers, tc = s[0].t_iter - s[0].t_comm;
+        if (tc > 0 && b > 0) {
+            m->c0 = fmin(prior->c0, tc / 2);
+            m->c1 = (tc - m->c0) / b;
+            m->pinned &= ~SCV_PIN_C0;
+            set++;
+        }
+    }
+    unsigned both = SCV_PIN_ALPHA | SCV_PIN_BETA;
+    if ((m->pinned & both) && (prior->alpha > 0 || prior->beta > 0)) {
+        double scale = 1;
+        if ((m->pinned & both) != both) { /* one K > 1 measured: keep its level */
+            int k1 = 0;
+            double t1 = 0;
+            for (size_t i = 0; i < n && !k1; i++)
+                if (s[i].workers > 1) k1 = s[i].workers, t1 = s[i].t_comm;
+            double f[2];
+            comm_features(m->comm, k1, m->model_bytes, f);
+            double tp = prior->alpha * f[0] + prior->beta * f[1];
+            scale = tp > 0 && t1 > 0 ? t1 / tp : 1;
+        }
+        m->alpha = scale * prior->alpha;
+        m->beta = scale * prior->beta;
+        m->pinned &= ~both;
+        set += 2;
+    }
+    if (set) {
+        note_add(m, "unidentified parameters from the universal prior (other jobs on this VM type)");
+        double sum = 0;
+        for (size_t i = 0; i < n; i++) sum += fabs(scv_perf_iter(m, s[i].workers, s[i].batch) - s[i].t_iter) / s[i].t_iter;
+        m->mare = n ? sum / (double)n : m->mare;
+    }
+    return set;
+}

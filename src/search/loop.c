@@ -59,6 +59,9 @@ typedef struct loop {
     int n_history;
     scv_err sink_err;               /* a store write that failed inside the sink */
     double seg_t0, seg_t1;          /* wall clock of the current segment's first and latest iteration */
+    int universal;                  /* --search none on a job never stored: warm-up, then the prior */
+    scv_perf_model prior;           /* the universal prior: medians over other jobs' models */
+    int n_prior;                    /* ... over this many stored runs (0: none) */
 } loop;
 
 /* ---- events ---- */
@@ -309,6 +312,37 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
 
 /* ---- planning ---- */
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The universal prior: the median of each parallel-model parameter over the stored runs of
+ * other jobs on this VM type (none stored: n_prior = 0). */
+static void load_prior(loop *l)
+{
+    scv_perf_model *m;
+    size_t n;
+    l->n_prior = 0;
+    if (scv_store_perf_models(l->p->store, l->p->vm_type, l->p->job_key, &m, &n, NULL) || !n) return;
+    double *v = malloc(sizeof(double) * n);
+    if (!v) {
+        free(m);
+        return;
+    }
+    double *fields[] = {&l->prior.c0, &l->prior.c1, &l->prior.alpha, &l->prior.beta};
+    for (int f = 0; f < 4; f++) {
+        for (size_t i = 0; i < n; i++) v[i] = f == 0 ? m[i].c0 : f == 1 ? m[i].c1 : f == 2 ? m[i].alpha : m[i].beta;
+        qsort(v, n, sizeof *v, cmp_double);
+        *fields[f] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    }
+    l->prior.comm = l->p->comm;
+    l->n_prior = (int)n;
+    free(v);
+    free(m);
+}
+
 /* The gradient noise scale of the measurements so far (NaN without one). */
 static double noise_scale(const loop *l)
 {
@@ -361,6 +395,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     scv_run_result *r = l->r;
     int rc = scv_perf_fit(l->cs, l->ncs, p->comm, 4 * l->job.n_params, perf, err);
     if (rc) return rc;
+    if (l->n_prior) scv_perf_apply_prior(perf, &l->prior, l->cs, l->ncs);
     double e0, lo, hi;
     int b0;
     r->target_source = target_of(l, &e0, &b0, &lo, &hi, r->target_note, sizeof r->target_note);
@@ -715,11 +750,20 @@ static int first_state(loop *l, scv_run_state *s, scv_err *err)
         }
         return SCV_OK;
     }
+    int warmed = 0;
+    for (size_t i = 0; i < l->r->n_steps; i++) warmed |= !strcmp(l->r->steps[i].phase, "warmup");
     if (p->search == SCV_SEARCH_NONE) {
         long long from;
         scv_config_stats *cs;
         size_t n;
         int rc = scv_store_load_measurements(p->store, p->job_key, l->r->run_id, &cs, &n, &from, err);
+        if (rc == SCV_ENOTFOUND) { /* a job never seen: the universal model */
+            l->universal = 1;
+            note(l, SCV_EV_NOTE, "no stored run of this job: the universal model (a warm-up, then the shapes "
+                                 "of %d stored run(s) of other jobs on %s)", l->n_prior, p->vm_type);
+            *s = warmed ? SCV_STATE_PLAN : SCV_STATE_WARMUP;
+            return SCV_OK;
+        }
         if (rc) return rc;
         free(l->cs);
         l->cs = cs, l->ncs = l->cs_cap = n;
@@ -727,8 +771,6 @@ static int first_state(loop *l, scv_run_state *s, scv_err *err)
         *s = SCV_STATE_PLAN;
         return SCV_OK;
     }
-    int warmed = 0;
-    for (size_t i = 0; i < l->r->n_steps; i++) warmed |= !strcmp(l->r->steps[i].phase, "warmup");
     if (l->r->n_steps) l->resumed_decision = 1; /* the next step's idle spans the interruption */
     *s = l->r->reached ? SCV_STATE_PLAN : warmed ? SCV_STATE_SEARCH : SCV_STATE_WARMUP;
     return SCV_OK;
@@ -797,14 +839,17 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     l->samples = s0;
     progress_advance(&l->prog, s0); /* an interrupted segment's checkpointed part */
     scv_run_state s;
+    load_prior(l);
+    out->n_prior_runs = l->n_prior;
     if ((rc = first_state(l, &s, err))) goto failed_open;
+    out->universal = l->universal;
     for (;;) {
         if ((rc = set_state(l, s, err))) break;
         int drifted = 0;
         switch (s) {
         case SCV_STATE_WARMUP:
             rc = do_warmup(l, err);
-            s = out->reached ? SCV_STATE_PLAN : SCV_STATE_SEARCH;
+            s = out->reached || l->universal ? SCV_STATE_PLAN : SCV_STATE_SEARCH;
             break;
         case SCV_STATE_SEARCH:
             rc = do_search(l, err);

@@ -86,7 +86,8 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     json_num(f, "search_budget_s", r->search_budget_s, 1);
     fprintf(f, ",\"search_profiled\":%d,\"search_skipped_budget\":%d,\"search_skipped_ruled_out\":%d",
             r->n_profiled, r->n_skipped_budget, r->n_skipped_ruled_out);
-    fprintf(f, ",\"switches\":%d,\"relaunches\":%d", r->switches, r->relaunches);
+    fprintf(f, ",\"switches\":%d,\"relaunches\":%d,\"universal\":%s,\"prior_runs\":%d", r->switches,
+            r->relaunches, r->universal ? "true" : "false", r->n_prior_runs);
     json_num(f, "switch_idle_median_s", r->idle_median_s, 1);
     json_num(f, "switch_idle_worst_s", r->idle_worst_s, 1);
     if (res) {

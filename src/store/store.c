@@ -502,3 +502,40 @@ int scv_store_load_evals(scv_store *s, long long run, scv_eval_sample **out, siz
     sqlite3_finalize(st);
     return rc;
 }
+
+int scv_store_perf_models(scv_store *s, const char *vm, const char *exclude_job, scv_perf_model **out,
+                          size_t *n, scv_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    const char *q = "SELECT m.json FROM models m JOIN runs r ON m.run = r.id WHERE m.kind='perf' AND r.job_key<>?"
+                    " AND m.rowid = (SELECT MAX(rowid) FROM models WHERE run = r.id AND kind='perf')"
+                    " AND EXISTS (SELECT 1 FROM measurements x WHERE x.run = r.id AND x.vm = ?)";
+    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
+    sqlite3_bind_text(st, 1, exclude_job, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, vm, -1, SQLITE_TRANSIENT);
+    size_t cap = 0;
+    int rc = SCV_OK;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *j = (const char *)sqlite3_column_text(st, 0);
+        scv_perf_model m;
+        memset(&m, 0, sizeof m);
+        /* the loop's own format (loop.c store_models) */
+        if (!j || sscanf(j, "{\"c0\":%lg,\"c1\":%lg,\"alpha\":%lg,\"beta\":%lg,\"mare\":%lg}", &m.c0, &m.c1,
+                         &m.alpha, &m.beta, &m.mare) != 5)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            scv_perf_model *nm = realloc(*out, cap * sizeof *nm);
+            if (!nm) {
+                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+                break;
+            }
+            *out = nm;
+        }
+        (*out)[(*n)++] = m;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
