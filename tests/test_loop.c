@@ -286,6 +286,9 @@ static void t_partial_full_none(void)
     int searched = 0;
     for (const char *s = r.seq; (s = strstr(s, "search:")); s++) searched++;
     CHECK_MSG(searched == 8, "%d searched: %s", searched, r.seq); /* 9 configurations, (2,32) warmed up */
+    /* the warm-up's K first, then by K: three K changes in all */
+    want = "warmup:2,32 search:2,64 search:2,128 search:1,32 search:1,64 search:1,128 search:4,32";
+    CHECK_MSG(!strncmp(r.seq, want, strlen(want)), "%s", r.seq);
     scv_run_result_free(&res);
     /* none: plans from job-b's stored measurements, trains at once */
     fake h = new_fake();

@@ -482,21 +482,31 @@ static int do_warmup(loop *l, scv_err *err)
     return segment(l, "warmup", K, B, spec, NULL, err);
 }
 
-/* The configurations the search profiles, in order. */
-static size_t search_list(const scv_run_params *p, int (*cfg)[2], size_t cap)
+/* The configurations the search profiles, in order: those at the warm-up's K first, then
+ * by K, so that K changes (the costly part of a switch for a driver that resizes in place)
+ * are few; B ascending within a K. */
+static size_t search_list(const scv_run_params *p, int K0, int (*cfg)[2], size_t cap)
 {
     size_t n = 0;
     if (p->search == SCV_SEARCH_FULL) {
         for (size_t a = 0; a < p->n_workers; a++)
             for (size_t b = 0; b < p->n_batches && n < cap; b++) cfg[n][0] = p->workers[a], cfg[n++][1] = p->batches[b];
-        return n;
+    } else {
+        int ks[2] = {p->workers[0], p->workers[p->n_workers - 1]}, bs[2] = {p->batches[0], p->batches[p->n_batches - 1]};
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 2; b++) {
+                int dup = 0;
+                for (size_t q = 0; q < n; q++) dup |= cfg[q][0] == ks[a] && cfg[q][1] == bs[b];
+                if (!dup && n < cap) cfg[n][0] = ks[a], cfg[n++][1] = bs[b];
+            }
     }
-    int ks[2] = {p->workers[0], p->workers[p->n_workers - 1]}, bs[2] = {p->batches[0], p->batches[p->n_batches - 1]};
-    for (int a = 0; a < 2; a++)
-        for (int b = 0; b < 2; b++) {
-            int dup = 0;
-            for (size_t q = 0; q < n; q++) dup |= cfg[q][0] == ks[a] && cfg[q][1] == bs[b];
-            if (!dup && n < cap) cfg[n][0] = ks[a], cfg[n++][1] = bs[b];
+    for (size_t i = 1; i < n; i++) /* insertion sort, stable: K0 first, then K, then B */
+        for (size_t j = i; j > 0; j--) {
+            int *x = cfg[j - 1], *y = cfg[j];
+            int kx = x[0] != K0, ky = y[0] != K0;
+            if (kx < ky || (kx == ky && (x[0] < y[0] || (x[0] == y[0] && x[1] <= y[1])))) break;
+            int t0 = x[0], t1 = x[1];
+            x[0] = y[0], x[1] = y[1], y[0] = t0, y[1] = t1;
         }
     return n;
 }
@@ -532,7 +542,8 @@ static int do_search(loop *l, scv_err *err)
     static const size_t CAP = SCV_MAX_SPACE * SCV_MAX_SPACE;
     int(*cfg)[2] = malloc(sizeof(int[2]) * CAP);
     if (!cfg) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    size_t n = search_list(l->p, cfg, CAP);
+    int K0 = l->r->n_steps ? l->r->steps[0].workers : l->p->workers[0];
+    size_t n = search_list(l->p, K0, cfg, CAP);
     int rc = SCV_OK;
     const scv_run_policy *pol = l->pol;
     scv_run_result *r = l->r;
