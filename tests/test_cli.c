@@ -425,6 +425,19 @@ static void t_run_loop(void)
     fclose(f);
     CHECK_EQ_INT(run(out, sizeof out, "%s run %s --db %s", bin, path, db), 2);
     CHECK(strstr(out, "unknown field 'colour'") != NULL);
+    /* job files: trailing garbage, a key twice, 1e400, an overlong value are refused */
+    const char *bad_jobs[][2] = {
+        {"{\"model\": \"mlp\"} x", "something follows"},
+        {"{\"model\": \"mlp\", \"model\": \"lenet\"}", "given twice"},
+        {"{\"lr\": 1e400}", "finite number"},
+        {"{\"dataset\": \"%0600d\"}", "longer than"}};
+    for (int j = 0; j < 4; j++) {
+        f = fopen(path, "w");
+        fprintf(f, bad_jobs[j][0], 7);
+        fclose(f);
+        CHECK_EQ_INT(run(out, sizeof out, "%s run %s --db %s", bin, path, db), 2);
+        CHECK_MSG(strstr(out, bad_jobs[j][1]) != NULL, "%s: %s", bad_jobs[j][0], out);
+    }
     CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " RUNJOB " --deadline 1h --target-accuracy 0.5 --model lenet", bin, db), 1);
     CHECK(strstr(out, "needs the target's epochs") != NULL);
     /* Ctrl-C during the warm-up, then --resume finishes the run from its checkpoint */

@@ -538,6 +538,27 @@ static void t_search_budget(void)
     scv_store_close(db);
 }
 
+/* The epochs run out during the warm-up: the run ends "not reached", without searching or
+ * failing. */
+static void t_epochs_spent_early(void)
+{
+    scv_store *db = open_db("spent.db");
+    fake f = new_fake();
+    scv_job_driver d = driver_of(&f);
+    rec r;
+    memset(&r, 0, sizeof r);
+    scv_run_observer obs = {&r, on_event};
+    scv_run_params p = params(db, "job-spent");
+    p.max_epochs = 0.1;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+    CHECK(res.state == SCV_STATE_DONE && !res.reached);
+    CHECK_MSG(!strstr(r.seq, "train:") && !strstr(r.seq, "search:4"), "%s", r.seq);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 static void t_report(void)
 {
     scv_store *db = open_db("rep.db");
@@ -586,6 +607,7 @@ static const scv_test tests[] = {
     {"failure_retries", t_failure_retries},
     {"first_run_absolute", t_first_run_absolute},
     {"search_budget", t_search_budget},
+    {"epochs_spent_early", t_epochs_spent_early},
     {"report", t_report},
 };
 

@@ -75,21 +75,32 @@ static int add_pair(pairs *p, const char *name, const char *value, scv_err *err)
     return SCV_OK;
 }
 
-/* The settings of a job, a JSON object of strings and numbers: a file or a stored run's. */
+/* The settings of a job, a JSON object of strings and finite numbers: a file or a stored
+ * run's. Refused: anything after the object, a key given twice, non-finite numbers and
+ * values too long to keep whole. */
 static int load_job_json(const char *text, const char *where, pairs *p, scv_err *err)
 {
-    cJSON *o = cJSON_Parse(text);
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithOpts(text, &end, 1);
     if (!o || !cJSON_IsObject(o)) {
         cJSON_Delete(o);
-        return scv_err_set(err, SCV_EPARSE, "%s: not a JSON object", where);
+        return scv_err_set(err, SCV_EPARSE, "%s: not a JSON object%s", where,
+                           end && *end ? " (or something follows it)" : "");
     }
     int rc = SCV_OK;
     for (cJSON *it = o->child; it && !rc; it = it->next) {
         char val[512];
-        if (cJSON_IsString(it)) snprintf(val, sizeof val, "%s", it->valuestring);
-        else if (cJSON_IsNumber(it)) snprintf(val, sizeof val, "%.17g", it->valuedouble);
-        else rc = scv_err_set(err, SCV_EPARSE, "%s: field '%s' must be a string or a number", where, it->string);
+        int len = 0;
+        if (cJSON_IsString(it)) len = snprintf(val, sizeof val, "%s", it->valuestring);
+        else if (cJSON_IsNumber(it) && isfinite(it->valuedouble)) len = snprintf(val, sizeof val, "%.17g", it->valuedouble);
+        else rc = scv_err_set(err, SCV_EPARSE, "%s: field '%s' must be a string or a finite number", where, it->string);
+        if (!rc && len >= (int)sizeof val)
+            rc = scv_err_set(err, SCV_EPARSE, "%s: field '%s': the value is longer than %zu characters", where,
+                             it->string, sizeof val - 1);
         if (!rc && !known(it->string)) rc = scv_err_set(err, SCV_EPARSE, "%s: unknown field '%s'", where, it->string);
+        for (const cJSON *q = o->child; !rc && q != it; q = q->next)
+            if (!strcmp(q->string, it->string))
+                rc = scv_err_set(err, SCV_EPARSE, "%s: field '%s' is given twice", where, it->string);
         if (!rc) rc = add_pair(p, it->string, val, err);
     }
     cJSON_Delete(o);

@@ -164,22 +164,23 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
 
 int scv_train_result_json(const scv_train_result *r, char *buf, size_t cap)
 {
-    char bs[32] = "null", acc[32] = "null", loss[32] = "null"; /* JSON has no NaN */
+    char bs[32] = "null", acc[32] = "null", loss[32] = "null", tl[32] = "null"; /* JSON has no NaN */
     char by[sizeof r->reached_by + 2] = "null";
     if (r->reached_by[0]) snprintf(by, sizeof by, "\"%s\"", r->reached_by);
     if (isfinite(r->b_simple)) snprintf(bs, sizeof bs, "%.6g", r->b_simple);
     if (isfinite(r->test_accuracy)) snprintf(acc, sizeof acc, "%.6g", r->test_accuracy);
     if (isfinite(r->test_loss)) snprintf(loss, sizeof loss, "%.6g", r->test_loss);
+    if (isfinite(r->train_loss)) snprintf(tl, sizeof tl, "%.6g", r->train_loss); /* none: 0 iterations */
     return snprintf(buf, cap,
                     "{\"model\":\"%s\",\"workers\":%d,\"batch\":%d,\"iterations\":%lld,"
                     "\"iterations_run\":%lld,\"epochs\":%.6g,\"samples_per_sec\":%.6g,"
-                    "\"test_accuracy\":%s,\"test_loss\":%s,\"train_loss\":%.6g,"
+                    "\"test_accuracy\":%s,\"test_loss\":%s,\"train_loss\":%s,"
                     "\"wall_seconds\":%.6g,\"t_compute_mean\":%.6g,\"t_comm_mean\":%.6g,"
                     "\"t_iter_mean\":%.6g,\"reached_target\":%s,\"interrupted\":%s,"
                     "\"stopped_by\":\"%s\",\"b_simple\":%s,\"accuracy_set\":\"%s\","
                     "\"reached_by\":%s,\"eval_seconds\":%.6g,\"evals_subset\":%d,\"evals_full\":%d}",
                     r->model, r->workers, r->batch, (long long)r->iterations,
-                    (long long)r->iterations_run, r->epochs, r->samples_per_sec, acc, loss, r->train_loss, r->wall_seconds, r->t_compute_mean,
+                    (long long)r->iterations_run, r->epochs, r->samples_per_sec, acc, loss, tl, r->wall_seconds, r->t_compute_mean,
                     r->t_comm_mean, r->t_iter_mean, r->reached_target ? "true" : "false",
                     r->interrupted ? "true" : "false", r->stopped_by, bs,
                     r->accuracy_full ? "full" : "subset", by, r->eval_seconds, r->evals_subset,

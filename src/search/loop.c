@@ -535,6 +535,12 @@ static double est_job_time(loop *l, int K, int B)
     return samples / B * est_t_iter(l, K, B);
 }
 
+/* The run's epochs are spent (max_epochs): nothing more to train. */
+static int spent(const loop *l)
+{
+    return l->r->epochs >= l->p->max_epochs - 1e-9;
+}
+
 /* SEARCH: profile the policy's configurations, within the search budget (a share of the
  * predicted job time), skipping those whose predicted time to target is out of the race. */
 static int do_search(loop *l, scv_err *err)
@@ -549,7 +555,7 @@ static int do_search(loop *l, scv_err *err)
     scv_run_result *r = l->r;
     double job = l->ncs ? est_job_time(l, l->cs[0].workers, l->cs[0].batch) : NAN;
     r->search_budget_s = pol->search_budget_share > 0 && isfinite(job) ? pol->search_budget_share * job : NAN;
-    for (size_t q = 0; q < n && !rc && !r->reached; q++) {
+    for (size_t q = 0; q < n && !rc && !r->reached && !spent(l); q++) {
         int K = cfg[q][0], B = cfg[q][1];
         if (B < K || measured(l, K, B)) continue;
         double cost = pol->profile_min_iters * est_t_iter(l, K, B) + switch_idle(l);
@@ -873,11 +879,11 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
                 rc = SCV_OK;
                 snprintf(out->why, sizeof out->why, "no plan: the target was reached while searching");
             }
-            s = out->reached ? SCV_STATE_DONE : SCV_STATE_TRAIN;
+            s = out->reached || spent(l) ? SCV_STATE_DONE : SCV_STATE_TRAIN;
             break;
         case SCV_STATE_TRAIN:
             rc = do_train(l, &drifted, err);
-            if (out->reached || out->epochs >= p->max_epochs - 1e-9 || l->rounds >= l->pol->max_segments ||
+            if (out->reached || spent(l) || l->rounds >= l->pol->max_segments ||
                 (out->n_steps && out->steps[out->n_steps - 1].iterations == 0))
                 s = SCV_STATE_DONE;
             else s = drifted ? SCV_STATE_REPLAN : SCV_STATE_TRAIN;

@@ -59,48 +59,106 @@ void scv_store_close(scv_store *s)
     free(s);
 }
 
+/* How long opening, setting up and writing wait for another connection's lock in total. */
+#define BUSY_TIMEOUT_MS 30000
+
+static int is_busy(int rc) { return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED; }
+
+/* A short, growing, jittered pause before retrying a step that met another writer. */
+static void busy_pause(int attempt)
+{
+    int ms = 5 << (attempt < 5 ? attempt : 5); /* 5 .. 160 ms */
+    ms += rand() % (ms + 1);
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* One attempt at the schema: WAL, then one IMMEDIATE transaction (the write lock is taken
+ * up front, so the busy timeout applies; a deferred transaction upgrading from read to
+ * write gets SQLITE_BUSY at once) that reads the version and creates or migrates. Returns
+ * the SQLite code of the step that failed (SQLITE_OK when done), *what names it; a newer
+ * schema is reported as SQLITE_OK with *version set above SCHEMA_VERSION. */
+static int schema_setup(scv_store *s, int *version, const char **what)
+{
+    /* a new database gets schema 1 and migrates like an old one */
+    static const char *schema1_runs =
+        "CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, created REAL, job_key TEXT,"
+        " job TEXT, status TEXT, actual_time REAL, actual_cost REAL, accuracy REAL, reached INTEGER);";
+    int rc;
+    *what = "journal mode";
+    if ((rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL)) != SQLITE_OK) return rc;
+    *what = "begin";
+    if ((rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE;", NULL, NULL, NULL)) != SQLITE_OK) return rc;
+    sqlite3_stmt *st;
+    *what = "schema version";
+    if ((rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL)) != SQLITE_OK) goto fail;
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) *version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW) goto fail;
+    if (*version > SCHEMA_VERSION) {
+        sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
+        return SQLITE_OK;
+    }
+    if (*version < SCHEMA_VERSION) {
+        *what = "schema";
+        if ((rc = sqlite3_exec(s->db, schema1_runs, NULL, NULL, NULL)) != SQLITE_OK ||
+            (*version < 2 && (rc = sqlite3_exec(s->db, MIGRATE_1_2, NULL, NULL, NULL)) != SQLITE_OK) ||
+            (rc = sqlite3_exec(s->db, SCHEMA, NULL, NULL, NULL)) != SQLITE_OK ||
+            (rc = sqlite3_exec(s->db, "PRAGMA user_version=2;", NULL, NULL, NULL)) != SQLITE_OK)
+            goto fail;
+    }
+    *what = "commit";
+    if ((rc = sqlite3_exec(s->db, "COMMIT;", NULL, NULL, NULL)) != SQLITE_OK) goto fail;
+    return SQLITE_OK;
+fail:
+    sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
+    return rc;
+}
+
 int scv_store_open(const char *path, scv_store **out, scv_err *err)
 {
     *out = NULL;
     scv_store *s = calloc(1, sizeof *s);
     if (!s) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     snprintf(s->path, sizeof s->path, "%s", path);
-    if (sqlite3_open(path, &s->db) != SQLITE_OK) {
-        int rc = scv_err_set(err, SCV_EIO, "%s: cannot open the database: %s", path,
-                             s->db ? sqlite3_errmsg(s->db) : "out of memory");
+    int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    if (rc != SQLITE_OK) {
+        rc = scv_err_set(err, SCV_EIO, "%s: cannot open the database: %s", path,
+                         s->db ? sqlite3_errmsg(s->db) : "out of memory");
         scv_store_close(s);
         return rc;
     }
-    sqlite3_busy_timeout(s->db, 5000);
-    char *msg = NULL;
+    /* before anything touches the file: the journal mode and the schema wait too */
+    sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+    sqlite3_extended_result_codes(s->db, 1);
+    /* Some lock conflicts return SQLITE_BUSY without waiting (WAL recovery, a journal mode
+     * change racing another opener); retry those until the same deadline. */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     int version = 0;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) version = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
-    } else {
-        int rc = scv_err_set(err, SCV_ECORRUPT, "%s: not a Scavenger database: %s", path, sqlite3_errmsg(s->db));
+    const char *what = "";
+    for (int attempt = 0;; attempt++) {
+        rc = schema_setup(s, &version, &what);
+        if (!is_busy(rc)) break;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 > BUSY_TIMEOUT_MS) break;
+        busy_pause(attempt);
+    }
+    if (rc != SQLITE_OK) {
+        int code = (rc & 0xff) == SQLITE_NOTADB || (rc & 0xff) == SQLITE_CORRUPT ? SCV_ECORRUPT
+                   : is_busy(rc)                                                ? SCV_EIO
+                                                                                : SCV_ECORRUPT;
+        if ((rc & 0xff) == SQLITE_NOTADB)
+            rc = scv_err_set(err, code, "%s: not a Scavenger database: %s", path, sqlite3_errmsg(s->db));
+        else
+            rc = scv_err_set(err, code, "%s: cannot set up the schema (%s): %s", path, what, sqlite3_errmsg(s->db));
         scv_store_close(s);
         return rc;
     }
     if (version > SCHEMA_VERSION) {
-        int rc = scv_err_set(err, SCV_EINVAL, "%s: database schema %d is newer than this build's %d", path,
-                             version, SCHEMA_VERSION);
-        scv_store_close(s);
-        return rc;
-    }
-    /* a new database gets schema 1 and migrates like an old one */
-    const char *schema1_runs = "CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, created REAL, job_key TEXT,"
-                               " job TEXT, status TEXT, actual_time REAL, actual_cost REAL, accuracy REAL,"
-                               " reached INTEGER);";
-    if (sqlite3_exec(s->db, "PRAGMA journal_mode=WAL; BEGIN;", NULL, NULL, &msg) != SQLITE_OK ||
-        sqlite3_exec(s->db, schema1_runs, NULL, NULL, &msg) != SQLITE_OK ||
-        (version < 2 && sqlite3_exec(s->db, MIGRATE_1_2, NULL, NULL, &msg) != SQLITE_OK) ||
-        sqlite3_exec(s->db, SCHEMA, NULL, NULL, &msg) != SQLITE_OK ||
-        sqlite3_exec(s->db, "PRAGMA user_version=2; COMMIT;", NULL, NULL, &msg) != SQLITE_OK) {
-        sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
-        int rc = scv_err_set(err, SCV_ECORRUPT, "%s: cannot set up the schema: %s", path, msg ? msg : "?");
-        sqlite3_free(msg);
+        rc = scv_err_set(err, SCV_EINVAL, "%s: database schema %d is newer than this build's %d", path,
+                         version, SCHEMA_VERSION);
         scv_store_close(s);
         return rc;
     }

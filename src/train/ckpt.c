@@ -6,6 +6,7 @@
 #include "../core/util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,40 @@ int scv_ckpt_save(const char *dir, const scv_ckpt_state *st, const float *params
     return scv_write_atomic(path, parts, 4, err);
 }
 
+/* Every header field in its sane range, and the position consistent: samples_seen =
+ * epoch * n_train + pos with pos <= n_train, so the epoch and position a trainer resumes
+ * at are ones it could have written. */
+static int check_state(const scv_ckpt_state *st, const char *path, scv_err *err)
+{
+    size_t alen = strnlen(st->arch, sizeof st->arch);
+    if (alen == 0 || alen >= sizeof st->arch)
+        return scv_err_set(err, SCV_ECORRUPT, "%s: header field arch is empty or unterminated", path);
+    for (size_t i = 0; i < alen; i++)
+        if (st->arch[i] < 0x21 || st->arch[i] > 0x7e)
+            return scv_err_set(err, SCV_ECORRUPT, "%s: header field arch has a non-printable byte",
+                               path);
+#define BAD(field, fmt, v) \
+    scv_err_set(err, SCV_ECORRUPT, "%s: header field " field " = " fmt " is out of range", path, v)
+    if (st->n_train < 1 || st->n_train > SCV_CKPT_MAX_SAMPLES)
+        return BAD("n_train", "%llu", (unsigned long long)st->n_train);
+    if (st->pos > st->n_train) return BAD("pos", "%llu", (unsigned long long)st->pos);
+    if (st->epoch > SCV_CKPT_MAX_EPOCHS) return BAD("epoch", "%llu", (unsigned long long)st->epoch);
+    if (st->samples_seen != st->epoch * st->n_train + st->pos) /* no overflow: both capped */
+        return scv_err_set(err, SCV_ECORRUPT,
+                           "%s: header field samples_seen = %llu does not match epoch %llu x "
+                           "n_train %llu + pos %llu", path, (unsigned long long)st->samples_seen,
+                           (unsigned long long)st->epoch, (unsigned long long)st->n_train,
+                           (unsigned long long)st->pos);
+    if (st->iteration > st->samples_seen)
+        return BAD("iteration", "%llu", (unsigned long long)st->iteration);
+    if (st->workers < 1 || st->workers > 1024) return BAD("workers", "%d", (int)st->workers);
+    if (st->batch < 1) return BAD("batch", "%d", (int)st->batch);
+    if (!isfinite(st->wall_seconds) || st->wall_seconds < 0 || st->wall_seconds > 1e10)
+        return BAD("wall_seconds", "%g", st->wall_seconds);
+#undef BAD
+    return SCV_OK;
+}
+
 int scv_ckpt_load(const char *dir, scv_ckpt_state *st, float **params, float **momentum,
                   size_t *n, scv_err *err)
 {
@@ -117,11 +152,26 @@ int scv_ckpt_load(const char *dir, scv_ckpt_state *st, float **params, float **m
         goto done;
     }
     uint64_t count = get_u64(pre + 16 + HDR_LEN);
-    if (count == 0 || count > ((uint64_t)1 << 32)) {
-        rc = scv_err_set(err, SCV_ECORRUPT, "%s: implausible parameter count %llu", path,
-                         (unsigned long long)count);
+    if (count == 0 || count > SCV_MODEL_MAX_PARAMS) {
+        rc = scv_err_set(err, SCV_ECORRUPT, "%s: implausible parameter count %llu (at most %llu)",
+                         path, (unsigned long long)count, (unsigned long long)SCV_MODEL_MAX_PARAMS);
         goto done;
     }
+    /* the file's length must be what the count implies, before anything is allocated */
+    struct stat sb;
+    uint64_t want = sizeof pre + 2 * 4 * count + 4;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size != want) {
+        rc = scv_err_set(err, SCV_ECORRUPT,
+                         (uint64_t)sb.st_size < want
+                             ? "%s: truncated (expected %llu parameters: %llu bytes, the file has %llu)"
+                             : "%s: trailing bytes (expected %llu parameters: %llu bytes, the file has %llu)",
+                         path, (unsigned long long)count, (unsigned long long)want,
+                         (unsigned long long)sb.st_size);
+        goto done;
+    }
+    scv_ckpt_state hs;
+    decode_header(pre + 16, &hs);
+    if ((rc = check_state(&hs, path, err))) goto done;
     p = malloc(count * sizeof(float));
     m = malloc(count * sizeof(float));
     if (!p || !m) {

@@ -4,7 +4,9 @@
  *
  * Format v1 (little-endian): "SCVCKPT\n", u32 version, u32 header length, header fields,
  * u64 n, float params[n], float momentum[n], u32 CRC-32 of every byte before it.
- * A wrong magic, version, length or checksum is refused with SCV_ECORRUPT.
+ * A wrong magic, version, length or checksum is refused with SCV_ECORRUPT, and so is a
+ * header field out of its range, a parameter count above SCV_MODEL_MAX_PARAMS or a file
+ * whose length is not the one the count implies (checked before allocating).
  */
 #ifndef SCV_CKPT_H
 #define SCV_CKPT_H
@@ -14,6 +16,11 @@
 
 #define SCV_CKPT_VERSION 1u
 #define SCV_CKPT_FILE "checkpoint.scv"
+/* The lock file a trainer holds (flock) in its checkpoint directory while it runs. */
+#define SCV_CKPT_LOCK_FILE "lock"
+/* Ranges a loaded header must lie in (anything else is SCV_ECORRUPT): */
+#define SCV_CKPT_MAX_SAMPLES (1ull << 32) /* n_train */
+#define SCV_CKPT_MAX_EPOCHS (1ull << 24)  /* epoch */
 
 typedef struct scv_ckpt_state {
     char arch[128];        /* scv_model_arch() of the model */

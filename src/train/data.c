@@ -56,8 +56,44 @@ static int read_full(gzFile f, void *buf, size_t n)
     return 0;
 }
 
+/* Largest IDX payload accepted (bytes); every dimension is also at most 2^26. */
+#define IDX_MAX_BYTES ((size_t)1 << 34)
+#define IDX_MAX_DIM (1u << 26)
+
+/* Reads and checks an IDX header of unsigned bytes with ndim dimensions from f: dims[]
+ * receives the sizes, *total their product (checked for overflow and IDX_MAX_BYTES). */
+static int read_idx_header(gzFile f, const char *path, int ndim, uint32_t dims[3], size_t *total,
+                           scv_err *err)
+{
+    unsigned char hdr[16];
+    if (read_full(f, hdr, 4) != 0) return scv_err_set(err, SCV_EPARSE, "%s: truncated IDX header", path);
+    uint32_t magic = be32(hdr);
+    if (magic != (0x0800u | (uint32_t)ndim))
+        return scv_err_set(err, SCV_EPARSE,
+                           "%s: wrong IDX magic 0x%08x (expected 0x%08x: unsigned bytes, %d dims)",
+                           path, magic, 0x0800u | (uint32_t)ndim, ndim);
+    if (read_full(f, hdr + 4, 4 * (size_t)ndim) != 0)
+        return scv_err_set(err, SCV_EPARSE, "%s: truncated IDX header", path);
+    size_t t = 1;
+    for (int i = 0; i < ndim; i++) {
+        dims[i] = be32(hdr + 4 + 4 * i);
+        if (dims[i] == 0 || dims[i] > IDX_MAX_DIM)
+            return scv_err_set(err, SCV_EPARSE, "%s: implausible IDX dimension %d = %u", path, i,
+                               dims[i]);
+        if (__builtin_mul_overflow(t, (size_t)dims[i], &t) || t > IDX_MAX_BYTES)
+            return scv_err_set(err, SCV_EPARSE,
+                               "%s: IDX dimensions multiply past %zu bytes (dimension %d = %u)",
+                               path, IDX_MAX_BYTES, i, dims[i]);
+    }
+    *total = t;
+    return SCV_OK;
+}
+
 /* Reads an IDX file of unsigned bytes with the expected number of dimensions.
- * dims[] receives the sizes; *data the payload (malloc'ed). */
+ * dims[] receives the sizes; *data the payload (malloc'ed). The header's size is checked
+ * against the file's length before anything is allocated (plain files), and a compressed
+ * payload is read in growing chunks, so a header cannot make it allocate more than about
+ * twice what the stream really delivers. */
 static int read_idx(const char *dir, const char *name, int ndim, uint32_t dims[3],
                     unsigned char **data, size_t *n_bytes, scv_err *err)
 {
@@ -65,46 +101,41 @@ static int read_idx(const char *dir, const char *name, int ndim, uint32_t dims[3
     *data = NULL;
     gzFile f = open_idx(dir, name, path, sizeof path);
     if (!f) return scv_err_set(err, SCV_ENOTFOUND, "%s: cannot open: %s", path, strerror(errno));
-    unsigned char hdr[16];
-    int rc = SCV_OK;
-    if (read_full(f, hdr, 4) != 0) {
-        rc = scv_err_set(err, SCV_EPARSE, "%s: truncated IDX header", path);
-        goto done;
-    }
-    uint32_t magic = be32(hdr);
-    if (magic != (0x0800u | (uint32_t)ndim)) {
+    size_t total = 0;
+    int rc = read_idx_header(f, path, ndim, dims, &total, err);
+    if (rc != SCV_OK) goto done;
+    struct stat st;
+    size_t hl = 4 + 4 * (size_t)ndim;
+    if (gzdirect(f) && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+        (size_t)st.st_size - hl != total) {
         rc = scv_err_set(err, SCV_EPARSE,
-                         "%s: wrong IDX magic 0x%08x (expected 0x%08x: unsigned bytes, %d dims)",
-                         path, magic, 0x0800u | (uint32_t)ndim, ndim);
+                         (size_t)st.st_size - hl < total
+                             ? "%s: truncated: header promises %zu bytes of data, the file has %zu"
+                             : "%s: trailing bytes: header promises %zu bytes of data, the file has %zu",
+                         path, total, (size_t)st.st_size - hl);
         goto done;
     }
-    if (read_full(f, hdr + 4, 4 * (size_t)ndim) != 0) {
-        rc = scv_err_set(err, SCV_EPARSE, "%s: truncated IDX header", path);
-        goto done;
-    }
-    size_t total = 1;
-    for (int i = 0; i < ndim; i++) {
-        dims[i] = be32(hdr + 4 + 4 * i);
-        if (dims[i] == 0 || dims[i] > (1u << 26)) {
-            rc = scv_err_set(err, SCV_EPARSE, "%s: implausible IDX dimension %d = %u", path, i,
-                             dims[i]);
+    size_t have = 0, cap = 0;
+    while (have < total) {
+        if (have == cap) {
+            size_t ncap = cap ? 2 * cap : ((size_t)1 << 20);
+            if (ncap > total) ncap = total;
+            unsigned char *nd = realloc(*data, ncap);
+            if (!nd) {
+                rc = scv_err_set(err, SCV_ENOMEM, "%s: cannot allocate %zu bytes", path, ncap);
+                goto done;
+            }
+            *data = nd, cap = ncap;
+        }
+        size_t want = cap - have;
+        int r = gzread(f, *data + have, want > (1u << 30) ? (1u << 30) : (unsigned)want);
+        if (r <= 0) {
+            rc = scv_err_set(err, SCV_EPARSE,
+                             "%s: truncated: header promises %zu bytes of data, the file has %zu",
+                             path, total, have);
             goto done;
         }
-        total *= dims[i];
-    }
-    if (total > ((size_t)1 << 34)) {
-        rc = scv_err_set(err, SCV_EPARSE, "%s: IDX payload too large (%zu bytes)", path, total);
-        goto done;
-    }
-    *data = malloc(total);
-    if (!*data) {
-        rc = scv_err_set(err, SCV_ENOMEM, "%s: cannot allocate %zu bytes", path, total);
-        goto done;
-    }
-    if (read_full(f, *data, total) != 0) {
-        rc = scv_err_set(err, SCV_EPARSE, "%s: truncated: header promises %zu bytes of data", path,
-                         total);
-        goto done;
+        have += (size_t)r;
     }
     *n_bytes = total;
     unsigned char extra;
@@ -127,6 +158,21 @@ done:
     return rc;
 }
 
+/* The image shape (rows, columns) of the training set in dir, from its header only.
+ * Returns SCV_ENOTFOUND when there is no training image file. */
+static int train_shape(const char *dir, uint32_t *h, uint32_t *w, char *path, size_t cap,
+                       scv_err *err)
+{
+    gzFile f = open_idx(dir, "train-images-idx3-ubyte", path, cap);
+    if (!f) return SCV_ENOTFOUND;
+    uint32_t d[3];
+    size_t total;
+    int rc = read_idx_header(f, path, 3, d, &total, err);
+    gzclose(f);
+    if (rc == SCV_OK) *h = d[1], *w = d[2];
+    return rc;
+}
+
 static int load_idx_dir(const char *dir, int split, scv_dataset **out, scv_err *err)
 {
     const char *img = split ? "t10k-images-idx3-ubyte" : "train-images-idx3-ubyte";
@@ -143,6 +189,21 @@ static int load_idx_dir(const char *dir, int split, scv_dataset **out, scv_err *
     if (dl[0] != di[0]) {
         rc = scv_err_set(err, SCV_EPARSE, "%s/%s: %u labels for %u images", dir, lab, dl[0], di[0]);
         goto fail;
+    }
+    if (split) { /* the test images must have the training images' shape */
+        char tpath[4096];
+        uint32_t th, tw;
+        int trc = train_shape(dir, &th, &tw, tpath, sizeof tpath, err);
+        if (trc != SCV_OK && trc != SCV_ENOTFOUND) {
+            rc = trc;
+            goto fail;
+        }
+        if (trc == SCV_OK && (th != di[1] || tw != di[2])) {
+            rc = scv_err_set(err, SCV_EPARSE,
+                             "%s/%s: test images are %ux%u, the training images (%s) are %ux%u",
+                             dir, img, di[1], di[2], tpath, th, tw);
+            goto fail;
+        }
     }
     scv_dataset *ds = calloc(1, sizeof *ds);
     if (!ds) {
