@@ -91,6 +91,9 @@ void scv_dataset_free(scv_dataset *ds);
 /* ---- models ---- */
 typedef struct scv_model scv_model;
 #define SCV_MAX_HIDDEN 8
+/* scv_model_new refuses a model with more parameters than this (2^28: 1 GiB of floats),
+ * or a layer or input whose size does not fit an int. */
+#define SCV_MODEL_MAX_PARAMS ((size_t)1 << 28)
 typedef struct scv_model_spec {
     const char *name;          /* logreg | mlp | lenet | resnet */
     int hidden[SCV_MAX_HIDDEN]; /* mlp only */
@@ -136,7 +139,8 @@ typedef struct scv_train_params {
     int workers;               /* K: expected number of ranks (checked) */
     int threads;               /* compute threads per rank */
     int batch;                 /* global batch B */
-    const double *rank_weights; /* optional: per-rank share of B (K values), NULL = even */
+    const double *rank_weights; /* optional: per-rank share of B (K values), NULL = even;
+                                  finite, > 0, largest / smallest <= SCV_RANK_WEIGHT_RATIO */
     /* optimiser */
     double lr, momentum, weight_decay;
     int base_batch;            /* reference batch for LR scaling */
@@ -205,6 +209,7 @@ typedef struct scv_train_result {
     char reached_by[256];      /* how the target was decided ("" = not reached) */
 } scv_train_result;
 
+#define SCV_RANK_WEIGHT_RATIO 1e6
 scv_train_params scv_train_params_default(void);
 /* Validates everything that does not need the data (usage errors): returns SCV_EINVAL
  * with the option named in err. */

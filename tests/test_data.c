@@ -187,7 +187,69 @@ static void t_synthetic(void)
     CHECK(scv_dataset_load("synthetic:0", 0, &c, &err) == SCV_EINVAL && !c);
 }
 
+
+/* Writes an images file whose header declares n x h x w (any values) with `body` bytes. */
+static void write_raw_images(const char *name, uint32_t n, uint32_t h, uint32_t w, size_t body,
+                             int gz)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s%s", dir, name, gz ? ".gz" : "");
+    unsigned char *buf = calloc(1, 16 + body);
+    be32(buf, 0x803), be32(buf + 4, n), be32(buf + 8, h), be32(buf + 12, w);
+    if (gz) {
+        gzFile f = gzopen(path, "wb");
+        gzwrite(f, buf, (unsigned)(16 + body));
+        gzclose(f);
+    } else {
+        FILE *f = fopen(path, "wb");
+        fwrite(buf, 1, 16 + body, f);
+        fclose(f);
+    }
+    free(buf);
+}
+
+/* The test set must have the training set's image shape (1x1, 14x14 were read out of
+ * bounds in evaluation, 56x56 accepted): refused naming the test file. */
+static void t_shape_mismatch(void)
+{
+    static const int sizes[] = {1, 14, 56};
+    for (int gz = 0; gz < 2; gz++)
+        for (int i = 0; i < 3; i++) {
+            write_set(gz);
+            write_idx("t10k-images-idx3-ubyte", 0x803, 20, sizes[i], sizes[i], gz, 0, 0);
+            scv_dataset *ds = NULL;
+            scv_err err = {0};
+            CHECK(scv_dataset_load(dir, 0, &ds, &err) == SCV_OK); /* the training set is fine */
+            scv_dataset_free(ds);
+            ds = NULL;
+            CHECK(scv_dataset_load(dir, 1, &ds, &err) == SCV_EPARSE && !ds);
+            CHECK_MSG(strstr(err.msg, "t10k-images-idx3-ubyte") && strstr(err.msg, "28x28"),
+                      "%s", err.msg);
+        }
+}
+
+/* Dimensions multiplying past 2^64 (4096 x 2^26 x 2^26 wrapped to 0) and a header
+ * promising 16 GiB in a small file: refused before the payload is allocated. */
+static void t_huge_headers(void)
+{
+    for (int gz = 0; gz < 2; gz++) {
+        write_set(gz);
+        write_raw_images("train-images-idx3-ubyte", 4096, 1u << 26, 1u << 26, 64, gz);
+        scv_err err = {0};
+        CHECK(load_err(&err) == SCV_EPARSE);
+        CHECK_MSG(strstr(err.msg, "multiply past") != NULL, "%s", err.msg);
+        write_raw_images("train-images-idx3-ubyte", 4, 1u << 16, 1u << 16, 1000, gz); /* 16 GiB */
+        CHECK(load_err(&err) == SCV_EPARSE);
+        CHECK_MSG(strstr(err.msg, "truncated") && strstr(err.msg, "the file has 1000"), "%s",
+                  err.msg);
+        write_raw_images("train-images-idx3-ubyte", 5, 1u << 16, 1u << 16, 1000, gz); /* 20 GiB */
+        CHECK(load_err(&err) == SCV_EPARSE);
+        CHECK_MSG(strstr(err.msg, "multiply past") != NULL, "%s", err.msg);
+    }
+}
+
 static const scv_test tests[] = {
+    {"shape_mismatch", t_shape_mismatch}, {"huge_headers", t_huge_headers},
     {"plain_and_gzip", t_plain_and_gzip}, {"missing_file", t_missing_file},
     {"truncated", t_truncated},           {"wrong_magic", t_wrong_magic},
     {"bad_labels_and_counts", t_bad_labels_and_counts},

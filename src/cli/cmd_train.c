@@ -11,7 +11,9 @@
 #include "../runtime/cluster.h"
 #include "../runtime/launch.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,9 +203,11 @@ int cmd_train(int argc, char **argv)
             char *s = optarg, *end;
             n_weights = 0;
             while (*s) {
+                errno = 0;
                 double v = strtod(s, &end);
-                if (end == s || !(v > 0) || (*end && *end != ',') || n_weights == 1024)
-                    return usage_error("--batch-split '%s': expected positive weights "
+                if (end == s || errno == ERANGE || !(v > 0) || !isfinite(v) ||
+                    (*end && *end != ',') || n_weights == 1024)
+                    return usage_error("--batch-split '%s': expected positive finite weights "
                                        "separated by commas", optarg);
                 weights[n_weights++] = v;
                 s = *end ? end + 1 : end;

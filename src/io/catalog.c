@@ -94,6 +94,10 @@ int scv_catalog_load(const char *path, scv_catalog **out, scv_err *err)
                                       "ondemand_usd_per_hr", "spot_usd_per_hr_min",
                                       "spot_usd_per_hr_max", "network_gbps"};
     int idx[NCOL];
+    /* the range of each numeric field (index CPU..NET); vCPUs below 1 mark a row that is not
+     * a whole VM (skipped), like an empty field */
+    static const double lim[NCOL][2] = {{0}, {0}, {0, 4096}, {0, 65536}, {0, 64},
+                                        {0, 10000}, {0, 10000}, {0, 10000}, {0, 100000}};
     if (!c) {
         fclose(f);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
@@ -137,6 +141,20 @@ int scv_catalog_load(const char *path, scv_catalog **out, scv_err *err)
                                  lineno, names[j], fl[idx[j]]);
                 goto done;
             }
+            /* empty (NaN) is allowed; a number must lie in the field's range */
+            if (!isnan(v[j]) && (!(v[j] >= lim[j][0] && v[j] <= lim[j][1]) ||
+                                 ((j == CPU || j == GPU) && v[j] >= 1 && v[j] != floor(v[j])))) {
+                rc = scv_err_set(err, SCV_EPARSE,
+                                 "%s:%d: field '%s' = '%s' is out of range (%s%g..%g)", path,
+                                 lineno, names[j], fl[idx[j]],
+                                 j == CPU || j == GPU ? "an integer in " : "", lim[j][0], lim[j][1]);
+                goto done;
+            }
+        }
+        if (!isnan(v[SMIN]) && !isnan(v[SMAX]) && v[SMIN] > v[SMAX]) {
+            rc = scv_err_set(err, SCV_EPARSE, "%s:%d: field 'spot_usd_per_hr_min' (%g) exceeds "
+                             "'spot_usd_per_hr_max' (%g)", path, lineno, v[SMIN], v[SMAX]);
+            goto done;
         }
         if (!*fl[idx[NAME]]) {
             rc = scv_err_set(err, SCV_EPARSE, "%s:%d: empty instance_type", path, lineno);

@@ -35,28 +35,58 @@ static double num_field(const cJSON *o, const char *k, int *ok)
     return NAN;
 }
 
+/* A number field of o checked against [lo, hi] (and integral when asked): absent or null
+ * gives NaN; a non-number clears *ok (the caller says what the line lacks); a number out of
+ * range (1e400 reads as infinity) is an error naming the file, line and field. */
+static int num_in(const cJSON *o, const char *k, double lo, double hi, int integral, double *v,
+                  int *ok, const char *path, int lineno, scv_err *err)
+{
+    *v = num_field(o, k, ok);
+    if (isnan(*v)) return SCV_OK;
+    if (!(*v >= lo && *v <= hi) || (integral && *v != floor(*v)))
+        return scv_err_set(err, SCV_EPARSE, "%s:%d: field '%s' = %g is out of range (%s%g..%g)",
+                           path, lineno, k, *v, integral ? "an integer in " : "", lo, hi);
+    return SCV_OK;
+}
+
+/* Ranges of the metrics' numbers (anything beyond is a damaged or hostile file). */
+#define MAX_WORKERS 65536.0
+#define MAX_BATCH 1073741824.0  /* 2^30 */
+#define MAX_SECONDS 1e7         /* one iteration or evaluation */
+#define MAX_COUNT 1e15          /* parameters, bytes, samples */
+#define MAX_SQNORM 1e300
+#define MAX_EPOCHS 1e9
+
 static void str_field(const cJSON *o, const char *k, char *dst, size_t cap)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     if (cJSON_IsString(v) && v->valuestring) snprintf(dst, cap, "%s", v->valuestring);
 }
 
-/* Fills j from a "job" line; the VM type also goes to vm. Returns -1 when fields lack. */
-static int parse_job(const cJSON *o, scv_job_info *j, char *vm, size_t vcap, int set_vm)
+/* Fills j from a "job" line; the VM type also goes to vm. Returns SCV_EPARSE naming the
+ * file and line when fields lack or lie out of range. */
+static int parse_job(const cJSON *o, scv_job_info *j, char *vm, size_t vcap, int set_vm,
+                     const char *path, int lineno, scv_err *err)
 {
-    int ok = 1, opt = 1;
+    int ok = 1, opt = 1, rc;
+    double th;
     str_field(o, "model", j->model, sizeof j->model);
     str_field(o, "arch", j->arch, sizeof j->arch);
     str_field(o, "vm", vm, vcap);
     str_field(o, "dataset", j->dataset, sizeof j->dataset);
     if (set_vm) snprintf(j->vm, sizeof j->vm, "%s", vm);
-    j->n_params = num_field(o, "params", &ok);
-    j->act_bytes = num_field(o, "act_bytes", &ok);
-    j->n_train = num_field(o, "n_train", &ok);
-    j->input_floats = num_field(o, "input_floats", &ok);
-    j->threads = (int)num_field(o, "threads", &opt); /* optional */
+    if ((rc = num_in(o, "params", 1, MAX_COUNT, 0, &j->n_params, &ok, path, lineno, err)) ||
+        (rc = num_in(o, "act_bytes", 0, MAX_COUNT, 0, &j->act_bytes, &ok, path, lineno, err)) ||
+        (rc = num_in(o, "n_train", 1, MAX_COUNT, 0, &j->n_train, &ok, path, lineno, err)) ||
+        (rc = num_in(o, "input_floats", 0, MAX_COUNT, 0, &j->input_floats, &ok, path, lineno, err)) ||
+        (rc = num_in(o, "threads", 0, 4096, 1, &th, &opt, path, lineno, err))) /* optional */
+        return rc;
+    j->threads = isnan(th) ? 0 : (int)th;
     if (!isfinite(j->act_bytes)) j->act_bytes = 0;
-    return ok && j->n_params > 0 && j->n_train > 0 ? 0 : -1;
+    if (!ok || !(j->n_params > 0) || !(j->n_train > 0))
+        return scv_err_set(err, SCV_EPARSE, "%s:%d: job line lacks params, act_bytes or n_train",
+                           path, lineno);
+    return SCV_OK;
 }
 
 int scv_job_load(const char *path, scv_job_info *job, scv_err *err)
@@ -73,9 +103,7 @@ int scv_job_load(const char *path, scv_job_info *job, scv_err *err)
         if (o) str_field(o, "type", type, sizeof type);
         if (o && !strcmp(type, "job")) {
             memset(job, 0, sizeof *job);
-            rc = parse_job(o, job, vm, sizeof vm, 1)
-                     ? scv_err_set(err, SCV_EPARSE, "%s:%d: job line lacks params, act_bytes or n_train", path, lineno)
-                     : SCV_OK;
+            rc = parse_job(o, job, vm, sizeof vm, 1, path, lineno, err);
         }
         cJSON_Delete(o);
     }
@@ -106,23 +134,29 @@ static int read_file(const char *path, rec **rs, size_t *n, size_t *cap, int *se
         str_field(o, "type", type, sizeof type);
         int ok = 1;
         if (!strcmp(type, "job")) {
-            if (parse_job(o, &prof->job, vm, sizeof vm, !prof->has_job))
-                rc = scv_err_set(err, SCV_EPARSE, "%s:%d: job line lacks params, act_bytes or n_train", path, lineno);
+            rc = parse_job(o, &prof->job, vm, sizeof vm, !prof->has_job, path, lineno, err);
             prof->has_job = 1;
         } else if (!strcmp(type, "iter")) {
             rec r = {0};
-            r.K = (int)num_field(o, "workers", &ok);
-            r.B = (int)num_field(o, "batch", &ok);
-            r.tc = num_field(o, "t_compute", &ok);
-            r.tm = num_field(o, "t_comm", &ok);
-            r.ti = num_field(o, "t_iter", &ok);
-            r.gl = num_field(o, "grad_sqnorm_local_mean", &ok);
-            r.gg = num_field(o, "grad_sqnorm_global", &ok);
-            r.ep = num_field(o, "epoch_progress", &ok);
+            double K, B;
+            (void)((rc = num_in(o, "workers", 1, MAX_WORKERS, 1, &K, &ok, path, lineno, err)) ||
+                   (rc = num_in(o, "batch", 1, MAX_BATCH, 1, &B, &ok, path, lineno, err)) ||
+                   (rc = num_in(o, "t_compute", 0, MAX_SECONDS, 0, &r.tc, &ok, path, lineno, err)) ||
+                   (rc = num_in(o, "t_comm", 0, MAX_SECONDS, 0, &r.tm, &ok, path, lineno, err)) ||
+                   (rc = num_in(o, "t_iter", 0, MAX_SECONDS, 0, &r.ti, &ok, path, lineno, err)) ||
+                   (rc = num_in(o, "grad_sqnorm_local_mean", 0, MAX_SQNORM, 0, &r.gl, &ok, path,
+                                lineno, err)) ||
+                   (rc = num_in(o, "grad_sqnorm_global", 0, MAX_SQNORM, 0, &r.gg, &ok, path,
+                                lineno, err)) ||
+                   (rc = num_in(o, "epoch_progress", 0, MAX_EPOCHS, 0, &r.ep, &ok, path, lineno,
+                                err)));
             snprintf(r.vm, sizeof r.vm, "%s", vm);
-            if (!ok || r.K < 1 || r.B < 1 || !(r.ti >= 0))
+            if (!rc && (!ok || isnan(K) || isnan(B) || isnan(r.tc) || isnan(r.tm) || isnan(r.ti)))
                 rc = scv_err_set(err, SCV_EPARSE,
                                  "%s:%d: iteration line lacks workers, batch or the times", path, lineno);
+            r.K = rc ? 0 : (int)K;
+            r.B = rc ? 0 : (int)B;
+            if (isnan(r.ep)) r.ep = 0;
             if (r.K != lastK || r.B != lastB) (*seg)++;
             lastK = r.K, lastB = r.B;
             r.seg = *seg;
@@ -240,19 +274,24 @@ int scv_profile_target(const char *path, double accuracy, double *epochs, int *b
         }
         char type[16] = "";
         str_field(o, "type", type, sizeof type);
-        int ok = 1;
-        if (!strcmp(type, "iter")) B = (int)num_field(o, "batch", &ok);
+        int ok = 1, bad = SCV_OK;
+        double b = NAN, acc = NAN, ep = NAN;
         char set[16] = "";
         str_field(o, "set", set, sizeof set); /* subset evaluations are not the target's measure */
-        if (!strcmp(type, "eval") && strcmp(set, "subset")) {
-            double acc = num_field(o, "test_accuracy", &ok), ep = num_field(o, "epoch_progress", &ok);
-            best = fmax(best, acc);
-            if (ok && acc >= accuracy && B > 0) {
+        if (!strcmp(type, "iter")) {
+            bad = num_in(o, "batch", 1, MAX_BATCH, 1, &b, &ok, path, lineno, err);
+            if (!bad && !isnan(b)) B = (int)b;
+        } else if (!strcmp(type, "eval") && strcmp(set, "subset")) {
+            (void)((bad = num_in(o, "test_accuracy", 0, 1, 0, &acc, &ok, path, lineno, err)) ||
+                   (bad = num_in(o, "epoch_progress", 0, MAX_EPOCHS, 0, &ep, &ok, path, lineno, err)));
+            if (!bad && !isnan(acc)) best = fmax(best, acc);
+            if (!bad && ok && acc >= accuracy && B > 0 && !isnan(ep)) {
                 *epochs = ep;
                 *batch = B;
                 rc = SCV_OK;
             }
         }
+        if (bad) rc = bad;
         cJSON_Delete(o);
     }
     free(line);

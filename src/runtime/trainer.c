@@ -16,6 +16,7 @@
  * target, a subset's verdict is confirmed on the whole test set (>= target - confirm_tol).
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* flock */
 #include "scv.h"
 #include "comm.h"
 #include "../core/util.h"
@@ -24,6 +25,10 @@
 #include "../train/sched.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -155,10 +160,22 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
         if (!(p->target_history[i] >= 0 && p->target_history[i] <= 1))
             return scv_err_set(err, SCV_EINVAL, "--target-history: value %d (%g) must be in [0,1]",
                                i + 1, p->target_history[i]);
-    if (p->rank_weights)
-        for (int k = 0; k < p->workers; k++)
-            if (!(p->rank_weights[k] > 0))
-                return scv_err_set(err, SCV_EINVAL, "rank weight %d must be positive", k);
+    if (p->rank_weights) {
+        /* finite, positive and within SCV_RANK_WEIGHT_RATIO of each other: a share of 1e400
+         * (inf) or 1e-300 would make every other rank's share NaN or zero */
+        double lo = INFINITY, hi = 0;
+        for (int k = 0; k < p->workers; k++) {
+            double v = p->rank_weights[k];
+            if (!(v > 0) || !isfinite(v))
+                return scv_err_set(err, SCV_EINVAL,
+                                   "--batch-split: weight %d (%g) must be positive and finite", k + 1, v);
+            lo = fmin(lo, v), hi = fmax(hi, v);
+        }
+        if (hi / lo > SCV_RANK_WEIGHT_RATIO)
+            return scv_err_set(err, SCV_EINVAL,
+                               "--batch-split: weights %g and %g are more than %g apart", lo, hi,
+                               SCV_RANK_WEIGHT_RATIO);
+    }
     return SCV_OK;
 }
 
@@ -203,6 +220,7 @@ typedef struct {
     FILE *metrics;
     double wall_before; /* training seconds of earlier invocations (from the checkpoint) */
     double t_start;     /* scv_now() when this invocation's training started */
+    int lock_fd;        /* rank 0: the checkpoint directory's lock (-1: none) */
     int time_stable;    /* rank 0: the mean t_iter is known well enough (--stop-time-stable);
                            sent to every rank in the next iteration's allreduce */
 } run_ctx;
@@ -330,6 +348,31 @@ static void fmt_eta(double s, char *buf, size_t cap)
     else snprintf(buf, cap, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
 }
 
+/* Rank 0: takes the checkpoint directory's lock for the whole run (released when the
+ * process exits or in teardown), so a second job on the same directory is refused. */
+static int lock_checkpoint_dir(run_ctx *c, scv_err *err)
+{
+    const char *dir = c->p->checkpoint_dir;
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return scv_err_set(err, SCV_EIO, "%s: cannot create checkpoint directory: %s", dir,
+                           strerror(errno));
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, SCV_CKPT_LOCK_FILE);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return scv_err_set(err, SCV_EIO, "%s: cannot open lock file: %s", path, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        if (e == EWOULDBLOCK)
+            return scv_err_set(err, SCV_EINVAL,
+                               "--checkpoint %s: the directory is in use by another training job "
+                               "(%s is locked); wait for it or use another directory", dir, path);
+        return scv_err_set(err, SCV_EIO, "%s: cannot lock: %s", path, strerror(e));
+    }
+    c->lock_fd = fd;
+    return SCV_OK;
+}
+
 static int setup(run_ctx *c, scv_err *err)
 {
     const scv_train_params *p = c->p;
@@ -339,8 +382,15 @@ static int setup(run_ctx *c, scv_err *err)
     c->K = scv_comm_size(c->comm);
     if (c->K != p->workers)
         rc = scv_err_set(err, SCV_EINVAL, "--workers %d but %d ranks were started", p->workers, c->K);
+    if (!rc && c->rank == 0 && p->checkpoint_dir) rc = lock_checkpoint_dir(c, err);
     if (!rc) rc = scv_dataset_load(p->dataset, 0, &c->train, err);
     if (!rc) rc = scv_dataset_load(p->dataset, 1, &c->test, err);
+    if (!rc && (c->test->c != c->train->c || c->test->h != c->train->h ||
+                c->test->w != c->train->w || c->test->n_classes != c->train->n_classes))
+        rc = scv_err_set(err, SCV_EINVAL,
+                         "--dataset %s: test samples are %dx%dx%d, training samples %dx%dx%d",
+                         p->dataset, c->test->c, c->test->h, c->test->w, c->train->c,
+                         c->train->h, c->train->w);
     if (!rc && (c->train->n < p->batch))
         rc = scv_err_set(err, SCV_EINVAL, "--batch %d is larger than the training set (%lld)",
                          p->batch, (long long)c->train->n);
@@ -405,6 +455,8 @@ static void teardown(run_ctx *c)
     free(c->counts);
     free(c->offsets);
     scv_comm_free(c->comm);
+    if (c->lock_fd >= 0) close(c->lock_fd); /* releases the lock */
+    c->lock_fd = -1;
 }
 
 int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err)
@@ -413,7 +465,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     int rc = scv_train_params_check(p, err);
     if (rc) return rc;
     scv_compute_threads(p->threads);
-    run_ctx c = {.p = p};
+    run_ctx c = {.p = p, .lock_fd = -1};
     g_stop = 0;
     int time_stop = 0;
     struct sigaction sa, old_int, old_term;
@@ -434,7 +486,9 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     const size_t np = scv_model_nparams(c.model);
     const size_t d = (size_t)c.train->c * c.train->h * c.train->w;
     float *w = scv_model_params(c.model), *g = scv_model_grads(c.model);
-    int64_t have_order = -1, run_iters = 0, run_samples = 0;
+    uint64_t order_epoch = 0; /* the epoch c.perm holds, when have_order */
+    int have_order = 0;
+    int64_t run_iters = 0, run_samples = 0;
     double t_start = scv_now(), sum_comp = 0, sum_comm = 0, sum_iter = 0, last_print = 0;
     double acc = NAN, tloss = NAN, loss_ema = NAN;
     int evaluated_at_end = 0, acc_full = 1;
@@ -486,9 +540,9 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
             c.st.epoch++;
             c.st.pos = 0;
         }
-        if ((int64_t)c.st.epoch != have_order) {
+        if (!have_order || c.st.epoch != order_epoch) {
             scv_epoch_order(p->seed, c.st.epoch, N, c.perm);
-            have_order = (int64_t)c.st.epoch;
+            order_epoch = c.st.epoch, have_order = 1;
         }
         double t0 = scv_now();
         int64_t Bcur = N - (int64_t)c.st.pos < B ? N - (int64_t)c.st.pos : B;

@@ -78,7 +78,7 @@ static void busy_pause(int attempt)
  * write gets SQLITE_BUSY at once) that reads the version and creates or migrates. Returns
  * the SQLite code of the step that failed (SQLITE_OK when done), *what names it; a newer
  * schema is reported as SQLITE_OK with *version set above SCHEMA_VERSION. */
-static int schema_setup(scv_store *s, int *version, const char **what)
+static int schema_setup(scv_store *s, int *version, const char **what, char *msg, size_t cap)
 {
     /* a new database gets schema 1 and migrates like an old one */
     static const char *schema1_runs =
@@ -86,9 +86,9 @@ static int schema_setup(scv_store *s, int *version, const char **what)
         " job TEXT, status TEXT, actual_time REAL, actual_cost REAL, accuracy REAL, reached INTEGER);";
     int rc;
     *what = "journal mode";
-    if ((rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL)) != SQLITE_OK) return rc;
+    if ((rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL)) != SQLITE_OK) goto out;
     *what = "begin";
-    if ((rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE;", NULL, NULL, NULL)) != SQLITE_OK) return rc;
+    if ((rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE;", NULL, NULL, NULL)) != SQLITE_OK) goto out;
     sqlite3_stmt *st;
     *what = "schema version";
     if ((rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL)) != SQLITE_OK) goto fail;
@@ -112,7 +112,11 @@ static int schema_setup(scv_store *s, int *version, const char **what)
     if ((rc = sqlite3_exec(s->db, "COMMIT;", NULL, NULL, NULL)) != SQLITE_OK) goto fail;
     return SQLITE_OK;
 fail:
+    snprintf(msg, cap, "%s", sqlite3_errmsg(s->db));
     sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
+    return rc;
+out:
+    snprintf(msg, cap, "%s", sqlite3_errmsg(s->db));
     return rc;
 }
 
@@ -138,21 +142,20 @@ int scv_store_open(const char *path, scv_store **out, scv_err *err)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int version = 0;
     const char *what = "";
+    char msg[512] = "";
     for (int attempt = 0;; attempt++) {
-        rc = schema_setup(s, &version, &what);
+        rc = schema_setup(s, &version, &what, msg, sizeof msg);
         if (!is_busy(rc)) break;
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 > BUSY_TIMEOUT_MS) break;
         busy_pause(attempt);
     }
     if (rc != SQLITE_OK) {
-        int code = (rc & 0xff) == SQLITE_NOTADB || (rc & 0xff) == SQLITE_CORRUPT ? SCV_ECORRUPT
-                   : is_busy(rc)                                                ? SCV_EIO
-                                                                                : SCV_ECORRUPT;
         if ((rc & 0xff) == SQLITE_NOTADB)
-            rc = scv_err_set(err, code, "%s: not a Scavenger database: %s", path, sqlite3_errmsg(s->db));
+            rc = scv_err_set(err, SCV_ECORRUPT, "%s: not a Scavenger database: %s", path, msg);
         else
-            rc = scv_err_set(err, code, "%s: cannot set up the schema (%s): %s", path, what, sqlite3_errmsg(s->db));
+            rc = scv_err_set(err, is_busy(rc) ? SCV_EIO : SCV_ECORRUPT, "%s: cannot set up the schema (%s): %s",
+                             path, what, msg);
         scv_store_close(s);
         return rc;
     }
@@ -183,7 +186,14 @@ static int exec_bind(scv_store *s, scv_err *err, const char *sql, const char *ty
         }
     }
     va_end(ap);
+    /* an autocommit write takes the write lock up front, so the busy timeout applies; the
+     * few conflicts that return SQLITE_BUSY at once are retried a while */
     int rc = sqlite3_step(st);
+    for (int attempt = 0; is_busy(rc) && attempt < 40; attempt++) {
+        sqlite3_reset(st);
+        busy_pause(attempt);
+        rc = sqlite3_step(st);
+    }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? SCV_OK : db_fail(s, err, "write");
 }

@@ -217,8 +217,18 @@ int scv_model_new(const scv_model_spec *spec, scv_model **out, scv_err *err)
 {
     *out = NULL;
     if (!spec || !spec->name) return scv_err_set(err, SCV_EINVAL, "model: no name");
-    if (spec->in_c < 1 || spec->in_h < 1 || spec->in_w < 1 || spec->n_classes < 2)
+    if (spec->in_c < 1 || spec->in_h < 1 || spec->in_w < 1 || spec->n_classes < 2 ||
+        spec->n_classes > 65536)
         return scv_err_set(err, SCV_EINVAL, "model: bad input shape or class count");
+    /* sizes are ints in the layers: the input must fit comfortably (2^24 floats per sample) */
+    if ((int64_t)spec->in_c * spec->in_h * spec->in_w > ((int64_t)1 << 24))
+        return scv_err_set(err, SCV_EINVAL, "model: input %dx%dx%d has more than 2^24 values",
+                           spec->in_c, spec->in_h, spec->in_w);
+    if (!strcmp(spec->name, "mlp")) /* the parameter count before anything is built */
+        for (int i = 0; i < spec->n_hidden && i < SCV_MAX_HIDDEN; i++)
+            if (spec->hidden[i] < 1 || spec->hidden[i] > 65536)
+                return scv_err_set(err, SCV_EINVAL, "mlp: hidden size %d: must be in 1..65536",
+                                   spec->hidden[i]);
     scv_model *m = calloc(1, sizeof *m);
     if (!m) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     int rc = build(m, spec, err);
@@ -227,6 +237,14 @@ int scv_model_new(const scv_model_spec *spec, scv_model **out, scv_err *err)
         layer *l = &m->layers[i];
         l->w_off = m->n_params;
         l->b_off = l->w_off + l->n_w;
+        /* n_w, n_b are products of ints in size_t (no overflow); their sum is capped */
+        if (l->n_w > SCV_MODEL_MAX_PARAMS || l->n_b > SCV_MODEL_MAX_PARAMS ||
+            m->n_params + l->n_w + l->n_b > SCV_MODEL_MAX_PARAMS) {
+            rc = scv_err_set(err, SCV_EINVAL,
+                             "model %s: more than %zu parameters (layer %d has %zu); use smaller "
+                             "--hidden sizes", m->arch, SCV_MODEL_MAX_PARAMS, i, l->n_w + l->n_b);
+            goto fail;
+        }
         m->n_params += l->n_w + l->n_b;
         if (l->kind == L_CONV &&
             (rc = scv_conv_new(l->c, l->oc, l->k, l->pad, l->h, l->w, &l->conv, err)))

@@ -1,0 +1,163 @@
+/*
+ * test_store.c - the run store under concurrency: several processes (as concurrent
+ * `scavenger run`s) and several threads open one new database at the same moment, set up
+ * its schema and write at once, while others read; every one must succeed (no "database is
+ * locked").
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scv.h"
+#include "scv_test.h"
+
+#include <pthread.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define N 8
+#define WRITES 40
+#define REOPENS 10
+
+static char tmp[256];
+
+/* Opens path, adds a run and writes to it WRITES times, reading the run list in between;
+ * 0 on success, else prints the error and returns 1. */
+static int worker(const char *path, int who)
+{
+    scv_err err = {0};
+    scv_store *s = NULL;
+    long long id = 0;
+    int rc = 0;
+    /* reopening: every open sets up (or checks) the schema while the others write */
+    for (int i = 0; !rc && i < REOPENS; i++) {
+        rc = scv_store_open(path, &s, &err);
+        if (!rc && i + 1 < REOPENS) scv_store_close(s), s = NULL;
+    }
+    if (!rc) rc = scv_store_run_new(s, "model=test", "{\"model\":\"test\"}", &id, &err);
+    for (int i = 0; !rc && i < WRITES; i++) {
+        char json[64];
+        snprintf(json, sizeof json, "{\"who\":%d,\"i\":%d}", who, i);
+        rc = scv_store_model(s, id, "test", json, &err);
+        if (!rc) rc = scv_store_run_state(s, id, i % 2 ? "warmup" : "profile", &err);
+        if (!rc && i % 8 == 0) {
+            scv_run_summary *runs = NULL;
+            size_t n = 0;
+            rc = scv_store_runs(s, &runs, &n, &err);
+            free(runs);
+        }
+    }
+    if (!rc) rc = scv_store_run_status(s, id, "done", &err);
+    scv_store_close(s);
+    if (rc) printf("#   worker %d: %s\n", who, err.msg);
+    return rc ? 1 : 0;
+}
+
+/* N processes released together through a pipe */
+static void t_processes(void)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/proc.db", tmp);
+    int go[2];
+    CHECK(pipe(go) == 0);
+    pid_t pids[N];
+    for (int i = 0; i < N; i++) {
+        fflush(stdout);
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            close(go[1]);
+            char c;
+            ssize_t r = read(go[0], &c, 1); /* returns 0 when the parent closes its end */
+            (void)r;
+            _exit(worker(path, i));
+        }
+    }
+    close(go[0]);
+    close(go[1]);
+    int ok = 0;
+    for (int i = 0; i < N; i++) {
+        int st = 0;
+        waitpid(pids[i], &st, 0);
+        ok += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    CHECK_EQ_INT(ok, N);
+    scv_store *s = NULL;
+    scv_err err = {0};
+    CHECK(scv_store_open(path, &s, &err) == SCV_OK);
+    scv_run_summary *runs = NULL;
+    size_t n = 0;
+    if (s) CHECK(scv_store_runs(s, &runs, &n, &err) == SCV_OK);
+    CHECK_EQ_INT(n, N);
+    for (size_t i = 0; i < n; i++) CHECK(!strcmp(runs[i].status, "done"));
+    free(runs);
+    scv_store_close(s);
+}
+
+typedef struct {
+    const char *path;
+    int who, rc;
+    pthread_barrier_t *bar;
+} targ;
+
+static void *thread_main(void *p)
+{
+    targ *a = p;
+    pthread_barrier_wait(a->bar);
+    a->rc = worker(a->path, a->who);
+    return NULL;
+}
+
+/* N threads, each with its own connection, released by a barrier */
+static void t_threads(void)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/thr.db", tmp);
+    pthread_barrier_t bar;
+    pthread_barrier_init(&bar, NULL, N);
+    pthread_t th[N];
+    targ a[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = (targ){.path = path, .who = i, .rc = -1, .bar = &bar};
+        pthread_create(&th[i], NULL, thread_main, &a[i]);
+    }
+    int ok = 0;
+    for (int i = 0; i < N; i++) {
+        pthread_join(th[i], NULL);
+        ok += a[i].rc == 0;
+    }
+    pthread_barrier_destroy(&bar);
+    CHECK_EQ_INT(ok, N);
+}
+
+/* a file that is not a database is still refused clearly */
+static void t_not_a_db(void)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/junk.db", tmp);
+    FILE *f = fopen(path, "w");
+    fputs("this is not an SQLite database, just some text that is long enough to matter....\n", f);
+    fclose(f);
+    scv_store *s = NULL;
+    scv_err err = {0};
+    CHECK(scv_store_open(path, &s, &err) == SCV_ECORRUPT);
+    CHECK_MSG(strstr(err.msg, "not a Scavenger database") != NULL, "%s", err.msg);
+    CHECK(s == NULL);
+}
+
+static const scv_test tests[] = {
+    {"processes", t_processes},
+    {"threads", t_threads},
+    {"not_a_db", t_not_a_db},
+};
+
+int main(int argc, char **argv)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/scv-test-store-XXXXXX");
+    if (!mkdtemp(tmp)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    int rc = scv_test_main(tests, (int)(sizeof tests / sizeof tests[0]), argc, argv);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    if (rc == 0 && system(cmd) != 0) rc = 1;
+    return rc;
+}
