@@ -1,17 +1,28 @@
 # Scavenger build. `make` builds build/scavenger; `make check` runs every test on the
-# normal build and on an AddressSanitizer+UBSan build (build/asan).
+# normal build and on an AddressSanitizer+UBSan build (build/asan), and each libFuzzer
+# harness of tests/fuzz/ for 20 s (build/fuzz, clang); `make fuzz` runs each for
+# FUZZ_SECONDS (default 60). Any finding fails the target.
 CC      ?= gcc
 MODE    ?= release
 BUILD   := build
+WERROR  := -Werror
 ifeq ($(MODE),asan)
 BUILD   := build/asan
 OPT     := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else ifeq ($(MODE),fuzz)
+# Debian 12's clang (libFuzzer is in libclang-rt-14-dev); warnings stay warnings here, the
+# gcc builds are the -Werror gate
+CC      := clang
+BUILD   := build/fuzz
+WERROR  :=
+OPT     := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+           -fno-sanitize-recover=all
 else
 OPT     := -O3 -g
 endif
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
-CFLAGS  := -std=c11 -Wall -Wextra -Werror $(OPT) -Iinclude -Isrc
+CFLAGS  := -std=c11 -Wall -Wextra $(WERROR) $(OPT) -Iinclude -Isrc
 LDLIBS  := $(MPI_LIBS) -ldnnl -lcjson -lsqlite3 -lz -lm -fopenmp
 
 LIB_SRC := $(wildcard src/core/*.c src/model/*.c src/io/*.c src/train/*.c src/runtime/*.c src/store/*.c \
@@ -47,11 +58,34 @@ $(BUILD)/%.o: %.c
 asan:
 	$(MAKE) MODE=asan all
 
+# ---- fuzzing: tests/fuzz/fuzz_NAME.c against libscv built with clang's sanitizers ----
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS    := $(FUZZ_NAMES:%=build/fuzz/fuzz_%)
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h build/fuzz/libscv.a
+	clang -std=c11 -Wall -Wextra -O1 -g -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=all -Iinclude -Isrc -o $@ $< build/fuzz/libscv.a \
+	    $(filter-out -fopenmp,$(LDLIBS)) -l:libgomp.so.1
+
+# the harnesses and build/fuzz/tests/test_fuzz, the runner tests/run.sh counts
+fuzz-build: $(if $(filter fuzz,$(MODE)),$(FUZZ_BINS),)
+ifneq ($(MODE),fuzz)
+	$(MAKE) MODE=fuzz fuzz-build
+	@mkdir -p build/fuzz/tests
+	cp tests/fuzz/run.sh build/fuzz/tests/test_fuzz
+	chmod +x build/fuzz/tests/test_fuzz
+endif
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
+
 check: all
 	$(MAKE) MODE=asan all
-	sh tests/run.sh build build/asan
+	$(MAKE) fuzz-build
+	FUZZ_SECONDS=20 sh tests/run.sh build build/asan build/fuzz
 
 clean:
 	rm -rf build
 
-.PHONY: all asan check clean
+.PHONY: all asan check clean fuzz fuzz-build

@@ -247,6 +247,21 @@ static void t_catalog(void)
         {"provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\naws,a,4,8\n", ":2: 4 fields, the header has 5"},
         {"provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\naws,\"a,4,8,1\n", ":2: unterminated quote"},
         {"", "empty catalog"},
+        /* out of range: (int)1e10 was undefined and gave negative times and costs */
+        {"provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\naws,a,1e10,8,0.1\n",
+         ":2: field 'vcpus' = '1e10' is out of range"},
+        {"provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\naws,a,-4,8,0.1\n",
+         ":2: field 'vcpus' = '-4' is out of range"},
+        {"provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\naws,a,4.5,8,0.1\n",
+         ":2: field 'vcpus' = '4.5' is out of range"},
+        {"provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr,gpu_count\naws,a,4,8,0.1,1e10\n",
+         ":2: field 'gpu_count' = '1e10' is out of range"},
+        {"provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\naws,a,4,1e300,0.1\n",
+         ":2: field 'memory_gib' = '1e300' is out of range"},
+        {"provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\naws,a,4,8,-0.1\n",
+         ":2: field 'ondemand_usd_per_hr' = '-0.1' is out of range"},
+        {"provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr,spot_usd_per_hr_min,spot_usd_per_hr_max\naws,a,4,8,0.1,0.2,0.1\n",
+         ":2: field 'spot_usd_per_hr_min' (0.2) exceeds"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         FILE *f = fopen(path, "w");
@@ -669,6 +684,41 @@ static void t_profile(void)
     CHECK(scv_profile_target(path, 0.85, &ep, &b, &err) == SCV_OK && ep == 2.24 && b == 32);
     CHECK(scv_profile_target(path, 0.95, &ep, &b, &err) == SCV_ENOTFOUND);
     CHECK(strstr(err.msg, "never reached accuracy 0.9500 (best 0.9000)") != NULL);
+    /* numbers out of range, 1e400 (read as infinity) included, name file, line and field */
+    static const char *const bad[][2] = {
+        {"{\"type\":\"iter\",\"workers\":1e10,\"batch\":32,\"t_compute\":0.1,\"t_comm\":0,\"t_iter\":0.1}",
+         ":44: field 'workers' = 1e+10 is out of range"},
+        {"{\"type\":\"iter\",\"workers\":2,\"batch\":-32,\"t_compute\":0.1,\"t_comm\":0,\"t_iter\":0.1}",
+         ":44: field 'batch' = -32 is out of range"},
+        {"{\"type\":\"iter\",\"workers\":2,\"batch\":32,\"t_compute\":0.1,\"t_comm\":0,\"t_iter\":1e400}",
+         ":44: field 't_iter' = inf is out of range"},
+        {"{\"type\":\"iter\",\"workers\":2,\"batch\":32,\"t_compute\":0.1,\"t_comm\":0,\"t_iter\":0.1,"
+         "\"grad_sqnorm_global\":-1e400}", ":44: field 'grad_sqnorm_global' = -inf is out of range"},
+        {"{\"type\":\"job\",\"params\":1e400,\"act_bytes\":1,\"n_train\":10,\"input_floats\":1}",
+         ":44: field 'params' = inf is out of range"},
+        {"{\"type\":\"job\",\"params\":10,\"act_bytes\":1,\"n_train\":10,\"input_floats\":1,\"threads\":1e10}",
+         ":44: field 'threads' = 1e+10 is out of range"},
+    };
+    char saved[600];
+    snprintf(saved, sizeof saved, "%s.orig", path);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd, "cp %s %s", path, saved);
+        CHECK(system(cmd) == 0);
+        f = fopen(path, "a");
+        fprintf(f, "%s\n", bad[i][0]);
+        fclose(f);
+        CHECK(scv_profile_load(path, &p, &err) == SCV_EPARSE && !p);
+        CHECK_MSG(strstr(err.msg, bad[i][1]) != NULL, "'%s' lacks '%s'", err.msg, bad[i][1]);
+        rename(saved, path);
+    }
+    f = fopen(path, "a");
+    fprintf(f, "{\"type\":\"eval\",\"test_accuracy\":1e400,\"epoch_progress\":1}\n");
+    fclose(f);
+    CHECK(scv_profile_target(path, 0.99, &ep, &b, &err) == SCV_EPARSE);
+    CHECK_MSG(strstr(err.msg, ":44: field 'test_accuracy' = inf is out of range"), "%s", err.msg);
+    snprintf(saved, sizeof saved, "sed -i '$d' %s", path);
+    CHECK(system(saved) == 0);
     f = fopen(path, "a");
     fprintf(f, "{\"type\":\"iter\",\"workers\":\"two\"}\n");
     fclose(f);

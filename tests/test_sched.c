@@ -4,6 +4,7 @@
 #include "scv.h"
 #include "scv_test.h"
 #include "train/sched.h"
+#include "core/util.h"
 
 static void t_split_even_and_weighted(void)
 {
@@ -122,7 +123,33 @@ static void t_params_check(void)
     CHECK(scv_train_params_check(&p, &err) == SCV_EINVAL);
 }
 
+/* Integer sets from option and job-file text: ranges, steps, doubling; a step that
+ * overflows (fuzzing found "1..6553424:5222...2" overflowing x += step) and sets too large
+ * to hold are refused, never undefined. */
+static void t_int_sets(void)
+{
+    int *v = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_parse_int_set("3..10:3", 0, 1, 100, &v, &err), 3);
+    CHECK(v && v[0] == 3 && v[1] == 6 && v[2] == 9);
+    free(v);
+    CHECK_EQ_INT(scv_parse_int_set("1..64", 1, 1, 100, &v, &err), 7);
+    CHECK(v && v[6] == 64);
+    free(v);
+    CHECK_EQ_INT(scv_parse_int_set("1..16777216:9223372036854775807", 1, 1, 1 << 24, &v, &err), 1);
+    CHECK(v && v[0] == 1);
+    free(v);
+    CHECK_EQ_INT(scv_parse_int_set("1..6553424:52222222222222222222222222", 1, 1, 1 << 24, &v, &err), -1);
+    CHECK(v == NULL);
+    CHECK_EQ_INT(scv_parse_int_set("1..99999999999999999999", 1, 1, 1 << 24, &v, &err), -1);
+    CHECK_EQ_INT(scv_parse_int_set("1..16777216", 0, 1, 1 << 24, &v, &err), -1);
+    CHECK_MSG(strstr(err.msg, "more than 1048576 values") != NULL, "%s", err.msg);
+    CHECK_EQ_INT(scv_parse_int_set("1..2147483647", 1, 1, 2147483647, &v, &err), 31);
+    free(v);
+}
+
 static const scv_test tests[] = {
+    {"int_sets", t_int_sets},
     {"split_even_and_weighted", t_split_even_and_weighted},
     {"epoch_order_is_permutation", t_epoch_order_is_permutation},
     {"each_sample_once_per_epoch_whatever_k", t_each_sample_once_per_epoch_whatever_k},

@@ -6,6 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "../io/json_out.h"
 #include "../io/svg.h"
 #include "scv.h"
 #include "../core/util.h"
@@ -301,9 +302,10 @@ int cmd_plan(int argc, char **argv)
     if (json) {
         printf("{\"chosen\":");
         scv_plan_point_json(stdout, cat, ch);
-        printf(",\"why\":\"%s\",\"note\":\"%s\",\"n_configs\":%zu,\"excluded_memory\":%zu,"
+        char j1[2048], j2[2048], j3[4200];
+        printf(",\"why\":%s,\"note\":%s,\"n_configs\":%zu,\"excluded_memory\":%zu,"
                "\"excluded_gpu_types\":%zu,\"front\":[",
-               res->why, res->note, res->n_points, res->n_excluded_memory, res->n_excluded_gpu);
+               scv_json_strbuf(j1, sizeof j1, res->why), scv_json_strbuf(j2, sizeof j2, res->note), res->n_points, res->n_excluded_memory, res->n_excluded_gpu);
         for (size_t i = 0; i < res->n_front; i++) {
             if (i) putchar(',');
             scv_plan_point_json(stdout, cat, &res->points[res->front[i]]);
@@ -316,9 +318,9 @@ int cmd_plan(int argc, char **argv)
             }
         }
         printf("],\"perf\":{\"comm\":\"%s\",\"c0\":%.6g,\"c1\":%.6g,\"alpha\":%.6g,\"beta\":%.6g,"
-               "\"overlap\":%.3g,\"mare\":%.4g,\"points\":%d,\"note\":\"%s\"},",
+               "\"overlap\":%.3g,\"mare\":%.4g,\"points\":%d,\"note\":%s},",
                comm == SCV_COMM_RING ? "ring" : "ps", perf.c0, perf.c1, perf.alpha, perf.beta,
-               perf.overlap, perf.mare, perf.n_points, perf.note);
+               perf.overlap, perf.mare, perf.n_points, scv_json_strbuf(j1, sizeof j1, perf.note));
         printf("\"profile\":[");
         for (size_t i = 0; i < prof->n; i++) {
             const scv_config_stats *q = &prof->configs[i];
@@ -333,9 +335,10 @@ int cmd_plan(int argc, char **argv)
         printf("],");
         printf("\"stat\":{\"model\":\"%s\",\"b_simple\":%.6g,\"s_min\":%.6g,\"gamma_a\":%.6g,"
                "\"gamma_s\":%.6g,\"theta\":%.6g,\"target_epochs\":%.6g,\"target_batch\":%d,"
-               "\"note\":\"%s\"},\"measured_on\":\"%s\",\"catalog\":\"%s\"}\n",
+               "\"note\":%s},\"measured_on\":%s,\"catalog\":%s}\n",
                stat == SCV_STAT_GNS ? "gns" : "scavenger", sm.b_simple, sm.s_min, sm.gamma_a,
-               sm.gamma_s, sm.theta, sm.target_epochs, tb, sm.note, mv->name, catalog);
+               sm.gamma_s, sm.theta, sm.target_epochs, tb, scv_json_strbuf(j1, sizeof j1, sm.note),
+               scv_json_strbuf(j2, sizeof j2, mv->name), scv_json_strbuf(j3, sizeof j3, catalog));
     } else {
         printf("profile: %zu configuration(s) of %s measured on %s; target %.2f epochs at B=%d\n",
                prof->n, prof->job.arch, mv->name, tepochs, tb);

@@ -3,6 +3,7 @@
  * measured configuration (mean times after warm-up, the noise statistics), as the models see it.
  */
 #include "cli.h"
+#include "../io/json_out.h"
 #include "scv.h"
 
 #include <math.h>
@@ -52,8 +53,13 @@ int cmd_profile(int argc, char **argv)
         fprintf(stderr, "scavenger profile: %s\n", err.msg);
         return EXIT_FAIL;
     }
-    if (json) printf("{\"job\":{\"arch\":\"%s\",\"vm\":\"%s\",\"params\":%.0f,\"n_train\":%.0f},\"configs\":[",
-                     p->job.arch, p->job.vm, p->job.n_params, p->job.n_train);
+    if (json) {
+        fputs("{\"job\":{\"arch\":", stdout);
+        scv_json_str(stdout, p->job.arch);
+        fputs(",\"vm\":", stdout);
+        scv_json_str(stdout, p->job.vm);
+        printf(",\"params\":%.0f,\"n_train\":%.0f},\"configs\":[", p->job.n_params, p->job.n_train);
+    }
     else printf("%s on %s\n%4s %6s %6s %11s %9s %9s %10s\n", p->job.arch,
                 p->job.vm[0] ? p->job.vm : "(vm not named)", "K", "B", "iters", "t_compute", "t_comm",
                 "t_iter", "B_simple");

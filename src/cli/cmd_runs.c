@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "../io/json_out.h"
 #include "scv.h"
 #include "../core/util.h"
 
@@ -16,17 +17,7 @@
 
 #define RUNS_USAGE "usage: scavenger runs [--db PATH] [--json]   |   scavenger runs show ID [--db PATH] [--json]\n"
 
-static void json_str(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') printf("\\%c", c);
-        else if (c < 0x20) printf("\\u%04x", c);
-        else putchar(c);
-    }
-    putchar('"');
-}
+static void json_str(const char *s) { scv_json_str(stdout, s); }
 
 static void json_num(const char *key, double v)
 {
@@ -109,7 +100,9 @@ static int show(scv_store *db, long long id, int json, scv_err *err)
         summary_json(&r);
         printf(",\"steps\":[");
         for (size_t i = 0; i < n; i++) {
-            printf("%s{\"phase\":\"%s\",\"workers\":%d,\"batch\":%d,\"iterations\":%lld", i ? "," : "", t[i].phase,
+            printf("%s{\"phase\":", i ? "," : "");
+            json_str(t[i].phase);
+            printf(",\"workers\":%d,\"batch\":%d,\"iterations\":%lld",
                    t[i].workers, t[i].batch, (long long)t[i].iterations);
             json_num("t_iter", t[i].t_iter);
             json_num("idle_before_s", t[i].idle_before);

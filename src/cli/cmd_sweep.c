@@ -23,6 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* the most (K, B) pairs one sweep trains */
+#define SWEEP_MAX_RUNS 4096
+
 #define SWEEP_USAGE                                                                        \
     "usage: scavenger sweep [--cluster NAME] --workers LIST --batch LIST\n"                 \
     "                       --target-accuracy A --out DIR [--catalog CSV] [--vm-type TYPE]\n" \
@@ -51,13 +54,30 @@ static int write_tables(const char *csv, const char *md, const row *rows, int nr
         fclose(f);
         return scv_err_set(err, SCV_EIO, "%s: cannot write: %s", md, strerror(e));
     }
+    /* the VM type is a name from outside: a CSV field quoted as RFC 4180 wants, markdown
+     * with its table and HTML characters escaped */
+    char vcsv[256], vmd[400];
+    size_t a = 0, b = 0;
+    vcsv[a++] = '"';
+    for (const char *p = vmtype; *p && a + 3 < sizeof vcsv; p++) {
+        if (*p == '"') vcsv[a++] = '"';
+        vcsv[a++] = *p == '\n' || *p == '\r' ? ' ' : *p;
+    }
+    vcsv[a++] = '"', vcsv[a] = 0;
+    for (const char *p = vmtype; *p && b + 8 < sizeof vmd; p++) {
+        const char *e = *p == '|' ? "\\|" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;" : *p == '&' ? "&amp;"
+                      : *p == '\n' || *p == '\r' ? " " : NULL;
+        if (e) b += (size_t)snprintf(vmd + b, sizeof vmd - b, "%s", e);
+        else vmd[b++] = *p;
+    }
+    vmd[b] = 0;
     int bad_f = fprintf(f, "workers,batch,reached,test_accuracy,iterations,epochs,t_iter_s,wall_s,cost_usd,vm_type,price_usd_hr\n") < 0;
     int bad_m = fprintf(m, "| K | B | reached | test acc. | iterations | epochs | t_iter (ms) | wall (s) | cost ($, %s at $%.4g/h) |\n"
-                           "|---|---|---|---|---|---|---|---|---|\n", vmtype, price) < 0;
+                           "|---|---|---|---|---|---|---|---|---|\n", vmd, price) < 0;
     for (int i = 0; i < nr; i++) {
         const row *r = &rows[i];
         bad_f |= fprintf(f, "%d,%d,%d,%.4f,%.0f,%.4f,%.6f,%.3f,%.8f,%s,%.6g\n", r->K, r->B, r->reached,
-                         r->accuracy, r->iterations, r->epochs, r->t_iter, r->wall, r->cost, vmtype,
+                         r->accuracy, r->iterations, r->epochs, r->t_iter, r->wall, r->cost, vcsv,
                          price) < 0;
         bad_m |= fprintf(m, "| %d | %d | %s | %.4f | %.0f | %.2f | %.2f | %.1f | %.6f |\n", r->K, r->B,
                          r->reached ? "yes" : "no", r->accuracy, r->iterations, r->epochs,
@@ -167,6 +187,15 @@ int cmd_sweep(int argc, char **argv)
     if (nk < 0 || nb < 0) {
         fprintf(stderr, "scavenger sweep: %s\n", err.msg);
         free(Ks);
+        return EXIT_USAGE;
+    }
+    /* every pair is a training run: a space beyond SWEEP_MAX_RUNS is a mistake, refused
+     * before anything is allocated for it */
+    if (nk * nb > SWEEP_MAX_RUNS) {
+        fprintf(stderr, "scavenger sweep: --workers %s x --batch %s is %ld x %ld = %ld (K, B) pairs; "
+                        "a sweep trains at most %d: give shorter lists\n", wl, bl, nk, nb, nk * nb, SWEEP_MAX_RUNS);
+        free(Ks);
+        free(Bs);
         return EXIT_USAGE;
     }
     scv_catalog *cat = NULL;

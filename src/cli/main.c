@@ -63,13 +63,18 @@ const char *scv_default_data_file(const char *name, char *buf, size_t cap)
     return buf;
 }
 
-/* $XDG_DATA_HOME/scavenger/scavenger.db, else ~/.local/share/scavenger/scavenger.db */
+/* $XDG_DATA_HOME/scavenger/scavenger.db, else ~/.local/share/scavenger/scavenger.db; with
+ * neither set (as absolute paths) there is no default: never a shared place like /tmp,
+ * where anyone could plant or read the database. */
 int cli_default_db(char *buf, size_t cap, scv_err *err)
 {
     const char *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
     char base[900];
-    if (x && *x) snprintf(base, sizeof base, "%s/scavenger", x);
-    else snprintf(base, sizeof base, "%s/.local/share/scavenger", h && *h ? h : "/tmp");
+    if (x && x[0] == '/') snprintf(base, sizeof base, "%s/scavenger", x);
+    else if (h && h[0] == '/') snprintf(base, sizeof base, "%s/.local/share/scavenger", h);
+    else
+        return scv_err_set(err, SCV_EINVAL, "no default database: HOME and XDG_DATA_HOME are not set (as "
+                           "absolute paths); give --db PATH, or set HOME or XDG_DATA_HOME");
     char tmp[900];
     snprintf(tmp, sizeof tmp, "%s", base);
     for (char *p = tmp + 1;; p++)

@@ -167,23 +167,33 @@ long scv_parse_int_set(const char *s, int pow2, long lo, long hi, int **out, scv
         if (end == p || errno) goto bad;
         if (end[0] == '.' && end[1] == '.') {
             const char *q = end + 2;
+            errno = 0;
             long b = strtol(q, &end, 10), step = 0;
-            if (end == q) goto bad;
+            if (end == q || errno) goto bad;
             if (*end == ':') {
                 q = end + 1;
                 step = strtol(q, &end, 10);
-                if (end == q || step < 1) goto bad;
+                if (end == q || errno || step < 1) goto bad;
             }
             if (a < lo || b > hi || a > b) goto range;
+            /* no overflow past b (a step of LONG_MAX), and a bounded number of values */
             if (step || !pow2) {
-                for (long x = a; x <= b; x += step ? step : 1)
+                long st = step ? step : 1;
+                for (long x = a;; x += st) {
+                    if (n >= SCV_INT_SET_MAX) goto toomany;
                     if (push_int(out, &n, &vcap, x)) goto oom;
+                    if (b - x < st) break;
+                }
             } else {
-                for (long x = a; x <= b; x *= 2)
+                for (long x = a;; x *= 2) {
+                    if (n >= SCV_INT_SET_MAX) goto toomany;
                     if (push_int(out, &n, &vcap, x)) goto oom;
+                    if (x < 1 || x > b / 2) break;
+                }
             }
         } else {
             if (a < lo || a > hi) goto range;
+            if (n >= SCV_INT_SET_MAX) goto toomany;
             if (push_int(out, &n, &vcap, a)) goto oom;
         }
         if (*end == ',') end++;
@@ -197,6 +207,9 @@ bad:
     goto fail;
 range:
     scv_err_set(err, SCV_ERANGE, "'%s': values must lie in %ld..%ld", s, lo, hi);
+    goto fail;
+toomany:
+    scv_err_set(err, SCV_ERANGE, "'%s': more than %d values", s, (int)SCV_INT_SET_MAX);
     goto fail;
 oom:
     scv_err_set(err, SCV_ENOMEM, "out of memory");
@@ -216,5 +229,5 @@ double scv_parse_duration(const char *s)
     if (*end == 's') end++;
     else if (*end == 'm') mul = 60, end++;
     else if (*end == 'h') mul = 3600, end++;
-    return *end ? -1 : v * mul;
+    return *end || !isfinite(v * mul) ? -1 : v * mul; /* "1e308h" is not a duration */
 }

@@ -11,12 +11,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* SIGINT while a child runs: the handler can only reach file-scope state. */
-static volatile sig_atomic_t g_int;
-static void on_int(int sig) { (void)sig; g_int = 1; }
+/* SIGINT or SIGTERM while a child runs: the handler can only reach file-scope state.
+ * SIGINT from a terminal reaches the child too (same process group); SIGTERM is usually
+ * sent to this process alone, so it is passed on to the child, which stops cleanly. */
+static volatile sig_atomic_t g_int, g_term, g_child;
+static void on_signal(int sig)
+{
+    g_int = 1;
+    if (sig == SIGTERM) {
+        g_term = 1;
+        if (g_child > 0) kill((pid_t)g_child, SIGTERM);
+    }
+}
 
 int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int *status, int *interrupted,
                  void (*tick)(void *ctx), void *ctx, int tick_ms, scv_err *err)
@@ -27,6 +37,7 @@ int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int
     if (interrupted) *interrupted = 0;
     if (pipe(fd)) return scv_err_set(err, SCV_EIO, "cannot start %s: pipe: %s", argv[1], strerror(errno));
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
@@ -35,6 +46,10 @@ int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int
         return scv_err_set(err, SCV_EIO, "cannot start %s: fork: %s", argv[1], strerror(e));
     }
     if (pid == 0) {
+        /* dies with this process, even when it is killed with SIGKILL (the child, a
+         * `scavenger train`, stops cleanly on SIGTERM and passes it to its mpirun) */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(128 + SIGTERM); /* the parent died before prctl */
         dup2(fd[1], 1);
         close(fd[0]);
         close(fd[1]);
@@ -42,11 +57,13 @@ int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int
         _exit(127);
     }
     close(fd[1]);
-    struct sigaction sa, old;
+    struct sigaction sa, old, old_term;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_int;
-    g_int = 0;
+    sa.sa_handler = on_signal;
+    g_int = 0, g_term = 0;
+    g_child = (sig_atomic_t)pid;
     sigaction(SIGINT, &sa, &old);
+    sigaction(SIGTERM, &sa, &old_term);
     /* read stdout a line at a time between ticks */
     char buf[8192];
     size_t len = 0;
@@ -76,7 +93,12 @@ int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int
     close(fd[0]);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    g_child = 0;
     sigaction(SIGINT, &old, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    /* a caller that cannot stop on an interruption is ended by SIGTERM now that the child
+     * has stopped (with the disposition it had before) */
+    if (g_term && !interrupted) raise(SIGTERM);
     if (tick) tick(ctx);
     if (interrupted) *interrupted = g_int;
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);

@@ -13,8 +13,10 @@
  * its exit status in *status (128 + signal when killed), or SCV_EIO when it could not be
  * started. The last stdout line that starts with '{' goes to json. While it runs,
  * tick(ctx) is called about every tick_ms (tick may be NULL). The parent ignores SIGINT
- * meanwhile, so Ctrl-C reaches the child, which stops cleanly; *interrupted is set when
- * SIGINT arrived. */
+ * meanwhile, so Ctrl-C reaches the child, which stops cleanly; SIGTERM is passed on to the
+ * child the same way; *interrupted is set when SIGINT or SIGTERM arrived (with interrupted
+ * NULL, a SIGTERM is raised again once the child has ended). The child gets SIGTERM when
+ * this process dies (PR_SET_PDEATHSIG), so no child outlives it, even after SIGKILL. */
 int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int *status, int *interrupted,
                  void (*tick)(void *ctx), void *ctx, int tick_ms, scv_err *err);
 

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "svg.h"
+#include "json_out.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -51,11 +52,13 @@ void scv_plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point 
 
 void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *p)
 {
+    fputs("{\"vm\":", f);
+    scv_json_str(f, cat->vms[p->vm].name);
     fprintf(f,
-            "{\"vm\":\"%s\",\"workers\":%d,\"batch\":%d,\"t_iter\":%.6g,\"iterations\":%.6g,"
+            ",\"workers\":%d,\"batch\":%d,\"t_iter\":%.6g,\"iterations\":%.6g,"
             "\"time_s\":%.6g,\"cost\":%.6g,\"price_hr\":%.6g,\"err_rel\":%.4g,\"extrapolated\":%s,"
             "\"how\":\"%s\",\"pareto\":%s}",
-            cat->vms[p->vm].name, p->workers, p->batch, p->t_iter, p->iterations, p->time_s,
+            p->workers, p->batch, p->t_iter, p->iterations, p->time_s,
             p->cost, p->price_hr, p->err_rel, p->extrapolated ? "true" : "false", scv_extrap_desc(p->extrap),
             p->pareto ? "true" : "false");
 }

@@ -54,24 +54,34 @@ static int sh(scv_err *err, const char *fmt, ...)
     int n = 0;
     for (char *t = strtok(copy, " "); t && n < 47; t = strtok(NULL, " ")) argv[n++] = t;
     argv[n] = NULL;
+    /* the command's stderr goes to a private, already unlinked file (mkstemp: no fixed
+     * name in /tmp that another user could plant or read) */
+    char errpath[] = "/tmp/scavenger-cluster-XXXXXX";
+    int efd = mkstemp(errpath);
+    if (efd < 0) return scv_err_set(err, SCV_EIO, "cannot create a temporary file in /tmp: %s", strerror(errno));
+    unlink(errpath);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/tmp/scavenger-cluster.err", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, efd, 2);
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    if (rc) return scv_err_set(err, SCV_ENOTFOUND, "cannot run %s: %s", argv[0], strerror(rc));
+    if (rc) {
+        close(efd);
+        return scv_err_set(err, SCV_ENOTFOUND, "cannot run %s: %s", argv[0], strerror(rc));
+    }
     int st;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return SCV_OK;
-    char msg[200] = "";
-    FILE *f = fopen("/tmp/scavenger-cluster.err", "r");
-    if (f) {
-        if (!fgets(msg, sizeof msg, f)) msg[0] = 0;
-        fclose(f);
-        msg[strcspn(msg, "\n")] = 0;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+        close(efd);
+        return SCV_OK;
     }
+    char msg[200] = "";
+    ssize_t got = pread(efd, msg, sizeof msg - 1, 0);
+    msg[got > 0 ? got : 0] = 0;
+    close(efd);
+    msg[strcspn(msg, "\n")] = 0;
     return scv_err_set(err, SCV_EIO, "'%s' failed: %s", cmd, msg[0] ? msg : "(no message)");
 }
 

@@ -1,7 +1,9 @@
 /*
  * launch.c - spawns mpirun with this executable as the rank program (see launch.h).
  * The parent ignores SIGINT while it waits: mpirun passes the signal to the ranks, which
- * stop at the next iteration, checkpoint and exit.
+ * stop at the next iteration, checkpoint and exit. SIGTERM to the parent is passed on to
+ * mpirun, and mpirun gets SIGTERM when the parent dies (PR_SET_PDEATHSIG), so neither
+ * mpirun nor its ranks outlive a killed `scavenger train` or `scavenger run`.
  *
  * On an emulated cluster, mpirun itself runs inside VM 1 (its network namespace and CPU
  * cgroup, so rank 0 is confined like the others), the hostfile lists one slot per VM, and
@@ -26,11 +28,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_FIXED 40
+
+/* mpirun's pid while this process waits for it: SIGTERM (sent to this process alone, or by
+ * the kernel when the parent `scavenger run` dies) is passed on, and mpirun ends its ranks. */
+static volatile sig_atomic_t g_mpirun;
+static void on_term(int sig)
+{
+    if (g_mpirun > 0) kill((pid_t)g_mpirun, sig);
+}
 
 /* Writes text to path (created or truncated) with the given mode; SCV_EIO naming path. */
 static int write_text(const char *path, const char *text, mode_t mode, scv_err *err)
@@ -112,6 +123,7 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
     }
     fcntl(pfd[1], F_SETFD, FD_CLOEXEC);
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         int e = errno;
@@ -122,6 +134,10 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
     }
     if (pid == 0) {
         close(pfd[0]);
+        /* mpirun (and through it the ranks) dies with this process, even after SIGKILL;
+         * the setting survives exec (mpirun is not set-user-ID) */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(128 + SIGTERM);
         /* what Open MPI needs, in mpirun's environment only (not this process's) */
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
@@ -137,10 +153,14 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
     free(args);
     close(pfd[1]);
     /* the child keeps the default SIGINT; the parent waits through it */
-    struct sigaction ign, old;
+    struct sigaction ign, old, term, old_term;
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
     sigaction(SIGINT, &ign, &old);
+    memset(&term, 0, sizeof term);
+    term.sa_handler = on_term;
+    g_mpirun = (sig_atomic_t)pid;
+    sigaction(SIGTERM, &term, &old_term);
     scv_err child_err = {0};
     size_t got = 0;
     while (got < sizeof child_err) {
@@ -154,7 +174,9 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
     pid_t w;
     while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {}
     int wait_errno = errno;
+    g_mpirun = 0;
     sigaction(SIGINT, &old, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     if (got == sizeof child_err) {
         child_err.msg[sizeof child_err.msg - 1] = 0;
         return scv_err_set(err, child_err.code ? child_err.code : SCV_EIO, "%s", child_err.msg);

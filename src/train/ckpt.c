@@ -118,7 +118,7 @@ static int check_state(const scv_ckpt_state *st, const char *path, scv_err *err)
     if (st->iteration > st->samples_seen)
         return BAD("iteration", "%llu", (unsigned long long)st->iteration);
     if (st->workers < 1 || st->workers > 1024) return BAD("workers", "%d", (int)st->workers);
-    if (st->batch < 1) return BAD("batch", "%d", (int)st->batch);
+    if (st->batch < 1 || st->batch > (1 << 30)) return BAD("batch", "%d", (int)st->batch);
     if (!isfinite(st->wall_seconds) || st->wall_seconds < 0 || st->wall_seconds > 1e10)
         return BAD("wall_seconds", "%g", st->wall_seconds);
 #undef BAD

@@ -1,0 +1,54 @@
+/*
+ * json_out.c - see json_out.h.
+ */
+#include "json_out.h"
+
+#include <string.h>
+
+/* The escape of byte c (with room for \u00XX) into e; returns its length. */
+static size_t esc(unsigned char c, char e[8])
+{
+    switch (c) {
+    case '"': return (size_t)(memcpy(e, "\\\"", 2), 2);
+    case '\\': return (size_t)(memcpy(e, "\\\\", 2), 2);
+    case '\n': return (size_t)(memcpy(e, "\\n", 2), 2);
+    case '\r': return (size_t)(memcpy(e, "\\r", 2), 2);
+    case '\t': return (size_t)(memcpy(e, "\\t", 2), 2);
+    case '\b': return (size_t)(memcpy(e, "\\b", 2), 2);
+    case '\f': return (size_t)(memcpy(e, "\\f", 2), 2);
+    default:
+        if (c < 0x20 || c == 0x7f) {
+            static const char hex[] = "0123456789abcdef";
+            memcpy(e, "\\u00", 4);
+            e[4] = hex[c >> 4], e[5] = hex[c & 15];
+            return 6;
+        }
+        e[0] = (char)c;
+        return 1;
+    }
+}
+
+void scv_json_str(FILE *f, const char *s)
+{
+    char e[8];
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) fwrite(e, 1, esc(*p, e), f);
+    fputc('"', f);
+}
+
+char *scv_json_strbuf(char *buf, size_t cap, const char *s)
+{
+    if (!cap) return buf;
+    size_t len = 0;
+    char e[8];
+    if (cap > 2) buf[len++] = '"';
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        size_t n = esc(*p, e);
+        if (len + n + 2 > cap) break; /* room for the closing quote and NUL */
+        memcpy(buf + len, e, n);
+        len += n;
+    }
+    if (len && len + 2 <= cap) buf[len++] = '"';
+    buf[len] = 0;
+    return buf;
+}

@@ -1,0 +1,272 @@
+/*
+ * test_robust.c - reliability findings of an adversarial review, end to end through the
+ * command line ($SCV_BIN, default build/scavenger): no child outlives a killed `run` or
+ * `train --workers 2`; names with quotes and markup stay valid JSON and inert SVG; a huge
+ * sweep space is refused; no default database under /tmp without HOME.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scv.h"
+#include "scv_test.h"
+
+#include <cjson/cJSON.h>
+
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *bin;
+static char tmp[256];
+
+/* Runs a shell command line; returns the exit code and the combined output in out. */
+static int run(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int run(char *out, size_t cap, const char *fmt, ...)
+{
+    char cmd[4096], line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    char full[4200];
+    snprintf(full, sizeof full, "%s 2>&1", cmd);
+    FILE *p = popen(full, "r");
+    if (!p) return -1;
+    size_t len = 0;
+    if (out) out[0] = 0;
+    while (fgets(line, sizeof line, p)) {
+        size_t l = strlen(line);
+        if (out && len + l < cap) {
+            memcpy(out + len, line, l + 1);
+            len += l;
+        }
+    }
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* `sh -c cmd` (which execs the command) in its own process group; returns its pid */
+static pid_t spawn_group(const char *cmd)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void pause_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int file_has(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return strstr(buf, needle) != NULL;
+}
+
+/* The pids of processes whose command line contains pattern (pgrep -f); returns how many. */
+static int procs(const char *pattern, pid_t *pids, int cap)
+{
+    char cmd[1024], line[64];
+    /* "[/]tmp/..." matches the path but not this shell's own command line */
+    snprintf(cmd, sizeof cmd, "pgrep -f -- '[%c]%s'", pattern[0], pattern + 1);
+    FILE *p = popen(cmd, "r");
+    int n = 0;
+    while (p && fgets(line, sizeof line, p))
+        if (n < cap) pids[n++] = (pid_t)atol(line);
+    if (p) pclose(p);
+    return n;
+}
+
+/* Waits up to ms for the processes matching pattern to reach at least (want > 0) or to
+ * drop to zero (want == 0); returns how many there are at the end. */
+static int wait_procs(const char *pattern, int want, int ms)
+{
+    pid_t pids[64];
+    int n = 0;
+    for (int t = 0; t <= ms; t += 100) {
+        n = procs(pattern, pids, 64);
+        if (want ? n >= want : n == 0) break;
+        pause_ms(100);
+    }
+    return n;
+}
+
+/* Kills what is left of a job that the test started (by pid, each one found). */
+static void reap(const char *pattern)
+{
+    pid_t pids[64];
+    int n = procs(pattern, pids, 64);
+    for (int i = 0; i < n; i++) kill(pids[i], SIGKILL);
+}
+
+/* SIGTERM or SIGKILL of `scavenger run` (the top process only, not its group): its
+ * `scavenger train`, that one's mpirun and the ranks all end. */
+static void t_kill_run(void)
+{
+    const int sigs[2] = {SIGTERM, SIGKILL};
+    for (int i = 0; i < 2; i++) {
+        char db[400], pat[420], cmd[2048];
+        snprintf(db, sizeof db, "%s/kill%d.db", tmp, i);
+        snprintf(pat, sizeof pat, "%s.runs/", db);
+        snprintf(cmd, sizeof cmd,
+                 "exec %s run --db %s --model lenet --dataset synthetic:20000 --lr 0.01 "
+                 "--target-accuracy 0.9999 --max-epochs 50 --workers 2 --batch 64 --eval-subset 0 "
+                 "--eval-every-epochs 0.005 >%s.log 2>&1",
+                 bin, db, db);
+        pid_t pid = spawn_group(cmd);
+        /* in the training phase (a long segment, slowed by frequent whole-set evaluations:
+         * without the fix it runs on for about a minute), the child train, its mpirun and
+         * two ranks */
+        char log[420];
+        snprintf(log, sizeof log, "%s.log", db);
+        for (int t = 0; t < 1200 && !file_has(log, "chosen:"); t++) pause_ms(100);
+        CHECK_MSG(file_has(log, "chosen:"), "signal %d: no training phase", sigs[i]);
+        int n = wait_procs(pat, 4, 60000);
+        CHECK_MSG(n >= 4, "signal %d: %d processes of the job before the kill", sigs[i], n);
+        pause_ms(500);
+        kill(pid, sigs[i]);
+        int st = 0;
+        waitpid(pid, &st, 0);
+        n = wait_procs(pat, 0, 20000);
+        CHECK_MSG(n == 0, "signal %d: %d processes of the job remain", sigs[i], n);
+        reap(pat);
+    }
+}
+
+/* SIGTERM of `scavenger train --workers 2` alone: mpirun and the ranks end too. */
+static void t_term_train(void)
+{
+    const int sigs[2] = {SIGTERM, SIGKILL};
+    for (int i = 0; i < 2; i++) {
+        char dir[400], cmd[2048];
+        snprintf(dir, sizeof dir, "%s/ktrain%d", tmp, i);
+        snprintf(cmd, sizeof cmd,
+                 "exec %s train --model lenet --dataset synthetic:20000 --workers 2 --batch 64 "
+                 "--epochs 50 --checkpoint %s --progress never >%s.log 2>&1", bin, dir, dir);
+        pid_t pid = spawn_group(cmd);
+        int n = wait_procs(dir, 4, 60000); /* train, mpirun, two ranks */
+        CHECK_MSG(n >= 4, "signal %d: %d processes of the job before the kill", sigs[i], n);
+        pause_ms(500);
+        kill(pid, sigs[i]);
+        int st = 0;
+        waitpid(pid, &st, 0);
+        n = wait_procs(dir, 0, 20000);
+        CHECK_MSG(n == 0, "signal %d: %d processes of the job remain", sigs[i], n);
+        reap(dir);
+    }
+}
+
+
+/* A catalog VM type named with a quote and markup: plan --json stays valid JSON (parsed
+ * back with cJSON, the name intact) and the SVG carries it escaped, never a raw <script>. */
+static void t_escape_plan(void)
+{
+    char out[65536], m1[512], m2[512], svg[512], cat[512], line[8192];
+#define EJOB "--model mlp --hidden 32 --dataset synthetic:2000 --seed 3 --progress never"
+    snprintf(m1, sizeof m1, "%s/e1.jsonl", tmp);
+    snprintf(m2, sizeof m2, "%s/e2.jsonl", tmp);
+    snprintf(svg, sizeof svg, "%s/e.svg", tmp);
+    snprintf(cat, sizeof cat, "%s/cat.csv", tmp);
+    /* the catalog: the header, c5.xlarge, and a cheaper copy of it with the evil name */
+    FILE *in = fopen("data/vm-catalog.csv", "r"), *o = fopen(cat, "w");
+    CHECK(in && o);
+    if (!in || !o) return;
+    for (int i = 0; i < 2 && fgets(line, sizeof line, in); i++) {
+        fputs(line, o);
+        if (i == 1) {
+            /* us-east-1,4,8,,0,,PRICE,...: cheaper, so that it is on the front and drawn */
+            const char *rest = strstr(line, "c5.xlarge,") + strlen("c5.xlarge,"), *p = rest;
+            for (int c = 0; c < 6 && p; c++) p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+            CHECK(p != NULL);
+            if (p) fprintf(o, "aws,ev\"il<script>alert(1)</script>,%.*s0.05%s", (int)(p - rest), rest, strchr(p, ','));
+        }
+    }
+    fclose(in);
+    fclose(o);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " EJOB " --batch 32 --iterations 40 --metrics %s --vm-type c5.xlarge", bin, m1), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " EJOB " --workers 2 --batch 128 --iterations 40 --metrics %s --vm-type c5.xlarge", bin, m2), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s plan --profile %s,%s --target-epochs 5 --base-batch 32 --workers 1..8 "
+                     "--batch 32..512 --catalog %s --vm 'c5.xlarge,ev\"il<script>alert(1)</script>' --svg %s "
+                     "--json --all 2>/dev/null; }", bin, m1, m2, cat, svg), 0);
+    cJSON *j = cJSON_Parse(out);
+    CHECK_MSG(j != NULL, "plan --json is not JSON: %.400s", out);
+    int evil = 0;
+    const cJSON *pts = cJSON_GetObjectItemCaseSensitive(j, "points"), *pt;
+    cJSON_ArrayForEach(pt, pts)
+    {
+        const cJSON *vm = cJSON_GetObjectItemCaseSensitive(pt, "vm");
+        evil += cJSON_IsString(vm) && !strcmp(vm->valuestring, "ev\"il<script>alert(1)</script>");
+    }
+    CHECK_MSG(evil > 0, "no point names the VM type intact");
+    cJSON_Delete(j);
+    FILE *f = fopen(svg, "r");
+    CHECK(f != NULL);
+    size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
+    if (f) fclose(f);
+    out[n] = 0;
+    CHECK(n > 0 && strstr(out, "<svg") != NULL);
+    CHECK_MSG(strstr(out, "<script") == NULL, "raw <script in the SVG");
+    CHECK(strstr(out, "ev&quot;il&lt;script&gt;") != NULL);
+}
+
+/* A space of more (K, B) pairs than a sweep trains is refused before any allocation. */
+static void t_sweep_cap(void)
+{
+    char out[8192];
+    CHECK_EQ_INT(run(out, sizeof out, "%s sweep --workers 1..1024 --batch 1..16777216 --target-accuracy 0.5 "
+                     "--out %s/sw --vm-type c5.xlarge", bin, tmp), 2);
+    CHECK_MSG(strstr(out, "a sweep trains at most") != NULL, "%s", out);
+}
+
+/* Without HOME and XDG_DATA_HOME there is no default database (not /tmp): a clear error. */
+static void t_no_home(void)
+{
+    char out[8192];
+    CHECK_EQ_INT(run(out, sizeof out, "env -u HOME -u XDG_DATA_HOME %s runs", bin), 1);
+    CHECK_MSG(strstr(out, "give --db PATH") != NULL, "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "env -u HOME XDG_DATA_HOME=relative %s runs", bin), 1);
+    CHECK_EQ_INT(run(out, sizeof out, "env -u HOME XDG_DATA_HOME=%s/xdg %s runs", tmp, bin), 0);
+    CHECK(run(out, sizeof out, "test -f %s/xdg/scavenger/scavenger.db", tmp) == 0);
+}
+
+/* No fixed, predictable name under /tmp in the sources: temporary files come from
+ * mkstemp/mkdtemp templates ("...XXXXXX"). */
+static void t_no_fixed_tmp(void)
+{
+    char out[16384];
+    run(out, sizeof out, "grep -rn '\"/tmp/' src | grep -v XXXXXX");
+    CHECK_MSG(out[0] == 0, "fixed /tmp names: %s", out);
+}
+
+static const scv_test tests[] = {
+    {"kill_run", t_kill_run},       {"term_train", t_term_train}, {"escape_plan", t_escape_plan},
+    {"sweep_cap", t_sweep_cap},     {"no_home", t_no_home},       {"no_fixed_tmp", t_no_fixed_tmp},
+};
+
+int main(int argc, char **argv)
+{
+    bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    snprintf(tmp, sizeof tmp, "/tmp/scv-test-robust-XXXXXX");
+    if (!mkdtemp(tmp)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    int rc = scv_test_main(tests, (int)(sizeof tests / sizeof tests[0]), argc, argv);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    if (rc == 0 && system(cmd) != 0) rc = 1;
+    return rc;
+}
