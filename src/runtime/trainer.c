@@ -20,6 +20,7 @@
 #include "scv.h"
 #include "comm.h"
 #include "../core/util.h"
+#include "../io/json_out.h"
 #include "../train/ckpt.h"
 #include "../train/dnn.h"
 #include "../train/sched.h"
@@ -428,13 +429,14 @@ static int setup(run_ctx *c, scv_err *err)
             /* line-buffered: a driver reads the measurements while the job runs */
             setvbuf(c->metrics, NULL, _IOLBF, 0);
             /* what the planner needs to know about the job, once per invocation */
+            char vmj[256];
             if (fprintf(c->metrics,
                         "{\"type\":\"job\",\"model\":\"%s\",\"arch\":\"%s\",\"params\":%zu,"
-                        "\"act_bytes\":%zu,\"input_floats\":%zu,\"n_train\":%lld,\"vm\":\"%s\","
+                        "\"act_bytes\":%zu,\"input_floats\":%zu,\"n_train\":%lld,\"vm\":%s,"
                         "\"threads\":%d,\"workers\":%d,\"batch\":%d}\n",
                         p->model, scv_model_arch(c->model), scv_model_nparams(c->model),
                         4 * scv_model_act_floats(c->model), d, (long long)c->train->n,
-                        p->vm_type ? p->vm_type : "", p->threads, c->K, p->batch) < 0)
+                        scv_json_strbuf(vmj, sizeof vmj, p->vm_type), p->threads, c->K, p->batch) < 0)
                 rc = scv_err_set(err, SCV_EIO, "%s: cannot write metrics: %s", p->metrics_path,
                                  strerror(errno));
         }

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "../core/util.h"
+#include "../io/json_out.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,18 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20) fprintf(f, "\\u%04x", c);
-        else fputc(c, f);
-    }
-    fputc('"', f);
-}
 
 /* JSON has no NaN: null */
 static void json_num(FILE *f, const char *key, double v, int comma)
@@ -50,9 +39,9 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     const scv_plan_result *res = r->plan, *dec = r->decision ? r->decision : res;
     const scv_plan_point *ch = dec ? &dec->points[dec->chosen] : NULL;
     fprintf(f, "{\"run\":%lld,\"job\":", r->run_id);
-    json_str(f, p->job_key);
+    scv_json_str(f, p->job_key);
     fprintf(f, ",\"vm\":");
-    json_str(f, vm_name(p));
+    scv_json_str(f, vm_name(p));
     fprintf(f, ",\"state\":\"%s\",\"reached\":%s", scv_run_state_name(r->state), r->reached ? "true" : "false");
     json_num(f, "target_accuracy", p->target_accuracy, 1);
     json_num(f, "test_accuracy", r->accuracy, 1);
@@ -64,7 +53,7 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     else fputs("null", f);
     fprintf(f, ",\"final\":{\"workers\":%d,\"batch\":%d}", r->workers, r->batch);
     fprintf(f, ",\"why\":");
-    json_str(f, r->why);
+    scv_json_str(f, r->why);
     fprintf(f, ",\"relative_prediction\":%s", r->relative ? "true" : "false");
     json_num(f, "predicted_time_s", r->predicted_time_s, 1);
     json_num(f, "predicted_cost", r->predicted_cost, 1);
@@ -76,7 +65,7 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     json_num(f, "epochs_lo", r->target_epochs_lo, 1);
     json_num(f, "epochs_hi", r->target_epochs_hi, 1);
     fprintf(f, ",\"batch\":%d,\"note\":", r->target_batch);
-    json_str(f, r->target_note);
+    scv_json_str(f, r->target_note);
     fputc('}', f);
     json_num(f, "price_hr", r->price_hr, 1);
     json_num(f, "actual_time_s", r->actual_time_s, 1);
