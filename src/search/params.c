@@ -138,8 +138,10 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
         return SCV_OK;
     }
     if (!strcmp(name, "deadline")) {
-        if ((p->deadline_s = scv_parse_duration(v)) < 0)
+        double d = scv_parse_duration(v);
+        if (!(d > 0)) /* a bad value leaves the setting as it was */
             return scv_err_set(err, SCV_EINVAL, "deadline '%s': expected seconds, or a number with s, m or h", v);
+        p->deadline_s = d;
         return SCV_OK;
     }
     if (!strcmp(name, "workers")) return set_space(p->workers, &p->n_workers, name, v, 0, 1024, err);
@@ -174,6 +176,8 @@ int scv_run_params_check(const scv_run_params *p, scv_err *err)
     if (!scv_catalog_find(p->catalog, p->vm_type))
         return scv_err_set(err, SCV_ENOTFOUND, "vm-type '%s': not a type of the catalog", p->vm_type);
     if (!p->state_dir) return scv_err_set(err, SCV_EINVAL, "run: no state directory");
+    if (!(p->deadline_s >= 0) || !(p->budget >= 0) || !(p->max_epochs > 0) || p->target_epochs < 0)
+        return scv_err_set(err, SCV_EINVAL, "deadline, budget, max-epochs or target-epochs out of range");
     if (p->target_batch && !(p->target_epochs > 0))
         return scv_err_set(err, SCV_EINVAL, "target-batch needs target-epochs");
     return SCV_OK;
