@@ -648,6 +648,11 @@ typedef struct scv_job_driver {
                  scv_segment_result *out, scv_err *err);
     /* Makes the job's state durable now. */
     int (*checkpoint)(void *ctx, scv_err *err);
+    /* Optional (NULL = none): what the run's segment number `index` (0-based) trained before
+     * the run was killed, so a resumed run records it: SCV_OK with out, its phase, K and B;
+     * SCV_ENOTFOUND when there is no such segment. */
+    int (*recover)(void *ctx, int index, scv_segment_result *out, char *phase, size_t cap, int *workers,
+                   int *batch, scv_err *err);
     /* Releases the job (its durable state stays); the driver can be opened again. */
     void (*close)(void *ctx);
     /* Frees the driver itself (scv_job_driver_free calls it). */

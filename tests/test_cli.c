@@ -461,6 +461,10 @@ static void t_run_loop(void)
     CHECK(file_has(path, "scavenger run --resume 1"));
     CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s/int.db --resume 1", bin, tmp), 0);
     CHECK_MSG(strstr(out, "target reached") != NULL, "%s", out);
+    /* the interrupted warm-up is recovered from its metrics: the run's steps start with it */
+    CHECK_MSG(strstr(out, "recovered the warmup segment") != NULL, "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s runs show 1 --db %s/int.db --json 2>/dev/null; }", bin, tmp), 0);
+    CHECK_MSG(strstr(out, "\"steps\":[{\"phase\":\"warmup\"") != NULL, "%s", out);
     snprintf(path, sizeof path, "%s/int.db.runs/1/ckpt", tmp);
     size_t n;
     scv_ckpt_state cs;

@@ -37,6 +37,9 @@ typedef struct fake {
     /* a learning curve: accuracy(x) = acc_max - acc_gap exp(-x / tau) in reference samples
      * x at batch 32 (a sample at B is worth E(32)/E(B) of them); 0 = the fixed-need rule */
     double tau, acc_max, acc_gap, target, x_ref;
+    scv_segment_result lost;  /* the segment an interruption cut short (recover) */
+    char lost_phase[16];
+    int lost_K, lost_B;
 } fake;
 
 static double fake_acc(const fake *f) { return f->acc_max - f->acc_gap * exp(-f->x_ref / f->tau); }
@@ -97,7 +100,13 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
     for (;;) {
         if (sp->until_iterations && f->iteration >= sp->until_iterations) break;
         if (stop_at && n >= stop_at) break;
-        if (f->interrupt_at_call == f->calls && n == 5) return scv_err_set(err, SCV_EINTR, "interrupted");
+        if (f->interrupt_at_call == f->calls && n == 5) { /* what a killed job leaves in its metrics */
+            f->lost = *out;
+            f->lost.iterations = n, f->lost.total_iterations = f->iteration, f->lost.samples_seen = f->samples;
+            snprintf(f->lost_phase, sizeof f->lost_phase, "%s", sp->phase);
+            f->lost_K = f->K, f->lost_B = f->B;
+            return scv_err_set(err, SCV_EINTR, "interrupted");
+        }
         double t = fake_t_iter(f, f->K, f->B);
         if (n == 0) out->first_start = f->clock;
         f->clock += t;
@@ -152,6 +161,18 @@ static int f_checkpoint(void *ctx, scv_err *err)
     return SCV_OK;
 }
 static void f_close(void *ctx) { (void)ctx; }
+static int f_recover(void *ctx, int index, scv_segment_result *out, char *phase, size_t cap, int *K, int *B,
+                     scv_err *err)
+{
+    (void)index, (void)err;
+    fake *f = ctx;
+    if (!f->lost.iterations) return SCV_ENOTFOUND;
+    *out = f->lost;
+    snprintf(phase, cap, "%s", f->lost_phase);
+    *K = f->lost_K, *B = f->lost_B;
+    memset(&f->lost, 0, sizeof f->lost);
+    return SCV_OK;
+}
 
 static fake new_fake(void)
 {
@@ -165,7 +186,7 @@ static scv_job_driver driver_of(fake *f)
 {
     return (scv_job_driver){.name = "fake", .ctx = f, .open = f_open, .progress = f_progress,
                             .configure = f_configure, .train = f_train, .checkpoint = f_checkpoint,
-                            .close = f_close};
+                            .close = f_close, .recover = f_recover};
 }
 
 /* ---- recording events ---- */
@@ -400,8 +421,12 @@ static void t_interrupt_resume(void)
     const char *want = "search:1,128 search:4,32 search:4,128 train:";
     CHECK_MSG(!strncmp(r.seq, want, strlen(want)), "%s", r.seq);
     CHECK(res.reached && res.run_id == id);
-    CHECK(res.n_steps >= 6);
-    CHECK(isnan(res.steps[2].idle_before)); /* the interruption is not the loop's idle */
+    CHECK(res.n_steps >= 7);
+    /* the interrupted segment is recovered as a step, and its time counts */
+    CHECK_MSG(!strcmp(res.steps[2].phase, "search") && res.steps[2].workers == 1 && res.steps[2].batch == 128 &&
+                  res.steps[2].iterations == 5, "%s %d %d %lld", res.steps[2].phase, res.steps[2].workers,
+              res.steps[2].batch, (long long)res.steps[2].iterations);
+    CHECK(isnan(res.steps[3].idle_before)); /* the interruption is not the loop's idle */
     scv_run_result_free(&res);
     /* a done run cannot be resumed */
     CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_EINVAL);

@@ -237,6 +237,44 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     return r_progress(r, &out->total_iterations, &out->samples_seen, err);
 }
 
+/* The metrics of segment `index` (its last attempt), read as if it had just ended. */
+static int r_recover(void *ctx, int index, scv_segment_result *out, char *phase, size_t cap, int *workers,
+                     int *batch, scv_err *err)
+{
+    relaunch *r = ctx;
+    memset(out, 0, sizeof *out);
+    out->accuracy = NAN;
+    char best[1400] = "", prefix[32];
+    int best_try = -1;
+    snprintf(prefix, sizeof prefix, "seg-%03d-", index);
+    DIR *d = opendir(r->run_dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, strlen(prefix))) continue;
+        const char *rt = strstr(e->d_name, "-retry");
+        int attempt = rt ? atoi(rt + 6) : 0;
+        if (attempt > best_try) best_try = attempt, snprintf(best, sizeof best, "%s/%s", r->run_dir, e->d_name);
+    }
+    if (d) closedir(d);
+    if (best_try < 0) return SCV_ENOTFOUND;
+    char ph[32];
+    const char *name = strrchr(best, '/') + 1 + strlen(prefix);
+    if (sscanf(name, "%31[a-z]-k%d-b%d", ph, workers, batch) != 3)
+        return scv_err_set(err, SCV_EPARSE, "%s: not a segment's metrics file name", best);
+    snprintf(phase, cap, "%s", ph);
+    FILE *f = fopen(best, "r");
+    if (!f) return scv_err_set(err, SCV_EIO, "%s: cannot read: %s", best, strerror(errno));
+    r->res = out, r->sink = NULL;
+    char line[8192];
+    while (fgets(line, sizeof line, f)) deliver(r, line);
+    fclose(f);
+    r->res = NULL;
+    scv_profile *p = NULL;
+    if (out->iterations > 3 && scv_profile_load(best, &p, NULL) == SCV_OK && p->n) out->stats = p->configs[0];
+    scv_profile_free(p);
+    return r_progress(r, &out->total_iterations, &out->samples_seen, err);
+}
+
 static int r_checkpoint(void *ctx, scv_err *err)
 {
     (void)ctx, (void)err; /* every segment ends with a checkpoint: nothing is only in memory */
@@ -279,7 +317,7 @@ int scv_relaunch_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, sc
     if (o->catalog && !bad) bad = !(r->catalog = strdup(o->catalog));
     r->vt = (scv_job_driver){.name = "relaunch", .ctx = r, .open = r_open, .progress = r_progress,
                              .configure = r_configure, .train = r_train, .checkpoint = r_checkpoint,
-                             .close = r_close, .destroy = r_destroy};
+                             .close = r_close, .destroy = r_destroy, .recover = r_recover};
     r->show_progress = o->show_progress;
     if (bad) {
         r_destroy(r);

@@ -215,13 +215,64 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
     emit(l, (scv_run_event){.kind = SCV_EV_EVAL, .workers = l->K, .batch = l->B, .eval = e});
 }
 
+/* Records a segment the driver trained: the step, its measurement, the switch before it. */
+static int record_step(loop *l, const char *phase, int K, int B, const scv_segment_result *rs, scv_run_step **out,
+                       scv_err *err)
+{
+    scv_run_result *r = l->r;
+    const scv_segment_result res = *rs;
+    int rc;
+    if (r->n_steps == l->steps_cap) {
+        size_t cap = l->steps_cap ? 2 * l->steps_cap : 16;
+        scv_run_step *n = realloc(r->steps, cap * sizeof *n);
+        if (!n) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+        r->steps = n, l->steps_cap = cap;
+    }
+    scv_run_step *t = &r->steps[r->n_steps];
+    memset(t, 0, sizeof *t);
+    snprintf(t->phase, sizeof t->phase, "%s", phase);
+    t->workers = K, t->batch = B, t->iterations = res.iterations;
+    t->first_start = res.first_start, t->last_end = res.last_end;
+    t->t_iter = res.stats.workers ? res.stats.t_iter : NAN;
+    t->accuracy = res.accuracy, t->reached = res.reached;
+    t->idle_before = 0;
+    if (r->n_steps) {
+        const scv_run_step *prev = &r->steps[r->n_steps - 1];
+        t->idle_before = res.iterations && prev->iterations ? t->first_start - prev->last_end : NAN;
+        if (l->resumed_decision || (t->idle_before < 0)) t->idle_before = NAN; /* across a resume:
+                                                    not the loop's idle */
+        l->resumed_decision = 0;
+    }
+    r->n_steps++;
+    l->seg_t0 = l->seg_t1 = NAN;
+    l->iteration = res.total_iterations;
+    l->samples = res.samples_seen;
+    progress_advance(&l->prog, res.samples_seen);
+    r->epochs = l->job.n_train > 0 ? res.samples_seen / l->job.n_train : NAN;
+    if (isfinite(res.accuracy)) r->accuracy = res.accuracy;
+    tally(l);
+    if ((rc = scv_store_step(l->p->store, r->run_id, (int)r->n_steps - 1, t, err))) return rc;
+    if (res.stats.workers) {
+        if ((rc = scv_store_measurement(l->p->store, r->run_id, phase, &res.stats, err))) return rc;
+        if ((rc = keep_measurement(l, &res.stats, err))) return rc;
+    }
+    if (r->n_steps > 1) {
+        const scv_run_step *prev = &r->steps[r->n_steps - 2];
+        if ((prev->workers != K || prev->batch != B) &&
+            (rc = scv_store_switch(l->p->store, r->run_id, prev->workers, prev->batch, K, B, t->idle_before, err)))
+            return rc;
+    }
+    if (res.reached) r->reached = 1;
+    if (out) *out = t;
+    return SCV_OK;
+}
+
 /* ---- one segment ---- */
 
 static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec, scv_run_step **out,
                    scv_err *err)
 {
     int rc;
-    scv_run_result *r = l->r;
     if (K != l->cfg_K || B != l->cfg_B) {
         if ((rc = l->d->configure(l->d->ctx, K, B, NULL, err))) return rc;
         if (l->cfg_K) emit(l, (scv_run_event){.kind = SCV_EV_SWITCH, .phase = phase, .workers = K, .batch = B});
@@ -264,49 +315,8 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     }
     if (rc) return rc;
     if (l->sink_err.code) return scv_err_set(err, l->sink_err.code, "%.400s", l->sink_err.msg);
-    if (r->n_steps == l->steps_cap) {
-        size_t cap = l->steps_cap ? 2 * l->steps_cap : 16;
-        scv_run_step *n = realloc(r->steps, cap * sizeof *n);
-        if (!n) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-        r->steps = n, l->steps_cap = cap;
-    }
-    scv_run_step *t = &r->steps[r->n_steps];
-    memset(t, 0, sizeof *t);
-    snprintf(t->phase, sizeof t->phase, "%s", phase);
-    t->workers = K, t->batch = B, t->iterations = res.iterations;
-    t->first_start = res.first_start, t->last_end = res.last_end;
-    t->t_iter = res.stats.workers ? res.stats.t_iter : NAN;
-    t->accuracy = res.accuracy, t->reached = res.reached;
-    t->idle_before = 0;
-    if (r->n_steps) {
-        const scv_run_step *prev = &r->steps[r->n_steps - 1];
-        t->idle_before = res.iterations && prev->iterations ? t->first_start - prev->last_end : NAN;
-        if (l->resumed_decision || (t->idle_before < 0)) t->idle_before = NAN; /* across a resume:
-                                                    not the loop's idle */
-        l->resumed_decision = 0;
-    }
-    r->n_steps++;
-    l->seg_t0 = l->seg_t1 = NAN;
-    l->iteration = res.total_iterations;
-    l->samples = res.samples_seen;
-    progress_advance(&l->prog, res.samples_seen);
-    r->epochs = l->job.n_train > 0 ? res.samples_seen / l->job.n_train : NAN;
-    if (isfinite(res.accuracy)) r->accuracy = res.accuracy;
-    tally(l);
-    if ((rc = scv_store_step(l->p->store, r->run_id, (int)r->n_steps - 1, t, err))) return rc;
-    if (res.stats.workers) {
-        if ((rc = scv_store_measurement(l->p->store, r->run_id, phase, &res.stats, err))) return rc;
-        if ((rc = keep_measurement(l, &res.stats, err))) return rc;
-    }
-    if (r->n_steps > 1) {
-        const scv_run_step *prev = &r->steps[r->n_steps - 2];
-        if ((prev->workers != K || prev->batch != B) &&
-            (rc = scv_store_switch(l->p->store, r->run_id, prev->workers, prev->batch, K, B, t->idle_before, err)))
-            return rc;
-    }
-    if (res.reached) r->reached = 1;
+    if ((rc = record_step(l, phase, K, B, &res, out, err))) return rc;
     emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_END, .phase = phase, .workers = K, .batch = B, .segment = &res});
-    if (out) *out = t;
     return SCV_OK;
 }
 
@@ -855,6 +865,25 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     l->iteration = it0;
     l->samples = s0;
     progress_advance(&l->prog, s0); /* an interrupted segment's checkpointed part */
+    if (p->resume_run && d->recover) { /* the segment that was training when the run was killed */
+        scv_segment_result res;
+        char phase[16];
+        int K, B;
+        rc = d->recover(d->ctx, (int)out->n_steps, &res, phase, sizeof phase, &K, &B, err);
+        if (rc == SCV_OK && res.iterations > 0) {
+            if (res.iterations < l->pol->profile_min_iters) res.stats.workers = 0; /* too short to stand for
+                                                                                       the configuration */
+            note(l, SCV_EV_NOTE, "recovered the %s segment (K=%d, B=%d, %lld iterations) the run was in when it "
+                 "stopped", phase, K, B, (long long)res.iterations);
+            l->resumed_decision = 0; /* its idle before is the loop's */
+            rc = record_step(l, phase, K, B, &res, NULL, err);
+            l->resumed_decision = 1; /* the next one's spans the interruption */
+            l->iteration = it0, l->samples = s0;
+        } else if (rc == SCV_ENOTFOUND) {
+            rc = SCV_OK;
+        }
+        if (rc) goto failed_open;
+    }
     scv_run_state s;
     load_prior(l);
     out->n_prior_runs = l->n_prior;
