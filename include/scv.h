@@ -228,6 +228,7 @@ int scv_train_result_json(const scv_train_result *res, char *buf, size_t cap);
 typedef struct scv_config_stats {
     char vm[64];            /* VM type the measurements stand for ("" = unknown) */
     int workers, batch;     /* K, global batch B */
+    int threads;            /* compute threads per worker (0 = unknown) */
     int n_iters;            /* iterations summarised */
     double t_compute;       /* s, forward + backward (rank 0's) */
     double t_comm;          /* s, allreduce (including waiting) */

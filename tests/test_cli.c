@@ -347,6 +347,13 @@ static void t_plan_cli(void)
     CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile /no/file --target-epochs 5", bin), 1);
     CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --catalog /no/cat.csv", bin, m1, m2), 1);
     CHECK(strstr(out, "/no/cat.csv") != NULL);
+    /* thread scaling is measured, not assumed: the same configuration at 2 threads gives
+     * Amdahl's parallel fraction, and the other CPU types are scaled with it */
+    char m3[300];
+    snprintf(m3, sizeof m3, "%s/p3.jsonl", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 40 --threads 2 --metrics %s --vm-type c5.xlarge", bin, m3), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s,%s --target-epochs 5 --vm c5.xlarge,c5.2xlarge --all", bin, m1, m2, m3), 0);
+    CHECK_MSG(strstr(out, "thread scaling measured: parallel fraction f = ") && strstr(out, "Amdahl"), "%s", out);
 }
 
 static int file_has(const char *path, const char *needle)

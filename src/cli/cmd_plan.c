@@ -277,6 +277,29 @@ int cmd_plan(int argc, char **argv)
         }
         free(list);
     }
+    /* thread scaling, measured: a configuration profiled at several thread counts gives
+     * Amdahl's parallel fraction; the models are fitted on the first file's thread count */
+    int mthreads = prof->configs[0].threads, nthr = 0, thr[16]; /* the first file's */
+    double tcs[16], pf = -1;
+    char scaling[160] = "";
+    for (size_t i = 0; i < prof->n && nthr < 2; i++) { /* the first (K, B) at 2+ thread counts */
+        nthr = 0;
+        for (size_t j = 0; j < prof->n && nthr < 16; j++) {
+            const scv_config_stats *c = &prof->configs[j];
+            if (c->workers == prof->configs[i].workers && c->batch == prof->configs[i].batch && c->threads > 0)
+                thr[nthr] = c->threads, tcs[nthr++] = c->t_iter - c->t_comm;
+        }
+    }
+    size_t nfit = 0;
+    for (size_t i = 0; i < prof->n; i++) /* keep the models' thread count only */
+        if (prof->configs[i].threads == mthreads || prof->configs[i].threads <= 0) prof->configs[nfit++] = prof->configs[i];
+    if (nthr >= 2) {
+        double t1;
+        if (scv_amdahl_fit(thr, tcs, (size_t)nthr, &pf, &t1, &err)) goto fail;
+        snprintf(scaling, sizeof scaling, "thread scaling measured: parallel fraction f = %.3f from %d thread counts",
+                 pf, nthr);
+    }
+    prof->n = nfit;
     /* models */
     scv_perf_model perf = {.overlap = overlap};
     if (scv_perf_fit(prof->configs, prof->n, comm, 4.0 * prof->job.n_params, &perf, &err)) goto fail;
@@ -290,8 +313,9 @@ int cmd_plan(int argc, char **argv)
                             .n_batches = (size_t)nb, .b_min = (int)bmin, .b_max = (int)bmax,
                             .pricing = pricing, .perf = &perf, .stat = &sm, .job = &prof->job,
                             .objective = obj, .deadline_s = deadline, .budget = budget,
-                            .measured_threads = prof->job.threads, .worker_threads = prof->job.threads,
-                            .parallel_fraction = -1,
+                            .measured_threads = mthreads,
+                            /* with a measured scaling, workers use their VM's vCPUs */
+                            .worker_threads = pf >= 0 ? 0 : mthreads, .parallel_fraction = pf,
                             .gpu_speedup = gpu_speedup};
     if (pricing == SCV_PRICE_MEMORY &&
         scv_memory_rates(cat, mv->provider, &req.mem_rate_cpu, &req.mem_rate_gib, &err))
@@ -342,6 +366,7 @@ int cmd_plan(int argc, char **argv)
     } else {
         printf("profile: %zu configuration(s) of %s measured on %s; target %.2f epochs at B=%d\n",
                prof->n, prof->job.arch, mv->name, tepochs, tb);
+        if (scaling[0]) printf("%s\n", scaling);
         printf("parallel model (%s): t_iter = %.3g + %.3g b ms%s; fit error %.1f%% on %d points%s%s\n",
                comm == SCV_COMM_RING ? "ring allreduce" : "parameter server", perf.c0 * 1e3,
                perf.c1 * 1e3, perf.n_points ? " + comm(K)" : "", 100 * perf.mare, perf.n_points,

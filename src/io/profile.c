@@ -14,7 +14,7 @@
 #include <string.h>
 
 typedef struct {
-    int seg, K, B;
+    int seg, K, B, threads;
     char vm[64];
     double tc, tm, ti, gl, gg, ep;
 } rec;
@@ -120,7 +120,7 @@ static int read_file(const char *path, rec **rs, size_t *n, size_t *cap, int *se
     if (!f) return scv_err_set(err, SCV_ENOTFOUND, "%s: cannot open: %s", path, strerror(errno));
     char *line = NULL, vm[64] = "";
     size_t lcap = 0;
-    int lineno = 0, rc = SCV_OK, lastK = -1, lastB = -1;
+    int lineno = 0, rc = SCV_OK, lastK = -1, lastB = -1, threads = 0;
     (*seg)++;
     while (getline(&line, &lcap, f) > 0) {
         lineno++;
@@ -136,6 +136,8 @@ static int read_file(const char *path, rec **rs, size_t *n, size_t *cap, int *se
         if (!strcmp(type, "job")) {
             rc = parse_job(o, &prof->job, vm, sizeof vm, !prof->has_job, path, lineno, err);
             prof->has_job = 1;
+            const cJSON *th = cJSON_GetObjectItemCaseSensitive(o, "threads"); /* ranged by parse_job */
+            threads = cJSON_IsNumber(th) ? (int)th->valuedouble : 0;
         } else if (!strcmp(type, "iter")) {
             rec r = {0};
             double K, B;
@@ -151,6 +153,7 @@ static int read_file(const char *path, rec **rs, size_t *n, size_t *cap, int *se
                    (rc = num_in(o, "epoch_progress", 0, MAX_EPOCHS, 0, &r.ep, &ok, path, lineno,
                                 err)));
             snprintf(r.vm, sizeof r.vm, "%s", vm);
+            r.threads = threads;
             if (!rc && (!ok || isnan(K) || isnan(B) || isnan(r.tc) || isnan(r.tm) || isnan(r.ti)))
                 rc = scv_err_set(err, SCV_EPARSE,
                                  "%s:%d: iteration line lacks workers, batch or the times", path, lineno);
@@ -233,7 +236,7 @@ int scv_profile_load(const char *paths, scv_profile **out, scv_err *err)
         size_t m = 0;
         for (size_t j = i; j < n; j++)
             if (!warm[j] && !done[j] && rs[j].K == rs[i].K && rs[j].B == rs[i].B &&
-                !strcmp(rs[j].vm, rs[i].vm))
+                rs[j].threads == rs[i].threads && !strcmp(rs[j].vm, rs[i].vm))
                 keep[m++] = j, done[j] = 1;
         scv_config_stats *nc = realloc(p->configs, (p->n + 1) * sizeof *nc);
         if (!nc) {
@@ -246,6 +249,7 @@ int scv_profile_load(const char *paths, scv_profile **out, scv_err *err)
         snprintf(c->vm, sizeof c->vm, "%s", rs[i].vm);
         c->workers = rs[i].K;
         c->batch = rs[i].B;
+        c->threads = rs[i].threads;
         summarise(rs, keep, m, c);
     }
     if (!rc && p->n == 0)
