@@ -77,6 +77,16 @@ ifneq ($(MODE),fuzz)
 	chmod +x build/fuzz/tests/test_fuzz
 endif
 
+# the fault-injection script (signals, full disk, read-only report, concurrent runs) runs
+# the normal build's scavenger only; tests/run.sh counts build/tests/test_faults
+ifeq ($(MODE),release)
+all: build/tests/test_faults
+endif
+build/tests/test_faults: tests/faults.sh
+	@mkdir -p $(dir $@)
+	cp $< $@
+	chmod +x $@
+
 fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
 

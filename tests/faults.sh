@@ -1,0 +1,315 @@
+#!/bin/sh
+# shellcheck disable=SC2016,SC2034
+# (the reasons and conditions given to `check` are single-quoted on purpose: eval expands
+# them when the check runs, so variables they name look unused to shellcheck)
+# Fault injection for `scavenger run` (the loop), on a small job:
+#   1. SIGKILL of the coordinator during the warm-up, then (resumed) the search, then the
+#      training: no process of the run survives it, the store is intact (PRAGMA
+#      integrity_check), `run --resume` goes on and reaches the target, and the store lists
+#      a step of each killed phase;
+#   2. the same with SIGTERM (exit 130, "interrupted"), and SIGKILL of worker rank 1 during
+#      a K=2 training segment (the run retries and still reaches the target);
+#   3. a full disk (a small tmpfs) as the --db directory and as the --report directory;
+#   4. a read-only --report directory (a read-only tmpfs: root ignores file modes);
+#   5. three concurrent runs on one store.
+# Every failure must be a non-zero exit with a message naming the file, never a silent 0.
+# Every scenario has its own mktemp -d directory and --db, and finds its processes only by
+# that unique path. The mounts need root (those checks are skipped otherwise).
+# Uses $SCV_BIN (default build/scavenger); SCV_FAULTS_KEEP=1 keeps the temp directory.
+# Prints "ok N - name" / "not ok N - name: why" and "N passed, N failed" last; exits
+# non-zero on a failure. About 70 s on 2 busy cores.
+set -u
+SCV=${SCV_BIN:-build/scavenger}
+case "$SCV" in /*) ;; *) SCV=$(pwd)/$SCV ;; esac
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# a run takes a few seconds; the slow one (about 12 s) evaluates the whole test set about
+# every iteration so that every phase lasts long enough to be interrupted in (a training
+# iteration alone takes 0.1 ms): warm-up 0.4 s, search segments 0.2-0.4 s, training 2 s
+JOB="--model mlp --hidden 32 --dataset synthetic:4000 --lr 0.003 --target-accuracy 0.96 --workers 1,2 --batch 32,128"
+SLOW="--model mlp --hidden 32 --dataset synthetic:20000 --lr 0.003 --target-accuracy 0.99 --workers 1,2 --batch 32,128
+      --search-budget 0 --eval-subset 0 --search-eval-every-epochs 0.001 --eval-every-epochs 0.002"
+
+n=0 passed=0 failed=0
+ok()     { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1: $2"; }
+# check NAME WHY CONDITION...: runs the condition (a command); WHY is expanded (eval) only
+# after a failure, so it can name what the condition found
+check() {
+    c_name=$1 c_why=$2; shift 2
+    if "$@"; then ok "$c_name"; else eval "c_why=\"$c_why\""; not_ok "$c_name" "$c_why"; fi
+}
+
+TOP=$(mktemp -d /tmp/scv-faults.XXXXXX) || exit 1
+MOUNTS=""
+cleanup() {
+    # this script's processes only: those whose command line names its directory
+    for p in $(pgrep -f -- "$TOP/" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+    for m in $MOUNTS; do umount -l "$m" 2>/dev/null; done
+    if [ -n "${SCV_FAULTS_KEEP:-}" ]; then echo "# kept $TOP"; else rm -rf "$TOP"; fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# ---- helpers ----
+# live (not zombie) process
+alive() { [ -r "/proc/$1/stat" ] && ! sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | grep -q '^Z'; }
+# pids of live processes whose command line names $1 (a unique directory)
+procs_of() {
+    for p in $(pgrep -f -- "$1" 2>/dev/null); do alive "$p" && echo "$p"; done
+}
+# "pid:starttime" of every descendant of $1 (to tell a survivor from a reused pid)
+descendants() {
+    ps -e -o pid=,ppid= | awk -v root="$1" '{ par[$1] = $2 } END {
+        for (p in par) { q = p; while (q in par && q != root && q > 1) q = par[q]; if (q == root && p != root) print p }
+    }' | while read -r p; do
+        st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $20 }')
+        [ -n "$st" ] && echo "$p:$st"
+    done
+}
+# the descendants recorded by `descendants` that are still alive
+survivors() {
+    for e in $1; do
+        p=${e%%:*} st=${e#*:}
+        now=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $20 }')
+        [ "$now" = "$st" ] && alive "$p" && echo "$p"
+    done
+}
+# no_orphans DIR SNAPSHOT: within 15 s neither a process naming DIR nor a recorded
+# descendant is alive
+no_orphans() {
+    no_i=0
+    while [ $no_i -lt 150 ]; do
+        left="$(procs_of "$1") $(survivors "$2")"
+        # shellcheck disable=SC2086,SC2116
+        [ -z "$(echo $left)" ] && return 0
+        sleep 0.1; no_i=$((no_i + 1))
+    done
+    orphans=$(for p in $left; do printf '%s ' "$p:$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-60)"; done)
+    for p in $left; do kill -9 "$p" 2>/dev/null; done   # ours: they name our directory
+    return 1
+}
+# wait_exit PID SECONDS: waits for a background child, kills it after SECONDS; sets rc
+wait_exit() {
+    we_i=0
+    while alive "$1"; do
+        sleep 0.1; we_i=$((we_i + 1))
+        if [ $we_i -ge $(($2 * 10)) ]; then kill -9 "$1" 2>/dev/null; break; fi
+    done
+    wait "$1"; rc=$?
+}
+# wait_phase RUNDIR PHASE ITERS SECONDS: until a seg-*-PHASE-* metrics file has ITERS iterations
+wait_phase() {
+    wp_i=0
+    while [ $wp_i -lt $(($4 * 20)) ]; do
+        for f in "$1"/seg-*-"$2"-*.jsonl; do
+            [ -f "$f" ] && [ "$(grep -c '"type":"iter"' "$f" 2>/dev/null)" -ge "$3" ] && return 0
+        done
+        sleep 0.05; wp_i=$((wp_i + 1))
+    done
+    return 1
+}
+# integrity DB: PRAGMA integrity_check says ok and `scavenger runs` reads the store
+integrity() {
+    "$SCV" runs --db "$1" >/dev/null 2>&1 || { why="scavenger runs --db failed"; return 1; }
+    command -v sqlite3 >/dev/null 2>&1 || return 0
+    r=$(sqlite3 "$1" 'PRAGMA integrity_check;' 2>&1)
+    [ "$r" = ok ] || { why="integrity_check: $r"; return 1; }
+}
+has() { grep -q -- "$2" "$1" 2>/dev/null; }
+tailof() { tail -n 3 "$1" 2>/dev/null | tr '\n' ' ' | cut -c1-300; }
+# ---- 1, 2: signals to the coordinator at each phase ----
+# One run per signal, interrupted in each phase in turn: the warm-up of the first start,
+# the search of its first --resume, the training of the second, then a last --resume must
+# reach the target (one run's time instead of three). After each signal: the exit status, no
+# process of the run left, the store intact.
+# coordinator SIG: $d is the scenario's directory
+coordinator() {
+    sig=$1
+    d=$(mktemp -d "$TOP/c-$1.XXXXXX")
+    k=0
+    for phase in warmup search train; do
+        k=$((k + 1))
+        name="SIG$sig of the coordinator during the $phase"
+        if [ $k -eq 1 ]; then
+            # shellcheck disable=SC2086
+            "$SCV" run --db "$d/r.db" $SLOW >"$d/run$k.log" 2>&1 &
+        else
+            "$SCV" run --resume 1 --db "$d/r.db" >"$d/run$k.log" 2>&1 &
+        fi
+        pid=$!
+        iters=10; [ "$phase" = train ] && iters=20
+        if ! wait_phase "$d/r.db.runs/1" "$phase" "$iters" 60; then
+            wait_exit "$pid" 60
+            not_ok "$name" "no $phase segment with $iters iterations (exit $rc: $(tailof "$d/run$k.log"))"
+            return
+        fi
+        snap=$(descendants "$pid")
+        kill -s "$sig" "$pid"
+        wait_exit "$pid" 30
+        if [ "$sig" = KILL ]; then
+            check "$name: killed" 'exit $rc' [ "$rc" -eq 137 ]
+        else
+            check "$name: exit 130, interrupted" 'exit $rc: $(tailof "$d/run$k.log")' \
+                eval '[ $rc -eq 130 ] && has "$d/run$k.log" "interrupted"'
+        fi
+        orphans=""
+        check "$name: no orphan process" 'left alive: $orphans' no_orphans "$d/" "$snap"
+        why=""
+        check "$name: store intact" '$why' integrity "$d/r.db"
+    done
+    name="SIG$sig of the coordinator in each phase"
+    "$SCV" run --resume 1 --db "$d/r.db" >"$d/resume.log" 2>&1; rc=$?
+    check "$name: --resume reaches the target" 'exit $rc: $(tailof "$d/resume.log")' \
+        eval '[ $rc -eq 0 ] && has "$d/resume.log" "target reached"'
+    why=""
+    check "$name: store intact" '$why' integrity "$d/r.db"
+    "$SCV" runs show 1 --db "$d/r.db" --json >"$d/show.json" 2>&1; rc=$?
+    for phase in warmup search train; do
+        check "$name: runs show lists a $phase step" 'exit $rc: $(cut -c1-200 "$d/show.json")' \
+            eval '[ $rc -eq 0 ] && has "$d/show.json" "\"phase\":\"$phase\""'
+    done
+}
+
+# ---- 2: SIGKILL of worker rank 1 during a K=2 training segment ----
+worker_dies() {
+    name="SIGKILL of worker rank 1"
+    d=$(mktemp -d "$TOP/w.XXXXXX")
+    "$SCV" run --db "$d/r.db" --model mlp --hidden 32 --dataset synthetic:20000 --lr 0.003 \
+        --target-accuracy 0.98 --workers 2 --batch 32 --eval-subset 0 --eval-every-epochs 0.002 \
+        >"$d/run.log" 2>&1 &
+    pid=$!
+    killed=""
+    if wait_phase "$d/r.db.runs/1" train 5 60; then
+        i=0
+        while [ -z "$killed" ] && [ $i -lt 100 ]; do
+            for p in $(pgrep -f -- "scavenger train .*$d/r[.]db[.]runs/" 2>/dev/null); do
+                if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then
+                    kill -9 "$p" 2>/dev/null && killed=$p && break
+                fi
+            done
+            [ -n "$killed" ] || sleep 0.05
+            i=$((i + 1))
+        done
+    fi
+    wait_exit "$pid" 90
+    if [ -z "$killed" ]; then
+        not_ok "$name" "no rank 1 found during a K=2 training segment (run exit $rc)"
+        return
+    fi
+    check "$name: the run retries" '$(tailof "$d/run.log")' has "$d/run.log" "a worker died"
+    check "$name: the run still reaches the target (exit 0)" 'exit $rc: $(tailof "$d/run.log")' \
+        eval '[ $rc -eq 0 ] && has "$d/run.log" "target reached"'
+    why=""
+    check "$name: store intact" '$why' integrity "$d/r.db"
+    orphans=""
+    check "$name: no orphan process" 'left alive: $orphans' no_orphans "$d/" ""
+}
+
+# ---- 3, 4: a full disk and a read-only report directory ----
+# small_fs DIR SIZE: mounts a tmpfs of SIZE at DIR
+small_fs() {
+    mkdir -p "$1" && mount -t tmpfs -o "size=$2" tmpfs "$1" 2>/dev/null || return 1
+    MOUNTS="$1 $MOUNTS"
+}
+fill() { dd if=/dev/zero of="$1/filler" bs=4k 2>/dev/null; sync; }   # until ENOSPC
+# failed_cleanly NAME LOG RC NEEDLE: a non-zero exit that is no crash, and a message naming NEEDLE
+failed_cleanly() {
+    fc_log=$2 fc_rc=$3
+    check "$1: exits non-zero" 'exit $fc_rc: $(tailof "$fc_log")' \
+        eval '[ $fc_rc -ne 0 ] && [ $fc_rc -lt 128 ] && ! has "$fc_log" "target reached.*report in"'
+    check "$1: the message names $4" '$(tailof "$fc_log")' has "$fc_log" "$4"
+}
+
+disk_full_report() {
+    name="full disk: --report on a full tmpfs"
+    d=$(mktemp -d "$TOP/fr.XXXXXX")
+    small_fs "$d/rep" 512k || { not_ok "$name" "cannot mount a tmpfs"; return; }
+    fill "$d/rep"
+    # shellcheck disable=SC2086
+    "$SCV" run --db "$d/r.db" $JOB --report "$d/rep" >"$d/run.log" 2>&1; rc=$?
+    failed_cleanly "$name" "$d/run.log" "$rc" "$d/rep/report"
+    check "$name: no partial report left" '$(ls "$d/rep")' \
+        eval '! ls "$d/rep" | grep -q "^report\|tradeoff"'
+    why=""
+    check "$name: store intact" '$why' integrity "$d/r.db"
+}
+
+disk_full_db() {
+    name="full disk: --db on a 256 KiB tmpfs"
+    d=$(mktemp -d "$TOP/fd.XXXXXX")
+    small_fs "$d/db" 256k || { not_ok "$name" "cannot mount a tmpfs"; return; }
+    # shellcheck disable=SC2086
+    "$SCV" run --db "$d/db/r.db" $JOB >"$d/run.log" 2>&1; rc=$?
+    failed_cleanly "$name" "$d/run.log" "$rc" "$d/db/"
+    check "$name: the message says the disk is full" '$(tailof "$d/run.log")' \
+        eval 'grep -qi "no space\|disk.*full" "$d/run.log"'
+    why=""
+    check "$name: store intact" '$why' integrity "$d/db/r.db"
+    orphans=""
+    check "$name: no orphan process" 'left alive: $orphans' no_orphans "$d/" ""
+    # full before the run starts: the store itself cannot be written
+    name="full disk: --db on a full tmpfs"
+    small_fs "$d/db0" 512k || { not_ok "$name" "cannot mount a tmpfs"; return; }
+    fill "$d/db0"
+    # shellcheck disable=SC2086
+    "$SCV" run --db "$d/db0/r.db" $JOB >"$d/run0.log" 2>&1; rc=$?
+    failed_cleanly "$name" "$d/run0.log" "$rc" "$d/db0/r.db"
+}
+
+readonly_report() {
+    name="read-only --report directory"
+    d=$(mktemp -d "$TOP/ro.XXXXXX")
+    if ! small_fs "$d/rep" 512k || ! mount -o remount,ro "$d/rep" 2>/dev/null; then
+        not_ok "$name" "cannot mount a read-only tmpfs"; return
+    fi
+    # shellcheck disable=SC2086
+    "$SCV" run --db "$d/r.db" $JOB --report "$d/rep" >"$d/run.log" 2>&1; rc=$?
+    failed_cleanly "$name" "$d/run.log" "$rc" "$d/rep/report.json"
+}
+
+# ---- 5: concurrent runs on one store ----
+concurrent() {
+    name="3 concurrent runs on one store"
+    d=$(mktemp -d "$TOP/cc.XXXXXX")
+    pids=""
+    for i in 1 2 3; do
+        # shellcheck disable=SC2086
+        "$SCV" run --db "$d/r.db" $JOB --report "$d/rep$i" >"$d/run$i.log" 2>&1 &
+        pids="$pids $!"
+    done
+    bad=""
+    i=0
+    for p in $pids; do
+        i=$((i + 1))
+        wait_exit "$p" 120
+        [ $rc -eq 0 ] && has "$d/run$i.log" "target reached" && has "$d/rep$i/report.json" '"reached":true' ||
+            bad="$bad run $i: exit $rc: $(tailof "$d/run$i.log");"
+    done
+    check "$name: all exit 0 with a report" '$bad' [ -z "$bad" ]
+    why=""
+    check "$name: store intact" '$why' integrity "$d/r.db"
+    "$SCV" runs --db "$d/r.db" --json >"$d/runs.json" 2>/dev/null
+    done_runs=$(grep -o '"status":"done"' "$d/runs.json" | wc -l)
+    ids=$(grep -o '"id":[0-9]*' "$d/runs.json" | sort -u | wc -l)
+    check "$name: the store lists 3 done runs" '$done_runs done, $ids ids: $(cut -c1-200 "$d/runs.json")' \
+        eval '[ "$done_runs" -eq 3 ] && [ "$ids" -eq 3 ]'
+}
+
+[ -x "$SCV" ] || { echo "not ok 1 - $SCV is not built"; echo "0 passed, 1 failed"; exit 1; }
+start=$(date +%s)
+timed() { t0=$(date +%s); "$@"; echo "# $*: $(($(date +%s) - t0)) s"; }
+timed coordinator KILL
+timed coordinator TERM
+timed worker_dies
+if [ "$(id -u)" -eq 0 ]; then
+    timed disk_full_report
+    timed disk_full_db
+    timed readonly_report
+else
+    n=$((n + 1)); passed=$((passed + 1))
+    echo "ok $n - full disk and read-only directories # skip: mounting a tmpfs needs root"
+fi
+timed concurrent
+echo "# $(($(date +%s) - start)) s in all"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
