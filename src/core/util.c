@@ -82,7 +82,7 @@ int scv_write_atomic(const char *path, const scv_iov *parts, int n_parts, scv_er
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
         return scv_err_set(err, SCV_EINVAL, "%s: path too long", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", tmp, strerror(errno));
+    if (fd < 0) return scv_err_set(err, SCV_EIO, "%s: cannot create (its temporary file %s): %s", path, tmp, strerror(errno));
     for (int i = 0; i < n_parts; i++) {
         const char *p = parts[i].p;
         size_t left = parts[i].n;
@@ -93,7 +93,7 @@ int scv_write_atomic(const char *path, const scv_iov *parts, int n_parts, scv_er
                 int e = errno;
                 close(fd);
                 unlink(tmp);
-                return scv_err_set(err, SCV_EIO, "%s: write failed: %s", tmp, strerror(e));
+                return scv_err_set(err, SCV_EIO, "%s: write failed (its temporary file %s): %s", path, tmp, strerror(e));
             }
             p += w;
             left -= (size_t)w;
@@ -102,7 +102,7 @@ int scv_write_atomic(const char *path, const scv_iov *parts, int n_parts, scv_er
     if (fsync(fd) != 0 || close(fd) != 0) {
         int e = errno;
         unlink(tmp);
-        return scv_err_set(err, SCV_EIO, "%s: fsync failed: %s", tmp, strerror(e));
+        return scv_err_set(err, SCV_EIO, "%s: fsync failed (its temporary file %s): %s", path, tmp, strerror(e));
     }
     if (rename(tmp, path) != 0) {
         int e = errno;
