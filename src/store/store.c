@@ -169,6 +169,17 @@ int scv_store_open(const char *path, scv_store **out, scv_err *err)
     return SCV_OK;
 }
 
+/* Room for element n in the array *arr of capacity *cap (doubling); non-zero when out of memory. */
+static int grow(void **arr, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap) return 0;
+    size_t c = *cap ? 2 * *cap : 16;
+    void *a = realloc(*arr, c * elem);
+    if (!a) return 1;
+    *arr = a, *cap = c;
+    return 0;
+}
+
 /* Prepares sql, binds the arguments described by types ('i' int, 'I' int64, 'd' double,
  * 't' text), steps once, finalizes. */
 static int exec_bind(scv_store *s, scv_err *err, const char *sql, const char *types, ...)
@@ -251,14 +262,9 @@ static int load_run_measurements(scv_store *s, long long run, scv_config_stats *
     size_t cap = 0;
     int rc = SCV_OK;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            scv_config_stats *nc = realloc(*out, cap * sizeof *nc);
-            if (!nc) {
-                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
-                break;
-            }
-            *out = nc;
+        if (grow((void **)out, *n, &cap, sizeof **out)) {
+            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            break;
         }
         scv_config_stats *c = &(*out)[(*n)++];
         memset(c, 0, sizeof *c);
@@ -311,14 +317,9 @@ int scv_store_load_measurements(scv_store *s, const char *job_key, long long exc
             dup = (*out)[i].workers == c.workers && (*out)[i].batch == c.batch && !strcmp((*out)[i].vm, c.vm);
         if (dup) continue;
         if (*from_run < 0) *from_run = sqlite3_column_int64(st, 10);
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            scv_config_stats *nc = realloc(*out, cap * sizeof *nc);
-            if (!nc) {
-                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
-                break;
-            }
-            *out = nc;
+        if (grow((void **)out, *n, &cap, sizeof **out)) {
+            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            break;
         }
         (*out)[(*n)++] = c;
     }
@@ -438,14 +439,9 @@ int scv_store_load_steps(scv_store *s, long long run, scv_run_step **out, size_t
     size_t cap = 0;
     int rc = SCV_OK;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            scv_run_step *nt = realloc(*out, cap * sizeof *nt);
-            if (!nt) {
-                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
-                break;
-            }
-            *out = nt;
+        if (grow((void **)out, *n, &cap, sizeof **out)) {
+            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            break;
         }
         scv_run_step *t = &(*out)[(*n)++];
         memset(t, 0, sizeof *t);
@@ -511,14 +507,9 @@ int scv_store_runs(scv_store *s, scv_run_summary **out, size_t *n, scv_err *err)
     size_t cap = 0;
     int rc = SCV_OK;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            scv_run_summary *nr = realloc(*out, cap * sizeof *nr);
-            if (!nr) {
-                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
-                break;
-            }
-            *out = nr;
+        if (grow((void **)out, *n, &cap, sizeof **out)) {
+            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            break;
         }
         summary_row(st, &(*out)[(*n)++]);
     }
@@ -551,14 +542,9 @@ int scv_store_load_evals(scv_store *s, long long run, scv_eval_sample **out, siz
     size_t cap = 0;
     int rc = SCV_OK;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 32;
-            scv_eval_sample *ne = realloc(*out, cap * sizeof *ne);
-            if (!ne) {
-                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
-                break;
-            }
-            *out = ne;
+        if (grow((void **)out, *n, &cap, sizeof **out)) {
+            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            break;
         }
         scv_eval_sample *e = &(*out)[(*n)++];
         e->iteration = sqlite3_column_int64(st, 0);
@@ -593,14 +579,9 @@ int scv_store_perf_models(scv_store *s, const char *vm, const char *exclude_job,
         if (!j || sscanf(j, "{\"c0\":%lg,\"c1\":%lg,\"alpha\":%lg,\"beta\":%lg,\"mare\":%lg}", &m.c0, &m.c1,
                          &m.alpha, &m.beta, &m.mare) != 5)
             continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            scv_perf_model *nm = realloc(*out, cap * sizeof *nm);
-            if (!nm) {
-                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
-                break;
-            }
-            *out = nm;
+        if (grow((void **)out, *n, &cap, sizeof **out)) {
+            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            break;
         }
         (*out)[(*n)++] = m;
     }
