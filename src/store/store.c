@@ -248,6 +248,23 @@ int scv_store_measurement(scv_store *s, long long run, const char *phase, const 
                      c->t_iter, c->g_local, c->g_global, c->epoch_progress);
 }
 
+/* A measurements row (vm, workers, batch, iterations, t_compute, t_comm, t_iter, g_local,
+ * g_global, epoch_progress, in this order) into c. */
+static void measurement_row(sqlite3_stmt *st, scv_config_stats *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->vm, sizeof c->vm, "%s", sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
+    c->workers = sqlite3_column_int(st, 1);
+    c->batch = sqlite3_column_int(st, 2);
+    c->n_iters = sqlite3_column_int(st, 3);
+    c->t_compute = sqlite3_column_double(st, 4);
+    c->t_comm = sqlite3_column_double(st, 5);
+    c->t_iter = sqlite3_column_double(st, 6);
+    c->g_local = sqlite3_column_double(st, 7);
+    c->g_global = sqlite3_column_double(st, 8);
+    c->epoch_progress = sqlite3_column_double(st, 9);
+}
+
 /* Every measurement of one run (malloc'ed). */
 static int load_run_measurements(scv_store *s, long long run, scv_config_stats **out, size_t *n, scv_err *err)
 {
@@ -266,18 +283,7 @@ static int load_run_measurements(scv_store *s, long long run, scv_config_stats *
             rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
             break;
         }
-        scv_config_stats *c = &(*out)[(*n)++];
-        memset(c, 0, sizeof *c);
-        snprintf(c->vm, sizeof c->vm, "%s", (const char *)sqlite3_column_text(st, 0));
-        c->workers = sqlite3_column_int(st, 1);
-        c->batch = sqlite3_column_int(st, 2);
-        c->n_iters = sqlite3_column_int(st, 3);
-        c->t_compute = sqlite3_column_double(st, 4);
-        c->t_comm = sqlite3_column_double(st, 5);
-        c->t_iter = sqlite3_column_double(st, 6);
-        c->g_local = sqlite3_column_double(st, 7);
-        c->g_global = sqlite3_column_double(st, 8);
-        c->epoch_progress = sqlite3_column_double(st, 9);
+        measurement_row(st, &(*out)[(*n)++]);
     }
     sqlite3_finalize(st);
     return rc;
@@ -301,17 +307,7 @@ int scv_store_load_measurements(scv_store *s, const char *job_key, long long exc
     int rc = SCV_OK;
     while (sqlite3_step(st) == SQLITE_ROW) {
         scv_config_stats c;
-        memset(&c, 0, sizeof c);
-        snprintf(c.vm, sizeof c.vm, "%s", (const char *)sqlite3_column_text(st, 0));
-        c.workers = sqlite3_column_int(st, 1);
-        c.batch = sqlite3_column_int(st, 2);
-        c.n_iters = sqlite3_column_int(st, 3);
-        c.t_compute = sqlite3_column_double(st, 4);
-        c.t_comm = sqlite3_column_double(st, 5);
-        c.t_iter = sqlite3_column_double(st, 6);
-        c.g_local = sqlite3_column_double(st, 7);
-        c.g_global = sqlite3_column_double(st, 8);
-        c.epoch_progress = sqlite3_column_double(st, 9);
+        measurement_row(st, &c);
         int dup = 0;
         for (size_t i = 0; i < *n && !dup; i++)
             dup = (*out)[i].workers == c.workers && (*out)[i].batch == c.batch && !strcmp((*out)[i].vm, c.vm);
