@@ -361,6 +361,19 @@ static int improves(scv_metric metric, const double *y, size_t n)
     return dir_of(metric) * (last - first) > 0;
 }
 
+/* What both fits need of the data: valid points (check_data) and a metric that improves. */
+static int check_input(scv_metric metric, const double *x, const double *y, size_t n, const scv_curve_policy *pol,
+                       scv_err *err)
+{
+    int rc = check_data(x, y, n, pol, err);
+    if (rc) return rc;
+    if (!improves(metric, y, n))
+        return scv_err_set(err, SCV_ENOCONV, "learning curve: the %s does not %s",
+                           metric == SCV_METRIC_LOSS ? "loss" : "accuracy",
+                           metric == SCV_METRIC_LOSS ? "fall" : "rise");
+    return SCV_OK;
+}
+
 static int n_params(const fit_ctx *d) { return d->form == SCV_CURVE_POW && d->dim == 2 ? 4 : 3; }
 
 /* Fits one form on (x, y)[0, n) into out; u is scratch for 5 n values. start: a curve whose
@@ -396,12 +409,8 @@ int scv_curve_fit_form(scv_curve_form form, scv_metric metric, const double *x, 
     out->holdout_rmse[0] = out->holdout_rmse[1] = INFINITY;
     if (form != SCV_CURVE_POW && form != SCV_CURVE_EXP)
         return scv_err_set(err, SCV_EINVAL, "learning curve: unknown form %d", (int)form);
-    int rc = check_data(x, y, n, pol, err);
+    int rc = check_input(metric, x, y, n, pol, err);
     if (rc) return rc;
-    if (!improves(metric, y, n))
-        return scv_err_set(err, SCV_ENOCONV, "learning curve: the %s does not %s",
-                           metric == SCV_METRIC_LOSS ? "loss" : "accuracy",
-                           metric == SCV_METRIC_LOSS ? "fall" : "rise");
     double *u = malloc(sizeof(double) * 5 * n);
     if (!u) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     fit_one(form, metric, x, y, n, pol, u, NULL, out);
@@ -458,12 +467,8 @@ int scv_curve_fit(scv_metric metric, const double *x, const double *y, size_t n,
     if (!pol) pol = &dp;
     memset(out, 0, sizeof *out);
     out->metric = metric;
-    int rc = check_data(x, y, n, pol, err);
+    int rc = check_input(metric, x, y, n, pol, err);
     if (rc) return rc;
-    if (!improves(metric, y, n))
-        return scv_err_set(err, SCV_ENOCONV, "learning curve: the %s does not %s",
-                           metric == SCV_METRIC_LOSS ? "loss" : "accuracy",
-                           metric == SCV_METRIC_LOSS ? "fall" : "rise");
     double *u = malloc(sizeof(double) * 5 * n);
     if (!u) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     select_fit(metric, x, y, n, pol, u, NULL, NULL, out, NULL);
