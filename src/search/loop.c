@@ -533,16 +533,30 @@ static double est_t_iter(const loop *l, int K, int B)
     return c->t_iter * ((double)B / K) / ((double)c->batch / c->workers);
 }
 
-/* Predicted seconds to the target from the start at (K, B), NaN while the target is unknown. */
-static double est_job_time(loop *l, int K, int B)
+/* The target as the search needs it: samples to the target at batch b0 and the noise
+ * scale that carries them to other batches. Found once per decision (the learning curve's
+ * bootstrap is not cheap); samples is NaN while the target is unknown. */
+typedef struct target_est {
+    double samples, bn;
+    int b0;
+} target_est;
+
+static target_est target_now(loop *l)
 {
-    double e0, lo, hi;
+    double e0, lo, hi, bn = noise_scale(l);
     int b0;
     char note[192];
-    if (target_of(l, &e0, &b0, &lo, &hi, note, sizeof note) == SCV_TARGET_NOMINAL) return NAN;
-    double bn = noise_scale(l);
-    double samples = scv_samples_at_batch(e0 * l->job.n_train, b0, B, isfinite(bn) ? bn : INFINITY);
-    return samples / B * est_t_iter(l, K, B);
+    target_est t = {NAN, isfinite(bn) ? bn : INFINITY, 0};
+    if (target_of(l, &e0, &b0, &lo, &hi, note, sizeof note) != SCV_TARGET_NOMINAL)
+        t.samples = e0 * l->job.n_train, t.b0 = b0;
+    return t;
+}
+
+/* Predicted seconds to the target from the start at (K, B), NaN while the target is unknown. */
+static double est_job_time(const loop *l, const target_est *t, int K, int B)
+{
+    if (!isfinite(t->samples)) return NAN;
+    return scv_samples_at_batch(t->samples, t->b0, B, t->bn) / B * est_t_iter(l, K, B);
 }
 
 /* The run's epochs are spent (max_epochs): nothing more to train. */
@@ -563,7 +577,8 @@ static int do_search(loop *l, scv_err *err)
     int rc = SCV_OK;
     const scv_run_policy *pol = l->pol;
     scv_run_result *r = l->r;
-    double job = l->ncs ? est_job_time(l, l->cs[0].workers, l->cs[0].batch) : NAN;
+    target_est te = target_now(l);
+    double job = l->ncs ? est_job_time(l, &te, l->cs[0].workers, l->cs[0].batch) : NAN;
     r->search_budget_s = pol->search_budget_share > 0 && isfinite(job) ? pol->search_budget_share * job : NAN;
     for (size_t q = 0; q < n && !rc && !r->reached && !spent(l); q++) {
         int K = cfg[q][0], B = cfg[q][1];
@@ -575,8 +590,9 @@ static int do_search(loop *l, scv_err *err)
                  "(%.2f s spent of a %.2f s budget)", K, B, cost, r->search_time_s, r->search_budget_s);
             continue;
         }
-        double best = INFINITY, mine = est_job_time(l, K, B);
-        for (size_t i = 0; i < l->ncs; i++) best = fmin(best, est_job_time(l, l->cs[i].workers, l->cs[i].batch));
+        te = target_now(l); /* the last profile added measurements and evaluations */
+        double best = INFINITY, mine = est_job_time(l, &te, K, B);
+        for (size_t i = 0; i < l->ncs; i++) best = fmin(best, est_job_time(l, &te, l->cs[i].workers, l->cs[i].batch));
         if (l->ncs >= 2 && mine > pol->search_rule_out * best) {
             r->n_skipped_ruled_out++;
             note(l, SCV_EV_NOTE, "search: K=%d, B=%d skipped: predicted %.1f s to the target, over %.1fx the best "
