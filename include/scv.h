@@ -153,6 +153,7 @@ typedef struct scv_train_params {
     double epochs;             /* 0 = unset */
     int64_t iterations;        /* total iterations, counting resumed ones; 0 = unset */
     double target_accuracy;    /* test accuracy in (0,1]; 0 = unset */
+    double target_loss;        /* or: period-mean training loss <= this (> 0); 0 = unset */
     int64_t eval_every;        /* iterations; 0 = once an epoch */
     double eval_every_epochs;  /* if > 0 and eval_every is 0: every this many epochs */
     uint64_t seed;
@@ -181,7 +182,8 @@ typedef struct scv_train_params {
                                   is >= target_accuracy (with a subset, then confirmed) */
     double target_confirm_tol; /* 0.005: with a subset, reached only if the whole test set's
                                   accuracy is >= target_accuracy - this */
-    const double *target_history; /* earlier invocations' periodic accuracies of the same run,
+    const double *target_history; /* earlier invocations' periodic accuracies (or period-mean
+                                  training losses, with target_loss) of the same run,
                                   oldest first: they prefill the window (NULL = none) */
     int n_target_history;
 } scv_train_params;
@@ -588,6 +590,8 @@ typedef struct scv_iter_sample {
 typedef struct scv_eval_sample {
     int64_t iteration;
     double samples_seen, epoch, accuracy, loss;
+    double train_loss;          /* the period-mean training loss since the previous evaluation
+                                   (NaN: not measured) */
 } scv_eval_sample;
 /* Where a driver delivers measurements as they come (either callback may be NULL). */
 typedef struct scv_measure_sink {
@@ -605,13 +609,15 @@ typedef struct scv_segment_spec {
     double time_rse;            /* stop when the mean t_iter's relative standard error is */
     int time_min_iters;         /*   under time_rse after at least time_min_iters (0 = off) */
     double target_accuracy;     /* stop at the target test accuracy */
+    double target_loss;         /* ... or training loss (one of the two is set) */
     double max_epochs;          /* ... or after this many epochs in all */
     double eval_every_epochs;   /* evaluate on the test set this often */
     int64_t checkpoint_every;   /* iterations between checkpoints */
     int final_eval;             /* evaluate when the segment ends */
     int eval_subset;            /* periodic evaluations on this many held-out samples (0 = all) */
     int target_window;          /* reached when the mean of the last W evaluations >= target */
-    const double *history;      /* the run's latest accuracies, oldest first (W - 1 at most), */
+    const double *history;      /* the run's latest target values (accuracies or period-mean
+                                   training losses), oldest first (W - 1 at most), */
     int n_history;              /*   so a new segment continues the smoothing */
 } scv_segment_spec;
 
@@ -744,7 +750,8 @@ scv_run_policy scv_run_policy_default(void);
 typedef struct scv_run_params {
     const char *job_key;        /* the job's identity in the store ("model=lenet;...") */
     const char *job_json;       /* its settings as JSON, kept for resume */
-    double target_accuracy;     /* required, (0, 1] */
+    double target_accuracy;     /* the target: test accuracy in (0, 1], */
+    double target_loss;         /* or period-mean training loss > 0 (exactly one is set) */
     double max_epochs;          /* 30 */
     double target_epochs;       /* the target's epochs at target_batch, if known (0: learn) */
     int target_batch;
@@ -868,11 +875,12 @@ int scv_store_switch(scv_store *s, long long run, int from_k, int from_b, int to
                      double idle_s, scv_err *err);
 int scv_store_outcome(scv_store *s, long long run, double actual_time, double actual_cost,
                       double accuracy, int reached, scv_err *err);
-/* Epochs a finished run of job_key took to its target, and at which batch (for the
- * statistical model's reference). SCV_ENOTFOUND if no such run. */
-int scv_store_learnt_target(scv_store *s, const char *job_key, double accuracy, double *epochs,
+/* Epochs a finished run of job_key took to its target (the same metric, the nearest value
+ * at least as hard: accuracy >= value, loss <= value), and at which batch (the statistical
+ * model's reference). SCV_ENOTFOUND if no such run. */
+int scv_store_learnt_target(scv_store *s, const char *job_key, scv_metric metric, double value, double *epochs,
                             int *batch, scv_err *err);
-int scv_store_set_target(scv_store *s, long long run, double accuracy, double epochs, int batch,
+int scv_store_set_target(scv_store *s, long long run, scv_metric metric, double value, double epochs, int batch,
                          scv_err *err);
 /* The loop's current state ("warmup", ... as scv_run_state_name) and its steps. */
 int scv_store_run_state(scv_store *s, long long run, const char *state, scv_err *err);

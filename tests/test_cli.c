@@ -676,8 +676,8 @@ static void t_sweep_figure(void)
 
 typedef struct {
     long iter;
-    double acc, loss, eval_s;
-    int n;
+    double acc, loss, eval_s, train_loss;
+    int n, batch;
     char set[8], role[12];
 } ev_line;
 
@@ -697,8 +697,14 @@ static int read_ev(const char *path, const char *type, ev_line *e, int cap)
             if ((v = cJSON_GetObjectItemCaseSensitive(o, "iter"))) x->iter = (long)v->valuedouble;
             if ((v = cJSON_GetObjectItemCaseSensitive(o, "test_accuracy"))) x->acc = v->valuedouble;
             if ((v = cJSON_GetObjectItemCaseSensitive(o, "test_loss"))) x->loss = v->valuedouble;
+            x->train_loss = NAN;
+            if ((v = cJSON_GetObjectItemCaseSensitive(o, "train_loss")) && cJSON_IsNumber(v))
+                x->train_loss = v->valuedouble;
+            else if ((v = cJSON_GetObjectItemCaseSensitive(o, "loss")) && cJSON_IsNumber(v))
+                x->train_loss = v->valuedouble; /* an iteration's loss */
             if ((v = cJSON_GetObjectItemCaseSensitive(o, "eval_seconds"))) x->eval_s = v->valuedouble;
             if ((v = cJSON_GetObjectItemCaseSensitive(o, "n"))) x->n = (int)v->valuedouble;
+            if ((v = cJSON_GetObjectItemCaseSensitive(o, "batch"))) x->batch = (int)v->valuedouble;
             if ((v = cJSON_GetObjectItemCaseSensitive(o, "set")) && cJSON_IsString(v))
                 snprintf(x->set, sizeof x->set, "%s", v->valuestring);
             if ((v = cJSON_GetObjectItemCaseSensitive(o, "role")) && cJSON_IsString(v))
@@ -842,6 +848,50 @@ static void t_target_window(void)
     CHECK_MSG(strstr(sum_str(o, "reached_by"), "mean of last 3 full test evals (n=400)") != NULL, "%s", out);
     CHECK_MSG(!strcmp(sum_str(o, "stopped_by"), "target"), "%s", out);
     cJSON_Delete(o);
+}
+
+/* --target-loss: each periodic evaluation carries the mean training loss of the iterations
+ * since the previous one; the target is reached when the mean of the last W of them is <= L
+ * (at the same iteration the rule gives on the baseline's numbers). Both targets: refused. */
+static void t_target_loss(void)
+{
+    char out[8192], m[512];
+    snprintf(m, sizeof m, "%s/tl-base.jsonl", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --eval-every 3 --iterations 150 --metrics %s", bin, m), 0);
+    static ev_line ev[64], it[200];
+    int n = read_ev(m, "eval", ev, 64), ni = read_ev(m, "iter", it, 200);
+    CHECK_EQ_INT(n, 50);
+    CHECK_EQ_INT(ni, 150);
+    if (n != 50 || ni != 150) return;
+    double tl[50];
+    for (int k = 0; k < n; k++) { /* the period mean: iterations 3k+1..3k+3 weighted by their batches
+                                      (an epoch's last batch is smaller) */
+        double sum = 0, w = 0;
+        for (int i = 3 * k; i < 3 * k + 3; i++) sum += it[i].train_loss * it[i].batch, w += it[i].batch;
+        double want = sum / w;
+        CHECK_MSG(fabs(ev[k].train_loss - want) <= 1e-5 * fabs(want), "eval %d: train_loss %.7g, iterations' mean %.7g",
+                  k, ev[k].train_loss, want);
+        tl[k] = -ev[k].train_loss; /* first_reach's rule is ">=": on the negated losses it is "<=" */
+    }
+    double T = NAN;
+    int i3 = -1;
+    for (int k = 3; k < n - 3 && isnan(T); k++) {
+        double t = tl[k] - 1e-6;
+        int j = first_reach(NULL, 0, tl, n, 3, t);
+        if (j >= 3) T = t, i3 = j;
+    }
+    CHECK_MSG(!isnan(T), "no usable loss target");
+    if (isnan(T)) return;
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --eval-every 3 --iterations 150 --target-loss %.17g --target-window 3 --json", bin, -T), 0);
+    cJSON *o = summary(out);
+    CHECK_EQ_INT((long)sum_num(o, "iterations"), 3L * (i3 + 1));
+    CHECK_MSG(strstr(sum_str(o, "reached_by"), "mean of last 3 period-mean training losses") != NULL, "%s", out);
+    CHECK_MSG(!strcmp(sum_str(o, "stopped_by"), "target"), "%s", out);
+    cJSON_Delete(o);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --iterations 5 --target-loss 0.5 --target-accuracy 0.9", bin), 2);
+    CHECK_MSG(strstr(out, "--target-loss") && strstr(out, "not both"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --iterations 5 --target-loss -1", bin), 2);
+    CHECK_MSG(strstr(out, "--target-loss"), "%s", out);
 }
 
 /* --target-history prefills the window: a resumed segment that passes the earlier
@@ -1075,7 +1125,7 @@ static const scv_test tests[] = {
     {"help_cmd", t_help_cmd},             {"profile_plan_review", t_profile_plan_review},
     {"train_errors_review", t_train_errors_review}, {"sweep_figure", t_sweep_figure},
     {"eval_subset", t_eval_subset},       {"target_window", t_target_window},
-    {"target_history", t_target_history}, {"target_confirm", t_target_confirm},
+    {"target_history", t_target_history}, {"target_loss", t_target_loss}, {"target_confirm", t_target_confirm},
     {"target_bad_values", t_target_bad_values},
 };
 

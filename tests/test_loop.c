@@ -37,12 +37,17 @@ typedef struct fake {
     /* a learning curve: accuracy(x) = acc_max - acc_gap exp(-x / tau) in reference samples
      * x at batch 32 (a sample at B is worth E(32)/E(B) of them); 0 = the fixed-need rule */
     double tau, acc_max, acc_gap, target, x_ref;
+    int by_loss;              /* the target is the training loss 1 - accuracy(x) <= target */
     scv_segment_result lost;  /* the segment an interruption cut short (recover) */
     char lost_phase[16];
     int lost_K, lost_B;
 } fake;
 
 static double fake_acc(const fake *f) { return f->acc_max - f->acc_gap * exp(-f->x_ref / f->tau); }
+static int fake_reached(const fake *f)
+{
+    return f->by_loss ? 1 - fake_acc(f) <= f->target : fake_acc(f) >= f->target;
+}
 
 static double fake_t_iter(const fake *f, int K, int B)
 {
@@ -123,11 +128,12 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
             double every = sp->eval_every_epochs * f->job.n_train;
             if (floor(f->samples / every) > floor((f->samples - f->B) / every)) {
                 scv_eval_sample e = {.iteration = f->iteration, .samples_seen = f->samples,
-                                     .epoch = f->samples / f->job.n_train, .accuracy = fake_acc(f), .loss = 0.1};
+                                     .epoch = f->samples / f->job.n_train, .accuracy = fake_acc(f), .loss = 0.1,
+                                     .train_loss = 1 - fake_acc(f)};
                 if (sink && sink->on_eval) sink->on_eval(sink->ctx, &e);
             }
         }
-        if (f->tau > 0 ? fake_acc(f) >= f->target : f->samples >= fake_need(f, f->B)) {
+        if (f->tau > 0 ? fake_reached(f) : f->samples >= fake_need(f, f->B)) {
             out->reached = 1;
             break;
         }
@@ -137,7 +143,8 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
     if (sp->final_eval || out->reached) {
         out->accuracy = acc;
         scv_eval_sample e = {.iteration = f->iteration, .samples_seen = f->samples,
-                             .epoch = f->samples / f->job.n_train, .accuracy = acc, .loss = 0.1};
+                             .epoch = f->samples / f->job.n_train, .accuracy = acc, .loss = 0.1,
+                             .train_loss = NAN}; /* no training period: not a point of a loss curve */
         if (sink && sink->on_eval) sink->on_eval(sink->ctx, &e);
     }
     out->iterations = n;
@@ -524,6 +531,48 @@ static void t_first_run_absolute(void)
     scv_store_close(db);
 }
 
+/* A training-loss target: predicted from the loss curve on the first run, learnt from the
+ * stored run on the second; an accuracy target of the same job does not learn from it. */
+static void t_loss_target(void)
+{
+    scv_store *db = open_db("loss.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.1, f.by_loss = 1;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-loss");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0, p.target_loss = 0.1;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    CHECK_MSG(res.target_source == SCV_TARGET_CURVE && !res.relative, "%s", res.target_note);
+    /* truth: loss(x) = (1 - max) + gap exp(-x / tau) crosses 0.1 at x* = tau ln(gap / (0.1 - (1 - max))) */
+    double x_star = f.tau * log(f.acc_gap / (0.1 - (1 - f.acc_max)));
+    CHECK_NEAR(res.target_epochs * f.job.n_train, x_star, 0.05, 0);
+    CHECK(res.reached);
+    scv_run_result_free(&res);
+    /* the second run of the job learns the loss target from the first */
+    fake g = new_fake();
+    g.tau = 10000, g.acc_max = 0.97, g.acc_gap = 0.5, g.target = 0.1, g.by_loss = 1;
+    d = driver_of(&g);
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    CHECK_MSG(res.target_source == SCV_TARGET_LEARNT, "%s", res.target_note);
+    CHECK(res.reached);
+    scv_run_result_free(&res);
+    /* an accuracy target of the same job: not learnt from a loss target */
+    fake h = new_fake();
+    h.tau = 10000, h.acc_max = 0.97, h.acc_gap = 0.5, h.target = 0.9;
+    d = driver_of(&h);
+    p.target_loss = 0, p.target_accuracy = 0.9;
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    CHECK_MSG(res.target_source == SCV_TARGET_CURVE, "%s", res.target_note);
+    scv_run_result_free(&res);
+    /* both targets, or neither: refused, naming them */
+    p.target_loss = 0.1;
+    CHECK_EQ_INT(scv_run_params_check(&p, &e), SCV_EINVAL);
+    CHECK_MSG(strstr(e.msg, "target-loss") && strstr(e.msg, "not both"), "%s", e.msg);
+    scv_store_close(db);
+}
+
 /* The search budget: a short job profiles less; a configuration predicted far slower is
  * not profiled at all. */
 static void t_search_budget(void)
@@ -631,6 +680,7 @@ static const scv_test tests[] = {
     {"interrupt_resume", t_interrupt_resume},
     {"failure_retries", t_failure_retries},
     {"first_run_absolute", t_first_run_absolute},
+    {"loss_target", t_loss_target},
     {"search_budget", t_search_budget},
     {"epochs_spent_early", t_epochs_spent_early},
     {"report", t_report},

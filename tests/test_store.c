@@ -8,7 +8,9 @@
 #include "scv.h"
 #include "scv_test.h"
 
+#include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -142,8 +144,54 @@ static void t_not_a_db(void)
     CHECK(s == NULL);
 }
 
+/* a schema-2 database (tests/data/store-v2.db, made by make-store-v2.py) migrates to 3: its
+ * accuracy target is still learnt, loss targets are kept apart, old evaluations read back
+ * with no training loss */
+static void t_migrate_v2(void)
+{
+    char path[400], cmd[900];
+    snprintf(path, sizeof path, "%s/v2.db", tmp);
+    snprintf(cmd, sizeof cmd, "cp tests/data/store-v2.db %s", path);
+    CHECK_EQ_INT(system(cmd), 0);
+    scv_store *s = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_OK);
+    if (!s) return;
+    double e = 0;
+    int b = 0;
+    CHECK_EQ_INT(scv_store_learnt_target(s, "job-v2", SCV_METRIC_ACCURACY, 0.86, &e, &b, &err), SCV_OK);
+    CHECK_NEAR(e, 2.5, 0, 1e-12);
+    CHECK_EQ_INT(b, 64);
+    CHECK_EQ_INT(scv_store_learnt_target(s, "job-v2", SCV_METRIC_ACCURACY, 0.88, &e, &b, NULL), SCV_ENOTFOUND);
+    CHECK_EQ_INT(scv_store_learnt_target(s, "job-v2", SCV_METRIC_LOSS, 0.87, &e, &b, NULL), SCV_ENOTFOUND);
+    /* a loss target: the nearest at least as low */
+    CHECK_EQ_INT(scv_store_set_target(s, 1, SCV_METRIC_LOSS, 0.30, 4.0, 64, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_set_target(s, 1, SCV_METRIC_LOSS, 0.40, 3.0, 64, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_learnt_target(s, "job-v2", SCV_METRIC_LOSS, 0.35, &e, &b, &err), SCV_OK);
+    CHECK_NEAR(e, 4.0, 0, 1e-12);
+    CHECK_EQ_INT(scv_store_learnt_target(s, "job-v2", SCV_METRIC_LOSS, 0.25, &e, &b, NULL), SCV_ENOTFOUND);
+    scv_eval_sample *ev = NULL;
+    size_t n = 0;
+    CHECK_EQ_INT(scv_store_load_evals(s, 1, &ev, &n, &err), SCV_OK);
+    CHECK_EQ_INT((int)n, 1);
+    if (n == 1) CHECK(isnan(ev[0].train_loss) && fabs(ev[0].accuracy - 0.71) < 1e-12);
+    free(ev);
+    scv_eval_sample ne = {.iteration = 200, .samples_seen = 12800, .epoch = 0.21, .accuracy = 0.75, .loss = 0.7,
+                          .train_loss = 0.65};
+    CHECK_EQ_INT(scv_store_eval(s, 1, 2, 64, &ne, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_load_evals(s, 1, &ev, &n, &err), SCV_OK);
+    CHECK_EQ_INT((int)n, 2);
+    if (n == 2) CHECK_NEAR(ev[1].train_loss, 0.65, 0, 1e-12);
+    free(ev);
+    scv_store_close(s);
+    /* reopened: already schema 3, nothing migrates twice */
+    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_OK);
+    scv_store_close(s);
+}
+
 static const scv_test tests[] = {
     {"processes", t_processes},
+    {"migrate_v2", t_migrate_v2},
     {"threads", t_threads},
     {"not_a_db", t_not_a_db},
 };

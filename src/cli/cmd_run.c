@@ -235,7 +235,9 @@ static void help(void)
            "objective asks for and trains to the target there; every step is training.\n\n"
            "Job (as `scavenger train`): --model --hidden --dataset --lr --momentum --weight-decay\n"
            "  --lr-scaling --base-batch --warmup-epochs --lr-decay ... --seed --threads\n"
-           "  --target-accuracy A   (required)          --max-epochs E (default 30)\n"
+           "  --target-accuracy A  the target (0 < A <= 1): mean of W evaluations >= A, or\n"
+           "  --target-loss L      the period-mean training loss: mean of W periods <= L\n"
+           "  --max-epochs E       (default 30)\n"
            "Search:\n"
            "  --search partial|full|none   (default partial)\n"
            "  --workers SPEC --batch SPEC  the space (default 1,2 and 64,256)\n"
@@ -247,7 +249,7 @@ static void help(void)
            "  --stat gns|scavenger  --comm ring|ps  --pricing ondemand|spot|memory\n"
            "  --eval-subset N      periodic evaluations on the first N test samples (default\n"
            "                       2000; 0 = all); the target is confirmed on the whole set\n"
-           "  --target-window W    reached when the mean of W evaluations >= A (default 3)\n"
+           "  --target-window W    the smoothing window of the target (default 3)\n"
            "  --eval-every-epochs E, --search-eval-every-epochs E   evaluation periods while\n"
            "                       training (default 0.25) and warming up / searching (0.05)\n"
            "  --target-epochs E --target-batch B0   the target's epochs, if known (else learnt\n"
@@ -351,10 +353,6 @@ int cmd_run(int argc, char **argv)
             rc = usage("--%s", err.msg);
             goto out_quiet;
         }
-    }
-    if (!(p.target_accuracy > 0)) {
-        rc = usage("--target-accuracy A (0 < A <= 1) is required%s", "");
-        goto out_quiet;
     }
     char catbuf[4200];
     const char *catalog = get(&opt, "catalog") ? get(&opt, "catalog")

@@ -48,6 +48,7 @@ static void help(void)
            "  --epochs E            stop after E epochs (fractions allowed)\n"
            "  --iterations N        stop after N iterations in total (resumed ones count)\n"
            "  --target-accuracy A   stop once test accuracy >= A (0..1)\n"
+           "  --target-loss L       or once the period-mean training loss <= L (see --target-window)\n"
            "  --eval-every N        evaluate every N iterations (default once an epoch)\n"
            "  --eval-every-epochs F evaluate every F epochs (e.g. 0.25)\n"
            "  --eval-subset N       periodic evaluations use the first N test samples, a fixed\n"
@@ -90,7 +91,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
-    O_TARGET, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL, O_EVAL_EPOCHS,
+    O_TARGET, O_TLOSS, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL, O_EVAL_EPOCHS,
     O_CATALOG, O_EVAL_SUBSET, O_TWINDOW, O_TTOL, O_THIST
 };
 
@@ -102,7 +103,7 @@ static const struct option opts[] = {
     {"warmup-epochs", 1, 0, O_WARM}, {"lr-decay", 1, 0, O_DECAY},
     {"lr-step-epochs", 1, 0, O_STEP}, {"lr-gamma", 1, 0, O_GAMMA}, {"lr-horizon", 1, 0, O_HORIZON},
     {"epochs", 1, 0, O_EPOCHS}, {"iterations", 1, 0, O_ITERS},
-    {"target-accuracy", 1, 0, O_TARGET}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
+    {"target-accuracy", 1, 0, O_TARGET}, {"target-loss", 1, 0, O_TLOSS}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
     {"metrics", 1, 0, O_METRICS}, {"checkpoint", 1, 0, O_CKPT},
     {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
     {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER},
@@ -243,6 +244,7 @@ int cmd_train(int argc, char **argv)
             p.iterations = iv;
             break;
         case O_TARGET: if (opt_num(name, optarg, &p.target_accuracy)) return EXIT_USAGE; break;
+        case O_TLOSS: if (opt_num(name, optarg, &p.target_loss)) return EXIT_USAGE; break;
         case O_EVAL:
             if (opt_int(name, optarg, 1, INT64_MAX, &iv)) return EXIT_USAGE;
             p.eval_every = iv;
@@ -287,10 +289,11 @@ int cmd_train(int argc, char **argv)
             p.n_target_history = 0;
             while (*s) {
                 double v = strtod(s, &end);
-                if (end == s || !(v >= 0 && v <= 1) || (*end && *end != ',') ||
+                if (end == s || !(v >= 0 && v <= 1e30) || (*end && *end != ',') ||
                     (*end == ',' && !end[1]) || p.n_target_history == (int)(sizeof history / sizeof history[0]))
-                    return usage_error("--target-history '%s': expected accuracies in [0,1] "
-                                       "separated by commas (at most 4096), oldest first", optarg);
+                    return usage_error("--target-history '%s': expected accuracies in [0,1] (or "
+                                       "losses >= 0) separated by commas (at most 4096), oldest first",
+                                       optarg);
                 history[p.n_target_history++] = v;
                 s = *end ? end + 1 : end;
             }
@@ -412,17 +415,22 @@ int cmd_train(int argc, char **argv)
                "loss %.4f, %.0f samples/s, %.1f s\n",
                r.model, (long long)r.iterations, r.epochs, r.workers, r.workers > 1 ? "s" : "",
                r.batch, r.test_accuracy, r.test_loss, r.samples_per_sec, r.wall_seconds);
-    if (!json && r.reached_target) printf("target reached: %s\n", r.reached_by);
-    else {
+    if (!json) {
+        if (r.reached_target) printf("target reached: %s\n", r.reached_by);
+    } else {
         char buf[2048];
         scv_train_result_json(&r, buf, sizeof buf);
         printf("%s\n", buf);
     }
     if (rc == SCV_EINTR) return EXIT_INTR;
-    if (p.target_accuracy > 0 && !r.reached_target &&
+    if ((p.target_accuracy > 0 || p.target_loss > 0) && !r.reached_target &&
         (!strcmp(r.stopped_by, "epochs") || !strcmp(r.stopped_by, "max_epochs"))) {
-        fprintf(stderr, "scavenger train: target accuracy %.4f not reached (best so far %.4f)\n",
-                p.target_accuracy, r.test_accuracy);
+        if (p.target_loss > 0)
+            fprintf(stderr, "scavenger train: target training loss %.4f not reached (latest %.4f)\n",
+                    p.target_loss, r.train_loss);
+        else
+            fprintf(stderr, "scavenger train: target accuracy %.4f not reached (best so far %.4f)\n",
+                    p.target_accuracy, r.test_accuracy);
         return EXIT_FAIL;
     }
     return EXIT_OK;

@@ -163,6 +163,7 @@ void scv_train_argv(scv_argv *a, const scv_train_cmd *c)
     if (c->resume) scv_argv_add(a, "--resume");
     if (c->metrics) scv_argv_add(a, "--metrics"), scv_argv_add(a, c->metrics);
     if (c->target_accuracy > 0) scv_argv_add(a, "--target-accuracy"), scv_argv_addf(a, "%.17g", c->target_accuracy);
+    if (c->target_loss > 0) scv_argv_add(a, "--target-loss"), scv_argv_addf(a, "%.17g", c->target_loss);
     if (c->epochs > 0) scv_argv_add(a, "--epochs"), scv_argv_addf(a, "%.17g", c->epochs);
     if (c->iterations > 0) scv_argv_add(a, "--iterations"), scv_argv_addf(a, "%lld", (long long)c->iterations);
     if (c->eval_every_epochs > 0) scv_argv_add(a, "--eval-every-epochs"), scv_argv_addf(a, "%.17g", c->eval_every_epochs);
@@ -177,7 +178,7 @@ void scv_train_argv(scv_argv *a, const scv_train_cmd *c)
             char h[1024];
             size_t len = 0;
             for (int i = 0; i < c->n_history && len < sizeof h; i++)
-                len += (size_t)snprintf(h + len, sizeof h - len, "%s%.6f", i ? "," : "", c->history[i]);
+                len += (size_t)snprintf(h + len, sizeof h - len, "%s%.9g", i ? "," : "", c->history[i]);
             scv_argv_add(a, "--target-history"), scv_argv_add(a, h);
         }
     }

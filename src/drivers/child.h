@@ -41,7 +41,7 @@ typedef struct scv_train_cmd {
     int64_t checkpoint_every;
     int resume;
     const char *metrics;
-    double target_accuracy, epochs;
+    double target_accuracy, target_loss, epochs;
     int64_t iterations;
     double eval_every_epochs;
     int noise_window;
@@ -51,7 +51,7 @@ typedef struct scv_train_cmd {
     int no_final_eval;
     int eval_subset;              /* periodic evaluations on this many test samples (0 = all) */
     int target_window;            /* smoothed target: mean of the last W evaluations (0 = off) */
-    const double *history;        /* earlier accuracies that prefill the window */
+    const double *history;        /* earlier target values that prefill the window */
     int n_history;
     int progress;                 /* the child's progress line on stderr */
 } scv_train_cmd;

@@ -154,7 +154,8 @@ static void deliver(relaunch *r, const char *line)
             return;                                                          /* of the curve */
         }
         scv_eval_sample e = {.iteration = (int64_t)jnum(o, "iter"), .epoch = jnum(o, "epoch_progress"),
-                             .accuracy = jnum(o, "test_accuracy"), .loss = jnum(o, "test_loss")};
+                             .accuracy = jnum(o, "test_accuracy"), .loss = jnum(o, "test_loss"),
+                             .train_loss = jnum(o, "train_loss")};
         e.samples_seen = e.epoch * n_train;
         if (r->sink && r->sink->on_eval) r->sink->on_eval(r->sink->ctx, &e);
     }
@@ -197,6 +198,7 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
                        .workers = r->K, .batch = r->B, .split = r->split, .checkpoint_dir = r->ckpt_dir,
                        .checkpoint_every = spec->checkpoint_every, .resume = access(ckfile, F_OK) == 0,
                        .metrics = metrics, .target_accuracy = spec->target_accuracy,
+                       .target_loss = spec->target_loss,
                        .epochs = spec->max_epochs, .iterations = spec->until_iterations,
                        .eval_every_epochs = spec->eval_every_epochs, .noise_window = spec->noise_window,
                        .noise_tol = spec->noise_tol, .time_rse = spec->time_rse,

@@ -14,6 +14,10 @@
  * Target: periodic evaluations (the first eval_subset test samples, or all) fill a window of
  * the last target_window accuracies (prefilled by target_history); when its mean reaches the
  * target, a subset's verdict is confirmed on the whole test set (>= target - confirm_tol).
+ * A loss target (target_loss) uses the same window over the period-mean training loss: the
+ * sample-weighted mean of the minibatch losses since the previous periodic evaluation
+ * (written as "train_loss" in the evaluation's metrics line); reached when the window's mean
+ * is <= the target. No test-set confirmation: it is the training loss.
  */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* flock */
@@ -137,9 +141,13 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
     if (p->target_accuracy < 0 || p->target_accuracy > 1)
         return scv_err_set(err, SCV_EINVAL, "--target-accuracy %g: must be in (0,1]",
                            p->target_accuracy);
-    if (p->epochs == 0 && p->iterations == 0 && p->target_accuracy == 0)
-        return scv_err_set(err, SCV_EINVAL,
-                           "no stopping rule: give --epochs, --iterations or --target-accuracy");
+    if (!(p->target_loss >= 0) || !isfinite(p->target_loss))
+        return scv_err_set(err, SCV_EINVAL, "--target-loss %g: must be a finite loss > 0", p->target_loss);
+    if (p->target_loss > 0 && p->target_accuracy > 0)
+        return scv_err_set(err, SCV_EINVAL, "--target-accuracy and --target-loss: give one target, not both");
+    if (p->epochs == 0 && p->iterations == 0 && p->target_accuracy == 0 && p->target_loss == 0)
+        return scv_err_set(err, SCV_EINVAL, "no stopping rule: give --epochs, --iterations, --target-accuracy "
+                                            "or --target-loss");
     if (p->lr_decay == SCV_LR_STEP && !(p->lr_step_epochs > 0))
         return scv_err_set(err, SCV_EINVAL, "--lr-decay step needs --lr-step-epochs > 0");
     if (p->lr_decay == SCV_LR_COSINE && !(p->lr_horizon_epochs > 0) && !(p->epochs > 0))
@@ -158,9 +166,10 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
     if (p->n_target_history < 0 || (p->n_target_history > 0 && !p->target_history))
         return scv_err_set(err, SCV_EINVAL, "--target-history: no values");
     for (int i = 0; i < p->n_target_history; i++)
-        if (!(p->target_history[i] >= 0 && p->target_history[i] <= 1))
-            return scv_err_set(err, SCV_EINVAL, "--target-history: value %d (%g) must be in [0,1]",
-                               i + 1, p->target_history[i]);
+        if (!(p->target_history[i] >= 0 && (p->target_history[i] <= 1 || p->target_loss > 0)) ||
+            !isfinite(p->target_history[i]))
+            return scv_err_set(err, SCV_EINVAL, "--target-history: value %d (%g) must be %s", i + 1,
+                               p->target_history[i], p->target_loss > 0 ? "a finite loss >= 0" : "in [0,1]");
     if (p->rank_weights) {
         /* finite, positive and within SCV_RANK_WEIGHT_RATIO of each other: a share of 1e400
          * (inf) or 1e-300 would make every other rank's share NaN or zero */
@@ -252,7 +261,8 @@ static int evaluate(run_ctx *c, int64_t n, double *acc, double *loss, scv_err *e
 /* evaluate() on the first n test samples, timed and counted in res; with a role
  * ("periodic" | "confirm") rank 0 writes an eval metrics line. window_mean: the target
  * window's mean after this evaluation (NaN: none, left out). */
-static int eval_on(run_ctx *c, int64_t n, const char *role, double *acc, double *loss,
+/* train_loss: the period-mean training loss written with a periodic evaluation (NaN: none) */
+static int eval_on(run_ctx *c, int64_t n, const char *role, double train_loss, double *acc, double *loss,
                    scv_train_result *res, scv_err *err)
 {
     double t0 = scv_now();
@@ -263,15 +273,18 @@ static int eval_on(run_ctx *c, int64_t n, const char *role, double *acc, double 
     res->eval_seconds += dt;
     if (full) res->evals_full++;
     else res->evals_subset++;
-    if (c->metrics && role)
+    if (c->metrics && role) {
+        char tl[32] = "null";
+        if (isfinite(train_loss)) snprintf(tl, sizeof tl, "%.6g", train_loss);
         fprintf(c->metrics,
                 "{\"type\":\"eval\",\"iter\":%llu,\"epoch_progress\":%.6f,"
-                "\"test_accuracy\":%.6f,\"test_loss\":%.6f,\"wall_seconds\":%.3f,"
+                "\"test_accuracy\":%.6f,\"test_loss\":%.6f,\"train_loss\":%s,\"wall_seconds\":%.3f,"
                 "\"set\":\"%s\",\"n\":%lld,\"role\":\"%s\",\"eval_seconds\":%.6f}\n",
                 (unsigned long long)c->st.iteration,
-                (double)c->st.samples_seen / (double)c->train->n, *acc, *loss,
+                (double)c->st.samples_seen / (double)c->train->n, *acc, *loss, tl,
                 c->wall_before + scv_now() - c->t_start, full ? "full" : "subset", (long long)n,
                 role, dt);
+    }
     return SCV_OK;
 }
 
@@ -493,6 +506,8 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     int64_t run_iters = 0, run_samples = 0;
     double t_start = scv_now(), sum_comp = 0, sum_comm = 0, sum_iter = 0, last_print = 0;
     double acc = NAN, tloss = NAN, loss_ema = NAN;
+    double period_loss = 0, period_samples = 0; /* the training loss since the last periodic point */
+    const int target_on = p->target_accuracy > 0 || p->target_loss > 0;
     int evaluated_at_end = 0, acc_full = 1;
     c.t_start = t_start;
     /* periodic evaluations: the first sub_n test samples (all of them when 0 or too many) */
@@ -536,7 +551,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
             snprintf(res->stopped_by, sizeof res->stopped_by, "epochs");
             break;
         }
-        if (p->target_accuracy > 0 && !(p->epochs > 0) && !p->iterations &&
+        if (target_on && !(p->epochs > 0) && !p->iterations &&
             (double)c.st.samples_seen >= 200.0 * (double)N) break; /* safety bound: 200 epochs */
         if (c.st.pos >= (uint64_t)N) {
             c.st.epoch++;
@@ -593,6 +608,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
             break;
         }
         loss_ema = isnan(loss_ema) ? loss : 0.95 * loss_ema + 0.05 * loss;
+        period_loss += g[np + X_LOSS], period_samples += (double)Bcur;
         sum_comp += t2 - t1;
         sum_comm += t3 - t2;
         sum_iter += t4 - t0;
@@ -623,10 +639,14 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
                    (p->epochs > 0 && (double)c.st.samples_seen >= p->epochs * (double)N - 0.5);
         int do_eval = eval_every ? (int64_t)c.st.iteration % eval_every == 0 : epoch_end;
         evaluated_at_end = 0;
-        if ((do_eval && p->target_accuracy > 0) || (do_eval && !stop_now)) {
-            if ((rc = eval_on(&c, sub_n, "periodic", &acc, &tloss, res, err))) break;
+        if ((do_eval && target_on) || (do_eval && !stop_now)) {
+            double ploss = period_samples > 0 ? period_loss / period_samples : NAN;
+            period_loss = period_samples = 0;
+            if ((rc = eval_on(&c, sub_n, "periodic", ploss, &acc, &tloss, res, err))) break;
             evaluated_at_end = acc_full = !subset_on;
-            if (p->target_accuracy > 0) {
+            const int by_loss = p->target_loss > 0;
+            const double target = by_loss ? p->target_loss : p->target_accuracy;
+            if (target_on && !(by_loss && !isfinite(ploss))) {
                 /* slide the window; decide once it holds W accuracies (every rank sees the
                  * same reduced accuracies, so every rank decides the same) */
                 if (win_len == W) {
@@ -634,27 +654,29 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
                     memmove(from_hist, from_hist + 1, (size_t)(W - 1));
                     win_len--;
                 }
-                win[win_len] = acc, from_hist[win_len++] = 0;
+                win[win_len] = by_loss ? ploss : acc, from_hist[win_len++] = 0;
                 double sum = 0;
                 int n_hist = 0;
                 for (int i = 0; i < win_len; i++) sum += win[i], n_hist += from_hist[i];
                 double mean = sum / (double)W;
-                if (win_len == W && mean >= p->target_accuracy) {
+                if (win_len == W && (by_loss ? mean <= target : mean >= target)) {
                     char how[128], hist[48] = "", conf[96] = "";
                     if (n_hist)
                         snprintf(hist, sizeof hist, ", %d from --target-history", n_hist);
-                    if (W == 1)
+                    if (by_loss)
+                        snprintf(how, sizeof how, "mean of last %d period-mean training losses%s %.4f <= %.4f",
+                                 W, hist, mean, target);
+                    else if (W == 1)
                         snprintf(how, sizeof how, "%s eval (n=%lld) %.4f >= %.4f",
-                                 subset_on ? "subset" : "full test", (long long)sub_n, mean,
-                                 p->target_accuracy);
+                                 subset_on ? "subset" : "full test", (long long)sub_n, mean, target);
                     else
                         snprintf(how, sizeof how, "mean of last %d %s evals (n=%lld%s) %.4f >= %.4f",
                                  W, subset_on ? "subset" : "full test", (long long)sub_n, hist, mean,
-                                 p->target_accuracy);
+                                 target);
                     int ok = 1;
                     double facc = NAN;
-                    if (subset_on) { /* confirm on the whole test set */
-                        if ((rc = eval_on(&c, n_test, "confirm", &facc, &tloss, res, err))) break;
+                    if (subset_on && !by_loss) { /* confirm on the whole test set */
+                        if ((rc = eval_on(&c, n_test, "confirm", NAN, &facc, &tloss, res, err))) break;
                         acc = facc;
                         evaluated_at_end = acc_full = 1;
                         double floor_ = p->target_accuracy - p->target_confirm_tol;
@@ -672,12 +694,13 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
                         if (isfinite(facc)) snprintf(fa, sizeof fa, "%.6f", facc);
                         fprintf(c.metrics,
                                 "{\"type\":\"target\",\"iter\":%llu,\"epoch_progress\":%.6f,"
-                                "\"target\":%.6f,\"window\":%d,\"window_from_history\":%d,"
+                                "\"metric\":\"%s\",\"target\":%.6f,\"window\":%d,\"window_from_history\":%d,"
                                 "\"window_mean\":%.6f,\"set\":\"%s\",\"n\":%lld,"
                                 "\"full_accuracy\":%s,\"confirm_tol\":%g,\"reached\":%s,"
                                 "\"reached_by\":\"%s%s%s\"}\n",
                                 (unsigned long long)c.st.iteration,
-                                (double)c.st.samples_seen / (double)N, p->target_accuracy, W,
+                                (double)c.st.samples_seen / (double)N,
+                                by_loss ? "train_loss" : "test_accuracy", target, W,
                                 n_hist, mean, subset_on ? "subset" : "full", (long long)sub_n, fa,
                                 p->target_confirm_tol, ok ? "true" : "false", how, conf,
                                 ok ? "" : ": not reached, training continues");
@@ -751,7 +774,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     if (c.rank == 0 && p->progress) fputc('\n', stderr);
     double wall = scv_now() - t_start;
     if (!rc && !evaluated_at_end && !res->interrupted && !p->no_final_eval) {
-        rc = eval_on(&c, n_test, NULL, &acc, &tloss, res, err); /* the whole test set */
+        rc = eval_on(&c, n_test, NULL, NAN, &acc, &tloss, res, err); /* the whole test set */
         acc_full = 1;
     }
     free(win);

@@ -55,7 +55,7 @@ typedef struct loop {
     progress prog;                  /* the learning curve, online */
     progress_pred pred;             /* its latest prediction */
     double planned_x_star;          /* the prediction the plan used (re-plan when it moves) */
-    double history[16];             /* the latest accuracies, oldest first */
+    double history[16];             /* the latest target values, oldest first */
     int n_history;
     scv_err sink_err;               /* a store write that failed inside the sink */
     double seg_t0, seg_t1;          /* wall clock of the current segment's first and latest iteration */
@@ -113,6 +113,32 @@ static int set_state(loop *l, scv_run_state s, scv_err *err)
     l->state = s;
     emit(l, (scv_run_event){.kind = SCV_EV_STATE, .workers = l->K, .batch = l->B});
     return scv_store_run_state(l->p->store, l->r->run_id, scv_run_state_name(s), err);
+}
+
+/* ---- the target ---- */
+
+static scv_metric metric_of(const scv_run_params *p)
+{
+    return p->target_loss > 0 ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY;
+}
+
+static double target_value(const scv_run_params *p)
+{
+    return p->target_loss > 0 ? p->target_loss : p->target_accuracy;
+}
+
+/* An evaluation's value of the target's metric (NaN: not measured). */
+static double target_y(const loop *l, const scv_eval_sample *e)
+{
+    return metric_of(l->p) == SCV_METRIC_LOSS ? e->train_loss : e->accuracy;
+}
+
+static void history_push(loop *l, double y)
+{
+    if (!isfinite(y)) return;
+    if (l->n_history == (int)(sizeof l->history / sizeof l->history[0]))
+        memmove(l->history, l->history + 1, sizeof l->history - sizeof l->history[0]), l->n_history--;
+    l->history[l->n_history++] = y;
 }
 
 /* ---- measurements ---- */
@@ -206,10 +232,8 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
 {
     loop *l = ctx;
     l->last_accuracy = e->accuracy;
-    progress_eval_add(&l->prog, e->samples_seen, e->accuracy); /* out of order: ignored */
-    if (l->n_history == (int)(sizeof l->history / sizeof l->history[0]))
-        memmove(l->history, l->history + 1, sizeof l->history - sizeof l->history[0]), l->n_history--;
-    l->history[l->n_history++] = e->accuracy;
+    progress_eval_add(&l->prog, e->samples_seen, target_y(l, e)); /* out of order or NaN: ignored */
+    history_push(l, target_y(l, e));
     if (!l->sink_err.code) /* the sink cannot fail the segment: it is failed when it returns */
         scv_store_eval(l->p->store, l->r->run_id, l->K, l->B, e, &l->sink_err);
     emit(l, (scv_run_event){.kind = SCV_EV_EVAL, .workers = l->K, .batch = l->B, .eval = e});
@@ -281,6 +305,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     l->K = K, l->B = B;
     spec.phase = phase;
     spec.target_accuracy = l->p->target_accuracy;
+    spec.target_loss = l->p->target_loss;
     spec.max_epochs = l->p->max_epochs;
     spec.eval_every_epochs = strcmp(phase, "train") ? l->pol->search_eval_every_epochs : l->pol->eval_every_epochs;
     spec.checkpoint_every = l->pol->checkpoint_every;
@@ -364,7 +389,8 @@ static double noise_scale(const loop *l)
 /* Refits the learning curve (this run's evaluations, carried to the reference batch). */
 static void predict_target(loop *l)
 {
-    progress_predict(&l->prog, l->p->target_accuracy, l->p->batches[0], noise_scale(l), l->pol->seed, &l->pred);
+    progress_predict(&l->prog, metric_of(l->p), target_value(l->p), l->p->batches[0], noise_scale(l), l->pol->seed,
+                     &l->pred);
 }
 
 /* The target's epochs at a batch: given, else learnt from a stored run of the job, else
@@ -380,7 +406,7 @@ static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, dou
         snprintf(note, cap, "given: %.3g epochs at B=%d", *e0, *b0);
         return SCV_TARGET_GIVEN;
     }
-    if (scv_store_learnt_target(p->store, p->job_key, p->target_accuracy, e0, b0, NULL) == SCV_OK) {
+    if (scv_store_learnt_target(p->store, p->job_key, metric_of(p), target_value(p), e0, b0, NULL) == SCV_OK) {
         snprintf(note, cap, "learnt from a stored run of the job: %.3g epochs at B=%d", *e0, *b0);
         return SCV_TARGET_LEARNT;
     }
@@ -754,14 +780,8 @@ static int open_run(loop *l, scv_err *err)
         scv_eval_sample *ev;
         if ((rc = scv_store_load_evals(p->store, r->run_id, &ev, &n, err))) return rc;
         for (size_t i = 0; i < n; i++) {
-            progress_eval_add(&l->prog, ev[i].samples_seen, ev[i].accuracy);
-            l->history[l->n_history++ % 16] = ev[i].accuracy;
-        }
-        if (l->n_history > 16) { /* keep the latest 16 in order */
-            double h[16];
-            for (int i = 0; i < 16; i++) h[i] = l->history[(l->n_history + i) % 16];
-            memcpy(l->history, h, sizeof h);
-            l->n_history = 16;
+            progress_eval_add(&l->prog, ev[i].samples_seen, target_y(l, &ev[i]));
+            history_push(l, target_y(l, &ev[i]));
         }
         free(ev);
     } else if ((rc = scv_store_run_new(p->store, p->job_key, p->job_json ? p->job_json : "{}", &r->run_id, err))) {
@@ -832,7 +852,7 @@ static int finish(loop *l, scv_err *err)
         int b = l->B;
         if (isfinite(bn) && l->job.n_train > 0)
             e = progress_ref_samples(&l->prog, l->samples, l->p->batches[0], bn) / l->job.n_train, b = l->p->batches[0];
-        rc = scv_store_set_target(l->p->store, r->run_id, l->p->target_accuracy, e, b, err);
+        rc = scv_store_set_target(l->p->store, r->run_id, metric_of(l->p), target_value(l->p), e, b, err);
     }
     return rc;
 }
@@ -858,7 +878,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     double e;
     int b;
     if ((p->deadline_s > 0 || p->budget > 0) && !(p->target_epochs > 0) &&
-        scv_store_learnt_target(p->store, p->job_key, p->target_accuracy, &e, &b, NULL) != SCV_OK)
+        scv_store_learnt_target(p->store, p->job_key, metric_of(p), target_value(p), &e, &b, NULL) != SCV_OK)
         return scv_err_set(err, SCV_EINVAL, "a deadline or budget needs the target's epochs: give target-epochs E "
                                             "and target-batch B0, or run the job once without bounds (its run is "
                                             "stored and learnt)");

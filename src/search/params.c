@@ -107,6 +107,7 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
     CHOICE("pricing", scv_pricing_from_name, pricing)
 #undef CHOICE
     if (!strcmp(name, "target-accuracy")) return positive(name, v, &p->target_accuracy, 1, err);
+    if (!strcmp(name, "target-loss")) return positive(name, v, &p->target_loss, 1e6, err);
     if (!strcmp(name, "max-epochs")) return positive(name, v, &p->max_epochs, 1e9, err);
     if (!strcmp(name, "target-epochs")) return positive(name, v, &p->target_epochs, 1e9, err);
     if (!strcmp(name, "budget")) return positive(name, v, &p->budget, 1e12, err);
@@ -165,8 +166,13 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
 
 int scv_run_params_check(const scv_run_params *p, scv_err *err)
 {
-    if (!(p->target_accuracy > 0) || p->target_accuracy > 1)
-        return scv_err_set(err, SCV_EINVAL, "target-accuracy A (0 < A <= 1) is required");
+    if ((p->target_accuracy > 0) == (p->target_loss > 0))
+        return scv_err_set(err, SCV_EINVAL, p->target_loss > 0
+                                                ? "target-accuracy and target-loss: give one target, not both"
+                                                : "a target is required: target-accuracy A (0 < A <= 1) or "
+                                                  "target-loss L (training loss, > 0)");
+    if (p->target_accuracy > 1 || !(p->target_accuracy >= 0) || !(p->target_loss >= 0) || !isfinite(p->target_loss))
+        return scv_err_set(err, SCV_EINVAL, "target-accuracy must be in (0, 1], target-loss a finite loss > 0");
     if (!p->n_workers || !p->n_batches) return scv_err_set(err, SCV_EINVAL, "workers and batch: the space is empty");
     if (p->batches[p->n_batches - 1] < p->workers[0])
         return scv_err_set(err, SCV_EINVAL, "batch: no batch is at least the smallest K (%d)", p->workers[0]);

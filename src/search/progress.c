@@ -33,9 +33,9 @@ void progress_advance(progress *p, double samples)
     if (p->nseg && samples > p->seg[p->nseg - 1].s1) p->seg[p->nseg - 1].s1 = samples;
 }
 
-int progress_eval_add(progress *p, double samples, double accuracy)
+int progress_eval_add(progress *p, double samples, double y)
 {
-    if (!isfinite(samples) || !isfinite(accuracy)) return SCV_EINVAL;
+    if (!isfinite(samples) || !isfinite(y)) return SCV_EINVAL;
     if (p->nev && samples < p->ev[p->nev - 1].samples) return SCV_EINVAL; /* out of order */
     if (p->nev == p->ev_cap) {
         size_t cap = p->ev_cap ? 2 * p->ev_cap : 32;
@@ -44,7 +44,7 @@ int progress_eval_add(progress *p, double samples, double accuracy)
         p->ev = n, p->ev_cap = cap;
     }
     progress_advance(p, samples);
-    p->ev[p->nev++] = (progress_eval){samples, accuracy};
+    p->ev[p->nev++] = (progress_eval){samples, y};
     return SCV_OK;
 }
 
@@ -64,8 +64,8 @@ double progress_ref_samples(const progress *p, double samples, int b_ref, double
     return x;
 }
 
-void progress_predict(const progress *p, double target, int b_ref, double b_noise, uint64_t seed,
-                      progress_pred *out)
+void progress_predict(const progress *p, scv_metric metric, double target, int b_ref, double b_noise,
+                      uint64_t seed, progress_pred *out)
 {
     memset(out, 0, sizeof *out);
     out->b_ref = b_ref;
@@ -84,13 +84,13 @@ void progress_predict(const progress *p, double target, int b_ref, double b_nois
     }
     for (size_t i = 0; i < p->nev; i++) {
         x[i] = progress_ref_samples(p, p->ev[i].samples, b_ref, b_noise);
-        y[i] = p->ev[i].accuracy;
+        y[i] = p->ev[i].y;
     }
     double last = p->nseg ? p->seg[p->nseg - 1].s1 : p->nev ? p->ev[p->nev - 1].samples : 0;
     out->x_now = progress_ref_samples(p, last, b_ref, b_noise);
     scv_curve fit;
     scv_err e = {0};
-    if (scv_curve_fit(SCV_METRIC_ACCURACY, x, y, p->nev, NULL, &fit, &e)) {
+    if (scv_curve_fit(metric, x, y, p->nev, NULL, &fit, &e)) {
         snprintf(out->why, sizeof out->why, "learning curve: %.130s", e.msg);
     } else {
         scv_curve_prediction pr;

@@ -6,7 +6,8 @@
  * at a smaller batch: with E(B) = E_min (1 + B / B_noise) samples needed at batch B (the
  * gradient-noise-scale law), a sample at B is worth E(B_ref) / E(B) samples at B_ref. The
  * model keeps the samples of every segment with its batch, converts each evaluation's
- * position to reference samples x_ref, fits the learning curve accuracy(x_ref)
+ * position to reference samples x_ref, fits the learning curve y(x_ref) of the target's
+ * metric (test accuracy, or the period-mean training loss)
  * (scv_curve_fit: power law or saturating exponential, chosen by held-out error) and
  * predicts the reference samples x* at which it crosses the target, with a bootstrap band.
  */
@@ -21,7 +22,7 @@ typedef struct progress_seg {
 
 typedef struct progress_eval {
     double samples;             /* samples seen (in all) when evaluated */
-    double accuracy;
+    double y;                   /* the target's metric there */
 } progress_eval;
 
 typedef struct progress {
@@ -49,13 +50,13 @@ void progress_free(progress *p);
 int progress_segment(progress *p, double samples, int batch);
 /* The current segment has reached `samples`. */
 void progress_advance(progress *p, double samples);
-int progress_eval_add(progress *p, double samples, double accuracy);
+int progress_eval_add(progress *p, double samples, double y);
 /* Back to `samples` in all (a failed segment is redone from the last checkpoint): later
  * evaluations and segment parts are dropped. */
 void progress_rewind(progress *p, double samples);
 /* Reference samples at batch b_ref equivalent to `samples` in all. */
 double progress_ref_samples(const progress *p, double samples, int b_ref, double b_noise);
 /* Fits and predicts; never fails (out->ok = 0 with a reason when it cannot predict). */
-void progress_predict(const progress *p, double target, int b_ref, double b_noise, uint64_t seed,
-                      progress_pred *out);
+void progress_predict(const progress *p, scv_metric metric, double target, int b_ref, double b_noise,
+                      uint64_t seed, progress_pred *out);
 #endif

@@ -43,7 +43,9 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     fprintf(f, ",\"vm\":");
     scv_json_str(f, vm_name(p));
     fprintf(f, ",\"state\":\"%s\",\"reached\":%s", scv_run_state_name(r->state), r->reached ? "true" : "false");
-    json_num(f, "target_accuracy", p->target_accuracy, 1);
+    fprintf(f, ",\"target_metric\":\"%s\"", p->target_loss > 0 ? "train_loss" : "test_accuracy");
+    json_num(f, "target_accuracy", p->target_accuracy > 0 ? p->target_accuracy : NAN, 1);
+    json_num(f, "target_loss", p->target_loss > 0 ? p->target_loss : NAN, 1);
     json_num(f, "test_accuracy", r->accuracy, 1);
     json_num(f, "epochs", r->epochs, 1);
     fprintf(f, ",\"objective\":\"%s\",\"search\":\"%s\",\"pricing\":\"%s\"", scv_objective_name(p->objective),
@@ -147,8 +149,9 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
     scv_fmt_usd(r->actual_cost, ac, sizeof ac);
     scv_fmt_time(r->search_time_s, st, sizeof st);
     scv_fmt_usd(r->search_cost, sc, sizeof sc);
-    fprintf(f, "# Scavenger run %lld\n\nJob `%s` on %s, target test accuracy %.4f: **%s**", r->run_id, p->job_key,
-            vm_name(p), p->target_accuracy,
+    fprintf(f, "# Scavenger run %lld\n\nJob `%s` on %s, target %s %.4f: **%s**", r->run_id, p->job_key,
+            vm_name(p), p->target_loss > 0 ? "training loss" : "test accuracy",
+            p->target_loss > 0 ? p->target_loss : p->target_accuracy,
             r->state == SCV_STATE_DONE ? (r->reached ? "reached" : "not reached") : scv_run_state_name(r->state));
     if (isfinite(r->accuracy)) fprintf(f, " (%.4f after %.2f epochs)", r->accuracy, r->epochs);
     fprintf(f, ".\n\n## Choice\n\n");

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#define SCHEMA_VERSION 2
+#define SCHEMA_VERSION 3
 
 struct scv_store {
     sqlite3 *db;
@@ -30,15 +30,19 @@ static const char *SCHEMA =
     "CREATE TABLE IF NOT EXISTS switches(run INTEGER REFERENCES runs(id), created REAL, from_workers INTEGER,"
     " from_batch INTEGER, to_workers INTEGER, to_batch INTEGER, idle_s REAL);"
     "CREATE TABLE IF NOT EXISTS targets(run INTEGER REFERENCES runs(id), job_key TEXT, accuracy REAL,"
-    " epochs REAL, batch INTEGER);"
+    " epochs REAL, batch INTEGER, metric TEXT DEFAULT 'accuracy');"
     "CREATE TABLE IF NOT EXISTS steps(run INTEGER REFERENCES runs(id), idx INTEGER, phase TEXT,"
     " workers INTEGER, batch INTEGER, iterations INTEGER, first_start REAL, last_end REAL,"
     " idle_before REAL, t_iter REAL, accuracy REAL, reached INTEGER);"
     "CREATE TABLE IF NOT EXISTS evals(run INTEGER REFERENCES runs(id), workers INTEGER, batch INTEGER,"
-    " iteration INTEGER, samples REAL, epoch REAL, accuracy REAL, loss REAL);"
+    " iteration INTEGER, samples REAL, epoch REAL, accuracy REAL, loss REAL, train_loss REAL);"
     "CREATE INDEX IF NOT EXISTS runs_job ON runs(job_key);";
 /* schema 1 -> 2: the loop's state and its steps (the tables are created above) */
 static const char *MIGRATE_1_2 = "ALTER TABLE runs ADD COLUMN state TEXT;";
+/* schema 2 -> 3: loss targets (targets.metric; the value stays in targets.accuracy) and the
+ * period-mean training loss of each evaluation (targets exists from schema 1, evals from 2) */
+static const char *MIGRATE_TARGETS_3 = "ALTER TABLE targets ADD COLUMN metric TEXT DEFAULT 'accuracy';";
+static const char *MIGRATE_EVALS_3 = "ALTER TABLE evals ADD COLUMN train_loss REAL;";
 
 static double now_s(void)
 {
@@ -104,8 +108,10 @@ static int schema_setup(scv_store *s, int *version, const char **what, char *msg
         *what = "schema";
         if ((rc = sqlite3_exec(s->db, schema1_runs, NULL, NULL, NULL)) != SQLITE_OK ||
             (*version < 2 && (rc = sqlite3_exec(s->db, MIGRATE_1_2, NULL, NULL, NULL)) != SQLITE_OK) ||
+            (*version >= 1 && (rc = sqlite3_exec(s->db, MIGRATE_TARGETS_3, NULL, NULL, NULL)) != SQLITE_OK) ||
+            (*version == 2 && (rc = sqlite3_exec(s->db, MIGRATE_EVALS_3, NULL, NULL, NULL)) != SQLITE_OK) ||
             (rc = sqlite3_exec(s->db, SCHEMA, NULL, NULL, NULL)) != SQLITE_OK ||
-            (rc = sqlite3_exec(s->db, "PRAGMA user_version=2;", NULL, NULL, NULL)) != SQLITE_OK)
+            (rc = sqlite3_exec(s->db, "PRAGMA user_version=3;", NULL, NULL, NULL)) != SQLITE_OK)
             goto fail;
     }
     *what = "commit";
@@ -378,22 +384,27 @@ int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batc
     return rc;
 }
 
-int scv_store_set_target(scv_store *s, long long run, double accuracy, double epochs, int batch,
+int scv_store_set_target(scv_store *s, long long run, scv_metric metric, double value, double epochs, int batch,
                          scv_err *err)
 {
-    return exec_bind(s, err, "INSERT INTO targets SELECT ?, job_key, ?, ?, ? FROM runs WHERE id=?", "IddiI",
-                     run, accuracy, epochs, batch, run);
+    return exec_bind(s, err, "INSERT INTO targets SELECT ?, job_key, ?, ?, ?, ? FROM runs WHERE id=?", "IdditI",
+                     run, value, epochs, batch, metric == SCV_METRIC_LOSS ? "loss" : "accuracy", run);
 }
 
-int scv_store_learnt_target(scv_store *s, const char *job_key, double accuracy, double *epochs,
+/* The nearest target at least as hard: an accuracy >= the asked one (the smallest), a loss
+ * <= it (the largest); the latest run among equals. */
+int scv_store_learnt_target(scv_store *s, const char *job_key, scv_metric metric, double value, double *epochs,
                             int *batch, scv_err *err)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT epochs, batch FROM targets WHERE job_key=? AND accuracy>=? "
-                                  "ORDER BY accuracy ASC, rowid DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(s, err, "prepare");
+    const char *q = metric == SCV_METRIC_LOSS
+                        ? "SELECT epochs, batch FROM targets WHERE job_key=? AND metric='loss' AND accuracy<=? "
+                          "ORDER BY accuracy DESC, rowid DESC LIMIT 1"
+                        : "SELECT epochs, batch FROM targets WHERE job_key=? AND metric='accuracy' AND accuracy>=? "
+                          "ORDER BY accuracy ASC, rowid DESC LIMIT 1";
+    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
     sqlite3_bind_text(st, 1, job_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(st, 2, accuracy - 1e-9);
+    sqlite3_bind_double(st, 2, metric == SCV_METRIC_LOSS ? value + 1e-9 : value - 1e-9);
     int rc = SCV_ENOTFOUND;
     if (sqlite3_step(st) == SQLITE_ROW) {
         *epochs = sqlite3_column_double(st, 0);
@@ -463,8 +474,8 @@ int scv_store_run_measurements(scv_store *s, long long run, scv_config_stats **o
 
 int scv_store_eval(scv_store *s, long long run, int workers, int batch, const scv_eval_sample *e, scv_err *err)
 {
-    return exec_bind(s, err, "INSERT INTO evals VALUES(?,?,?,?,?,?,?,?)", "IiiIdddd", run, workers, batch,
-                     (long long)e->iteration, e->samples_seen, e->epoch, e->accuracy, e->loss);
+    return exec_bind(s, err, "INSERT INTO evals VALUES(?,?,?,?,?,?,?,?,?)", "IiiIddddd", run, workers, batch,
+                     (long long)e->iteration, e->samples_seen, e->epoch, e->accuracy, e->loss, e->train_loss);
 }
 
 static void summary_row(sqlite3_stmt *st, scv_run_summary *r)
@@ -531,7 +542,7 @@ int scv_store_load_evals(scv_store *s, long long run, scv_eval_sample **out, siz
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT iteration, samples, epoch, accuracy, loss FROM evals WHERE run=? "
+    if (sqlite3_prepare_v2(s->db, "SELECT iteration, samples, epoch, accuracy, loss, train_loss FROM evals WHERE run=? "
                                   "ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
         return db_fail(s, err, "prepare");
     sqlite3_bind_int64(st, 1, run);
@@ -548,6 +559,7 @@ int scv_store_load_evals(scv_store *s, long long run, scv_eval_sample **out, siz
         e->epoch = col_d(st, 2);
         e->accuracy = col_d(st, 3);
         e->loss = col_d(st, 4);
+        e->train_loss = col_d(st, 5);
     }
     sqlite3_finalize(st);
     return rc;
