@@ -32,7 +32,7 @@ alternating the two systems rep by rep and quoting medians.
       epochs taken from the sweep's K=1 B=64 run; reports prediction errors, search overhead
       against the oracle, savings against the naive default (largest K, smallest B) and the
       switch idle time. SCV_SWEEP_DIR=DIR reuses a finished sweep. Needs root.
-  bench/bench.py decide [--seeds 2] [--only 0]
+  bench/bench.py decide [--seeds 2] [--only 0] [--truth-only 1]
       Decision quality on an emulated cluster of 4 c5.xlarge VMs (0.25 host core each, one
       core in all): for each job (JOBS below), the truth is every K x B of the grid trained
       to the target from scratch, per seed (bench/decide/truth-JOB.json, resumable: configs
@@ -42,7 +42,9 @@ alternating the two systems rep by rep and quoting medians.
       time to target at the decision against the truth's median for every configuration and
       for the chosen one, the regret (truth of the chosen over the oracle's), the run's total
       time and cost against the oracle's and against the naive default (largest K, smallest
-      B). --only N measures/reports job N only. Needs root.
+      B). A job with several loss targets is reported once per target (one truth run per
+      configuration and seed serves all its targets). --only N measures/reports job N only;
+      --truth-only 1 measures the truth and stops. Needs root.
   bench/bench.py planspeed
       Planning over >= one million configurations (all catalog types x K x B): seconds.
 
@@ -382,15 +384,46 @@ def planspeed():
 
 
 # The decision-quality benchmark's jobs: the same target rule (smoothed, subset evaluations,
-# confirmed on the full test set) for the truth and for the runs.
+# confirmed on the full test set) for the truth and for the runs. A job has one accuracy
+# target ("target") or several training-loss targets ("loss_targets"): one truth run per
+# configuration and seed trains to the lowest loss, and each target's time is where the
+# rule (mean of the last 3 period-mean training losses <= L) first held on that run.
 DECIDE_GRID = {"workers": (1, 2, 4), "batches": (64, 128, 256)}
 DECIDE_JOBS = [
     {"name": "lenet-87", "target": 0.87, "max_epochs": 12,
      "job": ["--model", "lenet", "--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64"]},
     {"name": "mlp128-85", "target": 0.85, "max_epochs": 20,
      "job": ["--model", "mlp", "--hidden", "128", "--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64"]},
+    {"name": "lenet-loss", "loss_targets": (0.25, 0.24), "max_epochs": 16,
+     "job": ["--model", "lenet", "--lr", "0.02", "--lr-scaling", "sqrt", "--base-batch", "64"]},
 ]
 DECIDE_TARGET_RULE = ["--eval-every-epochs", "0.25", "--eval-subset", "2000", "--target-window", "3"]
+
+
+def target_args(job, value):
+    return ["--target-loss", str(value)] if "loss_targets" in job else ["--target-accuracy", str(value)]
+
+
+def targets_of(job):
+    return list(job["loss_targets"]) if "loss_targets" in job else [job["target"]]
+
+
+def loss_crossings(metrics_path, targets, window=3):
+    """Each target's first crossing of the smoothed training-loss rule: seconds and epochs."""
+    evals = []
+    for line in open(metrics_path):
+        o = json.loads(line)
+        if o.get("type") == "eval" and o.get("role") == "periodic" and o.get("train_loss") is not None:
+            evals.append(o)
+    out = {}
+    for t in targets:
+        out[str(t)] = {"reached": False}
+        for i in range(window - 1, len(evals)):
+            if sum(e["train_loss"] for e in evals[i - window + 1:i + 1]) / window <= t:
+                out[str(t)] = {"reached": True, "seconds": evals[i]["wall_seconds"],
+                               "epochs": evals[i]["epoch_progress"]}
+                break
+    return out
 
 
 def decide_truth(job, cluster, seeds):
@@ -400,18 +433,20 @@ def decide_truth(job, cluster, seeds):
     truth = json.load(open(path)) if os.path.exists(path) else {
         "command": "bench/bench.py decide", "machine": machine(), "cluster": "4 x c5.xlarge (0.25 core, 78 Mbit/s)",
         "job": job, "target_rule": DECIDE_TARGET_RULE, "runs": {}}
+    final = min(targets_of(job)) if "loss_targets" in job else job["target"]
     for seed in range(1, seeds + 1):
         for K in DECIDE_GRID["workers"]:
             for B in DECIDE_GRID["batches"]:
                 key = f"{K},{B},{seed}"
                 if key in truth["runs"]:
                     continue
+                metrics = os.path.join(tempfile.mkdtemp(), "truth.jsonl")
                 for attempt in range(2):  # a failed training (a killed rank) is measured again once
                     t0 = time.time()
                     out = subprocess.run([BIN, "train", "--cluster", cluster, "--vm-type", "c5.xlarge", "--workers",
                                           str(K), "--batch", str(B), *job["job"], "--seed", str(seed),
-                                          "--target-accuracy", str(job["target"]), "--epochs", str(job["max_epochs"]),
-                                          *DECIDE_TARGET_RULE, "--json", "--progress", "never"],
+                                          *target_args(job, final), "--epochs", str(job["max_epochs"]),
+                                          *DECIDE_TARGET_RULE, "--metrics", metrics, "--json", "--progress", "never"],
                                          capture_output=True, text=True)
                     lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
                     if lines:
@@ -421,9 +456,12 @@ def decide_truth(job, cluster, seeds):
                 if not lines:
                     raise SystemExit(f"truth {job['name']} K={K} B={B} seed {seed}: training failed twice")
                 summ = json.loads(lines[-1])
-                truth["runs"][key] = {"reached": summ["reached_target"], "seconds": summ["wall_seconds"],
-                                      "epochs": summ["epochs"], "t_iter": summ["t_iter_mean"],
-                                      "process_seconds": time.time() - t0, "date": time.strftime("%Y-%m-%d")}
+                run = {"reached": summ["reached_target"], "seconds": summ["wall_seconds"],
+                       "epochs": summ["epochs"], "t_iter": summ["t_iter_mean"],
+                       "process_seconds": time.time() - t0, "date": time.strftime("%Y-%m-%d")}
+                if "loss_targets" in job:
+                    run["targets"] = loss_crossings(metrics, targets_of(job))
+                truth["runs"][key] = run
                 print(f"truth {job['name']} K={K} B={B} seed {seed}: {summ['wall_seconds']:.1f} s, "
                       f"{summ['epochs']:.2f} epochs, reached {summ['reached_target']}", file=sys.stderr)
                 tmp = path + ".tmp"
@@ -435,7 +473,15 @@ def decide_truth(job, cluster, seeds):
     return truth
 
 
-def decide(seeds=2, only=-1):
+def truth_of(run, job, target):
+    """(reached, seconds) of one truth run for one target."""
+    if "loss_targets" in job:
+        t = run["targets"][str(target)]
+        return t["reached"], t.get("seconds")
+    return run["reached"], run["seconds"]
+
+
+def decide(seeds=2, only=-1, truth_only=0):
     name, price = "decide", None
     import csv
     for row in csv.DictReader(open("data/vm-catalog.csv")):
@@ -447,64 +493,70 @@ def decide(seeds=2, only=-1):
             if only >= 0 and j != only:
                 continue
             truth = decide_truth(job, name, seeds)
-            med = {}
-            for K in DECIDE_GRID["workers"]:
-                for B in DECIDE_GRID["batches"]:
-                    rs = [truth["runs"][f"{K},{B},{s}"] for s in range(1, seeds + 1)]
-                    ok = [r for r in rs if r["reached"]]
-                    if ok:
-                        secs = sorted(r["seconds"] for r in ok)
-                        med[K, B] = (statistics.median(secs), min(secs), max(secs), len(ok))
-            db = os.path.join(tempfile.mkdtemp(), "decide.db")
-            reports = []
-            for attempt in ("first", "second"):
-                rep = os.path.join(os.path.dirname(db), attempt)
-                subprocess.run([BIN, "run", "--db", db, "--cluster", name, *job["job"], "--target-accuracy",
-                                str(job["target"]), "--max-epochs", str(job["max_epochs"]),
-                                "--workers", ",".join(map(str, DECIDE_GRID["workers"])),
-                                "--batch", ",".join(map(str, DECIDE_GRID["batches"])), "--search", "partial",
-                                "--objective", "time", "--report", rep], stdout=subprocess.DEVNULL)
-                reports.append((attempt, json.load(open(os.path.join(rep, "report.json")))))
-            oracle = min(med, key=lambda kb: med[kb][0])
-            naive = (max(DECIDE_GRID["workers"]), min(DECIDE_GRID["batches"]))
-            ot = med[oracle][0]
-            print(f"\n# {job['name']}: {' '.join(job['job'])} to {job['target']:.0%} test accuracy on 4 emulated "
-                  f"c5.xlarge VMs; {machine()}\n")
-            print("| K | B | truth: median s (min-max, seeds reached) | " +
-                  " | ".join(f"{a} run: predicted s, error" for a, _ in reports) + " |")
-            print("|---|---|---|" + "---|" * len(reports))
-            errs = {a: [] for a, _ in reports}
-            for kb in sorted(med):
-                m = med[kb]
-                row = [str(kb[0]), str(kb[1]), f"{m[0]:.1f} ({m[1]:.1f}-{m[2]:.1f}, {m[3]}/{seeds})"]
-                for a, r in reports:
-                    pts = {(q["workers"], q["batch"]): q["time_s"] for q in r.get("decision_points", [])}
-                    p = pts.get(kb)
-                    if p and not r.get("relative_prediction"):
-                        errs[a].append(abs(p / m[0] - 1))
-                        row.append(f"{p:.1f}, {100 * (p / m[0] - 1):+.0f}%")
-                    else:
-                        row.append("-")
-                print("| " + " | ".join(row) + " |")
-            print(f"\noracle K={oracle[0]} B={oracle[1]}: {ot:.1f} s; naive default K={naive[0]} B={naive[1]}: "
-                  f"{med[naive][0]:.1f} s" if naive in med else "")
-            print("\n| run | target from | mean error over the grid | chosen | its predicted s | its truth s | "
-                  "error | regret | run total s | vs oracle | run cost $ | vs naive: time, cost |")
-            print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-            for a, r in reports:
-                ch = r.get("chosen") or {}
-                kb = (ch.get("workers"), ch.get("batch"))
-                tc = med.get(kb, (float("nan"),))[0]
-                pt = r.get("predicted_time_s") or float("nan")
-                nt = med.get(naive, (float("nan"),))[0]
-                ncost = nt * naive[0] / 3600 * price if price else float("nan")
-                mean_err = f"{100 * statistics.mean(errs[a]):.1f}%" if errs[a] else "-"
-                print(f"| {a} | {r['target']['source']} | {mean_err} | K={kb[0]} B={kb[1]} | {pt:.1f} | {tc:.1f} "
-                      f"| {100 * (pt / tc - 1):+.1f}% | {tc / ot:.2f} | {r['actual_time_s']:.1f} "
-                      f"| {100 * (r['actual_time_s'] / ot - 1):+.1f}% | {r['actual_cost']:.6f} "
-                      f"| {nt / r['actual_time_s']:.2f}x faster, {100 * (1 - r['actual_cost'] / ncost):.0f}% cheaper |")
+            if truth_only:
+                continue
+            for target in targets_of(job):
+                decide_report(job, target, truth, seeds, name, price)
     finally:
         subprocess.run([BIN, "cluster", "down", "--name", name])
+
+
+def decide_report(job, target, truth, seeds, cluster, price):
+    med = {}
+    for K in DECIDE_GRID["workers"]:
+        for B in DECIDE_GRID["batches"]:
+            rs = [truth_of(truth["runs"][f"{K},{B},{s}"], job, target) for s in range(1, seeds + 1)]
+            secs = sorted(t for ok, t in rs if ok)
+            if secs:
+                med[K, B] = (statistics.median(secs), min(secs), max(secs), len(secs))
+    db = os.path.join(tempfile.mkdtemp(), "decide.db")
+    reports = []
+    for attempt in ("first", "second"):
+        rep = os.path.join(os.path.dirname(db), attempt)
+        subprocess.run([BIN, "run", "--db", db, "--cluster", cluster, *job["job"], *target_args(job, target),
+                        "--max-epochs", str(job["max_epochs"]),
+                        "--workers", ",".join(map(str, DECIDE_GRID["workers"])),
+                        "--batch", ",".join(map(str, DECIDE_GRID["batches"])), "--search", "partial",
+                        "--objective", "time", "--report", rep], stdout=subprocess.DEVNULL)
+        reports.append((attempt, json.load(open(os.path.join(rep, "report.json")))))
+    oracle = min(med, key=lambda kb: med[kb][0])
+    naive = (max(DECIDE_GRID["workers"]), min(DECIDE_GRID["batches"]))
+    ot = med[oracle][0]
+    what = f"training loss {target}" if "loss_targets" in job else f"{target:.0%} test accuracy"
+    print(f"\n# {job['name']} ({what}): {' '.join(job['job'])} on 4 emulated c5.xlarge VMs; {machine()}\n")
+    print("| K | B | truth: median s (min-max, seeds reached) | " +
+          " | ".join(f"{a} run: predicted s, error" for a, _ in reports) + " |")
+    print("|---|---|---|" + "---|" * len(reports))
+    errs = {a: [] for a, _ in reports}
+    for kb in sorted(med):
+        m = med[kb]
+        row = [str(kb[0]), str(kb[1]), f"{m[0]:.1f} ({m[1]:.1f}-{m[2]:.1f}, {m[3]}/{seeds})"]
+        for a, r in reports:
+            pts = {(q["workers"], q["batch"]): q["time_s"] for q in r.get("decision_points", [])}
+            p = pts.get(kb)
+            if p and not r.get("relative_prediction"):
+                errs[a].append(abs(p / m[0] - 1))
+                row.append(f"{p:.1f}, {100 * (p / m[0] - 1):+.0f}%")
+            else:
+                row.append("-")
+        print("| " + " | ".join(row) + " |")
+    print(f"\noracle K={oracle[0]} B={oracle[1]}: {ot:.1f} s; naive default K={naive[0]} B={naive[1]}: "
+          f"{med[naive][0]:.1f} s" if naive in med else "")
+    print("\n| run | target from | mean error over the grid | chosen | its predicted s | its truth s | "
+          "error | regret | run total s | vs oracle | run cost $ | vs naive: time, cost |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for a, r in reports:
+        ch = r.get("chosen") or {}
+        kb = (ch.get("workers"), ch.get("batch"))
+        tc = med.get(kb, (float("nan"),))[0]
+        pt = r.get("predicted_time_s") or float("nan")
+        nt = med.get(naive, (float("nan"),))[0]
+        ncost = nt * naive[0] / 3600 * price if price else float("nan")
+        mean_err = f"{100 * statistics.mean(errs[a]):.1f}%" if errs[a] else "-"
+        print(f"| {a} | {r['target']['source']} | {mean_err} | K={kb[0]} B={kb[1]} | {pt:.1f} | {tc:.1f} "
+              f"| {100 * (pt / tc - 1):+.1f}% | {tc / ot:.2f} | {r['actual_time_s']:.1f} "
+              f"| {100 * (r['actual_time_s'] / ot - 1):+.1f}% | {r['actual_cost']:.6f} "
+              f"| {nt / r['actual_time_s']:.2f}x faster, {100 * (1 - r['actual_cost'] / ncost):.0f}% cheaper |")
 
 
 if __name__ == "__main__":
@@ -516,5 +568,5 @@ if __name__ == "__main__":
         sys.exit(2)
     kw = {}
     for i in range(2, len(sys.argv) - 1, 2):
-        kw[sys.argv[i].lstrip("-")] = int(sys.argv[i + 1])
+        kw[sys.argv[i].lstrip("-").replace("-", "_")] = int(sys.argv[i + 1])
     cmds[sys.argv[1]](**kw)

@@ -309,7 +309,9 @@ double scv_perf_iter(const scv_perf_model *m, int K, double B);
  *  Scavenger: gamma = mean_k |g_k|^2 / |g|^2;  gamma/K = a + s / sqrt(B);
  *    epochs e = e* + theta * gamma/K;  iterations = e * N / B.
  * The target is given as epochs E0 at batch B0 (from the user, or from a run that reached
- * it). With one reference, Scavenger's e* is pinned to 0. */
+ * it). With one reference, Scavenger's e* is pinned to 0. lag_epochs (set after the fit; 0
+ * by default) adds the same epochs at every B: how far a smoothed target rule trails the
+ * learning curve's crossing. */
 typedef enum { SCV_STAT_GNS = 0, SCV_STAT_SCAVENGER } scv_stat_kind;
 typedef struct scv_stat_model {
     scv_stat_kind kind;
@@ -318,6 +320,7 @@ typedef struct scv_stat_model {
     double gamma_a, gamma_s;         /* Scavenger noise fit */
     double e_star, theta;            /* Scavenger epochs fit */
     double target_epochs, target_batch;
+    double lag_epochs;
     int n_points;
     char note[160];
 } scv_stat_model;
@@ -451,10 +454,12 @@ int scv_memory_rates(const scv_catalog *c, const char *provider, double *per_cpu
  * is better), -1 for loss (lower is better):
  *   SCV_CURVE_POW  y = a - s b (x + x0)^(-c)      (for loss: y = a + b (x + x0)^(-c))
  *   SCV_CURVE_EXP  y = a - s b exp(-x / tau)
+ *   SCV_CURVE_TAIL y = a - s b x^(-c), a fixed at the ideal (loss 0, accuracy 1), fitted in
+ *                  log-log on the tail of the data (x >= tail_from * max x)
  * a: asymptote; b > 0 [y units]; c > 0; x0 >= 0, tau > 0 [samples]. */
-typedef enum { SCV_CURVE_POW = 0, SCV_CURVE_EXP } scv_curve_form;
+typedef enum { SCV_CURVE_POW = 0, SCV_CURVE_EXP, SCV_CURVE_TAIL } scv_curve_form;
 typedef enum { SCV_METRIC_ACCURACY = 0, SCV_METRIC_LOSS } scv_metric;
-const char *scv_curve_form_name(scv_curve_form f); /* "pow", "exp" */
+const char *scv_curve_form_name(scv_curve_form f); /* "pow", "exp", "tail" */
 
 /* The curve module's policy numbers, defaults in scv_curve_policy_default(). */
 typedef struct scv_curve_policy {
@@ -469,6 +474,9 @@ typedef struct scv_curve_policy {
                                    percentile bootstrap under-covers: 10-90 covered ~76% of
                                    synthetic crossings 1.25x beyond the data, 5-95 ~85%) */
     int smooth_window;          /* 3: W of the smoothed target rule */
+    int loss_tail;              /* 1: scv_curve_fit fits a loss with the TAIL form (0: selects
+                                   between POW and EXP as for accuracy) */
+    double tail_from;           /* 0.5: TAIL fits the points with x >= this * max x */
 } scv_curve_policy;
 scv_curve_policy scv_curve_policy_default(void);
 
@@ -481,8 +489,9 @@ typedef struct scv_curve {
     int n_points, n_fit, n_params;
 } scv_curve;
 
-/* Fits both forms on the first (1 - holdout_share) of the points, picks the one with the
- * smaller held-out RMSE (ties: EXP) and refits it on all. x >= 0 non-decreasing. pol NULL =
+/* Accuracy (and loss without policy.loss_tail): fits POW and EXP on the first
+ * (1 - holdout_share) of the points, picks the one with the smaller held-out RMSE (ties:
+ * EXP) and refits it on all. Loss: the TAIL form. x >= 0 non-decreasing. pol NULL =
  * defaults. SCV_EINVAL: fewer than min_points or bad values; SCV_ENOCONV: the metric does
  * not improve (mean of the last third vs the first). Parameters are never NaN. */
 int scv_curve_fit(scv_metric metric, const double *x, const double *y, size_t n,
@@ -592,6 +601,7 @@ typedef struct scv_eval_sample {
     double samples_seen, epoch, accuracy, loss;
     double train_loss;          /* the period-mean training loss since the previous evaluation
                                    (NaN: not measured) */
+    double train_loss_samples;  /* ... over this many samples (0: unknown) */
 } scv_eval_sample;
 /* Where a driver delivers measurements as they come (either callback may be NULL). */
 typedef struct scv_measure_sink {

@@ -155,7 +155,9 @@ static void deliver(relaunch *r, const char *line)
         }
         scv_eval_sample e = {.iteration = (int64_t)jnum(o, "iter"), .epoch = jnum(o, "epoch_progress"),
                              .accuracy = jnum(o, "test_accuracy"), .loss = jnum(o, "test_loss"),
-                             .train_loss = jnum(o, "train_loss")};
+                             .train_loss = jnum(o, "train_loss"),
+                             .train_loss_samples = jnum(o, "train_loss_samples")};
+        if (!(e.train_loss_samples > 0)) e.train_loss_samples = 0;
         e.samples_seen = e.epoch * n_train;
         if (r->sink && r->sink->on_eval) r->sink->on_eval(r->sink->ctx, &e);
     }

@@ -7,6 +7,14 @@
  *   SCV_CURVE_POW  inverse power law    y = a - s b (x + x0)^(-c)   c > 0 [1], x0 >= 0 [samples]
  *   SCV_CURVE_EXP  saturating exponential y = a - s b exp(-x / tau) tau > 0 [samples]
  * For loss the power law reads y = a + b (x + x0)^(-c).
+ *   SCV_CURVE_TAIL power law to the ideal  y = a - s b x^(-c)  with a fixed at the metric's
+ *                  ideal (loss 0, accuracy 1), fitted by least squares on ln(s (a - y)) =
+ *                  ln b - c ln x over the tail of the data, x >= tail_from * max x (the
+ *                  early transient left out). The asymptote forms above put a plateau at
+ *                  the last values seen and, fitted on the first epoch of a real training
+ *                  loss, never reach targets that the run reaches at 2-7 epochs; the tail
+ *                  power law predicted those crossings within about 20% (bench/curve_prefix.c,
+ *                  docs/BENCHMARKS.md). scv_curve_fit uses it for loss (policy.loss_tail).
  *
  * Fit: least squares on y. For fixed non-linear parameters (c, x0) or tau the model is
  * linear in (a, beta = -s b): solved in closed form (profile least squares), with b >= 0
@@ -23,7 +31,7 @@
  * on all points.
  *
  * Crossing of a target T: x* = g^-1(s (a - T) / b) with g = (x + x0)^-c or exp(-x/tau):
- *   POW x* = (s (a - T) / b)^(-1/c) - x0       EXP x* = -tau ln(s (a - T) / b)
+ *   POW, TAIL x* = (s (a - T) / b)^(-1/c) - x0       EXP x* = -tau ln(s (a - T) / b)
  * clamped at 0; not reachable when s (a - T) <= 0 (the asymptote falls short of T).
  *
  * Band: residual bootstrap. With fitted values f_i and residuals r_i inflated by
@@ -66,13 +74,15 @@ scv_curve_policy scv_curve_policy_default(void)
         .band_lo = 0.05,
         .band_hi = 0.95,
         .smooth_window = 3,
+        .loss_tail = 1,
+        .tail_from = 0.5,
     };
     return p;
 }
 
 const char *scv_curve_form_name(scv_curve_form f)
 {
-    return f == SCV_CURVE_POW ? "pow" : f == SCV_CURVE_EXP ? "exp" : NULL;
+    return f == SCV_CURVE_POW ? "pow" : f == SCV_CURVE_EXP ? "exp" : f == SCV_CURVE_TAIL ? "tail" : NULL;
 }
 
 static double dir_of(scv_metric m) { return m == SCV_METRIC_LOSS ? -1.0 : 1.0; }
@@ -80,8 +90,8 @@ static double dir_of(scv_metric m) { return m == SCV_METRIC_LOSS ? -1.0 : 1.0; }
 double scv_curve_eval(const scv_curve *c, double x)
 {
     double s = dir_of(c->metric);
-    if (c->form == SCV_CURVE_POW) return c->a - s * c->b * pow(x + c->x0, -c->c);
-    return c->a - s * c->b * exp(-x / c->tau);
+    if (c->form == SCV_CURVE_EXP) return c->a - s * c->b * exp(-x / c->tau);
+    return c->a - s * c->b * pow(x + c->x0, -c->c); /* POW, TAIL (x0 = 0) */
 }
 
 double scv_curve_crossing(const scv_curve *c, double target)
@@ -90,8 +100,8 @@ double scv_curve_crossing(const scv_curve *c, double target)
     if (!(gap > 0)) return INFINITY;
     if (!(c->b > 0)) return 0; /* flat at a, already beyond the target */
     double r = gap / c->b, x;
-    if (c->form == SCV_CURVE_POW) x = pow(r, -1 / c->c) - c->x0;
-    else x = -c->tau * log(r);
+    if (c->form == SCV_CURVE_EXP) x = -c->tau * log(r);
+    else x = pow(r, -1 / c->c) - c->x0;
     if (isnan(x)) return INFINITY;
     return x > 0 ? x : 0;
 }
@@ -376,12 +386,63 @@ static int check_input(scv_metric metric, const double *x, const double *y, size
 
 static int n_params(const fit_ctx *d) { return d->form == SCV_CURVE_POW && d->dim == 2 ? 4 : 3; }
 
+/* The metric's ideal value: TAIL's fixed asymptote. */
+static double ideal_of(scv_metric m) { return m == SCV_METRIC_LOSS ? 0.0 : 1.0; }
+
+/* First index of TAIL's points: x >= tail_from * max x (at least 3 points, and x > 0). */
+static size_t tail_start(const double *x, size_t n, const scv_curve_policy *pol)
+{
+    size_t i = 0;
+    while (i < n && (x[i] <= 0 || x[i] < pol->tail_from * x[n - 1])) i++;
+    while (i > 0 && n - i < 3 && x[i - 1] > 0) i--;
+    return i;
+}
+
+/* TAIL: ordinary least squares of ln(s (a - y)) on ln x over the tail points (those whose
+ * y is on the right side of the ideal). b = 0 (no curve) when fewer than 3 points qualify
+ * or the fitted exponent does not improve (c <= 0). */
+static void fit_tail(scv_metric metric, const double *x, const double *y, size_t n, const scv_curve_policy *pol,
+                     scv_curve *out)
+{
+    double s = dir_of(metric), a = ideal_of(metric);
+    size_t i0 = tail_start(x, n, pol), m = 0;
+    double su = 0, sv = 0, suu = 0, suv = 0;
+    for (size_t i = i0; i < n; i++) {
+        double gap = s * (a - y[i]);
+        if (!(gap > 0) || !(x[i] > 0)) continue;
+        double u = log(x[i]), v = log(gap);
+        su += u, sv += v, suu += u * u, suv += u * v, m++;
+    }
+    out->form = SCV_CURVE_TAIL;
+    out->metric = metric;
+    out->a = a, out->x0 = 0, out->tau = 0, out->b = 0, out->c = 0;
+    out->n_params = 2;
+    out->n_points = (int)n;
+    double den = (double)m * suu - su * su;
+    if (m >= 3 && den > 0) {
+        double slope = ((double)m * suv - su * sv) / den, icpt = (sv - slope * su) / (double)m;
+        if (slope < 0 && isfinite(icpt)) out->c = -slope, out->b = exp(icpt);
+        if (!isfinite(out->b)) out->b = 0, out->c = 0;
+    }
+    double ss = 0;
+    size_t k = 0;
+    for (size_t i = i0; i < n; i++, k++) {
+        double r = y[i] - scv_curve_eval(out, x[i]);
+        ss += r * r;
+    }
+    out->rmse = k && isfinite(ss) ? sqrt(ss / (double)k) : INFINITY;
+}
+
 /* Fits one form on (x, y)[0, n) into out; u is scratch for 5 n values. start: a curve whose
  * parameters seed a local search (NULL = grid). */
 static void fit_one(scv_curve_form form, scv_metric metric, const double *x, const double *y,
                     size_t n, const scv_curve_policy *pol, double *u, const scv_curve *start,
                     scv_curve *out)
 {
+    if (form == SCV_CURVE_TAIL) {
+        fit_tail(metric, x, y, n, pol, out);
+        return;
+    }
     double xs = x[n - 1];
     for (size_t i = 0; i < n; i++) u[i] = x[i] / xs;
     fit_ctx d;
@@ -407,7 +468,7 @@ int scv_curve_fit_form(scv_curve_form form, scv_metric metric, const double *x, 
     out->form = form;
     out->metric = metric;
     out->holdout_rmse[0] = out->holdout_rmse[1] = INFINITY;
-    if (form != SCV_CURVE_POW && form != SCV_CURVE_EXP)
+    if (form != SCV_CURVE_POW && form != SCV_CURVE_EXP && form != SCV_CURVE_TAIL)
         return scv_err_set(err, SCV_EINVAL, "learning curve: unknown form %d", (int)form);
     int rc = check_input(metric, x, y, n, pol, err);
     if (rc) return rc;
@@ -469,10 +530,16 @@ int scv_curve_fit(scv_metric metric, const double *x, const double *y, size_t n,
     out->metric = metric;
     int rc = check_input(metric, x, y, n, pol, err);
     if (rc) return rc;
-    double *u = malloc(sizeof(double) * 5 * n);
-    if (!u) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    select_fit(metric, x, y, n, pol, u, NULL, NULL, out, NULL);
-    free(u);
+    if (metric == SCV_METRIC_LOSS && pol->loss_tail) {
+        fit_tail(metric, x, y, n, pol, out);
+        out->holdout_rmse[0] = out->holdout_rmse[1] = INFINITY;
+        out->n_fit = (int)n;
+    } else {
+        double *u = malloc(sizeof(double) * 5 * n);
+        if (!u) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+        select_fit(metric, x, y, n, pol, u, NULL, NULL, out, NULL);
+        free(u);
+    }
     if (!(out->b > 0))
         return scv_err_set(err, SCV_ENOCONV, "learning curve: no curve %s with the data",
                            metric == SCV_METRIC_LOSS ? "falls" : "rises");
@@ -520,6 +587,10 @@ int scv_curve_predict(const scv_curve *fit, const double *x, const double *y, si
         return scv_err_set(err, SCV_EINVAL, "learning curve: bootstrap needs n_boot >= 1 and 0 <= lo < hi <= 1");
     out->x_star = scv_curve_crossing(fit, target);
     out->reachable = isfinite(out->x_star);
+    if (fit->form == SCV_CURVE_TAIL) { /* its residuals are those of the tail it was fitted on */
+        size_t i0 = tail_start(x, n, pol);
+        x += i0, y += i0, n -= i0;
+    }
     size_t nb = (size_t)pol->n_boot;
     double *fv = malloc(sizeof(double) * n), *r = malloc(sizeof(double) * n),
            *yb = malloc(sizeof(double) * n), *u = malloc(sizeof(double) * 5 * n),

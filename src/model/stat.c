@@ -35,9 +35,10 @@ static double gamma_norm(const scv_stat_model *m, double B)
 
 double scv_stat_iterations(const scv_stat_model *m, double B)
 {
-    if (m->kind == SCV_STAT_GNS) return m->s_min * (1 + m->b_simple / B);
+    double lag = m->lag_epochs > 0 ? m->lag_epochs * m->n_train / B : 0;
+    if (m->kind == SCV_STAT_GNS) return m->s_min * (1 + m->b_simple / B) + lag;
     double e = m->e_star + m->theta * gamma_norm(m, B);
-    return e * m->n_train / B;
+    return e * m->n_train / B + lag;
 }
 
 int scv_stat_fit(scv_stat_kind kind, const scv_config_stats *s, size_t n, double n_train,

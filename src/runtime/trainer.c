@@ -261,9 +261,10 @@ static int evaluate(run_ctx *c, int64_t n, double *acc, double *loss, scv_err *e
 /* evaluate() on the first n test samples, timed and counted in res; with a role
  * ("periodic" | "confirm") rank 0 writes an eval metrics line. window_mean: the target
  * window's mean after this evaluation (NaN: none, left out). */
-/* train_loss: the period-mean training loss written with a periodic evaluation (NaN: none) */
-static int eval_on(run_ctx *c, int64_t n, const char *role, double train_loss, double *acc, double *loss,
-                   scv_train_result *res, scv_err *err)
+/* train_loss: the period-mean training loss written with a periodic evaluation, over
+ * period_samples samples (NaN: none) */
+static int eval_on(run_ctx *c, int64_t n, const char *role, double train_loss, double period_samples,
+                   double *acc, double *loss, scv_train_result *res, scv_err *err)
 {
     double t0 = scv_now();
     int rc = evaluate(c, n, acc, loss, err);
@@ -274,8 +275,9 @@ static int eval_on(run_ctx *c, int64_t n, const char *role, double train_loss, d
     if (full) res->evals_full++;
     else res->evals_subset++;
     if (c->metrics && role) {
-        char tl[32] = "null";
-        if (isfinite(train_loss)) snprintf(tl, sizeof tl, "%.6g", train_loss);
+        char tl[80] = "null";
+        if (isfinite(train_loss))
+            snprintf(tl, sizeof tl, "%.6g,\"train_loss_samples\":%.0f", train_loss, period_samples);
         fprintf(c->metrics,
                 "{\"type\":\"eval\",\"iter\":%llu,\"epoch_progress\":%.6f,"
                 "\"test_accuracy\":%.6f,\"test_loss\":%.6f,\"train_loss\":%s,\"wall_seconds\":%.3f,"
@@ -640,9 +642,9 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
         int do_eval = eval_every ? (int64_t)c.st.iteration % eval_every == 0 : epoch_end;
         evaluated_at_end = 0;
         if ((do_eval && target_on) || (do_eval && !stop_now)) {
-            double ploss = period_samples > 0 ? period_loss / period_samples : NAN;
+            double ploss = period_samples > 0 ? period_loss / period_samples : NAN, pn = period_samples;
             period_loss = period_samples = 0;
-            if ((rc = eval_on(&c, sub_n, "periodic", ploss, &acc, &tloss, res, err))) break;
+            if ((rc = eval_on(&c, sub_n, "periodic", ploss, pn, &acc, &tloss, res, err))) break;
             evaluated_at_end = acc_full = !subset_on;
             const int by_loss = p->target_loss > 0;
             const double target = by_loss ? p->target_loss : p->target_accuracy;
@@ -676,7 +678,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
                     int ok = 1;
                     double facc = NAN;
                     if (subset_on && !by_loss) { /* confirm on the whole test set */
-                        if ((rc = eval_on(&c, n_test, "confirm", NAN, &facc, &tloss, res, err))) break;
+                        if ((rc = eval_on(&c, n_test, "confirm", NAN, 0, &facc, &tloss, res, err))) break;
                         acc = facc;
                         evaluated_at_end = acc_full = 1;
                         double floor_ = p->target_accuracy - p->target_confirm_tol;
@@ -774,7 +776,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     if (c.rank == 0 && p->progress) fputc('\n', stderr);
     double wall = scv_now() - t_start;
     if (!rc && !evaluated_at_end && !res->interrupted && !p->no_final_eval) {
-        rc = eval_on(&c, n_test, NULL, NAN, &acc, &tloss, res, err); /* the whole test set */
+        rc = eval_on(&c, n_test, NULL, NAN, 0, &acc, &tloss, res, err); /* the whole test set */
         acc_full = 1;
     }
     free(win);

@@ -127,10 +127,29 @@ static double target_value(const scv_run_params *p)
     return p->target_loss > 0 ? p->target_loss : p->target_accuracy;
 }
 
-/* An evaluation's value of the target's metric (NaN: not measured). */
+/* An evaluation's value of the target's metric (NaN: not measured), and where on the
+ * learning curve it stands: a test accuracy where it was evaluated, a period-mean training
+ * loss at its period's middle. */
 static double target_y(const loop *l, const scv_eval_sample *e)
 {
     return metric_of(l->p) == SCV_METRIC_LOSS ? e->train_loss : e->accuracy;
+}
+
+static double target_x(const loop *l, const scv_eval_sample *e)
+{
+    return metric_of(l->p) == SCV_METRIC_LOSS ? e->samples_seen - 0.5 * e->train_loss_samples : e->samples_seen;
+}
+
+/* Samples by which the smoothed target rule trails the learning curve's crossing while
+ * training: the rule is checked every eval period D (samples) on the mean of the last W
+ * values, which stands about (W - 1) D / 2 behind the last evaluation (accuracy) or W D / 2
+ * (period-mean losses, each D / 2 behind its evaluation), and the crossing falls on average
+ * D / 2 before the evaluation that sees it. */
+static double rule_lag(const loop *l)
+{
+    double D = l->pol->eval_every_epochs * l->job.n_train, W = l->pol->target_window > 1 ? l->pol->target_window : 1;
+    if (!(D > 0)) return 0;
+    return metric_of(l->p) == SCV_METRIC_LOSS ? (W + 1) * D / 2 : W * D / 2;
 }
 
 static void history_push(loop *l, double y)
@@ -232,7 +251,7 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
 {
     loop *l = ctx;
     l->last_accuracy = e->accuracy;
-    progress_eval_add(&l->prog, e->samples_seen, target_y(l, e)); /* out of order or NaN: ignored */
+    progress_eval_add(&l->prog, target_x(l, e), target_y(l, e)); /* out of order or NaN: ignored */
     history_push(l, target_y(l, e));
     if (!l->sink_err.code) /* the sink cannot fail the segment: it is failed when it returns */
         scv_store_eval(l->p->store, l->r->run_id, l->K, l->B, e, &l->sink_err);
@@ -415,8 +434,9 @@ static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, dou
     if (pr->ok && pr->reachable && n > 0) {
         *e0 = pr->x_star / n, *b0 = pr->b_ref, *lo = pr->lo / n, *hi = pr->hi / n;
         l->planned_x_star = pr->x_star;
-        snprintf(note, cap, "learning curve (%.40s) over %d evaluations, B_noise %.3g: %.3g epochs at B=%d, band %.3g-%.3g",
-                 pr->curve, pr->n_evals, pr->b_noise, *e0, *b0, *lo, *hi);
+        snprintf(note, cap, "learning curve (%.30s), %d evaluations, B_noise %.3g: %.3g epochs at B=%d (band "
+                 "%.3g-%.3g) + %.2g the smoothed rule trails", pr->curve, pr->n_evals, pr->b_noise, *e0, *b0, *lo,
+                 *hi, rule_lag(l) / n);
         return SCV_TARGET_CURVE;
     }
     *e0 = l->pol->nominal_epochs, *b0 = p->batches[0];
@@ -438,6 +458,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     r->relative = r->target_source == SCV_TARGET_NOMINAL;
     r->target_epochs = e0, r->target_batch = b0, r->target_epochs_lo = lo, r->target_epochs_hi = hi;
     if ((rc = scv_stat_fit(p->stat, l->cs, l->ncs, l->job.n_train, e0, b0, sm, err))) return rc;
+    if (r->target_source == SCV_TARGET_CURVE) sm->lag_epochs = rule_lag(l) / l->job.n_train;
     scv_plan_request req = {.catalog = p->catalog, .vms = &l->vm_index, .n_vms = 1, .measured_vm = l->vm_index,
                             .workers = p->workers, .n_workers = p->n_workers, .batches = p->batches,
                             .n_batches = p->n_batches, .perf = perf, .stat = sm, .job = &l->job,
@@ -565,6 +586,7 @@ static double est_t_iter(const loop *l, int K, int B)
 typedef struct target_est {
     double samples, bn;
     int b0;
+    double lag;                     /* samples the target rule trails the curve (at any B) */
 } target_est;
 
 static target_est target_now(loop *l)
@@ -572,9 +594,10 @@ static target_est target_now(loop *l)
     double e0, lo, hi, bn = noise_scale(l);
     int b0;
     char note[192];
-    target_est t = {NAN, isfinite(bn) ? bn : INFINITY, 0};
-    if (target_of(l, &e0, &b0, &lo, &hi, note, sizeof note) != SCV_TARGET_NOMINAL)
-        t.samples = e0 * l->job.n_train, t.b0 = b0;
+    target_est t = {NAN, isfinite(bn) ? bn : INFINITY, 0, 0};
+    scv_target_source src = target_of(l, &e0, &b0, &lo, &hi, note, sizeof note);
+    if (src != SCV_TARGET_NOMINAL) t.samples = e0 * l->job.n_train, t.b0 = b0;
+    if (src == SCV_TARGET_CURVE) t.lag = rule_lag(l);
     return t;
 }
 
@@ -582,7 +605,7 @@ static target_est target_now(loop *l)
 static double est_job_time(const loop *l, const target_est *t, int K, int B)
 {
     if (!isfinite(t->samples)) return NAN;
-    return scv_samples_at_batch(t->samples, t->b0, B, t->bn) / B * est_t_iter(l, K, B);
+    return (scv_samples_at_batch(t->samples, t->b0, B, t->bn) + t->lag) / B * est_t_iter(l, K, B);
 }
 
 /* The run's epochs are spent (max_epochs): nothing more to train. */
@@ -780,7 +803,7 @@ static int open_run(loop *l, scv_err *err)
         scv_eval_sample *ev;
         if ((rc = scv_store_load_evals(p->store, r->run_id, &ev, &n, err))) return rc;
         for (size_t i = 0; i < n; i++) {
-            progress_eval_add(&l->prog, ev[i].samples_seen, target_y(l, &ev[i]));
+            progress_eval_add(&l->prog, target_x(l, &ev[i]), target_y(l, &ev[i]));
             history_push(l, target_y(l, &ev[i]));
         }
         free(ev);

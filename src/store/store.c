@@ -35,14 +35,16 @@ static const char *SCHEMA =
     " workers INTEGER, batch INTEGER, iterations INTEGER, first_start REAL, last_end REAL,"
     " idle_before REAL, t_iter REAL, accuracy REAL, reached INTEGER);"
     "CREATE TABLE IF NOT EXISTS evals(run INTEGER REFERENCES runs(id), workers INTEGER, batch INTEGER,"
-    " iteration INTEGER, samples REAL, epoch REAL, accuracy REAL, loss REAL, train_loss REAL);"
+    " iteration INTEGER, samples REAL, epoch REAL, accuracy REAL, loss REAL, train_loss REAL,"
+    " train_loss_samples REAL);"
     "CREATE INDEX IF NOT EXISTS runs_job ON runs(job_key);";
 /* schema 1 -> 2: the loop's state and its steps (the tables are created above) */
 static const char *MIGRATE_1_2 = "ALTER TABLE runs ADD COLUMN state TEXT;";
 /* schema 2 -> 3: loss targets (targets.metric; the value stays in targets.accuracy) and the
  * period-mean training loss of each evaluation (targets exists from schema 1, evals from 2) */
 static const char *MIGRATE_TARGETS_3 = "ALTER TABLE targets ADD COLUMN metric TEXT DEFAULT 'accuracy';";
-static const char *MIGRATE_EVALS_3 = "ALTER TABLE evals ADD COLUMN train_loss REAL;";
+static const char *MIGRATE_EVALS_3 =
+    "ALTER TABLE evals ADD COLUMN train_loss REAL; ALTER TABLE evals ADD COLUMN train_loss_samples REAL;";
 
 static double now_s(void)
 {
@@ -474,8 +476,9 @@ int scv_store_run_measurements(scv_store *s, long long run, scv_config_stats **o
 
 int scv_store_eval(scv_store *s, long long run, int workers, int batch, const scv_eval_sample *e, scv_err *err)
 {
-    return exec_bind(s, err, "INSERT INTO evals VALUES(?,?,?,?,?,?,?,?,?)", "IiiIddddd", run, workers, batch,
-                     (long long)e->iteration, e->samples_seen, e->epoch, e->accuracy, e->loss, e->train_loss);
+    return exec_bind(s, err, "INSERT INTO evals VALUES(?,?,?,?,?,?,?,?,?,?)", "IiiIdddddd", run, workers, batch,
+                     (long long)e->iteration, e->samples_seen, e->epoch, e->accuracy, e->loss, e->train_loss,
+                     e->train_loss_samples);
 }
 
 static void summary_row(sqlite3_stmt *st, scv_run_summary *r)
@@ -542,7 +545,7 @@ int scv_store_load_evals(scv_store *s, long long run, scv_eval_sample **out, siz
     *out = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT iteration, samples, epoch, accuracy, loss, train_loss FROM evals WHERE run=? "
+    if (sqlite3_prepare_v2(s->db, "SELECT iteration, samples, epoch, accuracy, loss, train_loss, train_loss_samples FROM evals WHERE run=? "
                                   "ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
         return db_fail(s, err, "prepare");
     sqlite3_bind_int64(st, 1, run);
@@ -560,6 +563,7 @@ int scv_store_load_evals(scv_store *s, long long run, scv_eval_sample **out, siz
         e->accuracy = col_d(st, 3);
         e->loss = col_d(st, 4);
         e->train_loss = col_d(st, 5);
+        e->train_loss_samples = isfinite(col_d(st, 6)) ? col_d(st, 6) : 0;
     }
     sqlite3_finalize(st);
     return rc;
