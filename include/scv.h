@@ -753,6 +753,10 @@ typedef struct scv_run_policy {
                                    predicted job time (0 = no budget; unknown job: none) */
     double search_rule_out;     /* 2: skip profiling a configuration predicted this many times
                                    slower to the target than the best measured one */
+    double curve_max_band;      /* 2.5: the learning curve predicts the target only when the
+                                   band's hi / lo is at most this (else the plan stays relative) */
+    double unknown_segment_epochs; /* 1: training segments while the target is unknown (the
+                                   loop re-plans after each, once the curve predicts it) */
 } scv_run_policy;
 scv_run_policy scv_run_policy_default(void);
 
@@ -821,6 +825,12 @@ typedef struct scv_run_result {
     int workers, batch;         /* the configuration trained at last */
     scv_plan_result *plan;      /* the latest plan (owned), NULL when none was made */
     scv_plan_result *decision;  /* the plan of the first decision (owned; may be plan) */
+    int decision_relative;      /* ... whose times were nominal */
+    scv_plan_result *first_absolute; /* the first plan with absolute times (owned; may be the
+                                   decision or plan; NULL: none), made after */
+    double absolute_at_s, absolute_at_epochs; /* ... this much of the run */
+    double absolute_time_s;     /* its time to target, from the start, at the configuration
+                                   trained then (NaN: none) */
     scv_perf_model perf;
     scv_stat_model stat;
     int relative;               /* the plan's times are nominal: the target's epochs were unknown */

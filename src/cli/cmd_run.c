@@ -422,7 +422,7 @@ int cmd_run(int argc, char **argv)
     scv_fmt_time(res.actual_time_s, at, sizeof at);
     scv_fmt_usd(res.actual_cost, ac, sizeof ac);
     char pt[32] = "", band[96] = "";
-    if (isfinite(res.predicted_time_s) && !res.relative) {
+    if (isfinite(res.predicted_time_s) && !res.decision_relative) {
         scv_fmt_time(res.predicted_time_s, pt, sizeof pt);
         if (isfinite(res.predicted_lo_s)) {
             char lo[32], hi[32];
@@ -431,9 +431,18 @@ int cmd_run(int argc, char **argv)
             snprintf(band, sizeof band, ", band %s to %s", lo, hi);
         }
     }
-    fprintf(json ? stderr : stdout, "%s: test accuracy %.4f after %.2f epochs in %s, %s%s%s%s%s; report in %s/report.md (run %lld)\n",
-            res.reached ? "target reached" : "target NOT reached", res.accuracy, res.epochs, at, ac,
-            pt[0] ? " (predicted at the decision: " : "", pt, band, pt[0] ? ")" : "", rep, res.run_id);
+    char first[96] = "", tgt[64];
+    if (res.decision_relative && isfinite(res.absolute_time_s)) {
+        char ft[32];
+        scv_fmt_time(res.absolute_time_s, ft, sizeof ft);
+        snprintf(first, sizeof first, " (first predicted after %.2f epochs: %s)", res.absolute_at_epochs, ft);
+    }
+    if (p.target_loss > 0) snprintf(tgt, sizeof tgt, "training loss %.4f, ", p.target_loss);
+    else tgt[0] = 0;
+    fprintf(json ? stderr : stdout,
+            "%s: %stest accuracy %.4f after %.2f epochs in %s, %s%s%s%s%s%s; report in %s/report.md (run %lld)\n",
+            res.reached ? "target reached" : "target NOT reached", tgt, res.accuracy, res.epochs, at, ac,
+            pt[0] ? " (predicted at the decision: " : "", pt, band, pt[0] ? ")" : "", first, rep, res.run_id);
     if (json) {
         char *s = scv_run_report_json(&p, &res);
         if (!s) {

@@ -59,6 +59,11 @@ typedef struct loop {
     int n_history;
     scv_err sink_err;               /* a store write that failed inside the sink */
     double seg_t0, seg_t1;          /* wall clock of the current segment's first and latest iteration */
+    int profiling;                  /* the current segment is a search profile: its evaluations
+                                       are stored but not points of the learning curve (a few
+                                       dozen iterations at another batch, carried to the
+                                       reference batch by the noise scale, bend the fitted
+                                       slope more than they inform it) */
     int universal;                  /* --search none on a job never stored: warm-up, then the prior */
     scv_perf_model prior;           /* the universal prior: medians over other jobs' models */
     int n_prior;                    /* ... over this many stored runs (0: none) */
@@ -251,7 +256,7 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
 {
     loop *l = ctx;
     l->last_accuracy = e->accuracy;
-    progress_eval_add(&l->prog, target_x(l, e), target_y(l, e)); /* out of order or NaN: ignored */
+    if (!l->profiling) progress_eval_add(&l->prog, target_x(l, e), target_y(l, e)); /* out of order or NaN: ignored */
     history_push(l, target_y(l, e));
     if (!l->sink_err.code) /* the sink cannot fail the segment: it is failed when it returns */
         scv_store_eval(l->p->store, l->r->run_id, l->K, l->B, e, &l->sink_err);
@@ -322,6 +327,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
         l->cfg_K = K, l->cfg_B = B;
     }
     l->K = K, l->B = B;
+    l->profiling = !strcmp(phase, "search");
     spec.phase = phase;
     spec.target_accuracy = l->p->target_accuracy;
     spec.target_loss = l->p->target_loss;
@@ -412,6 +418,14 @@ static void predict_target(loop *l)
                      &l->pred);
 }
 
+/* The learning curve's latest prediction is usable: it reaches the target with a band of at
+ * most curve_max_band (hi / lo). */
+static int curve_knows(const loop *l)
+{
+    const progress_pred *pr = &l->pred;
+    return pr->ok && pr->reachable && pr->hi <= l->pol->curve_max_band * pr->lo;
+}
+
 /* The target's epochs at a batch: given, else learnt from a stored run of the job, else
  * this run's learning curve, else nominal (a relative plan). */
 static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, double *hi, char *note, size_t cap)
@@ -431,6 +445,13 @@ static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, dou
     }
     predict_target(l);
     const progress_pred *pr = &l->pred;
+    if (pr->ok && pr->reachable && n > 0 && !curve_knows(l)) {
+        *e0 = l->pol->nominal_epochs, *b0 = p->batches[0];
+        snprintf(note, cap, "not known yet: the learning curve (%.30s, %d evaluations) gives %.3g epochs at B=%d, "
+                 "band %.3g-%.3g, wider than %gx: times are nominal", pr->curve, pr->n_evals, pr->x_star / n,
+                 pr->b_ref, pr->lo / n, pr->hi / n, l->pol->curve_max_band);
+        return SCV_TARGET_NOMINAL;
+    }
     if (pr->ok && pr->reachable && n > 0) {
         *e0 = pr->x_star / n, *b0 = pr->b_ref, *lo = pr->lo / n, *hi = pr->hi / n;
         l->planned_x_star = pr->x_star;
@@ -660,8 +681,20 @@ static int do_search(loop *l, scv_err *err)
 /* The latest plan replaces the previous one (the decision's plan is kept). */
 static void set_plan(scv_run_result *r, scv_plan_result *res)
 {
-    if (r->plan != r->decision) scv_plan_result_free(r->plan);
+    if (r->plan != r->decision && r->plan != r->first_absolute) scv_plan_result_free(r->plan);
     r->plan = res;
+}
+
+/* Keeps the run's first plan with absolute times, and when it was made. */
+static void note_absolute(loop *l)
+{
+    scv_run_result *r = l->r;
+    if (r->first_absolute || r->relative || !r->plan) return;
+    r->first_absolute = r->plan;
+    const scv_plan_point *pt = find_point(r->plan, l->K, l->B);
+    r->absolute_time_s = pt ? pt->time_s : NAN;
+    r->absolute_at_s = elapsed(l);
+    r->absolute_at_epochs = l->job.n_train > 0 ? l->samples / l->job.n_train : NAN;
 }
 
 /* PLAN: fit, plan, decide (or, resuming, take the stored decision). */
@@ -672,7 +705,8 @@ static int do_plan(loop *l, scv_err *err)
     int rc = plan(l, &res, &r->perf, &r->stat, err);
     if (rc) return rc;
     set_plan(r, res);
-    if (!r->decision) r->decision = res;
+    if (!r->decision) r->decision = res, r->decision_relative = r->relative;
+    note_absolute(l);
     const scv_plan_point *ch = &res->points[res->chosen];
     emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = ch->workers, .batch = ch->batch, .plan = res,
                             .relative = r->relative});
@@ -707,6 +741,8 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     *drifted = 0;
     double rest = rest_iters(l, &l->r->stat, l->B);
     double chunk = fmax(fmax((double)pol->segment_min_iters, l->job.n_train / l->B), pol->segment_share * rest);
+    if (l->r->relative) /* the target unknown: re-plan soon, once the curve may predict it */
+        chunk = fmax((double)pol->segment_min_iters, pol->unknown_segment_epochs * l->job.n_train / l->B);
     scv_segment_spec spec = {.until_iterations = l->iteration + (int64_t)ceil(chunk), .final_eval = 1};
     scv_run_step *t;
     int rc = segment(l, "train", l->K, l->B, spec, &t, err);
@@ -724,7 +760,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     scv_target_source src = l->r->target_source;
     if (src == SCV_TARGET_CURVE || src == SCV_TARGET_NOMINAL) { /* the statistical prediction, refitted */
         predict_target(l);
-        int now = l->pred.ok && l->pred.reachable;
+        int now = curve_knows(l);
         double moved = now && src == SCV_TARGET_CURVE ? l->pred.x_star / l->planned_x_star - 1 : INFINITY;
         if (src == SCV_TARGET_NOMINAL && now) {
             *drifted = 1;
@@ -767,6 +803,7 @@ static int do_replan(loop *l, scv_err *err)
     int rc = scv_store_decision(l->p->store, r->run_id, "replan", l->K, l->B, l->vm->name, at ? at->time_s : NAN,
                                 at ? at->cost : NAN, why, err);
     set_plan(r, res);
+    note_absolute(l);
     r->perf = pf, r->stat = sm;
     predict_progress(l);
     emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = l->K, .batch = l->B, .plan = res,
@@ -802,8 +839,14 @@ static int open_run(loop *l, scv_err *err)
         }
         scv_eval_sample *ev;
         if ((rc = scv_store_load_evals(p->store, r->run_id, &ev, &n, err))) return rc;
-        for (size_t i = 0; i < n; i++) {
-            progress_eval_add(&l->prog, target_x(l, &ev[i]), target_y(l, &ev[i]));
+        for (size_t i = 0, k = 0; i < n; i++) {
+            double end = 0; /* the step this evaluation fell in: a search profile's are not curve points */
+            for (k = 0; k < r->n_steps; k++) {
+                end += (double)r->steps[k].iterations * r->steps[k].batch;
+                if (ev[i].samples_seen <= end + 0.5) break;
+            }
+            if (k == r->n_steps || strcmp(r->steps[k].phase, "search"))
+                progress_eval_add(&l->prog, target_x(l, &ev[i]), target_y(l, &ev[i]));
             history_push(l, target_y(l, &ev[i]));
         }
         free(ev);
@@ -884,7 +927,9 @@ void scv_run_result_free(scv_run_result *r)
 {
     if (!r) return;
     set_plan(r, NULL);
+    if (r->first_absolute != r->decision) scv_plan_result_free(r->first_absolute);
     scv_plan_result_free(r->decision);
+    r->first_absolute = NULL;
     free(r->steps);
     r->decision = NULL, r->steps = NULL, r->n_steps = 0;
 }
@@ -895,6 +940,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     memset(out, 0, sizeof *out);
     out->accuracy = out->epochs = out->predicted_time_s = out->predicted_cost = out->predicted_band = NAN;
     out->predicted_lo_s = out->predicted_hi_s = out->search_budget_s = NAN;
+    out->absolute_at_s = out->absolute_at_epochs = out->absolute_time_s = NAN;
     out->state = SCV_STATE_FAILED;
     int rc = scv_run_params_check(p, err);
     if (rc) return rc;

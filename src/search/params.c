@@ -22,7 +22,8 @@ scv_run_policy scv_run_policy_default(void)
         .segment_share = 0.5, .segment_min_iters = 200, .max_segments = 200,
         .eval_every_epochs = 0.25, .checkpoint_every = 100, .nominal_epochs = 10,
         .stat_drift_tol = 0.15, .search_eval_every_epochs = 0.05, .eval_subset = 2000, .target_window = 3,
-        .seed = 1, .search_budget_share = 0.05, .search_rule_out = 2,
+        .seed = 1, .search_budget_share = 0.05, .search_rule_out = 2, .curve_max_band = 2.5,
+        .unknown_segment_epochs = 1,
     };
 }
 

@@ -56,7 +56,8 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     fprintf(f, ",\"final\":{\"workers\":%d,\"batch\":%d}", r->workers, r->batch);
     fprintf(f, ",\"why\":");
     scv_json_str(f, r->why);
-    fprintf(f, ",\"relative_prediction\":%s", r->relative ? "true" : "false");
+    fprintf(f, ",\"relative_prediction\":%s,\"decision_relative\":%s", r->relative ? "true" : "false",
+            r->decision_relative ? "true" : "false");
     json_num(f, "predicted_time_s", r->predicted_time_s, 1);
     json_num(f, "predicted_cost", r->predicted_cost, 1);
     json_num(f, "predicted_band", r->predicted_band, 1);
@@ -127,7 +128,17 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
         if (i) fputc(',', f);
         scv_plan_point_json(f, p->catalog, &r->decision->points[i]);
     }
-    fprintf(f, "]}");
+    /* the first plan with absolute times (the decision's, or a later one once the learning
+     * curve predicted the target), made before the outcome was known */
+    fprintf(f, "],\"absolute_points\":[");
+    for (size_t i = 0; r->first_absolute && i < r->first_absolute->n_points; i++) {
+        if (i) fputc(',', f);
+        scv_plan_point_json(f, p->catalog, &r->first_absolute->points[i]);
+    }
+    fputc(']', f);
+    json_num(f, "absolute_at_s", r->first_absolute ? r->absolute_at_s : NAN, 1);
+    json_num(f, "absolute_at_epochs", r->first_absolute ? r->absolute_at_epochs : NAN, 1);
+    fprintf(f, "}");
     if (fclose(f) != 0) {
         free(buf);
         return NULL;
@@ -167,9 +178,17 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
             scv_fmt_time(r->predicted_hi_s, hi, sizeof hi);
             fprintf(f, "; statistical band %s to %s", lo, hi);
         }
-        fprintf(f, ")%s.\n\nTarget: %s.\n\n",
-                r->relative ? " -- relative: the target's epochs were unknown, so the absolute figures are nominal" : "",
-                r->target_note);
+        fprintf(f, ")%s.\n\n",
+                r->decision_relative ? " -- relative: the target's epochs were unknown, so the absolute figures are "
+                                       "nominal" : "");
+        if (r->decision_relative && isfinite(r->absolute_time_s)) {
+            char ft[32], fa[32];
+            scv_fmt_time(r->absolute_time_s, ft, sizeof ft);
+            scv_fmt_time(r->absolute_at_s, fa, sizeof fa);
+            fprintf(f, "First absolute prediction, once the learning curve predicted the target (after %.2f epochs, "
+                       "%s into the run): %s to the target from the start.\n\n", r->absolute_at_epochs, fa, ft);
+        }
+        fprintf(f, "Target (the latest plan): %s.\n\n", r->target_note);
         if (r->workers != ch->workers || r->batch != ch->batch)
             fprintf(f, "Finished at K = %d, B = %d after re-planning.\n\n", r->workers, r->batch);
     } else {
