@@ -226,6 +226,7 @@ typedef struct rec {
     char seq[4096];           /* "warmup:2,32 search:1,32 ..." */
     int switches, plans, retries, decisions;
     char last_decision[512];
+    char notes[8192];         /* every note, one per line */
     double last_elapsed;      /* the run's elapsed time never goes back */
     int backwards, remaining_seen;
 } rec;
@@ -244,9 +245,12 @@ static void on_event(void *ctx, const scv_run_event *ev)
     case SCV_EV_SWITCH: r->switches++; break;
     case SCV_EV_PLAN: r->plans++; break;
     case SCV_EV_RETRY: r->retries++; break;
-    case SCV_EV_NOTE:
+    case SCV_EV_NOTE: {
         if (getenv("SCV_TEST_VERBOSE")) printf("# note: %s\n", ev->text);
+        size_t nl = strlen(r->notes);
+        snprintf(r->notes + nl, sizeof r->notes - nl, "%s\n", ev->text);
         break;
+    }
     case SCV_EV_DECISION:
         r->decisions++;
         snprintf(r->last_decision, sizeof r->last_decision, "%s", ev->text);
@@ -605,6 +609,38 @@ static void t_loss_target(void)
     scv_store_close(db);
 }
 
+/* A deadline on a job never run: the first (relative) decision ignores it and says so; the
+ * first plan with absolute times applies it; one that cannot be met is reported and the run
+ * goes on at its configuration. */
+static void t_deadline_first_run(void)
+{
+    scv_store *db = open_db("deadline.db");
+    for (int tight = 0; tight < 2; tight++) {
+        fake f = new_fake();
+        f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.3, f.by_loss = 1, f.loss_b = 20, f.loss_c = 0.4;
+        scv_job_driver d = driver_of(&f);
+        scv_run_params p = params(db, tight ? "job-dl-tight" : "job-dl");
+        p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0, p.target_loss = 0.3;
+        p.deadline_s = tight ? 0.5 : 3600;
+        p.policy.curve_max_band = 1.05; /* the curve is trusted only late: the decision is relative */
+        p.policy.search_eval_every_epochs = 0.1;
+        rec rc = {0};
+        scv_run_observer obs = {.ctx = &rc, .on_event = on_event};
+        scv_run_result res;
+        scv_err e = {0};
+        CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+        CHECK(res.reached && res.decision_relative);
+        CHECK_MSG(strstr(rc.notes, "deadline applies from the first plan with absolute times") != NULL, "%s", rc.notes);
+        if (tight)
+            CHECK_MSG(strstr(rc.notes, "cannot be met") != NULL, "%s", rc.notes);
+        else
+            CHECK_MSG(res.first_absolute && isfinite(res.absolute_time_s) && strstr(res.plan->why, "deadline"),
+                      "%s", res.plan ? res.plan->why : "no plan");
+        scv_run_result_free(&res);
+    }
+    scv_store_close(db);
+}
+
 /* The search budget: a short job profiles less; a configuration predicted far slower is
  * not profiled at all. */
 static void t_search_budget(void)
@@ -713,6 +749,7 @@ static const scv_test tests[] = {
     {"failure_retries", t_failure_retries},
     {"first_run_absolute", t_first_run_absolute},
     {"loss_target", t_loss_target},
+    {"deadline_first_run", t_deadline_first_run},
     {"search_budget", t_search_budget},
     {"epochs_spent_early", t_epochs_spent_early},
     {"report", t_report},

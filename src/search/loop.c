@@ -483,7 +483,10 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     scv_plan_request req = {.catalog = p->catalog, .vms = &l->vm_index, .n_vms = 1, .measured_vm = l->vm_index,
                             .workers = p->workers, .n_workers = p->n_workers, .batches = p->batches,
                             .n_batches = p->n_batches, .perf = perf, .stat = sm, .job = &l->job,
-                            .deadline_s = p->deadline_s, .budget = p->budget, .objective = p->objective,
+                            /* bounds on nominal times would be arbitrary: they apply from the
+                             * first plan with absolute times (a re-plan once the curve knows) */
+                            .deadline_s = r->relative ? 0 : p->deadline_s, .budget = r->relative ? 0 : p->budget,
+                            .objective = p->objective,
                             .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib,
                             .measured_threads = l->job.threads, .worker_threads = l->job.threads,
                             .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs};
@@ -730,6 +733,9 @@ static int do_plan(loop *l, scv_err *err)
     }
     predict_progress(l);
     note(l, SCV_EV_NOTE, "target: %s", r->target_note);
+    if (r->relative && (l->p->deadline_s > 0 || l->p->budget > 0))
+        note(l, SCV_EV_NOTE, "the %s applies from the first plan with absolute times (the target's epochs are not "
+             "known yet)", l->p->deadline_s > 0 ? "deadline" : "budget");
     note(l, SCV_EV_DECISION, "K=%d, B=%d (%s)", l->K, l->B, r->why);
     return store_models(l, err);
 }
@@ -782,8 +788,9 @@ static int do_replan(loop *l, scv_err *err)
     scv_plan_result *res = NULL;
     scv_perf_model pf;
     scv_stat_model sm;
-    if (plan(l, &res, &pf, &sm, NULL) != SCV_OK) {
-        note(l, SCV_EV_NOTE, "re-plan failed; staying at K=%d, B=%d", l->K, l->B);
+    scv_err pe = {0};
+    if (plan(l, &res, &pf, &sm, &pe) != SCV_OK) {
+        note(l, SCV_EV_NOTE, "re-plan failed (%.300s); staying at K=%d, B=%d", pe.msg, l->K, l->B);
         return SCV_OK;
     }
     const scv_plan_point *nc = &res->points[res->chosen], *cur = find_point(res, l->K, l->B);
@@ -944,13 +951,6 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     out->state = SCV_STATE_FAILED;
     int rc = scv_run_params_check(p, err);
     if (rc) return rc;
-    double e;
-    int b;
-    if ((p->deadline_s > 0 || p->budget > 0) && !(p->target_epochs > 0) &&
-        scv_store_learnt_target(p->store, p->job_key, metric_of(p), target_value(p), &e, &b, NULL) != SCV_OK)
-        return scv_err_set(err, SCV_EINVAL, "a deadline or budget needs the target's epochs: give target-epochs E "
-                                            "and target-batch B0, or run the job once without bounds (its run is "
-                                            "stored and learnt)");
     loop L = {.p = p, .d = d, .obs = obs, .r = out, .pol = &p->policy, .last_accuracy = NAN, .seg_t0 = NAN,
               .seg_t1 = NAN};
     loop *l = &L;

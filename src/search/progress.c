@@ -91,11 +91,11 @@ void progress_predict(const progress *p, scv_metric metric, double target, int b
     scv_curve fit;
     scv_err e = {0};
     if (scv_curve_fit(metric, x, y, p->nev, NULL, &fit, &e)) {
-        snprintf(out->why, sizeof out->why, "learning curve: %.130s", e.msg);
+        snprintf(out->why, sizeof out->why, "%.150s", e.msg);
     } else {
         scv_curve_prediction pr;
         if (scv_curve_predict(&fit, x, y, p->nev, target, seed, NULL, &pr, &e)) {
-            snprintf(out->why, sizeof out->why, "learning curve: %.130s", e.msg);
+            snprintf(out->why, sizeof out->why, "%.150s", e.msg);
         } else {
             out->ok = 1;
             out->reachable = pr.reachable;
