@@ -15,9 +15,24 @@ int scv_comm_under_launcher(void);
 /* Initialises MPI once per process when under mpirun (finalised at exit). */
 int scv_comm_new(scv_comm **out, scv_err *err);
 void scv_comm_free(scv_comm *c);
+/* This process's rank among the active ranks and their number (rank -1: parked). */
 int scv_comm_rank(const scv_comm *c);
 int scv_comm_size(const scv_comm *c);
-/* In-place sums over all ranks. */
+/* ... and among all the processes of the job. */
+int scv_comm_all_rank(const scv_comm *c);
+int scv_comm_all_size(const scv_comm *c);
+/* 1 when this process was spawned into a running job (it starts parked). */
+int scv_comm_joined(const scv_comm *c);
+/* Elasticity (collective over all processes; comm_mpi.c explains the two communicators):
+ * scv_comm_command broadcasts `bytes` from all-rank 0 to every process, waiting by polling
+ * with sleeps (a parked process waits there for minutes); scv_comm_grow spawns n_new
+ * processes running exe argv (one on each of hosts[i] when hosts is given) and merges them
+ * in, ranked last and parked; scv_comm_activate makes the first k processes the active
+ * ranks (the others are parked). */
+int scv_comm_command(scv_comm *c, void *buf, size_t bytes, scv_err *err);
+int scv_comm_grow(scv_comm *c, const char *exe, char **argv, int n_new, const char *const *hosts, scv_err *err);
+int scv_comm_activate(scv_comm *c, int k, scv_err *err);
+/* In-place sums over the active ranks (these and the next two: collective over them). */
 int scv_comm_allreduce_f32(scv_comm *c, float *buf, size_t n, scv_err *err);
 int scv_comm_allreduce_f64(scv_comm *c, double *buf, size_t n, scv_err *err);
 /* Returns the largest rc over all ranks, so every rank takes the same branch after it.

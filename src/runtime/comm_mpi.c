@@ -1,6 +1,13 @@
 /*
  * comm_mpi.c - collectives over Open MPI (see comm.h). Errors are returned, not fatal:
- * MPI_COMM_WORLD gets MPI_ERRORS_RETURN and failures become SCV_EMPI with MPI's text.
+ * the communicators get MPI_ERRORS_RETURN and failures become SCV_EMPI with MPI's text.
+ *
+ * Two communicators: `all` holds every process of the job (mpirun's world, grown by
+ * MPI_Comm_spawn + MPI_Intercomm_merge, the newcomers ranked last), `act` the active ranks
+ * that train (the first K of `all`; MPI_Comm_split). Without elasticity they are the same.
+ * A process left out of `act` is parked: it waits for the next command (scv_comm_command)
+ * and may be activated again. A parked process cannot leave early: Open MPI's MPI_Finalize
+ * waits for every process of the job, and one that exits without it aborts the job.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "comm.h"
@@ -13,7 +20,10 @@
 
 struct scv_comm {
     int mpi; /* 0 = single-process backend */
-    int rank, size;
+    int rank, size;         /* in act (rank -1: parked) */
+    int all_rank, all_size; /* in all */
+    int joined;             /* spawned into a running job */
+    MPI_Comm all, act;
     long poll_sleep_ns; /* > 0: wait for collectives by polling with sleeps */
 };
 
@@ -84,16 +94,129 @@ int scv_comm_new(scv_comm **out, scv_err *err)
         c->mpi = 1;
         const char *ps = getenv("SCV_COMM_POLL_SLEEP_US");
         if (ps) c->poll_sleep_ns = 1000L * strtol(ps, NULL, 10);
-        MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
-        MPI_Comm_size(MPI_COMM_WORLD, &c->size);
+        MPI_Comm parent = MPI_COMM_NULL;
+        MPI_Comm_get_parent(&parent);
+        int rc;
+        if (parent != MPI_COMM_NULL) { /* spawned by a growing job: join it, ranked last */
+            c->joined = 1;
+            rc = MPI_Intercomm_merge(parent, 1, &c->all);
+        } else {
+            rc = MPI_Comm_dup(MPI_COMM_WORLD, &c->all);
+        }
+        if (rc != MPI_SUCCESS) {
+            free(c);
+            return mpi_fail(err, rc, parent != MPI_COMM_NULL ? "MPI_Intercomm_merge" : "MPI_Comm_dup");
+        }
+        MPI_Comm_set_errhandler(c->all, MPI_ERRORS_RETURN);
+        MPI_Comm_rank(c->all, &c->all_rank);
+        MPI_Comm_size(c->all, &c->all_size);
+        if (c->joined) { /* parked until a command activates it */
+            c->act = MPI_COMM_NULL, c->rank = -1, c->size = 0;
+        } else if ((rc = MPI_Comm_dup(c->all, &c->act)) != MPI_SUCCESS) {
+            free(c);
+            return mpi_fail(err, rc, "MPI_Comm_dup");
+        } else {
+            MPI_Comm_set_errhandler(c->act, MPI_ERRORS_RETURN);
+            c->rank = c->all_rank, c->size = c->all_size;
+        }
+    } else {
+        c->all_size = 1;
     }
     *out = c;
     return SCV_OK;
 }
 
-void scv_comm_free(scv_comm *c) { free(c); }
+void scv_comm_free(scv_comm *c)
+{
+    if (!c) return;
+    if (c->mpi) {
+        int done = 0;
+        MPI_Finalized(&done);
+        if (!done && c->act != MPI_COMM_NULL) MPI_Comm_free(&c->act);
+        if (!done && c->all != MPI_COMM_NULL) MPI_Comm_free(&c->all);
+    }
+    free(c);
+}
 int scv_comm_rank(const scv_comm *c) { return c->rank; }
 int scv_comm_size(const scv_comm *c) { return c->size; }
+int scv_comm_all_rank(const scv_comm *c) { return c->all_rank; }
+int scv_comm_all_size(const scv_comm *c) { return c->all_size; }
+int scv_comm_joined(const scv_comm *c) { return c->joined; }
+
+/* The sleep between tests while a process waits for a command: parked processes wait for
+ * minutes, and busy polling would take a core from the ones that train. */
+#define COMMAND_POLL_NS 200000L
+
+int scv_comm_command(scv_comm *c, void *buf, size_t bytes, scv_err *err)
+{
+    if (!c->mpi) return SCV_OK;
+    if (bytes > INT_MAX) return scv_err_set(err, SCV_ERANGE, "command of %zu bytes", bytes);
+    MPI_Request req;
+    int rc = MPI_Ibcast(buf, (int)bytes, MPI_BYTE, 0, c->all, &req);
+    if (rc == MPI_SUCCESS) {
+        struct timespec ts = {0, c->poll_sleep_ns > COMMAND_POLL_NS ? c->poll_sleep_ns : COMMAND_POLL_NS};
+        for (;;) {
+            int done = 0;
+            rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS || done) break;
+            nanosleep(&ts, NULL);
+        }
+    }
+    return rc == MPI_SUCCESS ? SCV_OK : mpi_fail(err, rc, "MPI_Ibcast (command)");
+}
+
+int scv_comm_grow(scv_comm *c, const char *exe, char **argv, int n_new, const char *const *hosts, scv_err *err)
+{
+    if (!c->mpi) return scv_err_set(err, SCV_EINVAL, "growing needs a job started by mpirun");
+    if (n_new < 1) return SCV_OK;
+    int *codes = malloc(sizeof(int) * (size_t)n_new);
+    char **cmds = malloc(sizeof(char *) * (size_t)n_new);
+    char ***argvs = malloc(sizeof(char **) * (size_t)n_new);
+    int *maxprocs = malloc(sizeof(int) * (size_t)n_new);
+    MPI_Info *infos = malloc(sizeof(MPI_Info) * (size_t)n_new);
+    if (!codes || !cmds || !argvs || !maxprocs || !infos) {
+        free(codes), free(cmds), free(argvs), free(maxprocs), free(infos);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    for (int i = 0; i < n_new; i++) { /* one process per host (MPI_Comm_spawn_multiple) */
+        cmds[i] = (char *)exe, argvs[i] = argv, maxprocs[i] = 1;
+        MPI_Info_create(&infos[i]);
+        if (hosts && hosts[i]) MPI_Info_set(infos[i], "host", hosts[i]);
+    }
+    MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
+    int rc = MPI_Comm_spawn_multiple(n_new, cmds, argvs, maxprocs, infos, 0, c->all, &inter, codes);
+    for (int i = 0; i < n_new; i++) MPI_Info_free(&infos[i]);
+    if (rc == MPI_SUCCESS) rc = MPI_Intercomm_merge(inter, 0, &merged);
+    if (inter != MPI_COMM_NULL) MPI_Comm_free(&inter);
+    free(codes), free(cmds), free(argvs), free(maxprocs), free(infos);
+    if (rc != MPI_SUCCESS) return mpi_fail(err, rc, "MPI_Comm_spawn");
+    MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+    MPI_Comm_free(&c->all);
+    c->all = merged;
+    MPI_Comm_rank(c->all, &c->all_rank);
+    MPI_Comm_size(c->all, &c->all_size);
+    return SCV_OK;
+}
+
+int scv_comm_activate(scv_comm *c, int k, scv_err *err)
+{
+    if (!c->mpi) return k == 1 ? SCV_OK : scv_err_set(err, SCV_EINVAL, "%d workers need a job started by mpirun", k);
+    if (k < 1 || k > c->all_size)
+        return scv_err_set(err, SCV_EINVAL, "%d workers: the job has %d processes", k, c->all_size);
+    MPI_Comm act = MPI_COMM_NULL;
+    int rc = MPI_Comm_split(c->all, c->all_rank < k ? 0 : MPI_UNDEFINED, c->all_rank, &act);
+    if (rc != MPI_SUCCESS) return mpi_fail(err, rc, "MPI_Comm_split");
+    if (c->act != MPI_COMM_NULL) MPI_Comm_free(&c->act);
+    c->act = act;
+    if (act != MPI_COMM_NULL) {
+        MPI_Comm_set_errhandler(act, MPI_ERRORS_RETURN);
+        MPI_Comm_rank(act, &c->rank);
+        MPI_Comm_size(act, &c->size);
+    } else {
+        c->rank = -1, c->size = 0;
+    }
+    return SCV_OK;
+}
 
 /* In-place sum of n elements of type t over all ranks. */
 static int allreduce(scv_comm *c, void *buf, size_t n, MPI_Datatype t, scv_err *err)
@@ -103,10 +226,10 @@ static int allreduce(scv_comm *c, void *buf, size_t n, MPI_Datatype t, scv_err *
     int rc;
     if (c->poll_sleep_ns > 0) {
         MPI_Request req;
-        rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, t, MPI_SUM, MPI_COMM_WORLD, &req);
+        rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, t, MPI_SUM, c->act, &req);
         if (rc == MPI_SUCCESS) rc = wait_req(c, &req);
     } else {
-        rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, t, MPI_SUM, MPI_COMM_WORLD);
+        rc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, t, MPI_SUM, c->act);
     }
     return rc == MPI_SUCCESS ? SCV_OK : mpi_fail(err, rc, "MPI_Allreduce");
 }
@@ -125,11 +248,11 @@ int scv_comm_agree(scv_comm *c, int rc, scv_err *err)
 {
     if (!c->mpi) return rc;
     int v[2] = {rc, rc ? -c->rank : -c->size}, all[2];
-    if (MPI_Allreduce(v, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+    if (MPI_Allreduce(v, all, 2, MPI_INT, MPI_MAX, c->act) != MPI_SUCCESS)
         return scv_err_set(err, SCV_EMPI, "MPI_Allreduce failed while agreeing on a status");
     if (all[0] != SCV_OK && err) {
         int src = -all[1];
-        MPI_Bcast(err->msg, (int)sizeof err->msg, MPI_CHAR, src, MPI_COMM_WORLD);
+        MPI_Bcast(err->msg, (int)sizeof err->msg, MPI_CHAR, src, c->act);
         err->code = all[0];
     }
     return all[0];
@@ -141,7 +264,7 @@ int scv_comm_bcast(scv_comm *c, void *buf, size_t bytes, int root, scv_err *err)
     char *p = buf;
     while (bytes > 0) { /* MPI counts are int: send in chunks */
         int chunk = bytes > (size_t)1 << 30 ? 1 << 30 : (int)bytes;
-        int rc = MPI_Bcast(p, chunk, MPI_BYTE, root, MPI_COMM_WORLD);
+        int rc = MPI_Bcast(p, chunk, MPI_BYTE, root, c->act);
         if (rc != MPI_SUCCESS) return mpi_fail(err, rc, "MPI_Bcast");
         p += chunk;
         bytes -= (size_t)chunk;
@@ -151,6 +274,6 @@ int scv_comm_bcast(scv_comm *c, void *buf, size_t bytes, int root, scv_err *err)
 
 void scv_comm_abort(scv_comm *c, int code)
 {
-    if (c && c->mpi) MPI_Abort(MPI_COMM_WORLD, code);
+    if (c && c->mpi) MPI_Abort(c->all != MPI_COMM_NULL ? c->all : MPI_COMM_WORLD, code);
     exit(code);
 }

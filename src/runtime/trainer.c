@@ -476,34 +476,24 @@ static void teardown(run_ctx *c)
     c->lock_fd = -1;
 }
 
-int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err)
+/* One segment: trains from the current state (c->st, the model, the optimiser) under the
+ * stopping rules of c->p, then evaluates, flushes the metrics and checkpoints as the rules
+ * say; res describes the segment. The whole job when not elastic. */
+static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
 {
-    memset(res, 0, sizeof *res);
-    int rc = scv_train_params_check(p, err);
-    if (rc) return rc;
-    scv_compute_threads(p->threads);
-    run_ctx c = {.p = p, .lock_fd = -1};
-    g_stop = 0;
-    int time_stop = 0;
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    rc = setup(&c, err);
-    res->rank = c.rank;
-    if (rc) goto out;
-
-    const int64_t N = c.train->n, B = p->batch;
+    const scv_train_params *p = c->p;
+    int rc = SCV_OK, time_stop = 0;
+    c->time_stable = 0;
+    const int64_t N = c->train->n, B = p->batch;
     int64_t eval_every = p->eval_every;
     if (p->eval_every_epochs > 0 && !p->eval_every) {
         eval_every = (int64_t)(p->eval_every_epochs * (double)N / (double)B);
         if (eval_every < 1) eval_every = 1;
     }
-    const size_t np = scv_model_nparams(c.model);
-    const size_t d = (size_t)c.train->c * c.train->h * c.train->w;
-    float *w = scv_model_params(c.model), *g = scv_model_grads(c.model);
-    uint64_t order_epoch = 0; /* the epoch c.perm holds, when have_order */
+    const size_t np = scv_model_nparams(c->model);
+    const size_t d = (size_t)c->train->c * c->train->h * c->train->w;
+    float *w = scv_model_params(c->model), *g = scv_model_grads(c->model);
+    uint64_t order_epoch = 0; /* the epoch c->perm holds, when have_order */
     int have_order = 0;
     int64_t run_iters = 0, run_samples = 0;
     double t_start = scv_now(), sum_comp = 0, sum_comm = 0, sum_iter = 0, last_print = 0;
@@ -511,9 +501,9 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     double period_loss = 0, period_samples = 0; /* the training loss since the last periodic point */
     const int target_on = p->target_accuracy > 0 || p->target_loss > 0;
     int evaluated_at_end = 0, acc_full = 1;
-    c.t_start = t_start;
+    c->t_start = t_start;
     /* periodic evaluations: the first sub_n test samples (all of them when 0 or too many) */
-    const int64_t n_test = c.test->n;
+    const int64_t n_test = c->test->n;
     const int64_t sub_n = p->eval_subset > 0 && p->eval_subset < n_test ? p->eval_subset : n_test;
     const int subset_on = sub_n < n_test;
     /* the target window: the last W periodic accuracies, history first (from_hist marks
@@ -524,8 +514,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     int win_len = 0;
     if (!win || !from_hist) {
         free(win), free(from_hist);
-        rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
-        goto out;
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
     for (int i = 0; i < p->n_target_history; i++) {
         if (win_len == W) {
@@ -545,39 +534,39 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     for (;;) {
         /* stopping rules checked before the step */
         if (time_stop) break;
-        if (p->iterations && (int64_t)c.st.iteration >= p->iterations) {
+        if (p->iterations && (int64_t)c->st.iteration >= p->iterations) {
             snprintf(res->stopped_by, sizeof res->stopped_by, "iterations");
             break;
         }
-        if (p->epochs > 0 && (double)c.st.samples_seen >= p->epochs * (double)N - 0.5) {
+        if (p->epochs > 0 && (double)c->st.samples_seen >= p->epochs * (double)N - 0.5) {
             snprintf(res->stopped_by, sizeof res->stopped_by, "epochs");
             break;
         }
         if (target_on && !(p->epochs > 0) && !p->iterations &&
-            (double)c.st.samples_seen >= 200.0 * (double)N) break; /* safety bound: 200 epochs */
-        if (c.st.pos >= (uint64_t)N) {
-            c.st.epoch++;
-            c.st.pos = 0;
+            (double)c->st.samples_seen >= 200.0 * (double)N) break; /* safety bound: 200 epochs */
+        if (c->st.pos >= (uint64_t)N) {
+            c->st.epoch++;
+            c->st.pos = 0;
         }
-        if (!have_order || c.st.epoch != order_epoch) {
-            scv_epoch_order(p->seed, c.st.epoch, N, c.perm);
-            order_epoch = c.st.epoch, have_order = 1;
+        if (!have_order || c->st.epoch != order_epoch) {
+            scv_epoch_order(p->seed, c->st.epoch, N, c->perm);
+            order_epoch = c->st.epoch, have_order = 1;
         }
         double t0 = scv_now();
-        int64_t Bcur = N - (int64_t)c.st.pos < B ? N - (int64_t)c.st.pos : B;
-        scv_split_batch(Bcur, c.K, p->rank_weights, c.counts, c.offsets);
-        int64_t bk = c.counts[c.rank], off = (int64_t)c.st.pos + c.offsets[c.rank];
+        int64_t Bcur = N - (int64_t)c->st.pos < B ? N - (int64_t)c->st.pos : B;
+        scv_split_batch(Bcur, c->K, p->rank_weights, c->counts, c->offsets);
+        int64_t bk = c->counts[c->rank], off = (int64_t)c->st.pos + c->offsets[c->rank];
         for (int64_t i = 0; i < bk; i++) {
-            int32_t s = c.perm[off + i];
-            memcpy(c.bx + (size_t)i * d, c.train->x + (size_t)s * d, d * sizeof(float));
-            c.by[i] = c.train->y[s];
+            int32_t s = c->perm[off + i];
+            memcpy(c->bx + (size_t)i * d, c->train->x + (size_t)s * d, d * sizeof(float));
+            c->by[i] = c->train->y[s];
         }
         double loss_sum = 0;
         int64_t correct = 0;
         double t1 = scv_now();
-        rc = scv_model_train_step(c.model, c.bx, c.by, (int)bk, 1.0f / (float)Bcur, &loss_sum,
+        rc = scv_model_train_step(c->model, c->bx, c->by, (int)bk, 1.0f / (float)Bcur, &loss_sum,
                                   &correct, err);
-        if ((rc = scv_comm_agree(c.comm, rc, err))) break;
+        if ((rc = scv_comm_agree(c->comm, rc, err))) break;
         double t2 = scv_now();
         /* |g_k|^2 of this rank's mean gradient: the buffer holds (b_k/B) g_k */
         double sq = p->no_grad_stats ? 0 : sqnorm(g, np);
@@ -587,18 +576,18 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
         g[np + X_LOSS] = (float)loss_sum;
         g[np + X_CORRECT] = (float)correct;
         g[np + X_STOP] = (float)g_stop;
-        g[np + X_TIME_STABLE] = (float)c.time_stable;
-        if ((rc = scv_comm_allreduce_f32(c.comm, g, np + X_COUNT, err))) break;
+        g[np + X_TIME_STABLE] = (float)c->time_stable;
+        if ((rc = scv_comm_allreduce_f32(c->comm, g, np + X_COUNT, err))) break;
         double t3 = scv_now();
         /* SGD step, with |g|^2 of the averaged gradient in the same pass */
-        float lr = (float)scv_lr_at(p, Bcur, (int64_t)c.st.samples_seen, N);
+        float lr = (float)scv_lr_at(p, Bcur, (int64_t)c->st.samples_seen, N);
         float mu = (float)p->momentum, wd = (float)p->weight_decay;
-        double gsq = p->no_grad_stats ? sgd_step(w, c.mom, g, np, lr, mu, wd, 0)
-                                      : sgd_step(w, c.mom, g, np, lr, mu, wd, 1);
+        double gsq = p->no_grad_stats ? sgd_step(w, c->mom, g, np, lr, mu, wd, 0)
+                                      : sgd_step(w, c->mom, g, np, lr, mu, wd, 1);
         double t4 = scv_now();
-        c.st.iteration++;
-        c.st.pos += (uint64_t)Bcur;
-        c.st.samples_seen += (uint64_t)Bcur;
+        c->st.iteration++;
+        c->st.pos += (uint64_t)Bcur;
+        c->st.samples_seen += (uint64_t)Bcur;
         run_iters++;
         run_samples += Bcur;
         double loss = g[np + X_LOSS] / (double)Bcur;
@@ -606,7 +595,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
         if (!isfinite(loss)) {
             rc = scv_err_set(err, SCV_ERANGE,
                              "training diverged at iteration %llu (loss is not finite); lower --lr",
-                             (unsigned long long)c.st.iteration);
+                             (unsigned long long)c->st.iteration);
             break;
         }
         loss_ema = isnan(loss_ema) ? loss : 0.95 * loss_ema + 0.05 * loss;
@@ -614,37 +603,37 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
         sum_comp += t2 - t1;
         sum_comm += t3 - t2;
         sum_iter += t4 - t0;
-        if (c.metrics) {
+        if (c->metrics) {
             char nl[32] = "null", ng[32] = "null"; /* null when the statistics are off */
             if (!p->no_grad_stats) {
                 snprintf(nl, sizeof nl, "%.6e", local_mean);
                 snprintf(ng, sizeof ng, "%.6e", gsq);
             }
-            fprintf(c.metrics,
+            fprintf(c->metrics,
                     "{\"type\":\"iter\",\"iter\":%llu,\"epoch\":%llu,\"epoch_progress\":%.6f,"
                     "\"workers\":%d,\"batch\":%lld,\"local_batch\":%lld,\"t_compute\":%.6e,"
                     "\"t_comm\":%.6e,\"t_iter\":%.6e,\"loss\":%.6g,\"train_accuracy\":%.4f,"
                     "\"lr\":%.6g,\"grad_sqnorm_local_mean\":%s,\"grad_sqnorm_global\":%s,"
                     "\"samples_seen\":%llu,\"ts\":%.6f}\n",
-                    (unsigned long long)c.st.iteration, (unsigned long long)c.st.epoch,
-                    (double)c.st.samples_seen / (double)N, c.K, (long long)Bcur, (long long)bk,
+                    (unsigned long long)c->st.iteration, (unsigned long long)c->st.epoch,
+                    (double)c->st.samples_seen / (double)N, c->K, (long long)Bcur, (long long)bk,
                     t2 - t1, t3 - t2, t4 - t0, loss, g[np + X_CORRECT] / (double)Bcur, lr, nl, ng,
-                    (unsigned long long)c.st.samples_seen, scv_wall_clock());
+                    (unsigned long long)c->st.samples_seen, scv_wall_clock());
         }
         int stop_now = g[np + X_STOP] > 0;
         if (!stop_now && g[np + X_TIME_STABLE] > 0) { /* rank 0's iteration-time rule fired */
             snprintf(res->stopped_by, sizeof res->stopped_by, "time_stable");
             time_stop = 1;
         }
-        int epoch_end = c.st.pos >= (uint64_t)N;
-        int last = (p->iterations && (int64_t)c.st.iteration >= p->iterations) ||
-                   (p->epochs > 0 && (double)c.st.samples_seen >= p->epochs * (double)N - 0.5);
-        int do_eval = eval_every ? (int64_t)c.st.iteration % eval_every == 0 : epoch_end;
+        int epoch_end = c->st.pos >= (uint64_t)N;
+        int last = (p->iterations && (int64_t)c->st.iteration >= p->iterations) ||
+                   (p->epochs > 0 && (double)c->st.samples_seen >= p->epochs * (double)N - 0.5);
+        int do_eval = eval_every ? (int64_t)c->st.iteration % eval_every == 0 : epoch_end;
         evaluated_at_end = 0;
         if ((do_eval && target_on) || (do_eval && !stop_now)) {
             double ploss = period_samples > 0 ? period_loss / period_samples : NAN, pn = period_samples;
             period_loss = period_samples = 0;
-            if ((rc = eval_on(&c, sub_n, "periodic", ploss, pn, &acc, &tloss, res, err))) break;
+            if ((rc = eval_on(c, sub_n, "periodic", ploss, pn, &acc, &tloss, res, err))) break;
             evaluated_at_end = acc_full = !subset_on;
             const int by_loss = p->target_loss > 0;
             const double target = by_loss ? p->target_loss : p->target_accuracy;
@@ -678,7 +667,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
                     int ok = 1;
                     double facc = NAN;
                     if (subset_on && !by_loss) { /* confirm on the whole test set */
-                        if ((rc = eval_on(&c, n_test, "confirm", NAN, 0, &facc, &tloss, res, err))) break;
+                        if ((rc = eval_on(c, n_test, "confirm", NAN, 0, &facc, &tloss, res, err))) break;
                         acc = facc;
                         evaluated_at_end = acc_full = 1;
                         double floor_ = p->target_accuracy - p->target_confirm_tol;
@@ -691,17 +680,17 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
                         res->reached_target = 1;
                         snprintf(res->reached_by, sizeof res->reached_by, "%s%s", how, conf);
                     }
-                    if (c.metrics) {
+                    if (c->metrics) {
                         char fa[32] = "null";
                         if (isfinite(facc)) snprintf(fa, sizeof fa, "%.6f", facc);
-                        fprintf(c.metrics,
+                        fprintf(c->metrics,
                                 "{\"type\":\"target\",\"iter\":%llu,\"epoch_progress\":%.6f,"
                                 "\"metric\":\"%s\",\"target\":%.6f,\"window\":%d,\"window_from_history\":%d,"
                                 "\"window_mean\":%.6f,\"set\":\"%s\",\"n\":%lld,"
                                 "\"full_accuracy\":%s,\"confirm_tol\":%g,\"reached\":%s,"
                                 "\"reached_by\":\"%s%s%s\"}\n",
-                                (unsigned long long)c.st.iteration,
-                                (double)c.st.samples_seen / (double)N,
+                                (unsigned long long)c->st.iteration,
+                                (double)c->st.samples_seen / (double)N,
                                 by_loss ? "train_loss" : "test_accuracy", target, W,
                                 n_hist, mean, subset_on ? "subset" : "full", (long long)sub_n, fa,
                                 p->target_confirm_tol, ok ? "true" : "false", how, conf,
@@ -711,15 +700,15 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
             }
         }
         int ckpt_now = p->checkpoint_dir && p->checkpoint_every &&
-                       (int64_t)c.st.iteration % p->checkpoint_every == 0;
-        if (ckpt_now && (rc = save_checkpoint(&c, scv_now() - t_start, err))) break;
-        if (c.rank == 0 && p->progress) {
+                       (int64_t)c->st.iteration % p->checkpoint_every == 0;
+        if (ckpt_now && (rc = save_checkpoint(c, scv_now() - t_start, err))) break;
+        if (c->rank == 0 && p->progress) {
             double now = scv_now();
             if (now - last_print > 0.5 || last || stop_now || res->reached_target) {
                 double el = now - t_start, rate = el > 0 ? (double)run_iters / el : 0, left = -1;
-                if (p->iterations) left = (double)(p->iterations - (int64_t)c.st.iteration) / rate;
+                if (p->iterations) left = (double)(p->iterations - (int64_t)c->st.iteration) / rate;
                 if (p->epochs > 0) {
-                    double l2 = (p->epochs * (double)N - (double)c.st.samples_seen) / (double)B / rate;
+                    double l2 = (p->epochs * (double)N - (double)c->st.samples_seen) / (double)B / rate;
                     if (left < 0 || l2 < left) left = l2;
                 }
                 char eta[32];
@@ -727,7 +716,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
                 fprintf(stderr,
                         "\r\033[Kiter %llu | epoch %.2f | loss %.4f | test acc %s%.4f | "
                         "%.0f samples/s | ETA %s",
-                        (unsigned long long)c.st.iteration, (double)c.st.samples_seen / (double)N,
+                        (unsigned long long)c->st.iteration, (double)c->st.samples_seen / (double)N,
                         loss_ema, isnan(acc) ? "-" : "", isnan(acc) ? 0.0 : acc,
                         el > 0 ? (double)run_samples / el : 0.0, eta);
                 fflush(stderr);
@@ -745,10 +734,10 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
         }
         /* noise stable: B_simple of two consecutive windows agree (every rank sees the same
          * reduced numbers, so every rank stops at the same iteration) */
-        if (p->stop_noise_window > 0 && c.K > 1 && !p->no_grad_stats) {
+        if (p->stop_noise_window > 0 && c->K > 1 && !p->no_grad_stats) {
             win_l += local_mean, win_g += gsq, win_n++;
             if (win_n == p->stop_noise_window) {
-                double bs = scv_gns_b_simple(c.K, (int)Bcur, win_l / win_n, win_g / win_n);
+                double bs = scv_gns_b_simple(c->K, (int)Bcur, win_l / win_n, win_g / win_n);
                 int stable = isfinite(bs) && isfinite(prev_bs) &&
                              fabs(bs - prev_bs) <= p->stop_noise_tol * fmax(fabs(prev_bs), 1e-12);
                 res->b_simple = bs;
@@ -768,33 +757,34 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
             t_n++;
             t_mean += d1 / (double)t_n;
             t_m2 += d1 * (x - t_mean);
-            if (c.rank == 0 && t_n >= (p->stop_time_min > 2 ? p->stop_time_min : 2) &&
+            if (c->rank == 0 && t_n >= (p->stop_time_min > 2 ? p->stop_time_min : 2) &&
                 sqrt(t_m2 / (double)(t_n - 1) / (double)t_n) <= p->stop_time_rse * t_mean)
-                c.time_stable = 1;
+                c->time_stable = 1;
         }
     }
-    if (c.rank == 0 && p->progress) fputc('\n', stderr);
+    if (c->rank == 0 && p->progress) fputc('\n', stderr);
     double wall = scv_now() - t_start;
     if (!rc && !evaluated_at_end && !res->interrupted && !p->no_final_eval) {
-        rc = eval_on(&c, n_test, NULL, NAN, 0, &acc, &tloss, res, err); /* the whole test set */
+        rc = eval_on(c, n_test, NULL, NAN, 0, &acc, &tloss, res, err); /* the whole test set */
         acc_full = 1;
     }
     free(win);
     free(from_hist);
-    if (!rc) rc = scv_comm_agree(c.comm, c.rank == 0 ? metrics_flush(&c, err) : SCV_OK, err);
-    if (!rc && p->checkpoint_dir) rc = save_checkpoint(&c, wall, err);
+    if (!rc) rc = scv_comm_agree(c->comm, c->rank == 0 ? metrics_flush(c, err) : SCV_OK, err);
+    if (!rc && p->checkpoint_dir) rc = save_checkpoint(c, wall, err);
     if (!rc && res->interrupted)
         rc = scv_err_set(err, SCV_EINTR, "interrupted at iteration %llu%s%s",
-                         (unsigned long long)c.st.iteration,
+                         (unsigned long long)c->st.iteration,
                          p->checkpoint_dir ? "; checkpoint saved in " : "",
                          p->checkpoint_dir ? p->checkpoint_dir : "");
     snprintf(res->model, sizeof res->model, "%s", p->model);
-    res->workers = c.K;
+    res->workers = c->K;
     res->batch = p->batch;
-    res->iterations = (int64_t)c.st.iteration;
+    res->iterations = (int64_t)c->st.iteration;
     res->iterations_run = run_iters;
-    res->epochs = c.train ? (double)c.st.samples_seen / (double)c.train->n : 0;
-    res->wall_seconds = c.wall_before + wall;
+    res->epochs = c->train ? (double)c->st.samples_seen / (double)c->train->n : 0;
+    res->wall_seconds = c->wall_before + wall;
+    c->wall_before += wall; /* the next segment (elastic mode) continues the clock */
     res->samples_per_sec = sum_iter > 0 ? (double)run_samples / sum_iter : 0;
     res->test_accuracy = acc;
     res->test_loss = tloss;
@@ -805,7 +795,25 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
         res->t_comm_mean = sum_comm / (double)run_iters;
         res->t_iter_mean = sum_iter / (double)run_iters;
     }
-out:
+    return rc;
+}
+
+int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err)
+{
+    memset(res, 0, sizeof *res);
+    int rc = scv_train_params_check(p, err);
+    if (rc) return rc;
+    scv_compute_threads(p->threads);
+    run_ctx c = {.p = p, .lock_fd = -1};
+    g_stop = 0;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    rc = setup(&c, err);
+    res->rank = c.rank;
+    if (!rc) rc = train_segment(&c, res, err);
     teardown(&c);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
