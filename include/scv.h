@@ -186,6 +186,15 @@ typedef struct scv_train_params {
                                   training losses, with target_loss) of the same run,
                                   oldest first: they prefill the window (NULL = none) */
     int n_target_history;
+    /* elastic mode (the elastic job driver): the job stays up and trains one segment per
+     * command read from elastic_control/cmd (JSON lines), answering on elastic_control/reply;
+     * the command's K and B take effect in place: B at once, K by activating, parking or
+     * spawning processes (elastic_argv: this program's arguments for the spawned ones;
+     * elastic_hosts: "h1,h2,..." where process i runs, NULL = this host). The stopping
+     * rules above apply per segment and come from each command. */
+    const char *elastic_control;
+    char **elastic_argv;
+    const char *elastic_hosts;
 } scv_train_params;
 
 typedef struct scv_train_result {

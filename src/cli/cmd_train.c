@@ -78,6 +78,9 @@ static void help(void)
            "  --progress WHEN       auto | always | never (auto: on a terminal)\n"
            "  --no-grad-stats       skip the gradient-norm statistics (to measure their cost)\n"
            "  --no-final-eval       no test-set evaluation at the end of this invocation\n"
+           "  --elastic-control DIR the elastic job driver's mode: the job stays up and trains one\n"
+           "                        segment per command in DIR/cmd (answers in DIR/reply), changing\n"
+           "                        K and B in place (docs/RUN.md); no stopping rule is needed\n"
            "  -h, --help            this text\n"
            "\nExit status: 0 done, 1 failure (or target not reached), 2 usage error,\n"
            "130 interrupted (a checkpoint is written when --checkpoint is given).\n");
@@ -91,7 +94,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
-    O_TARGET, O_TLOSS, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL, O_EVAL_EPOCHS,
+    O_TARGET, O_TLOSS, O_ELASTIC, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL, O_EVAL_EPOCHS,
     O_CATALOG, O_EVAL_SUBSET, O_TWINDOW, O_TTOL, O_THIST
 };
 
@@ -103,7 +106,7 @@ static const struct option opts[] = {
     {"warmup-epochs", 1, 0, O_WARM}, {"lr-decay", 1, 0, O_DECAY},
     {"lr-step-epochs", 1, 0, O_STEP}, {"lr-gamma", 1, 0, O_GAMMA}, {"lr-horizon", 1, 0, O_HORIZON},
     {"epochs", 1, 0, O_EPOCHS}, {"iterations", 1, 0, O_ITERS},
-    {"target-accuracy", 1, 0, O_TARGET}, {"target-loss", 1, 0, O_TLOSS}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
+    {"target-accuracy", 1, 0, O_TARGET}, {"target-loss", 1, 0, O_TLOSS}, {"elastic-control", 1, 0, O_ELASTIC}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
     {"metrics", 1, 0, O_METRICS}, {"checkpoint", 1, 0, O_CKPT},
     {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
     {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER},
@@ -245,6 +248,7 @@ int cmd_train(int argc, char **argv)
             break;
         case O_TARGET: if (opt_num(name, optarg, &p.target_accuracy)) return EXIT_USAGE; break;
         case O_TLOSS: if (opt_num(name, optarg, &p.target_loss)) return EXIT_USAGE; break;
+        case O_ELASTIC: p.elastic_control = optarg; break;
         case O_EVAL:
             if (opt_int(name, optarg, 1, INT64_MAX, &iv)) return EXIT_USAGE;
             p.eval_every = iv;
@@ -358,7 +362,11 @@ int cmd_train(int argc, char **argv)
     if (!strcmp(progress, "auto")) progress = isatty(STDERR_FILENO) ? "always" : "never";
     p.progress = !strcmp(progress, "always");
 
-    if ((p.workers > 1 || cluster) && !scv_comm_under_launcher()) {
+    if (p.elastic_control && scv_comm_under_launcher()) { /* spawned processes start alike */
+        p.elastic_argv = argv; /* {"train", options..., NULL} */
+        p.elastic_hosts = getenv("SCV_ELASTIC_HOSTS");
+    }
+    if ((p.workers > 1 || cluster || p.elastic_control) && !scv_comm_under_launcher()) {
         /* Relaunch this command as K ranks; the ranks inherit the resolved progress mode and,
          * on a cluster, the VM type the measurements stand for. */
         char **args = calloc((size_t)argc + 5, sizeof(char *));
@@ -390,7 +398,7 @@ int cmd_train(int argc, char **argv)
             }
         }
         scv_launch l = {.workers = p.workers, .threads = p.threads, .argv = args, .argc = na,
-                        .cluster = cluster};
+                        .cluster = cluster, .elastic = p.elastic_control != NULL};
         int st = 0;
         int lrc = scv_launch_mpirun(&l, &st, &err);
         free(args);

@@ -58,7 +58,8 @@ static int write_text(const char *path, const char *text, mode_t mode, scv_err *
 
 /* Writes the hostfile and agent script of a cluster launch; fills args. */
 static int cluster_args(const scv_launch *l, const char *exe, const char **args, int *n,
-                        scv_cluster *c, char *hostfile, char *agent, char *net, scv_err *err)
+                        scv_cluster *c, char *hostfile, char *agent, char *net, char *hosts, size_t hosts_cap,
+                        scv_err *err)
 {
     int rc = scv_cluster_load(l->cluster, c, err);
     if (rc) return rc;
@@ -70,7 +71,8 @@ static int cluster_args(const scv_launch *l, const char *exe, const char **args,
     snprintf(net, 64, "10.213.%d.0/24", c->subnet);
     char text[SCV_CLUSTER_MAX_VMS * 40 + 4200];
     size_t len = 0;
-    for (int i = 1; i <= l->workers && len < sizeof text; i++)
+    int nh = l->elastic ? c->n : l->workers;
+    for (int i = 1; i <= nh && len < sizeof text; i++)
         len += (size_t)snprintf(text + len, sizeof text - len, "10.213.%d.%d slots=1\n", c->subnet, i);
     if ((rc = write_text(hostfile, text, 0644, err))) return rc;
     snprintf(text, sizeof text, "#!/bin/sh\nexec '%s' cluster agent \"$@\"\n", exe);
@@ -81,6 +83,13 @@ static int cluster_args(const scv_launch *l, const char *exe, const char **args,
                            "--mca", "coll_tuned_allreduce_algorithm", "4", "--mca",
                            "coll_libnbc_iallreduce_algorithm", "1", "-x", "SCV_COMM_POLL_SLEEP_US=50"};
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) args[(*n)++] = extra[i];
+    if (l->elastic) {
+        size_t hl = (size_t)snprintf(hosts, hosts_cap, "SCV_ELASTIC_HOSTS=");
+        for (int i = 1; i <= c->n && hl < hosts_cap; i++)
+            hl += (size_t)snprintf(hosts + hl, hosts_cap - hl, "%s10.213.%d.%d", i > 1 ? "," : "", c->subnet, i);
+        args[(*n)++] = "-x";
+        args[(*n)++] = hosts;
+    }
     return SCV_OK;
 }
 
@@ -99,14 +108,14 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return scv_err_set(err, SCV_EIO, "cannot resolve /proc/self/exe: %s", strerror(errno));
     exe[n] = 0;
-    char np[16], omp[48], hostfile[256], agent[256], net[64];
+    char np[16], omp[48], hostfile[256], agent[256], net[64], hosts[SCV_CLUSTER_MAX_VMS * 20 + 32];
     snprintf(np, sizeof np, "%d", l->workers);
     snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", l->threads);
     const char *fixed[MAX_FIXED] = {"mpirun", "-q", "--bind-to", "none", "-np", np, "-x", omp};
     int nf = 8, rc;
     scv_cluster c;
     if (l->cluster) {
-        if ((rc = cluster_args(l, exe, fixed, &nf, &c, hostfile, agent, net, err))) return rc;
+        if ((rc = cluster_args(l, exe, fixed, &nf, &c, hostfile, agent, net, hosts, sizeof hosts, err))) return rc;
     } else {
         fixed[nf++] = "--oversubscribe";
     }

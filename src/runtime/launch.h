@@ -12,6 +12,9 @@ typedef struct scv_launch {
     char *const *argv;    /* the rank's command line after the program name */
     int argc;
     const char *cluster;  /* emulated cluster name, or NULL for local processes */
+    int elastic;          /* an elastic job: on a cluster the hostfile lists every VM (spawned
+                             processes go to the ones after the first K) and the ranks get
+                             SCV_ELASTIC_HOSTS (the VMs' addresses, in order) */
 } scv_launch;
 
 /* Runs `mpirun ... <this executable> argv...` and waits. Sets what Open MPI needs as root,

@@ -29,8 +29,11 @@
 #include "../train/dnn.h"
 #include "../train/sched.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <time.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -145,7 +148,8 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
         return scv_err_set(err, SCV_EINVAL, "--target-loss %g: must be a finite loss > 0", p->target_loss);
     if (p->target_loss > 0 && p->target_accuracy > 0)
         return scv_err_set(err, SCV_EINVAL, "--target-accuracy and --target-loss: give one target, not both");
-    if (p->epochs == 0 && p->iterations == 0 && p->target_accuracy == 0 && p->target_loss == 0)
+    if (!p->elastic_control && p->epochs == 0 && p->iterations == 0 && p->target_accuracy == 0 &&
+        p->target_loss == 0)
         return scv_err_set(err, SCV_EINVAL, "no stopping rule: give --epochs, --iterations, --target-accuracy "
                                             "or --target-loss");
     if (p->lr_decay == SCV_LR_STEP && !(p->lr_step_epochs > 0))
@@ -233,6 +237,7 @@ typedef struct {
     int lock_fd;        /* rank 0: the checkpoint directory's lock (-1: none) */
     int time_stable;    /* rank 0: the mean t_iter is known well enough (--stop-time-stable);
                            sent to every rank in the next iteration's allreduce */
+    int batch_cap;      /* samples bx and by hold */
 } run_ctx;
 
 /* Accuracy and mean loss on the first n samples of the test set (n = test->n: all of it);
@@ -396,7 +401,8 @@ static int setup(run_ctx *c, scv_err *err)
     if (rc) return rc;
     c->rank = scv_comm_rank(c->comm);
     c->K = scv_comm_size(c->comm);
-    if (c->K != p->workers)
+    const int joined = scv_comm_joined(c->comm); /* spawned into an elastic job: parked */
+    if (!joined && c->K != p->workers)
         rc = scv_err_set(err, SCV_EINVAL, "--workers %d but %d ranks were started", p->workers, c->K);
     if (!rc && c->rank == 0 && p->checkpoint_dir) rc = lock_checkpoint_dir(c, err);
     if (!rc) rc = scv_dataset_load(p->dataset, 0, &c->train, err);
@@ -425,8 +431,9 @@ static int setup(run_ctx *c, scv_err *err)
     c->perm = malloc(sizeof(int32_t) * (size_t)c->train->n);
     c->bx = malloc(sizeof(float) * d * (size_t)p->batch);
     c->by = malloc((size_t)p->batch);
-    c->counts = malloc(sizeof(int64_t) * (size_t)c->K);
-    c->offsets = malloc(sizeof(int64_t) * (size_t)c->K);
+    c->counts = malloc(sizeof(int64_t) * (size_t)(c->K > 1 ? c->K : 1));
+    c->offsets = malloc(sizeof(int64_t) * (size_t)(c->K > 1 ? c->K : 1));
+    c->batch_cap = p->batch;
     if (!c->mom || !c->perm || !c->bx || !c->by || !c->counts || !c->offsets)
         rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
     if ((rc = scv_comm_agree(c->comm, rc, err))) return rc;
@@ -434,7 +441,7 @@ static int setup(run_ctx *c, scv_err *err)
     snprintf(c->st.arch, sizeof c->st.arch, "%s", scv_model_arch(c->model));
     c->st.seed = p->seed;
     c->st.n_train = (uint64_t)c->train->n;
-    if (p->resume && (rc = resume(c, err))) return rc;
+    if (p->resume && !joined && (rc = resume(c, err))) return rc;
     if (c->rank == 0 && p->metrics_path) {
         c->metrics = fopen(p->metrics_path, p->resume ? "a" : "w");
         if (!c->metrics)
@@ -798,6 +805,255 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     return rc;
 }
 
+/* ---- elastic mode: one job, a segment per command ----
+ *
+ * The driver appends commands (JSON lines) to CONTROL/cmd and reads the answers from
+ * CONTROL/reply, both plain files that each side tails (no FIFO open-order deadlocks, and
+ * a restarted job starts from fresh files). Rank 0 reads a command and broadcasts it to
+ * every process of the job, parked ones included (scv_comm_command); each applies it:
+ *   {"cmd":"segment","workers":K,"batch":B, stopping rules..., "metrics":PATH}
+ *       K processes become the active ranks (more are spawned when the job has fewer;
+ *       the others are parked); the state (position, parameters, optimiser) goes from
+ *       rank 0 to the active ranks in memory; B takes effect at the first iteration;
+ *       then one segment trains and rank 0 answers {"type":"segment","rc":..,"result":..}
+ *   {"cmd":"stop"} every process leaves (the last checkpoint is the segment's).
+ * A grow re-broadcasts the same command over the grown job, so the newcomers (which start
+ * parked, load the data and wait for a command) apply it with everyone else. */
+#define CMD_BYTES 16384
+
+typedef struct {
+    char dir[3800];
+    FILE *cmd, *reply;  /* rank 0 */
+    long cmd_off;
+    char *argv0;        /* this program, for spawning */
+} control;
+
+/* Rank 0: the next complete command line (SCV_OK), SCV_EINTR when interrupted. Polls the
+ * file every millisecond (the latency of a configuration change). */
+static int control_read(control *ctl, char *line, size_t cap)
+{
+    struct timespec ts = {0, 1000000L};
+    for (;;) {
+        if (g_stop) return SCV_EINTR;
+        clearerr(ctl->cmd);
+        fseek(ctl->cmd, ctl->cmd_off, SEEK_SET);
+        if (fgets(line, (int)cap, ctl->cmd)) {
+            size_t n = strlen(line);
+            if (n && line[n - 1] == '\n') { /* complete */
+                ctl->cmd_off += (long)n;
+                line[n - 1] = 0;
+                return SCV_OK;
+            }
+        }
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void control_reply(control *ctl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void control_reply(control *ctl, const char *fmt, ...)
+{
+    if (!ctl->reply) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(ctl->reply, fmt, ap);
+    va_end(ap);
+    fputc('\n', ctl->reply);
+    fflush(ctl->reply);
+}
+
+static double jnum(const cJSON *o, const char *k, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* The segment's parameters: the job's (base) with the command's configuration and rules. */
+static int segment_params(const scv_train_params *base, const cJSON *o, scv_train_params *q, double *split,
+                          double *hist, char *metrics, size_t mcap, scv_err *err)
+{
+    *q = *base;
+    q->workers = (int)jnum(o, "workers", 0);
+    q->batch = (int)jnum(o, "batch", 0);
+    q->iterations = (int64_t)jnum(o, "until_iterations", 0);
+    q->epochs = jnum(o, "epochs", 0);
+    q->target_accuracy = jnum(o, "target_accuracy", 0);
+    q->target_loss = jnum(o, "target_loss", 0);
+    q->eval_every = 0;
+    q->eval_every_epochs = jnum(o, "eval_every_epochs", 0);
+    q->eval_subset = (int64_t)jnum(o, "eval_subset", 0);
+    q->target_window = (int)jnum(o, "target_window", 1);
+    if (q->target_window < 1) q->target_window = 1;
+    q->stop_noise_window = (int)jnum(o, "noise_window", 0);
+    q->stop_noise_tol = jnum(o, "noise_tol", 0);
+    q->stop_time_rse = jnum(o, "time_rse", 0);
+    q->stop_time_min = (int)jnum(o, "time_min", 0);
+    q->no_final_eval = !(jnum(o, "final_eval", 0) > 0);
+    q->checkpoint_every = (int64_t)jnum(o, "checkpoint_every", (double)base->checkpoint_every);
+    q->resume = 0;
+    q->progress = 0;
+    q->rank_weights = NULL;
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "split");
+    if (cJSON_IsArray(a) && cJSON_GetArraySize(a) == q->workers && q->workers <= SCV_MAX_SPACE) {
+        int i = 0;
+        const cJSON *v;
+        cJSON_ArrayForEach(v, a) split[i++] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+        q->rank_weights = split;
+    }
+    q->n_target_history = 0, q->target_history = NULL;
+    a = cJSON_GetObjectItemCaseSensitive(o, "history");
+    if (cJSON_IsArray(a)) {
+        const cJSON *v;
+        cJSON_ArrayForEach(v, a) if (q->n_target_history < 64) hist[q->n_target_history++] =
+            cJSON_IsNumber(v) ? v->valuedouble : NAN;
+        q->target_history = hist;
+    }
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "metrics");
+    q->metrics_path = NULL;
+    if (cJSON_IsString(m) && strlen(m->valuestring) < mcap) {
+        snprintf(metrics, mcap, "%s", m->valuestring);
+        q->metrics_path = metrics;
+    }
+    return scv_train_params_check(q, err);
+}
+
+/* Makes K processes the active ranks (spawning when the job has fewer: *grew) and gives
+ * them the state of rank 0; B's buffers grow to q->batch. */
+static int elastic_resize(run_ctx *c, control *ctl, const scv_train_params *q, int *grew, scv_err *err)
+{
+    int K = q->workers, rc;
+    *grew = 0;
+    int have = scv_comm_all_size(c->comm);
+    if (K > have) {
+        char hosts_buf[4096], *hosts[SCV_MAX_SPACE] = {0};
+        int nh = 0;
+        if (c->p->elastic_hosts) { /* process i runs on host i */
+            snprintf(hosts_buf, sizeof hosts_buf, "%s", c->p->elastic_hosts);
+            for (char *t = strtok(hosts_buf, ","); t && nh < SCV_MAX_SPACE; t = strtok(NULL, ",")) hosts[nh++] = t;
+            if (nh < K) return scv_err_set(err, SCV_EINVAL, "elastic: %d workers but %d hosts", K, nh);
+        }
+        if ((rc = scv_comm_grow(c->comm, ctl->argv0, c->p->elastic_argv, K - have,
+                                nh ? (const char *const *)hosts + have : NULL, err)))
+            return rc;
+        *grew = 1;
+        return SCV_OK;
+    }
+    if ((rc = scv_comm_activate(c->comm, K, err))) return rc;
+    c->rank = scv_comm_rank(c->comm);
+    c->K = scv_comm_size(c->comm);
+    if (c->rank < 0) return SCV_OK; /* parked */
+    int64_t *cn = realloc(c->counts, sizeof(int64_t) * (size_t)K), *of = cn ? realloc(c->offsets, sizeof(int64_t) * (size_t)K) : NULL;
+    if (cn) c->counts = cn;
+    if (of) c->offsets = of;
+    if (q->batch > c->batch_cap) {
+        size_t d = (size_t)c->train->c * c->train->h * c->train->w;
+        float *bx = realloc(c->bx, sizeof(float) * d * (size_t)q->batch);
+        uint8_t *by = bx ? realloc(c->by, (size_t)q->batch) : NULL;
+        if (bx) c->bx = bx;
+        if (by) c->by = by, c->batch_cap = q->batch;
+        if (!bx || !by) rc = SCV_ENOMEM;
+    }
+    if (!cn || !of) rc = SCV_ENOMEM;
+    if ((rc = scv_comm_agree(c->comm, rc ? scv_err_set(err, rc, "out of memory") : SCV_OK, err))) return rc;
+    size_t n = scv_model_nparams(c->model);
+    if ((rc = scv_comm_bcast(c->comm, &c->st, sizeof c->st, 0, err))) return rc;
+    if ((rc = scv_comm_bcast(c->comm, &c->wall_before, sizeof c->wall_before, 0, err))) return rc;
+    if ((rc = scv_comm_bcast(c->comm, scv_model_params(c->model), n * sizeof(float), 0, err))) return rc;
+    return scv_comm_bcast(c->comm, c->mom, n * sizeof(float), 0, err);
+}
+
+static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
+{
+    static control ctl; /* rank 0's files; one elastic job per process */
+    const scv_train_params *base = c->p;
+    memset(&ctl, 0, sizeof ctl);
+    ctl.argv0 = base->elastic_argv ? base->elastic_argv[0] : NULL;
+    char exe[4096];
+    ssize_t xn = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (xn > 0) exe[xn] = 0, ctl.argv0 = exe;
+    int rc = SCV_OK;
+    if (scv_comm_all_rank(c->comm) == 0) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/cmd", base->elastic_control);
+        if (!(ctl.cmd = fopen(path, "r")))
+            rc = scv_err_set(err, SCV_EIO, "%s: cannot open the elastic control file: %s", path, strerror(errno));
+        snprintf(path, sizeof path, "%s/reply", base->elastic_control);
+        if (!rc && !(ctl.reply = fopen(path, "a")))
+            rc = scv_err_set(err, SCV_EIO, "%s: cannot open the elastic reply file: %s", path, strerror(errno));
+        if (!rc) control_reply(&ctl, "{\"type\":\"ready\",\"processes\":%d}", scv_comm_all_size(c->comm));
+    }
+    char *cmd = calloc(1, CMD_BYTES), metrics[4096];
+    double split[SCV_MAX_SPACE], hist[64];
+    if (!cmd) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+    int resend = 0; /* a grow re-broadcasts the same command over the grown job */
+    double t0 = 0;  /* when the command was read (a grow's spawn counts in its resize time) */
+    while (cmd && !rc) {
+        if (!resend) t0 = scv_now();
+        if (scv_comm_all_rank(c->comm) == 0 && !resend) {
+            int r = control_read(&ctl, cmd, CMD_BYTES);
+            if (r == SCV_EINTR) snprintf(cmd, CMD_BYTES, "{\"cmd\":\"stop\",\"why\":\"interrupted\"}");
+        }
+        resend = 0;
+        if ((rc = scv_comm_command(c->comm, cmd, CMD_BYTES, err))) break;
+        cJSON *o = cJSON_Parse(cmd);
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "cmd");
+        if (!cJSON_IsString(k) || strcmp(k->valuestring, "segment")) { /* stop, or not a command */
+            int bad = !cJSON_IsString(k) || strcmp(k->valuestring, "stop");
+            if (bad && scv_comm_all_rank(c->comm) == 0)
+                control_reply(&ctl, "{\"type\":\"error\",\"error\":\"not a command; stopping\"}");
+            cJSON_Delete(o);
+            break;
+        }
+        scv_train_params q;
+        scv_err qe = {0};
+        int qrc = segment_params(base, o, &q, split, hist, metrics, sizeof metrics, &qe);
+        cJSON_Delete(o);
+        if (qrc) { /* every process read the same command: all refuse it alike */
+            if (scv_comm_all_rank(c->comm) == 0)
+                control_reply(&ctl, "{\"type\":\"segment\",\"rc\":%d,\"error\":\"%s\"}", qrc, qe.msg);
+            continue;
+        }
+        int grew = 0;
+        if ((rc = elastic_resize(c, &ctl, &q, &grew, err))) break;
+        if (grew) {
+            resend = 1;
+            continue;
+        }
+        double resize_s = scv_now() - t0;
+        if (c->rank < 0) continue; /* parked: wait for the next command */
+        c->p = &q;
+        if (c->rank == 0) {
+            if (c->metrics) fclose(c->metrics);
+            c->metrics = q.metrics_path ? fopen(q.metrics_path, "a") : NULL;
+            if (c->metrics) setvbuf(c->metrics, NULL, _IOLBF, 0);
+        }
+        memset(res, 0, sizeof *res);
+        scv_err se = {0};
+        int src = train_segment(c, res, &se);
+        res->rank = c->rank;
+        c->p = base;
+        if (c->rank == 0) {
+            char js[4096], esc[2 * sizeof se.msg];
+            scv_train_result_json(res, js, sizeof js);
+            control_reply(&ctl, "{\"type\":\"segment\",\"rc\":%d,\"error\":%s,\"resize_s\":%.6f,\"result\":%s}", src,
+                          scv_json_strbuf(esc, sizeof esc, src ? se.msg : ""), resize_s, js);
+        }
+        if (src) { /* interrupted or failed: the job ends; the driver resumes from the checkpoint */
+            rc = src;
+            if (err) *err = se;
+            break;
+        }
+    }
+    /* leaving on an error or an interruption: release every other process (a stop) */
+    if (rc && scv_comm_all_rank(c->comm) == 0 && cmd) {
+        snprintf(cmd, CMD_BYTES, "{\"cmd\":\"stop\"}");
+        scv_comm_command(c->comm, cmd, CMD_BYTES, NULL);
+    }
+    free(cmd);
+    if (ctl.cmd) fclose(ctl.cmd);
+    if (ctl.reply) fclose(ctl.reply);
+    return rc;
+}
+
 int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err)
 {
     memset(res, 0, sizeof *res);
@@ -813,7 +1069,7 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     sigaction(SIGTERM, &sa, &old_term);
     rc = setup(&c, err);
     res->rank = c.rank;
-    if (!rc) rc = train_segment(&c, res, err);
+    if (!rc) rc = p->elastic_control ? elastic_main(&c, res, err) : train_segment(&c, res, err);
     teardown(&c);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

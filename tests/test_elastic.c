@@ -1,0 +1,170 @@
+/*
+ * test_elastic.c - the trainer's elastic mode (`train --elastic-control DIR`), driven
+ * through its command file as the elastic job driver drives it, against the same sequence
+ * of configurations done through checkpoint-restart (one `train --resume` per segment):
+ *   - K = 1 -> 2 -> 4 -> 2 with B changing in place ends with the same parameters,
+ *     optimiser state and data position (every sample seen once per epoch: the position is
+ *     the relaunched one's), bit for bit: the same samples in the same order, split the
+ *     same way, summed by the same collectives;
+ *   - a grow spawns processes (the job had fewer) and a later grow reuses parked ones;
+ *   - a bad command is refused with a reply and the job goes on; a stop ends every process.
+ * Local processes (mpirun --oversubscribe); the emulated cluster is covered by the bench.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scv.h"
+#include "scv_test.h"
+#include "train/ckpt.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define JOB "--model mlp --hidden 32 --dataset synthetic:3000 --seed 5 --lr 0.05 --progress never"
+
+static char tmp[256];
+
+/* the configuration sequence: K, B, iterations in all after the segment */
+static const int SEQ[][3] = {{1, 64, 40}, {2, 128, 80}, {4, 96, 130}, {2, 64, 170}};
+#define NSEQ ((int)(sizeof SEQ / sizeof SEQ[0]))
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static void append(const char *path, const char *line)
+{
+    FILE *f = fopen(path, "a");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "%s\n", line);
+    fclose(f);
+}
+
+/* Lines of path that contain needle (0 when unreadable). */
+static int count_lines(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    char line[8192];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f)) n += strstr(line, needle) != NULL;
+    if (f) fclose(f);
+    return n;
+}
+
+/* Waits until path holds n lines with needle (at most 60 s). */
+static int wait_lines(const char *path, const char *needle, int n)
+{
+    struct timespec ts = {0, 20000000L};
+    for (int i = 0; i < 3000; i++) {
+        if (count_lines(path, needle) >= n) return 1;
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+static int load(const char *dir, scv_ckpt_state *st, float **p, float **m, size_t *n)
+{
+    scv_err err = {0};
+    int rc = scv_ckpt_load(dir, st, p, m, n, &err);
+    CHECK_MSG(rc == SCV_OK, "%s", err.msg);
+    return rc;
+}
+
+static void t_same_as_relaunch(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    /* checkpoint-restart: one process group per segment */
+    char rdir[512], edir[512], ctl[512], cmdf[600], reply[600];
+    snprintf(rdir, sizeof rdir, "%s/relaunch", tmp);
+    for (int i = 0; i < NSEQ; i++)
+        CHECK_EQ_INT(sh("%s train " JOB " --workers %d --batch %d --iterations %d --checkpoint %s %s --no-final-eval "
+                        ">/dev/null 2>&1", bin, SEQ[i][0], SEQ[i][1], SEQ[i][2], rdir, i ? "--resume" : ""),
+                     0);
+    /* elastic: one job, a command per segment */
+    snprintf(ctl, sizeof ctl, "%s/ctl", tmp);
+    snprintf(edir, sizeof edir, "%s/elastic", tmp);
+    snprintf(cmdf, sizeof cmdf, "%s/cmd", ctl);
+    snprintf(reply, sizeof reply, "%s/reply", ctl);
+    mkdir(ctl, 0755);
+    fclose(fopen(cmdf, "w"));
+    fclose(fopen(reply, "w"));
+    CHECK_EQ_INT(sh("%s train " JOB " --workers 1 --batch 64 --elastic-control %s --checkpoint %s >%s/job.log 2>&1 &",
+                    bin, ctl, edir, tmp), 0);
+    CHECK_MSG(wait_lines(reply, "\"ready\"", 1), "the elastic job did not start (%s/job.log)", tmp);
+    append(cmdf, "{\"cmd\":\"segment\",\"workers\":2,\"batch\":0}"); /* a bad command: refused, the job goes on */
+    CHECK(wait_lines(reply, "\"rc\":", 1));
+    CHECK_MSG(count_lines(reply, "--batch 0") == 1, "the refusal names the field");
+    for (int i = 0; i < NSEQ; i++) {
+        char line[512];
+        snprintf(line, sizeof line,
+                 "{\"cmd\":\"segment\",\"workers\":%d,\"batch\":%d,\"until_iterations\":%d,\"metrics\":\"%s/m%d.jsonl\"}",
+                 SEQ[i][0], SEQ[i][1], SEQ[i][2], tmp, i);
+        append(cmdf, line);
+        CHECK_MSG(wait_lines(reply, "\"rc\":0", i + 1), "segment %d: no answer", i);
+    }
+    /* the K=2 -> 4 grow spawned two processes; back at 2 they are parked; 4 again reuses them */
+    append(cmdf, "{\"cmd\":\"segment\",\"workers\":4,\"batch\":96,\"until_iterations\":175}");
+    CHECK_MSG(wait_lines(reply, "\"rc\":0", NSEQ + 1), "the regrow did not answer");
+    append(cmdf, "{\"cmd\":\"stop\"}");
+    struct timespec ts = {0, 50000000L};
+    int gone = 0;
+    for (int i = 0; i < 600 && !gone; i++) {
+        char pat[700];
+        snprintf(pat, sizeof pat, "pgrep -f -- '[-]-elastic-control %s' >/dev/null", ctl); /* [-]: not this shell */
+        gone = sh("%s", pat) != 0;
+        nanosleep(&ts, NULL);
+    }
+    CHECK_MSG(gone, "processes of the elastic job survived the stop");
+    /* the relaunched sequence's state against the elastic one's after its 4th segment:
+     * the elastic checkpoint now holds 175 iterations, so compare the 4th segment's (the
+     * job checkpoints at every segment end: rerun the relaunch path to 175 as well) */
+    CHECK_EQ_INT(sh("%s train " JOB " --workers 4 --batch 96 --iterations 175 --checkpoint %s --resume --no-final-eval "
+                    ">/dev/null 2>&1", bin, rdir), 0);
+    scv_ckpt_state a, b;
+    float *pa = NULL, *ma = NULL, *pb = NULL, *mb = NULL;
+    size_t na = 0, nb = 0;
+    if (load(rdir, &a, &pa, &ma, &na) == SCV_OK && load(edir, &b, &pb, &mb, &nb) == SCV_OK) {
+        CHECK_EQ_INT(a.iteration, 175);
+        CHECK_EQ_INT(b.iteration, a.iteration);
+        CHECK_EQ_INT(b.samples_seen, a.samples_seen);
+        CHECK_EQ_INT(b.epoch, a.epoch);
+        CHECK_EQ_INT(b.pos, a.pos);
+        CHECK_EQ_INT((long long)nb, (long long)na);
+        size_t diff = 0;
+        for (size_t i = 0; i < na && i < nb; i++) diff += pa[i] != pb[i] || ma[i] != mb[i];
+        CHECK_MSG(diff == 0, "%zu of %zu parameters or momenta differ", diff, na);
+    }
+    free(pa), free(ma), free(pb), free(mb);
+    /* the resize times the job reported: a B change or a shrink is fast; grows include the spawn */
+    CHECK(count_lines(reply, "\"resize_s\":") == NSEQ + 1);
+}
+
+static const scv_test tests[] = {
+    {"same_as_relaunch", t_same_as_relaunch},
+};
+
+int main(int argc, char **argv)
+{
+    snprintf(tmp, sizeof tmp, "/tmp/scv-test-elastic-XXXXXX");
+    if (!mkdtemp(tmp)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    int rc = scv_test_main(tests, (int)(sizeof tests / sizeof tests[0]), argc, argv);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    if (rc == 0 && system(cmd) != 0) rc = 1;
+    return rc;
+}
