@@ -45,6 +45,14 @@ alternating the two systems rep by rep and quoting medians.
       B). A job with several loss targets is reported once per target (one truth run per
       configuration and seed serves all its targets). --only N measures/reports job N only;
       --truth-only 1 measures the truth and stops. Needs root.
+  bench/bench.py elastic [--changes 10]
+      Idle time of a configuration change in place (the elastic job, `train
+      --elastic-control`) against checkpoint-restart (`train --resume`, what the relaunch
+      driver does) on an emulated cluster of 4 c5.xlarge VMs, for LeNet and ResNet: per
+      change kind (B only; shrink 4 -> 2; grow 2 -> 4, the first spawning processes and
+      later ones reusing parked ones), median and worst over --changes changes each. Idle =
+      from the end of a segment's last iteration to the start of the next one's first (the
+      metrics' wall-clock stamps, as `run` measures switches). Needs root.
   bench/bench.py planspeed
       Planning over >= one million configurations (all catalog types x K x B): seconds.
 
@@ -559,10 +567,108 @@ def decide_report(job, target, truth, seeds, cluster, price):
               f"| {nt / r['actual_time_s']:.2f}x faster, {100 * (1 - r['actual_cost'] / ncost):.0f}% cheaper |")
 
 
+def segment_span(path):
+    """(first iteration start, last iteration end) wall-clock stamps of a metrics file."""
+    first = last = None
+    for line in open(path):
+        o = json.loads(line)
+        if o.get("type") == "iter":
+            if first is None:
+                first = o["ts"] - o["t_iter"]
+            last = o["ts"]
+    return first, last
+
+
+def elastic(changes=10):
+    name = "elastic"
+    subprocess.run([BIN, "cluster", "up", "--name", name, "--vm", "c5.xlarge:4"], check=True, stdout=subprocess.DEVNULL)
+    # the sequence: B changes at K=2, then K alternating 2 <-> 4 at B=128; every change is
+    # classified by what it does (the first grow spawns processes, later ones reuse parked)
+    seq = [(2, 64 if i % 2 == 0 else 128) for i in range(changes + 1)]
+    seq += [(4 if i % 2 == 0 else 2, 128) for i in range(2 * changes + 1)]
+    kinds, seen_k = [], 2
+    for i in range(1, len(seq)):
+        (ka, ba), (kb, bb) = seq[i - 1], seq[i]
+        if kb == ka:
+            kinds.append("B only")
+        elif kb < ka:
+            kinds.append("shrink 4->2")
+        else:
+            kinds.append("grow 2->4 (spawn)" if kb > seen_k else "grow 2->4 (parked)")
+        seen_k = max(seen_k, kb)
+    try:
+        print(f"# idle per configuration change, in place (elastic job) against checkpoint-restart, on 4 emulated "
+              f"c5.xlarge VMs (0.25 core, 78 Mbit/s); {changes} changes of each kind; {machine()}\n")
+        print("| model | change | elastic: median ms | worst ms | restart: median ms | worst ms | restart / elastic |")
+        print("|---|---|---|---|---|---|---|")
+        for model, iters in (("lenet", 12), ("resnet", 3)):
+            job = ["--model", model, "--lr", "0.02", "--seed", "1"]
+            d = tempfile.mkdtemp()
+            # elastic: one job, a command per segment
+            ctl = os.path.join(d, "ctl")
+            os.makedirs(ctl)
+            open(os.path.join(ctl, "cmd"), "w").close()
+            open(os.path.join(ctl, "reply"), "w").close()
+            k0, b0 = seq[0]
+            proc = subprocess.Popen([BIN, "train", "--cluster", name, "--vm-type", "c5.xlarge", *job,
+                                     "--workers", str(k0), "--batch", str(b0), "--elastic-control", ctl,
+                                     "--checkpoint", os.path.join(d, "eck"), "--progress", "never"],
+                                    stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "job.log"), "w"))
+            def replies():
+                return [json.loads(l) for l in open(os.path.join(ctl, "reply")) if l.strip()]
+            while not any(r.get("type") == "ready" for r in replies()):
+                if proc.poll() is not None:
+                    raise SystemExit(f"the elastic job did not start: {open(os.path.join(d, 'job.log')).read()[-500:]}")
+                time.sleep(0.05)
+            files, total = [], 0
+            for i, (k, b) in enumerate(seq):
+                total += iters
+                m = os.path.join(d, f"e{i}.jsonl")
+                with open(os.path.join(ctl, "cmd"), "a") as f:
+                    f.write(json.dumps({"cmd": "segment", "workers": k, "batch": b, "until_iterations": total,
+                                        "metrics": m}) + "\n")
+                while sum(r.get("type") == "segment" for r in replies()) < i + 1:
+                    if proc.poll() is not None:
+                        raise SystemExit(f"the elastic job ended: {open(os.path.join(d, 'job.log')).read()[-500:]}")
+                    time.sleep(0.01)
+                files.append(m)
+            with open(os.path.join(ctl, "cmd"), "a") as f:
+                f.write('{"cmd":"stop"}\n')
+            proc.wait(timeout=120)
+            bad = [r for r in replies() if r.get("type") == "segment" and r.get("rc")]
+            if bad:
+                raise SystemExit(f"elastic segments failed: {bad[:2]}")
+            # checkpoint-restart: one `train --resume` per segment
+            rfiles, total = [], 0
+            for i, (k, b) in enumerate(seq):
+                total += iters
+                m = os.path.join(d, f"r{i}.jsonl")
+                subprocess.run([BIN, "train", "--cluster", name, "--vm-type", "c5.xlarge", *job, "--workers", str(k),
+                                "--batch", str(b), "--iterations", str(total), "--checkpoint",
+                                os.path.join(d, "rck"), "--metrics", m, "--progress", "never", "--no-final-eval"]
+                               + (["--resume"] if i else []), check=True, stdout=subprocess.DEVNULL)
+                rfiles.append(m)
+            for kind in ("B only", "shrink 4->2", "grow 2->4 (spawn)", "grow 2->4 (parked)"):
+                row = [model, f"{kind} ({kinds.count(kind)}x)"]
+                meds = []
+                for fl in (files, rfiles):
+                    idle = []
+                    for i in range(1, len(seq)):
+                        if kinds[i - 1] == kind:
+                            idle.append(segment_span(fl[i])[0] - segment_span(fl[i - 1])[1])
+                    idle.sort()
+                    meds.append(statistics.median(idle))
+                    row += [f"{1e3 * meds[-1]:.1f}", f"{1e3 * idle[-1]:.1f}"]
+                row.append(f"{meds[1] / meds[0]:.0f}x" if meds[0] > 0 else "-")
+                print("| " + " | ".join(row) + " |", flush=True)
+    finally:
+        subprocess.run([BIN, "cluster", "down", "--name", name])
+
+
 if __name__ == "__main__":
     cmds = {"throughput": throughput, "overhead": overhead, "accuracy": accuracy,
             "predict": predict, "statmodels": statmodels, "cluster": cluster, "loop": loop,
-            "planspeed": planspeed, "decide": decide}
+            "planspeed": planspeed, "decide": decide, "elastic": elastic}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

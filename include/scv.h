@@ -656,8 +656,11 @@ typedef struct scv_segment_result {
 /* The job-driver interface: the only way the loop trains (like ggml's backends or
  * Horovod's transports). A driver keeps the job's state (model, optimiser, data position)
  * across segments and configurations. All functions return SCV_OK or an SCV_E* code;
- * train returns SCV_EINTR when the user interrupted it and any other code when the
- * segment failed (the loop retries from the last durable state, policy.max_retries times). */
+ * train returns SCV_EINTR when the user interrupted it, SCV_EIO when the job's files (its
+ * checkpoint, its metrics) cannot be written, a full disk say (the run stops at once: a
+ * retry cannot help; it can be resumed once there is space), and any other code when the
+ * segment failed otherwise, a worker that died say (the loop retries from the last durable
+ * state, policy.max_retries times). */
 typedef struct scv_job_driver {
     const char *name;
     void *ctx;
@@ -696,6 +699,10 @@ typedef struct scv_relaunch_opts {
     int show_progress;          /* the child's progress line on stderr */
 } scv_relaunch_opts;
 int scv_relaunch_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
+/* The elastic driver (Or et al.): one `scavenger train --elastic-control` job stays up
+ * across segments and changes K and B in place (parked and spawned processes, state passed
+ * in memory); a job that fails is restarted from the checkpoint. The same options. */
+int scv_elastic_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
 /* Frees any driver (through its destroy); NULL is a no-op. */
 void scv_job_driver_free(scv_job_driver *d);
 

@@ -8,16 +8,21 @@
 #      integrity_check), `run --resume` goes on and reaches the target, and the store lists
 #      a step of each killed phase;
 #   2. the same with SIGTERM (exit 130, "interrupted"), and SIGKILL of worker rank 1 during
-#      a K=2 training segment (the run retries and still reaches the target);
-#   3. a full disk (a small tmpfs) as the --db directory and as the --report directory;
+#      a K=2 training segment (the run retries and still reaches the target); SIGTERM of
+#      rank 1 during the training, SIGKILL of rank 1 during the warm-up and during a K=2
+#      search segment: the run retries and reaches the target or fails with a message;
+#   3. a full disk (a small tmpfs) as the --db directory, as the --report directory, and as
+#      the run's state directory (PATH.runs/: metrics, checkpoint) filled during the
+#      training: the run stops at once, no retry, and resumes once there is space;
 #   4. a read-only --report directory (a read-only tmpfs: root ignores file modes);
 #   5. three concurrent runs on one store.
 # Every failure must be a non-zero exit with a message naming the file, never a silent 0.
 # Every scenario has its own mktemp -d directory and --db, and finds its processes only by
 # that unique path. The mounts need root (those checks are skipped otherwise).
-# Uses $SCV_BIN (default build/scavenger); SCV_FAULTS_KEEP=1 keeps the temp directory.
+# Uses $SCV_BIN (default build/scavenger); SCV_FAULTS_KEEP=1 keeps the temp directory;
+# SCV_FAULTS_DRIVER=NAME starts every run with --driver NAME (default: run's own default).
 # Prints "ok N - name" / "not ok N - name: why" and "N passed, N failed" last; exits
-# non-zero on a failure. About 70 s on 2 busy cores.
+# non-zero on a failure. About 110 s on 2 busy cores.
 set -u
 SCV=${SCV_BIN:-build/scavenger}
 case "$SCV" in /*) ;; *) SCV=$(pwd)/$SCV ;; esac
@@ -25,8 +30,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 # a run takes a few seconds; the slow one (about 12 s) evaluates the whole test set about
 # every iteration so that every phase lasts long enough to be interrupted in (a training
 # iteration alone takes 0.1 ms): warm-up 0.4 s, search segments 0.2-0.4 s, training 2 s
-JOB="--model mlp --hidden 32 --dataset synthetic:4000 --lr 0.003 --target-accuracy 0.96 --workers 1,2 --batch 32,128"
-SLOW="--model mlp --hidden 32 --dataset synthetic:20000 --lr 0.003 --target-accuracy 0.99 --workers 1,2 --batch 32,128
+DRV=${SCV_FAULTS_DRIVER:+--driver $SCV_FAULTS_DRIVER}
+JOB="$DRV --model mlp --hidden 32 --dataset synthetic:4000 --lr 0.003 --target-accuracy 0.96 --workers 1,2 --batch 32,128"
+SLOW="$DRV --model mlp --hidden 32 --dataset synthetic:20000 --lr 0.003 --target-accuracy 0.99 --workers 1,2 --batch 32,128
       --search-budget 0 --eval-subset 0 --search-eval-every-epochs 0.001 --eval-every-epochs 0.002"
 
 n=0 passed=0 failed=0
@@ -170,35 +176,78 @@ coordinator() {
     done
 }
 
-# ---- 2: SIGKILL of worker rank 1 during a K=2 training segment ----
-worker_dies() {
-    name="SIGKILL of worker rank 1"
-    d=$(mktemp -d "$TOP/w.XXXXXX")
-    "$SCV" run --db "$d/r.db" --model mlp --hidden 32 --dataset synthetic:20000 --lr 0.003 \
-        --target-accuracy 0.98 --workers 2 --batch 32 --eval-subset 0 --eval-every-epochs 0.002 \
-        >"$d/run.log" 2>&1 &
+# ---- 2: signals to worker rank 1 of a K=2 segment ----
+# WJOB: warm-up and training at K=2 B=32, the training a few seconds long (the whole test
+# set evaluated about every 3 iterations). SJOB: warm-up and search at K=2 too, about 1 s
+# and 0.3 s (an evaluation every iteration), then a short training.
+WJOB="$DRV --model mlp --hidden 32 --dataset synthetic:20000 --lr 0.003 --target-accuracy 0.98 --workers 2 --batch 32
+      --eval-subset 0 --eval-every-epochs 0.002"
+SJOB="$DRV --model mlp --hidden 32 --dataset synthetic:20000 --lr 0.003 --target-accuracy 0.96 --workers 2 --batch 32,128
+      --search-budget 0 --eval-subset 0 --search-eval-every-epochs 0.001 --eval-every-epochs 0.01"
+# rank1_of D PHASE: pid of worker rank 1 (an mpirun rank: K=2) of run 1 in D while a K=2
+# PHASE segment runs: the run's newest metrics file is that segment's and holds 3
+# iterations. The ranks name the run's directory on their command line; a rank started for
+# one segment (the relaunch driver) names its metrics file too, and must name this one.
+rank1_of() {
+    # shellcheck disable=SC2012
+    f=$(ls -t "$1"/r.db.runs/1/seg-*.jsonl 2>/dev/null | head -n 1)
+    case "$f" in *-"$2"-k2-*) ;; *) return 1 ;; esac
+    [ "$(grep -c '"type":"iter"' "$f" 2>/dev/null)" -ge 3 ] || return 1
+    for p in $(pgrep -f -- "scavenger train .*$1/r[.]db[.]runs/" 2>/dev/null); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1' || continue
+        args=$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)
+        case "$args" in *" --metrics $f "*) ;; *" --metrics "*) continue ;; esac
+        echo "$p"
+        return 0
+    done
+    return 1
+}
+# worker STRICT JOB SIG:PHASE...: one run of $JOB (the name of the variable that holds its
+# options); SIG goes to worker rank 1 during a K=2 PHASE segment, for each SIG:PHASE in
+# turn (at most policy.max_retries = 2). STRICT=1: the run must retry and reach the target
+# (exit 0); STRICT=0: that, or a non-zero exit with a message (never exit 0 without the
+# target). Then no process left and the store intact.
+worker() {
+    strict=$1
+    job="" && eval "job=\$$2"
+    shift 2
+    name="" tag=""
+    for sp in "$@"; do
+        name="${name:-SIG${sp%%:*} of worker rank 1 during the ${sp#*:}}${name:+, then SIG${sp%%:*} during the ${sp#*:}}"
+        tag="$tag-${sp%%:*}-${sp#*:}"
+    done
+    d=$(mktemp -d "$TOP/w$tag.XXXXXX")
+    # shellcheck disable=SC2086
+    "$SCV" run --db "$d/r.db" $job >"$d/run.log" 2>&1 &
     pid=$!
-    killed=""
-    if wait_phase "$d/r.db.runs/1" train 5 60; then
-        i=0
-        while [ -z "$killed" ] && [ $i -lt 100 ]; do
-            for p in $(pgrep -f -- "scavenger train .*$d/r[.]db[.]runs/" 2>/dev/null); do
-                if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then
-                    kill -9 "$p" 2>/dev/null && killed=$p && break
-                fi
-            done
-            [ -n "$killed" ] || sleep 0.05
+    for sp in "$@"; do
+        killed="" i=0
+        while [ -z "$killed" ] && [ $i -lt 1500 ] && alive "$pid"; do
+            if p=$(rank1_of "$d" "${sp#*:}") && kill -s "${sp%%:*}" "$p" 2>/dev/null; then
+                killed=$p
+            else
+                sleep 0.04
+            fi
             i=$((i + 1))
         done
-    fi
+        if [ -z "$killed" ]; then
+            wait_exit "$pid" 90
+            not_ok "$name" "no rank 1 of a K=2 ${sp#*:} segment found (run exit $rc: $(tailof "$d/run.log"))"
+            return
+        fi
+    done
     wait_exit "$pid" 90
-    if [ -z "$killed" ]; then
-        not_ok "$name" "no rank 1 found during a K=2 training segment (run exit $rc)"
-        return
+    if [ "$strict" = 1 ]; then
+        check "$name: the run retries" '$(tailof "$d/run.log")' has "$d/run.log" "a worker died"
+        check "$name: the run still reaches the target (exit 0)" 'exit $rc: $(tailof "$d/run.log")' \
+            eval '[ $rc -eq 0 ] && has "$d/run.log" "target reached"'
+    elif [ $rc -eq 0 ]; then
+        check "$name: the run retries and reaches the target (exit 0)" '$(tailof "$d/run.log")' \
+            eval 'has "$d/run.log" "a worker died" && has "$d/run.log" "^target reached"'
+    else
+        check "$name: the run fails with a message (exit $rc)" '$(tailof "$d/run.log")' \
+            eval '{ [ $rc -lt 128 ] || [ $rc -eq 130 ]; } && has "$d/run.log" "^scavenger run: .*\(failed\|interrupted\)"'
     fi
-    check "$name: the run retries" '$(tailof "$d/run.log")' has "$d/run.log" "a worker died"
-    check "$name: the run still reaches the target (exit 0)" 'exit $rc: $(tailof "$d/run.log")' \
-        eval '[ $rc -eq 0 ] && has "$d/run.log" "target reached"'
     why=""
     check "$name: store intact" '$why' integrity "$d/r.db"
     orphans=""
@@ -256,6 +305,38 @@ disk_full_db() {
     failed_cleanly "$name" "$d/run0.log" "$rc" "$d/db0/r.db"
 }
 
+# The run's state directory (PATH.runs/: the segments' metrics and the checkpoint) fills up
+# during the training: a write failure, not a dead worker: no retry, a message naming the
+# file and the full disk, the store intact, and --resume reaches the target once there is space
+disk_full_train() {
+    name="full disk: the state directory fills during the training"
+    d=$(mktemp -d "$TOP/ft.XXXXXX")
+    small_fs "$d/r.db.runs" 4m || { not_ok "$name" "cannot mount a tmpfs"; return; }
+    # shellcheck disable=SC2086
+    "$SCV" run --db "$d/r.db" $WJOB >"$d/run.log" 2>&1 &
+    pid=$!
+    if ! wait_phase "$d/r.db.runs/1" train 5 60; then
+        wait_exit "$pid" 60
+        not_ok "$name" "no train segment with 5 iterations (exit $rc: $(tailof "$d/run.log"))"
+        return
+    fi
+    fill "$d/r.db.runs"
+    wait_exit "$pid" 60
+    failed_cleanly "$name" "$d/run.log" "$rc" "$d/r.db.runs/1/"
+    check "$name: the run's error names the file and the full disk" '$(tailof "$d/run.log")' \
+        grep -q "^scavenger run: .*$d/r[.]db[.]runs/1/[^ ]*: .*No space left on device" "$d/run.log"
+    check "$name: no retry spent on it" '$(grep "retry" "$d/run.log" | cut -c1-200)' \
+        eval '! has "$d/run.log" "retry [0-9]* of"'
+    why=""
+    check "$name: store intact" '$why' integrity "$d/r.db"
+    orphans=""
+    check "$name: no orphan process" 'left alive: $orphans' no_orphans "$d/" ""
+    rm -f "$d/r.db.runs/filler"
+    "$SCV" run --resume 1 --db "$d/r.db" >"$d/resume.log" 2>&1; rc=$?
+    check "$name: --resume reaches the target once there is space" 'exit $rc: $(tailof "$d/resume.log")' \
+        eval '[ $rc -eq 0 ] && has "$d/resume.log" "target reached"'
+}
+
 readonly_report() {
     name="read-only --report directory"
     d=$(mktemp -d "$TOP/ro.XXXXXX")
@@ -300,10 +381,13 @@ start=$(date +%s)
 timed() { t0=$(date +%s); "$@"; echo "# $*: $(($(date +%s) - t0)) s"; }
 timed coordinator KILL
 timed coordinator TERM
-timed worker_dies
+timed worker 1 WJOB KILL:train
+timed worker 0 WJOB TERM:train
+timed worker 0 SJOB KILL:warmup KILL:search
 if [ "$(id -u)" -eq 0 ]; then
     timed disk_full_report
     timed disk_full_db
+    timed disk_full_train
     timed readonly_report
 else
     n=$((n + 1)); passed=$((passed + 1))

@@ -428,7 +428,7 @@ static void t_run_loop(void)
     CHECK(file_has(path, "\"reached\":true"));
     /* usage errors */
     CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --model mlp", bin, db), 2);
-    CHECK(strstr(out, "--target-accuracy") != NULL);
+    CHECK_MSG(strstr(out, "target-accuracy") && strstr(out, "target-loss"), "%s", out);
     CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " RUNJOB " --search sometimes", bin, db), 2);
     snprintf(path, sizeof path, "%s/bad.json", tmp);
     f = fopen(path, "w");
@@ -1113,6 +1113,41 @@ static void t_reliability(void)
     CHECK_MSG(strstr(out, "more than 268435456 parameters"), "%s", out);
 }
 
+/* A bad --start, --target-batch or --target-epochs is a usage error found before the run is
+ * stored (it was found after, and left a run "running" for ever); --resume merges more
+ * settings than a run keeps without writing past its table, and more than that on the
+ * command line are refused. */
+static void t_run_validated_early(void)
+{
+    char out[16384], db[512], many[2048];
+    snprintf(db, sizeof db, "%s/early.db", tmp);
+    static const char *const bad[][2] = {
+        {"--start abc", "--start 'abc'"},
+        {"--start 2,1", "--start '2,1'"},
+        {"--target-batch abc", "--target-batch 'abc'"},
+        {"--target-epochs 5 --target-batch 0", "--target-batch '0'"},
+        {"--target-batch 64", "target-batch needs target-epochs"},
+        {"--target-epochs abc", "--target-epochs 'abc'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " RUNJOB " %s", bin, db, bad[i][0]), 2);
+        CHECK_MSG(strstr(out, bad[i][1]) != NULL, "%s: %s", bad[i][0], out);
+    }
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s runs --db %s --json 2>/dev/null; }", bin, db), 0);
+    CHECK_MSG(strstr(out, "\"id\"") == NULL, "a refused run was stored: %s", out);
+    /* a run that fails at once (K = 1 only: no noise estimate), resumed with 90 more
+     * settings than it stored (the table holds 96), then with 100 on the command line */
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --model mlp --hidden 32 --dataset synthetic:2000 "
+                     "--target-accuracy 0.99 --max-epochs 0.05 --workers 1 --batch 32 --search none", bin, db), 1);
+    size_t len = 0;
+    for (int i = 0; i < 90; i++) len += (size_t)snprintf(many + len, sizeof many - len, " --lr 0.003");
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --resume 1 --db %s%s", bin, db, many), 1);
+    CHECK_MSG(strstr(out, "resuming") != NULL, "%s", out);
+    for (int i = 0; i < 10; i++) len += (size_t)snprintf(many + len, sizeof many - len, " --lr 0.003");
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --resume 1 --db %s%s", bin, db, many), 2);
+    CHECK_MSG(strstr(out, "too many settings") != NULL, "%s", out);
+}
+
 static const scv_test tests[] = {
     {"reliability", t_reliability},
     {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},
@@ -1124,7 +1159,7 @@ static const scv_test tests[] = {
     {"train_errors_review", t_train_errors_review}, {"sweep_figure", t_sweep_figure},
     {"eval_subset", t_eval_subset},       {"target_window", t_target_window},
     {"target_history", t_target_history}, {"target_loss", t_target_loss}, {"target_confirm", t_target_confirm},
-    {"target_bad_values", t_target_bad_values},
+    {"target_bad_values", t_target_bad_values}, {"run_validated_early", t_run_validated_early},
 };
 
 int main(int argc, char **argv)

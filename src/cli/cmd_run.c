@@ -30,7 +30,7 @@ static const char *const JOB_OPTS[] = {"model", "hidden", "dataset", "threads", 
                                        "lr-decay", "lr-step-epochs", "lr-gamma", "lr-horizon", "seed",
                                        NULL};
 /* the command's own; everything else must be a loop setting (scv_run_params_set) */
-static const char *const CLI_OPTS[] = {"cluster", "catalog", "db", "report", NULL};
+static const char *const CLI_OPTS[] = {"cluster", "catalog", "db", "report", "driver", NULL};
 
 typedef struct pairs {
     char *name[MAX_PAIRS], *value[MAX_PAIRS];
@@ -256,6 +256,9 @@ static void help(void)
            "                       from a stored run of the same job, else predicted from this\n"
            "                       run's learning curve, else the plan is relative)\n"
            "Where:\n"
+           "  --driver elastic|relaunch  how segments run (default elastic): one job that\n"
+           "                       changes K and B in place, or a job per segment that\n"
+           "                       resumes the checkpoint\n"
            "  --cluster NAME       an emulated cluster (else local processes)\n"
            "  --vm-type TYPE       catalog type the measurements stand for (default: the\n"
            "                       cluster's type, else c5.xlarge)\n"
@@ -387,7 +390,12 @@ int cmd_run(int argc, char **argv)
         rc = usage("%s", err.msg);
         goto out_quiet;
     }
-    /* the relaunch driver with the job's options */
+    /* the job driver with the job's options */
+    const char *dname = get(&opt, "driver") ? get(&opt, "driver") : "elastic";
+    if (strcmp(dname, "elastic") && strcmp(dname, "relaunch")) {
+        rc = usage("--driver '%s': expected elastic or relaunch", dname);
+        goto out_quiet;
+    }
     if (!(train_opts = calloc((size_t)2 * opt.n + 1, sizeof(char *)))) goto out;
     int nt = 0;
     for (int i = 0; i < opt.n; i++) /* a later setting of the same option wins in train's getopt too */
@@ -401,7 +409,7 @@ int cmd_run(int argc, char **argv)
     view v = {.tty = isatty(STDERR_FILENO), .json = json, .accuracy = NAN, .cat = cat};
     scv_relaunch_opts ro = {.train_opts = train_opts, .cluster = cl, .vm_type = p.vm_type,
                             .catalog = get(&opt, "catalog")};
-    if (scv_relaunch_driver_new(&ro, &drv, &err)) goto out;
+    if ((!strcmp(dname, "elastic") ? scv_elastic_driver_new : scv_relaunch_driver_new)(&ro, &drv, &err)) goto out;
     fprintf(stderr, "scavenger run: %s (%s), search %s, state in %s/\n", resume ? "resuming" : "a new run", job_key,
             scv_search_name(p.search), state_dir);
     scv_run_observer obs = {.ctx = &v, .on_event = on_event};

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* SIGINT or SIGTERM while a child runs: the handler can only reach file-scope state.
@@ -28,14 +29,64 @@ static void on_signal(int sig)
     }
 }
 
+/* The child's stderr, passed on and watched for its last error line. */
+typedef struct errtap {
+    char *line;           /* the last "scavenger " line (NULL: not kept) */
+    size_t cap;
+    char cur[1024];       /* the line being read (longer ones are cut) */
+    size_t len;
+} errtap;
+
+static void errtap_line(errtap *t)
+{
+    t->cur[t->len] = 0;
+    if (t->line && !strncmp(t->cur, "scavenger ", 10)) snprintf(t->line, t->cap, "%s", t->cur);
+    t->len = 0;
+}
+
+static void errtap_feed(errtap *t, const char *p, size_t n)
+{
+    for (size_t off = 0; off < n;) { /* on to this process's stderr (a failed write is dropped) */
+        ssize_t w = write(2, p + off, n - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        off += (size_t)w;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == '\n' || p[i] == '\r') errtap_line(t);
+        else if (t->len < sizeof t->cur - 1) t->cur[t->len++] = p[i];
+    }
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+
 int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int *status, int *interrupted,
                  void (*tick)(void *ctx), void *ctx, int tick_ms, scv_err *err)
 {
-    int fd[2];
+    return scv_run_self_err(exe, argv, json, cap, NULL, 0, status, interrupted, tick, ctx, tick_ms, err);
+}
+
+int scv_run_self_err(const char *exe, char *const *argv, char *json, size_t cap, char *errline, size_t errcap,
+                     int *status, int *interrupted, void (*tick)(void *ctx), void *ctx, int tick_ms,
+                     scv_err *err)
+{
+    int fd[2], efd[2] = {-1, -1};
     json[0] = 0;
+    if (errline && errcap) errline[0] = 0;
     *status = -1;
     if (interrupted) *interrupted = 0;
     if (pipe(fd)) return scv_err_set(err, SCV_EIO, "cannot start %s: pipe: %s", argv[1], strerror(errno));
+    if (errline && pipe(efd)) {
+        int e = errno;
+        close(fd[0]);
+        close(fd[1]);
+        return scv_err_set(err, SCV_EIO, "cannot start %s: pipe: %s", argv[1], strerror(e));
+    }
     fflush(NULL);
     pid_t parent = getpid();
     pid_t pid = fork();
@@ -43,6 +94,7 @@ int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int
         int e = errno;
         close(fd[0]);
         close(fd[1]);
+        if (errline) close(efd[0]), close(efd[1]);
         return scv_err_set(err, SCV_EIO, "cannot start %s: fork: %s", argv[1], strerror(e));
     }
     if (pid == 0) {
@@ -53,31 +105,62 @@ int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int
         dup2(fd[1], 1);
         close(fd[0]);
         close(fd[1]);
+        if (errline) {
+            /* its stderr is a pipe to this process: once this process is gone, writing
+             * there must fail (EPIPE), not kill the child while it stops cleanly */
+            signal(SIGPIPE, SIG_IGN);
+            dup2(efd[1], 2);
+            close(efd[0]);
+            close(efd[1]);
+        }
         execv(exe ? exe : "/proc/self/exe", argv);
         _exit(127);
     }
     close(fd[1]);
-    struct sigaction sa, old, old_term;
+    if (errline) close(efd[1]);
+    struct sigaction sa, old, old_term, ign, old_pipe;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     g_int = 0, g_term = 0;
     g_child = (sig_atomic_t)pid;
     sigaction(SIGINT, &sa, &old);
     sigaction(SIGTERM, &sa, &old_term);
-    /* read stdout a line at a time between ticks */
-    char buf[8192];
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN; /* passing the child's stderr on to a closed pipe: EPIPE */
+    if (errline) sigaction(SIGPIPE, &ign, &old_pipe);
+    /* read stdout a line at a time and stderr as it comes, ticking about every tick_ms */
+    errtap tap = {.line = errline, .cap = errcap};
+    char buf[8192], ebuf[4096];
     size_t len = 0;
-    for (;;) {
-        struct pollfd p = {.fd = fd[0], .events = POLLIN};
-        int r = poll(&p, 1, tick ? tick_ms : -1);
-        if (r < 0 && errno == EINTR) continue;
-        if (r == 0) {
-            if (tick) tick(ctx);
-            continue;
+    int out_open = 1, err_open = errline != NULL;
+    double next_tick = now_ms() + tick_ms;
+    while (out_open || err_open) {
+        struct pollfd p[2] = {{.fd = out_open ? fd[0] : -1, .events = POLLIN},
+                              {.fd = err_open ? efd[0] : -1, .events = POLLIN}};
+        int wait = -1;
+        if (tick) {
+            double left = next_tick - now_ms();
+            wait = left > 0 ? (int)left + 1 : 0;
         }
+        int r = poll(p, 2, wait);
+        if (r < 0 && errno != EINTR) break;
+        if (tick && now_ms() >= next_tick) {
+            tick(ctx);
+            next_tick = now_ms() + tick_ms;
+        }
+        if (r <= 0) continue;
+        if (err_open && p[1].revents) {
+            ssize_t got = read(efd[0], ebuf, sizeof ebuf);
+            if (got > 0) errtap_feed(&tap, ebuf, (size_t)got);
+            else if (got == 0 || errno != EINTR) err_open = 0;
+        }
+        if (!out_open || !p[0].revents) continue;
         ssize_t got = read(fd[0], buf + len, sizeof buf - 1 - len);
         if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;
+        if (got <= 0) {
+            out_open = 0;
+            continue;
+        }
         len += (size_t)got;
         buf[len] = 0;
         char *nl;
@@ -90,12 +173,15 @@ int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int
         if (len == sizeof buf - 1) len = 0; /* an overlong line: not a summary */
     }
     if (len && buf[0] == '{') snprintf(json, cap, "%s", buf);
+    if (tap.len) errtap_line(&tap);
     close(fd[0]);
+    if (errline) close(efd[0]);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
     g_child = 0;
     sigaction(SIGINT, &old, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    if (errline) sigaction(SIGPIPE, &old_pipe, NULL);
     /* a caller that cannot stop on an interruption is ended by SIGTERM now that the child
      * has stopped (with the disposition it had before) */
     if (g_term && !interrupted) raise(SIGTERM);
@@ -103,6 +189,15 @@ int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int
     if (interrupted) *interrupted = g_int;
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     return SCV_OK;
+}
+
+int scv_child_write_failure(const char *errline)
+{
+    static const int refused[] = {ENOSPC, EDQUOT, EROFS, EFBIG};
+    if (!errline || !*errline) return 0;
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        if (strstr(errline, strerror(refused[i]))) return 1;
+    return 0;
 }
 
 void scv_argv_add(scv_argv *a, const char *s)
@@ -182,6 +277,7 @@ void scv_train_argv(scv_argv *a, const scv_train_cmd *c)
             scv_argv_add(a, "--target-history"), scv_argv_add(a, h);
         }
     }
+    if (c->elastic_control) scv_argv_add(a, "--elastic-control"), scv_argv_add(a, c->elastic_control);
     scv_argv_add(a, "--json");
     scv_argv_add(a, "--progress");
     scv_argv_add(a, c->progress ? "always" : "never");

@@ -19,6 +19,17 @@
  * this process dies (PR_SET_PDEATHSIG), so no child outlives it, even after SIGKILL. */
 int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int *status, int *interrupted,
                  void (*tick)(void *ctx), void *ctx, int tick_ms, scv_err *err);
+/* scv_run_self that also reads the child's stderr: it is passed on to this process's stderr
+ * as it comes, and the child's last error line (the last line that starts with "scavenger ",
+ * the prefix of every command's messages) goes to errline ("" if none). The child runs with
+ * SIGPIPE ignored, so it survives writing to the pipe after this process has died. */
+int scv_run_self_err(const char *exe, char *const *argv, char *json, size_t cap, char *errline, size_t errcap,
+                     int *status, int *interrupted, void (*tick)(void *ctx), void *ctx, int tick_ms,
+                     scv_err *err);
+/* 1 when a child's error line says that a file could not be written because its file
+ * system refuses writes (no space left, quota exceeded, read-only, file too large): a
+ * relaunch cannot mend that; 0 otherwise (a worker that died, a crash). */
+int scv_child_write_failure(const char *errline);
 
 /* A growing argv of owned strings, NULL-terminated. */
 typedef struct scv_argv {
@@ -54,6 +65,7 @@ typedef struct scv_train_cmd {
     const double *history;        /* earlier target values that prefill the window */
     int n_history;
     int progress;                 /* the child's progress line on stderr */
+    const char *elastic_control;  /* the elastic job's control directory (NULL: not elastic) */
 } scv_train_cmd;
 /* argv = {"scavenger", "train", job options, then the command's}; a.oom on failure. */
 void scv_train_argv(scv_argv *a, const scv_train_cmd *c);

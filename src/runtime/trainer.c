@@ -232,6 +232,7 @@ typedef struct {
     int64_t *counts, *offsets;
     scv_ckpt_state st;
     FILE *metrics;
+    int metrics_errno;  /* rank 0: why the first failed metrics write failed (0: none) */
     double wall_before; /* training seconds of earlier invocations (from the checkpoint) */
     double t_start;     /* scv_now() when this invocation's training started */
     int lock_fd;        /* rank 0: the checkpoint directory's lock (-1: none) */
@@ -263,6 +264,13 @@ static int evaluate(run_ctx *c, int64_t n, double *acc, double *loss, scv_err *e
     return SCV_OK;
 }
 
+/* Rank 0, after a metrics line: keeps the errno of the first failed write (metrics_flush,
+ * which reports it, runs later, when errno says nothing any more). */
+static void metrics_note(run_ctx *c)
+{
+    if (c->metrics && ferror(c->metrics) && !c->metrics_errno) c->metrics_errno = errno ? errno : EIO;
+}
+
 /* evaluate() on the first n test samples, timed and counted in res; with a role
  * ("periodic" | "confirm") rank 0 writes an eval metrics line. window_mean: the target
  * window's mean after this evaluation (NaN: none, left out). */
@@ -291,6 +299,7 @@ static int eval_on(run_ctx *c, int64_t n, const char *role, double train_loss, d
                 (double)c->st.samples_seen / (double)c->train->n, *acc, *loss, tl,
                 c->wall_before + scv_now() - c->t_start, full ? "full" : "subset", (long long)n,
                 role, dt);
+        metrics_note(c);
     }
     return SCV_OK;
 }
@@ -302,9 +311,12 @@ static int metrics_flush(run_ctx *c, scv_err *err)
 {
     if (!c->metrics) return SCV_OK;
     errno = 0;
-    if (fflush(c->metrics) != 0 || ferror(c->metrics))
+    if (fflush(c->metrics) != 0 || ferror(c->metrics)) {
+        int e = errno ? errno : c->metrics_errno; /* a line that failed before: its errno */
+        c->metrics_errno = 0;
         return scv_err_set(err, SCV_EIO, "%s: cannot write metrics: %s", c->p->metrics_path,
-                           errno ? strerror(errno) : "write error");
+                           e ? strerror(e) : "write error");
+    }
     return SCV_OK;
 }
 
@@ -626,6 +638,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
                     (double)c->st.samples_seen / (double)N, c->K, (long long)Bcur, (long long)bk,
                     t2 - t1, t3 - t2, t4 - t0, loss, g[np + X_CORRECT] / (double)Bcur, lr, nl, ng,
                     (unsigned long long)c->st.samples_seen, scv_wall_clock());
+            metrics_note(c);
         }
         int stop_now = g[np + X_STOP] > 0;
         if (!stop_now && g[np + X_TIME_STABLE] > 0) { /* rank 0's iteration-time rule fired */
@@ -702,6 +715,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
                                 n_hist, mean, subset_on ? "subset" : "full", (long long)sub_n, fa,
                                 p->target_confirm_tol, ok ? "true" : "false", how, conf,
                                 ok ? "" : ": not reached, training continues");
+                        metrics_note(c);
                     }
                 }
             }
@@ -822,10 +836,9 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
 #define CMD_BYTES 16384
 
 typedef struct {
-    char dir[3800];
     FILE *cmd, *reply;  /* rank 0 */
     long cmd_off;
-    char *argv0;        /* this program, for spawning */
+    char exe[4096];     /* this program, for spawning */
 } control;
 
 /* Rank 0: the next complete command line (SCV_OK), SCV_EINTR when interrupted. Polls the
@@ -931,7 +944,7 @@ static int elastic_resize(run_ctx *c, control *ctl, const scv_train_params *q, i
             for (char *t = strtok(hosts_buf, ","); t && nh < SCV_MAX_SPACE; t = strtok(NULL, ",")) hosts[nh++] = t;
             if (nh < K) return scv_err_set(err, SCV_EINVAL, "elastic: %d workers but %d hosts", K, nh);
         }
-        if ((rc = scv_comm_grow(c->comm, ctl->argv0, c->p->elastic_argv, K - have,
+        if ((rc = scv_comm_grow(c->comm, ctl->exe, c->p->elastic_argv, K - have,
                                 nh ? (const char *const *)hosts + have : NULL, err)))
             return rc;
         *grew = 1;
@@ -963,15 +976,13 @@ static int elastic_resize(run_ctx *c, control *ctl, const scv_train_params *q, i
 
 static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
 {
-    static control ctl; /* rank 0's files; one elastic job per process */
+    control ctl = {0};
     const scv_train_params *base = c->p;
-    memset(&ctl, 0, sizeof ctl);
-    ctl.argv0 = base->elastic_argv ? base->elastic_argv[0] : NULL;
-    char exe[4096];
-    ssize_t xn = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (xn > 0) exe[xn] = 0, ctl.argv0 = exe;
     int rc = SCV_OK;
-    if (scv_comm_all_rank(c->comm) == 0) {
+    ssize_t xn = readlink("/proc/self/exe", ctl.exe, sizeof ctl.exe - 1);
+    if (xn <= 0) rc = scv_err_set(err, SCV_EIO, "cannot resolve /proc/self/exe: %s", strerror(errno));
+    else ctl.exe[xn] = 0;
+    if (!rc && scv_comm_all_rank(c->comm) == 0) {
         char path[4096];
         snprintf(path, sizeof path, "%s/cmd", base->elastic_control);
         if (!(ctl.cmd = fopen(path, "r")))

@@ -346,7 +346,8 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
         spec.history = l->history + l->n_history - keep, spec.n_history = keep;
         if ((rc = progress_segment(&l->prog, l->samples, B))) return scv_err_set(err, rc, "out of memory");
         rc = l->d->train(l->d->ctx, &spec, &sink, &res, err);
-        if (!rc || rc == SCV_EINTR) break;
+        /* SCV_EIO: the job's files cannot be written (a full disk): a retry cannot help */
+        if (!rc || rc == SCV_EINTR || rc == SCV_EIO) break;
         int64_t it;
         if (l->d->progress(l->d->ctx, &it, &l->samples, NULL) == SCV_OK) { /* redone from the checkpoint */
             l->iteration = it;

@@ -1,0 +1,341 @@
+/*
+ * elastic.c - the elastic job driver (Or et al.'s resizing in place): one `scavenger train
+ * --elastic-control DIR` job stays up across segments and configurations. Each segment is
+ * a command appended to DIR/cmd; the job applies its K and B in place (a new B at the next
+ * iteration; fewer K: the leaving ranks are parked; more: parked ranks are activated or new
+ * processes spawned, and the state goes from rank 0 to them in memory), trains until the
+ * command's stopping rule, checkpoints, and answers in DIR/reply (trainer.c describes the
+ * protocol). No checkpoint is read back between segments.
+ *
+ * The job is started at the first segment (and again after a failure: a job whose process
+ * died cannot continue without ULFM, so the loop's retry starts a new one from the last
+ * checkpoint, as the relaunch driver would). Segment metrics files, the probe, progress
+ * and recovery are the relaunch driver's (trainjob.c). Files: RUN_DIR/elastic/{cmd,reply,
+ * job.log}.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "child.h"
+#include "scv.h"
+#include "trainjob.h"
+#include "../core/util.h"
+#include "../io/json_out.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct elastic {
+    scv_job_driver vt;
+    trainjob tj;
+    char dir[1200], cmd_path[1300], reply_path[1300], log_path[1300];
+    pid_t pid;                 /* the running job (0: none) */
+    long reply_off;            /* how much of the reply file was read */
+    double start_s;            /* seconds the last job start took until it was ready */
+} elastic;
+
+/* SIGINT/SIGTERM while a segment runs: the job (same process group) stops at its next
+ * iteration; SIGTERM is passed on as relaunch's scv_run_self does. */
+static volatile sig_atomic_t g_int, g_job;
+static void on_signal(int sig)
+{
+    g_int = 1;
+    if (sig == SIGTERM && g_job > 0) kill((pid_t)g_job, SIGTERM);
+}
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* The job's next reply line, if a complete one was written: 1, else 0. */
+static int read_reply(elastic *e, char *line, size_t cap)
+{
+    FILE *f = fopen(e->reply_path, "r");
+    if (!f) return 0;
+    int got = 0;
+    if (fseek(f, e->reply_off, SEEK_SET) == 0 && fgets(line, (int)cap, f)) {
+        size_t n = strlen(line);
+        if (n && line[n - 1] == '\n') e->reply_off += (long)n, line[n - 1] = 0, got = 1;
+    }
+    fclose(f);
+    return got;
+}
+
+/* 1 while the job runs; reaps it (and forgets it) once it has ended. */
+static int job_alive(elastic *e, int *status)
+{
+    if (status) *status = -1;
+    if (e->pid <= 0) return 0;
+    int st;
+    pid_t w = waitpid(e->pid, &st, WNOHANG);
+    if (w == 0) return 1;
+    if (status) *status = w == e->pid ? (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st)) : -1;
+    e->pid = 0;
+    return 0;
+}
+
+static int append_cmd(elastic *e, const char *line, scv_err *err)
+{
+    int fd = open(e->cmd_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return scv_err_set(err, SCV_EIO, "%s: cannot open: %s", e->cmd_path, strerror(errno));
+    size_t n = strlen(line);
+    int bad = write(fd, line, n) != (ssize_t)n || write(fd, "\n", 1) != 1;
+    int er = errno;
+    close(fd);
+    return bad ? scv_err_set(err, SCV_EIO, "%s: cannot write: %s", e->cmd_path, strerror(er)) : SCV_OK;
+}
+
+/* Starts the job at the configured K and B (resuming the checkpoint when there is one) and
+ * waits for its ready line. */
+static int start_job(elastic *e, scv_err *err)
+{
+    trainjob *t = &e->tj;
+    double t0 = scv_now();
+    if (mkdir(e->dir, 0755) != 0 && errno != EEXIST)
+        return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", e->dir, strerror(errno));
+    const char *files[] = {e->cmd_path, e->reply_path};
+    for (int i = 0; i < 2; i++) { /* fresh control files for a fresh job */
+        FILE *f = fopen(files[i], "w");
+        if (!f || fclose(f) != 0) return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", files[i], strerror(errno));
+    }
+    e->reply_off = 0;
+    scv_train_cmd c = {.job_opts = (const char *const *)t->opts, .cluster = t->cluster, .vm_type = t->vm_type,
+                       .catalog = t->catalog, .workers = t->K, .batch = t->B, .split = t->split,
+                       .checkpoint_dir = t->ckpt_dir, .resume = tj_has_checkpoint(t), .elastic_control = e->dir};
+    scv_argv a = {0};
+    scv_train_argv(&a, &c);
+    if (a.oom) {
+        scv_argv_free(&a);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    fflush(NULL);
+    pid_t parent = getpid(), pid = fork();
+    if (pid < 0) {
+        scv_argv_free(&a);
+        return scv_err_set(err, SCV_EIO, "cannot start the elastic job: fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGTERM); /* the job dies with the run, even after SIGKILL */
+        if (getppid() != parent) _exit(128 + SIGTERM);
+        int fd = open(e->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
+        execv(t->exe ? t->exe : "/proc/self/exe", a.v);
+        _exit(127);
+    }
+    scv_argv_free(&a);
+    e->pid = pid;
+    char line[4096];
+    for (;;) { /* the job loads the data and builds the model first */
+        if (read_reply(e, line, sizeof line)) {
+            if (strstr(line, "\"ready\"")) break;
+            continue;
+        }
+        int st = -1;
+        if (!job_alive(e, &st))
+            return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
+                               "the elastic job did not start (scavenger train exited %d); see %s", st, e->log_path);
+        nap_ms(5);
+    }
+    e->start_s = scv_now() - t0;
+    return SCV_OK;
+}
+
+/* The command of one segment: the configuration and the spec's stopping rules. */
+static char *segment_cmd(const elastic *e, const scv_segment_spec *s, const char *metrics)
+{
+    const trainjob *t = &e->tj;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    fprintf(f, "{\"cmd\":\"segment\",\"workers\":%d,\"batch\":%d", t->K, t->B);
+    if (t->split) {
+        fputs(",\"split\":[", f);
+        for (int k = 0; k < t->K; k++) fprintf(f, "%s%.9g", k ? "," : "", t->split[k]);
+        fputc(']', f);
+    }
+    fprintf(f, ",\"until_iterations\":%lld,\"epochs\":%.17g,\"target_accuracy\":%.17g,\"target_loss\":%.17g",
+            (long long)s->until_iterations, s->max_epochs, s->target_accuracy, s->target_loss);
+    fprintf(f, ",\"eval_every_epochs\":%.17g,\"eval_subset\":%d,\"target_window\":%d", s->eval_every_epochs,
+            s->eval_subset, s->target_window > 1 ? s->target_window : 1);
+    fprintf(f, ",\"noise_window\":%d,\"noise_tol\":%.17g,\"time_rse\":%.17g,\"time_min\":%d,\"final_eval\":%d",
+            s->noise_window, s->noise_tol, s->time_rse, s->time_min_iters, s->final_eval ? 1 : 0);
+    fprintf(f, ",\"checkpoint_every\":%lld,\"history\":[", (long long)s->checkpoint_every);
+    for (int i = 0; i < s->n_history; i++) fprintf(f, "%s%.9g", i ? "," : "", s->history[i]);
+    fputs("],\"metrics\":", f);
+    scv_json_str(f, metrics);
+    fputc('}', f);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_sink *sink, scv_segment_result *out,
+                   scv_err *err)
+{
+    elastic *e = ctx;
+    trainjob *t = &e->tj;
+    memset(out, 0, sizeof *out);
+    out->accuracy = NAN;
+    if (!t->K) return scv_err_set(err, SCV_EINVAL, "elastic driver: train before configure");
+    int rc;
+    if (!job_alive(e, NULL) && (rc = start_job(e, err))) return rc;
+    char metrics[1400];
+    tj_segment_path(t, spec->phase, metrics, sizeof metrics);
+    char *cmd = segment_cmd(e, spec, metrics);
+    if (!cmd) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    rc = append_cmd(e, cmd, err);
+    free(cmd);
+    if (rc) return rc;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    g_int = 0, g_job = (sig_atomic_t)e->pid;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    tj_tail_start(t, metrics, sink, out);
+    char line[16384];
+    int answered = 0, status = 0;
+    double last_tick = 0;
+    while (!answered) {
+        if (read_reply(e, line, sizeof line)) {
+            answered = strstr(line, "\"type\":\"segment\"") != NULL;
+            continue;
+        }
+        if (!job_alive(e, &status)) break;
+        if (scv_now() - last_tick > 0.1) tj_tail_tick(t), last_tick = scv_now();
+        nap_ms(2);
+    }
+    tj_tail_tick(t);
+    tj_tail_stop(t);
+    g_job = 0;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (!answered) { /* the job died (a worker did: without ULFM the MPI job ends): the loop
+                      * retries with a new job from the checkpoint (SCV_EMPI) */
+        t->attempt++;
+        if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
+        return scv_err_set(err, SCV_EMPI, "the elastic job ended during the %s segment (K=%d B=%d; exit %d; see %s)",
+                           spec->phase, t->K, t->B, status, e->log_path);
+    }
+    cJSON *o = cJSON_Parse(line);
+    const cJSON *jrc = cJSON_GetObjectItemCaseSensitive(o, "rc");
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(o, "result");
+    int src = cJSON_IsNumber(jrc) ? jrc->valueint : SCV_EIO;
+    if (src == SCV_OK && cJSON_IsObject(res)) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(res, "test_accuracy");
+        out->accuracy = cJSON_IsNumber(a) && a->valuedouble >= 0 ? a->valuedouble : NAN;
+        out->reached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "reached_target"));
+    } else { /* the trainer's own code: SCV_EIO (its files cannot be written: not retried), an
+              * interruption, or anything else (retried) */
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "error");
+        src = src == SCV_EIO ? SCV_EIO : src == SCV_EINTR && g_int ? SCV_EINTR : SCV_EMPI;
+        scv_err_set(err, src, "the %s segment (K=%d B=%d): %.400s%s", spec->phase, t->K, t->B,
+                    cJSON_IsString(m) ? m->valuestring : "no result",
+                    src == SCV_EIO ? "; not retried: free space, then scavenger run --resume" : "");
+    }
+    cJSON_Delete(o);
+    if (src) { /* the job leaves after a failed segment: wait for it */
+        for (int i = 0; i < 2000 && job_alive(e, NULL); i++) nap_ms(5);
+        t->attempt++;
+        return src;
+    }
+    t->attempt = 0;
+    return tj_segment_done(t, metrics, out, err);
+}
+
+static void stop_job(elastic *e)
+{
+    if (!job_alive(e, NULL)) return;
+    append_cmd(e, "{\"cmd\":\"stop\"}", NULL);
+    for (int i = 0; i < 2000 && job_alive(e, NULL); i++) nap_ms(5); /* up to 10 s */
+    if (job_alive(e, NULL)) {
+        kill(e->pid, SIGTERM);
+        int st;
+        waitpid(e->pid, &st, 0);
+        e->pid = 0;
+    }
+}
+
+static int e_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *err)
+{
+    elastic *e = ctx;
+    int rc = tj_open(&e->tj, run_dir, job, err);
+    snprintf(e->dir, sizeof e->dir, "%s/elastic", run_dir);
+    snprintf(e->cmd_path, sizeof e->cmd_path, "%s/cmd", e->dir);
+    snprintf(e->reply_path, sizeof e->reply_path, "%s/reply", e->dir);
+    snprintf(e->log_path, sizeof e->log_path, "%s/job.log", e->dir);
+    return rc;
+}
+
+static int e_progress(void *ctx, int64_t *iterations, double *samples, scv_err *err)
+{
+    elastic *e = ctx;
+    return tj_progress(&e->tj, iterations, samples, err);
+}
+
+static int e_configure(void *ctx, int workers, int batch, const double *split, scv_err *err)
+{
+    elastic *e = ctx;
+    return tj_configure(&e->tj, workers, batch, split, err);
+}
+
+static int e_checkpoint(void *ctx, scv_err *err)
+{
+    (void)ctx, (void)err; /* every segment ends with a checkpoint */
+    return SCV_OK;
+}
+
+static int e_recover(void *ctx, int index, scv_segment_result *out, char *phase, size_t cap, int *workers, int *batch,
+                     scv_err *err)
+{
+    elastic *e = ctx;
+    return tj_recover(&e->tj, index, out, phase, cap, workers, batch, err);
+}
+
+static void e_close(void *ctx)
+{
+    elastic *e = ctx;
+    stop_job(e);
+    free(e->tj.split);
+    e->tj.split = NULL;
+    e->tj.K = e->tj.B = 0;
+}
+
+static void e_destroy(void *ctx)
+{
+    elastic *e = ctx;
+    stop_job(e);
+    tj_free(&e->tj);
+    free(e);
+}
+
+int scv_elastic_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err)
+{
+    *out = NULL;
+    elastic *e = calloc(1, sizeof *e);
+    if (!e) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    int rc = tj_init(&e->tj, o, err);
+    if (rc) {
+        free(e);
+        return rc;
+    }
+    e->vt = (scv_job_driver){.name = "elastic", .ctx = e, .open = e_open, .progress = e_progress,
+                             .configure = e_configure, .train = e_train, .checkpoint = e_checkpoint,
+                             .close = e_close, .destroy = e_destroy, .recover = e_recover};
+    *out = &e->vt;
+    return SCV_OK;
+}

@@ -1,0 +1,255 @@
+/*
+ * trainjob.c - see trainjob.h.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "trainjob.h"
+#include "child.h"
+#include "../train/ckpt.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int tj_init(trainjob *t, const scv_relaunch_opts *o, scv_err *err)
+{
+    memset(t, 0, sizeof *t);
+    int n = 0;
+    while (o->train_opts && o->train_opts[n]) n++;
+    int bad = !(t->opts = calloc((size_t)n + 1, sizeof(char *)));
+    for (int i = 0; i < n && !bad; i++) bad = !(t->opts[i] = strdup(o->train_opts[i]));
+    if (o->exe && !bad) bad = !(t->exe = strdup(o->exe));
+    if (o->cluster && !bad) bad = !(t->cluster = strdup(o->cluster));
+    if (o->vm_type && !bad) bad = !(t->vm_type = strdup(o->vm_type));
+    if (o->catalog && !bad) bad = !(t->catalog = strdup(o->catalog));
+    t->show_progress = o->show_progress;
+    if (bad) {
+        tj_free(t);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    return SCV_OK;
+}
+
+void tj_free(trainjob *t)
+{
+    for (int i = 0; t->opts && t->opts[i]; i++) free(t->opts[i]);
+    free(t->opts);
+    free(t->exe);
+    free(t->cluster);
+    free(t->vm_type);
+    free(t->catalog);
+    free(t->split);
+    if (t->tail) fclose(t->tail);
+    memset(t, 0, sizeof *t);
+}
+
+int tj_has_checkpoint(const trainjob *t)
+{
+    char file[1200];
+    snprintf(file, sizeof file, "%s/" SCV_CKPT_FILE, t->ckpt_dir);
+    return access(file, F_OK) == 0;
+}
+
+int tj_progress(trainjob *t, int64_t *iterations, double *samples, scv_err *err)
+{
+    *iterations = 0, *samples = 0;
+    if (!tj_has_checkpoint(t)) return SCV_OK; /* nothing trained yet */
+    scv_ckpt_state st;
+    float *p = NULL, *m = NULL;
+    size_t n;
+    int rc = scv_ckpt_load(t->ckpt_dir, &st, &p, &m, &n, err);
+    free(p);
+    free(m);
+    if (rc) return rc;
+    *iterations = (int64_t)st.iteration;
+    *samples = (double)st.samples_seen;
+    return SCV_OK;
+}
+
+/* The first free segment number in run_dir (a resumed run continues the numbering). */
+static int first_free_segment(const char *dir)
+{
+    int next = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        int i;
+        if (sscanf(e->d_name, "seg-%d-", &i) == 1 && i >= next) next = i + 1;
+    }
+    if (d) closedir(d);
+    return next;
+}
+
+int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err)
+{
+    snprintf(t->run_dir, sizeof t->run_dir, "%s", run_dir);
+    snprintf(t->ckpt_dir, sizeof t->ckpt_dir, "%s/ckpt", run_dir);
+    t->next_seg = first_free_segment(run_dir);
+    /* the probe: a one-iteration training writes the job line and proves the job starts */
+    char path[1200], json[4096];
+    snprintf(path, sizeof path, "%s/job.jsonl", run_dir);
+    scv_argv a = {0};
+    scv_train_cmd c = {.job_opts = (const char *const *)t->opts, .vm_type = t->vm_type, .catalog = t->catalog,
+                       .batch = 32, .iterations = 1, .metrics = path, .no_final_eval = 1};
+    scv_train_argv(&a, &c);
+    if (a.oom) {
+        scv_argv_free(&a);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    int st, rc = scv_run_self(t->exe, a.v, json, sizeof json, &st, NULL, NULL, NULL, 0, err);
+    scv_argv_free(&a);
+    if (rc) return rc;
+    if (st != 0)
+        return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
+                           "the job does not start (scavenger train exited %d): try its options with "
+                           "`scavenger train`", st);
+    rc = scv_job_load(path, &t->job, err);
+    if (!rc) *job = t->job;
+    return rc;
+}
+
+int tj_configure(trainjob *t, int workers, int batch, const double *split, scv_err *err)
+{
+    if (workers < 1 || batch < workers)
+        return scv_err_set(err, SCV_EINVAL, "configuration K=%d B=%d: B must be at least K >= 1", workers, batch);
+    free(t->split);
+    t->split = NULL;
+    if (split) {
+        if (!(t->split = malloc(sizeof(double) * (size_t)workers))) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+        memcpy(t->split, split, sizeof(double) * (size_t)workers);
+    }
+    t->K = workers, t->B = batch;
+    return SCV_OK;
+}
+
+void tj_segment_path(const trainjob *t, const char *phase, char *buf, size_t cap)
+{
+    if (t->attempt)
+        snprintf(buf, cap, "%s/seg-%03d-%s-k%d-b%d-retry%d.jsonl", t->run_dir, t->next_seg, phase, t->K, t->B,
+                 t->attempt);
+    else
+        snprintf(buf, cap, "%s/seg-%03d-%s-k%d-b%d.jsonl", t->run_dir, t->next_seg, phase, t->K, t->B);
+}
+
+static double jnum(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* One metrics line: iterations and evaluations go to the sink. */
+static void deliver(trainjob *t, const char *line)
+{
+    cJSON *o = cJSON_Parse(line);
+    const cJSON *ty = cJSON_GetObjectItemCaseSensitive(o, "type");
+    if (!cJSON_IsString(ty)) {
+        cJSON_Delete(o);
+        return;
+    }
+    double n_train = t->job.n_train > 0 ? t->job.n_train : NAN;
+    if (!strcmp(ty->valuestring, "iter")) {
+        scv_iter_sample s = {.iteration = (int64_t)jnum(o, "iter"), .samples_seen = jnum(o, "samples_seen"),
+                             .workers = (int)jnum(o, "workers"), .batch = (int)jnum(o, "batch"),
+                             .t_compute = jnum(o, "t_compute"), .t_comm = jnum(o, "t_comm"),
+                             .t_iter = jnum(o, "t_iter"), .loss = jnum(o, "loss"),
+                             .g_local = jnum(o, "grad_sqnorm_local_mean"),
+                             .g_global = jnum(o, "grad_sqnorm_global"), .wall_end = jnum(o, "ts")};
+        s.epoch = s.samples_seen / n_train;
+        if (t->res->iterations++ == 0) t->res->first_start = s.wall_end - s.t_iter;
+        t->res->last_end = s.wall_end;
+        if (t->sink && t->sink->on_iter) t->sink->on_iter(t->sink->ctx, &s);
+    } else if (!strcmp(ty->valuestring, "eval")) {
+        const cJSON *role = cJSON_GetObjectItemCaseSensitive(o, "role");
+        if (cJSON_IsString(role) && strcmp(role->valuestring, "periodic")) { /* a confirmation on the */
+            cJSON_Delete(o);                                                 /* full set: not a point */
+            return;                                                          /* of the curve */
+        }
+        scv_eval_sample e = {.iteration = (int64_t)jnum(o, "iter"), .epoch = jnum(o, "epoch_progress"),
+                             .accuracy = jnum(o, "test_accuracy"), .loss = jnum(o, "test_loss"),
+                             .train_loss = jnum(o, "train_loss"),
+                             .train_loss_samples = jnum(o, "train_loss_samples")};
+        if (!(e.train_loss_samples > 0)) e.train_loss_samples = 0;
+        e.samples_seen = e.epoch * n_train;
+        if (t->sink && t->sink->on_eval) t->sink->on_eval(t->sink->ctx, &e);
+    }
+    cJSON_Delete(o);
+}
+
+void tj_tail_start(trainjob *t, const char *path, const scv_measure_sink *sink, scv_segment_result *out)
+{
+    if (t->tail) fclose(t->tail);
+    t->tail = NULL, t->sink = sink, t->res = out, t->partial[0] = 0;
+    snprintf(t->tail_path, sizeof t->tail_path, "%s", path);
+}
+
+/* Reads the complete lines the job has written since the last tick. */
+void tj_tail_tick(void *ctx)
+{
+    trainjob *t = ctx;
+    if (!t->res) return;
+    if (!t->tail && !(t->tail = fopen(t->tail_path, "r"))) return;
+    clearerr(t->tail);
+    for (;;) {
+        size_t have = strlen(t->partial);
+        if (!fgets(t->partial + have, (int)(sizeof t->partial - have), t->tail)) break;
+        size_t len = strlen(t->partial);
+        if (len && t->partial[len - 1] != '\n' && len < sizeof t->partial - 1) break; /* the rest later */
+        deliver(t, t->partial);
+        t->partial[0] = 0;
+    }
+}
+
+void tj_tail_stop(trainjob *t)
+{
+    if (t->tail) fclose(t->tail);
+    t->tail = NULL, t->sink = NULL, t->res = NULL;
+}
+
+int tj_segment_done(trainjob *t, const char *metrics, scv_segment_result *out, scv_err *err)
+{
+    t->attempt = 0;
+    t->next_seg++;
+    scv_profile *p = NULL;
+    if (out->iterations > 3 && scv_profile_load(metrics, &p, NULL) == SCV_OK && p->n) out->stats = p->configs[0];
+    scv_profile_free(p);
+    return tj_progress(t, &out->total_iterations, &out->samples_seen, err);
+}
+
+int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, size_t cap, int *workers, int *batch,
+               scv_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->accuracy = NAN;
+    char best[1400] = "", prefix[32];
+    int best_try = -1;
+    snprintf(prefix, sizeof prefix, "seg-%03d-", index);
+    DIR *d = opendir(t->run_dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, strlen(prefix))) continue;
+        const char *rt = strstr(e->d_name, "-retry");
+        int attempt = rt ? atoi(rt + 6) : 0;
+        if (attempt > best_try) best_try = attempt, snprintf(best, sizeof best, "%s/%s", t->run_dir, e->d_name);
+    }
+    if (d) closedir(d);
+    if (best_try < 0) return SCV_ENOTFOUND;
+    char ph[32];
+    const char *name = strrchr(best, '/') + 1 + strlen(prefix);
+    if (sscanf(name, "%31[a-z]-k%d-b%d", ph, workers, batch) != 3)
+        return scv_err_set(err, SCV_EPARSE, "%s: not a segment's metrics file name", best);
+    snprintf(phase, cap, "%s", ph);
+    FILE *f = fopen(best, "r");
+    if (!f) return scv_err_set(err, SCV_EIO, "%s: cannot read: %s", best, strerror(errno));
+    t->res = out, t->sink = NULL;
+    char line[8192];
+    while (fgets(line, sizeof line, f)) deliver(t, line);
+    fclose(f);
+    t->res = NULL;
+    scv_profile *p = NULL;
+    if (out->iterations > 3 && scv_profile_load(best, &p, NULL) == SCV_OK && p->n) out->stats = p->configs[0];
+    scv_profile_free(p);
+    return tj_progress(t, &out->total_iterations, &out->samples_seen, err);
+}

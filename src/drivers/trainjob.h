@@ -1,0 +1,56 @@
+/*
+ * trainjob.h - what the two job drivers of the scavenger trainer share (internal to
+ * src/drivers/; trainjob.c): the job's options and executable, its run directory and
+ * checkpoint (RUN_DIR/ckpt), the probe that describes the job, the segments' metrics files
+ * (RUN_DIR/seg-NNN-PHASE-kK-bB[-retryN].jsonl), tailing the running segment's metrics into
+ * the loop's sink, and what a finished segment measured. The relaunch driver starts one
+ * `scavenger train` per segment; the elastic driver keeps one running and sends it a
+ * command per segment.
+ */
+#ifndef SCV_DRIVERS_TRAINJOB_H
+#define SCV_DRIVERS_TRAINJOB_H
+#include <stdio.h>
+#include "scv.h"
+
+typedef struct trainjob {
+    char *exe, *cluster, *vm_type, *catalog;
+    char **opts;               /* owned copies of the job's options, NULL-terminated */
+    int show_progress;
+    char run_dir[1024], ckpt_dir[1100];
+    scv_job_info job;
+    int K, B;                  /* configured (0: not yet) */
+    double *split;
+    int next_seg;              /* number of the next segment file */
+    int attempt;               /* retries of the current segment */
+    /* tailing the running segment's metrics */
+    FILE *tail;
+    char tail_path[1400];
+    const scv_measure_sink *sink;
+    scv_segment_result *res;
+    char partial[8192];
+} trainjob;
+
+/* Copies the options (SCV_ENOMEM); tj_free releases them. */
+int tj_init(trainjob *t, const scv_relaunch_opts *o, scv_err *err);
+void tj_free(trainjob *t);
+/* The driver's open: the run directory, and a one-iteration probe that proves the job
+ * starts and describes it. */
+int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err);
+/* Iterations and samples of the latest checkpoint (0 when none). */
+int tj_progress(trainjob *t, int64_t *iterations, double *samples, scv_err *err);
+int tj_configure(trainjob *t, int workers, int batch, const double *split, scv_err *err);
+/* 1 when the run has a checkpoint to resume from. */
+int tj_has_checkpoint(const trainjob *t);
+/* The next segment's metrics file (a retry gets its own). */
+void tj_segment_path(const trainjob *t, const char *phase, char *buf, size_t cap);
+/* Tails path into sink, counting iterations and their wall-clock span into out. */
+void tj_tail_start(trainjob *t, const char *path, const scv_measure_sink *sink, scv_segment_result *out);
+void tj_tail_tick(void *t);
+void tj_tail_stop(trainjob *t);
+/* A segment that ended well: its measurement (from its metrics), where the job now is
+ * (the checkpoint), and the next segment number. */
+int tj_segment_done(trainjob *t, const char *metrics, scv_segment_result *out, scv_err *err);
+/* The driver's recover: segment `index`'s metrics (its last attempt) as if it had just ended. */
+int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, size_t cap, int *workers, int *batch,
+               scv_err *err);
+#endif
