@@ -543,18 +543,26 @@ double scv_samples_at_batch(double samples_b0, double b0, double b, double b_noi
 
 /* ---- names of the choices: the command line, job files and the service use these ---- */
 typedef enum { SCV_SEARCH_PARTIAL = 0, SCV_SEARCH_FULL, SCV_SEARCH_NONE } scv_search_policy;
+/* How the loop chooses: Scavenger's plan (models of time to the target, cost, the objective),
+ * or Or et al.'s throughput scaling (MLSys 2020): a fixed per-worker batch b (the start
+ * configuration's), B = b K up to the largest B, workers added in the space's steps while
+ * each added worker brings at least policy.scaling_threshold of a worker's throughput,
+ * s = (T(K') - T(K)) / ((K' - K) T(K) / K) with T = B / t_iter (samples/s); then settled. */
+typedef enum { SCV_SCALING_PLAN = 0, SCV_SCALING_THROUGHPUT } scv_scaling;
 /* The name of a value ("knee"), NULL when out of range. */
 const char *scv_objective_name(scv_objective v);
 const char *scv_stat_name(scv_stat_kind v);
 const char *scv_comm_name(scv_comm_kind v);
 const char *scv_pricing_name(scv_pricing v);
 const char *scv_search_name(scv_search_policy v);
+const char *scv_scaling_name(scv_scaling v);
 /* The value of a name: SCV_OK, or SCV_EINVAL with "'x': expected time, cost or knee" in err. */
 int scv_objective_from_name(const char *name, scv_objective *out, scv_err *err);
 int scv_stat_from_name(const char *name, scv_stat_kind *out, scv_err *err);
 int scv_comm_from_name(const char *name, scv_comm_kind *out, scv_err *err);
 int scv_pricing_from_name(const char *name, scv_pricing *out, scv_err *err);
 int scv_search_from_name(const char *name, scv_search_policy *out, scv_err *err);
+int scv_scaling_from_name(const char *name, scv_scaling *out, scv_err *err);
 
 /* ---- cost: the one place dollars are computed ---- */
 /* C = K * T / 3600 * p: dollars for `workers` VMs over `seconds` at price_hr $/VM-hour. */
@@ -773,6 +781,7 @@ typedef struct scv_run_policy {
                                    band's hi / lo is at most this (else the plan stays relative) */
     double unknown_segment_epochs; /* 1: training segments while the target is unknown (the
                                    loop re-plans after each, once the curve predicts it) */
+    double scaling_threshold;   /* 0.1: Or et al.'s S (scaling SCV_SCALING_THROUGHPUT) */
 } scv_run_policy;
 scv_run_policy scv_run_policy_default(void);
 
@@ -789,6 +798,7 @@ typedef struct scv_run_params {
     int batches[SCV_MAX_SPACE]; size_t n_batches;
     int start_workers, start_batch; /* 0: the smallest K >= 2, the smallest B */
     scv_search_policy search;
+    scv_scaling scaling;        /* Scavenger's plan (default) or Or et al.'s throughput scaling */
     scv_objective objective;
     scv_stat_kind stat;
     scv_comm_kind comm;

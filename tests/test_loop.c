@@ -31,6 +31,7 @@ typedef struct fake {
     int64_t drift_after;
     double drift_factor;
     int fail_calls;           /* the next this many train calls fail */
+    int fail_code;            /* ... with this code (0: SCV_EMPI, a rank died) */
     int interrupt_at_call;    /* the train call (1-based) that is interrupted, 0 = none */
     int calls;
     int opened;
@@ -111,7 +112,8 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
     if (f->fail_calls > 0) {
         f->fail_calls--;
         f->clock += 5;
-        return scv_err_set(err, SCV_EIO, "fake: a rank died");
+        if (f->fail_code == SCV_EIO) return scv_err_set(err, SCV_EIO, "fake: disk full");
+        return scv_err_set(err, SCV_EMPI, "fake: a rank died"); /* retried (SCV_EIO is not) */
     }
     f->clock += f->idle_per_segment;
     int64_t n = 0;
@@ -509,12 +511,24 @@ static void t_failure_retries(void)
     d = driver_of(&g);
     p = params(db, "job-g");
     int rc = scv_run(&p, &d, &obs, &res, &e);
-    CHECK_EQ_INT(rc, SCV_EIO);
+    CHECK_EQ_INT(rc, SCV_EMPI);
     CHECK(res.state == SCV_STATE_FAILED);
     CHECK_MSG(strstr(e.msg, "a rank died") && strstr(e.msg, "retries are spent"), "%s", e.msg);
     scv_run_summary s;
     CHECK_EQ_INT(scv_store_run_summary(db, res.run_id, &s, NULL), SCV_OK);
     CHECK(!strcmp(s.status, "failed"));
+    scv_run_result_free(&res);
+    /* the job's files cannot be written (SCV_EIO, a full disk): no retry at all */
+    fake h = new_fake();
+    h.fail_calls = 1, h.fail_code = SCV_EIO;
+    d = driver_of(&h);
+    p = params(db, "job-h");
+    rec rh = {0};
+    obs.ctx = &rh;
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_EIO);
+    CHECK_EQ_INT(rh.retries, 0);
+    CHECK_EQ_INT(h.calls, 1);
+    CHECK(res.state == SCV_STATE_FAILED && strstr(e.msg, "disk full"));
     scv_run_result_free(&res);
     scv_store_close(db);
 }
@@ -641,6 +655,52 @@ static void t_deadline_first_run(void)
     scv_store_close(db);
 }
 
+/* Or et al.'s throughput scaling (--policy throughput): per-worker batch fixed at the
+ * start's (32), K added in the space's steps while each added worker brings at least the
+ * threshold of a worker's throughput. With t = c0 + c1 B/K + alpha (K - 1) = 0.0148 + 0.01
+ * (K - 1) s, T(K) = 32 K / t: 2162, 2581, 2857, 3019 samples/s at K = 1, 2, 4, 8; the added
+ * worker's share: 0.19 (1 -> 2), 0.11 (2 -> 4), 0.06 (4 -> 8): it settles at K = 4 with
+ * S = 0.1, at K = 8 with S = 0.05; and stays there. */
+static void t_throughput_policy(void)
+{
+    scv_store *db = open_db("or.db");
+    const double S[] = {0.1, 0.05};
+    const int want[] = {4, 8};
+    for (int c = 0; c < 2; c++) {
+        fake f = new_fake();
+        f.alpha = 0.01;
+        scv_job_driver d = driver_of(&f);
+        char job[32];
+        snprintf(job, sizeof job, "job-or-%d", c);
+        scv_run_params p = params(db, job);
+        CHECK_EQ_INT(scv_run_params_set(&p, "workers", "1,2,4,8", NULL), SCV_OK);
+        CHECK_EQ_INT(scv_run_params_set(&p, "batch", "32,256", NULL), SCV_OK);
+        CHECK_EQ_INT(scv_run_params_set(&p, "policy", "throughput", NULL), SCV_OK);
+        CHECK_EQ_INT(scv_run_params_set(&p, "start", "1,32", NULL), SCV_OK);
+        p.policy.scaling_threshold = S[c];
+        rec rc = {0};
+        scv_run_observer obs = {.ctx = &rc, .on_event = on_event};
+        scv_run_result res;
+        scv_err e = {0};
+        CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+        CHECK(res.reached && res.decision);
+        if (res.decision) {
+            const scv_plan_point *ch = &res.decision->points[res.decision->chosen];
+            CHECK_MSG(ch->workers == want[c] && ch->batch == 32 * want[c], "S %.2f: chose K=%d B=%d (%s)", S[c],
+                      ch->workers, ch->batch, res.decision->why);
+            CHECK_MSG(strstr(res.decision->why, "Or et al."), "%s", res.decision->why);
+        }
+        CHECK_MSG(res.workers == want[c] && res.batch == 32 * want[c], "finished at K=%d B=%d", res.workers, res.batch);
+        CHECK_MSG(strstr(rc.notes, "throughput scaling: K=1 -> 2 (B=32 -> 64)") != NULL, "%s", rc.notes);
+        scv_run_result_free(&res);
+    }
+    scv_err e = {0};
+    scv_run_params p = scv_run_params_default();
+    CHECK_EQ_INT(scv_run_params_set(&p, "policy", "greedy", &e), SCV_EINVAL);
+    CHECK_MSG(strstr(e.msg, "plan or throughput") != NULL, "%s", e.msg);
+    scv_store_close(db);
+}
+
 /* The search budget: a short job profiles less; a configuration predicted far slower is
  * not profiled at all. */
 static void t_search_budget(void)
@@ -750,6 +810,7 @@ static const scv_test tests[] = {
     {"first_run_absolute", t_first_run_absolute},
     {"loss_target", t_loss_target},
     {"deadline_first_run", t_deadline_first_run},
+    {"throughput_policy", t_throughput_policy},
     {"search_budget", t_search_budget},
     {"epochs_spent_early", t_epochs_spent_early},
     {"report", t_report},

@@ -1,6 +1,6 @@
 /*
  * names.c - the names of the planner's and the loop's choices (objective, statistical
- * model, communication model, pricing, search policy) beside their enums: one table each,
+ * model, communication model, pricing, search and scaling policy) beside their enums: one table each,
  * indexed by the enum value, used by the command line, job files, the store and reports.
  */
 #include "scv.h"
@@ -12,6 +12,7 @@ static const char *const STATS[] = {"gns", "scavenger", NULL};
 static const char *const COMMS[] = {"ring", "ps", NULL};
 static const char *const PRICINGS[] = {"ondemand", "spot", "memory", NULL};
 static const char *const SEARCHES[] = {"partial", "full", "none", NULL};
+static const char *const SCALINGS[] = {"plan", "throughput", NULL};
 
 static const char *name_of(const char *const *names, int v)
 {
@@ -50,3 +51,4 @@ SCV__NAMES(stat, scv_stat_kind, STATS, "statistical model")
 SCV__NAMES(comm, scv_comm_kind, COMMS, "communication model")
 SCV__NAMES(pricing, scv_pricing, PRICINGS, "pricing")
 SCV__NAMES(search, scv_search_policy, SEARCHES, "search policy")
+SCV__NAMES(scaling, scv_scaling, SCALINGS, "scaling policy")

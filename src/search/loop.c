@@ -65,6 +65,10 @@ typedef struct loop {
                                        reference batch by the noise scale, bend the fitted
                                        slope more than they inform it) */
     int universal;                  /* --search none on a job never stored: warm-up, then the prior */
+    int bs[2 * SCV_MAX_SPACE];      /* the batches planned over: the space's, and with Or et al.'s */
+    size_t n_bs;                    /*   scaling the B = b K it trains at */
+    int settled_K, settled_B;       /* Or et al.'s scaling: where it settled (0: not yet) */
+    char settled_why[200];
     scv_perf_model prior;           /* the universal prior: medians over other jobs' models */
     int n_prior;                    /* ... over this many stored runs (0: none) */
 } loop;
@@ -467,6 +471,8 @@ static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, dou
     return SCV_TARGET_NOMINAL;
 }
 
+static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B);
+
 static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_model *sm, scv_err *err)
 {
     const scv_run_params *p = l->p;
@@ -482,8 +488,8 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     if ((rc = scv_stat_fit(p->stat, l->cs, l->ncs, l->job.n_train, e0, b0, sm, err))) return rc;
     if (r->target_source == SCV_TARGET_CURVE) sm->lag_epochs = rule_lag(l) / l->job.n_train;
     scv_plan_request req = {.catalog = p->catalog, .vms = &l->vm_index, .n_vms = 1, .measured_vm = l->vm_index,
-                            .workers = p->workers, .n_workers = p->n_workers, .batches = p->batches,
-                            .n_batches = p->n_batches, .perf = perf, .stat = sm, .job = &l->job,
+                            .workers = p->workers, .n_workers = p->n_workers, .batches = l->bs,
+                            .n_batches = l->n_bs, .perf = perf, .stat = sm, .job = &l->job,
                             /* bounds on nominal times would be arbitrary: they apply from the
                              * first plan with absolute times (a re-plan once the curve knows) */
                             .deadline_s = r->relative ? 0 : p->deadline_s, .budget = r->relative ? 0 : p->budget,
@@ -491,7 +497,15 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib,
                             .measured_threads = l->job.threads, .worker_threads = l->job.threads,
                             .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs};
-    return scv_plan(&req, res, err);
+    if ((rc = scv_plan(&req, res, err))) return rc;
+    if (p->scaling == SCV_SCALING_THROUGHPUT && l->settled_K) { /* the policy chose, the plan predicts */
+        const scv_plan_point *pt = find_point(*res, l->settled_K, l->settled_B);
+        if (pt) {
+            (*res)->chosen = (size_t)(pt - (*res)->points);
+            snprintf((*res)->why, sizeof (*res)->why, "Or et al.'s throughput scaling settled here: %s", l->settled_why);
+        }
+    }
+    return SCV_OK;
 }
 
 static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B)
@@ -641,8 +655,60 @@ static int spent(const loop *l)
 
 /* SEARCH: profile the policy's configurations, within the search budget (a share of the
  * predicted job time), skipping those whose predicted time to target is out of the race. */
+/* Or et al.'s batch rule: the global batch of K workers at the start's per-worker batch,
+ * at most the space's largest B. */
+static int scaled_batch(const scv_run_params *p, int K)
+{
+    int K0, B0;
+    start_config(p, &K0, &B0);
+    long B = (long)((double)B0 / K0 * K + 0.5);
+    if (B > p->batches[p->n_batches - 1]) B = p->batches[p->n_batches - 1];
+    return B < K ? K : (int)B;
+}
+
+/* SEARCH under Or et al.'s throughput scaling: the space's K in order at B = b K, each
+ * profiled, until an added worker brings less than scaling_threshold of a worker's
+ * throughput; settles at the last K worth adding. */
+static int search_throughput(loop *l, scv_err *err)
+{
+    const scv_run_params *p = l->p;
+    const scv_run_policy *pol = l->pol;
+    int rc = SCV_OK, Kp = 0, Bp = 0;
+    double Tp = NAN;
+    for (size_t i = 0; i < p->n_workers && !rc && !l->r->reached && !spent(l); i++) {
+        int K = p->workers[i], B = scaled_batch(p, K);
+        if (!measured(l, K, B)) {
+            scv_segment_spec spec = {.until_iterations = l->iteration + pol->profile_max_iters,
+                                     .time_rse = pol->profile_rse, .time_min_iters = pol->profile_min_iters};
+            if ((rc = segment(l, "search", K, B, spec, NULL, err))) break;
+            l->r->n_profiled++;
+        }
+        double T = NAN;
+        for (size_t q = 0; q < l->ncs; q++)
+            if (l->cs[q].workers == K && l->cs[q].batch == B && l->cs[q].t_iter > 0) T = B / l->cs[q].t_iter;
+        if (!isfinite(T)) continue; /* too few iterations to measure it */
+        if (Kp) {
+            double gain = (T - Tp) / ((double)(K - Kp) * Tp / Kp);
+            note(l, SCV_EV_NOTE, "throughput scaling: K=%d -> %d (B=%d -> %d): %.0f -> %.0f samples/s, %.2f of a "
+                 "worker's throughput per added worker (threshold %.2f)", Kp, K, Bp, B, Tp, T, gain,
+                 pol->scaling_threshold);
+            if (!(gain >= pol->scaling_threshold)) {
+                snprintf(l->settled_why, sizeof l->settled_why, "adding workers beyond K=%d brings %.2f of a "
+                         "worker's throughput each, under %.2f", Kp, gain, pol->scaling_threshold);
+                break;
+            }
+        }
+        Kp = K, Bp = B, Tp = T;
+        snprintf(l->settled_why, sizeof l->settled_why, "every added worker up to K=%d brought at least %.2f of a "
+                 "worker's throughput", K, pol->scaling_threshold);
+    }
+    l->settled_K = Kp, l->settled_B = Bp;
+    return rc;
+}
+
 static int do_search(loop *l, scv_err *err)
 {
+    if (l->p->scaling == SCV_SCALING_THROUGHPUT) return search_throughput(l, err);
     static const size_t CAP = SCV_MAX_SPACE * SCV_MAX_SPACE;
     int(*cfg)[2] = malloc(sizeof(int[2]) * CAP);
     if (!cfg) return scv_err_set(err, SCV_ENOMEM, "out of memory");
@@ -799,7 +865,9 @@ static int do_replan(loop *l, scv_err *err)
     double rem_new = rest_iters(l, &sm, nc->batch) * nc->t_iter;
     double cost = l->pol->switch_idle_factor * switch_idle(l) + l->pol->switch_remaining_share * rem_cur;
     char why[256];
-    if ((nc->workers != l->K || nc->batch != l->B) && rem_cur - rem_new > cost) {
+    if (l->p->scaling == SCV_SCALING_THROUGHPUT) {
+        snprintf(why, sizeof why, "stay at K=%d, B=%d: Or et al.'s throughput scaling settled here", l->K, l->B);
+    } else if ((nc->workers != l->K || nc->batch != l->B) && rem_cur - rem_new > cost) {
         snprintf(why, sizeof why, "switch to K=%d, B=%d: saves %.1f s > its cost %.1f s", nc->workers, nc->batch,
                  rem_cur - rem_new, cost);
         l->K = nc->workers, l->B = nc->batch;
@@ -955,6 +1023,15 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     loop L = {.p = p, .d = d, .obs = obs, .r = out, .pol = &p->policy, .last_accuracy = NAN, .seg_t0 = NAN,
               .seg_t1 = NAN};
     loop *l = &L;
+    /* the batches planned over: the space's, and those Or et al.'s batch rule trains at */
+    for (size_t i = 0; i < p->n_batches; i++) l->bs[l->n_bs++] = p->batches[i];
+    for (size_t i = 0; p->scaling == SCV_SCALING_THROUGHPUT && i < p->n_workers; i++) {
+        int B = scaled_batch(p, p->workers[i]), at = 0;
+        while (at < (int)l->n_bs && l->bs[at] < B) at++;
+        if (at < (int)l->n_bs && l->bs[at] == B) continue;
+        memmove(l->bs + at + 1, l->bs + at, sizeof(int) * (l->n_bs - (size_t)at));
+        l->bs[at] = B, l->n_bs++;
+    }
     l->vm = scv_catalog_find(p->catalog, p->vm_type);
     l->vm_index = (int)(l->vm - p->catalog->vms);
     if (p->pricing == SCV_PRICE_MEMORY &&

@@ -23,7 +23,7 @@ scv_run_policy scv_run_policy_default(void)
         .eval_every_epochs = 0.25, .checkpoint_every = 100, .nominal_epochs = 10,
         .stat_drift_tol = 0.15, .search_eval_every_epochs = 0.05, .eval_subset = 2000, .target_window = 3,
         .seed = 1, .search_budget_share = 0.05, .search_rule_out = 2, .curve_max_band = 2.5,
-        .unknown_segment_epochs = 1,
+        .unknown_segment_epochs = 1, .scaling_threshold = 0.1,
     };
 }
 
@@ -102,6 +102,7 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
         return SCV_OK;                                                                             \
     }
     CHOICE("search", scv_search_from_name, search)
+    CHOICE("policy", scv_scaling_from_name, scaling)
     CHOICE("objective", scv_objective_from_name, objective)
     CHOICE("stat", scv_stat_from_name, stat)
     CHOICE("comm", scv_comm_from_name, comm)
@@ -122,6 +123,7 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
         return SCV_OK;
     }
     if (!strcmp(name, "eval-every-epochs")) return positive(name, v, &p->policy.eval_every_epochs, 1e6, err);
+    if (!strcmp(name, "scaling-threshold")) return positive(name, v, &p->policy.scaling_threshold, 10, err);
     if (!strcmp(name, "search-eval-every-epochs"))
         return positive(name, v, &p->policy.search_eval_every_epochs, 1e6, err);
     if (!strcmp(name, "search-budget")) {
