@@ -77,8 +77,10 @@ typedef struct scv_dataset {
     int64_t n;
     int c, h, w;
     int n_classes;
-    float *x;
+    float *x;                   /* read-only (it may be a shared mapping) */
     uint8_t *y;
+    void *map;                  /* the cache mapping x and y point into (NULL: malloc'ed) */
+    size_t map_len;
 } scv_dataset;
 
 /* spec: "fashion-mnist" (Debian's dataset-fashion-mnist), a directory holding the four
@@ -195,6 +197,9 @@ typedef struct scv_train_params {
     const char *elastic_control;
     char **elastic_argv;
     const char *elastic_hosts;
+    int no_end_checkpoint;     /* 1: no checkpoint when the invocation (segment) ends well: an
+                                  elastic segment keeps its state in memory (the periodic
+                                  checkpoints and an interruption's are still written) */
 } scv_train_params;
 
 typedef struct scv_train_result {

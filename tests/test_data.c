@@ -7,6 +7,8 @@
 #include "scv_test.h"
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -248,7 +250,47 @@ static void t_huge_headers(void)
     }
 }
 
+/* The decoded-dataset cache of the built-in dataset: a second load maps the first one's
+ * decode (the same values), a damaged cache file is not trusted (decoded again and
+ * rewritten), and SCV_DATA_CACHE=0 decodes. */
+static void t_cache(void)
+{
+    char path[512], cmd[700];
+    snprintf(path, sizeof path, "%s/cache", dir); /* a private cache: the shared one may be mapped */
+    mkdir(path, 0700);
+    setenv("SCV_DATA_CACHE", path, 1);
+    scv_dataset *a = NULL, *b = NULL, *c = NULL;
+    scv_err e = {0};
+    CHECK_MSG(scv_dataset_load("fashion-mnist", 1, &a, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(scv_dataset_load("fashion-mnist", 1, &b, &e) == SCV_OK, "%s", e.msg);
+    setenv("SCV_DATA_CACHE", "0", 1);
+    CHECK_MSG(scv_dataset_load("fashion-mnist", 1, &c, &e) == SCV_OK, "%s", e.msg);
+    setenv("SCV_DATA_CACHE", path, 1);
+    if (!a || !b || !c) return;
+    CHECK(b->map != NULL && c->map == NULL);
+    CHECK(b->n == c->n && b->h == c->h && b->w == c->w);
+    size_t d = (size_t)c->h * (size_t)c->w;
+    CHECK(!memcmp(b->x, c->x, (size_t)c->n * d * sizeof(float)) && !memcmp(b->y, c->y, (size_t)c->n));
+    /* damage the cache file: truncate it by one byte */
+    snprintf(cmd, sizeof cmd, "for f in %s/*.ds; do truncate -s -1 \"$f\"; done", path);
+    CHECK_EQ_INT(system(cmd), 0);
+    scv_dataset *e2 = NULL;
+    CHECK(scv_dataset_load("fashion-mnist", 1, &e2, &e) == SCV_OK);
+    if (e2) {
+        CHECK(e2->map == NULL); /* decoded, not mapped */
+        CHECK(!memcmp(e2->x, c->x, (size_t)c->n * d * sizeof(float)));
+    }
+    scv_dataset *f = NULL;
+    CHECK(scv_dataset_load("fashion-mnist", 1, &f, &e) == SCV_OK); /* rewritten: mapped again */
+    if (f) CHECK(f->map != NULL);
+    scv_dataset_free(a), scv_dataset_free(b), scv_dataset_free(c), scv_dataset_free(e2), scv_dataset_free(f);
+    unsetenv("SCV_DATA_CACHE");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", path);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
 static const scv_test tests[] = {
+    {"cache", t_cache},
     {"shape_mismatch", t_shape_mismatch}, {"huge_headers", t_huge_headers},
     {"plain_and_gzip", t_plain_and_gzip}, {"missing_file", t_missing_file},
     {"truncated", t_truncated},           {"wrong_magic", t_wrong_magic},

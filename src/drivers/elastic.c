@@ -5,7 +5,8 @@
  * iteration; fewer K: the leaving ranks are parked; more: parked ranks are activated or new
  * processes spawned, and the state goes from rank 0 to them in memory), trains until the
  * command's stopping rule, checkpoints, and answers in DIR/reply (trainer.c describes the
- * protocol). No checkpoint is read back between segments.
+ * protocol). No checkpoint is written or read between segments: the job checkpoints every
+ * checkpoint_every iterations and when interrupted.
  *
  * The job is started at the first segment (and again after a failure: a job whose process
  * died cannot continue without ULFM, so the loop's retry starts a new one from the last
@@ -254,7 +255,7 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         return src;
     }
     t->attempt = 0;
-    return tj_segment_done(t, metrics, out, err);
+    return tj_segment_done(t, metrics, 1, out, err);
 }
 
 static void stop_job(elastic *e)

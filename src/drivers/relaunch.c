@@ -109,7 +109,7 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     out->accuracy = cJSON_IsNumber(acc) && acc->valuedouble >= 0 ? acc->valuedouble : NAN;
     out->reached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "reached_target"));
     cJSON_Delete(o);
-    return tj_segment_done(r, metrics, out, err);
+    return tj_segment_done(r, metrics, 0, out, err);
 }
 
 static int r_recover(void *ctx, int index, scv_segment_result *out, char *phase, size_t cap, int *workers,

@@ -160,6 +160,7 @@ static void deliver(trainjob *t, const char *line)
         s.epoch = s.samples_seen / n_train;
         if (t->res->iterations++ == 0) t->res->first_start = s.wall_end - s.t_iter;
         t->res->last_end = s.wall_end;
+        t->res->total_iterations = s.iteration, t->res->samples_seen = s.samples_seen;
         if (t->sink && t->sink->on_iter) t->sink->on_iter(t->sink->ctx, &s);
     } else if (!strcmp(ty->valuestring, "eval")) {
         const cJSON *role = cJSON_GetObjectItemCaseSensitive(o, "role");
@@ -208,13 +209,14 @@ void tj_tail_stop(trainjob *t)
     t->tail = NULL, t->sink = NULL, t->res = NULL;
 }
 
-int tj_segment_done(trainjob *t, const char *metrics, scv_segment_result *out, scv_err *err)
+int tj_segment_done(trainjob *t, const char *metrics, int from_metrics, scv_segment_result *out, scv_err *err)
 {
     t->attempt = 0;
     t->next_seg++;
     scv_profile *p = NULL;
     if (out->iterations > 3 && scv_profile_load(metrics, &p, NULL) == SCV_OK && p->n) out->stats = p->configs[0];
     scv_profile_free(p);
+    if (from_metrics && out->iterations > 0) return SCV_OK; /* total_iterations, samples_seen: the tail's */
     return tj_progress(t, &out->total_iterations, &out->samples_seen, err);
 }
 

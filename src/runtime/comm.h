@@ -23,12 +23,12 @@ int scv_comm_all_rank(const scv_comm *c);
 int scv_comm_all_size(const scv_comm *c);
 /* 1 when this process was spawned into a running job (it starts parked). */
 int scv_comm_joined(const scv_comm *c);
-/* Elasticity (collective over all processes; comm_mpi.c explains the two communicators):
- * scv_comm_command broadcasts `bytes` from all-rank 0 to every process, waiting by polling
- * with sleeps (a parked process waits there for minutes); scv_comm_grow spawns n_new
- * processes running exe argv (one on each of hosts[i] when hosts is given) and merges them
- * in, ranked last and parked; scv_comm_activate makes the first k processes the active
- * ranks (the others are parked). */
+/* Elasticity (comm_mpi.c explains the two communicators): scv_comm_command broadcasts
+ * `bytes` from all-rank 0 to every process, waiting by polling with sleeps (a parked
+ * process waits there for minutes); scv_comm_grow (collective over all processes) spawns
+ * n_new processes running exe argv (one on each of hosts[i] when hosts is given) and merges
+ * them in, ranked last and parked; scv_comm_activate (called by every process, collective
+ * over the first k only) makes the first k processes the active ranks, the others parked. */
 int scv_comm_command(scv_comm *c, void *buf, size_t bytes, scv_err *err);
 int scv_comm_grow(scv_comm *c, const char *exe, char **argv, int n_new, const char *const *hosts, scv_err *err);
 int scv_comm_activate(scv_comm *c, int k, scv_err *err);

@@ -792,7 +792,8 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     free(win);
     free(from_hist);
     if (!rc) rc = scv_comm_agree(c->comm, c->rank == 0 ? metrics_flush(c, err) : SCV_OK, err);
-    if (!rc && p->checkpoint_dir) rc = save_checkpoint(c, wall, err);
+    if (!rc && p->checkpoint_dir && (!p->no_end_checkpoint || res->interrupted))
+        rc = save_checkpoint(c, wall, err);
     if (!rc && res->interrupted)
         rc = scv_err_set(err, SCV_EINTR, "interrupted at iteration %llu%s%s",
                          (unsigned long long)c->st.iteration,
@@ -825,7 +826,8 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
  * CONTROL/reply, both plain files that each side tails (no FIFO open-order deadlocks, and
  * a restarted job starts from fresh files). Rank 0 reads a command and broadcasts it to
  * every process of the job, parked ones included (scv_comm_command); each applies it:
- *   {"cmd":"segment","workers":K,"batch":B, stopping rules..., "metrics":PATH}
+ *   {"cmd":"segment","workers":K,"batch":B, stopping rules..., "metrics":PATH,
+ *    "checkpoint_every":N, "checkpoint_end":0|1}
  *       K processes become the active ranks (more are spawned when the job has fewer;
  *       the others are parked); the state (position, parameters, optimiser) goes from
  *       rank 0 to the active ranks in memory; B takes effect at the first iteration;
@@ -902,6 +904,7 @@ static int segment_params(const scv_train_params *base, const cJSON *o, scv_trai
     q->stop_time_min = (int)jnum(o, "time_min", 0);
     q->no_final_eval = !(jnum(o, "final_eval", 0) > 0);
     q->checkpoint_every = (int64_t)jnum(o, "checkpoint_every", (double)base->checkpoint_every);
+    q->no_end_checkpoint = !(jnum(o, "checkpoint_end", 0) > 0);
     q->resume = 0;
     q->progress = 0;
     q->rank_weights = NULL;
@@ -930,10 +933,12 @@ static int segment_params(const scv_train_params *base, const cJSON *o, scv_trai
 }
 
 /* Makes K processes the active ranks (spawning when the job has fewer: *grew) and gives
- * them the state of rank 0; B's buffers grow to q->batch. */
-static int elastic_resize(run_ctx *c, control *ctl, const scv_train_params *q, int *grew, scv_err *err)
+ * the state of rank 0 to those that join; B's buffers grow to q->batch. prev_K: the active
+ * ranks before (every process knows it: every process sees every command). A new B alone
+ * is a buffer resize; a shrink is a split (the staying ranks hold the state already). */
+static int elastic_resize(run_ctx *c, control *ctl, const scv_train_params *q, int prev_K, int *grew, scv_err *err)
 {
-    int K = q->workers, rc;
+    int K = q->workers, rc = SCV_OK;
     *grew = 0;
     int have = scv_comm_all_size(c->comm);
     if (K > have) {
@@ -950,7 +955,7 @@ static int elastic_resize(run_ctx *c, control *ctl, const scv_train_params *q, i
         *grew = 1;
         return SCV_OK;
     }
-    if ((rc = scv_comm_activate(c->comm, K, err))) return rc;
+    if (K != prev_K && (rc = scv_comm_activate(c->comm, K, err))) return rc;
     c->rank = scv_comm_rank(c->comm);
     c->K = scv_comm_size(c->comm);
     if (c->rank < 0) return SCV_OK; /* parked */
@@ -967,6 +972,7 @@ static int elastic_resize(run_ctx *c, control *ctl, const scv_train_params *q, i
     }
     if (!cn || !of) rc = SCV_ENOMEM;
     if ((rc = scv_comm_agree(c->comm, rc ? scv_err_set(err, rc, "out of memory") : SCV_OK, err))) return rc;
+    if (K <= prev_K) return SCV_OK; /* nobody joined */
     size_t n = scv_model_nparams(c->model);
     if ((rc = scv_comm_bcast(c->comm, &c->st, sizeof c->st, 0, err))) return rc;
     if ((rc = scv_comm_bcast(c->comm, &c->wall_before, sizeof c->wall_before, 0, err))) return rc;
@@ -996,6 +1002,9 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
     double split[SCV_MAX_SPACE], hist[64];
     if (!cmd) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
     int resend = 0; /* a grow re-broadcasts the same command over the grown job */
+    int active = scv_comm_joined(c->comm) ? 0 : scv_comm_size(c->comm); /* K of the last segment */
+    int dirty = 0;   /* trained since the last checkpoint */
+    int release = 0; /* a failed segment ends the job: the parked processes get a stop */
     double t0 = 0;  /* when the command was read (a grow's spawn counts in its resize time) */
     while (cmd && !rc) {
         if (!resend) t0 = scv_now();
@@ -1012,6 +1021,8 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
             if (bad && scv_comm_all_rank(c->comm) == 0)
                 control_reply(&ctl, "{\"type\":\"error\",\"error\":\"not a command; stopping\"}");
             cJSON_Delete(o);
+            if (dirty && c->rank >= 0 && base->checkpoint_dir) /* the state trained since: durable */
+                rc = save_checkpoint(c, 0, err);
             break;
         }
         scv_train_params q;
@@ -1024,11 +1035,12 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
             continue;
         }
         int grew = 0;
-        if ((rc = elastic_resize(c, &ctl, &q, &grew, err))) break;
+        if ((rc = elastic_resize(c, &ctl, &q, active, &grew, err))) break;
         if (grew) {
             resend = 1;
             continue;
         }
+        active = q.workers;
         double resize_s = scv_now() - t0;
         if (c->rank < 0) continue; /* parked: wait for the next command */
         c->p = &q;
@@ -1048,14 +1060,17 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
             control_reply(&ctl, "{\"type\":\"segment\",\"rc\":%d,\"error\":%s,\"resize_s\":%.6f,\"result\":%s}", src,
                           scv_json_strbuf(esc, sizeof esc, src ? se.msg : ""), resize_s, js);
         }
-        if (src) { /* interrupted or failed: the job ends; the driver resumes from the checkpoint */
-            rc = src;
+        if (src) { /* interrupted or failed (every active rank alike: train_segment agrees):
+                    * the job ends; the driver resumes from the checkpoint */
+            rc = src, release = 1;
             if (err) *err = se;
             break;
         }
+        dirty = q.no_end_checkpoint;
     }
-    /* leaving on an error or an interruption: release every other process (a stop) */
-    if (rc && scv_comm_all_rank(c->comm) == 0 && cmd) {
+    /* a failed segment: the active ranks release the parked ones with a stop (rank 0 sends,
+     * the others take part in the broadcast the parked ones wait in) */
+    if (release && cmd) {
         snprintf(cmd, CMD_BYTES, "{\"cmd\":\"stop\"}");
         scv_comm_command(c->comm, cmd, CMD_BYTES, NULL);
     }
