@@ -208,6 +208,7 @@ typedef struct scv_train_result {
     int workers, batch;
     int64_t iterations;        /* total, counting resumed ones */
     int64_t iterations_run;    /* in this invocation */
+    int64_t samples_seen;      /* in all, counting resumed ones */
     double epochs;             /* samples seen / training set size */
     double samples_per_sec;
     double test_accuracy, test_loss;
@@ -671,7 +672,8 @@ typedef struct scv_segment_result {
  * across segments and configurations. All functions return SCV_OK or an SCV_E* code;
  * train returns SCV_EINTR when the user interrupted it, SCV_EIO when the job's files (its
  * checkpoint, its metrics) cannot be written, a full disk say (the run stops at once: a
- * retry cannot help; it can be resumed once there is space), and any other code when the
+ * retry cannot help; it can be resumed once there is space), SCV_EINVAL when the job
+ * refuses the segment (its options or configuration; not retried either), and any other code when the
  * segment failed otherwise, a worker that died say (the loop retries from the last durable
  * state, policy.max_retries times). */
 typedef struct scv_job_driver {

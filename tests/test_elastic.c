@@ -103,7 +103,8 @@ static void t_same_as_relaunch(void)
     CHECK_MSG(wait_lines(reply, "\"ready\"", 1), "the elastic job did not start (%s/job.log)", tmp);
     append(cmdf, "{\"cmd\":\"segment\",\"workers\":2,\"batch\":0}"); /* a bad command: refused, the job goes on */
     CHECK(wait_lines(reply, "\"rc\":", 1));
-    CHECK_MSG(count_lines(reply, "--batch 0") == 1, "the refusal names the field");
+    CHECK_MSG(count_lines(reply, "\"refused\":true") == 1 && count_lines(reply, "batch") == 1,
+              "the refusal names the field");
     for (int i = 0; i < NSEQ; i++) {
         char line[512];
         snprintf(line, sizeof line,

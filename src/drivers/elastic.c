@@ -5,8 +5,9 @@
  * iteration; fewer K: the leaving ranks are parked; more: parked ranks are activated or new
  * processes spawned, and the state goes from rank 0 to them in memory), trains until the
  * command's stopping rule, checkpoints, and answers in DIR/reply (trainer.c describes the
- * protocol). No checkpoint is written or read between segments: the job checkpoints every
- * checkpoint_every iterations and when interrupted.
+ * protocol). No checkpoint is read between segments; one is written at the end of every
+ * training segment (not after the short warm-up and search ones), every checkpoint_every
+ * iterations, when interrupted and when stopped.
  *
  * The job is started at the first segment (and again after a failure: a job whose process
  * died cannot continue without ULFM, so the loop's retry starts a new one from the last
@@ -44,13 +45,14 @@ typedef struct elastic {
     double start_s;            /* seconds the last job start took until it was ready */
 } elastic;
 
-/* SIGINT/SIGTERM while a segment runs: the job (same process group) stops at its next
- * iteration; SIGTERM is passed on as relaunch's scv_run_self does. */
+/* SIGINT/SIGTERM while a segment runs: passed on to the job (a terminal's Ctrl-C reaches
+ * it anyway, a signal sent to this process alone does not), which stops at its next
+ * iteration boundary and checkpoints; the segment then returns SCV_EINTR. */
 static volatile sig_atomic_t g_int, g_job;
 static void on_signal(int sig)
 {
     g_int = 1;
-    if (sig == SIGTERM && g_job > 0) kill((pid_t)g_job, SIGTERM);
+    if (g_job > 0) kill((pid_t)g_job, sig);
 }
 
 static void nap_ms(long ms)
@@ -143,8 +145,8 @@ static int start_job(elastic *e, scv_err *err)
             continue;
         }
         int st = -1;
-        if (!job_alive(e, &st))
-            return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
+        if (!job_alive(e, &st)) /* a usage error is the options'; anything else may pass (retried) */
+            return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EMPI,
                                "the elastic job did not start (scavenger train exited %d); see %s", st, e->log_path);
         nap_ms(5);
     }
@@ -172,7 +174,10 @@ static char *segment_cmd(const elastic *e, const scv_segment_spec *s, const char
             s->eval_subset, s->target_window > 1 ? s->target_window : 1);
     fprintf(f, ",\"noise_window\":%d,\"noise_tol\":%.17g,\"time_rse\":%.17g,\"time_min\":%d,\"final_eval\":%d",
             s->noise_window, s->noise_tol, s->time_rse, s->time_min_iters, s->final_eval ? 1 : 0);
-    fprintf(f, ",\"checkpoint_every\":%lld,\"history\":[", (long long)s->checkpoint_every);
+    /* a training segment ends with a checkpoint (a failure later resumes from its end); the
+     * short warm-up and search segments do not (their switches stay fast) */
+    fprintf(f, ",\"checkpoint_every\":%lld,\"checkpoint_end\":%d,\"history\":[", (long long)s->checkpoint_every,
+            !strcmp(s->phase, "train"));
     for (int i = 0; i < s->n_history; i++) fprintf(f, "%s%.9g", i ? "," : "", s->history[i]);
     fputs("],\"metrics\":", f);
     scv_json_str(f, metrics);
@@ -182,6 +187,20 @@ static char *segment_cmd(const elastic *e, const scv_segment_spec *s, const char
         return NULL;
     }
     return buf;
+}
+
+/* Ends a job that does not leave by itself (SIGTERM, then SIGKILL) and reaps it. */
+static void end_job(elastic *e)
+{
+    for (int i = 0; i < 2000 && job_alive(e, NULL); i++) nap_ms(5); /* up to 10 s */
+    if (!job_alive(e, NULL)) return;
+    kill(e->pid, SIGTERM);
+    for (int i = 0; i < 1000 && job_alive(e, NULL); i++) nap_ms(5);
+    if (!job_alive(e, NULL)) return;
+    kill(e->pid, SIGKILL);
+    int st;
+    waitpid(e->pid, &st, 0);
+    e->pid = 0;
 }
 
 static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_sink *sink, scv_segment_result *out,
@@ -235,11 +254,23 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     cJSON *o = cJSON_Parse(line);
     const cJSON *jrc = cJSON_GetObjectItemCaseSensitive(o, "rc");
     const cJSON *res = cJSON_GetObjectItemCaseSensitive(o, "result");
-    int src = cJSON_IsNumber(jrc) ? jrc->valueint : SCV_EIO;
+    int src = cJSON_IsNumber(jrc) ? jrc->valueint : SCV_EMPI;
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "refused"))) { /* the job goes on */
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "error");
+        scv_err_set(err, SCV_EINVAL, "the elastic job refused the %s segment (K=%d B=%d): %.400s", spec->phase, t->K,
+                    t->B, cJSON_IsString(m) ? m->valuestring : "no reason");
+        cJSON_Delete(o);
+        return SCV_EINVAL;
+    }
     if (src == SCV_OK && cJSON_IsObject(res)) {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(res, "test_accuracy");
         out->accuracy = cJSON_IsNumber(a) && a->valuedouble >= 0 ? a->valuedouble : NAN;
         out->reached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "reached_target"));
+        /* where the job is: the reply's (it checkpoints only now and then) */
+        const cJSON *it = cJSON_GetObjectItemCaseSensitive(res, "iterations");
+        const cJSON *ss = cJSON_GetObjectItemCaseSensitive(res, "samples_seen");
+        if (cJSON_IsNumber(it) && cJSON_IsNumber(ss))
+            out->total_iterations = (int64_t)it->valuedouble, out->samples_seen = ss->valuedouble;
     } else { /* the trainer's own code: SCV_EIO (its files cannot be written: not retried), an
               * interruption, or anything else (retried) */
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "error");
@@ -249,12 +280,12 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
                     src == SCV_EIO ? "; not retried: free space, then scavenger run --resume" : "");
     }
     cJSON_Delete(o);
-    if (src) { /* the job leaves after a failed segment: wait for it */
-        for (int i = 0; i < 2000 && job_alive(e, NULL); i++) nap_ms(5);
+    if (src) { /* the job leaves after a failed segment (it is ended if it does not) */
+        end_job(e);
         t->attempt++;
         return src;
     }
-    t->attempt = 0;
+    if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted"); /* after the segment's last allreduce */
     return tj_segment_done(t, metrics, 1, out, err);
 }
 
@@ -262,13 +293,7 @@ static void stop_job(elastic *e)
 {
     if (!job_alive(e, NULL)) return;
     append_cmd(e, "{\"cmd\":\"stop\"}", NULL);
-    for (int i = 0; i < 2000 && job_alive(e, NULL); i++) nap_ms(5); /* up to 10 s */
-    if (job_alive(e, NULL)) {
-        kill(e->pid, SIGTERM);
-        int st;
-        waitpid(e->pid, &st, 0);
-        e->pid = 0;
-    }
+    end_job(e);
 }
 
 static int e_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *err)
@@ -296,7 +321,7 @@ static int e_configure(void *ctx, int workers, int batch, const double *split, s
 
 static int e_checkpoint(void *ctx, scv_err *err)
 {
-    (void)ctx, (void)err; /* every segment ends with a checkpoint */
+    (void)ctx, (void)err; /* training segments end with one, and a stopped job writes one */
     return SCV_OK;
 }
 

@@ -209,14 +209,14 @@ void tj_tail_stop(trainjob *t)
     t->tail = NULL, t->sink = NULL, t->res = NULL;
 }
 
-int tj_segment_done(trainjob *t, const char *metrics, int from_metrics, scv_segment_result *out, scv_err *err)
+int tj_segment_done(trainjob *t, const char *metrics, int totals_known, scv_segment_result *out, scv_err *err)
 {
     t->attempt = 0;
     t->next_seg++;
     scv_profile *p = NULL;
     if (out->iterations > 3 && scv_profile_load(metrics, &p, NULL) == SCV_OK && p->n) out->stats = p->configs[0];
     scv_profile_free(p);
-    if (from_metrics && out->iterations > 0) return SCV_OK; /* total_iterations, samples_seen: the tail's */
+    if (totals_known) return SCV_OK;
     return tj_progress(t, &out->total_iterations, &out->samples_seen, err);
 }
 

@@ -47,10 +47,10 @@ void tj_segment_path(const trainjob *t, const char *phase, char *buf, size_t cap
 void tj_tail_start(trainjob *t, const char *path, const scv_measure_sink *sink, scv_segment_result *out);
 void tj_tail_tick(void *t);
 void tj_tail_stop(trainjob *t);
-/* A segment that ended well: its measurement (from its metrics), where the job now is (the
- * checkpoint, or with from_metrics its last iteration's line: a job that keeps its state
- * in memory checkpoints only periodically), and the next segment number. */
-int tj_segment_done(trainjob *t, const char *metrics, int from_metrics, scv_segment_result *out, scv_err *err);
+/* A segment that ended well: its measurement (from its metrics), where the job now is (from
+ * the checkpoint, unless totals_known: out's total_iterations and samples_seen are set, as a
+ * job that keeps its state in memory reports them), and the next segment number. */
+int tj_segment_done(trainjob *t, const char *metrics, int totals_known, scv_segment_result *out, scv_err *err);
 /* The driver's recover: segment `index`'s metrics (its last attempt) as if it had just ended. */
 int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, size_t cap, int *workers, int *batch,
                scv_err *err);

@@ -145,7 +145,7 @@ int scv_comm_joined(const scv_comm *c) { return c->joined; }
 
 /* The sleep between tests while a process waits for a command: parked processes wait for
  * minutes, and busy polling would take a core from the ones that train. */
-#define COMMAND_POLL_NS 200000L
+#define COMMAND_POLL_NS 1000000L
 
 int scv_comm_command(scv_comm *c, void *buf, size_t bytes, scv_err *err)
 {

@@ -204,14 +204,14 @@ int scv_train_result_json(const scv_train_result *r, char *buf, size_t cap)
     if (isfinite(r->train_loss)) snprintf(tl, sizeof tl, "%.6g", r->train_loss); /* none: 0 iterations */
     return snprintf(buf, cap,
                     "{\"model\":\"%s\",\"workers\":%d,\"batch\":%d,\"iterations\":%lld,"
-                    "\"iterations_run\":%lld,\"epochs\":%.6g,\"samples_per_sec\":%.6g,"
+                    "\"iterations_run\":%lld,\"samples_seen\":%lld,\"epochs\":%.6g,\"samples_per_sec\":%.6g,"
                     "\"test_accuracy\":%s,\"test_loss\":%s,\"train_loss\":%s,"
                     "\"wall_seconds\":%.6g,\"t_compute_mean\":%.6g,\"t_comm_mean\":%.6g,"
                     "\"t_iter_mean\":%.6g,\"reached_target\":%s,\"interrupted\":%s,"
                     "\"stopped_by\":\"%s\",\"b_simple\":%s,\"accuracy_set\":\"%s\","
                     "\"reached_by\":%s,\"eval_seconds\":%.6g,\"evals_subset\":%d,\"evals_full\":%d}",
                     r->model, r->workers, r->batch, (long long)r->iterations,
-                    (long long)r->iterations_run, r->epochs, r->samples_per_sec, acc, loss, tl, r->wall_seconds, r->t_compute_mean,
+                    (long long)r->iterations_run, (long long)r->samples_seen, r->epochs, r->samples_per_sec, acc, loss, tl, r->wall_seconds, r->t_compute_mean,
                     r->t_comm_mean, r->t_iter_mean, r->reached_target ? "true" : "false",
                     r->interrupted ? "true" : "false", r->stopped_by, bs,
                     r->accuracy_full ? "full" : "subset", by, r->eval_seconds, r->evals_subset,
@@ -406,6 +406,29 @@ static int lock_checkpoint_dir(run_ctx *c, scv_err *err)
     return SCV_OK;
 }
 
+/* Rank 0: opens c->p->metrics_path (line-buffered: a driver reads the measurements while
+ * the job runs) and writes the job line: what the planner needs to know about the job,
+ * once per invocation (per segment in elastic mode). */
+static int open_metrics(run_ctx *c, const char *mode, scv_err *err)
+{
+    const scv_train_params *p = c->p;
+    if (c->metrics) fclose(c->metrics);
+    if (!(c->metrics = fopen(p->metrics_path, mode)))
+        return scv_err_set(err, SCV_EIO, "%s: cannot open metrics file: %s", p->metrics_path, strerror(errno));
+    setvbuf(c->metrics, NULL, _IOLBF, 0);
+    char vmj[256];
+    size_t d = (size_t)c->train->c * c->train->h * c->train->w;
+    if (fprintf(c->metrics,
+                "{\"type\":\"job\",\"model\":\"%s\",\"arch\":\"%s\",\"params\":%zu,"
+                "\"act_bytes\":%zu,\"input_floats\":%zu,\"n_train\":%lld,\"vm\":%s,"
+                "\"threads\":%d,\"workers\":%d,\"batch\":%d}\n",
+                p->model, scv_model_arch(c->model), scv_model_nparams(c->model),
+                4 * scv_model_act_floats(c->model), d, (long long)c->train->n,
+                scv_json_strbuf(vmj, sizeof vmj, p->vm_type), p->threads, c->K, p->batch) < 0)
+        return scv_err_set(err, SCV_EIO, "%s: cannot write metrics: %s", p->metrics_path, strerror(errno));
+    return SCV_OK;
+}
+
 static int setup(run_ctx *c, scv_err *err)
 {
     const scv_train_params *p = c->p;
@@ -454,27 +477,7 @@ static int setup(run_ctx *c, scv_err *err)
     c->st.seed = p->seed;
     c->st.n_train = (uint64_t)c->train->n;
     if (p->resume && !joined && (rc = resume(c, err))) return rc;
-    if (c->rank == 0 && p->metrics_path) {
-        c->metrics = fopen(p->metrics_path, p->resume ? "a" : "w");
-        if (!c->metrics)
-            rc = scv_err_set(err, SCV_EIO, "%s: cannot open metrics file: %s", p->metrics_path,
-                             strerror(errno));
-        else {
-            /* line-buffered: a driver reads the measurements while the job runs */
-            setvbuf(c->metrics, NULL, _IOLBF, 0);
-            /* what the planner needs to know about the job, once per invocation */
-            char vmj[256];
-            if (fprintf(c->metrics,
-                        "{\"type\":\"job\",\"model\":\"%s\",\"arch\":\"%s\",\"params\":%zu,"
-                        "\"act_bytes\":%zu,\"input_floats\":%zu,\"n_train\":%lld,\"vm\":%s,"
-                        "\"threads\":%d,\"workers\":%d,\"batch\":%d}\n",
-                        p->model, scv_model_arch(c->model), scv_model_nparams(c->model),
-                        4 * scv_model_act_floats(c->model), d, (long long)c->train->n,
-                        scv_json_strbuf(vmj, sizeof vmj, p->vm_type), p->threads, c->K, p->batch) < 0)
-                rc = scv_err_set(err, SCV_EIO, "%s: cannot write metrics: %s", p->metrics_path,
-                                 strerror(errno));
-        }
-    }
+    if (c->rank == 0 && p->metrics_path) rc = open_metrics(c, p->resume ? "a" : "w", err);
     return scv_comm_agree(c->comm, rc, err);
 }
 
@@ -805,6 +808,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     res->iterations = (int64_t)c->st.iteration;
     res->iterations_run = run_iters;
     res->epochs = c->train ? (double)c->st.samples_seen / (double)c->train->n : 0;
+    res->samples_seen = (int64_t)c->st.samples_seen;
     res->wall_seconds = c->wall_before + wall;
     c->wall_before += wall; /* the next segment (elastic mode) continues the clock */
     res->samples_per_sec = sum_iter > 0 ? (double)run_samples / sum_iter : 0;
@@ -882,38 +886,51 @@ static double jnum(const cJSON *o, const char *k, double dflt)
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* An integer field in [lo, hi] (dflt when absent); a value out of range is refused. */
+static int jint(const cJSON *o, const char *k, double lo, double hi, double dflt, int64_t *out, scv_err *err)
+{
+    double v = jnum(o, k, dflt);
+    if (!(v >= lo && v <= hi) || v != floor(v))
+        return scv_err_set(err, SCV_EINVAL, "elastic command: \"%s\" %g is not an integer in %g..%g", k, v, lo, hi);
+    *out = (int64_t)v;
+    return SCV_OK;
+}
+
 /* The segment's parameters: the job's (base) with the command's configuration and rules. */
 static int segment_params(const scv_train_params *base, const cJSON *o, scv_train_params *q, double *split,
                           double *hist, char *metrics, size_t mcap, scv_err *err)
 {
     *q = *base;
-    q->workers = (int)jnum(o, "workers", 0);
-    q->batch = (int)jnum(o, "batch", 0);
-    q->iterations = (int64_t)jnum(o, "until_iterations", 0);
+    int64_t K = 0, B = 0, it = 0, sub = 0, W = 1, nw = 0, tm = 0, ce = 0;
+    int rc;
+    if ((rc = jint(o, "workers", 1, SCV_MAX_SPACE, 0, &K, err)) || (rc = jint(o, "batch", 1, 1 << 24, 0, &B, err)) ||
+        (rc = jint(o, "until_iterations", 0, 1e15, 0, &it, err)) ||
+        (rc = jint(o, "eval_subset", 0, 1e12, 0, &sub, err)) || (rc = jint(o, "target_window", 1, 10000, 1, &W, err)) ||
+        (rc = jint(o, "noise_window", 0, 1e9, 0, &nw, err)) || (rc = jint(o, "time_min", 0, 1e9, 0, &tm, err)) ||
+        (rc = jint(o, "checkpoint_every", 0, 1e15, (double)base->checkpoint_every, &ce, err)))
+        return rc;
+    q->workers = (int)K, q->batch = (int)B, q->iterations = it, q->eval_subset = sub, q->target_window = (int)W;
+    q->stop_noise_window = (int)nw, q->stop_time_min = (int)tm, q->checkpoint_every = ce;
     q->epochs = jnum(o, "epochs", 0);
     q->target_accuracy = jnum(o, "target_accuracy", 0);
     q->target_loss = jnum(o, "target_loss", 0);
     q->eval_every = 0;
     q->eval_every_epochs = jnum(o, "eval_every_epochs", 0);
-    q->eval_subset = (int64_t)jnum(o, "eval_subset", 0);
-    q->target_window = (int)jnum(o, "target_window", 1);
-    if (q->target_window < 1) q->target_window = 1;
-    q->stop_noise_window = (int)jnum(o, "noise_window", 0);
     q->stop_noise_tol = jnum(o, "noise_tol", 0);
     q->stop_time_rse = jnum(o, "time_rse", 0);
-    q->stop_time_min = (int)jnum(o, "time_min", 0);
     q->no_final_eval = !(jnum(o, "final_eval", 0) > 0);
-    q->checkpoint_every = (int64_t)jnum(o, "checkpoint_every", (double)base->checkpoint_every);
     q->no_end_checkpoint = !(jnum(o, "checkpoint_end", 0) > 0);
     q->resume = 0;
     q->progress = 0;
     q->rank_weights = NULL;
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "split");
-    if (cJSON_IsArray(a) && cJSON_GetArraySize(a) == q->workers && q->workers <= SCV_MAX_SPACE) {
+    if (a) {
+        if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != q->workers)
+            return scv_err_set(err, SCV_EINVAL, "elastic command: \"split\" needs %d shares", q->workers);
         int i = 0;
         const cJSON *v;
         cJSON_ArrayForEach(v, a) split[i++] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-        q->rank_weights = split;
+        q->rank_weights = split; /* checked below (finite, positive, within the ratio) */
     }
     q->n_target_history = 0, q->target_history = NULL;
     a = cJSON_GetObjectItemCaseSensitive(o, "history");
@@ -998,9 +1015,17 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
             rc = scv_err_set(err, SCV_EIO, "%s: cannot open the elastic reply file: %s", path, strerror(errno));
         if (!rc) control_reply(&ctl, "{\"type\":\"ready\",\"processes\":%d}", scv_comm_all_size(c->comm));
     }
-    char *cmd = calloc(1, CMD_BYTES), metrics[4096];
+    char *cmd = calloc(1, CMD_BYTES), metrics[4096] = "";
     double split[SCV_MAX_SPACE], hist[64];
     if (!cmd) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+    /* A failure that the processes do not share (here, or a broken collective below) would
+     * leave the others waiting in a command broadcast: the job is ended (mpirun ends every
+     * process), and the driver restarts it from the checkpoint. */
+    if (rc) {
+        fprintf(stderr, "scavenger train: %s\n", err ? err->msg : "elastic job failed");
+        scv_comm_abort(c->comm, 1);
+    }
+    scv_train_params last = *base; /* the latest segment's parameters (its B, its metrics) */
     int resend = 0; /* a grow re-broadcasts the same command over the grown job */
     int active = scv_comm_joined(c->comm) ? 0 : scv_comm_size(c->comm); /* K of the last segment */
     int dirty = 0;   /* trained since the last checkpoint */
@@ -1013,7 +1038,10 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
             if (r == SCV_EINTR) snprintf(cmd, CMD_BYTES, "{\"cmd\":\"stop\",\"why\":\"interrupted\"}");
         }
         resend = 0;
-        if ((rc = scv_comm_command(c->comm, cmd, CMD_BYTES, err))) break;
+        if ((rc = scv_comm_command(c->comm, cmd, CMD_BYTES, err))) {
+            fprintf(stderr, "scavenger train: %s\n", err ? err->msg : "command broadcast failed");
+            scv_comm_abort(c->comm, 1);
+        }
         cJSON *o = cJSON_Parse(cmd);
         const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "cmd");
         if (!cJSON_IsString(k) || strcmp(k->valuestring, "segment")) { /* stop, or not a command */
@@ -1021,21 +1049,29 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
             if (bad && scv_comm_all_rank(c->comm) == 0)
                 control_reply(&ctl, "{\"type\":\"error\",\"error\":\"not a command; stopping\"}");
             cJSON_Delete(o);
-            if (dirty && c->rank >= 0 && base->checkpoint_dir) /* the state trained since: durable */
+            if (dirty && c->rank >= 0 && base->checkpoint_dir) { /* the state trained since: durable */
+                c->p = &last;
                 rc = save_checkpoint(c, 0, err);
+                c->p = base;
+            }
             break;
         }
         scv_train_params q;
         scv_err qe = {0};
         int qrc = segment_params(base, o, &q, split, hist, metrics, sizeof metrics, &qe);
         cJSON_Delete(o);
-        if (qrc) { /* every process read the same command: all refuse it alike */
+        if (qrc) { /* every process read the same command: all refuse it alike, the job goes on */
+            char esc[2 * sizeof qe.msg];
             if (scv_comm_all_rank(c->comm) == 0)
-                control_reply(&ctl, "{\"type\":\"segment\",\"rc\":%d,\"error\":\"%s\"}", qrc, qe.msg);
+                control_reply(&ctl, "{\"type\":\"segment\",\"rc\":%d,\"refused\":true,\"error\":%s}", qrc,
+                              scv_json_strbuf(esc, sizeof esc, qe.msg));
             continue;
         }
         int grew = 0;
-        if ((rc = elastic_resize(c, &ctl, &q, active, &grew, err))) break;
+        if ((rc = elastic_resize(c, &ctl, &q, active, &grew, err))) {
+            fprintf(stderr, "scavenger train: %s\n", err ? err->msg : "resizing failed");
+            scv_comm_abort(c->comm, 1);
+        }
         if (grew) {
             resend = 1;
             continue;
@@ -1044,15 +1080,12 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
         double resize_s = scv_now() - t0;
         if (c->rank < 0) continue; /* parked: wait for the next command */
         c->p = &q;
-        if (c->rank == 0) {
-            if (c->metrics) fclose(c->metrics);
-            c->metrics = q.metrics_path ? fopen(q.metrics_path, "a") : NULL;
-            if (c->metrics) setvbuf(c->metrics, NULL, _IOLBF, 0);
-        }
         memset(res, 0, sizeof *res);
         scv_err se = {0};
-        int src = train_segment(c, res, &se);
+        int src = c->rank == 0 && q.metrics_path ? open_metrics(c, "a", &se) : SCV_OK;
+        if (!(src = scv_comm_agree(c->comm, src, &se))) src = train_segment(c, res, &se);
         res->rank = c->rank;
+        last = q;
         c->p = base;
         if (c->rank == 0) {
             char js[4096], esc[2 * sizeof se.msg];
@@ -1095,6 +1128,10 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     sigaction(SIGTERM, &sa, &old_term);
     rc = setup(&c, err);
     res->rank = c.rank;
+    if (rc && p->elastic_control && c.comm && scv_comm_joined(c.comm)) { /* spawned, and failed: the */
+        fprintf(stderr, "scavenger train: %s\n", err ? err->msg : "setup failed"); /* job waits for it */
+        scv_comm_abort(c.comm, 1);
+    }
     if (!rc) rc = p->elastic_control ? elastic_main(&c, res, err) : train_segment(&c, res, err);
     teardown(&c);
     sigaction(SIGINT, &old_int, NULL);

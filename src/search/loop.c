@@ -350,8 +350,9 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
         spec.history = l->history + l->n_history - keep, spec.n_history = keep;
         if ((rc = progress_segment(&l->prog, l->samples, B))) return scv_err_set(err, rc, "out of memory");
         rc = l->d->train(l->d->ctx, &spec, &sink, &res, err);
-        /* SCV_EIO: the job's files cannot be written (a full disk): a retry cannot help */
-        if (!rc || rc == SCV_EINTR || rc == SCV_EIO) break;
+        /* SCV_EIO: the job's files cannot be written (a full disk); SCV_EINVAL: the job refused
+         * the segment (its options): a retry cannot help */
+        if (!rc || rc == SCV_EINTR || rc == SCV_EIO || rc == SCV_EINVAL) break;
         int64_t it;
         if (l->d->progress(l->d->ctx, &it, &l->samples, NULL) == SCV_OK) { /* redone from the checkpoint */
             l->iteration = it;
@@ -480,24 +481,35 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     int rc = scv_perf_fit(l->cs, l->ncs, p->comm, 4 * l->job.n_params, perf, err);
     if (rc) return rc;
     if (l->n_prior) scv_perf_apply_prior(perf, &l->prior, l->cs, l->ncs);
-    double e0, lo, hi;
+    /* the target as predicted now: into the result only when the plan succeeds (a failed
+     * re-plan leaves the run at its plan, and the curve's trigger armed) */
+    double e0, lo, hi, planned = l->planned_x_star;
     int b0;
-    r->target_source = target_of(l, &e0, &b0, &lo, &hi, r->target_note, sizeof r->target_note);
-    r->relative = r->target_source == SCV_TARGET_NOMINAL;
-    r->target_epochs = e0, r->target_batch = b0, r->target_epochs_lo = lo, r->target_epochs_hi = hi;
-    if ((rc = scv_stat_fit(p->stat, l->cs, l->ncs, l->job.n_train, e0, b0, sm, err))) return rc;
-    if (r->target_source == SCV_TARGET_CURVE) sm->lag_epochs = rule_lag(l) / l->job.n_train;
+    char tnote[sizeof r->target_note];
+    scv_target_source src = target_of(l, &e0, &b0, &lo, &hi, tnote, sizeof tnote);
+    int relative = src == SCV_TARGET_NOMINAL;
+    if ((rc = scv_stat_fit(p->stat, l->cs, l->ncs, l->job.n_train, e0, b0, sm, err))) {
+        l->planned_x_star = planned;
+        return rc;
+    }
+    if (src == SCV_TARGET_CURVE) sm->lag_epochs = rule_lag(l) / l->job.n_train;
     scv_plan_request req = {.catalog = p->catalog, .vms = &l->vm_index, .n_vms = 1, .measured_vm = l->vm_index,
                             .workers = p->workers, .n_workers = p->n_workers, .batches = l->bs,
                             .n_batches = l->n_bs, .perf = perf, .stat = sm, .job = &l->job,
                             /* bounds on nominal times would be arbitrary: they apply from the
                              * first plan with absolute times (a re-plan once the curve knows) */
-                            .deadline_s = r->relative ? 0 : p->deadline_s, .budget = r->relative ? 0 : p->budget,
+                            .deadline_s = relative ? 0 : p->deadline_s, .budget = relative ? 0 : p->budget,
                             .objective = p->objective,
                             .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib,
                             .measured_threads = l->job.threads, .worker_threads = l->job.threads,
                             .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs};
-    if ((rc = scv_plan(&req, res, err))) return rc;
+    if ((rc = scv_plan(&req, res, err))) {
+        l->planned_x_star = planned;
+        return rc;
+    }
+    r->target_source = src, r->relative = relative;
+    snprintf(r->target_note, sizeof r->target_note, "%s", tnote);
+    r->target_epochs = e0, r->target_batch = b0, r->target_epochs_lo = lo, r->target_epochs_hi = hi;
     if (p->scaling == SCV_SCALING_THROUGHPUT && l->settled_K) { /* the policy chose, the plan predicts */
         const scv_plan_point *pt = find_point(*res, l->settled_K, l->settled_B);
         if (pt) {
@@ -776,7 +788,6 @@ static int do_plan(loop *l, scv_err *err)
     if (rc) return rc;
     set_plan(r, res);
     if (!r->decision) r->decision = res, r->decision_relative = r->relative;
-    note_absolute(l);
     const scv_plan_point *ch = &res->points[res->chosen];
     emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = ch->workers, .batch = ch->batch, .plan = res,
                             .relative = r->relative});
@@ -792,6 +803,7 @@ static int do_plan(loop *l, scv_err *err)
         if (pt) ch = pt;
     }
     l->decided = 1;
+    note_absolute(l); /* at the configuration decided */
     r->predicted_time_s = ch->time_s, r->predicted_cost = ch->cost, r->predicted_band = ch->err_rel;
     r->predicted_lo_s = r->predicted_hi_s = NAN;
     if (r->target_source == SCV_TARGET_CURVE && r->target_epochs > 0) { /* time is proportional to the samples */

@@ -138,6 +138,7 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     fputc(']', f);
     json_num(f, "absolute_at_s", r->first_absolute ? r->absolute_at_s : NAN, 1);
     json_num(f, "absolute_at_epochs", r->first_absolute ? r->absolute_at_epochs : NAN, 1);
+    json_num(f, "absolute_time_s", r->first_absolute ? r->absolute_time_s : NAN, 1);
     fprintf(f, "}");
     if (fclose(f) != 0) {
         free(buf);

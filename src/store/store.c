@@ -42,7 +42,11 @@ static const char *SCHEMA =
 static const char *MIGRATE_1_2 = "ALTER TABLE runs ADD COLUMN state TEXT;";
 /* schema 2 -> 3: loss targets (targets.metric; the value stays in targets.accuracy) and the
  * period-mean training loss of each evaluation (targets exists from schema 1, evals from 2) */
-static const char *MIGRATE_TARGETS_3 = "ALTER TABLE targets ADD COLUMN metric TEXT DEFAULT 'accuracy';";
+static const char *MIGRATE_TARGETS_3 =
+    /* early schema-1 databases have no targets table: create it in its old form first */
+    "CREATE TABLE IF NOT EXISTS targets(run INTEGER REFERENCES runs(id), job_key TEXT, accuracy REAL,"
+    " epochs REAL, batch INTEGER);"
+    "ALTER TABLE targets ADD COLUMN metric TEXT DEFAULT 'accuracy';";
 static const char *MIGRATE_EVALS_3 =
     "ALTER TABLE evals ADD COLUMN train_loss REAL; ALTER TABLE evals ADD COLUMN train_loss_samples REAL;";
 
