@@ -1034,7 +1034,7 @@ static void t_target_bad_values(void)
         {"--target-confirm-tol", "1", "--target-confirm-tol '1'"},
         {"--target-confirm-tol", "nan", "--target-confirm-tol 'nan'"},
         {"--target-history", "0.5,abc", "--target-history '0.5,abc'"},
-        {"--target-history", "1.5", "--target-history '1.5'"},
+        {"--target-history", "1.5", "--target-history: value 1 (1.5) must be in [0,1]"}, /* an accuracy's */
         {"--target-history", "0.5,,0.6", "--target-history '0.5,,0.6'"},
         {"--target-history", "0.5,", "--target-history '0.5,'"},
     };

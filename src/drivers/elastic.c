@@ -138,6 +138,7 @@ static int start_job(elastic *e, scv_err *err)
     }
     scv_argv_free(&a);
     e->pid = pid;
+    g_job = (sig_atomic_t)pid; /* a signal during the start reaches the job too */
     char line[4096];
     for (;;) { /* the job loads the data and builds the model first */
         if (read_reply(e, line, sizeof line)) {
@@ -145,9 +146,11 @@ static int start_job(elastic *e, scv_err *err)
             continue;
         }
         int st = -1;
-        if (!job_alive(e, &st)) /* a usage error is the options'; anything else may pass (retried) */
+        if (!job_alive(e, &st)) { /* a usage error is the options'; anything else may pass (retried) */
+            if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
             return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EMPI,
                                "the elastic job did not start (scavenger train exited %d); see %s", st, e->log_path);
+        }
         nap_ms(5);
     }
     e->start_s = scv_now() - t0;
@@ -211,21 +214,26 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     memset(out, 0, sizeof *out);
     out->accuracy = NAN;
     if (!t->K) return scv_err_set(err, SCV_EINVAL, "elastic driver: train before configure");
-    int rc;
-    if (!job_alive(e, NULL) && (rc = start_job(e, err))) return rc;
-    char metrics[1400];
-    tj_segment_path(t, spec->phase, metrics, sizeof metrics);
-    char *cmd = segment_cmd(e, spec, metrics);
-    if (!cmd) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    rc = append_cmd(e, cmd, err);
-    free(cmd);
-    if (rc) return rc;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     g_int = 0, g_job = (sig_atomic_t)e->pid;
-    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGINT, &sa, &old_int); /* from here (a job's start too) a signal reaches the job */
     sigaction(SIGTERM, &sa, &old_term);
+    char metrics[1400];
+    tj_segment_path(t, spec->phase, metrics, sizeof metrics);
+    char *cmd = NULL;
+    int rc = job_alive(e, NULL) ? SCV_OK : start_job(e, err);
+    if (!rc && !(cmd = segment_cmd(e, spec, metrics))) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+    if (!rc) rc = append_cmd(e, cmd, err);
+    free(cmd);
+    if (rc) {
+        g_job = 0;
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        if (rc != SCV_EINTR) t->attempt++;
+        return rc;
+    }
     tj_tail_start(t, metrics, sink, out);
     char line[16384];
     int answered = 0, status = 0;

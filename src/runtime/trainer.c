@@ -381,6 +381,8 @@ static void fmt_eta(double s, char *buf, size_t cap)
     else snprintf(buf, cap, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
 }
 
+#define LOCK_WAIT_TRIES 100 /* x 50 ms: how long a job waits for a checkpoint directory in use */
+
 /* Rank 0: takes the checkpoint directory's lock for the whole run (released when the
  * process exits or in teardown), so a second job on the same directory is refused. */
 static int lock_checkpoint_dir(run_ctx *c, scv_err *err)
@@ -393,13 +395,20 @@ static int lock_checkpoint_dir(run_ctx *c, scv_err *err)
     snprintf(path, sizeof path, "%s/%s", dir, SCV_CKPT_LOCK_FILE);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return scv_err_set(err, SCV_EIO, "%s: cannot open lock file: %s", path, strerror(errno));
+    /* a job restarted after a failure may start while the failed one's last process is still
+     * leaving (mpirun ends the ranks with SIGTERM, and they stop at an iteration boundary):
+     * wait for the lock a little before refusing */
+    struct timespec pause = {0, 50000000L};
+    for (int i = 0; i < LOCK_WAIT_TRIES && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK; i++)
+        nanosleep(&pause, NULL);
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         int e = errno;
         close(fd);
         if (e == EWOULDBLOCK)
             return scv_err_set(err, SCV_EINVAL,
-                               "--checkpoint %s: the directory is in use by another training job "
-                               "(%s is locked); wait for it or use another directory", dir, path);
+                               "--checkpoint %s: the directory is in use by another training job (%s is "
+                               "locked; waited %d s); wait for it or use another directory", dir, path,
+                               LOCK_WAIT_TRIES / 20);
         return scv_err_set(err, SCV_EIO, "%s: cannot lock: %s", path, strerror(e));
     }
     c->lock_fd = fd;
