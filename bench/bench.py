@@ -403,7 +403,11 @@ DECIDE_JOBS = [
     {"name": "mlp128-85", "target": 0.85, "max_epochs": 20,
      "job": ["--model", "mlp", "--hidden", "128", "--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64"]},
     {"name": "lenet-loss", "loss_targets": (0.25, 0.24), "max_epochs": 16,
-     "job": ["--model", "lenet", "--lr", "0.02", "--lr-scaling", "sqrt", "--base-batch", "64"]},
+     "job": ["--model", "lenet", "--lr", "0.02", "--lr-scaling", "sqrt", "--base-batch", "64"],
+     # the universal model (search none, job never seen) for the first target, on a store that
+     # holds one run of another job (its parallel models are the prior)
+     "universal_seed": ["--model", "mlp", "--hidden", "128", "--lr", "0.05", "--target-loss", "0.5",
+                        "--workers", "1,2,4", "--batch", "64,256", "--search", "full", "--objective", "time"]},
 ]
 DECIDE_TARGET_RULE = ["--eval-every-epochs", "0.25", "--eval-subset", "2000", "--target-window", "3"]
 
@@ -518,13 +522,19 @@ def decide_report(job, target, truth, seeds, cluster, price):
             if secs:
                 med[K, B] = (statistics.median(secs), min(secs), max(secs), len(secs))
     db = os.path.join(tempfile.mkdtemp(), "decide.db")
+    udb = os.path.join(os.path.dirname(db), "universal.db")
+    runs = [("first", db, "partial"), ("second", db, "partial")]
+    if job.get("universal_seed") and target == targets_of(job)[0]:
+        subprocess.run([BIN, "run", "--db", udb, "--cluster", cluster, *job["universal_seed"], "--report",
+                        os.path.join(os.path.dirname(db), "seed")], stdout=subprocess.DEVNULL)
+        runs.append(("universal", udb, "none"))
     reports = []
-    for attempt in ("first", "second"):
+    for attempt, d, search in runs:
         rep = os.path.join(os.path.dirname(db), attempt)
-        subprocess.run([BIN, "run", "--db", db, "--cluster", cluster, *job["job"], *target_args(job, target),
+        subprocess.run([BIN, "run", "--db", d, "--cluster", cluster, *job["job"], *target_args(job, target),
                         "--max-epochs", str(job["max_epochs"]),
                         "--workers", ",".join(map(str, DECIDE_GRID["workers"])),
-                        "--batch", ",".join(map(str, DECIDE_GRID["batches"])), "--search", "partial",
+                        "--batch", ",".join(map(str, DECIDE_GRID["batches"])), "--search", search,
                         "--objective", "time", "--report", rep], stdout=subprocess.DEVNULL)
         reports.append((attempt, json.load(open(os.path.join(rep, "report.json")))))
     oracle = min(med, key=lambda kb: med[kb][0])
@@ -532,17 +542,31 @@ def decide_report(job, target, truth, seeds, cluster, price):
     ot = med[oracle][0]
     what = f"training loss {target}" if "loss_targets" in job else f"{target:.0%} test accuracy"
     print(f"\n# {job['name']} ({what}): {' '.join(job['job'])} on 4 emulated c5.xlarge VMs; {machine()}\n")
+    errs = {a: [] for a, _ in reports}
+
+    def predicted(r):
+        # the decision's prediction; when the decision was relative (the target unknown yet),
+        # the first plan with absolute times, made later in the run before the outcome
+        if r.get("decision_relative", r.get("relative_prediction")):
+            return ({(q["workers"], q["batch"]): q["time_s"] for q in r.get("absolute_points", [])},
+                    r.get("absolute_time_s"), r.get("absolute_at_epochs"))
+        return ({(q["workers"], q["batch"]): q["time_s"] for q in r.get("decision_points", [])},
+                r.get("predicted_time_s"), 0.0)
+
+    for a, r in reports:
+        _, _, at = predicted(r)
+        print(f"{a} run: predictions {'at the decision' if at == 0 else f'first absolute after {at:.2f} epochs' if at else 'none (the target was never predicted)'}")
+    print()
     print("| K | B | truth: median s (min-max, seeds reached) | " +
           " | ".join(f"{a} run: predicted s, error" for a, _ in reports) + " |")
     print("|---|---|---|" + "---|" * len(reports))
-    errs = {a: [] for a, _ in reports}
     for kb in sorted(med):
         m = med[kb]
         row = [str(kb[0]), str(kb[1]), f"{m[0]:.1f} ({m[1]:.1f}-{m[2]:.1f}, {m[3]}/{seeds})"]
         for a, r in reports:
-            pts = {(q["workers"], q["batch"]): q["time_s"] for q in r.get("decision_points", [])}
+            pts = predicted(r)[0]
             p = pts.get(kb)
-            if p and not r.get("relative_prediction"):
+            if p:
                 errs[a].append(abs(p / m[0] - 1))
                 row.append(f"{p:.1f}, {100 * (p / m[0] - 1):+.0f}%")
             else:
@@ -556,8 +580,10 @@ def decide_report(job, target, truth, seeds, cluster, price):
     for a, r in reports:
         ch = r.get("chosen") or {}
         kb = (ch.get("workers"), ch.get("batch"))
+        if predicted(r)[2]:  # decided relative: the configuration trained when first predicted
+            kb = (r["final"]["workers"], r["final"]["batch"])
         tc = med.get(kb, (float("nan"),))[0]
-        pt = r.get("predicted_time_s") or float("nan")
+        pt = predicted(r)[1] or float("nan")
         nt = med.get(naive, (float("nan"),))[0]
         ncost = nt * naive[0] / 3600 * price if price else float("nan")
         mean_err = f"{100 * statistics.mean(errs[a]):.1f}%" if errs[a] else "-"
@@ -565,6 +591,21 @@ def decide_report(job, target, truth, seeds, cluster, price):
               f"| {100 * (pt / tc - 1):+.1f}% | {tc / ot:.2f} | {r['actual_time_s']:.1f} "
               f"| {100 * (r['actual_time_s'] / ot - 1):+.1f}% | {r['actual_cost']:.6f} "
               f"| {nt / r['actual_time_s']:.2f}x faster, {100 * (1 - r['actual_cost'] / ncost):.0f}% cheaper |")
+    # the parallel model alone: predicted iteration time against the truth's (median over seeds)
+    print()
+    for a, r in reports:
+        pts = r.get("decision_points", [])
+        e = []
+        for q in pts:
+            ts = [truth["runs"][f"{q['workers']},{q['batch']},{s}"]["t_iter"] for s in range(1, seeds + 1)
+                  if f"{q['workers']},{q['batch']},{s}" in truth["runs"]]
+            if ts and q.get("t_iter"):
+                e.append(abs(q["t_iter"] / statistics.median(ts) - 1))
+        sch = r.get("search_time_s")
+        print(f"{a} run: iteration time predicted at the decision, mean error {100 * statistics.mean(e):.1f}% over "
+              f"{len(e)} configurations; search {sch:.1f} s of {r['actual_time_s']:.1f} s "
+              f"({100 * sch / r['actual_time_s']:.1f}%), {r.get('switches')} switches, idle median "
+              f"{r.get('switch_idle_median_s')} s" if e and sch is not None else f"{a} run: no decision points")
 
 
 def segment_span(path):
