@@ -143,9 +143,12 @@ int scv_comm_all_rank(const scv_comm *c) { return c->all_rank; }
 int scv_comm_all_size(const scv_comm *c) { return c->all_size; }
 int scv_comm_joined(const scv_comm *c) { return c->joined; }
 
-/* The sleep between tests while a process waits for a command: parked processes wait for
- * minutes, and busy polling would take a core from the ones that train. */
+/* The sleep between tests while a process waits for a command: an active rank between two
+ * segments (1 ms: the latency of a configuration change), a parked process (10 ms: it may
+ * wait for the whole run, and each test runs MPI's progress engine; 1 ms cost 2% of a core
+ * per parked process on the emulated cluster). */
 #define COMMAND_POLL_NS 1000000L
+#define PARKED_POLL_NS 10000000L
 
 int scv_comm_command(scv_comm *c, void *buf, size_t bytes, scv_err *err)
 {
@@ -154,7 +157,8 @@ int scv_comm_command(scv_comm *c, void *buf, size_t bytes, scv_err *err)
     MPI_Request req;
     int rc = MPI_Ibcast(buf, (int)bytes, MPI_BYTE, 0, c->all, &req);
     if (rc == MPI_SUCCESS) {
-        struct timespec ts = {0, c->poll_sleep_ns > COMMAND_POLL_NS ? c->poll_sleep_ns : COMMAND_POLL_NS};
+        long ns = c->act == MPI_COMM_NULL ? PARKED_POLL_NS : COMMAND_POLL_NS;
+        struct timespec ts = {0, c->poll_sleep_ns > ns ? c->poll_sleep_ns : ns};
         for (;;) {
             int done = 0;
             rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
