@@ -253,10 +253,13 @@ static void on_event(void *ctx, const scv_run_event *ev)
         snprintf(r->notes + nl, sizeof r->notes - nl, "%s\n", ev->text);
         break;
     }
-    case SCV_EV_DECISION:
+    case SCV_EV_DECISION: {
         r->decisions++;
         snprintf(r->last_decision, sizeof r->last_decision, "%s", ev->text);
+        size_t nl = strlen(r->notes); /* decisions go with the notes too */
+        snprintf(r->notes + nl, sizeof r->notes - nl, "decision: %s\n", ev->text);
         break;
+    }
     default: break;
     }
 }
@@ -655,6 +658,49 @@ static void t_deadline_first_run(void)
     scv_store_close(db);
 }
 
+/* A deadline in force: a re-plan switches to a configuration that meets it even when the
+ * switch does not pay for itself in time (its cost is made prohibitive here), and stays
+ * when staying meets it. */
+static void t_deadline_switch(void)
+{
+    scv_store *db = open_db("dlsw.db");
+    for (int c = 0; c < 2; c++) {
+        fake f = new_fake();
+        f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.3, f.by_loss = 1, f.loss_b = 20, f.loss_c = 0.4;
+        scv_job_driver d = driver_of(&f);
+        scv_run_params p = params(db, c ? "job-dlsw-loose" : "job-dlsw");
+        p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0, p.target_loss = 0.3;
+        CHECK_EQ_INT(scv_run_params_set(&p, "objective", "cost", NULL), SCV_OK);
+        p.policy.curve_max_band = 1.05;      /* the decision is relative: the deadline applies later */
+        p.policy.search_eval_every_epochs = 0.1;
+        p.policy.switch_idle_factor = 1000;  /* no switch pays for itself in time */
+        /* the cost objective's unbounded choice is K=1 B=32 (about 19 s for the whole job);
+         * 17 s rules it out, K=2 B=64 (about 15 s) meets it */
+        p.deadline_s = c ? 3600 : 17;
+        rec rc = {0};
+        scv_run_observer obs = {.ctx = &rc, .on_event = on_event};
+        scv_run_result res;
+        scv_err e = {0};
+        CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+        CHECK(res.reached && res.decision_relative);
+        if (getenv("SCV_TEST_VERBOSE")) {
+            printf("# %s\n# elapsed %.2f s\n", rc.notes, res.actual_time_s);
+            for (size_t i = 0; res.plan && i < res.plan->n_points; i++)
+                printf("# K=%d B=%d %.2f s $%.6f\n", res.plan->points[i].workers, res.plan->points[i].batch,
+                       res.plan->points[i].time_s, res.plan->points[i].cost);
+        }
+        if (c) {
+            CHECK_MSG(!strstr(rc.notes, "staying would miss"), "%s", rc.notes);
+            CHECK_MSG(res.workers == 1 && res.batch == 32, "finished at K=%d B=%d", res.workers, res.batch);
+        } else {
+            CHECK_MSG(strstr(rc.notes, "staying would miss the deadline, the switch meets it"), "%s", rc.notes);
+            CHECK_MSG(res.workers != 1 || res.batch != 32, "stayed at K=1 B=32 past the deadline");
+        }
+        scv_run_result_free(&res);
+    }
+    scv_store_close(db);
+}
+
 /* Or et al.'s throughput scaling (--policy throughput): per-worker batch fixed at the
  * start's (32), K added in the space's steps while each added worker brings at least the
  * threshold of a worker's throughput. With t = c0 + c1 B/K + alpha (K - 1) = 0.0148 + 0.01
@@ -811,6 +857,7 @@ static const scv_test tests[] = {
     {"loss_target", t_loss_target},
     {"deadline_first_run", t_deadline_first_run},
     {"throughput_policy", t_throughput_policy},
+    {"deadline_switch", t_deadline_switch},
     {"search_budget", t_search_budget},
     {"epochs_spent_early", t_epochs_spent_early},
     {"report", t_report},

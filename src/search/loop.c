@@ -876,10 +876,23 @@ static int do_replan(loop *l, scv_err *err)
     double rem_cur = cur ? rest_iters(l, &sm, l->B) * cur->t_iter : 0;
     double rem_new = rest_iters(l, &sm, nc->batch) * nc->t_iter;
     double cost = l->pol->switch_idle_factor * switch_idle(l) + l->pol->switch_remaining_share * rem_cur;
+    /* a bound in force (the plan is absolute): when the current configuration misses it and
+     * the plan's choice meets it (as the planner judges bounds: the whole job's predicted
+     * time and cost at the configuration), the switch is made whether or not it pays for
+     * itself in time */
+    int bounded = !r->relative && (l->p->deadline_s > 0 || l->p->budget > 0);
+    int moved = nc->workers != l->K || nc->batch != l->B;
+#define MEETS(pt) (!(l->p->deadline_s > 0 && (pt)->time_s > l->p->deadline_s) && !(l->p->budget > 0 && (pt)->cost > l->p->budget))
+    int cur_meets = cur && MEETS(cur), new_meets = MEETS(nc);
+#undef MEETS
     char why[256];
     if (l->p->scaling == SCV_SCALING_THROUGHPUT) {
         snprintf(why, sizeof why, "stay at K=%d, B=%d: Or et al.'s throughput scaling settled here", l->K, l->B);
-    } else if ((nc->workers != l->K || nc->batch != l->B) && rem_cur - rem_new > cost) {
+    } else if (bounded && moved && !cur_meets && new_meets) {
+        snprintf(why, sizeof why, "switch to K=%d, B=%d: staying would miss the %s, the switch meets it", nc->workers,
+                 nc->batch, l->p->deadline_s > 0 ? "deadline" : "budget");
+        l->K = nc->workers, l->B = nc->batch;
+    } else if (moved && rem_cur - rem_new > cost) {
         snprintf(why, sizeof why, "switch to K=%d, B=%d: saves %.1f s > its cost %.1f s", nc->workers, nc->batch,
                  rem_cur - rem_new, cost);
         l->K = nc->workers, l->B = nc->batch;
