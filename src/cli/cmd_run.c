@@ -1,7 +1,7 @@
 /*
  * cmd_run.c - `scavenger run`: the Scavenger loop on the command line. A thin shell: the
  * options (a JSON job file, then the command line; later settings win) become the loop's
- * scv_run_params and the relaunch driver's job options; scv_run() does the work; this file
+ * scv_run_params and the job driver's options (--driver elastic | relaunch); scv_run() does the work; this file
  * prints its events (progress on stderr, the trade-off on stdout), writes the report and
  * maps the outcome to the exit status (0 target reached, 1 not reached or failed, 2 usage,
  * 130 interrupted). The loop itself is src/search/loop.c.
@@ -24,7 +24,7 @@
 #define RUN_USAGE "usage: scavenger run [JOB.json] [options]   |   scavenger run --resume RUN_ID\n"
 #define MAX_PAIRS 96
 
-/* the job's options, passed to every `scavenger train` the relaunch driver starts */
+/* the job's options, passed to every `scavenger train` the job driver starts */
 static const char *const JOB_OPTS[] = {"model", "hidden", "dataset", "threads", "lr", "momentum",
                                        "weight-decay", "lr-scaling", "base-batch", "warmup-epochs",
                                        "lr-decay", "lr-step-epochs", "lr-gamma", "lr-horizon", "seed",
