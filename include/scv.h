@@ -368,7 +368,9 @@ typedef enum { SCV_PRICE_ONDEMAND = 0, SCV_PRICE_SPOT, SCV_PRICE_MEMORY } scv_pr
 double scv_worker_mem_bytes(const scv_job_info *job, double b);
 
 /* ---- planner ---- */
-typedef enum { SCV_OBJ_TIME = 0, SCV_OBJ_COST, SCV_OBJ_KNEE } scv_objective;
+/* UTILITY (Or et al.'s utility against cost): the point that maximises the user's value of
+ * finishing earlier less its cost, i.e. minimises C + value_per_hour T / 3600. */
+typedef enum { SCV_OBJ_TIME = 0, SCV_OBJ_COST, SCV_OBJ_KNEE, SCV_OBJ_UTILITY } scv_objective;
 
 /* How a plan point's compute time t_c = c0 + c1 b was carried from the measured VM type
  * (communication always stays as measured). n_v: threads a worker uses on type v (its
@@ -418,6 +420,7 @@ typedef struct scv_plan_request {
     const scv_stat_model *stat;
     const scv_job_info *job;
     scv_objective objective;
+    double value_per_hour;                  /* SCV_OBJ_UTILITY: $ an hour saved is worth (> 0) */
     double deadline_s, budget;              /* 0 = none */
     /* VM-type extrapolation (0 = not known / none): */
     int measured_threads;                   /* threads per worker of the measurements */
@@ -807,6 +810,7 @@ typedef struct scv_run_params {
     scv_search_policy search;
     scv_scaling scaling;        /* Scavenger's plan (default) or Or et al.'s throughput scaling */
     scv_objective objective;
+    double value_per_hour;      /* objective utility: $ an hour saved is worth */
     scv_stat_kind stat;
     scv_comm_kind comm;
     scv_pricing pricing;

@@ -354,6 +354,30 @@ static void t_plan_objectives_and_bounds(void)
     CHECK(scv_plan(&r, &res, &err) == SCV_OK && res && res->points[res->chosen].pareto);
     scv_plan_result_free(res);
     res = NULL;
+    /* utility (Or et al.'s utility against cost): the least C + V T / 3600 over every point;
+     * no value is the cheapest's limit, a huge one the fastest's; without V: refused */
+    r.objective = SCV_OBJ_UTILITY;
+    CHECK_EQ_INT(scv_plan(&r, &res, &err), SCV_EINVAL);
+    CHECK_MSG(strstr(err.msg, "value-per-hour") != NULL, "%s", err.msg);
+    const double values[] = {1e-6, 2.0, 1e6};
+    for (int v = 0; v < 3; v++) {
+        r.value_per_hour = values[v];
+        res = NULL;
+        CHECK(scv_plan(&r, &res, &err) == SCV_OK && res);
+        if (!res) continue;
+        double best = INFINITY;
+        for (size_t i = 0; i < res->n_points; i++)
+            best = fmin(best, res->points[i].cost + values[v] * res->points[i].time_s / 3600);
+        const scv_plan_point *ch = &res->points[res->chosen];
+        CHECK_NEAR(ch->cost + values[v] * ch->time_s / 3600, best, 1e-12, 0);
+        CHECK(ch->pareto && strstr(res->why, "utility"));
+        if (v == 0) CHECK_NEAR(ch->cost, cmin, 1e-6, 0);
+        if (v == 2) CHECK_NEAR(ch->time_s, tmin, 1e-6, 0);
+        scv_plan_result_free(res);
+    }
+    res = NULL;
+    r.value_per_hour = 0;
+    r.objective = SCV_OBJ_KNEE;
     /* impossible bounds name the bound */
     r.deadline_s = tmin / 2;
     CHECK(scv_plan(&r, &res, &err) == SCV_EINFEASIBLE && !res);

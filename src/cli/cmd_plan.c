@@ -49,7 +49,9 @@ static void help(void)
            "                        measured CPU type (else GPU types are left out: CPU\n"
            "                        measurements do not predict them)\n"
            "Choice:\n"
-           "  --objective O         time | cost | knee (default knee)\n"
+           "  --objective O         time | cost | knee | utility (default knee)\n"
+           "  --value-per-hour V    utility: $ an hour saved is worth; the choice minimises\n"
+           "                        cost + V x hours (Or et al.'s utility against cost)\n"
            "  --deadline D          seconds, or 45m, 2.5h       --budget USD\n"
            "Output:\n"
            "  --top N               rows of the table (default 12)\n"
@@ -67,7 +69,7 @@ static int usage_error(const char *fmt, const char *arg)
 
 enum {
     O_PROFILE = 256, O_CATALOG, O_MEASURED, O_TEPOCHS, O_BASE, O_TRUN, O_TACC, O_VM, O_WORKERS,
-    O_BATCH, O_BMIN, O_BMAX, O_COMM, O_OVERLAP, O_STAT, O_PRICING, O_OBJ, O_DEADLINE, O_BUDGET,
+    O_BATCH, O_BMIN, O_BMAX, O_COMM, O_OVERLAP, O_STAT, O_PRICING, O_OBJ, O_DEADLINE, O_BUDGET, O_VALUE,
     O_TOP, O_SVG, O_JSON, O_ALL, O_SORT, O_GPU
 };
 static const struct option opts[] = {
@@ -77,7 +79,7 @@ static const struct option opts[] = {
     {"batch", 1, 0, O_BATCH}, {"b-min", 1, 0, O_BMIN}, {"b-max", 1, 0, O_BMAX},
     {"comm", 1, 0, O_COMM}, {"overlap", 1, 0, O_OVERLAP}, {"stat", 1, 0, O_STAT},
     {"pricing", 1, 0, O_PRICING}, {"objective", 1, 0, O_OBJ}, {"deadline", 1, 0, O_DEADLINE},
-    {"budget", 1, 0, O_BUDGET}, {"top", 1, 0, O_TOP}, {"svg", 1, 0, O_SVG}, {"json", 0, 0, O_JSON}, {"all", 0, 0, O_ALL},
+    {"budget", 1, 0, O_BUDGET}, {"value-per-hour", 1, 0, O_VALUE}, {"top", 1, 0, O_TOP}, {"svg", 1, 0, O_SVG}, {"json", 0, 0, O_JSON}, {"all", 0, 0, O_ALL},
     {"sort", 1, 0, O_SORT}, {"assume-gpu-speedup", 1, 0, O_GPU},
     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 
@@ -133,7 +135,7 @@ int cmd_plan(int argc, char **argv)
 {
     const char *profile = NULL, *catalog = NULL, *measured = NULL, *trun = NULL, *vms_arg = NULL;
     const char *workers_arg = "1..64", *batch_arg = "32..4096", *svg = NULL;
-    double tepochs = 0, tacc = 0, overlap = 0, deadline = 0, budget = 0, gpu_speedup = 0;
+    double tepochs = 0, tacc = 0, overlap = 0, deadline = 0, budget = 0, gpu_speedup = 0, value = 0;
     int64_t base = 0, bmin = 0, bmax = 0, top = 12, iv;
     int json = 0, all = 0, sort = SORT_TIME;
     scv_comm_kind comm = SCV_COMM_RING;
@@ -180,6 +182,10 @@ int cmd_plan(int argc, char **argv)
         case O_BUDGET:
             if (scv_parse_f64(optarg, &budget) || !(budget > 0))
                 return usage_error("--budget '%s': expected a positive number of dollars", optarg);
+            break;
+        case O_VALUE:
+            if (scv_parse_f64(optarg, &value) || !(value > 0) || !isfinite(value))
+                return usage_error("--value-per-hour '%s': expected a positive number of dollars", optarg);
             break;
         case O_DEADLINE:
             if ((deadline = scv_parse_duration(optarg)) < 0)
@@ -312,7 +318,7 @@ int cmd_plan(int argc, char **argv)
                             .workers = workers, .n_workers = (size_t)nw, .batches = batches,
                             .n_batches = (size_t)nb, .b_min = (int)bmin, .b_max = (int)bmax,
                             .pricing = pricing, .perf = &perf, .stat = &sm, .job = &prof->job,
-                            .objective = obj, .deadline_s = deadline, .budget = budget,
+                            .objective = obj, .value_per_hour = value, .deadline_s = deadline, .budget = budget,
                             .measured_threads = mthreads,
                             /* with a measured scaling, workers use their VM's vCPUs */
                             .worker_threads = pf >= 0 ? 0 : mthreads, .parallel_fraction = pf,

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-static const char *const OBJECTIVES[] = {"time", "cost", "knee", NULL};
+static const char *const OBJECTIVES[] = {"time", "cost", "knee", "utility", NULL};
 static const char *const STATS[] = {"gns", "scavenger", NULL};
 static const char *const COMMS[] = {"ring", "ps", NULL};
 static const char *const PRICINGS[] = {"ondemand", "spot", "memory", NULL};

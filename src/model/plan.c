@@ -170,7 +170,7 @@ static int compute_rule(const scv_plan_request *req, const scv_vm_type *v, const
 }
 
 /* ---- choosing on a front (time ascending, cost falling) ---- */
-typedef enum { RULE_FASTEST, RULE_CHEAPEST, RULE_KNEEDLE, RULE_MARGINAL, RULE_ONLY } choice_rule;
+typedef enum { RULE_FASTEST, RULE_CHEAPEST, RULE_KNEEDLE, RULE_MARGINAL, RULE_ONLY, RULE_UTILITY } choice_rule;
 
 /* % more cost per 1% of time saved going from the slower point s to the faster point f */
 static double cost_per_time(double t_f, double c_f, double t_s, double c_s)
@@ -178,12 +178,19 @@ static double cost_per_time(double t_f, double c_f, double t_s, double c_s)
     return ((c_f - c_s) / c_s) / ((t_s - t_f) / t_s);
 }
 
-static size_t choose_on(const double *t, const double *c, size_t n, scv_objective obj,
+static size_t choose_on(const double *t, const double *c, size_t n, scv_objective obj, double value_per_hour,
                         const scv_plan_policy *pol, choice_rule *rule)
 {
     if (n == 1) {
         *rule = RULE_ONLY;
         return 0;
+    }
+    if (obj == SCV_OBJ_UTILITY) { /* the least cost plus the value of the time it takes */
+        *rule = RULE_UTILITY;
+        size_t best = 0;
+        for (size_t i = 1; i < n; i++)
+            if (c[i] + value_per_hour * t[i] / 3600 < c[best] + value_per_hour * t[best] / 3600) best = i;
+        return best;
     }
     if (obj == SCV_OBJ_TIME) {
         *rule = RULE_FASTEST;
@@ -235,6 +242,9 @@ static void explain(const scv_plan_request *req, const scv_plan_policy *pol, scv
     case RULE_FASTEST: add(w, cap, "fastest"); break;
     case RULE_CHEAPEST: add(w, cap, "cheapest"); break;
     case RULE_ONLY: add(w, cap, "the only front point"); break;
+    case RULE_UTILITY:
+        add(w, cap, "the most utility: cost + $%.4g per hour of time is least", req->value_per_hour);
+        break;
     case RULE_KNEEDLE: add(w, cap, "knee of %zu front points (Kneedle)", nf); break;
     case RULE_MARGINAL:
         add(w, cap, "knee of %zu front point(s): faster while <= %.3g%% more cost per 1%% time saved",
@@ -277,6 +287,8 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
         return scv_err_set(err, SCV_EINVAL, "plan: empty search space (VM types, workers or batches)");
     if (req->measured_vm < 0 || (size_t)req->measured_vm >= cat->n)
         return scv_err_set(err, SCV_EINVAL, "plan: the measured VM type is not in the catalog");
+    if (req->objective == SCV_OBJ_UTILITY && !(req->value_per_hour > 0 && isfinite(req->value_per_hour)))
+        return scv_err_set(err, SCV_EINVAL, "objective utility needs value-per-hour V > 0 ($ an hour saved is worth)");
     size_t cap = req->n_vms * req->n_workers * req->n_batches;
     scv_plan_result *res = calloc(1, sizeof *res);
     if (!res || !(res->points = malloc(sizeof(scv_plan_point) * cap))) {
@@ -395,7 +407,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
         fx[i] = p->time_s, fy[i] = p->cost, fi[i] = (long)res->front[i];
     }
     choice_rule rule;
-    size_t k = choose_on(fx, fy, nfr, req->objective, &pol, &rule);
+    size_t k = choose_on(fx, fy, nfr, req->objective, req->value_per_hour, &pol, &rule);
     const scv_plan_point *u = &res->points[fi[k]];
     int bounded = dl > 0 || bu > 0;
     int meets = !(dl > 0 && u->time_s > dl) && !(bu > 0 && u->cost > bu);
@@ -429,7 +441,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                                  "no configuration meets both the deadline %.0f s and the budget $%.2f",
                                  dl, bu);
         } else {
-            k = choose_on(fx, fy, nf, req->objective, &pol, &rule);
+            k = choose_on(fx, fy, nf, req->objective, req->value_per_hour, &pol, &rule);
             add(bounds, sizeof bounds, "within %s (the unbounded choice %s misses it)", which, ul);
         }
     }

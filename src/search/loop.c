@@ -499,7 +499,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             /* bounds on nominal times would be arbitrary: they apply from the
                              * first plan with absolute times (a re-plan once the curve knows) */
                             .deadline_s = relative ? 0 : p->deadline_s, .budget = relative ? 0 : p->budget,
-                            .objective = p->objective,
+                            .objective = p->objective, .value_per_hour = p->value_per_hour,
                             .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib,
                             .measured_threads = l->job.threads, .worker_threads = l->job.threads,
                             .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs};

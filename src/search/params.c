@@ -113,6 +113,7 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
     if (!strcmp(name, "max-epochs")) return positive(name, v, &p->max_epochs, 1e9, err);
     if (!strcmp(name, "target-epochs")) return positive(name, v, &p->target_epochs, 1e9, err);
     if (!strcmp(name, "budget")) return positive(name, v, &p->budget, 1e12, err);
+    if (!strcmp(name, "value-per-hour")) return positive(name, v, &p->value_per_hour, 1e12, err);
     if (!strcmp(name, "eval-subset") || !strcmp(name, "target-window")) {
         int64_t x;
         if (scv_parse_i64(v, &x) || x < (name[0] == 'e' ? 0 : 1) || x > 1000000)
@@ -187,6 +188,8 @@ int scv_run_params_check(const scv_run_params *p, scv_err *err)
     if (!p->state_dir) return scv_err_set(err, SCV_EINVAL, "run: no state directory");
     if (!(p->deadline_s >= 0) || !(p->budget >= 0) || !(p->max_epochs > 0) || p->target_epochs < 0)
         return scv_err_set(err, SCV_EINVAL, "deadline, budget, max-epochs or target-epochs out of range");
+    if (p->objective == SCV_OBJ_UTILITY && !(p->value_per_hour > 0))
+        return scv_err_set(err, SCV_EINVAL, "objective utility needs value-per-hour V ($ an hour saved is worth)");
     if (p->target_batch && !(p->target_epochs > 0))
         return scv_err_set(err, SCV_EINVAL, "target-batch needs target-epochs");
     return SCV_OK;
