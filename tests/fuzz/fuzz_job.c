@@ -59,7 +59,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (p.workers[i] < 1 || (i && p.workers[i] <= p.workers[i - 1])) abort();
         for (size_t i = 0; i < p.n_batches; i++)
             if (p.batches[i] < 1 || (i && p.batches[i] <= p.batches[i - 1])) abort();
-        if (!(p.target_accuracy > 0 && p.target_accuracy <= 1) || !(p.max_epochs > 0) ||
+        int acc = p.target_accuracy > 0 && p.target_accuracy <= 1 && p.target_loss == 0;
+        int loss = p.target_loss > 0 && isfinite(p.target_loss) && p.target_accuracy == 0;
+        if (acc == loss || (p.objective == SCV_OBJ_UTILITY && !(p.value_per_hour > 0)) || !(p.max_epochs > 0) ||
             !(p.deadline_s >= 0) || !isfinite(p.deadline_s) || !(p.budget >= 0) ||
             !isfinite(p.budget))
             abort();
