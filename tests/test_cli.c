@@ -8,6 +8,7 @@
 #define _DEFAULT_SOURCE /* flock */
 #include "scv.h"
 #include "scv_test.h"
+#include "scv_test_proc.h"
 
 #include <cjson/cJSON.h>
 #include "train/ckpt.h"
@@ -24,46 +25,6 @@
 static const char *bin;
 static char tmp[256];
 #define JOB "--model mlp --hidden 32 --dataset synthetic:2000 --seed 3 --progress never"
-
-/* Runs a shell command line with the binary substituted for %s; returns the exit code and
- * the combined output in out (if not NULL). */
-static int run(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int run(char *out, size_t cap, const char *fmt, ...)
-{
-    char cmd[4096], line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    char full[4200];
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    if (!p) return -1;
-    size_t len = 0;
-    if (out) out[0] = 0;
-    while (fgets(line, sizeof line, p)) {
-        size_t l = strlen(line);
-        if (out && len + l < cap) {
-            memcpy(out + len, line, l + 1);
-            len += l;
-        }
-    }
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* Starts `sh -c cmd` in its own process group (so a signal can reach the whole job, as a
- * terminal's Ctrl-C does); returns its pid. */
-static pid_t spawn_group(const char *cmd)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
-}
 
 static float *load_params(const char *dir, size_t *n, scv_ckpt_state *st)
 {

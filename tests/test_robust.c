@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "scv_test.h"
+#include "scv_test_proc.h"
 
 #include <cjson/cJSON.h>
 
@@ -19,45 +20,6 @@
 
 static const char *bin;
 static char tmp[256];
-
-/* Runs a shell command line; returns the exit code and the combined output in out. */
-static int run(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int run(char *out, size_t cap, const char *fmt, ...)
-{
-    char cmd[4096], line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    char full[4200];
-    snprintf(full, sizeof full, "%s 2>&1", cmd);
-    FILE *p = popen(full, "r");
-    if (!p) return -1;
-    size_t len = 0;
-    if (out) out[0] = 0;
-    while (fgets(line, sizeof line, p)) {
-        size_t l = strlen(line);
-        if (out && len + l < cap) {
-            memcpy(out + len, line, l + 1);
-            len += l;
-        }
-    }
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* `sh -c cmd` (which execs the command) in its own process group; returns its pid */
-static pid_t spawn_group(const char *cmd)
-{
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    return pid;
-}
 
 static void pause_ms(int ms)
 {
@@ -112,6 +74,21 @@ static void reap(const char *pattern)
     for (int i = 0; i < n; i++) kill(pids[i], SIGKILL);
 }
 
+/* Once the job whose command lines name pat has its 4 processes (a train, its mpirun, two
+ * ranks), sends sig to pid alone and checks that none of them remains. */
+static void kill_and_check(pid_t pid, const char *pat, int sig)
+{
+    int n = wait_procs(pat, 4, 60000);
+    CHECK_MSG(n >= 4, "signal %d: %d processes of the job before the kill", sig, n);
+    pause_ms(500);
+    kill(pid, sig);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    n = wait_procs(pat, 0, 20000);
+    CHECK_MSG(n == 0, "signal %d: %d processes of the job remain", sig, n);
+    reap(pat);
+}
+
 /* SIGTERM or SIGKILL of `scavenger run` (the top process only, not its group): its
  * `scavenger train`, that one's mpirun and the ranks all end. */
 static void t_kill_run(void)
@@ -134,15 +111,7 @@ static void t_kill_run(void)
         snprintf(log, sizeof log, "%s.log", db);
         for (int t = 0; t < 1200 && !file_has(log, "chosen:"); t++) pause_ms(100);
         CHECK_MSG(file_has(log, "chosen:"), "signal %d: no training phase", sigs[i]);
-        int n = wait_procs(pat, 4, 60000);
-        CHECK_MSG(n >= 4, "signal %d: %d processes of the job before the kill", sigs[i], n);
-        pause_ms(500);
-        kill(pid, sigs[i]);
-        int st = 0;
-        waitpid(pid, &st, 0);
-        n = wait_procs(pat, 0, 20000);
-        CHECK_MSG(n == 0, "signal %d: %d processes of the job remain", sigs[i], n);
-        reap(pat);
+        kill_and_check(pid, pat, sigs[i]);
     }
 }
 
@@ -156,19 +125,9 @@ static void t_term_train(void)
         snprintf(cmd, sizeof cmd,
                  "exec %s train --model lenet --dataset synthetic:20000 --workers 2 --batch 64 "
                  "--epochs 50 --checkpoint %s --progress never >%s.log 2>&1", bin, dir, dir);
-        pid_t pid = spawn_group(cmd);
-        int n = wait_procs(dir, 4, 60000); /* train, mpirun, two ranks */
-        CHECK_MSG(n >= 4, "signal %d: %d processes of the job before the kill", sigs[i], n);
-        pause_ms(500);
-        kill(pid, sigs[i]);
-        int st = 0;
-        waitpid(pid, &st, 0);
-        n = wait_procs(dir, 0, 20000);
-        CHECK_MSG(n == 0, "signal %d: %d processes of the job remain", sigs[i], n);
-        reap(dir);
+        kill_and_check(spawn_group(cmd), dir, sigs[i]);
     }
 }
-
 
 /* A catalog VM type named with a quote and markup: plan --json stays valid JSON (parsed
  * back with cJSON, the name intact) and the SVG carries it escaped, never a raw <script>. */
