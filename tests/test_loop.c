@@ -579,17 +579,32 @@ static void t_first_run_absolute(void)
     scv_store_close(db);
 }
 
+/* A fake whose training loss is 20 x^-0.4 in reference samples (0.3 at x* = 0.015^-2.5 =
+ * 36289, 3.6 epochs), and a job with that loss target (0.3) to learn; with relative, the
+ * curve counts only late (a band under 1.05x), so the decision is relative. */
+static fake loss_fake(void)
+{
+    fake f = new_fake();
+    f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.3, f.by_loss = 1, f.loss_b = 20, f.loss_c = 0.4;
+    return f;
+}
+
+static scv_run_params loss_params(scv_store *db, const char *job, int relative)
+{
+    scv_run_params p = params(db, job);
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0, p.target_loss = 0.3;
+    if (relative) p.policy.curve_max_band = 1.05, p.policy.search_eval_every_epochs = 0.1;
+    return p;
+}
+
 /* A training-loss target: predicted from the loss curve on the first run, learnt from the
  * stored run on the second; an accuracy target of the same job does not learn from it. */
 static void t_loss_target(void)
 {
     scv_store *db = open_db("loss.db");
-    /* loss(x) = 20 x^-0.4 in reference samples: 0.3 at x* = 0.015^-2.5 = 36289 (3.6 epochs) */
-    fake f = new_fake();
-    f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.3, f.by_loss = 1, f.loss_b = 20, f.loss_c = 0.4;
+    fake f = loss_fake();
     scv_job_driver d = driver_of(&f);
-    scv_run_params p = params(db, "job-loss");
-    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0, p.target_loss = 0.3;
+    scv_run_params p = loss_params(db, "job-loss", 0);
     scv_run_result res;
     scv_err e = {0};
     CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
@@ -604,8 +619,7 @@ static void t_loss_target(void)
     CHECK_NEAR(res.predicted_time_s, iters * fake_t_iter(&f, ch->workers, ch->batch), 0.12, 0);
     scv_run_result_free(&res);
     /* the second run of the job learns the loss target from the first */
-    fake g = new_fake();
-    g.tau = 10000, g.acc_max = 0.97, g.acc_gap = 0.5, g.target = 0.3, g.by_loss = 1, g.loss_b = 20, g.loss_c = 0.4;
+    fake g = loss_fake();
     d = driver_of(&g);
     CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
     CHECK_MSG(res.target_source == SCV_TARGET_LEARNT, "%s", res.target_note);
@@ -633,14 +647,10 @@ static void t_deadline_first_run(void)
 {
     scv_store *db = open_db("deadline.db");
     for (int tight = 0; tight < 2; tight++) {
-        fake f = new_fake();
-        f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.3, f.by_loss = 1, f.loss_b = 20, f.loss_c = 0.4;
+        fake f = loss_fake();
         scv_job_driver d = driver_of(&f);
-        scv_run_params p = params(db, tight ? "job-dl-tight" : "job-dl");
-        p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0, p.target_loss = 0.3;
+        scv_run_params p = loss_params(db, tight ? "job-dl-tight" : "job-dl", 1);
         p.deadline_s = tight ? 0.5 : 3600;
-        p.policy.curve_max_band = 1.05; /* the curve is trusted only late: the decision is relative */
-        p.policy.search_eval_every_epochs = 0.1;
         rec rc = {0};
         scv_run_observer obs = {.ctx = &rc, .on_event = on_event};
         scv_run_result res;
@@ -665,15 +675,11 @@ static void t_deadline_switch(void)
 {
     scv_store *db = open_db("dlsw.db");
     for (int c = 0; c < 2; c++) {
-        fake f = new_fake();
-        f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.3, f.by_loss = 1, f.loss_b = 20, f.loss_c = 0.4;
+        fake f = loss_fake();
         scv_job_driver d = driver_of(&f);
-        scv_run_params p = params(db, c ? "job-dlsw-loose" : "job-dlsw");
-        p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0, p.target_loss = 0.3;
+        scv_run_params p = loss_params(db, c ? "job-dlsw-loose" : "job-dlsw", 1);
         CHECK_EQ_INT(scv_run_params_set(&p, "objective", "cost", NULL), SCV_OK);
-        p.policy.curve_max_band = 1.05;      /* the decision is relative: the deadline applies later */
-        p.policy.search_eval_every_epochs = 0.1;
-        p.policy.switch_idle_factor = 1000;  /* no switch pays for itself in time */
+        p.policy.switch_idle_factor = 1000; /* no switch pays for itself in time */
         /* the cost objective's unbounded choice is K=1 B=32 (about 19 s for the whole job);
          * 17 s rules it out, K=2 B=64 (about 15 s) meets it */
         p.deadline_s = c ? 3600 : 17;
@@ -683,12 +689,6 @@ static void t_deadline_switch(void)
         scv_err e = {0};
         CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
         CHECK(res.reached && res.decision_relative);
-        if (getenv("SCV_TEST_VERBOSE")) {
-            printf("# %s\n# elapsed %.2f s\n", rc.notes, res.actual_time_s);
-            for (size_t i = 0; res.plan && i < res.plan->n_points; i++)
-                printf("# K=%d B=%d %.2f s $%.6f\n", res.plan->points[i].workers, res.plan->points[i].batch,
-                       res.plan->points[i].time_s, res.plan->points[i].cost);
-        }
         if (c) {
             CHECK_MSG(!strstr(rc.notes, "staying would miss"), "%s", rc.notes);
             CHECK_MSG(res.workers == 1 && res.batch == 32, "finished at K=%d B=%d", res.workers, res.batch);
