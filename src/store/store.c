@@ -260,12 +260,25 @@ int scv_store_measurement(scv_store *s, long long run, const char *phase, const 
                      c->t_iter, c->g_local, c->g_global, c->epoch_progress);
 }
 
+/* NULL columns (NaN was stored) read back as NaN */
+static double col_d(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* A text column into buf ("" when NULL). */
+static void col_text(sqlite3_stmt *st, int i, char *buf, size_t cap)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    snprintf(buf, cap, "%s", t ? (const char *)t : "");
+}
+
 /* A measurements row (vm, workers, batch, iterations, t_compute, t_comm, t_iter, g_local,
  * g_global, epoch_progress, in this order) into c. */
 static void measurement_row(sqlite3_stmt *st, scv_config_stats *c)
 {
     memset(c, 0, sizeof *c);
-    snprintf(c->vm, sizeof c->vm, "%s", sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
+    col_text(st, 0, c->vm, sizeof c->vm);
     c->workers = sqlite3_column_int(st, 1);
     c->batch = sqlite3_column_int(st, 2);
     c->n_iters = sqlite3_column_int(st, 3);
@@ -433,12 +446,6 @@ int scv_store_step(scv_store *s, long long run, int idx, const scv_run_step *t, 
                      t->idle_before, t->t_iter, t->accuracy, t->reached);
 }
 
-/* NULL columns (NaN was stored) read back as NaN */
-static double col_d(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 int scv_store_load_steps(scv_store *s, long long run, scv_run_step **out, size_t *n, scv_err *err)
 {
     *out = NULL;
@@ -490,9 +497,9 @@ static void summary_row(sqlite3_stmt *st, scv_run_summary *r)
     memset(r, 0, sizeof *r);
     r->id = sqlite3_column_int64(st, 0);
     r->created = col_d(st, 1);
-    snprintf(r->job_key, sizeof r->job_key, "%s", sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "");
-    snprintf(r->status, sizeof r->status, "%s", sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
-    snprintf(r->state, sizeof r->state, "%s", sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
+    col_text(st, 2, r->job_key, sizeof r->job_key);
+    col_text(st, 3, r->status, sizeof r->status);
+    col_text(st, 4, r->state, sizeof r->state);
     r->actual_time_s = col_d(st, 5);
     r->actual_cost = col_d(st, 6);
     r->accuracy = col_d(st, 7);
@@ -501,7 +508,7 @@ static void summary_row(sqlite3_stmt *st, scv_run_summary *r)
     r->batch = sqlite3_column_int(st, 10);
     r->predicted_time_s = col_d(st, 11);
     r->predicted_cost = col_d(st, 12);
-    snprintf(r->why, sizeof r->why, "%s", sqlite3_column_text(st, 13) ? (const char *)sqlite3_column_text(st, 13) : "");
+    col_text(st, 13, r->why, sizeof r->why);
     r->n_steps = sqlite3_column_int(st, 14);
 }
 
