@@ -54,6 +54,9 @@ typedef struct loop {
     double last_accuracy;
     progress prog;                  /* the learning curve, online */
     progress_pred pred;             /* its latest prediction */
+    int pred_fitted;                /* ... made from pred_nev evaluations, pred_nseg segments */
+    size_t pred_nev, pred_nseg;     /*   (the last ending at pred_s1 samples) and the noise */
+    double pred_s1, pred_bn;        /*   scale pred_bn */
     double planned_x_star;          /* the prediction the plan used (re-plan when it moves) */
     double history[16];             /* the latest target values, oldest first */
     int n_history;
@@ -417,11 +420,18 @@ static double noise_scale(const loop *l)
     return sm.b_simple > 0 ? sm.b_simple : NAN;
 }
 
-/* Refits the learning curve (this run's evaluations, carried to the reference batch). */
+/* Refits the learning curve (this run's evaluations, carried to the reference batch),
+ * unless nothing it depends on moved since the last fit (a re-plan right after the check
+ * that called for it would bootstrap the same curve again). */
 static void predict_target(loop *l)
 {
-    progress_predict(&l->prog, metric_of(l->p), target_value(l->p), l->p->batches[0], noise_scale(l), l->pol->seed,
-                     &l->pred);
+    const progress *g = &l->prog;
+    double bn = noise_scale(l), s1 = g->nseg ? g->seg[g->nseg - 1].s1 : 0;
+    if (l->pred_fitted && l->pred_nev == g->nev && l->pred_nseg == g->nseg && l->pred_s1 == s1 &&
+        (l->pred_bn == bn || (isnan(l->pred_bn) && isnan(bn))))
+        return;
+    progress_predict(g, metric_of(l->p), target_value(l->p), l->p->batches[0], bn, l->pol->seed, &l->pred);
+    l->pred_fitted = 1, l->pred_nev = g->nev, l->pred_nseg = g->nseg, l->pred_s1 = s1, l->pred_bn = bn;
 }
 
 /* The learning curve's latest prediction is usable: it reaches the target with a band of at
