@@ -41,7 +41,8 @@ typedef struct elastic {
     trainjob tj;
     char dir[1200], cmd_path[1300], reply_path[1300], log_path[1300];
     pid_t pid;                 /* the running job (0: none) */
-    long reply_off;            /* how much of the reply file was read */
+    FILE *reply;               /* the reply file, open while a job runs (NULL: not yet) */
+    long reply_off;            /* how much of it was read */
     double start_s;            /* seconds the last job start took until it was ready */
 } elastic;
 
@@ -64,15 +65,20 @@ static void nap_ms(long ms)
 /* The job's next reply line, if a complete one was written: 1, else 0. */
 static int read_reply(elastic *e, char *line, size_t cap)
 {
-    FILE *f = fopen(e->reply_path, "r");
-    if (!f) return 0;
+    if (!e->reply && !(e->reply = fopen(e->reply_path, "r"))) return 0;
+    clearerr(e->reply);
     int got = 0;
-    if (fseek(f, e->reply_off, SEEK_SET) == 0 && fgets(line, (int)cap, f)) {
+    if (fseek(e->reply, e->reply_off, SEEK_SET) == 0 && fgets(line, (int)cap, e->reply)) {
         size_t n = strlen(line);
         if (n && line[n - 1] == '\n') e->reply_off += (long)n, line[n - 1] = 0, got = 1;
     }
-    fclose(f);
     return got;
+}
+
+static void close_reply(elastic *e)
+{
+    if (e->reply) fclose(e->reply);
+    e->reply = NULL, e->reply_off = 0;
 }
 
 /* 1 while the job runs; reaps it (and forgets it) once it has ended. */
@@ -107,12 +113,12 @@ static int start_job(elastic *e, scv_err *err)
     double t0 = scv_now();
     if (mkdir(e->dir, 0755) != 0 && errno != EEXIST)
         return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", e->dir, strerror(errno));
+    close_reply(e); /* the new job's files replace the old ones */
     const char *files[] = {e->cmd_path, e->reply_path};
     for (int i = 0; i < 2; i++) { /* fresh control files for a fresh job */
         FILE *f = fopen(files[i], "w");
         if (!f || fclose(f) != 0) return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", files[i], strerror(errno));
     }
-    e->reply_off = 0;
     scv_train_cmd c = {.job_opts = (const char *const *)t->opts, .cluster = t->cluster, .vm_type = t->vm_type,
                        .catalog = t->catalog, .workers = t->K, .batch = t->B, .split = t->split,
                        .checkpoint_dir = t->ckpt_dir, .resume = tj_has_checkpoint(t), .elastic_control = e->dir};
@@ -353,6 +359,7 @@ static void e_destroy(void *ctx)
 {
     elastic *e = ctx;
     stop_job(e);
+    close_reply(e);
     tj_free(&e->tj);
     free(e);
 }
