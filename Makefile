@@ -1,7 +1,8 @@
-# Scavenger build. `make` builds build/scavenger; `make check` runs every test on the
-# normal build and on an AddressSanitizer+UBSan build (build/asan), and each libFuzzer
-# harness of tests/fuzz/ for 20 s (build/fuzz, clang); `make fuzz` runs each for
-# FUZZ_SECONDS (default 60). Any finding fails the target.
+# Scavenger build. `make` builds build/scavenger and libscv (build/libscv.a, build/libscv.so);
+# `make check` runs every test on the normal build and on an AddressSanitizer+UBSan build
+# (build/asan), and each libFuzzer harness of tests/fuzz/ for 20 s (build/fuzz, clang);
+# `make fuzz` runs each for FUZZ_SECONDS (default 60). Any finding fails the target.
+# `make install` / `make uninstall` honour PREFIX (default /usr/local) and DESTDIR.
 CC      ?= gcc
 MODE    ?= release
 BUILD   := build
@@ -22,7 +23,9 @@ OPT     := -O3 -g
 endif
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
-CFLAGS  := -std=c11 -Wall -Wextra $(WERROR) $(OPT) -Iinclude -Isrc
+# position-independent objects serve libscv.so too; no semantic interposition keeps calls
+# within the library inlinable as in an executable
+CFLAGS  := -std=c11 -Wall -Wextra $(WERROR) $(OPT) -fPIC -fno-semantic-interposition -Iinclude -Isrc
 LDLIBS  := $(MPI_LIBS) -ldnnl -lcjson -lsqlite3 -lz -lm -fopenmp
 
 LIB_SRC := $(wildcard src/core/*.c src/model/*.c src/io/*.c src/train/*.c src/runtime/*.c src/store/*.c \
@@ -41,6 +44,77 @@ $(BUILD)/libscv.a: $(LIB_OBJ)
 $(BUILD)/scavenger: $(CLI_OBJ) $(BUILD)/libscv.a
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
+# the shared library: libscv.so -> libscv.so.MAJOR (the soname) -> libscv.so.VERSION
+VERSION := $(shell sed -n 's/^\#define SCV_VERSION "\(.*\)"$$/\1/p' include/scv.h)
+SONAME  := libscv.so.$(firstword $(subst ., ,$(VERSION)))
+$(BUILD)/libscv.so.$(VERSION): $(LIB_OBJ)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ $(LDLIBS)
+$(BUILD)/$(SONAME): $(BUILD)/libscv.so.$(VERSION)
+	ln -sf $(notdir $<) $@
+$(BUILD)/libscv.so: $(BUILD)/$(SONAME)
+	ln -sf $(notdir $<) $@
+
+# ---- install: PREFIX and DESTDIR, as C libraries do ----
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+DATAROOTDIR ?= $(PREFIX)/share
+DATADIR     ?= $(DATAROOTDIR)/scavenger
+MANDIR      ?= $(DATAROOTDIR)/man
+BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
+# the Python binding goes where that Python looks under PREFIX (Debian: dist-packages);
+# evaluated by install and uninstall only
+PYTHON      ?= $(shell command -v /usr/bin/python3 || command -v python3)
+PYTHONDIR   ?= $(if $(PYTHON),$(LIBDIR)/python$(shell $(PYTHON) -c \
+                 'import sys; print("%d.%d" % sys.version_info[:2])')/dist-packages)
+DATA_FILES  := data/vm-catalog.csv data/emulated-vms.csv data/vm-catalog-SOURCES.md
+
+# src/core/datadir.c has DATADIR compiled in (where an installed scavenger finds its
+# catalog); the stamp changes, and the object is rebuilt, only when DATADIR does
+$(BUILD)/datadir.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' > $@
+$(BUILD)/src/core/datadir.o: src/core/datadir.c $(BUILD)/datadir.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DSCV_DATADIR='"$(DATADIR)"' -MMD -MP -c -o $@ $<
+FORCE:
+
+# the pkg-config file: prefix and directories substituted into scv.pc.in
+PC_SUBST := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+            -e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+            -e 's|@DATADIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(DATADIR))|' \
+            -e 's|@VERSION@|$(VERSION)|' -e 's|@MPI_LIBS@|$(MPI_LIBS)|'
+
+install: $(BUILD)/scavenger $(BUILD)/libscv.a $(BUILD)/libscv.so
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+	    $(DESTDIR)$(DATADIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(BUILD)/scavenger $(DESTDIR)$(BINDIR)/scavenger
+	install -m 644 $(BUILD)/libscv.a $(DESTDIR)$(LIBDIR)/libscv.a
+	install -m 755 $(BUILD)/libscv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libscv.so.$(VERSION)
+	ln -sf libscv.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libscv.so
+	install -m 644 include/scv.h $(DESTDIR)$(INCLUDEDIR)/scv.h
+	sed $(PC_SUBST) scv.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/scv.pc
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/scv.pc
+	install -m 644 $(DATA_FILES) $(DESTDIR)$(DATADIR)/
+	install -m 644 docs/scavenger.1 $(DESTDIR)$(MANDIR)/man1/scavenger.1
+	install -m 644 scripts/scavenger.bash-completion $(DESTDIR)$(BASHCOMPDIR)/scavenger
+	if [ -n "$(PYTHON)" ]; then \
+	    install -d $(DESTDIR)$(PYTHONDIR)/scavenger && \
+	    install -m 644 python/scavenger/*.py $(DESTDIR)$(PYTHONDIR)/scavenger/; fi
+	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/scavenger $(DESTDIR)$(LIBDIR)/libscv.a $(DESTDIR)$(LIBDIR)/libscv.so \
+	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libscv.so.$(VERSION) \
+	    $(DESTDIR)$(INCLUDEDIR)/scv.h $(DESTDIR)$(LIBDIR)/pkgconfig/scv.pc \
+	    $(DESTDIR)$(MANDIR)/man1/scavenger.1 $(DESTDIR)$(BASHCOMPDIR)/scavenger \
+	    $(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(DATA_FILES)))
+	rmdir $(DESTDIR)$(DATADIR) 2>/dev/null || true
+	if [ -n "$(PYTHON)" ]; then rm -rf $(DESTDIR)$(PYTHONDIR)/scavenger; fi
+	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
 $(BUILD)/tests/%: tests/%.c tests/scv_test.h $(BUILD)/libscv.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libscv.a $(LDLIBS)
@@ -54,6 +128,12 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+# the objects are rebuilt when the compiler or its flags change (the stamp holds them)
+$(BUILD)/cflags.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(CC) $(CFLAGS) $(MPI_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(MPI_CFLAGS)' > $@
+$(LIB_OBJ) $(CLI_OBJ): $(BUILD)/cflags.stamp
 
 asan:
 	$(MAKE) MODE=asan all
@@ -77,12 +157,17 @@ ifneq ($(MODE),fuzz)
 	chmod +x build/fuzz/tests/test_fuzz
 endif
 
-# the fault-injection script (signals, full disk, read-only report, concurrent runs) runs
-# the normal build's scavenger only; tests/run.sh counts build/tests/test_faults
+# the fault-injection script (signals, full disk, read-only report, concurrent runs) and
+# the install test (make install into a temporary DESTDIR, pkg-config, the Python binding)
+# run the normal build only; tests/run.sh counts build/tests/test_faults and test_install
 ifeq ($(MODE),release)
-all: build/tests/test_faults
+all: $(BUILD)/libscv.so build/tests/test_faults build/tests/test_install
 endif
 build/tests/test_faults: tests/faults.sh
+	@mkdir -p $(dir $@)
+	cp $< $@
+	chmod +x $@
+build/tests/test_install: tests/install.sh
 	@mkdir -p $(dir $@)
 	cp $< $@
 	chmod +x $@
@@ -98,4 +183,4 @@ check: all
 clean:
 	rm -rf build
 
-.PHONY: all asan check clean fuzz fuzz-build
+.PHONY: all asan check clean fuzz fuzz-build install uninstall FORCE

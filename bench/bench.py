@@ -53,12 +53,20 @@ alternating the two systems rep by rep and quoting medians.
       later ones reusing parked ones), median and worst over --changes changes each. Idle =
       from the end of a segment's last iteration to the start of the next one's first (the
       metrics' wall-clock stamps, as `run` measures switches). Needs root.
+  bench/bench.py straggler [--reps 3]
+      Straggler replacement: `scavenger run` of LeNet at K=2, B=256 to 86% test accuracy on
+      3 emulated c5.2xlarge VMs (0.5 core); when the first training segment starts, VM 2 is
+      throttled to 0.1 core. With Or et al.'s rule (0.8 of the median, 5 s window) the
+      straggler is replaced by VM 3's process; without it (--straggler-fraction 0) the run
+      trains on with the slow VM. Prints, per arm, the median and range over --reps runs of
+      the time to target, the detection delay (throttle to the event's iteration) and the
+      replacement's idle time. Needs root.
   bench/bench.py planspeed
       Planning over >= one million configurations (all catalog types x K x B): seconds.
 
 Run from the repository root after `make`. Needs scripts/install-deps.sh --with-peer.
 """
-import json, os, platform, statistics, subprocess, sys, tempfile, time
+import glob, json, os, platform, shutil, statistics, subprocess, sys, tempfile, time
 
 BIN = os.environ.get("SCV_BIN", "build/scavenger")
 PEER = [sys.executable if "torch" in sys.modules else "/usr/bin/python3", "bench/torch_lenet.py"]
@@ -706,10 +714,56 @@ def elastic(changes=10):
         subprocess.run([BIN, "cluster", "down", "--name", name])
 
 
+def straggler(reps=3):
+    name = "strag"
+    subprocess.run([BIN, "cluster", "up", "--name", name, "--vm", "c5.2xlarge:3"], check=True, stdout=subprocess.DEVNULL)
+    arms = {"replace (0.8, 5 s)": [], "no replacement": []}
+    try:
+        for rep_i in range(reps):
+            for arm, frac in (("replace (0.8, 5 s)", "0.8"), ("no replacement", "0")):
+                subprocess.run([BIN, "cluster", "throttle", name, "2", "0.5"], check=True)
+                d = tempfile.mkdtemp()
+                p = subprocess.Popen([BIN, "run", "--db", f"{d}/s.db", "--cluster", name, "--model", "lenet",
+                                      "--batch", "256", "--workers", "2", "--target-accuracy", "0.86",
+                                      "--straggler-fraction", frac, "--report", f"{d}/rep"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                seg = f"{d}/s.db.runs/1/seg-001-train-k2-b256.jsonl"
+                while not os.path.exists(seg) and p.poll() is None:
+                    time.sleep(0.05)
+                t_thr = time.time()
+                subprocess.run([BIN, "cluster", "throttle", name, "2", "0.1"], check=True)
+                p.wait()
+                r = json.load(open(f"{d}/rep/report.json"))
+                ev = r.get("stragglers", [])
+                delay = idle = None
+                if ev:  # the event's iteration: its wall-clock stamp in the segment metrics
+                    for line in open(glob.glob(f"{d}/s.db.runs/1/seg-*-train-*.jsonl")[0]):
+                        o = json.loads(line)
+                        if o.get("type") == "iter" and o["iter"] == ev[0]["iteration"]:
+                            delay = o["ts"] - t_thr
+                    idle = ev[0]["idle_s"]
+                arms[arm].append((r["actual_time_s"], r["reached"], delay, idle, ev[0]["replaced"] if ev else False))
+                print(f"# rep {rep_i + 1} {arm}: {r['actual_time_s']:.1f} s, reached {r['reached']}, "
+                      f"detected after {delay if delay is None else round(delay, 2)} s, idle {idle}", flush=True)
+                shutil.rmtree(d, ignore_errors=True)
+    finally:
+        subprocess.run([BIN, "cluster", "down", "--name", name])
+    print(f"\n# straggler: LeNet K=2 B=256 to 86%, VM 2 throttled 0.5 -> 0.1 core at the first training "
+          f"segment; {reps} runs per arm; {machine()}\n")
+    print("| arm | time to target, median (range) | reached | detected after throttle, median | replacement idle, median |")
+    print("|---|---|---|---|---|")
+    for arm, rows in arms.items():
+        ts = sorted(x[0] for x in rows)
+        ds = [x[2] for x in rows if x[2] is not None]
+        ids = [x[3] for x in rows if x[3] is not None]
+        print(f"| {arm} | {statistics.median(ts):.1f} s ({ts[0]:.1f}-{ts[-1]:.1f}) | {sum(x[1] for x in rows)}/{len(rows)} "
+              f"| {f'{statistics.median(ds):.1f} s' if ds else '-'} | {f'{statistics.median(ids):.2f} s' if ids else '-'} |")
+
+
 if __name__ == "__main__":
     cmds = {"throughput": throughput, "overhead": overhead, "accuracy": accuracy,
             "predict": predict, "statmodels": statmodels, "cluster": cluster, "loop": loop,
-            "planspeed": planspeed, "decide": decide, "elastic": elastic}
+            "planspeed": planspeed, "decide": decide, "elastic": elastic, "straggler": straggler}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

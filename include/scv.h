@@ -108,10 +108,12 @@ int scv_model_new(const scv_model_spec *spec, scv_model **out, scv_err *err);
 void scv_model_free(scv_model *m);
 size_t scv_model_nparams(const scv_model *m);
 float *scv_model_params(scv_model *m);
+/* The most workers (ranks) of a job. */
+#define SCV_MAX_WORKERS 1024
 /* The gradient buffer has room for SCV_GRAD_EXTRA more floats after the n parameters, so a
  * trainer can reduce a few scalars in the same collective as the gradient. */
 float *scv_model_grads(scv_model *m);
-#define SCV_GRAD_EXTRA 8
+#define SCV_GRAD_EXTRA (8 + SCV_MAX_WORKERS)
 /* A string that identifies the architecture, e.g. "mlp:784-256-128-10"; checkpoints store it. */
 const char *scv_model_arch(const scv_model *m);
 /* Floats of activations one sample produces in a forward pass (the memory model's input). */
@@ -133,6 +135,19 @@ int scv_model_parse_hidden(const char *s, scv_model_spec *spec, scv_err *err);
 /* ---- training ---- */
 typedef enum { SCV_LR_CONST = 0, SCV_LR_STEP, SCV_LR_COSINE } scv_lr_decay;
 typedef enum { SCV_LR_SCALE_NONE = 0, SCV_LR_SCALE_LINEAR, SCV_LR_SCALE_SQRT } scv_lr_scaling;
+
+/* Or et al.'s straggler rule (defaults in scv_straggler_rule_default()): each iteration a
+ * worker's throughput b_k / t_k (its samples over its compute seconds) is divided by the
+ * median worker's and smoothed, r_k <- (1 - alpha) r_k + alpha x; a worker whose r_k stays
+ * below `fraction` for window_s seconds of training and at least min_iterations iterations
+ * is a straggler. */
+typedef struct scv_straggler_rule {
+    double fraction;            /* 0.8 (0 = off) */
+    double alpha;               /* 0.1 */
+    double window_s;            /* 5 */
+    int min_iterations;         /* 10 */
+} scv_straggler_rule;
+scv_straggler_rule scv_straggler_rule_default(void);
 
 typedef struct scv_train_params {
     const char *model;         /* logreg | mlp | lenet | resnet */
@@ -174,7 +189,9 @@ typedef struct scv_train_params {
     double stop_time_rse;      /* stop once the relative standard error of the mean t_iter of
                                   this invocation (after 3 warm-up iterations) is below this */
     int stop_time_min;         /* ... and at least this many iterations were measured */
-    int no_final_eval;         /* 1 = no test-set evaluation when this invocation ends */
+    int no_final_eval;         /* 1 = no test-set evaluation when this invocation ends, unless the
+                                  target or `epochs` ends it and the last evaluation was on the
+                                  subset (or none) */
     int quiet;
     /* evaluation and the target decision */
     int64_t eval_subset;       /* periodic evaluations use the first N test samples (fixed,
@@ -197,6 +214,8 @@ typedef struct scv_train_params {
     const char *elastic_control;
     char **elastic_argv;
     const char *elastic_hosts;
+    scv_straggler_rule straggler; /* fraction 0 = off: find stragglers (a metrics line each);
+                                  elastic mode replaces one with a spare process when it can */
     int no_end_checkpoint;     /* 1: no checkpoint when the invocation (segment) ends well: an
                                   elastic segment keeps its state in memory (the periodic
                                   checkpoints and an interruption's are still written) */
@@ -218,7 +237,9 @@ typedef struct scv_train_result {
     int reached_target;
     int interrupted;
     char stopped_by[24];       /* iterations | epochs | target | noise_stable | time_stable |
-                                  interrupted | max_epochs */
+                                  interrupted | max_epochs | straggler */
+    int straggler;             /* stopped_by straggler: the worker found slow, */
+    double straggler_ratio;    /*   its smoothed throughput over the median's */
     double b_simple;           /* last window's estimate (noise rule), NaN if none */
     int accuracy_full;         /* 1: test_accuracy is from the whole test set, 0: the subset */
     double eval_seconds;       /* seconds spent evaluating in this invocation (all kinds) */
@@ -276,6 +297,10 @@ typedef struct scv_profile {
 /* paths: one file or several separated by commas. Each malformed line is an error that
  * names its file and line. */
 int scv_profile_load(const char *paths, scv_profile **out, scv_err *err);
+/* The same from n metrics texts in memory, each one file's JSON lines; errors name text i
+ * as "label[i]" (label NULL: "metrics"). */
+int scv_profile_load_texts(const char *const *texts, size_t n, const char *label, scv_profile **out,
+                           scv_err *err);
 void scv_profile_free(scv_profile *p);
 /* The job line of a metrics file. */
 int scv_job_load(const char *path, scv_job_info *job, scv_err *err);
@@ -595,6 +620,31 @@ void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *
 int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res,
                        double actual_time_s, double actual_cost, scv_err *err);
 
+/* ---- planning from JSON (src/io/plan_json.c): for bindings and services ----
+ * `scavenger plan --json` as a call: request_json is a JSON object with the command's
+ * inputs, named as its options with '_' for '-':
+ *   "profile": "a.jsonl,b.jsonl" or ["a.jsonl", ...]    metrics files of `train --metrics`,
+ *   "metrics": "<JSON lines>" or ["<JSON lines>", ...]  or their text (one of the two);
+ *   the target, "target_epochs" (with "base_batch") or "target_run" with "target_accuracy";
+ *   optional: "catalog", "measured_on", "vm" ("all", "a,b" or ["a", "b"]), "workers" and
+ *   "batch" (a spec "1..64", a number or an array of numbers), "b_min", "b_max", "comm",
+ *   "overlap", "stat", "pricing", "assume_gpu_speedup", "objective", "value_per_hour",
+ *   "deadline" (seconds, or "45m"), "budget", "all" (true: list every point).
+ * On SCV_OK *result_json is the report `plan --json` prints (one line, no newline; free it
+ * with scv_json_free); else it is NULL and err names the field at fault (SCV_EPARSE: not
+ * JSON; SCV_EINVAL: a field missing, unknown or of the wrong type or range) or the file,
+ * and SCV_EINFEASIBLE says no configuration meets the deadline or budget. Reentrant.
+ * It reads the files a request names: a service taking requests from others should pass
+ * "metrics" and refuse "profile", "catalog" and "target_run". */
+int scv_plan_json(const char *request_json, char **result_json, scv_err *err);
+void scv_json_free(char *json);
+
+/* Where a data file of the distribution is ("vm-catalog.csv", "emulated-vms.csv"): data/NAME
+ * in the working directory; else beside the executable or the library (a checkout's data/,
+ * an installed tree's share/scavenger/); else the directory `make install` put it in. Writes
+ * the path into buf and returns buf ("data/NAME" when none exists). */
+const char *scv_data_file(const char *name, char *buf, size_t cap);
+
 typedef struct scv_store scv_store; /* the run store, below */
 
 /* ==== the Scavenger loop (src/search/) ====
@@ -636,6 +686,19 @@ typedef struct scv_measure_sink {
     void (*on_eval)(void *ctx, const scv_eval_sample *e);
 } scv_measure_sink;
 
+/* A straggler as a driver found and handled it. */
+typedef struct scv_straggler_event {
+    int64_t iteration;          /* when it was found (total) */
+    int worker;                 /* its rank among the K workers then */
+    char host[64];              /* where it ran ("": this machine) */
+    double ratio;               /* its smoothed throughput over the median's */
+    int replaced;               /* 1: a fresh worker took its place, on by_host */
+    char by_host[64];
+    double idle_s;              /* training stood still this long for the replacement */
+    char note[160];             /* what was done, and why not more */
+} scv_straggler_event;
+#define SCV_MAX_STRAGGLER_EVENTS 8
+
 /* One training segment: train at the configured (K, B) until one of the rules stops it. */
 typedef struct scv_segment_spec {
     const char *phase;          /* "warmup" | "search" | "train": names files and steps */
@@ -655,6 +718,8 @@ typedef struct scv_segment_spec {
     const double *history;      /* the run's latest target values (accuracies or period-mean
                                    training losses), oldest first (W - 1 at most), */
     int n_history;              /*   so a new segment continues the smoothing */
+    const scv_straggler_rule *straggler; /* find stragglers (NULL = off); a driver that can
+                                   replaces them, else reports them */
 } scv_segment_spec;
 
 /* What a segment did. first_start / last_end are wall-clock stamps of its first
@@ -668,6 +733,8 @@ typedef struct scv_segment_result {
     double accuracy;            /* the last test accuracy, NaN if none */
     int reached;                /* the target was reached */
     scv_config_stats stats;     /* summary of the segment (stats.workers = 0: too few iterations) */
+    scv_straggler_event stragglers[SCV_MAX_STRAGGLER_EVENTS]; /* found in this segment */
+    int n_stragglers;
 } scv_segment_result;
 
 /* The job-driver interface: the only way the loop trains (like ggml's backends or
@@ -715,12 +782,21 @@ typedef struct scv_relaunch_opts {
     const char *vm_type;        /* catalog type the measurements stand for */
     const char *catalog;        /* the catalog that type is from (NULL = the default) */
     int show_progress;          /* the child's progress line on stderr */
+    const char *exec;           /* the exec driver: the external trainer's command (run by
+                                   /bin/sh on every worker; docs/TRAINER-CONTRACT.md) */
+    const char *hostfile;       /* real machines: an Open MPI hostfile (ssh), NULL = none */
+    uint64_t seed;              /* the exec driver: SCV_SEED (0 = 1) */
 } scv_relaunch_opts;
 int scv_relaunch_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
 /* The elastic driver (Or et al.): one `scavenger train --elastic-control` job stays up
  * across segments and changes K and B in place (parked and spawned processes, state passed
  * in memory); a job that fails is restarted from the checkpoint. The same options. */
 int scv_elastic_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
+/* The exec driver: drives any trainer that honours docs/TRAINER-CONTRACT.md (o->exec, a
+ * PyTorch script say), one `mpirun -np K /bin/sh -c EXEC` per segment, locally, on an
+ * emulated cluster or on o->hostfile's machines; it evaluates the segments' stopping rules
+ * from the metrics and stops the trainer with SIGUSR1. */
+int scv_exec_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
 /* Frees any driver (through its destroy); NULL is a no-op. */
 void scv_job_driver_free(scv_job_driver *d);
 
@@ -792,6 +868,7 @@ typedef struct scv_run_policy {
     double unknown_segment_epochs; /* 1: training segments while the target is unknown (the
                                    loop re-plans after each, once the curve predicts it) */
     double scaling_threshold;   /* 0.1: Or et al.'s S (scaling SCV_SCALING_THROUGHPUT) */
+    scv_straggler_rule straggler; /* stragglers found in training segments (fraction 0: off) */
 } scv_run_policy;
 scv_run_policy scv_run_policy_default(void);
 
@@ -883,11 +960,17 @@ typedef struct scv_run_result {
     double actual_time_s, actual_cost; /* the whole run, search and idle included */
     double search_time_s, search_cost; /* warm-up and search steps */
     double search_budget_s;     /* the budget for them (NaN: the job's length was unknown) */
+    double overhead_s;          /* what searching and switching cost: warm-up and search time
+                                   less what their samples would have taken at the final
+                                   configuration, plus the idle of every switch (NaN: the final
+                                   configuration's iteration time is not measured) */
     int n_profiled, n_skipped_budget, n_skipped_ruled_out; /* search configurations */
     int universal;              /* planned by the universal model (search none, job never seen) */
     int n_prior_runs;           /* stored runs of other jobs behind the universal prior */
     int switches, relaunches;
     double idle_median_s, idle_worst_s;
+    scv_straggler_event *stragglers; /* found during the run, oldest first */
+    size_t n_stragglers;
     scv_run_step *steps;
     size_t n_steps;
     char why[256];              /* why the chosen configuration */
@@ -943,6 +1026,9 @@ int scv_store_set_target(scv_store *s, long long run, scv_metric metric, double 
 int scv_store_run_state(scv_store *s, long long run, const char *state, scv_err *err);
 int scv_store_step(scv_store *s, long long run, int idx, const scv_run_step *t, scv_err *err);
 int scv_store_load_steps(scv_store *s, long long run, scv_run_step **out, size_t *n, scv_err *err);
+int scv_store_straggler(scv_store *s, long long run, const scv_straggler_event *e, scv_err *err);
+/* A run's stragglers, oldest first (malloc'ed). */
+int scv_store_load_stragglers(scv_store *s, long long run, scv_straggler_event **out, size_t *n, scv_err *err);
 /* Every measurement of one run (malloc'ed). */
 int scv_store_run_measurements(scv_store *s, long long run, scv_config_stats **out, size_t *n,
                                scv_err *err);

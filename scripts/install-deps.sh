@@ -3,12 +3,13 @@
 # Idempotent: only missing packages are installed; runs apt-get update at most once.
 # clang and libclang-rt-14-dev (libFuzzer and clang's sanitizer runtimes; only a
 # recommendation of clang-14, so named here) build the fuzz harnesses of `make fuzz`/`check`;
-# the sqlite3 CLI runs PRAGMA integrity_check in tests/faults.sh.
+# the sqlite3 CLI runs PRAGMA integrity_check in tests/faults.sh; groff-base renders the man
+# page and python3 runs the Python binding in tests/install.sh.
 # Usage: scripts/install-deps.sh [--with-peer]   (--with-peer adds PyTorch for bench/)
 set -eu
 PKGS="build-essential pkg-config zlib1g-dev libopenmpi-dev openmpi-bin libdnnl-dev \
 dataset-fashion-mnist libsqlite3-dev libmicrohttpd-dev libcjson-dev iproute2 procps \
-clang libclang-rt-14-dev sqlite3"
+clang libclang-rt-14-dev sqlite3 groff-base python3"
 [ "${1:-}" = "--with-peer" ] && PKGS="$PKGS python3-torch python3-numpy"
 missing=""
 for p in $PKGS; do

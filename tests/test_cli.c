@@ -236,6 +236,18 @@ static void t_bad_input(void)
     CHECK_MSG(strstr(out, "checkpoint holds model mlp:784-32-10") != NULL, "%s", out);
 }
 
+/* 1 when the file's first MiB holds needle. */
+static int file_has(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return strstr(buf, needle) != NULL;
+}
+
 /* SIGINT: training stops at an iteration boundary, saves a checkpoint and exits 130. */
 static void t_interrupt(void)
 {
@@ -244,10 +256,15 @@ static void t_interrupt(void)
         snprintf(dir, sizeof dir, "%s/int%d", tmp, k);
         snprintf(cmd, sizeof cmd,
                  "%s train --model lenet --dataset synthetic:20000 --workers %d --batch 64 "
-                 "--epochs 50 --checkpoint %s --progress never >%s.log 2>&1",
-                 bin, k, dir, dir);
+                 "--epochs 50 --checkpoint %s --metrics %s.jsonl --progress never >%s.log 2>&1",
+                 bin, k, dir, dir, dir);
         pid_t pid = spawn_group(cmd);
-        sleep(3);
+        char metrics[600];
+        snprintf(metrics, sizeof metrics, "%s.jsonl", dir);
+        for (int i = 0; i < 300 && !file_has(metrics, "\"type\":\"iter\",\"iter\":20,"); i++) { /* training */
+            struct timespec t = {0, 100000000};
+            nanosleep(&t, NULL);
+        }
         kill(-pid, SIGINT); /* as a terminal's Ctrl-C: the whole process group */
         int st = 0;
         waitpid(pid, &st, 0);
@@ -315,17 +332,6 @@ static void t_plan_cli(void)
     CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 40 --threads 2 --metrics %s --vm-type c5.xlarge", bin, m3), 0);
     CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s,%s --target-epochs 5 --vm c5.xlarge,c5.2xlarge --all", bin, m1, m2, m3), 0);
     CHECK_MSG(strstr(out, "thread scaling measured: parallel fraction f = ") && strstr(out, "Amdahl"), "%s", out);
-}
-
-static int file_has(const char *path, const char *needle)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    return strstr(buf, needle) != NULL;
 }
 
 /* The Scavenger loop end to end on a small job and a 2 x 2 space, with each search policy,
@@ -1109,7 +1115,81 @@ static void t_run_validated_early(void)
     CHECK_MSG(strstr(out, "too many settings") != NULL, "%s", out);
 }
 
+/* The exec driver on a trainer that follows docs/TRAINER-CONTRACT.md (tests/fake_trainer.py:
+ * no model, real sleeps): the whole loop runs on it, the stopping rules the driver
+ * evaluates stop it (SIGUSR1 through mpirun), the search profiles every configuration, and
+ * each way of breaking the contract gives its own error and no retry where a retry cannot
+ * help; the built-in trainer's options are refused with --exec; --hosts reaches mpirun. */
+static void t_exec_driver(void)
+{
+    char out[32768], db[512], path[800];
+#define FAKE "--exec '/usr/bin/python3 tests/fake_trainer.py' --workers 1,2 --batch 64,128 --target-accuracy 0.9"
+    snprintf(db, sizeof db, "%s/exec.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " FAKE " --search full --search-budget 0", bin, db), 0);
+    CHECK_MSG(strstr(out, "target reached") && strstr(out, "exec=/usr/bin/python3 tests/fake_trainer.py"), "%s", out);
+    snprintf(path, sizeof path, "%s.runs/1/report.json", db);
+    CHECK(file_has(path, "\"reached\":true"));
+    /* the warm-up stopped by the noise rule, the four configurations profiled (the profiling
+     * rule), training at the choice */
+    CHECK_MSG(strstr(out, "warmup  K=2 B=64") && strstr(out, "search  K=1 B=64") && strstr(out, "search  K=1 B=128") &&
+                  strstr(out, "search  K=2 B=128") && strstr(out, "train "),
+              "%s", out);
+    snprintf(path, sizeof path, "%s.runs/1/ckpt/scavenger-state.json", db);
+    CHECK(file_has(path, "\"iteration\""));
+    snprintf(path, sizeof path, "%s.runs/1/seg-000-warmup-k2-b64.jsonl", db);
+    CHECK(file_has(path, "\"grad_sqnorm_global\""));
+    /* breaking the contract */
+    const char *bad[][3] = {
+        {"refuse", "does not start", "exited 2"},
+        {"badfield", "field 't_iter' is not a number", "seg-000-warmup-k2-b64.jsonl:4"},
+        {"nostate", "did not checkpoint when it stopped", "rules 4 and 5"},
+        {"crash", "failed (mpirun exited 1)", "retries are spent"},
+    };
+    for (int i = 0; i < 4; i++) {
+        snprintf(db, sizeof db, "%s/exec-%s.db", tmp, bad[i][0]);
+        CHECK_EQ_INT(run(out, sizeof out, "FAKE_MODE=%s %s run --db %s " FAKE, bad[i][0], bin, db), 1);
+        CHECK_MSG(strstr(out, bad[i][1]) && strstr(out, bad[i][2]), "%s: %s", bad[i][0], out);
+        if (i < 3) CHECK_MSG(!strstr(out, "retry"), "%s was retried: %s", bad[i][0], out);
+    }
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " FAKE " --model lenet", bin, db), 2);
+    CHECK_MSG(strstr(out, "--model is an option of the built-in trainer"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " FAKE " --driver elastic", bin, db), 2);
+    /* --hosts: a hostfile of this machine; a missing one is named */
+    snprintf(path, sizeof path, "%s/hosts", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "printf 'localhost slots=2\\n' > %s", path), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --hosts %s --workers 2 --model logreg --dataset synthetic:1000 "
+                                      "--batch 64 --iterations 5 --progress never", bin, path), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --hosts %s/nosuch --workers 2 --model logreg --dataset synthetic:1000 "
+                                      "--batch 64 --iterations 5", bin, tmp), 1);
+    CHECK_MSG(strstr(out, "nosuch: cannot read the hostfile"), "%s", out);
+#undef FAKE
+}
+
+/* The issue's end-to-end case: `scavenger run --exec` drives the example PyTorch script
+ * (examples/pytorch_fashion_mnist.py, 4000 training samples) over a 2 x 2 space through the
+ * whole loop: warm-up, every configuration profiled, plan, training to the target. */
+static void t_exec_pytorch(void)
+{
+    char out[32768], db[512], path[800];
+    snprintf(db, sizeof db, "%s/torch.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --exec '/usr/bin/python3 examples/pytorch_fashion_mnist.py "
+                                      "--subset 4000' --workers 1,2 --batch 64,128 --target-accuracy 0.78 --search full "
+                                      "--search-budget 0 --json", bin, db), 0);
+    CHECK_MSG(strstr(out, "target reached"), "%s", out);
+    CHECK_MSG(strstr(out, "search  K=1 B=64") && strstr(out, "search  K=1 B=128") && strstr(out, "search  K=2 B=128"),
+              "not every configuration profiled: %s", out);
+    snprintf(path, sizeof path, "%s.runs/1/report.json", db);
+    CHECK(file_has(path, "\"reached\":true") && file_has(path, "\"phase\":\"train\""));
+    /* the PyTorch module's metrics carry the noise statistics the plan uses */
+    snprintf(path, sizeof path, "%s.runs/1/seg-000-warmup-k2-b64.jsonl", db);
+    CHECK(file_has(path, "\"grad_sqnorm_local_mean\": ") || file_has(path, "\"grad_sqnorm_local_mean\":"));
+    CHECK(!file_has(path, "\"grad_sqnorm_global\": null") && !file_has(path, "\"grad_sqnorm_global\":null"));
+    snprintf(path, sizeof path, "%s.runs/1/ckpt/scavenger-state.json", db);
+    CHECK(file_has(path, "iteration"));
+}
+
 static const scv_test tests[] = {
+    {"exec_driver", t_exec_driver}, {"exec_pytorch", t_exec_pytorch},
     {"reliability", t_reliability},
     {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},
     {"k2_equals_k1", t_k2_equals_k1},     {"resume_same_k", t_resume_same_k},

@@ -1,13 +1,16 @@
 /*
  * test_cluster.c - the emulated cluster: a 2-VM cluster of two types comes up, each VM's
  * CPU quota and bandwidth limit hold (measured), a throttle takes effect, a 2-worker
- * training runs across the namespaces, and `down` leaves nothing behind. Needs root and the
- * kernel features the emulation uses; their absence is a failure here, not a skip.
+ * training runs across the namespaces, and `down` leaves nothing behind; a `scavenger run`
+ * whose worker's VM is throttled mid-run finds the straggler and replaces it with the spare
+ * VM's process. Needs root and the kernel features the emulation uses; their absence is a
+ * failure here, not a skip.
  */
 #define _GNU_SOURCE
 #include "scv.h"
 #include "scv_test.h"
 #include "runtime/cluster.h"
+#include "scv_test_proc.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -174,13 +177,71 @@ static void t_cluster_end_to_end(void)
     CHECK(scv_cluster_down(name, &err) == SCV_OK); /* idempotent */
 }
 
-static const scv_test tests[] = {{"cluster_end_to_end", t_cluster_end_to_end}};
+/* A 2-worker run on a 3-VM cluster: once it trains, VM 2 is throttled to a tenth of its
+ * quota; the elastic driver must find worker 1 slow within the rule's window, replace it
+ * with a process on VM 3 (the spare), record the event in the report and the store, and
+ * reach the target. */
+static void t_straggler_replaced(void)
+{
+    scv_err err = {0};
+    scv_cluster c;
+    CHECK_MSG(scv_cluster_up(name, "c5.2xlarge:3", "data/emulated-vms.csv", &c, &err) == SCV_OK, "%s", err.msg);
+    char dir[] = "/tmp/scv-strag-XXXXXX", cmd[2048], out[65536], path[4200];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(cmd, sizeof cmd,
+             "exec %s run --db %s/s.db --report %s/report --cluster %s --model lenet --batch 256 "
+             "--workers 2 --target-accuracy 0.83 --straggler-window 2 --json >%s/out.json 2>%s/err.txt",
+             bin, dir, dir, name, dir, dir);
+    pid_t pid = spawn_group(cmd);
+    int trains = 0;
+    for (int i = 0; i < 1200 && !trains; i++) { /* up to 2 minutes until a training segment */
+        snprintf(path, sizeof path, "%s/s.db.runs/1/seg-001-train-k2-b256.jsonl", dir);
+        trains = access(path, F_OK) == 0;
+        if (waitpid(pid, NULL, WNOHANG) == pid) break;
+        struct timespec t = {0, 100000000};
+        nanosleep(&t, NULL);
+    }
+    CHECK_MSG(trains, "the run never trained (see %s/err.txt)", dir);
+    CHECK_MSG(scv_cluster_throttle(name, 2, 0.1, &err) == SCV_OK, "%s", err.msg);
+    int st = -1;
+    waitpid(pid, &st, 0);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "run: status %d (see %s/err.txt)", st, dir);
+    char host2[32], host3[32];
+    snprintf(host2, sizeof host2, "\"10.213.%d.2\"", c.subnet);
+    snprintf(host3, sizeof host3, "\"10.213.%d.3\"", c.subnet);
+    CHECK_EQ_INT(run(out, sizeof out, "cat %s/report/report.json", dir), 0);
+    const char *ev = strstr(out, "\"stragglers\":[{");
+    CHECK_MSG(ev != NULL, "no straggler in the report: %.2000s", out);
+    if (ev) {
+        CHECK(strstr(ev, "\"replaced\":true") != NULL);
+        CHECK_MSG(strstr(ev, host2) && strstr(ev, host3), "not VM 2 replaced by VM 3: %.600s", ev);
+    }
+    CHECK(strstr(out, "\"reached\":true") != NULL);
+    CHECK_EQ_INT(run(out, sizeof out, "cat %s/err.txt", dir), 0);
+    CHECK_MSG(strstr(out, "straggler: worker 1") != NULL, "%.3000s", out);
+    printf("# %s", strstr(out, "straggler: worker 1") ? strstr(out, "straggler: worker 1") : "\n");
+    scv_store *db = NULL;
+    snprintf(path, sizeof path, "%s/s.db", dir);
+    CHECK(scv_store_open(path, &db, &err) == SCV_OK);
+    scv_straggler_event *evs = NULL;
+    size_t n = 0;
+    CHECK(db && scv_store_load_stragglers(db, 1, &evs, &n, &err) == SCV_OK);
+    CHECK_EQ_INT((int)n, 1);
+    if (n) CHECK(evs[0].replaced && evs[0].worker == 1 && evs[0].ratio < 0.8 && evs[0].idle_s > 0);
+    free(evs);
+    scv_store_close(db);
+    CHECK(scv_cluster_down(name, &err) == SCV_OK);
+    CHECK_EQ_INT(run(out, sizeof out, "rm -rf %s", dir), 0);
+}
+
+static const scv_test tests[] = {{"cluster_end_to_end", t_cluster_end_to_end},
+                                 {"straggler_replaced", t_straggler_replaced}};
 
 int main(int argc, char **argv)
 {
     bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
     snprintf(name, sizeof name, "t%d", (int)(getpid() % 100000));
-    int rc = scv_test_main(tests, 1, argc, argv);
+    int rc = scv_test_main(tests, 2, argc, argv);
     scv_cluster_down(name, NULL);
     return rc;
 }

@@ -1,9 +1,11 @@
 /*
- * test_sched.c - batch split over ranks, epoch order and the learning-rate schedule.
+ * test_sched.c - batch split over ranks, epoch order, the learning-rate schedule and the
+ * straggler rule.
  */
 #include "scv.h"
 #include "scv_test.h"
 #include "train/sched.h"
+#include "train/straggler.h"
 #include "core/util.h"
 
 static void t_split_even_and_weighted(void)
@@ -148,7 +150,75 @@ static void t_int_sets(void)
     free(v);
 }
 
+/* Feeds n iterations of scripted compute times: worker k takes base * slow[k] s for b[k]
+ * samples; returns the first worker found and the iteration (1-based) it was found at. */
+static int feed(scv_straggler_state *s, int K, const double *slow, const int64_t *b, int n, double dt, int *at)
+{
+    double t[8];
+    for (int i = 1; i <= n; i++) {
+        for (int k = 0; k < K; k++) t[k] = 0.01 * slow[k] * (double)b[k] / 64.0;
+        int f = scv_straggler_update(s, t, b, dt);
+        if (f >= 0) {
+            *at = i;
+            return f;
+        }
+    }
+    *at = 0;
+    return -1;
+}
+
+static void t_straggler_rule(void)
+{
+    scv_straggler_rule r = scv_straggler_rule_default(); /* 0.8, alpha 0.1, 5 s, 10 iterations */
+    scv_straggler_state s;
+    int64_t b[4] = {64, 64, 64, 64};
+    int at = 0;
+    /* worker 2 at half speed, iterations of 0.1 s: x = 0.5 from the start (the median of
+     * {1,1,1,0.5} is 1), so it is below 0.8 from iteration 1 and found once 5 s (50
+     * iterations) have passed; never again */
+    double half[4] = {1, 1, 2, 1};
+    scv_straggler_init(&s, &r, 4);
+    CHECK_EQ_INT(feed(&s, 4, half, b, 200, 0.1, &at), 2);
+    CHECK_EQ_INT(at, 50);
+    CHECK_NEAR(s.ratio[2], 0.5, 1e-9, 0);
+    CHECK_EQ_INT(feed(&s, 4, half, b, 100, 0.1, &at), -1);
+    /* long iterations: the iteration count binds (10), not the 5 s */
+    scv_straggler_init(&s, &r, 4);
+    CHECK_EQ_INT(feed(&s, 4, half, b, 100, 2.0, &at), 2);
+    CHECK_EQ_INT(at, 10);
+    /* 0.9 of the others' speed: never a straggler */
+    double slight[4] = {1, 1, 1.0 / 0.9, 1};
+    scv_straggler_init(&s, &r, 4);
+    CHECK_EQ_INT(feed(&s, 4, slight, b, 500, 0.1, &at), -1);
+    /* a worker given half the samples that takes half the time is as fast as the others */
+    int64_t uneven[4] = {64, 64, 32, 64};
+    double same[4] = {1, 1, 1, 1};
+    scv_straggler_init(&s, &r, 4);
+    CHECK_EQ_INT(feed(&s, 4, same, uneven, 500, 0.1, &at), -1);
+    /* a slow spell shorter than the window is forgiven: 3 s slow, then fast, then slow
+     * again from scratch (the smoothed ratio climbs back above 0.8 in a few iterations) */
+    scv_straggler_init(&s, &r, 4);
+    CHECK_EQ_INT(feed(&s, 4, half, b, 30, 0.1, &at), -1);
+    double fast[4] = {1, 1, 1, 1};
+    CHECK_EQ_INT(feed(&s, 4, fast, b, 30, 0.1, &at), -1);
+    CHECK(s.below_n[2] == 0 && s.ratio[2] > 0.8);
+    CHECK_EQ_INT(feed(&s, 4, half, b, 200, 0.1, &at), 2);
+    CHECK_MSG(at > 50, "found %d iterations into the second spell: the first one's time counted", at);
+    /* two workers: the median is their mean; 1/3 speed gives x = 0.5 (below), 0.9 does not */
+    double two[2] = {1, 3};
+    scv_straggler_init(&s, &r, 2);
+    CHECK_EQ_INT(feed(&s, 2, two, b, 100, 0.1, &at), 1);
+    /* off, and a single worker: never */
+    r.fraction = 0;
+    scv_straggler_init(&s, &r, 4);
+    CHECK_EQ_INT(feed(&s, 4, half, b, 200, 0.1, &at), -1);
+    r = scv_straggler_rule_default();
+    scv_straggler_init(&s, &r, 1);
+    CHECK_EQ_INT(feed(&s, 1, half, b, 200, 0.1, &at), -1);
+}
+
 static const scv_test tests[] = {
+    {"straggler_rule", t_straggler_rule},
     {"int_sets", t_int_sets},
     {"split_even_and_weighted", t_split_even_and_weighted},
     {"epoch_order_is_permutation", t_epoch_order_is_permutation},

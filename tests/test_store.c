@@ -189,7 +189,42 @@ static void t_migrate_v2(void)
     scv_store_close(s);
 }
 
+/* A schema-3 store (tests/data/store-v3.db: one logreg run made by the schema-3 binary,
+ * its target learnt) opens as schema 4: the run and its target survive, the stragglers
+ * table exists. */
+static void t_migrate_v3(void)
+{
+    char path[400], cmd[900];
+    snprintf(path, sizeof path, "%s/v3.db", tmp);
+    snprintf(cmd, sizeof cmd, "cp tests/data/store-v3.db %s", path);
+    CHECK_EQ_INT(system(cmd), 0);
+    scv_store *s = NULL;
+    scv_err err = {0};
+    CHECK_MSG(scv_store_open(path, &s, &err) == SCV_OK, "%s", err.msg);
+    if (!s) return;
+    double e = 0;
+    int b = 0;
+    CHECK_EQ_INT(scv_store_learnt_target(s, "model=logreg;hidden=-;dataset=synthetic:2000", SCV_METRIC_ACCURACY, 0.8,
+                                         &e, &b, &err), SCV_OK);
+    CHECK(e > 0 && b == 32);
+    scv_straggler_event ev = {.iteration = 7, .worker = 1, .ratio = 0.4, .replaced = 1, .idle_s = 0.5}, *got = NULL;
+    snprintf(ev.host, sizeof ev.host, "10.0.0.2");
+    snprintf(ev.by_host, sizeof ev.by_host, "10.0.0.3");
+    CHECK_EQ_INT(scv_store_straggler(s, 1, &ev, &err), SCV_OK);
+    size_t n = 0;
+    CHECK_EQ_INT(scv_store_load_stragglers(s, 1, &got, &n, &err), SCV_OK);
+    CHECK_EQ_INT((int)n, 1);
+    if (n == 1)
+        CHECK(got[0].iteration == 7 && got[0].worker == 1 && got[0].replaced && !strcmp(got[0].by_host, "10.0.0.3") &&
+              fabs(got[0].ratio - 0.4) < 1e-12);
+    free(got);
+    scv_store_close(s);
+    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_OK); /* and again, now at schema 4 */
+    scv_store_close(s);
+}
+
 static const scv_test tests[] = {
+    {"migrate_v3", t_migrate_v3},
     {"processes", t_processes},
     {"migrate_v2", t_migrate_v2},
     {"threads", t_threads},

@@ -24,6 +24,7 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, const c
 int cli_choice(const char *value, const char *const *names);
 /* The default run database, its directory created (main.c). */
 int cli_default_db(char *buf, size_t cap, scv_err *err);
-/* data/NAME from the working directory, else beside the executable's build directory (main.c) */
+/* data/NAME from the working directory, else beside the executable, else the installed
+ * share/scavenger/ (main.c: scv_data_file) */
 const char *scv_default_data_file(const char *name, char *buf, size_t cap);
 #endif

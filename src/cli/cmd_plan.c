@@ -2,11 +2,13 @@
  * cmd_plan.c - `scavenger plan`: fits the performance and statistical models to a profile
  * (the trainer's metrics), prices every (VM type, K, B) of the search space with the
  * catalog, and prints the Pareto front, the chosen configuration and why (--json for a
- * machine-readable report, --svg for the cost-time trade-off figure).
+ * machine-readable report, --svg for the cost-time trade-off figure). The options become
+ * scv_plan_args; the pipeline and the JSON report are src/io/plan_job.c, shared with
+ * scv_plan_json().
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "../io/json_out.h"
+#include "../io/plan_job.h"
 #include "../io/svg.h"
 #include "scv.h"
 #include "../core/util.h"
@@ -231,158 +233,42 @@ int cmd_plan(int argc, char **argv)
     }
 
     int rc = EXIT_FAIL;
-    scv_profile *prof = NULL;
-    scv_catalog *cat = NULL;
-    scv_plan_result *res = NULL;
-    int *vms = NULL;
-    size_t nvms = 0;
-    char catbuf[4200];
-    if (!catalog) catalog = scv_default_data_file("vm-catalog.csv", catbuf, sizeof catbuf);
-    if (scv_profile_load(profile, &prof, &err) || scv_catalog_load(catalog, &cat, &err)) goto fail;
-    if (!prof->has_job) {
-        scv_err_set(&err, SCV_EINVAL, "%s: no job line (metrics from an older trainer?)", profile);
+    scv_plan_args args = {.profile = profile, .catalog = catalog, .measured_on = measured,
+                          .target_epochs = tepochs, .base_batch = (int)base, .target_run = trun,
+                          .target_accuracy = tacc, .vms = vms_arg, .workers = workers,
+                          .n_workers = (size_t)nw, .batches = batches, .n_batches = (size_t)nb,
+                          .b_min = (int)bmin, .b_max = (int)bmax, .comm = comm, .overlap = overlap,
+                          .stat = stat, .pricing = pricing, .gpu_speedup = gpu_speedup, .objective = obj,
+                          .value_per_hour = value, .deadline_s = deadline, .budget = budget,
+                          .all_points = all, .option_names = 1};
+    scv_plan_job job;
+    if (scv_plan_job_run(&args, &job, &err)) {
+        if (job.bad_arg) rc = EXIT_USAGE;
         goto fail;
     }
-    int measured_from_profile = !measured;
-    if (!measured) measured = prof->job.vm;
-    const scv_vm_type *mv = measured[0] ? scv_catalog_find(cat, measured) : NULL;
-    if (!mv) {
-        if (!measured[0])
-            scv_err_set(&err, SCV_EINVAL, "%s: the profile does not name its VM type (train "
-                        "--vm-type): pass --measured-on TYPE", profile);
-        else if (measured_from_profile)
-            scv_err_set(&err, SCV_ENOTFOUND, "%s: the profile's VM type '%s' (the \"vm\" of its "
-                        "job line, from train --vm-type) is not a VM type of %s: pass "
-                        "--measured-on TYPE or --catalog CSV", profile, measured, catalog);
-        else
-            scv_err_set(&err, SCV_ENOTFOUND, "--measured-on %s: not a VM type of %s", measured, catalog);
-        goto fail;
-    }
-    int mvi = (int)(mv - cat->vms);
-    /* VM types to plan over */
-    vms = malloc(sizeof(int) * cat->n);
-    if (!vms) goto fail;
-    if (!vms_arg) vms[nvms++] = mvi;
-    else if (!strcmp(vms_arg, "all"))
-        for (size_t i = 0; i < cat->n; i++) vms[nvms++] = (int)i;
-    else {
-        char *list = strdup(vms_arg), *save = NULL;
-        if (!list) {
-            scv_err_set(&err, SCV_ENOMEM, "out of memory");
-            goto fail;
-        }
-        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            const scv_vm_type *v = scv_catalog_find(cat, t);
-            if (!v) {
-                scv_err_set(&err, SCV_ENOTFOUND, "--vm %s: not a VM type of %s", t, catalog);
-                free(list);
-                rc = EXIT_USAGE;
-                goto fail;
-            }
-            if (nvms < cat->n) vms[nvms++] = (int)(v - cat->vms);
-        }
-        free(list);
-    }
-    /* thread scaling, measured: a configuration profiled at several thread counts gives
-     * Amdahl's parallel fraction; the models are fitted on the first file's thread count */
-    int mthreads = prof->configs[0].threads, nthr = 0, thr[16]; /* the first file's */
-    double tcs[16], pf = -1;
-    char scaling[160] = "";
-    for (size_t i = 0; i < prof->n && nthr < 2; i++) { /* the first (K, B) at 2+ thread counts */
-        nthr = 0;
-        for (size_t j = 0; j < prof->n && nthr < 16; j++) {
-            const scv_config_stats *c = &prof->configs[j];
-            if (c->workers == prof->configs[i].workers && c->batch == prof->configs[i].batch && c->threads > 0)
-                thr[nthr] = c->threads, tcs[nthr++] = c->t_iter - c->t_comm;
-        }
-    }
-    size_t nfit = 0;
-    for (size_t i = 0; i < prof->n; i++) /* keep the models' thread count only */
-        if (prof->configs[i].threads == mthreads || prof->configs[i].threads <= 0) prof->configs[nfit++] = prof->configs[i];
-    if (nthr >= 2) {
-        double t1;
-        if (scv_amdahl_fit(thr, tcs, (size_t)nthr, &pf, &t1, &err)) goto fail;
-        snprintf(scaling, sizeof scaling, "thread scaling measured: parallel fraction f = %.3f from %d thread counts",
-                 pf, nthr);
-    }
-    prof->n = nfit;
-    /* models */
-    scv_perf_model perf = {.overlap = overlap};
-    if (scv_perf_fit(prof->configs, prof->n, comm, 4.0 * prof->job.n_params, &perf, &err)) goto fail;
-    int tb = (int)base;
-    if (trun && scv_profile_target(trun, tacc, &tepochs, &tb, &err)) goto fail;
-    if (!tb) tb = prof->configs[0].batch;
-    scv_stat_model sm;
-    if (scv_stat_fit(stat, prof->configs, prof->n, prof->job.n_train, tepochs, tb, &sm, &err)) goto fail;
-    scv_plan_request req = {.catalog = cat, .vms = vms, .n_vms = nvms, .measured_vm = mvi,
-                            .workers = workers, .n_workers = (size_t)nw, .batches = batches,
-                            .n_batches = (size_t)nb, .b_min = (int)bmin, .b_max = (int)bmax,
-                            .pricing = pricing, .perf = &perf, .stat = &sm, .job = &prof->job,
-                            .objective = obj, .value_per_hour = value, .deadline_s = deadline, .budget = budget,
-                            .measured_threads = mthreads,
-                            /* with a measured scaling, workers use their VM's vCPUs */
-                            .worker_threads = pf >= 0 ? 0 : mthreads, .parallel_fraction = pf,
-                            .gpu_speedup = gpu_speedup};
-    if (pricing == SCV_PRICE_MEMORY &&
-        scv_memory_rates(cat, mv->provider, &req.mem_rate_cpu, &req.mem_rate_gib, &err))
-        goto fail;
-    if (scv_plan(&req, &res, &err)) goto fail;
+    const scv_plan_result *res = job.res;
+    const scv_catalog *cat = job.cat;
     const scv_plan_point *ch = &res->points[res->chosen];
     if (svg && scv_plan_svg_write(svg, cat, res, 0, 0, &err)) goto fail;
     if (json) {
-        printf("{\"chosen\":");
-        scv_plan_point_json(stdout, cat, ch);
-        char j1[2048], j2[2048], j3[4200];
-        printf(",\"why\":%s,\"note\":%s,\"n_configs\":%zu,\"excluded_memory\":%zu,"
-               "\"excluded_gpu_types\":%zu,\"front\":[",
-               scv_json_strbuf(j1, sizeof j1, res->why), scv_json_strbuf(j2, sizeof j2, res->note), res->n_points, res->n_excluded_memory, res->n_excluded_gpu);
-        for (size_t i = 0; i < res->n_front; i++) {
-            if (i) putchar(',');
-            scv_plan_point_json(stdout, cat, &res->points[res->front[i]]);
-        }
-        if (all) {
-            printf("],\"points\":[");
-            for (size_t i = 0; i < res->n_points; i++) {
-                if (i) putchar(',');
-                scv_plan_point_json(stdout, cat, &res->points[i]);
-            }
-        }
-        printf("],\"perf\":{\"comm\":\"%s\",\"c0\":%.6g,\"c1\":%.6g,\"alpha\":%.6g,\"beta\":%.6g,"
-               "\"overlap\":%.3g,\"mare\":%.4g,\"points\":%d,\"note\":%s},",
-               comm == SCV_COMM_RING ? "ring" : "ps", perf.c0, perf.c1, perf.alpha, perf.beta,
-               perf.overlap, perf.mare, perf.n_points, scv_json_strbuf(j1, sizeof j1, perf.note));
-        printf("\"profile\":[");
-        for (size_t i = 0; i < prof->n; i++) {
-            const scv_config_stats *q = &prof->configs[i];
-            double bs = scv_gns_b_simple(q->workers, q->batch, q->g_local, q->g_global);
-            char bsj[32] = "null"; /* JSON has no NaN: K = 1 has no estimate */
-            if (isfinite(bs)) snprintf(bsj, sizeof bsj, "%.6g", bs);
-            printf("%s{\"workers\":%d,\"batch\":%d,\"iterations\":%d,\"t_compute\":%.6g,"
-                   "\"t_comm\":%.6g,\"t_iter\":%.6g,\"predicted_t_iter\":%.6g,\"b_simple\":%s}",
-                   i ? "," : "", q->workers, q->batch, q->n_iters, q->t_compute, q->t_comm,
-                   q->t_iter, scv_perf_iter(&perf, q->workers, q->batch), bsj);
-        }
-        printf("],");
-        printf("\"stat\":{\"model\":\"%s\",\"b_simple\":%.6g,\"s_min\":%.6g,\"gamma_a\":%.6g,"
-               "\"gamma_s\":%.6g,\"theta\":%.6g,\"target_epochs\":%.6g,\"target_batch\":%d,"
-               "\"note\":%s},\"measured_on\":%s,\"catalog\":%s}\n",
-               stat == SCV_STAT_GNS ? "gns" : "scavenger", sm.b_simple, sm.s_min, sm.gamma_a,
-               sm.gamma_s, sm.theta, sm.target_epochs, tb, scv_json_strbuf(j1, sizeof j1, sm.note),
-               scv_json_strbuf(j2, sizeof j2, mv->name), scv_json_strbuf(j3, sizeof j3, catalog));
+        scv_plan_job_json(stdout, &args, &job);
+        putchar('\n');
     } else {
+        const scv_perf_model *perf = &job.perf;
+        const scv_stat_model *sm = &job.stat;
         printf("profile: %zu configuration(s) of %s measured on %s; target %.2f epochs at B=%d\n",
-               prof->n, prof->job.arch, mv->name, tepochs, tb);
-        if (scaling[0]) printf("%s\n", scaling);
+               job.prof->n, job.prof->job.arch, job.measured->name, job.target_epochs, job.target_batch);
+        if (job.scaling[0]) printf("%s\n", job.scaling);
         printf("parallel model (%s): t_iter = %.3g + %.3g b ms%s; fit error %.1f%% on %d points%s%s\n",
-               comm == SCV_COMM_RING ? "ring allreduce" : "parameter server", perf.c0 * 1e3,
-               perf.c1 * 1e3, perf.n_points ? " + comm(K)" : "", 100 * perf.mare, perf.n_points,
-               perf.note[0] ? "; " : "", perf.note);
+               comm == SCV_COMM_RING ? "ring allreduce" : "parameter server", perf->c0 * 1e3,
+               perf->c1 * 1e3, perf->n_points ? " + comm(K)" : "", 100 * perf->mare, perf->n_points,
+               perf->note[0] ? "; " : "", perf->note);
         if (stat == SCV_STAT_GNS)
             printf("statistical model (gradient noise scale): B_crit = %.1f, S_min = %.0f iterations\n",
-                   sm.b_simple, sm.s_min);
+                   sm->b_simple, sm->s_min);
         else
             printf("statistical model (Scavenger): gamma/K = %.3g + %.3g/sqrt(B), epochs = %.3g gamma/K\n",
-                   sm.gamma_a, sm.gamma_s, sm.theta);
+                   sm->gamma_a, sm->gamma_s, sm->theta);
         printf("%zu configurations evaluated, %zu on the Pareto front%s\n\n", res->n_points,
                res->n_front, res->n_excluded_memory ? " (some excluded: batch does not fit memory)" : "");
         size_t rows = 0, *order = table_order(res, all, sort, &rows);
@@ -414,10 +300,7 @@ fail:
         fprintf(stderr, "scavenger plan: %s\n", err.msg[0] ? err.msg : "out of memory");
         if (err.code == SCV_EINFEASIBLE) rc = EXIT_FAIL;
     }
-    scv_plan_result_free(res);
-    scv_profile_free(prof);
-    scv_catalog_free(cat);
-    free(vms);
+    scv_plan_job_free(&job);
     free(workers);
     free(batches);
     return rc;

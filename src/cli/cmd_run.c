@@ -30,7 +30,7 @@ static const char *const JOB_OPTS[] = {"model", "hidden", "dataset", "threads", 
                                        "lr-decay", "lr-step-epochs", "lr-gamma", "lr-horizon", "seed",
                                        NULL};
 /* the command's own; everything else must be a loop setting (scv_run_params_set) */
-static const char *const CLI_OPTS[] = {"cluster", "catalog", "db", "report", "driver", NULL};
+static const char *const CLI_OPTS[] = {"cluster", "catalog", "db", "report", "driver", "exec", "hosts", NULL};
 
 typedef struct pairs {
     char *name[MAX_PAIRS], *value[MAX_PAIRS];
@@ -251,6 +251,16 @@ static void help(void)
            "                       scaling: the start's per-worker batch, workers added while\n"
            "                       each brings >= --scaling-threshold S (0.1) of a worker's\n"
            "                       throughput, then settled\n"
+           "  --exec COMMAND       drive your own trainer (a PyTorch script, say) that follows\n"
+           "                       docs/TRAINER-CONTRACT.md: one `mpirun -np K /bin/sh -c\n"
+           "                       COMMAND` per segment (the exec driver)\n"
+           "  --hosts FILE         real machines: an Open MPI hostfile (ssh); relaunch and exec\n"
+           "                       drivers\n"
+           "  --straggler-fraction F  while training, a worker whose smoothed throughput stays\n"
+           "                       under F (0.8) of the median worker's for --straggler-window\n"
+           "                       (5s) is a straggler: the elastic driver replaces it with a\n"
+           "                       spare VM of the cluster or, without one, reports it (0 =\n"
+           "                       off; the other drivers do not look for stragglers)\n"
            "  --stat gns|scavenger  --comm ring|ps  --pricing ondemand|spot|memory\n"
            "  --eval-subset N      periodic evaluations on the first N test samples (default\n"
            "                       2000; 0 = all); the target is confirmed on the whole set\n"
@@ -261,9 +271,9 @@ static void help(void)
            "                       from a stored run of the same job, else predicted from this\n"
            "                       run's learning curve, else the plan is relative)\n"
            "Where:\n"
-           "  --driver elastic|relaunch  how segments run (default elastic): one job that\n"
-           "                       changes K and B in place, or a job per segment that\n"
-           "                       resumes the checkpoint\n"
+           "  --driver elastic|relaunch|exec  how segments run (default elastic; exec with\n"
+           "                       --exec; relaunch with --hosts): one job that changes K and\n"
+           "                       B in place, or a job per segment that resumes the checkpoint\n"
            "  --cluster NAME       an emulated cluster (else local processes)\n"
            "  --vm-type TYPE       catalog type the measurements stand for (default: the\n"
            "                       cluster's type, else c5.xlarge)\n"
@@ -380,10 +390,29 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
     char job_key[512];
+    const char *exec = get(&opt, "exec"), *hosts = get(&opt, "hosts");
     const char *model = get(&opt, "model") ? get(&opt, "model") : "lenet";
-    snprintf(job_key, sizeof job_key, "model=%s;hidden=%s;dataset=%s", model,
-             get(&opt, "hidden") ? get(&opt, "hidden") : !strcmp(model, "mlp") ? "256,128" : "-",
-             get(&opt, "dataset") ? get(&opt, "dataset") : "fashion-mnist");
+    if (exec) { /* the trainer is the user's: its options are in its command */
+        for (int i = 0; i < opt.n; i++)
+            if (in_list(JOB_OPTS, opt.name[i]) && strcmp(opt.name[i], "seed")) {
+                rc = usage("--%s is an option of the built-in trainer; with --exec, give it in the trainer's command",
+                           opt.name[i]);
+                goto out_quiet;
+            }
+        if (!exec[0] || strlen(exec) > 4000) {
+            rc = usage("--exec: expected a command of 1 to 4000 characters%s", "");
+            goto out_quiet;
+        }
+        snprintf(job_key, sizeof job_key, "exec=%.500s", exec);
+    } else {
+        snprintf(job_key, sizeof job_key, "model=%s;hidden=%s;dataset=%s", model,
+                 get(&opt, "hidden") ? get(&opt, "hidden") : !strcmp(model, "mlp") ? "256,128" : "-",
+                 get(&opt, "dataset") ? get(&opt, "dataset") : "fashion-mnist");
+    }
+    if (hosts && cl) {
+        rc = usage("--hosts and --cluster: one or the other%s", "");
+        goto out_quiet;
+    }
     if (!(jj = job_json(&opt))) {
         scv_err_set(&err, SCV_ENOMEM, "out of memory");
         goto out;
@@ -396,10 +425,27 @@ int cmd_run(int argc, char **argv)
         goto out_quiet;
     }
     /* the job driver with the job's options */
-    const char *dname = get(&opt, "driver") ? get(&opt, "driver") : "elastic";
-    if (strcmp(dname, "elastic") && strcmp(dname, "relaunch")) {
-        rc = usage("--driver '%s': expected elastic or relaunch", dname);
+    const char *dname = get(&opt, "driver") ? get(&opt, "driver") : exec ? "exec" : hosts ? "relaunch" : "elastic";
+    if (strcmp(dname, "elastic") && strcmp(dname, "relaunch") && strcmp(dname, "exec")) {
+        rc = usage("--driver '%s': expected elastic, relaunch or exec", dname);
         goto out_quiet;
+    }
+    if (!strcmp(dname, "exec") != !!exec) {
+        rc = usage("%s", exec ? "--exec runs the exec driver (--driver exec)" : "--driver exec needs --exec COMMAND");
+        goto out_quiet;
+    }
+    if (hosts && !strcmp(dname, "elastic")) {
+        rc = usage("--hosts: the elastic driver runs locally or on an emulated cluster; use --driver relaunch%s", "");
+        goto out_quiet;
+    }
+    uint64_t seed = 1;
+    if (get(&opt, "seed")) {
+        int64_t sv;
+        if (scv_parse_i64(get(&opt, "seed"), &sv) || sv < 0) {
+            rc = usage("--seed '%s': expected a non-negative integer", get(&opt, "seed"));
+            goto out_quiet;
+        }
+        seed = (uint64_t)sv;
     }
     if (!(train_opts = calloc((size_t)2 * opt.n + 1, sizeof(char *)))) goto out;
     int nt = 0;
@@ -412,9 +458,12 @@ int cmd_run(int argc, char **argv)
             train_opts[nt++] = opt.value[i];
         }
     view v = {.tty = isatty(STDERR_FILENO), .json = json, .accuracy = NAN, .cat = cat};
-    scv_relaunch_opts ro = {.train_opts = train_opts, .cluster = cl, .vm_type = p.vm_type,
-                            .catalog = get(&opt, "catalog")};
-    if ((!strcmp(dname, "elastic") ? scv_elastic_driver_new : scv_relaunch_driver_new)(&ro, &drv, &err)) goto out;
+    scv_relaunch_opts ro = {.train_opts = exec ? NULL : train_opts, .cluster = cl, .vm_type = p.vm_type,
+                            .catalog = get(&opt, "catalog"), .exec = exec, .hostfile = hosts, .seed = seed};
+    if ((!strcmp(dname, "elastic")  ? scv_elastic_driver_new
+         : !strcmp(dname, "exec") ? scv_exec_driver_new
+                                  : scv_relaunch_driver_new)(&ro, &drv, &err))
+        goto out;
     fprintf(stderr, "scavenger run: %s (%s), search %s, state in %s/\n", resume ? "resuming" : "a new run", job_key,
             scv_search_name(p.search), state_dir);
     scv_run_observer obs = {.ctx = &v, .on_event = on_event};

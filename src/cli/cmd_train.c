@@ -32,6 +32,9 @@ static void help(void)
            "                        synthetic:N\n"
            "  --workers K           ranks; launched through mpirun unless already a rank (1)\n"
            "  --cluster NAME        run the ranks on an emulated cluster (scavenger cluster)\n"
+           "  --hosts FILE          run the ranks on real machines: an Open MPI hostfile (ssh;\n"
+           "                        SCV_RSH_AGENT replaces it); the data and this program must be\n"
+           "                        at the same paths there\n"
            "  --threads T           compute threads per rank (1)\n"
            "  --batch B             global batch (64), split over the ranks\n"
            "  --batch-split W,...   per-rank shares of B (K positive weights; default even)\n"
@@ -49,6 +52,9 @@ static void help(void)
            "  --iterations N        stop after N iterations in total (resumed ones count)\n"
            "  --target-accuracy A   stop once test accuracy >= A (0..1)\n"
            "  --target-loss L       or once the period-mean training loss <= L (see --target-window)\n"
+           "  --straggler-fraction F  write each worker's compute time per iteration, and a\n"
+           "                        straggler line when a worker's smoothed throughput stays\n"
+           "                        under F of the median's for 5 s (Or et al.: 0.8)\n"
            "  --eval-every N        evaluate every N iterations (default once an epoch)\n"
            "  --eval-every-epochs F evaluate every F epochs (e.g. 0.25)\n"
            "  --eval-subset N       periodic evaluations use the first N test samples, a fixed\n"
@@ -77,7 +83,9 @@ static void help(void)
            "  --json                last stdout line is a JSON summary\n"
            "  --progress WHEN       auto | always | never (auto: on a terminal)\n"
            "  --no-grad-stats       skip the gradient-norm statistics (to measure their cost)\n"
-           "  --no-final-eval       no test-set evaluation at the end of this invocation\n"
+           "  --no-final-eval       no test-set evaluation at the end of this invocation, unless\n"
+           "                        the target or --epochs ends it and the last evaluation was\n"
+           "                        on a subset (then the whole test set is evaluated)\n"
            "  --elastic-control DIR the elastic job driver's mode: the job stays up and trains one\n"
            "                        segment per command in DIR/cmd (answers in DIR/reply), changing\n"
            "                        K and B in place (docs/RUN.md); no stopping rule is needed\n"
@@ -95,7 +103,7 @@ enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
     O_TARGET, O_TLOSS, O_ELASTIC, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL, O_EVAL_EPOCHS,
-    O_CATALOG, O_EVAL_SUBSET, O_TWINDOW, O_TTOL, O_THIST
+    O_CATALOG, O_EVAL_SUBSET, O_TWINDOW, O_TTOL, O_THIST, O_STRAGGLER, O_HOSTS
 };
 
 static const struct option opts[] = {
@@ -106,10 +114,10 @@ static const struct option opts[] = {
     {"warmup-epochs", 1, 0, O_WARM}, {"lr-decay", 1, 0, O_DECAY},
     {"lr-step-epochs", 1, 0, O_STEP}, {"lr-gamma", 1, 0, O_GAMMA}, {"lr-horizon", 1, 0, O_HORIZON},
     {"epochs", 1, 0, O_EPOCHS}, {"iterations", 1, 0, O_ITERS},
-    {"target-accuracy", 1, 0, O_TARGET}, {"target-loss", 1, 0, O_TLOSS}, {"elastic-control", 1, 0, O_ELASTIC}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
+    {"target-accuracy", 1, 0, O_TARGET}, {"target-loss", 1, 0, O_TLOSS}, {"straggler-fraction", 1, 0, O_STRAGGLER}, {"elastic-control", 1, 0, O_ELASTIC}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
     {"metrics", 1, 0, O_METRICS}, {"checkpoint", 1, 0, O_CKPT},
     {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
-    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER},
+    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER}, {"hosts", 1, 0, O_HOSTS},
     {"stop-noise-stable", 1, 0, O_STOP_NOISE}, {"stop-time-stable", 1, 0, O_STOP_TIME},
     {"no-final-eval", 0, 0, O_NO_EVAL}, {"eval-every-epochs", 1, 0, O_EVAL_EPOCHS}, {"catalog", 1, 0, O_CATALOG},
     {"eval-subset", 1, 0, O_EVAL_SUBSET}, {"target-window", 1, 0, O_TWINDOW},
@@ -174,7 +182,7 @@ int cmd_train(int argc, char **argv)
 {
     scv_train_params p = scv_train_params_default();
     int json = 0;
-    const char *progress = "auto", *cluster = NULL, *catalog = NULL;
+    const char *progress = "auto", *cluster = NULL, *catalog = NULL, *hosts = NULL;
     double weights[1024];
     int n_weights = 0;
     static double history[4096];
@@ -248,6 +256,13 @@ int cmd_train(int argc, char **argv)
             break;
         case O_TARGET: if (opt_num(name, optarg, &p.target_accuracy)) return EXIT_USAGE; break;
         case O_TLOSS: if (opt_num(name, optarg, &p.target_loss)) return EXIT_USAGE; break;
+        case O_STRAGGLER: {
+            double f = 0;
+            if (opt_num(name, optarg, &f)) return EXIT_USAGE;
+            p.straggler = scv_straggler_rule_default();
+            p.straggler.fraction = f; /* checked with the rest */
+            break;
+        }
         case O_ELASTIC: p.elastic_control = optarg; break;
         case O_EVAL:
             if (opt_int(name, optarg, 1, INT64_MAX, &iv)) return EXIT_USAGE;
@@ -307,6 +322,7 @@ int cmd_train(int argc, char **argv)
         case O_VM: p.vm_type = optarg; break;
         case O_CATALOG: catalog = optarg; break;
         case O_CLUSTER: cluster = optarg; break;
+        case O_HOSTS: hosts = optarg; break;
         case O_STOP_NOISE: {
             char *colon = strchr(optarg, ':');
             int64_t w = 0;
@@ -397,8 +413,13 @@ int cmd_train(int argc, char **argv)
                 args[na++] = cl.vm[0].catalog_type;
             }
         }
+        if (hosts && (cluster || p.elastic_control)) {
+            fprintf(stderr, "scavenger train: --hosts: not with --cluster or --elastic-control\n");
+            free(args);
+            return EXIT_USAGE;
+        }
         scv_launch l = {.workers = p.workers, .threads = p.threads, .argv = args, .argc = na,
-                        .cluster = cluster, .elastic = p.elastic_control != NULL};
+                        .cluster = cluster, .hostfile = hosts, .elastic = p.elastic_control != NULL};
         int st = 0;
         int lrc = scv_launch_mpirun(&l, &st, &err);
         free(args);

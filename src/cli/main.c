@@ -7,12 +7,10 @@
 #include "scv.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static const struct cmd {
     const char *name;
@@ -44,23 +42,11 @@ int cli_usage_error(const char *cmd, const char *usage_text, const char *fmt, co
     return EXIT_USAGE;
 }
 
-/* data/NAME from the working directory, else beside the executable's build directory */
+/* data/NAME from the working directory, else beside the executable, else where `make
+ * install` put it (scv_data_file, src/core/datadir.c) */
 const char *scv_default_data_file(const char *name, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "data/%s", name);
-    if (access(buf, R_OK) == 0) return buf;
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *d = dirname(exe);
-        for (int up = 1; up <= 2; up++) {
-            snprintf(buf, cap, "%s/%s/data/%s", d, up == 1 ? ".." : "../..", name);
-            if (access(buf, R_OK) == 0) return buf;
-        }
-    }
-    snprintf(buf, cap, "data/%s", name);
-    return buf;
+    return scv_data_file(name, buf, cap);
 }
 
 /* $XDG_DATA_HOME/scavenger/scavenger.db, else ~/.local/share/scavenger/scavenger.db; with

@@ -45,6 +45,7 @@ void scv_argv_free(scv_argv *a);
 typedef struct scv_train_cmd {
     const char *const *job_opts;  /* the job's own options: "--model", "lenet", ..., NULL */
     const char *cluster, *vm_type;
+    const char *hosts;            /* an Open MPI hostfile (real machines) */
     const char *catalog;          /* the VM catalog --vm-type is checked against (NULL = default) */
     int workers, batch;
     const double *split;          /* K shares of B, NULL = even */

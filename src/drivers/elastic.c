@@ -188,7 +188,11 @@ static char *segment_cmd(const elastic *e, const scv_segment_spec *s, const char
     fprintf(f, ",\"checkpoint_every\":%lld,\"checkpoint_end\":%d,\"history\":[", (long long)s->checkpoint_every,
             !strcmp(s->phase, "train"));
     for (int i = 0; i < s->n_history; i++) fprintf(f, "%s%.9g", i ? "," : "", s->history[i]);
-    fputs("],\"metrics\":", f);
+    fputc(']', f);
+    if (s->straggler && s->straggler->fraction > 0)
+        fprintf(f, ",\"straggler\":{\"fraction\":%.17g,\"alpha\":%.17g,\"window_s\":%.17g,\"min_iterations\":%d}",
+                s->straggler->fraction, s->straggler->alpha, s->straggler->window_s, s->straggler->min_iterations);
+    fputs(",\"metrics\":", f);
     scv_json_str(f, metrics);
     fputc('}', f);
     if (fclose(f) != 0) {
@@ -275,6 +279,21 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
                     t->B, cJSON_IsString(m) ? m->valuestring : "no reason");
         cJSON_Delete(o);
         return SCV_EINVAL;
+    }
+    const cJSON *ev;
+    cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(o, "stragglers")) { /* found, replaced or not */
+        if (out->n_stragglers == SCV_MAX_STRAGGLER_EVENTS) break;
+        scv_straggler_event *e = &out->stragglers[out->n_stragglers++];
+        const cJSON *x;
+        e->iteration = cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(ev, "iteration")) ? (int64_t)x->valuedouble : 0;
+        e->worker = cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(ev, "worker")) ? x->valueint : -1;
+        e->ratio = cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(ev, "ratio")) ? x->valuedouble : NAN;
+        e->idle_s = cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(ev, "idle_s")) ? x->valuedouble : NAN;
+        e->replaced = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "replaced"));
+        if (cJSON_IsString(x = cJSON_GetObjectItemCaseSensitive(ev, "host"))) snprintf(e->host, sizeof e->host, "%s", x->valuestring);
+        if (cJSON_IsString(x = cJSON_GetObjectItemCaseSensitive(ev, "by_host")))
+            snprintf(e->by_host, sizeof e->by_host, "%s", x->valuestring);
+        if (cJSON_IsString(x = cJSON_GetObjectItemCaseSensitive(ev, "note"))) snprintf(e->note, sizeof e->note, "%s", x->valuestring);
     }
     if (src == SCV_OK && cJSON_IsObject(res)) {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(res, "test_accuracy");

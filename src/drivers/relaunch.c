@@ -57,7 +57,8 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     if (!r->K) return scv_err_set(err, SCV_EINVAL, "relaunch driver: train before configure");
     char metrics[1400], json[8192];
     tj_segment_path(r, spec->phase, metrics, sizeof metrics);
-    scv_train_cmd c = {.job_opts = (const char *const *)r->opts, .cluster = r->cluster, .vm_type = r->vm_type,
+    scv_train_cmd c = {.job_opts = (const char *const *)r->opts, .cluster = r->cluster, .hosts = r->hostfile,
+                       .vm_type = r->vm_type,
                        .catalog = r->catalog,
                        .workers = r->K, .batch = r->B, .split = r->split, .checkpoint_dir = r->ckpt_dir,
                        .checkpoint_every = spec->checkpoint_every, .resume = tj_has_checkpoint(r),

@@ -25,6 +25,8 @@ int tj_init(trainjob *t, const scv_relaunch_opts *o, scv_err *err)
     if (o->cluster && !bad) bad = !(t->cluster = strdup(o->cluster));
     if (o->vm_type && !bad) bad = !(t->vm_type = strdup(o->vm_type));
     if (o->catalog && !bad) bad = !(t->catalog = strdup(o->catalog));
+    if (o->exec && !bad) bad = !(t->exec = strdup(o->exec));
+    if (o->hostfile && !bad) bad = !(t->hostfile = strdup(o->hostfile));
     t->show_progress = o->show_progress;
     if (bad) {
         tj_free(t);
@@ -41,6 +43,8 @@ void tj_free(trainjob *t)
     free(t->cluster);
     free(t->vm_type);
     free(t->catalog);
+    free(t->exec);
+    free(t->hostfile);
     free(t->split);
     if (t->tail) fclose(t->tail);
     memset(t, 0, sizeof *t);
@@ -49,14 +53,36 @@ void tj_free(trainjob *t)
 int tj_has_checkpoint(const trainjob *t)
 {
     char file[1200];
-    snprintf(file, sizeof file, "%s/" SCV_CKPT_FILE, t->ckpt_dir);
+    snprintf(file, sizeof file, "%s/%s", t->ckpt_dir, t->exec ? SCV_STATE_FILE : SCV_CKPT_FILE);
     return access(file, F_OK) == 0;
+}
+
+/* An external trainer's progress: its scavenger-state.json (the trainer contract). */
+static int external_progress(const trainjob *t, int64_t *iterations, double *samples, scv_err *err)
+{
+    char file[1200], buf[4096];
+    snprintf(file, sizeof file, "%s/" SCV_STATE_FILE, t->ckpt_dir);
+    FILE *f = fopen(file, "r");
+    if (!f) return scv_err_set(err, SCV_EIO, "%s: cannot read: %s", file, strerror(errno));
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    cJSON *o = cJSON_Parse(buf);
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, "iteration");
+    const cJSON *ss = cJSON_GetObjectItemCaseSensitive(o, "samples_seen");
+    int ok = cJSON_IsNumber(it) && cJSON_IsNumber(ss) && it->valuedouble >= 0 && ss->valuedouble >= 0;
+    if (ok) *iterations = (int64_t)it->valuedouble, *samples = ss->valuedouble;
+    cJSON_Delete(o);
+    return ok ? SCV_OK
+              : scv_err_set(err, SCV_EPARSE, "%s: expected {\"iteration\": N, \"samples_seen\": S, ...} with "
+                                             "numbers >= 0 (docs/TRAINER-CONTRACT.md, rule 5)", file);
 }
 
 int tj_progress(trainjob *t, int64_t *iterations, double *samples, scv_err *err)
 {
     *iterations = 0, *samples = 0;
     if (!tj_has_checkpoint(t)) return SCV_OK; /* nothing trained yet */
+    if (t->exec) return external_progress(t, iterations, samples, err);
     scv_ckpt_state st;
     float *p = NULL, *m = NULL;
     size_t n;
@@ -83,11 +109,16 @@ static int first_free_segment(const char *dir)
     return next;
 }
 
-int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err)
+void tj_dirs(trainjob *t, const char *run_dir)
 {
     snprintf(t->run_dir, sizeof t->run_dir, "%s", run_dir);
     snprintf(t->ckpt_dir, sizeof t->ckpt_dir, "%s/ckpt", run_dir);
     t->next_seg = first_free_segment(run_dir);
+}
+
+int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err)
+{
+    tj_dirs(t, run_dir);
     /* the probe: a one-iteration training writes the job line and proves the job starts */
     char path[1200], json[4096];
     snprintf(path, sizeof path, "%s/job.jsonl", run_dir);
@@ -151,8 +182,10 @@ static void deliver(trainjob *t, const char *line)
     }
     double n_train = t->job.n_train > 0 ? t->job.n_train : NAN;
     if (!strcmp(ty->valuestring, "iter")) {
-        scv_iter_sample s = {.iteration = (int64_t)jnum(o, "iter"), .samples_seen = jnum(o, "samples_seen"),
-                             .workers = (int)jnum(o, "workers"), .batch = (int)jnum(o, "batch"),
+        /* an external trainer's line may lack a field: counts that are not numbers in range read 0 */
+        double it = jnum(o, "iter"), wk = jnum(o, "workers"), bt = jnum(o, "batch");
+        scv_iter_sample s = {.iteration = it >= 0 && it < 1e15 ? (int64_t)it : 0, .samples_seen = jnum(o, "samples_seen"),
+                             .workers = wk >= 1 && wk < 1e6 ? (int)wk : 0, .batch = bt >= 1 && bt < 1e9 ? (int)bt : 0,
                              .t_compute = jnum(o, "t_compute"), .t_comm = jnum(o, "t_comm"),
                              .t_iter = jnum(o, "t_iter"), .loss = jnum(o, "loss"),
                              .g_local = jnum(o, "grad_sqnorm_local_mean"),
@@ -168,7 +201,8 @@ static void deliver(trainjob *t, const char *line)
             cJSON_Delete(o);                                                 /* full set: not a point */
             return;                                                          /* of the curve */
         }
-        scv_eval_sample e = {.iteration = (int64_t)jnum(o, "iter"), .epoch = jnum(o, "epoch_progress"),
+        double it = jnum(o, "iter");
+        scv_eval_sample e = {.iteration = it >= 0 && it < 1e15 ? (int64_t)it : 0, .epoch = jnum(o, "epoch_progress"),
                              .accuracy = jnum(o, "test_accuracy"), .loss = jnum(o, "test_loss"),
                              .train_loss = jnum(o, "train_loss"),
                              .train_loss_samples = jnum(o, "train_loss_samples")};
@@ -214,8 +248,12 @@ int tj_segment_done(trainjob *t, const char *metrics, int totals_known, scv_segm
     t->attempt = 0;
     t->next_seg++;
     scv_profile *p = NULL;
-    if (out->iterations > 3 && scv_profile_load(metrics, &p, NULL) == SCV_OK && p->n) out->stats = p->configs[0];
+    scv_err pe = {0};
+    int prc = out->iterations > 3 ? scv_profile_load(metrics, &p, &pe) : SCV_OK;
+    if (prc == SCV_OK && p && p->n) out->stats = p->configs[0];
     scv_profile_free(p);
+    if (prc == SCV_EPARSE && t->exec) /* an external trainer that breaks the contract: not retried */
+        return scv_err_set(err, SCV_EINVAL, "%s (docs/TRAINER-CONTRACT.md)", pe.msg);
     if (totals_known) return SCV_OK;
     return tj_progress(t, &out->total_iterations, &out->samples_seen, err);
 }

@@ -12,8 +12,13 @@
 #include <stdio.h>
 #include "scv.h"
 
+/* An external trainer's progress file in its checkpoint directory (docs/TRAINER-CONTRACT.md). */
+#define SCV_STATE_FILE "scavenger-state.json"
+
 typedef struct trainjob {
     char *exe, *cluster, *vm_type, *catalog;
+    char *exec;                /* an external trainer's command (the exec driver), else NULL */
+    char *hostfile;            /* real machines (an Open MPI hostfile), else NULL */
     char **opts;               /* owned copies of the job's options, NULL-terminated */
     int show_progress;
     char run_dir[1024], ckpt_dir[1100];
@@ -36,6 +41,8 @@ void tj_free(trainjob *t);
 /* The driver's open: the run directory, and a one-iteration probe that proves the job
  * starts and describes it. */
 int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err);
+/* Only the run directory, checkpoint directory and segment numbering of tj_open. */
+void tj_dirs(trainjob *t, const char *run_dir);
 /* Iterations and samples of the latest checkpoint (0 when none). */
 int tj_progress(trainjob *t, int64_t *iterations, double *samples, scv_err *err);
 int tj_configure(trainjob *t, int workers, int batch, const double *split, scv_err *err);

@@ -1,7 +1,7 @@
 /*
- * profile.c - reads the trainer's metrics files (JSON lines, parsed with cJSON) into
- * per-configuration summaries for the models: means of the times and of the two squared
- * gradient norms, after leaving out each run's warm-up iterations.
+ * profile.c - reads the trainer's metrics files (JSON lines, parsed with cJSON), or the
+ * same text in memory, into per-configuration summaries for the models: means of the times
+ * and of the two squared gradient norms, after leaving out each run's warm-up iterations.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
@@ -36,11 +36,16 @@ static double num_field(const cJSON *o, const char *k, int *ok)
 }
 
 /* A number field of o checked against [lo, hi] (and integral when asked): absent or null
- * gives NaN; a non-number clears *ok (the caller says what the line lacks); a number out of
- * range (1e400 reads as infinity) is an error naming the file, line and field. */
+ * gives NaN, and absent clears *ok (the caller says what the line lacks); a field of another
+ * type, or a number out of range (1e400 reads as infinity), is an error naming the file,
+ * line and field. */
 static int num_in(const cJSON *o, const char *k, double lo, double hi, int integral, double *v,
                   int *ok, const char *path, int lineno, scv_err *err)
 {
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (f && !cJSON_IsNumber(f) && !cJSON_IsNull(f))
+        return scv_err_set(err, SCV_EPARSE, "%s:%d: field '%s' is not a number (%s%g..%g, or null)", path, lineno,
+                           k, integral ? "an integer in " : "", lo, hi);
     *v = num_field(o, k, ok);
     if (isnan(*v)) return SCV_OK;
     if (!(*v >= lo && *v <= hi) || (integral && *v != floor(*v)))
@@ -112,12 +117,11 @@ int scv_job_load(const char *path, scv_job_info *job, scv_err *err)
     return rc;
 }
 
-/* Reads one file, appending iteration records; fills job from its "job" line. */
-static int read_file(const char *path, rec **rs, size_t *n, size_t *cap, int *seg,
-                     scv_profile *prof, scv_err *err)
+/* Reads one metrics stream (a file or a text in memory; path names it in errors),
+ * appending iteration records; fills job from its "job" line. */
+static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *cap, int *seg,
+                       scv_profile *prof, scv_err *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return scv_err_set(err, SCV_ENOTFOUND, "%s: cannot open: %s", path, strerror(errno));
     char *line = NULL, vm[64] = "";
     size_t lcap = 0;
     int lineno = 0, rc = SCV_OK, lastK = -1, lastB = -1, threads = 0;
@@ -177,6 +181,35 @@ static int read_file(const char *path, rec **rs, size_t *n, size_t *cap, int *se
         if (rc) break;
     }
     free(line);
+    if (!rc && ferror(f)) rc = scv_err_set(err, SCV_EIO, "%s: read error", path);
+    return rc;
+}
+
+static int read_file(const char *path, rec **rs, size_t *n, size_t *cap, int *seg,
+                     scv_profile *prof, scv_err *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return scv_err_set(err, SCV_ENOTFOUND, "%s: cannot open: %s", path, strerror(errno));
+    int rc = read_stream(f, path, rs, n, cap, seg, prof, err);
+    fclose(f);
+    return rc;
+}
+
+/* Reads text i of a profile given in memory, named label[i] in errors. */
+static int read_text(const char *text, const char *label, size_t i, rec **rs, size_t *n, size_t *cap,
+                     int *seg, scv_profile *prof, scv_err *err)
+{
+    char name[160];
+    snprintf(name, sizeof name, "%s[%zu]", label, i);
+    if (!text) return scv_err_set(err, SCV_EINVAL, "%s: no text", name);
+    size_t len = strlen(text);
+    if (!len) { /* fmemopen refuses an empty buffer; no lines */
+        (*seg)++;
+        return SCV_OK;
+    }
+    FILE *f = fmemopen((void *)text, len, "r");
+    if (!f) return scv_err_set(err, SCV_ENOMEM, "%s: cannot read: %s", name, strerror(errno));
+    int rc = read_stream(f, name, rs, n, cap, seg, prof, err);
     fclose(f);
     return rc;
 }
@@ -202,7 +235,9 @@ static void summarise(const rec *r, const size_t *keep, size_t m, scv_config_sta
     c->n_iters = (int)m;
 }
 
-int scv_profile_load(const char *paths, scv_profile **out, scv_err *err)
+/* The files of paths (comma-separated), or else the n texts named label[i]. */
+static int profile_load(const char *paths, const char *const *texts, size_t n_texts, const char *label,
+                        scv_profile **out, scv_err *err)
 {
     *out = NULL;
     scv_profile *p = calloc(1, sizeof *p);
@@ -215,8 +250,12 @@ int scv_profile_load(const char *paths, scv_profile **out, scv_err *err)
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
     char *save = NULL;
-    for (char *tok = strtok_r(list, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save))
-        rc = read_file(tok, &rs, &n, &cap, &seg, p, err);
+    if (texts)
+        for (size_t i = 0; i < n_texts && !rc; i++) rc = read_text(texts[i], label, i, &rs, &n, &cap, &seg, p, err);
+    else
+        for (char *tok = strtok_r(list, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save))
+            rc = read_file(tok, &rs, &n, &cap, &seg, p, err);
+    if (texts) paths = label; /* what the errors below name */
     if (!rc && n == 0) rc = scv_err_set(err, SCV_EINVAL, "%s: no iteration lines", paths);
     size_t *keep = rc ? NULL : malloc(sizeof(size_t) * n);
     if (!rc && !keep) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
@@ -258,6 +297,22 @@ int scv_profile_load(const char *paths, scv_profile **out, scv_err *err)
     if (rc) scv_profile_free(p);
     else *out = p;
     return rc;
+}
+
+int scv_profile_load(const char *paths, scv_profile **out, scv_err *err)
+{
+    return profile_load(paths, NULL, 0, NULL, out, err);
+}
+
+int scv_profile_load_texts(const char *const *texts, size_t n, const char *label, scv_profile **out,
+                           scv_err *err)
+{
+    if (!texts && n) {
+        *out = NULL;
+        return scv_err_set(err, SCV_EINVAL, "%s: no texts", label ? label : "metrics");
+    }
+    static const char *const none[1] = {NULL};
+    return profile_load(NULL, texts ? texts : none, n, label ? label : "metrics", out, err);
 }
 
 int scv_profile_target(const char *path, double accuracy, double *epochs, int *batch, scv_err *err)

@@ -412,7 +412,8 @@ int scv_cluster_throttle(const char *name, int vm, double cores, scv_err *err)
     int rc = scv_cluster_load(name, &c, err);
     if (rc) return rc;
     if (vm < 1 || vm > c.n) return scv_err_set(err, SCV_EINVAL, "cluster %s has VMs 1..%d, not %d", name, c.n, vm);
-    if (!(cores > 0) || cores > 256) return scv_err_set(err, SCV_EINVAL, "quota %g: must be in (0, 256] cores", cores);
+    if (!(cores >= 1000.0 / PERIOD_US) || cores > 256) /* the kernel's least quota is 1 ms a period */
+        return scv_err_set(err, SCV_EINVAL, "quota %g: must be in [%g, 256] cores", cores, 1000.0 / PERIOD_US);
     char path[512], val[64];
     snprintf(path, sizeof path, "%s/scavenger/%s-%d/cpu.cfs_period_us", cg_root(), name, vm);
     snprintf(val, sizeof val, "%d", PERIOD_US);

@@ -27,11 +27,12 @@ int scv_comm_joined(const scv_comm *c);
  * `bytes` from all-rank 0 to every process, waiting by polling with sleeps (a parked
  * process waits there for minutes); scv_comm_grow (collective over all processes) spawns
  * n_new processes running exe argv (one on each of hosts[i] when hosts is given) and merges
- * them in, ranked last and parked; scv_comm_activate (called by every process, collective
- * over the first k only) makes the first k processes the active ranks, the others parked. */
+ * them in, ranked last and parked; scv_comm_activate (called by every process with the same
+ * list, collective over the k members only) makes the processes members[0..k) (ranks in
+ * all) the active ranks 0..k-1, in that order, and parks the others. */
 int scv_comm_command(scv_comm *c, void *buf, size_t bytes, scv_err *err);
 int scv_comm_grow(scv_comm *c, const char *exe, char **argv, int n_new, const char *const *hosts, scv_err *err);
-int scv_comm_activate(scv_comm *c, int k, scv_err *err);
+int scv_comm_activate(scv_comm *c, const int *members, int k, scv_err *err);
 /* In-place sums over the active ranks (these and the next two: collective over them). */
 int scv_comm_allreduce_f32(scv_comm *c, float *buf, size_t n, scv_err *err);
 int scv_comm_allreduce_f64(scv_comm *c, double *buf, size_t n, scv_err *err);

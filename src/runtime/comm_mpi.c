@@ -202,20 +202,25 @@ int scv_comm_grow(scv_comm *c, const char *exe, char **argv, int n_new, const ch
     return SCV_OK;
 }
 
-int scv_comm_activate(scv_comm *c, int k, scv_err *err)
+int scv_comm_activate(scv_comm *c, const int *members, int k, scv_err *err)
 {
     if (!c->mpi) return k == 1 ? SCV_OK : scv_err_set(err, SCV_EINVAL, "%d workers need a job started by mpirun", k);
     if (k < 1 || k > c->all_size)
         return scv_err_set(err, SCV_EINVAL, "%d workers: the job has %d processes", k, c->all_size);
-    /* only the first k take part (MPI_Comm_create_group, not a split over every process):
+    int mine = -1;
+    for (int i = 0; i < k; i++) {
+        if (members[i] < 0 || members[i] >= c->all_size)
+            return scv_err_set(err, SCV_EINVAL, "process %d: the job has %d", members[i], c->all_size);
+        if (members[i] == c->all_rank) mine = i;
+    }
+    /* only the members take part (MPI_Comm_create_group, not a split over every process):
      * the parked ones stay out of it */
     MPI_Comm act = MPI_COMM_NULL;
     int rc = MPI_SUCCESS;
-    if (c->all_rank < k) {
+    if (mine >= 0) {
         MPI_Group g, sub;
-        int range[1][3] = {{0, k - 1, 1}};
         rc = MPI_Comm_group(c->all, &g);
-        if (rc == MPI_SUCCESS) rc = MPI_Group_range_incl(g, 1, range, &sub);
+        if (rc == MPI_SUCCESS) rc = MPI_Group_incl(g, k, members, &sub);
         if (rc == MPI_SUCCESS) rc = MPI_Comm_create_group(c->all, sub, 0, &act), MPI_Group_free(&sub);
         MPI_Group_free(&g);
         if (rc != MPI_SUCCESS) return mpi_fail(err, rc, "MPI_Comm_create_group");

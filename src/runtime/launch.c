@@ -102,28 +102,39 @@ static void child_fail(int fd, const scv_err *e)
     _exit(127);
 }
 
-int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
+/* Starts mpirun (see scv_launch_start); fills *pid. */
+static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
 {
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return scv_err_set(err, SCV_EIO, "cannot resolve /proc/self/exe: %s", strerror(errno));
     exe[n] = 0;
+    if (l->cluster && l->hostfile) return scv_err_set(err, SCV_EINVAL, "a cluster or a hostfile, not both");
     char np[16], omp[48], hostfile[256], agent[256], net[64], hosts[SCV_CLUSTER_MAX_VMS * 20 + 32];
     snprintf(np, sizeof np, "%d", l->workers);
     snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", l->threads);
     const char *fixed[MAX_FIXED] = {"mpirun", "-q", "--bind-to", "none", "-np", np, "-x", omp};
-    int nf = 8, rc;
+    int nf = 8, rc, n_env = 0;
     scv_cluster c;
     if (l->cluster) {
         if ((rc = cluster_args(l, exe, fixed, &nf, &c, hostfile, agent, net, hosts, sizeof hosts, err))) return rc;
+    } else if (l->hostfile) {
+        if (access(l->hostfile, R_OK) != 0)
+            return scv_err_set(err, SCV_ENOTFOUND, "%s: cannot read the hostfile: %s", l->hostfile, strerror(errno));
+        fixed[nf++] = "--hostfile", fixed[nf++] = l->hostfile;
+        if (getenv("SCV_RSH_AGENT"))
+            fixed[nf++] = "--mca", fixed[nf++] = "plm_rsh_agent", fixed[nf++] = getenv("SCV_RSH_AGENT");
     } else {
         fixed[nf++] = "--oversubscribe";
     }
-    fixed[nf++] = exe;
-    char **args = calloc((size_t)(nf + l->argc + 1), sizeof(char *));
+    while (l->env && l->env[n_env]) n_env++;
+    char **args = calloc((size_t)(nf + 2 * n_env + 1 + l->argc + 1), sizeof(char *));
     if (!args) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    for (int i = 0; i < nf; i++) args[i] = (char *)fixed[i];
-    for (int i = 0; i < l->argc; i++) args[nf + i] = l->argv[i];
+    int na = 0;
+    for (int i = 0; i < nf; i++) args[na++] = (char *)fixed[i];
+    for (int i = 0; i < n_env; i++) args[na++] = "-x", args[na++] = (char *)l->env[i];
+    args[na++] = (char *)(l->program ? l->program : exe);
+    for (int i = 0; i < l->argc; i++) args[na++] = l->argv[i];
     /* The child reports a failure before or at exec through this pipe; exec closes it. */
     int pfd[2];
     if (pipe(pfd) != 0) {
@@ -147,10 +158,15 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
          * the setting survives exec (mpirun is not set-user-ID) */
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent) _exit(128 + SIGTERM);
+        if (l->own_group) setpgid(0, 0);
         /* what Open MPI needs, in mpirun's environment only (not this process's) */
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-        if (!l->cluster) setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+        if (!l->cluster && !l->hostfile) setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+        struct sigaction dfl; /* a caller that ignores SIGINT while it waits: not mpirun */
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(SIGINT, &dfl, NULL);
         scv_err e2 = {0};
         if (l->cluster && scv_cluster_enter(&c, 1, &e2)) child_fail(pfd[1], &e2);
         execvp("mpirun", args);
@@ -161,15 +177,6 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
     }
     free(args);
     close(pfd[1]);
-    /* the child keeps the default SIGINT; the parent waits through it */
-    struct sigaction ign, old, term, old_term;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigaction(SIGINT, &ign, &old);
-    memset(&term, 0, sizeof term);
-    term.sa_handler = on_term;
-    g_mpirun = (sig_atomic_t)pid;
-    sigaction(SIGTERM, &term, &old_term);
     scv_err child_err = {0};
     size_t got = 0;
     while (got < sizeof child_err) {
@@ -179,6 +186,64 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
         got += (size_t)r;
     }
     close(pfd[0]);
+    if (got == sizeof child_err) {
+        int st;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+        child_err.msg[sizeof child_err.msg - 1] = 0;
+        return scv_err_set(err, child_err.code ? child_err.code : SCV_EIO, "%s", child_err.msg);
+    }
+    *out_pid = pid;
+    return SCV_OK;
+}
+
+int scv_launch_start(const scv_launch *l, pid_t *pid, scv_err *err) { return start(l, pid, err); }
+
+int scv_launch_rank0_addr(const scv_launch *l, char *buf, size_t cap, scv_err *err)
+{
+    if (l->cluster) {
+        scv_cluster c;
+        int rc = scv_cluster_load(l->cluster, &c, err);
+        if (rc) return rc;
+        snprintf(buf, cap, "10.213.%d.1", c.subnet);
+        return SCV_OK;
+    }
+    if (!l->hostfile) {
+        snprintf(buf, cap, "127.0.0.1");
+        return SCV_OK;
+    }
+    FILE *f = fopen(l->hostfile, "r");
+    if (!f) return scv_err_set(err, SCV_ENOTFOUND, "%s: cannot read the hostfile: %s", l->hostfile, strerror(errno));
+    char line[512];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *h = line + strspn(line, " \t");
+        size_t len = strcspn(h, " \t\r\n#");
+        if (len && h[0] != '#' && len < cap) {
+            memcpy(buf, h, len), buf[len] = 0;
+            found = 1;
+        }
+    }
+    fclose(f);
+    return found ? SCV_OK : scv_err_set(err, SCV_EPARSE, "%s: no host in the hostfile", l->hostfile);
+}
+
+int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
+{
+    /* the child keeps the default SIGINT; the parent waits through it */
+    struct sigaction ign, old, term, old_term;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &ign, &old);
+    pid_t pid = 0;
+    int rc = start(l, &pid, err);
+    if (rc) {
+        sigaction(SIGINT, &old, NULL);
+        return rc;
+    }
+    memset(&term, 0, sizeof term);
+    term.sa_handler = on_term;
+    g_mpirun = (sig_atomic_t)pid;
+    sigaction(SIGTERM, &term, &old_term);
     int status = 0;
     pid_t w;
     while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {}
@@ -186,10 +251,6 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
     g_mpirun = 0;
     sigaction(SIGINT, &old, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (got == sizeof child_err) {
-        child_err.msg[sizeof child_err.msg - 1] = 0;
-        return scv_err_set(err, child_err.code ? child_err.code : SCV_EIO, "%s", child_err.msg);
-    }
     if (w < 0) return scv_err_set(err, SCV_EIO, "waiting for mpirun: %s", strerror(wait_errno));
     if (WIFEXITED(status)) *exit_status = WEXITSTATUS(status);
     else if (WIFSIGNALED(status)) *exit_status = 128 + WTERMSIG(status);

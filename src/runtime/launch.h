@@ -6,12 +6,20 @@
 #define SCV_LAUNCH_H
 #include "scv.h"
 
+#include <sys/types.h>
+
 typedef struct scv_launch {
     int workers;          /* -np */
     int threads;          /* OMP threads per rank */
+    const char *program;  /* the rank program (NULL: this executable) */
     char *const *argv;    /* the rank's command line after the program name */
     int argc;
+    const char *const *env; /* "NAME=VALUE" for every rank (mpirun -x), NULL-terminated; may be NULL */
     const char *cluster;  /* emulated cluster name, or NULL for local processes */
+    const char *hostfile; /* an Open MPI hostfile of real machines (ssh, or SCV_RSH_AGENT), NULL:
+                             none; not with cluster */
+    int own_group;        /* mpirun in a process group of its own: a terminal's Ctrl-C reaches
+                             the caller only, which stops the job its own way */
     int elastic;          /* an elastic job: on a cluster the hostfile lists every VM (spawned
                              processes go to the ones after the first K) and the ranks get
                              SCV_ELASTIC_HOSTS (the VMs' addresses, in order) */
@@ -28,4 +36,11 @@ typedef struct scv_launch {
  * SCV_ENOTFOUND when mpirun is not installed, the cluster's code when the launcher could
  * not enter VM 1. *exit_status is then left unchanged. */
 int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err);
+/* The same start without the wait: returns once mpirun runs (its pid in *pid), or the same
+ * errors. The caller waits for it (waitpid) and passes signals on: Open MPI's mpirun
+ * forwards SIGUSR1 and SIGUSR2 to every rank; SIGTERM and SIGINT end the job. */
+int scv_launch_start(const scv_launch *l, pid_t *pid, scv_err *err);
+/* The address rank 0 of such a launch runs at: 127.0.0.1 locally, VM 1's on a cluster, the
+ * hostfile's first host. */
+int scv_launch_rank0_addr(const scv_launch *l, char *buf, size_t cap, scv_err *err);
 #endif

@@ -28,6 +28,7 @@
 #include "../train/ckpt.h"
 #include "../train/dnn.h"
 #include "../train/sched.h"
+#include "../train/straggler.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -43,7 +44,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { X_LOCAL_SQ, X_HAS, X_LOSS, X_CORRECT, X_STOP, X_TIME_STABLE, X_COUNT };
+/* The scalars after the gradient in its allreduce; with the straggler rule on, K more
+ * follow: worker k's compute seconds at X_COUNT + k (the others add 0). */
+enum { X_LOCAL_SQ, X_HAS, X_LOSS, X_CORRECT, X_STOP, X_TIME_STABLE, X_STRAGGLER, X_COUNT };
 
 /* The one piece of file-scope mutable state: a signal handler gets no context argument, so
  * SIGINT/SIGTERM can only reach the loop through a flag. scv_train_run() clears it, installs
@@ -123,8 +126,15 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
         int rc = scv_model_parse_hidden(p->hidden, &spec, err);
         if (rc) return rc;
     }
-    if (p->workers < 1 || p->workers > 1024)
-        return scv_err_set(err, SCV_EINVAL, "--workers %d: must be in 1..1024", p->workers);
+    const scv_straggler_rule *sr = &p->straggler;
+    if (!(sr->fraction >= 0 && sr->fraction < 1))
+        return scv_err_set(err, SCV_EINVAL, "--straggler-fraction %g: must be in [0, 1)", sr->fraction);
+    if (sr->fraction > 0 && (!(sr->alpha > 0 && sr->alpha <= 1) || !(sr->window_s >= 0) || sr->min_iterations < 1))
+        return scv_err_set(err, SCV_EINVAL,
+                           "straggler rule: alpha %g must be in (0, 1], window %g s >= 0, min_iterations %d >= 1",
+                           sr->alpha, sr->window_s, sr->min_iterations);
+    if (p->workers < 1 || p->workers > SCV_MAX_WORKERS)
+        return scv_err_set(err, SCV_EINVAL, "--workers %d: must be in 1..%d", p->workers, SCV_MAX_WORKERS);
     if (p->batch < 1) return scv_err_set(err, SCV_EINVAL, "--batch %d: must be positive", p->batch);
     if (p->batch < p->workers)
         return scv_err_set(err, SCV_EINVAL,
@@ -196,7 +206,9 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
 int scv_train_result_json(const scv_train_result *r, char *buf, size_t cap)
 {
     char bs[32] = "null", acc[32] = "null", loss[32] = "null", tl[32] = "null"; /* JSON has no NaN */
-    char by[sizeof r->reached_by + 2] = "null";
+    char by[sizeof r->reached_by + 2] = "null", st[64] = "null";
+    if (!strcmp(r->stopped_by, "straggler"))
+        snprintf(st, sizeof st, "{\"worker\":%d,\"ratio\":%.4g}", r->straggler, r->straggler_ratio);
     if (r->reached_by[0]) snprintf(by, sizeof by, "\"%s\"", r->reached_by);
     if (isfinite(r->b_simple)) snprintf(bs, sizeof bs, "%.6g", r->b_simple);
     if (isfinite(r->test_accuracy)) snprintf(acc, sizeof acc, "%.6g", r->test_accuracy);
@@ -209,13 +221,14 @@ int scv_train_result_json(const scv_train_result *r, char *buf, size_t cap)
                     "\"wall_seconds\":%.6g,\"t_compute_mean\":%.6g,\"t_comm_mean\":%.6g,"
                     "\"t_iter_mean\":%.6g,\"reached_target\":%s,\"interrupted\":%s,"
                     "\"stopped_by\":\"%s\",\"b_simple\":%s,\"accuracy_set\":\"%s\","
-                    "\"reached_by\":%s,\"eval_seconds\":%.6g,\"evals_subset\":%d,\"evals_full\":%d}",
+                    "\"reached_by\":%s,\"eval_seconds\":%.6g,\"evals_subset\":%d,\"evals_full\":%d,"
+                    "\"straggler\":%s}",
                     r->model, r->workers, r->batch, (long long)r->iterations,
                     (long long)r->iterations_run, (long long)r->samples_seen, r->epochs, r->samples_per_sec, acc, loss, tl, r->wall_seconds, r->t_compute_mean,
                     r->t_comm_mean, r->t_iter_mean, r->reached_target ? "true" : "false",
                     r->interrupted ? "true" : "false", r->stopped_by, bs,
                     r->accuracy_full ? "full" : "subset", by, r->eval_seconds, r->evals_subset,
-                    r->evals_full);
+                    r->evals_full, st);
 }
 
 /* ---- state of one run ---- */
@@ -239,6 +252,17 @@ typedef struct {
     int time_stable;    /* rank 0: the mean t_iter is known well enough (--stop-time-stable);
                            sent to every rank in the next iteration's allreduce */
     int batch_cap;      /* samples bx and by hold */
+    /* stragglers (rank 0 watches; its verdict travels in the next allreduce) */
+    scv_straggler_state *strag;  /* rank 0, while a segment watches */
+    int strag_flag;     /* rank 0: 1 + the worker just found, for the next allreduce (0: none),
+                           negative when the segment ends for its replacement */
+    int strag_stop;     /* rank 0, elastic mode: a straggler other than worker 0 can be replaced
+                           (rank 0 alone decides; the flag's sign tells the others) */
+    int strag_event;    /* rank 0: the event of the worker flagged last */
+    scv_straggler_event events[SCV_MAX_STRAGGLER_EVENTS]; /* rank 0: found since the last */
+    int n_events;       /*   command (elastic mode reports them) */
+    double window[64];  /* the target window when the last segment ended, oldest first */
+    int n_window;
 } run_ctx;
 
 /* Accuracy and mean loss on the first n samples of the test set (n = test->n: all of it);
@@ -502,9 +526,36 @@ static void teardown(run_ctx *c)
     free(c->by);
     free(c->counts);
     free(c->offsets);
+    free(c->strag);
     scv_comm_free(c->comm);
     if (c->lock_fd >= 0) close(c->lock_fd); /* releases the lock */
     c->lock_fd = -1;
+}
+
+/* Rank 0, after an iteration: feeds the workers' compute seconds (t[k], as reduced) to the
+ * straggler rule; a worker it finds is written to the metrics, kept as an event and flagged
+ * for the next allreduce. */
+static void straggler_watch(run_ctx *c, const float *t, double dt)
+{
+    double tk[SCV_MAX_WORKERS];
+    for (int k = 0; k < c->K; k++) tk[k] = t[k];
+    int f = scv_straggler_update(c->strag, tk, c->counts, dt);
+    if (f < 0) return;
+    c->strag_flag = c->strag_stop && f != 0 ? -(f + 1) : f + 1;
+    scv_straggler_event ev = {.iteration = (int64_t)c->st.iteration, .worker = f, .ratio = c->strag->ratio[f]};
+    snprintf(ev.note, sizeof ev.note, "below %.2f of the median for %.1f s (%d iterations)",
+             c->strag->rule.fraction, c->strag->below_s[f], c->strag->below_n[f]);
+    if (c->n_events == SCV_MAX_STRAGGLER_EVENTS) c->n_events--; /* full: the newest replaces the last */
+    c->strag_event = c->n_events;
+    c->events[c->n_events++] = ev;
+    if (c->metrics) {
+        fprintf(c->metrics,
+                "{\"type\":\"straggler\",\"iter\":%llu,\"worker\":%d,\"ratio\":%.4f,\"fraction\":%.3g,"
+                "\"below_s\":%.3f,\"below_iterations\":%d}\n",
+                (unsigned long long)ev.iteration, f, ev.ratio, c->strag->rule.fraction, c->strag->below_s[f],
+                c->strag->below_n[f]);
+        metrics_note(c);
+    }
 }
 
 /* One segment: trains from the current state (c->st, the model, the optimiser) under the
@@ -543,10 +594,17 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     double *win = calloc((size_t)W, sizeof(double));
     char *from_hist = calloc((size_t)W, 1);
     int win_len = 0;
+    /* stragglers: every rank adds its compute seconds to the allreduce, rank 0 applies the
+     * rule and flags the worker it finds in the next one, so every rank sees it together */
+    const int watch = p->straggler.fraction > 0 && c->K > 1;
+    const size_t nx = np + X_COUNT + (watch ? (size_t)c->K : 0);
+    c->strag_flag = 0;
+    if (watch && c->rank == 0 && !c->strag && !(c->strag = malloc(sizeof *c->strag))) free(win), win = NULL;
     if (!win || !from_hist) {
         free(win), free(from_hist);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
+    if (watch && c->rank == 0) scv_straggler_init(c->strag, &p->straggler, c->K);
     for (int i = 0; i < p->n_target_history; i++) {
         if (win_len == W) {
             memmove(win, win + 1, sizeof(double) * (size_t)(W - 1));
@@ -597,6 +655,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         double t1 = scv_now();
         rc = scv_model_train_step(c->model, c->bx, c->by, (int)bk, 1.0f / (float)Bcur, &loss_sum,
                                   &correct, err);
+        double tc = scv_now(); /* this worker's own compute ends (the agreement waits for the others) */
         if ((rc = scv_comm_agree(c->comm, rc, err))) break;
         double t2 = scv_now();
         /* |g_k|^2 of this rank's mean gradient: the buffer holds (b_k/B) g_k */
@@ -608,7 +667,12 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         g[np + X_CORRECT] = (float)correct;
         g[np + X_STOP] = (float)g_stop;
         g[np + X_TIME_STABLE] = (float)c->time_stable;
-        if ((rc = scv_comm_allreduce_f32(c->comm, g, np + X_COUNT, err))) break;
+        g[np + X_STRAGGLER] = (float)c->strag_flag;
+        if (watch) {
+            memset(g + np + X_COUNT, 0, sizeof(float) * (size_t)c->K);
+            g[np + X_COUNT + c->rank] = (float)(tc - t0 + scv_now() - t2);
+        }
+        if ((rc = scv_comm_allreduce_f32(c->comm, g, nx, err))) break;
         double t3 = scv_now();
         /* SGD step, with |g|^2 of the averaged gradient in the same pass */
         float lr = (float)scv_lr_at(p, Bcur, (int64_t)c->st.samples_seen, N);
@@ -634,6 +698,10 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         sum_comp += t2 - t1;
         sum_comm += t3 - t2;
         sum_iter += t4 - t0;
+        /* a straggler found in the previous iteration; a negative flag: replace it */
+        const int flagged = (int)fabsf(g[np + X_STRAGGLER]) - 1, strag_end = g[np + X_STRAGGLER] < 0;
+        c->strag_flag = 0;
+        if (watch && c->rank == 0 && flagged < 0) straggler_watch(c, g + np + X_COUNT, t4 - t0);
         if (c->metrics) {
             char nl[32] = "null", ng[32] = "null"; /* null when the statistics are off */
             if (!p->no_grad_stats) {
@@ -645,11 +713,19 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
                     "\"workers\":%d,\"batch\":%lld,\"local_batch\":%lld,\"t_compute\":%.6e,"
                     "\"t_comm\":%.6e,\"t_iter\":%.6e,\"loss\":%.6g,\"train_accuracy\":%.4f,"
                     "\"lr\":%.6g,\"grad_sqnorm_local_mean\":%s,\"grad_sqnorm_global\":%s,"
-                    "\"samples_seen\":%llu,\"ts\":%.6f}\n",
+                    "\"samples_seen\":%llu,\"ts\":%.6f",
                     (unsigned long long)c->st.iteration, (unsigned long long)c->st.epoch,
                     (double)c->st.samples_seen / (double)N, c->K, (long long)Bcur, (long long)bk,
                     t2 - t1, t3 - t2, t4 - t0, loss, g[np + X_CORRECT] / (double)Bcur, lr, nl, ng,
                     (unsigned long long)c->st.samples_seen, scv_wall_clock());
+            if (watch && c->K <= 64) { /* each worker's compute seconds and samples */
+                fputs(",\"t_compute_workers\":[", c->metrics);
+                for (int k = 0; k < c->K; k++) fprintf(c->metrics, "%s%.4e", k ? "," : "", g[np + X_COUNT + k]);
+                fputs("],\"local_batches\":[", c->metrics);
+                for (int k = 0; k < c->K; k++) fprintf(c->metrics, "%s%lld", k ? "," : "", (long long)c->counts[k]);
+                fputc(']', c->metrics);
+            }
+            fputs("}\n", c->metrics);
             metrics_note(c);
         }
         int stop_now = g[np + X_STOP] > 0;
@@ -765,6 +841,12 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
             snprintf(res->stopped_by, sizeof res->stopped_by, "target");
             break;
         }
+        if (strag_end && !last && !time_stop) { /* the segment goes on without the straggler */
+            snprintf(res->stopped_by, sizeof res->stopped_by, "straggler");
+            res->straggler = flagged;
+            res->straggler_ratio = c->rank == 0 ? c->events[c->strag_event].ratio : NAN;
+            break;
+        }
         /* noise stable: B_simple of two consecutive windows agree (every rank sees the same
          * reduced numbers, so every rank stops at the same iteration) */
         if (p->stop_noise_window > 0 && c->K > 1 && !p->no_grad_stats) {
@@ -797,10 +879,15 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     }
     if (c->rank == 0 && p->progress) fputc('\n', stderr);
     double wall = scv_now() - t_start;
-    if (!rc && !evaluated_at_end && !res->interrupted && !p->no_final_eval) {
+    /* the whole test set at the end: unless told not to, except where the run ends (the
+     * target reached, the epoch bound) and the last evaluation was not on the whole set */
+    int run_ends = res->reached_target || !strcmp(res->stopped_by, "epochs");
+    if (!rc && !res->interrupted && (!p->no_final_eval ? !evaluated_at_end : run_ends && (!acc_full || isnan(acc)))) {
         rc = eval_on(c, n_test, NULL, NAN, 0, &acc, &tloss, res, err); /* the whole test set */
         acc_full = 1;
     }
+    c->n_window = win_len < 64 ? win_len : 64; /* an elastic job continues a segment with it */
+    memcpy(c->window, win + (win_len - c->n_window), sizeof(double) * (size_t)c->n_window);
     free(win);
     free(from_hist);
     if (!rc) rc = scv_comm_agree(c->comm, c->rank == 0 ? metrics_flush(c, err) : SCV_OK, err);
@@ -932,6 +1019,14 @@ static int segment_params(const scv_train_params *base, const cJSON *o, scv_trai
     q->resume = 0;
     q->progress = 0;
     q->rank_weights = NULL;
+    const cJSON *sr = cJSON_GetObjectItemCaseSensitive(o, "straggler");
+    q->straggler = (scv_straggler_rule){0};
+    if (cJSON_IsObject(sr)) {
+        scv_straggler_rule d = scv_straggler_rule_default();
+        q->straggler = (scv_straggler_rule){.fraction = jnum(sr, "fraction", d.fraction), .alpha = jnum(sr, "alpha", d.alpha),
+                                            .window_s = jnum(sr, "window_s", d.window_s),
+                                            .min_iterations = (int)jnum(sr, "min_iterations", d.min_iterations)};
+    }
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "split");
     if (a) {
         if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != q->workers)
@@ -958,30 +1053,73 @@ static int segment_params(const scv_train_params *base, const cJSON *o, scv_trai
     return scv_train_params_check(q, err);
 }
 
-/* Makes K processes the active ranks (spawning when the job has fewer: *grew) and gives
- * the state of rank 0 to those that join; B's buffers grow to q->batch. prev_K: the active
- * ranks before (every process knows it: every process sees every command). A new B alone
- * is a buffer resize; a shrink is a split (the staying ranks hold the state already). */
-static int elastic_resize(run_ctx *c, control *ctl, const scv_train_params *q, int prev_K, int *grew, scv_err *err)
+/* The job's processes as elastic mode sees them (every process keeps the same copy: every
+ * process sees every command). Process i runs on host i of elastic_hosts when given. */
+typedef struct {
+    char hosts_buf[4096];
+    const char *hosts[SCV_MAX_WORKERS];
+    int nh;                         /* 0: no host list (local processes) */
+    char excl[SCV_MAX_WORKERS];     /* processes left out for good (stragglers) */
+    int members[SCV_MAX_WORKERS];   /* the active ones, by rank in all (worker k = members[k]) */
+    int n_members;
+} procs;
+
+static void procs_init(procs *pr, const char *hosts)
+{
+    memset(pr, 0, sizeof *pr);
+    if (!hosts) return;
+    snprintf(pr->hosts_buf, sizeof pr->hosts_buf, "%s", hosts);
+    char *save = NULL;
+    for (char *t = strtok_r(pr->hosts_buf, ",", &save); t && pr->nh < SCV_MAX_WORKERS; t = strtok_r(NULL, ",", &save))
+        pr->hosts[pr->nh++] = t;
+}
+
+static const char *host_of(const procs *pr, int proc) { return proc >= 0 && proc < pr->nh ? pr->hosts[proc] : ""; }
+
+/* 1 when a straggler among K workers can be replaced: a process left that is neither active
+ * nor excluded, or a host left to spawn one on (without a host list every process shares
+ * this machine's cores, and a fresh one would be no faster). */
+static int can_replace(const procs *pr, int all_size, int K)
+{
+    if (!pr->nh) return 0;
+    int avail = 0;
+    for (int i = 0; i < all_size; i++) avail += !pr->excl[i];
+    return avail > K || pr->nh > all_size;
+}
+
+/* Makes K processes the active ranks: the first K that are not excluded (spawning more
+ * when the job has too few: *grew), and gives the state of worker 0 to any that was not
+ * active before; B's buffers grow to q->batch. A new B alone is a buffer resize; a shrink
+ * parks the leaving ranks (the staying ones hold the state already). */
+static int elastic_resize(run_ctx *c, control *ctl, procs *pr, const scv_train_params *q, int *grew, scv_err *err)
 {
     int K = q->workers, rc = SCV_OK;
     *grew = 0;
-    int have = scv_comm_all_size(c->comm);
-    if (K > have) {
-        char hosts_buf[4096], *hosts[SCV_MAX_SPACE] = {0};
-        int nh = 0;
-        if (c->p->elastic_hosts) { /* process i runs on host i */
-            snprintf(hosts_buf, sizeof hosts_buf, "%s", c->p->elastic_hosts);
-            for (char *t = strtok(hosts_buf, ","); t && nh < SCV_MAX_SPACE; t = strtok(NULL, ",")) hosts[nh++] = t;
-            if (nh < K) return scv_err_set(err, SCV_EINVAL, "elastic: %d workers but %d hosts", K, nh);
-        }
-        if ((rc = scv_comm_grow(c->comm, ctl->exe, c->p->elastic_argv, K - have,
-                                nh ? (const char *const *)hosts + have : NULL, err)))
+    int have = scv_comm_all_size(c->comm), avail = 0;
+    for (int i = 0; i < have; i++) avail += !pr->excl[i];
+    if (K > avail) {
+        int n_new = K - avail;
+        if (have + n_new > SCV_MAX_WORKERS)
+            return scv_err_set(err, SCV_EINVAL, "elastic: %d processes, at most %d", have + n_new, SCV_MAX_WORKERS);
+        if (pr->nh && pr->nh < have + n_new)
+            return scv_err_set(err, SCV_EINVAL, "elastic: %d workers need %d hosts, %d given", K, have + n_new, pr->nh);
+        if ((rc = scv_comm_grow(c->comm, ctl->exe, c->p->elastic_argv, n_new, pr->nh ? pr->hosts + have : NULL, err)))
             return rc;
         *grew = 1;
         return SCV_OK;
     }
-    if (K != prev_K && (rc = scv_comm_activate(c->comm, K, err))) return rc;
+    int members[SCV_MAX_WORKERS], n = 0, changed = K != pr->n_members, joined = 0;
+    for (int i = 0; i < have && n < K; i++)
+        if (!pr->excl[i]) members[n++] = i;
+    for (int k = 0; k < K; k++) {
+        int was = 0;
+        for (int j = 0; j < pr->n_members && !was; j++) was = pr->members[j] == members[k];
+        joined |= !was;
+        changed |= k >= pr->n_members || pr->members[k] != members[k];
+    }
+    if (changed && (rc = scv_comm_activate(c->comm, members, K, err))) return rc;
+    memcpy(pr->members, members, sizeof(int) * (size_t)K);
+    pr->n_members = K;
     c->rank = scv_comm_rank(c->comm);
     c->K = scv_comm_size(c->comm);
     if (c->rank < 0) return SCV_OK; /* parked */
@@ -998,12 +1136,63 @@ static int elastic_resize(run_ctx *c, control *ctl, const scv_train_params *q, i
     }
     if (!cn || !of) rc = SCV_ENOMEM;
     if ((rc = scv_comm_agree(c->comm, rc ? scv_err_set(err, rc, "out of memory") : SCV_OK, err))) return rc;
-    if (K <= prev_K) return SCV_OK; /* nobody joined */
-    size_t n = scv_model_nparams(c->model);
+    if (!joined) return SCV_OK; /* every worker held the state already */
+    size_t np = scv_model_nparams(c->model);
     if ((rc = scv_comm_bcast(c->comm, &c->st, sizeof c->st, 0, err))) return rc;
     if ((rc = scv_comm_bcast(c->comm, &c->wall_before, sizeof c->wall_before, 0, err))) return rc;
-    if ((rc = scv_comm_bcast(c->comm, scv_model_params(c->model), n * sizeof(float), 0, err))) return rc;
-    return scv_comm_bcast(c->comm, c->mom, n * sizeof(float), 0, err);
+    if ((rc = scv_comm_bcast(c->comm, scv_model_params(c->model), np * sizeof(float), 0, err))) return rc;
+    return scv_comm_bcast(c->comm, c->mom, np * sizeof(float), 0, err);
+}
+
+/* Rank 0: rewrites a command's "exclude" to the processes left out (with proc, >= 0, added;
+ * taken back when the command's K needs them) so that every process, spawned later ones
+ * too, applies the same list, and, when c is given, its "history" to
+ * the target window as it stands (the command then continues the segment that just
+ * stopped). 0 when it does not fit. */
+static int rewrite_cmd(char *cmd, size_t cap, procs *pr, int proc, const run_ctx *c, int all_size)
+{
+    cJSON *o = cJSON_Parse(cmd), *ex = cJSON_CreateArray(), *h = c ? cJSON_CreateDoubleArray(c->window, c->n_window) : NULL;
+    int ok = o && ex && (h || !c);
+    if (proc >= 0) pr->excl[proc] = 1;
+    /* more workers than the processes left and the hosts to spawn on: the processes left out
+     * come back, the latest first (a slow worker is better than none) */
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "workers");
+    int K = cJSON_IsNumber(w) && w->valuedouble >= 1 && w->valuedouble <= SCV_MAX_WORKERS ? (int)w->valuedouble : 0;
+    int avail = pr->nh ? pr->nh - all_size : SCV_MAX_WORKERS;
+    for (int i = 0; i < all_size; i++) avail += !pr->excl[i];
+    for (int i = all_size - 1; i > 0 && avail < K; i--)
+        if (pr->excl[i]) pr->excl[i] = 0, avail++;
+    for (int i = 0; ok && i < SCV_MAX_WORKERS; i++)
+        if (pr->excl[i]) ok = cJSON_AddItemToArray(ex, cJSON_CreateNumber(i));
+    if (ok) {
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "exclude");
+        cJSON_AddItemToObject(o, "exclude", ex), ex = NULL;
+        if (h) {
+            cJSON_DeleteItemFromObjectCaseSensitive(o, "history");
+            cJSON_AddItemToObject(o, "history", h), h = NULL;
+        }
+        ok = cJSON_PrintPreallocated(o, cmd, (int)cap, 0);
+    }
+    cJSON_Delete(o), cJSON_Delete(ex), cJSON_Delete(h);
+    return ok;
+}
+
+/* The segment reply's "stragglers" array: the events found since the last reply. */
+static void events_json(char *buf, size_t cap, run_ctx *c)
+{
+    size_t len = (size_t)snprintf(buf, cap, "[");
+    for (int i = 0; i < c->n_events && len < cap; i++) {
+        const scv_straggler_event *e = &c->events[i];
+        char h[2 * sizeof e->host], bh[2 * sizeof e->by_host], note[2 * sizeof e->note];
+        len += (size_t)snprintf(buf + len, cap - len,
+                                "%s{\"iteration\":%lld,\"worker\":%d,\"host\":%s,\"ratio\":%.4f,\"replaced\":%s,"
+                                "\"by_host\":%s,\"idle_s\":%.6f,\"note\":%s}",
+                                i ? "," : "", (long long)e->iteration, e->worker, scv_json_strbuf(h, sizeof h, e->host),
+                                e->ratio, e->replaced ? "true" : "false", scv_json_strbuf(bh, sizeof bh, e->by_host),
+                                e->idle_s, scv_json_strbuf(note, sizeof note, e->note));
+    }
+    if (len < cap) snprintf(buf + len, cap - len, "]");
+    c->n_events = 0;
 }
 
 static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
@@ -1014,7 +1203,8 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
     ssize_t xn = readlink("/proc/self/exe", ctl.exe, sizeof ctl.exe - 1);
     if (xn <= 0) rc = scv_err_set(err, SCV_EIO, "cannot resolve /proc/self/exe: %s", strerror(errno));
     else ctl.exe[xn] = 0;
-    if (!rc && scv_comm_all_rank(c->comm) == 0) {
+    const int root = scv_comm_all_rank(c->comm) == 0; /* reads the commands, writes the replies */
+    if (!rc && root) {
         char path[4096];
         snprintf(path, sizeof path, "%s/cmd", base->elastic_control);
         if (!(ctl.cmd = fopen(path, "r")))
@@ -1024,9 +1214,10 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
             rc = scv_err_set(err, SCV_EIO, "%s: cannot open the elastic reply file: %s", path, strerror(errno));
         if (!rc) control_reply(&ctl, "{\"type\":\"ready\",\"processes\":%d}", scv_comm_all_size(c->comm));
     }
-    char *cmd = calloc(1, CMD_BYTES), metrics[4096] = "";
+    char *cmd = calloc(1, CMD_BYTES), *evs = calloc(1, CMD_BYTES), metrics[4096] = "";
     double split[SCV_MAX_SPACE], hist[64];
-    if (!cmd) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+    procs *pr = calloc(1, sizeof *pr);
+    if (!cmd || !evs || !pr) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
     /* A failure that the processes do not share (here, or a broken collective below) would
      * leave the others waiting in a command broadcast: the job is ended (mpirun ends every
      * process), and the driver restarts it from the checkpoint. */
@@ -1034,19 +1225,28 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
         fprintf(stderr, "scavenger train: %s\n", err ? err->msg : "elastic job failed");
         scv_comm_abort(c->comm, 1);
     }
+    procs_init(pr, base->elastic_hosts);
+    if (!scv_comm_joined(c->comm)) /* mpirun started the first K, all active */
+        for (int i = 0; i < scv_comm_size(c->comm); i++) pr->members[pr->n_members++] = i;
     scv_train_params last = *base; /* the latest segment's parameters (its B, its metrics) */
     int resend = 0; /* a grow re-broadcasts the same command over the grown job */
-    int active = scv_comm_joined(c->comm) ? 0 : scv_comm_size(c->comm); /* K of the last segment */
+    int have = 0;   /* root: cmd holds the next command already (a segment's continuation) */
     int dirty = 0;   /* trained since the last checkpoint */
     int release = 0; /* a failed segment ends the job: the parked processes get a stop */
+    int pending = -1; /* root: the straggler event whose replacement the next resize makes */
     double t0 = 0;  /* when the command was read (a grow's spawn counts in its resize time) */
-    while (cmd && !rc) {
-        if (!resend) t0 = scv_now();
-        if (scv_comm_all_rank(c->comm) == 0 && !resend) {
+    while (!rc) {
+        if (root && !resend && !have) {
+            t0 = scv_now();
             int r = control_read(&ctl, cmd, CMD_BYTES);
             if (r == SCV_EINTR) snprintf(cmd, CMD_BYTES, "{\"cmd\":\"stop\",\"why\":\"interrupted\"}");
+            else if (!rewrite_cmd(cmd, CMD_BYTES, pr, -1, NULL, scv_comm_all_size(c->comm))) /* too long or not
+                                                                              JSON: refused below */
+                snprintf(cmd, CMD_BYTES, "{\"cmd\":\"not a command\"}");
+        } else if (!root && !resend) {
+            t0 = scv_now();
         }
-        resend = 0;
+        resend = have = 0;
         if ((rc = scv_comm_command(c->comm, cmd, CMD_BYTES, err))) {
             fprintf(stderr, "scavenger train: %s\n", err ? err->msg : "command broadcast failed");
             scv_comm_abort(c->comm, 1);
@@ -1055,8 +1255,7 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
         const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "cmd");
         if (!cJSON_IsString(k) || strcmp(k->valuestring, "segment")) { /* stop, or not a command */
             int bad = !cJSON_IsString(k) || strcmp(k->valuestring, "stop");
-            if (bad && scv_comm_all_rank(c->comm) == 0)
-                control_reply(&ctl, "{\"type\":\"error\",\"error\":\"not a command; stopping\"}");
+            if (bad && root) control_reply(&ctl, "{\"type\":\"error\",\"error\":\"not a command; stopping\"}");
             cJSON_Delete(o);
             if (dirty && c->rank >= 0 && base->checkpoint_dir) { /* the state trained since: durable */
                 c->p = &last;
@@ -1065,19 +1264,24 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
             }
             break;
         }
+        const cJSON *ex = cJSON_GetObjectItemCaseSensitive(o, "exclude"), *v;
+        memset(pr->excl, 0, sizeof pr->excl); /* the command's list is the whole of it */
+        cJSON_ArrayForEach(v, ex) if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < SCV_MAX_WORKERS)
+            pr->excl[(int)v->valuedouble] = 1;
         scv_train_params q;
         scv_err qe = {0};
         int qrc = segment_params(base, o, &q, split, hist, metrics, sizeof metrics, &qe);
         cJSON_Delete(o);
         if (qrc) { /* every process read the same command: all refuse it alike, the job goes on */
             char esc[2 * sizeof qe.msg];
-            if (scv_comm_all_rank(c->comm) == 0)
+            if (root)
                 control_reply(&ctl, "{\"type\":\"segment\",\"rc\":%d,\"refused\":true,\"error\":%s}", qrc,
                               scv_json_strbuf(esc, sizeof esc, qe.msg));
             continue;
         }
-        int grew = 0;
-        if ((rc = elastic_resize(c, &ctl, &q, active, &grew, err))) {
+        int grew = 0, before[SCV_MAX_WORKERS], n_before = pr->n_members;
+        memcpy(before, pr->members, sizeof(int) * (size_t)n_before);
+        if ((rc = elastic_resize(c, &ctl, pr, &q, &grew, err))) {
             fprintf(stderr, "scavenger train: %s\n", err ? err->msg : "resizing failed");
             scv_comm_abort(c->comm, 1);
         }
@@ -1085,10 +1289,20 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
             resend = 1;
             continue;
         }
-        active = q.workers;
         double resize_s = scv_now() - t0;
+        if (root && pending >= 0) { /* the straggler's replacement: the process that joined */
+            scv_straggler_event *e = &c->events[pending];
+            for (int i = 0; i < pr->n_members; i++) {
+                int was = 0;
+                for (int j = 0; j < n_before && !was; j++) was = before[j] == pr->members[i];
+                if (!was) snprintf(e->by_host, sizeof e->by_host, "%s", host_of(pr, pr->members[i]));
+            }
+            e->idle_s = resize_s;
+            pending = -1;
+        }
         if (c->rank < 0) continue; /* parked: wait for the next command */
         c->p = &q;
+        c->strag_stop = can_replace(pr, scv_comm_all_size(c->comm), q.workers);
         memset(res, 0, sizeof *res);
         scv_err se = {0};
         int src = c->rank == 0 && q.metrics_path ? open_metrics(c, "a", &se) : SCV_OK;
@@ -1096,11 +1310,50 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
         res->rank = c->rank;
         last = q;
         c->p = base;
+        for (int i = 0; root && i < c->n_events; i++) { /* where the stragglers found ran */
+            scv_straggler_event *e = &c->events[i];
+            if (!e->host[0] && e->worker < pr->n_members)
+                snprintf(e->host, sizeof e->host, "%s", host_of(pr, pr->members[e->worker]));
+        }
+        if (!src && !strcmp(res->stopped_by, "straggler")) {
+            /* every worker stopped at the same iteration: the segment goes on without the
+             * straggler (a spare process takes its place), as a command that all-rank 0 gives
+             * itself and broadcasts like any other */
+            int proc = pr->members[res->straggler];
+            if (root) {
+                scv_straggler_event *e = &c->events[c->strag_event];
+                e->replaced = 1;
+                snprintf(e->note + strlen(e->note), sizeof e->note - strlen(e->note), "; replaced");
+                pending = c->strag_event;
+                t0 = scv_now();
+                if (!rewrite_cmd(cmd, CMD_BYTES, pr, proc, c, scv_comm_all_size(c->comm))) { /* a window of 64
+                                                              values made it too long: the job ends */
+                    rc = scv_err_set(err, SCV_ENOMEM, "elastic: the continued command does not fit");
+                    fprintf(stderr, "scavenger train: %s\n", err->msg);
+                    scv_comm_abort(c->comm, 1);
+                }
+                have = 1;
+            }
+            dirty = 1;
+            continue;
+        }
+        for (int i = 0; root && i < c->n_events; i++) { /* found, not replaced: why */
+            scv_straggler_event *e = &c->events[i];
+            if (!e->replaced && !strstr(e->note, "not replaced"))
+                snprintf(e->note + strlen(e->note), sizeof e->note - strlen(e->note), "; not replaced: %s",
+                         e->worker == 0 ? "worker 0 runs the job"
+                         : !pr->nh      ? "no host list (local processes share this machine's cores)"
+                         : !c->strag_stop ? "no spare host"
+                                          : "the segment ended at that iteration");
+        }
         if (c->rank == 0) {
             char js[4096], esc[2 * sizeof se.msg];
             scv_train_result_json(res, js, sizeof js);
-            control_reply(&ctl, "{\"type\":\"segment\",\"rc\":%d,\"error\":%s,\"resize_s\":%.6f,\"result\":%s}", src,
-                          scv_json_strbuf(esc, sizeof esc, src ? se.msg : ""), resize_s, js);
+            events_json(evs, CMD_BYTES, c);
+            control_reply(&ctl,
+                          "{\"type\":\"segment\",\"rc\":%d,\"error\":%s,\"resize_s\":%.6f,\"stragglers\":%s,"
+                          "\"result\":%s}",
+                          src, scv_json_strbuf(esc, sizeof esc, src ? se.msg : ""), resize_s, evs, js);
         }
         if (src) { /* interrupted or failed (every active rank alike: train_segment agrees):
                     * the job ends; the driver resumes from the checkpoint */
@@ -1112,11 +1365,13 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
     }
     /* a failed segment: the active ranks release the parked ones with a stop (rank 0 sends,
      * the others take part in the broadcast the parked ones wait in) */
-    if (release && cmd) {
+    if (release) {
         snprintf(cmd, CMD_BYTES, "{\"cmd\":\"stop\"}");
         scv_comm_command(c->comm, cmd, CMD_BYTES, NULL);
     }
     free(cmd);
+    free(evs);
+    free(pr);
     if (ctl.cmd) fclose(ctl.cmd);
     if (ctl.reply) fclose(ctl.reply);
     return rc;

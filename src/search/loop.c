@@ -231,6 +231,18 @@ static void tally(loop *l)
             double x = idles[j];
             idles[j] = idles[j - 1], idles[j - 1] = x;
         }
+    /* the overhead: search steps at what the final configuration would have taken for their
+     * samples, and every idle between steps that is not the first's */
+    const scv_run_step *fin = NULL;
+    for (size_t i = r->n_steps; i-- > 0 && !fin;)
+        if (!strcmp(r->steps[i].phase, "train") && isfinite(r->steps[i].t_iter) && r->steps[i].batch > 0) fin = &r->steps[i];
+    r->overhead_s = fin ? 0 : NAN;
+    for (size_t i = 0; fin && i < r->n_steps; i++) {
+        const scv_run_step *t = &r->steps[i];
+        if (i > 0 && isfinite(t->idle_before)) r->overhead_s += t->idle_before;
+        if (strcmp(t->phase, "train") && t->iterations)
+            r->overhead_s += t->last_end - t->first_start - (double)t->iterations * t->batch * fin->t_iter / fin->batch;
+    }
     r->idle_median_s = nid ? idles[nid / 2] : NAN;
     r->idle_worst_s = nid ? idles[nid - 1] : NAN;
     r->price_hr = l->K ? price_at(l, l->K, l->B) : NAN;
@@ -307,7 +319,18 @@ static int record_step(loop *l, const char *phase, int K, int B, const scv_segme
     if (isfinite(res.accuracy)) r->accuracy = res.accuracy;
     tally(l);
     if ((rc = scv_store_step(l->p->store, r->run_id, (int)r->n_steps - 1, t, err))) return rc;
-    if (res.stats.workers) {
+    int replaced = 0;
+    for (int i = 0; i < res.n_stragglers; i++) {
+        const scv_straggler_event *e = &res.stragglers[i];
+        scv_straggler_event *n = realloc(r->stragglers, (r->n_stragglers + 1) * sizeof *n);
+        if (!n) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+        r->stragglers = n;
+        r->stragglers[r->n_stragglers++] = *e;
+        replaced |= e->replaced;
+        if ((rc = scv_store_straggler(l->p->store, r->run_id, e, err))) return rc;
+    }
+    /* a segment whose straggler was replaced mixed two clusters: its times stand for neither */
+    if (res.stats.workers && !replaced) {
         if ((rc = scv_store_measurement(l->p->store, r->run_id, phase, &res.stats, err))) return rc;
         if ((rc = keep_measurement(l, &res.stats, err))) return rc;
     }
@@ -343,6 +366,9 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     spec.checkpoint_every = l->pol->checkpoint_every;
     spec.eval_subset = l->pol->eval_subset;
     spec.target_window = l->pol->target_window > 1 ? l->pol->target_window : 0;
+    /* stragglers are looked for while training (a replacement in the middle of a profile
+     * would mix two clusters in one measurement) */
+    spec.straggler = !strcmp(phase, "train") && l->pol->straggler.fraction > 0 ? &l->pol->straggler : NULL;
     l->seg_t0 = l->seg_t1 = NAN;
     emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_START, .phase = phase, .workers = K, .batch = B});
     scv_measure_sink sink = {.ctx = l, .on_iter = on_iter, .on_eval = on_eval};
@@ -376,6 +402,13 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     if (l->sink_err.code) return scv_err_set(err, l->sink_err.code, "%.400s", l->sink_err.msg);
     if ((rc = record_step(l, phase, K, B, &res, out, err))) return rc;
     emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_END, .phase = phase, .workers = K, .batch = B, .segment = &res});
+    for (int i = 0; i < res.n_stragglers; i++) {
+        const scv_straggler_event *e = &res.stragglers[i];
+        char by[96] = "";
+        if (e->replaced) snprintf(by, sizeof by, " by %s, %.2f s idle", e->by_host[0] ? e->by_host : "a spare", e->idle_s);
+        note(l, SCV_EV_NOTE, "straggler: worker %d%s%s at iteration %lld, %.2f of the median's throughput: %s%s", e->worker,
+             e->host[0] ? " on " : "", e->host, (long long)e->iteration, e->ratio, e->note, by);
+    }
     return SCV_OK;
 }
 
@@ -838,7 +871,10 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     double chunk = fmax(fmax((double)pol->segment_min_iters, l->job.n_train / l->B), pol->segment_share * rest);
     if (l->r->relative) /* the target unknown: re-plan soon, once the curve may predict it */
         chunk = fmax((double)pol->segment_min_iters, pol->unknown_segment_epochs * l->job.n_train / l->B);
-    scv_segment_spec spec = {.until_iterations = l->iteration + (int64_t)ceil(chunk), .final_eval = 1};
+    /* no evaluation of the whole test set when a segment ends (2.4 s of LeNet on a
+     * 0.25-core VM, a few % of the run over its segments): the trainer makes one where the
+     * run ends (the target, the epoch bound) */
+    scv_segment_spec spec = {.until_iterations = l->iteration + (int64_t)ceil(chunk)};
     scv_run_step *t;
     int rc = segment(l, "train", l->K, l->B, spec, &t, err);
     if (rc) return rc;
@@ -936,6 +972,7 @@ static int open_run(loop *l, scv_err *err)
         if (!strcmp(status, "done")) return scv_err_set(err, SCV_EINVAL, "run %lld is already done", p->resume_run);
         r->run_id = p->resume_run;
         if ((rc = scv_store_load_steps(p->store, r->run_id, &r->steps, &r->n_steps, err))) return rc;
+        if ((rc = scv_store_load_stragglers(p->store, r->run_id, &r->stragglers, &r->n_stragglers, err))) return rc;
         l->steps_cap = r->n_steps;
         scv_config_stats *cs;
         size_t n;
@@ -1042,7 +1079,8 @@ void scv_run_result_free(scv_run_result *r)
     scv_plan_result_free(r->decision);
     r->first_absolute = NULL;
     free(r->steps);
-    r->decision = NULL, r->steps = NULL, r->n_steps = 0;
+    free(r->stragglers);
+    r->decision = NULL, r->steps = NULL, r->n_steps = 0, r->stragglers = NULL, r->n_stragglers = 0;
 }
 
 int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_observer *obs, scv_run_result *out,

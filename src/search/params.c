@@ -23,7 +23,7 @@ scv_run_policy scv_run_policy_default(void)
         .eval_every_epochs = 0.25, .checkpoint_every = 100, .nominal_epochs = 10,
         .stat_drift_tol = 0.15, .search_eval_every_epochs = 0.05, .eval_subset = 2000, .target_window = 3,
         .seed = 1, .search_budget_share = 0.05, .search_rule_out = 2, .curve_max_band = 2.5,
-        .unknown_segment_epochs = 1, .scaling_threshold = 0.1,
+        .unknown_segment_epochs = 1, .scaling_threshold = 0.1, .straggler = scv_straggler_rule_default(),
     };
 }
 
@@ -125,6 +125,21 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
     }
     if (!strcmp(name, "eval-every-epochs")) return positive(name, v, &p->policy.eval_every_epochs, 1e6, err);
     if (!strcmp(name, "scaling-threshold")) return positive(name, v, &p->policy.scaling_threshold, 10, err);
+    if (!strcmp(name, "straggler-fraction")) {
+        double x;
+        if (scv_parse_f64(v, &x) || !(x >= 0 && x < 1))
+            return scv_err_set(err, SCV_EINVAL, "straggler-fraction '%s': expected a share of the median worker's "
+                                                "throughput in [0, 1) (0 = off)", v);
+        p->policy.straggler.fraction = x;
+        return SCV_OK;
+    }
+    if (!strcmp(name, "straggler-window")) {
+        double x = scv_parse_duration(v);
+        if (!(x >= 0) || x > 1e7)
+            return scv_err_set(err, SCV_EINVAL, "straggler-window '%s': expected seconds (or 30s, 2m)", v);
+        p->policy.straggler.window_s = x;
+        return SCV_OK;
+    }
     if (!strcmp(name, "search-eval-every-epochs"))
         return positive(name, v, &p->policy.search_eval_every_epochs, 1e6, err);
     if (!strcmp(name, "search-budget")) {

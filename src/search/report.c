@@ -76,12 +76,27 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     json_num(f, "search_time_s", r->search_time_s, 1);
     json_num(f, "search_cost", r->search_cost, 1);
     json_num(f, "search_budget_s", r->search_budget_s, 1);
+    json_num(f, "overhead_s", r->overhead_s, 1);
     fprintf(f, ",\"search_profiled\":%d,\"search_skipped_budget\":%d,\"search_skipped_ruled_out\":%d",
             r->n_profiled, r->n_skipped_budget, r->n_skipped_ruled_out);
     fprintf(f, ",\"switches\":%d,\"relaunches\":%d,\"universal\":%s,\"prior_runs\":%d", r->switches,
             r->relaunches, r->universal ? "true" : "false", r->n_prior_runs);
     json_num(f, "switch_idle_median_s", r->idle_median_s, 1);
     json_num(f, "switch_idle_worst_s", r->idle_worst_s, 1);
+    fputs(",\"stragglers\":[", f);
+    for (size_t i = 0; i < r->n_stragglers; i++) {
+        const scv_straggler_event *e = &r->stragglers[i];
+        fprintf(f, "%s{\"iteration\":%lld,\"worker\":%d,\"host\":", i ? "," : "", (long long)e->iteration, e->worker);
+        scv_json_str(f, e->host);
+        json_num(f, "ratio", e->ratio, 1);
+        fprintf(f, ",\"replaced\":%s,\"by_host\":", e->replaced ? "true" : "false");
+        scv_json_str(f, e->by_host);
+        json_num(f, "idle_s", e->idle_s, 1);
+        fputs(",\"note\":", f);
+        scv_json_str(f, e->note);
+        fputc('}', f);
+    }
+    fputc(']', f);
     if (res) {
         const scv_perf_model *pf = &r->perf;
         const scv_stat_model *sm = &r->stat;
@@ -207,9 +222,26 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
     }
     fprintf(f, ". It profiled %d configuration(s), skipped %d over the budget and %d predicted too slow.\n\n",
             r->n_profiled, r->n_skipped_budget, r->n_skipped_ruled_out);
+    if (isfinite(r->overhead_s) && r->actual_time_s > 0)
+        fprintf(f, "Overhead of searching and switching: %.1f s (%.1f%% of the run): the warm-up and search "
+                   "steps less what their samples would have taken at the final configuration, plus every idle "
+                   "between steps.\n\n", r->overhead_s, 100 * r->overhead_s / r->actual_time_s);
     fprintf(f, "Switches (configuration changes): %d", r->switches);
     if (r->switches) fprintf(f, ", idle median %.2f s, worst %.2f s", r->idle_median_s, r->idle_worst_s);
     fprintf(f, "; %d relaunches in all.\n\n", r->relaunches);
+    if (r->n_stragglers) {
+        fprintf(f, "Stragglers (smoothed throughput under %.2f of the median worker's for %.1f s):\n\n",
+                p->policy.straggler.fraction, p->policy.straggler.window_s);
+        for (size_t i = 0; i < r->n_stragglers; i++) {
+            const scv_straggler_event *e = &r->stragglers[i];
+            fprintf(f, "- iteration %lld: worker %d%s%s at %.2f of the median: %s", (long long)e->iteration, e->worker,
+                    e->host[0] ? " on " : "", e->host, e->ratio, e->note);
+            if (e->replaced)
+                fprintf(f, " by %s, %.2f s idle", e->by_host[0] ? e->by_host : "a spare process", e->idle_s);
+            fputs(".\n", f);
+        }
+        fputc('\n', f);
+    }
     fprintf(f, "## Steps\n\n| # | phase | K | B | iterations | ms/iteration | seconds | idle before (s) | test acc |\n"
                "|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < r->n_steps; i++) {

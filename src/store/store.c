@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 4
 
 struct scv_store {
     sqlite3 *db;
@@ -37,6 +37,8 @@ static const char *SCHEMA =
     "CREATE TABLE IF NOT EXISTS evals(run INTEGER REFERENCES runs(id), workers INTEGER, batch INTEGER,"
     " iteration INTEGER, samples REAL, epoch REAL, accuracy REAL, loss REAL, train_loss REAL,"
     " train_loss_samples REAL);"
+    "CREATE TABLE IF NOT EXISTS stragglers(run INTEGER REFERENCES runs(id), created REAL, iteration INTEGER,"
+    " worker INTEGER, host TEXT, ratio REAL, replaced INTEGER, by_host TEXT, idle_s REAL, note TEXT);"
     "CREATE INDEX IF NOT EXISTS runs_job ON runs(job_key);";
 /* schema 1 -> 2: the loop's state and its steps (the tables are created above) */
 static const char *MIGRATE_1_2 = "ALTER TABLE runs ADD COLUMN state TEXT;";
@@ -114,10 +116,11 @@ static int schema_setup(scv_store *s, int *version, const char **what, char *msg
         *what = "schema";
         if ((rc = sqlite3_exec(s->db, schema1_runs, NULL, NULL, NULL)) != SQLITE_OK ||
             (*version < 2 && (rc = sqlite3_exec(s->db, MIGRATE_1_2, NULL, NULL, NULL)) != SQLITE_OK) ||
-            (*version >= 1 && (rc = sqlite3_exec(s->db, MIGRATE_TARGETS_3, NULL, NULL, NULL)) != SQLITE_OK) ||
+            (*version >= 1 && *version < 3 &&
+             (rc = sqlite3_exec(s->db, MIGRATE_TARGETS_3, NULL, NULL, NULL)) != SQLITE_OK) ||
             (*version == 2 && (rc = sqlite3_exec(s->db, MIGRATE_EVALS_3, NULL, NULL, NULL)) != SQLITE_OK) ||
             (rc = sqlite3_exec(s->db, SCHEMA, NULL, NULL, NULL)) != SQLITE_OK ||
-            (rc = sqlite3_exec(s->db, "PRAGMA user_version=3;", NULL, NULL, NULL)) != SQLITE_OK)
+            (rc = sqlite3_exec(s->db, "PRAGMA user_version=4;", NULL, NULL, NULL)) != SQLITE_OK)
             goto fail;
     }
     *what = "commit";
@@ -375,6 +378,44 @@ int scv_store_switch(scv_store *s, long long run, int from_k, int from_b, int to
 {
     return exec_bind(s, err, "INSERT INTO switches VALUES(?,?,?,?,?,?,?)", "Idiiiid", run, now_s(), from_k,
                      from_b, to_k, to_b, idle_s);
+}
+
+int scv_store_straggler(scv_store *s, long long run, const scv_straggler_event *e, scv_err *err)
+{
+    return exec_bind(s, err, "INSERT INTO stragglers VALUES(?,?,?,?,?,?,?,?,?,?)", "IdIitdItdt", run, now_s(),
+                     (long long)e->iteration, e->worker, e->host, e->ratio, (long long)e->replaced, e->by_host,
+                     e->idle_s, e->note);
+}
+
+int scv_store_load_stragglers(scv_store *s, long long run, scv_straggler_event **out, size_t *n, scv_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT iteration, worker, host, ratio, replaced, by_host, idle_s, note FROM stragglers "
+                                  "WHERE run=? ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(s, err, "prepare");
+    sqlite3_bind_int64(st, 1, run);
+    size_t cap = 0;
+    int rc = SCV_OK;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (grow((void **)out, *n, &cap, sizeof **out)) {
+            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            break;
+        }
+        scv_straggler_event *e = &(*out)[(*n)++];
+        memset(e, 0, sizeof *e);
+        e->iteration = sqlite3_column_int64(st, 0);
+        e->worker = sqlite3_column_int(st, 1);
+        col_text(st, 2, e->host, sizeof e->host);
+        e->ratio = col_d(st, 3);
+        e->replaced = sqlite3_column_int(st, 4);
+        col_text(st, 5, e->by_host, sizeof e->by_host);
+        e->idle_s = col_d(st, 6);
+        col_text(st, 7, e->note, sizeof e->note);
+    }
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int scv_store_outcome(scv_store *s, long long run, double actual_time, double actual_cost,

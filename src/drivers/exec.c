@@ -1,0 +1,367 @@
+/*
+ * exec.c - the exec job driver: drives an external trainer (a user's PyTorch script, say)
+ * that honours docs/TRAINER-CONTRACT.md. Each segment is one `mpirun -np K /bin/sh -c EXEC`
+ * (locally, on an emulated cluster, or on a hostfile's machines) with the contract's SCV_*
+ * variables; the trainer resumes its own checkpoint, trains, writes metrics lines and
+ * checkpoints when it stops. The trainer knows only the simple rules (an iteration count,
+ * an epoch bound); the segment's other stopping rules (the target over a window of
+ * evaluations, the warm-up's noise rule, the profiling rule on the iteration time) are
+ * evaluated here on the metrics as they are written, and the driver stops the trainer with
+ * SIGUSR1 (which mpirun forwards to every process). Its progress is the trainer's
+ * scavenger-state.json. Metrics files, tailing and recovery are trainjob.c's.
+ * Files: RUN_DIR/job.jsonl (the probe), RUN_DIR/seg-NNN-PHASE-kK-bB[-retryN].jsonl,
+ * RUN_DIR/ckpt/ (the trainer's).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scv.h"
+#include "trainjob.h"
+#include "../core/util.h"
+#include "../runtime/launch.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The stopping rules a segment evaluates on the trainer's metrics (the same rules the
+ * built-in trainer applies to itself; see scv_segment_spec). */
+typedef struct rules {
+    const scv_segment_spec *spec;
+    int K;
+    double win[64];             /* the target window: the last W values, oldest first */
+    int win_len, W;
+    double nl, ng, prev_bs;     /* the noise rule's window sums and the previous B_simple */
+    int nn;
+    double t_mean, t_m2;        /* the profiling rule: Welford over t_iter after 3 iterations */
+    int64_t t_n, seen;
+    const char *fired;          /* the rule that fired (NULL: none) */
+    int reached;
+    double accuracy;            /* the latest evaluation's */
+} rules;
+
+typedef struct exec_drv {
+    scv_job_driver vt;
+    trainjob tj;
+    uint64_t seed;
+    rules r;
+    const scv_measure_sink *outer; /* the loop's sink, while a segment runs */
+} exec_drv;
+
+/* Ctrl-C (or SIGTERM) while a segment runs: the first stops the trainer at an iteration
+ * boundary (SIGUSR1), a second ends it (SIGTERM to mpirun, then SIGKILL). */
+static volatile sig_atomic_t g_int;
+static void on_int(int sig) { (void)sig; g_int++; }
+
+/* Seconds a trainer has to stop after SIGUSR1 before it is ended (a slow iteration, the
+ * checkpoint), and after SIGTERM before SIGKILL. */
+#define STOP_GRACE_S 120.0
+#define KILL_GRACE_S 10.0
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void rules_init(rules *r, const scv_segment_spec *s, int K)
+{
+    memset(r, 0, sizeof *r);
+    r->spec = s, r->K = K, r->prev_bs = NAN, r->accuracy = NAN;
+    r->W = s->target_window > 1 ? s->target_window : 1;
+    if (r->W > 64) r->W = 64;
+    for (int i = 0; i < s->n_history; i++) { /* the window continues across segments */
+        if (r->win_len == r->W) memmove(r->win, r->win + 1, sizeof(double) * (size_t)--r->win_len);
+        r->win[r->win_len++] = s->history[i];
+    }
+}
+
+static void on_iter(void *ctx, const scv_iter_sample *x)
+{
+    exec_drv *e = ctx;
+    rules *r = &e->r;
+    const scv_segment_spec *s = r->spec;
+    r->seen++;
+    if (!r->fired && s->until_iterations && x->iteration >= s->until_iterations) r->fired = "iterations";
+    if (!r->fired && s->noise_window > 0 && r->K > 1 && isfinite(x->g_local) && isfinite(x->g_global)) {
+        r->nl += x->g_local, r->ng += x->g_global;
+        if (++r->nn == s->noise_window) {
+            double bs = scv_gns_b_simple(r->K, x->batch, r->nl / r->nn, r->ng / r->nn);
+            if (isfinite(bs) && isfinite(r->prev_bs) && fabs(bs - r->prev_bs) <= s->noise_tol * fmax(fabs(r->prev_bs), 1e-12))
+                r->fired = "noise_stable";
+            r->prev_bs = bs, r->nl = r->ng = 0, r->nn = 0;
+        }
+    }
+    if (!r->fired && s->time_rse > 0 && r->seen > 3 && isfinite(x->t_iter)) {
+        double d = x->t_iter - r->t_mean;
+        r->t_n++;
+        r->t_mean += d / (double)r->t_n;
+        r->t_m2 += d * (x->t_iter - r->t_mean);
+        if (r->t_n >= (s->time_min_iters > 2 ? s->time_min_iters : 2) &&
+            sqrt(r->t_m2 / (double)(r->t_n - 1) / (double)r->t_n) <= s->time_rse * r->t_mean)
+            r->fired = "time_stable";
+    }
+    if (e->outer && e->outer->on_iter) e->outer->on_iter(e->outer->ctx, x);
+}
+
+static void on_eval(void *ctx, const scv_eval_sample *x)
+{
+    exec_drv *e = ctx;
+    rules *r = &e->r;
+    const scv_segment_spec *s = r->spec;
+    if (isfinite(x->accuracy)) r->accuracy = x->accuracy;
+    int by_loss = s->target_loss > 0;
+    double v = by_loss ? x->train_loss : x->accuracy;
+    if ((s->target_accuracy > 0 || by_loss) && isfinite(v)) {
+        if (r->win_len == r->W) memmove(r->win, r->win + 1, sizeof(double) * (size_t)--r->win_len);
+        r->win[r->win_len++] = v;
+        double sum = 0;
+        for (int i = 0; i < r->win_len; i++) sum += r->win[i];
+        double mean = sum / r->W;
+        if (r->win_len == r->W && (by_loss ? mean <= s->target_loss : mean >= s->target_accuracy) && !r->reached) {
+            r->reached = 1;
+            if (!r->fired) r->fired = "target";
+        }
+    }
+    if (e->outer && e->outer->on_eval) e->outer->on_eval(e->outer->ctx, x);
+}
+
+/* The contract's variables for one invocation, as "NAME=VALUE" strings in buf. */
+typedef struct envs {
+    char buf[16][1400];
+    const char *v[17];
+    int n;
+} envs;
+
+static void env_add(envs *v, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void env_add(envs *v, const char *name, const char *fmt, ...)
+{
+    if (v->n >= 16) return;
+    char val[1300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(val, sizeof val, fmt, ap);
+    va_end(ap);
+    snprintf(v->buf[v->n], sizeof v->buf[v->n], "%s=%s", name, val);
+    v->v[v->n] = v->buf[v->n];
+    v->v[++v->n] = NULL;
+}
+
+/* Starts the trainer at K workers, global batch B; fills *pid. */
+static int launch(exec_drv *e, int K, int B, const double *split, const char *metrics, const char *ckpt_dir,
+                  int resume, int probe, const scv_segment_spec *s, pid_t *pid, scv_err *err)
+{
+    trainjob *t = &e->tj;
+    char *argv[] = {"-c", t->exec, NULL};
+    scv_launch l = {.workers = K, .threads = 1, .program = "/bin/sh", .argv = argv, .argc = 2,
+                    .cluster = t->cluster, .hostfile = t->hostfile, .own_group = 1};
+    char addr[256];
+    int rc = scv_launch_rank0_addr(&l, addr, sizeof addr, err);
+    if (rc) return rc;
+    envs v = {.n = 0};
+    env_add(&v, "SCV_WORKERS", "%d", K);
+    env_add(&v, "SCV_BATCH", "%d", B);
+    if (split) {
+        char sp[1300];
+        size_t len = 0;
+        for (int k = 0; k < K && len < sizeof sp; k++)
+            len += (size_t)snprintf(sp + len, sizeof sp - len, "%s%.9g", k ? "," : "", split[k]);
+        env_add(&v, "SCV_SPLIT", "%s", sp);
+    }
+    env_add(&v, "SCV_MASTER_ADDR", "%s", addr);
+    /* a port for the rendezvous: random in 20000..59999 (a cluster's VM 1 is a namespace of
+     * its own; locally a clash is unlikely, and a failed start is retried) */
+    env_add(&v, "SCV_MASTER_PORT", "%d", 20000 + (int)(((unsigned)getpid() * 7919u + (unsigned)time(NULL)) % 40000u));
+    env_add(&v, "SCV_CHECKPOINT_DIR", "%s", ckpt_dir);
+    env_add(&v, "SCV_RESUME", "%d", resume);
+    env_add(&v, "SCV_METRICS", "%s", metrics);
+    env_add(&v, "SCV_UNTIL_ITERATIONS", "%lld", probe ? 1LL : (long long)s->until_iterations);
+    env_add(&v, "SCV_MAX_EPOCHS", "%.17g", probe ? 0.0 : s->max_epochs);
+    env_add(&v, "SCV_EVAL_EVERY_EPOCHS", "%.17g", probe ? 0.0 : s->eval_every_epochs);
+    env_add(&v, "SCV_SEED", "%llu", (unsigned long long)(e->seed ? e->seed : 1));
+    env_add(&v, "SCV_PROBE", "%d", probe);
+    if (t->cluster) env_add(&v, "GLOO_SOCKET_IFNAME", "eth0"); /* a VM's one interface */
+    l.env = v.v;
+    if (mkdir(ckpt_dir, 0755) != 0 && errno != EEXIST)
+        return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", ckpt_dir, strerror(errno));
+    return scv_launch_start(&l, pid, err);
+}
+
+/* Waits for mpirun; ticks the metrics tail and stops the trainer (SIGUSR1) once a rule
+ * fired or the user pressed Ctrl-C; a trainer that does not stop within STOP_GRACE_S (or a
+ * second Ctrl-C) is ended: SIGTERM, then SIGKILL. Returns mpirun's exit status; *stopped:
+ * SIGUSR1 sent. */
+static int wait_job(exec_drv *e, pid_t pid, int tail, int *stopped)
+{
+    *stopped = 0;
+    int st = 0, termed = 0;
+    double last = 0, asked = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid) break;
+        if (w < 0 && errno != EINTR) return -1;
+        if (tail && scv_now() - last > 0.1) tj_tail_tick(&e->tj), last = scv_now();
+        if (!*stopped && (e->r.fired || g_int)) kill(pid, SIGUSR1), *stopped = 1, asked = scv_now();
+        if (*stopped && !termed && (g_int > 1 || scv_now() - asked > STOP_GRACE_S))
+            kill(pid, SIGTERM), termed = 1, asked = scv_now();
+        if (termed == 1 && scv_now() - asked > KILL_GRACE_S) kill(pid, SIGKILL), termed = 2;
+        nap_ms(5);
+    }
+    if (tail) tj_tail_tick(&e->tj);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *err)
+{
+    exec_drv *e = ctx;
+    trainjob *t = &e->tj;
+    tj_dirs(t, run_dir);
+    /* the probe: one iteration at K=1 with a throw-away checkpoint directory; its job line
+     * describes the job (parameters, training-set size) */
+    char path[1200], ck[1200];
+    snprintf(path, sizeof path, "%s/job.jsonl", run_dir);
+    snprintf(ck, sizeof ck, "%s/probe-ckpt", run_dir);
+    unlink(path);
+    scv_segment_spec none = {.phase = "probe"};
+    pid_t pid;
+    memset(&e->r, 0, sizeof e->r);
+    int rc = launch(e, 1, 32, NULL, path, ck, 0, 1, &none, &pid, err);
+    if (rc) return rc;
+    int stopped, st = wait_job(e, pid, 0, &stopped);
+    if (st != 0)
+        return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
+                           "the trainer does not start (`%s` exited %d on one worker, one iteration; "
+                           "docs/TRAINER-CONTRACT.md): try it with SCV_PROBE=1 SCV_UNTIL_ITERATIONS=1 SCV_METRICS=m.jsonl",
+                           t->exec, st);
+    if ((rc = scv_job_load(path, &t->job, err))) return rc;
+    *job = t->job;
+    return SCV_OK;
+}
+
+static int x_progress(void *ctx, int64_t *iterations, double *samples, scv_err *err)
+{
+    return tj_progress(&((exec_drv *)ctx)->tj, iterations, samples, err);
+}
+
+static int x_configure(void *ctx, int workers, int batch, const double *split, scv_err *err)
+{
+    return tj_configure(&((exec_drv *)ctx)->tj, workers, batch, split, err);
+}
+
+static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_sink *sink, scv_segment_result *out,
+                   scv_err *err)
+{
+    exec_drv *e = ctx;
+    trainjob *t = &e->tj;
+    memset(out, 0, sizeof *out);
+    out->accuracy = NAN;
+    if (!t->K) return scv_err_set(err, SCV_EINVAL, "exec driver: train before configure");
+    char metrics[1400];
+    tj_segment_path(t, spec->phase, metrics, sizeof metrics);
+    rules_init(&e->r, spec, t->K);
+    e->outer = sink;
+    scv_measure_sink mine = {.ctx = e, .on_iter = on_iter, .on_eval = on_eval};
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_int;
+    g_int = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    pid_t pid;
+    int rc = launch(e, t->K, t->B, t->split, metrics, t->ckpt_dir, tj_has_checkpoint(t), 0, spec, &pid, err);
+    int st = -1, stopped = 0;
+    if (!rc) {
+        tj_tail_start(t, metrics, &mine, out);
+        st = wait_job(e, pid, 1, &stopped);
+        tj_tail_stop(t);
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    e->outer = NULL;
+    if (rc) return rc;
+    int64_t it = 0;
+    double samples = 0;
+    scv_err pe = {0};
+    int prc = tj_progress(t, &it, &samples, &pe);
+    /* after SIGUSR1, Open MPI's mpirun exits 128 + SIGUSR1 even when every process exited 0 */
+    int exited = st == 0 || (stopped && st == 128 + SIGUSR1);
+    if (!exited) {
+        t->attempt++;
+        if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
+        if (st == 2)
+            return scv_err_set(err, SCV_EINVAL, "the trainer refused the %s segment (K=%d B=%d; exit 2); metrics in %s",
+                               spec->phase, t->K, t->B, metrics);
+        if (st == 3)
+            return scv_err_set(err, SCV_EIO, "the trainer cannot write its files in the %s segment (K=%d B=%d; exit 3); "
+                               "not retried: free space, then scavenger run --resume", spec->phase, t->K, t->B);
+        return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) failed (mpirun exited %d); metrics in %s",
+                           spec->phase, t->K, t->B, st, metrics);
+    }
+    if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
+    /* the contract's rules 4 and 5: the state of the last iteration, written at the stop */
+    if (!prc && out->iterations && it != out->total_iterations)
+        prc = scv_err_set(&pe, SCV_EINVAL, "its scavenger-state.json says iteration %lld, its last metrics line %lld: "
+                          "it did not checkpoint when it stopped (rules 4 and 5 of docs/TRAINER-CONTRACT.md)",
+                          (long long)it, (long long)out->total_iterations);
+    if (prc) { /* not retried: the trainer breaks the contract */
+        t->attempt++;
+        return scv_err_set(err, SCV_EINVAL, "the trainer stopped (%s segment, K=%d B=%d) but %s", spec->phase, t->K,
+                           t->B, pe.msg);
+    }
+    out->total_iterations = it, out->samples_seen = samples;
+    out->accuracy = e->r.accuracy;
+    out->reached = e->r.reached;
+    return tj_segment_done(t, metrics, 1, out, err);
+}
+
+static int x_recover(void *ctx, int index, scv_segment_result *out, char *phase, size_t cap, int *workers, int *batch,
+                     scv_err *err)
+{
+    return tj_recover(&((exec_drv *)ctx)->tj, index, out, phase, cap, workers, batch, err);
+}
+
+static int x_checkpoint(void *ctx, scv_err *err)
+{
+    (void)ctx, (void)err; /* every invocation ends with a checkpoint */
+    return SCV_OK;
+}
+
+static void x_close(void *ctx)
+{
+    trainjob *t = &((exec_drv *)ctx)->tj;
+    free(t->split);
+    t->split = NULL;
+    t->K = t->B = 0;
+}
+
+static void x_destroy(void *ctx)
+{
+    exec_drv *e = ctx;
+    tj_free(&e->tj);
+    free(e);
+}
+
+int scv_exec_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err)
+{
+    *out = NULL;
+    if (!o->exec || !o->exec[0]) return scv_err_set(err, SCV_EINVAL, "exec driver: no trainer command");
+    exec_drv *e = calloc(1, sizeof *e);
+    if (!e) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    int rc = tj_init(&e->tj, o, err);
+    if (rc) {
+        free(e);
+        return rc;
+    }
+    e->seed = o->seed;
+    e->vt = (scv_job_driver){.name = "exec", .ctx = e, .open = x_open, .progress = x_progress,
+                             .configure = x_configure, .train = x_train, .checkpoint = x_checkpoint,
+                             .close = x_close, .destroy = x_destroy, .recover = x_recover};
+    *out = &e->vt;
+    return SCV_OK;
+}

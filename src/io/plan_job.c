@@ -1,0 +1,197 @@
+/*
+ * plan_job.c - the `plan` pipeline (see plan_job.h): loads the profile and the catalog,
+ * finds the measured VM type and the types to plan over, measures the thread scaling when
+ * a configuration was profiled at several thread counts, fits the parallel and the
+ * statistical models, plans, and writes the JSON report of `plan --json`.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "plan_job.h"
+#include "json_out.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void scv_plan_job_free(scv_plan_job *j)
+{
+    if (!j) return;
+    scv_plan_result_free(j->res);
+    scv_profile_free(j->prof);
+    scv_catalog_free(j->cat);
+    j->res = NULL, j->prof = NULL, j->cat = NULL;
+}
+
+/* The measured VM type: the args' or the profile's, checked against the catalog. */
+static int find_measured(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
+{
+    const char *measured = a->measured_on ? a->measured_on : j->prof->job.vm;
+    j->measured = measured[0] ? scv_catalog_find(j->cat, measured) : NULL;
+    if (j->measured) return SCV_OK;
+    int o = a->option_names;
+    if (!measured[0])
+        return scv_err_set(err, SCV_EINVAL, "%s: the profile does not name its VM type (train "
+                           "--vm-type): %s", j->profile_name, o ? "pass --measured-on TYPE" : "give \"measured_on\"");
+    if (!a->measured_on)
+        return scv_err_set(err, SCV_ENOTFOUND, "%s: the profile's VM type '%s' (the \"vm\" of its "
+                           "job line, from train --vm-type) is not a VM type of %s: %s", j->profile_name,
+                           measured, j->catalog, o ? "pass --measured-on TYPE or --catalog CSV"
+                                                   : "give \"measured_on\" or \"catalog\"");
+    if (o) return scv_err_set(err, SCV_ENOTFOUND, "--measured-on %s: not a VM type of %s", measured, j->catalog);
+    return scv_err_set(err, SCV_ENOTFOUND, "field \"measured_on\": '%s' is not a VM type of %s", measured,
+                       j->catalog);
+}
+
+/* The catalog indices to plan over into vms (room for every type). */
+static int find_vms(const scv_plan_args *a, scv_plan_job *j, int *vms, size_t *nvms, scv_err *err)
+{
+    const scv_catalog *cat = j->cat;
+    *nvms = 0;
+    if (!a->vms) vms[(*nvms)++] = (int)(j->measured - cat->vms);
+    else if (!strcmp(a->vms, "all"))
+        for (size_t i = 0; i < cat->n; i++) vms[(*nvms)++] = (int)i;
+    else {
+        char *list = strdup(a->vms), *save = NULL;
+        if (!list) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            const scv_vm_type *v = scv_catalog_find(cat, t);
+            if (!v) {
+                if (a->option_names) scv_err_set(err, SCV_ENOTFOUND, "--vm %s: not a VM type of %s", t, j->catalog);
+                else scv_err_set(err, SCV_ENOTFOUND, "field \"vm\": '%s' is not a VM type of %s", t, j->catalog);
+                free(list);
+                j->bad_arg = 1;
+                return SCV_ENOTFOUND;
+            }
+            if (*nvms < cat->n) vms[(*nvms)++] = (int)(v - cat->vms);
+        }
+        free(list);
+    }
+    return SCV_OK;
+}
+
+/* Thread scaling, measured: a configuration profiled at several thread counts gives
+ * Amdahl's parallel fraction (*pf, else -1); the models are fitted on the first file's
+ * thread count (*mthreads), so the profile keeps only those configurations. */
+static int thread_scaling(scv_plan_job *j, int *mthreads, double *pf, scv_err *err)
+{
+    scv_profile *prof = j->prof;
+    int nthr = 0, thr[16];
+    double tcs[16];
+    *mthreads = prof->configs[0].threads; /* the first file's */
+    *pf = -1;
+    for (size_t i = 0; i < prof->n && nthr < 2; i++) { /* the first (K, B) at 2+ thread counts */
+        nthr = 0;
+        for (size_t k = 0; k < prof->n && nthr < 16; k++) {
+            const scv_config_stats *c = &prof->configs[k];
+            if (c->workers == prof->configs[i].workers && c->batch == prof->configs[i].batch && c->threads > 0)
+                thr[nthr] = c->threads, tcs[nthr++] = c->t_iter - c->t_comm;
+        }
+    }
+    size_t nfit = 0;
+    for (size_t i = 0; i < prof->n; i++) /* keep the models' thread count only */
+        if (prof->configs[i].threads == *mthreads || prof->configs[i].threads <= 0) prof->configs[nfit++] = prof->configs[i];
+    if (nthr >= 2) {
+        double t1;
+        int rc = scv_amdahl_fit(thr, tcs, (size_t)nthr, pf, &t1, err);
+        if (rc) return rc;
+        snprintf(j->scaling, sizeof j->scaling, "thread scaling measured: parallel fraction f = %.3f from %d thread counts",
+                 *pf, nthr);
+    }
+    prof->n = nfit;
+    return SCV_OK;
+}
+
+int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
+{
+    memset(j, 0, sizeof *j);
+    j->catalog = a->catalog ? a->catalog : scv_data_file("vm-catalog.csv", j->catbuf, sizeof j->catbuf);
+    j->profile_name = a->profile ? a->profile : "metrics";
+    int rc = a->profile ? scv_profile_load(a->profile, &j->prof, err)
+                        : scv_profile_load_texts(a->metrics, a->n_metrics, "metrics", &j->prof, err);
+    if (rc || (rc = scv_catalog_load(j->catalog, &j->cat, err))) return rc;
+    if (!j->prof->has_job)
+        return scv_err_set(err, SCV_EINVAL, "%s: no job line (metrics from an older trainer?)", j->profile_name);
+    if ((rc = find_measured(a, j, err))) return rc;
+    int *vms = malloc(sizeof(int) * j->cat->n), mthreads;
+    size_t nvms = 0;
+    double pf;
+    if (!vms) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    if ((rc = find_vms(a, j, vms, &nvms, err)) || (rc = thread_scaling(j, &mthreads, &pf, err))) goto done;
+    /* models */
+    j->perf = (scv_perf_model){.overlap = a->overlap};
+    if ((rc = scv_perf_fit(j->prof->configs, j->prof->n, a->comm, 4.0 * j->prof->job.n_params, &j->perf, err)))
+        goto done;
+    j->target_epochs = a->target_epochs;
+    j->target_batch = a->base_batch;
+    if (a->target_run &&
+        (rc = scv_profile_target(a->target_run, a->target_accuracy, &j->target_epochs, &j->target_batch, err)))
+        goto done;
+    if (!j->target_batch) j->target_batch = j->prof->configs[0].batch;
+    if ((rc = scv_stat_fit(a->stat, j->prof->configs, j->prof->n, j->prof->job.n_train, j->target_epochs,
+                           j->target_batch, &j->stat, err)))
+        goto done;
+    scv_plan_request req = {.catalog = j->cat, .vms = vms, .n_vms = nvms, .measured_vm = (int)(j->measured - j->cat->vms),
+                            .workers = a->workers, .n_workers = a->n_workers, .batches = a->batches,
+                            .n_batches = a->n_batches, .b_min = a->b_min, .b_max = a->b_max,
+                            .pricing = a->pricing, .perf = &j->perf, .stat = &j->stat, .job = &j->prof->job,
+                            .objective = a->objective, .value_per_hour = a->value_per_hour,
+                            .deadline_s = a->deadline_s, .budget = a->budget, .measured_threads = mthreads,
+                            /* with a measured scaling, workers use their VM's vCPUs */
+                            .worker_threads = pf >= 0 ? 0 : mthreads, .parallel_fraction = pf,
+                            .gpu_speedup = a->gpu_speedup};
+    if (a->pricing == SCV_PRICE_MEMORY &&
+        (rc = scv_memory_rates(j->cat, j->measured->provider, &req.mem_rate_cpu, &req.mem_rate_gib, err)))
+        goto done;
+    rc = scv_plan(&req, &j->res, err);
+done:
+    free(vms);
+    return rc;
+}
+
+void scv_plan_job_json(FILE *f, const scv_plan_args *a, const scv_plan_job *j)
+{
+    const scv_plan_result *res = j->res;
+    const scv_catalog *cat = j->cat;
+    const scv_perf_model *perf = &j->perf;
+    const scv_stat_model *sm = &j->stat;
+    char j1[2048], j2[2048], j3[4200];
+    fprintf(f, "{\"chosen\":");
+    scv_plan_point_json(f, cat, &res->points[res->chosen]);
+    fprintf(f, ",\"why\":%s,\"note\":%s,\"n_configs\":%zu,\"excluded_memory\":%zu,"
+               "\"excluded_gpu_types\":%zu,\"front\":[",
+            scv_json_strbuf(j1, sizeof j1, res->why), scv_json_strbuf(j2, sizeof j2, res->note), res->n_points,
+            res->n_excluded_memory, res->n_excluded_gpu);
+    for (size_t i = 0; i < res->n_front; i++) {
+        if (i) fputc(',', f);
+        scv_plan_point_json(f, cat, &res->points[res->front[i]]);
+    }
+    if (a->all_points) {
+        fprintf(f, "],\"points\":[");
+        for (size_t i = 0; i < res->n_points; i++) {
+            if (i) fputc(',', f);
+            scv_plan_point_json(f, cat, &res->points[i]);
+        }
+    }
+    fprintf(f, "],\"perf\":{\"comm\":\"%s\",\"c0\":%.6g,\"c1\":%.6g,\"alpha\":%.6g,\"beta\":%.6g,"
+               "\"overlap\":%.3g,\"mare\":%.4g,\"points\":%d,\"note\":%s},",
+            a->comm == SCV_COMM_RING ? "ring" : "ps", perf->c0, perf->c1, perf->alpha, perf->beta,
+            perf->overlap, perf->mare, perf->n_points, scv_json_strbuf(j1, sizeof j1, perf->note));
+    fprintf(f, "\"profile\":[");
+    for (size_t i = 0; i < j->prof->n; i++) {
+        const scv_config_stats *q = &j->prof->configs[i];
+        double bs = scv_gns_b_simple(q->workers, q->batch, q->g_local, q->g_global);
+        char bsj[32] = "null"; /* JSON has no NaN: K = 1 has no estimate */
+        if (isfinite(bs)) snprintf(bsj, sizeof bsj, "%.6g", bs);
+        fprintf(f, "%s{\"workers\":%d,\"batch\":%d,\"iterations\":%d,\"t_compute\":%.6g,"
+                   "\"t_comm\":%.6g,\"t_iter\":%.6g,\"predicted_t_iter\":%.6g,\"b_simple\":%s}",
+                i ? "," : "", q->workers, q->batch, q->n_iters, q->t_compute, q->t_comm,
+                q->t_iter, scv_perf_iter(perf, q->workers, q->batch), bsj);
+    }
+    fprintf(f, "],");
+    fprintf(f, "\"stat\":{\"model\":\"%s\",\"b_simple\":%.6g,\"s_min\":%.6g,\"gamma_a\":%.6g,"
+               "\"gamma_s\":%.6g,\"theta\":%.6g,\"target_epochs\":%.6g,\"target_batch\":%d,"
+               "\"note\":%s},\"measured_on\":%s,\"catalog\":%s}",
+            a->stat == SCV_STAT_GNS ? "gns" : "scavenger", sm->b_simple, sm->s_min, sm->gamma_a,
+            sm->gamma_s, sm->theta, sm->target_epochs, j->target_batch, scv_json_strbuf(j1, sizeof j1, sm->note),
+            scv_json_strbuf(j2, sizeof j2, j->measured->name), scv_json_strbuf(j3, sizeof j3, j->catalog));
+}

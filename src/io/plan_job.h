@@ -1,0 +1,67 @@
+/*
+ * plan_job.h - the `plan` pipeline, one copy for `scavenger plan` (src/cli/cmd_plan.c) and
+ * scv_plan_json() (plan_json.c): measurements and a target in; the profile, the catalog,
+ * the fitted models and the plan out; and the JSON report `plan --json` prints. The callers
+ * check the values of their inputs (each naming its own options or fields); this file
+ * checks what needs the files (VM types against the catalog).
+ */
+#ifndef SCV_IO_PLAN_JOB_H
+#define SCV_IO_PLAN_JOB_H
+#include <stdio.h>
+#include "scv.h"
+
+typedef struct scv_plan_args {
+    /* the measurements: metrics files (comma-separated), or their texts in memory */
+    const char *profile;
+    const char *const *metrics;     /* used when profile is NULL; errors say "metrics[i]" */
+    size_t n_metrics;
+    const char *catalog;            /* NULL: scv_data_file("vm-catalog.csv") */
+    const char *measured_on;        /* catalog type of the measurements; NULL: the profile's */
+    /* the target: epochs at base_batch (0: the first profiled batch), or the epochs the
+     * run of target_run took to target_accuracy */
+    double target_epochs;
+    int base_batch;
+    const char *target_run;
+    double target_accuracy;
+    /* the space */
+    const char *vms;                /* "a,b", "all"; NULL: the measured type */
+    const int *workers;
+    size_t n_workers;
+    const int *batches;
+    size_t n_batches;
+    int b_min, b_max;               /* per-worker batch bounds (0: none) */
+    /* models and choice */
+    scv_comm_kind comm;
+    double overlap;
+    scv_stat_kind stat;
+    scv_pricing pricing;
+    double gpu_speedup;             /* 0: GPU types left out */
+    scv_objective objective;
+    double value_per_hour, deadline_s, budget; /* 0: none */
+    int all_points;                 /* the report lists every point too ("points") */
+    int option_names;               /* errors name the command's options (--vm), not fields (vm) */
+} scv_plan_args;
+
+typedef struct scv_plan_job {
+    scv_profile *prof;              /* the configurations of the models' thread count */
+    scv_catalog *cat;
+    const char *catalog;            /* its path (args' or catbuf) */
+    char catbuf[4200];
+    const char *profile_name;       /* what errors call the profile */
+    const scv_vm_type *measured;
+    scv_perf_model perf;
+    scv_stat_model stat;
+    double target_epochs;
+    int target_batch;
+    char scaling[160];              /* the measured thread scaling ("" = none) */
+    scv_plan_result *res;
+    int bad_arg;                    /* the failure is a bad argument (a type of vms): usage */
+} scv_plan_job;
+
+/* Loads, fits and plans into *job (zeroed first). Free job with scv_plan_job_free whatever
+ * this returns. */
+int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *job, scv_err *err);
+void scv_plan_job_free(scv_plan_job *job); /* what job holds, not job */
+/* The JSON report of a planned job (one line, no newline); f's errors are the caller's. */
+void scv_plan_job_json(FILE *f, const scv_plan_args *a, const scv_plan_job *job);
+#endif

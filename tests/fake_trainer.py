@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""A trainer that follows docs/TRAINER-CONTRACT.md without training anything: the exec
+driver's tests run it instead of a real model (fast, no PyTorch). Worker 0 simulates SGD on
+a job of N_TRAIN samples: an iteration takes (B/K)/64 ms of compute plus 0.3 ms of
+communication when K > 1 (it really sleeps, so the wall-clock stamps are real), the
+gradient norms follow the noise model |g_b|^2 = G2 + S/b with G2 = exp(-0.1 epochs), S = 64, and
+the test accuracy is 0.95 - 0.5 exp(-0.5 epochs). The other workers exit at once.
+
+FAKE_MODE picks a way to break the contract: refuse (exit 2), nostate (exit 0 without
+scavenger-state.json), badfield (an iter line whose t_iter is a string), crash (exit 1 at
+the 5th iteration of a segment)."""
+import json, math, os, signal, sys, time
+
+N_TRAIN = 6400
+env = os.environ
+mode = env.get("FAKE_MODE", "ok")
+if env.get("OMPI_COMM_WORLD_RANK", "0") != "0":
+    sys.exit(0)
+try:
+    K = int(env["SCV_WORKERS"])
+    B = int(env["SCV_BATCH"])
+    until = int(env.get("SCV_UNTIL_ITERATIONS", "0"))
+    max_epochs = float(env.get("SCV_MAX_EPOCHS", "0"))
+    eval_every = float(env.get("SCV_EVAL_EVERY_EPOCHS", "0"))
+    ckpt = env["SCV_CHECKPOINT_DIR"]
+    metrics = env["SCV_METRICS"]
+except (KeyError, ValueError) as e:
+    print(f"fake_trainer: bad or missing variable: {e}", file=sys.stderr)
+    sys.exit(2)
+if mode == "refuse":
+    print("fake_trainer: refusing the configuration", file=sys.stderr)
+    sys.exit(2)
+stop = []
+for s in (signal.SIGUSR1, signal.SIGTERM, signal.SIGINT):
+    signal.signal(s, lambda *_: stop.append(1))
+state_path = os.path.join(ckpt, "scavenger-state.json")
+it, seen = 0, 0
+if env.get("SCV_RESUME") == "1":
+    st = json.load(open(state_path))
+    it, seen = st["iteration"], st["samples_seen"]
+out = open(metrics, "a", buffering=1)
+out.write(json.dumps({"type": "job", "model": "fake", "params": 10000, "n_train": N_TRAIN, "act_bytes": 0,
+                      "input_floats": 784, "workers": K, "batch": B}) + "\n")
+next_eval = (math.floor(seen / N_TRAIN / eval_every) + 1) * eval_every if eval_every > 0 else None
+period_loss = period_n = 0.0
+n_here = 0
+while not stop:
+    if until and it >= until:
+        break
+    if max_epochs and seen >= max_epochs * N_TRAIN:
+        break
+    t0 = time.time()
+    comp = (B / K) / 64 * 1e-3
+    time.sleep(comp + (3e-4 if K > 1 else 0))
+    it += 1
+    n_here += 1
+    seen += B
+    ep = seen / N_TRAIN
+    g2 = math.exp(-0.1 * ep)
+    loss = 0.3 + math.exp(-ep)
+    period_loss += loss * B
+    period_n += B
+    line = {"type": "iter", "iter": it, "epoch_progress": ep, "workers": K, "batch": B, "t_compute": comp,
+            "t_comm": 3e-4 if K > 1 else 0.0, "t_iter": time.time() - t0, "loss": loss,
+            "grad_sqnorm_local_mean": g2 + 64.0 / (B / K) if K > 1 else g2 + 64.0 / B,
+            "grad_sqnorm_global": g2 + 64.0 / B, "samples_seen": seen, "ts": time.time()}
+    if mode == "badfield" and n_here == 3:
+        line["t_iter"] = "fast"
+    out.write(json.dumps(line) + "\n")
+    if mode == "crash" and n_here == 5:
+        sys.exit(1)
+    if next_eval is not None and ep >= next_eval - 1e-12:
+        out.write(json.dumps({"type": "eval", "iter": it, "epoch_progress": ep,
+                              "test_accuracy": 0.95 - 0.5 * math.exp(-0.5 * ep), "test_loss": loss,
+                              "train_loss": period_loss / period_n, "train_loss_samples": period_n,
+                              "role": "periodic"}) + "\n")
+        period_loss = period_n = 0.0
+        next_eval += eval_every
+out.close()
+if mode != "nostate" and env.get("SCV_PROBE") != "1":
+    tmp = state_path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump({"iteration": it, "samples_seen": seen, "epoch": int(seen // N_TRAIN),
+                   "position": seen % N_TRAIN}, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, state_path)
+sys.exit(0)

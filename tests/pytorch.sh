@@ -1,0 +1,307 @@
+#!/bin/sh
+# tests/pytorch.sh - the PyTorch side of the trainer contract (python/scavenger/trainer.py and
+# examples/pytorch_fashion_mnist.py, docs/TRAINER-CONTRACT.md). Run from the repository root:
+#   sh tests/pytorch.sh
+# Prints "ok - NAME" / "not ok - NAME" per check and "N passed, N failed" last; exits non-zero
+# on a failure. Needs Debian's python3-torch (/usr/bin/python3) and the Fashion-MNIST files;
+# without them every check is skipped (reported as passed with "# SKIP"). The K=2 checks need
+# Open MPI's mpirun. About 40 s on 2 cores (LeNet on 2000 samples, at most 2 processes).
+set -u
+PY=/usr/bin/python3
+EX=examples/pytorch_fashion_mnist.py
+DATA=/usr/share/datasets/fashion-mnist
+if [ ! -f "$EX" ]; then # started elsewhere: this script's checkout
+    cd "$(dirname "$0")/.." || exit 1
+fi
+[ -f "$EX" ] || { echo "not ok - $EX not found (run from the repository root)"; echo "0 passed, 1 failed"; exit 1; }
+for v in $(env | sed -n 's/^\(SCV_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export PYTHONDONTWRITEBYTECODE=1
+
+passed=0 failed=0
+ok() { echo "ok - $1"; passed=$((passed + 1)); }
+nok() { echo "not ok - $1"; failed=$((failed + 1)); }
+check() { # check NAME COMMAND...: ok when COMMAND succeeds (its output shown indented otherwise)
+    name=$1; shift
+    if out=$("$@" 2>&1); then ok "$name"; else nok "$name"; printf '%s\n' "$out" | sed 's/^/#   /'; fi
+}
+finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
+
+if ! $PY -c 'import torch, numpy' 2>/dev/null || [ ! -f "$DATA/train-images-idx3-ubyte.gz" ]; then
+    ok "pytorch checks # SKIP no /usr/bin/python3 torch or no $DATA"
+    finish
+fi
+T=$(mktemp -d /tmp/scv-pytorch.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+HAVE_MPI=1
+command -v mpirun >/dev/null 2>&1 || HAVE_MPI=0
+
+free_port() {
+    $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# train K DIR ARGS...: an invocation as Scavenger starts it (mpirun -np K /bin/sh -c COMMAND), the
+# other SCV_* variables from the caller; each worker's pid goes to DIR/pid.RANK
+train() {
+    k=$1 d=$2; shift 2
+    mkdir -p "$d"
+    SCV_WORKERS=$k SCV_MASTER_ADDR=127.0.0.1 SCV_MASTER_PORT=$(free_port) SCV_METRICS=$d/metrics.jsonl \
+        SCV_CHECKPOINT_DIR=$d SCV_SEED=${SCV_SEED:-1} SCV_RESUME=${SCV_RESUME:-0} \
+        SCV_EVAL_EVERY_EPOCHS=${SCV_EVAL_EVERY_EPOCHS:-1} SCV_MAX_EPOCHS=${SCV_MAX_EPOCHS:-0} \
+        SCV_UNTIL_ITERATIONS=${SCV_UNTIL_ITERATIONS:-0} \
+        timeout 120 nice -n 19 mpirun --oversubscribe -np "$k" /bin/sh -c \
+        "echo \$\$ > $d/pid.\$OMPI_COMM_WORLD_RANK; exec $PY $EX --subset 2000 $*" \
+        >"$d/out" 2>&1
+}
+
+# --- (0) the package imports without torch; the module imports with it
+check "import scavenger does not import torch" $PY -c '
+import sys; sys.path.insert(0, "python")
+import scavenger
+assert "torch" not in sys.modules, "scavenger imported torch"
+import scavenger.trainer'
+
+# --- (a) split_batch: hand-checked cases, and libscv's scv_split_batch when build/libscv.so exists
+check "split_batch: hand-checked cases" $PY - <<'EOF'
+import sys; sys.path.insert(0, "python")
+from scavenger.trainer import split_batch
+cases = [  # (B, K, weights) -> counts   (reasoning)
+    ((10, 3, None), [4, 3, 3]),        # 3.33 each: floors 9, the leftover to k=0 (tie)
+    ((5, 4, None), [2, 1, 1, 1]),      # 1.25 each
+    ((2, 4, None), [1, 1, 0, 0]),      # 0.5 each: two leftovers to k=0, k=1
+    ((0, 3, None), [0, 0, 0]),
+    ((64, 2, [3, 1]), [48, 16]),       # exact
+    ((64, 3, [1, 2, 2]), [13, 26, 25]),  # 12.8 25.6 25.6: floors 62, .8 first, then the tie k=1
+    ((11, 3, [1, 2, 3]), [2, 4, 5]),   # 1.83 3.67 5.5: floors 9, remainders .83 .67 first
+    ((100, 3, [0.5, 0.3, 0.2]), [50, 30, 20]),
+    ((10, 3, [1, 1, 1.0000000000001]), [4, 3, 3]),  # remainders within 1e-12 tie: lower k
+    ((16, 2, [3, 1]), [12, 4]),        # the short last batch of the K=2 uneven run below
+    ((7, 1, None), [7]),
+]
+bad = 0
+for (B, K, w), want in cases:
+    c, o = split_batch(B, K, w)
+    if c != want or o != [sum(want[:k]) for k in range(K)]:
+        print("split_batch(%d, %d, %s) = %s %s, expected %s" % (B, K, w, c, o, want)); bad = 1
+sys.exit(bad)
+EOF
+
+if [ -f build/libscv.so ]; then
+    check "split_batch: equal to libscv's scv_split_batch on 3000 random cases" $PY - <<'EOF'
+import ctypes, random, sys; sys.path.insert(0, "python")
+from scavenger.trainer import split_batch
+lib = ctypes.CDLL("build/libscv.so")
+f = lib.scv_split_batch
+f.argtypes = [ctypes.c_int64, ctypes.c_int, ctypes.POINTER(ctypes.c_double),
+              ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64)]
+f.restype = None
+rng = random.Random(5)
+for i in range(3000):
+    K = rng.randint(1, 12); B = rng.randint(0, 600)
+    kind = i % 3
+    w = None if kind == 0 else [float(rng.randint(1, 5)) if kind == 1 else rng.uniform(0.1, 3) for _ in range(K)]
+    cw = (ctypes.c_double * K)(*w) if w else None
+    cc, co = (ctypes.c_int64 * K)(), (ctypes.c_int64 * K)()
+    f(B, K, cw, cc, co)
+    if split_batch(B, K, w) != (list(cc), list(co)):
+        print("B=%d K=%d w=%s: python %s, C %s %s" % (B, K, w, split_batch(B, K, w), list(cc), list(co)))
+        sys.exit(1)
+EOF
+else
+    ok "split_batch: equal to libscv's scv_split_batch # SKIP no build/libscv.so"
+fi
+
+# --- (b) the sampler: every sample once per epoch whatever K and B, resumed at another K and B
+check "sampler: each sample once per epoch at any K, B, split; resumed mid-epoch at another K and B" $PY - <<'EOF'
+import sys; sys.path.insert(0, "python")
+import torch
+from scavenger.trainer import EpochSampler, epoch_order
+n, seed = 997, 7
+# (K, B, weights, iterations) segments; each segment after the first resumes from (epoch, position)
+plan = [(1, 64, None, 5), (2, 100, None, 3), (3, 33, [1, 2, 2], 7), (4, 250, [5, 1, 1, 1], 4),
+        (2, 7, [3, 1], 40), (5, 3, None, 30), (3, 128, None, 20)]
+seen = {}  # epoch -> list of indices in the order taken
+epoch = position = 0
+for K, B, w, iters in plan:
+    s = EpochSampler(n, seed, epoch, position)
+    for _ in range(iters):
+        e = s.epoch
+        parts, Bc = [], None
+        for r in range(K):
+            idx, Bcur, counts = s.next_batch(B, K, w, r)
+            assert len(idx) == counts[r] and sum(counts) == Bcur == min(B, n - s.position)
+            parts.append(idx)
+        seen.setdefault(e, []).extend(torch.cat(parts).tolist())
+        s.advance(Bcur)
+    epoch, position = s.epoch, s.position  # what a checkpoint keeps
+assert epoch >= 2, "the plan should cross epochs (epoch %d)" % epoch
+for e, got in seen.items():
+    full = e < epoch
+    assert len(got) == len(set(got)), "epoch %d: a sample taken twice" % e
+    if full:
+        assert sorted(got) == list(range(n)), "epoch %d: %d distinct samples of %d" % (e, len(set(got)), n)
+    # the order depends only on (seed, epoch): the concatenation is the epoch's permutation
+    assert got == epoch_order(n, seed, e)[:len(got)].tolist(), "epoch %d: not the epoch order" % e
+assert epoch_order(n, seed, 0).tolist() != epoch_order(n, seed, 1).tolist()
+assert epoch_order(n, seed, 3).tolist() == epoch_order(n, seed, 3).tolist()
+EOF
+
+# --- (c) K=2 (even and uneven SCV_SPLIT) gives K=1's weights; (d) the metrics lines
+export SCV_BATCH=64 SCV_UNTIL_ITERATIONS=36 # 2000/64: the 32nd iteration is the epoch's short one
+train 1 "$T/k1" || { nok "K=1 run exits 0"; sed 's/^/#   /' "$T/k1/out"; }
+if [ "$HAVE_MPI" = 1 ]; then
+    train 2 "$T/k2" || { nok "K=2 run exits 0"; sed 's/^/#   /' "$T/k2/out"; }
+    SCV_SPLIT=3,1 train 2 "$T/k2u" || { nok "K=2 SCV_SPLIT=3,1 run exits 0"; sed 's/^/#   /' "$T/k2u/out"; }
+fi
+unset SCV_BATCH SCV_UNTIL_ITERATIONS
+
+cat >"$T/weights.py" <<'EOF'
+import sys, torch
+def w(d):
+    ck = torch.load(d + "/checkpoint.pt")
+    assert ck["iteration"] == 36, "%s: iteration %s" % (d, ck["iteration"])
+    return torch.cat([v.reshape(-1).double() for v in ck["model"].values()])
+a, b = w(sys.argv[1]), w(sys.argv[2])
+rel = float((a - b).abs().max() / a.abs().max())
+print("max |w_K1 - w| / max |w_K1| = %.3g" % rel)
+sys.exit(0 if rel < 1e-5 else 1)
+EOF
+if [ "$HAVE_MPI" = 1 ]; then
+    check "K=2 gives K=1's weights after 36 iterations (1e-5 relative)" $PY "$T/weights.py" "$T/k1" "$T/k2"
+    check "K=2 with SCV_SPLIT=3,1 gives K=1's weights" $PY "$T/weights.py" "$T/k1" "$T/k2u"
+else
+    ok "K=2 gives K=1's weights # SKIP no mpirun"
+fi
+
+cat >"$T/metrics.py" <<'EOF'
+"""metrics.py FILE K SPLIT: the contract's fields on every line, and plausible norms."""
+import json, math, sys
+path, K, split = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+lines = [json.loads(l) for l in open(path)]
+num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+job = lines[0]
+assert job["type"] == "job", "first line is not the job line"
+for f in ("params", "n_train", "act_bytes", "input_floats", "workers", "batch", "threads"):
+    assert num(job.get(f)), "job line: %s = %r" % (f, job.get(f))
+assert job["params"] == 61706 and job["n_train"] == 2000 and job["act_bytes"] == 58408, job
+assert job["workers"] == K
+iters = [l for l in lines if l["type"] == "iter"]
+evals = [l for l in lines if l["type"] == "eval"]
+assert len(iters) == 36, "%d iter lines" % len(iters)
+seen = 0
+for i, l in enumerate(iters, 1):
+    for f in ("iter", "workers", "batch", "t_compute", "t_comm", "t_iter", "samples_seen", "ts",
+              "epoch_progress", "loss", "grad_sqnorm_local_mean", "grad_sqnorm_global"):
+        assert num(l.get(f)), "iter %d: %s = %r" % (i, f, l.get(f))
+    assert isinstance(l["batch"], int) and isinstance(l["workers"], int)
+    assert l["iter"] == i and l["workers"] == K, l
+    seen += l["batch"]
+    assert l["samples_seen"] == seen and abs(l["epoch_progress"] - seen / 2000) < 1e-9, l
+    assert l["batch"] == (16 if i == 32 else 64), "iter %d: batch %d" % (i, l["batch"])
+    assert 0 <= l["t_compute"] <= l["t_iter"] + 1e-6 and l["t_comm"] >= 0, l
+    gl, gg = l["grad_sqnorm_local_mean"], l["grad_sqnorm_global"]
+    assert gl > 0 and gg > 0, l
+    if K == 1:  # one worker: its gradient is the batch's
+        assert abs(gl - gg) <= 1e-6 * gg, l
+    elif split == "":  # equal shares: |mean of g_k|^2 <= mean of |g_k|^2 (Jensen)
+        assert gl >= gg * (1 - 1e-5), "iter %d: local mean %g < global %g" % (i, gl, gg)
+if K > 1 and split == "":  # and, 1/b_k noise: typically well above
+    assert sum(l["grad_sqnorm_local_mean"] > 1.05 * l["grad_sqnorm_global"] for l in iters) > 18
+assert len(evals) == 1, "%d eval lines" % len(evals)
+e = evals[0]
+for f in ("iter", "epoch_progress", "test_accuracy", "test_loss", "train_loss", "train_loss_samples"):
+    assert num(e.get(f)), "eval: %s = %r" % (f, e.get(f))
+assert e["iter"] == 32 and e["epoch_progress"] == 1.0 and e["role"] == "periodic", e
+assert e["train_loss_samples"] == 2000 and 0 <= e["test_accuracy"] <= 1, e
+mean = sum(l["loss"] * l["batch"] for l in iters[:32]) / 2000
+assert abs(e["train_loss"] - mean) < 1e-4 * mean, (e["train_loss"], mean)
+EOF
+check "K=1 metrics: job, iter and eval lines carry the contract's fields" $PY "$T/metrics.py" "$T/k1/metrics.jsonl" 1 ""
+if [ "$HAVE_MPI" = 1 ]; then
+    check "K=2 metrics: the fields; grad_sqnorm_local_mean >= grad_sqnorm_global" $PY "$T/metrics.py" "$T/k2/metrics.jsonl" 2 ""
+    check "K=2 SCV_SPLIT=3,1 metrics: the fields" $PY "$T/metrics.py" "$T/k2u/metrics.jsonl" 2 "3,1"
+    check "K=2 computes K=1's grad_sqnorm_global (1e-4 relative)" $PY - "$T/k1/metrics.jsonl" "$T/k2/metrics.jsonl" <<'EOF'
+import json, sys
+a, b = ([json.loads(l)["grad_sqnorm_global"] for l in open(p) if '"iter"' in l and '"type":"iter"' in l] for p in sys.argv[1:3])
+assert len(a) == len(b) == 36
+worst = max(abs(x - y) / x for x, y in zip(a, b))
+print("worst relative difference %.3g" % worst)
+sys.exit(0 if worst < 1e-4 else 1)
+EOF
+fi
+
+# --- (e) SIGTERM mid-run (to one worker: the flag rides in the allreduce), then resume at another K
+state_matches() { # state_matches DIR: scavenger-state.json is the last iter line's totals
+    $PY - "$1" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+st = json.load(open(os.path.join(d, "scavenger-state.json")))
+last = [json.loads(l) for l in open(os.path.join(d, "metrics.jsonl")) if '"type":"iter"' in l][-1]
+assert os.path.exists(os.path.join(d, "checkpoint.pt"))
+assert st["iteration"] == last["iter"] and st["samples_seen"] == last["samples_seen"], (st, last)
+assert st["samples_seen"] == 2000 * st["epoch"] + st["position"], st
+print(st)
+EOF
+}
+if [ "$HAVE_MPI" = 1 ]; then SK=2; else SK=1; fi
+S=$T/sig
+mkdir -p "$S"
+SCV_BATCH=64 train "$SK" "$S" --checkpoint-every 7 &
+TP=$!
+n=0
+while [ $n -lt 300 ] && ! grep -q '"iter":12,' "$S/metrics.jsonl" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+victim=$(cat "$S/pid.$((SK - 1))" 2>/dev/null)
+if [ -n "$victim" ] && kill -TERM "$victim" 2>/dev/null; then
+    wait $TP; rc=$?
+    if [ $rc -eq 0 ]; then ok "SIGTERM (to worker $((SK - 1)) of $SK) mid-run: exit 0"; else nok "SIGTERM mid-run: exit 0 (got $rc)"; sed 's/^/#   /' "$S/out"; fi
+    check "after SIGTERM: checkpoint and scavenger-state.json at the last iter line" state_matches "$S"
+    I0=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["iteration"])' "$S/scavenger-state.json")
+    S0=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples_seen"])' "$S/scavenger-state.json")
+    RK=$((3 - SK)) # resume at the other K, with another B
+    SCV_RESUME=1 SCV_BATCH=48 SCV_UNTIL_ITERATIONS=$((I0 + 5)) train "$RK" "$S"; rc=$?
+    if [ $rc -eq 0 ]; then ok "resume (SCV_RESUME=1) at K=$RK B=48: exit 0"; else nok "resume at K=$RK: exit 0 (got $rc)"; sed 's/^/#   /' "$S/out"; fi
+    check "resumed run continues at iteration $((I0 + 1)) and samples_seen $S0 + 48, stops at $((I0 + 5))" $PY - "$S" "$I0" "$S0" <<'EOF'
+import json, os, sys
+d, i0, s0 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+lines = [json.loads(l) for l in open(os.path.join(d, "metrics.jsonl"))]
+jobs = [k for k, l in enumerate(lines) if l["type"] == "job"]
+assert len(jobs) == 2, "the resumed invocation appends its job line"
+new = [l for l in lines[jobs[1]:] if l["type"] == "iter"]
+assert [l["iter"] for l in new] == list(range(i0 + 1, i0 + 6)), [l["iter"] for l in new]
+seen = s0
+for l in new:
+    seen += l["batch"]
+    assert l["samples_seen"] == seen and l["batch"] <= 48, l
+assert new[0]["batch"] == min(48, 2000 - s0 % 2000)
+st = json.load(open(os.path.join(d, "scavenger-state.json")))
+assert st["iteration"] == i0 + 5 and st["samples_seen"] == seen, st
+EOF
+    check "after the resumed run: state at its last iter line" state_matches "$S"
+else
+    kill $TP 2>/dev/null; wait $TP
+    nok "SIGTERM mid-run: the trainer did not reach iteration 12"; sed 's/^/#   /' "$S/out"
+fi
+
+# --- (f) usage errors exit 2 naming the variable; an unwritable metrics file exits 3; the probe
+usage() { # usage VAR=VALUE TEXT: exit 2 and TEXT on stderr
+    out=$(env "$1" timeout 60 $PY $EX --subset 500 2>&1); rc=$?
+    [ $rc -eq 2 ] && printf '%s' "$out" | grep -q "$2" || { echo "exit $rc: $out"; return 1; }
+}
+check "SCV_BATCH=12x exits 2 naming SCV_BATCH" usage SCV_BATCH=12x SCV_BATCH
+check "SCV_BATCH=0 exits 2 naming SCV_BATCH" usage SCV_BATCH=0 SCV_BATCH
+check "SCV_SPLIT with K+1 weights exits 2 naming SCV_SPLIT" usage SCV_SPLIT=1,1 SCV_SPLIT
+check "SCV_RESUME=1 without a checkpoint exits 2" usage SCV_RESUME=1 SCV_RESUME
+full() {
+    mkdir -p "$T/full"
+    out=$(SCV_METRICS=/dev/full SCV_CHECKPOINT_DIR=$T/full SCV_UNTIL_ITERATIONS=2 timeout 60 $PY $EX --subset 500 2>&1); rc=$?
+    [ $rc -eq 3 ] && printf '%s' "$out" | grep -q /dev/full || { echo "exit $rc: $out"; return 1; }
+}
+check "an unwritable SCV_METRICS (/dev/full) exits 3 naming it" full
+probe() {
+    mkdir -p "$T/probe"
+    SCV_PROBE=1 SCV_BATCH=32 SCV_METRICS=$T/probe/m.jsonl SCV_CHECKPOINT_DIR=$T/probe timeout 60 $PY $EX --subset 500 || return 1
+    [ "$(grep -c '"type":"job"' "$T/probe/m.jsonl")" = 1 ] && [ "$(grep -c '"type":"iter"' "$T/probe/m.jsonl")" = 1 ] &&
+        [ ! -e "$T/probe/checkpoint.pt" ]
+}
+check "SCV_PROBE=1: the job line and one iteration, no checkpoint" probe
+finish

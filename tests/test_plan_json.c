@@ -1,0 +1,325 @@
+/*
+ * test_plan_json.c - scv_plan_json(), the JSON entry point of the planner: its report is
+ * byte for byte what `scavenger plan --json` prints for the same inputs (metrics files or
+ * their text), the request's options reach the planner, and every bad request (not JSON,
+ * a missing, unknown, repeated or mistyped field, a value out of range, a missing file) is
+ * refused with the field or file named. Also scv_profile_load_texts and scv_data_file.
+ * Metrics are synthetic (a job line and iterations of two configurations); the command
+ * line is $SCV_BIN (default build/scavenger). Run from the repository root.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scv.h"
+#include "scv_test.h"
+#include "scv_test_proc.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char *bin;
+static char tmp[256], f1[300], f2[300];
+static char *m1, *m2; /* the metrics texts of f1 and f2 */
+
+/* The metrics of n iterations at (K, B) as `train --metrics` writes them: compute affine in
+ * b = B/K, a ring allreduce for K > 1, squared norms of a noise scale of 100 (+-1%). */
+static char *metrics(int K, int B, int n)
+{
+    size_t cap = 400 + (size_t)n * 400, at = 0;
+    char *s = malloc(cap);
+    if (!s) return NULL;
+    at += (size_t)snprintf(s + at, cap - at,
+                           "{\"type\":\"job\",\"model\":\"mlp\",\"arch\":\"mlp:784-32-10\",\"params\":25450,"
+                           "\"act_bytes\":296,\"input_floats\":784,\"n_train\":2000,\"vm\":\"c5.xlarge\","
+                           "\"threads\":1,\"workers\":%d,\"batch\":%d}\n", K, B);
+    double b = (double)B / K;
+    for (int i = 1; i <= n; i++) {
+        double jit = 1 + 0.01 * ((i * 7919) % 13 - 6) / 6.0;
+        double tc = (1e-3 + 2e-5 * b) * jit, tm = K > 1 ? 2e-4 * jit : 1e-5, ti = tc + tm + 1e-5;
+        double gl = (1 + 100 / b) * jit, gg = (1 + 100.0 / B) * jit;
+        at += (size_t)snprintf(s + at, cap - at,
+                               "{\"type\":\"iter\",\"iter\":%d,\"epoch_progress\":%.6f,\"workers\":%d,\"batch\":%d,"
+                               "\"t_compute\":%.6e,\"t_comm\":%.6e,\"t_iter\":%.6e,\"loss\":1.5,"
+                               "\"grad_sqnorm_local_mean\":%.6e,\"grad_sqnorm_global\":%.6e}\n",
+                               i, (double)i * B / 2000, K, B, tc, tm, ti, gl, gg);
+    }
+    return s;
+}
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    size_t n = strlen(text);
+    int bad = fwrite(text, 1, n, f) != n;
+    return (fclose(f) || bad) ? -1 : 0;
+}
+
+/* scv_plan_json on req: its status, the report (malloc'ed, or NULL) in *out, the message in err */
+static int plan(const char *req, char **out, scv_err *err)
+{
+    *out = (char *)"not set";
+    memset(err, 0, sizeof *err);
+    return scv_plan_json(req, out, err);
+}
+
+/* The output of `scavenger plan ARGS --json` without its newline (static buffer). */
+static const char *cli_json(const char *args)
+{
+    static char out[1 << 20];
+    int rc = run(out, sizeof out, "%s plan %s --json", bin, args);
+    size_t n = strlen(out);
+    if (n && out[n - 1] == '\n') out[n - 1] = 0;
+    if (rc) printf("#   plan %s: exit %d: %s\n", args, rc, out);
+    return out;
+}
+
+static void t_same_as_cli(void)
+{
+    struct {
+        const char *args, *fields;
+    } cases[] = {
+        {"--target-epochs 5", "\"target_epochs\":5"},
+        {"--target-epochs 5 --base-batch 64 --workers 1..8 --batch 32..512 --vm c5.xlarge,c5.2xlarge --all",
+         "\"target_epochs\":5,\"base_batch\":64,\"workers\":[1,2,3,4,5,6,7,8],\"batch\":\"32..512\","
+         "\"vm\":[\"c5.xlarge\",\"c5.2xlarge\"],\"all\":true"},
+        {"--target-epochs 3 --objective cost --comm ps --stat scavenger --pricing spot --overlap 0.5 --vm all",
+         "\"target_epochs\":3,\"objective\":\"cost\",\"comm\":\"ps\",\"stat\":\"scavenger\",\"pricing\":\"spot\","
+         "\"overlap\":0.5,\"vm\":\"all\""},
+        {"--target-epochs 5 --objective utility --value-per-hour 2 --deadline 2h --budget 50 --b-min 8 --b-max 256 "
+         "--pricing memory --workers 2,4,8",
+         "\"target_epochs\":5,\"objective\":\"utility\",\"value_per_hour\":2,\"deadline\":\"2h\",\"budget\":50,"
+         "\"b_min\":8,\"b_max\":256,\"pricing\":\"memory\",\"workers\":\"2,4,8\""},
+        {"--target-epochs 5 --measured-on c5.2xlarge --vm c5.2xlarge,g5.xlarge --assume-gpu-speedup 4 --catalog "
+         "data/vm-catalog.csv",
+         "\"target_epochs\":5,\"measured_on\":\"c5.2xlarge\",\"vm\":\"c5.2xlarge,g5.xlarge\","
+         "\"assume_gpu_speedup\":4,\"catalog\":\"data/vm-catalog.csv\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[1024], req[4096];
+        snprintf(args, sizeof args, "--profile %s,%s %s", f1, f2, cases[i].args);
+        const char *want = cli_json(args);
+        CHECK_MSG(!strncmp(want, "{\"chosen\":", 10), "case %zu: %.200s", i, want);
+        /* the files, as a list and as an array; the texts */
+        for (int form = 0; form < 3; form++) {
+            if (form == 2) {
+                cJSON *o = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(o, "metrics");
+                cJSON_AddItemToArray(a, cJSON_CreateString(m1));
+                cJSON_AddItemToArray(a, cJSON_CreateString(m2));
+                char *p = cJSON_PrintUnformatted(o);
+                size_t n = p ? strlen(p) : 0;
+                char *big = malloc(n + strlen(cases[i].fields) + 4);
+                if (p && big) sprintf(big, "%.*s,%s}", (int)(n - 1), p, cases[i].fields);
+                char *out;
+                scv_err err;
+                int rc = big ? plan(big, &out, &err) : -1;
+                CHECK_MSG(rc == SCV_OK, "case %zu texts: %s", i, err.msg);
+                CHECK_MSG(rc == SCV_OK && out && !strcmp(out, want), "case %zu texts differ:\n#   %.300s\n#   %.300s", i,
+                          rc ? "" : out, want);
+                if (rc == SCV_OK) scv_json_free(out);
+                free(big);
+                free(p);
+                cJSON_Delete(o);
+                continue;
+            }
+            if (form == 0) snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",%s}", f1, f2, cases[i].fields);
+            else snprintf(req, sizeof req, "{\"profile\":[\"%s\",\"%s\"],%s}", f1, f2, cases[i].fields);
+            char *out;
+            scv_err err;
+            int rc = plan(req, &out, &err);
+            CHECK_MSG(rc == SCV_OK, "case %zu form %d: %s", i, form, err.msg);
+            CHECK_MSG(rc == SCV_OK && out && !strcmp(out, want), "case %zu form %d differs:\n#   %.300s\n#   %.300s", i,
+                      form, rc ? "" : out, want);
+            if (rc == SCV_OK) scv_json_free(out);
+        }
+    }
+}
+
+/* The request's options reach the planner: the report says what was asked. */
+static void t_fields_used(void)
+{
+    char req[2048], *out;
+    scv_err err;
+    snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":5,\"comm\":\"ps\",\"stat\":\"scavenger\","
+                              "\"workers\":4,\"batch\":[256],\"objective\":\"time\"}", f1, f2);
+    CHECK_EQ_INT(plan(req, &out, &err), SCV_OK);
+    cJSON *o = cJSON_Parse(out);
+    CHECK(o != NULL);
+    const cJSON *ch = cJSON_GetObjectItem(o, "chosen"), *perf = cJSON_GetObjectItem(o, "perf"),
+                *st = cJSON_GetObjectItem(o, "stat");
+    CHECK(cJSON_GetObjectItem(ch, "workers") && cJSON_GetObjectItem(ch, "workers")->valueint == 4);
+    CHECK(cJSON_GetObjectItem(ch, "batch") && cJSON_GetObjectItem(ch, "batch")->valueint == 256);
+    CHECK(cJSON_GetObjectItem(o, "n_configs") && cJSON_GetObjectItem(o, "n_configs")->valueint == 1);
+    CHECK(cJSON_IsString(cJSON_GetObjectItem(perf, "comm")) && !strcmp(cJSON_GetObjectItem(perf, "comm")->valuestring, "ps"));
+    CHECK(cJSON_IsString(cJSON_GetObjectItem(st, "model")) &&
+          !strcmp(cJSON_GetObjectItem(st, "model")->valuestring, "scavenger"));
+    CHECK(cJSON_GetObjectItem(o, "points") == NULL); /* only with "all" */
+    cJSON_Delete(o);
+    scv_json_free(out);
+    /* an impossible deadline: no configuration, and the bound named */
+    snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":5,\"deadline\":0.001}", f1, f2);
+    CHECK_EQ_INT(plan(req, &out, &err), SCV_EINFEASIBLE);
+    CHECK(out == NULL);
+    CHECK_MSG(strstr(err.msg, "deadline") != NULL, "%s", err.msg);
+}
+
+/* Every bad request names what is wrong; the result stays NULL. */
+static void t_errors(void)
+{
+    char p[700];
+    snprintf(p, sizeof p, "\"profile\":\"%s,%s\"", f1, f2);
+    struct {
+        const char *req; /* %s: the profile field */
+        int code;
+        const char *want;
+    } cases[] = {
+        {"", SCV_EPARSE, "not valid JSON"},
+        {"{\"profile\":", SCV_EPARSE, "not valid JSON"},
+        {"{%s,\"target_epochs\":5} x", SCV_EPARSE, "not valid JSON"},
+        {"[1,2]", SCV_EPARSE, "expected a JSON object"},
+        {"{}", SCV_EINVAL, "\"profile\""},
+        {"{\"target_epochs\":5}", SCV_EINVAL, "field \"profile\" (metrics files) or \"metrics\""},
+        {"{%s}", SCV_EINVAL, "field \"target_epochs\""},
+        {"{\"profile\":5,\"target_epochs\":5}", SCV_EINVAL, "field \"profile\": expected"},
+        {"{\"profile\":[\"a,b\"],\"target_epochs\":5}", SCV_EINVAL, "field \"profile\": expected"},
+        {"{\"metrics\":3,\"target_epochs\":5}", SCV_EINVAL, "field \"metrics\": expected"},
+        {"{\"metrics\":[\"x\",4],\"target_epochs\":5}", SCV_EINVAL, "field \"metrics\": expected"},
+        {"{%s,\"metrics\":\"\",\"target_epochs\":5}", SCV_EINVAL, "\"profile\" and \"metrics\": give one"},
+        {"{%s,\"target_epochs\":\"5\"}", SCV_EINVAL, "field \"target_epochs\": expected a positive number"},
+        {"{%s,\"target_epochs\":0}", SCV_EINVAL, "field \"target_epochs\""},
+        {"{%s,\"target_epochs\":-2}", SCV_EINVAL, "field \"target_epochs\""},
+        {"{%s,\"target_epochs\":5,\"base_batch\":1.5}", SCV_EINVAL, "field \"base_batch\""},
+        {"{%s,\"target_epochs\":5,\"workers\":\"8..2\"}", SCV_EINVAL, "field \"workers\""},
+        {"{%s,\"target_epochs\":5,\"workers\":[1,\"2\"]}", SCV_EINVAL, "field \"workers\": expected"},
+        {"{%s,\"target_epochs\":5,\"workers\":true}", SCV_EINVAL, "field \"workers\": expected"},
+        {"{%s,\"target_epochs\":5,\"workers\":0}", SCV_EINVAL, "field \"workers\""},
+        {"{%s,\"target_epochs\":5,\"batch\":[]}", SCV_EINVAL, "field \"batch\": expected"},
+        {"{%s,\"target_epochs\":5,\"vm\":7}", SCV_EINVAL, "field \"vm\": expected"},
+        {"{%s,\"target_epochs\":5,\"vm\":\"m9.huge\"}", SCV_ENOTFOUND, "field \"vm\": 'm9.huge' is not a VM type"},
+        {"{%s,\"target_epochs\":5,\"objective\":\"fast\"}", SCV_EINVAL, "field \"objective\": "},
+        {"{%s,\"target_epochs\":5,\"comm\":1}", SCV_EINVAL, "field \"comm\": expected a string"},
+        {"{%s,\"target_epochs\":5,\"stat\":\"x\"}", SCV_EINVAL, "field \"stat\""},
+        {"{%s,\"target_epochs\":5,\"pricing\":\"free\"}", SCV_EINVAL, "field \"pricing\""},
+        {"{%s,\"target_epochs\":5,\"overlap\":2}", SCV_EINVAL, "field \"overlap\""},
+        {"{%s,\"target_epochs\":5,\"deadline\":\"soon\"}", SCV_EINVAL, "field \"deadline\""},
+        {"{%s,\"target_epochs\":5,\"deadline\":-1}", SCV_EINVAL, "field \"deadline\""},
+        {"{%s,\"target_epochs\":5,\"budget\":0}", SCV_EINVAL, "field \"budget\""},
+        {"{%s,\"target_epochs\":5,\"all\":\"yes\"}", SCV_EINVAL, "field \"all\": expected true or false"},
+        {"{%s,\"target_epochs\":5,\"assume_gpu_speedup\":-1}", SCV_EINVAL, "field \"assume_gpu_speedup\""},
+        {"{%s,\"target-epochs\":5}", SCV_EINVAL, "unknown field \"target-epochs\" (did you mean \"target_epochs\"?)"},
+        {"{%s,\"target_epochs\":5,\"svg\":\"x.svg\"}", SCV_EINVAL, "unknown field \"svg\""},
+        {"{%s,\"target_epochs\":5,\"target_epochs\":6}", SCV_EINVAL, "field \"target_epochs\" is given twice"},
+        {"{%s,\"target_run\":\"r.jsonl\"}", SCV_EINVAL, "field \"target_run\" needs \"target_accuracy\""},
+        {"{%s,\"target_epochs\":5,\"b_min\":64,\"b_max\":8}", SCV_EINVAL, "\"b_min\" is larger than \"b_max\""},
+        {"{%s,\"target_epochs\":5,\"objective\":\"utility\"}", SCV_EINVAL, "\"value_per_hour\""},
+        {"{%s,\"target_epochs\":5,\"measured_on\":\"nope\"}", SCV_ENOTFOUND, "field \"measured_on\": 'nope'"},
+        {"{%s,\"target_epochs\":5,\"catalog\":\"/no/cat.csv\"}", SCV_ENOTFOUND, "/no/cat.csv"},
+        {"{\"profile\":\"/no/file.jsonl\",\"target_epochs\":5}", SCV_ENOTFOUND, "/no/file.jsonl"},
+        {"{\"metrics\":[\"{\\\"type\\\":\\\"iter\\\",\\\"workers\\\":\\\"x\\\"}\"],\"target_epochs\":5}", SCV_EPARSE,
+         "metrics[0]:1: "},
+        {"{\"metrics\":\"{\\\"type\\\":\\\"iter\\\",\\\"workers\\\":1,\\\"batch\\\":8,\\\"t_compute\\\":1,"
+         "\\\"t_comm\\\":0,\\\"t_iter\\\":1,\\\"grad_sqnorm_local_mean\\\":null,"
+         "\\\"grad_sqnorm_global\\\":null,\\\"epoch_progress\\\":0}\\n\",\"target_epochs\":5}",
+         SCV_EINVAL, "metrics: too few iterations"},
+        {"{\"metrics\":[],\"target_epochs\":5}", SCV_EINVAL, "field \"metrics\": expected"},
+        {"{%s,\"target_run\":\"/no/run.jsonl\",\"target_accuracy\":0.5}", SCV_ENOTFOUND, "/no/run.jsonl"},
+        {"{%s,\"target_run\":\"x\",\"target_accuracy\":1.5}", SCV_EINVAL, "field \"target_accuracy\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char req[2048], *out;
+        scv_err err;
+        snprintf(req, sizeof req, cases[i].req, p);
+        int rc = plan(req, &out, &err);
+        CHECK_MSG(rc == cases[i].code, "case %zu %s: status %d (%s), expected %d", i, req, rc, err.msg, cases[i].code);
+        CHECK_MSG(err.code == rc, "case %zu: err.code %d", i, err.code);
+        CHECK_MSG(out == NULL, "case %zu: a result after a failure", i);
+        CHECK_MSG(strstr(err.msg, cases[i].want) != NULL, "case %zu %s: '%s' lacks '%s'", i, req, err.msg, cases[i].want);
+    }
+    /* NULLs: no crash, a status */
+    char *out = (char *)"x";
+    CHECK_EQ_INT(scv_plan_json(NULL, &out, NULL), SCV_EINVAL);
+    CHECK(out == NULL);
+    CHECK_EQ_INT(scv_plan_json("{}", NULL, NULL), SCV_EINVAL);
+    CHECK_EQ_INT(scv_plan_json("{\"profile\":5}", &out, NULL), SCV_EINVAL);
+    scv_json_free(NULL);
+}
+
+static void t_profile_texts(void)
+{
+    const char *texts[2] = {m1, m2};
+    scv_profile *a = NULL, *b = NULL;
+    scv_err err = {0};
+    char paths[700];
+    snprintf(paths, sizeof paths, "%s,%s", f1, f2);
+    CHECK_EQ_INT(scv_profile_load_texts(texts, 2, NULL, &a, &err), SCV_OK);
+    CHECK_EQ_INT(scv_profile_load(paths, &b, &err), SCV_OK);
+    CHECK(a && b && a->n == 2 && b->n == 2 && a->has_job);
+    if (a && b && a->n == b->n)
+        for (size_t i = 0; i < a->n; i++)
+            CHECK(!memcmp(&a->configs[i], &b->configs[i], sizeof a->configs[i]));
+    scv_profile_free(a);
+    scv_profile_free(b);
+    const char *bad[2] = {m1, "{\"type\":\"iter\"\n"};
+    a = (scv_profile *)1;
+    CHECK_EQ_INT(scv_profile_load_texts(bad, 2, "runs", &a, &err), SCV_EPARSE);
+    CHECK(a == NULL);
+    CHECK_MSG(strstr(err.msg, "runs[1]:1: not a JSON object") != NULL, "%s", err.msg);
+    const char *empty[1] = {""};
+    CHECK_EQ_INT(scv_profile_load_texts(empty, 1, NULL, &a, &err), SCV_EINVAL);
+    CHECK_MSG(strstr(err.msg, "metrics: no iteration lines") != NULL, "%s", err.msg);
+    CHECK_EQ_INT(scv_profile_load_texts(NULL, 1, NULL, &a, &err), SCV_EINVAL);
+}
+
+/* The catalog from the working directory of a checkout; elsewhere beside the executable
+ * when it is a checkout's build/tests/ (the asan build's is one level deeper: not found
+ * beside it, and then "data/NAME"). */
+static void t_data_file(void)
+{
+    char buf[4200], cwd[4096], exe[4096], beside[4300];
+    CHECK(!strcmp(scv_data_file("vm-catalog.csv", buf, sizeof buf), "data/vm-catalog.csv"));
+    CHECK(!strcmp(scv_data_file("no-such-file.csv", buf, sizeof buf), "data/no-such-file.csv"));
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    CHECK(n > 0 && getcwd(cwd, sizeof cwd));
+    if (n <= 0) return;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0;
+    snprintf(beside, sizeof beside, "%s/../../data/vm-catalog.csv", exe);
+    int expect = access(beside, R_OK) == 0;
+    CHECK(chdir(tmp) == 0);
+    const char *p = scv_data_file("vm-catalog.csv", buf, sizeof buf);
+    if (expect) CHECK_MSG(!strcmp(p, beside), "%s, expected %s", p, beside);
+    else CHECK_MSG(access(p, R_OK) == 0 || !strcmp(p, "data/vm-catalog.csv"), "%s", p);
+    CHECK(chdir(cwd) == 0);
+}
+
+static const scv_test tests[] = {
+    {"same_as_cli", t_same_as_cli},
+    {"fields_used", t_fields_used},
+    {"errors", t_errors},
+    {"profile_texts", t_profile_texts},
+    {"data_file", t_data_file},
+};
+
+int main(int argc, char **argv)
+{
+    (void)spawn_group; /* scv_test_proc.h's other helper */
+    bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    snprintf(tmp, sizeof tmp, "/tmp/scv-plan-json.XXXXXX");
+    if (!mkdtemp(tmp)) {
+        printf("not ok - mkdtemp\n0 passed, 1 failed\n");
+        return 1;
+    }
+    snprintf(f1, sizeof f1, "%s/k1.jsonl", tmp);
+    snprintf(f2, sizeof f2, "%s/k2.jsonl", tmp);
+    m1 = metrics(1, 32, 40);
+    m2 = metrics(2, 128, 40);
+    if (!m1 || !m2 || write_file(f1, m1) || write_file(f2, m2)) {
+        printf("not ok - writing the metrics in %s\n0 passed, 1 failed\n", tmp);
+        return 1;
+    }
+    int rc = scv_test_main(tests, (int)(sizeof tests / sizeof tests[0]), argc, argv);
+    free(m1);
+    free(m2);
+    run(NULL, 0, "rm -rf %s", tmp);
+    return rc;
+}
