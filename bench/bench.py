@@ -64,7 +64,7 @@ alternating the two systems rep by rep and quoting medians.
   bench/bench.py planspeed
       Planning over >= one million configurations (all catalog types x K x B): seconds.
 
-Run from the repository root after `make`. Needs scripts/install-deps.sh --with-peer.
+Run from the repository root after `make` (scripts/install-deps.sh installs PyTorch, the peer).
 """
 import glob, json, os, platform, shutil, statistics, subprocess, sys, tempfile, time
 

@@ -113,7 +113,7 @@ float *scv_model_params(scv_model *m);
 /* The gradient buffer has room for SCV_GRAD_EXTRA more floats after the n parameters, so a
  * trainer can reduce a few scalars in the same collective as the gradient. */
 float *scv_model_grads(scv_model *m);
-#define SCV_GRAD_EXTRA (8 + SCV_MAX_WORKERS)
+#define SCV_GRAD_EXTRA (8 + 2 * SCV_MAX_WORKERS)
 /* A string that identifies the architecture, e.g. "mlp:784-256-128-10"; checkpoints store it. */
 const char *scv_model_arch(const scv_model *m);
 /* Floats of activations one sample produces in a forward pass (the memory model's input). */
@@ -148,6 +148,20 @@ typedef struct scv_straggler_rule {
     int min_iterations;         /* 10 */
 } scv_straggler_rule;
 scv_straggler_rule scv_straggler_rule_default(void);
+
+/* Dynamic batching (Tyagi & Sharma): each worker's share of the global batch B follows its
+ * throughput so that all finish an iteration together; B and the update's mathematics stay
+ * those of an even split (gradients weighted b_k / B). Defaults in
+ * scv_dynbatch_policy_default(); src/train/dynbatch.c states the rule. */
+typedef struct scv_dynbatch_policy {
+    double alpha;               /* 0.3: EWMA weight of the newest compute time per sample */
+    double dead_band;           /* 0.05: adjust only when some batch moves by more than this */
+    int every;                  /* 10: iterations between adjustments */
+    double gain;                /* 0.5: the share of the rule's step taken (1 = the paper's
+                                   full step; less damps the swings of noisy times) */
+    double min_share, max_share; /* 0.02, 0.98: bounds of a worker's share of B */
+} scv_dynbatch_policy;
+scv_dynbatch_policy scv_dynbatch_policy_default(void);
 
 typedef struct scv_train_params {
     const char *model;         /* logreg | mlp | lenet | resnet */
@@ -214,6 +228,9 @@ typedef struct scv_train_params {
     const char *elastic_control;
     char **elastic_argv;
     const char *elastic_hosts;
+    int dynamic_batching;      /* 1: the workers' shares of B follow their throughput (the
+                                  rank_weights, if any, are the first shares) */
+    scv_dynbatch_policy dynbatch;
     scv_straggler_rule straggler; /* fraction 0 = off: find stragglers (a metrics line each);
                                   elastic mode replaces one with a spare process when it can */
     int no_end_checkpoint;     /* 1: no checkpoint when the invocation (segment) ends well: an
@@ -720,6 +737,7 @@ typedef struct scv_segment_spec {
     int n_history;              /*   so a new segment continues the smoothing */
     const scv_straggler_rule *straggler; /* find stragglers (NULL = off); a driver that can
                                    replaces them, else reports them */
+    int dynamic_batching;       /* the workers' shares of B follow their throughput */
 } scv_segment_spec;
 
 /* What a segment did. first_start / last_end are wall-clock stamps of its first
@@ -869,6 +887,8 @@ typedef struct scv_run_policy {
                                    loop re-plans after each, once the curve predicts it) */
     double scaling_threshold;   /* 0.1: Or et al.'s S (scaling SCV_SCALING_THROUGHPUT) */
     scv_straggler_rule straggler; /* stragglers found in training segments (fraction 0: off) */
+    int dynamic_batching;       /* 0: the workers' shares of B follow their throughput (dynamic
+                                   batching, for heterogeneous clusters) in every segment */
 } scv_run_policy;
 scv_run_policy scv_run_policy_default(void);
 

@@ -4,13 +4,13 @@
 # clang and libclang-rt-14-dev (libFuzzer and clang's sanitizer runtimes; only a
 # recommendation of clang-14, so named here) build the fuzz harnesses of `make fuzz`/`check`;
 # the sqlite3 CLI runs PRAGMA integrity_check in tests/faults.sh; groff-base renders the man
-# page and python3 runs the Python binding in tests/install.sh.
-# Usage: scripts/install-deps.sh [--with-peer]   (--with-peer adds PyTorch for bench/)
+# page and python3 runs the Python binding in tests/install.sh; PyTorch (Debian's 1.13 and
+# torchvision) runs the example trainer of the exec driver's tests and the peer benchmarks.
+# Usage: scripts/install-deps.sh
 set -eu
 PKGS="build-essential pkg-config zlib1g-dev libopenmpi-dev openmpi-bin libdnnl-dev \
 dataset-fashion-mnist libsqlite3-dev libmicrohttpd-dev libcjson-dev iproute2 procps \
-clang libclang-rt-14-dev sqlite3 groff-base python3"
-[ "${1:-}" = "--with-peer" ] && PKGS="$PKGS python3-torch python3-numpy"
+clang libclang-rt-14-dev sqlite3 groff-base python3 python3-torch python3-torchvision python3-numpy"
 missing=""
 for p in $PKGS; do
     st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

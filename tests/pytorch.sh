@@ -34,14 +34,15 @@ fi
 T=$(mktemp -d /tmp/scv-pytorch.XXXXXX) || exit 1
 trap 'rm -rf "$T"' EXIT
 HAVE_MPI=1
-command -v mpirun >/dev/null 2>&1 || HAVE_MPI=0
+command -v mpirun >/dev/null 2>&1 || HAVE_MPI=0 # then K=1 only, started directly
 
 free_port() {
     $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 # train K DIR ARGS...: an invocation as Scavenger starts it (mpirun -np K /bin/sh -c COMMAND), the
-# other SCV_* variables from the caller; each worker's pid goes to DIR/pid.RANK
+# other SCV_* variables from the caller; mpirun's pid goes to DIR/mpirun.pid, each worker's to
+# DIR/pid.RANK (COMMAND execs the trainer: dash would not, and mpirun's SIGUSR1 would end dash)
 train() {
     k=$1 d=$2; shift 2
     mkdir -p "$d"
@@ -49,9 +50,16 @@ train() {
         SCV_CHECKPOINT_DIR=$d SCV_SEED=${SCV_SEED:-1} SCV_RESUME=${SCV_RESUME:-0} \
         SCV_EVAL_EVERY_EPOCHS=${SCV_EVAL_EVERY_EPOCHS:-1} SCV_MAX_EPOCHS=${SCV_MAX_EPOCHS:-0} \
         SCV_UNTIL_ITERATIONS=${SCV_UNTIL_ITERATIONS:-0} \
-        timeout 120 nice -n 19 mpirun --oversubscribe -np "$k" /bin/sh -c \
-        "echo \$\$ > $d/pid.\$OMPI_COMM_WORLD_RANK; exec $PY $EX --subset 2000 $*" \
+        timeout 120 nice -n 19 /bin/sh -c 'echo $$ >"$0"; exec "$@"' "$d/mpirun.pid" \
+        $(if [ "$HAVE_MPI" = 1 ]; then echo mpirun --oversubscribe -np "$k"; fi) /bin/sh -c "echo \$\$ > $d/pid.\${OMPI_COMM_WORLD_RANK:-0}; exec $PY $EX --subset 2000 $*" \
         >"$d/out" 2>&1
+}
+
+# wait_iter DIR N: until DIR/metrics.jsonl has iteration N (30 s at most)
+wait_iter() {
+    n=0
+    while [ $n -lt 300 ] && ! grep -q "\"iter\":$2," "$1/metrics.jsonl" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+    [ $n -lt 300 ]
 }
 
 # --- (0) the package imports without torch; the module imports with it
@@ -230,7 +238,8 @@ sys.exit(0 if worst < 1e-4 else 1)
 EOF
 fi
 
-# --- (e) SIGTERM mid-run (to one worker: the flag rides in the allreduce), then resume at another K
+# --- (e) SIGTERM mid-run to one worker (the flag rides in the allreduce); a resume at the other K
+# and another B, to a rule; another at K=2, stopped by SIGUSR1 to mpirun (Scavenger's way)
 state_matches() { # state_matches DIR: scavenger-state.json is the last iter line's totals
     $PY - "$1" <<'EOF'
 import json, os, sys
@@ -243,40 +252,62 @@ assert st["samples_seen"] == 2000 * st["epoch"] + st["position"], st
 print(st)
 EOF
 }
+stopped_clean() { # stopped_clean DIR: no rank died of a signal or exited non-zero; state matches
+    if grep -q "exited on signal\|non-zero" "$1/out"; then cat "$1/out"; return 1; fi
+    state_matches "$1"
+}
+state_field() { $PY -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1/scavenger-state.json" "$2"; }
+# continues DIR I0 S0 B N [exact]: the last invocation's iter lines start at I0+1, samples_seen
+# continues from S0 with batches <= B, at least N of them (exactly N with "exact"); the state
+# is at its last line
+continues() {
+    $PY - "$@" <<'EOF'
+import json, os, sys
+d, i0, s0, B, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+exact = sys.argv[6:] == ["exact"]
+lines = [json.loads(l) for l in open(os.path.join(d, "metrics.jsonl"))]
+last_job = [k for k, l in enumerate(lines) if l["type"] == "job"][-1]
+assert lines[last_job]["batch"] == B, lines[last_job]
+new = [l for l in lines[last_job:] if l["type"] == "iter"]
+assert (len(new) == n if exact else len(new) >= n) and [l["iter"] for l in new] == list(range(i0 + 1, i0 + 1 + len(new))), [l["iter"] for l in new]
+seen = s0
+for l in new:
+    seen += l["batch"]
+    assert l["samples_seen"] == seen and l["batch"] <= B, l
+assert new[0]["batch"] == min(B, 2000 - s0 % 2000)
+st = json.load(open(os.path.join(d, "scavenger-state.json")))
+assert st["iteration"] == new[-1]["iter"] and st["samples_seen"] == seen, st
+EOF
+}
 if [ "$HAVE_MPI" = 1 ]; then SK=2; else SK=1; fi
 S=$T/sig
-mkdir -p "$S"
 SCV_BATCH=64 train "$SK" "$S" --checkpoint-every 7 &
 TP=$!
-n=0
-while [ $n -lt 300 ] && ! grep -q '"iter":12,' "$S/metrics.jsonl" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+wait_iter "$S" 12
 victim=$(cat "$S/pid.$((SK - 1))" 2>/dev/null)
 if [ -n "$victim" ] && kill -TERM "$victim" 2>/dev/null; then
     wait $TP; rc=$?
     if [ $rc -eq 0 ]; then ok "SIGTERM (to worker $((SK - 1)) of $SK) mid-run: exit 0"; else nok "SIGTERM mid-run: exit 0 (got $rc)"; sed 's/^/#   /' "$S/out"; fi
     check "after SIGTERM: checkpoint and scavenger-state.json at the last iter line" state_matches "$S"
-    I0=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["iteration"])' "$S/scavenger-state.json")
-    S0=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["samples_seen"])' "$S/scavenger-state.json")
+    I0=$(state_field "$S" iteration) S0=$(state_field "$S" samples_seen)
     RK=$((3 - SK)) # resume at the other K, with another B
     SCV_RESUME=1 SCV_BATCH=48 SCV_UNTIL_ITERATIONS=$((I0 + 5)) train "$RK" "$S"; rc=$?
-    if [ $rc -eq 0 ]; then ok "resume (SCV_RESUME=1) at K=$RK B=48: exit 0"; else nok "resume at K=$RK: exit 0 (got $rc)"; sed 's/^/#   /' "$S/out"; fi
-    check "resumed run continues at iteration $((I0 + 1)) and samples_seen $S0 + 48, stops at $((I0 + 5))" $PY - "$S" "$I0" "$S0" <<'EOF'
-import json, os, sys
-d, i0, s0 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-lines = [json.loads(l) for l in open(os.path.join(d, "metrics.jsonl"))]
-jobs = [k for k, l in enumerate(lines) if l["type"] == "job"]
-assert len(jobs) == 2, "the resumed invocation appends its job line"
-new = [l for l in lines[jobs[1]:] if l["type"] == "iter"]
-assert [l["iter"] for l in new] == list(range(i0 + 1, i0 + 6)), [l["iter"] for l in new]
-seen = s0
-for l in new:
-    seen += l["batch"]
-    assert l["samples_seen"] == seen and l["batch"] <= 48, l
-assert new[0]["batch"] == min(48, 2000 - s0 % 2000)
-st = json.load(open(os.path.join(d, "scavenger-state.json")))
-assert st["iteration"] == i0 + 5 and st["samples_seen"] == seen, st
-EOF
-    check "after the resumed run: state at its last iter line" state_matches "$S"
+    if [ $rc -eq 0 ]; then ok "resume (SCV_RESUME=1) at K=$RK B=48 to SCV_UNTIL_ITERATIONS: exit 0"; else nok "resume at K=$RK: exit 0 (got $rc)"; sed 's/^/#   /' "$S/out"; fi
+    check "the resumed run continues at iteration $((I0 + 1)), samples_seen $S0 + 48, stops at $((I0 + 5))" \
+        continues "$S" "$I0" "$S0" 48 5 exact
+    if [ "$HAVE_MPI" = 1 ]; then
+        I1=$(state_field "$S" iteration) S1=$(state_field "$S" samples_seen)
+        SCV_RESUME=1 SCV_BATCH=80 train 2 "$S" &
+        TP=$!
+        wait_iter "$S" $((I1 + 4))
+        kill -USR1 "$(cat "$S/mpirun.pid")" 2>/dev/null
+        wait $TP; rc=$?
+        # Open MPI's mpirun may itself exit 128 + SIGUSR1 after forwarding it (the contract allows it)
+        if [ $rc -eq 0 ] || [ $rc -eq 138 ]; then ok "resume at K=2 B=80 stopped by SIGUSR1 to mpirun (mpirun exit $rc)"
+        else nok "resume at K=2 stopped by SIGUSR1 to mpirun (got $rc)"; sed 's/^/#   /' "$S/out"; fi
+        check "after SIGUSR1: every worker exited 0; state at the last iter line" stopped_clean "$S"
+        check "the K=2 B=80 run continued at iteration $((I1 + 1)), samples_seen $S1 + 80" continues "$S" "$I1" "$S1" 80 4
+    fi
 else
     kill $TP 2>/dev/null; wait $TP
     nok "SIGTERM mid-run: the trainer did not reach iteration 12"; sed 's/^/#   /' "$S/out"
@@ -288,7 +319,6 @@ usage() { # usage VAR=VALUE TEXT: exit 2 and TEXT on stderr
     [ $rc -eq 2 ] && printf '%s' "$out" | grep -q "$2" || { echo "exit $rc: $out"; return 1; }
 }
 check "SCV_BATCH=12x exits 2 naming SCV_BATCH" usage SCV_BATCH=12x SCV_BATCH
-check "SCV_BATCH=0 exits 2 naming SCV_BATCH" usage SCV_BATCH=0 SCV_BATCH
 check "SCV_SPLIT with K+1 weights exits 2 naming SCV_SPLIT" usage SCV_SPLIT=1,1 SCV_SPLIT
 check "SCV_RESUME=1 without a checkpoint exits 2" usage SCV_RESUME=1 SCV_RESUME
 full() {

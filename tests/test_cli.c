@@ -104,6 +104,18 @@ static void t_json_summary(void)
     CHECK_EQ_INT(evals, 1);
 }
 
+/* 1 when the file's first MiB holds needle. */
+static int file_has(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return strstr(buf, needle) != NULL;
+}
+
 /* K=2 and K=1 at the same global batch: the same weights after 20 iterations. */
 static void t_k2_equals_k1(void)
 {
@@ -118,6 +130,16 @@ static void t_k2_equals_k1(void)
     double d2 = param_diff(a, b), du = param_diff(a, c);
     CHECK_MSG(d2 < 1e-4, "K=2 vs K=1: relative difference %.3g", d2);
     CHECK_MSG(du < 1e-4, "K=2 uneven vs K=1: relative difference %.3g", du);
+    /* dynamic batching: the shares start at 1:1:4 and move (equal processes: towards even)
+     * while the weights stay those of the whole batch */
+    char m[600];
+    snprintf(m, sizeof m, "%s/dyn.jsonl", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --workers 3 --batch-split 1,1,4 --dynamic-batching --batch 32 "
+                                      "--iterations 20 --checkpoint %s/k3d --metrics %s", bin, tmp, m), 0);
+    CHECK_MSG(file_has(m, "\"type\":\"rebalance\""), "the shares never moved");
+    snprintf(c, sizeof c, "%s/k3d", tmp);
+    double dd = param_diff(a, c);
+    CHECK_MSG(dd < 1e-4, "K=3 dynamic batching vs K=1: relative difference %.3g", dd);
     /* a different global batch must give different weights (the check can fail) */
     CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 64 --iterations 20 --checkpoint %s/b64", bin, tmp), 0);
     snprintf(b, sizeof b, "%s/b64", tmp);
@@ -234,18 +256,6 @@ static void t_bad_input(void)
     /* a checkpoint of another model is refused */
     CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 5 --checkpoint %s/k1 --resume --hidden 64", bin, tmp), 1);
     CHECK_MSG(strstr(out, "checkpoint holds model mlp:784-32-10") != NULL, "%s", out);
-}
-
-/* 1 when the file's first MiB holds needle. */
-static int file_has(const char *path, const char *needle)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    static char buf[1 << 20];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    return strstr(buf, needle) != NULL;
 }
 
 /* SIGINT: training stops at an iteration boundary, saves a checkpoint and exits 130. */

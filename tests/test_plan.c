@@ -747,6 +747,13 @@ static void t_profile(void)
     fprintf(f, "{\"type\":\"iter\",\"workers\":\"two\"}\n");
     fclose(f);
     CHECK(scv_profile_load(path, &p, &err) == SCV_EPARSE && !p);
+    CHECK_MSG(strstr(err.msg, ":44: field 'workers' is not a number") != NULL, "%s", err.msg);
+    snprintf(saved, sizeof saved, "sed -i '$d' %s", path);
+    CHECK(system(saved) == 0);
+    f = fopen(path, "a"); /* a field missing: the line says what it lacks */
+    fprintf(f, "{\"type\":\"iter\",\"batch\":64}\n");
+    fclose(f);
+    CHECK(scv_profile_load(path, &p, &err) == SCV_EPARSE && !p);
     CHECK_MSG(strstr(err.msg, ":44: iteration line lacks") != NULL, "%s", err.msg);
     f = fopen(path, "a");
     fprintf(f, "not json\n");

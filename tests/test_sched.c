@@ -6,6 +6,7 @@
 #include "scv_test.h"
 #include "train/sched.h"
 #include "train/straggler.h"
+#include "train/dynbatch.h"
 #include "core/util.h"
 
 static void t_split_even_and_weighted(void)
@@ -217,7 +218,61 @@ static void t_straggler_rule(void)
     CHECK_EQ_INT(feed(&s, 1, half, b, 200, 0.1, &at), -1);
 }
 
+/* One controller iteration on scripted speeds: worker k computes a sample in tau[k] s plus
+ * a fixed 1 ms; the batches are the controller's shares of B split as the trainer does. */
+static int dyn_step(scv_dynbatch_state *s, const double *tau, int K, int64_t B)
+{
+    int64_t c[8], o[8];
+    scv_split_batch(B, K, s->share, c, o);
+    double t[8];
+    for (int k = 0; k < K; k++) t[k] = 1e-3 + tau[k] * (double)c[k];
+    return scv_dynbatch_update(s, t, c);
+}
+
+/* Dynamic batching: from even shares, workers 1x, 2x and 4x as fast converge to shares
+ * proportional to throughput (1/7, 2/7, 4/7) within a few adjustments, B stays whole,
+ * then the controller holds still (dead-band); a speed change mid-run is followed; the
+ * bounds hold. */
+static void t_dynbatch_controller(void)
+{
+    scv_dynbatch_policy pol = scv_dynbatch_policy_default();
+    scv_dynbatch_state s;
+    const int64_t B = 700;
+    double tau[3] = {4e-3, 2e-3, 1e-3};
+    scv_dynbatch_init(&s, &pol, 3, B, NULL);
+    CHECK_NEAR(s.share[0], 1.0 / 3, 1e-12, 0);
+    int changes = 0, last_change = 0;
+    for (int i = 1; i <= 400; i++)
+        if (dyn_step(&s, tau, 3, B)) changes++, last_change = i;
+    const double want[3] = {1.0 / 7, 2.0 / 7, 4.0 / 7};
+    for (int k = 0; k < 3; k++) CHECK_MSG(fabs(s.share[k] / want[k] - 1) < 0.08, "share %d: %.4f, want %.4f", k, s.share[k], want[k]);
+    CHECK_MSG(changes >= 2 && changes <= 8, "%d adjustments", changes);
+    CHECK_MSG(last_change <= 100, "still adjusting at iteration %d", last_change); /* then holds still */
+    CHECK_NEAR(s.share[0] + s.share[1] + s.share[2], 1, 1e-9, 0);
+    /* the iteration times are now within the dead-band of each other */
+    int64_t c[3], o[3];
+    scv_split_batch(B, 3, s.share, c, o);
+    double t0 = tau[0] * c[0], t2 = tau[2] * c[2];
+    CHECK_MSG(fabs(t0 / t2 - 1) < 0.12, "times %.4f vs %.4f", t0, t2);
+    /* worker 2 slows to worker 0's speed: its share falls to about a third */
+    tau[2] = 4e-3;
+    for (int i = 0; i < 300; i++) dyn_step(&s, tau, 3, B);
+    CHECK_MSG(fabs(s.share[2] / (1.0 / 4.0) - 1) < 0.1, "share 2 after the slow-down %.4f (want 0.25)", s.share[2]);
+    /* equal speeds from even shares: never adjusts */
+    double same[3] = {2e-3, 2e-3, 2e-3};
+    scv_dynbatch_init(&s, &pol, 3, B, NULL);
+    for (int i = 0; i < 200; i++) CHECK(!dyn_step(&s, same, 3, B));
+    CHECK_EQ_INT(s.adjustments, 0);
+    /* bounds: a worker 1000x slower keeps min_share */
+    double slow[2] = {1.0, 1e-3};
+    scv_dynbatch_init(&s, &pol, 2, 1000, NULL);
+    for (int i = 0; i < 300; i++) dyn_step(&s, slow, 2, 1000);
+    CHECK_NEAR(s.share[0], pol.min_share, 1e-9, 0);
+    CHECK_NEAR(s.share[1], 1 - pol.min_share, 1e-9, 0);
+}
+
 static const scv_test tests[] = {
+    {"dynbatch_controller", t_dynbatch_controller},
     {"straggler_rule", t_straggler_rule},
     {"int_sets", t_int_sets},
     {"split_even_and_weighted", t_split_even_and_weighted},

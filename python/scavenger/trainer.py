@@ -25,7 +25,6 @@ Needs torch (Debian's python3-torch 1.13 is enough); `import scavenger` does not
 module, so the rest of the package works without torch. See python/scavenger/README.md.
 """
 import datetime
-import errno
 import json
 import math
 import os
@@ -584,7 +583,7 @@ class Trainer:
                      evaluate=lambda m: evaluate_classifier(m, xt, yt, env.workers, env.rank),
                      lr_at=lambda B, seen: lr_at(0.05, B, seen, n_train, 64, "sqrt"),
                      checkpoint_every=200, input_floats=784, act_bytes=58408)
-        sys.exit(tr.fit(lambda idx: (x[idx], y[idx]), torch.nn.functional.cross_entropy))
+        run_main(lambda: tr.fit(lambda idx: (x[idx], y[idx]), torch.nn.functional.cross_entropy))
 
     fit() joins the workers (init_distributed), resumes (SCV_RESUME=1), wraps the model in
     DDP with StatsHook (K > 1), writes the job line, then per iteration: takes this worker's
@@ -593,8 +592,9 @@ class Trainer:
     the iter line; a periodic evaluation every SCV_EVAL_EVERY_EPOCHS epochs (evaluate(module)
     runs on every worker and returns the fields of the eval line), a checkpoint every
     checkpoint_every iterations. It stops at SCV_UNTIL_ITERATIONS, SCV_MAX_EPOCHS, or on
-    SIGTERM/SIGINT (every worker at the same iteration: the flag rides in the allreduce),
-    writes the checkpoint and returns 0.
+    SIGUSR1 (what Scavenger sends mpirun, which forwards it), SIGTERM or SIGINT (every worker
+    at the same iteration: the flag rides in the allreduce), writes the checkpoint and
+    returns 0.
 
     grad_stats=False is for measuring this module's overhead only: DDP's own averaging, no
     statistics (null), and with K > 1 no stop flag (a signal then ends the processes)."""

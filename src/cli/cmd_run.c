@@ -256,6 +256,8 @@ static void help(void)
            "                       COMMAND` per segment (the exec driver)\n"
            "  --hosts FILE         real machines: an Open MPI hostfile (ssh); relaunch and exec\n"
            "                       drivers\n"
+           "  --dynamic-batching on|off  the workers' shares of B follow their measured\n"
+           "                       throughput (heterogeneous clusters; default off)\n"
            "  --straggler-fraction F  while training, a worker whose smoothed throughput stays\n"
            "                       under F (0.8) of the median worker's for --straggler-window\n"
            "                       (5s) is a straggler: the elastic driver replaces it with a\n"
@@ -408,6 +410,14 @@ int cmd_run(int argc, char **argv)
         snprintf(job_key, sizeof job_key, "model=%s;hidden=%s;dataset=%s", model,
                  get(&opt, "hidden") ? get(&opt, "hidden") : !strcmp(model, "mlp") ? "256,128" : "-",
                  get(&opt, "dataset") ? get(&opt, "dataset") : "fashion-mnist");
+    }
+    const char *slurm = getenv("SLURM_NTASKS");
+    if (slurm && !cl && !hosts && atoi(slurm) > 0 && p.workers[p.n_workers - 1] > atoi(slurm)) {
+        char m[128];
+        snprintf(m, sizeof m, "--workers goes up to %d but the Slurm allocation has %d tasks (SLURM_NTASKS)",
+                 p.workers[p.n_workers - 1], atoi(slurm));
+        rc = usage("%s", m);
+        goto out_quiet;
     }
     if (hosts && cl) {
         rc = usage("--hosts and --cluster: one or the other%s", "");

@@ -38,6 +38,8 @@ static void help(void)
            "  --threads T           compute threads per rank (1)\n"
            "  --batch B             global batch (64), split over the ranks\n"
            "  --batch-split W,...   per-rank shares of B (K positive weights; default even)\n"
+           "  --dynamic-batching    the shares follow each rank's measured throughput (every 10\n"
+           "                        iterations, 5%% dead-band; --batch-split gives the first ones)\n"
            "Optimiser:\n"
            "  --lr X                base learning rate (0.05)\n"
            "  --momentum X          (0.9)      --weight-decay X   (5e-4)\n"
@@ -103,7 +105,7 @@ enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
     O_TARGET, O_TLOSS, O_ELASTIC, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL, O_EVAL_EPOCHS,
-    O_CATALOG, O_EVAL_SUBSET, O_TWINDOW, O_TTOL, O_THIST, O_STRAGGLER, O_HOSTS
+    O_CATALOG, O_EVAL_SUBSET, O_TWINDOW, O_TTOL, O_THIST, O_STRAGGLER, O_HOSTS, O_DYNB
 };
 
 static const struct option opts[] = {
@@ -117,7 +119,7 @@ static const struct option opts[] = {
     {"target-accuracy", 1, 0, O_TARGET}, {"target-loss", 1, 0, O_TLOSS}, {"straggler-fraction", 1, 0, O_STRAGGLER}, {"elastic-control", 1, 0, O_ELASTIC}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
     {"metrics", 1, 0, O_METRICS}, {"checkpoint", 1, 0, O_CKPT},
     {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
-    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER}, {"hosts", 1, 0, O_HOSTS},
+    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER}, {"hosts", 1, 0, O_HOSTS}, {"dynamic-batching", 0, 0, O_DYNB},
     {"stop-noise-stable", 1, 0, O_STOP_NOISE}, {"stop-time-stable", 1, 0, O_STOP_TIME},
     {"no-final-eval", 0, 0, O_NO_EVAL}, {"eval-every-epochs", 1, 0, O_EVAL_EPOCHS}, {"catalog", 1, 0, O_CATALOG},
     {"eval-subset", 1, 0, O_EVAL_SUBSET}, {"target-window", 1, 0, O_TWINDOW},
@@ -323,6 +325,7 @@ int cmd_train(int argc, char **argv)
         case O_CATALOG: catalog = optarg; break;
         case O_CLUSTER: cluster = optarg; break;
         case O_HOSTS: hosts = optarg; break;
+        case O_DYNB: p.dynamic_batching = 1; break;
         case O_STOP_NOISE: {
             char *colon = strchr(optarg, ':');
             int64_t w = 0;

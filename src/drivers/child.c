@@ -243,6 +243,7 @@ void scv_train_argv(scv_argv *a, const scv_train_cmd *c)
     for (int i = 0; c->job_opts && c->job_opts[i]; i++) scv_argv_add(a, c->job_opts[i]);
     if (c->cluster) scv_argv_add(a, "--cluster"), scv_argv_add(a, c->cluster);
     if (c->hosts) scv_argv_add(a, "--hosts"), scv_argv_add(a, c->hosts);
+    if (c->dynamic_batching) scv_argv_add(a, "--dynamic-batching");
     if (c->vm_type) scv_argv_add(a, "--vm-type"), scv_argv_add(a, c->vm_type);
     if (c->catalog) scv_argv_add(a, "--catalog"), scv_argv_add(a, c->catalog);
     if (c->workers) scv_argv_add(a, "--workers"), scv_argv_addf(a, "%d", c->workers);

@@ -46,6 +46,7 @@ typedef struct scv_train_cmd {
     const char *const *job_opts;  /* the job's own options: "--model", "lenet", ..., NULL */
     const char *cluster, *vm_type;
     const char *hosts;            /* an Open MPI hostfile (real machines) */
+    int dynamic_batching;
     const char *catalog;          /* the VM catalog --vm-type is checked against (NULL = default) */
     int workers, batch;
     const double *split;          /* K shares of B, NULL = even */

@@ -189,6 +189,7 @@ static char *segment_cmd(const elastic *e, const scv_segment_spec *s, const char
             !strcmp(s->phase, "train"));
     for (int i = 0; i < s->n_history; i++) fprintf(f, "%s%.9g", i ? "," : "", s->history[i]);
     fputc(']', f);
+    if (s->dynamic_batching) fputs(",\"dynamic_batching\":1", f);
     if (s->straggler && s->straggler->fraction > 0)
         fprintf(f, ",\"straggler\":{\"fraction\":%.17g,\"alpha\":%.17g,\"window_s\":%.17g,\"min_iterations\":%d}",
                 s->straggler->fraction, s->straggler->alpha, s->straggler->window_s, s->straggler->min_iterations);

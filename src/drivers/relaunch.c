@@ -70,6 +70,7 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
                        .time_min = spec->time_min_iters, .no_final_eval = !spec->final_eval,
                        .eval_subset = spec->eval_subset, .target_window = spec->target_window,
                        .history = spec->history, .n_history = spec->n_history,
+                       .dynamic_batching = spec->dynamic_batching,
                        .progress = r->show_progress};
     scv_argv a = {0};
     scv_train_argv(&a, &c);

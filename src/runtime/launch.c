@@ -113,8 +113,8 @@ static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
     char np[16], omp[48], hostfile[256], agent[256], net[64], hosts[SCV_CLUSTER_MAX_VMS * 20 + 32];
     snprintf(np, sizeof np, "%d", l->workers);
     snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", l->threads);
-    const char *fixed[MAX_FIXED] = {"mpirun", "-q", "--bind-to", "none", "-np", np, "-x", omp};
-    int nf = 8, rc, n_env = 0;
+    const char *fixed[MAX_FIXED] = {"mpirun", "--bind-to", "none", "-np", np, "-x", omp};
+    int nf = 7, rc, n_env = 0;
     scv_cluster c;
     if (l->cluster) {
         if ((rc = cluster_args(l, exe, fixed, &nf, &c, hostfile, agent, net, hosts, sizeof hosts, err))) return rc;
@@ -124,9 +124,11 @@ static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
         fixed[nf++] = "--hostfile", fixed[nf++] = l->hostfile;
         if (getenv("SCV_RSH_AGENT"))
             fixed[nf++] = "--mca", fixed[nf++] = "plm_rsh_agent", fixed[nf++] = getenv("SCV_RSH_AGENT");
-    } else {
+    } else if (!getenv("SLURM_JOB_ID")) { /* inside a Slurm allocation its slots bound the job */
         fixed[nf++] = "--oversubscribe";
     }
+    if (!l->hostfile && (l->cluster || !getenv("SLURM_JOB_ID")))
+        fixed[nf++] = "-q"; /* quiet, but not where mpirun must say why a job does not fit its slots */
     while (l->env && l->env[n_env]) n_env++;
     char **args = calloc((size_t)(nf + 2 * n_env + 1 + l->argc + 1), sizeof(char *));
     if (!args) return scv_err_set(err, SCV_ENOMEM, "out of memory");
@@ -162,7 +164,7 @@ static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
         /* what Open MPI needs, in mpirun's environment only (not this process's) */
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-        if (!l->cluster && !l->hostfile) setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+        if (!l->cluster && !l->hostfile && !getenv("SLURM_JOB_ID")) setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
         struct sigaction dfl; /* a caller that ignores SIGINT while it waits: not mpirun */
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;

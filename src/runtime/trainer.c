@@ -29,6 +29,7 @@
 #include "../train/dnn.h"
 #include "../train/sched.h"
 #include "../train/straggler.h"
+#include "../train/dynbatch.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -44,9 +45,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The scalars after the gradient in its allreduce; with the straggler rule on, K more
- * follow: worker k's compute seconds at X_COUNT + k (the others add 0). */
-enum { X_LOCAL_SQ, X_HAS, X_LOSS, X_CORRECT, X_STOP, X_TIME_STABLE, X_STRAGGLER, X_COUNT };
+/* The scalars after the gradient in its allreduce; with the straggler rule or dynamic
+ * batching on, K more follow: worker k's compute seconds at X_COUNT + k (the others add 0);
+ * with dynamic batching, K more: the new shares of B from rank 0 (X_REBALANCE set), used
+ * from the next iteration on by every rank alike. */
+enum { X_LOCAL_SQ, X_HAS, X_LOSS, X_CORRECT, X_STOP, X_TIME_STABLE, X_STRAGGLER, X_REBALANCE, X_COUNT };
 
 /* The one piece of file-scope mutable state: a signal handler gets no context argument, so
  * SIGINT/SIGTERM can only reach the loop through a flag. scv_train_run() clears it, installs
@@ -109,6 +112,7 @@ scv_train_params scv_train_params_default(void)
     p.seed = 1;
     p.target_window = 1;
     p.target_confirm_tol = 0.005;
+    p.dynbatch = scv_dynbatch_policy_default();
     return p;
 }
 
@@ -261,6 +265,11 @@ typedef struct {
     int strag_event;    /* rank 0: the event of the worker flagged last */
     scv_straggler_event events[SCV_MAX_STRAGGLER_EVENTS]; /* rank 0: found since the last */
     int n_events;       /*   command (elastic mode reports them) */
+    /* dynamic batching: the shares of B in use (every rank), the controller (rank 0) */
+    double shares[SCV_MAX_WORKERS];
+    int n_shares;       /* K of shares (0: none, the parameters' split) */
+    scv_dynbatch_state *dyn;
+    int dyn_send;       /* rank 0: new shares ride in the next allreduce */
     double window[64];  /* the target window when the last segment ended, oldest first */
     int n_window;
 } run_ctx;
@@ -527,6 +536,7 @@ static void teardown(run_ctx *c)
     free(c->counts);
     free(c->offsets);
     free(c->strag);
+    free(c->dyn);
     scv_comm_free(c->comm);
     if (c->lock_fd >= 0) close(c->lock_fd); /* releases the lock */
     c->lock_fd = -1;
@@ -596,15 +606,28 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     int win_len = 0;
     /* stragglers: every rank adds its compute seconds to the allreduce, rank 0 applies the
      * rule and flags the worker it finds in the next one, so every rank sees it together */
-    const int watch = p->straggler.fraction > 0 && c->K > 1;
-    const size_t nx = np + X_COUNT + (watch ? (size_t)c->K : 0);
-    c->strag_flag = 0;
+    const int watch = p->straggler.fraction > 0 && c->K > 1, dyn = p->dynamic_batching && c->K > 1;
+    const int per_worker = watch || dyn; /* the workers' compute seconds ride in the allreduce */
+    const size_t nx = np + X_COUNT + (per_worker ? (size_t)c->K : 0) + (dyn ? (size_t)c->K : 0);
+    c->strag_flag = 0, c->dyn_send = 0;
     if (watch && c->rank == 0 && !c->strag && !(c->strag = malloc(sizeof *c->strag))) free(win), win = NULL;
+    if (dyn && c->rank == 0 && !c->dyn && !(c->dyn = malloc(sizeof *c->dyn))) free(win), win = NULL;
+    /* the shares: the previous segment's at the same K (dynamic batching goes on), else the
+     * parameters' split */
+    if (!dyn || c->n_shares != c->K) {
+        c->n_shares = 0;
+        if (dyn) {
+            for (int k = 0; k < c->K; k++) c->shares[k] = p->rank_weights ? p->rank_weights[k] : 1;
+            c->n_shares = c->K;
+        }
+    }
     if (!win || !from_hist) {
         free(win), free(from_hist);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
     if (watch && c->rank == 0) scv_straggler_init(c->strag, &p->straggler, c->K);
+    if (dyn && c->rank == 0) scv_dynbatch_init(c->dyn, &p->dynbatch, c->K, B, c->shares);
+    int rebalances = 0;
     for (int i = 0; i < p->n_target_history; i++) {
         if (win_len == W) {
             memmove(win, win + 1, sizeof(double) * (size_t)(W - 1));
@@ -643,7 +666,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         }
         double t0 = scv_now();
         int64_t Bcur = N - (int64_t)c->st.pos < B ? N - (int64_t)c->st.pos : B;
-        scv_split_batch(Bcur, c->K, p->rank_weights, c->counts, c->offsets);
+        scv_split_batch(Bcur, c->K, c->n_shares ? c->shares : p->rank_weights, c->counts, c->offsets);
         int64_t bk = c->counts[c->rank], off = (int64_t)c->st.pos + c->offsets[c->rank];
         for (int64_t i = 0; i < bk; i++) {
             int32_t s = c->perm[off + i];
@@ -668,9 +691,11 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         g[np + X_STOP] = (float)g_stop;
         g[np + X_TIME_STABLE] = (float)c->time_stable;
         g[np + X_STRAGGLER] = (float)c->strag_flag;
-        if (watch) {
-            memset(g + np + X_COUNT, 0, sizeof(float) * (size_t)c->K);
+        g[np + X_REBALANCE] = (float)c->dyn_send;
+        if (per_worker) {
+            memset(g + np + X_COUNT, 0, sizeof(float) * (size_t)c->K * (dyn ? 2 : 1));
             g[np + X_COUNT + c->rank] = (float)(tc - t0 + scv_now() - t2);
+            for (int k = 0; c->dyn_send && k < c->K; k++) g[np + X_COUNT + c->K + k] = (float)c->dyn->share[k];
         }
         if ((rc = scv_comm_allreduce_f32(c->comm, g, nx, err))) break;
         double t3 = scv_now();
@@ -702,6 +727,27 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         const int flagged = (int)fabsf(g[np + X_STRAGGLER]) - 1, strag_end = g[np + X_STRAGGLER] < 0;
         c->strag_flag = 0;
         if (watch && c->rank == 0 && flagged < 0) straggler_watch(c, g + np + X_COUNT, t4 - t0);
+        if (dyn && g[np + X_REBALANCE] > 0) { /* rank 0's new shares: from the next iteration */
+            for (int k = 0; k < c->K; k++) c->shares[k] = g[np + X_COUNT + c->K + k];
+            rebalances++;
+        }
+        c->dyn_send = 0;
+        if (dyn && c->rank == 0 && !(g[np + X_REBALANCE] > 0)) { /* the controller (one change in flight) */
+            double tk[SCV_MAX_WORKERS];
+            for (int k = 0; k < c->K; k++) tk[k] = g[np + X_COUNT + k];
+            if (scv_dynbatch_update(c->dyn, tk, c->counts)) {
+                c->dyn_send = 1;
+                if (c->metrics) {
+                    fprintf(c->metrics, "{\"type\":\"rebalance\",\"iter\":%llu,\"shares\":[",
+                            (unsigned long long)c->st.iteration);
+                    for (int k = 0; k < c->K; k++) fprintf(c->metrics, "%s%.5f", k ? "," : "", c->dyn->share[k]);
+                    fputs("],\"seconds_per_sample\":[", c->metrics);
+                    for (int k = 0; k < c->K; k++) fprintf(c->metrics, "%s%.4e", k ? "," : "", c->dyn->tau[k]);
+                    fputs("]}\n", c->metrics);
+                    metrics_note(c);
+                }
+            }
+        }
         if (c->metrics) {
             char nl[32] = "null", ng[32] = "null"; /* null when the statistics are off */
             if (!p->no_grad_stats) {
@@ -718,7 +764,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
                     (double)c->st.samples_seen / (double)N, c->K, (long long)Bcur, (long long)bk,
                     t2 - t1, t3 - t2, t4 - t0, loss, g[np + X_CORRECT] / (double)Bcur, lr, nl, ng,
                     (unsigned long long)c->st.samples_seen, scv_wall_clock());
-            if (watch && c->K <= 64) { /* each worker's compute seconds and samples */
+            if (per_worker && c->K <= 64) { /* each worker's compute seconds and samples */
                 fputs(",\"t_compute_workers\":[", c->metrics);
                 for (int k = 0; k < c->K; k++) fprintf(c->metrics, "%s%.4e", k ? "," : "", g[np + X_COUNT + k]);
                 fputs("],\"local_batches\":[", c->metrics);
@@ -1019,6 +1065,7 @@ static int segment_params(const scv_train_params *base, const cJSON *o, scv_trai
     q->resume = 0;
     q->progress = 0;
     q->rank_weights = NULL;
+    q->dynamic_batching = jnum(o, "dynamic_batching", 0) > 0; /* base->dynbatch: the policy */
     const cJSON *sr = cJSON_GetObjectItemCaseSensitive(o, "straggler");
     q->straggler = (scv_straggler_rule){0};
     if (cJSON_IsObject(sr)) {

@@ -369,6 +369,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     /* stragglers are looked for while training (a replacement in the middle of a profile
      * would mix two clusters in one measurement) */
     spec.straggler = !strcmp(phase, "train") && l->pol->straggler.fraction > 0 ? &l->pol->straggler : NULL;
+    spec.dynamic_batching = l->pol->dynamic_batching;
     l->seg_t0 = l->seg_t1 = NAN;
     emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_START, .phase = phase, .workers = K, .batch = B});
     scv_measure_sink sink = {.ctx = l, .on_iter = on_iter, .on_eval = on_eval};

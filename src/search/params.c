@@ -125,6 +125,12 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
     }
     if (!strcmp(name, "eval-every-epochs")) return positive(name, v, &p->policy.eval_every_epochs, 1e6, err);
     if (!strcmp(name, "scaling-threshold")) return positive(name, v, &p->policy.scaling_threshold, 10, err);
+    if (!strcmp(name, "dynamic-batching")) {
+        if (strcmp(v, "on") && strcmp(v, "off"))
+            return scv_err_set(err, SCV_EINVAL, "dynamic-batching '%s': expected on or off", v);
+        p->policy.dynamic_batching = !strcmp(v, "on");
+        return SCV_OK;
+    }
     if (!strcmp(name, "straggler-fraction")) {
         double x;
         if (scv_parse_f64(v, &x) || !(x >= 0 && x < 1))

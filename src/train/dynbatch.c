@@ -1,0 +1,92 @@
+/*
+ * dynbatch.c - the dynamic-batching controller (see dynbatch.h). Units: seconds, samples.
+ *
+ * Each iteration, worker k's compute seconds per sample tau_k = t_k / b_k is smoothed by an
+ * EWMA (alpha). Every `every` iterations, with b_k = share_k B the current batches and
+ * t_k = tau_k b_k their predicted times, the paper's proportional rule (Eq. 4-5)
+ *     delta b_k = -(b_k / t_k) (t_k - t_mean),  b_k <- b_k + delta b_k  =  t_mean / tau_k
+ * gives every worker the batch it computes in the mean time, i.e. shares proportional to
+ * throughput 1/tau_k. Only `gain` of that step is taken (0.5: on the emulated cluster a
+ * throttled VM's time per sample depends on its batch, and the full step swung its share
+ * between 0.13 and 0.29 every adjustment). The new batches are clamped to [min_share, max_share] of B (the
+ * clamped excess spread over the others), scaled back to sum to B, and applied only when
+ * some worker's batch moves by more than the dead-band (5%): the controller holds still once
+ * the workers finish within it. Smoothing per-sample time, not iteration time, keeps the
+ * EWMA meaningful across adjustments (a worker's t_k jumps when its b_k does).
+ */
+#include "dynbatch.h"
+
+#include <math.h>
+#include <string.h>
+
+scv_dynbatch_policy scv_dynbatch_policy_default(void)
+{
+    return (scv_dynbatch_policy){.alpha = 0.3, .dead_band = 0.05, .every = 10, .gain = 0.5, .min_share = 0.02,
+                                 .max_share = 0.98};
+}
+
+void scv_dynbatch_init(scv_dynbatch_state *s, const scv_dynbatch_policy *pol, int K, int64_t B, const double *weights)
+{
+    memset(s, 0, sizeof *s);
+    s->pol = *pol;
+    s->K = K < 1 ? 1 : K > SCV_MAX_WORKERS ? SCV_MAX_WORKERS : K;
+    s->B = B;
+    double sum = 0;
+    for (int k = 0; k < s->K; k++) sum += weights ? weights[k] : 1;
+    for (int k = 0; k < s->K; k++) {
+        s->share[k] = (weights ? weights[k] : 1) / sum;
+        s->tau[k] = NAN;
+    }
+}
+
+/* Clamps shares to [lo, hi], moving what was cut to (or taken from) the unclamped ones in
+ * proportion, until none is out of bounds (at most K rounds). */
+static void clamp_shares(double *sh, int K, double lo, double hi)
+{
+    for (int round = 0; round < K; round++) {
+        double excess = 0, free_sum = 0;
+        int fixed[SCV_MAX_WORKERS] = {0}, any = 0;
+        for (int k = 0; k < K; k++) {
+            if (sh[k] < lo) excess -= lo - sh[k], sh[k] = lo, fixed[k] = 1, any = 1;
+            else if (sh[k] > hi) excess += sh[k] - hi, sh[k] = hi, fixed[k] = 1, any = 1;
+        }
+        if (!any) return;
+        for (int k = 0; k < K; k++)
+            if (!fixed[k]) free_sum += sh[k];
+        if (!(free_sum > 0)) return;
+        for (int k = 0; k < K; k++)
+            if (!fixed[k]) sh[k] += excess * sh[k] / free_sum;
+    }
+}
+
+int scv_dynbatch_update(scv_dynbatch_state *s, const double *t, const int64_t *b)
+{
+    const int K = s->K;
+    for (int k = 0; k < K; k++) {
+        if (!(b[k] > 0 && t[k] > 0)) continue;
+        double x = t[k] / (double)b[k];
+        s->tau[k] = isnan(s->tau[k]) ? x : (1 - s->pol.alpha) * s->tau[k] + s->pol.alpha * x;
+    }
+    if (K < 2 || ++s->since < s->pol.every) return 0;
+    s->since = 0;
+    double bk[SCV_MAX_WORKERS], tk[SCV_MAX_WORKERS], tmean = 0;
+    for (int k = 0; k < K; k++) {
+        if (!(s->tau[k] > 0)) return 0; /* a worker not measured yet */
+        bk[k] = s->share[k] * (double)s->B;
+        tk[k] = s->tau[k] * bk[k];
+        tmean += tk[k] / K;
+    }
+    double nb[SCV_MAX_WORKERS], sum = 0;
+    for (int k = 0; k < K; k++) {
+        nb[k] = bk[k] - s->pol.gain * (bk[k] / tk[k]) * (tk[k] - tmean); /* Eq. 4-5, damped */
+        sum += nb[k];
+    }
+    double sh[SCV_MAX_WORKERS], moved = 0;
+    for (int k = 0; k < K; k++) sh[k] = nb[k] / sum;
+    clamp_shares(sh, K, s->pol.min_share, s->pol.max_share);
+    for (int k = 0; k < K; k++) moved = fmax(moved, fabs(sh[k] - s->share[k]) / s->share[k]);
+    if (!(moved > s->pol.dead_band)) return 0;
+    memcpy(s->share, sh, sizeof(double) * (size_t)K);
+    s->adjustments++;
+    return 1;
+}

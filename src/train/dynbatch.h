@@ -1,0 +1,27 @@
+/*
+ * dynbatch.h - dynamic batching for heterogeneous workers (Tyagi & Sharma, ACSOS 2020): a
+ * proportional controller over each worker's share of the global batch. Pure bookkeeping
+ * over per-worker compute times; no I/O, no MPI. The policy is scv_dynbatch_policy (scv.h).
+ */
+#ifndef SCV_DYNBATCH_H
+#define SCV_DYNBATCH_H
+#include <stdint.h>
+#include "scv.h"
+
+typedef struct scv_dynbatch_state {
+    scv_dynbatch_policy pol;
+    int K;
+    int64_t B;                        /* the global batch the shares split */
+    double share[SCV_MAX_WORKERS];    /* worker k's share of B (sum 1) */
+    double tau[SCV_MAX_WORKERS];      /* EWMA of its compute seconds per sample (NaN: none yet) */
+    int since;                        /* iterations since the last adjustment */
+    int adjustments;                  /* made so far */
+} scv_dynbatch_state;
+
+/* Starts with the given shares (K weights, any positive scale; NULL = even). */
+void scv_dynbatch_init(scv_dynbatch_state *s, const scv_dynbatch_policy *pol, int K, int64_t B, const double *weights);
+/* One iteration: worker k took t[k] seconds of compute for b[k] samples. Every pol.every
+ * iterations the shares are adjusted unless every worker is within the dead-band; returns 1
+ * when they changed (s->share holds the new ones), else 0. */
+int scv_dynbatch_update(scv_dynbatch_state *s, const double *t, const int64_t *b);
+#endif
