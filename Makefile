@@ -31,8 +31,13 @@ LDLIBS  := $(MPI_LIBS) -ldnnl -lcjson -lsqlite3 -lz -lm -fopenmp
 LIB_SRC := $(wildcard src/core/*.c src/model/*.c src/io/*.c src/train/*.c src/runtime/*.c src/store/*.c \
                       src/search/*.c src/drivers/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
+# the service (`scavenger serve`): a shell over the library like the CLI, on libmicrohttpd;
+# its dashboard's files (web/) are compiled in (web/embed.sh)
+SVC_SRC := $(wildcard src/service/*.c)
+WEB_SRC := web/index.html web/app.js web/app.css
+SVC_LIBS := -lmicrohttpd -lpthread
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
-CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o) $(SVC_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/web_assets.o
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
 all: $(BUILD)/scavenger $(TESTS)
@@ -42,7 +47,11 @@ $(BUILD)/libscv.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/scavenger: $(CLI_OBJ) $(BUILD)/libscv.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS) $(SVC_LIBS)
+
+$(BUILD)/gen/web_assets.c: $(WEB_SRC) web/embed.sh
+	@mkdir -p $(dir $@)
+	sh web/embed.sh $@ $(WEB_SRC)
 
 # the shared library: libscv.so -> libscv.so.MAJOR (the soname) -> libscv.so.VERSION
 VERSION := $(shell sed -n 's/^\#define SCV_VERSION "\(.*\)"$$/\1/p' include/scv.h)
@@ -157,17 +166,21 @@ ifneq ($(MODE),fuzz)
 	chmod +x build/fuzz/tests/test_fuzz
 endif
 
-# the fault-injection script (signals, full disk, read-only report, concurrent runs) and
-# the install test (make install into a temporary DESTDIR, pkg-config, the Python binding)
-# run the normal build only; tests/run.sh counts build/tests/test_faults and test_install
+# the fault-injection script (signals, full disk, read-only report, concurrent runs), the
+# install test (make install into a temporary DESTDIR, pkg-config, the Python binding) and
+# the PyTorch module's tests (python/scavenger/trainer.py) run the normal build only;
+# tests/run.sh counts build/tests/test_faults, test_install and test_pytorch
+SCRIPT_TESTS := build/tests/test_faults build/tests/test_install build/tests/test_pytorch
+# the dashboard in Debian's headless chromium (tests/browser.sh; skipped without chromium)
+SCRIPT_TESTS += build/tests/test_browser
 ifeq ($(MODE),release)
-all: $(BUILD)/libscv.so build/tests/test_faults build/tests/test_install
+all: $(BUILD)/libscv.so $(SCRIPT_TESTS)
 endif
 build/tests/test_faults: tests/faults.sh
-	@mkdir -p $(dir $@)
-	cp $< $@
-	chmod +x $@
 build/tests/test_install: tests/install.sh
+build/tests/test_pytorch: tests/pytorch.sh
+build/tests/test_browser: tests/browser.sh
+$(SCRIPT_TESTS):
 	@mkdir -p $(dir $@)
 	cp $< $@
 	chmod +x $@

@@ -9,12 +9,13 @@ Runs examples/pytorch_fashion_mnist.py (LeNet-5, Fashion-MNIST) as Scavenger sta
 for K in --workers (default 1 and 2), several repetitions, the modes alternating (ABBA order
 within each repetition), no evaluation, the checkpoint only at the end. Throughput of one run:
 the samples of its iterations after the first --warmup, over the wall time between their iter
-lines' `ts` (so the metrics writing and the data gathering count, as in real use). Prints each
-run, then per K the median samples/s of each mode and the ratio stats/plain (1.0: no
+lines' `ts` (so the metrics writing and the data gathering count, as in real use), and
+B / the median t_iter (less sensitive to other load on the machine). Prints each run, then per
+K the medians over the repetitions of each mode and the ratios stats/plain (1.0: no
 overhead), and one JSON line.
 
 usage: /usr/bin/python3 bench/torch_overhead.py [--workers 1,2] [--batch 128] [--reps 4]
-           [--iterations 100] [--warmup 10] [--subset 20000] [--threads 1]
+           [--iterations 80] [--warmup 10] [--subset 20000] [--threads 1]
 Nothing else heavy should run meanwhile (the figures are wall-clock rates).
 """
 import argparse
@@ -57,8 +58,28 @@ def run_once(K, mode, a, work):
     w = it[a.warmup - 1]
     samples = sum(l["batch"] for l in it[a.warmup:])
     rate = samples / (it[-1]["ts"] - w["ts"])
-    t_comm = statistics.median(l["t_comm"] for l in it[a.warmup:])
-    return rate, t_comm
+    t_iter = statistics.median(l["t_iter"] for l in it[a.warmup:])
+    return rate, a.batch / t_iter
+
+
+def hook_work_us(n=61706, reps=300):
+    """Median microseconds of the hook's own tensor work on an n-float gradient (one bucket),
+    without the allreduce: scale into the send buffer, two squared norms, the extra scalars."""
+    import time
+    import torch
+    torch.set_num_threads(1)
+    buf = torch.randn(n)
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        t = torch.empty(n + 5)
+        sq = float(buf.square().sum())
+        torch.mul(buf, 0.5, out=t[:n])
+        t[n:] = torch.tensor([sq, 1.0, 2.3, 0.0, 0.0])
+        float(t[:n].square().sum())
+        t[n:].tolist()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts) * 1e6
 
 
 def main():
@@ -66,7 +87,7 @@ def main():
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--reps", type=int, default=4)
-    ap.add_argument("--iterations", type=int, default=100)
+    ap.add_argument("--iterations", type=int, default=80)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--subset", type=int, default=20000)
     ap.add_argument("--threads", type=int, default=1)
@@ -75,21 +96,30 @@ def main():
         ap.error("need 1 <= --warmup < --iterations and --iterations x --batch <= --subset (no epoch end)")
     Ks = [int(k) for k in a.workers.split(",")]
     res = {(K, m): [] for K in Ks for m in ("stats", "plain")}
+    med = {(K, m): [] for K in Ks for m in ("stats", "plain")}
     with tempfile.TemporaryDirectory(prefix="scv-torch-overhead-") as work:
         for r in range(a.reps):
             for K in Ks:
                 order = ("stats", "plain") if (r + K) % 2 == 0 else ("plain", "stats")
                 for mode in order:
-                    rate, tc = run_once(K, mode, a, work)
+                    rate, mrate = run_once(K, mode, a, work)
                     res[(K, mode)].append(rate)
-                    print("rep %d K=%d %-5s %8.1f samples/s  (median t_comm %.2f ms)"
-                          % (r + 1, K, mode, rate, tc * 1e3), flush=True)
+                    med[(K, mode)].append(mrate)
+                    print("rep %d K=%d %-5s %8.1f samples/s  (B / median t_iter: %8.1f)"
+                          % (r + 1, K, mode, rate, mrate), flush=True)
     out = {"batch": a.batch, "reps": a.reps, "iterations": a.iterations, "warmup": a.warmup}
-    print("\n   K   stats samples/s   plain samples/s   stats/plain")
+    print("\nmedians over the repetitions: samples/s (wall) and B / median t_iter")
+    print("   K   stats samples/s   plain samples/s   stats/plain  |  stats B/t_iter   plain B/t_iter   stats/plain")
     for K in Ks:
         s, p = statistics.median(res[(K, "stats")]), statistics.median(res[(K, "plain")])
-        print("%4d   %15.1f   %15.1f   %11.3f" % (K, s, p, s / p))
-        out["k%d" % K] = {"stats": round(s, 1), "plain": round(p, 1), "ratio": round(s / p, 4)}
+        ms, mp = statistics.median(med[(K, "stats")]), statistics.median(med[(K, "plain")])
+        print("%4d   %15.1f   %15.1f   %11.3f  |  %15.1f   %14.1f   %11.3f" % (K, s, p, s / p, ms, mp, ms / mp))
+        out["k%d" % K] = {"stats": round(s, 1), "plain": round(p, 1), "ratio": round(s / p, 4),
+                          "stats_t_iter": round(ms, 1), "plain_t_iter": round(mp, 1),
+                          "ratio_t_iter": round(ms / mp, 4)}
+    out["hook_tensor_work_us"] = round(hook_work_us(), 1)
+    print("the hook's own tensor work on LeNet's 61706 floats (no allreduce): %.1f us per iteration"
+          % out["hook_tensor_work_us"])
     print(json.dumps(out))
 
 

@@ -154,9 +154,10 @@ scv_straggler_rule scv_straggler_rule_default(void);
  * those of an even split (gradients weighted b_k / B). Defaults in
  * scv_dynbatch_policy_default(); src/train/dynbatch.c states the rule. */
 typedef struct scv_dynbatch_policy {
-    double alpha;               /* 0.3: EWMA weight of the newest compute time per sample */
     double dead_band;           /* 0.05: adjust only when some batch moves by more than this */
-    int every;                  /* 10: iterations between adjustments */
+    int every;                  /* 20: iterations between adjustments; each worker's seconds
+                                   per sample is their mean over those (the paper's "EWMA since
+                                   the last readjustment", as a plain mean) */
     double gain;                /* 0.5: the share of the rule's step taken (1 = the paper's
                                    full step; less damps the swings of noisy times) */
     double min_share, max_share; /* 0.02, 0.98: bounds of a worker's share of B */
@@ -1074,6 +1075,21 @@ int scv_store_run_summary(scv_store *s, long long run, scv_run_summary *out, scv
  * measured on VM type vm (the universal prior's data; malloc'ed, comm kind unset). */
 int scv_store_perf_models(scv_store *s, const char *vm, const char *exclude_job, scv_perf_model **out,
                           size_t *n, scv_err *err);
+
+/* ---- store queries for services (`scavenger serve`) ---- */
+/* A page of runs, newest first: those of job_key (NULL or "" = any) with status (NULL or ""
+ * = any), at most limit from offset; *total counts every matching run. */
+int scv_store_runs_page(scv_store *s, const char *job_key, const char *status, long long limit, long long offset,
+                        scv_run_summary **out, size_t *n, long long *total, scv_err *err);
+/* A run's rows of one table ("measurements", "models", "decisions", "switches", "steps",
+ * "evals", "stragglers", "targets") as a JSON array of objects keyed by column, in the order
+ * they were stored; *json is malloc'ed. SCV_EINVAL naming the table for any other name. */
+int scv_store_run_rows_json(scv_store *s, long long run, const char *table, char **json, scv_err *err);
+/* The newest run whose stored job has setting `field` equal to the text value (a service
+ * finds the run a child process started by a setting it gave it); SCV_ENOTFOUND if none. */
+int scv_store_run_by_job_field(scv_store *s, const char *field, const char *value, long long *id, scv_err *err);
+/* PRAGMA integrity_check: SCV_OK when the database says "ok" (msg holds its answer). */
+int scv_store_integrity(scv_store *s, char *msg, size_t cap, scv_err *err);
 
 #ifdef __cplusplus
 }

@@ -153,7 +153,7 @@ class Env:
         addr = env.get("SCV_MASTER_ADDR") or master_addr
         port = _env_int("SCV_MASTER_PORT", master_port, lo=1, hi=65535, environ=env)
         ckpt = env.get("SCV_CHECKPOINT_DIR") or checkpoint_dir
-        if ckpt is not None and not os.path.isdir(ckpt):
+        if ckpt is not None and rank == 0 and not os.path.isdir(ckpt):  # only worker 0 uses it
             raise UsageError("SCV_CHECKPOINT_DIR=%s: not a directory" % ckpt)
         res = _env_bool("SCV_RESUME", bool(resume), environ=env)
         if res and not ckpt:

@@ -38,7 +38,7 @@ static void help(void)
            "  --threads T           compute threads per rank (1)\n"
            "  --batch B             global batch (64), split over the ranks\n"
            "  --batch-split W,...   per-rank shares of B (K positive weights; default even)\n"
-           "  --dynamic-batching    the shares follow each rank's measured throughput (every 10\n"
+           "  --dynamic-batching    the shares follow each rank's measured throughput (every 20\n"
            "                        iterations, 5%% dead-band; --batch-split gives the first ones)\n"
            "Optimiser:\n"
            "  --lr X                base learning rate (0.05)\n"

@@ -24,6 +24,7 @@ static const struct cmd {
     {"cluster", cmd_cluster, "an emulated cloud cluster on this machine (namespaces, tc, cgroups)"},
     {"sweep", cmd_sweep, "train every (K, B) to the target: measured time and cost (ground truth)"},
     {"plan", cmd_plan, "predict time and cost of every (VM, K, B) from measurements; pick one"},
+    {"serve", cmd_serve, "the service: a JSON API and a live dashboard over the run store"},
 };
 
 

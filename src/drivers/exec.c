@@ -158,12 +158,21 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
                   int resume, int probe, const scv_segment_spec *s, pid_t *pid, scv_err *err)
 {
     trainjob *t = &e->tj;
-    char *argv[] = {"-c", t->exec, NULL};
+    /* mpirun passes SIGUSR1 to the shell too: with a trap the shell outlives it (dash does
+     * not always exec the trainer) while the trainer, which gets its own, stops cleanly; a
+     * fixed prefix, nothing taken from anywhere else */
+    char *cmd = malloc(strlen(t->exec) + 32);
+    if (!cmd) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    sprintf(cmd, "trap : USR1; %s", t->exec);
+    char *argv[] = {"-c", cmd, NULL};
     scv_launch l = {.workers = K, .threads = 1, .program = "/bin/sh", .argv = argv, .argc = 2,
                     .cluster = t->cluster, .hostfile = t->hostfile, .own_group = 1};
     char addr[256];
     int rc = scv_launch_rank0_addr(&l, addr, sizeof addr, err);
-    if (rc) return rc;
+    if (rc) {
+        free(cmd);
+        return rc;
+    }
     envs v = {.n = 0};
     env_add(&v, "SCV_WORKERS", "%d", K);
     env_add(&v, "SCV_BATCH", "%d", B);
@@ -188,9 +197,10 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
     env_add(&v, "SCV_PROBE", "%d", probe);
     if (t->cluster) env_add(&v, "GLOO_SOCKET_IFNAME", "eth0"); /* a VM's one interface */
     l.env = v.v;
-    if (mkdir(ckpt_dir, 0755) != 0 && errno != EEXIST)
-        return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", ckpt_dir, strerror(errno));
-    return scv_launch_start(&l, pid, err);
+    if (mkdir(ckpt_dir, 0755) != 0 && errno != EEXIST) rc = scv_err_set(err, SCV_EIO, "%s: cannot create: %s", ckpt_dir, strerror(errno));
+    if (!rc) rc = scv_launch_start(&l, pid, err);
+    free(cmd);
+    return rc;
 }
 
 /* Waits for mpirun; ticks the metrics tail and stops the trainer (SIGUSR1) once a rule
@@ -213,6 +223,9 @@ static int wait_job(exec_drv *e, pid_t pid, int tail, int *stopped)
         if (termed == 1 && scv_now() - asked > KILL_GRACE_S) kill(pid, SIGKILL), termed = 2;
         nap_ms(5);
     }
+    /* a process mpirun left behind (a worker blocked in a collective after another one died,
+     * say): the job's process group is mpirun's own (own_group), so it goes with it */
+    kill(-pid, SIGKILL);
     if (tail) tj_tail_tick(&e->tj);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

@@ -266,9 +266,15 @@ int scv_comm_allreduce_f64(scv_comm *c, double *buf, size_t n, scv_err *err)
 int scv_comm_agree(scv_comm *c, int rc, scv_err *err)
 {
     if (!c->mpi || c->act == MPI_COMM_NULL) return rc; /* alone, or parked: nobody to agree with */
-    int v[2] = {rc, rc ? -c->rank : -c->size}, all[2];
-    if (MPI_Allreduce(v, all, 2, MPI_INT, MPI_MAX, c->act) != MPI_SUCCESS)
-        return scv_err_set(err, SCV_EMPI, "MPI_Allreduce failed while agreeing on a status");
+    int v[2] = {rc, rc ? -c->rank : -c->size}, all[2], mrc;
+    if (c->poll_sleep_ns > 0) { /* waiting without spinning, as allreduce() does */
+        MPI_Request req;
+        mrc = MPI_Iallreduce(v, all, 2, MPI_INT, MPI_MAX, c->act, &req);
+        if (mrc == MPI_SUCCESS) mrc = wait_req(c, &req);
+    } else {
+        mrc = MPI_Allreduce(v, all, 2, MPI_INT, MPI_MAX, c->act);
+    }
+    if (mrc != MPI_SUCCESS) return scv_err_set(err, SCV_EMPI, "MPI_Allreduce failed while agreeing on a status");
     if (all[0] != SCV_OK && err) {
         int src = -all[1];
         MPI_Bcast(err->msg, (int)sizeof err->msg, MPI_CHAR, src, c->act);

@@ -652,3 +652,152 @@ int scv_store_perf_models(scv_store *s, const char *vm, const char *exclude_job,
     sqlite3_finalize(st);
     return rc;
 }
+
+/* ---- read queries for services (scavenger serve): pages, filters and a run's rows as JSON ---- */
+
+int scv_store_runs_page(scv_store *s, const char *job_key, const char *status, long long limit, long long offset,
+                        scv_run_summary **out, size_t *n, long long *total, scv_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    *total = 0;
+    if (limit < 0 || offset < 0) return scv_err_set(err, SCV_EINVAL, "limit and offset must be >= 0");
+    const char *job = job_key ? job_key : "", *st_ = status ? status : "";
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT COUNT(*) FROM runs r WHERE (?1 = '' OR r.job_key = ?1) AND"
+                                  " (?2 = '' OR r.status = ?2)", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(s, err, "prepare");
+    sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, st_, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) == SQLITE_ROW) *total = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(s->db, SUMMARY_SQL "WHERE (?1 = '' OR r.job_key = ?1) AND (?2 = '' OR r.status = ?2)"
+                                  " ORDER BY r.id DESC LIMIT ?3 OFFSET ?4", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(s, err, "prepare");
+    sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, st_, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(st, 3, limit);
+    sqlite3_bind_int64(st, 4, offset);
+    size_t cap = 0;
+    int rc = SCV_OK, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        if (grow((void **)out, *n, &cap, sizeof **out)) {
+            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            break;
+        }
+        summary_row(st, &(*out)[(*n)++]);
+    }
+    if (!rc && step != SQLITE_DONE) rc = db_fail(s, err, "read");
+    sqlite3_finalize(st);
+    if (rc) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return rc;
+}
+
+/* One value as JSON: numbers (non-finite as null), text escaped, NULL as null. */
+static int json_value(FILE *f, sqlite3_stmt *st, int i)
+{
+    switch (sqlite3_column_type(st, i)) {
+    case SQLITE_INTEGER: return fprintf(f, "%lld", (long long)sqlite3_column_int64(st, i));
+    case SQLITE_FLOAT: {
+        double v = sqlite3_column_double(st, i);
+        return isfinite(v) ? fprintf(f, "%.15g", v) : fprintf(f, "null");
+    }
+    case SQLITE_NULL: return fprintf(f, "null");
+    default: break;
+    }
+    const unsigned char *t = sqlite3_column_text(st, i);
+    fputc('"', f);
+    for (; t && *t; t++) {
+        if (*t == '"' || *t == '\\') fprintf(f, "\\%c", *t);
+        else if (*t < 0x20) fprintf(f, "\\u%04x", *t);
+        else fputc(*t, f);
+    }
+    return fputc('"', f) == EOF ? -1 : 1;
+}
+
+int scv_store_run_rows_json(scv_store *s, long long run, const char *table, char **json, scv_err *err)
+{
+    static const char *const tables[] = {"measurements", "models", "decisions", "switches", "steps",
+                                          "evals", "stragglers", "targets", NULL};
+    *json = NULL;
+    int known = 0;
+    for (int i = 0; tables[i] && !known; i++) known = table && !strcmp(table, tables[i]);
+    if (!known) return scv_err_set(err, SCV_EINVAL, "table '%s': not a table of a run's rows", table ? table : "");
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT * FROM %s WHERE run=? ORDER BY rowid", table);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
+    sqlite3_bind_int64(st, 1, run);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        sqlite3_finalize(st);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    fputc('[', f);
+    int rows = 0, step;
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        fprintf(f, "%s{", rows++ ? "," : "");
+        for (int c = 1; c < sqlite3_column_count(st); c++) { /* column 0 is the run */
+            fprintf(f, "%s\"%s\":", c > 1 ? "," : "", sqlite3_column_name(st, c));
+            json_value(f, st, c);
+        }
+        fputc('}', f);
+    }
+    fputc(']', f);
+    int bad = ferror(f);
+    sqlite3_finalize(st);
+    if (fclose(f) || bad || !buf) {
+        free(buf);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    if (step != SQLITE_DONE) {
+        free(buf);
+        return db_fail(s, err, "read");
+    }
+    *json = buf;
+    return SCV_OK;
+}
+
+int scv_store_run_by_job_field(scv_store *s, const char *field, const char *value, long long *id, scv_err *err)
+{
+    *id = 0;
+    char path[160];
+    if (!field || !*field || strlen(field) > 100 || strspn(field, "abcdefghijklmnopqrstuvwxyz-_") != strlen(field))
+        return scv_err_set(err, SCV_EINVAL, "field '%s': expected a job setting's name", field ? field : "");
+    snprintf(path, sizeof path, "$.\"%s\"", field);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "SELECT id FROM runs WHERE json_valid(job) AND json_extract(job, ?) = ?"
+                                  " ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(s, err, "prepare");
+    sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
+    int rc = SCV_ENOTFOUND;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        rc = SCV_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int scv_store_integrity(scv_store *s, char *msg, size_t cap, scv_err *err)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(s, err, "prepare");
+    int rc = SCV_OK;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        col_text(st, 0, msg, cap);
+        if (strcmp(msg, "ok")) rc = scv_err_set(err, SCV_ECORRUPT, "%s: integrity check: %s", s->path, msg);
+    } else {
+        rc = db_fail(s, err, "integrity check");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -13,7 +13,9 @@ typedef struct scv_dynbatch_state {
     int K;
     int64_t B;                        /* the global batch the shares split */
     double share[SCV_MAX_WORKERS];    /* worker k's share of B (sum 1) */
-    double tau[SCV_MAX_WORKERS];      /* EWMA of its compute seconds per sample (NaN: none yet) */
+    double tau[SCV_MAX_WORKERS];      /* its compute seconds per sample over the last window
+                                         (NaN: none yet) */
+    double sum_t[SCV_MAX_WORKERS], sum_b[SCV_MAX_WORKERS]; /* the window so far */
     int since;                        /* iterations since the last adjustment */
     int adjustments;                  /* made so far */
 } scv_dynbatch_state;

@@ -1,0 +1,210 @@
+/*
+ * cmd_serve.c - `scavenger serve`: the Scavenger service (src/service/) as a command. Parses
+ * the options, finds or creates the bearer token (DB.token, mode 0600, printed once when it
+ * is made), starts the HTTP daemon and the job manager, and waits for SIGINT or SIGTERM,
+ * then stops the runs it started (they checkpoint and can be resumed) and exits.
+ */
+#define _GNU_SOURCE
+#include "cli.h"
+#include "scv.h"
+#include "../service/service.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SERVE_USAGE "usage: scavenger serve [--listen ADDR:PORT] [--db PATH] [options]\n"
+
+static void help(void)
+{
+    printf(SERVE_USAGE
+           "\nThe Scavenger service: a JSON API (docs/API.md) and a live dashboard at http://ADDR:PORT/,\n"
+           "sharing the run store with the command line.\n\n"
+           "  --listen ADDR:PORT  where to listen (default 127.0.0.1:8080; port 0: any free port).\n"
+           "                     Off loopback every API call needs the token\n"
+           "  --db PATH          the run store (default ~/.local/share/scavenger/scavenger.db)\n"
+           "  --data-dir DIR     job files' paths (dataset, catalog) must lie under DIR (default:\n"
+           "                     the store's directory)\n"
+           "  --allow-paths      ... or anywhere (and /api/plan may read files)\n"
+           "  --allow-exec       jobs may run an external trainer (exec, hosts)\n"
+           "  --max-runs N       runs at a time (default 1); the rest wait in a queue\n"
+           "  --max-queue N      submissions waiting at most (default 64)\n"
+           "  --max-body BYTES   request bodies at most (default 1048576; larger: 413)\n"
+           "  --port-file FILE   write the port listened on to FILE\n"
+           "The token for writes (Authorization: Bearer TOKEN) is DB.token, made on the first\n"
+           "start (mode 0600) and printed then only.\n");
+}
+
+static int usage(const char *fmt, const char *arg)
+{
+    return cli_usage_error("serve", SERVE_USAGE, fmt, arg);
+}
+
+/* Reads DB.token, or makes it (32 random bytes as hex, mode 0600) and prints it. */
+static int load_token(const char *db, char *tok, size_t cap, int *made, scv_err *err)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s.token", db);
+    *made = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        struct stat st;
+        ssize_t n = fstat(fd, &st) == 0 ? read(fd, tok, cap - 1) : -1;
+        close(fd);
+        if (n < 16) return scv_err_set(err, SCV_ECORRUPT, "%s: not a token (remove it to make a new one)", path);
+        if (st.st_mode & 077)
+            return scv_err_set(err, SCV_EINVAL, "%s: readable by others (mode %03o): chmod 600 it", path,
+                               (unsigned)(st.st_mode & 0777));
+        tok[n] = 0;
+        tok[strcspn(tok, "\r\n")] = 0;
+        return SCV_OK;
+    }
+    if (errno != ENOENT) return scv_err_set(err, SCV_EIO, "%s: cannot read: %s", path, strerror(errno));
+    unsigned char r[32];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) return scv_err_set(err, SCV_EIO, "no random bytes for a token");
+    for (size_t i = 0; i < sizeof r && 2 * i + 2 < cap; i++) snprintf(tok + 2 * i, 3, "%02x", r[i]);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", path, strerror(errno));
+    size_t n = strlen(tok);
+    int bad = write(fd, tok, n) != (ssize_t)n || write(fd, "\n", 1) != 1;
+    bad |= fsync(fd) != 0;
+    bad |= close(fd) != 0;
+    if (bad) {
+        unlink(path);
+        return scv_err_set(err, SCV_EIO, "%s: write failed", path);
+    }
+    *made = 1;
+    return SCV_OK;
+}
+
+static int parse_int(const char *v, long lo, long hi, long *out)
+{
+    char *e = NULL;
+    errno = 0;
+    long x = strtol(v, &e, 10);
+    if (!*v || *e || errno || x < lo || x > hi) return -1;
+    *out = x;
+    return 0;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    svc_state *s = calloc(1, sizeof *s);
+    if (!s) return EXIT_FAIL;
+    svc_config *c = &s->cfg;
+    snprintf(c->listen_addr, sizeof c->listen_addr, "127.0.0.1");
+    c->port = 8080, c->max_runs = 1, c->max_queue = 64, c->max_body = 1 << 20;
+    const char *db = NULL, *data_dir = NULL, *port_file = NULL;
+    int rc = EXIT_FAIL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long x;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            help();
+            rc = EXIT_OK;
+            goto out;
+        }
+        if (!strcmp(a, "--allow-paths")) c->allow_paths = 1;
+        else if (!strcmp(a, "--allow-exec")) c->allow_exec = 1;
+        else if (!strcmp(a, "--quiet")) c->quiet = 1;
+        else if (!strncmp(a, "--", 2) && !v) {
+            rc = usage("%s needs a value", a);
+            goto out;
+        } else if (!strcmp(a, "--listen")) {
+            const char *colon = strrchr(v, ':');
+            if (!colon || colon == v || (size_t)(colon - v) >= sizeof c->listen_addr || parse_int(colon + 1, 0, 65535, &x)) {
+                rc = usage("--listen '%s': expected ADDR:PORT (127.0.0.1:8080)", v);
+                goto out;
+            }
+            snprintf(c->listen_addr, sizeof c->listen_addr, "%.*s", (int)(colon - v), v);
+            c->port = (int)x, i++;
+        } else if (!strcmp(a, "--db")) db = v, i++;
+        else if (!strcmp(a, "--data-dir")) data_dir = v, i++;
+        else if (!strcmp(a, "--port-file")) port_file = v, i++;
+        else if (!strcmp(a, "--max-runs") || !strcmp(a, "--max-queue") || !strcmp(a, "--max-body")) {
+            long hi = a[6] == 'b' ? 1L << 30 : 1024;
+            if (parse_int(v, 1, hi, &x)) {
+                char m[96];
+                snprintf(m, sizeof m, "%s '%%s': expected an integer from 1 to %ld", a, hi);
+                rc = usage(m, v);
+                goto out;
+            }
+            if (a[6] == 'r') c->max_runs = (int)x;
+            else if (a[6] == 'q') c->max_queue = (int)x;
+            else c->max_body = (size_t)x;
+            i++;
+        } else {
+            rc = usage("unknown option '%s'", a);
+            goto out;
+        }
+    }
+    scv_err err = {0};
+    if (db) snprintf(c->db, sizeof c->db, "%s", db);
+    else if (cli_default_db(c->db, sizeof c->db, &err)) goto fail;
+    char dbdir[1024];
+    snprintf(dbdir, sizeof dbdir, "%s", c->db);
+    char *sl = strrchr(dbdir, '/');
+    if (sl) *sl = 0;
+    else snprintf(dbdir, sizeof dbdir, ".");
+    if (!realpath(data_dir ? data_dir : dbdir, c->data_dir)) {
+        scv_err_set(&err, SCV_EINVAL, "--data-dir %s: %s", data_dir ? data_dir : dbdir, strerror(errno));
+        goto fail;
+    }
+    snprintf(c->work_dir, sizeof c->work_dir, "%s.serve", c->db);
+    ssize_t n = readlink("/proc/self/exe", c->exe, sizeof c->exe - 1);
+    if (n <= 0) {
+        scv_err_set(&err, SCV_EIO, "cannot find this executable (/proc/self/exe)");
+        goto fail;
+    }
+    c->exe[n] = 0;
+    int made = 0;
+    if (load_token(c->db, c->token, sizeof c->token, &made, &err)) goto fail;
+    /* every thread starts with SIGINT and SIGTERM blocked: this one waits for them */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    if (svc_start(s, &err)) {
+        svc_stop(s);
+        goto fail;
+    }
+    if (made)
+        printf("scavenger serve: the token for writes (printed this once; kept in %s.token, mode 0600):\n%s\n", c->db,
+               c->token);
+    if (port_file) {
+        FILE *f = fopen(port_file, "w");
+        int bad = !f || fprintf(f, "%d\n", s->bound_port) < 0;
+        bad |= f && fclose(f) != 0;
+        if (bad) {
+            scv_err_set(&err, SCV_EIO, "--port-file %s: cannot write", port_file);
+            svc_stop(s);
+            goto fail;
+        }
+    }
+    fprintf(stderr, "scavenger serve: listening on http://%s:%d/ (store %s, %d run%s at a time)%s\n", c->listen_addr,
+            s->bound_port, c->db, c->max_runs, c->max_runs == 1 ? "" : "s",
+            strncmp(c->listen_addr, "127.", 4) ? "; off loopback: every API call needs the token" : "");
+    fflush(stdout);
+    int sig = 0;
+    sigwait(&set, &sig);
+    fprintf(stderr, "scavenger serve: %s: stopping (running runs are interrupted and can be resumed)\n",
+            sig == SIGINT ? "SIGINT" : "SIGTERM");
+    svc_stop(s);
+    rc = EXIT_OK;
+    goto out;
+fail:
+    fprintf(stderr, "scavenger serve: %s\n", err.msg);
+    rc = err.code == SCV_EINVAL ? EXIT_USAGE : EXIT_FAIL;
+out:
+    free(s);
+    return rc;
+}

@@ -1,0 +1,861 @@
+/*
+ * service.c - the HTTP side of `scavenger serve` on libmicrohttpd (one thread per
+ * connection, so a server-sent-events stream may wait): routing, the bearer token on every
+ * write (and on every API call when listening off loopback), request bodies bounded (413),
+ * JSON errors that name the field (400), 404 and 405, and the API's documents:
+ *   GET  /api/health, /api/runs (paged, job and status filters), /api/runs/ID (the run's
+ *        phases, measurements, models, decisions, switches, evaluations and its report),
+ *        /api/runs/ID/series (iteration time and noise scale over the run, from its
+ *        segments' metrics files), /api/runs/ID/events (server-sent events: the run's
+ *        document each time it changes, then "end"), /api/submissions[/N], /api/catalog,
+ *        /api/clusters;
+ *   POST /api/runs (submit a job), /api/runs/ID/stop, /api/runs/ID/resume,
+ *        /api/submissions/N/stop, /api/plan (scv_plan_json on posted metrics);
+ *   GET  /, /app.js, /app.css: the dashboard, built into the binary (web_assets.c).
+ * The store is one connection behind a mutex; the submissions are jobs.c's. docs/API.md
+ * documents every call.
+ */
+#define _GNU_SOURCE
+#include "service.h"
+#include "../runtime/cluster.h"
+
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- small JSON writers on a FILE (open_memstream) ---- */
+
+static void jnum(FILE *f, const char *name, double v, int comma)
+{
+    if (comma) fputc(',', f);
+    if (isfinite(v)) fprintf(f, "\"%s\":%.15g", name, v);
+    else fprintf(f, "\"%s\":null", name);
+}
+
+static void jstr(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *t = (const unsigned char *)s; t && *t; t++) {
+        if (*t == '"' || *t == '\\') fprintf(f, "\\%c", *t);
+        else if (*t < 0x20) fprintf(f, "\\u%04x", *t);
+        else fputc(*t, f);
+    }
+    fputc('"', f);
+}
+
+static void summary_json(FILE *f, const scv_run_summary *r)
+{
+    fprintf(f, "{\"id\":%lld", r->id);
+    jnum(f, "created", r->created, 1);
+    fputs(",\"job_key\":", f);
+    jstr(f, r->job_key);
+    fputs(",\"status\":", f);
+    jstr(f, r->status);
+    fputs(",\"state\":", f);
+    jstr(f, r->state);
+    fprintf(f, ",\"workers\":%d,\"batch\":%d", r->workers, r->batch);
+    jnum(f, "predicted_time_s", r->predicted_time_s, 1);
+    jnum(f, "predicted_cost", r->predicted_cost, 1);
+    jnum(f, "actual_time_s", r->actual_time_s, 1);
+    jnum(f, "actual_cost", r->actual_cost, 1);
+    jnum(f, "accuracy", r->accuracy, 1);
+    fprintf(f, ",\"reached\":%s,\"n_steps\":%d,\"why\":", r->reached ? "true" : "false", r->n_steps);
+    jstr(f, r->why);
+    fputc('}', f);
+}
+
+/* Closes the memstream: the text, or NULL when a write failed (out of memory). */
+static char *mem_close(FILE *f, char **buf)
+{
+    int bad = ferror(f);
+    if (fclose(f) || bad) {
+        free(*buf);
+        *buf = NULL;
+    }
+    return *buf;
+}
+
+/* ---- responses ---- */
+
+typedef struct req {
+    char *body;
+    size_t len;
+    int too_big, is_post;
+} req;
+
+static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned code, char *buf, size_t len, const char *type)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(buf);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    enum MHD_Result ret = MHD_queue_response(c, code, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result send_json(struct MHD_Connection *c, unsigned code, char *json)
+{
+    if (!json) {
+        static const char oom[] = "{\"error\":\"out of memory\"}";
+        char *b = strdup(oom);
+        return b ? send_buf(c, 500, b, strlen(b), "application/json") : MHD_NO;
+    }
+    return send_buf(c, code, json, strlen(json), "application/json");
+}
+
+/* {"error": msg, "field": field} (field omitted when NULL or empty) */
+static enum MHD_Result send_error(struct MHD_Connection *c, unsigned code, const char *field, const char *msg)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return send_json(c, 500, NULL);
+    fputs("{\"error\":", f);
+    jstr(f, msg);
+    if (field && *field) {
+        fputs(",\"field\":", f);
+        jstr(f, field);
+    }
+    fputc('}', f);
+    return send_json(c, code, mem_close(f, &buf));
+}
+
+/* ---- the API's documents ---- */
+
+static char *runs_list(svc_state *s, struct MHD_Connection *c, unsigned *code, char *field, size_t fcap, char *msg,
+                       size_t mcap)
+{
+    long long limit = 50, offset = 0;
+    const char *names[] = {"limit", "offset"};
+    long long *vals[] = {&limit, &offset};
+    for (int i = 0; i < 2; i++) {
+        const char *v = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, names[i]);
+        if (!v) continue;
+        char *e = NULL;
+        errno = 0;
+        long long x = strtoll(v, &e, 10);
+        if (!*v || *e || errno || x < 0 || (i == 0 && (x < 1 || x > 1000))) {
+            *code = 400;
+            snprintf(field, fcap, "%s", names[i]);
+            snprintf(msg, mcap, "query '%s': expected %s", names[i], i == 0 ? "an integer from 1 to 1000" : "an integer >= 0");
+            return NULL;
+        }
+        *vals[i] = x;
+    }
+    const char *job = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "job");
+    const char *status = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "status");
+    scv_run_summary *rs = NULL;
+    size_t n = 0;
+    long long total = 0;
+    scv_err err = {0};
+    pthread_mutex_lock(&s->store_mu);
+    int rc = scv_store_runs_page(s->store, job, status, limit, offset, &rs, &n, &total, &err);
+    pthread_mutex_unlock(&s->store_mu);
+    if (rc) {
+        *code = 500;
+        snprintf(msg, mcap, "%s", err.msg);
+        return NULL;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        free(rs);
+        return NULL;
+    }
+    fputs("{\"runs\":[", f);
+    for (size_t i = 0; i < n; i++) {
+        if (i) fputc(',', f);
+        summary_json(f, &rs[i]);
+    }
+    fprintf(f, "],\"total\":%lld,\"limit\":%lld,\"offset\":%lld}", total, limit, offset);
+    free(rs);
+    *code = 200;
+    return mem_close(f, &buf);
+}
+
+/* A whole small file (at most cap bytes), NUL-terminated; NULL when absent or larger. */
+static char *read_small(const char *path, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    char *b = malloc(cap + 1);
+    size_t n = b ? fread(b, 1, cap + 1, f) : 0;
+    int bad = ferror(f) || n > cap;
+    fclose(f);
+    if (!b || bad) {
+        free(b);
+        return NULL;
+    }
+    b[n] = 0;
+    return b;
+}
+
+/* The run's report.json: in its job's report directory, else in its run directory. */
+static char *run_report(svc_state *s, long long id, const char *job)
+{
+    char path[1400];
+    cJSON *o = job ? cJSON_Parse(job) : NULL;
+    const cJSON *rep = cJSON_GetObjectItemCaseSensitive(o, "report");
+    if (cJSON_IsString(rep)) snprintf(path, sizeof path, "%s/report.json", rep->valuestring);
+    else snprintf(path, sizeof path, "%s.runs/%lld/report.json", s->cfg.db, id);
+    cJSON_Delete(o);
+    char *r = read_small(path, 16u << 20);
+    if (!r) return NULL;
+    cJSON *chk = cJSON_Parse(r); /* only a whole JSON document goes out */
+    int ok = chk != NULL;
+    cJSON_Delete(chk);
+    if (!ok) {
+        free(r);
+        return NULL;
+    }
+    for (char *p = r; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' '; /* one line: an SSE data field */
+    return r;
+}
+
+static const char *const ROW_TABLES[] = {"steps", "measurements", "evals", "decisions", "switches", "models",
+                                         "stragglers"};
+#define N_ROW_TABLES (sizeof ROW_TABLES / sizeof ROW_TABLES[0])
+
+/* GET /api/runs/ID: NULL with *code 404 (no run) or 500. */
+static char *run_detail(svc_state *s, long long id, unsigned *code, char *msg, size_t mcap)
+{
+    scv_run_summary sum;
+    char *rows[N_ROW_TABLES] = {0};
+    char *job = malloc(65536), status[64];
+    scv_err err = {0};
+    *code = 500;
+    if (!job) return NULL;
+    pthread_mutex_lock(&s->store_mu);
+    int rc = scv_store_run_summary(s->store, id, &sum, &err);
+    if (!rc) rc = scv_store_run_get(s->store, id, job, 65536, status, sizeof status, &err);
+    for (size_t i = 0; i < N_ROW_TABLES && !rc; i++) rc = scv_store_run_rows_json(s->store, id, ROW_TABLES[i], &rows[i], &err);
+    pthread_mutex_unlock(&s->store_mu);
+    char *out = NULL;
+    if (rc) {
+        *code = rc == SCV_ENOTFOUND ? 404 : 500;
+        snprintf(msg, mcap, "%s", rc == SCV_ENOTFOUND ? "no such run" : err.msg);
+        goto done;
+    }
+    cJSON *jo = cJSON_Parse(job);
+    int job_ok = jo != NULL;
+    cJSON_Delete(jo);
+    char *report = run_report(s, id, job);
+    long long sub = svc_sub_of_run(s, id, 0);
+    char *subj = sub ? svc_sub_json(s, sub) : NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (f) {
+        fputs("{\"run\":", f);
+        summary_json(f, &sum);
+        fprintf(f, ",\"job\":%s", job_ok ? job : "null");
+        for (size_t i = 0; i < N_ROW_TABLES; i++) fprintf(f, ",\"%s\":%s", ROW_TABLES[i], rows[i]);
+        fprintf(f, ",\"report\":%s,\"submission\":%s}", report ? report : "null", subj ? subj : "null");
+        out = mem_close(f, &out);
+        *code = out ? 200 : 500;
+    }
+    free(report);
+    free(subj);
+done:
+    for (size_t i = 0; i < N_ROW_TABLES; i++) free(rows[i]);
+    free(job);
+    return out;
+}
+
+/* ---- GET /api/runs/ID/series: the iterations of the run's segment files, in buckets ---- */
+
+typedef struct it_pt {
+    double iter, ts, k, b, t_iter, gl, gg, loss, ep;
+} it_pt;
+
+static int seg_filter(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return !strncmp(e->d_name, "seg-", 4) && n > 6 && !strcmp(e->d_name + n - 6, ".jsonl");
+}
+
+static double jd(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+#define SERIES_MAX_ITERS 500000
+#define SERIES_POINTS 400
+
+static char *run_series(svc_state *s, long long id, unsigned *code)
+{
+    char dir[1200];
+    snprintf(dir, sizeof dir, "%s.runs/%lld", s->cfg.db, id);
+    struct dirent **names = NULL;
+    int nn = scandir(dir, &names, seg_filter, alphasort);
+    it_pt *pts = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < nn; i++) {
+        char path[1500];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
+        FILE *f = fopen(path, "r");
+        char line[4096];
+        while (f && n < SERIES_MAX_ITERS && fgets(line, sizeof line, f)) {
+            if (!strstr(line, "\"type\":\"iter\"")) continue;
+            cJSON *o = cJSON_Parse(line);
+            if (!o) continue; /* a line being written */
+            it_pt p = {jd(o, "iter"), jd(o, "ts"), jd(o, "workers"), jd(o, "batch"), jd(o, "t_iter"),
+                       jd(o, "grad_sqnorm_local_mean"), jd(o, "grad_sqnorm_global"), jd(o, "loss"),
+                       jd(o, "epoch_progress")};
+            cJSON_Delete(o);
+            if (n == cap) {
+                size_t c = cap ? 2 * cap : 1024;
+                it_pt *a = realloc(pts, c * sizeof *a);
+                if (!a) break;
+                pts = a, cap = c;
+            }
+            pts[n++] = p;
+        }
+        if (f) fclose(f);
+    }
+    for (int i = 0; i < nn; i++) free(names[i]);
+    free(names);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) {
+        free(pts);
+        *code = 500;
+        return NULL;
+    }
+    /* buckets of consecutive iterations at one configuration: means of the times and of
+     * the squared norms (the noise scale is a ratio of averages) */
+    size_t per = n / SERIES_POINTS + 1, out_n = 0;
+    fprintf(f, "{\"run\":%lld,\"iterations\":%zu,\"per_point\":%zu,\"points\":[", id, n, per);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        double t = 0, gl = 0, gg = 0, loss = 0;
+        int m = 0;
+        while (j < n && j - i < per && pts[j].k == pts[i].k && pts[j].b == pts[i].b) {
+            t += pts[j].t_iter, gl += pts[j].gl, gg += pts[j].gg, loss += pts[j].loss;
+            m++, j++;
+        }
+        const it_pt *l = &pts[j - 1];
+        double bs = scv_gns_b_simple((int)l->k, (int)l->b, gl / m, gg / m);
+        fprintf(f, "%s{\"iter\":%.0f", out_n++ ? "," : "", l->iter);
+        jnum(f, "ts", l->ts, 1);
+        fprintf(f, ",\"workers\":%d,\"batch\":%d", (int)l->k, (int)l->b);
+        jnum(f, "t_iter", t / m, 1);
+        jnum(f, "b_simple", bs, 1);
+        jnum(f, "loss", loss / m, 1);
+        jnum(f, "epoch", l->ep, 1);
+        fputc('}', f);
+        i = j;
+    }
+    fputs("]}", f);
+    free(pts);
+    char *out = mem_close(f, &buf);
+    *code = out ? 200 : 500;
+    return out;
+}
+
+/* ---- server-sent events: the run's document whenever it changes ---- */
+
+typedef struct sse {
+    svc_state *s;
+    long long run;
+    uint64_t last_hash;
+    char *pending;
+    size_t plen, poff;
+    int ended;
+    double last_send;
+} sse;
+
+static uint64_t fnv1a(const char *t)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *t; t++) h = (h ^ (unsigned char)*t) * 1099511628211ull;
+    return h;
+}
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Terminal: the store's status is final and no submission of this service is active. */
+static int run_finished(svc_state *s, long long id)
+{
+    scv_run_summary sum;
+    pthread_mutex_lock(&s->store_mu);
+    int rc = scv_store_run_summary(s->store, id, &sum, NULL);
+    pthread_mutex_unlock(&s->store_mu);
+    if (rc) return 1;
+    if (svc_sub_of_run(s, id, 1)) return 0;
+    return strcmp(sum.status, "running") != 0;
+}
+
+static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    (void)pos;
+    sse *e = cls;
+    for (;;) {
+        if (e->poff < e->plen) {
+            size_t k = e->plen - e->poff < max ? e->plen - e->poff : max;
+            memcpy(buf, e->pending + e->poff, k);
+            e->poff += k;
+            return (ssize_t)k;
+        }
+        free(e->pending);
+        e->pending = NULL;
+        e->plen = e->poff = 0;
+        if (e->ended || e->s->stopping) return MHD_CONTENT_READER_END_OF_STREAM;
+        int fin = run_finished(e->s, e->run); /* before the document: the last one is complete */
+        unsigned code;
+        char msg[256];
+        char *doc = run_detail(e->s, e->run, &code, msg, sizeof msg);
+        if (!doc) {
+            e->ended = 1;
+            if (asprintf(&e->pending, "event: error\ndata: {\"error\":\"%s\"}\n\n", code == 404 ? "no such run" : "internal") < 0)
+                return MHD_CONTENT_READER_END_WITH_ERROR;
+            e->plen = strlen(e->pending);
+            continue;
+        }
+        uint64_t h = fnv1a(doc);
+        if (h != e->last_hash) {
+            e->last_hash = h;
+            int r = asprintf(&e->pending, "event: run\ndata: %s\n\n%s", doc, fin ? "event: end\ndata: {}\n\n" : "");
+            free(doc);
+            if (r < 0) return MHD_CONTENT_READER_END_WITH_ERROR;
+            e->plen = (size_t)r;
+            e->ended = fin;
+            e->last_send = mono();
+            continue;
+        }
+        free(doc);
+        if (fin) {
+            e->ended = 1;
+            if (!(e->pending = strdup("event: end\ndata: {}\n\n"))) return MHD_CONTENT_READER_END_WITH_ERROR;
+            e->plen = strlen(e->pending);
+            continue;
+        }
+        if (mono() - e->last_send > 15) { /* a comment keeps proxies and the browser patient */
+            e->last_send = mono();
+            if (!(e->pending = strdup(": keep-alive\n\n"))) return MHD_CONTENT_READER_END_WITH_ERROR;
+            e->plen = strlen(e->pending);
+            continue;
+        }
+        struct timespec ts = {0, 300 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void sse_free(void *cls)
+{
+    sse *e = cls;
+    free(e->pending);
+    free(e);
+}
+
+static enum MHD_Result send_events(svc_state *s, struct MHD_Connection *c, long long id)
+{
+    scv_run_summary sum;
+    pthread_mutex_lock(&s->store_mu);
+    int rc = scv_store_run_summary(s->store, id, &sum, NULL);
+    pthread_mutex_unlock(&s->store_mu);
+    if (rc) return send_error(c, 404, NULL, "no such run");
+    sse *e = calloc(1, sizeof *e);
+    if (!e) return send_json(c, 500, NULL);
+    e->s = s, e->run = id, e->last_send = mono();
+    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, e, sse_free);
+    if (!r) {
+        free(e);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    enum MHD_Result ret = MHD_queue_response(c, 200, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* ---- catalog and clusters ---- */
+
+static char *catalog_json(const scv_catalog *cat)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    fputs("{\"vms\":[", f);
+    for (size_t i = 0; cat && i < cat->n; i++) {
+        const scv_vm_type *v = &cat->vms[i];
+        fputs(i ? ",{\"provider\":" : "{\"provider\":", f);
+        jstr(f, v->provider);
+        fputs(",\"name\":", f);
+        jstr(f, v->name);
+        fprintf(f, ",\"vcpus\":%d,\"gpus\":%d", v->vcpus, v->gpus);
+        jnum(f, "mem_gib", v->mem_gib, 1);
+        jnum(f, "ondemand", v->ondemand, 1);
+        jnum(f, "spot_min", v->spot_min, 1);
+        jnum(f, "spot_max", v->spot_max, 1);
+        jnum(f, "net_gbps", v->net_gbps, 1);
+        fputc('}', f);
+    }
+    fputs("]}", f);
+    return mem_close(f, &buf);
+}
+
+static char *clusters_json(void)
+{
+    char names[8192];
+    scv_cluster_list(names, sizeof names);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    fputs("{\"clusters\":[", f);
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(names, "\n", &save); t; t = strtok_r(NULL, "\n", &save)) {
+        scv_cluster c;
+        scv_err err = {0};
+        fputs(n++ ? ",{\"name\":" : "{\"name\":", f);
+        jstr(f, t);
+        if (scv_cluster_load(t, &c, &err)) {
+            fputs(",\"status\":\"broken\",\"error\":", f);
+            jstr(f, err.msg);
+            fputc('}', f);
+            continue;
+        }
+        fprintf(f, ",\"status\":\"up\",\"vms\":[");
+        for (int i = 0; i < c.n; i++) {
+            char addr[32];
+            scv_cluster_addr(&c, i + 1, addr, sizeof addr);
+            fprintf(f, "%s{\"vm\":%d,\"addr\":\"%s\",\"type\":", i ? "," : "", i + 1, addr);
+            jstr(f, c.vm[i].name);
+            fputs(",\"catalog_type\":", f);
+            jstr(f, c.vm[i].catalog_type);
+            jnum(f, "cores", c.vm[i].cores, 1);
+            jnum(f, "quota_cores", c.quota[i], 1);
+            jnum(f, "bandwidth_mbit", c.vm[i].bandwidth_mbit, 1);
+            fputc('}', f);
+        }
+        fputs("]}", f);
+    }
+    fputs("]}", f);
+    return mem_close(f, &buf);
+}
+
+/* ---- POST handlers ---- */
+
+static enum MHD_Result post_run(svc_state *s, struct MHD_Connection *c, const req *q)
+{
+    char *job = NULL, field[64];
+    scv_err err = {0};
+    if (svc_job_check(&s->cfg, q->body ? q->body : "", &job, field, sizeof field, &err))
+        return send_error(c, err.code == SCV_ENOMEM ? 500 : 400, field, err.msg);
+    long long id;
+    int rc = svc_submit(s, job, 0, &id, &err);
+    free(job);
+    if (rc) return send_error(c, rc == SCV_ERANGE ? 503 : 500, NULL, err.msg);
+    return send_json(c, 202, svc_sub_json(s, id));
+}
+
+static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, const req *q)
+{
+    const char *body = q->body ? q->body : "";
+    cJSON *o = cJSON_Parse(body);
+    if (!o || !cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        return send_error(c, 400, "body", "body: not a JSON object");
+    }
+    static const char *const files[] = {"profile", "catalog", "target_run"};
+    for (int i = 0; i < 3 && !s->cfg.allow_paths; i++)
+        if (cJSON_GetObjectItemCaseSensitive(o, files[i])) {
+            cJSON_Delete(o);
+            char m[200];
+            snprintf(m, sizeof m, "field '%s': the service plans from posted metrics (\"metrics\"), not from its files",
+                     files[i]);
+            return send_error(c, 400, files[i], m);
+        }
+    cJSON_Delete(o);
+    char *res = NULL;
+    scv_err err = {0};
+    int rc = scv_plan_json(body, &res, &err);
+    if (rc) {
+        /* the message names the field: 'field' or "field" at its start */
+        char field[64] = "";
+        const char *a = strpbrk(err.msg, "'\"");
+        if (a) {
+            const char *b = strchr(a + 1, *a);
+            if (b && b - a - 1 < (long)sizeof field) snprintf(field, sizeof field, "%.*s", (int)(b - a - 1), a + 1);
+        }
+        return send_error(c, rc == SCV_EINFEASIBLE ? 422 : rc == SCV_ENOMEM ? 500 : 400, field, err.msg);
+    }
+    char *copy = strdup(res);
+    scv_json_free(res);
+    return send_json(c, 200, copy);
+}
+
+/* ---- routing ---- */
+
+static int is_loopback(const char *addr)
+{
+    return !strncmp(addr, "127.", 4) || !strcmp(addr, "localhost") || !strcmp(addr, "::1");
+}
+
+/* constant time in the token's length */
+static int token_ok(svc_state *s, struct MHD_Connection *c, int allow_query)
+{
+    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    const char *t = h && !strncmp(h, "Bearer ", 7) ? h + 7 : NULL;
+    if (!t && allow_query) t = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
+    if (!t) return 0;
+    size_t n = strlen(s->cfg.token);
+    if (strlen(t) != n) return 0;
+    unsigned char d = 0;
+    for (size_t i = 0; i < n; i++) d |= (unsigned char)(t[i] ^ s->cfg.token[i]);
+    return d == 0 && n > 0;
+}
+
+/* "123" -> 123 (1 .. 10^15); -1 otherwise */
+static long long parse_id(const char *t, size_t len)
+{
+    if (!len || len > 15) return -1;
+    long long v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (t[i] < '0' || t[i] > '9') return -1;
+        v = 10 * v + (t[i] - '0');
+    }
+    return v > 0 ? v : -1;
+}
+
+static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char *url, int post, const req *q)
+{
+    unsigned code = 500;
+    char msg[512] = "", field[64] = "";
+    /* the dashboard */
+    if (!post && strncmp(url, "/api/", 5)) {
+        const char *p = !strcmp(url, "/") ? "/index.html" : url;
+        for (size_t i = 0; i < svc_n_assets; i++)
+            if (!strcmp(p, svc_assets[i].path)) {
+                struct MHD_Response *r = MHD_create_response_from_buffer(svc_assets[i].len, (void *)svc_assets[i].data,
+                                                                         MHD_RESPMEM_PERSISTENT);
+                if (!r) return MHD_NO;
+                MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, svc_assets[i].type);
+                MHD_add_response_header(r, "Content-Security-Policy",
+                                        "default-src 'self'; img-src 'self' data:; style-src 'self'; "
+                                        "connect-src 'self'; frame-ancestors 'none'");
+                MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+                enum MHD_Result ret = MHD_queue_response(c, 200, r);
+                MHD_destroy_response(r);
+                return ret;
+            }
+        return send_error(c, 404, NULL, "no such page");
+    }
+    if (!is_loopback(s->cfg.listen_addr) && !token_ok(s, c, 1))
+        return send_error(c, 401, NULL, "this service listens off loopback: every call needs Authorization: Bearer TOKEN");
+    if (post && !token_ok(s, c, 0)) return send_error(c, 401, NULL, "a write needs Authorization: Bearer TOKEN");
+    const char *p = url + 5; /* after /api/ */
+    if (!strcmp(p, "health")) {
+        if (post) return send_error(c, 405, NULL, "GET only");
+        char *b = NULL;
+        if (asprintf(&b, "{\"ok\":true,\"version\":\"%s\",\"max_runs\":%d}", SCV_VERSION, s->cfg.max_runs) < 0) b = NULL;
+        return send_json(c, 200, b);
+    }
+    if (!strcmp(p, "runs")) {
+        if (post) return post_run(s, c, q);
+        char *b = runs_list(s, c, &code, field, sizeof field, msg, sizeof msg);
+        return b ? send_json(c, code, b) : send_error(c, code, field, msg[0] ? msg : "out of memory");
+    }
+    if (!strcmp(p, "catalog") || !strcmp(p, "clusters")) {
+        if (post) return send_error(c, 405, NULL, "GET only");
+        return send_json(c, 200, !strcmp(p, "catalog") ? strdup(s->catalog_json) : clusters_json());
+    }
+    if (!strcmp(p, "plan")) {
+        if (!post) return send_error(c, 405, NULL, "POST only");
+        return post_plan(s, c, q);
+    }
+    if (!strcmp(p, "submissions")) {
+        if (post) return send_error(c, 405, NULL, "GET only");
+        return send_json(c, 200, svc_subs_json(s));
+    }
+    int runs = !strncmp(p, "runs/", 5), subs = !strncmp(p, "submissions/", 12);
+    if (runs || subs) {
+        const char *t = p + (runs ? 5 : 12), *slash = strchr(t, '/');
+        long long id = parse_id(t, slash ? (size_t)(slash - t) : strlen(t));
+        const char *rest = slash ? slash + 1 : "";
+        if (id < 0) return send_error(c, 404, NULL, runs ? "no such run" : "no such submission");
+        scv_err err = {0};
+        if (subs) {
+            if (!*rest) {
+                if (post) return send_error(c, 405, NULL, "GET only");
+                char *b = svc_sub_json(s, id);
+                return b ? send_json(c, 200, b) : send_error(c, 404, NULL, "no such submission");
+            }
+            if (!strcmp(rest, "stop")) {
+                if (!post) return send_error(c, 405, NULL, "POST only");
+                int rc = svc_stop_sub(s, id, &err);
+                if (rc) return send_error(c, rc == SCV_ENOTFOUND ? 404 : rc == SCV_EINVAL ? 409 : 500, NULL, err.msg);
+                return send_json(c, 202, svc_sub_json(s, id));
+            }
+            return send_error(c, 404, NULL, "no such path");
+        }
+        if (!*rest) {
+            if (post) return send_error(c, 405, NULL, "GET only");
+            char *b = run_detail(s, id, &code, msg, sizeof msg);
+            return b ? send_json(c, code, b) : send_error(c, code, NULL, msg);
+        }
+        if (!strcmp(rest, "series") || !strcmp(rest, "events")) {
+            if (post) return send_error(c, 405, NULL, "GET only");
+            if (rest[0] == 'e') return send_events(s, c, id);
+            scv_run_summary sum;
+            pthread_mutex_lock(&s->store_mu);
+            int rc = scv_store_run_summary(s->store, id, &sum, NULL);
+            pthread_mutex_unlock(&s->store_mu);
+            if (rc) return send_error(c, 404, NULL, "no such run");
+            char *b = run_series(s, id, &code);
+            return send_json(c, code, b);
+        }
+        if (!strcmp(rest, "stop") || !strcmp(rest, "resume")) {
+            if (!post) return send_error(c, 405, NULL, "POST only");
+            scv_run_summary sum;
+            pthread_mutex_lock(&s->store_mu);
+            int rc = scv_store_run_summary(s->store, id, &sum, NULL);
+            pthread_mutex_unlock(&s->store_mu);
+            if (rc) return send_error(c, 404, NULL, "no such run");
+            long long sub = svc_sub_of_run(s, id, 1);
+            if (rest[0] == 's') {
+                if (!sub) return send_error(c, 409, NULL, "the run is not running in this service");
+                if ((rc = svc_stop_sub(s, sub, &err))) return send_error(c, rc == SCV_EINVAL ? 409 : 500, NULL, err.msg);
+                return send_json(c, 202, svc_sub_json(s, sub));
+            }
+            if (sub) return send_error(c, 409, NULL, "the run is queued or running already");
+            if (!strcmp(sum.status, "done") || !strcmp(sum.status, "target not reached"))
+                return send_error(c, 409, NULL, "the run has finished: nothing to resume");
+            if ((rc = svc_submit(s, NULL, id, &sub, &err))) return send_error(c, rc == SCV_ERANGE ? 503 : 500, NULL, err.msg);
+            return send_json(c, 202, svc_sub_json(s, sub));
+        }
+        return send_error(c, 404, NULL, "no such path");
+    }
+    return send_error(c, 404, NULL, "no such path");
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    svc_state *s = cls;
+    req *q = *con_cls;
+    if (!q) { /* the headers have arrived */
+        int post = !strcmp(method, "POST"), get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+        if (!post && !get) return send_error(c, 405, NULL, "GET, HEAD or POST only");
+        if (!(q = calloc(1, sizeof *q))) return MHD_NO;
+        q->is_post = post;
+        *con_cls = q;
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl && strtoull(cl, NULL, 10) > s->cfg.max_body) q->too_big = 1;
+        if (q->too_big) {
+            char m[128];
+            snprintf(m, sizeof m, "the request body is larger than %zu bytes", s->cfg.max_body);
+            return send_error(c, 413, NULL, m);
+        }
+        return MHD_YES;
+    }
+    if (*upload_size) { /* a piece of the body */
+        if (!q->too_big && q->len + *upload_size <= s->cfg.max_body) {
+            char *b = realloc(q->body, q->len + *upload_size + 1);
+            if (!b) return MHD_NO;
+            memcpy(b + q->len, upload, *upload_size);
+            q->body = b;
+            q->len += *upload_size;
+            b[q->len] = 0;
+        } else {
+            q->too_big = 1;
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    if (q->too_big) {
+        char m[128];
+        snprintf(m, sizeof m, "the request body is larger than %zu bytes", s->cfg.max_body);
+        return send_error(c, 413, NULL, m);
+    }
+    if (q->body && strlen(q->body) != q->len) return send_error(c, 400, "body", "body: contains a NUL byte");
+    return route(s, c, url, q->is_post, q);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)c, (void)toe;
+    req *q = *con_cls;
+    if (q) free(q->body);
+    free(q);
+    *con_cls = NULL;
+}
+
+int svc_start(svc_state *s, scv_err *err)
+{
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)s->cfg.port);
+    const char *a = !strcmp(s->cfg.listen_addr, "localhost") ? "127.0.0.1" : s->cfg.listen_addr;
+    if (inet_pton(AF_INET, a, &sa.sin_addr) != 1)
+        return scv_err_set(err, SCV_EINVAL, "--listen '%s': expected an IPv4 address", s->cfg.listen_addr);
+    pthread_mutex_init(&s->store_mu, NULL);
+    pthread_mutex_init(&s->jobs_mu, NULL);
+    int rc = scv_store_open(s->cfg.db, &s->store, err);
+    if (rc) return rc;
+    char catbuf[4200];
+    scv_catalog *cat = NULL;
+    if (scv_catalog_load(scv_data_file("vm-catalog.csv", catbuf, sizeof catbuf), &cat, err) == SCV_OK) {
+        s->catalog_json = catalog_json(cat);
+        scv_catalog_free(cat);
+    } else {
+        s->catalog_json = strdup("{\"vms\":[]}");
+    }
+    if (!s->catalog_json) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    if ((rc = svc_jobs_start(s, err))) return rc;
+    s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION, (uint16_t)s->cfg.port,
+                                 NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT,
+                                 (unsigned)512, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)15,
+                                 MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);
+    if (!s->daemon)
+        return scv_err_set(err, SCV_EIO, "cannot listen on %s:%d (in use, or not an address of this machine)",
+                           s->cfg.listen_addr, s->cfg.port);
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    s->bound_port = di ? di->port : s->cfg.port;
+    return SCV_OK;
+}
+
+void svc_stop(svc_state *s)
+{
+    s->stopping = 1;
+    if (s->daemon) MHD_stop_daemon(s->daemon);
+    s->daemon = NULL;
+    svc_jobs_stop(s, 30);
+    scv_store_close(s->store);
+    s->store = NULL;
+    free(s->catalog_json);
+    s->catalog_json = NULL;
+    free(s->subs);
+    s->subs = NULL;
+}

@@ -1,0 +1,101 @@
+/*
+ * service.h - `scavenger serve`, the Scavenger service: a JSON API and a live dashboard over
+ * HTTP (libmicrohttpd), sharing the run store with the command line. The pieces:
+ *   service.c  the HTTP daemon: routing, the bearer token, body limits, the API's JSON,
+ *              server-sent events while a run trains, the embedded dashboard's files;
+ *   jobs.c     submitted runs: strict checks of a job's JSON (errors name the field, paths
+ *              kept inside the data directory), a bounded number of `scavenger run` child
+ *              processes (fork and execv with an argv array, never a shell), the rest
+ *              queued; stop (SIGINT to the child's process group) and resume;
+ *   web_assets.c (generated from web/ by web/embed.sh) the dashboard's HTML, JS and CSS.
+ * Everything a request handler needs hangs off one svc_state, passed through MHD's cls
+ * pointers; there is no other global state.
+ */
+#ifndef SCV_SERVICE_H
+#define SCV_SERVICE_H
+#include "scv.h"
+
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct svc_config {
+    char listen_addr[64];       /* "127.0.0.1" */
+    int port;                   /* 0: any free port */
+    char db[1024];              /* the run store */
+    char data_dir[1024];        /* job paths (dataset, catalog) must lie under it */
+    char work_dir[1100];        /* DB.serve/: job files, child logs, reports */
+    char token[80];             /* required for writes (and for everything off loopback) */
+    char exe[1024];             /* the scavenger executable the runs are started with */
+    int max_runs;               /* runs at a time (the rest queue) */
+    int max_queue;              /* queued submissions at most */
+    size_t max_body;            /* bytes of a request body at most (413 beyond) */
+    int allow_paths;            /* job paths anywhere (the operator's choice) */
+    int allow_exec;             /* jobs may carry "exec" / "hosts" (the operator's choice) */
+    int quiet;
+} svc_config;
+
+typedef enum { SUB_QUEUED = 0, SUB_RUNNING, SUB_DONE, SUB_FAILED, SUB_STOPPED, SUB_REJECTED } svc_sub_state;
+const char *svc_sub_state_name(svc_sub_state s);
+
+typedef struct svc_sub {
+    long long id;               /* the submission's number (1, 2, ...) */
+    long long run_id;           /* the store's run, once the child created it (0: not yet) */
+    long long resume_run;       /* a resume: the run it continues (0: a new run) */
+    svc_sub_state state;
+    pid_t pid;                  /* the child while running (its own process group) */
+    int exit_code;
+    int stop_requested;
+    double submitted, started, ended;
+    char tag[64];               /* the report directory's name: finds the run in the store */
+    char job_path[1300], log_path[1300], report_dir[1300];
+    char error[512];            /* why it failed or was rejected (the child's last line) */
+} svc_sub;
+
+typedef struct svc_state {
+    svc_config cfg;
+    scv_store *store;           /* guarded by store_mu */
+    pthread_mutex_t store_mu;
+    char *catalog_json;         /* GET /api/catalog, built once */
+    /* submissions, guarded by jobs_mu */
+    pthread_mutex_t jobs_mu;
+    svc_sub *subs;
+    size_t n_subs, cap_subs;
+    long long next_sub;
+    pthread_t manager;
+    int manager_started;
+    volatile int stopping;
+    struct MHD_Daemon *daemon;
+    int bound_port;
+} svc_state;
+
+/* jobs.c */
+/* Checks a submitted job (a JSON object of settings as `scavenger run JOB.json` takes) and
+ * writes its normalised copy to *out (malloc'ed); SCV_EINVAL/SCV_EPARSE with the field named
+ * in err (and its name in field). */
+int svc_job_check(const svc_config *cfg, const char *body, char **out, char *field, size_t fcap, scv_err *err);
+/* Queues a checked job (or a resume of run resume_run when job is NULL): the submission's id. */
+int svc_submit(svc_state *s, const char *job, long long resume_run, long long *sub_id, scv_err *err);
+/* Stops submission sub (queued: dropped; running: SIGINT to its process group). */
+int svc_stop_sub(svc_state *s, long long sub, scv_err *err);
+/* The submission running or queued for run (0: none), under jobs_mu. */
+long long svc_sub_of_run(svc_state *s, long long run, int active_only);
+/* JSON of one submission, or of all (malloc'ed). */
+char *svc_sub_json(svc_state *s, long long sub);
+char *svc_subs_json(svc_state *s);
+int svc_jobs_start(svc_state *s, scv_err *err);
+void svc_jobs_stop(svc_state *s, double wait_s);
+
+/* service.c */
+int svc_start(svc_state *s, scv_err *err);
+void svc_stop(svc_state *s);
+
+/* web_assets.c (generated) */
+typedef struct svc_asset {
+    const char *path, *type;
+    const unsigned char *data;
+    size_t len;
+} svc_asset;
+extern const svc_asset svc_assets[];
+extern const size_t svc_n_assets;
+#endif

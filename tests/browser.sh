@@ -1,0 +1,81 @@
+#!/bin/sh
+# The dashboard in a real browser: Debian's headless chromium against `scavenger serve` (of
+# $SCV_BIN, else build/scavenger) on a free loopback port with a fresh store. A tiny run is
+# submitted through the API (curl) and, once it reached its target, its page must render
+# the trade-off chart (points), the phase timeline (segments) and the chosen configuration;
+# a screenshot is written to build/artifacts/dashboard-run.png (kept as a build artefact).
+# Then a longer run is submitted and its page opened while it trains: the page must apply
+# live updates (server-sent events) before the run ends. Without chromium or curl every
+# check is skipped (reported as passed with "# SKIP").
+# Prints "ok - NAME" / "not ok - NAME" per check and "N passed, N failed" last.
+set -u
+BIN=${SCV_BIN:-build/scavenger}
+ART=${SCV_ARTIFACTS:-build/artifacts}
+passed=0 failed=0
+ok() { echo "ok - $1"; passed=$((passed + 1)); }
+bad() { echo "not ok - $1"; failed=$((failed + 1)); }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
+names="run_page_renders tradeoff_chart timeline chosen_config screenshot live_updates"
+if ! command -v chromium >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
+    for n in $names; do echo "ok - $n # SKIP chromium or curl not installed"; passed=$((passed + 1)); done
+    finish
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+TMP=$(mktemp -d /tmp/scv-test-browser-XXXXXX)
+SERVER=""
+cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+"$BIN" serve --listen 127.0.0.1:0 --db "$TMP/runs.db" --port-file "$TMP/port" >"$TMP/serve.log" 2>&1 &
+SERVER=$!
+i=0
+while [ ! -s "$TMP/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -s "$TMP/port" ] || { bad "service starts"; cat "$TMP/serve.log"; finish; }
+PORT=$(cat "$TMP/port") TOKEN=$(cat "$TMP/runs.db.token")
+URL="http://127.0.0.1:$PORT"
+CHROME="chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=$TMP/chrome"
+
+# submits a job and prints the run's id once it exists (and, with "done", once it finished)
+submit() {
+    sub=$(curl -s -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+        --data "$1" "$URL/api/runs" | sed -n 's/^{"id":\([0-9]*\),.*/\1/p')
+    [ -n "$sub" ] || return 1
+    j=0
+    while [ $j -lt 1200 ]; do
+        s=$(curl -s "$URL/api/submissions/$sub")
+        run=$(printf '%s' "$s" | sed -n 's/.*"run":\([0-9][0-9]*\).*/\1/p')
+        case "$s" in
+        *'"state":"running"'* | *'"state":"queued"'*) [ -n "$run" ] && [ "$2" = started ] && { echo "$run"; return 0; } ;;
+        *'"state":"done"'*) echo "$run"; return 0 ;;
+        *) return 1 ;;
+        esac
+        sleep 0.1
+        j=$((j + 1))
+    done
+    return 1
+}
+
+RUN=$(submit '{"model":"mlp","hidden":"32","dataset":"synthetic:2000","lr":0.003,"target-accuracy":0.8,"workers":"1,2","batch":"32,64"}' done)
+if [ -z "$RUN" ]; then
+    bad "run_page_renders (the tiny run did not finish)"
+    cat "$TMP/serve.log"
+    finish
+fi
+timeout 60 $CHROME --virtual-time-budget=5000 --dump-dom "$URL/#/run/$RUN" >"$TMP/dom.html" 2>/dev/null
+check run_page_renders "grep -q 'id=\"live-status\">finished' '$TMP/dom.html' && grep -q 'data-run-status=\"done\"' '$TMP/dom.html'"
+check tradeoff_chart "grep -o '<svg id=\"tradeoff-chart\".*</svg>' '$TMP/dom.html' | head -c 200000 | grep -q 'class=\"pt\"' && grep -q 'Pareto front' '$TMP/dom.html'"
+check timeline "grep -o '<svg id=\"timeline\".*' '$TMP/dom.html' | grep -q 'class=\"step\" data-phase=\"warmup\"'"
+check chosen_config "grep -Eq 'id=\"chosen-config\">K=[0-9]+, B=[0-9]+ on c5.xlarge' '$TMP/dom.html'"
+mkdir -p "$ART"
+rm -f "$ART/dashboard-run.png"
+timeout 60 $CHROME --window-size=1400,1800 --virtual-time-budget=5000 --screenshot="$ART/dashboard-run.png" "$URL/#/run/$RUN" >/dev/null 2>&1
+check screenshot "[ \$(wc -c <'$ART/dashboard-run.png' 2>/dev/null || echo 0) -gt 20000 ]"
+
+# the live page: opened while a run of about 6 s trains; chromium's dump waits for the
+# event stream to end (the run's end), and the page counts the updates it applied
+RUN2=$(submit '{"model":"mlp","hidden":"256,256","dataset":"synthetic:8000","lr":0.0005,"target-accuracy":0.9,"workers":"1,2","batch":"32,128"}' started)
+timeout 120 $CHROME --virtual-time-budget=4000 --dump-dom "$URL/#/run/$RUN2" >"$TMP/live.html" 2>/dev/null
+n=$(sed -n 's/.*data-updates="\([0-9]*\)".*/\1/p' "$TMP/live.html" | head -n 1)
+check live_updates "[ -n \"$RUN2\" ] && [ \"\${n:-0}\" -ge 2 ]"
+[ "${n:-0}" -ge 2 ] || echo "#   run $RUN2: ${n:-no} live updates applied"
+finish

@@ -1,0 +1,611 @@
+/*
+ * test_service.c - `scavenger serve` from the outside: starts the service of this build
+ * ($SCV_BIN, else build/scavenger) on a free loopback port with a fresh store, and talks
+ * HTTP/1.0 to it over sockets. Every endpoint's success and error cases (401 without the
+ * token, 400 naming the field, 404, 405, 413), a tiny submitted run that reaches its target
+ * and appears in the list with its report, live events while a run trains, stop and
+ * resume, planning from posted metrics, a burst of bad and slow requests that leaves the
+ * service up and the store intact (PRAGMA integrity_check), and a clean shutdown.
+ */
+#define _GNU_SOURCE
+#include "scv.h"
+#include "scv_test.h"
+
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *bin;
+static char tmp[256], db[400], token[128];
+static int port;
+static pid_t server;
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int connect_server(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = {30, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int send_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w <= 0) return -1;
+        p += w, n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* One request; the status (0: no answer), the headers and body into resp (cap bytes). */
+static int http(const char *method, const char *path, const char *auth, const char *body, char *resp, size_t cap)
+{
+    resp[0] = 0;
+    int fd = connect_server();
+    if (fd < 0) return 0;
+    char head[1024];
+    size_t blen = body ? strlen(body) : 0;
+    int n = snprintf(head, sizeof head, "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s%s%s", method, path,
+                     auth ? "Authorization: Bearer " : "", auth ? auth : "", auth ? "\r\n" : "");
+    if (body) n += snprintf(head + n, sizeof head - n, "Content-Type: application/json\r\nContent-Length: %zu\r\n", blen);
+    n += snprintf(head + n, sizeof head - n, "\r\n");
+    if (send_all(fd, head, (size_t)n) || (body && send_all(fd, body, blen))) {
+        /* the server may answer (413) before reading the whole body */
+    }
+    size_t len = 0;
+    ssize_t r;
+    while (len + 1 < cap && (r = recv(fd, resp + len, cap - 1 - len, 0)) > 0) len += (size_t)r;
+    resp[len] = 0;
+    close(fd);
+    int status = 0;
+    if (sscanf(resp, "HTTP/1.%*d %d", &status) != 1) return 0;
+    return status;
+}
+
+static const char *body_of(const char *resp)
+{
+    const char *b = strstr(resp, "\r\n\r\n");
+    return b ? b + 4 : "";
+}
+
+/* cJSON of the response body (NULL if not JSON) */
+static cJSON *json_of(const char *resp) { return cJSON_Parse(body_of(resp)); }
+
+static int has_field(const char *resp, const char *field)
+{
+    cJSON *o = json_of(resp);
+    const cJSON *f = cJSON_GetObjectItem(o, "field");
+    int ok = cJSON_IsString(f) && !strcmp(f->valuestring, field) && cJSON_IsString(cJSON_GetObjectItem(o, "error")) &&
+             strstr(cJSON_GetObjectItem(o, "error")->valuestring, field);
+    cJSON_Delete(o);
+    return ok;
+}
+
+static double jnum(const cJSON *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    const cJSON *c = o;
+    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && c; t = strtok_r(NULL, ".", &save))
+        c = cJSON_GetObjectItem(c, t);
+    return cJSON_IsNumber(c) ? c->valuedouble : NAN;
+}
+
+static const char *jstr(const cJSON *o, const char *name)
+{
+    const cJSON *c = cJSON_GetObjectItem(o, name);
+    return cJSON_IsString(c) ? c->valuestring : "";
+}
+
+static int start_server(void)
+{
+    char portfile[400], log[400], datadir[400];
+    snprintf(portfile, sizeof portfile, "%s/port", tmp);
+    snprintf(log, sizeof log, "%s/serve.log", tmp);
+    snprintf(datadir, sizeof datadir, "%s/data", tmp);
+    mkdir(datadir, 0755);
+    unlink(portfile);
+    server = fork();
+    if (server == 0) {
+        FILE *f = freopen(log, "a", stdout);
+        if (!f || dup2(fileno(stdout), 2) < 0) _exit(126);
+        execl(bin, bin, "serve", "--listen", "127.0.0.1:0", "--db", db, "--port-file", portfile, "--data-dir", datadir,
+              "--max-body", "65536", "--max-runs", "1", (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 300; i++) {
+        FILE *f = fopen(portfile, "r");
+        if (f) {
+            int ok = fscanf(f, "%d", &port) == 1;
+            fclose(f);
+            if (ok && port > 0) break;
+        }
+        sleep_ms(50);
+    }
+    char tp[450];
+    snprintf(tp, sizeof tp, "%s.token", db);
+    FILE *f = fopen(tp, "r");
+    if (!f) return -1;
+    int ok = fscanf(f, "%127s", token) == 1;
+    fclose(f);
+    return ok && port > 0 ? 0 : -1;
+}
+
+static char resp[1 << 20];
+
+static void t_health(void)
+{
+    CHECK_EQ_INT(http("GET", "/api/health", NULL, NULL, resp, sizeof resp), 200);
+    CHECK(strstr(resp, "Content-Type: application/json") != NULL);
+    CHECK(strstr(body_of(resp), "\"ok\":true") != NULL);
+}
+
+static void t_token_file(void)
+{
+    char tp[450], log[400];
+    snprintf(tp, sizeof tp, "%s.token", db);
+    struct stat st;
+    CHECK(stat(tp, &st) == 0 && (st.st_mode & 0777) == 0600);
+    CHECK_EQ_INT(strlen(token), 64);
+    snprintf(log, sizeof log, "%s/serve.log", tmp);
+    FILE *f = fopen(log, "r");
+    char buf[8192] = "";
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f) fclose(f);
+    buf[n] = 0;
+    const char *a = strstr(buf, token);
+    CHECK_MSG(a && !strstr(a + 1, token), "the token is printed once: %s", buf);
+}
+
+static const char *TINY = "{\"model\":\"mlp\",\"hidden\":\"32\",\"dataset\":\"synthetic:2000\",\"lr\":0.003,"
+                          "\"target-accuracy\":0.8,\"workers\":\"1,2\",\"batch\":\"32,64\"}";
+
+static void t_auth(void)
+{
+    CHECK_EQ_INT(http("POST", "/api/runs", NULL, TINY, resp, sizeof resp), 401);
+    CHECK(strstr(body_of(resp), "Bearer") != NULL);
+    CHECK_EQ_INT(http("POST", "/api/runs", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", TINY, resp,
+                      sizeof resp), 401);
+    CHECK_EQ_INT(http("POST", "/api/runs", "short", TINY, resp, sizeof resp), 401);
+    CHECK_EQ_INT(http("POST", "/api/plan", NULL, "{}", resp, sizeof resp), 401);
+    CHECK_EQ_INT(http("POST", "/api/runs/1/stop", NULL, "", resp, sizeof resp), 401);
+    CHECK_EQ_INT(http("POST", "/api/runs/1/resume", NULL, "", resp, sizeof resp), 401);
+    CHECK_EQ_INT(http("POST", "/api/submissions/1/stop", NULL, "", resp, sizeof resp), 401);
+    /* nothing was queued */
+    CHECK_EQ_INT(http("GET", "/api/submissions", NULL, NULL, resp, sizeof resp), 200);
+    CHECK(strstr(body_of(resp), "\"submissions\":[]") != NULL);
+}
+
+static void t_validation(void)
+{
+    struct {
+        const char *body, *field;
+    } bad[] = {
+        {"{\"model\":", "body"},
+        {"[1,2]", "body"},
+        {"{\"model\":\"mlp\"} x", "body"},
+        {"", "body"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"workers\":true}", "workers"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"workers\":[1,2]}", "workers"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"workers\":\"x\"}", "workers"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"wrokers\":\"1,2\"}", "wrokers"},
+        {"{\"model\":\"gpt\",\"target-accuracy\":0.8}", "model"},
+        {"{\"model\":\"mlp\",\"hidden\":\"a,b\",\"target-accuracy\":0.8}", "hidden"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":1.5}", "target-accuracy"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":\"high\"}", "target-accuracy"},
+        {"{\"model\":\"mlp\"}", "target-accuracy"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"lr\":-1}", "lr"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"db\":\"/tmp/x.db\"}", "db"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"report\":\"/tmp\"}", "report"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"exec\":\"rm -rf /\"}", "exec"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"hosts\":\"/etc/hosts\"}", "hosts"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"dataset\":\"/etc\"}", "dataset"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"dataset\":\"../../etc\"}", "dataset"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"catalog\":\"/etc/passwd\"}", "catalog"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"dataset\":\"synthetic:-5\"}", "dataset"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"cluster\":\"../x\"}", "cluster"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"model\":\"lenet\"}", "model"},
+        {"{\"model\":\"mlp\",\"target-accuracy\":0.8,\"objective\":\"fastest\"}", "objective"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int st = http("POST", "/api/runs", token, bad[i].body, resp, sizeof resp);
+        CHECK_MSG(st == 400 && has_field(resp, bad[i].field), "%s -> %d %s (expected 400 naming %s)", bad[i].body, st,
+                  body_of(resp), bad[i].field);
+    }
+    CHECK_EQ_INT(http("GET", "/api/submissions", NULL, NULL, resp, sizeof resp), 200);
+    CHECK(strstr(body_of(resp), "\"submissions\":[]") != NULL);
+}
+
+static void t_body_limit(void)
+{
+    size_t n = 70000;
+    char *big = malloc(n + 1);
+    if (!big) return;
+    memset(big, ' ', n);
+    memcpy(big, "{\"model\":\"mlp\"", 14);
+    big[n - 1] = '}';
+    big[n] = 0;
+    CHECK_EQ_INT(http("POST", "/api/runs", token, big, resp, sizeof resp), 413);
+    CHECK_EQ_INT(http("POST", "/api/plan", token, big, resp, sizeof resp), 413);
+    free(big);
+    CHECK_EQ_INT(http("GET", "/api/health", NULL, NULL, resp, sizeof resp), 200);
+}
+
+static void t_not_found(void)
+{
+    const char *paths[] = {"/api/nope", "/api/runs/999", "/api/runs/abc", "/api/runs/0", "/api/runs/1x",
+                           "/api/runs/999/series", "/api/runs/999/events", "/api/runs/1/nope", "/api/submissions/999",
+                           "/nope.html", "/api/runs/99999999999999999999"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        int st = http("GET", paths[i], NULL, NULL, resp, sizeof resp);
+        CHECK_MSG(st == 404 && strstr(body_of(resp), "\"error\""), "%s -> %d", paths[i], st);
+    }
+    CHECK_EQ_INT(http("POST", "/api/runs/999/stop", token, "", resp, sizeof resp), 404);
+    CHECK_EQ_INT(http("POST", "/api/runs/999/resume", token, "", resp, sizeof resp), 404);
+    CHECK_EQ_INT(http("POST", "/api/submissions/999/stop", token, "", resp, sizeof resp), 404);
+    CHECK_EQ_INT(http("DELETE", "/api/runs", token, NULL, resp, sizeof resp), 405);
+    CHECK_EQ_INT(http("GET", "/api/plan", NULL, NULL, resp, sizeof resp), 405);
+    CHECK_EQ_INT(http("POST", "/api/catalog", token, "{}", resp, sizeof resp), 405);
+    CHECK_EQ_INT(http("GET", "/api/runs?limit=0", NULL, NULL, resp, sizeof resp), 400);
+    CHECK(has_field(resp, "limit"));
+    CHECK_EQ_INT(http("GET", "/api/runs?offset=-1", NULL, NULL, resp, sizeof resp), 400);
+    CHECK(has_field(resp, "offset"));
+    CHECK_EQ_INT(http("GET", "/api/runs?limit=abc", NULL, NULL, resp, sizeof resp), 400);
+}
+
+static void t_dashboard(void)
+{
+    CHECK_EQ_INT(http("GET", "/", NULL, NULL, resp, sizeof resp), 200);
+    CHECK(strstr(resp, "text/html") && strstr(resp, "Content-Security-Policy: default-src 'self'"));
+    CHECK(strstr(body_of(resp), "<script src=\"/app.js\">") != NULL);
+    CHECK(!strstr(body_of(resp), "http://") && !strstr(body_of(resp), "https://")); /* no fetches elsewhere */
+    CHECK_EQ_INT(http("GET", "/app.js", NULL, NULL, resp, sizeof resp), 200);
+    CHECK(strstr(resp, "text/javascript") && strstr(body_of(resp), "EventSource"));
+    CHECK_EQ_INT(http("GET", "/app.css", NULL, NULL, resp, sizeof resp), 200);
+}
+
+static void t_catalog_clusters(void)
+{
+    CHECK_EQ_INT(http("GET", "/api/catalog", NULL, NULL, resp, sizeof resp), 200);
+    cJSON *o = json_of(resp);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(o, "vms")) > 10);
+    CHECK(strstr(body_of(resp), "\"name\":\"c5.xlarge\"") != NULL);
+    cJSON_Delete(o);
+    CHECK_EQ_INT(http("GET", "/api/clusters", NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    CHECK(cJSON_IsArray(cJSON_GetObjectItem(o, "clusters")));
+    cJSON_Delete(o);
+}
+
+/* Waits for submission sub to leave queued/running (timeout_s); its final JSON in resp. */
+static long long wait_sub(long long sub, double timeout_s, char *state, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/api/submissions/%lld", sub);
+    long long run = 0;
+    for (int i = 0; i < timeout_s * 10; i++) {
+        if (http("GET", path, NULL, NULL, resp, sizeof resp) != 200) break;
+        cJSON *o = json_of(resp);
+        snprintf(state, cap, "%s", jstr(o, "state"));
+        run = (long long)jnum(o, "run");
+        cJSON_Delete(o);
+        if (strcmp(state, "queued") && strcmp(state, "running")) return run;
+        sleep_ms(100);
+    }
+    return run;
+}
+
+static long long tiny_run;
+
+static void t_submit_run(void)
+{
+    CHECK_EQ_INT(http("POST", "/api/runs", token, TINY, resp, sizeof resp), 202);
+    cJSON *o = json_of(resp);
+    long long sub = (long long)jnum(o, "id");
+    CHECK(sub >= 1 && !strcmp(jstr(o, "state"), "queued"));
+    cJSON_Delete(o);
+    char state[32] = "";
+    tiny_run = wait_sub(sub, 90, state, sizeof state);
+    CHECK_MSG(!strcmp(state, "done") && tiny_run >= 1, "state %s run %lld: %s", state, tiny_run, body_of(resp));
+    if (tiny_run < 1) return;
+    /* in the list, with its outcome; the filters */
+    CHECK_EQ_INT(http("GET", "/api/runs", NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    const cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "runs"), 0);
+    CHECK(jnum(r0, "id") == tiny_run && !strcmp(jstr(r0, "status"), "done") && cJSON_IsTrue(cJSON_GetObjectItem(r0, "reached")));
+    CHECK(jnum(r0, "workers") >= 1 && jnum(r0, "accuracy") >= 0.79);
+    CHECK(jnum(o, "total") == 1);
+    cJSON_Delete(o);
+    CHECK_EQ_INT(http("GET", "/api/runs?status=done&job=model%3Dmlp%3Bhidden%3D32%3Bdataset%3Dsynthetic%3A2000", NULL,
+                      NULL, resp, sizeof resp), 200);
+    CHECK_MSG(strstr(body_of(resp), "\"total\":1,") != NULL, "%s", body_of(resp));
+    CHECK_EQ_INT(http("GET", "/api/runs?status=running", NULL, NULL, resp, sizeof resp), 200);
+    CHECK(strstr(body_of(resp), "\"total\":0,") != NULL);
+    CHECK_EQ_INT(http("GET", "/api/runs?limit=1&offset=1", NULL, NULL, resp, sizeof resp), 200);
+    CHECK(strstr(body_of(resp), "\"runs\":[],\"total\":1") != NULL);
+    /* the detail: phases, measurements, models, decisions, the report with its plan */
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld", tiny_run);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    CHECK(o != NULL);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(o, "steps")) >= 1);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(o, "measurements")) >= 1);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(o, "decisions")) >= 1);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(o, "evals")) >= 1);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(o, "models")) >= 1);
+    const cJSON *rep = cJSON_GetObjectItem(o, "report");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(rep, "reached")));
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(rep, "front")) >= 1 && jnum(rep, "chosen.workers") >= 1);
+    CHECK(!strcmp(jstr(cJSON_GetObjectItem(o, "submission"), "state"), "done"));
+    CHECK(!strcmp(jstr(cJSON_GetObjectItem(o, "job"), "model"), "mlp"));
+    cJSON_Delete(o);
+    snprintf(path, sizeof path, "/api/runs/%lld/series", tiny_run);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    CHECK(jnum(o, "iterations") > 10 && cJSON_GetArraySize(cJSON_GetObjectItem(o, "points")) > 10);
+    CHECK(jnum(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "points"), 0), "t_iter") > 0);
+    cJSON_Delete(o);
+    /* a finished run's events: its document, then the end */
+    snprintf(path, sizeof path, "/api/runs/%lld/events", tiny_run);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    CHECK(strstr(resp, "text/event-stream") != NULL);
+    const char *ev = strstr(resp, "event: run\ndata: {");
+    CHECK(ev && strstr(ev, "event: end\n"));
+    /* finished: nothing to stop or resume */
+    snprintf(path, sizeof path, "/api/runs/%lld/resume", tiny_run);
+    CHECK_EQ_INT(http("POST", path, token, "", resp, sizeof resp), 409);
+    snprintf(path, sizeof path, "/api/runs/%lld/stop", tiny_run);
+    CHECK_EQ_INT(http("POST", path, token, "", resp, sizeof resp), 409);
+}
+
+/* A longer run: live events while it trains, then stop (interrupted) and resume (done). */
+static void t_live_stop_resume(void)
+{
+    /* about 6 s on 2 cores: a wider network learning slowly */
+    const char *job = "{\"model\":\"mlp\",\"hidden\":\"256,256\",\"dataset\":\"synthetic:8000\",\"lr\":0.0005,"
+                      "\"target-accuracy\":0.9,\"workers\":\"1,2\",\"batch\":\"32,128\"}";
+    CHECK_EQ_INT(http("POST", "/api/runs", token, job, resp, sizeof resp), 202);
+    cJSON *o = json_of(resp);
+    long long sub = (long long)jnum(o, "id");
+    cJSON_Delete(o);
+    char path[96];
+    snprintf(path, sizeof path, "/api/submissions/%lld", sub);
+    long long run = 0;
+    for (int i = 0; i < 300 && !run; i++) { /* the run exists once the child stored it */
+        http("GET", path, NULL, NULL, resp, sizeof resp);
+        o = json_of(resp);
+        run = (long long)jnum(o, "run");
+        if (!(run > 0)) run = 0;
+        cJSON_Delete(o);
+        if (!run) sleep_ms(50);
+    }
+    CHECK(run > tiny_run);
+    if (!run) return;
+    /* the event stream: read until two documents of the running run differ */
+    int fd = connect_server();
+    char req[160], buf[1 << 16];
+    snprintf(req, sizeof req, "GET /api/runs/%lld/events HTTP/1.0\r\n\r\n", run);
+    CHECK(fd >= 0 && send_all(fd, req, strlen(req)) == 0);
+    size_t len = 0;
+    int docs = 0, running_docs = 0;
+    double t0 = mono_s();
+    while (fd >= 0 && docs < 3 && len + 1 < sizeof buf) {
+        ssize_t r = recv(fd, buf + len, sizeof buf - 1 - len, 0);
+        if (r <= 0) break;
+        len += (size_t)r;
+        buf[len] = 0;
+        docs = 0, running_docs = 0;
+        for (const char *p = buf; (p = strstr(p, "event: run\ndata: ")); p++) {
+            docs++;
+            const char *nl = strchr(p + 17, '\n');
+            if (nl && memmem(p, (size_t)(nl - p), "\"status\":\"running\"", 18)) running_docs++;
+        }
+        if (mono_s() - t0 > 60) break;
+    }
+    if (fd >= 0) close(fd);
+    CHECK_MSG(docs >= 2 && running_docs >= 2, "%d documents, %d of a running run", docs, running_docs);
+    /* stop it: interrupted in the store, resumable */
+    snprintf(path, sizeof path, "/api/runs/%lld/stop", run);
+    CHECK_EQ_INT(http("POST", path, token, "", resp, sizeof resp), 202);
+    char state[32] = "";
+    wait_sub(sub, 60, state, sizeof state);
+    CHECK_MSG(!strcmp(state, "stopped"), "state %s: %s", state, body_of(resp));
+    snprintf(path, sizeof path, "/api/runs/%lld", run);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    CHECK_MSG(strstr(body_of(resp), "\"status\":\"interrupted\"") != NULL, "%.300s", body_of(resp));
+    snprintf(path, sizeof path, "/api/runs/%lld/resume", run);
+    CHECK_EQ_INT(http("POST", path, token, "", resp, sizeof resp), 202);
+    o = json_of(resp);
+    long long sub2 = (long long)jnum(o, "id");
+    CHECK(jnum(o, "resumes") == run);
+    cJSON_Delete(o);
+    CHECK_EQ_INT(http("POST", path, token, "", resp, sizeof resp), 409); /* queued or running already */
+    long long run2 = wait_sub(sub2, 120, state, sizeof state);
+    CHECK_MSG(!strcmp(state, "done") && run2 == run, "state %s run %lld: %s", state, run2, body_of(resp));
+    snprintf(path, sizeof path, "/api/runs/%lld", run);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    CHECK(strstr(body_of(resp), "\"status\":\"done\"") != NULL);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    char *b = malloc(1 << 22);
+    size_t n = b ? fread(b, 1, (1 << 22) - 1, f) : 0;
+    fclose(f);
+    if (b) b[n] = 0;
+    return b;
+}
+
+static void t_plan(void)
+{
+    CHECK_EQ_INT(http("POST", "/api/plan", token, "{\"profile\":\"/etc/passwd\",\"target_epochs\":2}", resp, sizeof resp), 400);
+    CHECK(has_field(resp, "profile"));
+    CHECK_EQ_INT(http("POST", "/api/plan", token, "{\"catalog\":\"/etc/passwd\"}", resp, sizeof resp), 400);
+    CHECK(has_field(resp, "catalog"));
+    CHECK_EQ_INT(http("POST", "/api/plan", token, "{not json", resp, sizeof resp), 400);
+    CHECK(has_field(resp, "body"));
+    CHECK_EQ_INT(http("POST", "/api/plan", token, "{\"metrics\":5,\"target_epochs\":2}", resp, sizeof resp), 400);
+    CHECK_MSG(strstr(body_of(resp), "metrics") != NULL, "%s", body_of(resp));
+    /* the tiny run's segment files are metrics of two configurations */
+    char dir[500], cmd[700];
+    snprintf(dir, sizeof dir, "%s.runs/%lld", db, tiny_run);
+    snprintf(cmd, sizeof cmd, "ls %s/seg-*.jsonl 2>/dev/null", dir);
+    FILE *p = popen(cmd, "r");
+    char line[600];
+    cJSON *req = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(req, "metrics");
+    while (p && fgets(line, sizeof line, p)) {
+        line[strcspn(line, "\n")] = 0;
+        char *t = slurp(line);
+        if (t) cJSON_AddItemToArray(arr, cJSON_CreateString(t));
+        free(t);
+    }
+    if (p) pclose(p);
+    CHECK(cJSON_GetArraySize(arr) >= 2);
+    cJSON_AddNumberToObject(req, "target_epochs", 2);
+    cJSON_AddNumberToObject(req, "base_batch", 32);
+    cJSON_AddStringToObject(req, "vm", "c5.xlarge,c5.2xlarge");
+    cJSON_AddStringToObject(req, "workers", "1..4");
+    cJSON_AddStringToObject(req, "batch", "32..128");
+    char *body = cJSON_PrintUnformatted(req);
+    cJSON_Delete(req);
+    int st = body ? http("POST", "/api/plan", token, body, resp, sizeof resp) : 0;
+    free(body);
+    CHECK_MSG(st == 200, "%d %s", st, body_of(resp));
+    cJSON *o = json_of(resp);
+    CHECK(jnum(o, "chosen.workers") >= 1 && cJSON_GetArraySize(cJSON_GetObjectItem(o, "front")) >= 1);
+    cJSON_Delete(o);
+}
+
+/* Garbage, slow clients and a burst: the service stays up and the store intact. */
+static void t_bad_requests(void)
+{
+    const char *garbage[] = {"GARBAGE\r\n\r\n", "GET\r\n\r\n", "GET /api/runs HTTP/9.9\r\n\r\n",
+                             "POST /api/runs HTTP/1.0\r\nContent-Length: -5\r\n\r\n",
+                             "POST /api/runs HTTP/1.0\r\nContent-Length: 99999999999999999999\r\n\r\n",
+                             "GET /api/runs/%00 HTTP/1.0\r\n\r\n", "\x01\x02\x03\xff\r\n\r\n"};
+    for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
+        int fd = connect_server();
+        if (fd < 0) continue;
+        send_all(fd, garbage[i], strlen(garbage[i]));
+        char b[4096];
+        while (recv(fd, b, sizeof b, 0) > 0) {}
+        close(fd);
+    }
+    /* slow clients: half a request each, held open while the service answers others */
+    int slow[20];
+    for (int i = 0; i < 20; i++) {
+        slow[i] = connect_server();
+        if (slow[i] >= 0) send_all(slow[i], "GET /api/runs HTTP/1.0\r\nHost: x", 31);
+    }
+    /* a burst: 3000 requests of every kind, good and bad */
+    int ok = 0, answered = 0;
+    const char *paths[] = {"/api/runs", "/api/runs/1", "/api/nope", "/api/runs/abc", "/api/health"};
+    for (int i = 0; i < 3000; i++) {
+        int st = i % 7 == 3 ? http("POST", "/api/runs", token, "{\"model\":", resp, sizeof resp)
+                            : http("GET", paths[i % 5], NULL, NULL, resp, sizeof resp);
+        answered += st > 0;
+        ok += st == 200 || st == 400 || st == 404;
+    }
+    CHECK_EQ_INT(answered, 3000);
+    CHECK_EQ_INT(ok, 3000);
+    for (int i = 0; i < 20; i++)
+        if (slow[i] >= 0) close(slow[i]);
+    CHECK_EQ_INT(http("GET", "/api/health", NULL, NULL, resp, sizeof resp), 200);
+    scv_store *s = NULL;
+    char msg[256] = "";
+    CHECK(scv_store_open(db, &s, NULL) == SCV_OK);
+    CHECK(s && scv_store_integrity(s, msg, sizeof msg, NULL) == SCV_OK && !strcmp(msg, "ok"));
+    scv_store_close(s);
+}
+
+static void t_shutdown(void)
+{
+    CHECK(kill(server, SIGTERM) == 0);
+    int st = -1;
+    for (int i = 0; i < 200; i++) {
+        if (waitpid(server, &st, WNOHANG) == server) break;
+        sleep_ms(50);
+    }
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    server = 0;
+    /* a second start reads the token and does not print it */
+    char log[400];
+    snprintf(log, sizeof log, "%s/serve.log", tmp);
+    CHECK(start_server() == 0);
+    CHECK_EQ_INT(http("GET", "/api/runs", NULL, NULL, resp, sizeof resp), 200);
+    CHECK(strstr(body_of(resp), "\"total\":2,") != NULL);
+    char *l = slurp(log);
+    const char *a = l ? strstr(l, token) : NULL;
+    CHECK(a && !strstr(a + 1, token));
+    free(l);
+    kill(server, SIGTERM);
+    waitpid(server, &st, 0);
+    server = 0;
+}
+
+static const scv_test tests[] = {
+    {"health", t_health}, {"token_file", t_token_file}, {"auth", t_auth}, {"validation", t_validation},
+    {"body_limit", t_body_limit}, {"not_found", t_not_found}, {"dashboard", t_dashboard},
+    {"catalog_clusters", t_catalog_clusters}, {"submit_run", t_submit_run}, {"plan", t_plan},
+    {"live_stop_resume", t_live_stop_resume}, {"bad_requests", t_bad_requests}, {"shutdown", t_shutdown},
+};
+
+int main(int argc, char **argv)
+{
+    bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+    snprintf(tmp, sizeof tmp, "/tmp/scv-test-service-%ld", (long)getpid());
+    mkdir(tmp, 0755);
+    snprintf(db, sizeof db, "%s/runs.db", tmp);
+    if (start_server()) {
+        printf("not ok - start: the service did not start (%s serve; log in %s/serve.log)\n0 passed, 1 failed\n", bin, tmp);
+        if (server > 0) kill(server, SIGKILL);
+        return 1;
+    }
+    int rc = scv_test_main(tests, (int)(sizeof tests / sizeof tests[0]), argc, argv);
+    if (server > 0) {
+        kill(server, SIGTERM);
+        waitpid(server, NULL, 0);
+    }
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    if (rc == 0 && system(cmd) != 0) rc = 1;
+    return rc;
+}
