@@ -5,12 +5,15 @@
 # recommendation of clang-14, so named here) build the fuzz harnesses of `make fuzz`/`check`;
 # the sqlite3 CLI runs PRAGMA integrity_check in tests/faults.sh; groff-base renders the man
 # page and python3 runs the Python binding in tests/install.sh; PyTorch (Debian's 1.13 and
-# torchvision) runs the example trainer of the exec driver's tests and the peer benchmarks.
+# torchvision) runs the example trainer of the exec driver's tests and the peer benchmarks;
+# chromium (headless) and curl run the dashboard's browser test (tests/browser.sh), and
+# apache2-utils' ab the service's load test (bench/serve_load.sh).
 # Usage: scripts/install-deps.sh
 set -eu
 PKGS="build-essential pkg-config zlib1g-dev libopenmpi-dev openmpi-bin libdnnl-dev \
 dataset-fashion-mnist libsqlite3-dev libmicrohttpd-dev libcjson-dev iproute2 procps \
-clang libclang-rt-14-dev sqlite3 groff-base python3 python3-torch python3-torchvision python3-numpy"
+clang libclang-rt-14-dev sqlite3 groff-base python3 python3-torch python3-torchvision python3-numpy \
+chromium curl apache2-utils"
 missing=""
 for p in $PKGS; do
     st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Load test of `scavenger serve` (loopback only, fixed duration) with apache2-utils' ab: 64
+# keep-alive connections on the runs list and on a run's detail, first with the service
+# idle, then while a run trains; prints requests/s, p50 and p99 latency and the failed
+# requests of each, and the training run's mean iteration time against the same job trained
+# with the service idle (unchanged within noise is the goal).
+# Usage: bench/serve_load.sh [DURATION_S (default 10)]   (SCV_BIN: the scavenger binary)
+set -eu
+BIN=${SCV_BIN:-build/scavenger}
+DUR=${1:-10}
+command -v ab >/dev/null || { echo "serve_load: needs ab (apt-get install apache2-utils)" >&2; exit 1; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+TMP=$(mktemp -d /tmp/scv-bench-serve-XXXXXX)
+SERVER=""
+cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+"$BIN" serve --listen 127.0.0.1:0 --db "$TMP/runs.db" --port-file "$TMP/port" >"$TMP/serve.log" 2>&1 &
+SERVER=$!
+i=0
+while [ ! -s "$TMP/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+PORT=$(cat "$TMP/port") TOKEN=$(cat "$TMP/runs.db.token")
+URL="http://127.0.0.1:$PORT"
+JOB='{"model":"mlp","hidden":"256,256","dataset":"synthetic:8000","lr":0.0005,"target-accuracy":0.9,"workers":"1,2","batch":"32,128","search":"none","start":"1,128"}'
+
+submit() { # job -> run id once it finished ("" on failure)
+    sub=$(curl -s -X POST -H "Authorization: Bearer $TOKEN" --data "$1" "$URL/api/runs" | sed -n 's/^{"id":\([0-9]*\),.*/\1/p')
+    while :; do
+        s=$(curl -s "$URL/api/submissions/$sub")
+        case "$s" in *'"state":"queued"'* | *'"state":"running"'*) sleep 0.2 ;; *) break ;; esac
+    done
+    printf '%s' "$s" | sed -n 's/.*"run":\([0-9][0-9]*\).*/\1/p'
+}
+t_iter() { # mean iteration time of a run's training steps, ms
+    curl -s "$URL/api/runs/$1" | python3 -c 'import json,sys
+d=json.load(sys.stdin); s=[x for x in d["steps"] if x["phase"]=="train" and x["t_iter"]]
+n=sum(x["iterations"] for x in s); print("%.3f" % (1e3*sum(x["t_iter"]*x["iterations"] for x in s)/n) if n else "nan")'
+}
+load() { # name path
+    ab -q -k -c 64 -t "$DUR" -n 10000000 "$URL$2" >"$TMP/ab.txt" 2>&1 || true
+    rps=$(sed -n 's/^Requests per second: *\([0-9.]*\).*/\1/p' "$TMP/ab.txt")
+    fails=$(sed -n 's/^Failed requests: *\([0-9]*\).*/\1/p' "$TMP/ab.txt")
+    non2xx=$(sed -n 's/^Non-2xx responses: *\([0-9]*\).*/\1/p' "$TMP/ab.txt")
+    p50=$(sed -n 's/^ *50% *\([0-9]*\).*/\1/p' "$TMP/ab.txt")
+    p99=$(sed -n 's/^ *99% *\([0-9]*\).*/\1/p' "$TMP/ab.txt")
+    printf '%-34s %10s req/s  p50 %4s ms  p99 %4s ms  failed %s  non-2xx %s\n' "$1" "$rps" "$p50" "$p99" "${fails:-?}" "${non2xx:-0}"
+}
+echo "# scavenger serve load test: ab -k -c 64 -t $DUR, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
+REF=$(submit "$JOB")                    # a stored run to read, and the idle reference
+for i in 1 2 3 4 5 6 7 8; do submit '{"model":"logreg","dataset":"synthetic:500","target-accuracy":0.5,"workers":"1","batch":"32"}' >/dev/null; done
+load "idle: GET /api/runs" /api/runs
+load "idle: GET /api/runs/$REF" "/api/runs/$REF"
+curl -s -X POST -H "Authorization: Bearer $TOKEN" --data "$JOB" "$URL/api/runs" >/dev/null
+sleep 1
+load "training: GET /api/runs" /api/runs
+load "training: GET /api/runs/$REF" "/api/runs/$REF"
+while curl -s "$URL/api/submissions" | grep -q '"state":"running"'; do sleep 0.5; done
+LAST=$(curl -s "$URL/api/runs?limit=1" | sed -n 's/^{"runs":\[{"id":\([0-9]*\),.*/\1/p')
+echo "training iteration time: idle service $(t_iter "$REF") ms, under load $(t_iter "$LAST") ms (run $REF vs $LAST)"
+curl -s "$URL/api/health" | grep -q '"ok":true' && echo "service up after the load"
