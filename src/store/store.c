@@ -195,6 +195,31 @@ static int grow(void **arr, size_t n, size_t *cap, size_t elem)
     return 0;
 }
 
+/* The rows of one run that sql selects (its one parameter: the run), each read by row() into
+ * a zeroed element of a malloc'ed array (*out, *n). */
+static int load_rows(scv_store *s, const char *sql, long long run, size_t elem, void (*row)(sqlite3_stmt *, void *),
+                     void **out, size_t *n, scv_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
+    sqlite3_bind_int64(st, 1, run);
+    size_t cap = 0;
+    int rc = SCV_OK;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (grow(out, *n, &cap, elem)) {
+            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            break;
+        }
+        void *e = (char *)*out + elem * (*n)++;
+        memset(e, 0, elem);
+        row(st, e);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* Prepares sql, binds the arguments described by types ('i' int, 'I' int64, 'd' double,
  * 't' text), steps once, finalizes. */
 static int exec_bind(scv_store *s, scv_err *err, const char *sql, const char *types, ...)
@@ -294,28 +319,6 @@ static void measurement_row(sqlite3_stmt *st, scv_config_stats *c)
 }
 
 /* Every measurement of one run (malloc'ed). */
-static int load_run_measurements(scv_store *s, long long run, scv_config_stats **out, size_t *n, scv_err *err)
-{
-    *out = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    const char *q;
-    q = "SELECT vm, workers, batch, iterations, t_compute, t_comm, t_iter, g_local, g_global, "
-        "epoch_progress FROM measurements WHERE run=?";
-    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
-    sqlite3_bind_int64(st, 1, run);
-    size_t cap = 0;
-    int rc = SCV_OK;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (grow((void **)out, *n, &cap, sizeof **out)) {
-            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
-            break;
-        }
-        measurement_row(st, &(*out)[(*n)++]);
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
 
 int scv_store_load_measurements(scv_store *s, const char *job_key, long long exclude,
                                 scv_config_stats **out, size_t *n, long long *from_run, scv_err *err)
@@ -387,35 +390,23 @@ int scv_store_straggler(scv_store *s, long long run, const scv_straggler_event *
                      e->idle_s, e->note);
 }
 
+static void straggler_row(sqlite3_stmt *st, void *p)
+{
+    scv_straggler_event *e = p;
+    e->iteration = sqlite3_column_int64(st, 0);
+    e->worker = sqlite3_column_int(st, 1);
+    col_text(st, 2, e->host, sizeof e->host);
+    e->ratio = col_d(st, 3);
+    e->replaced = sqlite3_column_int(st, 4);
+    col_text(st, 5, e->by_host, sizeof e->by_host);
+    e->idle_s = col_d(st, 6);
+    col_text(st, 7, e->note, sizeof e->note);
+}
+
 int scv_store_load_stragglers(scv_store *s, long long run, scv_straggler_event **out, size_t *n, scv_err *err)
 {
-    *out = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT iteration, worker, host, ratio, replaced, by_host, idle_s, note FROM stragglers "
-                                  "WHERE run=? ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(s, err, "prepare");
-    sqlite3_bind_int64(st, 1, run);
-    size_t cap = 0;
-    int rc = SCV_OK;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (grow((void **)out, *n, &cap, sizeof **out)) {
-            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
-            break;
-        }
-        scv_straggler_event *e = &(*out)[(*n)++];
-        memset(e, 0, sizeof *e);
-        e->iteration = sqlite3_column_int64(st, 0);
-        e->worker = sqlite3_column_int(st, 1);
-        col_text(st, 2, e->host, sizeof e->host);
-        e->ratio = col_d(st, 3);
-        e->replaced = sqlite3_column_int(st, 4);
-        col_text(st, 5, e->by_host, sizeof e->by_host);
-        e->idle_s = col_d(st, 6);
-        col_text(st, 7, e->note, sizeof e->note);
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return load_rows(s, "SELECT iteration, worker, host, ratio, replaced, by_host, idle_s, note FROM stragglers "
+                        "WHERE run=? ORDER BY rowid", run, sizeof **out, straggler_row, (void **)out, n, err);
 }
 
 int scv_store_outcome(scv_store *s, long long run, double actual_time, double actual_cost,
@@ -487,43 +478,34 @@ int scv_store_step(scv_store *s, long long run, int idx, const scv_run_step *t, 
                      t->idle_before, t->t_iter, t->accuracy, t->reached);
 }
 
+static void step_row(sqlite3_stmt *st, void *p)
+{
+    scv_run_step *t = p;
+    col_text(st, 0, t->phase, sizeof t->phase);
+    t->workers = sqlite3_column_int(st, 1);
+    t->batch = sqlite3_column_int(st, 2);
+    t->iterations = sqlite3_column_int64(st, 3);
+    t->first_start = col_d(st, 4);
+    t->last_end = col_d(st, 5);
+    t->idle_before = col_d(st, 6);
+    t->t_iter = col_d(st, 7);
+    t->accuracy = col_d(st, 8);
+    t->reached = sqlite3_column_int(st, 9);
+}
+
 int scv_store_load_steps(scv_store *s, long long run, scv_run_step **out, size_t *n, scv_err *err)
 {
-    *out = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT phase, workers, batch, iterations, first_start, last_end, idle_before,"
-                                  " t_iter, accuracy, reached FROM steps WHERE run=? ORDER BY idx", -1, &st,
-                           NULL) != SQLITE_OK)
-        return db_fail(s, err, "prepare");
-    sqlite3_bind_int64(st, 1, run);
-    size_t cap = 0;
-    int rc = SCV_OK;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (grow((void **)out, *n, &cap, sizeof **out)) {
-            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
-            break;
-        }
-        scv_run_step *t = &(*out)[(*n)++];
-        memset(t, 0, sizeof *t);
-        snprintf(t->phase, sizeof t->phase, "%s", (const char *)sqlite3_column_text(st, 0));
-        t->workers = sqlite3_column_int(st, 1);
-        t->batch = sqlite3_column_int(st, 2);
-        t->iterations = sqlite3_column_int64(st, 3);
-        t->first_start = col_d(st, 4);
-        t->last_end = col_d(st, 5);
-        t->idle_before = col_d(st, 6);
-        t->t_iter = col_d(st, 7);
-        t->accuracy = col_d(st, 8);
-        t->reached = sqlite3_column_int(st, 9);
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return load_rows(s, "SELECT phase, workers, batch, iterations, first_start, last_end, idle_before, t_iter, accuracy, "
+                        "reached FROM steps WHERE run=? ORDER BY idx", run, sizeof **out, step_row, (void **)out, n, err);
 }
+
+static void measurement_row_cb(sqlite3_stmt *st, void *p) { measurement_row(st, p); }
 
 int scv_store_run_measurements(scv_store *s, long long run, scv_config_stats **out, size_t *n, scv_err *err)
 {
-    return load_run_measurements(s, run, out, n, err);
+    return load_rows(s, "SELECT vm, workers, batch, iterations, t_compute, t_comm, t_iter, g_local, g_global, "
+                        "epoch_progress FROM measurements WHERE run=?", run, sizeof **out, measurement_row_cb,
+                     (void **)out, n, err);
 }
 
 int scv_store_eval(scv_store *s, long long run, int workers, int batch, const scv_eval_sample *e, scv_err *err)
@@ -592,33 +574,22 @@ int scv_store_run_summary(scv_store *s, long long run, scv_run_summary *out, scv
     return rc;
 }
 
+static void eval_row(sqlite3_stmt *st, void *p)
+{
+    scv_eval_sample *e = p;
+    e->iteration = sqlite3_column_int64(st, 0);
+    e->samples_seen = col_d(st, 1);
+    e->epoch = col_d(st, 2);
+    e->accuracy = col_d(st, 3);
+    e->loss = col_d(st, 4);
+    e->train_loss = col_d(st, 5);
+    e->train_loss_samples = isfinite(col_d(st, 6)) ? col_d(st, 6) : 0;
+}
+
 int scv_store_load_evals(scv_store *s, long long run, scv_eval_sample **out, size_t *n, scv_err *err)
 {
-    *out = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT iteration, samples, epoch, accuracy, loss, train_loss, train_loss_samples FROM evals WHERE run=? "
-                                  "ORDER BY rowid", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(s, err, "prepare");
-    sqlite3_bind_int64(st, 1, run);
-    size_t cap = 0;
-    int rc = SCV_OK;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (grow((void **)out, *n, &cap, sizeof **out)) {
-            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
-            break;
-        }
-        scv_eval_sample *e = &(*out)[(*n)++];
-        e->iteration = sqlite3_column_int64(st, 0);
-        e->samples_seen = col_d(st, 1);
-        e->epoch = col_d(st, 2);
-        e->accuracy = col_d(st, 3);
-        e->loss = col_d(st, 4);
-        e->train_loss = col_d(st, 5);
-        e->train_loss_samples = isfinite(col_d(st, 6)) ? col_d(st, 6) : 0;
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return load_rows(s, "SELECT iteration, samples, epoch, accuracy, loss, train_loss, train_loss_samples FROM evals "
+                        "WHERE run=? ORDER BY rowid", run, sizeof **out, eval_row, (void **)out, n, err);
 }
 
 int scv_store_perf_models(scv_store *s, const char *vm, const char *exclude_job, scv_perf_model **out,

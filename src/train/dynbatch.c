@@ -12,7 +12,9 @@
  * clamped excess spread over the others), scaled back to sum to B, and applied only when
  * some worker's batch moves by more than the dead-band (5%): the controller holds still once
  * the workers finish within it. Per-sample time, not iteration time, keeps the estimate
- * meaningful across adjustments (a worker's t_k jumps when its b_k does); a window of 20
+ * meaningful across adjustments (a worker's t_k jumps when its b_k does); the first window
+ * after a start is not used (the kernels' first calls made one worker look 6x slower than
+ * it was, and the shares moved the wrong way); a window of 20
  * iterations, not the EWMA of 0.3 tried first, keeps equal workers from chasing noise (29
  * adjustments in a run at H = 1 with the EWMA and windows of 10).
  */
@@ -71,6 +73,8 @@ int scv_dynbatch_update(scv_dynbatch_state *s, const double *t, const int64_t *b
         s->tau[k] = s->sum_b[k] > 0 ? s->sum_t[k] / s->sum_b[k] : NAN;
         s->sum_t[k] = s->sum_b[k] = 0;
     }
+    if (s->windows++ == 0) return 0; /* the first window holds the kernels' first calls and the
+                                         start: 6x a worker's later time per sample, seen */
     double bk[SCV_MAX_WORKERS], tk[SCV_MAX_WORKERS], tmean = 0;
     for (int k = 0; k < K; k++) {
         if (!(s->tau[k] > 0)) return 0; /* a worker not measured yet */

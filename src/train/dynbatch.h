@@ -17,6 +17,7 @@ typedef struct scv_dynbatch_state {
                                          (NaN: none yet) */
     double sum_t[SCV_MAX_WORKERS], sum_b[SCV_MAX_WORKERS]; /* the window so far */
     int since;                        /* iterations since the last adjustment */
+    int windows;                      /* windows measured (the first is not used) */
     int adjustments;                  /* made so far */
 } scv_dynbatch_state;
 
