@@ -229,6 +229,8 @@ typedef struct scv_train_params {
     const char *elastic_control;
     char **elastic_argv;
     const char *elastic_hosts;
+    int contract_state;        /* 1: every checkpoint also writes scavenger-state.json (the trainer
+                                  contract, docs/TRAINER-CONTRACT.md) */
     int dynamic_batching;      /* 1: the workers' shares of B follow their throughput (the
                                   rank_weights, if any, are the first shares) */
     scv_dynbatch_policy dynbatch;

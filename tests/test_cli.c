@@ -1150,6 +1150,17 @@ static void t_exec_driver(void)
     CHECK(file_has(path, "\"iteration\""));
     snprintf(path, sizeof path, "%s.runs/1/seg-000-warmup-k2-b64.jsonl", db);
     CHECK(file_has(path, "\"grad_sqnorm_global\""));
+    /* the built-in trainer follows the same contract: `scavenger train` under the exec driver */
+    snprintf(db, sizeof db, "%s/exec-builtin.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --exec '%s train --model mlp --hidden 32 --dataset synthetic:4000 "
+                                      "--lr 0.003' --workers 1,2 --batch 32,128 --target-accuracy 0.96", bin, db, bin), 0);
+    CHECK_MSG(strstr(out, "target reached"), "%s", out);
+    snprintf(path, sizeof path, "%s.runs/1/ckpt/scavenger-state.json", db);
+    CHECK(file_has(path, "\"samples_seen\""));
+    snprintf(path, sizeof path, "%s.runs/1/trainer.log", db);
+    CHECK_EQ_INT(run(out, sizeof out, "cat %s", path), 0);
+    CHECK_MSG(strstr(out, "mlp: 1 iterations") && strstr(out, "on 2 workers"), "%s", out); /* the trainer's own output:
+                                                                  the probe, then segments */
     /* breaking the contract */
     const char *bad[][3] = {
         {"refuse", "does not start", "exited 2"},

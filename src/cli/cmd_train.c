@@ -180,6 +180,58 @@ static int check_vm_type(const char *vm_type, const char *catalog)
     return EXIT_USAGE;
 }
 
+/* The trainer contract (docs/TRAINER-CONTRACT.md): started by the exec driver, the built-in
+ * trainer takes its configuration from the SCV_* variables (they win over the options) and
+ * writes scavenger-state.json with its checkpoints. Returns EXIT_USAGE naming a bad
+ * variable, else -1. */
+static int apply_contract(scv_train_params *p, double *weights, int *n_weights, int *contract)
+{
+    *contract = getenv("SCV_BATCH") && getenv("SCV_METRICS") && getenv("SCV_CHECKPOINT_DIR");
+    if (!*contract) return -1;
+    const char *names[] = {"SCV_WORKERS", "SCV_BATCH", "SCV_UNTIL_ITERATIONS", "SCV_SEED"};
+    int64_t v[4] = {1, 0, 0, 1};
+    for (int i = 0; i < 4; i++) {
+        const char *s = getenv(names[i]);
+        if (s && (scv_parse_i64(s, &v[i]) || v[i] < (i < 2 ? 1 : 0))) {
+            if (reports()) fprintf(stderr, "scavenger train: %s '%s': expected an integer >= %d\n", names[i], s, i < 2);
+            return EXIT_USAGE;
+        }
+    }
+    p->workers = (int)v[0], p->batch = (int)v[1], p->iterations = v[2], p->seed = (uint64_t)v[3];
+    const char *fl[] = {"SCV_MAX_EPOCHS", "SCV_EVAL_EVERY_EPOCHS"};
+    double *dst[] = {&p->epochs, &p->eval_every_epochs};
+    for (int i = 0; i < 2; i++) {
+        const char *s = getenv(fl[i]);
+        if (s && (scv_parse_f64(s, dst[i]) || !(*dst[i] >= 0))) {
+            if (reports()) fprintf(stderr, "scavenger train: %s '%s': expected a number >= 0\n", fl[i], s);
+            return EXIT_USAGE;
+        }
+    }
+    const char *sp = getenv("SCV_SPLIT");
+    *n_weights = 0;
+    if (sp && *sp) {
+        char buf[8192], *save = NULL;
+        snprintf(buf, sizeof buf, "%s", sp);
+        for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            double w;
+            if (*n_weights >= 1024 || scv_parse_f64(t, &w) || !(w > 0) || !isfinite(w)) {
+                if (reports()) fprintf(stderr, "scavenger train: SCV_SPLIT '%s': expected positive weights\n", sp);
+                return EXIT_USAGE;
+            }
+            weights[(*n_weights)++] = w;
+        }
+    }
+    p->metrics_path = getenv("SCV_METRICS");
+    p->checkpoint_dir = getenv("SCV_CHECKPOINT_DIR");
+    p->resume = getenv("SCV_RESUME") && !strcmp(getenv("SCV_RESUME"), "1");
+    if (getenv("SCV_PROBE") && !strcmp(getenv("SCV_PROBE"), "1")) /* one iteration, no checkpoint */
+        p->iterations = 1, p->checkpoint_dir = NULL, p->resume = 0;
+    if (p->iterations && !(p->epochs > 0)) p->epochs = 0;
+    p->contract_state = 1;
+    p->no_final_eval = 1; /* the driver decides; the run's end is evaluated by the loop's rules */
+    return -1;
+}
+
 int cmd_train(int argc, char **argv)
 {
     scv_train_params p = scv_train_params_default();
@@ -361,6 +413,9 @@ int cmd_train(int argc, char **argv)
         }
     }
     if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+    int contract = 0, crc = apply_contract(&p, weights, &n_weights, &contract);
+    if (crc >= 0) return crc;
+    if (contract) progress = "never";
     if (n_weights) {
         if (n_weights != p.workers) {
             fprintf(stderr, "scavenger train: --batch-split has %d weights for --workers %d\n",
@@ -436,10 +491,13 @@ int cmd_train(int argc, char **argv)
 
     scv_train_result r;
     int rc = scv_train_run(&p, &r, &err);
-    if (r.rank != 0) return rc == SCV_OK ? EXIT_OK : rc == SCV_EINTR ? EXIT_INTR : EXIT_FAIL;
+    /* the contract's exit codes: a stop on a signal is a clean end (0), a file that cannot be
+     * written 3 */
+    const int intr = contract ? EXIT_OK : EXIT_INTR, io = contract ? 3 : EXIT_FAIL;
+    if (r.rank != 0) return rc == SCV_OK ? EXIT_OK : rc == SCV_EINTR ? intr : rc == SCV_EIO ? io : EXIT_FAIL;
     if (rc != SCV_OK && rc != SCV_EINTR) {
         fprintf(stderr, "scavenger train: %s\n", err.msg[0] ? err.msg : scv_strerror(rc));
-        return EXIT_FAIL;
+        return rc == SCV_EIO ? io : EXIT_FAIL;
     }
     if (rc == SCV_EINTR) fprintf(stderr, "scavenger train: %s\n", err.msg);
     if (!json)
@@ -454,7 +512,7 @@ int cmd_train(int argc, char **argv)
         scv_train_result_json(&r, buf, sizeof buf);
         printf("%s\n", buf);
     }
-    if (rc == SCV_EINTR) return EXIT_INTR;
+    if (rc == SCV_EINTR) return intr;
     if ((p.target_accuracy > 0 || p.target_loss > 0) && !r.reached_target &&
         (!strcmp(r.stopped_by, "epochs") || !strcmp(r.stopped_by, "max_epochs"))) {
         if (p.target_loss > 0)

@@ -165,8 +165,10 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
     if (!cmd) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     sprintf(cmd, "trap : USR1; %s", t->exec);
     char *argv[] = {"-c", cmd, NULL};
+    char log[1200];
+    snprintf(log, sizeof log, "%s/trainer.log", t->run_dir);
     scv_launch l = {.workers = K, .threads = 1, .program = "/bin/sh", .argv = argv, .argc = 2,
-                    .cluster = t->cluster, .hostfile = t->hostfile, .own_group = 1};
+                    .cluster = t->cluster, .hostfile = t->hostfile, .log = log, .own_group = 1};
     char addr[256];
     int rc = scv_launch_rank0_addr(&l, addr, sizeof addr, err);
     if (rc) {
@@ -249,9 +251,9 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     int stopped, st = wait_job(e, pid, 0, &stopped);
     if (st != 0)
         return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
-                           "the trainer does not start (`%s` exited %d on one worker, one iteration; "
-                           "docs/TRAINER-CONTRACT.md): try it with SCV_PROBE=1 SCV_UNTIL_ITERATIONS=1 SCV_METRICS=m.jsonl",
-                           t->exec, st);
+                           "the trainer does not start (`%s` exited %d on one worker, one iteration; its "
+                           "output is in %s/trainer.log; docs/TRAINER-CONTRACT.md)",
+                           t->exec, st, run_dir);
     if ((rc = scv_job_load(path, &t->job, err))) return rc;
     *job = t->job;
     return SCV_OK;
@@ -313,8 +315,8 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         if (st == 3)
             return scv_err_set(err, SCV_EIO, "the trainer cannot write its files in the %s segment (K=%d B=%d; exit 3); "
                                "not retried: free space, then scavenger run --resume", spec->phase, t->K, t->B);
-        return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) failed (mpirun exited %d); metrics in %s",
-                           spec->phase, t->K, t->B, st, metrics);
+        return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) failed (mpirun exited %d); metrics in %s, "
+                           "output in %s/trainer.log", spec->phase, t->K, t->B, st, metrics, t->run_dir);
     }
     if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
     /* the contract's rules 4 and 5: the state of the last iteration, written at the stop */

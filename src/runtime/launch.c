@@ -161,6 +161,15 @@ static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent) _exit(128 + SIGTERM);
         if (l->own_group) setpgid(0, 0);
+        if (l->log) {
+            int fd = open(l->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+            scv_err e3 = {0};
+            if (fd < 0) {
+                scv_err_set(&e3, SCV_EIO, "%s: cannot open the job's log: %s", l->log, strerror(errno));
+                child_fail(pfd[1], &e3);
+            }
+            dup2(fd, 1), dup2(fd, 2);
+        }
         /* what Open MPI needs, in mpirun's environment only (not this process's) */
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);

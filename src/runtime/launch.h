@@ -18,6 +18,8 @@ typedef struct scv_launch {
     const char *cluster;  /* emulated cluster name, or NULL for local processes */
     const char *hostfile; /* an Open MPI hostfile of real machines (ssh, or SCV_RSH_AGENT), NULL:
                              none; not with cluster */
+    const char *log;      /* mpirun's and the ranks' stdout and stderr appended here (NULL:
+                             inherited) */
     int own_group;        /* mpirun in a process group of its own: a terminal's Ctrl-C reaches
                              the caller only, which stops the job its own way */
     int elastic;          /* an elastic job: on a cluster the hostfile lists every VM (spawned

@@ -363,6 +363,16 @@ static int save_checkpoint(run_ctx *c, double wall, scv_err *err)
         c->st.batch = c->p->batch;
         rc = scv_ckpt_save(c->p->checkpoint_dir, &c->st, scv_model_params(c->model), c->mom,
                            scv_model_nparams(c->model), err);
+        if (!rc && c->p->contract_state) { /* the trainer contract's progress file, after the state */
+            char text[256];
+            snprintf(text, sizeof text, "{\"iteration\":%llu,\"samples_seen\":%llu,\"epoch\":%llu,\"position\":%llu}\n",
+                     (unsigned long long)c->st.iteration, (unsigned long long)c->st.samples_seen,
+                     (unsigned long long)c->st.epoch, (unsigned long long)c->st.pos);
+            char path[4200];
+            snprintf(path, sizeof path, "%s/scavenger-state.json", c->p->checkpoint_dir);
+            scv_iov part = {.p = text, .n = strlen(text)};
+            rc = scv_write_atomic(path, &part, 1, err);
+        }
     }
     return scv_comm_agree(c->comm, rc, err);
 }
@@ -1437,6 +1447,8 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    struct sigaction old_usr1; /* the trainer contract's stop (mpirun forwards SIGUSR1) */
+    sigaction(SIGUSR1, &sa, &old_usr1);
     rc = setup(&c, err);
     res->rank = c.rank;
     if (rc && p->elastic_control && c.comm && scv_comm_joined(c.comm)) { /* spawned, and failed: the */
@@ -1447,5 +1459,6 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     teardown(&c);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGUSR1, &old_usr1, NULL);
     return rc;
 }
