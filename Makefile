@@ -1,6 +1,6 @@
 # Scavenger build. `make` builds build/scavenger and libscv (build/libscv.a, build/libscv.so);
 # `make check` runs every test on the normal build and on an AddressSanitizer+UBSan build
-# (build/asan), and each libFuzzer harness of tests/fuzz/ for 20 s (build/fuzz, clang);
+# (build/asan), and each libFuzzer harness of tests/fuzz/ for 12 s (build/fuzz, clang);
 # `make fuzz` runs each for FUZZ_SECONDS (default 60). Any finding fails the target.
 # `make install` / `make uninstall` honour PREFIX (default /usr/local) and DESTDIR.
 CC      ?= gcc
@@ -197,7 +197,7 @@ fuzz: fuzz-build
 check: all
 	$(MAKE) MODE=asan all
 	$(MAKE) fuzz-build
-	FUZZ_SECONDS=20 sh tests/run.sh build build/asan build/fuzz
+	FUZZ_SECONDS=12 sh tests/run.sh build build/asan build/fuzz
 
 clean:
 	rm -rf build

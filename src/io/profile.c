@@ -140,8 +140,8 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
         if (!strcmp(type, "job")) {
             rc = parse_job(o, &prof->job, vm, sizeof vm, !prof->has_job, path, lineno, err);
             prof->has_job = 1;
-            const cJSON *th = cJSON_GetObjectItemCaseSensitive(o, "threads"); /* ranged by parse_job */
-            threads = cJSON_IsNumber(th) ? (int)th->valuedouble : 0;
+            const cJSON *th = cJSON_GetObjectItemCaseSensitive(o, "threads"); /* ranged by parse_job, */
+            threads = !rc && cJSON_IsNumber(th) ? (int)th->valuedouble : 0; /* which failed otherwise */
         } else if (!strcmp(type, "iter")) {
             rec r = {0};
             double K, B;
