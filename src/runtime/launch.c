@@ -1,9 +1,11 @@
 /*
  * launch.c - spawns mpirun with this executable as the rank program (see launch.h).
- * The parent ignores SIGINT while it waits: mpirun passes the signal to the ranks, which
- * stop at the next iteration, checkpoint and exit. SIGTERM to the parent is passed on to
- * mpirun, and mpirun gets SIGTERM when the parent dies (PR_SET_PDEATHSIG), so neither
- * mpirun nor its ranks outlive a killed `scavenger train` or `scavenger run`.
+ * mpirun and its local ranks run in a process group of their own; SIGINT or SIGTERM to the
+ * parent (a terminal's Ctrl-C reaches the parent only) is passed on as SIGUSR1, which mpirun
+ * forwards to every rank: they stop at the next iteration, checkpoint and exit (SIGINT or
+ * SIGTERM sent to mpirun itself would end them within a second). mpirun gets SIGTERM when the
+ * parent dies (PR_SET_PDEATHSIG), so neither mpirun nor its ranks outlive a killed
+ * `scavenger train` or `scavenger run`.
  *
  * On an emulated cluster, mpirun itself runs inside VM 1 (its network namespace and CPU
  * cgroup, so rank 0 is confined like the others), the hostfile lists one slot per VM, and
@@ -37,10 +39,15 @@
 
 /* mpirun's pid while this process waits for it: SIGTERM (sent to this process alone, or by
  * the kernel when the parent `scavenger run` dies) is passed on, and mpirun ends its ranks. */
-static volatile sig_atomic_t g_mpirun;
+static volatile sig_atomic_t g_mpirun, g_asked;
+/* SIGINT or SIGTERM while mpirun runs: the first is passed on as SIGUSR1, which mpirun
+ * forwards to every rank (the ranks stop at an iteration boundary and checkpoint); SIGINT or
+ * SIGTERM sent to mpirun itself would end the ranks within a second, checkpoint or not. A
+ * second one ends the job (SIGTERM to mpirun). */
 static void on_term(int sig)
 {
-    if (g_mpirun > 0) kill((pid_t)g_mpirun, sig);
+    (void)sig;
+    if (g_mpirun > 0) kill((pid_t)g_mpirun, g_asked++ ? SIGTERM : SIGUSR1);
 }
 
 /* Writes text to path (created or truncated) with the given mode; SCV_EIO naming path. */
@@ -240,20 +247,25 @@ int scv_launch_rank0_addr(const scv_launch *l, char *buf, size_t cap, scv_err *e
 
 int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
 {
-    /* the child keeps the default SIGINT; the parent waits through it */
+    /* mpirun and the local ranks in a process group of their own, so that a terminal's
+     * Ctrl-C reaches this process only, which passes it on as SIGUSR1 (on_term) */
+    scv_launch own = *l;
+    own.own_group = 1;
     struct sigaction ign, old, term, old_term;
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
-    sigaction(SIGINT, &ign, &old);
+    sigaction(SIGINT, &ign, &old); /* until mpirun's pid is known */
     pid_t pid = 0;
-    int rc = start(l, &pid, err);
+    int rc = start(&own, &pid, err);
     if (rc) {
         sigaction(SIGINT, &old, NULL);
         return rc;
     }
     memset(&term, 0, sizeof term);
     term.sa_handler = on_term;
+    g_asked = 0;
     g_mpirun = (sig_atomic_t)pid;
+    sigaction(SIGINT, &term, NULL);
     sigaction(SIGTERM, &term, &old_term);
     int status = 0;
     pid_t w;
@@ -262,9 +274,13 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
     g_mpirun = 0;
     sigaction(SIGINT, &old, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    kill(-pid, SIGKILL); /* a rank left behind goes with its mpirun's group */
     if (w < 0) return scv_err_set(err, SCV_EIO, "waiting for mpirun: %s", strerror(wait_errno));
     if (WIFEXITED(status)) *exit_status = WEXITSTATUS(status);
     else if (WIFSIGNALED(status)) *exit_status = 128 + WTERMSIG(status);
     else *exit_status = 1;
+    /* asked to stop: the ranks exit 130 after their checkpoint; mpirun reports that, or 138
+     * (128 + SIGUSR1, Open MPI's way after forwarding it) */
+    if (g_asked && (*exit_status == 128 + SIGUSR1 || *exit_status == 0)) *exit_status = 130;
     return SCV_OK;
 }
