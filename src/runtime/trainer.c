@@ -637,7 +637,6 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     }
     if (watch && c->rank == 0) scv_straggler_init(c->strag, &p->straggler, c->K);
     if (dyn && c->rank == 0) scv_dynbatch_init(c->dyn, &p->dynbatch, c->K, B, c->shares);
-    int rebalances = 0;
     for (int i = 0; i < p->n_target_history; i++) {
         if (win_len == W) {
             memmove(win, win + 1, sizeof(double) * (size_t)(W - 1));
@@ -737,10 +736,8 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         const int flagged = (int)fabsf(g[np + X_STRAGGLER]) - 1, strag_end = g[np + X_STRAGGLER] < 0;
         c->strag_flag = 0;
         if (watch && c->rank == 0 && flagged < 0) straggler_watch(c, g + np + X_COUNT, t4 - t0);
-        if (dyn && g[np + X_REBALANCE] > 0) { /* rank 0's new shares: from the next iteration */
+        if (dyn && g[np + X_REBALANCE] > 0) /* rank 0's new shares: from the next iteration */
             for (int k = 0; k < c->K; k++) c->shares[k] = g[np + X_COUNT + c->K + k];
-            rebalances++;
-        }
         c->dyn_send = 0;
         if (dyn && c->rank == 0 && !(g[np + X_REBALANCE] > 0)) { /* the controller (one change in flight) */
             double tk[SCV_MAX_WORKERS];
@@ -1133,27 +1130,33 @@ static void procs_init(procs *pr, const char *hosts)
 
 static const char *host_of(const procs *pr, int proc) { return proc >= 0 && proc < pr->nh ? pr->hosts[proc] : ""; }
 
+/* The job's processes (all_size of them) not left out. */
+static int n_kept(const procs *pr, int all_size)
+{
+    int n = 0;
+    for (int i = 0; i < all_size; i++) n += !pr->excl[i];
+    return n;
+}
+
 /* 1 when a straggler among K workers can be replaced: a process left that is neither active
  * nor excluded, or a host left to spawn one on (without a host list every process shares
  * this machine's cores, and a fresh one would be no faster). */
 static int can_replace(const procs *pr, int all_size, int K)
 {
-    if (!pr->nh) return 0;
-    int avail = 0;
-    for (int i = 0; i < all_size; i++) avail += !pr->excl[i];
-    return avail > K || pr->nh > all_size;
+    return pr->nh && (n_kept(pr, all_size) > K || pr->nh > all_size);
 }
 
 /* Makes K processes the active ranks: the first K that are not excluded (spawning more
  * when the job has too few: *grew), and gives the state of worker 0 to any that was not
- * active before; B's buffers grow to q->batch. A new B alone is a buffer resize; a shrink
- * parks the leaving ranks (the staying ones hold the state already). */
-static int elastic_resize(run_ctx *c, control *ctl, procs *pr, const scv_train_params *q, int *grew, scv_err *err)
+ * active before (*joined: the first of them, -1: none); B's buffers grow to q->batch. A new
+ * B alone is a buffer resize; a shrink parks the leaving ranks (the staying ones hold the
+ * state already). */
+static int elastic_resize(run_ctx *c, control *ctl, procs *pr, const scv_train_params *q, int *grew, int *joined,
+                          scv_err *err)
 {
     int K = q->workers, rc = SCV_OK;
-    *grew = 0;
-    int have = scv_comm_all_size(c->comm), avail = 0;
-    for (int i = 0; i < have; i++) avail += !pr->excl[i];
+    *grew = 0, *joined = -1;
+    int have = scv_comm_all_size(c->comm), avail = n_kept(pr, have);
     if (K > avail) {
         int n_new = K - avail;
         if (have + n_new > SCV_MAX_WORKERS)
@@ -1165,13 +1168,13 @@ static int elastic_resize(run_ctx *c, control *ctl, procs *pr, const scv_train_p
         *grew = 1;
         return SCV_OK;
     }
-    int members[SCV_MAX_WORKERS], n = 0, changed = K != pr->n_members, joined = 0;
+    int members[SCV_MAX_WORKERS], n = 0, changed = K != pr->n_members;
     for (int i = 0; i < have && n < K; i++)
         if (!pr->excl[i]) members[n++] = i;
     for (int k = 0; k < K; k++) {
         int was = 0;
         for (int j = 0; j < pr->n_members && !was; j++) was = pr->members[j] == members[k];
-        joined |= !was;
+        if (!was && *joined < 0) *joined = members[k];
         changed |= k >= pr->n_members || pr->members[k] != members[k];
     }
     if (changed && (rc = scv_comm_activate(c->comm, members, K, err))) return rc;
@@ -1193,7 +1196,7 @@ static int elastic_resize(run_ctx *c, control *ctl, procs *pr, const scv_train_p
     }
     if (!cn || !of) rc = SCV_ENOMEM;
     if ((rc = scv_comm_agree(c->comm, rc ? scv_err_set(err, rc, "out of memory") : SCV_OK, err))) return rc;
-    if (!joined) return SCV_OK; /* every worker held the state already */
+    if (*joined < 0) return SCV_OK; /* every worker held the state already */
     size_t np = scv_model_nparams(c->model);
     if ((rc = scv_comm_bcast(c->comm, &c->st, sizeof c->st, 0, err))) return rc;
     if ((rc = scv_comm_bcast(c->comm, &c->wall_before, sizeof c->wall_before, 0, err))) return rc;
@@ -1215,8 +1218,7 @@ static int rewrite_cmd(char *cmd, size_t cap, procs *pr, int proc, const run_ctx
      * come back, the latest first (a slow worker is better than none) */
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "workers");
     int K = cJSON_IsNumber(w) && w->valuedouble >= 1 && w->valuedouble <= SCV_MAX_WORKERS ? (int)w->valuedouble : 0;
-    int avail = pr->nh ? pr->nh - all_size : SCV_MAX_WORKERS;
-    for (int i = 0; i < all_size; i++) avail += !pr->excl[i];
+    int avail = (pr->nh ? pr->nh - all_size : SCV_MAX_WORKERS) + n_kept(pr, all_size);
     for (int i = all_size - 1; i > 0 && avail < K; i--)
         if (pr->excl[i]) pr->excl[i] = 0, avail++;
     for (int i = 0; ok && i < SCV_MAX_WORKERS; i++)
@@ -1336,9 +1338,8 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
                               scv_json_strbuf(esc, sizeof esc, qe.msg));
             continue;
         }
-        int grew = 0, before[SCV_MAX_WORKERS], n_before = pr->n_members;
-        memcpy(before, pr->members, sizeof(int) * (size_t)n_before);
-        if ((rc = elastic_resize(c, &ctl, pr, &q, &grew, err))) {
+        int grew = 0, joined = -1;
+        if ((rc = elastic_resize(c, &ctl, pr, &q, &grew, &joined, err))) {
             fprintf(stderr, "scavenger train: %s\n", err ? err->msg : "resizing failed");
             scv_comm_abort(c->comm, 1);
         }
@@ -1349,11 +1350,7 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
         double resize_s = scv_now() - t0;
         if (root && pending >= 0) { /* the straggler's replacement: the process that joined */
             scv_straggler_event *e = &c->events[pending];
-            for (int i = 0; i < pr->n_members; i++) {
-                int was = 0;
-                for (int j = 0; j < n_before && !was; j++) was = before[j] == pr->members[i];
-                if (!was) snprintf(e->by_host, sizeof e->by_host, "%s", host_of(pr, pr->members[i]));
-            }
+            snprintf(e->by_host, sizeof e->by_host, "%s", host_of(pr, joined));
             e->idle_s = resize_s;
             pending = -1;
         }

@@ -303,8 +303,9 @@ static void col_text(sqlite3_stmt *st, int i, char *buf, size_t cap)
 
 /* A measurements row (vm, workers, batch, iterations, t_compute, t_comm, t_iter, g_local,
  * g_global, epoch_progress, in this order) into c. */
-static void measurement_row(sqlite3_stmt *st, scv_config_stats *c)
+static void measurement_row(sqlite3_stmt *st, void *p)
 {
+    scv_config_stats *c = p;
     memset(c, 0, sizeof *c);
     col_text(st, 0, c->vm, sizeof c->vm);
     c->workers = sqlite3_column_int(st, 1);
@@ -499,12 +500,10 @@ int scv_store_load_steps(scv_store *s, long long run, scv_run_step **out, size_t
                         "reached FROM steps WHERE run=? ORDER BY idx", run, sizeof **out, step_row, (void **)out, n, err);
 }
 
-static void measurement_row_cb(sqlite3_stmt *st, void *p) { measurement_row(st, p); }
-
 int scv_store_run_measurements(scv_store *s, long long run, scv_config_stats **out, size_t *n, scv_err *err)
 {
     return load_rows(s, "SELECT vm, workers, batch, iterations, t_compute, t_comm, t_iter, g_local, g_global, "
-                        "epoch_progress FROM measurements WHERE run=?", run, sizeof **out, measurement_row_cb,
+                        "epoch_progress FROM measurements WHERE run=?", run, sizeof **out, measurement_row,
                      (void **)out, n, err);
 }
 
