@@ -618,10 +618,11 @@ def decide_report(job, target, truth, seeds, cluster, price):
                   if f"{q['workers']},{q['batch']},{s}" in truth["runs"]]
             if ts and q.get("t_iter"):
                 e.append(abs(q["t_iter"] / statistics.median(ts) - 1))
-        sch = r.get("search_time_s")
+        sch, ovh = r.get("search_time_s"), r.get("overhead_s")
+        ovs = f", overhead {ovh:.1f} s ({100 * ovh / r['actual_time_s']:.1f}%)" if ovh is not None else ""
         print(f"{a} run: iteration time predicted at the decision, mean error {100 * statistics.mean(e):.1f}% over "
               f"{len(e)} configurations; search {sch:.1f} s of {r['actual_time_s']:.1f} s "
-              f"({100 * sch / r['actual_time_s']:.1f}%), {r.get('switches')} switches, idle median "
+              f"({100 * sch / r['actual_time_s']:.1f}%){ovs}, {r.get('switches')} switches, idle median "
               f"{r.get('switch_idle_median_s')} s" if e and sch is not None else f"{a} run: no decision points")
 
 
