@@ -7,8 +7,9 @@ gradient norms follow the noise model |g_b|^2 = G2 + S/b with G2 = exp(-0.1 epoc
 the test accuracy is 0.95 - 0.5 exp(-0.5 epochs). The other workers exit at once.
 
 FAKE_MODE picks a way to break the contract: refuse (exit 2), nostate (exit 0 without
-scavenger-state.json), badfield (an iter line whose t_iter is a string), crash (exit 1 at
-the 5th iteration of a segment)."""
+scavenger-state.json), badfield (an iter line whose t_iter is a string), nofield (an iter line
+without t_comm), backwards (an iter line whose iteration repeats an earlier one), crash (exit 1
+at the 5th iteration of a segment)."""
 import json, math, os, signal, sys, time
 
 N_TRAIN = 6400
@@ -66,6 +67,10 @@ while not stop:
             "grad_sqnorm_global": g2 + 64.0 / B, "samples_seen": seen, "ts": time.time()}
     if mode == "badfield" and n_here == 3:
         line["t_iter"] = "fast"
+    if mode == "nofield" and n_here == 3:
+        del line["t_comm"]
+    if mode == "backwards" and n_here == 3:
+        line["iter"] = it - 2
     out.write(json.dumps(line) + "\n")
     if mode == "crash" and n_here == 5:
         sys.exit(1)

@@ -17,8 +17,10 @@ export SCV_BIN="$dir/scavenger"
 for t in "$dir"/tests/test_*; do
     [ -x "$t" ] || continue
     echo "# $t"
+    t0=$(date +%s)
     out=$("$t" 2>&1); rc=$?
     printf '%s\n' "$out"
+    echo "# $t: $(($(date +%s) - t0)) s"
     last=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
     if [ -z "$last" ]; then
         echo "not ok - $t crashed or printed no summary (exit $rc)"

@@ -1165,14 +1165,17 @@ static void t_exec_driver(void)
     const char *bad[][3] = {
         {"refuse", "does not start", "exited 2"},
         {"badfield", "field 't_iter' is not a number", "seg-000-warmup-k2-b64.jsonl:4"},
+        {"nofield", "lacks field 't_comm'", "seg-000-warmup-k2-b64.jsonl:4"},
+        {"backwards", "field 'iter' = 1 does not follow line 3's 2", "seg-000-warmup-k2-b64.jsonl:4"},
         {"nostate", "did not checkpoint when it stopped", "rules 4 and 5"},
         {"crash", "failed (mpirun exited 1)", "retries are spent"},
     };
-    for (int i = 0; i < 4; i++) {
+    const int n_bad = (int)(sizeof bad / sizeof bad[0]);
+    for (int i = 0; i < n_bad; i++) {
         snprintf(db, sizeof db, "%s/exec-%s.db", tmp, bad[i][0]);
         CHECK_EQ_INT(run(out, sizeof out, "FAKE_MODE=%s %s run --db %s " FAKE, bad[i][0], bin, db), 1);
         CHECK_MSG(strstr(out, bad[i][1]) && strstr(out, bad[i][2]), "%s: %s", bad[i][0], out);
-        if (i < 3) CHECK_MSG(!strstr(out, "retry"), "%s was retried: %s", bad[i][0], out);
+        if (i < n_bad - 1) CHECK_MSG(!strstr(out, "retry"), "%s was retried: %s", bad[i][0], out);
     }
     CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " FAKE " --model lenet", bin, db), 2);
     CHECK_MSG(strstr(out, "--model is an option of the built-in trainer"), "%s", out);

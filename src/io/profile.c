@@ -125,6 +125,7 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
     char *line = NULL, vm[64] = "";
     size_t lcap = 0;
     int lineno = 0, rc = SCV_OK, lastK = -1, lastB = -1, threads = 0;
+    double last_iter = -1, last_iter_line = 0; /* the previous iter line's "iter" since the job line */
     (*seg)++;
     while (getline(&line, &lcap, f) > 0) {
         lineno++;
@@ -142,10 +143,13 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
             prof->has_job = 1;
             const cJSON *th = cJSON_GetObjectItemCaseSensitive(o, "threads"); /* ranged by parse_job, */
             threads = !rc && cJSON_IsNumber(th) ? (int)th->valuedouble : 0; /* which failed otherwise */
+            last_iter = -1;
         } else if (!strcmp(type, "iter")) {
             rec r = {0};
-            double K, B;
-            (void)((rc = num_in(o, "workers", 1, MAX_WORKERS, 1, &K, &ok, path, lineno, err)) ||
+            double K, B, it;
+            int it_ok = 1; /* "iter" is optional here (hand-written metrics); when given it must grow */
+            (void)((rc = num_in(o, "iter", 0, MAX_COUNT, 1, &it, &it_ok, path, lineno, err)) ||
+                   (rc = num_in(o, "workers", 1, MAX_WORKERS, 1, &K, &ok, path, lineno, err)) ||
                    (rc = num_in(o, "batch", 1, MAX_BATCH, 1, &B, &ok, path, lineno, err)) ||
                    (rc = num_in(o, "t_compute", 0, MAX_SECONDS, 0, &r.tc, &ok, path, lineno, err)) ||
                    (rc = num_in(o, "t_comm", 0, MAX_SECONDS, 0, &r.tm, &ok, path, lineno, err)) ||
@@ -158,9 +162,21 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
                                 err)));
             snprintf(r.vm, sizeof r.vm, "%s", vm);
             r.threads = threads;
-            if (!rc && (!ok || isnan(K) || isnan(B) || isnan(r.tc) || isnan(r.tm) || isnan(r.ti)))
-                rc = scv_err_set(err, SCV_EPARSE,
-                                 "%s:%d: iteration line lacks workers, batch or the times", path, lineno);
+            if (!rc && (!ok || isnan(K) || isnan(B) || isnan(r.tc) || isnan(r.tm) || isnan(r.ti))) {
+                const double got[] = {K, B, r.tc, r.tm, r.ti};
+                const char *need[] = {"workers", "batch", "t_compute", "t_comm", "t_iter"};
+                int miss = 0;
+                while (miss < 4 && !isnan(got[miss])) miss++;
+                rc = scv_err_set(err, SCV_EPARSE, "%s:%d: iteration line lacks field '%s' (required: workers, batch, "
+                                 "t_compute, t_comm, t_iter)", path, lineno, need[miss]);
+            }
+            if (!rc && !isnan(it)) {
+                if (it <= last_iter)
+                    rc = scv_err_set(err, SCV_EPARSE,
+                                     "%s:%d: field 'iter' = %.0f does not follow line %.0f's %.0f (iterations must "
+                                     "increase)", path, lineno, it, last_iter_line, last_iter);
+                last_iter = it, last_iter_line = lineno;
+            }
             r.K = rc ? 0 : (int)K;
             r.B = rc ? 0 : (int)B;
             if (isnan(r.ep)) r.ep = 0;
