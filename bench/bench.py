@@ -72,6 +72,16 @@ alternating the two systems rep by rep and quoting medians.
       iteration times stays within 15% of the run's last 40. Needs root.
   bench/bench.py planspeed
       Planning over >= one million configurations (all catalog types x K x B): seconds.
+  bench/bench.py byot [--seeds 2]
+      Bring your own trainer: the same `scavenger run` (K in {1,2} x B in {64,256}, LeNet
+      with sqrt LR scaling to 87% test accuracy, search partial, objective time, an empty
+      store, local processes) on the built-in trainer and on the PyTorch example
+      (examples/pytorch_fashion_mnist.py, the same LeNet and optimiser) per seed. The truth:
+      each system's trainer at every configuration from scratch, one uninterrupted
+      invocation under the trainer contract stopped at the target's rule (bench/decide/
+      truth-byot.json, resumable). Prints each run's choice, its predictions against the
+      truth (the decision's, or the first absolute plan's when the decision was relative),
+      the chosen configuration's error and the regret against that system's oracle.
 
 Run from the repository root after `make` (scripts/install-deps.sh installs PyTorch, the peer).
 """
@@ -561,17 +571,8 @@ def decide_report(job, target, truth, seeds, cluster, price):
     print(f"\n# {job['name']} ({what}): {' '.join(job['job'])} on 4 emulated c5.xlarge VMs; {machine()}\n")
     errs = {a: [] for a, _ in reports}
 
-    def predicted(r):
-        # the decision's prediction; when the decision was relative (the target unknown yet),
-        # the first plan with absolute times, made later in the run before the outcome
-        if r.get("decision_relative", r.get("relative_prediction")):
-            return ({(q["workers"], q["batch"]): q["time_s"] for q in r.get("absolute_points", [])},
-                    r.get("absolute_time_s"), r.get("absolute_at_epochs"))
-        return ({(q["workers"], q["batch"]): q["time_s"] for q in r.get("decision_points", [])},
-                r.get("predicted_time_s"), 0.0)
-
     for a, r in reports:
-        _, _, at = predicted(r)
+        _, _, at = decision_prediction(r)
         print(f"{a} run: predictions {'at the decision' if at == 0 else f'first absolute after {at:.2f} epochs' if at else 'none (the target was never predicted)'}")
     print()
     print("| K | B | truth: median s (min-max, seeds reached) | " +
@@ -581,7 +582,7 @@ def decide_report(job, target, truth, seeds, cluster, price):
         m = med[kb]
         row = [str(kb[0]), str(kb[1]), f"{m[0]:.1f} ({m[1]:.1f}-{m[2]:.1f}, {m[3]}/{seeds})"]
         for a, r in reports:
-            pts = predicted(r)[0]
+            pts = decision_prediction(r)[0]
             p = pts.get(kb)
             if p:
                 errs[a].append(abs(p / m[0] - 1))
@@ -597,10 +598,10 @@ def decide_report(job, target, truth, seeds, cluster, price):
     for a, r in reports:
         ch = r.get("chosen") or {}
         kb = (ch.get("workers"), ch.get("batch"))
-        if predicted(r)[2]:  # decided relative: the configuration trained when first predicted
+        if decision_prediction(r)[2]:  # decided relative: the configuration trained when first predicted
             kb = (r["final"]["workers"], r["final"]["batch"])
         tc = med.get(kb, (float("nan"),))[0]
-        pt = predicted(r)[1] or float("nan")
+        pt = decision_prediction(r)[1] or float("nan")
         nt = med.get(naive, (float("nan"),))[0]
         ncost = nt * naive[0] / 3600 * price if price else float("nan")
         mean_err = f"{100 * statistics.mean(errs[a]):.1f}%" if errs[a] else "-"
@@ -826,11 +827,176 @@ def hetero(reps=2):
           f"{'never' if rec is None else f'{rec:.1f} s'} after the throttle; {adj_after} adjustments after it")
 
 
+BYOT_GRID = {"workers": (1, 2), "batches": (64, 256)}
+BYOT_TARGET, BYOT_MAX_EPOCHS = 0.87, 8
+BYOT_RULE = {"every": 0.25, "subset": 2000, "window": 3}  # the run's defaults, stated for the truth
+BYOT_OPT = ["--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64"]
+BYOT_EXAMPLE = ["/usr/bin/python3", "examples/pytorch_fashion_mnist.py", "--eval-subset", str(BYOT_RULE["subset"]),
+                *BYOT_OPT]
+BYOT_SYSTEMS = {  # name: (the trainer under the contract, for the truth; the `scavenger run` job options)
+    "built-in": ([BIN, "train", "--model", "lenet", "--eval-subset", str(BYOT_RULE["subset"]), *BYOT_OPT],
+                 ["--model", "lenet", *BYOT_OPT]),
+    "pytorch": (BYOT_EXAMPLE, ["--exec", " ".join(BYOT_EXAMPLE)]),
+}
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def contract_truth(cmd, K, B, seed):
+    """One uninterrupted invocation of a trainer under docs/TRAINER-CONTRACT.md at (K, B) from
+    scratch, stopped (SIGUSR1 to mpirun) once the mean of the last W periodic evaluations reaches
+    the target: seconds from the first iteration's start to the end of the evaluation that
+    reached it (the next iteration's start), epochs, and the mean iteration time."""
+    import signal
+    d = tempfile.mkdtemp()
+    metrics = os.path.join(d, "metrics.jsonl")
+    env = dict(os.environ, SCV_WORKERS=str(K), SCV_BATCH=str(B), SCV_SEED=str(seed), SCV_RESUME="0",
+               SCV_MAX_EPOCHS=str(BYOT_MAX_EPOCHS), SCV_UNTIL_ITERATIONS="0",
+               SCV_EVAL_EVERY_EPOCHS=str(BYOT_RULE["every"]), SCV_METRICS=metrics, SCV_CHECKPOINT_DIR=d,
+               SCV_MASTER_ADDR="127.0.0.1", SCV_MASTER_PORT=str(free_port()))
+    p = subprocess.Popen(["mpirun", "--oversubscribe", "-np", str(K), "/bin/sh", "-c",
+                          "trap : USR1; " + " ".join(cmd)], env=env, stdout=subprocess.DEVNULL,
+                         stderr=open(os.path.join(d, "trainer.log"), "w"), start_new_session=True)
+    start, iters, evals, crossed, out, pos = None, [], [], None, None, 0
+    while out is None:
+        done = p.poll() is not None
+        with open(metrics) if os.path.exists(metrics) else open(os.devnull) as f:
+            f.seek(pos)
+            chunk = f.read()
+        lines = chunk.split("\n")
+        pos += len(chunk) - len(lines[-1])  # a partial last line is read again
+        for l in lines[:-1]:
+            o = json.loads(l)
+            if o["type"] == "iter":
+                if start is None:
+                    start = o["ts"] - o["t_iter"]
+                iters.append(o)
+                if crossed is not None and out is None:  # the evaluation's end: this iteration's start
+                    out = (o["ts"] - o["t_iter"] - start, crossed["epoch_progress"])
+            elif o["type"] == "eval" and o.get("role", "periodic") == "periodic" and crossed is None:
+                evals.append(o["test_accuracy"])
+                w = evals[-BYOT_RULE["window"]:]
+                if len(w) == BYOT_RULE["window"] and sum(w) / len(w) >= BYOT_TARGET:
+                    crossed = o
+                    p.send_signal(signal.SIGUSR1)
+        if done:
+            if crossed is not None and out is None:  # no iteration after it: the last one's end
+                out = (iters[-1]["ts"] - start, crossed["epoch_progress"])
+            break
+        time.sleep(0.05)
+    p.wait(timeout=120)
+    t_iter = statistics.mean(o["t_iter"] for o in iters[WARMUP:]) if len(iters) > WARMUP else float("nan")
+    shutil.rmtree(d, ignore_errors=True)
+    if out is None:
+        return {"reached": False, "t_iter": t_iter}
+    return {"reached": True, "seconds": out[0], "epochs": out[1], "t_iter": t_iter}
+
+
+def decision_prediction(r):
+    """A report's predictions made before the outcome: ({(K, B): time_s}, chosen's time_s, epochs
+    into the run when made: 0 at the decision; when the decision was relative (the target not
+    known yet), the first plan with absolute times, made later in the run)."""
+    if r.get("decision_relative", r.get("relative_prediction")):
+        return ({(q["workers"], q["batch"]): q["time_s"] for q in r.get("absolute_points", [])},
+                r.get("absolute_time_s"), r.get("absolute_at_epochs"))
+    return ({(q["workers"], q["batch"]): q["time_s"] for q in r.get("decision_points", [])},
+            r.get("predicted_time_s"), 0.0)
+
+
+def byot(seeds=2):
+    """The same `scavenger run` on the built-in LeNet and on the PyTorch LeNet (the example)."""
+    path = "bench/decide/truth-byot.json"
+    os.makedirs("bench/decide", exist_ok=True)
+    truth = json.load(open(path)) if os.path.exists(path) else {
+        "command": "bench/bench.py byot", "machine": machine(), "target": BYOT_TARGET, "rule": BYOT_RULE,
+        "systems": {s: v[0] for s, v in BYOT_SYSTEMS.items()}, "runs": {}}
+    for seed in range(1, seeds + 1):  # the truth: every configuration from scratch, per system and seed
+        for system, (cmd, _) in BYOT_SYSTEMS.items():
+            for K in BYOT_GRID["workers"]:
+                for B in BYOT_GRID["batches"]:
+                    key = f"{system},{K},{B},{seed}"
+                    if key in truth["runs"]:
+                        continue
+                    truth["runs"][key] = dict(contract_truth(cmd, K, B, seed), date=time.strftime("%Y-%m-%d"))
+                    print(f"truth {key}: {truth['runs'][key]}", file=sys.stderr)
+                    with open(path + ".tmp", "w") as f:
+                        json.dump(truth, f, indent=1)
+                        f.flush()
+                        os.fsync(f.fileno())
+                    os.replace(path + ".tmp", path)
+    reports = {}
+    for seed in range(1, seeds + 1):  # the runs, each with an empty store
+        for system, (_, job) in BYOT_SYSTEMS.items():
+            d = tempfile.mkdtemp()
+            t0 = time.time()
+            subprocess.run([BIN, "run", "--db", os.path.join(d, "s.db"), *job, "--seed", str(seed),
+                            "--target-accuracy", str(BYOT_TARGET), "--max-epochs", str(BYOT_MAX_EPOCHS),
+                            "--workers", ",".join(map(str, BYOT_GRID["workers"])),
+                            "--batch", ",".join(map(str, BYOT_GRID["batches"])), "--search", "partial",
+                            "--objective", "time", "--report", os.path.join(d, "rep")], stdout=subprocess.DEVNULL)
+            reports[system, seed] = json.load(open(os.path.join(d, "rep", "report.json")))
+            print(f"run {system} seed {seed}: {time.time() - t0:.0f} s", file=sys.stderr)
+    print(f"# bring your own trainer: `scavenger run` on the built-in LeNet and on the PyTorch LeNet "
+          f"(examples/pytorch_fashion_mnist.py), K in {BYOT_GRID['workers']} x B in {BYOT_GRID['batches']}, "
+          f"{BYOT_TARGET:.0%} test accuracy (mean of {BYOT_RULE['window']} evaluations every "
+          f"{BYOT_RULE['every']} epoch on {BYOT_RULE['subset']} test samples), local processes; {machine()}\n")
+    med = {}
+    for key in truth["runs"]:
+        system, K, B, _ = key.split(",")
+        med.setdefault((system, int(K), int(B)), [])
+    for (system, K, B) in med:
+        rs = [truth["runs"].get(f"{system},{K},{B},{s}") for s in range(1, seeds + 1)]
+        secs = sorted(r["seconds"] for r in rs if r and r["reached"])
+        med[system, K, B] = (statistics.median(secs), secs[0], secs[-1], len(secs)) if secs else None
+    print("| system | K | B | truth: median s (min-max, seeds reached) | " +
+          " | ".join(f"seed {s}: predicted s, error" for s in range(1, seeds + 1)) + " |")
+    print("|---|---|---|---|" + "---|" * seeds)
+    errs = {}
+    for system in BYOT_SYSTEMS:
+        for K in BYOT_GRID["workers"]:
+            for B in BYOT_GRID["batches"]:
+                m = med.get((system, K, B))
+                row = [system, str(K), str(B), f"{m[0]:.1f} ({m[1]:.1f}-{m[2]:.1f}, {m[3]}/{seeds})" if m else "-"]
+                for s in range(1, seeds + 1):
+                    p = decision_prediction(reports[system, s])[0].get((K, B))
+                    if p and m:
+                        errs.setdefault((system, s), []).append(abs(p / m[0] - 1))
+                        row.append(f"{p:.1f}, {100 * (p / m[0] - 1):+.0f}%")
+                    else:
+                        row.append("-")
+                print("| " + " | ".join(row) + " |")
+    print("\n| system | seed | predictions made | mean error over the grid | chosen | its predicted s "
+          "| its truth s | error | oracle | regret | run total s | overhead s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for (system, s), r in reports.items():
+        pts, pt, at = decision_prediction(r)
+        ch = r.get("chosen") or {}
+        kb = (ch.get("workers"), ch.get("batch"))
+        if at:  # decided relative: the configuration trained when first predicted
+            kb = (r["final"]["workers"], r["final"]["batch"])
+        mine = {k[1:]: v for k, v in med.items() if k[0] == system and v}
+        oracle = min(mine, key=lambda k: mine[k][0])
+        tc = mine.get(kb, (float("nan"),))[0]
+        when = "at the decision" if at == 0 else f"after {at:.2f} epochs" if at else "never"
+        e = errs.get((system, s))
+        pt = pt or float("nan")
+        print(f"| {system} | {s} | {when} | {100 * statistics.mean(e):.1f}% | K={kb[0]} B={kb[1]} | {pt:.1f} "
+              f"| {tc:.1f} | {100 * (pt / tc - 1):+.1f}% | K={oracle[0]} B={oracle[1]} | {tc / mine[oracle][0]:.2f} "
+              f"| {r['actual_time_s']:.1f} | {r.get('overhead_s', float('nan')):.1f} |" if e else
+              f"| {system} | {s} | {when} | - | K={kb[0]} B={kb[1]} | - | {tc:.1f} | - | - | - "
+              f"| {r['actual_time_s']:.1f} | - |")
+
+
 if __name__ == "__main__":
     cmds = {"throughput": throughput, "overhead": overhead, "accuracy": accuracy,
             "predict": predict, "statmodels": statmodels, "cluster": cluster, "loop": loop,
             "planspeed": planspeed, "decide": decide, "elastic": elastic, "straggler": straggler,
-            "hetero": hetero}
+            "hetero": hetero, "byot": byot}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

@@ -1090,6 +1090,10 @@ int scv_store_run_rows_json(scv_store *s, long long run, const char *table, char
 /* The newest run whose stored job has setting `field` equal to the text value (a service
  * finds the run a child process started by a setting it gave it); SCV_ENOTFOUND if none. */
 int scv_store_run_by_job_field(scv_store *s, const char *field, const char *value, long long *id, scv_err *err);
+/* SQLite's data_version: it changes whenever another connection (a `scavenger run` in another
+ * process, say) has committed since this one last read it; a reader caches what it built
+ * from the store until it changes. */
+int scv_store_data_version(scv_store *s, long long *version, scv_err *err);
 /* PRAGMA integrity_check: SCV_OK when the database says "ok" (msg holds its answer). */
 int scv_store_integrity(scv_store *s, char *msg, size_t cap, scv_err *err);
 

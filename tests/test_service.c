@@ -5,7 +5,8 @@
  * token, 400 naming the field, 404, 405, 413), a tiny submitted run that reaches its target
  * and appears in the list with its report, live events while a run trains, stop and
  * resume, planning from posted metrics, a burst of bad and slow requests that leaves the
- * service up and the store intact (PRAGMA integrity_check), and a clean shutdown.
+ * service up and the store intact (PRAGMA integrity_check), the response cache following
+ * changes made by another connection, and a clean shutdown.
  */
 #define _GNU_SOURCE
 #include "scv.h"
@@ -553,6 +554,54 @@ static void t_bad_requests(void)
     scv_store_close(s);
 }
 
+/* The runs list and a run's detail are cached: a change by another connection to the store
+ * (a run created, its status set) or to a run's report.json shows in the next answer. */
+static void t_cache(void)
+{
+    CHECK_EQ_INT(http("GET", "/api/runs", NULL, NULL, resp, sizeof resp), 200);
+    cJSON *o = json_of(resp);
+    double total = jnum(o, "total");
+    cJSON_Delete(o);
+    CHECK_EQ_INT(http("GET", "/api/runs", NULL, NULL, resp, sizeof resp), 200); /* a hit */
+    CHECK(strstr(body_of(resp), "\"total\":") != NULL);
+    scv_store *s = NULL;
+    long long id = 0;
+    CHECK(scv_store_open(db, &s, NULL) == SCV_OK);
+    if (!s) return;
+    CHECK(scv_store_run_new(s, "model=cache-test", "{\"model\":\"mlp\"}", &id, NULL) == SCV_OK);
+    CHECK_EQ_INT(http("GET", "/api/runs", NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    CHECK_MSG(jnum(o, "total") == total + 1 && jnum(cJSON_GetArrayItem(cJSON_GetObjectItem(o, "runs"), 0), "id") == id,
+              "%s", body_of(resp));
+    cJSON_Delete(o);
+    char path[64], dir[600], file[700], tmpf[720];
+    snprintf(path, sizeof path, "/api/runs/%lld", id);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    CHECK_MSG(strstr(body_of(resp), "\"report\":null") != NULL, "%s", body_of(resp));
+    CHECK(scv_store_run_status(s, id, "interrupted", NULL) == SCV_OK);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    CHECK_MSG(!strcmp(jstr(cJSON_GetObjectItem(o, "run"), "status"), "interrupted"), "%s", body_of(resp));
+    cJSON_Delete(o);
+    scv_store_close(s);
+    /* the report appears, then changes (same size, a new file): each shows at once */
+    snprintf(dir, sizeof dir, "%s.runs/%lld", db, id);
+    snprintf(file, sizeof file, "%s/report.json", dir);
+    snprintf(tmpf, sizeof tmpf, "%s.tmp", file);
+    char dirs[700];
+    snprintf(dirs, sizeof dirs, "%s.runs", db);
+    mkdir(dirs, 0755);
+    mkdir(dir, 0755);
+    for (int mark = 1; mark <= 2; mark++) {
+        FILE *f = fopen(tmpf, "w");
+        CHECK(f && fprintf(f, "{\"mark\":%d}\n", mark) > 0 && fclose(f) == 0 && rename(tmpf, file) == 0);
+        CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+        o = json_of(resp);
+        CHECK_MSG(jnum(cJSON_GetObjectItem(o, "report"), "mark") == mark, "%s", body_of(resp));
+        cJSON_Delete(o);
+    }
+}
+
 static void t_shutdown(void)
 {
     CHECK(kill(server, SIGTERM) == 0);
@@ -568,7 +617,7 @@ static void t_shutdown(void)
     snprintf(log, sizeof log, "%s/serve.log", tmp);
     CHECK(start_server() == 0);
     CHECK_EQ_INT(http("GET", "/api/runs", NULL, NULL, resp, sizeof resp), 200);
-    CHECK(strstr(body_of(resp), "\"total\":2,") != NULL);
+    CHECK(strstr(body_of(resp), "\"total\":3,") != NULL); /* the two submitted, t_cache's */
     char *l = slurp(log);
     const char *a = l ? strstr(l, token) : NULL;
     CHECK(a && !strstr(a + 1, token));
@@ -582,7 +631,8 @@ static const scv_test tests[] = {
     {"health", t_health}, {"token_file", t_token_file}, {"auth", t_auth}, {"validation", t_validation},
     {"body_limit", t_body_limit}, {"not_found", t_not_found}, {"dashboard", t_dashboard},
     {"catalog_clusters", t_catalog_clusters}, {"submit_run", t_submit_run}, {"plan", t_plan},
-    {"live_stop_resume", t_live_stop_resume}, {"bad_requests", t_bad_requests}, {"shutdown", t_shutdown},
+    {"live_stop_resume", t_live_stop_resume}, {"bad_requests", t_bad_requests}, {"cache", t_cache},
+    {"shutdown", t_shutdown},
 };
 
 int main(int argc, char **argv)

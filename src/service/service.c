@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -136,6 +137,80 @@ static enum MHD_Result send_error(struct MHD_Connection *c, unsigned code, const
     return send_json(c, code, mem_close(f, &buf));
 }
 
+/* ---- the response cache ----
+ * Clients poll (the dashboard every few seconds, a script in a loop, an SSE stream every
+ * 300 ms), so the runs list and a run's detail are kept as last built and sent again while
+ * nothing they are made of changed: the store (SQLite's data_version moves with every commit
+ * of another connection; this service's own connection only reads) and, for a detail, its
+ * report.json (the run writes it after its last commit). The version is read before the
+ * queries, so a commit racing them leaves an entry that the next request finds stale. */
+
+/* A file's identity: inode, size and modification time; "-" when absent. */
+static void file_stamp(const char *path, char *buf, size_t cap)
+{
+    struct stat st;
+    if (stat(path, &st)) snprintf(buf, cap, "-");
+    else
+        snprintf(buf, cap, "%llu %lld %lld.%09ld", (unsigned long long)st.st_ino, (long long)st.st_size,
+                 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+/* The cached body of key (a copy) if still valid, else NULL; *version gets the store's
+ * current data_version (-1 when it cannot be read: nothing is then cached). */
+static char *cache_get(svc_state *s, const char *key, long long *version)
+{
+    char *out = NULL;
+    pthread_mutex_lock(&s->store_mu);
+    if (scv_store_data_version(s->store, version, NULL)) *version = -1;
+    for (int i = 0; i < SVC_CACHE_SLOTS && *version >= 0; i++) {
+        svc_cache_slot *c = &s->cache[i];
+        if (!c->key || strcmp(c->key, key) || c->version != *version) continue;
+        char stamp[96];
+        if (c->file) file_stamp(c->file, stamp, sizeof stamp);
+        if (c->file && strcmp(stamp, c->stamp)) break;
+        c->used = ++s->cache_clock;
+        out = strdup(c->body);
+        break;
+    }
+    pthread_mutex_unlock(&s->store_mu);
+    return out;
+}
+
+/* Keeps body for key as built at version; file (or NULL) with its stamp taken before it was read. */
+static void cache_put(svc_state *s, const char *key, long long version, const char *file, const char *stamp,
+                      const char *body)
+{
+    if (version < 0) return;
+    pthread_mutex_lock(&s->store_mu);
+    svc_cache_slot *c = &s->cache[0];
+    for (int i = 0; i < SVC_CACHE_SLOTS; i++) { /* the same key, else the least recently used */
+        if (s->cache[i].key && !strcmp(s->cache[i].key, key)) {
+            c = &s->cache[i];
+            break;
+        }
+        if (s->cache[i].used < c->used) c = &s->cache[i];
+    }
+    free(c->key), free(c->file), free(c->body);
+    memset(c, 0, sizeof *c);
+    c->key = strdup(key), c->body = strdup(body), c->file = file ? strdup(file) : NULL;
+    if (c->key && c->body && (!file || c->file)) {
+        c->version = version, c->used = ++s->cache_clock;
+        snprintf(c->stamp, sizeof c->stamp, "%s", stamp ? stamp : "");
+    } else { /* out of memory: no entry */
+        free(c->key), free(c->file), free(c->body);
+        memset(c, 0, sizeof *c);
+    }
+    pthread_mutex_unlock(&s->store_mu);
+}
+
+static void cache_free(svc_state *s)
+{
+    for (int i = 0; i < SVC_CACHE_SLOTS; i++) {
+        free(s->cache[i].key), free(s->cache[i].file), free(s->cache[i].body);
+        memset(&s->cache[i], 0, sizeof s->cache[i]);
+    }
+}
+
 /* ---- the API's documents ---- */
 
 static char *runs_list(svc_state *s, struct MHD_Connection *c, unsigned *code, char *field, size_t fcap, char *msg,
@@ -160,6 +235,15 @@ static char *runs_list(svc_state *s, struct MHD_Connection *c, unsigned *code, c
     }
     const char *job = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "job");
     const char *status = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "status");
+    char *key = NULL;
+    long long version;
+    if (asprintf(&key, "list %lld %lld %s\n%s", limit, offset, job ? job : "", status ? status : "") < 0) return NULL;
+    char *hit = cache_get(s, key, &version);
+    if (hit) {
+        free(key);
+        *code = 200;
+        return hit;
+    }
     scv_run_summary *rs = NULL;
     size_t n = 0;
     long long total = 0;
@@ -168,6 +252,7 @@ static char *runs_list(svc_state *s, struct MHD_Connection *c, unsigned *code, c
     int rc = scv_store_runs_page(s->store, job, status, limit, offset, &rs, &n, &total, &err);
     pthread_mutex_unlock(&s->store_mu);
     if (rc) {
+        free(key);
         *code = 500;
         snprintf(msg, mcap, "%s", err.msg);
         return NULL;
@@ -176,6 +261,7 @@ static char *runs_list(svc_state *s, struct MHD_Connection *c, unsigned *code, c
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) {
+        free(key);
         free(rs);
         return NULL;
     }
@@ -187,7 +273,9 @@ static char *runs_list(svc_state *s, struct MHD_Connection *c, unsigned *code, c
     fprintf(f, "],\"total\":%lld,\"limit\":%lld,\"offset\":%lld}", total, limit, offset);
     free(rs);
     *code = 200;
-    return mem_close(f, &buf);
+    if (mem_close(f, &buf)) cache_put(s, key, version, NULL, NULL, buf);
+    free(key);
+    return buf;
 }
 
 /* A whole small file (at most cap bytes), NUL-terminated; NULL when absent or larger. */
@@ -207,15 +295,19 @@ static char *read_small(const char *path, size_t cap)
     return b;
 }
 
-/* The run's report.json: in its job's report directory, else in its run directory. */
-static char *run_report(svc_state *s, long long id, const char *job)
+/* Where the run's report.json is: in its job's report directory, else in its run directory. */
+static void report_path(svc_state *s, long long id, const char *job, char *path, size_t cap)
 {
-    char path[1400];
     cJSON *o = job ? cJSON_Parse(job) : NULL;
     const cJSON *rep = cJSON_GetObjectItemCaseSensitive(o, "report");
-    if (cJSON_IsString(rep)) snprintf(path, sizeof path, "%s/report.json", rep->valuestring);
-    else snprintf(path, sizeof path, "%s.runs/%lld/report.json", s->cfg.db, id);
+    if (cJSON_IsString(rep)) snprintf(path, cap, "%s/report.json", rep->valuestring);
+    else snprintf(path, cap, "%s.runs/%lld/report.json", s->cfg.db, id);
     cJSON_Delete(o);
+}
+
+/* The report at path as one line (an SSE data field), or NULL when absent or not whole JSON. */
+static char *read_report(const char *path)
+{
     char *r = read_small(path, 16u << 20);
     if (!r) return NULL;
     cJSON *chk = cJSON_Parse(r); /* only a whole JSON document goes out */
@@ -226,7 +318,7 @@ static char *run_report(svc_state *s, long long id, const char *job)
         return NULL;
     }
     for (char *p = r; *p; p++)
-        if (*p == '\n' || *p == '\r') *p = ' '; /* one line: an SSE data field */
+        if (*p == '\n' || *p == '\r') *p = ' ';
     return r;
 }
 
@@ -234,48 +326,59 @@ static const char *const ROW_TABLES[] = {"steps", "measurements", "evals", "deci
                                          "stragglers"};
 #define N_ROW_TABLES (sizeof ROW_TABLES / sizeof ROW_TABLES[0])
 
-/* GET /api/runs/ID: NULL with *code 404 (no run) or 500. */
+/* GET /api/runs/ID: NULL with *code 404 (no run) or 500. The document up to its report is
+ * what the store and the report file say (cached); the submission is this service's state. */
 static char *run_detail(svc_state *s, long long id, unsigned *code, char *msg, size_t mcap)
 {
-    scv_run_summary sum;
-    char *rows[N_ROW_TABLES] = {0};
-    char *job = malloc(65536), status[64];
-    scv_err err = {0};
+    char key[40], path[1400], stamp[96] = "";
+    long long version;
+    snprintf(key, sizeof key, "run %lld", id);
+    char *head = cache_get(s, key, &version);
     *code = 500;
-    if (!job) return NULL;
-    pthread_mutex_lock(&s->store_mu);
-    int rc = scv_store_run_summary(s->store, id, &sum, &err);
-    if (!rc) rc = scv_store_run_get(s->store, id, job, 65536, status, sizeof status, &err);
-    for (size_t i = 0; i < N_ROW_TABLES && !rc; i++) rc = scv_store_run_rows_json(s->store, id, ROW_TABLES[i], &rows[i], &err);
-    pthread_mutex_unlock(&s->store_mu);
-    char *out = NULL;
-    if (rc) {
-        *code = rc == SCV_ENOTFOUND ? 404 : 500;
-        snprintf(msg, mcap, "%s", rc == SCV_ENOTFOUND ? "no such run" : err.msg);
-        goto done;
+    if (!head) {
+        scv_run_summary sum;
+        char *rows[N_ROW_TABLES] = {0};
+        char *job = malloc(65536), status[64];
+        scv_err err = {0};
+        if (!job) return NULL;
+        pthread_mutex_lock(&s->store_mu);
+        int rc = scv_store_run_summary(s->store, id, &sum, &err);
+        if (!rc) rc = scv_store_run_get(s->store, id, job, 65536, status, sizeof status, &err);
+        for (size_t i = 0; i < N_ROW_TABLES && !rc; i++)
+            rc = scv_store_run_rows_json(s->store, id, ROW_TABLES[i], &rows[i], &err);
+        pthread_mutex_unlock(&s->store_mu);
+        if (rc) {
+            *code = rc == SCV_ENOTFOUND ? 404 : 500;
+            snprintf(msg, mcap, "%s", rc == SCV_ENOTFOUND ? "no such run" : err.msg);
+        } else {
+            cJSON *jo = cJSON_Parse(job);
+            int job_ok = jo != NULL;
+            cJSON_Delete(jo);
+            report_path(s, id, job, path, sizeof path);
+            file_stamp(path, stamp, sizeof stamp); /* before reading: a later change is a miss */
+            char *report = read_report(path);
+            size_t len = 0;
+            FILE *f = open_memstream(&head, &len);
+            if (f) {
+                fputs("{\"run\":", f);
+                summary_json(f, &sum);
+                fprintf(f, ",\"job\":%s", job_ok ? job : "null");
+                for (size_t i = 0; i < N_ROW_TABLES; i++) fprintf(f, ",\"%s\":%s", ROW_TABLES[i], rows[i]);
+                fprintf(f, ",\"report\":%s", report ? report : "null");
+                if (mem_close(f, &head)) cache_put(s, key, version, path, stamp, head);
+            }
+            free(report);
+        }
+        for (size_t i = 0; i < N_ROW_TABLES; i++) free(rows[i]);
+        free(job);
+        if (!head) return NULL;
     }
-    cJSON *jo = cJSON_Parse(job);
-    int job_ok = jo != NULL;
-    cJSON_Delete(jo);
-    char *report = run_report(s, id, job);
     long long sub = svc_sub_of_run(s, id, 0);
-    char *subj = sub ? svc_sub_json(s, sub) : NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
-    if (f) {
-        fputs("{\"run\":", f);
-        summary_json(f, &sum);
-        fprintf(f, ",\"job\":%s", job_ok ? job : "null");
-        for (size_t i = 0; i < N_ROW_TABLES; i++) fprintf(f, ",\"%s\":%s", ROW_TABLES[i], rows[i]);
-        fprintf(f, ",\"report\":%s,\"submission\":%s}", report ? report : "null", subj ? subj : "null");
-        out = mem_close(f, &out);
-        *code = out ? 200 : 500;
-    }
-    free(report);
+    char *subj = sub ? svc_sub_json(s, sub) : NULL, *out = NULL;
+    if (asprintf(&out, "%s,\"submission\":%s}", head, subj ? subj : "null") < 0) out = NULL;
+    free(head);
     free(subj);
-done:
-    for (size_t i = 0; i < N_ROW_TABLES; i++) free(rows[i]);
-    free(job);
+    *code = out ? 200 : 500;
     return out;
 }
 
@@ -858,4 +961,5 @@ void svc_stop(svc_state *s)
     s->catalog_json = NULL;
     free(s->subs);
     s->subs = NULL;
+    cache_free(s);
 }

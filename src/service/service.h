@@ -52,6 +52,18 @@ typedef struct svc_sub {
     char error[512];            /* why it failed or was rejected (the child's last line) */
 } svc_sub;
 
+/* The response cache (service.c): the runs list and runs' details as last built, each valid
+ * while the store's data_version (and a detail's report file) is unchanged. */
+#define SVC_CACHE_SLOTS 32
+typedef struct svc_cache_slot {
+    char *key;                  /* the request: "list LIMIT OFFSET JOB\nSTATUS" or "run ID" */
+    long long version;          /* the store's data_version when it was built */
+    char *file;                 /* a detail's report.json path, and its identity then: */
+    char stamp[96];             /* inode, size, mtime ("-": absent) */
+    char *body;
+    unsigned long long used;    /* the least recently used slot is replaced */
+} svc_cache_slot;
+
 typedef struct svc_state {
     svc_config cfg;
     scv_store *store;           /* guarded by store_mu */
@@ -67,6 +79,8 @@ typedef struct svc_state {
     volatile int stopping;
     struct MHD_Daemon *daemon;
     int bound_port;
+    svc_cache_slot cache[SVC_CACHE_SLOTS]; /* guarded by store_mu */
+    unsigned long long cache_clock;
 } svc_state;
 
 /* jobs.c */

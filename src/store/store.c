@@ -17,6 +17,7 @@
 
 struct scv_store {
     sqlite3 *db;
+    sqlite3_stmt *data_version; /* prepared once: readers ask it on every request */
     char path[1024];
 };
 
@@ -67,6 +68,7 @@ static int db_fail(scv_store *s, scv_err *err, const char *what)
 void scv_store_close(scv_store *s)
 {
     if (!s) return;
+    sqlite3_finalize(s->data_version);
     sqlite3_close(s->db);
     free(s);
 }
@@ -558,6 +560,17 @@ int scv_store_runs(scv_store *s, scv_run_summary **out, size_t *n, scv_err *err)
     }
     sqlite3_finalize(st);
     return rc;
+}
+
+int scv_store_data_version(scv_store *s, long long *version, scv_err *err)
+{
+    if (!s->data_version &&
+        sqlite3_prepare_v2(s->db, "PRAGMA data_version", -1, &s->data_version, NULL) != SQLITE_OK)
+        return db_fail(s, err, "prepare");
+    int rc = sqlite3_step(s->data_version);
+    *version = rc == SQLITE_ROW ? sqlite3_column_int64(s->data_version, 0) : -1;
+    sqlite3_reset(s->data_version);
+    return rc == SQLITE_ROW ? SCV_OK : db_fail(s, err, "data_version");
 }
 
 int scv_store_run_summary(scv_store *s, long long run, scv_run_summary *out, scv_err *err)
