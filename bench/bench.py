@@ -72,6 +72,13 @@ alternating the two systems rep by rep and quoting medians.
       iteration times stays within 15% of the run's last 40. Needs root.
   bench/bench.py planspeed
       Planning over >= one million configurations (all catalog types x K x B): seconds.
+  bench/bench.py comm [--reps 1] [--vm 0|1]
+      Communication efficiency on 4 emulated VMs (--vm 0: c5.xlarge, 0.25 core, 78 Mbit/s;
+      1: c5.2xlarge, 0.5 core, 156 Mbit/s), K=4, B=256: the MLP to 84% test accuracy dense,
+      with static Top-k (10x and 100x over Allgather, 100x over AR-Topk), GraVAC and SelSync
+      (delta 0.3 and 0.5); LeNet to 85% dense, with GraVAC and with SelSync 0.3. Per arm: time
+      to the target, final accuracy, bytes sent per step, the compression's share of an
+      iteration, LSSR, the factors and collectives used. Needs root.
   bench/bench.py byot [--seeds 2]
       Bring your own trainer: the same `scavenger run` (K in {1,2} x B in {64,256}, LeNet
       with sqrt LR scaling to 87% test accuracy, search partial, objective time, an empty
@@ -992,11 +999,80 @@ def byot(seeds=2):
               f"| {r['actual_time_s']:.1f} | - |")
 
 
+COMM_ARMS = {  # model: [(label, options)]
+    "mlp": [("dense", []),
+            ("Top-k 10x, Allgather", ["--compress", "topk:10", "--collective", "allgather"]),
+            ("Top-k 100x, Allgather", ["--compress", "topk:100", "--collective", "allgather"]),
+            ("Top-k 100x, AR-Topk (STAR)", ["--compress", "topk:100", "--collective", "artopk"]),
+            ("GraVAC (auto collective)", ["--compress", "gravac"]),
+            ("SelSync delta 0.3", ["--selsync", "0.3"]),
+            ("SelSync delta 0.5", ["--selsync", "0.5"])],
+    "lenet": [("dense", []), ("GraVAC (auto collective)", ["--compress", "gravac"]),
+              ("SelSync delta 0.3", ["--selsync", "0.3"])],
+}
+COMM_TARGET = {"mlp": 0.84, "lenet": 0.85}
+
+
+def comm(reps=1, vm="c5.xlarge"):
+    """Communication efficiency on 4 emulated VMs: time to the target and final accuracy per arm."""
+    name = "comm"
+    vm = {0: "c5.xlarge", 1: "c5.2xlarge"}.get(vm, vm) if isinstance(vm, int) else vm
+    subprocess.run([BIN, "cluster", "up", "--name", name, "--vm", f"{vm}:4"], check=True, stdout=subprocess.DEVNULL)
+    rows = {}
+    try:
+        for model, arms in COMM_ARMS.items():
+            job = ["--cluster", name, "--workers", "4", "--batch", "256", "--model", model, "--eval-every-epochs",
+                   "0.25", "--eval-subset", "2000", "--target-window", "3", "--progress", "never", "--json",
+                   "--target-accuracy", str(COMM_TARGET[model]), "--epochs", "8"]
+            for rep in range(reps):
+                for label, opts in arms:
+                    m = tempfile.mktemp(suffix=".jsonl")
+                    out = subprocess.run([BIN, "train", *job, "--seed", str(rep + 1), "--metrics", m, *opts],
+                                         capture_output=True, text=True)
+                    lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
+                    if not lines:
+                        print(f"# {model} {label}: failed: {out.stderr.strip()[-300:]}", flush=True)
+                        continue
+                    r = json.loads(lines[-1])
+                    its = [json.loads(l) for l in open(m) if '"type":"iter"' in l]
+                    os.unlink(m)
+                    after = its[WARMUP:] or its
+                    nb = statistics.mean(o.get("bytes_sent", 4.0 * r.get("params", 0)) for o in after)
+                    tcomp = statistics.mean(o.get("t_compress", 0.0) / o["t_iter"] for o in after)
+                    lssr = after[-1].get("lssr")
+                    cfs = sorted({o.get("cf", 1) for o in after})
+                    row = (r["wall_seconds"], r["test_accuracy"], r["reached_target"], nb, tcomp,
+                           statistics.median(o["t_iter"] for o in after), lssr, cfs,
+                           sorted({o.get("collective", "allreduce") for o in after}))
+                    rows.setdefault((model, label), []).append(row)
+                    print(f"# {model} {label} rep {rep + 1}: {row[0]:.1f} s, acc {row[1]:.4f}, reached {row[2]}, "
+                          f"{row[3] / 1e3:.1f} kB/step, compression {100 * row[4]:.2f}% of an iteration, "
+                          f"t_iter {1e3 * row[5]:.1f} ms, lssr {lssr}, cf {cfs}, {row[8]}", flush=True)
+    finally:
+        subprocess.run([BIN, "cluster", "down", "--name", name])
+    print(f"\n# comm: K=4, B=256 on 4 emulated {vm} VMs; {reps} run(s) per arm, medians; {machine()}\n")
+    print("| model | arm | time to target | speed-up vs dense | final accuracy | reached | bytes sent per step "
+          "| compression, share of t_iter | median t_iter | LSSR | factors | collectives |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for model, arms in COMM_ARMS.items():
+        base = rows.get((model, "dense"))
+        tb = statistics.median(x[0] for x in base) if base else float("nan")
+        for label, _ in arms:
+            rs = rows.get((model, label))
+            if not rs:
+                continue
+            t = statistics.median(x[0] for x in rs)
+            print(f"| {model} | {label} | {t:.1f} s | {tb / t:.2f}x | {statistics.median(x[1] for x in rs):.4f} "
+                  f"| {sum(x[2] for x in rs)}/{len(rs)} | {statistics.median(x[3] for x in rs) / 1e3:.1f} kB "
+                  f"| {100 * statistics.median(x[4] for x in rs):.2f}% | {1e3 * statistics.median(x[5] for x in rs):.1f} ms "
+                  f"| {rs[-1][6] if rs[-1][6] is not None else '-'} | {rs[-1][7]} | {', '.join(rs[-1][8])} |")
+
+
 if __name__ == "__main__":
     cmds = {"throughput": throughput, "overhead": overhead, "accuracy": accuracy,
             "predict": predict, "statmodels": statmodels, "cluster": cluster, "loop": loop,
             "planspeed": planspeed, "decide": decide, "elastic": elastic, "straggler": straggler,
-            "hetero": hetero, "byot": byot}
+            "hetero": hetero, "byot": byot, "comm": comm}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

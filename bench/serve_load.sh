@@ -30,9 +30,9 @@ submit() { # job -> run id once it finished ("" on failure)
     done
     printf '%s' "$s" | sed -n 's/.*"run":\([0-9][0-9]*\).*/\1/p'
 }
-t_iter() { # mean iteration time of a run's training steps, ms
+t_iter() { # mean iteration time of a run's steps (warm-up and training: both at the start configuration), ms
     curl -s "$URL/api/runs/$1" | python3 -c 'import json,sys
-d=json.load(sys.stdin); s=[x for x in d["steps"] if x["phase"]=="train" and x["t_iter"]]
+d=json.load(sys.stdin); s=[x for x in d["steps"] if x["t_iter"]]
 n=sum(x["iterations"] for x in s); print("%.3f" % (1e3*sum(x["t_iter"]*x["iterations"] for x in s)/n) if n else "nan")'
 }
 load() { # name path

@@ -113,7 +113,7 @@ float *scv_model_params(scv_model *m);
 /* The gradient buffer has room for SCV_GRAD_EXTRA more floats after the n parameters, so a
  * trainer can reduce a few scalars in the same collective as the gradient. */
 float *scv_model_grads(scv_model *m);
-#define SCV_GRAD_EXTRA (8 + 2 * SCV_MAX_WORKERS)
+#define SCV_GRAD_EXTRA (24 + 3 * SCV_MAX_WORKERS)
 /* A string that identifies the architecture, e.g. "mlp:784-256-128-10"; checkpoints store it. */
 const char *scv_model_arch(const scv_model *m);
 /* Floats of activations one sample produces in a forward pass (the memory model's input). */
@@ -163,6 +163,88 @@ typedef struct scv_dynbatch_policy {
     double min_share, max_share; /* 0.02, 0.98: bounds of a worker's share of B */
 } scv_dynbatch_policy;
 scv_dynbatch_policy scv_dynbatch_policy_default(void);
+
+/* GraVAC (Tyagi & Swany, IEEE CLOUD 2023): the compression factor of Top-k with error
+ * feedback adapts to the compression gain, gain = E|g_c|^2 / E|g_ef|^2 (the share of the
+ * error-fed gradient's energy a step sends). Factors cf_min, cf_min x growth, ... up to cf_max
+ * are tried `window` steps each; a factor is feasible while its gain >= eps; the one with the
+ * largest compression throughput (samples/s x gain) is kept, dense training when even
+ * cf_min falls under eps. Defaults in scv_gravac_policy_default(); compress.c states it. */
+typedef struct scv_gravac_policy {
+    double eps;                 /* 0.7: the least gain a factor may have (the paper: 0.7, 0.9) */
+    double omega;               /* 0.01: a larger factor must bring this much more throughput */
+    int window;                 /* 40: steps per factor tried */
+    double cf_min, cf_max;      /* 10, 1000 */
+    double growth;              /* 2: the next factor tried (the paper's geometric policy) */
+} scv_gravac_policy;
+scv_gravac_policy scv_gravac_policy_default(void);
+
+/* SelSync (Tyagi & Swany, IEEE CLUSTER 2023): a step synchronises (the workers average their
+ * parameters) only when some worker's gradient changed by at least delta relative to the
+ * previous step (|g_k|^2 smoothed by an EWMA over `window` steps); otherwise each worker
+ * steps on its own gradient. delta = 0 is synchronous SGD. */
+typedef struct scv_selsync_policy {
+    double delta;               /* 0.3 (the paper: 0.25, 0.3, 0.5) */
+    int window;                 /* 25: the EWMA's span, alpha = 2 / (window + 1) */
+} scv_selsync_policy;
+scv_selsync_policy scv_selsync_policy_default(void);
+
+/* Communication efficiency of `train` (all off by default): Top-k compression with error
+ * feedback at a fixed factor or GraVAC's adaptive one, over Allgather or AR-Topk (auto: the
+ * cheaper by the alpha-beta model fitted on the measured exchanges), or SelSync. */
+typedef enum { SCV_COMPRESS_NONE = 0, SCV_COMPRESS_TOPK, SCV_COMPRESS_GRAVAC } scv_compress_kind;
+typedef enum { SCV_COLL_AUTO = 0, SCV_COLL_ALLGATHER, SCV_COLL_ARTOPK } scv_coll_pref;
+typedef struct scv_comm_opts {
+    scv_compress_kind compress;
+    double cf;                  /* the factor of static Top-k (k = n / cf) */
+    scv_coll_pref collective;
+    int var_root;               /* AR-Topk's index worker: 0 round robin (STAR), 1 the largest
+                                   error-fed gradient of the previous step (VAR) */
+    int dense_steps;            /* 20: dense steps first (the residual starts at 0, the
+                                   alpha-beta fit gets the dense allreduce's times) */
+    int selsync;                /* 1: SelSync (not with compression) */
+    scv_gravac_policy gravac;
+    scv_selsync_policy sel;
+} scv_comm_opts;
+scv_comm_opts scv_comm_opts_default(void);
+int scv_comm_opts_on(const scv_comm_opts *o);
+
+/* Streaming (ScaDLES, Tyagi & Swany, IEEE BigData 2022): worker k receives a data stream of
+ * S_k(t) samples/s; a step takes from each worker what has arrived since its last step,
+ * b_k = min(buffer_k, b_max), after waiting (if needed) until every buffer holds b_min; the
+ * gradients are weighted b_k / sum_j b_j and the learning rate follows sum_j b_j (with
+ * --lr-scaling linear: eta (sum_j b_j) / B0). src/train/stream.c states the model. */
+typedef enum {
+    SCV_STREAM_TRUNCATE = 0,    /* a buffer holds at most b_max samples: the oldest are dropped
+                                   (memory O(b_max) = O(S_k) per worker) */
+    SCV_STREAM_PERSIST          /* every arrived sample is kept until used (memory O(S_k T)) */
+} scv_stream_buffer;
+typedef struct scv_stream_policy {
+    int64_t b_min;              /* 8: a step waits until every worker's buffer holds this many */
+    int64_t b_max;              /* 1024: the most a worker takes in a step, and the truncation
+                                   bound of its buffer (the paper's [8, 1024]) */
+    scv_stream_buffer buffer;   /* SCV_STREAM_TRUNCATE */
+    int full_batch;             /* 1: the conventional baseline: every worker waits for its
+                                   fixed even share of the global batch B, i.e. b_min = b_max =
+                                   that share (b_min and b_max above are then not used) */
+} scv_stream_policy;
+scv_stream_policy scv_stream_policy_default(void);
+
+/* Each worker's arrival rate over stream time tau (seconds since the stream started),
+ * piecewise constant. */
+typedef struct scv_stream_rates scv_stream_rates;
+/* spec: "r1,r2,..." (one constant rate per worker, samples/s, each > 0), or the path of a
+ * rate trace: lines "SECONDS r1 r2 ..." (the rates from that time on; the first line at 0,
+ * times increasing, rates >= 0, every worker's last rate > 0 so no stream ends), with blank
+ * lines and # comments. K > 0: exactly K rates are required (0: any count, the same on every
+ * line). Errors name --stream-rate, and the file and line of a trace. */
+int scv_stream_rates_parse(const char *spec, int K, scv_stream_rates **out, scv_err *err);
+void scv_stream_rates_free(scv_stream_rates *r);
+int scv_stream_rates_workers(const scv_stream_rates *r);
+/* S_k(tau), samples/s (the rate in force at tau; 0 before 0). */
+double scv_stream_rate(const scv_stream_rates *r, int k, double tau);
+/* arrived_k(tau) = integral of S_k from 0 to tau, samples (real; floor() of it are whole). */
+double scv_stream_arrived(const scv_stream_rates *r, int k, double tau);
 
 typedef struct scv_train_params {
     const char *model;         /* logreg | mlp | lenet | resnet */
@@ -234,6 +316,15 @@ typedef struct scv_train_params {
     int dynamic_batching;      /* 1: the workers' shares of B follow their throughput (the
                                   rank_weights, if any, are the first shares) */
     scv_dynbatch_policy dynbatch;
+    const scv_stream_rates *stream; /* streaming (ScaDLES): each step's per-worker batches follow
+                                  these arrival rates (K workers; NULL = off, batch B split as
+                                  above). The stream's clock starts with each invocation (a
+                                  resumed run's buffers start empty). Not with dynamic_batching,
+                                  rank_weights or elastic_control. `batch` is then nominal (the
+                                  iteration count of eval_every_epochs, the progress ETA) except
+                                  under stream_policy.full_batch, where it is the global batch */
+    scv_stream_policy stream_policy;
+    scv_comm_opts comm;        /* communication efficiency (off by default): Top-k, GraVAC, SelSync */
     scv_straggler_rule straggler; /* fraction 0 = off: find stragglers (a metrics line each);
                                   elastic mode replaces one with a spare process when it can */
     int no_end_checkpoint;     /* 1: no checkpoint when the invocation (segment) ends well: an
@@ -265,6 +356,9 @@ typedef struct scv_train_result {
     double eval_seconds;       /* seconds spent evaluating in this invocation (all kinds) */
     int evals_subset, evals_full; /* evaluations in this invocation, by set */
     char reached_by[256];      /* how the target was decided ("" = not reached) */
+    double stream_wait_seconds; /* streaming: seconds this invocation's steps waited for data
+                                  (part of t_iter; 0 when off) */
+    int64_t stream_dropped;    /* streaming: samples the truncated buffers dropped, all workers */
 } scv_train_result;
 
 #define SCV_RANK_WEIGHT_RATIO 1e6

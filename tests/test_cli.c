@@ -148,6 +148,67 @@ static void t_k2_equals_k1(void)
     CHECK(param_diff(a, b) > 1e-3);
 }
 
+/* Communication efficiency (train --compress, --selsync; docs/MODEL.md): SelSync at delta 0
+ * is synchronous SGD to the bit; with delta > 0 it takes local steps and still ends with one
+ * model; Top-k over Allgather and AR-Topk sends the stated bytes after the dense start, the
+ * global gradient norm is null on compressed steps, and the gain is a fraction; bad values
+ * are usage errors naming the option. */
+static void t_comm_efficiency(void)
+{
+    char out[8192], a[512], b[512], m[600];
+    snprintf(a, sizeof a, "%s/ce-plain", tmp);
+    snprintf(b, sizeof b, "%s/ce-sel0", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --workers 2 --batch 32 --iterations 30 --checkpoint %s", bin, a), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --workers 2 --batch 32 --iterations 30 --selsync 0 --checkpoint %s",
+                     bin, b), 0);
+    CHECK_MSG(param_diff(a, b) == 0, "SelSync delta 0 vs synchronous SGD: relative difference %.3g", param_diff(a, b));
+    snprintf(b, sizeof b, "%s/ce-sel", tmp);
+    snprintf(m, sizeof m, "%s/ce-sel.jsonl", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --workers 2 --batch 32 --iterations 60 --selsync 0.3 --checkpoint %s "
+                                      "--metrics %s", bin, b, m), 0);
+    CHECK_MSG(file_has(m, "\"sync\":false") && file_has(m, "\"sync\":true"), "no local or no synchronous step");
+    double d = param_diff(a, b);
+    CHECK_MSG(d > 0 && d < 1, "SelSync 0.3 params vs synchronous: relative difference %.3g", d);
+    /* Top-k 10x: the MLP here has 784*32+32+32*10+10 = 25450 parameters, k = 2545 */
+    const char *coll[] = {"allgather", "artopk"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(m, sizeof m, "%s/ce-%s.jsonl", tmp, coll[i]);
+        CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --workers 2 --batch 32 --iterations 40 --compress topk:10 "
+                                          "--collective %s --metrics %s", bin, coll[i], m), 0);
+        FILE *f = fopen(m, "r");
+        char line[4096];
+        int dense = 0, sparse = 0, bad = 0;
+        while (f && fgets(line, sizeof line, f)) {
+            if (!strstr(line, "\"type\":\"iter\"")) continue;
+            const char *cf = strstr(line, "\"cf\":"), *by = strstr(line, "\"bytes_sent\":"), *gn = strstr(line, "\"gain\":");
+            if (!cf || !by || !gn) {
+                bad++;
+                continue;
+            }
+            if (atof(cf + 5) == 1) { /* the dense start: the exact mean gradient */
+                dense++;
+                bad += strstr(line, "\"grad_sqnorm_global\":null") != NULL;
+            } else {
+                sparse++;
+                double gain = atof(gn + 7), bytes = atof(by + 13);
+                bad += !strstr(line, "\"grad_sqnorm_global\":null") || !(gain > 0 && gain <= 1);
+                /* Allgather: 2545 indices + 2545 values + the scalars; AR-Topk the same */
+                bad += !(bytes >= 4.0 * 2 * 2545 && bytes < 4.0 * 2 * 2545 + 4.0 * 64);
+                bad += !strstr(line, i ? "\"collective\":\"artopk-" : "\"collective\":\"allgather\"");
+            }
+        }
+        if (f) fclose(f);
+        CHECK_MSG(dense == 20 && sparse == 20 && !bad, "%s: %d dense, %d sparse, %d bad lines", coll[i], dense, sparse, bad);
+    }
+    const char *usage[][2] = {{"--compress topk:0.5", "--compress"}, {"--compress zip", "--compress"},
+                              {"--selsync -1", "--selsync"}, {"--collective ring", "--collective"},
+                              {"--selsync 0.3 --compress gravac", "--selsync"}, {"--artopk-root any", "--artopk-root"}};
+    for (int i = 0; i < 6; i++) {
+        CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --iterations 2 %s", bin, usage[i][0]), 2);
+        CHECK_MSG(strstr(out, usage[i][1]) != NULL, "%s: %s", usage[i][0], out);
+    }
+}
+
 /* Reads the "loss" of each iteration line of a metrics file into losses[iter-1]. */
 static int read_losses(const char *path, double *losses, int cap)
 {
@@ -1195,7 +1256,7 @@ static const scv_test tests[] = {
     {"exec_driver", t_exec_driver},
     {"reliability", t_reliability},
     {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},
-    {"k2_equals_k1", t_k2_equals_k1},     {"resume_same_k", t_resume_same_k},
+    {"k2_equals_k1", t_k2_equals_k1},     {"comm_efficiency", t_comm_efficiency},     {"resume_same_k", t_resume_same_k},
     {"resume_other_k", t_resume_other_k}, {"bad_input", t_bad_input},
     {"interrupt", t_interrupt},           {"plan_cli", t_plan_cli},
     {"run_loop", t_run_loop},             {"run_worker_dies", t_run_worker_dies},

@@ -40,6 +40,24 @@ static void help(void)
            "  --batch-split W,...   per-rank shares of B (K positive weights; default even)\n"
            "  --dynamic-batching    the shares follow each rank's measured throughput (every 20\n"
            "                        iterations, 5%% dead-band; --batch-split gives the first ones)\n"
+           "Streaming (ScaDLES; not with --batch-split or --dynamic-batching):\n"
+           "  --stream-rate R,...|FILE  worker k receives a stream of R_k samples/s (FILE: lines\n"
+           "                        'SECONDS r1 r2 ...', piecewise constant from 0, # comments);\n"
+           "                        each step takes what has arrived since the last, waiting\n"
+           "                        until every worker has MIN; --batch is then nominal\n"
+           "  --stream-bounds MIN,MAX  a worker's batch per step (default 8,1024)\n"
+           "  --stream-buffer MODE  truncate: keep at most MAX samples, dropping the oldest;\n"
+           "                        persist: keep every sample (default truncate)\n"
+           "  --stream-full-batch   the conventional baseline: every step waits until each\n"
+           "                        worker has its full even share of --batch\n"
+           "Communication efficiency (docs/MODEL.md; one of compression or SelSync):\n"
+           "  --compress C          none | topk:CF (Top-k with error feedback, k = params / CF)\n"
+           "                        | gravac (GraVAC: CF adapts to the compression gain)\n"
+           "  --collective C        auto | allgather | artopk: the sparse exchange (auto: the\n"
+           "                        cheaper by the alpha-beta model fitted on the exchanges)\n"
+           "  --artopk-root R       star (round robin) | var (largest gradient): whose indices\n"
+           "  --selsync DELTA       SelSync: synchronise only when some worker's |g|^2 moved by\n"
+           "                        DELTA (relative, EWMA of 25 steps); 0 = synchronous SGD\n"
            "Optimiser:\n"
            "  --lr X                base learning rate (0.05)\n"
            "  --momentum X          (0.9)      --weight-decay X   (5e-4)\n"
@@ -105,7 +123,8 @@ enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
     O_TARGET, O_TLOSS, O_ELASTIC, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL, O_EVAL_EPOCHS,
-    O_CATALOG, O_EVAL_SUBSET, O_TWINDOW, O_TTOL, O_THIST, O_STRAGGLER, O_HOSTS, O_DYNB
+    O_CATALOG, O_EVAL_SUBSET, O_TWINDOW, O_TTOL, O_THIST, O_STRAGGLER, O_HOSTS, O_DYNB, O_SRATE, O_SBOUNDS,
+    O_SBUFFER, O_SFULL, O_COMPRESS, O_COLL, O_ARROOT, O_SELSYNC
 };
 
 static const struct option opts[] = {
@@ -124,6 +143,10 @@ static const struct option opts[] = {
     {"no-final-eval", 0, 0, O_NO_EVAL}, {"eval-every-epochs", 1, 0, O_EVAL_EPOCHS}, {"catalog", 1, 0, O_CATALOG},
     {"eval-subset", 1, 0, O_EVAL_SUBSET}, {"target-window", 1, 0, O_TWINDOW},
     {"target-confirm-tol", 1, 0, O_TTOL}, {"target-history", 1, 0, O_THIST},
+    {"stream-rate", 1, 0, O_SRATE}, {"stream-bounds", 1, 0, O_SBOUNDS}, {"stream-buffer", 1, 0, O_SBUFFER},
+    {"stream-full-batch", 0, 0, O_SFULL},
+    {"compress", 1, 0, O_COMPRESS}, {"collective", 1, 0, O_COLL}, {"artopk-root", 1, 0, O_ARROOT},
+    {"selsync", 1, 0, O_SELSYNC},
     {"help", 0, 0, 'h'},
     {0, 0, 0, 0}};
 
@@ -232,11 +255,18 @@ static int apply_contract(scv_train_params *p, double *weights, int *n_weights, 
     return -1;
 }
 
+/* The options as parsed (p.stream set): checks them, then trains here or launches the ranks.
+ * Returns the exit code. */
+static int train_parsed(scv_train_params p, int argc, char **argv, int json, const char *progress,
+                        const char *cluster, const char *catalog, const char *hosts, int contract);
+
 int cmd_train(int argc, char **argv)
 {
     scv_train_params p = scv_train_params_default();
     int json = 0;
     const char *progress = "auto", *cluster = NULL, *catalog = NULL, *hosts = NULL;
+    const char *stream_spec = NULL, *stream_opt = NULL; /* --stream-rate; a --stream-* option given */
+    int stream_bounds = 0;
     double weights[1024];
     int n_weights = 0;
     static double history[4096];
@@ -378,6 +408,58 @@ int cmd_train(int argc, char **argv)
         case O_CLUSTER: cluster = optarg; break;
         case O_HOSTS: hosts = optarg; break;
         case O_DYNB: p.dynamic_batching = 1; break;
+        case O_SRATE: stream_spec = optarg; break;
+        case O_SBOUNDS: {
+            char *comma = strchr(optarg, ',');
+            int64_t lo = 0, hi = 0;
+            if (comma) *comma = 0;
+            int bad = !comma || scv_parse_i64(optarg, &lo) || scv_parse_i64(comma + 1, &hi) || lo < 1 || hi < lo ||
+                      hi > (1 << 24);
+            if (comma) *comma = ',';
+            if (bad)
+                return usage_error("--stream-bounds '%s': expected MIN,MAX with 1 <= MIN <= MAX <= 16777216 "
+                                   "(samples per worker and step; ScaDLES: 8,1024)", optarg);
+            p.stream_policy.b_min = lo, p.stream_policy.b_max = hi;
+            stream_opt = "--stream-bounds", stream_bounds = 1;
+            break;
+        }
+        case O_SBUFFER:
+            if (!strcmp(optarg, "truncate")) p.stream_policy.buffer = SCV_STREAM_TRUNCATE;
+            else if (!strcmp(optarg, "persist")) p.stream_policy.buffer = SCV_STREAM_PERSIST;
+            else return usage_error("--stream-buffer '%s': expected truncate or persist", optarg);
+            if (!stream_opt) stream_opt = "--stream-buffer";
+            break;
+        case O_SFULL:
+            p.stream_policy.full_batch = 1;
+            if (!stream_opt) stream_opt = "--stream-full-batch";
+            break;
+        case O_COMPRESS:
+            if (!strcmp(optarg, "none")) p.comm.compress = SCV_COMPRESS_NONE;
+            else if (!strcmp(optarg, "gravac")) p.comm.compress = SCV_COMPRESS_GRAVAC;
+            else if (!strncmp(optarg, "topk:", 5) && !scv_parse_f64(optarg + 5, &p.comm.cf) && p.comm.cf >= 1 &&
+                     p.comm.cf <= 1e6)
+                p.comm.compress = SCV_COMPRESS_TOPK;
+            else
+                return usage_error("--compress '%s': expected none, topk:CF (1 <= CF <= 1e6, e.g. topk:100) or "
+                                   "gravac", optarg);
+            break;
+        case O_COLL:
+            if (!strcmp(optarg, "auto")) p.comm.collective = SCV_COLL_AUTO;
+            else if (!strcmp(optarg, "allgather")) p.comm.collective = SCV_COLL_ALLGATHER;
+            else if (!strcmp(optarg, "artopk")) p.comm.collective = SCV_COLL_ARTOPK;
+            else return usage_error("--collective '%s': expected auto, allgather or artopk", optarg);
+            break;
+        case O_ARROOT:
+            if (strcmp(optarg, "star") && strcmp(optarg, "var"))
+                return usage_error("--artopk-root '%s': expected star or var", optarg);
+            p.comm.var_root = !strcmp(optarg, "var");
+            break;
+        case O_SELSYNC:
+            if (scv_parse_f64(optarg, &p.comm.sel.delta) || !(p.comm.sel.delta >= 0) || p.comm.sel.delta > 1e6)
+                return usage_error("--selsync '%s': expected DELTA >= 0 (the paper: 0.25 to 0.5; 0 = synchronous "
+                                   "SGD)", optarg);
+            p.comm.selsync = 1;
+            break;
         case O_STOP_NOISE: {
             char *colon = strchr(optarg, ':');
             int64_t w = 0;
@@ -424,6 +506,31 @@ int cmd_train(int argc, char **argv)
         }
         p.rank_weights = weights;
     }
+    if (stream_opt && !stream_spec) return usage_error("%s needs --stream-rate", stream_opt);
+    if (p.comm.selsync && p.comm.compress != SCV_COMPRESS_NONE)
+        return usage_error("%s and --compress: choose one (SelSync's local steps send nothing to compress)",
+                           "--selsync");
+    if (p.stream_policy.full_batch && stream_bounds)
+        return usage_error("%s: not with --stream-full-batch (its bounds are each worker's share of --batch)",
+                           "--stream-bounds");
+    scv_stream_rates *rates = NULL;
+    if (stream_spec) {
+        scv_err err = {0};
+        int src = scv_stream_rates_parse(stream_spec, p.workers, &rates, &err);
+        if (src) {
+            if (reports()) fprintf(stderr, "scavenger train: %s\n", err.msg);
+            return src == SCV_EINVAL ? EXIT_USAGE : EXIT_FAIL;
+        }
+        p.stream = rates;
+    }
+    int rc = train_parsed(p, argc, argv, json, progress, cluster, catalog, hosts, contract);
+    scv_stream_rates_free(rates);
+    return rc;
+}
+
+static int train_parsed(scv_train_params p, int argc, char **argv, int json, const char *progress,
+                        const char *cluster, const char *catalog, const char *hosts, int contract)
+{
     scv_err err = {0};
     if (scv_train_params_check(&p, &err) != SCV_OK) {
         fprintf(stderr, "scavenger train: %s\n", err.msg);
@@ -505,6 +612,9 @@ int cmd_train(int argc, char **argv)
                "loss %.4f, %.0f samples/s, %.1f s\n",
                r.model, (long long)r.iterations, r.epochs, r.workers, r.workers > 1 ? "s" : "",
                r.batch, r.test_accuracy, r.test_loss, r.samples_per_sec, r.wall_seconds);
+    if (!json && p.stream)
+        printf("streaming: waited %.2f s for data, %lld samples dropped by the buffers\n", r.stream_wait_seconds,
+               (long long)r.stream_dropped);
     if (!json) {
         if (r.reached_target) printf("target reached: %s\n", r.reached_by);
     } else {

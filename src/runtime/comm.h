@@ -41,6 +41,8 @@ int scv_comm_allreduce_f64(scv_comm *c, double *buf, size_t n, scv_err *err);
  * on every rank, so rank 0 can report it. */
 int scv_comm_agree(scv_comm *c, int rc, scv_err *err);
 int scv_comm_bcast(scv_comm *c, void *buf, size_t bytes, int root, scv_err *err);
+/* Every active rank's `bytes` of send, in rank order, into recv (size x bytes on every rank). */
+int scv_comm_allgather(scv_comm *c, const void *send, size_t bytes, void *recv, scv_err *err);
 /* Ends every rank of the job (used only where ranks cannot agree). */
 void scv_comm_abort(scv_comm *c, int code);
 #endif

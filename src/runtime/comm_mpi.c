@@ -297,6 +297,24 @@ int scv_comm_bcast(scv_comm *c, void *buf, size_t bytes, int root, scv_err *err)
     return SCV_OK;
 }
 
+int scv_comm_allgather(scv_comm *c, const void *send, size_t bytes, void *recv, scv_err *err)
+{
+    if (!c->mpi || c->act == MPI_COMM_NULL) {
+        memcpy(recv, send, bytes);
+        return SCV_OK;
+    }
+    if (bytes > INT_MAX) return scv_err_set(err, SCV_ERANGE, "allgather of %zu bytes per rank", bytes);
+    int rc;
+    if (c->poll_sleep_ns > 0) { /* waiting without spinning, as allreduce() does */
+        MPI_Request req;
+        rc = MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, c->act, &req);
+        if (rc == MPI_SUCCESS) rc = wait_req(c, &req);
+    } else {
+        rc = MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, c->act);
+    }
+    return rc == MPI_SUCCESS ? SCV_OK : mpi_fail(err, rc, "MPI_Allgather");
+}
+
 void scv_comm_abort(scv_comm *c, int code)
 {
     if (c && c->mpi) MPI_Abort(c->all != MPI_COMM_NULL ? c->all : MPI_COMM_WORLD, code);

@@ -10,6 +10,9 @@
  *   grad_sqnorm_local_mean = mean over ranks with b_k > 0 of |g_k|^2,  g_k = (1/b_k) sum_k grad
  *   grad_sqnorm_global     = |g|^2,  g = (1/B) sum over the global batch
  * SGD with momentum mu and weight decay wd (PyTorch's form): v = mu v + g + wd w; w -= lr v.
+ * Streaming (ScaDLES, p->stream): b_k is what worker k's stream delivered since its last step
+ * (src/train/stream.c), planned by every rank from rank 0's stream clock of the previous
+ * allreduce, after sleeping until every buffer holds b_min; B is then sum_k b_k for the step.
  * Rank 0 writes metrics (JSONL), checkpoints and the progress line.
  * Target: periodic evaluations (the first eval_subset test samples, or all) fill a window of
  * the last target_window accuracies (prefilled by target_history); when its mean reaches the
@@ -23,6 +26,7 @@
 #define _DEFAULT_SOURCE /* flock */
 #include "scv.h"
 #include "comm.h"
+#include "exchange.h"
 #include "../core/util.h"
 #include "../io/json_out.h"
 #include "../train/ckpt.h"
@@ -30,6 +34,7 @@
 #include "../train/sched.h"
 #include "../train/straggler.h"
 #include "../train/dynbatch.h"
+#include "../train/stream.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -48,8 +53,14 @@
 /* The scalars after the gradient in its allreduce; with the straggler rule or dynamic
  * batching on, K more follow: worker k's compute seconds at X_COUNT + k (the others add 0);
  * with dynamic batching, K more: the new shares of B from rank 0 (X_REBALANCE set), used
- * from the next iteration on by every rank alike. */
-enum { X_LOCAL_SQ, X_HAS, X_LOSS, X_CORRECT, X_STOP, X_TIME_STABLE, X_STRAGGLER, X_REBALANCE, X_COUNT };
+ * from the next iteration on by every rank alike. Streaming: rank 0's stream clock (seconds
+ * since the segment started, read as it enters the allreduce) as two floats, hi = (float)tau
+ * and lo = (float)(tau - hi) (the others add 0, which leaves them exact): every rank plans
+ * the next step's batches from the same tau = hi + lo, to about 1e-14 relative. */
+enum { X_LOCAL_SQ, X_HAS, X_LOSS, X_CORRECT, X_STOP, X_TIME_STABLE, X_STRAGGLER, X_REBALANCE, X_STREAM_HI,
+       X_STREAM_LO, X_COUNT };
+_Static_assert(X_COUNT + 2 * SCV_MAX_WORKERS + 4 + SCV_MAX_WORKERS <= SCV_GRAD_EXTRA,
+               "the allreduce's scalars (and the exchange's, scv_exchange_ctl) outgrow SCV_GRAD_EXTRA");
 
 /* The one piece of file-scope mutable state: a signal handler gets no context argument, so
  * SIGINT/SIGTERM can only reach the loop through a flag. scv_train_run() clears it, installs
@@ -113,6 +124,8 @@ scv_train_params scv_train_params_default(void)
     p.target_window = 1;
     p.target_confirm_tol = 0.005;
     p.dynbatch = scv_dynbatch_policy_default();
+    p.stream_policy = scv_stream_policy_default();
+    p.comm = scv_comm_opts_default();
     return p;
 }
 
@@ -188,6 +201,26 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
             !isfinite(p->target_history[i]))
             return scv_err_set(err, SCV_EINVAL, "--target-history: value %d (%g) must be %s", i + 1,
                                p->target_history[i], p->target_loss > 0 ? "a finite loss >= 0" : "in [0,1]");
+    if (p->stream) {
+        const scv_stream_policy *sp = &p->stream_policy;
+        if (p->dynamic_batching)
+            return scv_err_set(err, SCV_EINVAL, "--stream-rate: not with --dynamic-batching (the streams set each "
+                                                "worker's batch)");
+        if (p->rank_weights)
+            return scv_err_set(err, SCV_EINVAL, "--stream-rate: not with --batch-split (the streams set each "
+                                                "worker's batch)");
+        if (p->elastic_control)
+            return scv_err_set(err, SCV_EINVAL, "--stream-rate: not with --elastic-control (streaming is a "
+                                                "`scavenger train` mode only)");
+        if (scv_stream_rates_workers(p->stream) != p->workers)
+            return scv_err_set(err, SCV_EINVAL, "--stream-rate has %d rates for --workers %d (one per worker)",
+                               scv_stream_rates_workers(p->stream), p->workers);
+        if (!sp->full_batch && !(sp->b_min >= 1 && sp->b_min <= sp->b_max && sp->b_max <= (1 << 24)))
+            return scv_err_set(err, SCV_EINVAL, "--stream-bounds %lld,%lld: expected 1 <= MIN <= MAX <= %d",
+                               (long long)sp->b_min, (long long)sp->b_max, 1 << 24);
+        if (sp->buffer != SCV_STREAM_TRUNCATE && sp->buffer != SCV_STREAM_PERSIST)
+            return scv_err_set(err, SCV_EINVAL, "--stream-buffer: expected truncate or persist");
+    }
     if (p->rank_weights) {
         /* finite, positive and within SCV_RANK_WEIGHT_RATIO of each other: a share of 1e400
          * (inf) or 1e-300 would make every other rank's share NaN or zero */
@@ -226,13 +259,13 @@ int scv_train_result_json(const scv_train_result *r, char *buf, size_t cap)
                     "\"t_iter_mean\":%.6g,\"reached_target\":%s,\"interrupted\":%s,"
                     "\"stopped_by\":\"%s\",\"b_simple\":%s,\"accuracy_set\":\"%s\","
                     "\"reached_by\":%s,\"eval_seconds\":%.6g,\"evals_subset\":%d,\"evals_full\":%d,"
-                    "\"straggler\":%s}",
+                    "\"straggler\":%s,\"stream_wait_seconds\":%.6g,\"stream_dropped\":%lld}",
                     r->model, r->workers, r->batch, (long long)r->iterations,
                     (long long)r->iterations_run, (long long)r->samples_seen, r->epochs, r->samples_per_sec, acc, loss, tl, r->wall_seconds, r->t_compute_mean,
                     r->t_comm_mean, r->t_iter_mean, r->reached_target ? "true" : "false",
                     r->interrupted ? "true" : "false", r->stopped_by, bs,
                     r->accuracy_full ? "full" : "subset", by, r->eval_seconds, r->evals_subset,
-                    r->evals_full, st);
+                    r->evals_full, st, r->stream_wait_seconds, (long long)r->stream_dropped);
 }
 
 /* ---- state of one run ---- */
@@ -270,6 +303,7 @@ typedef struct {
     int n_shares;       /* K of shares (0: none, the parameters' split) */
     scv_dynbatch_state *dyn;
     int dyn_send;       /* rank 0: new shares ride in the next allreduce */
+    scv_stream_state *stream; /* streaming: the buffers (every rank keeps the same copy) */
     double window[64];  /* the target window when the last segment ended, oldest first */
     int n_window;
 } run_ctx;
@@ -514,13 +548,19 @@ static int setup(run_ctx *c, scv_err *err)
     }
     if ((rc = scv_comm_agree(c->comm, rc, err))) return rc;
     size_t n = scv_model_nparams(c->model), d = (size_t)c->train->c * c->train->h * c->train->w;
+    /* a worker's slice: at most B, or with streaming at most b_max (and the training set) */
+    int cap = p->batch;
+    if (p->stream && !p->stream_policy.full_batch) {
+        int64_t bm = p->stream_policy.b_max < c->train->n ? p->stream_policy.b_max : c->train->n;
+        if (bm > cap) cap = (int)bm;
+    }
     c->mom = calloc(n, sizeof(float));
     c->perm = malloc(sizeof(int32_t) * (size_t)c->train->n);
-    c->bx = malloc(sizeof(float) * d * (size_t)p->batch);
-    c->by = malloc((size_t)p->batch);
+    c->bx = malloc(sizeof(float) * d * (size_t)cap);
+    c->by = malloc((size_t)cap);
     c->counts = malloc(sizeof(int64_t) * (size_t)(c->K > 1 ? c->K : 1));
     c->offsets = malloc(sizeof(int64_t) * (size_t)(c->K > 1 ? c->K : 1));
-    c->batch_cap = p->batch;
+    c->batch_cap = cap;
     if (!c->mom || !c->perm || !c->bx || !c->by || !c->counts || !c->offsets)
         rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
     if ((rc = scv_comm_agree(c->comm, rc, err))) return rc;
@@ -547,6 +587,7 @@ static void teardown(run_ctx *c)
     free(c->offsets);
     free(c->strag);
     free(c->dyn);
+    free(c->stream);
     scv_comm_free(c->comm);
     if (c->lock_fd >= 0) close(c->lock_fd); /* releases the lock */
     c->lock_fd = -1;
@@ -576,6 +617,46 @@ static void straggler_watch(run_ctx *c, const float *t, double dt)
                 c->strag->below_n[f]);
         metrics_note(c);
     }
+}
+
+/* Streaming: sleeps until scv_now() >= until, in slices of at most 50 ms so that Ctrl-C
+ * (g_stop) cuts a long wait short (the step then goes ahead with its planned batches and the
+ * stop travels in its allreduce). */
+static void sleep_until(double until)
+{
+    for (;;) {
+        double left = until - scv_now();
+        if (!(left > 0) || g_stop) return;
+        struct timespec ts = {0, (long)((left < 0.05 ? left : 0.05) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Streaming, before a step: the batches of every worker from the stream buffers at the
+ * stream time tau (rank 0's clock of the last allreduce: every rank plans alike), waiting
+ * (sleeping) until every buffer holds b_min; clamped at the epoch's end (`left` samples) in
+ * proportion, what is not taken staying in the buffers. Sets c->counts, c->offsets, *start
+ * (the stream time the step takes its data at) and returns the global batch, or -1 when a
+ * stream never fills. */
+static int64_t stream_batches(run_ctx *c, double tau, double t_origin, int64_t left, double *start)
+{
+    const int K = c->K;
+    *start = scv_stream_plan(c->stream, tau, c->counts);
+    if (!isfinite(*start)) return -1;
+    sleep_until(t_origin + *start); /* every rank by its own clock: they start together */
+    int64_t sum = 0;
+    for (int k = 0; k < K; k++) sum += c->counts[k];
+    if (sum > left) {
+        double w[SCV_MAX_WORKERS];
+        for (int k = 0; k < K; k++) w[k] = (double)c->counts[k];
+        scv_split_batch(left, K, w, c->counts, c->offsets); /* c_k <= b_k: largest remainders */
+        sum = left;
+    } else {
+        int64_t off = 0;
+        for (int k = 0; k < K; off += c->counts[k], k++) c->offsets[k] = off;
+    }
+    scv_stream_consume(c->stream, *start, c->counts);
+    return sum;
 }
 
 /* One segment: trains from the current state (c->st, the model, the optimiser) under the
@@ -620,6 +701,14 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     const int per_worker = watch || dyn; /* the workers' compute seconds ride in the allreduce */
     const size_t nx = np + X_COUNT + (per_worker ? (size_t)c->K : 0) + (dyn ? (size_t)c->K : 0);
     c->strag_flag = 0, c->dyn_send = 0;
+    /* streaming: the buffers start empty at stream time 0 (this segment's start); stream_tau
+     * is rank 0's clock from the last allreduce, at which the next step is planned */
+    const int stream_on = p->stream != NULL;
+    double stream_tau = 0, stream_wait = 0;
+    if (stream_on && !c->stream && !(c->stream = malloc(sizeof *c->stream))) free(win), win = NULL;
+    if (stream_on && win) scv_stream_init(c->stream, p->stream, &p->stream_policy, B);
+    /* --eval-every-epochs with streaming: every that many samples (the batches vary) */
+    const double eval_period = stream_on && p->eval_every_epochs > 0 && !p->eval_every ? p->eval_every_epochs * (double)N : 0;
     if (watch && c->rank == 0 && !c->strag && !(c->strag = malloc(sizeof *c->strag))) free(win), win = NULL;
     if (dyn && c->rank == 0 && !c->dyn && !(c->dyn = malloc(sizeof *c->dyn))) free(win), win = NULL;
     /* the shares: the previous segment's at the same K (dynamic batching goes on), else the
@@ -634,6 +723,15 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     if (!win || !from_hist) {
         free(win), free(from_hist);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    /* communication efficiency: the exchange replaces the gradient's allreduce (its residual
+     * and its controllers live for the segment) */
+    scv_exchange *xc = NULL;
+    scv_exchange_step xs = {0};
+    double x_tprev = 0, x_bprev = 0;
+    if (scv_comm_opts_on(&p->comm) && (rc = scv_exchange_new(&p->comm, c->K, c->rank, np, &xc, err))) {
+        free(win), free(from_hist);
+        return rc;
     }
     if (watch && c->rank == 0) scv_straggler_init(c->strag, &p->straggler, c->K);
     if (dyn && c->rank == 0) scv_dynbatch_init(c->dyn, &p->dynbatch, c->K, B, c->shares);
@@ -673,9 +771,20 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
             scv_epoch_order(p->seed, c->st.epoch, N, c->perm);
             order_epoch = c->st.epoch, have_order = 1;
         }
-        double t0 = scv_now();
+        double t0 = scv_now(), s_start = 0;
         int64_t Bcur = N - (int64_t)c->st.pos < B ? N - (int64_t)c->st.pos : B;
-        scv_split_batch(Bcur, c->K, c->n_shares ? c->shares : p->rank_weights, c->counts, c->offsets);
+        if (stream_on) {
+            /* deterministic on every rank (the same tau, the same buffers): they all stop alike */
+            if ((Bcur = stream_batches(c, stream_tau, t_start, N - (int64_t)c->st.pos, &s_start)) < 0) {
+                rc = scv_err_set(err, SCV_EINVAL, "--stream-rate: at stream time %.6g s a worker's stream is "
+                                                  "too slow ever to deliver --stream-bounds' minimum; training "
+                                                  "cannot go on", stream_tau);
+                break;
+            }
+        } else {
+            scv_split_batch(Bcur, c->K, c->n_shares ? c->shares : p->rank_weights, c->counts, c->offsets);
+        }
+        double tw = scv_now(); /* the data is there: this worker's own work starts */
         int64_t bk = c->counts[c->rank], off = (int64_t)c->st.pos + c->offsets[c->rank];
         for (int64_t i = 0; i < bk; i++) {
             int32_t s = c->perm[off + i];
@@ -691,7 +800,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         if ((rc = scv_comm_agree(c->comm, rc, err))) break;
         double t2 = scv_now();
         /* |g_k|^2 of this rank's mean gradient: the buffer holds (b_k/B) g_k */
-        double sq = p->no_grad_stats ? 0 : sqnorm(g, np);
+        double sq = p->no_grad_stats && !p->comm.selsync ? 0 : sqnorm(g, np);
         double unscale = bk > 0 ? (double)Bcur / (double)bk : 0;
         g[np + X_LOCAL_SQ] = (float)(sq * unscale * unscale);
         g[np + X_HAS] = bk > 0;
@@ -701,19 +810,36 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         g[np + X_TIME_STABLE] = (float)c->time_stable;
         g[np + X_STRAGGLER] = (float)c->strag_flag;
         g[np + X_REBALANCE] = (float)c->dyn_send;
+        {
+            double clk = stream_on && c->rank == 0 ? scv_now() - t_start : 0;
+            float hi = (float)clk;
+            g[np + X_STREAM_HI] = hi;
+            g[np + X_STREAM_LO] = (float)(clk - (double)hi);
+        }
         if (per_worker) {
             memset(g + np + X_COUNT, 0, sizeof(float) * (size_t)c->K * (dyn ? 2 : 1));
-            g[np + X_COUNT + c->rank] = (float)(tc - t0 + scv_now() - t2);
+            g[np + X_COUNT + c->rank] = (float)(tc - tw + scv_now() - t2);
             for (int k = 0; c->dyn_send && k < c->K; k++) g[np + X_COUNT + c->K + k] = (float)c->dyn->share[k];
         }
-        if ((rc = scv_comm_allreduce_f32(c->comm, g, nx, err))) break;
+        if ((rc = xc ? scv_exchange_run(xc, c->comm, g, nx - np, unscale, sq * unscale * unscale, x_tprev, x_bprev,
+                                        &xs, err)
+                     : scv_comm_allreduce_f32(c->comm, g, nx, err)))
+            break;
         double t3 = scv_now();
+        if (stream_on) { /* the next step's stream time: rank 0's, never before this step's */
+            double tau = (double)g[np + X_STREAM_HI] + (double)g[np + X_STREAM_LO];
+            stream_tau = tau > s_start ? tau : s_start;
+            stream_wait += tw - t0;
+        }
         /* SGD step, with |g|^2 of the averaged gradient in the same pass */
         float lr = (float)scv_lr_at(p, Bcur, (int64_t)c->st.samples_seen, N);
         float mu = (float)p->momentum, wd = (float)p->weight_decay;
-        double gsq = p->no_grad_stats ? sgd_step(w, c->mom, g, np, lr, mu, wd, 0)
-                                      : sgd_step(w, c->mom, g, np, lr, mu, wd, 1);
+        const int exact = !xc || xs.dense; /* g is the batch's mean gradient */
+        double gsq = p->no_grad_stats || !exact ? sgd_step(w, c->mom, g, np, lr, mu, wd, 0)
+                                                : sgd_step(w, c->mom, g, np, lr, mu, wd, 1);
+        if (xc && xs.average_params && (rc = scv_exchange_average(xc, c->comm, w, err))) break;
         double t4 = scv_now();
+        x_tprev = t4 - t0, x_bprev = (double)Bcur;
         c->st.iteration++;
         c->st.pos += (uint64_t)Bcur;
         c->st.samples_seen += (uint64_t)Bcur;
@@ -759,7 +885,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
             char nl[32] = "null", ng[32] = "null"; /* null when the statistics are off */
             if (!p->no_grad_stats) {
                 snprintf(nl, sizeof nl, "%.6e", local_mean);
-                snprintf(ng, sizeof ng, "%.6e", gsq);
+                if (exact) snprintf(ng, sizeof ng, "%.6e", gsq); /* compressed, local: unknown */
             }
             fprintf(c->metrics,
                     "{\"type\":\"iter\",\"iter\":%llu,\"epoch\":%llu,\"epoch_progress\":%.6f,"
@@ -771,12 +897,36 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
                     (double)c->st.samples_seen / (double)N, c->K, (long long)Bcur, (long long)bk,
                     t2 - t1, t3 - t2, t4 - t0, loss, g[np + X_CORRECT] / (double)Bcur, lr, nl, ng,
                     (unsigned long long)c->st.samples_seen, scv_wall_clock());
-            if (per_worker && c->K <= 64) { /* each worker's compute seconds and samples */
+            if (per_worker && c->K <= 64) { /* each worker's compute seconds */
                 fputs(",\"t_compute_workers\":[", c->metrics);
                 for (int k = 0; k < c->K; k++) fprintf(c->metrics, "%s%.4e", k ? "," : "", g[np + X_COUNT + k]);
-                fputs("],\"local_batches\":[", c->metrics);
+                fputc(']', c->metrics);
+            }
+            if ((per_worker || stream_on) && c->K <= 64) { /* ... and samples */
+                fputs(",\"local_batches\":[", c->metrics);
                 for (int k = 0; k < c->K; k++) fprintf(c->metrics, "%s%lld", k ? "," : "", (long long)c->counts[k]);
                 fputc(']', c->metrics);
+            }
+            if (stream_on) { /* the stream time the data was taken at, this step's wait (in
+                              * t_iter), each buffer after the step and its drops so far */
+                fprintf(c->metrics, ",\"stream_clock\":%.6f,\"stream_wait\":%.6e", s_start, tw - t0);
+                if (c->K <= 64) {
+                    fputs(",\"stream_buffers\":[", c->metrics);
+                    for (int k = 0; k < c->K; k++)
+                        fprintf(c->metrics, "%s%lld", k ? "," : "", (long long)scv_stream_level(c->stream, k, s_start, NULL));
+                    fputs("],\"stream_dropped\":[", c->metrics);
+                    for (int k = 0; k < c->K; k++) fprintf(c->metrics, "%s%lld", k ? "," : "", (long long)c->stream->dropped[k]);
+                    fputc(']', c->metrics);
+                }
+            }
+            if (xc) { /* the exchange: what travelled, how, and what it cost */
+                char gain[32] = "null";
+                if (isfinite(xs.gain)) snprintf(gain, sizeof gain, "%.5f", xs.gain);
+                else if (isfinite(xs.probe_gain)) snprintf(gain, sizeof gain, "%.5f", xs.probe_gain);
+                fprintf(c->metrics, ",\"cf\":%.6g,\"gain\":%s,\"collective\":\"%s\",\"bytes_sent\":%.0f,"
+                        "\"t_exchange\":%.6e,\"t_compress\":%.6e",
+                        xs.cf, gain, xs.collective, xs.bytes, xs.t_exchange, xs.t_compress);
+                if (p->comm.selsync) fprintf(c->metrics, ",\"sync\":%s,\"lssr\":%.5f", xs.local ? "false" : "true", xs.lssr);
             }
             fputs("}\n", c->metrics);
             metrics_note(c);
@@ -789,11 +939,15 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         int epoch_end = c->st.pos >= (uint64_t)N;
         int last = (p->iterations && (int64_t)c->st.iteration >= p->iterations) ||
                    (p->epochs > 0 && (double)c->st.samples_seen >= p->epochs * (double)N - 0.5);
-        int do_eval = eval_every ? (int64_t)c->st.iteration % eval_every == 0 : epoch_end;
+        int do_eval = eval_period > 0 ? floor((double)c->st.samples_seen / eval_period) >
+                                            floor((double)(c->st.samples_seen - (uint64_t)Bcur) / eval_period)
+                      : eval_every ? (int64_t)c->st.iteration % eval_every == 0
+                                   : epoch_end;
         evaluated_at_end = 0;
         if ((do_eval && target_on) || (do_eval && !stop_now)) {
             double ploss = period_samples > 0 ? period_loss / period_samples : NAN, pn = period_samples;
             period_loss = period_samples = 0;
+            if (xc && (rc = scv_exchange_sync(xc, c->comm, w, err))) break; /* one model is evaluated */
             if ((rc = eval_on(c, sub_n, "periodic", ploss, pn, &acc, &tloss, res, err))) break;
             evaluated_at_end = acc_full = !subset_on;
             const int by_loss = p->target_loss > 0;
@@ -863,6 +1017,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         }
         int ckpt_now = p->checkpoint_dir && p->checkpoint_every &&
                        (int64_t)c->st.iteration % p->checkpoint_every == 0;
+        if (ckpt_now && xc && (rc = scv_exchange_sync(xc, c->comm, w, err))) break;
         if (ckpt_now && (rc = save_checkpoint(c, scv_now() - t_start, err))) break;
         if (c->rank == 0 && p->progress) {
             double now = scv_now();
@@ -902,7 +1057,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         }
         /* noise stable: B_simple of two consecutive windows agree (every rank sees the same
          * reduced numbers, so every rank stops at the same iteration) */
-        if (p->stop_noise_window > 0 && c->K > 1 && !p->no_grad_stats) {
+        if (p->stop_noise_window > 0 && c->K > 1 && !p->no_grad_stats && exact) {
             win_l += local_mean, win_g += gsq, win_n++;
             if (win_n == p->stop_noise_window) {
                 double bs = scv_gns_b_simple(c->K, (int)Bcur, win_l / win_n, win_g / win_n);
@@ -931,6 +1086,8 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         }
     }
     if (c->rank == 0 && p->progress) fputc('\n', stderr);
+    if (!rc && xc) rc = scv_exchange_sync(xc, c->comm, w, err); /* what is evaluated and saved */
+    scv_exchange_free(xc);
     double wall = scv_now() - t_start;
     /* the whole test set at the end: unless told not to, except where the run ends (the
      * target reached, the epoch bound) and the last evaluation was not on the whole set */
@@ -965,6 +1122,8 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     res->test_loss = tloss;
     res->accuracy_full = acc_full;
     res->train_loss = loss_ema;
+    res->stream_wait_seconds = stream_wait;
+    for (int k = 0; stream_on && k < c->K; k++) res->stream_dropped += c->stream->dropped[k];
     if (run_iters) {
         res->t_compute_mean = sum_comp / (double)run_iters;
         res->t_comm_mean = sum_comm / (double)run_iters;
