@@ -5,7 +5,9 @@
 # the trade-off chart (points), the phase timeline (segments) and the chosen configuration;
 # a screenshot is written to build/artifacts/dashboard-run.png (kept as a build artefact).
 # Then a longer run is submitted and its page opened while it trains: the page must apply
-# live updates (server-sent events) before the run ends. Without chromium or curl every
+# live updates (server-sent events) before the run ends, and draw the trade-off chart from
+# the latest plan the loop stored while no report existed yet (the live curve: the page
+# records how many points it drew so in data-live-points). Without chromium or curl every
 # check fails (scripts/install-deps.sh installs them).
 # Prints "ok - NAME" / "not ok - NAME" per check and "N passed, N failed" last.
 set -u
@@ -16,7 +18,7 @@ ok() { echo "ok - $1"; passed=$((passed + 1)); }
 bad() { echo "not ok - $1"; failed=$((failed + 1)); }
 check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
-names="run_page_renders tradeoff_chart timeline chosen_config screenshot live_updates"
+names="run_page_renders tradeoff_chart timeline chosen_config screenshot live_updates live_curve"
 if ! command -v chromium >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
     # scripts/install-deps.sh installs both: their absence is a failure, not a skip
     for n in $names; do bad "$n (chromium or curl not installed: scripts/install-deps.sh)"; done
@@ -79,4 +81,8 @@ timeout 120 $CHROME --virtual-time-budget=4000 --dump-dom "$URL/#/run/$RUN2" >"$
 n=$(sed -n 's/.*data-updates="\([0-9]*\)".*/\1/p' "$TMP/live.html" | head -n 1)
 check live_updates "[ -n \"$RUN2\" ] && [ \"\${n:-0}\" -ge 2 ]"
 [ "${n:-0}" -ge 2 ] || echo "#   run $RUN2: ${n:-no} live updates applied"
+# the live curve: the run's 4 configurations (K 1,2 x B 32,128) drawn before its report
+lp=$(sed -n 's/.*data-live-points="\([0-9]*\)".*/\1/p' "$TMP/live.html" | head -n 1)
+check live_curve "[ -n \"$RUN2\" ] && [ \"\${lp:-0}\" -ge 4 ]"
+[ "${lp:-0}" -ge 4 ] || echo "#   run $RUN2: ${lp:-no} points of a live plan drawn"
 finish

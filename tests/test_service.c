@@ -4,9 +4,14 @@
  * HTTP/1.0 to it over sockets. Every endpoint's success and error cases (401 without the
  * token, 400 naming the field, 404, 405, 413), a tiny submitted run that reaches its target
  * and appears in the list with its report, live events while a run trains, stop and
- * resume, planning from posted metrics, a burst of bad and slow requests that leaves the
- * service up and the store intact (PRAGMA integrity_check), the response cache following
- * changes made by another connection, and a clean shutdown.
+ * resume, the live trade-off curve (the latest plan's points) in a training run's document,
+ * planning from posted metrics, a burst of 10,000 bad and good requests from several
+ * connections at once with slow clients held open that leaves the service up and the store
+ * intact (PRAGMA integrity_check), the response cache following changes made by another
+ * connection, a clean shutdown; the queue surviving a restart (SIGTERM: queued submissions
+ * come back with their ids and run; the interrupted run resumes) and a crash (SIGKILL: the
+ * run left alive is stopped and resumable), and a damaged state file or a second service
+ * on the same store refused with an error naming the file.
  */
 #define _GNU_SOURCE
 #include "scv.h"
@@ -16,6 +21,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,6 +144,7 @@ static int start_server(void)
     snprintf(datadir, sizeof datadir, "%s/data", tmp);
     mkdir(datadir, 0755);
     unlink(portfile);
+    fflush(stdout); /* the child's freopen would write what is buffered a second time */
     server = fork();
     if (server == 0) {
         FILE *f = freopen(log, "a", stdout);
@@ -438,6 +445,41 @@ static void t_live_stop_resume(void)
     }
     if (fd >= 0) close(fd);
     CHECK_MSG(docs >= 2 && running_docs >= 2, "%d documents, %d of a running run", docs, running_docs);
+    /* the live trade-off curve: once the loop planned, the running run's document holds the
+     * latest plan's points (a models row of kind "plan", one only) before any report */
+    snprintf(path, sizeof path, "/api/runs/%lld", run);
+    cJSON *plan = NULL;
+    int n_plans = 0, running_then = 0, no_report = 0;
+    for (int i = 0; i < 600 && !plan; i++) {
+        if (http("GET", path, NULL, NULL, resp, sizeof resp) != 200) break;
+        o = json_of(resp);
+        const cJSON *row;
+        n_plans = 0;
+        cJSON_ArrayForEach(row, cJSON_GetObjectItem(o, "models")) if (!strcmp(jstr(row, "kind"), "plan")) {
+            n_plans++;
+            cJSON_Delete(plan);
+            plan = cJSON_Parse(jstr(row, "json"));
+        }
+        running_then = !strcmp(jstr(cJSON_GetObjectItem(o, "run"), "status"), "running");
+        no_report = cJSON_IsNull(cJSON_GetObjectItem(o, "report"));
+        cJSON_Delete(o);
+        if (!plan) sleep_ms(50);
+    }
+    CHECK_MSG(plan && n_plans == 1 && running_then && no_report, "plan %p (%d rows), running %d, no report %d",
+              (void *)plan, n_plans, running_then, no_report);
+    const cJSON *pts = cJSON_GetObjectItem(plan, "points"), *pt;
+    int n_pts = 0, good = 0, front = 0;
+    cJSON_ArrayForEach(pt, pts) {
+        n_pts++;
+        good += jnum(pt, "time_s") > 0 && jnum(pt, "cost") > 0 && jnum(pt, "workers") >= 1 && jnum(pt, "batch") >= 32 &&
+                jnum(pt, "err_rel") >= 0 && jstr(pt, "vm")[0] && cJSON_IsBool(cJSON_GetObjectItem(pt, "pareto"));
+        front += cJSON_IsTrue(cJSON_GetObjectItem(pt, "pareto"));
+    }
+    CHECK_MSG(n_pts == 4 && good == n_pts && front >= 1, "%d points (K 1,2 x B 32,128), %d whole, %d on the front", n_pts,
+              good, front);
+    CHECK(cJSON_IsBool(cJSON_GetObjectItem(plan, "relative")) && jnum(plan, "chosen.workers") >= 1 &&
+          jnum(plan, "chosen.time_s") > 0);
+    cJSON_Delete(plan);
     /* stop it: interrupted in the store, resumable */
     snprintf(path, sizeof path, "/api/runs/%lld/stop", run);
     CHECK_EQ_INT(http("POST", path, token, "", resp, sizeof resp), 202);
@@ -512,6 +554,30 @@ static void t_plan(void)
     cJSON_Delete(o);
 }
 
+/* One connection's share of the burst: requests i = first, first + step, ... below n. */
+typedef struct burst {
+    int first, step, n, answered, ok;
+} burst;
+
+static void *burst_worker(void *arg)
+{
+    burst *b = arg;
+    static const char *const paths[] = {"/api/runs", "/api/runs/1", "/api/nope", "/api/runs/abc", "/api/health"};
+    size_t cap = 1 << 18;
+    char *buf = malloc(cap);
+    for (int i = b->first; buf && i < b->n; i += b->step) {
+        int st = i % 7 == 3 ? http("POST", "/api/runs", token, "{\"model\":", buf, cap)
+                            : http("GET", paths[i % 5], NULL, NULL, buf, cap);
+        b->answered += st > 0;
+        b->ok += st == 200 || st == 400 || st == 404;
+    }
+    free(buf);
+    return NULL;
+}
+
+#define BURST_REQUESTS 10000
+#define BURST_CONNS 8
+
 /* Garbage, slow clients and a burst: the service stays up and the store intact. */
 static void t_bad_requests(void)
 {
@@ -533,17 +599,23 @@ static void t_bad_requests(void)
         slow[i] = connect_server();
         if (slow[i] >= 0) send_all(slow[i], "GET /api/runs HTTP/1.0\r\nHost: x", 31);
     }
-    /* a burst: 3000 requests of every kind, good and bad */
-    int ok = 0, answered = 0;
-    const char *paths[] = {"/api/runs", "/api/runs/1", "/api/nope", "/api/runs/abc", "/api/health"};
-    for (int i = 0; i < 3000; i++) {
-        int st = i % 7 == 3 ? http("POST", "/api/runs", token, "{\"model\":", resp, sizeof resp)
-                            : http("GET", paths[i % 5], NULL, NULL, resp, sizeof resp);
-        answered += st > 0;
-        ok += st == 200 || st == 400 || st == 404;
+    /* a burst: 10,000 requests of every kind, good and bad, BURST_CONNS in flight at once */
+    burst b[BURST_CONNS];
+    pthread_t th[BURST_CONNS];
+    int started[BURST_CONNS], ok = 0, answered = 0;
+    double t0 = mono_s();
+    for (int k = 0; k < BURST_CONNS; k++) {
+        b[k] = (burst){.first = k, .step = BURST_CONNS, .n = BURST_REQUESTS};
+        started[k] = pthread_create(&th[k], NULL, burst_worker, &b[k]) == 0;
+        if (!started[k]) burst_worker(&b[k]);
     }
-    CHECK_EQ_INT(answered, 3000);
-    CHECK_EQ_INT(ok, 3000);
+    for (int k = 0; k < BURST_CONNS; k++) {
+        if (started[k]) pthread_join(th[k], NULL);
+        answered += b[k].answered, ok += b[k].ok;
+    }
+    printf("#   %d requests from %d connections at once in %.2f s\n", BURST_REQUESTS, BURST_CONNS, mono_s() - t0);
+    CHECK_EQ_INT(answered, BURST_REQUESTS);
+    CHECK_EQ_INT(ok, BURST_REQUESTS);
     for (int i = 0; i < 20; i++)
         if (slow[i] >= 0) close(slow[i]);
     CHECK_EQ_INT(http("GET", "/api/health", NULL, NULL, resp, sizeof resp), 200);
@@ -627,12 +699,276 @@ static void t_shutdown(void)
     server = 0;
 }
 
+/* ---- the queue across restarts ---- */
+
+/* a run of several seconds */
+static const char *SLOW = "{\"model\":\"mlp\",\"hidden\":\"256,256\",\"dataset\":\"synthetic:8000\",\"lr\":0.0005,"
+                          "\"target-accuracy\":0.9,\"workers\":\"1,2\",\"batch\":\"32,128\"}";
+static const char *QUICK = "{\"model\":\"logreg\",\"dataset\":\"synthetic:500\",\"lr\":0.01,\"target-accuracy\":0.5,"
+                           "\"workers\":\"1\",\"batch\":\"32\"}";
+
+/* Stops the service with sig; its exit status. */
+static int stop_server(int sig)
+{
+    int st = -1;
+    if (server <= 0) return st;
+    kill(server, sig);
+    for (int i = 0; i < 1200; i++) { /* up to 60 s: SIGTERM waits for the runs to checkpoint */
+        if (waitpid(server, &st, WNOHANG) == server) break;
+        sleep_ms(50);
+    }
+    server = 0;
+    return st;
+}
+
+/* POSTs a job: the submission's id (0 on failure). */
+static long long submit(const char *job)
+{
+    if (http("POST", "/api/runs", token, job, resp, sizeof resp) != 202) return 0;
+    cJSON *o = json_of(resp);
+    long long id = (long long)jnum(o, "id");
+    cJSON_Delete(o);
+    return id > 0 ? id : 0;
+}
+
+/* Submission id's state, run and submission time (state "" when it is not there). */
+static void sub_info(long long id, char *state, size_t cap, long long *run, double *submitted)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/api/submissions/%lld", id);
+    state[0] = 0, *run = 0, *submitted = NAN;
+    if (http("GET", path, NULL, NULL, resp, sizeof resp) != 200) return;
+    cJSON *o = json_of(resp);
+    snprintf(state, cap, "%s", jstr(o, "state"));
+    double r = jnum(o, "run");
+    *run = r > 0 ? (long long)r : 0;
+    *submitted = jnum(o, "submitted");
+    cJSON_Delete(o);
+}
+
+/* Waits until submission id has a run and is running (timeout_s): the run, or 0. */
+static long long wait_running(long long id, double timeout_s)
+{
+    char state[32];
+    long long run = 0;
+    double sub;
+    for (int i = 0; i < timeout_s * 20; i++) {
+        sub_info(id, state, sizeof state, &run, &sub);
+        if (run && !strcmp(state, "running")) return run;
+        if (strcmp(state, "queued") && strcmp(state, "running")) return 0;
+        sleep_ms(50);
+    }
+    return 0;
+}
+
+/* Waits until run has trained an iteration: its child is past its start-up probe (a stop
+ * during the probe fails the run instead of interrupting it). */
+static int wait_trained(long long run, double timeout_s)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld/series", run);
+    for (int i = 0; i < timeout_s * 20; i++) {
+        if (http("GET", path, NULL, NULL, resp, sizeof resp) != 200) return 0;
+        cJSON *o = json_of(resp);
+        double n = jnum(o, "iterations");
+        cJSON_Delete(o);
+        if (n >= 1) return 1;
+        sleep_ms(50);
+    }
+    return 0;
+}
+
+/* Process group pgid has a member that is not a zombie (after the service's crash the run's
+ * processes are reparented to init, which reaps them when it will). */
+static int group_live(long long pgid)
+{
+    if (pgid <= 1 || (kill(-(pid_t)pgid, 0) && errno == ESRCH)) return 0;
+    FILE *p = popen("cat /proc/[0-9]*/stat 2>/dev/null", "r");
+    char line[1024];
+    int live = 0;
+    while (p && fgets(line, sizeof line, p)) {
+        const char *r = strrchr(line, ')');
+        char st;
+        long ppid, pgrp;
+        if (r && sscanf(r + 1, " %c %ld %ld", &st, &ppid, &pgrp) == 3 && pgrp == pgid && st != 'Z' && st != 'X') live = 1;
+    }
+    if (p) pclose(p);
+    return live;
+}
+
+static void state_path(char *buf, size_t cap) { snprintf(buf, cap, "%s.serve/submissions.json", db); }
+
+/* The run's status in the store ("" when it cannot be read). */
+static void run_status(long long run, char *status, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld", run);
+    status[0] = 0;
+    if (http("GET", path, NULL, NULL, resp, sizeof resp) != 200) return;
+    cJSON *o = json_of(resp);
+    snprintf(status, cap, "%s", jstr(cJSON_GetObjectItem(o, "run"), "status"));
+    cJSON_Delete(o);
+}
+
+/* A run and two queued behind it (--max-runs 1); SIGTERM; a restart on the same store: the
+ * queued submissions are there with their ids and submission times and run to completion,
+ * the interrupted one is stopped and its run interrupted; its resume gets the next id.
+ * Then the service dies (SIGKILL) while the resume runs: the run's processes live on in
+ * their own process group; the restarted service stops them (SIGINT, then SIGKILL) and the
+ * submission is stopped: the run is resumable again. */
+static void t_restart_queue(void)
+{
+    if (!server) CHECK(start_server() == 0);
+    long long a = submit(SLOW), b = submit(QUICK), c = submit(QUICK);
+    CHECK_MSG(a > 0 && b == a + 1 && c == b + 1, "submissions %lld %lld %lld", a, b, c);
+    long long run_a = wait_running(a, 60);
+    CHECK_MSG(run_a > 0 && wait_trained(run_a, 60), "submission %lld did not start a run", a);
+    char state[32], st_b[32], st_c[32];
+    long long run;
+    double sub_b, sub_c, t;
+    sub_info(b, st_b, sizeof st_b, &run, &sub_b);
+    sub_info(c, st_c, sizeof st_c, &run, &sub_c);
+    CHECK_MSG(!strcmp(st_b, "queued") && !strcmp(st_c, "queued"), "%s %s", st_b, st_c);
+    int st = stop_server(SIGTERM);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    char file[500];
+    state_path(file, sizeof file);
+    char *saved = slurp(file);
+    CHECK_MSG(saved && strstr(saved, "\"state\":\"queued\""), "%s: %.300s", file, saved ? saved : "(none)");
+    free(saved);
+    CHECK(start_server() == 0);
+    /* the same submissions: the interrupted one stopped (resumable), the queued ones back */
+    sub_info(a, state, sizeof state, &run, &t);
+    CHECK_MSG(!strcmp(state, "stopped") && run == run_a && strstr(body_of(resp), "\"error\":"),
+              "submission %lld: %s run %lld", a, state, run);
+    sub_info(b, state, sizeof state, &run, &t);
+    CHECK_MSG(state[0] && strcmp(state, "stopped") && t == sub_b, "submission %lld: %s at %.17g (was %.17g)", b, state, t,
+              sub_b);
+    sub_info(c, state, sizeof state, &run, &t);
+    CHECK_MSG((!strcmp(state, "queued") || !strcmp(state, "running")) && t == sub_c, "submission %lld: %s", c, state);
+    char status[32];
+    run_status(run_a, status, sizeof status);
+    CHECK_MSG(!strcmp(status, "interrupted"), "run %lld: %s", run_a, status);
+    /* they run to completion, in order */
+    long long rb = wait_sub(b, 60, st_b, sizeof st_b), rc = wait_sub(c, 60, st_c, sizeof st_c);
+    CHECK_MSG(!strcmp(st_b, "done") && !strcmp(st_c, "done") && rb > 0 && rc > rb, "%s %s runs %lld %lld", st_b, st_c,
+              rb, rc);
+    /* the interrupted run resumes; the ids continue after the largest */
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld/resume", run_a);
+    CHECK_EQ_INT(http("POST", path, token, "", resp, sizeof resp), 202);
+    cJSON *o = json_of(resp);
+    long long d = (long long)jnum(o, "id");
+    cJSON_Delete(o);
+    CHECK_MSG(d == c + 1, "the next submission is %lld, expected %lld", d, c + 1);
+    CHECK_MSG(wait_running(d, 60) == run_a, "the resume of run %lld did not start", run_a);
+    /* the crash: the resumed run's processes outlive the service (the state file has the
+     * child's pid once the API says it runs) */
+    saved = slurp(file);
+    o = saved ? cJSON_Parse(saved) : NULL;
+    free(saved);
+    long long pid = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItem(o, "submissions")) if (jnum(x, "id") == d) pid = (long long)jnum(x, "pid");
+    cJSON_Delete(o);
+    CHECK_MSG(pid > 1, "%s: no pid for submission %lld", file, d);
+    stop_server(SIGKILL);
+    CHECK_MSG(group_live(pid), "the run's process group %lld is gone", pid);
+    CHECK(start_server() == 0);
+    run = wait_sub(d, 60, state, sizeof state);
+    CHECK_MSG(!strcmp(state, "stopped") && run == run_a, "submission %lld: %s run %lld: %s", d, state, run, body_of(resp));
+    CHECK_MSG(pid > 1 && !group_live(pid), "the run's process group %lld is still there", pid);
+    /* resumable: no submission of it active (the run's own status depends on how far the
+     * resume had come: interrupted once training, failed in its start-up probe) */
+    snprintf(path, sizeof path, "/api/runs/%lld", run_a);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    const cJSON *sub = cJSON_GetObjectItem(o, "submission");
+    CHECK_MSG(jnum(sub, "id") == d && !strcmp(jstr(sub, "state"), "stopped"), "%.300s", body_of(resp));
+    cJSON_Delete(o);
+}
+
+/* `scavenger serve` on this store expecting it to refuse to start: its exit status and
+ * output in out. */
+static int serve_refused(char *out, size_t cap)
+{
+    char log[400], portfile[400];
+    snprintf(log, sizeof log, "%s/refused.log", tmp);
+    snprintf(portfile, sizeof portfile, "%s/port2", tmp);
+    unlink(log);
+    fflush(stdout);
+    pid_t p = fork();
+    if (p == 0) {
+        FILE *f = freopen(log, "w", stdout);
+        if (!f || dup2(fileno(stdout), 2) < 0) _exit(126);
+        execl(bin, bin, "serve", "--listen", "127.0.0.1:0", "--db", db, "--port-file", portfile, (char *)NULL);
+        _exit(127);
+    }
+    int st = -1;
+    for (int i = 0; i < 200; i++) {
+        if (waitpid(p, &st, WNOHANG) == p) break;
+        sleep_ms(50);
+    }
+    if (waitpid(p, NULL, WNOHANG) == 0) { /* still up: it was not refused */
+        kill(p, SIGTERM);
+        waitpid(p, &st, 0);
+        st = 0;
+    }
+    char *l = slurp(log);
+    snprintf(out, cap, "%s", l ? l : "");
+    free(l);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A damaged state file is refused with an error naming it (and the field), and is left as
+ * it was; a second service on the same store is refused (the lock). */
+static void t_state_refused(void)
+{
+    char out[4096];
+    CHECK(server > 0 || start_server() == 0);
+    CHECK_EQ_INT(http("GET", "/api/submissions", NULL, NULL, resp, sizeof resp), 200);
+    cJSON *o = json_of(resp);
+    int n_subs = cJSON_GetArraySize(cJSON_GetObjectItem(o, "submissions"));
+    cJSON_Delete(o);
+    int st = serve_refused(out, sizeof out);
+    CHECK_MSG(st == 1 && strstr(out, ".serve/lock") && strstr(out, "another scavenger serve"), "exit %d: %s", st, out);
+    st = stop_server(SIGTERM); /* the one that stopped a crashed service's run: a clean exit */
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    char file[500], keep[520];
+    state_path(file, sizeof file);
+    snprintf(keep, sizeof keep, "%s.good", file);
+    int had = rename(file, keep) == 0; /* none when this test runs alone */
+    const char *bad[][2] = {{"{\"version\":1,\"next_sub\":3,\"boot_id\":\"x\",\"submissions\":[{\"id\":1,", file},
+                            {"\x01\x02 not json", file},
+                            {"{\"version\":1,\"next_sub\":3,\"boot_id\":\"x\",\"submissions\":[{\"id\":1,\"state\":\"lost\"}]}",
+                             "submissions[0]"},
+                            {"{\"version\":7,\"next_sub\":3,\"boot_id\":\"x\",\"submissions\":[]}", "'version'"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FILE *f = fopen(file, "w");
+        CHECK(f && fputs(bad[i][0], f) >= 0 && fclose(f) == 0);
+        st = serve_refused(out, sizeof out);
+        CHECK_MSG(st == 1 && strstr(out, file) && strstr(out, bad[i][1]), "case %zu: exit %d: %s", i, st, out);
+        char *after = slurp(file);
+        CHECK_MSG(after && !strcmp(after, bad[i][0]), "case %zu: the file was changed", i);
+        free(after);
+    }
+    /* the good file back: the service starts and has its submissions */
+    CHECK(had ? rename(keep, file) == 0 : unlink(file) == 0);
+    CHECK(start_server() == 0);
+    CHECK_EQ_INT(http("GET", "/api/submissions", NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(o, "submissions")), had ? n_subs : 0);
+    cJSON_Delete(o);
+    st = stop_server(SIGTERM);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+}
+
 static const scv_test tests[] = {
     {"health", t_health}, {"token_file", t_token_file}, {"auth", t_auth}, {"validation", t_validation},
     {"body_limit", t_body_limit}, {"not_found", t_not_found}, {"dashboard", t_dashboard},
     {"catalog_clusters", t_catalog_clusters}, {"submit_run", t_submit_run}, {"plan", t_plan},
     {"live_stop_resume", t_live_stop_resume}, {"bad_requests", t_bad_requests}, {"cache", t_cache},
-    {"shutdown", t_shutdown},
+    {"shutdown", t_shutdown}, {"restart_queue", t_restart_queue}, {"state_refused", t_state_refused},
 };
 
 int main(int argc, char **argv)

@@ -3,7 +3,8 @@
  * plain DOM and SVG (no library, nothing fetched from elsewhere). Views by the URL's hash:
  *   #/          the runs table (paged, filtered by job and status; refreshed every 3 s);
  *   #/run/ID    one run: the chosen configuration, the time-cost trade-off (every point,
- *               the Pareto front, the choice with its band, the outcome), the phase
+ *               the Pareto front, the choice with its band, the outcome; while the run
+ *               trains, from the latest plan the loop stored), the phase
  *               timeline (segments, switches and their idle), predicted against actual
  *               time to the target, iteration time and noise scale, test accuracy; live
  *               through server-sent events while the run trains;
@@ -298,6 +299,27 @@ function timelineSvg(doc, series) {
   return svg + '</svg>';
 }
 
+/* The latest plan the loop stored for a run (a models row of kind "plan": relative, chosen,
+ * points, time_lo_s/time_hi_s), or null. */
+function livePlan(d) {
+  const rows = (d.models || []).filter((m) => m.kind === 'plan');
+  if (!rows.length) return null;
+  try {
+    const p = JSON.parse(rows[rows.length - 1].json);
+    return p && Array.isArray(p.points) && p.points.length ? p : null;
+  } catch (e) {
+    return null;
+  }
+}
+function planSummary(json) {
+  try {
+    const p = JSON.parse(json), c = p.chosen || {};
+    return esc(`${p.points.length} configuration(s)${p.relative ? ' (nominal times)' : ''}; at K=${c.workers} B=${c.batch}: ${fmtTime(c.time_s)}, ${fmtUsd(c.cost)}`);
+  } catch (e) {
+    return 'plan (unreadable)';
+  }
+}
+
 function renderRun(st) {
   const d = st.doc, r = d.run, rep = d.report, job = d.job || {};
   const live = st.live;
@@ -316,13 +338,19 @@ function renderRun(st) {
     ${rep ? `<div>Outcome: ${rep.reached ? 'target reached' : 'target NOT reached'}; test accuracy ${fin(rep.test_accuracy) ? rep.test_accuracy.toFixed(4) : '-'} after ${fmtNum(rep.epochs)} epochs in ${fmtTime(rep.actual_time_s)}, ${fmtUsd(rep.actual_cost)}; predicted at the decision ${fmtTime(rep.predicted_time_s)}${fin(rep.predicted_time_lo_s) ? ` (band ${fmtTime(rep.predicted_time_lo_s)} to ${fmtTime(rep.predicted_time_hi_s)})` : ''}; search ${fmtTime(rep.search_time_s)}, ${rep.switches} switch(es)</div>` : ''}
     ${sub && sub.error ? `<div class="err">${esc(sub.error)}</div>` : ''}
     <button id="stop"${live ? '' : ' disabled'}>Stop</button><button id="resume"${!live && r.status !== 'done' && r.status !== 'target not reached' ? '' : ' disabled'}>Resume</button> <span id="action-msg"></span></div>`;
-  /* the trade-off: the report's plan, else the decisions so far */
+  /* the trade-off: the report's plan, else (while the run trains) the latest plan the loop
+   * stored (a models row of kind "plan") with the decisions so far */
+  const lp = !rep ? livePlan(d) : null;
+  const decisions = (d.decisions || []).filter((x) => fin(x.predicted_time)).map((x) => ({ x: x.predicted_time, y: x.predicted_cost, label: `${x.kind}: K=${x.workers} B=${x.batch}` }));
   const plan = rep ? { points: rep.points, front: rep.front, chosen: rep.chosen, relative: rep.decision_relative }
-    : { decisions: (d.decisions || []).filter((x) => fin(x.predicted_time)).map((x) => ({ x: x.predicted_time, y: x.predicted_cost, label: `${x.kind}: K=${x.workers} B=${x.batch}` })) };
+    : lp ? { points: lp.points, front: lp.points.filter((p) => p.pareto), chosen: lp.chosen, relative: lp.relative, decisions }
+      : { decisions };
   if (rep && fin(rep.predicted_time_lo_s) && fin(rep.predicted_time_hi_s)) plan.band = { x0: rep.predicted_time_lo_s, x1: rep.predicted_time_hi_s, name: 'prediction band (time)', color: '#d62828' };
+  if (lp && fin(lp.time_lo_s) && fin(lp.time_hi_s)) plan.band = { x0: lp.time_lo_s, x1: lp.time_hi_s, name: 'prediction band (time)', color: '#d62828' };
+  if (lp) st.livePoints = Math.max(st.livePoints || 0, lp.points.length);
   const actual = rep ? { x: rep.actual_time_s, y: rep.actual_cost } : null;
   h += '<div class="grid">';
-  h += `<div class="card">${tradeoffChart('tradeoff-chart', 'Time–cost trade-off', plan, actual)}</div>`;
+  h += `<div class="card">${tradeoffChart('tradeoff-chart', lp ? 'Time–cost trade-off (live: the latest plan)' : 'Time–cost trade-off', plan, actual)}</div>`;
   /* predicted against actual time to the target */
   const decs = (d.decisions || []).filter((x) => fin(x.predicted_time)).map((x) => ({ x: x.created - r.created, y: x.predicted_time, label: `${x.kind} at ${fmtTime(x.created - r.created)}: predicted ${fmtTime(x.predicted_time)}` }));
   const elapsed = live && st.series && st.series.points.length ? st.series.points[st.series.points.length - 1].ts - r.created : NaN;
@@ -352,9 +380,11 @@ function renderRun(st) {
   h += '<h2>Switches</h2>' + rowsTable('switches-table', d.switches, [['from_workers', 'from K'], ['from_batch', 'from B'], ['to_workers', 'to K'], ['to_batch', 'to B'], ['idle_s', 'idle', 0, (v) => fmtTime(v)]]);
   h += '<h2>Measurements</h2>' + rowsTable('measurements-table', d.measurements, [['phase', 'phase', 1], ['vm', 'VM', 1], ['workers', 'K'], ['batch', 'B'], ['iterations', 'iterations'],
     ['t_compute', 'compute', 0, (v) => fmtTime(v)], ['t_comm', 'comm', 0, (v) => fmtTime(v)], ['t_iter', 'iteration', 0, (v) => fmtTime(v)]]);
-  h += '<h2>Fitted models</h2>' + rowsTable('models-table', d.models, [['kind', 'kind', 1], ['json', 'parameters', 1]]) + '</div>';
+  h += '<h2>Fitted models</h2>' + rowsTable('models-table', d.models, [['kind', 'kind', 1], ['json', 'parameters', 1, (v, m) => m.kind === 'plan' ? planSummary(v) : esc(v)]]) + '</div>';
   view().innerHTML = h;
   view().setAttribute('data-updates', String(st.updates));
+  /* the most points a live plan (no report yet) drew on this page: tests/browser.sh */
+  view().setAttribute('data-live-points', String(st.livePoints || 0));
   view().setAttribute('data-run-status', r.status);
   $('#stop').onclick = () => action(`/api/runs/${r.id}/stop`);
   $('#resume').onclick = () => action(`/api/runs/${r.id}/resume`);
@@ -371,7 +401,7 @@ async function action(path) {
 }
 
 async function showRun(id) {
-  const st = { doc: null, series: null, updates: 0, live: false, es: null, alive: true, lastSeries: 0, seriesTimer: null };
+  const st = { doc: null, series: null, updates: 0, live: false, es: null, alive: true, lastSeries: 0, seriesTimer: null, livePoints: 0 };
   const loadSeries = async () => {
     st.lastSeries = Date.now();
     try { st.series = await api(`/api/runs/${id}/series`); } catch (e) { st.series = null; }

@@ -39,7 +39,8 @@ static void help(void)
            "  --max-body BYTES   request bodies at most (default 1048576; larger: 413)\n"
            "  --port-file FILE   write the port listened on to FILE\n"
            "The token for writes (Authorization: Bearer TOKEN) is DB.token, made on the first\n"
-           "start (mode 0600) and printed then only.\n");
+           "start (mode 0600) and printed then only. The submissions are kept in\n"
+           "DB.serve/submissions.json: the queue survives a restart (docs/API.md).\n");
 }
 
 static int usage(const char *fmt, const char *arg)

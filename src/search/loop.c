@@ -610,6 +610,39 @@ static int store_models(loop *l, scv_err *err)
     return rc ? rc : scv_store_model(l->p->store, l->r->run_id, "target", pj, err);
 }
 
+/* The plan's points as a models row of kind "plan" (a service draws the live trade-off from
+ * it): whether times are relative, the point at the configuration trained at with its time
+ * band when the learning curve gave the target, and every point (scv_plan_point_json). */
+static int store_plan(loop *l, const scv_plan_result *res, scv_err *err)
+{
+    const scv_run_result *r = l->r;
+    const scv_plan_point *ch = find_point(res, l->K, l->B);
+    if (!ch) ch = &res->points[res->chosen];
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    fprintf(f, "{\"relative\":%s,\"chosen\":", r->relative ? "true" : "false");
+    scv_plan_point_json(f, l->p->catalog, ch);
+    double lo = r->target_epochs_lo / r->target_epochs, hi = r->target_epochs_hi / r->target_epochs;
+    if (r->target_source == SCV_TARGET_CURVE && r->target_epochs > 0 && isfinite(lo) && isfinite(hi))
+        fprintf(f, ",\"time_lo_s\":%.6g,\"time_hi_s\":%.6g", ch->time_s * lo, ch->time_s * hi);
+    fputs(",\"points\":[", f);
+    for (size_t i = 0; i < res->n_points; i++) {
+        if (i) fputc(',', f);
+        scv_plan_point_json(f, l->p->catalog, &res->points[i]);
+    }
+    fputs("]}", f);
+    int bad = ferror(f);
+    if (fclose(f) || bad || !buf) {
+        free(buf);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    int rc = scv_store_model(l->p->store, r->run_id, "plan", buf, err);
+    free(buf);
+    return rc;
+}
+
 /* ---- the states ---- */
 
 static void start_config(const scv_run_params *p, int *K, int *B)
@@ -860,7 +893,8 @@ static int do_plan(loop *l, scv_err *err)
         note(l, SCV_EV_NOTE, "the %s applies from the first plan with absolute times (the target's epochs are not "
              "known yet)", l->p->deadline_s > 0 ? "deadline" : "budget");
     note(l, SCV_EV_DECISION, "K=%d, B=%d (%s)", l->K, l->B, r->why);
-    return store_models(l, err);
+    rc = store_models(l, err);
+    return rc ? rc : store_plan(l, res, err);
 }
 
 /* TRAIN: one segment of a share of the predicted rest; says whether to re-plan. */
@@ -951,6 +985,7 @@ static int do_replan(loop *l, scv_err *err)
     int rc = scv_store_decision(l->p->store, r->run_id, "replan", l->K, l->B, l->vm->name, at ? at->time_s : NAN,
                                 at ? at->cost : NAN, why, err);
     set_plan(r, res);
+    if (!rc) rc = store_plan(l, res, err);
     note_absolute(l);
     r->perf = pf, r->stat = sm;
     predict_progress(l);

@@ -11,12 +11,20 @@
  * Stopping sends SIGINT to the child's process group, as Ctrl-C does in a terminal: the
  * run checkpoints, is stored as interrupted and can be resumed (another child with
  * `--resume ID`).
+ * The submissions are saved in WORK_DIR/submissions.json (atomically, under jobs_mu) on
+ * every change and reloaded on start: the queued ones queue again in order with their ids;
+ * one that was running when the service ended is stopped (a child still alive after a
+ * crash gets SIGINT, as a clean stop would have sent it, and SIGKILL 30 s later) and its
+ * run can be resumed; finished ones keep their state. A damaged file stops the start with
+ * an error naming it and is never overwritten. WORK_DIR/lock keeps a second service off
+ * the same store.
  */
 #define _GNU_SOURCE
 #include "service.h"
 #include "../core/util.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -185,14 +194,308 @@ long long svc_sub_of_run(svc_state *s, long long run, int active_only)
     return id;
 }
 
+/* The job file: atomically (a temporary file, fsync, rename), as a queued submission that
+ * survives a crash needs it whole. */
 static int write_file(const char *path, const char *text, scv_err *err)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", path, strerror(errno));
-    size_t n = strlen(text);
-    int bad = fwrite(text, 1, n, f) != n;
-    bad |= fclose(f) != 0;
-    return bad ? scv_err_set(err, SCV_EIO, "%s: write failed", path) : SCV_OK;
+    scv_iov part = {text, strlen(text)};
+    return scv_write_atomic(path, &part, 1, err);
+}
+
+/* ---- the saved submissions (WORK_DIR/submissions.json) ---- */
+
+#define STATE_VERSION 1
+#define STATE_MAX_BYTES (64u << 20)
+#define KEEP_FINISHED 1000          /* finished submissions kept (the oldest go first) */
+#define ORPHAN_GRACE_S 30.0         /* SIGINT, then SIGKILL this much later */
+
+static double mono_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* A process's start time in clock ticks since boot (/proc/PID/stat field 22); -1 if none. */
+static long long proc_start(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+    if (!p) return -1;
+    p++;
+    for (int field = 3; field < 22 && *p; field++) { /* skip fields 3 (the state) to 21 */
+        while (*p == ' ') p++;
+        while (*p && *p != ' ') p++;
+    }
+    char *e = NULL;
+    long long v = strtoll(p, &e, 10);
+    return e != p && v >= 0 ? v : -1;
+}
+
+/* The process group pgid still has a live member. Not kill(-pgid, 0): after a crash the
+ * run's processes are not this service's children, and one that exited stays a zombie
+ * member of its group until init reaps it, which may take seconds. */
+static int group_alive(pid_t pgid)
+{
+    if (pgid <= 1 || (kill(-pgid, 0) && errno == ESRCH)) return 0;
+    DIR *d = opendir("/proc");
+    if (!d) return 1; /* no /proc: the signal's answer */
+    int alive = 0;
+    for (struct dirent *e; !alive && (e = readdir(d));) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%.20s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        const char *p = strrchr(buf, ')');
+        char state;
+        long ppid, pgrp;
+        if (p && sscanf(p + 1, " %c %ld %ld", &state, &ppid, &pgrp) == 3 && pgrp == pgid && state != 'Z' && state != 'X')
+            alive = 1;
+    }
+    closedir(d);
+    return alive;
+}
+
+static void read_boot_id(char *buf, size_t cap)
+{
+    buf[0] = 0;
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f) return;
+    if (!fgets(buf, (int)cap, f)) buf[0] = 0;
+    fclose(f);
+    buf[strcspn(buf, "\r\n")] = 0;
+}
+
+static void jstr(FILE *f, const char *name, const char *v)
+{
+    fprintf(f, ",\"%s\":\"", name);
+    for (const unsigned char *t = (const unsigned char *)v; *t; t++) {
+        if (*t == '"' || *t == '\\') fprintf(f, "\\%c", *t);
+        else if (*t < 0x20) fprintf(f, "\\u%04x", *t);
+        else fputc(*t, f);
+    }
+    fputc('"', f);
+}
+
+/* Writes every submission to the state file atomically. jobs_mu held. */
+static int save_state(svc_state *s, scv_err *err)
+{
+    if (!s->state_loaded) return SCV_OK; /* never over a file that was not read */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return scv_err_set(err, SCV_ENOMEM, "%s: out of memory", s->state_file);
+    fprintf(f, "{\"version\":%d,\"next_sub\":%lld", STATE_VERSION, s->next_sub);
+    jstr(f, "boot_id", s->boot_id);
+    fputs(",\"submissions\":[", f);
+    for (size_t i = 0; i < s->n_subs; i++) {
+        const svc_sub *u = &s->subs[i];
+        fprintf(f, "%s\n{\"id\":%lld", i ? "," : "", u->id);
+        jstr(f, "state", svc_sub_state_name(u->state));
+        fprintf(f, ",\"run\":%lld,\"resumes\":%lld,\"submitted\":%.17g,\"started\":%.17g,\"ended\":%.17g", u->run_id,
+                u->resume_run, u->submitted, u->started, u->ended);
+        fprintf(f, ",\"exit_code\":%d,\"stop_requested\":%d,\"pid\":%ld,\"pid_start\":%lld", u->exit_code,
+                u->stop_requested, (long)u->pid, u->pid_start);
+        jstr(f, "tag", u->tag);
+        jstr(f, "job_path", u->job_path);
+        jstr(f, "log_path", u->log_path);
+        jstr(f, "report_dir", u->report_dir);
+        jstr(f, "error", u->error);
+        fputc('}', f);
+    }
+    fputs("]}\n", f);
+    int bad = ferror(f);
+    if (fclose(f) || bad || !buf) {
+        free(buf);
+        return scv_err_set(err, SCV_ENOMEM, "%s: out of memory", s->state_file);
+    }
+    scv_iov part = {buf, len};
+    int rc = scv_write_atomic(s->state_file, &part, 1, err);
+    free(buf);
+    return rc;
+}
+
+/* Saves; a failure is reported once (per message) and retried by the manager. jobs_mu held. */
+static void persist(svc_state *s)
+{
+    scv_err e = {0};
+    if (save_state(s, &e)) {
+        s->state_dirty = 1;
+        if (strcmp(e.msg, s->state_err)) {
+            fprintf(stderr, "scavenger serve: cannot save the submissions: %s (retrying)\n", e.msg);
+            snprintf(s->state_err, sizeof s->state_err, "%s", e.msg);
+        }
+        return;
+    }
+    if (s->state_dirty && s->state_err[0]) fprintf(stderr, "scavenger serve: %s: saved again\n", s->state_file);
+    s->state_dirty = 0;
+    s->state_err[0] = 0;
+}
+
+/* One saved submission into u; an error names the file, the entry and the field. */
+static int load_sub(const char *file, const cJSON *o, size_t i, svc_sub *u, scv_err *err)
+{
+    memset(u, 0, sizeof *u);
+#define BAD(field, why) scv_err_set(err, SCV_ECORRUPT, "%s: submissions[%zu].%s: %s", file, i, field, why)
+    if (!cJSON_IsObject(o)) return scv_err_set(err, SCV_ECORRUPT, "%s: submissions[%zu]: not an object", file, i);
+    static const char *const nums[] = {"id", "run", "resumes", "submitted", "started", "ended", "exit_code",
+                                       "stop_requested", "pid", "pid_start"};
+    double v[10];
+    for (int k = 0; k < 10; k++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, nums[k]);
+        if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble)) return BAD(nums[k], "missing or not a finite number");
+        v[k] = x->valuedouble;
+        int whole = k < 3 || k >= 6;
+        if (whole && (v[k] != floor(v[k]) || fabs(v[k]) > 1e15)) return BAD(nums[k], "not an integer");
+        if (k != 6 && k != 9 && v[k] < 0) return BAD(nums[k], "negative");
+    }
+    if (v[0] < 1) return BAD("id", "not a submission number (1, 2, ...)");
+    if (v[8] > INT_MAX) return BAD("pid", "out of range");
+    if (v[6] < -1 || v[6] > 255) return BAD("exit_code", "out of range (-1: not known, else 0 to 255)");
+    u->id = (long long)v[0], u->run_id = (long long)v[1], u->resume_run = (long long)v[2];
+    u->submitted = v[3], u->started = v[4], u->ended = v[5];
+    u->exit_code = (int)v[6], u->stop_requested = v[7] != 0, u->pid = (pid_t)v[8], u->pid_start = (long long)v[9];
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "state");
+    int state = -1;
+    for (int k = SUB_QUEUED; k <= SUB_REJECTED && cJSON_IsString(st); k++)
+        if (!strcmp(st->valuestring, svc_sub_state_name((svc_sub_state)k))) state = k;
+    if (state < 0) return BAD("state", "missing or not one of queued, running, done, failed, stopped, rejected");
+    u->state = (svc_sub_state)state;
+    struct {
+        const char *name;
+        char *buf;
+        size_t cap;
+    } strs[] = {{"tag", u->tag, sizeof u->tag}, {"job_path", u->job_path, sizeof u->job_path},
+                {"log_path", u->log_path, sizeof u->log_path}, {"report_dir", u->report_dir, sizeof u->report_dir},
+                {"error", u->error, sizeof u->error}};
+    for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, strs[k].name);
+        if (!cJSON_IsString(x)) return BAD(strs[k].name, "missing or not a string");
+        if (strlen(x->valuestring) >= strs[k].cap) return BAD(strs[k].name, "too long");
+        snprintf(strs[k].buf, strs[k].cap, "%s", x->valuestring);
+    }
+    if (!u->tag[0] || !u->log_path[0]) return BAD(u->tag[0] ? "log_path" : "tag", "empty");
+    if (!u->resume_run && (!u->job_path[0] || !u->report_dir[0]))
+        return BAD(u->job_path[0] ? "report_dir" : "job_path", "empty (a new run needs its job file and report directory)");
+    if (u->state == SUB_RUNNING && u->pid < 2) return BAD("pid", "a running submission without its process");
+#undef BAD
+    return SCV_OK;
+}
+
+/* Reads the state file (absent: no submissions yet). Nothing is changed when it fails. */
+static int load_state(svc_state *s, scv_err *err)
+{
+    const char *file = s->state_file;
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        if (errno == ENOENT) return SCV_OK;
+        return scv_err_set(err, SCV_EIO, "%s: cannot read: %s (the service's saved submissions)", file, strerror(errno));
+    }
+    struct stat st;
+    size_t want = fstat(fileno(f), &st) == 0 && st.st_size >= 0 && (size_t)st.st_size < STATE_MAX_BYTES
+                      ? (size_t)st.st_size + 1 : STATE_MAX_BYTES + 1;
+    char *text = malloc(want + 1);
+    size_t n = text ? fread(text, 1, want, f) : 0;
+    int rerr = ferror(f);
+    fclose(f);
+    if (!text) return scv_err_set(err, SCV_ENOMEM, "%s: out of memory", file);
+    if (rerr) {
+        free(text);
+        return scv_err_set(err, SCV_EIO, "%s: read error (the service's saved submissions)", file);
+    }
+    if (n > STATE_MAX_BYTES) {
+        free(text);
+        return scv_err_set(err, SCV_ECORRUPT, "%s: larger than %u bytes: not a state file of this service", file,
+                           STATE_MAX_BYTES);
+    }
+    text[n] = 0;
+    const char *end = NULL;
+    cJSON *o = strlen(text) == n ? cJSON_ParseWithOpts(text, &end, 1) : NULL;
+    free(text);
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(o, "version"),
+                *next = cJSON_GetObjectItemCaseSensitive(o, "next_sub"),
+                *boot = cJSON_GetObjectItemCaseSensitive(o, "boot_id"),
+                *arr = cJSON_GetObjectItemCaseSensitive(o, "submissions");
+    int rc = SCV_OK;
+    if (!cJSON_IsObject(o)) rc = scv_err_set(err, SCV_ECORRUPT, "%s: not a JSON object (damaged or truncated)", file);
+    else if (!cJSON_IsNumber(ver) || ver->valuedouble != STATE_VERSION)
+        rc = scv_err_set(err, SCV_ECORRUPT, "%s: field 'version': expected %d", file, STATE_VERSION);
+    else if (!cJSON_IsNumber(next) || !(next->valuedouble >= 0 && next->valuedouble <= 1e15) ||
+             next->valuedouble != floor(next->valuedouble))
+        rc = scv_err_set(err, SCV_ECORRUPT, "%s: field 'next_sub': expected an integer >= 0", file);
+    else if (!cJSON_IsString(boot))
+        rc = scv_err_set(err, SCV_ECORRUPT, "%s: field 'boot_id': expected a string", file);
+    else if (!cJSON_IsArray(arr))
+        rc = scv_err_set(err, SCV_ECORRUPT, "%s: field 'submissions': expected an array", file);
+    size_t cnt = rc ? 0 : (size_t)cJSON_GetArraySize(arr);
+    svc_sub *subs = cnt ? calloc(cnt, sizeof *subs) : NULL;
+    if (cnt && !subs) rc = scv_err_set(err, SCV_ENOMEM, "%s: out of memory", file);
+    long long next_sub = rc ? 0 : (long long)next->valuedouble;
+    int same_boot = !rc && s->boot_id[0] && !strcmp(boot->valuestring, s->boot_id);
+    size_t i = 0;
+    for (const cJSON *x = rc ? NULL : arr->child; x && !rc; x = x->next, i++) {
+        rc = load_sub(file, x, i, &subs[i], err);
+        for (size_t j = 0; j < i && !rc; j++)
+            if (subs[j].id == subs[i].id)
+                rc = scv_err_set(err, SCV_ECORRUPT, "%s: submissions[%zu].id: %lld is given twice", file, i, subs[i].id);
+        if (!rc && subs[i].id > next_sub) next_sub = subs[i].id;
+    }
+    cJSON_Delete(o);
+    if (rc) {
+        free(subs);
+        return rc;
+    }
+    /* the runs that were running: still alive (a crash: this service is not their parent),
+     * or ended with the service */
+    for (i = 0; i < cnt; i++) {
+        svc_sub *u = &subs[i];
+        if (u->state != SUB_RUNNING) continue;
+        long long st = same_boot ? proc_start(u->pid) : -1;
+        u->orphan = same_boot && (st == u->pid_start || (st < 0 && group_alive(u->pid)));
+        if (!u->orphan) {
+            u->state = SUB_STOPPED;
+            u->exit_code = -1;
+            if (!u->ended) u->ended = wall_now();
+            snprintf(u->error, sizeof u->error, "the service ended while this run trained: resume it");
+        }
+    }
+    free(s->subs);
+    s->subs = subs, s->n_subs = s->cap_subs = cnt;
+    s->next_sub = next_sub;
+    if (cnt && !s->cfg.quiet) {
+        int q = 0, o2 = 0;
+        for (i = 0; i < cnt; i++) q += subs[i].state == SUB_QUEUED, o2 += subs[i].orphan;
+        fprintf(stderr, "scavenger serve: %s: %zu submission(s) reloaded, %d queued%s\n", file, cnt, q,
+                o2 ? "; runs left over from a crash are being stopped (SIGINT)" : "");
+    }
+    return SCV_OK;
+}
+
+/* Drops the oldest finished submissions beyond KEEP_FINISHED. jobs_mu held. */
+static void prune_finished(svc_state *s)
+{
+    size_t fin = 0;
+    for (size_t i = 0; i < s->n_subs; i++) fin += s->subs[i].state >= SUB_DONE;
+    size_t drop = fin > KEEP_FINISHED ? fin - KEEP_FINISHED : 0, w = 0;
+    if (!drop) return;
+    for (size_t i = 0; i < s->n_subs; i++) {
+        if (drop && s->subs[i].state >= SUB_DONE) {
+            drop--;
+            continue;
+        }
+        s->subs[w++] = s->subs[i];
+    }
+    s->n_subs = w;
 }
 
 int svc_submit(svc_state *s, const char *job, long long resume_run, long long *sub_id, scv_err *err)
@@ -204,6 +507,7 @@ int svc_submit(svc_state *s, const char *job, long long resume_run, long long *s
         rc = scv_err_set(err, SCV_ERANGE, "the queue is full (%d submissions wait); try again later", queued);
         goto out;
     }
+    prune_finished(s);
     if (s->n_subs == s->cap_subs) {
         size_t c = s->cap_subs ? 2 * s->cap_subs : 16;
         svc_sub *a = realloc(s->subs, c * sizeof *a);
@@ -225,9 +529,19 @@ int svc_submit(svc_state *s, const char *job, long long resume_run, long long *s
     if (job) {
         snprintf(u->job_path, sizeof u->job_path, "%s/jobs/%s.json", s->cfg.work_dir, u->tag);
         snprintf(u->report_dir, sizeof u->report_dir, "%s/reports/%s", s->cfg.work_dir, u->tag);
-        if ((rc = write_file(u->job_path, job, err))) goto out;
+        if ((rc = write_file(u->job_path, job, err))) {
+            s->next_sub--;
+            goto out;
+        }
     }
     s->n_subs++;
+    /* accepted only once it is saved: a submission the service answered 202 survives a restart */
+    if ((rc = save_state(s, err))) {
+        s->n_subs--;
+        s->next_sub--;
+        if (job) unlink(u->job_path);
+        goto out;
+    }
     *sub_id = u->id;
 out:
     pthread_mutex_unlock(&s->jobs_mu);
@@ -244,10 +558,13 @@ int svc_stop_sub(svc_state *s, long long id, scv_err *err)
         u->state = SUB_STOPPED;
         u->ended = wall_now();
         snprintf(u->error, sizeof u->error, "stopped before it started");
+        persist(s);
     } else if (u->state == SUB_RUNNING) {
         u->stop_requested = 1;
+        if (u->orphan && !u->orphan_signalled) u->orphan_signalled = mono_now();
         if (kill(-u->pid, SIGINT) && errno != ESRCH)
             rc = scv_err_set(err, SCV_EIO, "cannot signal the run's processes: %s", strerror(errno));
+        persist(s);
     } else {
         rc = scv_err_set(err, SCV_EINVAL, "submission %lld is not queued or running (%s)", id, svc_sub_state_name(u->state));
     }
@@ -267,7 +584,10 @@ static void sub_json(cJSON *a, const svc_sub *u)
     cJSON_AddNumberToObject(o, "submitted", u->submitted);
     if (u->started > 0) cJSON_AddNumberToObject(o, "started", u->started);
     if (u->ended > 0) cJSON_AddNumberToObject(o, "ended", u->ended);
-    if (u->state >= SUB_DONE && u->started > 0) cJSON_AddNumberToObject(o, "exit_code", u->exit_code);
+    if (u->state >= SUB_DONE && u->started > 0) {
+        if (u->exit_code >= 0) cJSON_AddNumberToObject(o, "exit_code", u->exit_code);
+        else cJSON_AddNullToObject(o, "exit_code"); /* ended with the service: not known */
+    }
     if (u->error[0]) cJSON_AddStringToObject(o, "error", u->error);
     cJSON_AddItemToArray(a, o);
 }
@@ -381,8 +701,34 @@ static void spawn(svc_state *s, svc_sub *u)
     }
     setpgid(pid, pid); /* also here: no signal can miss the group */
     u->pid = pid;
+    u->pid_start = proc_start(pid);
     u->state = SUB_RUNNING;
     u->started = wall_now();
+}
+
+/* A run left over from a crashed service (not our child, so not waitable): SIGINT to its
+ * process group, as a clean stop sends, then SIGKILL after ORPHAN_GRACE_S; once the group
+ * is gone the submission is stopped and its run can be resumed. Returns 1 while it lives.
+ * jobs_mu held. */
+static int tend_orphan(svc_sub *u)
+{
+    double now = mono_now();
+    if (group_alive(u->pid) && !(u->orphan_signalled && now - u->orphan_signalled > ORPHAN_GRACE_S + 10)) {
+        if (!u->orphan_signalled) {
+            u->orphan_signalled = now;
+            kill(-u->pid, SIGINT);
+        } else if (now - u->orphan_signalled > ORPHAN_GRACE_S) {
+            kill(-u->pid, SIGKILL);
+        }
+        return 1;
+    }
+    u->state = SUB_STOPPED;
+    u->exit_code = -1;
+    u->ended = wall_now();
+    u->orphan = 0;
+    snprintf(u->error, sizeof u->error, "the service ended while this run trained; its processes were stopped on "
+             "restart: resume it");
+    return 0;
 }
 
 static void *manager(void *arg)
@@ -390,13 +736,15 @@ static void *manager(void *arg)
     svc_state *s = arg;
     while (!s->stopping) {
         pthread_mutex_lock(&s->jobs_mu);
-        int running = 0;
+        int running = 0, changed = 0;
         for (size_t i = 0; i < s->n_subs; i++) {
             svc_sub *u = &s->subs[i];
             if (u->state != SUB_RUNNING) continue;
             int st;
-            pid_t w = waitpid(u->pid, &st, WNOHANG);
-            if (w == u->pid) {
+            if (u->orphan) {
+                if (tend_orphan(u)) running++;
+                else changed = 1;
+            } else if (waitpid(u->pid, &st, WNOHANG) == u->pid) {
                 u->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
                 u->ended = wall_now();
                 u->state = u->exit_code == 0                          ? SUB_DONE
@@ -404,6 +752,7 @@ static void *manager(void *arg)
                            : u->exit_code == 2                        ? SUB_REJECTED
                                                                       : SUB_FAILED;
                 if (u->exit_code) last_line(u->log_path, u->error, sizeof u->error);
+                changed = 1;
             } else {
                 running++;
             }
@@ -413,13 +762,16 @@ static void *manager(void *arg)
                 scv_store_run_by_job_field(s->store, "report", u->report_dir, &id, NULL);
                 pthread_mutex_unlock(&s->store_mu);
                 u->run_id = id;
+                changed |= id != 0;
             }
         }
         for (size_t i = 0; i < s->n_subs && running < s->cfg.max_runs; i++)
             if (s->subs[i].state == SUB_QUEUED) {
                 spawn(s, &s->subs[i]);
                 running += s->subs[i].state == SUB_RUNNING;
+                changed = 1;
             }
+        if (changed || s->state_dirty) persist(s);
         pthread_mutex_unlock(&s->jobs_mu);
         struct timespec ts = {0, 100 * 1000000L};
         nanosleep(&ts, NULL);
@@ -443,6 +795,34 @@ int svc_jobs_start(svc_state *s, scv_err *err)
         rc = mkdir_p(d, err);
     }
     if (rc) return rc;
+    /* one service per store: a second would run the same queue */
+    snprintf(d, sizeof d, "%s/lock", s->cfg.work_dir);
+    int fd = open(d, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", d, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB)) {
+        int e = errno;
+        close(fd);
+        return e == EWOULDBLOCK ? scv_err_set(err, SCV_EIO, "%s: another scavenger serve uses the store %s", d, s->cfg.db)
+                                : scv_err_set(err, SCV_EIO, "%s: cannot lock: %s", d, strerror(e));
+    }
+    s->lock_fd = fd, s->have_lock = 1;
+    read_boot_id(s->boot_id, sizeof s->boot_id);
+    snprintf(s->state_file, sizeof s->state_file, "%s/submissions.json", s->cfg.work_dir);
+    if ((rc = load_state(s, err))) return rc;
+    s->state_loaded = 1;
+    /* the runs of submissions that ended with the service, found now */
+    pthread_mutex_lock(&s->jobs_mu);
+    for (size_t i = 0; i < s->n_subs; i++) {
+        svc_sub *u = &s->subs[i];
+        if (!u->run_id && u->report_dir[0] && u->state != SUB_QUEUED) {
+            pthread_mutex_lock(&s->store_mu);
+            scv_store_run_by_job_field(s->store, "report", u->report_dir, &u->run_id, NULL);
+            pthread_mutex_unlock(&s->store_mu);
+        }
+    }
+    rc = save_state(s, err); /* what was reloaded, with the runs that ended with the service stopped */
+    pthread_mutex_unlock(&s->jobs_mu);
+    if (rc) return rc;
     if (pthread_create(&s->manager, NULL, manager, s))
         return scv_err_set(err, SCV_EINTERNAL, "cannot start the job manager thread");
     s->manager_started = 1;
@@ -450,32 +830,49 @@ int svc_jobs_start(svc_state *s, scv_err *err)
 }
 
 /* Stops the manager, then the running children (SIGINT: they checkpoint and are stored as
- * interrupted), waiting up to wait_s for them before SIGKILL. */
+ * interrupted), waiting up to wait_s for them before SIGKILL; saves their state (stopped:
+ * resumable after a restart) and releases the store's lock. */
 void svc_jobs_stop(svc_state *s, double wait_s)
 {
     s->stopping = 1;
     if (s->manager_started) pthread_join(s->manager, NULL);
     s->manager_started = 0;
     pthread_mutex_lock(&s->jobs_mu);
+    int any = 0;
     for (size_t i = 0; i < s->n_subs; i++)
-        if (s->subs[i].state == SUB_RUNNING) kill(-s->subs[i].pid, SIGINT);
+        if (s->subs[i].state == SUB_RUNNING) {
+            kill(-s->subs[i].pid, SIGINT);
+            any = 1;
+        }
     double t0 = scv_now();
     for (;;) {
         int left = 0;
         for (size_t i = 0; i < s->n_subs; i++) {
             svc_sub *u = &s->subs[i];
             if (u->state != SUB_RUNNING) continue;
-            int st;
-            if (waitpid(u->pid, &st, WNOHANG) == u->pid) u->state = SUB_STOPPED;
-            else if (scv_now() - t0 > wait_s) {
+            int st = 0, gone = 0;
+            if (u->orphan) gone = !group_alive(u->pid);
+            else if (waitpid(u->pid, &st, WNOHANG) == u->pid) gone = 2;
+            if (!gone && scv_now() - t0 > wait_s) {
                 kill(-u->pid, SIGKILL);
-                waitpid(u->pid, &st, 0);
-                u->state = SUB_STOPPED;
-            } else left++;
+                if (!u->orphan && waitpid(u->pid, &st, 0) == u->pid) gone = 2;
+                else gone = 1;
+            }
+            if (!gone) {
+                left++;
+                continue;
+            }
+            u->state = SUB_STOPPED;
+            u->ended = wall_now();
+            u->exit_code = gone == 2 ? (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st)) : -1;
+            snprintf(u->error, sizeof u->error, "stopped with the service: resume it");
         }
         if (!left) break;
         struct timespec ts = {0, 50 * 1000000L};
         nanosleep(&ts, NULL);
     }
+    if (any || s->state_dirty) persist(s);
     pthread_mutex_unlock(&s->jobs_mu);
+    if (s->have_lock) close(s->lock_fd);
+    s->have_lock = 0;
 }

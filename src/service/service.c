@@ -4,7 +4,8 @@
  * write (and on every API call when listening off loopback), request bodies bounded (413),
  * JSON errors that name the field (400), 404 and 405, and the API's documents:
  *   GET  /api/health, /api/runs (paged, job and status filters), /api/runs/ID (the run's
- *        phases, measurements, models, decisions, switches, evaluations and its report),
+ *        phases, measurements, models with the latest plan's points, decisions, switches,
+ *        evaluations and its report),
  *        /api/runs/ID/series (iteration time and noise scale over the run, from its
  *        segments' metrics files), /api/runs/ID/events (server-sent events: the run's
  *        document each time it changes, then "end"), /api/submissions[/N], /api/catalog,
@@ -326,6 +327,31 @@ static const char *const ROW_TABLES[] = {"steps", "measurements", "evals", "deci
                                          "stragglers"};
 #define N_ROW_TABLES (sizeof ROW_TABLES / sizeof ROW_TABLES[0])
 
+/* The loop stores each plan's points as a models row of kind "plan" (the live trade-off);
+ * the document keeps only the newest, so it stays the size of one plan however often the
+ * run re-plans. *models is replaced (left as it is when there is at most one, or on error). */
+static void keep_last_plan(char **models)
+{
+    const char *mark = "\"kind\":\"plan\"", *p = strstr(*models, mark);
+    if (!p || !strstr(p + 1, mark)) return;
+    cJSON *a = cJSON_Parse(*models), *last = NULL, *it, *next;
+    cJSON_ArrayForEach(it, a) {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(it, "kind");
+        if (cJSON_IsString(k) && !strcmp(k->valuestring, "plan")) last = it;
+    }
+    for (it = a ? a->child : NULL; it; it = next) {
+        next = it->next;
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(it, "kind");
+        if (it != last && cJSON_IsString(k) && !strcmp(k->valuestring, "plan"))
+            cJSON_Delete(cJSON_DetachItemViaPointer(a, it));
+    }
+    char *out = a ? cJSON_PrintUnformatted(a) : NULL;
+    cJSON_Delete(a);
+    if (!out) return;
+    free(*models);
+    *models = out;
+}
+
 /* GET /api/runs/ID: NULL with *code 404 (no run) or 500. The document up to its report is
  * what the store and the report file say (cached); the submission is this service's state. */
 static char *run_detail(svc_state *s, long long id, unsigned *code, char *msg, size_t mcap)
@@ -347,6 +373,8 @@ static char *run_detail(svc_state *s, long long id, unsigned *code, char *msg, s
         for (size_t i = 0; i < N_ROW_TABLES && !rc; i++)
             rc = scv_store_run_rows_json(s->store, id, ROW_TABLES[i], &rows[i], &err);
         pthread_mutex_unlock(&s->store_mu);
+        for (size_t i = 0; i < N_ROW_TABLES && !rc; i++)
+            if (!strcmp(ROW_TABLES[i], "models")) keep_last_plan(&rows[i]);
         if (rc) {
             *code = rc == SCV_ENOTFOUND ? 404 : 500;
             snprintf(msg, mcap, "%s", rc == SCV_ENOTFOUND ? "no such run" : err.msg);

@@ -6,7 +6,9 @@
  *   jobs.c     submitted runs: strict checks of a job's JSON (errors name the field, paths
  *              kept inside the data directory), a bounded number of `scavenger run` child
  *              processes (fork and execv with an argv array, never a shell), the rest
- *              queued; stop (SIGINT to the child's process group) and resume;
+ *              queued; stop (SIGINT to the child's process group) and resume; the
+ *              submissions saved in WORK_DIR/submissions.json on every change and
+ *              reloaded on start (the queue survives a restart or a crash);
  *   web_assets.c (generated from web/ by web/embed.sh) the dashboard's HTML, JS and CSS.
  * Everything a request handler needs hangs off one svc_state, passed through MHD's cls
  * pointers; there is no other global state.
@@ -47,6 +49,9 @@ typedef struct svc_sub {
     int exit_code;
     int stop_requested;
     double submitted, started, ended;
+    long long pid_start;        /* the child's start time (/proc/PID/stat, clock ticks since boot) */
+    int orphan;                 /* running when a previous service ended: not our child (jobs.c) */
+    double orphan_signalled;    /* when it was sent SIGINT (monotonic s; 0: not yet) */
     char tag[64];               /* the report directory's name: finds the run in the store */
     char job_path[1300], log_path[1300], report_dir[1300];
     char error[512];            /* why it failed or was rejected (the child's last line) */
@@ -74,6 +79,12 @@ typedef struct svc_state {
     svc_sub *subs;
     size_t n_subs, cap_subs;
     long long next_sub;
+    char state_file[1200];      /* WORK_DIR/submissions.json: the submissions, saved on every change */
+    int state_loaded;           /* read (or absent) at start: only then is it ever written */
+    int state_dirty;            /* a save failed: the manager retries */
+    char state_err[512];        /* the last save error reported (reported once) */
+    char boot_id[40];           /* this boot's id: a saved child's pid means nothing after a reboot */
+    int lock_fd, have_lock;     /* WORK_DIR/lock, held while serving: one service per store */
     pthread_t manager;
     int manager_started;
     volatile int stopping;
@@ -97,6 +108,8 @@ long long svc_sub_of_run(svc_state *s, long long run, int active_only);
 /* JSON of one submission, or of all (malloc'ed). */
 char *svc_sub_json(svc_state *s, long long sub);
 char *svc_subs_json(svc_state *s);
+/* Creates WORK_DIR, takes its lock, reloads the saved submissions (SCV_ECORRUPT naming the
+ * file when it is damaged: it is left untouched) and starts the manager thread. */
 int svc_jobs_start(svc_state *s, scv_err *err);
 void svc_jobs_stop(svc_state *s, double wait_s);
 
