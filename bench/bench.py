@@ -72,17 +72,25 @@ alternating the two systems rep by rep and quoting medians.
       iteration times stays within 15% of the run's last 40. Needs root.
   bench/bench.py planspeed
       Planning over >= one million configurations (all catalog types x K x B): seconds.
-  bench/bench.py comm [--reps 1] [--vm 0|1]
+  bench/bench.py comm [--reps 1] [--vm 0|1] [--only N]
       Communication efficiency on 4 emulated VMs (--vm 0: c5.xlarge, 0.25 core, 78 Mbit/s;
       1: c5.2xlarge, 0.5 core, 156 Mbit/s), K=4, B=256: the MLP to 84% test accuracy dense,
       with static Top-k (10x and 100x over Allgather, 100x over AR-Topk), GraVAC and SelSync
       (delta 0.3 and 0.5); LeNet to 85% dense, with GraVAC and with SelSync 0.3. Per arm: time
       to the target, final accuracy, bytes sent per step, the compression's share of an
-      iteration, LSSR, the factors and collectives used. Needs root.
+      iteration, LSSR, the factors and collectives used. --only N: the MLP's dense arm and its
+      arm N (0-based in COMM_ARMS) alone. Needs root.
+  bench/bench.py stream [--reps 2]
+      Streaming (ScaDLES) against the conventional full batch: LeNet K=2 as local processes,
+      worker streams of 2000 and 500 samples/s, to 85% test accuracy; each step takes what
+      arrived (bounds 8,1024, truncating buffers) against waiting for 32 samples per worker
+      (B=64); linear LR scaling from B0 = 64. Time to target, final accuracy, waiting and
+      dropped samples, batches, medians over --reps alternating runs.
   bench/bench.py byot [--seeds 2]
-      Bring your own trainer: the same `scavenger run` (K in {1,2} x B in {64,256}, LeNet
-      with sqrt LR scaling to 87% test accuracy, search partial, objective time, an empty
-      store, local processes) on the built-in trainer and on the PyTorch example
+      Bring your own trainer: the same `scavenger run` (K in {1,2} x B in {64,128}, LeNet
+      with sqrt LR scaling to 86% test accuracy, search partial, objective time, an empty
+      store, then a second run with the first one stored, local processes) on the built-in
+      trainer and on the PyTorch example
       (examples/pytorch_fashion_mnist.py, the same LeNet and optimiser) per seed. The truth:
       each system's trainer at every configuration from scratch, one uninterrupted
       invocation under the trainer contract stopped at the target's rule (bench/decide/
@@ -834,8 +842,8 @@ def hetero(reps=2):
           f"{'never' if rec is None else f'{rec:.1f} s'} after the throttle; {adj_after} adjustments after it")
 
 
-BYOT_GRID = {"workers": (1, 2), "batches": (64, 256)}
-BYOT_TARGET, BYOT_MAX_EPOCHS = 0.87, 8
+BYOT_GRID = {"workers": (1, 2), "batches": (64, 128)}
+BYOT_TARGET, BYOT_MAX_EPOCHS = 0.86, 8
 BYOT_RULE = {"every": 0.25, "subset": 2000, "window": 3}  # the run's defaults, stated for the truth
 BYOT_OPT = ["--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64"]
 BYOT_EXAMPLE = ["/usr/bin/python3", "examples/pytorch_fashion_mnist.py", "--eval-subset", str(BYOT_RULE["subset"]),
@@ -937,17 +945,18 @@ def byot(seeds=2):
                         os.fsync(f.fileno())
                     os.replace(path + ".tmp", path)
     reports = {}
-    for seed in range(1, seeds + 1):  # the runs, each with an empty store
-        for system, (_, job) in BYOT_SYSTEMS.items():
+    for seed in range(1, seeds + 1):  # per system and seed: a first run with an empty store, then
+        for system, (_, job) in BYOT_SYSTEMS.items():  # a second with the first one stored
             d = tempfile.mkdtemp()
-            t0 = time.time()
-            subprocess.run([BIN, "run", "--db", os.path.join(d, "s.db"), *job, "--seed", str(seed),
-                            "--target-accuracy", str(BYOT_TARGET), "--max-epochs", str(BYOT_MAX_EPOCHS),
-                            "--workers", ",".join(map(str, BYOT_GRID["workers"])),
-                            "--batch", ",".join(map(str, BYOT_GRID["batches"])), "--search", "partial",
-                            "--objective", "time", "--report", os.path.join(d, "rep")], stdout=subprocess.DEVNULL)
-            reports[system, seed] = json.load(open(os.path.join(d, "rep", "report.json")))
-            print(f"run {system} seed {seed}: {time.time() - t0:.0f} s", file=sys.stderr)
+            for attempt in ("first", "second"):
+                t0 = time.time()
+                subprocess.run([BIN, "run", "--db", os.path.join(d, "s.db"), *job, "--seed", str(seed),
+                                "--target-accuracy", str(BYOT_TARGET), "--max-epochs", str(BYOT_MAX_EPOCHS),
+                                "--workers", ",".join(map(str, BYOT_GRID["workers"])),
+                                "--batch", ",".join(map(str, BYOT_GRID["batches"])), "--search", "partial",
+                                "--objective", "time", "--report", os.path.join(d, attempt)], stdout=subprocess.DEVNULL)
+                reports[system, seed, attempt] = json.load(open(os.path.join(d, attempt, "report.json")))
+                print(f"run {system} seed {seed} {attempt}: {time.time() - t0:.0f} s", file=sys.stderr)
     print(f"# bring your own trainer: `scavenger run` on the built-in LeNet and on the PyTorch LeNet "
           f"(examples/pytorch_fashion_mnist.py), K in {BYOT_GRID['workers']} x B in {BYOT_GRID['batches']}, "
           f"{BYOT_TARGET:.0%} test accuracy (mean of {BYOT_RULE['window']} evaluations every "
@@ -960,27 +969,28 @@ def byot(seeds=2):
         rs = [truth["runs"].get(f"{system},{K},{B},{s}") for s in range(1, seeds + 1)]
         secs = sorted(r["seconds"] for r in rs if r and r["reached"])
         med[system, K, B] = (statistics.median(secs), secs[0], secs[-1], len(secs)) if secs else None
+    runs = [(s, a) for s in range(1, seeds + 1) for a in ("first", "second")]
     print("| system | K | B | truth: median s (min-max, seeds reached) | " +
-          " | ".join(f"seed {s}: predicted s, error" for s in range(1, seeds + 1)) + " |")
-    print("|---|---|---|---|" + "---|" * seeds)
+          " | ".join(f"seed {s} {a} run: predicted s, error" for s, a in runs) + " |")
+    print("|---|---|---|---|" + "---|" * len(runs))
     errs = {}
     for system in BYOT_SYSTEMS:
         for K in BYOT_GRID["workers"]:
             for B in BYOT_GRID["batches"]:
                 m = med.get((system, K, B))
                 row = [system, str(K), str(B), f"{m[0]:.1f} ({m[1]:.1f}-{m[2]:.1f}, {m[3]}/{seeds})" if m else "-"]
-                for s in range(1, seeds + 1):
-                    p = decision_prediction(reports[system, s])[0].get((K, B))
+                for s, a in runs:
+                    p = decision_prediction(reports[system, s, a])[0].get((K, B))
                     if p and m:
-                        errs.setdefault((system, s), []).append(abs(p / m[0] - 1))
+                        errs.setdefault((system, s, a), []).append(abs(p / m[0] - 1))
                         row.append(f"{p:.1f}, {100 * (p / m[0] - 1):+.0f}%")
                     else:
                         row.append("-")
                 print("| " + " | ".join(row) + " |")
-    print("\n| system | seed | predictions made | mean error over the grid | chosen | its predicted s "
-          "| its truth s | error | oracle | regret | run total s | overhead s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for (system, s), r in reports.items():
+    print("\n| system | seed | run | predictions made | target from | mean error over the grid | chosen "
+          "| its predicted s | its truth s | error | oracle | regret | run total s | overhead s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for (system, s, a), r in sorted(reports.items()):
         pts, pt, at = decision_prediction(r)
         ch = r.get("chosen") or {}
         kb = (ch.get("workers"), ch.get("batch"))
@@ -990,13 +1000,15 @@ def byot(seeds=2):
         oracle = min(mine, key=lambda k: mine[k][0])
         tc = mine.get(kb, (float("nan"),))[0]
         when = "at the decision" if at == 0 else f"after {at:.2f} epochs" if at else "never"
-        e = errs.get((system, s))
+        e = errs.get((system, s, a))
         pt = pt or float("nan")
-        print(f"| {system} | {s} | {when} | {100 * statistics.mean(e):.1f}% | K={kb[0]} B={kb[1]} | {pt:.1f} "
-              f"| {tc:.1f} | {100 * (pt / tc - 1):+.1f}% | K={oracle[0]} B={oracle[1]} | {tc / mine[oracle][0]:.2f} "
-              f"| {r['actual_time_s']:.1f} | {r.get('overhead_s', float('nan')):.1f} |" if e else
-              f"| {system} | {s} | {when} | - | K={kb[0]} B={kb[1]} | - | {tc:.1f} | - | - | - "
-              f"| {r['actual_time_s']:.1f} | - |")
+        src = (r.get("target") or {}).get("source", "-")
+        print(f"| {system} | {s} | {a} | {when} | {src} | {100 * statistics.mean(e):.1f}% | K={kb[0]} B={kb[1]} "
+              f"| {pt:.1f} | {tc:.1f} | {100 * (pt / tc - 1):+.1f}% | K={oracle[0]} B={oracle[1]} "
+              f"| {tc / mine[oracle][0]:.2f} | {r['actual_time_s']:.1f} | {r.get('overhead_s', float('nan')):.1f} |"
+              if e else
+              f"| {system} | {s} | {a} | {when} | {src} | - | K={kb[0]} B={kb[1]} | - | {tc:.1f} | - "
+              f"| K={oracle[0]} B={oracle[1]} | {tc / mine[oracle][0]:.2f} | {r['actual_time_s']:.1f} | - |")
 
 
 COMM_ARMS = {  # model: [(label, options)]
@@ -1005,6 +1017,7 @@ COMM_ARMS = {  # model: [(label, options)]
             ("Top-k 100x, Allgather", ["--compress", "topk:100", "--collective", "allgather"]),
             ("Top-k 100x, AR-Topk (STAR)", ["--compress", "topk:100", "--collective", "artopk"]),
             ("GraVAC (auto collective)", ["--compress", "gravac"]),
+            ("GraVAC eps 0.3 (auto collective)", ["--compress", "gravac:0.3"]),
             ("SelSync delta 0.3", ["--selsync", "0.3"]),
             ("SelSync delta 0.5", ["--selsync", "0.5"])],
     "lenet": [("dense", []), ("GraVAC (auto collective)", ["--compress", "gravac"]),
@@ -1013,14 +1026,19 @@ COMM_ARMS = {  # model: [(label, options)]
 COMM_TARGET = {"mlp": 0.84, "lenet": 0.85}
 
 
-def comm(reps=1, vm="c5.xlarge"):
-    """Communication efficiency on 4 emulated VMs: time to the target and final accuracy per arm."""
+def comm(reps=1, vm="c5.xlarge", only=-1):
+    """Communication efficiency on 4 emulated VMs: time to the target and final accuracy per arm
+    (only >= 0: the MLP's dense arm and its arm number `only`)."""
     name = "comm"
     vm = {0: "c5.xlarge", 1: "c5.2xlarge"}.get(vm, vm) if isinstance(vm, int) else vm
     subprocess.run([BIN, "cluster", "up", "--name", name, "--vm", f"{vm}:4"], check=True, stdout=subprocess.DEVNULL)
     rows = {}
     try:
         for model, arms in COMM_ARMS.items():
+            if only >= 0:
+                if model != "mlp":
+                    continue
+                arms = [arms[0], arms[only]]
             job = ["--cluster", name, "--workers", "4", "--batch", "256", "--model", model, "--eval-every-epochs",
                    "0.25", "--eval-subset", "2000", "--target-window", "3", "--progress", "never", "--json",
                    "--target-accuracy", str(COMM_TARGET[model]), "--epochs", "8"]
@@ -1035,9 +1053,10 @@ def comm(reps=1, vm="c5.xlarge"):
                         continue
                     r = json.loads(lines[-1])
                     its = [json.loads(l) for l in open(m) if '"type":"iter"' in l]
+                    params = next((json.loads(l)["params"] for l in open(m) if '"type":"job"' in l), 0)
                     os.unlink(m)
                     after = its[WARMUP:] or its
-                    nb = statistics.mean(o.get("bytes_sent", 4.0 * r.get("params", 0)) for o in after)
+                    nb = statistics.mean(o.get("bytes_sent", 4.0 * params) for o in after)  # dense: the gradient
                     tcomp = statistics.mean(o.get("t_compress", 0.0) / o["t_iter"] for o in after)
                     lssr = after[-1].get("lssr")
                     cfs = sorted({o.get("cf", 1) for o in after})
@@ -1055,6 +1074,8 @@ def comm(reps=1, vm="c5.xlarge"):
           "| compression, share of t_iter | median t_iter | LSSR | factors | collectives |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for model, arms in COMM_ARMS.items():
+        if only >= 0 and model != "mlp":
+            continue
         base = rows.get((model, "dense"))
         tb = statistics.median(x[0] for x in base) if base else float("nan")
         for label, _ in arms:
@@ -1068,11 +1089,58 @@ def comm(reps=1, vm="c5.xlarge"):
                   f"| {rs[-1][6] if rs[-1][6] is not None else '-'} | {rs[-1][7]} | {', '.join(rs[-1][8])} |")
 
 
+def stream(reps=2):
+    """Streaming (ScaDLES) against waiting for a full batch: LeNet K=2, skewed stream rates."""
+    rates, target = "2000,500", 0.85
+    job = [BIN, "train", "--model", "lenet", "--workers", "2", "--stream-rate", rates, "--lr-scaling", "linear",
+           "--base-batch", "64", "--target-accuracy", str(target), "--eval-every-epochs", "0.25", "--eval-subset",
+           "2000", "--target-window", "3", "--epochs", "6", "--progress", "never", "--json"]
+    arms = {"streaming (ScaDLES, bounds 8,1024, truncate)": ["--stream-bounds", "8,1024"],
+            "full batch (B=64, 32 per worker)": ["--stream-full-batch", "--batch", "64"]}
+    rows = {}
+    for rep in range(reps):
+        for label, opts in arms.items():
+            m = tempfile.mktemp(suffix=".jsonl")
+            out = subprocess.run([*job, *opts, "--seed", str(rep + 1), "--metrics", m], capture_output=True, text=True)
+            lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
+            if not lines:
+                print(f"# {label}: failed: {out.stderr.strip()[-300:]}", flush=True)
+                continue
+            r = json.loads(lines[-1])
+            its = [json.loads(l) for l in open(m) if '"type":"iter"' in l]
+            os.unlink(m)
+            lb = [o["local_batches"] for o in its if "local_batches" in o]
+            ratio = statistics.median(b[0] / b[1] for b in lb if b[1] > 0) if lb else float("nan")
+            row = (r["wall_seconds"], r["test_accuracy"], r["reached_target"], r["stream_wait_seconds"],
+                   r["stream_dropped"], statistics.median(o["batch"] for o in its), ratio, r["epochs"])
+            rows.setdefault(label, []).append(row)
+            print(f"# {label} rep {rep + 1}: {row[0]:.1f} s, acc {row[1]:.4f}, reached {row[2]}, waited {row[3]:.1f} s, "
+                  f"dropped {row[4]}, median global batch {row[5]}, local batch ratio {row[6]:.2f}, "
+                  f"{row[7]:.2f} epochs", flush=True)
+    print(f"\n# stream: LeNet K=2 (local processes), stream rates {rates} samples/s, to {target:.0%} test accuracy "
+          f"(mean of 3 evaluations every 0.25 epoch on 2000 test samples), linear LR scaling from B0 = 64; "
+          f"{reps} runs per arm, medians; {machine()}\n")
+    print("| arm | time to target | speed-up | final accuracy | reached | waiting | dropped | median global batch "
+          "| local batch ratio | epochs |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    base = rows.get("full batch (B=64, 32 per worker)")
+    tb = statistics.median(x[0] for x in base) if base else float("nan")
+    for label in arms:
+        rs = rows.get(label)
+        if not rs:
+            continue
+        t = statistics.median(x[0] for x in rs)
+        print(f"| {label} | {t:.1f} s | {tb / t:.2f}x | {statistics.median(x[1] for x in rs):.4f} "
+              f"| {sum(x[2] for x in rs)}/{len(rs)} | {statistics.median(x[3] for x in rs):.1f} s "
+              f"| {statistics.median(x[4] for x in rs):.0f} | {statistics.median(x[5] for x in rs):.0f} "
+              f"| {statistics.median(x[6] for x in rs):.2f} | {statistics.median(x[7] for x in rs):.2f} |")
+
+
 if __name__ == "__main__":
     cmds = {"throughput": throughput, "overhead": overhead, "accuracy": accuracy,
             "predict": predict, "statmodels": statmodels, "cluster": cluster, "loop": loop,
             "planspeed": planspeed, "decide": decide, "elastic": elastic, "straggler": straggler,
-            "hetero": hetero, "byot": byot, "comm": comm}
+            "hetero": hetero, "byot": byot, "comm": comm, "stream": stream}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

@@ -746,10 +746,14 @@ class Trainer:
                 st.loss_total, st.stop_total = loss_sum * K, 0.0  # worker 0's estimate
         else:
             sq = 0.0
-            if self.grad_stats:
+            if self.grad_stats:  # one float() at the end: dot products, no temporaries
+                acc = None
                 for p in self.module.parameters():
                     if p.grad is not None:
-                        sq += float(p.grad.square().sum())
+                        g = p.grad.reshape(-1)
+                        d = torch.dot(g, g)
+                        acc = d if acc is None else acc + d
+                sq = float(acc) if acc is not None else 0.0
             st.local_sq_sum = st.global_sq = sq
             st.has, st.loss_total = 1.0, loss_sum
             st.stop_total, st.error_total = float(local_stop), float(error)

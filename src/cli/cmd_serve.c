@@ -101,7 +101,7 @@ int cmd_serve(int argc, char **argv)
     if (!s) return EXIT_FAIL;
     svc_config *c = &s->cfg;
     snprintf(c->listen_addr, sizeof c->listen_addr, "127.0.0.1");
-    c->port = 8080, c->max_runs = 1, c->max_queue = 64, c->max_body = 1 << 20;
+    c->port = 8080, c->max_runs = 1, c->max_queue = 64, c->max_body = 1 << 20, c->http_nice = 10;
     const char *db = NULL, *data_dir = NULL, *port_file = NULL;
     int rc = EXIT_FAIL;
     for (int i = 1; i < argc; i++) {

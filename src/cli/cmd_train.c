@@ -52,7 +52,8 @@ static void help(void)
            "                        worker has its full even share of --batch\n"
            "Communication efficiency (docs/MODEL.md; one of compression or SelSync):\n"
            "  --compress C          none | topk:CF (Top-k with error feedback, k = params / CF)\n"
-           "                        | gravac (GraVAC: CF adapts to the compression gain)\n"
+           "                        | gravac[:EPS] (GraVAC: CF adapts; a factor must keep a\n"
+           "                        compression gain of EPS, default 0.7)\n"
            "  --collective C        auto | allgather | artopk: the sparse exchange (auto: the\n"
            "                        cheaper by the alpha-beta model fitted on the exchanges)\n"
            "  --artopk-root R       star (round robin) | var (largest gradient): whose indices\n"
@@ -436,12 +437,15 @@ int cmd_train(int argc, char **argv)
         case O_COMPRESS:
             if (!strcmp(optarg, "none")) p.comm.compress = SCV_COMPRESS_NONE;
             else if (!strcmp(optarg, "gravac")) p.comm.compress = SCV_COMPRESS_GRAVAC;
+            else if (!strncmp(optarg, "gravac:", 7) && !scv_parse_f64(optarg + 7, &p.comm.gravac.eps) &&
+                     p.comm.gravac.eps > 0 && p.comm.gravac.eps < 1)
+                p.comm.compress = SCV_COMPRESS_GRAVAC;
             else if (!strncmp(optarg, "topk:", 5) && !scv_parse_f64(optarg + 5, &p.comm.cf) && p.comm.cf >= 1 &&
                      p.comm.cf <= 1e6)
                 p.comm.compress = SCV_COMPRESS_TOPK;
             else
                 return usage_error("--compress '%s': expected none, topk:CF (1 <= CF <= 1e6, e.g. topk:100) or "
-                                   "gravac", optarg);
+                                   "gravac[:EPS] (0 < EPS < 1, default 0.7)", optarg);
             break;
         case O_COLL:
             if (!strcmp(optarg, "auto")) p.comm.collective = SCV_COLL_AUTO;

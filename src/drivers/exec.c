@@ -249,6 +249,8 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     int rc = launch(e, 1, 32, NULL, path, ck, 0, 1, &none, &pid, err);
     if (rc) return rc;
     int stopped, st = wait_job(e, pid, 0, &stopped);
+    if (st == 130) /* 128 + SIGINT: Ctrl-C or a service's stop reached the probe */
+        return scv_err_set(err, SCV_EINTR, "interrupted while the trainer started");
     if (st != 0)
         return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
                            "the trainer does not start (`%s` exited %d on one worker, one iteration; its "

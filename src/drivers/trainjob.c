@@ -133,6 +133,8 @@ int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err)
     int st, rc = scv_run_self(t->exe, a.v, json, sizeof json, &st, NULL, NULL, NULL, 0, err);
     scv_argv_free(&a);
     if (rc) return rc;
+    if (st == 130) /* Ctrl-C (or a service's stop) reached the probe: the run is interrupted, not broken */
+        return scv_err_set(err, SCV_EINTR, "interrupted while the job started");
     if (st != 0)
         return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
                            "the job does not start (scavenger train exited %d): try its options with "

@@ -85,8 +85,10 @@ int scv_exchange_new(const scv_comm_opts *o, int K, int rank, size_t np, scv_exc
         x->val = malloc((np + nctl) * sizeof *x->val);
         x->idx = malloc((np ? np : 1) * sizeof *x->idx);
         x->work = malloc((np + 1) * sizeof *x->work);
-        /* the allgather's: per rank k indices, k values, the scalars; all ranks' */
-        x->pack = malloc((size_t)(K + 1) * (2 * np + nctl) * sizeof *x->pack);
+        /* the allgather's: per rank k indices, k values, the scalars; all ranks' and this one's
+         * (k is largest at the smallest factor that is ever sent) */
+        const size_t kmax = scv_topk_count(np, o->compress == SCV_COMPRESS_TOPK ? o->cf : o->gravac.cf_min);
+        x->pack = malloc((size_t)(K + 1) * (2 * kmax + nctl) * sizeof *x->pack);
         if (!x->e || !x->val || !x->idx || !x->work || !x->pack) {
             scv_exchange_free(x);
             return scv_err_set(err, SCV_ENOMEM, "out of memory for the compression buffers (%zu parameters)", np);

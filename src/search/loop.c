@@ -1150,7 +1150,14 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
         if (out->run_id) goto failed;
         goto out;
     }
-    if ((rc = d->open(d->ctx, out->run_dir, &l->job, err))) goto failed;
+    if ((rc = d->open(d->ctx, out->run_dir, &l->job, err))) {
+        if (rc != SCV_EINTR) goto failed;
+        /* stopped while the job started (the probe got the Ctrl-C): resumable, like later */
+        out->state = l->state = SCV_STATE_INTERRUPTED;
+        scv_store_run_state(p->store, out->run_id, "interrupted", NULL);
+        scv_store_run_status(p->store, out->run_id, "interrupted", NULL);
+        goto out;
+    }
     int64_t it0;
     double s0;
     if ((rc = d->progress(d->ctx, &it0, &s0, err))) goto failed_open;

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -964,6 +965,12 @@ int svc_start(svc_state *s, scv_err *err)
     }
     if (!s->catalog_json) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     if ((rc = svc_jobs_start(s, err))) return rc;
+    /* the threads started from here on (libmicrohttpd's) inherit this thread's nice value
+     * (a per-thread attribute on Linux); the manager thread, and so the runs it starts, keep
+     * the service's own. Best effort: a failure leaves them equal. */
+    errno = 0;
+    int nice_now = getpriority(PRIO_PROCESS, 0);
+    if (!(nice_now == -1 && errno) && s->cfg.http_nice > 0) (void)setpriority(PRIO_PROCESS, 0, nice_now + s->cfg.http_nice);
     s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION, (uint16_t)s->cfg.port,
                                  NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT,

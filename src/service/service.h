@@ -30,6 +30,9 @@ typedef struct svc_config {
     char token[80];             /* required for writes (and for everything off loopback) */
     char exe[1024];             /* the scavenger executable the runs are started with */
     int max_runs;               /* runs at a time (the rest queue) */
+    int http_nice;              /* 10: the HTTP threads' nice value above the runs' (the runs,
+                                   which the manager thread starts, keep the service's own),
+                                   so a burst of requests yields the CPU to training */
     int max_queue;              /* queued submissions at most */
     size_t max_body;            /* bytes of a request body at most (413 beyond) */
     int allow_paths;            /* job paths anywhere (the operator's choice) */

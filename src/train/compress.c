@@ -22,7 +22,6 @@
 #include "compress.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 scv_gravac_policy scv_gravac_policy_default(void)
@@ -85,10 +84,29 @@ static void select_first(const float *x, uint32_t *a, size_t m, size_t k)
  * candidates only. Small or dense selections quickselect the whole vector. */
 #define TOPK_SAMPLE 4096
 
-static int cmp_desc(const void *a, const void *b)
+/* The entry that would stand at position k (0-based) of a[0..n) sorted in descending order
+ * (quickselect; a is reordered). */
+static float kth_desc(float *a, size_t n, size_t k)
 {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x < y) - (x > y);
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const float pivot = a[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] > pivot) i++;
+            while (a[j] < pivot) j--;
+            if (i <= j) {
+                float t = a[i];
+                a[i] = a[j], a[j] = t, i++;
+                if (j == 0) break;
+                j--;
+            }
+        }
+        if (k <= j && j < hi) hi = j;
+        else if (k >= i) lo = i;
+        else break;
+    }
+    return a[k];
 }
 
 void scv_topk_indices(const float *x, size_t n, size_t k, uint32_t *idx, uint32_t *work)
@@ -103,13 +121,12 @@ void scv_topk_indices(const float *x, size_t n, size_t k, uint32_t *idx, uint32_
             float v = fabsf(x[i * stride]);
             samp[i] = v == v ? v : INFINITY;
         }
-        qsort(samp, TOPK_SAMPLE, sizeof samp[0], cmp_desc);
         for (double pos = 1.5 * (double)k / (double)n * TOPK_SAMPLE + 1; m < k; pos *= 2) {
             if (pos >= TOPK_SAMPLE) {
                 m = 0; /* the sample cannot place it: the whole vector */
                 break;
             }
-            const float tau = samp[(size_t)pos];
+            const float tau = kth_desc(samp, TOPK_SAMPLE, (size_t)pos);
             m = 0;
             for (size_t i = 0; i < n; i++)
                 if (!(fabsf(x[i]) < tau)) work[m++] = (uint32_t)i;
