@@ -72,14 +72,14 @@ alternating the two systems rep by rep and quoting medians.
       iteration times stays within 15% of the run's last 40. Needs root.
   bench/bench.py planspeed
       Planning over >= one million configurations (all catalog types x K x B): seconds.
-  bench/bench.py comm [--reps 1] [--vm 0|1] [--only N]
+  bench/bench.py comm [--reps 1] [--vm 0|1] [--only N [--lenet 1]]
       Communication efficiency on 4 emulated VMs (--vm 0: c5.xlarge, 0.25 core, 78 Mbit/s;
       1: c5.2xlarge, 0.5 core, 156 Mbit/s), K=4, B=256: the MLP to 84% test accuracy dense,
       with static Top-k (10x and 100x over Allgather, 100x over AR-Topk), GraVAC and SelSync
       (delta 0.3 and 0.5); LeNet to 85% dense, with GraVAC and with SelSync 0.3. Per arm: time
       to the target, final accuracy, bytes sent per step, the compression's share of an
-      iteration, LSSR, the factors and collectives used. --only N: the MLP's dense arm and its
-      arm N (0-based in COMM_ARMS) alone. Needs root.
+      iteration, LSSR, the factors and collectives used. --only N: the MLP's (--lenet 1:
+      LeNet's) dense arm and its arm N (0-based in COMM_ARMS) alone. Needs root.
   bench/bench.py stream [--reps 2]
       Streaming (ScaDLES) against the conventional full batch: LeNet K=2 as local processes,
       worker streams of 2000 and 500 samples/s, to 85% test accuracy; each step takes what
@@ -1026,9 +1026,10 @@ COMM_ARMS = {  # model: [(label, options)]
 COMM_TARGET = {"mlp": 0.84, "lenet": 0.85}
 
 
-def comm(reps=1, vm="c5.xlarge", only=-1):
+def comm(reps=1, vm="c5.xlarge", only=-1, lenet=0):
     """Communication efficiency on 4 emulated VMs: time to the target and final accuracy per arm
-    (only >= 0: the MLP's dense arm and its arm number `only`)."""
+    (only >= 0: one model's dense arm and its arm number `only`; the MLP's, or LeNet's with lenet=1)."""
+    only_model = "lenet" if lenet else "mlp"
     name = "comm"
     vm = {0: "c5.xlarge", 1: "c5.2xlarge"}.get(vm, vm) if isinstance(vm, int) else vm
     subprocess.run([BIN, "cluster", "up", "--name", name, "--vm", f"{vm}:4"], check=True, stdout=subprocess.DEVNULL)
@@ -1036,7 +1037,7 @@ def comm(reps=1, vm="c5.xlarge", only=-1):
     try:
         for model, arms in COMM_ARMS.items():
             if only >= 0:
-                if model != "mlp":
+                if model != only_model:
                     continue
                 arms = [arms[0], arms[only]]
             job = ["--cluster", name, "--workers", "4", "--batch", "256", "--model", model, "--eval-every-epochs",
@@ -1074,7 +1075,7 @@ def comm(reps=1, vm="c5.xlarge", only=-1):
           "| compression, share of t_iter | median t_iter | LSSR | factors | collectives |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for model, arms in COMM_ARMS.items():
-        if only >= 0 and model != "mlp":
+        if only >= 0 and model != only_model:
             continue
         base = rows.get((model, "dense"))
         tb = statistics.median(x[0] for x in base) if base else float("nan")

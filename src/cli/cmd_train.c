@@ -440,11 +440,11 @@ int cmd_train(int argc, char **argv)
             else if (!strncmp(optarg, "gravac:", 7) && !scv_parse_f64(optarg + 7, &p.comm.gravac.eps) &&
                      p.comm.gravac.eps > 0 && p.comm.gravac.eps < 1)
                 p.comm.compress = SCV_COMPRESS_GRAVAC;
-            else if (!strncmp(optarg, "topk:", 5) && !scv_parse_f64(optarg + 5, &p.comm.cf) && p.comm.cf >= 1 &&
+            else if (!strncmp(optarg, "topk:", 5) && !scv_parse_f64(optarg + 5, &p.comm.cf) && p.comm.cf > 1 &&
                      p.comm.cf <= 1e6)
                 p.comm.compress = SCV_COMPRESS_TOPK;
             else
-                return usage_error("--compress '%s': expected none, topk:CF (1 <= CF <= 1e6, e.g. topk:100) or "
+                return usage_error("--compress '%s': expected none, topk:CF (1 < CF <= 1e6, e.g. topk:100) or "
                                    "gravac[:EPS] (0 < EPS < 1, default 0.7)", optarg);
             break;
         case O_COLL:

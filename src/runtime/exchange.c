@@ -30,6 +30,7 @@
 #include <string.h>
 
 enum { C_GAIN, C_SYNC, C_CF, C_COLL, C_NORM, C_FIXED = C_NORM };
+_Static_assert(C_FIXED == SCV_EXCHANGE_CTL_FIXED, "exchange.h states the control floats");
 #define FORGET 0.98   /* the alpha-beta fit's forgetting factor per step */
 #define SWITCH 0.9    /* switch collective when the other costs at most this share */
 
@@ -46,6 +47,7 @@ struct scv_exchange {
     scv_gravac_state gv;
     scv_selsync_state ss;
     int in_sync;
+    int e_dirty;                    /* the residual may hold unsent mass */
     double last_gain;               /* the previous step's mean gain (GraVAC's input) */
     double saa, sab, sbb, sat, sbt; /* the fit's normal equations */
     double alpha, beta;
@@ -67,8 +69,8 @@ int scv_exchange_new(const scv_comm_opts *o, int K, int rank, size_t np, scv_exc
     *out = NULL;
     if (o->selsync && o->compress != SCV_COMPRESS_NONE)
         return scv_err_set(err, SCV_EINVAL, "SelSync and compression do not combine: choose one");
-    if (o->compress == SCV_COMPRESS_TOPK && !(o->cf >= 1))
-        return scv_err_set(err, SCV_EINVAL, "compression factor %g: expected at least 1", o->cf);
+    if (o->compress == SCV_COMPRESS_TOPK && !(o->cf > 1))
+        return scv_err_set(err, SCV_EINVAL, "compression factor %g: expected more than 1 (1 is dense)", o->cf);
     if (K < 1 || K > SCV_MAX_WORKERS) return scv_err_set(err, SCV_EINVAL, "exchange: %d workers", K);
     if (np > UINT32_MAX) return scv_err_set(err, SCV_ERANGE, "exchange: %zu parameters", np);
     scv_exchange *x = calloc(1, sizeof *x);
@@ -78,7 +80,8 @@ int scv_exchange_new(const scv_comm_opts *o, int K, int rank, size_t np, scv_exc
     x->coll = o->collective == SCV_COLL_ARTOPK ? SCV_SPARSE_AR_RING : SCV_SPARSE_ALLGATHER;
     scv_gravac_init(&x->gv, &o->gravac);
     scv_selsync_init(&x->ss, &o->sel);
-    x->cf = o->compress == SCV_COMPRESS_TOPK ? o->cf : o->compress == SCV_COMPRESS_GRAVAC ? x->gv.cf : 1;
+    /* the factor as it travels between ranks (a float), so every k matches kmax below */
+    x->cf = (float)(o->compress == SCV_COMPRESS_TOPK ? o->cf : o->compress == SCV_COMPRESS_GRAVAC ? x->gv.cf : 1);
     if (o->compress != SCV_COMPRESS_NONE) {
         const size_t nctl = scv_exchange_ctl(K) + SCV_GRAD_EXTRA;
         x->e = calloc(np ? np : 1, sizeof *x->e);
@@ -87,9 +90,9 @@ int scv_exchange_new(const scv_comm_opts *o, int K, int rank, size_t np, scv_exc
         x->work = malloc((np + 1) * sizeof *x->work);
         /* the allgather's: per rank k indices, k values, the scalars; all ranks' and this one's
          * (k is largest at the smallest factor that is ever sent) */
-        const size_t kmax = scv_topk_count(np, o->compress == SCV_COMPRESS_TOPK ? o->cf : o->gravac.cf_min);
-        x->pack = malloc((size_t)(K + 1) * (2 * kmax + nctl) * sizeof *x->pack);
-        if (!x->e || !x->val || !x->idx || !x->work || !x->pack) {
+        const size_t kmax = scv_topk_count(np, o->compress == SCV_COMPRESS_TOPK ? x->cf : (float)o->gravac.cf_min);
+        if (o->collective != SCV_COLL_ARTOPK) x->pack = malloc((size_t)(K + 1) * (2 * kmax + nctl) * sizeof *x->pack);
+        if (!x->e || !x->val || !x->idx || !x->work || (o->collective != SCV_COLL_ARTOPK && !x->pack)) {
             scv_exchange_free(x);
             return scv_err_set(err, SCV_ENOMEM, "out of memory for the compression buffers (%zu parameters)", np);
         }
@@ -105,11 +108,11 @@ void scv_exchange_free(scv_exchange *x)
     free(x);
 }
 
-int scv_exchange_sync(scv_exchange *x, scv_comm *comm, float *w, scv_err *err)
+int scv_exchange_sync(scv_exchange *x, scv_comm *comm, float *w, float *mom, scv_err *err)
 {
     if (!x || x->in_sync) return SCV_OK;
     x->in_sync = 1;
-    return scv_exchange_average(x, comm, w, err);
+    return scv_exchange_average(x, comm, w, mom, NULL, err);
 }
 
 void scv_exchange_alpha_beta(const scv_exchange *x, double *alpha, double *beta)
@@ -230,13 +233,16 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
             mine[C_GAIN] = (float)(all > 0 ? top / all : 0);
             out->t_compress += scv_now() - tc;
         }
-        if (x->e) { /* the residual goes out with this step: no mass lost leaving compression */
+        int flushed = 0;
+        if (x->e && x->e_dirty) { /* the residual goes out with this step: no mass lost leaving
+                                   * compression, but the step is not the batch's mean gradient */
             for (size_t i = 0; i < np; i++) grad[i] += x->e[i], x->e[i] = 0;
+            x->e_dirty = 0, flushed = 1;
         }
         decide(x, mine, t_prev, b_prev);
         tx = scv_now();
         if ((rc = scv_comm_allreduce_f32(comm, buf, np + nctl, err))) return rc;
-        out->t_exchange = scv_now() - tx, out->bytes = 4.0 * (double)(np + nctl), out->dense = 1;
+        out->t_exchange = scv_now() - tx, out->bytes = 4.0 * (double)(np + nctl), out->dense = !flushed;
         fit_add(x, 2.0 * (K - 1), 2.0 * (K - 1) / K * out->bytes, out->t_exchange);
         if (x->o.compress == SCV_COMPRESS_GRAVAC && x->cf <= 1 && x->steps >= x->o.dense_steps)
             out->probe_gain = x->last_gain = mine[C_GAIN] / K;
@@ -244,6 +250,7 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
         const size_t k = scv_topk_count(np, x->cf);
         double tc = scv_now();
         double sq_ef = scv_ef_accumulate(x->e, grad, np);
+        x->e_dirty = 1;
         mine[C_NORM + x->rank] = (float)sq_ef;
         out->cf = x->cf;
         if (x->coll == SCV_SPARSE_ALLGATHER) {
@@ -296,7 +303,7 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
             tx = scv_now();
             if ((rc = scv_comm_allreduce_f32(comm, x->val, k + nctl, err))) return rc;
             double t_r = scv_now() - tx;
-            out->t_exchange = t_b + t_r, out->bytes = 4.0 * (double)(2 * k + nctl);
+            out->t_exchange = t_b + t_r, out->bytes = 4.0 * (double)((x->rank == root ? k : 0) + k + nctl);
             fit_add(x, lg + 2.0 * (K - 1), 4.0 * (double)k * lg + 2.0 * (K - 1) / K * 4.0 * (double)(k + nctl),
                     out->t_exchange);
             tc = scv_now();
@@ -320,11 +327,16 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
     return SCV_OK;
 }
 
-int scv_exchange_average(scv_exchange *x, scv_comm *comm, float *w, scv_err *err)
+int scv_exchange_average(scv_exchange *x, scv_comm *comm, float *w, float *mom, double *secs, scv_err *err)
 {
-    int rc = scv_comm_allreduce_f32(comm, w, x->np, err);
-    if (rc) return rc;
+    double t0 = scv_now();
     const float inv = 1.0f / (float)x->K;
-    for (size_t i = 0; i < x->np; i++) w[i] *= inv;
+    for (int pass = 0; pass < (mom ? 2 : 1); pass++) { /* the momenta too: one optimiser state */
+        float *v = pass ? mom : w;
+        int rc = scv_comm_allreduce_f32(comm, v, x->np, err);
+        if (rc) return rc;
+        for (size_t i = 0; i < x->np; i++) v[i] *= inv;
+    }
+    if (secs) *secs = scv_now() - t0;
     return SCV_OK;
 }

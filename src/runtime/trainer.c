@@ -59,7 +59,7 @@
  * the next step's batches from the same tau = hi + lo, to about 1e-14 relative. */
 enum { X_LOCAL_SQ, X_HAS, X_LOSS, X_CORRECT, X_STOP, X_TIME_STABLE, X_STRAGGLER, X_REBALANCE, X_STREAM_HI,
        X_STREAM_LO, X_COUNT };
-_Static_assert(X_COUNT + 2 * SCV_MAX_WORKERS + 4 + SCV_MAX_WORKERS <= SCV_GRAD_EXTRA,
+_Static_assert(X_COUNT + 2 * SCV_MAX_WORKERS + SCV_EXCHANGE_CTL_FIXED + SCV_MAX_WORKERS <= SCV_GRAD_EXTRA,
                "the allreduce's scalars (and the exchange's, scv_exchange_ctl) outgrow SCV_GRAD_EXTRA");
 
 /* The one piece of file-scope mutable state: a signal handler gets no context argument, so
@@ -729,9 +729,13 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     scv_exchange *xc = NULL;
     scv_exchange_step xs = {0};
     double x_tprev = 0, x_bprev = 0;
-    if (scv_comm_opts_on(&p->comm) && (rc = scv_exchange_new(&p->comm, c->K, c->rank, np, &xc, err))) {
-        free(win), free(from_hist);
-        return rc;
+    if (scv_comm_opts_on(&p->comm)) { /* every rank, or none: a rank short of memory must not hang the others */
+        rc = scv_exchange_new(&p->comm, c->K, c->rank, np, &xc, err);
+        if ((rc = scv_comm_agree(c->comm, rc, err))) {
+            scv_exchange_free(xc);
+            free(win), free(from_hist);
+            return rc;
+        }
     }
     if (watch && c->rank == 0) scv_straggler_init(c->strag, &p->straggler, c->K);
     if (dyn && c->rank == 0) scv_dynbatch_init(c->dyn, &p->dynbatch, c->K, B, c->shares);
@@ -837,7 +841,9 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         const int exact = !xc || xs.dense; /* g is the batch's mean gradient */
         double gsq = p->no_grad_stats || !exact ? sgd_step(w, c->mom, g, np, lr, mu, wd, 0)
                                                 : sgd_step(w, c->mom, g, np, lr, mu, wd, 1);
-        if (xc && xs.average_params && (rc = scv_exchange_average(xc, c->comm, w, err))) break;
+        double t_avg = 0; /* SelSync's average of the replicas: communication too */
+        if (xc && xs.average_params && (rc = scv_exchange_average(xc, c->comm, w, c->mom, &t_avg, err))) break;
+        if (xc) xs.t_exchange += t_avg, xs.bytes += t_avg > 0 ? 8.0 * (double)np : 0;
         double t4 = scv_now();
         x_tprev = t4 - t0, x_bprev = (double)Bcur;
         c->st.iteration++;
@@ -856,7 +862,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         loss_ema = isnan(loss_ema) ? loss : 0.95 * loss_ema + 0.05 * loss;
         period_loss += g[np + X_LOSS], period_samples += (double)Bcur;
         sum_comp += t2 - t1;
-        sum_comm += t3 - t2;
+        sum_comm += t3 - t2 + t_avg;
         sum_iter += t4 - t0;
         /* a straggler found in the previous iteration; a negative flag: replace it */
         const int flagged = (int)fabsf(g[np + X_STRAGGLER]) - 1, strag_end = g[np + X_STRAGGLER] < 0;
@@ -895,7 +901,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
                     "\"samples_seen\":%llu,\"ts\":%.6f",
                     (unsigned long long)c->st.iteration, (unsigned long long)c->st.epoch,
                     (double)c->st.samples_seen / (double)N, c->K, (long long)Bcur, (long long)bk,
-                    t2 - t1, t3 - t2, t4 - t0, loss, g[np + X_CORRECT] / (double)Bcur, lr, nl, ng,
+                    t2 - t1, t3 - t2 + t_avg, t4 - t0, loss, g[np + X_CORRECT] / (double)Bcur, lr, nl, ng,
                     (unsigned long long)c->st.samples_seen, scv_wall_clock());
             if (per_worker && c->K <= 64) { /* each worker's compute seconds */
                 fputs(",\"t_compute_workers\":[", c->metrics);
@@ -947,7 +953,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         if ((do_eval && target_on) || (do_eval && !stop_now)) {
             double ploss = period_samples > 0 ? period_loss / period_samples : NAN, pn = period_samples;
             period_loss = period_samples = 0;
-            if (xc && (rc = scv_exchange_sync(xc, c->comm, w, err))) break; /* one model is evaluated */
+            if (xc && (rc = scv_exchange_sync(xc, c->comm, w, c->mom, err))) break; /* one model is evaluated */
             if ((rc = eval_on(c, sub_n, "periodic", ploss, pn, &acc, &tloss, res, err))) break;
             evaluated_at_end = acc_full = !subset_on;
             const int by_loss = p->target_loss > 0;
@@ -1017,7 +1023,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         }
         int ckpt_now = p->checkpoint_dir && p->checkpoint_every &&
                        (int64_t)c->st.iteration % p->checkpoint_every == 0;
-        if (ckpt_now && xc && (rc = scv_exchange_sync(xc, c->comm, w, err))) break;
+        if (ckpt_now && xc && (rc = scv_exchange_sync(xc, c->comm, w, c->mom, err))) break;
         if (ckpt_now && (rc = save_checkpoint(c, scv_now() - t_start, err))) break;
         if (c->rank == 0 && p->progress) {
             double now = scv_now();
@@ -1086,7 +1092,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         }
     }
     if (c->rank == 0 && p->progress) fputc('\n', stderr);
-    if (!rc && xc) rc = scv_exchange_sync(xc, c->comm, w, err); /* what is evaluated and saved */
+    if (!rc && xc) rc = scv_exchange_sync(xc, c->comm, w, c->mom, err); /* what is evaluated and saved */
     scv_exchange_free(xc);
     double wall = scv_now() - t_start;
     /* the whole test set at the end: unless told not to, except where the run ends (the
