@@ -203,8 +203,9 @@ static void t_comm_efficiency(void)
     }
     const char *usage[][2] = {{"--compress topk:0.5", "--compress"}, {"--compress zip", "--compress"},
                               {"--selsync -1", "--selsync"}, {"--collective ring", "--collective"},
-                              {"--selsync 0.3 --compress gravac", "--selsync"}, {"--artopk-root any", "--artopk-root"}};
-    for (int i = 0; i < 6; i++) {
+                              {"--selsync 0.3 --compress gravac", "--selsync"}, {"--artopk-root any", "--artopk-root"},
+                              {"--collective artopk", "only with --compress"}, {"--compress topk:1", "--compress"}};
+    for (int i = 0; i < 8; i++) {
         CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --iterations 2 %s", bin, usage[i][0]), 2);
         CHECK_MSG(strstr(out, usage[i][1]) != NULL, "%s: %s", usage[i][0], out);
     }

@@ -267,6 +267,7 @@ int cmd_train(int argc, char **argv)
     int json = 0;
     const char *progress = "auto", *cluster = NULL, *catalog = NULL, *hosts = NULL;
     const char *stream_spec = NULL, *stream_opt = NULL; /* --stream-rate; a --stream-* option given */
+    const char *coll_opt = NULL;                        /* --collective or --artopk-root given */
     int stream_bounds = 0;
     double weights[1024];
     int n_weights = 0;
@@ -448,12 +449,14 @@ int cmd_train(int argc, char **argv)
                                    "gravac[:EPS] (0 < EPS < 1, default 0.7)", optarg);
             break;
         case O_COLL:
+            coll_opt = "--collective";
             if (!strcmp(optarg, "auto")) p.comm.collective = SCV_COLL_AUTO;
             else if (!strcmp(optarg, "allgather")) p.comm.collective = SCV_COLL_ALLGATHER;
             else if (!strcmp(optarg, "artopk")) p.comm.collective = SCV_COLL_ARTOPK;
             else return usage_error("--collective '%s': expected auto, allgather or artopk", optarg);
             break;
         case O_ARROOT:
+            coll_opt = "--artopk-root";
             if (strcmp(optarg, "star") && strcmp(optarg, "var"))
                 return usage_error("--artopk-root '%s': expected star or var", optarg);
             p.comm.var_root = !strcmp(optarg, "var");
@@ -511,6 +514,8 @@ int cmd_train(int argc, char **argv)
         p.rank_weights = weights;
     }
     if (stream_opt && !stream_spec) return usage_error("%s needs --stream-rate", stream_opt);
+    if (coll_opt && p.comm.compress == SCV_COMPRESS_NONE)
+        return usage_error("%s: only with --compress (how a compressed gradient travels)", coll_opt);
     if (p.comm.selsync && p.comm.compress != SCV_COMPRESS_NONE)
         return usage_error("%s and --compress: choose one (SelSync's local steps send nothing to compress)",
                            "--selsync");
