@@ -189,7 +189,7 @@ static double run_gravac(scv_gravac_state *s, double (*gain_of)(double), double 
     for (int i = 0; i < windows * s->pol.window; i++) {
         double cf = s->cf;
         double g = gain_of(cf), t = 256.0 / tput_of(cf);
-        scv_gravac_step(s, g, t, 256);
+        scv_gravac_step(s, cf, g, t, 256);
     }
     return s->cf;
 }
@@ -224,6 +224,11 @@ static void t_gravac(void)
     run_gravac(&s, gain_low, tput_grows, 3);
     CHECK_EQ_INT((int)run_gravac(&s, gain_falls, tput_grows, 1), 10);
     CHECK(!s.settled);
+    /* a step measured at another factor (before a change took effect) does not count */
+    scv_gravac_init(&s, &pol);
+    for (int i = 0; i < 3 * pol.window; i++) scv_gravac_step(&s, 20, 0.1, 0.1, 256);
+    CHECK_EQ_INT((int)s.cf, 10);
+    CHECK_EQ_INT(s.steps, 0);
 }
 
 static void t_selsync(void)

@@ -48,7 +48,7 @@ struct scv_exchange {
     scv_selsync_state ss;
     int in_sync;
     int e_dirty;                    /* the residual may hold unsent mass */
-    double last_gain;               /* the previous step's mean gain (GraVAC's input) */
+    double last_gain, last_cf;      /* the previous step's mean gain and its factor (GraVAC's input) */
     double saa, sab, sbb, sat, sbt; /* the fit's normal equations */
     double alpha, beta;
 };
@@ -156,7 +156,7 @@ static void decide(scv_exchange *x, float *mine, double t_prev, double b_prev)
     if (x->rank != 0) return;
     double cf = x->cf;
     if (x->o.compress == SCV_COMPRESS_GRAVAC && x->steps > x->o.dense_steps && isfinite(x->last_gain)) {
-        scv_gravac_step(&x->gv, x->last_gain, t_prev, b_prev);
+        scv_gravac_step(&x->gv, x->last_cf, x->last_gain, t_prev, b_prev);
         cf = x->gv.cf;
     }
     mine[C_CF] = (float)cf;
@@ -245,7 +245,7 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
         out->t_exchange = scv_now() - tx, out->bytes = 4.0 * (double)(np + nctl), out->dense = !flushed;
         fit_add(x, 2.0 * (K - 1), 2.0 * (K - 1) / K * out->bytes, out->t_exchange);
         if (x->o.compress == SCV_COMPRESS_GRAVAC && x->cf <= 1 && x->steps >= x->o.dense_steps)
-            out->probe_gain = x->last_gain = mine[C_GAIN] / K;
+            out->probe_gain = x->last_gain = mine[C_GAIN] / K, x->last_cf = 1;
     } else {
         const size_t k = scv_topk_count(np, x->cf);
         double tc = scv_now();
@@ -313,7 +313,7 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
             out->t_compress += scv_now() - tc;
             out->collective = scv_sparse_name(x->coll);
         }
-        out->gain = x->last_gain = mine[C_GAIN] / K;
+        out->gain = x->last_gain = mine[C_GAIN] / K, x->last_cf = out->cf;
     }
     for (int r = 0; r < K; r++) x->prev_norm[r] = mine[C_NORM + r];
     /* rank 0's decisions, the same on every rank, from the next step on */

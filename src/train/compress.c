@@ -203,9 +203,10 @@ void scv_gravac_init(scv_gravac_state *s, const scv_gravac_policy *pol)
     s->gain = s->ct = NAN;
 }
 
-int scv_gravac_step(scv_gravac_state *s, double gain, double t_iter, double samples)
+int scv_gravac_step(scv_gravac_state *s, double cf, double gain, double t_iter, double samples)
 {
     const scv_gravac_policy *p = &s->pol;
+    if (cf != s->cf) return 0; /* measured at the previous factor: not this window's */
     s->sum_gain += gain >= 0 && gain <= 1 ? gain : 0;
     if (t_iter > 0 && samples > 0) s->sum_t += t_iter, s->sum_b += samples;
     if (++s->steps < (p->window > 0 ? p->window : 1)) return 0;

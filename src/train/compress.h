@@ -48,10 +48,11 @@ typedef struct scv_gravac_state {
     int changes;                /* factor changes so far */
 } scv_gravac_state;
 void scv_gravac_init(scv_gravac_state *s, const scv_gravac_policy *pol);
-/* One step at s->cf: the compression gain measured on it (|g_c|^2 / |g_ef|^2, mean over the
- * workers), its iteration seconds and samples. Returns 1 when s->cf changes for the next
- * step. */
-int scv_gravac_step(scv_gravac_state *s, double gain, double t_iter, double samples);
+/* One step's measurements: the factor it ran at (cf; 1 = dense, its gain then cf_min's probe),
+ * the compression gain (|g_c|^2 / |g_ef|^2, mean over the workers), its iteration seconds
+ * and samples. A step at another factor than s->cf (one that ran before a change took
+ * effect) is not counted. Returns 1 when s->cf changes for the next step. */
+int scv_gravac_step(scv_gravac_state *s, double cf, double gain, double t_iter, double samples);
 
 /* ---- SelSync: synchronise when the gradient changes ---- */
 typedef struct scv_selsync_state {
