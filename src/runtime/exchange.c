@@ -160,7 +160,7 @@ static void decide(scv_exchange *x, float *mine, double t_prev, double b_prev)
         cf = x->gv.cf;
     }
     mine[C_CF] = (float)cf;
-    mine[C_COLL] = (float)choose(x, cf > 1 ? cf : 10);
+    mine[C_COLL] = (float)choose(x, cf > 1 ? cf : x->o.gravac.cf_min); /* dense: for the next sparse step */
 }
 
 /* Sums n floats of `all` (K blocks of stride floats, at offset) into dst: every rank adds in
@@ -174,14 +174,7 @@ static void sum_blocks(float *dst, const float *all, int K, size_t stride, size_
     }
 }
 
-static double sqn(const float *g, size_t n)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += (double)g[i] * g[i];
-    return s;
-}
-
-int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_caller, double own_scale, double own_sq,
+int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_caller, double own_scale, double grad_sq,
                      double t_prev, double b_prev, scv_exchange_step *out, scv_err *err)
 {
     const int K = x->K;
@@ -191,11 +184,11 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
     out->gain = out->probe_gain = NAN, out->cf = 1, out->collective = "allreduce";
     memset(mine, 0, nmine * sizeof *mine);
     int rc;
-    double t0 = scv_now(), tx = 0;
+    double tx = 0;
     const double lg = lg2(K);
 
     if (x->o.selsync) { /* the flags first, with the caller's scalars; the gradient only to synchronise */
-        mine[C_SYNC] = (float)scv_selsync_flag(&x->ss, own_sq);
+        mine[C_SYNC] = (float)scv_selsync_flag(&x->ss, grad_sq * own_scale * own_scale); /* |g_k|^2 */
         tx = scv_now();
         if ((rc = scv_comm_allreduce_f32(comm, ctl, nctl, err))) return rc;
         out->t_exchange = scv_now() - tx, out->bytes = 4.0 * (double)nctl;
@@ -225,7 +218,7 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
     if (dense) {
         if (x->o.compress == SCV_COMPRESS_GRAVAC && x->cf <= 1 && x->steps >= x->o.dense_steps) {
             /* GraVAC's probe: cf_min's gain on this gradient, not sent */
-            double tc = scv_now(), all = sqn(grad, np);
+            double tc = scv_now(), all = grad_sq;
             size_t k = scv_topk_count(np, x->o.gravac.cf_min);
             scv_topk_indices(grad, np, k, x->idx, x->work);
             double top = 0;
@@ -323,7 +316,6 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
         if (c >= SCV_SPARSE_ALLGATHER && c <= SCV_SPARSE_AR_TREE) x->coll = (scv_sparse_coll)c;
     }
     x->steps++;
-    (void)t0;
     return SCV_OK;
 }
 

@@ -42,10 +42,12 @@ size_t scv_exchange_ctl(int K);
 /* One step. buf = [gradient: np floats | the caller's n_caller scalars | scv_exchange_ctl(K)
  * floats for the exchange]: the gradient is this rank's contribution (b_k / B of its mean
  * gradient, so the sum over ranks is the batch's mean gradient); own_scale = B / b_k turns
- * it into this worker's own mean gradient (a local step); own_sq = |g_k|^2 of that (SelSync).
+ * it into this worker's own mean gradient (a local step); grad_sq = |contribution|^2, the
+ * squared norm of the buffer's gradient as given (the caller has it already: SelSync's
+ * |g_k|^2 is grad_sq own_scale^2, GraVAC's dense probe divides by it).
  * On return the gradient is the step's (out says which kind) and the caller's scalars are
  * summed over the ranks. t_prev, b_prev: the previous step's seconds and samples (GraVAC). */
-int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_caller, double own_scale, double own_sq,
+int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_caller, double own_scale, double grad_sq,
                      double t_prev, double b_prev, scv_exchange_step *out, scv_err *err);
 /* Averages the parameters w and the momenta mom (np floats each; mom may be NULL) over the
  * ranks: SelSync's synchronisation, after which every rank holds the same model and the

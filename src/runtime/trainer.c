@@ -804,7 +804,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         if ((rc = scv_comm_agree(c->comm, rc, err))) break;
         double t2 = scv_now();
         /* |g_k|^2 of this rank's mean gradient: the buffer holds (b_k/B) g_k */
-        double sq = p->no_grad_stats && !p->comm.selsync ? 0 : sqnorm(g, np);
+        double sq = p->no_grad_stats && !scv_comm_opts_on(&p->comm) ? 0 : sqnorm(g, np); /* the exchange uses it */
         double unscale = bk > 0 ? (double)Bcur / (double)bk : 0;
         g[np + X_LOCAL_SQ] = (float)(sq * unscale * unscale);
         g[np + X_HAS] = bk > 0;
@@ -825,8 +825,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
             g[np + X_COUNT + c->rank] = (float)(tc - tw + scv_now() - t2);
             for (int k = 0; c->dyn_send && k < c->K; k++) g[np + X_COUNT + c->K + k] = (float)c->dyn->share[k];
         }
-        if ((rc = xc ? scv_exchange_run(xc, c->comm, g, nx - np, unscale, sq * unscale * unscale, x_tprev, x_bprev,
-                                        &xs, err)
+        if ((rc = xc ? scv_exchange_run(xc, c->comm, g, nx - np, unscale, sq, x_tprev, x_bprev, &xs, err)
                      : scv_comm_allreduce_f32(c->comm, g, nx, err)))
             break;
         double t3 = scv_now();
@@ -841,9 +840,11 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         const int exact = !xc || xs.dense; /* g is the batch's mean gradient */
         double gsq = p->no_grad_stats || !exact ? sgd_step(w, c->mom, g, np, lr, mu, wd, 0)
                                                 : sgd_step(w, c->mom, g, np, lr, mu, wd, 1);
-        double t_avg = 0; /* SelSync's average of the replicas: communication too */
-        if (xc && xs.average_params && (rc = scv_exchange_average(xc, c->comm, w, c->mom, &t_avg, err))) break;
-        if (xc) xs.t_exchange += t_avg, xs.bytes += t_avg > 0 ? 8.0 * (double)np : 0;
+        double t_avg = 0; /* SelSync's average of the replicas (parameters and momenta): communication too */
+        if (xc && xs.average_params) {
+            if ((rc = scv_exchange_average(xc, c->comm, w, c->mom, &t_avg, err))) break;
+            xs.t_exchange += t_avg, xs.bytes += 8.0 * (double)np;
+        }
         double t4 = scv_now();
         x_tprev = t4 - t0, x_bprev = (double)Bcur;
         c->st.iteration++;

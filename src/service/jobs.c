@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include "service.h"
 #include "../core/util.h"
+#include "../io/json_out.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -209,13 +210,6 @@ static int write_file(const char *path, const char *text, scv_err *err)
 #define KEEP_FINISHED 1000          /* finished submissions kept (the oldest go first) */
 #define ORPHAN_GRACE_S 30.0         /* SIGINT, then SIGKILL this much later */
 
-static double mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 /* A process's start time in clock ticks since boot (/proc/PID/stat field 22); -1 if none. */
 static long long proc_start(pid_t pid)
 {
@@ -276,15 +270,11 @@ static void read_boot_id(char *buf, size_t cap)
     buf[strcspn(buf, "\r\n")] = 0;
 }
 
+/* A string field of the state file, after a comma. */
 static void jstr(FILE *f, const char *name, const char *v)
 {
-    fprintf(f, ",\"%s\":\"", name);
-    for (const unsigned char *t = (const unsigned char *)v; *t; t++) {
-        if (*t == '"' || *t == '\\') fprintf(f, "\\%c", *t);
-        else if (*t < 0x20) fprintf(f, "\\u%04x", *t);
-        else fputc(*t, f);
-    }
-    fputc('"', f);
+    fprintf(f, ",\"%s\":", name);
+    scv_json_str(f, v);
 }
 
 /* Writes every submission to the state file atomically. jobs_mu held. */
@@ -561,7 +551,7 @@ int svc_stop_sub(svc_state *s, long long id, scv_err *err)
         persist(s);
     } else if (u->state == SUB_RUNNING) {
         u->stop_requested = 1;
-        if (u->orphan && !u->orphan_signalled) u->orphan_signalled = mono_now();
+        if (u->orphan && !u->orphan_signalled) u->orphan_signalled = scv_now();
         if (kill(-u->pid, SIGINT) && errno != ESRCH)
             rc = scv_err_set(err, SCV_EIO, "cannot signal the run's processes: %s", strerror(errno));
         persist(s);
@@ -712,7 +702,7 @@ static void spawn(svc_state *s, svc_sub *u)
  * jobs_mu held. */
 static int tend_orphan(svc_sub *u)
 {
-    double now = mono_now();
+    double now = scv_now();
     if (group_alive(u->pid) && !(u->orphan_signalled && now - u->orphan_signalled > ORPHAN_GRACE_S + 10)) {
         if (!u->orphan_signalled) {
             u->orphan_signalled = now;

@@ -18,6 +18,8 @@
  */
 #define _GNU_SOURCE
 #include "service.h"
+#include "../core/util.h"
+#include "../io/json_out.h"
 #include "../runtime/cluster.h"
 
 #include <arpa/inet.h>
@@ -46,27 +48,16 @@ static void jnum(FILE *f, const char *name, double v, int comma)
     else fprintf(f, "\"%s\":null", name);
 }
 
-static void jstr(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *t = (const unsigned char *)s; t && *t; t++) {
-        if (*t == '"' || *t == '\\') fprintf(f, "\\%c", *t);
-        else if (*t < 0x20) fprintf(f, "\\u%04x", *t);
-        else fputc(*t, f);
-    }
-    fputc('"', f);
-}
-
 static void summary_json(FILE *f, const scv_run_summary *r)
 {
     fprintf(f, "{\"id\":%lld", r->id);
     jnum(f, "created", r->created, 1);
     fputs(",\"job_key\":", f);
-    jstr(f, r->job_key);
+    scv_json_str(f, r->job_key);
     fputs(",\"status\":", f);
-    jstr(f, r->status);
+    scv_json_str(f, r->status);
     fputs(",\"state\":", f);
-    jstr(f, r->state);
+    scv_json_str(f, r->state);
     fprintf(f, ",\"workers\":%d,\"batch\":%d", r->workers, r->batch);
     jnum(f, "predicted_time_s", r->predicted_time_s, 1);
     jnum(f, "predicted_cost", r->predicted_cost, 1);
@@ -74,7 +65,7 @@ static void summary_json(FILE *f, const scv_run_summary *r)
     jnum(f, "actual_cost", r->actual_cost, 1);
     jnum(f, "accuracy", r->accuracy, 1);
     fprintf(f, ",\"reached\":%s,\"n_steps\":%d,\"why\":", r->reached ? "true" : "false", r->n_steps);
-    jstr(f, r->why);
+    scv_json_str(f, r->why);
     fputc('}', f);
 }
 
@@ -130,10 +121,10 @@ static enum MHD_Result send_error(struct MHD_Connection *c, unsigned code, const
     FILE *f = open_memstream(&buf, &len);
     if (!f) return send_json(c, 500, NULL);
     fputs("{\"error\":", f);
-    jstr(f, msg);
+    scv_json_str(f, msg);
     if (field && *field) {
         fputs(",\"field\":", f);
-        jstr(f, field);
+        scv_json_str(f, field);
     }
     fputc('}', f);
     return send_json(c, code, mem_close(f, &buf));
@@ -523,13 +514,6 @@ static uint64_t fnv1a(const char *t)
     return h;
 }
 
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 /* Terminal: the store's status is final and no submission of this service is active. */
 static int run_finished(svc_state *s, long long id)
 {
@@ -576,7 +560,7 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
             if (r < 0) return MHD_CONTENT_READER_END_WITH_ERROR;
             e->plen = (size_t)r;
             e->ended = fin;
-            e->last_send = mono();
+            e->last_send = scv_now();
             continue;
         }
         free(doc);
@@ -586,8 +570,8 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
             e->plen = strlen(e->pending);
             continue;
         }
-        if (mono() - e->last_send > 15) { /* a comment keeps proxies and the browser patient */
-            e->last_send = mono();
+        if (scv_now() - e->last_send > 15) { /* a comment keeps proxies and the browser patient */
+            e->last_send = scv_now();
             if (!(e->pending = strdup(": keep-alive\n\n"))) return MHD_CONTENT_READER_END_WITH_ERROR;
             e->plen = strlen(e->pending);
             continue;
@@ -613,7 +597,7 @@ static enum MHD_Result send_events(svc_state *s, struct MHD_Connection *c, long 
     if (rc) return send_error(c, 404, NULL, "no such run");
     sse *e = calloc(1, sizeof *e);
     if (!e) return send_json(c, 500, NULL);
-    e->s = s, e->run = id, e->last_send = mono();
+    e->s = s, e->run = id, e->last_send = scv_now();
     struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, e, sse_free);
     if (!r) {
         free(e);
@@ -638,9 +622,9 @@ static char *catalog_json(const scv_catalog *cat)
     for (size_t i = 0; cat && i < cat->n; i++) {
         const scv_vm_type *v = &cat->vms[i];
         fputs(i ? ",{\"provider\":" : "{\"provider\":", f);
-        jstr(f, v->provider);
+        scv_json_str(f, v->provider);
         fputs(",\"name\":", f);
-        jstr(f, v->name);
+        scv_json_str(f, v->name);
         fprintf(f, ",\"vcpus\":%d,\"gpus\":%d", v->vcpus, v->gpus);
         jnum(f, "mem_gib", v->mem_gib, 1);
         jnum(f, "ondemand", v->ondemand, 1);
@@ -668,10 +652,10 @@ static char *clusters_json(void)
         scv_cluster c;
         scv_err err = {0};
         fputs(n++ ? ",{\"name\":" : "{\"name\":", f);
-        jstr(f, t);
+        scv_json_str(f, t);
         if (scv_cluster_load(t, &c, &err)) {
             fputs(",\"status\":\"broken\",\"error\":", f);
-            jstr(f, err.msg);
+            scv_json_str(f, err.msg);
             fputc('}', f);
             continue;
         }
@@ -680,9 +664,9 @@ static char *clusters_json(void)
             char addr[32];
             scv_cluster_addr(&c, i + 1, addr, sizeof addr);
             fprintf(f, "%s{\"vm\":%d,\"addr\":\"%s\",\"type\":", i ? "," : "", i + 1, addr);
-            jstr(f, c.vm[i].name);
+            scv_json_str(f, c.vm[i].name);
             fputs(",\"catalog_type\":", f);
-            jstr(f, c.vm[i].catalog_type);
+            scv_json_str(f, c.vm[i].catalog_type);
             jnum(f, "cores", c.vm[i].cores, 1);
             jnum(f, "quota_cores", c.quota[i], 1);
             jnum(f, "bandwidth_mbit", c.vm[i].bandwidth_mbit, 1);
