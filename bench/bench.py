@@ -61,7 +61,7 @@ alternating the two systems rep by rep and quoting medians.
       trains on with the slow VM. Prints, per arm, the median and range over --reps runs of
       the time to target, the detection delay (throttle to the event's iteration) and the
       replacement's idle time. Needs root.
-  bench/bench.py hetero [--reps 2]
+  bench/bench.py hetero [--reps 2] [--batch 192] [--only H] [--throttle 1]
       Dynamic batching on a heterogeneous emulated cluster: 3 c5.2xlarge VMs (0.5 core,
       156 Mbit/s), VM 1 throttled to 0.5/H core for heterogeneity H = 1, 2, 4; LeNet, K=3,
       B=192 to 85% test accuracy (evaluations every 0.25 epoch on 2000 test samples), even
@@ -69,7 +69,11 @@ alternating the two systems rep by rep and quoting medians.
       target, the final accuracy, and the adjustments the controller made. Then a mid-run
       throttle: a dynamic-batching run at H=1 whose VM 1 drops to 0.125 core after 6 s; the
       recovery time is from the throttle to the first iteration after which the median of 5
-      iteration times stays within 15% of the run's last 40. Needs root.
+      iteration times stays within 15% of the run's last 40 (--throttle 0: not run). The
+      bound column: the H=1 even time x 1.5 / (1 + 0.5/H) cores, what perfectly balanced work
+      would take were the throttled VM slow at computing only; even / bound is the most any
+      rebalancing can gain. --batch B (LR scaled by sqrt(B/192)), --only H: one level.
+      Needs root.
   bench/bench.py planspeed
       Planning over >= one million configurations (all catalog types x K x B): seconds.
   bench/bench.py comm [--reps 1] [--vm 0|1] [--only N [--lenet 1]]
@@ -786,14 +790,18 @@ def straggler(reps=3):
               f"| {f'{statistics.median(ds):.1f} s' if ds else '-'} | {f'{statistics.median(ids):.2f} s' if ids else '-'} |")
 
 
-def hetero(reps=2):
+def hetero(reps=2, batch=192, only=0, throttle=1):
     name = "het"
     subprocess.run([BIN, "cluster", "up", "--name", name, "--vm", "c5.2xlarge:3"], check=True, stdout=subprocess.DEVNULL)
-    job = ["--cluster", name, "--workers", "3", "--batch", "192", "--model", "lenet", "--eval-every-epochs", "0.25",
+    job = ["--cluster", name, "--workers", "3", "--batch", str(batch), "--model", "lenet", "--eval-every-epochs", "0.25",
            "--eval-subset", "2000", "--progress", "never", "--json"]
+    if batch != 192:  # the learning rate of B=192 (the default's), scaled by sqrt(B / 192)
+        job += ["--lr-scaling", "sqrt", "--base-batch", "192"]
+    levels = (only,) if only else (1, 2, 4)
     rows = {}
+    rec, steady, adj_after = None, float("nan"), 0
     try:
-        for H in (1, 2, 4):
+        for H in levels:
             subprocess.run([BIN, "cluster", "throttle", name, "1", str(0.5 / H)], check=True)
             for rep_i in range(reps):
                 for mode in ("even", "dynamic"):
@@ -807,39 +815,47 @@ def hetero(reps=2):
                     rows.setdefault((H, mode), []).append((r["wall_seconds"], r["test_accuracy"], r["reached_target"], adj))
                     print(f"# H={H} {mode} rep {rep_i + 1}: {r['wall_seconds']:.1f} s, acc {r['test_accuracy']:.4f}, "
                           f"reached {r['reached_target']}, {adj} adjustments", flush=True)
-        # a mid-run throttle with dynamic batching
-        subprocess.run([BIN, "cluster", "throttle", name, "1", "0.5"], check=True)
-        m = tempfile.mktemp(suffix=".jsonl")
-        p = subprocess.Popen([BIN, "train", *job, "--epochs", "1.5", "--metrics", m, "--dynamic-batching"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(6)
-        t_thr = time.time()
-        subprocess.run([BIN, "cluster", "throttle", name, "1", "0.125"], check=True)
-        p.wait()
-        its = [json.loads(line) for line in open(m) if '"type":"iter"' in line]
-        adj_after = sum(1 for line in open(m) if '"type":"rebalance"' in line and json.loads(line)["iter"] >
-                        next((o["iter"] for o in its if o["ts"] >= t_thr), 1 << 60))
-        os.unlink(m)
-        steady = statistics.median(o["t_iter"] for o in its[-40:])
-        after = [o for o in its if o["ts"] >= t_thr]
-        rec = None
-        for i in range(len(after) - 5):
-            if all(statistics.median(o["t_iter"] for o in after[j:j + 5]) <= 1.15 * steady for j in range(i, len(after) - 5)):
-                rec = after[i]["ts"] - t_thr
-                break
+        if throttle:  # a mid-run throttle with dynamic batching
+            subprocess.run([BIN, "cluster", "throttle", name, "1", "0.5"], check=True)
+            m = tempfile.mktemp(suffix=".jsonl")
+            p = subprocess.Popen([BIN, "train", *job, "--epochs", "1.5", "--metrics", m, "--dynamic-batching"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            time.sleep(6)
+            t_thr = time.time()
+            subprocess.run([BIN, "cluster", "throttle", name, "1", "0.125"], check=True)
+            p.wait()
+            its = [json.loads(line) for line in open(m) if '"type":"iter"' in line]
+            adj_after = sum(1 for line in open(m) if '"type":"rebalance"' in line and json.loads(line)["iter"] >
+                            next((o["iter"] for o in its if o["ts"] >= t_thr), 1 << 60))
+            os.unlink(m)
+            steady = statistics.median(o["t_iter"] for o in its[-40:])
+            after = [o for o in its if o["ts"] >= t_thr]
+            rec = None
+            for i in range(len(after) - 5):
+                if all(statistics.median(o["t_iter"] for o in after[j:j + 5]) <= 1.15 * steady for j in range(i, len(after) - 5)):
+                    rec = after[i]["ts"] - t_thr
+                    break
     finally:
         subprocess.run([BIN, "cluster", "down", "--name", name])
-    print(f"\n# hetero: LeNet K=3 B=192 to 85% on 3 emulated c5.2xlarge VMs, VM 1 at 0.5/H core; {reps} runs per "
-          f"cell; {machine()}\n")
-    print("| H | even: time to 85% | dynamic: time to 85% | speed-up | even acc | dynamic acc | adjustments (dynamic) |")
-    print("|---|---|---|---|---|---|---|")
-    for H in (1, 2, 4):
+    print(f"\n# hetero: LeNet K=3 B={batch} to 85% on 3 emulated c5.2xlarge VMs, VM 1 at 0.5/H core; {reps} runs "
+          f"per cell; {machine()}\n")
+    # the oracle: the homogeneous even run's time scaled by the cores, 1.5 / (1 + 0.5 / H): what
+    # perfectly balanced work on the cluster's compute would take, were communication and the
+    # per-iteration overheads as fast on the throttled VM as on the others (a bound, not reachable)
+    t1 = statistics.median(x[0] for x in rows[(1, "even")]) if (1, "even") in rows else float("nan")
+    print("| H | even: time to 85% | dynamic: time to 85% | speed-up | bound (H=1 even x cores) | dynamic / bound "
+          "| even acc | dynamic acc | adjustments (dynamic) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for H in levels:
         e, d = rows[(H, "even")], rows[(H, "dynamic")]
         te, td = statistics.median(x[0] for x in e), statistics.median(x[0] for x in d)
-        print(f"| {H} | {te:.1f} s | {td:.1f} s | {te / td:.2f}x | {statistics.median(x[1] for x in e):.4f} "
-              f"| {statistics.median(x[1] for x in d):.4f} | {statistics.median(x[3] for x in d):.0f} |")
-    print(f"\nmid-run throttle (VM 1 0.5 -> 0.125 core): steady iteration {1e3 * steady:.1f} ms; recovered "
-          f"{'never' if rec is None else f'{rec:.1f} s'} after the throttle; {adj_after} adjustments after it")
+        bound = t1 * 1.5 / (1 + 0.5 / H)
+        print(f"| {H} | {te:.1f} s | {td:.1f} s | {te / td:.2f}x | {bound:.1f} s ({te / bound:.2f}x) | {td / bound:.2f} "
+              f"| {statistics.median(x[1] for x in e):.4f} | {statistics.median(x[1] for x in d):.4f} "
+              f"| {statistics.median(x[3] for x in d):.0f} |")
+    if throttle:
+        print(f"\nmid-run throttle (VM 1 0.5 -> 0.125 core): steady iteration {1e3 * steady:.1f} ms; recovered "
+              f"{'never' if rec is None else f'{rec:.1f} s'} after the throttle; {adj_after} adjustments after it")
 
 
 BYOT_GRID = {"workers": (1, 2), "batches": (64, 128)}

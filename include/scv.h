@@ -161,6 +161,11 @@ typedef struct scv_dynbatch_policy {
     double gain;                /* 0.5: the share of the rule's step taken (1 = the paper's
                                    full step; less damps the swings of noisy times) */
     double min_share, max_share; /* 0.02, 0.98: bounds of a worker's share of B */
+    double full_step_above;     /* 0.25: the full step (gain 1) while some worker's time is
+                                   this far from the mean (relative); `gain` nearer */
+    int absorb_windows;         /* 2: a worker whose balanced share stays under min_share
+                                   this many windows in a row cannot be absorbed: reported
+                                   (and, under the elastic driver, replaced) */
 } scv_dynbatch_policy;
 scv_dynbatch_policy scv_dynbatch_policy_default(void);
 
@@ -324,6 +329,13 @@ typedef struct scv_train_params {
                                   iteration count of eval_every_epochs, the progress ETA) except
                                   under stream_policy.full_batch, where it is the global batch */
     scv_stream_policy stream_policy;
+    /* non-IID streams and data injection (src/train/noniid.c states the rules; with or
+     * without streaming; not with elastic_control): */
+    double noniid_skew;        /* 0 = IID (off); in (0, 1]: each worker's slice of a step's
+                                  batch holds this fraction of its home classes' samples */
+    double inject_alpha, inject_beta; /* both 0 = off; in (0, 1]: each step ceil(alpha K)
+                                  random workers share a fraction beta of their own samples
+                                  with every other worker, b' = b / (1 + alpha beta K) */
     scv_comm_opts comm;        /* communication efficiency (off by default): Top-k, GraVAC, SelSync */
     scv_straggler_rule straggler; /* fraction 0 = off: find stragglers (a metrics line each);
                                   elastic mode replaces one with a spare process when it can */
@@ -359,6 +371,18 @@ typedef struct scv_train_result {
     double stream_wait_seconds; /* streaming: seconds this invocation's steps waited for data
                                   (part of t_iter; 0 when off) */
     int64_t stream_dropped;    /* streaming: samples the truncated buffers dropped, all workers */
+    double noniid_skew;        /* the skew in force (0: IID) */
+    int n_home;                /* workers in home_fraction (min(K, 64); 0: not measured, i.e.
+                                  neither streaming nor a data option was on) */
+    double home_fraction[64];  /* worker k's share of its home-class samples in its local
+                                  batches (own and injected) over this invocation */
+    double home_fraction_mean; /* ... over all workers (NaN: not measured) */
+    int64_t injected_samples;  /* data injection: the copies the workers trained on */
+    double injected_bytes;     /* ... times the bytes of a sample (what sending them would cost;
+                                  this emulation moves indices, every rank holds the data) */
+    int rebalances;            /* dynamic batching: the controller's adjustments in this invocation */
+    int n_shares;              /* K of shares (0: dynamic batching off) */
+    double shares[SCV_MAX_WORKERS]; /* dynamic batching: the workers' shares of B at the end */
 } scv_train_result;
 
 #define SCV_RANK_WEIGHT_RATIO 1e6
@@ -454,6 +478,10 @@ int scv_perf_fit(const scv_config_stats *s, size_t n, scv_comm_kind comm, double
 int scv_perf_apply_prior(scv_perf_model *m, const scv_perf_model *prior, const scv_config_stats *s, size_t n);
 double scv_perf_compute(const scv_perf_model *m, double b);
 double scv_perf_comm(const scv_perf_model *m, int K);
+/* scv_perf_comm with its bandwidth term (ring: 2((K-1)/K) M beta; ps: beta K) times
+ * beta_factor: a link slower than the measured one (e.g. a mixed cluster's slowest link).
+ * beta_factor 1 is scv_perf_comm exactly. */
+double scv_perf_comm_scaled(const scv_perf_model *m, int K, double beta_factor);
 double scv_perf_iter(const scv_perf_model *m, int K, double B);
 
 /* Statistical models: iterations to reach the target at global batch B.
@@ -512,7 +540,7 @@ double scv_worker_mem_bytes(const scv_job_info *job, double b);
 typedef enum { SCV_OBJ_TIME = 0, SCV_OBJ_COST, SCV_OBJ_KNEE, SCV_OBJ_UTILITY } scv_objective;
 
 /* How a plan point's compute time t_c = c0 + c1 b was carried from the measured VM type
- * (communication always stays as measured). n_v: threads a worker uses on type v (its
+ * (communication stays as measured, but for a mixed cluster's slowest link). n_v: threads a worker uses on type v (its
  * vCPUs, capped by worker_threads); n_m: threads of the measurements; f: parallel fraction. */
 typedef enum {
     SCV_EXTRAP_NONE = 0,        /* the measured type at the measured threads */
@@ -525,15 +553,38 @@ typedef enum {
 /* "extrapolated: no thread-scaling measurement, compute as measured", ... */
 const char *scv_extrap_desc(scv_extrap e);
 
+/* A mixed cluster: count[i] workers of catalog type vm[i] for i < n, K = sum of the counts
+ * (1..SCV_MAX_WORKERS). docs/MODEL.md "Mixed clusters" states how it is predicted. */
+#define SCV_MIX_MAX_TYPES 4
+typedef struct scv_vm_mix {
+    int n;
+    int vm[SCV_MIX_MAX_TYPES];
+    int count[SCV_MIX_MAX_TYPES];
+} scv_vm_mix;
+/* "c5.xlarge:2,c6i.4xlarge:1" (the syntax of `cluster up --vm`; COUNT defaults to 1; a
+ * type named twice adds up) against catalog c. SCV_EINVAL / SCV_ENOTFOUND naming the part
+ * at fault: an unknown type, a bad count, more than SCV_MIX_MAX_TYPES types, more than
+ * SCV_MAX_WORKERS workers, an empty spec or entry. */
+int scv_vm_mix_parse(const scv_catalog *c, const char *spec, scv_vm_mix *out, scv_err *err);
+/* "c5.xlarge:2+c6i.4xlarge:1" into buf; returns the length it needs (as snprintf). */
+int scv_vm_mix_format(const scv_catalog *c, const scv_vm_mix *m, char *buf, size_t cap);
+int scv_vm_mix_workers(const scv_vm_mix *m); /* K: the sum of the counts */
+
 typedef struct scv_plan_point {
-    int vm;                 /* index into the catalog */
+    int vm;                 /* index into the catalog (a mix: its type with the slowest link) */
     int workers, batch;
-    double t_iter, iterations, time_s, cost, price_hr;
+    double t_iter, iterations, time_s, cost, price_hr; /* a mix: price_hr is the mean per worker */
     double err_rel;         /* relative uncertainty of time (and cost) */
     int extrapolated;       /* 1: not the measured type at the measured threads (extrap != NONE) */
     int pareto;
-    scv_extrap extrap;      /* how t_compute was carried to this VM type */
-    double compute_scale;   /* t_compute(this type) / t_compute(measured) */
+    scv_extrap extrap;      /* how t_compute was carried to this VM type (a mix: its worst type's) */
+    double compute_scale;   /* t_compute(this type) / t_compute(measured) (a mix: its T_c over
+                               the measured type's at b = B/K) */
+    /* mixed clusters (zero on points built elsewhere: mix_types.n = 0 is one VM type) */
+    int mix;                /* -1: one VM type; else the index into the request's mixes */
+    scv_vm_mix mix_types;   /* the mix's types and counts (n = 0 on a homogeneous point) */
+    double mix_batch[SCV_MIX_MAX_TYPES]; /* per-worker batch of each type (dynamic batching) */
+    double comm_scale;      /* factor on the bandwidth term of communication (1 = as measured) */
 } scv_plan_point;
 
 /* The planner's policy numbers, defaults in scv_plan_policy_default(). */
@@ -572,6 +623,9 @@ typedef struct scv_plan_request {
     /* configurations measured on the measured type: their mean iteration time replaces
      * the model's (the model predicts the others); NULL = the model everywhere */
     const scv_config_stats *measured; size_t n_measured;
+    /* mixed clusters planned besides the types of vms (NULL/0 = none): a mix's K is the sum
+     * of its counts (workers does not apply), every batch of batches does */
+    const scv_vm_mix *mixes; size_t n_mixes;
 } scv_plan_request;
 
 typedef struct scv_plan_result {
@@ -583,7 +637,9 @@ typedef struct scv_plan_result {
     size_t n_excluded_memory;               /* configurations whose b does not fit the VM */
     size_t n_excluded_gpu;                  /* VM types left out: GPU types from CPU
                                                measurements (no gpu_speedup), or the reverse */
-    char note[256];                         /* what was left out or extrapolated, and how */
+    char note[512];                         /* what was left out or extrapolated, and how */
+    size_t n_excluded_mix;                  /* mixes left out: a type of theirs is left out
+                                               as above */
 } scv_plan_result;
 
 /* Chooses as docs/MODEL.md "Choosing" states: the objective's point on the whole front,
@@ -743,7 +799,8 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
  *   optional: "catalog", "measured_on", "vm" ("all", "a,b" or ["a", "b"]), "workers" and
  *   "batch" (a spec "1..64", a number or an array of numbers), "b_min", "b_max", "comm",
  *   "overlap", "stat", "pricing", "assume_gpu_speedup", "objective", "value_per_hour",
- *   "deadline" (seconds, or "45m"), "budget", "all" (true: list every point).
+ *   "deadline" (seconds, or "45m"), "budget", "all" (true: list every point), "mix" (mixed
+ *   clusters: "a:2,b:1" with mixes separated by ';', or an array of such strings).
  * On SCV_OK *result_json is the report `plan --json` prints (one line, no newline; free it
  * with scv_json_free); else it is NULL and err names the field at fault (SCV_EPARSE: not
  * JSON; SCV_EINVAL: a field missing, unknown or of the wrong type or range) or the file,
@@ -850,6 +907,9 @@ typedef struct scv_segment_result {
     scv_config_stats stats;     /* summary of the segment (stats.workers = 0: too few iterations) */
     scv_straggler_event stragglers[SCV_MAX_STRAGGLER_EVENTS]; /* found in this segment */
     int n_stragglers;
+    int rebalances;             /* dynamic batching: the controller's adjustments in it */
+    int n_shares;               /* K of shares (0: dynamic batching off or not reported) */
+    double shares[SCV_MAX_WORKERS]; /* the workers' shares of B at its end */
 } scv_segment_result;
 
 /* The job-driver interface: the only way the loop trains (like ggml's backends or
@@ -1088,6 +1148,11 @@ typedef struct scv_run_result {
     double idle_median_s, idle_worst_s;
     scv_straggler_event *stragglers; /* found during the run, oldest first */
     size_t n_stragglers;
+    int rebalances;             /* dynamic batching: the controller's adjustments in this
+                                   invocation's segments (each segment's in the store, models
+                                   kind "dynbatch") */
+    int n_shares;               /* K of shares (0: no segment reported them) */
+    double shares[SCV_MAX_WORKERS]; /* the shares of B the last such segment ended with */
     scv_run_step *steps;
     size_t n_steps;
     char why[256];              /* why the chosen configuration */

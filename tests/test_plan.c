@@ -2,7 +2,8 @@
  * test_plan.c - the models and the planner on synthetic truth: fits recover known
  * parameters, unidentifiable ones are pinned, degenerate input gives a status (never NaN),
  * Pareto fronts hold no dominated point, Kneedle finds known knees, deadlines and budgets
- * hold, and catalogs and profiles are read strictly.
+ * hold, and catalogs and profiles are read strictly. Mixed clusters: the dynamic-batching
+ * split against its closed form, the slowest link, the price over the types, their specs.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
@@ -670,6 +671,239 @@ static void t_plan_two_point_knee(void)
     scv_plan_result_free(res);
 }
 
+/* ---- mixed clusters ---- */
+
+/* Types of one provider: m4 (the measured type), m4b (as fast, cheaper), m16 (4x the
+ * vCPUs, a faster link), m4slow (a 10x slower link), m1 (one vCPU, link unknown), gpu1. */
+static scv_catalog *mix_catalog(void)
+{
+    static scv_vm_type vms[] = {
+        {.provider = "aws", .name = "m4", .vcpus = 4, .mem_gib = 8, .ondemand = 0.20, .net_gbps = 10},
+        {.provider = "aws", .name = "m4b", .vcpus = 4, .mem_gib = 8, .ondemand = 0.16, .net_gbps = 10},
+        {.provider = "aws", .name = "m16", .vcpus = 16, .mem_gib = 32, .ondemand = 0.70, .net_gbps = 20},
+        {.provider = "aws", .name = "m4slow", .vcpus = 4, .mem_gib = 8, .ondemand = 0.10, .net_gbps = 1},
+        {.provider = "aws", .name = "m1", .vcpus = 1, .mem_gib = 2, .ondemand = 0.05, .net_gbps = NAN},
+        {.provider = "aws", .name = "gpu1", .vcpus = 8, .gpus = 1, .mem_gib = 61, .ondemand = 3.06, .net_gbps = 25},
+    };
+    static scv_catalog c = {.vms = vms, .n = 6};
+    return &c;
+}
+
+static const scv_plan_point *find_mix(const scv_plan_result *r, int mix, int B)
+{
+    for (size_t i = 0; r && i < r->n_points; i++)
+        if (r->points[i].mix == mix && r->points[i].batch == B) return &r->points[i];
+    return NULL;
+}
+
+static scv_vm_mix mix_of(int n, const int *vm, const int *count)
+{
+    scv_vm_mix m = {.n = n};
+    for (int i = 0; i < n; i++) m.vm[i] = vm[i], m.count[i] = count[i];
+    return m;
+}
+
+/* The prediction of a mix: equal to the homogeneous point where the types are alike, the
+ * dynamic-batching split of the closed form between fast and slow types (a type too slow to
+ * keep up held at b = 1), the slowest link for communication, the price summed over the
+ * types, and types that cannot be predicted leaving the mix out. */
+static void t_plan_mix(void)
+{
+    scv_catalog *cat = mix_catalog();
+    int vms[] = {0, 1, 2}, workers[] = {1, 2, 3, 4}, batches[] = {8, 256};
+    double c0 = 2e-3, c1 = 1e-4;
+    scv_perf_model perf = {.comm = SCV_COMM_RING, .c0 = c0, .c1 = c1, .alpha = 1e-4, .beta = 1e-9,
+                           .model_bytes = 4e6, .mare = 0.05};
+    scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 200, .s_min = 1000};
+    scv_job_info job = {.n_params = 2.5e5, .act_bytes = 1e4, .input_floats = 784, .n_train = 50000};
+    enum { SAME, ONE, FAST_SLOW, TOO_SLOW, SLOW_LINK, FAST_LINK, UNKNOWN_LINK, GPU, N_MIX };
+    scv_vm_mix mixes[N_MIX] = {
+        [SAME] = mix_of(2, (int[]){0, 1}, (int[]){2, 2}),         /* m4:2+m4b:2, alike */
+        [ONE] = mix_of(1, (int[]){2}, (int[]){3}),                /* m16:3 */
+        [FAST_SLOW] = mix_of(2, (int[]){0, 2}, (int[]){2, 1}),    /* m4:2+m16:1 */
+        [TOO_SLOW] = mix_of(2, (int[]){2, 4}, (int[]){2, 1}),     /* m16:2+m1:1 */
+        [SLOW_LINK] = mix_of(2, (int[]){0, 3}, (int[]){2, 1}),    /* m4:2+m4slow:1 */
+        [FAST_LINK] = mix_of(2, (int[]){0, 1}, (int[]){2, 1}),    /* m4:2+m4b:1 */
+        [UNKNOWN_LINK] = mix_of(2, (int[]){4, 0}, (int[]){1, 1}), /* m1:1+m4:1 */
+        [GPU] = mix_of(2, (int[]){0, 5}, (int[]){1, 1}),          /* m4:1+gpu1:1 */
+    };
+    /* Amdahl with f = 0.9 from the 4 measured threads */
+    double f = 0.9, s16 = (0.1 + f / 16) / (0.1 + f / 4), s1 = (0.1 + f / 1) / (0.1 + f / 4);
+    scv_plan_request r = {.catalog = cat, .vms = vms, .n_vms = 3, .measured_vm = 0, .workers = workers,
+                          .n_workers = 4, .batches = batches, .n_batches = 2, .perf = &perf, .stat = &st,
+                          .job = &job, .objective = SCV_OBJ_TIME, .measured_threads = 4,
+                          .parallel_fraction = f, .mixes = mixes, .n_mixes = N_MIX};
+    scv_plan_result *res = NULL;
+    scv_err err = {0};
+    CHECK_MSG(scv_plan(&r, &res, &err) == SCV_OK, "%s", err.msg);
+    if (!res) return;
+    for (size_t i = 0; i < res->n_points; i++) { /* homogeneous points are marked so */
+        const scv_plan_point *p = &res->points[i];
+        CHECK((p->mix < 0) == (p->mix_types.n == 0));
+        if (p->mix < 0) CHECK(p->mix == -1 && p->comm_scale == 1);
+    }
+    /* (a) alike types: the homogeneous point of the same K and B */
+    const scv_plan_point *a = find_mix(res, SAME, 256), *h = find(res, 0, 4, 256);
+    CHECK(a && h && a->workers == 4);
+    if (a && h) {
+        CHECK_NEAR(a->t_iter, h->t_iter, 1e-9, 0);
+        CHECK_NEAR(a->time_s, h->time_s, 1e-9, 0);
+        CHECK_NEAR(a->mix_batch[0], 64, 1e-12, 0);
+        CHECK_NEAR(a->mix_batch[1], 64, 1e-12, 0);
+        CHECK(a->comm_scale == 1 && a->extrap == SCV_EXTRAP_SAME_THREADS && a->extrapolated);
+    }
+    /* one type, links faster than the measured one: never faster than the same unmixed */
+    const scv_plan_point *o = find_mix(res, ONE, 256), *h16 = find(res, 2, 3, 256);
+    CHECK(o && h16 && o->comm_scale == 1);
+    if (o && h16) {
+        CHECK_NEAR(o->time_s, h16->time_s, 1e-9, 0);
+        CHECK_NEAR(o->cost, h16->cost, 1e-9, 0);
+        CHECK(o->extrap == SCV_EXTRAP_AMDAHL);
+    }
+    /* (b) fast and slow: T_c = (c1 B + c0 K) / sum_t count_t / s_t, every worker done at T_c */
+    const scv_plan_point *m = find_mix(res, FAST_SLOW, 256);
+    const scv_plan_point *slow = find(res, 0, 3, 256), *fast = find(res, 2, 3, 256);
+    CHECK(m && slow && fast);
+    if (m && slow && fast) {
+        double tm = scv_perf_comm(&perf, 3), tc = m->t_iter - tm;
+        double closed = (c1 * 256 + c0 * 3) / (2 / 1.0 + 1 / s16);
+        CHECK_NEAR(tc, closed, 1e-12, 0);
+        CHECK(tc < slow->t_iter - tm && tc > fast->t_iter - tm);
+        CHECK(m->time_s < slow->time_s && m->time_s > fast->time_s);
+        CHECK_NEAR(2 * m->mix_batch[0] + m->mix_batch[1], 256, 1e-12, 0);
+        CHECK(m->mix_batch[1] > m->mix_batch[0]); /* the faster type takes more */
+        CHECK_NEAR(1.0 * (c0 + c1 * m->mix_batch[0]), closed, 1e-12, 0);
+        CHECK_NEAR(s16 * (c0 + c1 * m->mix_batch[1]), closed, 1e-12, 0);
+        CHECK_NEAR(m->compute_scale, closed / (c0 + c1 * 256 / 3.0), 1e-12, 0);
+        CHECK(m->extrap == SCV_EXTRAP_AMDAHL && m->workers == 3 && m->vm == 0);
+        /* (d) the price: the sum over the types; price_hr their mean per worker */
+        CHECK_NEAR(m->cost, (2 * 0.20 + 1 * 0.70) * m->time_s / 3600, 1e-12, 0);
+        CHECK_NEAR(m->price_hr, (2 * 0.20 + 0.70) / 3, 1e-12, 0);
+        CHECK_NEAR(scv_cost_usd(m->workers, m->time_s, m->price_hr), m->cost, 1e-12, 0);
+    }
+    /* a type too slow to keep up: held at b = 1, and it sets the compute time */
+    const scv_plan_point *t = find_mix(res, TOO_SLOW, 8);
+    CHECK(t != NULL);
+    if (t) {
+        CHECK_NEAR(t->mix_batch[1], 1, 1e-12, 0);
+        CHECK_NEAR(t->mix_batch[0], 3.5, 1e-12, 0); /* the rest of B over the others */
+        CHECK_NEAR(t->t_iter - scv_perf_comm(&perf, 3), s1 * (c0 + c1), 1e-12, 0);
+        CHECK_MSG(strstr(res->note, "too slow to keep up") != NULL, "%s", res->note);
+    }
+    const scv_plan_point *t2 = find_mix(res, TOO_SLOW, 256); /* enough B: all finish together */
+    CHECK(t2 && t2->mix_batch[1] > 1);
+    if (t2) CHECK_NEAR(s1 * (c0 + c1 * t2->mix_batch[1]), s16 * (c0 + c1 * t2->mix_batch[0]), 1e-12, 0);
+    /* (c) the slowest link: 10x slower, the bandwidth term 10x; compute the same */
+    const scv_plan_point *sl = find_mix(res, SLOW_LINK, 256), *fl = find_mix(res, FAST_LINK, 256);
+    CHECK(sl && fl);
+    if (sl && fl && slow) {
+        double bw = 2.0 * (2.0 / 3) * 4e6 * 1e-9; /* the bandwidth term at K = 3 */
+        CHECK(sl->comm_scale == 10 && fl->comm_scale == 1 && sl->vm == 3);
+        CHECK_NEAR(sl->t_iter - fl->t_iter, 9 * bw, 1e-9, 0);
+        CHECK_NEAR(fl->t_iter, slow->t_iter, 1e-12, 0);
+        CHECK_NEAR(scv_perf_comm_scaled(&perf, 3, 10) - scv_perf_comm(&perf, 3), 9 * bw, 1e-12, 0);
+    }
+    const scv_plan_point *ul = find_mix(res, UNKNOWN_LINK, 256); /* m1's link unknown: as measured */
+    CHECK(ul && ul->comm_scale == 1 && ul->vm == 0);
+    /* a GPU type without an assumed speed-up leaves its mix out, counted and said */
+    CHECK_EQ_INT(res->n_excluded_mix, 1);
+    CHECK(find_mix(res, GPU, 256) == NULL);
+    CHECK_MSG(strstr(res->note, "1 mix(es) left out") != NULL, "%s", res->note);
+    /* the fastest point may be a mix: it takes part in the front and the choice */
+    double tmin = INFINITY;
+    for (size_t i = 0; i < res->n_points; i++) tmin = fmin(tmin, res->points[i].time_s);
+    CHECK(res->points[res->chosen].time_s == tmin);
+    scv_plan_result_free(res);
+    /* with a speed-up: included, marked by its least certain type */
+    r.gpu_speedup = 10;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        const scv_plan_point *g = find_mix(res, GPU, 256);
+        CHECK(g && g->extrap == SCV_EXTRAP_GPU_ASSUMED && res->n_excluded_mix == 0);
+        scv_plan_result_free(res);
+    }
+    r.gpu_speedup = 0;
+    /* a mix is named in why: the cheapest m4 K=1, the mix m16:1 faster */
+    int one[] = {1}, b256[] = {256};
+    scv_vm_mix m16 = mix_of(1, (int[]){2}, (int[]){1});
+    r.vms = vms, r.n_vms = 1, r.workers = one, r.n_workers = 1, r.batches = b256, r.n_batches = 1;
+    r.mixes = &m16, r.n_mixes = 1, r.objective = SCV_OBJ_COST;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        CHECK(res->points[res->chosen].mix == -1 && res->n_front == 2);
+        CHECK_MSG(strstr(res->why, "m16:1 B=256 would save") != NULL, "%s", res->why);
+        scv_plan_result_free(res);
+    }
+    /* mixes alone (no homogeneous type) */
+    r.n_vms = 0, r.objective = SCV_OBJ_TIME;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK && res && res->n_points == 1 && res->points[0].mix == 0);
+    scv_plan_result_free(res);
+    /* memory: every type's batch must fit its VM */
+    job.act_bytes = 1e12;
+    CHECK(scv_plan(&r, &res, &err) == SCV_EINFEASIBLE && !res);
+    CHECK_MSG(strstr(err.msg, "memory: 1 excluded") != NULL, "%s", err.msg);
+    job.act_bytes = 1e4;
+    /* a malformed mix is refused */
+    scv_vm_mix bad = mix_of(1, (int[]){99}, (int[]){1});
+    r.mixes = &bad;
+    CHECK(scv_plan(&r, &res, &err) == SCV_EINVAL && !res);
+    CHECK_MSG(strstr(err.msg, "plan: mix 0") != NULL, "%s", err.msg);
+    /* n_mixes without mixes: none */
+    r.mixes = NULL, r.n_vms = 1;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK && res && res->n_points == 1 && res->points[0].mix == -1);
+    scv_plan_result_free(res);
+    /* the link factor leaves communication as fitted at 1 (ring and ps) */
+    for (int K = 1; K <= 9; K += 4) {
+        CHECK(scv_perf_comm_scaled(&perf, K, 1) == scv_perf_comm(&perf, K));
+        scv_perf_model ps = perf;
+        ps.comm = SCV_COMM_PS;
+        CHECK(scv_perf_comm_scaled(&ps, K, 1) == scv_perf_comm(&ps, K));
+        if (K > 1) CHECK_NEAR(scv_perf_comm_scaled(&ps, K, 3) - scv_perf_comm(&ps, K), 2 * 1e-9 * K, 1e-9, 0);
+    }
+}
+
+/* (e) mix specs: the syntax of `cluster up --vm`; errors name the part at fault */
+static void t_mix_parse(void)
+{
+    scv_catalog *cat = mix_catalog();
+    scv_vm_mix m;
+    scv_err err = {0};
+    char buf[128];
+    CHECK(scv_vm_mix_parse(cat, "m4:2,m16:1", &m, &err) == SCV_OK);
+    CHECK(m.n == 2 && m.vm[0] == 0 && m.vm[1] == 2 && m.count[0] == 2 && m.count[1] == 1);
+    CHECK_EQ_INT(scv_vm_mix_workers(&m), 3);
+    CHECK_EQ_INT(scv_vm_mix_format(cat, &m, buf, sizeof buf), 10);
+    CHECK_MSG(!strcmp(buf, "m4:2+m16:1"), "%s", buf);
+    CHECK(scv_vm_mix_format(cat, &m, buf, 4) == 10 && !strcmp(buf, "m4:")); /* truncated, as snprintf */
+    CHECK(scv_vm_mix_parse(cat, "m4b", &m, &err) == SCV_OK && m.n == 1 && m.vm[0] == 1 && m.count[0] == 1);
+    CHECK(scv_vm_mix_parse(cat, "m4:1,m16:2,m4:2", &m, &err) == SCV_OK && m.n == 2 && m.count[0] == 3);
+    CHECK(scv_vm_mix_parse(cat, "m4:1000,m16:24", &m, &err) == SCV_OK && scv_vm_mix_workers(&m) == 1024);
+    static const struct {
+        const char *spec;
+        int code;
+        const char *want;
+    } bad[] = {
+        {"m4:2,nope:1", SCV_ENOTFOUND, "mix 'm4:2,nope:1': 'nope' is not a VM type"},
+        {"m4:x", SCV_EINVAL, "count 'x' of m4: expected an integer in 1..1024"},
+        {"m4:0", SCV_EINVAL, "count '0' of m4"},
+        {"m4:-2", SCV_EINVAL, "count '-2' of m4"},
+        {"m4:2.5", SCV_EINVAL, "count '2.5' of m4"},
+        {"m4:", SCV_EINVAL, "count '' of m4"},
+        {"m4:1025", SCV_EINVAL, "count '1025' of m4"},
+        {"m4:2,,m16:1", SCV_EINVAL, "an empty entry"},
+        {"m4:2,", SCV_EINVAL, "an empty entry"},
+        {"", SCV_EINVAL, "no VM type"},
+        {":3", SCV_EINVAL, "an entry without a VM type"},
+        {"m4,m4b,m16,m4slow,m1", SCV_EINVAL, "'m1' is a VM type too many (at most 4 types)"},
+        {"m4:1000,m16:25", SCV_EINVAL, "1025 workers in all by m16, at most 1024"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = scv_vm_mix_parse(cat, bad[i].spec, &m, &err);
+        CHECK_MSG(rc == bad[i].code, "'%s': status %d", bad[i].spec, rc);
+        CHECK_MSG(strstr(err.msg, bad[i].want) != NULL, "'%s': '%s' lacks '%s'", bad[i].spec, err.msg, bad[i].want);
+    }
+}
+
 static void t_profile(void)
 {
     char path[64];
@@ -776,5 +1010,7 @@ static const scv_test tests[] = {
     {"amdahl_fit", t_amdahl_fit},
     {"plan_bounds_keep_met_choice", t_plan_bounds_keep_met_choice},
     {"plan_two_point_knee", t_plan_two_point_knee},
+    {"plan_mix", t_plan_mix},
+    {"mix_parse", t_mix_parse},
 };
 SCV_TEST_MAIN(tests)

@@ -3,7 +3,8 @@
  * byte for byte what `scavenger plan --json` prints for the same inputs (metrics files or
  * their text), the request's options reach the planner, and every bad request (not JSON,
  * a missing, unknown, repeated or mistyped field, a value out of range, a missing file) is
- * refused with the field or file named. Also scv_profile_load_texts and scv_data_file.
+ * refused with the field or file named; mixed clusters (--mix, "mix") in the table and the
+ * report. Also scv_profile_load_texts and scv_data_file.
  * Metrics are synthetic (a job line and iterations of two configurations); the command
  * line is $SCV_BIN (default build/scavenger). Run from the repository root.
  */
@@ -93,6 +94,10 @@ static void t_same_as_cli(void)
          "data/vm-catalog.csv",
          "\"target_epochs\":5,\"measured_on\":\"c5.2xlarge\",\"vm\":\"c5.2xlarge,g5.xlarge\","
          "\"assume_gpu_speedup\":4,\"catalog\":\"data/vm-catalog.csv\""},
+        {"--target-epochs 5 --workers 1..4 --batch 64..256 --mix c5.xlarge:2,c6i.4xlarge:1 "
+         "--mix 'c5.xlarge:1,c5.2xlarge:1;c6i.xlarge:3' --all",
+         "\"target_epochs\":5,\"workers\":\"1..4\",\"batch\":\"64..256\","
+         "\"mix\":[\"c5.xlarge:2,c6i.4xlarge:1\",\"c5.xlarge:1,c5.2xlarge:1;c6i.xlarge:3\"],\"all\":true"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[1024], req[4096];
@@ -223,6 +228,13 @@ static void t_errors(void)
         {"{\"metrics\":[],\"target_epochs\":5}", SCV_EINVAL, "field \"metrics\": expected"},
         {"{%s,\"target_run\":\"/no/run.jsonl\",\"target_accuracy\":0.5}", SCV_ENOTFOUND, "/no/run.jsonl"},
         {"{%s,\"target_run\":\"x\",\"target_accuracy\":1.5}", SCV_EINVAL, "field \"target_accuracy\""},
+        {"{%s,\"target_epochs\":5,\"mix\":5}", SCV_EINVAL, "field \"mix\": expected"},
+        {"{%s,\"target_epochs\":5,\"mix\":[\"c5.xlarge:1\",\"\"]}", SCV_EINVAL, "field \"mix\": expected"},
+        {"{%s,\"target_epochs\":5,\"mix\":\"c5.xlarge:x\"}", SCV_EINVAL,
+         "field \"mix\": mix 'c5.xlarge:x': count 'x' of c5.xlarge"},
+        {"{%s,\"target_epochs\":5,\"mix\":[\"c5.xlarge:1\",\"nope:1\"]}", SCV_ENOTFOUND,
+         "field \"mix\": mix 'nope:1': 'nope' is not a VM type"},
+        {"{%s,\"target_epochs\":5,\"mix\":\";\"}", SCV_EINVAL, "field \"mix\": no mix in ';'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char req[2048], *out;
@@ -241,6 +253,50 @@ static void t_errors(void)
     CHECK_EQ_INT(scv_plan_json("{}", NULL, NULL), SCV_EINVAL);
     CHECK_EQ_INT(scv_plan_json("{\"profile\":5}", &out, NULL), SCV_EINVAL);
     scv_json_free(NULL);
+}
+
+/* Mixed clusters: rows named by their mix with the per-type batches, the report's "mix"
+ * array; a bad --mix is a usage error that names the part at fault. */
+static void t_mix(void)
+{
+    static char out[1 << 16];
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --workers 1..4 --batch 64,256 "
+                     "--mix c5.xlarge:2,c6i.4xlarge:1 --all --top 100", bin, f1, f2), 0);
+    CHECK_MSG(strstr(out, "   c5.xlarge:2+c6i.4xlarge:1     3     64 ") && strstr(out, "(b per type 21.3/21.3)"), "%s",
+              out);
+    char req[1024], *rep;
+    scv_err err;
+    snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":5,\"batch\":[256],"
+                              "\"mix\":\"c5.xlarge:2,c6i.4xlarge:1\",\"all\":true}", f1, f2);
+    CHECK_EQ_INT(plan(req, &rep, &err), SCV_OK);
+    cJSON *o = cJSON_Parse(rep);
+    const cJSON *pts = cJSON_GetObjectItem(o, "points"), *pt;
+    int mixes = 0;
+    cJSON_ArrayForEach(pt, pts)
+    {
+        const cJSON *mx = cJSON_GetObjectItem(pt, "mix");
+        if (!mx) continue;
+        mixes++;
+        CHECK(!strcmp(cJSON_GetObjectItem(pt, "vm")->valuestring, "c5.xlarge:2+c6i.4xlarge:1"));
+        CHECK(cJSON_GetObjectItem(pt, "workers")->valueint == 3 && cJSON_GetArraySize(mx) == 2);
+        double sum = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, mx) sum += cJSON_GetObjectItem(e, "count")->valuedouble *
+                                         cJSON_GetObjectItem(e, "batch")->valuedouble;
+        CHECK_NEAR(sum, 256, 1e-5, 0);
+        CHECK(!strcmp(cJSON_GetObjectItem(cJSON_GetArrayItem(mx, 1), "vm")->valuestring, "c6i.4xlarge"));
+    }
+    CHECK_EQ_INT(mixes, 1);
+    CHECK(cJSON_GetObjectItem(o, "excluded_mixes") && cJSON_GetObjectItem(o, "excluded_mixes")->valueint == 0);
+    cJSON_Delete(o);
+    if (rep) scv_json_free(rep);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --mix c5.xlarge:0", bin, f1, f2), 2);
+    CHECK_MSG(strstr(out, "--mix: mix 'c5.xlarge:0': count '0' of c5.xlarge") != NULL, "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --mix c5.xlarge,m9.huge:2", bin, f1,
+                     f2), 2);
+    CHECK_MSG(strstr(out, "'m9.huge' is not a VM type of the catalog (data/vm-catalog.csv)") != NULL, "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --help", bin), 0);
+    CHECK(strstr(out, "--mix SPEC") != NULL);
 }
 
 static void t_profile_texts(void)
@@ -296,6 +352,7 @@ static const scv_test tests[] = {
     {"same_as_cli", t_same_as_cli},
     {"fields_used", t_fields_used},
     {"errors", t_errors},
+    {"mix", t_mix},
     {"profile_texts", t_profile_texts},
     {"data_file", t_data_file},
 };

@@ -2,15 +2,18 @@
  * test_stream.c - streaming mode (ScaDLES): the arrival model and the stream buffers of
  * src/train/stream.c (batches follow the rates, the bounds hold, the wait is the exact
  * arrival time, a rate trace switches rates at its times, truncation against persistence,
- * bad rates and traces named with file:line), the trainer's checks of the options, and
- * `scavenger train --stream-rate` end to end through mpirun (K = 2; the binary is $SCV_BIN,
- * default build/scavenger).
+ * bad rates and traces named with file:line), the trainer's checks of the options, non-IID
+ * streams and data injection (src/train/noniid.c: the skewed slices are a permutation of the
+ * window, injection keeps every worker's total), and `scavenger train --stream-rate` end to
+ * end through mpirun (K = 2; the binary is $SCV_BIN, default build/scavenger).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "scv_test.h"
 #include "scv_test_proc.h"
 #include "train/stream.h"
+#include "train/noniid.h"
+#include "train/sched.h"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -302,7 +305,217 @@ static void t_params_check(void)
     CHECK(scv_train_params_check(&p, &err) == SCV_EINVAL && strstr(err.msg, "--stream-bounds 100,10"));
     p.stream_policy.full_batch = 1; /* the bounds are then the shares of B */
     CHECK_EQ_INT(scv_train_params_check(&p, &err), SCV_OK);
+    /* non-IID skew in [0, 1], injection's alpha and beta in (0, 1], with or without streaming */
+    p.noniid_skew = 1.5;
+    CHECK(scv_train_params_check(&p, &err) == SCV_EINVAL && strstr(err.msg, "--stream-noniid 1.5: must be in [0, 1]"));
+    p.noniid_skew = 1;
+    CHECK_EQ_INT(scv_train_params_check(&p, &err), SCV_OK);
+    p.inject_alpha = 0.5, p.inject_beta = 0;
+    CHECK(scv_train_params_check(&p, &err) == SCV_EINVAL && strstr(err.msg, "--stream-inject 0.5,0"));
+    p.inject_beta = 1, p.stream = NULL;
+    CHECK_EQ_INT(scv_train_params_check(&p, &err), SCV_OK);
     scv_stream_rates_free(r);
+}
+
+/* ---- non-IID streams and data injection (src/train/noniid.c) ---- */
+
+static uint8_t ni_labels[1000]; /* sample s has class s mod 10 */
+static int32_t ni_win[1000], ni_out[1000], ni_out2[1000], ni_scratch[1000];
+
+/* A window of n samples in a seeded order (as the trainer's epoch order): samples 0..n-1
+ * (balanced: n/10 of each class when n is a multiple of 10), or the first n of an order of
+ * all 1000 (a random mix, as a step's window). */
+static void ni_window(int n, uint64_t seed, int balanced)
+{
+    static int32_t perm[1000];
+    for (int s = 0; s < 1000; s++) ni_labels[s] = (uint8_t)(s % 10);
+    scv_epoch_order(seed, 0, balanced ? n : 1000, perm);
+    memcpy(ni_win, perm, sizeof(int32_t) * (size_t)n);
+}
+
+/* 1 when out[0..n) is a permutation of the window (no sample lost, none twice). */
+static int is_permutation(const int32_t *out, int n)
+{
+    static int seen[1000];
+    memset(seen, 0, sizeof seen);
+    for (int i = 0; i < n; i++) seen[ni_win[i]]++;
+    for (int i = 0; i < n; i++)
+        if (out[i] < 0 || out[i] >= 1000 || --seen[out[i]] < 0) return 0;
+    return 1;
+}
+
+static int64_t home_in(const int32_t *slice, int64_t n, int k, int K)
+{
+    int64_t h = 0;
+    for (int64_t i = 0; i < n; i++) h += scv_noniid_home(ni_labels[slice[i]], k, K, 10);
+    return h;
+}
+
+/* The home classes: round-robin over K <= 10 workers; with K > 10, k mod 10. */
+static void t_noniid_home_classes(void)
+{
+    CHECK(scv_noniid_home(0, 0, 3, 10) && scv_noniid_home(9, 0, 3, 10) && scv_noniid_home(4, 1, 3, 10));
+    CHECK(!scv_noniid_home(1, 0, 3, 10) && !scv_noniid_home(9, 2, 3, 10));
+    CHECK(scv_noniid_home(3, 13, 16, 10) && scv_noniid_home(3, 3, 16, 10) && !scv_noniid_home(4, 13, 16, 10));
+    for (int c = 0; c < 10; c++) { /* every class is home to exactly one of K = 3 workers */
+        int n = 0;
+        for (int k = 0; k < 3; k++) n += scv_noniid_home(c, k, 3, 10);
+        CHECK_EQ_INT(n, 1);
+    }
+}
+
+/* SKEW = 1 with enough home samples: every slice is all home classes; the result is a
+ * permutation of the window and depends on the seed alone. SKEW = 0: the window unchanged. */
+static void t_noniid_assign(void)
+{
+    ni_window(300, 7, 1); /* 30 of each class: groups of K = 3 hold 120, 90, 90 */
+    const int64_t counts[3] = {120, 90, 90};
+    scv_noniid_assign(ni_win, 300, ni_labels, 10, 3, counts, 1.0, 42, ni_out, ni_scratch);
+    CHECK(is_permutation(ni_out, 300));
+    CHECK_EQ_INT(home_in(ni_out, 120, 0, 3), 120);
+    CHECK_EQ_INT(home_in(ni_out + 120, 90, 1, 3), 90);
+    CHECK_EQ_INT(home_in(ni_out + 210, 90, 2, 3), 90);
+    /* deterministic for a seed, another seed another order; in place gives the same */
+    scv_noniid_assign(ni_win, 300, ni_labels, 10, 3, counts, 1.0, 42, ni_out2, ni_scratch);
+    CHECK(!memcmp(ni_out, ni_out2, sizeof(int32_t) * 300));
+    scv_noniid_assign(ni_win, 300, ni_labels, 10, 3, counts, 1.0, 43, ni_out2, ni_scratch);
+    CHECK(memcmp(ni_out, ni_out2, sizeof(int32_t) * 300) != 0);
+    memcpy(ni_out2, ni_win, sizeof(int32_t) * 300);
+    scv_noniid_assign(ni_out2, 300, ni_labels, 10, 3, counts, 1.0, 42, ni_out2, ni_scratch);
+    CHECK(!memcmp(ni_out, ni_out2, sizeof(int32_t) * 300));
+    /* SKEW = 0 (and K = 1): unchanged, IID as without the option */
+    scv_noniid_assign(ni_win, 300, ni_labels, 10, 3, counts, 0.0, 42, ni_out, ni_scratch);
+    CHECK(!memcmp(ni_out, ni_win, sizeof(int32_t) * 300));
+    const int64_t all[1] = {300};
+    scv_noniid_assign(ni_win, 300, ni_labels, 10, 1, all, 1.0, 42, ni_out, ni_scratch);
+    CHECK(!memcmp(ni_out, ni_win, sizeof(int32_t) * 300));
+    /* SKEW = 0.5 over uneven slices: round(0.5 b_k) home samples at least (the rest is drawn
+     * from what is left, home classes included) */
+    const int64_t uneven[3] = {37, 150, 113};
+    scv_noniid_assign(ni_win, 300, ni_labels, 10, 3, uneven, 0.5, 5, ni_out, ni_scratch);
+    CHECK(is_permutation(ni_out, 300));
+    CHECK(home_in(ni_out, 37, 0, 3) >= 19 && home_in(ni_out + 37, 150, 1, 3) >= 75 &&
+          home_in(ni_out + 187, 113, 2, 3) >= 57);
+    /* the window is short of home samples: SKEW = 1 takes all it has (90 of group 1 and of
+     * group 2), then the rest */
+    const int64_t even[3] = {100, 100, 100};
+    scv_noniid_assign(ni_win, 300, ni_labels, 10, 3, even, 1.0, 9, ni_out, ni_scratch);
+    CHECK(is_permutation(ni_out, 300));
+    CHECK_EQ_INT(home_in(ni_out, 100, 0, 3), 100);
+    CHECK_EQ_INT(home_in(ni_out + 100, 100, 1, 3), 90);
+    CHECK_EQ_INT(home_in(ni_out + 200, 100, 2, 3), 90);
+    /* more workers than classes: K = 12, worker k's home class is k mod 10 (workers 0 and 10
+     * share class 0's 30 samples: 15 each) */
+    int64_t twelve[12];
+    for (int k = 0; k < 12; k++) twelve[k] = 25;
+    scv_noniid_assign(ni_win, 300, ni_labels, 10, 12, twelve, 1.0, 3, ni_out, ni_scratch);
+    CHECK(is_permutation(ni_out, 300));
+    CHECK_EQ_INT(home_in(ni_out + 0, 25, 0, 12), 15);
+    CHECK_EQ_INT(home_in(ni_out + 250, 25, 10, 12), 15);
+    CHECK_EQ_INT(home_in(ni_out + 50, 25, 2, 12), 25);
+}
+
+/* Over many random windows at SKEW 0.9, K = 2: the home share is about 0.9 + 0.1/2 (the
+ * random rest is half home), against 1/2 without skew. */
+static void t_noniid_share(void)
+{
+    int64_t h = 0, h0 = 0, t = 0;
+    const int64_t counts[2] = {100, 100};
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        ni_window(200, seed, 0);
+        scv_noniid_assign(ni_win, 200, ni_labels, 10, 2, counts, 0.9, seed, ni_out, ni_scratch);
+        h += home_in(ni_out, 100, 0, 2) + home_in(ni_out + 100, 100, 1, 2);
+        h0 += home_in(ni_win, 100, 0, 2) + home_in(ni_win + 100, 100, 1, 2);
+        t += 200;
+    }
+    double f = (double)h / (double)t, f0 = (double)h0 / (double)t;
+    CHECK_MSG(f > 0.92 && f < 0.97, "home share %.4f at skew 0.9", f);
+    CHECK_MSG(f0 > 0.45 && f0 < 0.55, "home share %.4f of the unchanged window", f0);
+}
+
+/* Injection: b' = round(b / (1 + alpha beta K)) (half up), shares round(beta b'), every
+ * worker's total exactly b_k, the copies come from the chosen workers' own slices. */
+static void t_inject_plan(void)
+{
+    static scv_inject_plan pl;
+    /* K = 4, b = 60, alpha = beta = 1/2: f = 2, b' = 30, m = 2 chosen share 15 each; the
+     * others receive 30 (their room b - b'), the chosen 15 */
+    const int64_t b4[4] = {60, 60, 60, 60};
+    scv_inject_make(&pl, b4, 4, 0.5, 0.5, 11);
+    CHECK_EQ_INT(pl.m, 2);
+    CHECK(pl.chosen[0] < pl.chosen[1] && pl.chosen[1] < 4);
+    for (int k = 0; k < 4; k++) {
+        int ch = k == pl.chosen[0] || k == pl.chosen[1];
+        CHECK_EQ_INT(pl.nominal[k], 30);
+        CHECK_EQ_INT(pl.share[k], ch ? 15 : 0);
+        CHECK_EQ_INT(pl.recv[k], ch ? 15 : 30);
+        CHECK_EQ_INT(pl.own[k] + pl.recv[k], 60);
+    }
+    CHECK_EQ_INT(pl.injected, 90);
+    /* the rounding: b = 64, K = 2, 1/2, 1/2: b' = round(42.67) = 43, s = round(21.5) = 22;
+     * the other's room is 64 - 43 = 21: it takes 21 copies and 43 of its own */
+    const int64_t b2[2] = {64, 64};
+    scv_inject_make(&pl, b2, 2, 0.5, 0.5, 3);
+    int j = pl.chosen[0], o = 1 - j;
+    CHECK_EQ_INT(pl.m, 1);
+    CHECK_EQ_INT(pl.nominal[0], 43);
+    CHECK_EQ_INT(pl.share[j], 22);
+    CHECK_EQ_INT(pl.recv[o], 21);
+    CHECK_EQ_INT(pl.own[o], 43);
+    CHECK_EQ_INT(pl.recv[j], 0);
+    CHECK_EQ_INT(pl.own[j], 64);
+    /* uneven streams, alpha = beta = 1: b = 200, 10, f = 3, b' = 67, 3; the slow worker has
+     * room for 7 copies only, the fast one takes the 3 the slow one shares */
+    const int64_t bu[2] = {200, 10};
+    scv_inject_make(&pl, bu, 2, 1, 1, 5);
+    CHECK_EQ_INT(pl.m, 2);
+    CHECK_EQ_INT(pl.recv[1], 7);
+    CHECK_EQ_INT(pl.own[1], 3);
+    CHECK_EQ_INT(pl.recv[0], 3);
+    CHECK_EQ_INT(pl.own[0], 197);
+    /* the same seed chooses the same workers; over seeds every worker is chosen */
+    int chosen[5] = {0};
+    for (uint64_t seed = 0; seed < 200; seed++) {
+        static scv_inject_plan a, c;
+        const int64_t b5[5] = {50, 50, 50, 50, 50};
+        scv_inject_make(&a, b5, 5, 0.3, 1, seed);
+        scv_inject_make(&c, b5, 5, 0.3, 1, seed);
+        CHECK(a.m == 2 && c.m == 2 && a.chosen[0] == c.chosen[0] && a.chosen[1] == c.chosen[1]);
+        chosen[a.chosen[0]]++, chosen[a.chosen[1]]++;
+    }
+    for (int k = 0; k < 5; k++) CHECK_MSG(chosen[k] > 50 && chosen[k] < 110, "worker %d chosen %d of 200", k, chosen[k]);
+}
+
+/* A step end to end: a skewed window of own samples, then each worker's batch: its own
+ * slice plus copies, the copies the first samples of the chosen workers' slices; totals b_k
+ * and the own slices a permutation of the window. */
+static void t_inject_batches(void)
+{
+    static scv_inject_plan pl;
+    static int32_t idx[1000];
+    const int64_t b[3] = {90, 70, 80};
+    scv_inject_make(&pl, b, 3, 0.6, 0.8, 21); /* m = 2 */
+    CHECK_EQ_INT(pl.m, 2);
+    int64_t U = 0, off[3];
+    for (int k = 0; k < 3; k++) off[k] = U, U += pl.own[k];
+    CHECK_EQ_INT(U + pl.injected, 240);
+    ni_window((int)U, 4, 0);
+    scv_noniid_assign(ni_win, U, ni_labels, 10, 3, pl.own, 0.9, 8, ni_out, ni_scratch);
+    CHECK(is_permutation(ni_out, (int)U));
+    for (int k = 0; k < 3; k++) {
+        int64_t n = scv_worker_batch(ni_out, pl.own, off, &pl, k, idx), r[3];
+        CHECK_EQ_INT(n, b[k]);
+        CHECK(!memcmp(idx, ni_out + off[k], sizeof(int32_t) * (size_t)pl.own[k]));
+        scv_inject_from(&pl, k, r);
+        int64_t at = pl.own[k], got = 0;
+        for (int i = 0; i < pl.m; i++) {
+            int jj = pl.chosen[i];
+            CHECK(r[i] <= pl.share[jj] && (jj != k || r[i] == 0));
+            CHECK(!memcmp(idx + at, ni_out + off[jj], sizeof(int32_t) * (size_t)r[i])); /* j's own samples */
+            at += r[i], got += r[i];
+        }
+        CHECK_EQ_INT(got, pl.recv[k]);
+    }
 }
 
 /* The local batches of every iteration line of a metrics file: sums and the checks. */
@@ -370,6 +583,59 @@ static void t_train_end_to_end(void)
     CHECK_MSG(drop0 >= 1920 - 480 - 32, "worker 0 dropped %lld", (long long)drop0);
 }
 
+/* The value of "key": in a JSON text (NaN when absent). */
+static double json_num(const char *text, const char *key)
+{
+    char k[64];
+    snprintf(k, sizeof k, "\"%s\":", key);
+    const char *at = text ? strstr(text, k) : NULL;
+    return at ? strtod(at + strlen(k), NULL) : NAN;
+}
+
+/* Non-IID streams end to end, K = 2 (about 1 s a run): at skew 0.9 the workers' batches are
+ * mostly their home classes; data injection (0.5, 0.5) mixes them (about 0.8 expected, 0.95
+ * without); every iteration's batch is its own samples plus the copies, and the epoch
+ * moves by the own samples only. */
+static void t_train_noniid(void)
+{
+    char out[8192], m[600];
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --stream-rate 20000,20000 --stream-bounds 32,64 --stream-noniid 0.9 "
+                                      "--iterations 30 --no-final-eval --json", bin), 0);
+    const char *last = strrchr(out, '{');
+    double skewed = json_num(last, "home_fraction_mean");
+    CHECK_MSG(skewed > 0.88, "home share %.4f at --stream-noniid 0.9: %s", skewed, out);
+    CHECK_MSG(last && strstr(last, "\"home_fraction\":[") && json_num(last, "injected_samples") == 0, "%s", out);
+    snprintf(m, sizeof m, "%s/ni.jsonl", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --stream-rate 20000,20000 --stream-bounds 32,64 --stream-noniid 0.9 "
+                                      "--stream-inject 0.5,0.5 --iterations 30 --no-final-eval --json --metrics %s", bin, m), 0);
+    last = strrchr(out, '{');
+    double mixed = json_num(last, "home_fraction_mean"), inj = json_num(last, "injected_samples"),
+           bytes = json_num(last, "injected_bytes");
+    CHECK_MSG(mixed < skewed - 0.06 && mixed > 0.6, "home share %.4f with injection, %.4f without", mixed, skewed);
+    CHECK_MSG(inj > 0 && bytes == inj * (784 * 4 + 1), "%s", out); /* synthetic: 28x28 floats and a label */
+    FILE *f = fopen(m, "r");
+    char line[4096];
+    int n = 0;
+    int64_t copies = 0, seen = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strstr(line, "\"type\":\"iter\"")) continue;
+        long long lb[2] = {-1, -1}, ob[2] = {-1, -1}, hs[2] = {-1, -1};
+        const char *a = strstr(line, "\"local_batches\":["), *o = strstr(line, "\"own_batches\":["),
+                   *h = strstr(line, "\"home_samples\":[");
+        CHECK_MSG(a && sscanf(a, "\"local_batches\":[%lld,%lld]", &lb[0], &lb[1]) == 2, "%s", line);
+        CHECK_MSG(o && sscanf(o, "\"own_batches\":[%lld,%lld]", &ob[0], &ob[1]) == 2, "%s", line);
+        CHECK_MSG(h && sscanf(h, "\"home_samples\":[%lld,%lld]", &hs[0], &hs[1]) == 2, "%s", line);
+        double b = json_num(line, "batch"), es = json_num(line, "epoch_samples"), ij = json_num(line, "injected");
+        CHECK_MSG(b == lb[0] + lb[1] && es == ob[0] + ob[1] && ij == b - es && hs[0] <= lb[0] && hs[1] <= lb[1],
+                  "%s", line);
+        copies += (int64_t)ij, seen += (int64_t)es, n++;
+    }
+    if (f) fclose(f);
+    CHECK_EQ_INT(n, 30);
+    CHECK_EQ_INT(copies, (int64_t)inj);
+    CHECK_MSG(seen == (int64_t)json_num(last, "samples_seen"), "the epoch moved by %lld: %s", (long long)seen, out);
+}
+
 /* Usage errors: exit 2, naming the option (and the file and line of a trace). */
 static void t_train_usage_errors(void)
 {
@@ -391,6 +657,12 @@ static void t_train_usage_errors(void)
     CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --stream-rate 1,1 --stream-full-batch --stream-bounds 8,64 "
                                       "--iterations 1", bin), 2);
     CHECK_MSG(strstr(out, "not with --stream-full-batch"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --stream-rate 1,1 --stream-noniid 1.5 --iterations 1", bin), 2);
+    CHECK_MSG(strstr(out, "--stream-noniid 1.5: must be in [0, 1]"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --stream-rate 1,1 --stream-inject 0.5 --iterations 1", bin), 2);
+    CHECK_MSG(strstr(out, "--stream-inject 0.5: expected ALPHA,BETA"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --stream-inject 0,0.5 --iterations 1", bin), 2);
+    CHECK_MSG(strstr(out, "--stream-inject 0,0.5: expected ALPHA,BETA, each in (0, 1]"), "%s", out);
     const char *p = write_tmp("cli.txt", "0 100 100\n0.5 100 1OO\n");
     CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --stream-rate %s --iterations 1", bin, p), 2);
     char want[600];
@@ -432,8 +704,14 @@ static const scv_test tests[] = {
     {"truncate_vs_persist", t_truncate_vs_persist},
     {"bad_rates", t_bad_rates},
     {"params_check", t_params_check},
+    {"noniid_home_classes", t_noniid_home_classes},
+    {"noniid_assign", t_noniid_assign},
+    {"noniid_share", t_noniid_share},
+    {"inject_plan", t_inject_plan},
+    {"inject_batches", t_inject_batches},
     {"train_usage_errors", t_train_usage_errors},
     {"train_end_to_end", t_train_end_to_end},
+    {"train_noniid", t_train_noniid},
     {"interrupt_during_wait", t_interrupt_during_wait},
 };
 

@@ -1,8 +1,8 @@
 /*
  * test_svg.c - the trade-off figures read back as text: ticks on both log axes (1-2-5, at
  * least three, units), K beside the points, the Pareto front drawn over the lines, open
- * markers for runs that did not reach the target, the actual outcome, and one line per VM
- * type on the front of a multi-type plan.
+ * markers for runs that did not reach the target, the actual outcome, one line per VM
+ * type on the front of a multi-type plan, and a mixed cluster's line across B.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
@@ -251,9 +251,59 @@ static void t_plan_figure(void)
     free(svg);
 }
 
+/* A plan with a mixed cluster chosen: the mix is one line across B (no K labels of its
+ * own), named in the legend and in the mark. */
+static void t_plan_figure_mix(void)
+{
+    scv_vm_type vms[2] = {{.provider = "aws", .name = "c5.xlarge", .ondemand = 0.17},
+                          {.provider = "aws", .name = "c5.2xlarge", .ondemand = 0.34}};
+    scv_catalog cat = {.vms = vms, .n = 2};
+    scv_plan_point pts[7];
+    size_t n = 0;
+    for (int k = 1; k <= 4; k++) { /* c5.xlarge at B=64 across K */
+        scv_plan_point *p = &pts[n++];
+        memset(p, 0, sizeof *p);
+        p->vm = 0, p->workers = k, p->batch = 64, p->mix = -1;
+        p->time_s = 1500.0 / k + 20 * k;
+        p->cost = scv_cost_usd(k, p->time_s, 0.17);
+    }
+    for (int b = 0; b < 3; b++) { /* the mix c5.xlarge:2+c5.2xlarge:1 at three B */
+        scv_plan_point *p = &pts[n++];
+        memset(p, 0, sizeof *p);
+        p->vm = 0, p->workers = 3, p->batch = 64 << (2 * b), p->mix = 0;
+        p->mix_types = (scv_vm_mix){.n = 2, .vm = {0, 1}, .count = {2, 1}};
+        p->time_s = 300.0 + 100 * b; /* faster, dearer: the front's fast end */
+        p->cost = scv_cost_usd(3, p->time_s, 0.5);
+    }
+    double tt[7], cc[7];
+    for (size_t i = 0; i < n; i++) tt[i] = pts[i].time_s, cc[i] = pts[i].cost;
+    size_t front[7], nf = scv_pareto_front(tt, cc, n, front);
+    for (size_t i = 0; i < nf; i++) pts[front[i]].pareto = 1;
+    scv_plan_result res = {.points = pts, .n_points = n, .front = front, .n_front = nf, .chosen = 4};
+    CHECK(pts[4].pareto); /* the case under test: the mix chosen on the front */
+    char path[300];
+    snprintf(path, sizeof path, "%s/plan-mix.svg", tmp);
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_plan_svg_write(path, &cat, &res, 0, 0, &err), SCV_OK);
+    char *svg = slurp(path);
+    CHECK(svg != NULL);
+    if (!svg) return;
+    char lab[16][48];
+    int nl = texts(svg, "legend", lab, 16), mix = 0, homog = 0;
+    for (int i = 0; i < nl; i++) {
+        mix += !strcmp(lab[i], "c5.xlarge:2+c5.2xlarge:1 K=3");
+        homog += !strcmp(lab[i], "c5.xlarge, B=64");
+    }
+    CHECK_MSG(mix == 1 && homog == 1, "legend: %d mix, %d c5.xlarge lines", mix, homog);
+    CHECK(strstr(svg, ">chosen: c5.xlarge:2+c5.2xlarge:1, K=3, B=64<") != NULL);
+    CHECK(strstr(svg, "or mixes") != NULL);
+    CHECK_EQ_INT(count(svg, "class='klabel'"), 4); /* the four K of c5.xlarge's line only */
+    free(svg);
+}
+
 static const scv_test tests[] = {
     {"axes_wide", t_axes_wide}, {"axes_narrow", t_axes_narrow}, {"hollow", t_hollow},
-    {"plan_figure", t_plan_figure},
+    {"plan_figure", t_plan_figure}, {"plan_figure_mix", t_plan_figure_mix},
 };
 
 int main(int argc, char **argv)

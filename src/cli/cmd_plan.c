@@ -2,7 +2,8 @@
  * cmd_plan.c - `scavenger plan`: fits the performance and statistical models to a profile
  * (the trainer's metrics), prices every (VM type, K, B) of the search space with the
  * catalog, and prints the Pareto front, the chosen configuration and why (--json for a
- * machine-readable report, --svg for the cost-time trade-off figure). The options become
+ * machine-readable report, --svg for the cost-time trade-off figure); --mix adds mixed
+ * clusters (docs/MODEL.md "Mixed clusters"). The options become
  * scv_plan_args; the pipeline and the JSON report are src/io/plan_job.c, shared with
  * scv_plan_json().
  */
@@ -42,6 +43,10 @@ static void help(void)
            "  --workers SPEC        1..64 (default), a list 1,2,8, or a range with step 1..64:4\n"
            "  --batch SPEC          32..4096 (default; powers of two), 64..1024:64, or a list\n"
            "  --b-min N, --b-max N  per-worker batch bounds\n"
+           "  --mix SPEC            also plan a mixed cluster TYPE:COUNT[,TYPE:COUNT...]\n"
+           "                        (up to 4 types; K = the counts' sum; per-type batches\n"
+           "                        as dynamic batching sets them; the slowest link\n"
+           "                        communicates); repeat, or separate mixes by ';'\n"
            "Models:\n"
            "  --comm ring|ps        collective of the parallel model (default ring)\n"
            "  --overlap X           compute/communication overlap in [0,1] (default 0)\n"
@@ -72,7 +77,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_PROFILE = 256, O_CATALOG, O_MEASURED, O_TEPOCHS, O_BASE, O_TRUN, O_TACC, O_VM, O_WORKERS,
     O_BATCH, O_BMIN, O_BMAX, O_COMM, O_OVERLAP, O_STAT, O_PRICING, O_OBJ, O_DEADLINE, O_BUDGET, O_VALUE,
-    O_TOP, O_SVG, O_JSON, O_ALL, O_SORT, O_GPU
+    O_TOP, O_SVG, O_JSON, O_ALL, O_SORT, O_GPU, O_MIX
 };
 static const struct option opts[] = {
     {"profile", 1, 0, O_PROFILE}, {"catalog", 1, 0, O_CATALOG}, {"measured-on", 1, 0, O_MEASURED},
@@ -82,7 +87,7 @@ static const struct option opts[] = {
     {"comm", 1, 0, O_COMM}, {"overlap", 1, 0, O_OVERLAP}, {"stat", 1, 0, O_STAT},
     {"pricing", 1, 0, O_PRICING}, {"objective", 1, 0, O_OBJ}, {"deadline", 1, 0, O_DEADLINE},
     {"budget", 1, 0, O_BUDGET}, {"value-per-hour", 1, 0, O_VALUE}, {"top", 1, 0, O_TOP}, {"svg", 1, 0, O_SVG}, {"json", 0, 0, O_JSON}, {"all", 0, 0, O_ALL},
-    {"sort", 1, 0, O_SORT}, {"assume-gpu-speedup", 1, 0, O_GPU},
+    {"sort", 1, 0, O_SORT}, {"assume-gpu-speedup", 1, 0, O_GPU}, {"mix", 1, 0, O_MIX},
     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 
 /* Table order (--sort): the first key, then the others to break ties. */
@@ -145,6 +150,9 @@ int cmd_plan(int argc, char **argv)
     scv_pricing pricing = SCV_PRICE_ONDEMAND;
     scv_objective obj = SCV_OBJ_KNEE;
     scv_err err = {0};
+    enum { MAX_MIX_ARGS = 64 };
+    const char *mix_args[MAX_MIX_ARGS]; /* every --mix, joined with ';' once parsed */
+    size_t n_mix_args = 0, mix_len = 0;
     optind = 1;
     opterr = 0;
     int c;
@@ -160,6 +168,11 @@ int cmd_plan(int argc, char **argv)
         case O_BATCH: batch_arg = optarg; break;
         case O_SVG: svg = optarg; break;
         case O_JSON: json = 1; break;
+        case O_MIX:
+            if (n_mix_args == MAX_MIX_ARGS) return usage_error("--mix '%s': too many --mix (at most 64)", optarg);
+            mix_args[n_mix_args++] = optarg;
+            mix_len += strlen(optarg) + 1;
+            break;
         case O_ALL: all = 1; break;
         case O_GPU:
             if (scv_parse_f64(optarg, &gpu_speedup) || !(gpu_speedup > 0))
@@ -232,6 +245,13 @@ int cmd_plan(int argc, char **argv)
         return usage_error("--batch %s", err.msg);
     }
 
+    char *mixes = n_mix_args ? malloc(mix_len) : NULL;
+    for (size_t i = 0, at = 0; mixes && i < n_mix_args; i++) {
+        size_t n = strlen(mix_args[i]);
+        memcpy(mixes + at, mix_args[i], n);
+        at += n;
+        mixes[at++] = i + 1 < n_mix_args ? ';' : 0;
+    }
     int rc = EXIT_FAIL;
     scv_plan_args args = {.profile = profile, .catalog = catalog, .measured_on = measured,
                           .target_epochs = tepochs, .base_batch = (int)base, .target_run = trun,
@@ -240,8 +260,12 @@ int cmd_plan(int argc, char **argv)
                           .b_min = (int)bmin, .b_max = (int)bmax, .comm = comm, .overlap = overlap,
                           .stat = stat, .pricing = pricing, .gpu_speedup = gpu_speedup, .objective = obj,
                           .value_per_hour = value, .deadline_s = deadline, .budget = budget,
-                          .all_points = all, .option_names = 1};
-    scv_plan_job job;
+                          .all_points = all, .option_names = 1, .mixes = mixes};
+    scv_plan_job job = {0};
+    if (n_mix_args && !mixes) {
+        scv_err_set(&err, SCV_ENOMEM, "out of memory");
+        goto fail;
+    }
     if (scv_plan_job_run(&args, &job, &err)) {
         if (job.bad_arg) rc = EXIT_USAGE;
         goto fail;
@@ -289,8 +313,17 @@ int cmd_plan(int argc, char **argv)
         scv_fmt_time(ch->time_s, t, sizeof t);
         scv_fmt_usd(ch->cost, c, sizeof c);
         if (res->note[0]) printf("\nVM types: %s\n", res->note);
-        printf("\nchosen: %s, K=%d, B=%d: %s (+-%.1f%%), %s (+-%.1f%%)%s%s -- %s\n",
-               cat->vms[ch->vm].name, ch->workers, ch->batch, t, 100 * ch->err_rel, c,
+        char name[512], per[200] = "";
+        if (ch->mix_types.n > 0) { /* a mix: its per-worker batches by type */
+            scv_vm_mix_format(cat, &ch->mix_types, name, sizeof name);
+            for (int i = 0, at = 0; i < ch->mix_types.n && at < (int)sizeof per; i++)
+                at += snprintf(per + at, sizeof per - (size_t)at, "%s%.1f on %s", i ? ", " : " (per-worker batch ",
+                               ch->mix_batch[i], cat->vms[ch->mix_types.vm[i]].name);
+            if (per[0]) snprintf(per + strlen(per), sizeof per - strlen(per), ")");
+        } else
+            snprintf(name, sizeof name, "%s", cat->vms[ch->vm].name);
+        printf("\nchosen: %s, K=%d, B=%d%s: %s (+-%.1f%%), %s (+-%.1f%%)%s%s -- %s\n",
+               name, ch->workers, ch->batch, per, t, 100 * ch->err_rel, c,
                100 * ch->err_rel, ch->extrapolated ? " -- " : "", ch->extrapolated ? scv_extrap_desc(ch->extrap) : "",
                res->why);
     }
@@ -303,5 +336,6 @@ fail:
     scv_plan_job_free(&job);
     free(workers);
     free(batches);
+    free(mixes);
     return rc;
 }

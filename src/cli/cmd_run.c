@@ -382,6 +382,13 @@ int cmd_run(int argc, char **argv)
     scv_cluster cluster;
     if (cl && scv_cluster_load(cl, &cluster, &err)) goto out;
     if (!p.vm_type[0]) snprintf(p.vm_type, sizeof p.vm_type, "%s", cl ? cluster.vm[0].catalog_type : "c5.xlarge");
+    for (int i = 1; cl && i < cluster.n; i++) /* the loop plans and prices one type */
+        if (strcmp(cluster.vm[i].catalog_type, cluster.vm[0].catalog_type)) {
+            fprintf(stderr, "scavenger run: note: cluster %s mixes VM types (VM %d is %s, VM 1 %s): the measurements "
+                            "stand for the first K VMs and are priced as %s; `scavenger plan --mix` prices a mix\n",
+                    cl, i + 1, cluster.vm[i].catalog_type, cluster.vm[0].catalog_type, p.vm_type);
+            break;
+        }
     if (!scv_catalog_find(cat, p.vm_type)) {
         rc = usage("--vm-type '%s': not a VM type of the catalog (see --catalog)", p.vm_type);
         goto out_quiet;

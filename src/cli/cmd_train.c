@@ -40,6 +40,10 @@ static void help(void)
            "  --batch-split W,...   per-rank shares of B (K positive weights; default even)\n"
            "  --dynamic-batching    the shares follow each rank's measured throughput (every 20\n"
            "                        iterations, 5%% dead-band; --batch-split gives the first ones)\n"
+           "  --min-share F         the floor of a worker's share (default 0.02); a worker whose\n"
+           "                        throughput-proportional share stays under it is reported as\n"
+           "                        one dynamic batching cannot absorb (`scavenger run`'s\n"
+           "                        elastic driver replaces it)\n"
            "Streaming (ScaDLES; not with --batch-split or --dynamic-batching):\n"
            "  --stream-rate R,...|FILE  worker k receives a stream of R_k samples/s (FILE: lines\n"
            "                        'SECONDS r1 r2 ...', piecewise constant from 0, # comments);\n"
@@ -50,6 +54,14 @@ static void help(void)
            "                        persist: keep every sample (default truncate)\n"
            "  --stream-full-batch   the conventional baseline: every step waits until each\n"
            "                        worker has its full even share of --batch\n"
+           "  --stream-noniid SKEW  non-IID data: worker k's share of each step's batch holds a\n"
+           "                        fraction SKEW (0..1) of its home classes (the classes dealt\n"
+           "                        round-robin to the workers), the rest at random; 0 = IID\n"
+           "                        (default); also without --stream-rate\n"
+           "  --stream-inject ALPHA,BETA  data injection (SelSync/ScaDLES): each step ceil(ALPHA K)\n"
+           "                        random workers share a fraction BETA of their own samples with\n"
+           "                        every other worker, b' = b / (1 + ALPHA BETA K) own samples each\n"
+           "                        (0 < ALPHA, BETA <= 1; emulated: the copies are indices)\n"
            "Communication efficiency (docs/MODEL.md; one of compression or SelSync):\n"
            "  --compress C          none | topk:CF (Top-k with error feedback, k = params / CF)\n"
            "                        | gravac[:EPS] (GraVAC: CF adapts; a factor must keep a\n"
@@ -124,8 +136,8 @@ enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
     O_TARGET, O_TLOSS, O_ELASTIC, O_EVAL, O_SEED, O_METRICS, O_CKPT, O_CKPT_EVERY, O_RESUME, O_JSON, O_PROGRESS, O_NO_STATS, O_VM, O_CLUSTER, O_STOP_NOISE, O_STOP_TIME, O_NO_EVAL, O_EVAL_EPOCHS,
-    O_CATALOG, O_EVAL_SUBSET, O_TWINDOW, O_TTOL, O_THIST, O_STRAGGLER, O_HOSTS, O_DYNB, O_SRATE, O_SBOUNDS,
-    O_SBUFFER, O_SFULL, O_COMPRESS, O_COLL, O_ARROOT, O_SELSYNC
+    O_CATALOG, O_EVAL_SUBSET, O_TWINDOW, O_TTOL, O_THIST, O_STRAGGLER, O_HOSTS, O_DYNB, O_MINSHARE, O_SRATE, O_SBOUNDS,
+    O_SBUFFER, O_SFULL, O_SNONIID, O_SINJECT, O_COMPRESS, O_COLL, O_ARROOT, O_SELSYNC
 };
 
 static const struct option opts[] = {
@@ -139,13 +151,13 @@ static const struct option opts[] = {
     {"target-accuracy", 1, 0, O_TARGET}, {"target-loss", 1, 0, O_TLOSS}, {"straggler-fraction", 1, 0, O_STRAGGLER}, {"elastic-control", 1, 0, O_ELASTIC}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
     {"metrics", 1, 0, O_METRICS}, {"checkpoint", 1, 0, O_CKPT},
     {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
-    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER}, {"hosts", 1, 0, O_HOSTS}, {"dynamic-batching", 0, 0, O_DYNB},
+    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER}, {"hosts", 1, 0, O_HOSTS}, {"dynamic-batching", 0, 0, O_DYNB}, {"min-share", 1, 0, O_MINSHARE},
     {"stop-noise-stable", 1, 0, O_STOP_NOISE}, {"stop-time-stable", 1, 0, O_STOP_TIME},
     {"no-final-eval", 0, 0, O_NO_EVAL}, {"eval-every-epochs", 1, 0, O_EVAL_EPOCHS}, {"catalog", 1, 0, O_CATALOG},
     {"eval-subset", 1, 0, O_EVAL_SUBSET}, {"target-window", 1, 0, O_TWINDOW},
     {"target-confirm-tol", 1, 0, O_TTOL}, {"target-history", 1, 0, O_THIST},
     {"stream-rate", 1, 0, O_SRATE}, {"stream-bounds", 1, 0, O_SBOUNDS}, {"stream-buffer", 1, 0, O_SBUFFER},
-    {"stream-full-batch", 0, 0, O_SFULL},
+    {"stream-full-batch", 0, 0, O_SFULL}, {"stream-noniid", 1, 0, O_SNONIID}, {"stream-inject", 1, 0, O_SINJECT},
     {"compress", 1, 0, O_COMPRESS}, {"collective", 1, 0, O_COLL}, {"artopk-root", 1, 0, O_ARROOT},
     {"selsync", 1, 0, O_SELSYNC},
     {"help", 0, 0, 'h'},
@@ -410,6 +422,10 @@ int cmd_train(int argc, char **argv)
         case O_CLUSTER: cluster = optarg; break;
         case O_HOSTS: hosts = optarg; break;
         case O_DYNB: p.dynamic_batching = 1; break;
+        case O_MINSHARE:
+            if (scv_parse_f64(optarg, &p.dynbatch.min_share) || !(p.dynbatch.min_share > 0 && p.dynbatch.min_share < 0.5))
+                return usage_error("--min-share '%s': expected a share of B in (0, 0.5)", optarg);
+            break;
         case O_SRATE: stream_spec = optarg; break;
         case O_SBOUNDS: {
             char *comma = strchr(optarg, ',');
@@ -435,6 +451,24 @@ int cmd_train(int argc, char **argv)
             p.stream_policy.full_batch = 1;
             if (!stream_opt) stream_opt = "--stream-full-batch";
             break;
+        case O_SNONIID:
+            if (scv_parse_f64(optarg, &p.noniid_skew) || !(p.noniid_skew >= 0 && p.noniid_skew <= 1))
+                return usage_error("--stream-noniid %s: must be in [0, 1] (the fraction of a worker's batch "
+                                   "from its home classes; 0 = IID)", optarg);
+            break;
+        case O_SINJECT: {
+            char *comma = strchr(optarg, ',');
+            double a = 0, b = 0;
+            if (comma) *comma = 0;
+            int bad = !comma || scv_parse_f64(optarg, &a) || scv_parse_f64(comma + 1, &b) || !(a > 0 && a <= 1) ||
+                      !(b > 0 && b <= 1);
+            if (comma) *comma = ',';
+            if (bad)
+                return usage_error("--stream-inject %s: expected ALPHA,BETA, each in (0, 1] (e.g. 0.5,0.5: half "
+                                   "the workers share half their samples)", optarg);
+            p.inject_alpha = a, p.inject_beta = b;
+            break;
+        }
         case O_COMPRESS:
             if (!strcmp(optarg, "none")) p.comm.compress = SCV_COMPRESS_NONE;
             else if (!strcmp(optarg, "gravac")) p.comm.compress = SCV_COMPRESS_GRAVAC;
@@ -624,10 +658,18 @@ static int train_parsed(scv_train_params p, int argc, char **argv, int json, con
     if (!json && p.stream)
         printf("streaming: waited %.2f s for data, %lld samples dropped by the buffers\n", r.stream_wait_seconds,
                (long long)r.stream_dropped);
+    if (!json && r.n_home > 0 && (p.noniid_skew > 0 || p.inject_alpha > 0))
+        printf("non-IID: skew %g, home-class share of the batches %.4f; injection: %lld copies (%.1f MB if "
+               "sent)\n", p.noniid_skew, r.home_fraction_mean, (long long)r.injected_samples, r.injected_bytes / 1e6);
+    if (!json && r.n_shares > 0) {
+        printf("dynamic batching: %d adjustment%s, shares", r.rebalances, r.rebalances == 1 ? "" : "s");
+        for (int k = 0; k < r.n_shares; k++) printf("%s%.3f", k ? " " : " ", r.shares[k]);
+        putchar('\n');
+    }
     if (!json) {
         if (r.reached_target) printf("target reached: %s\n", r.reached_by);
     } else {
-        char buf[2048];
+        char buf[16384];
         scv_train_result_json(&r, buf, sizeof buf);
         printf("%s\n", buf);
     }

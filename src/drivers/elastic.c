@@ -300,6 +300,7 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(res, "test_accuracy");
         out->accuracy = cJSON_IsNumber(a) && a->valuedouble >= 0 ? a->valuedouble : NAN;
         out->reached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "reached_target"));
+        tj_result_shares(res, out);
         /* where the job is: the reply's (it checkpoints only now and then) */
         const cJSON *it = cJSON_GetObjectItemCaseSensitive(res, "iterations");
         const cJSON *ss = cJSON_GetObjectItemCaseSensitive(res, "samples_seen");

@@ -55,7 +55,7 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     memset(out, 0, sizeof *out);
     out->accuracy = NAN;
     if (!r->K) return scv_err_set(err, SCV_EINVAL, "relaunch driver: train before configure");
-    char metrics[1400], json[8192];
+    char metrics[1400], json[16384];
     tj_segment_path(r, spec->phase, metrics, sizeof metrics);
     scv_train_cmd c = {.job_opts = (const char *const *)r->opts, .cluster = r->cluster, .hosts = r->hostfile,
                        .vm_type = r->vm_type,
@@ -110,6 +110,7 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     const cJSON *acc = cJSON_GetObjectItemCaseSensitive(o, "test_accuracy");
     out->accuracy = cJSON_IsNumber(acc) && acc->valuedouble >= 0 ? acc->valuedouble : NAN;
     out->reached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "reached_target"));
+    tj_result_shares(o, out);
     cJSON_Delete(o);
     return tj_segment_done(r, metrics, 0, out, err);
 }

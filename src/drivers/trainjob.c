@@ -295,3 +295,15 @@ int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, siz
     scv_profile_free(p);
     return tj_progress(t, &out->total_iterations, &out->samples_seen, err);
 }
+
+void tj_result_shares(const void *result, scv_segment_result *out)
+{
+    const cJSON *r = result, *n = cJSON_GetObjectItemCaseSensitive(r, "rebalances"), *sh;
+    if (cJSON_IsNumber(n)) out->rebalances = n->valueint;
+    int k = 0;
+    cJSON_ArrayForEach(sh, cJSON_GetObjectItemCaseSensitive(r, "shares")) {
+        if (k == SCV_MAX_WORKERS || !cJSON_IsNumber(sh)) break;
+        out->shares[k++] = sh->valuedouble;
+    }
+    if (k) out->n_shares = k;
+}

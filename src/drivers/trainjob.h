@@ -58,6 +58,9 @@ void tj_tail_stop(trainjob *t);
  * the checkpoint, unless totals_known: out's total_iterations and samples_seen are set, as a
  * job that keeps its state in memory reports them), and the next segment number. */
 int tj_segment_done(trainjob *t, const char *metrics, int totals_known, scv_segment_result *out, scv_err *err);
+/* Dynamic batching from the trainer's result object (a cJSON *, as void * to keep cJSON out
+ * of this header): its "rebalances" and "shares" into out (left as they are when absent). */
+void tj_result_shares(const void *result, scv_segment_result *out);
 /* The driver's recover: segment `index`'s metrics (its last attempt) as if it had just ended. */
 int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, size_t cap, int *workers, int *batch,
                scv_err *err);

@@ -1,8 +1,9 @@
 /*
  * plan_job.c - the `plan` pipeline (see plan_job.h): loads the profile and the catalog,
  * finds the measured VM type and the types to plan over, measures the thread scaling when
- * a configuration was profiled at several thread counts, fits the parallel and the
- * statistical models, plans, and writes the JSON report of `plan --json`.
+ * a configuration was profiled at several thread counts, reads the mixed clusters asked
+ * for, fits the parallel and the statistical models, plans, and writes the JSON report of
+ * `plan --json`.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "plan_job.h"
@@ -69,6 +70,38 @@ static int find_vms(const scv_plan_args *a, scv_plan_job *j, int *vms, size_t *n
     return SCV_OK;
 }
 
+/* The mixes of a->mixes (';'-separated specs) into *out (malloc'ed; NULL and 0 when none). */
+static int find_mixes(const scv_plan_args *a, scv_plan_job *j, scv_vm_mix **out, size_t *n, scv_err *err)
+{
+    *out = NULL, *n = 0;
+    if (!a->mixes) return SCV_OK;
+    size_t cap = 1;
+    for (const char *p = a->mixes; *p; p++) cap += *p == ';';
+    char *list = strdup(a->mixes), *save = NULL;
+    if (!list || !(*out = malloc(sizeof **out * cap))) {
+        free(list);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    int rc = SCV_OK;
+    for (char *t = strtok_r(list, ";", &save); t && !rc; t = strtok_r(NULL, ";", &save)) {
+        scv_err e = {0};
+        if ((rc = scv_vm_mix_parse(j->cat, t, &(*out)[*n], &e))) {
+            const char *of = rc == SCV_ENOTFOUND ? j->catalog : NULL;
+            scv_err_set(err, rc, "%s: %s%s%s%s", a->option_names ? "--mix" : "field \"mix\"", e.msg, of ? " (" : "",
+                        of ? of : "", of ? ")" : "");
+            j->bad_arg = 1;
+        } else
+            (*n)++;
+    }
+    if (!rc && !*n) {
+        rc = scv_err_set(err, SCV_EINVAL, "%s: no mix in '%s' (expected TYPE:COUNT[,TYPE:COUNT...], mixes "
+                         "separated by ';')", a->option_names ? "--mix" : "field \"mix\"", a->mixes);
+        j->bad_arg = 1;
+    }
+    free(list);
+    return rc;
+}
+
 /* Thread scaling, measured: a configuration profiled at several thread counts gives
  * Amdahl's parallel fraction (*pf, else -1); the models are fitted on the first file's
  * thread count (*mthreads), so the profile keeps only those configurations. */
@@ -113,10 +146,13 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
         return scv_err_set(err, SCV_EINVAL, "%s: no job line (metrics from an older trainer?)", j->profile_name);
     if ((rc = find_measured(a, j, err))) return rc;
     int *vms = malloc(sizeof(int) * j->cat->n), mthreads;
-    size_t nvms = 0;
+    size_t nvms = 0, nmix = 0;
+    scv_vm_mix *mixes = NULL;
     double pf;
     if (!vms) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    if ((rc = find_vms(a, j, vms, &nvms, err)) || (rc = thread_scaling(j, &mthreads, &pf, err))) goto done;
+    if ((rc = find_vms(a, j, vms, &nvms, err)) || (rc = find_mixes(a, j, &mixes, &nmix, err)) ||
+        (rc = thread_scaling(j, &mthreads, &pf, err)))
+        goto done;
     /* models */
     j->perf = (scv_perf_model){.overlap = a->overlap};
     if ((rc = scv_perf_fit(j->prof->configs, j->prof->n, a->comm, 4.0 * j->prof->job.n_params, &j->perf, err)))
@@ -138,13 +174,14 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
                             .deadline_s = a->deadline_s, .budget = a->budget, .measured_threads = mthreads,
                             /* with a measured scaling, workers use their VM's vCPUs */
                             .worker_threads = pf >= 0 ? 0 : mthreads, .parallel_fraction = pf,
-                            .gpu_speedup = a->gpu_speedup};
+                            .gpu_speedup = a->gpu_speedup, .mixes = mixes, .n_mixes = nmix};
     if (a->pricing == SCV_PRICE_MEMORY &&
         (rc = scv_memory_rates(j->cat, j->measured->provider, &req.mem_rate_cpu, &req.mem_rate_gib, err)))
         goto done;
     rc = scv_plan(&req, &j->res, err);
 done:
     free(vms);
+    free(mixes);
     return rc;
 }
 
@@ -158,9 +195,11 @@ void scv_plan_job_json(FILE *f, const scv_plan_args *a, const scv_plan_job *j)
     fprintf(f, "{\"chosen\":");
     scv_plan_point_json(f, cat, &res->points[res->chosen]);
     fprintf(f, ",\"why\":%s,\"note\":%s,\"n_configs\":%zu,\"excluded_memory\":%zu,"
-               "\"excluded_gpu_types\":%zu,\"front\":[",
+               "\"excluded_gpu_types\":%zu,",
             scv_json_strbuf(j1, sizeof j1, res->why), scv_json_strbuf(j2, sizeof j2, res->note), res->n_points,
             res->n_excluded_memory, res->n_excluded_gpu);
+    if (a->mixes) fprintf(f, "\"excluded_mixes\":%zu,", res->n_excluded_mix);
+    fprintf(f, "\"front\":[");
     for (size_t i = 0; i < res->n_front; i++) {
         if (i) fputc(',', f);
         scv_plan_point_json(f, cat, &res->points[res->front[i]]);

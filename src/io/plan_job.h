@@ -30,6 +30,9 @@ typedef struct scv_plan_args {
     const int *batches;
     size_t n_batches;
     int b_min, b_max;               /* per-worker batch bounds (0: none) */
+    const char *mixes;              /* mixed clusters besides the types of vms: specs
+                                       "TYPE:COUNT[,TYPE:COUNT...]" separated by ';' (NULL:
+                                       none); scv_vm_mix_parse reads each */
     /* models and choice */
     scv_comm_kind comm;
     double overlap;

@@ -21,19 +21,19 @@
 static const char *const FIELDS[] = {
     "profile", "metrics", "catalog", "measured_on", "target_epochs", "base_batch", "target_run",
     "target_accuracy", "vm", "workers", "batch", "b_min", "b_max", "comm", "overlap", "stat",
-    "pricing", "assume_gpu_speedup", "objective", "value_per_hour", "deadline", "budget", "all", NULL};
+    "pricing", "assume_gpu_speedup", "objective", "value_per_hour", "deadline", "budget", "all", "mix", NULL};
 
 /* What a request holds, and owns, once read. */
 typedef struct request {
     scv_plan_args a;
-    char *profile, *vms;            /* joined lists (malloc'ed) */
+    char *profile, *vms, *mixes;    /* joined lists (malloc'ed) */
     const char **metrics;           /* pointers into the cJSON tree */
     int *workers, *batches;
 } request;
 
 static void request_free(request *r)
 {
-    free(r->profile), free(r->vms), free(r->metrics), free(r->workers), free(r->batches);
+    free(r->profile), free(r->vms), free(r->mixes), free(r->metrics), free(r->workers), free(r->batches);
 }
 
 static int bad(scv_err *err, const char *field, const char *expected)
@@ -120,6 +120,37 @@ static int get_list(const cJSON *o, const char *k, char **out, scv_err *err)
         memcpy(*out + at, e->valuestring, n);
         at += n;
         (*out)[at++] = e->next ? ',' : 0;
+    }
+    return SCV_OK;
+}
+
+/* The mixed clusters: a string (mixes separated by ';') or an array of strings, joined with
+ * ';' into *out (malloc'ed); each mix is checked against the catalog later (plan_job.c). */
+static int get_mixes(const cJSON *o, const char *k, char **out, scv_err *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!v) return SCV_OK;
+    const char *what = "a mix \"TYPE:COUNT[,TYPE:COUNT...]\" (mixes separated by ';') or an array of them";
+    size_t len = 1;
+    if (cJSON_IsString(v) && v->valuestring[0]) len += strlen(v->valuestring);
+    else if (cJSON_IsArray(v) && v->child)
+        for (const cJSON *e = v->child; e; e = e->next) {
+            if (!cJSON_IsString(e) || !e->valuestring[0]) return bad(err, k, what);
+            len += strlen(e->valuestring) + 1;
+        }
+    else
+        return bad(err, k, what);
+    if (!(*out = malloc(len))) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    if (cJSON_IsString(v)) {
+        memcpy(*out, v->valuestring, len);
+        return SCV_OK;
+    }
+    size_t at = 0;
+    for (const cJSON *e = v->child; e; e = e->next) {
+        size_t n = strlen(e->valuestring);
+        memcpy(*out + at, e->valuestring, n);
+        at += n;
+        (*out)[at++] = e->next ? ';' : 0;
     }
     return SCV_OK;
 }
@@ -212,7 +243,7 @@ static int read_request(const cJSON *o, request *r, scv_err *err)
         (rc = get_num(o, "target_epochs", 0, 1e9, 1, "a positive number", &a->target_epochs, err)) ||
         (rc = get_int(o, "base_batch", &a->base_batch, err)) || (rc = get_str(o, "target_run", &a->target_run, err)) ||
         (rc = get_num(o, "target_accuracy", 0, 1, 1, "a number in (0,1]", &a->target_accuracy, err)) ||
-        (rc = get_list(o, "vm", &r->vms, err)) ||
+        (rc = get_list(o, "vm", &r->vms, err)) || (rc = get_mixes(o, "mix", &r->mixes, err)) ||
         (rc = get_set(o, "workers", "1..64", 0, 100000, &r->workers, &a->n_workers, err)) ||
         (rc = get_set(o, "batch", "32..4096", 1, 1 << 24, &r->batches, &a->n_batches, err)) ||
         (rc = get_int(o, "b_min", &a->b_min, err)) || (rc = get_int(o, "b_max", &a->b_max, err)) ||
@@ -242,6 +273,7 @@ static int read_request(const cJSON *o, request *r, scv_err *err)
     a->profile = r->profile;
     a->metrics = r->metrics;
     a->vms = r->vms;
+    a->mixes = r->mixes;
     a->workers = r->workers;
     a->batches = r->batches;
     /* what the command line checks across options */

@@ -2,6 +2,8 @@
  * planout.c - how plans are shown: times and dollars formatted for people, the trade-off
  * table rows, the JSON of a plan point and the trade-off figure of a plan. `plan`, `run`
  * and the run reports all print through these, so a figure reads the same everywhere.
+ * A mixed cluster's point (mix_types.n > 0) is named by its mix ("c5.xlarge:2+c6i.4xlarge:1")
+ * with its per-type batches; in the figure each mix is one line across B.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
@@ -39,21 +41,42 @@ void scv_plan_print_header(FILE *f)
             "iters", "time", "cost", "band");
 }
 
+/* The VM type's name, or a mix's "type:count+type:count". */
+static const char *point_vm(const scv_catalog *cat, const scv_plan_point *p, char *buf, size_t cap)
+{
+    if (p->mix_types.n <= 0) return cat->vms[p->vm].name;
+    scv_vm_mix_format(cat, &p->mix_types, buf, cap);
+    return buf;
+}
+
 void scv_plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark)
 {
-    char t[32], c[32];
+    char t[32], c[32], vm[512], per[160] = "";
     scv_fmt_time(p->time_s, t, sizeof t);
     scv_fmt_usd(p->cost, c, sizeof c);
-    fprintf(f, "%-2s %-26s %4d %6d %7.1f %10.2f %10.0f %12s %10s  +-%4.1f%%%s\n", mark,
-            cat->vms[p->vm].name, p->workers, p->batch, (double)p->batch / p->workers,
-            p->t_iter * 1e3, p->iterations, t, c, 100 * p->err_rel,
+    for (int i = 0, at = 0; i < p->mix_types.n && i < SCV_MIX_MAX_TYPES && at < (int)sizeof per; i++)
+        at += snprintf(per + at, sizeof per - (size_t)at, "%s%.1f", i ? "/" : "  (b per type ", p->mix_batch[i]);
+    if (per[0]) snprintf(per + strlen(per), sizeof per - strlen(per), ")");
+    fprintf(f, "%-2s %-26s %4d %6d %7.1f %10.2f %10.0f %12s %10s  +-%4.1f%%%s%s\n", mark,
+            point_vm(cat, p, vm, sizeof vm), p->workers, p->batch, (double)p->batch / p->workers,
+            p->t_iter * 1e3, p->iterations, t, c, 100 * p->err_rel, per,
             p->extrapolated ? "  (extrapolated)" : "");
 }
 
 void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *p)
 {
+    char vm[512];
     fputs("{\"vm\":", f);
-    scv_json_str(f, cat->vms[p->vm].name);
+    scv_json_str(f, point_vm(cat, p, vm, sizeof vm));
+    if (p->mix_types.n > 0) { /* a mix: its types, counts and per-worker batches */
+        fputs(",\"mix\":[", f);
+        for (int i = 0; i < p->mix_types.n && i < SCV_MIX_MAX_TYPES; i++) {
+            fputs(i ? ",{\"vm\":" : "{\"vm\":", f);
+            scv_json_str(f, cat->vms[p->mix_types.vm[i]].name);
+            fprintf(f, ",\"count\":%d,\"batch\":%.6g}", p->mix_types.count[i], p->mix_batch[i]);
+        }
+        fprintf(f, "],\"comm_scale\":%.6g", p->comm_scale);
+    }
     fprintf(f,
             ",\"workers\":%d,\"batch\":%d,\"t_iter\":%.6g,\"iterations\":%.6g,"
             "\"time_s\":%.6g,\"cost\":%.6g,\"price_hr\":%.6g,\"err_rel\":%.4g,\"extrapolated\":%s,"
@@ -67,10 +90,18 @@ void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *
 
 enum { MAX_LINES = 10 };
 
+/* A line is (vm, batch): a VM type's points at one B across K; or (-1 - mix, 0): a mix's
+ * points (one K) across B. */
 typedef struct {
     int vm, batch;
     size_t on_front, first; /* front points of this line; its first point's index */
 } line_key;
+
+static void line_of(const scv_plan_point *p, int *vm, int *batch)
+{
+    if (p->mix_types.n > 0) *vm = -1 - (p->mix > 0 ? p->mix : 0), *batch = 0;
+    else *vm = p->vm, *batch = p->batch;
+}
 
 typedef struct {
     int k;
@@ -124,17 +155,20 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
         return scv_err_set(err, SCV_ENOMEM, "out of memory drawing %s", path);
     }
     size_t nk = 0;
+    int lv, lb, cv, cb, any_mix = 0;
     for (size_t i = 0; i < res->n_points; i++) {
-        size_t j = find_key(keys, nk, pts[i].vm, pts[i].batch);
-        if (j == nk) keys[nk++] = (line_key){pts[i].vm, pts[i].batch, 0, i};
+        line_of(&pts[i], &lv, &lb);
+        size_t j = find_key(keys, nk, lv, lb);
+        if (j == nk) keys[nk++] = (line_key){lv, lb, 0, i};
     }
     for (size_t f = 0; f < res->n_front; f++) {
-        const scv_plan_point *q = &pts[res->front[f]];
-        keys[find_key(keys, nk, q->vm, q->batch)].on_front++;
+        line_of(&pts[res->front[f]], &lv, &lb);
+        keys[find_key(keys, nk, lv, lb)].on_front++;
     }
     line_key sel[MAX_LINES];
     size_t ns = 0;
-    sel[ns++] = keys[find_key(keys, nk, ch->vm, ch->batch)];
+    line_of(ch, &cv, &cb);
+    sel[ns++] = keys[find_key(keys, nk, cv, cb)];
     while (ns < MAX_LINES) { /* front lines, most front points first */
         size_t best = nk;
         for (size_t i = 0; i < nk; i++) {
@@ -146,13 +180,13 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
     }
     size_t n_rest = 0; /* other batches of the chosen type, ascending (reuses lp's k) */
     for (size_t i = 0; i < nk; i++)
-        if (keys[i].vm == ch->vm && find_key(sel, ns, keys[i].vm, keys[i].batch) == ns)
+        if (keys[i].vm == cv && find_key(sel, ns, keys[i].vm, keys[i].batch) == ns)
             lp[n_rest++].k = keys[i].batch;
     qsort(lp, n_rest, sizeof *lp, cmp_line_pt);
     size_t slots = MAX_LINES - ns;
     for (size_t i = 0; i < slots && i < n_rest; i++) {
         size_t j = n_rest <= slots ? i : slots == 1 ? n_rest / 2 : i * (n_rest - 1) / (slots - 1);
-        sel[ns++] = keys[find_key(keys, nk, ch->vm, lp[j].k)];
+        sel[ns++] = keys[find_key(keys, nk, cv, lp[j].k)];
     }
     /* VM types in order: the chosen one first, then as they appear on the front */
     int vm_order[MAX_LINES];
@@ -170,16 +204,27 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
     int *kp = kbuf;
     for (size_t l = 0; l < ns; l++) {
         svg_series *sr = &ser[l];
-        size_t n = 0;
-        for (size_t i = 0; i < res->n_points; i++)
-            if (pts[i].vm == sel[l].vm && pts[i].batch == sel[l].batch)
-                lp[n++] = (line_pt){pts[i].workers, pts[i].time_s, pts[i].cost};
+        size_t n = 0, first = sel[l].first;
+        int is_mix = sel[l].vm < 0;
+        for (size_t i = 0; i < res->n_points; i++) {
+            line_of(&pts[i], &lv, &lb);
+            if (lv == sel[l].vm && lb == sel[l].batch) /* a mix's line runs across B */
+                lp[n++] = (line_pt){is_mix ? pts[i].batch : pts[i].workers, pts[i].time_s, pts[i].cost};
+        }
         qsort(lp, n, sizeof *lp, cmp_line_pt);
-        if (n_vm > 1)
+        char vm[512];
+        if (is_mix) {
+            any_mix = 1;
+            snprintf(sr->label, sizeof sr->label, "%.52s K=%d", point_vm(cat, &pts[first], vm, sizeof vm),
+                     pts[first].workers);
+        } else if (n_vm > 1)
             snprintf(sr->label, sizeof sr->label, "%.48s, B=%d", cat->vms[sel[l].vm].name, sel[l].batch);
         else snprintf(sr->label, sizeof sr->label, "B=%d", sel[l].batch);
-        sr->t = p, sr->c = p + n, sr->k = kp, sr->n = n;
-        for (size_t i = 0; i < n; i++) sr->t[i] = lp[i].t, sr->c[i] = lp[i].c, sr->k[i] = lp[i].k;
+        sr->t = p, sr->c = p + n, sr->k = is_mix ? NULL : kp, sr->n = n;
+        for (size_t i = 0; i < n; i++) {
+            sr->t[i] = lp[i].t, sr->c[i] = lp[i].c;
+            if (!is_mix) sr->k[i] = lp[i].k;
+        }
         size_t d = 0;
         while (d < n_vm && vm_order[d] != sel[l].vm) d++;
         sr->dash = (int)d;
@@ -189,14 +234,16 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
     svg_series front = {.n = res->n_front, .t = p, .c = p + res->n_front};
     for (size_t i = 0; i < res->n_front; i++)
         front.t[i] = pts[res->front[i]].time_s, front.c[i] = pts[res->front[i]].cost;
-    char title[200], mark[160];
+    char title[200], mark[160], chbuf[512];
+    const char *chv = point_vm(cat, ch, chbuf, sizeof chbuf);
     if (n_vm > 1)
-        snprintf(title, sizeof title, "Predicted cost against time to target (%zu VM types; "
-                 "lines: VM type and B across K)", n_vm);
+        snprintf(title, sizeof title, "Predicted cost against time to target (%zu VM types%s; "
+                 "lines: VM type and B across K%s)", n_vm, any_mix ? " or mixes" : "",
+                 any_mix ? ", a mix across B" : "");
     else
-        snprintf(title, sizeof title, "Predicted cost against time to target (%s; lines: B across K)",
-                 cat->vms[ch->vm].name);
-    snprintf(mark, sizeof mark, "chosen: %s%sK=%d, B=%d", n_vm > 1 ? cat->vms[ch->vm].name : "",
+        snprintf(title, sizeof title, "Predicted cost against time to target (%.100s; lines: %s)", chv,
+                 any_mix ? "the mix across B" : "B across K");
+    snprintf(mark, sizeof mark, "chosen: %.100s%sK=%d, B=%d", n_vm > 1 ? chv : "",
              n_vm > 1 ? ", " : "", ch->workers, ch->batch);
     svg_figure fig = {.title = title, .x_title = "predicted time to target",
                       .y_title = "predicted cost to target", .series = ser, .n_series = ns,

@@ -7,6 +7,8 @@
  *   ring allreduce:   t_comm(K) = 2(K-1) alpha + 2((K-1)/K) M beta   [alpha s, beta s/byte]
  *   parameter server: t_comm(K) = alpha + beta K (K > 1)             [alpha s, beta s/worker]
  *   t_iter = t_compute + t_comm - overlap min(t_compute, t_comm)
+ * A slower link than the measured one multiplies the bandwidth term (the one with beta) by
+ * a factor (scv_perf_comm_scaled; the planner's mixed clusters).
  *
  * Each part is fitted by weighted least squares on relative error (w = 1/y^2) with
  * non-negative coefficients. Coefficients the data cannot identify are pinned and named:
@@ -24,11 +26,14 @@
 
 double scv_perf_compute(const scv_perf_model *m, double b) { return m->c0 + m->c1 * b; }
 
-double scv_perf_comm(const scv_perf_model *m, int K)
+double scv_perf_comm(const scv_perf_model *m, int K) { return scv_perf_comm_scaled(m, K, 1); }
+
+/* The bandwidth term (the one with beta) times f; the latency term (alpha) as fitted. */
+double scv_perf_comm_scaled(const scv_perf_model *m, int K, double f)
 {
     if (K <= 1) return 0;
-    if (m->comm == SCV_COMM_PS) return m->alpha + m->beta * K;
-    return 2.0 * (K - 1) * m->alpha + 2.0 * ((double)(K - 1) / K) * m->model_bytes * m->beta;
+    if (m->comm == SCV_COMM_PS) return m->alpha + m->beta * K * f;
+    return 2.0 * (K - 1) * m->alpha + 2.0 * ((double)(K - 1) / K) * m->model_bytes * m->beta * f;
 }
 
 double scv_perf_iter(const scv_perf_model *m, int K, double B)

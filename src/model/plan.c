@@ -1,8 +1,8 @@
 /*
- * plan.c - the planner: enumerate (VM type, K, B) under constraints, predict each one's
- * iteration time (perf model), iterations to target (statistical model), wall time
- * T = iterations * t_iter [s] and cost C = K * T / 3600 * price [$], compute the Pareto front
- * of (T, C), and pick the configuration the objective asks for.
+ * plan.c - the planner: enumerate (VM type, K, B) and (mixed cluster, B) under constraints,
+ * predict each one's iteration time (perf model), iterations to target (statistical model),
+ * wall time T = iterations * t_iter [s] and cost C = K * T / 3600 * price [$], compute the
+ * Pareto front of (T, C), and pick the configuration the objective asks for.
  *
  * Choice (docs/MODEL.md, "Choosing"):
  *   1. the unconstrained choice u on the whole front:
@@ -28,6 +28,26 @@
  *     with a measured parallel fraction f, Amdahl: t(n) = t(1) ((1 - f) + f / n), so
  *         t_c(v) = t_c ((1 - f) + f / n_v) / ((1 - f) + f / n_m)      (SCV_EXTRAP_AMDAHL);
  *     without f: t_c as measured, marked SCV_EXTRAP_NO_SCALING (no vCPU-proportional gain).
+ *
+ * Mixed clusters (req->mixes; docs/MODEL.md "Mixed clusters"): count_t workers of each type t,
+ * K = sum_t count_t, every B of req->batches (B >= K, the per-worker bounds on B/K).
+ *   compute: s_t is type t's scale above (a type left out leaves the mix out, counted); a
+ *     worker of type t with per-worker batch b takes s_t (c0 + c1 b). Dynamic batching (the
+ *     trainer's --dynamic-batching) gives each type the batch at which all finish together:
+ *         s_t (c0 + c1 b_t) = T_c for every t,  sum_t count_t b_t = B
+ *         T_c = (c1 B + c0 K) / sum_t (count_t / s_t),   b_t = (T_c / s_t - c0) / c1
+ *     A type whose b_t < 1 (too slow to keep up) is held at b_t = 1 and the others solved
+ *     again for the rest of B; T_c is then the largest of their finish times. c1 = 0: the
+ *     even split b_t = B/K and T_c = max_t s_t c0.
+ *   communication: the ring runs at the mix's slowest link; with the catalog's net_gbps
+ *     known for the measured type m and for the types, the bandwidth term is multiplied by
+ *         g = max(1, net(m) / min_t net(t))          (scv_perf_comm_scaled)
+ *     (never below 1: homogeneous points keep communication as measured, so a mix of faster
+ *     links than m's must not beat the same types unmixed); unknown net: g = 1.
+ *   t_iter = T_c + t_comm - overlap min(T_c, t_comm); memory: each type's b_t must fit its
+ *     VM (else the point is left out, counted in n_excluded_memory); cost =
+ *     sum_t count_t p_t T / 3600, price_hr = sum_t count_t p_t / K (the mean per worker);
+ *     extrap: the least certain of its types' (order in extrap_rank()).
  */
 #include "scv.h"
 
@@ -169,6 +189,80 @@ static int compute_rule(const scv_plan_request *req, const scv_vm_type *v, const
     return 0;
 }
 
+/* ---- mixed clusters ---- */
+
+/* How uncertain an extrapolation is, for a mix's worst: measured, same threads, Amdahl
+ * (a measured law), no scaling (known to miss the vCPUs), another GPU as measured, a GPU
+ * speed-up the user assumed. */
+static int extrap_rank(scv_extrap e)
+{
+    switch (e) {
+    case SCV_EXTRAP_NONE: return 0;
+    case SCV_EXTRAP_SAME_THREADS: return 1;
+    case SCV_EXTRAP_AMDAHL: return 2;
+    case SCV_EXTRAP_NO_SCALING: return 3;
+    case SCV_EXTRAP_GPU_AS_MEASURED: return 4;
+    case SCV_EXTRAP_GPU_ASSUMED: return 5;
+    }
+    return 5;
+}
+
+/* Dynamic batching over the n types of a mix (count[i] workers of compute scale s[i] > 0):
+ * per-worker batches b[i] >= lo with sum count[i] b[i] = B, every worker not held at lo
+ * finishing together. Returns the compute time T_c (the last worker's); *held counts the
+ * types held at lo. Equations in the header comment. */
+static double mix_split(double c0, double c1, const double *s, const int *count, int n, double B, double lo,
+                        double *b, int *held)
+{
+    int K = 0, fixed[SCV_MIX_MAX_TYPES] = {0};
+    for (int i = 0; i < n; i++) K += count[i];
+    *held = 0;
+    if (!(c1 > 0)) { /* compute does not depend on b: the even split, the slowest sets T_c */
+        double T = 0;
+        for (int i = 0; i < n; i++) b[i] = B / K, T = fmax(T, s[i] * (c0 + c1 * b[i]));
+        return T;
+    }
+    double T = 0;
+    for (int round = 0; round <= n; round++) { /* each round holds at least one more type */
+        double rest = B, k = 0, S = 0;
+        for (int i = 0; i < n; i++)
+            if (fixed[i]) rest -= count[i] * lo;
+            else k += count[i], S += count[i] / s[i];
+        if (!(S > 0)) break; /* every type held (B = K lo): T_c from the held ones below */
+        T = (c1 * rest + c0 * k) / S;
+        int moved = 0;
+        for (int i = 0; i < n; i++) {
+            if (fixed[i]) continue;
+            b[i] = (T / s[i] - c0) / c1;
+            if (b[i] < lo * (1 - 1e-12)) fixed[i] = 1, moved = 1;
+        }
+        if (!moved) break;
+    }
+    double Tc = T;
+    for (int i = 0; i < n; i++)
+        if (fixed[i]) {
+            b[i] = lo;
+            (*held)++;
+            Tc = fmax(Tc, s[i] * (c0 + c1 * lo));
+        }
+    return Tc;
+}
+
+/* The bandwidth factor of a mix (header comment) and, in *slow, its type with the slowest
+ * known link (the first type when none is known). */
+static double mix_link(const scv_catalog *cat, const scv_vm_mix *mx, const scv_vm_type *mv, int *slow)
+{
+    double net_min = INFINITY;
+    *slow = mx->vm[0];
+    for (int i = 0; i < mx->n; i++) {
+        double net = cat->vms[mx->vm[i]].net_gbps;
+        if (net > 0 && isfinite(net) && net < net_min) net_min = net, *slow = mx->vm[i];
+    }
+    double ref = mv->net_gbps;
+    if (!(ref > 0) || !isfinite(ref) || !isfinite(net_min)) return 1;
+    return fmax(1, ref / net_min);
+}
+
 /* ---- choosing on a front (time ascending, cost falling) ---- */
 typedef enum { RULE_FASTEST, RULE_CHEAPEST, RULE_KNEEDLE, RULE_MARGINAL, RULE_ONLY, RULE_UTILITY } choice_rule;
 
@@ -213,7 +307,10 @@ static size_t choose_on(const double *t, const double *c, size_t n, scv_objectiv
 
 static void label(const scv_plan_request *req, const scv_plan_point *p, char *buf, size_t cap)
 {
-    if (req->n_vms > 1)
+    if (p->mix_types.n > 0) {
+        int len = scv_vm_mix_format(req->catalog, &p->mix_types, buf, cap);
+        if (len >= 0 && (size_t)len < cap) snprintf(buf + len, cap - (size_t)len, " B=%d", p->batch);
+    } else if (req->n_vms > 1 || req->n_mixes)
         snprintf(buf, cap, "%s K=%d B=%d", req->catalog->vms[p->vm].name, p->workers, p->batch);
     else
         snprintf(buf, cap, "K=%d B=%d", p->workers, p->batch);
@@ -283,15 +380,25 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
     *out = NULL;
     const scv_catalog *cat = req->catalog;
     scv_plan_policy pol = req->policy ? *req->policy : scv_plan_policy_default();
-    if (!req->n_vms || !req->n_workers || !req->n_batches)
+    size_t n_mixes = req->mixes ? req->n_mixes : 0;
+    if (((!req->n_vms || !req->n_workers) && !n_mixes) || !req->n_batches)
         return scv_err_set(err, SCV_EINVAL, "plan: empty search space (VM types, workers or batches)");
     if (req->measured_vm < 0 || (size_t)req->measured_vm >= cat->n)
         return scv_err_set(err, SCV_EINVAL, "plan: the measured VM type is not in the catalog");
+    for (size_t m = 0; m < n_mixes; m++) {
+        const scv_vm_mix *mx = &req->mixes[m];
+        int bad = mx->n < 1 || mx->n > SCV_MIX_MAX_TYPES;
+        for (int i = 0; !bad && i < mx->n; i++)
+            bad = mx->vm[i] < 0 || (size_t)mx->vm[i] >= cat->n || mx->count[i] < 1 || mx->count[i] > SCV_MAX_WORKERS;
+        if (bad || scv_vm_mix_workers(mx) > SCV_MAX_WORKERS)
+            return scv_err_set(err, SCV_EINVAL, "plan: mix %zu is not 1..%d catalog types of 1..%d workers in all",
+                               m, SCV_MIX_MAX_TYPES, SCV_MAX_WORKERS);
+    }
     if (req->objective == SCV_OBJ_UTILITY && !(req->value_per_hour > 0 && isfinite(req->value_per_hour)))
         return scv_err_set(err, SCV_EINVAL, "objective utility needs value-per-hour V > 0 ($ an hour saved is worth)");
-    size_t cap = req->n_vms * req->n_workers * req->n_batches;
+    size_t cap = req->n_vms * req->n_workers * req->n_batches + n_mixes * req->n_batches;
     scv_plan_result *res = calloc(1, sizeof *res);
-    if (!res || !(res->points = malloc(sizeof(scv_plan_point) * cap))) {
+    if (!res || !(res->points = malloc(sizeof(scv_plan_point) * (cap ? cap : 1)))) {
         free(res);
         return scv_err_set(err, SCV_ENOMEM, "plan: out of memory for %zu configurations", cap);
     }
@@ -328,6 +435,9 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                 double t_iter = tc + tm - req->perf->overlap * fmin(tc, tm);
                 if (req->vms[v] == req->measured_vm) t_iter = measured_t_iter(req, K, B, t_iter);
                 scv_plan_point *p = &res->points[np++];
+                memset(p, 0, sizeof *p);
+                p->mix = -1;
+                p->comm_scale = 1;
                 p->vm = req->vms[v];
                 p->workers = K;
                 p->batch = B;
@@ -342,6 +452,70 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                 p->extrapolated = how != SCV_EXTRAP_NONE;
                 p->pareto = 0;
             }
+        }
+    }
+    size_t n_held = 0; /* mix points with a type held at b = 1 */
+    for (size_t m = 0; m < n_mixes; m++) {
+        const scv_vm_mix *mx = &req->mixes[m];
+        int n = mx->n, K = scv_vm_mix_workers(mx), slow, out = 0;
+        double s[SCV_MIX_MAX_TYPES];
+        scv_extrap how[SCV_MIX_MAX_TYPES], worst = SCV_EXTRAP_NONE;
+        for (int i = 0; i < n && !out; i++) {
+            out = compute_rule(req, &cat->vms[mx->vm[i]], mv, &s[i], &how[i]) != 0;
+            if (!out && extrap_rank(how[i]) > extrap_rank(worst)) worst = how[i];
+        }
+        if (out) {
+            res->n_excluded_mix++;
+            continue;
+        }
+        double g = mix_link(cat, mx, mv, &slow);
+        for (size_t b = 0; b < req->n_batches; b++) {
+            int B = req->batches[b];
+            if (B < K) continue;
+            double per = (double)B / K;
+            if ((req->b_min && per < req->b_min) || (req->b_max && per > req->b_max)) continue;
+            double bt[SCV_MIX_MAX_TYPES], price = 0;
+            int held;
+            double tc = mix_split(req->perf->c0, req->perf->c1, s, mx->count, n, B, 1, bt, &held);
+            int fits = 1, priced = 1;
+            for (int i = 0; i < n; i++) {
+                const scv_vm_type *vm = &cat->vms[mx->vm[i]];
+                double mem = scv_worker_mem_bytes(req->job, ceil(bt[i]));
+                if (req->pricing != SCV_PRICE_MEMORY && mem > vm->mem_gib * 1024.0 * 1024 * 1024) fits = 0;
+                double pr = scv_vm_price(vm, req->pricing, mem, req->mem_rate_cpu, req->mem_rate_gib);
+                if (!(pr > 0)) priced = 0;
+                price += mx->count[i] * pr;
+            }
+            if (!fits) {
+                res->n_excluded_memory++;
+                continue;
+            }
+            if (!priced) {
+                no_price++;
+                continue;
+            }
+            n_held += held > 0;
+            double tm = scv_perf_comm_scaled(req->perf, K, g);
+            double t_iter = tc + tm - req->perf->overlap * fmin(tc, tm), tc_m = scv_perf_compute(req->perf, per);
+            double iters = scv_stat_iterations(req->stat, B);
+            scv_plan_point *p = &res->points[np++];
+            memset(p, 0, sizeof *p);
+            p->vm = slow;
+            p->workers = K;
+            p->batch = B;
+            p->t_iter = t_iter;
+            p->iterations = iters;
+            p->time_s = iters * t_iter;
+            p->price_hr = price / K;
+            p->cost = scv_cost_usd(K, p->time_s, p->price_hr);
+            p->err_rel = req->perf->mare;
+            p->extrap = worst;
+            p->compute_scale = tc_m > 0 ? tc / tc_m : 1;
+            p->extrapolated = worst != SCV_EXTRAP_NONE;
+            p->mix = (int)m;
+            p->mix_types = *mx;
+            for (int i = 0; i < n; i++) p->mix_batch[i] = bt[i];
+            p->comm_scale = g;
         }
     }
     /* the note: what was left out and how types were extrapolated */
@@ -359,14 +533,20 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                     req->measured_threads);
             add(res->note, sizeof res->note, "; ");
         }
+    if (res->n_excluded_mix)
+        add(res->note, sizeof res->note, "%zu mix(es) left out: %s measurements do not predict a %s type of theirs; ",
+            res->n_excluded_mix, mv->gpus ? "GPU" : "CPU", mv->gpus ? "CPU" : "GPU");
+    if (n_held)
+        add(res->note, sizeof res->note, "%zu mix configuration(s) with a type too slow to keep up (held at "
+            "b = 1, it sets the compute time); ", n_held);
     size_t nl = strlen(res->note);
     if (nl >= 2 && res->note[nl - 2] == ';') res->note[nl - 2] = 0;
     res->n_points = np;
     res->chosen = -1;
     if (np == 0) {
-        size_t mem_out = res->n_excluded_memory, gpu_out = res->n_excluded_gpu;
+        size_t mem_out = res->n_excluded_memory, gpu_out = res->n_excluded_gpu, mix_out = res->n_excluded_mix;
         scv_plan_result_free(res);
-        if (gpu_out == req->n_vms)
+        if (gpu_out == req->n_vms && mix_out == n_mixes)
             return scv_err_set(err, SCV_EINFEASIBLE,
                                "no VM type can be predicted: %s measurements do not predict %s "
                                "types (state an assumed GPU speed-up to include GPU types)",

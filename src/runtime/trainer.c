@@ -35,6 +35,7 @@
 #include "../train/straggler.h"
 #include "../train/dynbatch.h"
 #include "../train/stream.h"
+#include "../train/noniid.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -201,6 +202,9 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
             !isfinite(p->target_history[i]))
             return scv_err_set(err, SCV_EINVAL, "--target-history: value %d (%g) must be %s", i + 1,
                                p->target_history[i], p->target_loss > 0 ? "a finite loss >= 0" : "in [0,1]");
+    if (p->dynamic_batching && !(p->dynbatch.min_share > 0 && p->dynbatch.min_share * p->workers < 1))
+        return scv_err_set(err, SCV_EINVAL, "--min-share %g: must be in (0, 1/K) for --workers %d", p->dynbatch.min_share,
+                           p->workers);
     if (p->stream) {
         const scv_stream_policy *sp = &p->stream_policy;
         if (p->dynamic_batching)
@@ -221,6 +225,16 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
         if (sp->buffer != SCV_STREAM_TRUNCATE && sp->buffer != SCV_STREAM_PERSIST)
             return scv_err_set(err, SCV_EINVAL, "--stream-buffer: expected truncate or persist");
     }
+    if (!(p->noniid_skew >= 0 && p->noniid_skew <= 1))
+        return scv_err_set(err, SCV_EINVAL, "--stream-noniid %g: must be in [0, 1] (0 = IID)", p->noniid_skew);
+    if (p->inject_alpha != 0 || p->inject_beta != 0) {
+        if (!(p->inject_alpha > 0 && p->inject_alpha <= 1 && p->inject_beta > 0 && p->inject_beta <= 1))
+            return scv_err_set(err, SCV_EINVAL, "--stream-inject %g,%g: ALPHA and BETA must be in (0, 1]",
+                               p->inject_alpha, p->inject_beta);
+    }
+    if ((p->noniid_skew > 0 || p->inject_alpha > 0) && p->elastic_control)
+        return scv_err_set(err, SCV_EINVAL, "%s: not with --elastic-control (a `scavenger train` option only)",
+                           p->noniid_skew > 0 ? "--stream-noniid" : "--stream-inject");
     if (p->rank_weights) {
         /* finite, positive and within SCV_RANK_WEIGHT_RATIO of each other: a share of 1e400
          * (inf) or 1e-300 would make every other rank's share NaN or zero */
@@ -251,7 +265,7 @@ int scv_train_result_json(const scv_train_result *r, char *buf, size_t cap)
     if (isfinite(r->test_accuracy)) snprintf(acc, sizeof acc, "%.6g", r->test_accuracy);
     if (isfinite(r->test_loss)) snprintf(loss, sizeof loss, "%.6g", r->test_loss);
     if (isfinite(r->train_loss)) snprintf(tl, sizeof tl, "%.6g", r->train_loss); /* none: 0 iterations */
-    return snprintf(buf, cap,
+    int len = snprintf(buf, cap,
                     "{\"model\":\"%s\",\"workers\":%d,\"batch\":%d,\"iterations\":%lld,"
                     "\"iterations_run\":%lld,\"samples_seen\":%lld,\"epochs\":%.6g,\"samples_per_sec\":%.6g,"
                     "\"test_accuracy\":%s,\"test_loss\":%s,\"train_loss\":%s,"
@@ -266,6 +280,28 @@ int scv_train_result_json(const scv_train_result *r, char *buf, size_t cap)
                     r->interrupted ? "true" : "false", r->stopped_by, bs,
                     r->accuracy_full ? "full" : "subset", by, r->eval_seconds, r->evals_subset,
                     r->evals_full, st, r->stream_wait_seconds, (long long)r->stream_dropped);
+    /* dynamic batching: the controller's adjustments and the shares it ended with, inside the object */
+    if (r->n_shares > 0 && len > 0 && (size_t)len < cap) {
+        len += snprintf(buf + len - 1, cap - (size_t)len + 1, ",\"rebalances\":%d,\"shares\":[", r->rebalances) - 1;
+        for (int k = 0; k < r->n_shares && (size_t)len < cap; k++)
+            len += snprintf(buf + len, cap - (size_t)len, "%s%.5f", k ? "," : "", r->shares[k]);
+        if ((size_t)len < cap) len += snprintf(buf + len, cap - (size_t)len, "]}");
+    }
+    /* non-IID streams and data injection (src/train/noniid.c), inside the object: the skew,
+     * the copies injection trained on (and what sending them would cost), and each worker's
+     * home-class share of its batches when measured (streaming or a data option on) */
+    if (len > 0 && (size_t)len < cap) {
+        char hm[32] = "null";
+        if (r->n_home > 0 && isfinite(r->home_fraction_mean)) snprintf(hm, sizeof hm, "%.6g", r->home_fraction_mean);
+        len += snprintf(buf + len - 1, cap - (size_t)len + 1, /* over the closing brace */
+                        ",\"noniid_skew\":%.6g,\"injected_samples\":%lld,\"injected_bytes\":%.0f,"
+                        "\"home_fraction_mean\":%s,\"home_fraction\":%s", r->noniid_skew,
+                        (long long)r->injected_samples, r->injected_bytes, hm, r->n_home > 0 ? "[" : "null}") - 1;
+        for (int k = 0; k < r->n_home && (size_t)len < cap; k++)
+            len += snprintf(buf + len, cap - (size_t)len, "%s%.5f", k ? "," : "", r->home_fraction[k]);
+        if (r->n_home > 0 && (size_t)len < cap) len += snprintf(buf + len, cap - (size_t)len, "]}");
+    }
+    return len;
 }
 
 /* ---- state of one run ---- */
@@ -304,6 +340,13 @@ typedef struct {
     scv_dynbatch_state *dyn;
     int dyn_send;       /* rank 0: new shares ride in the next allreduce */
     scv_stream_state *stream; /* streaming: the buffers (every rank keeps the same copy) */
+    /* non-IID streams and data injection (src/train/noniid.c; every rank computes the same) */
+    scv_inject_plan *inj;     /* this step's injection plan (NULL: injection off) */
+    const int64_t *own;       /* worker k's own samples this step: c->counts, or inj->own */
+    int64_t own_off[SCV_MAX_WORKERS]; /* ... their offsets in the step's window */
+    int32_t *data_scratch;    /* N indices: scratch for the re-ordering, and a worker's batch */
+    int64_t *home_acc;        /* rank 0, 3 x SCV_MAX_WORKERS: worker k's home-class samples and
+                                 all its samples this segment, its home samples this step */
     double window[64];  /* the target window when the last segment ended, oldest first */
     int n_window;
 } run_ctx;
@@ -588,6 +631,9 @@ static void teardown(run_ctx *c)
     free(c->strag);
     free(c->dyn);
     free(c->stream);
+    free(c->inj);
+    free(c->data_scratch);
+    free(c->home_acc);
     scv_comm_free(c->comm);
     if (c->lock_fd >= 0) close(c->lock_fd); /* releases the lock */
     c->lock_fd = -1;
@@ -596,25 +642,61 @@ static void teardown(run_ctx *c)
 /* Rank 0, after an iteration: feeds the workers' compute seconds (t[k], as reduced) to the
  * straggler rule; a worker it finds is written to the metrics, kept as an event and flagged
  * for the next allreduce. */
+/* Rank 0: worker f was found slow (ev): kept as an event and flagged for the next
+ * allreduce (negative: replace it, in elastic mode when it is not worker 0). */
+static void straggler_found(run_ctx *c, const scv_straggler_event *ev)
+{
+    c->strag_flag = c->strag_stop && ev->worker != 0 ? -(ev->worker + 1) : ev->worker + 1;
+    if (c->n_events == SCV_MAX_STRAGGLER_EVENTS) c->n_events--; /* full: the newest replaces the last */
+    c->strag_event = c->n_events;
+    c->events[c->n_events++] = *ev;
+}
+
 static void straggler_watch(run_ctx *c, const float *t, double dt)
 {
     double tk[SCV_MAX_WORKERS];
     for (int k = 0; k < c->K; k++) tk[k] = t[k];
     int f = scv_straggler_update(c->strag, tk, c->counts, dt);
     if (f < 0) return;
-    c->strag_flag = c->strag_stop && f != 0 ? -(f + 1) : f + 1;
     scv_straggler_event ev = {.iteration = (int64_t)c->st.iteration, .worker = f, .ratio = c->strag->ratio[f]};
     snprintf(ev.note, sizeof ev.note, "below %.2f of the median for %.1f s (%d iterations)",
              c->strag->rule.fraction, c->strag->below_s[f], c->strag->below_n[f]);
-    if (c->n_events == SCV_MAX_STRAGGLER_EVENTS) c->n_events--; /* full: the newest replaces the last */
-    c->strag_event = c->n_events;
-    c->events[c->n_events++] = ev;
+    straggler_found(c, &ev);
     if (c->metrics) {
         fprintf(c->metrics,
                 "{\"type\":\"straggler\",\"iter\":%llu,\"worker\":%d,\"ratio\":%.4f,\"fraction\":%.3g,"
                 "\"below_s\":%.3f,\"below_iterations\":%d}\n",
                 (unsigned long long)ev.iteration, f, ev.ratio, c->strag->rule.fraction, c->strag->below_s[f],
                 c->strag->below_n[f]);
+        metrics_note(c);
+    }
+}
+
+/* Rank 0, dynamic batching: the worker the controller has just found it cannot absorb (its
+ * balanced share under the floor) is reported like a straggler; its ratio is its throughput
+ * over the median worker's. */
+static void unabsorbed_found(run_ctx *c)
+{
+    const scv_dynbatch_state *d = c->dyn;
+    const int f = d->unabsorbed;
+    double tp[SCV_MAX_WORKERS];
+    for (int k = 0; k < c->K; k++) tp[k] = 1 / d->tau[k];
+    for (int i = 1; i < c->K; i++) /* insertion sort: K is small */
+        for (int j = i; j > 0 && tp[j] < tp[j - 1]; j--) {
+            double x = tp[j];
+            tp[j] = tp[j - 1], tp[j - 1] = x;
+        }
+    const double med = c->K % 2 ? tp[c->K / 2] : 0.5 * (tp[c->K / 2 - 1] + tp[c->K / 2]);
+    scv_straggler_event ev = {.iteration = (int64_t)c->st.iteration, .worker = f, .ratio = (1 / d->tau[f]) / med};
+    snprintf(ev.note, sizeof ev.note,
+             "dynamic batching cannot absorb it: balanced share %.4f under the floor %.2f; at the floor it computes "
+             "%.2fx as long as the others", d->balanced[f], d->pol.min_share, d->floor_slowdown);
+    straggler_found(c, &ev);
+    if (c->metrics) {
+        fprintf(c->metrics,
+                "{\"type\":\"unabsorbed\",\"iter\":%llu,\"worker\":%d,\"ratio\":%.4f,\"balanced_share\":%.5f,"
+                "\"min_share\":%.3g,\"floor_slowdown\":%.4f}\n",
+                (unsigned long long)ev.iteration, f, ev.ratio, d->balanced[f], d->pol.min_share, d->floor_slowdown);
         metrics_note(c);
     }
 }
@@ -637,7 +719,8 @@ static void sleep_until(double until)
  * (sleeping) until every buffer holds b_min; clamped at the epoch's end (`left` samples) in
  * proportion, what is not taken staying in the buffers. Sets c->counts, c->offsets, *start
  * (the stream time the step takes its data at) and returns the global batch, or -1 when a
- * stream never fills. */
+ * stream never fills. The caller consumes the samples from the buffers (scv_stream_consume
+ * with c->own: with data injection a worker takes only its own samples from its stream). */
 static int64_t stream_batches(run_ctx *c, double tau, double t_origin, int64_t left, double *start)
 {
     const int K = c->K;
@@ -655,8 +738,43 @@ static int64_t stream_batches(run_ctx *c, double tau, double t_origin, int64_t l
         int64_t off = 0;
         for (int k = 0; k < K; off += c->counts[k], k++) c->offsets[k] = off;
     }
-    scv_stream_consume(c->stream, *start, c->counts);
     return sum;
+}
+
+/* Non-IID streams and data injection (src/train/noniid.c states the rules), before a step
+ * whose workers compute c->counts[k] samples (the global batch, sum of them) from the epoch
+ * order at c->st.pos: plans the injection (worker k's own samples c->own[k], the rest of its
+ * batch copies of the chosen workers' own samples), re-orders the step's window of
+ * sum c->own[k] samples in c->perm so that each worker's own slice is skewed towards its home
+ * classes, and returns that window's size: the samples of the epoch this step takes (the
+ * global batch without injection). Every rank computes the same from (seed, epoch,
+ * iteration): no communication. A window is re-ordered only once, as the step takes it, so
+ * every sample is still taken once per epoch. */
+static int64_t data_plan(run_ctx *c)
+{
+    const scv_train_params *p = c->p;
+    const uint64_t key = scv_hash64(p->seed ^ scv_hash64(c->st.epoch ^ scv_hash64(c->st.iteration + 0x6e6f6e6969ULL)));
+    c->own = c->counts;
+    if (c->inj) {
+        scv_inject_make(c->inj, c->counts, c->K, p->inject_alpha, p->inject_beta, key ^ 0x696e6a656374ULL);
+        c->own = c->inj->own;
+    }
+    int64_t U = 0;
+    for (int k = 0; k < c->K; k++) c->own_off[k] = U, U += c->own[k];
+    if (p->noniid_skew > 0) {
+        int32_t *win = c->perm + c->st.pos;
+        scv_noniid_assign(win, U, c->train->y, c->train->n_classes, c->K, c->own, p->noniid_skew, key, win,
+                          c->data_scratch);
+    }
+    return U;
+}
+
+/* Worker k's local batch of this step (after data_plan): its own slice of the window, then
+ * the copies it receives (the first samples of each chosen worker's slice); idx gets its
+ * c->counts[k] sample indices, the count is returned. */
+static int64_t worker_batch(const run_ctx *c, int k, int32_t *idx)
+{
+    return scv_worker_batch(c->perm + c->st.pos, c->own, c->own_off, c->inj, k, idx);
 }
 
 /* One segment: trains from the current state (c->st, the model, the optimiser) under the
@@ -697,7 +815,9 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     int win_len = 0;
     /* stragglers: every rank adds its compute seconds to the allreduce, rank 0 applies the
      * rule and flags the worker it finds in the next one, so every rank sees it together */
-    const int watch = p->straggler.fraction > 0 && c->K > 1, dyn = p->dynamic_batching && c->K > 1;
+    /* under dynamic batching a slow worker is rebalanced, and reported only when the shares
+     * cannot absorb it (unabsorbed_found), not by the throughput rule */
+    const int dyn = p->dynamic_batching && c->K > 1, watch = p->straggler.fraction > 0 && c->K > 1 && !dyn;
     const int per_worker = watch || dyn; /* the workers' compute seconds ride in the allreduce */
     const size_t nx = np + X_COUNT + (per_worker ? (size_t)c->K : 0) + (dyn ? (size_t)c->K : 0);
     c->strag_flag = 0, c->dyn_send = 0;
@@ -707,8 +827,22 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     double stream_tau = 0, stream_wait = 0;
     if (stream_on && !c->stream && !(c->stream = malloc(sizeof *c->stream))) free(win), win = NULL;
     if (stream_on && win) scv_stream_init(c->stream, p->stream, &p->stream_policy, B);
-    /* --eval-every-epochs with streaming: every that many samples (the batches vary) */
-    const double eval_period = stream_on && p->eval_every_epochs > 0 && !p->eval_every ? p->eval_every_epochs * (double)N : 0;
+    /* non-IID streams and data injection (data_plan); the home-class shares are measured
+     * with them and with streaming (rank 0 counts every worker's batch) */
+    const int inject_on = p->inject_alpha > 0 && p->inject_beta > 0, data_on = p->noniid_skew > 0 || inject_on;
+    const int home_on = data_on || stream_on;
+    int64_t injected = 0; /* copies trained on in this segment */
+    const double sample_bytes = (double)(d * sizeof(float) + 1); /* a sample as the trainer holds it, and its label */
+    if (inject_on && !c->inj && !(c->inj = malloc(sizeof *c->inj))) free(win), win = NULL;
+    if (!inject_on) free(c->inj), c->inj = NULL;
+    if (home_on && !c->data_scratch && !(c->data_scratch = malloc(sizeof(int32_t) * (size_t)N))) free(win), win = NULL;
+    if (home_on && c->rank == 0 && !c->home_acc && !(c->home_acc = malloc(sizeof(int64_t) * 3 * SCV_MAX_WORKERS)))
+        free(win), win = NULL;
+    if (home_on && c->home_acc) memset(c->home_acc, 0, sizeof(int64_t) * 3 * SCV_MAX_WORKERS);
+    c->own = c->counts;
+    /* --eval-every-epochs with streaming or injection: every that many samples (the batches
+     * vary, or a step takes fewer than B samples of the epoch) */
+    const double eval_period = (stream_on || inject_on) && p->eval_every_epochs > 0 && !p->eval_every ? p->eval_every_epochs * (double)N : 0;
     if (watch && c->rank == 0 && !c->strag && !(c->strag = malloc(sizeof *c->strag))) free(win), win = NULL;
     if (dyn && c->rank == 0 && !c->dyn && !(c->dyn = malloc(sizeof *c->dyn))) free(win), win = NULL;
     /* the shares: the previous segment's at the same K (dynamic batching goes on), else the
@@ -789,9 +923,15 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
             scv_split_batch(Bcur, c->K, c->n_shares ? c->shares : p->rank_weights, c->counts, c->offsets);
         }
         double tw = scv_now(); /* the data is there: this worker's own work starts */
+        /* the samples of the epoch this step takes: Bcur, fewer with injection (its copies
+         * are trained on as well: the global batch stays Bcur, each worker's c->counts[k]) */
+        int64_t Bdata = home_on ? data_plan(c) : Bcur;
+        if (stream_on) scv_stream_consume(c->stream, s_start, c->own); /* each worker's own samples */
         int64_t bk = c->counts[c->rank], off = (int64_t)c->st.pos + c->offsets[c->rank];
+        const int32_t *idx = c->perm + off;
+        if (data_on) idx = c->data_scratch, bk = worker_batch(c, c->rank, c->data_scratch);
         for (int64_t i = 0; i < bk; i++) {
-            int32_t s = c->perm[off + i];
+            int32_t s = idx[i];
             memcpy(c->bx + (size_t)i * d, c->train->x + (size_t)s * d, d * sizeof(float));
             c->by[i] = c->train->y[s];
         }
@@ -847,9 +987,20 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         }
         double t4 = scv_now();
         x_tprev = t4 - t0, x_bprev = (double)Bcur;
+        if (home_on && c->home_acc) { /* rank 0: each worker's home-class samples (outside t_iter) */
+            int64_t *hs = c->home_acc, *ht = hs + SCV_MAX_WORKERS, *hk = ht + SCV_MAX_WORKERS;
+            for (int k = 0; k < c->K; k++) {
+                int64_t n = worker_batch(c, k, c->data_scratch);
+                hk[k] = 0;
+                for (int64_t i = 0; i < n; i++)
+                    hk[k] += scv_noniid_home(c->train->y[c->data_scratch[i]], k, c->K, c->train->n_classes);
+                hs[k] += hk[k], ht[k] += n;
+            }
+        }
+        if (c->inj) injected += c->inj->injected;
         c->st.iteration++;
-        c->st.pos += (uint64_t)Bcur;
-        c->st.samples_seen += (uint64_t)Bcur;
+        c->st.pos += (uint64_t)Bdata; /* the epoch moves by its samples taken, copies not counted */
+        c->st.samples_seen += (uint64_t)Bdata;
         run_iters++;
         run_samples += Bcur;
         double loss = g[np + X_LOSS] / (double)Bcur;
@@ -875,7 +1026,9 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         if (dyn && c->rank == 0 && !(g[np + X_REBALANCE] > 0)) { /* the controller (one change in flight) */
             double tk[SCV_MAX_WORKERS];
             for (int k = 0; k < c->K; k++) tk[k] = g[np + X_COUNT + k];
-            if (scv_dynbatch_update(c->dyn, tk, c->counts)) {
+            const int changed = scv_dynbatch_update(c->dyn, tk, c->counts);
+            if (c->dyn->unabsorbed >= 0) unabsorbed_found(c);
+            if (changed) {
                 c->dyn_send = 1;
                 if (c->metrics) {
                     fprintf(c->metrics, "{\"type\":\"rebalance\",\"iter\":%llu,\"shares\":[",
@@ -909,7 +1062,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
                 for (int k = 0; k < c->K; k++) fprintf(c->metrics, "%s%.4e", k ? "," : "", g[np + X_COUNT + k]);
                 fputc(']', c->metrics);
             }
-            if ((per_worker || stream_on) && c->K <= 64) { /* ... and samples */
+            if ((per_worker || stream_on || data_on) && c->K <= 64) { /* ... and samples */
                 fputs(",\"local_batches\":[", c->metrics);
                 for (int k = 0; k < c->K; k++) fprintf(c->metrics, "%s%lld", k ? "," : "", (long long)c->counts[k]);
                 fputc(']', c->metrics);
@@ -923,6 +1076,25 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
                         fprintf(c->metrics, "%s%lld", k ? "," : "", (long long)scv_stream_level(c->stream, k, s_start, NULL));
                     fputs("],\"stream_dropped\":[", c->metrics);
                     for (int k = 0; k < c->K; k++) fprintf(c->metrics, "%s%lld", k ? "," : "", (long long)c->stream->dropped[k]);
+                    fputc(']', c->metrics);
+                }
+            }
+            if (home_on && c->home_acc && c->K <= 64) { /* each worker's home-class samples in its batch */
+                fputs(",\"home_samples\":[", c->metrics);
+                for (int k = 0; k < c->K; k++)
+                    fprintf(c->metrics, "%s%lld", k ? "," : "", (long long)c->home_acc[2 * SCV_MAX_WORKERS + k]);
+                fputc(']', c->metrics);
+            }
+            if (data_on) /* the skew, and the samples of the epoch the step took (fewer than the
+                          * batch with injection) */
+                fprintf(c->metrics, ",\"noniid_skew\":%.6g,\"epoch_samples\":%lld", p->noniid_skew, (long long)Bdata);
+            if (c->inj) { /* the copies the workers trained on, what sending them would cost, and
+                           * each worker's own samples */
+                fprintf(c->metrics, ",\"injected\":%lld,\"injected_bytes\":%.0f", (long long)c->inj->injected,
+                        (double)c->inj->injected * sample_bytes);
+                if (c->K <= 64) {
+                    fputs(",\"own_batches\":[", c->metrics);
+                    for (int k = 0; k < c->K; k++) fprintf(c->metrics, "%s%lld", k ? "," : "", (long long)c->inj->own[k]);
                     fputc(']', c->metrics);
                 }
             }
@@ -947,7 +1119,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         int last = (p->iterations && (int64_t)c->st.iteration >= p->iterations) ||
                    (p->epochs > 0 && (double)c->st.samples_seen >= p->epochs * (double)N - 0.5);
         int do_eval = eval_period > 0 ? floor((double)c->st.samples_seen / eval_period) >
-                                            floor((double)(c->st.samples_seen - (uint64_t)Bcur) / eval_period)
+                                            floor((double)(c->st.samples_seen - (uint64_t)Bdata) / eval_period)
                       : eval_every ? (int64_t)c->st.iteration % eval_every == 0
                                    : epoch_end;
         evaluated_at_end = 0;
@@ -1130,7 +1302,28 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     res->accuracy_full = acc_full;
     res->train_loss = loss_ema;
     res->stream_wait_seconds = stream_wait;
+    if (dyn) { /* every rank holds the shares in use; rank 0 the controller's count */
+        res->rebalances = c->rank == 0 ? c->dyn->adjustments : 0;
+        res->n_shares = c->K;
+        memcpy(res->shares, c->shares, sizeof(double) * (size_t)c->K);
+    }
     for (int k = 0; stream_on && k < c->K; k++) res->stream_dropped += c->stream->dropped[k];
+    /* non-IID streams and data injection: the skew, the home-class shares (rank 0 measured
+     * them), the copies and their bytes */
+    res->noniid_skew = p->noniid_skew;
+    res->home_fraction_mean = NAN;
+    if (home_on && c->home_acc) {
+        const int64_t *hs = c->home_acc, *ht = hs + SCV_MAX_WORKERS;
+        int64_t h = 0, t = 0;
+        res->n_home = c->K < 64 ? c->K : 64;
+        for (int k = 0; k < c->K; k++) {
+            if (k < res->n_home) res->home_fraction[k] = ht[k] > 0 ? (double)hs[k] / (double)ht[k] : 0;
+            h += hs[k], t += ht[k];
+        }
+        if (t > 0) res->home_fraction_mean = (double)h / (double)t;
+    }
+    res->injected_samples = injected;
+    res->injected_bytes = (double)injected * sample_bytes;
     if (run_iters) {
         res->t_compute_mean = sum_comp / (double)run_iters;
         res->t_comm_mean = sum_comm / (double)run_iters;
@@ -1540,6 +1733,7 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
              * straggler (a spare process takes its place), as a command that all-rank 0 gives
              * itself and broadcasts like any other */
             int proc = pr->members[res->straggler];
+            c->n_shares = 0; /* a fresh worker in its place: dynamic batching starts again */
             if (root) {
                 scv_straggler_event *e = &c->events[c->strag_event];
                 e->replaced = 1;
@@ -1567,7 +1761,7 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
                                           : "the segment ended at that iteration");
         }
         if (c->rank == 0) {
-            char js[4096], esc[2 * sizeof se.msg];
+            char js[16384], esc[2 * sizeof se.msg];
             scv_train_result_json(res, js, sizeof js);
             events_json(evs, CMD_BYTES, c);
             control_reply(&ctl,

@@ -283,6 +283,32 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
 }
 
 /* Records a segment the driver trained: the step, its measurement, the switch before it. */
+/* Dynamic batching: a segment's adjustments and final shares, into the report and the store
+ * (models kind "dynbatch": {"step", "workers", "batch", "rebalances", "shares"}). */
+static int record_shares(loop *l, int step, int K, int B, const scv_segment_result *res, scv_err *err)
+{
+    scv_run_result *r = l->r;
+    r->rebalances += res->rebalances;
+    r->n_shares = res->n_shares;
+    memcpy(r->shares, res->shares, sizeof(double) * (size_t)res->n_shares);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    fprintf(f, "{\"step\":%d,\"workers\":%d,\"batch\":%d,\"rebalances\":%d,\"shares\":[", step, K, B,
+            res->rebalances);
+    for (int k = 0; k < res->n_shares; k++) fprintf(f, "%s%.5f", k ? "," : "", res->shares[k]);
+    fputs("]}", f);
+    int bad = ferror(f);
+    if (fclose(f) || bad || !buf) {
+        free(buf);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    int rc = scv_store_model(l->p->store, r->run_id, "dynbatch", buf, err);
+    free(buf);
+    return rc;
+}
+
 static int record_step(loop *l, const char *phase, int K, int B, const scv_segment_result *rs, scv_run_step **out,
                        scv_err *err)
 {
@@ -329,6 +355,7 @@ static int record_step(loop *l, const char *phase, int K, int B, const scv_segme
         replaced |= e->replaced;
         if ((rc = scv_store_straggler(l->p->store, r->run_id, e, err))) return rc;
     }
+    if (res.n_shares > 0 && (rc = record_shares(l, (int)r->n_steps - 1, K, B, &res, err))) return rc;
     /* a segment whose straggler was replaced mixed two clusters: its times stand for neither */
     if (res.stats.workers && !replaced) {
         if ((rc = scv_store_measurement(l->p->store, r->run_id, phase, &res.stats, err))) return rc;

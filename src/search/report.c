@@ -83,6 +83,11 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
             r->relaunches, r->universal ? "true" : "false", r->n_prior_runs);
     json_num(f, "switch_idle_median_s", r->idle_median_s, 1);
     json_num(f, "switch_idle_worst_s", r->idle_worst_s, 1);
+    if (r->n_shares > 0) {
+        fprintf(f, ",\"dynamic_batching\":{\"adjustments\":%d,\"shares\":[", r->rebalances);
+        for (int k = 0; k < r->n_shares; k++) fprintf(f, "%s%.5f", k ? "," : "", r->shares[k]);
+        fputs("]}", f);
+    }
     fputs(",\"stragglers\":[", f);
     for (size_t i = 0; i < r->n_stragglers; i++) {
         const scv_straggler_event *e = &r->stragglers[i];
@@ -229,9 +234,18 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
     fprintf(f, "Switches (configuration changes): %d", r->switches);
     if (r->switches) fprintf(f, ", idle median %.2f s, worst %.2f s", r->idle_median_s, r->idle_worst_s);
     fprintf(f, "; %d relaunches in all.\n\n", r->relaunches);
+    if (r->n_shares > 0) {
+        fprintf(f, "Dynamic batching: %d adjustment%s of the workers' shares; the last segment ended with", r->rebalances,
+                r->rebalances == 1 ? "" : "s");
+        for (int k = 0; k < r->n_shares; k++) fprintf(f, "%s%.3f", k ? ", " : " ", r->shares[k]);
+        fputs(".\n\n", f);
+    }
     if (r->n_stragglers) {
-        fprintf(f, "Stragglers (smoothed throughput under %.2f of the median worker's for %.1f s):\n\n",
-                p->policy.straggler.fraction, p->policy.straggler.window_s);
+        if (r->n_shares > 0)
+            fputs("Stragglers (workers whose balanced share of B stayed under the controller's floor):\n\n", f);
+        else
+            fprintf(f, "Stragglers (smoothed throughput under %.2f of the median worker's for %.1f s):\n\n",
+                    p->policy.straggler.fraction, p->policy.straggler.window_s);
         for (size_t i = 0; i < r->n_stragglers; i++) {
             const scv_straggler_event *e = &r->stragglers[i];
             fprintf(f, "- iteration %lld: worker %d%s%s at %.2f of the median: %s", (long long)e->iteration, e->worker,

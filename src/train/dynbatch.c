@@ -6,9 +6,11 @@
  * t_k = tau_k b_k their predicted times, the paper's proportional rule (Eq. 4-5)
  *     delta b_k = -(b_k / t_k) (t_k - t_mean),  b_k <- b_k + delta b_k  =  t_mean / tau_k
  * gives every worker the batch it computes in the mean time, i.e. shares proportional to
- * throughput 1/tau_k. Only `gain` of that step is taken (0.5: on the emulated cluster a
- * throttled VM's time per sample depends on its batch, and the full step swung its share
- * between 0.13 and 0.29 every adjustment). The new batches are clamped to [min_share, max_share] of B (the
+ * throughput 1/tau_k. The full step is taken while some worker's time is more than
+ * full_step_above (25%) from the mean, so a start from even shares settles in one or two
+ * adjustments; nearer, only `gain` of it (0.5: on the emulated cluster a throttled VM's time
+ * per sample depends on its batch, and the full step swung its share between 0.13 and 0.29
+ * every adjustment near balance). The new batches are clamped to [min_share, max_share] of B (the
  * clamped excess spread over the others), scaled back to sum to B, and applied only when
  * some worker's batch moves by more than the dead-band (5%): the controller holds still once
  * the workers finish within it. Per-sample time, not iteration time, keeps the estimate
@@ -17,6 +19,13 @@
  * it was, and the shares moved the wrong way); a window of 20
  * iterations, not the EWMA of 0.3 tried first, keeps equal workers from chasing noise (29
  * adjustments in a run at H = 1 with the EWMA and windows of 10).
+ *
+ * What the shares cannot absorb: the balanced share of worker k is
+ *     s*_k = (1 / tau_k) / sum_j (1 / tau_j).
+ * When s*_k < min_share for absorb_windows windows in a row, the floor keeps worker k's
+ * compute at tau_k min_share B, longer than the others' (the slowdown reported is that over
+ * the others' mean time at their shares): the worker is too slow for rebalancing, and the
+ * trainer reports it like a straggler (the elastic driver can replace it).
  */
 #include "dynbatch.h"
 
@@ -25,7 +34,8 @@
 
 scv_dynbatch_policy scv_dynbatch_policy_default(void)
 {
-    return (scv_dynbatch_policy){.dead_band = 0.05, .every = 20, .gain = 0.5, .min_share = 0.02, .max_share = 0.98};
+    return (scv_dynbatch_policy){.dead_band = 0.05, .every = 20, .gain = 0.5, .min_share = 0.02, .max_share = 0.98,
+                                 .full_step_above = 0.25, .absorb_windows = 2};
 }
 
 void scv_dynbatch_init(scv_dynbatch_state *s, const scv_dynbatch_policy *pol, int K, int64_t B, const double *weights)
@@ -38,8 +48,9 @@ void scv_dynbatch_init(scv_dynbatch_state *s, const scv_dynbatch_policy *pol, in
     for (int k = 0; k < s->K; k++) sum += weights ? weights[k] : 1;
     for (int k = 0; k < s->K; k++) {
         s->share[k] = (weights ? weights[k] : 1) / sum;
-        s->tau[k] = NAN;
+        s->tau[k] = s->balanced[k] = NAN;
     }
+    s->unabsorbed = -1;
 }
 
 /* Clamps shares to [lo, hi], moving what was cut to (or taken from) the unclamped ones in
@@ -62,9 +73,33 @@ static void clamp_shares(double *sh, int K, double lo, double hi)
     }
 }
 
+/* The balanced shares of the last window, and a worker they cannot absorb (see above). */
+static void check_absorbable(scv_dynbatch_state *s)
+{
+    const int K = s->K;
+    double inv = 0;
+    for (int k = 0; k < K; k++) inv += 1 / s->tau[k];
+    for (int k = 0; k < K; k++) {
+        s->balanced[k] = (1 / s->tau[k]) / inv;
+        s->low[k] = s->balanced[k] < s->pol.min_share ? s->low[k] + 1 : 0;
+    }
+    int worst = -1;
+    for (int k = 0; k < K; k++)
+        if (!s->reported[k] && s->low[k] >= s->pol.absorb_windows && (worst < 0 || s->balanced[k] < s->balanced[worst]))
+            worst = k;
+    if (worst < 0) return;
+    double others = 0;
+    for (int k = 0; k < K; k++)
+        if (k != worst) others += s->tau[k] * s->share[k] * (double)s->B / (K - 1);
+    s->reported[worst] = 1;
+    s->unabsorbed = worst;
+    s->floor_slowdown = s->tau[worst] * s->pol.min_share * (double)s->B / others;
+}
+
 int scv_dynbatch_update(scv_dynbatch_state *s, const double *t, const int64_t *b)
 {
     const int K = s->K;
+    s->unabsorbed = -1;
     for (int k = 0; k < K; k++)
         if (b[k] > 0 && t[k] > 0) s->sum_t[k] += t[k], s->sum_b[k] += (double)b[k];
     if (K < 2 || ++s->since < s->pol.every) return 0;
@@ -75,16 +110,19 @@ int scv_dynbatch_update(scv_dynbatch_state *s, const double *t, const int64_t *b
     }
     if (s->windows++ == 0) return 0; /* the first window holds the kernels' first calls and the
                                          start: 6x a worker's later time per sample, seen */
-    double bk[SCV_MAX_WORKERS], tk[SCV_MAX_WORKERS], tmean = 0;
+    double bk[SCV_MAX_WORKERS], tk[SCV_MAX_WORKERS], tmean = 0, far = 0;
     for (int k = 0; k < K; k++) {
         if (!(s->tau[k] > 0)) return 0; /* a worker not measured yet */
         bk[k] = s->share[k] * (double)s->B;
         tk[k] = s->tau[k] * bk[k];
         tmean += tk[k] / K;
     }
+    check_absorbable(s);
+    for (int k = 0; k < K; k++) far = fmax(far, fabs(tk[k] / tmean - 1));
+    const double gain = far > s->pol.full_step_above ? 1 : s->pol.gain;
     double nb[SCV_MAX_WORKERS], sum = 0;
     for (int k = 0; k < K; k++) {
-        nb[k] = bk[k] - s->pol.gain * (bk[k] / tk[k]) * (tk[k] - tmean); /* Eq. 4-5, damped */
+        nb[k] = bk[k] - gain * (bk[k] / tk[k]) * (tk[k] - tmean); /* Eq. 4-5, damped near balance */
         sum += nb[k];
     }
     double sh[SCV_MAX_WORKERS], moved = 0;

@@ -19,12 +19,20 @@ typedef struct scv_dynbatch_state {
     int since;                        /* iterations since the last adjustment */
     int windows;                      /* windows measured (the first is not used) */
     int adjustments;                  /* made so far */
+    double balanced[SCV_MAX_WORKERS]; /* the last window's throughput-proportional shares,
+                                         before the bounds (NaN: none yet) */
+    int low[SCV_MAX_WORKERS];         /* windows in a row worker k's balanced share < min_share */
+    char reported[SCV_MAX_WORKERS];   /* already found unabsorbable */
+    int unabsorbed;                   /* the worker the last update found unabsorbable, or -1 */
+    double floor_slowdown;            /* ... its compute time at the floor share over the
+                                         others' mean (> 1) */
 } scv_dynbatch_state;
 
 /* Starts with the given shares (K weights, any positive scale; NULL = even). */
 void scv_dynbatch_init(scv_dynbatch_state *s, const scv_dynbatch_policy *pol, int K, int64_t B, const double *weights);
 /* One iteration: worker k took t[k] seconds of compute for b[k] samples. Every pol.every
  * iterations the shares are adjusted unless every worker is within the dead-band; returns 1
- * when they changed (s->share holds the new ones), else 0. */
+ * when they changed (s->share holds the new ones), else 0. s->unabsorbed is set (>= 0) on
+ * the update that finds a worker the shares cannot absorb (each found once). */
 int scv_dynbatch_update(scv_dynbatch_state *s, const double *t, const int64_t *b);
 #endif
