@@ -163,9 +163,16 @@ typedef struct scv_dynbatch_policy {
     double min_share, max_share; /* 0.02, 0.98: bounds of a worker's share of B */
     double full_step_above;     /* 0.25: the full step (gain 1) while some worker's time is
                                    this far from the mean (relative); `gain` nearer */
-    int absorb_windows;         /* 2: a worker whose balanced share stays under min_share
-                                   this many windows in a row cannot be absorbed: reported
-                                   (and, under the elastic driver, replaced) */
+    double noise_z;             /* 2: adjust only when some worker's mean time is this many
+                                   standard errors (of its window mean) from the workers' mean
+                                   time, besides the dead-band */
+    int absorb_windows;         /* 2: a worker whose balanced share stays under
+                                   min_share / absorb_margin this many windows in a row cannot
+                                   be absorbed: reported (and, under the elastic driver,
+                                   replaced) */
+    double absorb_margin;       /* 1.25: at the floor such a worker computes at least this many
+                                   times as long as its balanced share would take (noise near
+                                   K = 1 / min_share is not a straggler) */
 } scv_dynbatch_policy;
 scv_dynbatch_policy scv_dynbatch_policy_default(void);
 
@@ -411,6 +418,10 @@ typedef struct scv_config_stats {
     double t_iter;          /* s, whole iteration */
     double g_local, g_global; /* means of |g_k|^2 (over ranks) and of |g|^2; 0 = not measured */
     double epoch_progress;  /* training progress (epochs) at the end of these iterations */
+    double t_compress;      /* s, mean compression kernel time (error feedback, Top-k selection,
+                               reassembly: the metrics' "t_compress") of its compressed steps
+                               ("cf" > 1); 0 = none measured */
+    int n_compressed;       /* iterations kept with "cf" > 1 (those t_compress is the mean of) */
 } scv_config_stats;
 
 /* What a profile knows about the job (the "job" line of a metrics file). */
@@ -483,6 +494,19 @@ double scv_perf_comm(const scv_perf_model *m, int K);
  * beta_factor 1 is scv_perf_comm exactly. */
 double scv_perf_comm_scaled(const scv_perf_model *m, int K, double beta_factor);
 double scv_perf_iter(const scv_perf_model *m, int K, double B);
+
+/* Sparse collectives (src/model/perf.c; the trainer's exchange and the planner use them):
+ * seconds to exchange a Top-k of density c (k = c n) of a gradient of M bytes over N workers,
+ * alpha seconds per message and beta seconds per byte (AR-Topk paper, Table I and Eq. 4):
+ *   Allgather Top-k (values and indices):  alpha log2 N + 2 M c beta (N - 1)
+ *   AR-Topk, ring allreduce of the values: alpha (2(N-1) + log2 N) + M c beta (2(N-1)/N + log2 N)
+ *   AR-Topk, tree allreduce:               3 alpha log2 N + 3 M c beta log2 N
+ * (the log2 N terms of AR-Topk are the broadcast of the chosen worker's indices); 0 for N < 2. */
+typedef enum { SCV_SPARSE_ALLGATHER = 0, SCV_SPARSE_AR_RING, SCV_SPARSE_AR_TREE } scv_sparse_coll;
+double scv_sparse_cost(scv_sparse_coll how, double alpha, double beta, double M, double c, int N);
+/* The cheapest of the three (ties to the lower enum). */
+scv_sparse_coll scv_sparse_choose(double alpha, double beta, double M, double c, int N);
+const char *scv_sparse_name(scv_sparse_coll how); /* "allgather", "artopk-ring", "artopk-tree" */
 
 /* Statistical models: iterations to reach the target at global batch B.
  *  GNS (McCandlish et al.; AdaptDL):  S(B) = S_min (1 + B_crit / B),  B_crit = B_simple
@@ -570,6 +594,41 @@ int scv_vm_mix_parse(const scv_catalog *c, const char *spec, scv_vm_mix *out, sc
 int scv_vm_mix_format(const scv_catalog *c, const scv_vm_mix *m, char *buf, size_t cap);
 int scv_vm_mix_workers(const scv_vm_mix *m); /* K: the sum of the counts */
 
+/* A communication option of the planner (docs/MODEL.md "Compression in the plan"): how a
+ * step's gradient travels. The parallel model prices its bytes; its effect on the
+ * iterations to the target is NOT modelled: iter_factor is the user's assumption. */
+typedef enum { SCV_PLAN_DENSE = 0, SCV_PLAN_TOPK, SCV_PLAN_SELSYNC } scv_plan_comm_kind;
+typedef struct scv_plan_comm {
+    scv_plan_comm_kind kind;
+    double cf;                  /* TOPK: the compression factor, > 1 (density c = 1/cf) */
+    scv_coll_pref collective;   /* TOPK: AUTO the cheapest of the three by the model,
+                                   ALLGATHER, ARTOPK (its ring or tree form, the cheaper) */
+    double lssr;                /* SELSYNC: the share of local steps, in [0, 1) */
+    double iter_factor;         /* iterations to target relative to dense (> 0; 0 = 1, "as
+                                   dense"): assumed, not measured; ignored on DENSE */
+} scv_plan_comm;
+/* Seconds of one step's communication under option o (NULL: dense) at K workers, the
+ * bandwidth term (beta) times beta_factor (a mixed cluster's slowest link; 1 = as measured):
+ *   DENSE    scv_perf_comm_scaled(m, K, beta_factor)
+ *   TOPK     scv_sparse_cost(the collective, alpha, beta beta_factor, M, 1/cf, K) (ring models
+ *            only: alpha and beta per message and per byte; NaN for SCV_COMM_PS)
+ *   SELSYNC  (1 - lssr) scv_perf_comm_scaled(m, K, 2 beta_factor)   parameters and momenta: 2M
+ *            + lssr scv_perf_comm_scaled(m, K, 0)                  the flags' allreduce: alpha term
+ * *coll (may be NULL) gets the collective TOPK priced (SCV_SPARSE_ALLGATHER otherwise). */
+double scv_perf_comm_option(const scv_perf_model *m, int K, const scv_plan_comm *o, double beta_factor,
+                            scv_sparse_coll *coll);
+/* A list of options, "none,topk:10,topk:100:artopk,selsync:0.9" (src/model/commopt.c):
+ * none (or dense), topk:CF[:auto|allgather|artopk], selsync:LSSR; iter_factor on every
+ * option that is not dense. Dense is always planned: it comes first in *out, added when the
+ * list lacks it. At most cap options; SCV_EINVAL naming the part at fault ("'topk:1': the
+ * factor must be > 1"), a part named twice or an empty list included. */
+int scv_plan_comm_parse(const char *list, double iter_factor, scv_plan_comm *out, size_t cap, size_t *n,
+                        scv_err *err);
+/* "dense", "topk:100", "topk:100:artopk", "selsync:0.9" into buf; returns the length it
+ * needs (as snprintf). */
+int scv_plan_comm_format(const scv_plan_comm *o, char *buf, size_t cap);
+#define SCV_PLAN_MAX_COMMS 16 /* options besides dense that `plan --compress` and job files take */
+
 typedef struct scv_plan_point {
     int vm;                 /* index into the catalog (a mix: its type with the slowest link) */
     int workers, batch;
@@ -585,6 +644,12 @@ typedef struct scv_plan_point {
     scv_vm_mix mix_types;   /* the mix's types and counts (n = 0 on a homogeneous point) */
     double mix_batch[SCV_MIX_MAX_TYPES]; /* per-worker batch of each type (dynamic batching) */
     double comm_scale;      /* factor on the bandwidth term of communication (1 = as measured) */
+    /* communication options (zero on points built elsewhere: kind DENSE) */
+    int comm;               /* -1: dense, the request has no dense option; else the index into
+                               the request's comms (its first dense option on dense points) */
+    scv_plan_comm comm_opt; /* the option (iter_factor as applied: 1 on dense points) */
+    scv_sparse_coll comm_coll; /* TOPK: the collective the model priced */
+    double t_comm;          /* predicted communication seconds of a step (the option's) */
 } scv_plan_point;
 
 /* The planner's policy numbers, defaults in scv_plan_policy_default(). */
@@ -594,6 +659,9 @@ typedef struct scv_plan_policy {
      * costs at most this many % more per 1% of time saved,
      * r = ((C_fast - C_slow)/C_slow) / ((T_slow - T_fast)/T_slow) <= this. */
     double knee_max_cost_per_time;
+    /* 0.02: a mixed cluster's slowest workers get at least this share of B each, the floor of
+     * the trainer's dynamic batching (scv_dynbatch_policy.min_share), or 1 sample */
+    double mix_min_share;
 } scv_plan_policy;
 scv_plan_policy scv_plan_policy_default(void);
 
@@ -626,6 +694,12 @@ typedef struct scv_plan_request {
     /* mixed clusters planned besides the types of vms (NULL/0 = none): a mix's K is the sum
      * of its counts (workers does not apply), every batch of batches does */
     const scv_vm_mix *mixes; size_t n_mixes;
+    /* communication options (NULL/0 = dense only, as before): every configuration is planned
+     * dense and under each option that is not dense (docs/MODEL.md "Compression in the plan") */
+    const scv_plan_comm *comms; size_t n_comms;
+    double t_compress;                      /* s per compressed (TOPK) step of compression kernels
+                                               (error feedback, selection), measured; 0 = not
+                                               known: left out (the note says so) */
 } scv_plan_request;
 
 typedef struct scv_plan_result {
@@ -640,6 +714,14 @@ typedef struct scv_plan_result {
     char note[512];                         /* what was left out or extrapolated, and how */
     size_t n_excluded_mix;                  /* mixes left out: a type of theirs is left out
                                                as above */
+    /* the plan without compression (the dense points alone; with no communication option
+     * front_dense lists the same points as front and chosen_dense is chosen) */
+    size_t *front_dense; size_t n_front_dense; /* indices of the dense points' Pareto front, by time */
+    long chosen_dense;                      /* the objective's choice among them under the same
+                                               bounds (-1: none meets them) */
+    char comm_note[384];                    /* with communication options: what is assumed
+                                               ("iterations assumed x1.0 of dense: not
+                                               measured") and left out; "" without */
 } scv_plan_result;
 
 /* Chooses as docs/MODEL.md "Choosing" states: the objective's point on the whole front,
@@ -785,6 +867,11 @@ void scv_fmt_usd(double usd, char *buf, size_t cap);
 void scv_plan_print_header(FILE *f);
 void scv_plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark);
 void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *p);
+/* The table with a "comm" column after "vm" when with_comm (plans with communication
+ * options: "dense", "topk:100", "selsync:0.9"); with_comm 0 is the two above exactly. */
+void scv_plan_print_header_ex(FILE *f, int with_comm);
+void scv_plan_print_point_ex(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark,
+                             int with_comm);
 /* The figure of a plan as SVG: one line per B across K for each VM type, the front, the
  * choice and, when actual_time_s > 0, the measured outcome. Written atomically. */
 int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res,
@@ -800,7 +887,9 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
  *   "batch" (a spec "1..64", a number or an array of numbers), "b_min", "b_max", "comm",
  *   "overlap", "stat", "pricing", "assume_gpu_speedup", "objective", "value_per_hour",
  *   "deadline" (seconds, or "45m"), "budget", "all" (true: list every point), "mix" (mixed
- *   clusters: "a:2,b:1" with mixes separated by ';', or an array of such strings).
+ *   clusters: "a:2,b:1" with mixes separated by ';', or an array of such strings),
+ *   "compress" (communication options "none,topk:100,selsync:0.9" or an array of them) and
+ *   "compress_iterations" (their assumed iterations relative to dense, > 0).
  * On SCV_OK *result_json is the report `plan --json` prints (one line, no newline; free it
  * with scv_json_free); else it is NULL and err names the field at fault (SCV_EPARSE: not
  * JSON; SCV_EINVAL: a field missing, unknown or of the wrong type or range) or the file,

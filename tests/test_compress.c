@@ -2,7 +2,8 @@
  * test_compress.c - the pure parts of communication efficiency (src/train/compress.c): Top-k
  * selection against a brute-force sort (ties, zeros, NaN, every k), error feedback that loses
  * no gradient mass over steps, the alpha-beta choice of the sparse collective on scripted
- * alpha and beta, GraVAC's factor on scripted gains and throughputs, and SelSync's flag.
+ * alpha and beta (scv_sparse_cost and scv_sparse_choose, the parallel model's: scv.h,
+ * src/model/perf.c), GraVAC's factor on scripted gains and throughputs, and SelSync's flag.
  */
 #include "scv_test.h"
 #include "train/compress.h"
@@ -131,6 +132,41 @@ static void t_error_feedback_keeps_mass(void)
     CHECK(gain_ok);
 }
 
+/* The fused error feedback and selection gives what the two calls give, step after step: the
+ * same |g_ef|^2 to the bit, the same indices, the same residual; through a factor that
+ * changes (the guess then misses: too few or too many pass it), a NaN, and its first step
+ * (no guess). The guess is used on most steps (checked through its factor moving). */
+static void t_fused_topk_matches(void)
+{
+    enum { N = 80000, STEPS = 40 };
+    float *e1 = calloc(N, sizeof(float)), *e2 = calloc(N, sizeof(float)), *g = malloc(N * sizeof(float));
+    uint32_t *i1 = malloc(N * sizeof(uint32_t)), *i2 = malloc(N * sizeof(uint32_t)), *work = malloc(N * sizeof(uint32_t));
+    float *val = malloc(N * sizeof(float));
+    scv_topk_guess guess = {0, 0};
+    int same_sq = 1, same_idx = 1, same_e = 1, used = 0;
+    for (int s = 0; s < STEPS; s++) {
+        for (int i = 0; i < N; i++) g[i] = (float)(unif() - 0.5) * (i % 7 == 0 ? 4.0f : 1.0f);
+        if (s == 25) g[123] = NAN;
+        const size_t k = scv_topk_count(N, s < 20 ? 100 : s < 30 ? 10 : 1000);
+        double a = scv_ef_accumulate(e1, g, N);
+        scv_topk_indices(e1, N, k, i1, work);
+        const float tau_before = guess.tau;
+        double b = scv_ef_accumulate_topk(e2, g, N, k, &guess, i2, work);
+        used += tau_before > 0;
+        same_sq &= (a == b) || (isnan(a) && isnan(b));
+        same_idx &= memcmp(i1, i2, k * sizeof *i1) == 0;
+        scv_ef_take(e1, i1, k, val);
+        scv_ef_take(e2, i2, k, val);
+        for (int i = 0; i < N; i++) same_e &= memcmp(&e1[i], &e2[i], sizeof(float)) == 0;
+        if (s == 25) e1[123] = e2[123] = 0; /* the NaN was taken (the largest): start clean */
+    }
+    CHECK(same_sq);
+    CHECK(same_idx);
+    CHECK(same_e);
+    CHECK_MSG(used >= STEPS - 2, "the guess was used on %d of %d steps", used, STEPS);
+    free(e1), free(e2), free(g), free(i1), free(i2), free(work), free(val);
+}
+
 /* AR-Topk: worker r's indices, every worker's values there, summed (the allreduce), equal the
  * dense sum of the error-fed gradients restricted to those indices. */
 static void t_artopk_equals_dense_on_indices(void)
@@ -257,6 +293,7 @@ static const scv_test tests[] = {
     {"topk_matches_sort", t_topk_matches_sort},
     {"topk_large", t_topk_large},
     {"error_feedback_keeps_mass", t_error_feedback_keeps_mass},
+    {"fused_topk_matches", t_fused_topk_matches},
     {"artopk_equals_dense_on_indices", t_artopk_equals_dense_on_indices},
     {"collective_choice", t_collective_choice},
     {"gravac", t_gravac},

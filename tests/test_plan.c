@@ -4,6 +4,8 @@
  * Pareto fronts hold no dominated point, Kneedle finds known knees, deadlines and budgets
  * hold, and catalogs and profiles are read strictly. Mixed clusters: the dynamic-batching
  * split against its closed form, the slowest link, the price over the types, their specs.
+ * Communication options: Top-k and SelSync against their closed forms, the dense points
+ * unchanged by them, the assumed iterations, the front without compression, their lists.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
@@ -790,9 +792,15 @@ static void t_plan_mix(void)
         CHECK_NEAR(t->t_iter - scv_perf_comm(&perf, 3), s1 * (c0 + c1), 1e-12, 0);
         CHECK_MSG(strstr(res->note, "too slow to keep up") != NULL, "%s", res->note);
     }
-    const scv_plan_point *t2 = find_mix(res, TOO_SLOW, 256); /* enough B: all finish together */
-    CHECK(t2 && t2->mix_batch[1] > 1);
-    if (t2) CHECK_NEAR(s1 * (c0 + c1 * t2->mix_batch[1]), s16 * (c0 + c1 * t2->mix_batch[0]), 1e-12, 0);
+    /* B = 256: the slow type's equal-finish batch is under the trainer's floor, 0.02 B = 5.12
+     * (scv_plan_policy.mix_min_share): held there, it sets the compute time */
+    const scv_plan_point *t2 = find_mix(res, TOO_SLOW, 256);
+    CHECK(t2 != NULL);
+    if (t2) {
+        CHECK_NEAR(t2->mix_batch[1], 0.02 * 256, 1e-12, 0);
+        CHECK_NEAR(t2->t_iter - scv_perf_comm(&perf, 3), s1 * (c0 + c1 * 0.02 * 256), 1e-12, 0);
+        CHECK(s1 * (c0 + c1 * t2->mix_batch[1]) > s16 * (c0 + c1 * t2->mix_batch[0]));
+    }
     /* (c) the slowest link: 10x slower, the bandwidth term 10x; compute the same */
     const scv_plan_point *sl = find_mix(res, SLOW_LINK, 256), *fl = find_mix(res, FAST_LINK, 256);
     CHECK(sl && fl);
@@ -904,6 +912,298 @@ static void t_mix_parse(void)
     }
 }
 
+/* ---- communication options: the planner's compression dimension ---- */
+
+static const scv_plan_point *find_opt(const scv_plan_result *r, int mix, int K, int B, int comm)
+{
+    for (size_t i = 0; r && i < r->n_points; i++) {
+        const scv_plan_point *p = &r->points[i];
+        if (p->mix == mix && p->workers == K && p->batch == B && p->comm == comm) return p;
+    }
+    return NULL;
+}
+
+/* Options priced by their closed forms on a scripted ring model (alpha 1e-4 s, beta 1e-9
+ * s/byte, M = 40 MB: bandwidth-bound, so Top-k wins at K = 8), the dense points unchanged by
+ * them, iterations times the assumed factor, and the front without compression from the
+ * dense points alone. */
+static void t_plan_compress(void)
+{
+    scv_catalog *cat = mix_catalog();
+    int vms[] = {0}, workers[] = {1, 2, 4, 8}, batches[] = {64, 256};
+    const double c0 = 2e-3, c1 = 1e-4, al = 1e-4, be = 1e-9, M = 4e7;
+    scv_perf_model perf = {.comm = SCV_COMM_RING, .c0 = c0, .c1 = c1, .alpha = al, .beta = be, .model_bytes = M,
+                           .mare = 0.05};
+    scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 200, .s_min = 1000};
+    scv_job_info job = {.n_params = 1e7, .act_bytes = 1e4, .input_floats = 784, .n_train = 50000};
+    scv_vm_mix slow = mix_of(2, (int[]){0, 3}, (int[]){2, 2}); /* m4:2+m4slow:2: g = 10 */
+    scv_plan_request r = {.catalog = cat, .vms = vms, .n_vms = 1, .measured_vm = 0, .workers = workers,
+                          .n_workers = 4, .batches = batches, .n_batches = 2, .perf = &perf, .stat = &st,
+                          .job = &job, .objective = SCV_OBJ_TIME, .measured_threads = 4, .mixes = &slow,
+                          .n_mixes = 1};
+    enum { O_AG, O_DENSE, O_ARTOPK, O_AUTO, O_SEL0, O_SEL9, O_SLOWER, N_OPT };
+    scv_plan_comm opts[N_OPT] = {
+        [O_AG] = {.kind = SCV_PLAN_TOPK, .cf = 100, .collective = SCV_COLL_ALLGATHER}, /* iter_factor 0: 1 */
+        [O_DENSE] = {.kind = SCV_PLAN_DENSE},
+        [O_ARTOPK] = {.kind = SCV_PLAN_TOPK, .cf = 100, .collective = SCV_COLL_ARTOPK, .iter_factor = 1},
+        [O_AUTO] = {.kind = SCV_PLAN_TOPK, .cf = 10, .iter_factor = 1},
+        [O_SEL0] = {.kind = SCV_PLAN_SELSYNC, .lssr = 0, .iter_factor = 1},
+        [O_SEL9] = {.kind = SCV_PLAN_SELSYNC, .lssr = 0.9, .iter_factor = 1},
+        [O_SLOWER] = {.kind = SCV_PLAN_TOPK, .cf = 100, .iter_factor = 1.5},
+    };
+    scv_plan_result *base = NULL, *res = NULL;
+    scv_err err = {0};
+    CHECK_MSG(scv_plan(&r, &base, &err) == SCV_OK, "%s", err.msg);
+    r.comms = opts, r.n_comms = N_OPT;
+    CHECK_MSG(scv_plan(&r, &res, &err) == SCV_OK, "%s", err.msg);
+    if (!base || !res) goto out;
+    /* (a) no options: every point dense (comm -1), the dense front and choice the plan's */
+    CHECK(base->comm_note[0] == 0 && base->chosen_dense == base->chosen);
+    CHECK_EQ_INT(base->n_front_dense, base->n_front);
+    for (size_t i = 0; i < base->n_front && i < base->n_front_dense; i++) CHECK(base->front_dense[i] == base->front[i]);
+    for (size_t i = 0; i < base->n_points; i++) {
+        const scv_plan_point *q = &base->points[i];
+        CHECK(q->comm == -1 && q->comm_opt.kind == SCV_PLAN_DENSE && q->comm_opt.iter_factor == 1);
+        if (q->mix < 0) CHECK(q->t_comm == scv_perf_comm(&perf, q->workers));
+    }
+    /* with options: the dense points are the plan without them, in order, to the bit */
+    CHECK_EQ_INT(res->n_points, base->n_points * N_OPT);
+    size_t j = 0;
+    for (size_t i = 0; i < res->n_points; i++) {
+        const scv_plan_point *p = &res->points[i], *q = j < base->n_points ? &base->points[j] : NULL;
+        if (p->comm_opt.kind != SCV_PLAN_DENSE) continue;
+        j++;
+        CHECK(p->comm == O_DENSE && q);
+        if (q)
+            CHECK_MSG(p->vm == q->vm && p->workers == q->workers && p->batch == q->batch && p->mix == q->mix &&
+                          p->t_iter == q->t_iter && p->iterations == q->iterations && p->time_s == q->time_s &&
+                          p->cost == q->cost && p->price_hr == q->price_hr && p->err_rel == q->err_rel &&
+                          p->extrap == q->extrap && p->compute_scale == q->compute_scale &&
+                          p->comm_scale == q->comm_scale && p->mix_batch[0] == q->mix_batch[0] &&
+                          p->mix_batch[1] == q->mix_batch[1] && p->t_comm == q->t_comm,
+                      "dense point %zu differs from the plan without options", i);
+    }
+    CHECK_EQ_INT(j, base->n_points);
+    /* (b) Top-k at CF = 100 (c = 0.01), K = 8, B = 256: the closed forms */
+    double c = 0.01, tc8 = c0 + c1 * 256 / 8.0;
+    double ag = al * 3 + 2 * M * c * be * 7;                          /* 3.0e-4 + 5.6e-3 */
+    double ring = al * (14 + 3) + M * c * be * (14.0 / 8 + 3);         /* 1.7e-3 + 1.9e-3 */
+    double tree = 3 * al * 3 + 3 * M * c * be * 3;                     /* 9.0e-4 + 3.6e-3 */
+    const scv_plan_point *p = find_opt(res, -1, 8, 256, O_AG), *d = find_opt(res, -1, 8, 256, O_DENSE);
+    CHECK(p && d);
+    if (p && d) {
+        CHECK_NEAR(p->t_comm, ag, 1e-12, 0);
+        CHECK_NEAR(p->t_iter, tc8 + ag, 1e-12, 0);
+        CHECK(p->comm_coll == SCV_SPARSE_ALLGATHER && p->comm_opt.kind == SCV_PLAN_TOPK && p->comm_opt.cf == 100);
+        CHECK(p->iterations == d->iterations && p->comm_opt.iter_factor == 1); /* iter_factor 0 is 1 */
+        CHECK_NEAR(p->time_s, p->iterations * p->t_iter, 1e-12, 0);
+        CHECK(p->time_s < d->time_s); /* 6 ms against 71 ms of allreduce */
+    }
+    p = find_opt(res, -1, 8, 256, O_ARTOPK); /* AR-Topk: the cheaper of ring and tree (ring here) */
+    CHECK(p && ring < tree);
+    if (p) {
+        CHECK(p->comm_coll == SCV_SPARSE_AR_RING);
+        CHECK_NEAR(p->t_comm, ring, 1e-12, 0);
+    }
+    /* (c) auto: the cheapest of the three; at CF = 10 that is AR-Topk's ring */
+    p = find_opt(res, -1, 8, 256, O_AUTO);
+    double ag10 = al * 3 + 2 * M * 0.1 * be * 7, ring10 = al * 17 + M * 0.1 * be * 4.75, tree10 = 9 * al + 9 * M * 0.1 * be;
+    CHECK(p && ring10 < ag10 && ring10 < tree10);
+    if (p) {
+        CHECK(p->comm_coll == SCV_SPARSE_AR_RING);
+        CHECK_NEAR(p->t_comm, ring10, 1e-12, 0);
+    }
+    scv_plan_comm au = {.kind = SCV_PLAN_TOPK, .cf = 100};
+    scv_perf_model lat = perf, bw = perf;
+    lat.alpha = 1e-2, lat.beta = 1e-12; /* latency-bound: Allgather's log2 K messages */
+    bw.alpha = 1e-6, bw.beta = 1e-7;    /* bandwidth-bound: AR-Topk */
+    scv_sparse_coll h;
+    CHECK_NEAR(scv_perf_comm_option(&lat, 8, &au, 1, &h), 3e-2 + 2 * M * c * 1e-12 * 7, 1e-12, 0);
+    CHECK(h == SCV_SPARSE_ALLGATHER);
+    scv_perf_comm_option(&bw, 8, &au, 1, &h);
+    CHECK(h != SCV_SPARSE_ALLGATHER);
+    for (int K = 2; K <= 64; K *= 2)
+        for (int m = 0; m < 3; m++) {
+            const scv_perf_model *pm = m == 0 ? &perf : m == 1 ? &lat : &bw;
+            double t = scv_perf_comm_option(pm, K, &au, 1, &h), best = INFINITY;
+            for (int k = SCV_SPARSE_ALLGATHER; k <= SCV_SPARSE_AR_TREE; k++)
+                best = fmin(best, scv_sparse_cost((scv_sparse_coll)k, pm->alpha, pm->beta, M, c, K));
+            CHECK_MSG(t == best && scv_sparse_cost(h, pm->alpha, pm->beta, M, c, K) == best, "K=%d model %d", K, m);
+        }
+    /* (d) SelSync: LSSR 0 is a dense step of 2M bytes (parameters and momenta); LSSR 0.9 adds
+     * local steps that cost the flags' latency term 2(K-1) alpha */
+    scv_perf_model two = perf;
+    two.model_bytes = 2 * M;
+    double sync8 = 14 * al + 2 * (7.0 / 8) * 2 * M * be;
+    p = find_opt(res, -1, 8, 256, O_SEL0);
+    CHECK(p);
+    if (p) {
+        CHECK_NEAR(p->t_comm, scv_perf_comm(&two, 8), 1e-12, 0);
+        CHECK_NEAR(p->t_comm, sync8, 1e-12, 0);
+    }
+    p = find_opt(res, -1, 8, 256, O_SEL9);
+    CHECK(p);
+    if (p) CHECK_NEAR(p->t_comm, 0.1 * sync8 + 0.9 * 14 * al, 1e-12, 0);
+    for (int o = 0; o < N_OPT; o++) { /* one worker: nothing to communicate */
+        p = find_opt(res, -1, 1, 64, o);
+        CHECK(p && p->t_comm == 0);
+    }
+    scv_perf_model ps = {.comm = SCV_COMM_PS, .alpha = 1e-3, .beta = 5e-4};
+    scv_plan_comm s5 = {.kind = SCV_PLAN_SELSYNC, .lssr = 0.5};
+    CHECK_NEAR(scv_perf_comm_option(&ps, 4, &s5, 1, NULL), 0.5 * (1e-3 + 2 * 5e-4 * 4) + 0.5 * 1e-3, 1e-12, 0);
+    CHECK(isnan(scv_perf_comm_option(&ps, 4, &au, 1, NULL))); /* Top-k: not priced by the PS form */
+    /* (e) iterations: the statistical model's times the assumed factor */
+    p = find_opt(res, -1, 4, 64, O_SLOWER), d = find_opt(res, -1, 4, 64, O_DENSE);
+    CHECK(p && d);
+    if (p && d) {
+        CHECK(p->iterations == d->iterations * 1.5 && p->comm_opt.iter_factor == 1.5);
+        CHECK_NEAR(p->time_s, 1.5 * d->iterations * p->t_iter, 1e-12, 0);
+        CHECK_NEAR(p->cost, scv_cost_usd(4, p->time_s, p->price_hr), 1e-12, 0);
+    }
+    /* mixes too: Top-k at the slowest link (beta x 10), K = 4 */
+    p = find_opt(res, 0, 4, 256, O_AG);
+    CHECK(p && p->comm_scale == 10);
+    if (p) CHECK_NEAR(p->t_comm, al * 2 + 2 * M * c * be * 10 * 3, 1e-12, 0);
+    /* (f) the front without compression: the dense points' own front, and its choice */
+    size_t nd = 0;
+    for (size_t i = 0; i < res->n_front_dense; i++)
+        CHECK(res->points[res->front_dense[i]].comm_opt.kind == SCV_PLAN_DENSE);
+    for (size_t i = 0; i < res->n_points; i++) { /* a dense point is on it or dominated by one on it */
+        const scv_plan_point *q = &res->points[i];
+        if (q->comm_opt.kind != SCV_PLAN_DENSE) continue;
+        nd++;
+        int on = 0, dominated = 0;
+        for (size_t f = 0; f < res->n_front_dense; f++) {
+            const scv_plan_point *e = &res->points[res->front_dense[f]];
+            on |= res->front_dense[f] == i;
+            dominated |= e->time_s <= q->time_s && e->cost <= q->cost && (e->time_s < q->time_s || e->cost < q->cost);
+            if (res->front_dense[f] != i)
+                CHECK(!(q->time_s <= e->time_s && q->cost <= e->cost && (q->time_s < e->time_s || q->cost < e->cost)));
+        }
+        CHECK(on != dominated);
+    }
+    CHECK_EQ_INT(nd, base->n_points);
+    CHECK_EQ_INT(res->n_front_dense, base->n_front);
+    CHECK(res->chosen_dense == (long)res->front_dense[0]); /* time: the fastest dense point */
+    if (res->chosen_dense >= 0) CHECK(res->points[res->chosen_dense].time_s == base->points[base->chosen].time_s);
+    CHECK(res->chosen >= 0 && res->points[res->chosen].comm_opt.kind != SCV_PLAN_DENSE); /* compression is faster */
+    CHECK(res->points[res->chosen].time_s < res->points[res->chosen_dense].time_s);
+    CHECK_MSG(strstr(res->why, "iterations assumed x1.0 of dense: not measured") != NULL, "%s", res->why);
+    CHECK_MSG(strstr(res->comm_note, "iterations assumed relative to dense, not measured: topk:100:allgather x1.0") &&
+                  strstr(res->comm_note, "topk:100 x1.5") &&
+                  strstr(res->comm_note, "compression kernel time not included (none measured)"),
+              "%s", res->comm_note);
+    scv_plan_result_free(res);
+    res = NULL;
+    /* a measured kernel time goes on Top-k steps; measured iteration times on dense points only */
+    opts[O_SLOWER].iter_factor = 1;
+    scv_config_stats meas = {.workers = 8, .batch = 256, .t_iter = 0.5};
+    r.t_compress = 2e-3, r.measured = &meas, r.n_measured = 1;
+    CHECK_MSG(scv_plan(&r, &res, &err) == SCV_OK, "%s", err.msg);
+    if (!res) goto out;
+    p = find_opt(res, -1, 8, 256, O_AG), d = find_opt(res, -1, 8, 256, O_DENSE);
+    CHECK(p && d && d->t_iter == 0.5);
+    if (p) CHECK_NEAR(p->t_iter, tc8 + ag + 2e-3, 1e-12, 0);
+    p = find_opt(res, -1, 8, 256, O_SEL0);
+    if (p) CHECK_NEAR(p->t_iter, tc8 + sync8, 1e-12, 0);
+    CHECK_MSG(strstr(res->comm_note, "iterations assumed x1.0 of dense: not measured (topk:100:allgather, "
+                                     "topk:100:artopk, topk:10, selsync:0, selsync:0.9, topk:100)") &&
+                  strstr(res->comm_note, "compression kernels 2 ms per Top-k step (measured)"),
+              "%s", res->comm_note);
+    r.t_compress = 0, r.measured = NULL, r.n_measured = 0;
+    scv_plan_result_free(res);
+    res = NULL;
+    /* (g) bad options are refused, named */
+    static const struct {
+        scv_plan_comm o;
+        int ps;
+        const char *want;
+    } bad[] = {
+        {{.kind = SCV_PLAN_TOPK, .cf = 1}, 0, "option 1 (topk:1): the factor must be > 1"},
+        {{.kind = SCV_PLAN_TOPK, .cf = 10, .collective = (scv_coll_pref)9}, 0, "unknown collective 9"},
+        {{.kind = SCV_PLAN_TOPK, .cf = 10}, 1, "option 1 (topk:10): Top-k is priced with the ring model"},
+        {{.kind = SCV_PLAN_SELSYNC, .lssr = 1}, 0, "option 1 (selsync:1): the share of local steps must be in [0, 1)"},
+        {{.kind = SCV_PLAN_SELSYNC, .lssr = 0.5, .iter_factor = -1}, 0, "iterations relative to dense -1"},
+        {{.kind = (scv_plan_comm_kind)7}, 0, "option 1: unknown kind 7"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        scv_plan_comm two_opts[2] = {{.kind = SCV_PLAN_DENSE}, bad[i].o};
+        scv_plan_result *x = NULL;
+        perf.comm = bad[i].ps ? SCV_COMM_PS : SCV_COMM_RING;
+        r.comms = two_opts, r.n_comms = 2;
+        CHECK_MSG(scv_plan(&r, &x, &err) == SCV_EINVAL && !x, "case %zu", i);
+        CHECK_MSG(strstr(err.msg, bad[i].want) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg, bad[i].want);
+        scv_plan_result_free(x);
+    }
+    perf.comm = SCV_COMM_RING;
+    /* SelSync under the parameter-server form is priced */
+    perf.comm = SCV_COMM_PS;
+    scv_plan_comm sel_only = {.kind = SCV_PLAN_SELSYNC, .lssr = 0.5};
+    r.comms = &sel_only, r.n_comms = 1, r.n_mixes = 0;
+    CHECK_MSG(scv_plan(&r, &res, &err) == SCV_OK, "%s", err.msg);
+    if (res) {
+        p = find_opt(res, -1, 4, 64, 0), d = find_opt(res, -1, 4, 64, -1); /* no dense option: dense is -1 */
+        CHECK(p && d && d->comm_opt.kind == SCV_PLAN_DENSE);
+        if (p && d) CHECK_NEAR(p->t_comm, 0.5 * (al + 2 * be * 4) + 0.5 * al, 1e-12, 0);
+    }
+    perf.comm = SCV_COMM_RING;
+out:
+    scv_plan_result_free(base);
+    scv_plan_result_free(res);
+}
+
+/* Option lists as people write them: dense first, always; errors name the part at fault. */
+static void t_plan_comm_parse(void)
+{
+    scv_plan_comm o[SCV_PLAN_MAX_COMMS + 1];
+    size_t n = 0;
+    scv_err err = {0};
+    char buf[64];
+    CHECK(scv_plan_comm_parse("topk:100,selsync:0.9", 1.25, o, 8, &n, &err) == SCV_OK && n == 3);
+    CHECK(o[0].kind == SCV_PLAN_DENSE && o[0].iter_factor == 1); /* added, first */
+    CHECK(o[1].kind == SCV_PLAN_TOPK && o[1].cf == 100 && o[1].collective == SCV_COLL_AUTO && o[1].iter_factor == 1.25);
+    CHECK(o[2].kind == SCV_PLAN_SELSYNC && o[2].lssr == 0.9 && o[2].iter_factor == 1.25);
+    CHECK(scv_plan_comm_parse("topk:10:artopk,none,topk:10:allgather,dense", 1, o, 8, &n, &err) == SCV_EINVAL);
+    CHECK_MSG(strstr(err.msg, "'dense': named twice") != NULL, "%s", err.msg);
+    CHECK(scv_plan_comm_parse("topk:10:artopk,none,topk:10:allgather", 1, o, 8, &n, &err) == SCV_OK && n == 3);
+    CHECK(o[0].kind == SCV_PLAN_DENSE && o[1].collective == SCV_COLL_ARTOPK && o[2].collective == SCV_COLL_ALLGATHER);
+    CHECK_EQ_INT(scv_plan_comm_format(&o[1], buf, sizeof buf), 14);
+    CHECK_MSG(!strcmp(buf, "topk:10:artopk"), "%s", buf);
+    CHECK(scv_plan_comm_format(&o[0], buf, sizeof buf) == 5 && !strcmp(buf, "dense"));
+    scv_plan_comm s = {.kind = SCV_PLAN_SELSYNC, .lssr = 0.95};
+    CHECK(scv_plan_comm_format(&s, buf, sizeof buf) == 12 && !strcmp(buf, "selsync:0.95"));
+    CHECK(scv_plan_comm_format(NULL, buf, sizeof buf) == 5 && !strcmp(buf, "dense"));
+    static const struct {
+        const char *list, *want;
+    } bad[] = {
+        {"topk:1", "'topk:1': the factor must be > 1"},
+        {"none,topk:0.5", "'topk:0.5': the factor must be > 1"},
+        {"topk:2e6", "'topk:2e6': the factor must be at most 1e6"},
+        {"topk", "'topk': expected topk:CF[:auto|allgather|artopk]"},
+        {"topk:x", "'topk:x': expected topk:CF"},
+        {"topk:nan", "'topk:nan': expected topk:CF"},
+        {"topk:10:ring", "'topk:10:ring': collective 'ring': expected auto, allgather or artopk"},
+        {"selsync:1", "'selsync:1': the share of local steps must be in [0, 1)"},
+        {"selsync:-0.1", "'selsync:-0.1': the share of local steps must be in [0, 1)"},
+        {"selsync", "'selsync': expected selsync:LSSR"},
+        {"gravac", "'gravac': expected none, topk:CF[:auto|allgather|artopk] or selsync:LSSR"},
+        {"none:1", "'none:1': none takes no value"},
+        {"topk:10,,selsync:0.5", "an empty entry"},
+        {"topk:10,", "an empty entry"},
+        {"", "no option"},
+        {"topk:10,topk:10.0", "'topk:10.0': named twice (as topk:10)"},
+        {"topk:10:auto,topk:10", "'topk:10': named twice"},
+        {"topk:2,topk:3,topk:4", "'topk:4': an option too many (at most 2 besides dense)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = scv_plan_comm_parse(bad[i].list, 1, o, 3, &n, &err);
+        CHECK_MSG(rc == SCV_EINVAL, "'%s': status %d", bad[i].list, rc);
+        CHECK_MSG(strstr(err.msg, bad[i].want) != NULL, "'%s': '%s' lacks '%s'", bad[i].list, err.msg, bad[i].want);
+    }
+    CHECK(scv_plan_comm_parse("topk:10", 0, o, 8, &n, &err) == SCV_EINVAL);
+    CHECK_MSG(strstr(err.msg, "expected a factor > 0") != NULL, "%s", err.msg);
+}
+
 static void t_profile(void)
 {
     char path[64];
@@ -1012,5 +1312,7 @@ static const scv_test tests[] = {
     {"plan_two_point_knee", t_plan_two_point_knee},
     {"plan_mix", t_plan_mix},
     {"mix_parse", t_mix_parse},
+    {"plan_compress", t_plan_compress},
+    {"plan_comm_parse", t_plan_comm_parse},
 };
 SCV_TEST_MAIN(tests)

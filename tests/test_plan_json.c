@@ -4,7 +4,8 @@
  * their text), the request's options reach the planner, and every bad request (not JSON,
  * a missing, unknown, repeated or mistyped field, a value out of range, a missing file) is
  * refused with the field or file named; mixed clusters (--mix, "mix") in the table and the
- * report. Also scv_profile_load_texts and scv_data_file.
+ * report; communication options (--compress, "compress") in the table, the points, the
+ * front without compression and the errors. Also scv_profile_load_texts and scv_data_file.
  * Metrics are synthetic (a job line and iterations of two configurations); the command
  * line is $SCV_BIN (default build/scavenger). Run from the repository root.
  */
@@ -98,6 +99,13 @@ static void t_same_as_cli(void)
          "--mix 'c5.xlarge:1,c5.2xlarge:1;c6i.xlarge:3' --all",
          "\"target_epochs\":5,\"workers\":\"1..4\",\"batch\":\"64..256\","
          "\"mix\":[\"c5.xlarge:2,c6i.4xlarge:1\",\"c5.xlarge:1,c5.2xlarge:1;c6i.xlarge:3\"],\"all\":true"},
+        {"--target-epochs 5 --workers 1..4 --batch 64..256 --compress none,topk:10,topk:100:artopk,selsync:0.5 "
+         "--compress-iterations 1.2 --mix c5.xlarge:2,c6i.4xlarge:1 --all",
+         "\"target_epochs\":5,\"workers\":\"1..4\",\"batch\":\"64..256\","
+         "\"compress\":[\"none\",\"topk:10\",\"topk:100:artopk\",\"selsync:0.5\"],\"compress_iterations\":1.2,"
+         "\"mix\":\"c5.xlarge:2,c6i.4xlarge:1\",\"all\":true"},
+        {"--target-epochs 5 --compress selsync:0.9 --objective cost", "\"target_epochs\":5,\"compress\":\"selsync:0.9\","
+         "\"objective\":\"cost\""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char args[1024], req[4096];
@@ -235,6 +243,17 @@ static void t_errors(void)
         {"{%s,\"target_epochs\":5,\"mix\":[\"c5.xlarge:1\",\"nope:1\"]}", SCV_ENOTFOUND,
          "field \"mix\": mix 'nope:1': 'nope' is not a VM type"},
         {"{%s,\"target_epochs\":5,\"mix\":\";\"}", SCV_EINVAL, "field \"mix\": no mix in ';'"},
+        {"{%s,\"target_epochs\":5,\"compress\":\"topk:1\"}", SCV_EINVAL,
+         "field \"compress\": 'topk:1': the factor must be > 1"},
+        {"{%s,\"target_epochs\":5,\"compress\":[\"topk:10\",\"selsync:2\"]}", SCV_EINVAL,
+         "field \"compress\": 'selsync:2': the share of local steps must be in [0, 1)"},
+        {"{%s,\"target_epochs\":5,\"compress\":5}", SCV_EINVAL, "field \"compress\": expected"},
+        {"{%s,\"target_epochs\":5,\"compress\":\"topk:10\",\"compress_iterations\":0}", SCV_EINVAL,
+         "field \"compress_iterations\": expected a factor > 0"},
+        {"{%s,\"target_epochs\":5,\"compress_iterations\":2}", SCV_EINVAL,
+         "field \"compress_iterations\" needs \"compress\""},
+        {"{%s,\"target_epochs\":5,\"comm\":\"ps\",\"compress\":\"topk:10\"}", SCV_EINVAL,
+         "field \"compress\": 'topk:10': Top-k is priced with the ring model"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char req[2048], *out;
@@ -299,6 +318,91 @@ static void t_mix(void)
     CHECK(strstr(out, "--mix SPEC") != NULL);
 }
 
+/* Communication options: the "comm" column and the line without compression in the table,
+ * the points' "comm" (assumed iterations said so), the dense front in the report; a bad
+ * --compress is a usage error that names the part at fault. */
+static void t_compress(void)
+{
+    static char out[1 << 16];
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --workers 1..4 --batch 64,256 "
+                     "--compress topk:10,selsync:0.5 --all --top 100", bin, f1, f2), 0);
+    CHECK_MSG(strstr(out, "   vm                         comm                K ") &&
+                  strstr(out, "c5.xlarge                  topk:10             4    256 ") &&
+                  strstr(out, "c5.xlarge                  dense               4    256 ") &&
+                  strstr(out, "c5.xlarge                  selsync:0.5         4    256 ") &&
+                  strstr(out, "compression: iterations assumed x1.0 of dense: not measured (topk:10, selsync:0.5); "
+                              "compression kernel time not included (none measured)") &&
+                  strstr(out, "without compression (") && strstr(out, "the fastest is c5.xlarge K=") &&
+                  strstr(out, "; the knee is c5.xlarge K="),
+              "%s", out);
+    char req[1024], *rep;
+    scv_err err;
+    snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":5,\"workers\":\"1..4\",\"batch\":[256],"
+                              "\"compress\":\"topk:10,selsync:0.5\",\"compress_iterations\":2,\"all\":true}", f1, f2);
+    CHECK_EQ_INT(plan(req, &rep, &err), SCV_OK);
+    cJSON *o = cJSON_Parse(rep);
+    const cJSON *pts = cJSON_GetObjectItem(o, "points"), *fd = cJSON_GetObjectItem(o, "front_dense"), *pt;
+    CHECK(cJSON_GetArraySize(pts) == 12 && cJSON_GetArraySize(fd) >= 1);
+    CHECK(cJSON_IsObject(cJSON_GetObjectItem(o, "chosen_dense")));
+    const cJSON *note = cJSON_GetObjectItem(o, "comm_note");
+    CHECK_MSG(cJSON_IsString(note) && strstr(note->valuestring, "iterations assumed x2.0 of dense: not measured"), "%s",
+              rep ? rep : "");
+    int kinds[3] = {0, 0, 0};
+    double dense_iters[5] = {0}, other_iters[5] = {0};
+    cJSON_ArrayForEach(pt, pts)
+    {
+        const cJSON *cm = cJSON_GetObjectItem(pt, "comm");
+        CHECK(cJSON_IsObject(cm));
+        if (!cm) continue;
+        const char *kind = cJSON_GetObjectItem(cm, "kind")->valuestring;
+        int K = cJSON_GetObjectItem(pt, "workers")->valueint;
+        double it = cJSON_GetObjectItem(pt, "iterations")->valuedouble;
+        if (!strcmp(kind, "dense")) {
+            kinds[0]++;
+            dense_iters[K] = it;
+            CHECK(cJSON_IsFalse(cJSON_GetObjectItem(cm, "assumed")) && !cJSON_GetObjectItem(cm, "note"));
+        } else {
+            kinds[strcmp(kind, "topk") ? 2 : 1]++;
+            other_iters[K] = it;
+            CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cm, "assumed")));
+            CHECK(cJSON_GetObjectItem(cm, "iter_factor")->valuedouble == 2);
+            CHECK(!strcmp(cJSON_GetObjectItem(cm, "note")->valuestring, "iterations assumed x2.0 of dense: not measured"));
+        }
+        if (!strcmp(kind, "topk"))
+            CHECK(cJSON_GetObjectItem(cm, "cf")->valuedouble == 10 &&
+                  !strcmp(cJSON_GetObjectItem(cm, "collective_asked")->valuestring, "auto"));
+        if (!strcmp(kind, "selsync")) CHECK(cJSON_GetObjectItem(cm, "lssr")->valuedouble == 0.5);
+    }
+    CHECK(kinds[0] == 4 && kinds[1] == 4 && kinds[2] == 4);
+    for (int K = 1; K <= 4; K++) CHECK_NEAR(other_iters[K], 2 * dense_iters[K], 1e-5, 0);
+    for (const cJSON *e = fd ? fd->child : NULL; e; e = e->next)
+        CHECK(!strcmp(cJSON_GetObjectItem(cJSON_GetObjectItem(e, "comm"), "kind")->valuestring, "dense"));
+    cJSON_Delete(o);
+    if (rep) scv_json_free(rep);
+    /* without --compress: no "comm" anywhere, no dense front (the report as before) */
+    snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":5,\"all\":true}", f1, f2);
+    CHECK_EQ_INT(plan(req, &rep, &err), SCV_OK);
+    CHECK(rep && !strstr(rep, "\"comm\":{") && !strstr(rep, "front_dense") && !strstr(rep, "comm_note"));
+    if (rep) scv_json_free(rep);
+    static const struct {
+        const char *args, *want;
+    } bad[] = {
+        {"--compress topk:1", "--compress 'topk:1': the factor must be > 1"},
+        {"--compress topk:10,foo", "--compress 'foo': expected none, topk:CF[:auto|allgather|artopk] or selsync:LSSR"},
+        {"--compress selsync:1", "--compress 'selsync:1': the share of local steps must be in [0, 1)"},
+        {"--compress topk:10 --compress-iterations 0", "--compress-iterations '0': expected a factor > 0"},
+        {"--compress-iterations 2", "--compress-iterations needs --compress"},
+        {"--comm ps --compress topk:10", "--compress 'topk:10': Top-k is priced with the ring model"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 %s", bin, f1, f2, bad[i].args);
+        CHECK_MSG(rc == 2, "%s: exit %d", bad[i].args, rc);
+        CHECK_MSG(strstr(out, bad[i].want) != NULL, "%s: '%s' lacks '%s'", bad[i].args, out, bad[i].want);
+    }
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --help", bin), 0);
+    CHECK(strstr(out, "--compress LIST") && strstr(out, "--compress-iterations R"));
+}
+
 static void t_profile_texts(void)
 {
     const char *texts[2] = {m1, m2};
@@ -353,6 +457,7 @@ static const scv_test tests[] = {
     {"fields_used", t_fields_used},
     {"errors", t_errors},
     {"mix", t_mix},
+    {"compress", t_compress},
     {"profile_texts", t_profile_texts},
     {"data_file", t_data_file},
 };

@@ -3,7 +3,9 @@
  * (the trainer's metrics), prices every (VM type, K, B) of the search space with the
  * catalog, and prints the Pareto front, the chosen configuration and why (--json for a
  * machine-readable report, --svg for the cost-time trade-off figure); --mix adds mixed
- * clusters (docs/MODEL.md "Mixed clusters"). The options become
+ * clusters (docs/MODEL.md "Mixed clusters"), --compress communication options (Top-k,
+ * SelSync; docs/MODEL.md "Compression in the plan"), reported beside the plan without them.
+ * The options become
  * scv_plan_args; the pipeline and the JSON report are src/io/plan_job.c, shared with
  * scv_plan_json().
  */
@@ -47,6 +49,13 @@ static void help(void)
            "                        (up to 4 types; K = the counts' sum; per-type batches\n"
            "                        as dynamic batching sets them; the slowest link\n"
            "                        communicates); repeat, or separate mixes by ';'\n"
+           "  --compress LIST       also plan communication options: none, topk:CF[:auto|\n"
+           "                        allgather|artopk], selsync:LSSR (e.g. none,topk:100,\n"
+           "                        selsync:0.9); dense is always planned, and its own front\n"
+           "                        is reported beside\n"
+           "  --compress-iterations R  iterations to target of every option relative to dense\n"
+           "                        (default 1: as dense). An assumption: compression's effect\n"
+           "                        on convergence is not modelled\n"
            "Models:\n"
            "  --comm ring|ps        collective of the parallel model (default ring)\n"
            "  --overlap X           compute/communication overlap in [0,1] (default 0)\n"
@@ -77,7 +86,7 @@ static int usage_error(const char *fmt, const char *arg)
 enum {
     O_PROFILE = 256, O_CATALOG, O_MEASURED, O_TEPOCHS, O_BASE, O_TRUN, O_TACC, O_VM, O_WORKERS,
     O_BATCH, O_BMIN, O_BMAX, O_COMM, O_OVERLAP, O_STAT, O_PRICING, O_OBJ, O_DEADLINE, O_BUDGET, O_VALUE,
-    O_TOP, O_SVG, O_JSON, O_ALL, O_SORT, O_GPU, O_MIX
+    O_TOP, O_SVG, O_JSON, O_ALL, O_SORT, O_GPU, O_MIX, O_COMPRESS, O_COMPRESS_ITERS
 };
 static const struct option opts[] = {
     {"profile", 1, 0, O_PROFILE}, {"catalog", 1, 0, O_CATALOG}, {"measured-on", 1, 0, O_MEASURED},
@@ -88,6 +97,7 @@ static const struct option opts[] = {
     {"pricing", 1, 0, O_PRICING}, {"objective", 1, 0, O_OBJ}, {"deadline", 1, 0, O_DEADLINE},
     {"budget", 1, 0, O_BUDGET}, {"value-per-hour", 1, 0, O_VALUE}, {"top", 1, 0, O_TOP}, {"svg", 1, 0, O_SVG}, {"json", 0, 0, O_JSON}, {"all", 0, 0, O_ALL},
     {"sort", 1, 0, O_SORT}, {"assume-gpu-speedup", 1, 0, O_GPU}, {"mix", 1, 0, O_MIX},
+    {"compress", 1, 0, O_COMPRESS}, {"compress-iterations", 1, 0, O_COMPRESS_ITERS},
     {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 
 /* Table order (--sort): the first key, then the others to break ties. */
@@ -138,11 +148,41 @@ static size_t *table_order(const scv_plan_result *res, int all, int sort, size_t
     return order;
 }
 
+/* A point for people: "c5.xlarge K=8 B=512, 5.1 min, $0.30". */
+static void point_words(const scv_catalog *cat, const scv_plan_point *p, char *buf, size_t cap)
+{
+    char t[32], c[32], vm[512];
+    scv_fmt_time(p->time_s, t, sizeof t);
+    scv_fmt_usd(p->cost, c, sizeof c);
+    if (p->mix_types.n > 0) scv_vm_mix_format(cat, &p->mix_types, vm, sizeof vm);
+    else snprintf(vm, sizeof vm, "%s", cat->vms[p->vm].name);
+    snprintf(buf, cap, "%.200s K=%d B=%d, %s, %s", vm, p->workers, p->batch, t, c);
+}
+
+/* The plan without compression, beside the one with it: the dense front's fastest point and
+ * the objective's choice on it (under the same bounds); and what the options assume. */
+static void without_compression(const scv_catalog *cat, const scv_plan_result *res, scv_objective obj)
+{
+    char a[320], b[320];
+    if (res->comm_note[0]) printf("compression: %s\n", res->comm_note);
+    if (!res->n_front_dense) return;
+    point_words(cat, &res->points[res->front_dense[0]], a, sizeof a);
+    printf("without compression (%zu point(s) on the dense front): the fastest is %s", res->n_front_dense, a);
+    if (res->chosen_dense < 0) printf("; none meets the deadline or budget\n");
+    else if (obj == SCV_OBJ_TIME) printf("\n");
+    else {
+        point_words(cat, &res->points[res->chosen_dense], b, sizeof b);
+        printf("; the %s is %s\n", obj == SCV_OBJ_COST ? "cheapest" : obj == SCV_OBJ_KNEE ? "knee" : "choice by utility",
+               b);
+    }
+}
+
 int cmd_plan(int argc, char **argv)
 {
     const char *profile = NULL, *catalog = NULL, *measured = NULL, *trun = NULL, *vms_arg = NULL;
-    const char *workers_arg = "1..64", *batch_arg = "32..4096", *svg = NULL;
+    const char *workers_arg = "1..64", *batch_arg = "32..4096", *svg = NULL, *compress = NULL;
     double tepochs = 0, tacc = 0, overlap = 0, deadline = 0, budget = 0, gpu_speedup = 0, value = 0;
+    double compress_iters = 0;
     int64_t base = 0, bmin = 0, bmax = 0, top = 12, iv;
     int json = 0, all = 0, sort = SORT_TIME;
     scv_comm_kind comm = SCV_COMM_RING;
@@ -174,6 +214,19 @@ int cmd_plan(int argc, char **argv)
             mix_len += strlen(optarg) + 1;
             break;
         case O_ALL: all = 1; break;
+        case O_COMPRESS: {
+            scv_plan_comm tmp[SCV_PLAN_MAX_COMMS + 1];
+            size_t ntmp;
+            if (scv_plan_comm_parse(optarg, 1, tmp, SCV_PLAN_MAX_COMMS + 1, &ntmp, &err))
+                return usage_error("--compress %s", err.msg);
+            compress = optarg;
+            break;
+        }
+        case O_COMPRESS_ITERS:
+            if (scv_parse_f64(optarg, &compress_iters) || !(compress_iters > 0) || !isfinite(compress_iters))
+                return usage_error("--compress-iterations '%s': expected a factor > 0 (iterations relative to dense)",
+                                   optarg);
+            break;
         case O_GPU:
             if (scv_parse_f64(optarg, &gpu_speedup) || !(gpu_speedup > 0))
                 return usage_error("--assume-gpu-speedup '%s': expected a positive factor", optarg);
@@ -236,6 +289,7 @@ int cmd_plan(int argc, char **argv)
         return usage_error("%s", "give the target: --target-epochs E (with --base-batch) or --target-run FILE --target-accuracy A");
     if (trun && !tacc) return usage_error("%s", "--target-run needs --target-accuracy");
     if (bmin && bmax && bmin > bmax) return usage_error("%s", "--b-min is larger than --b-max");
+    if (compress_iters && !compress) return usage_error("%s", "--compress-iterations needs --compress");
     int *workers = NULL, *batches = NULL;
     long nw = scv_parse_int_set(workers_arg, 0, 1, 100000, &workers, &err);
     if (nw < 0) return usage_error("--workers %s", err.msg);
@@ -260,7 +314,8 @@ int cmd_plan(int argc, char **argv)
                           .b_min = (int)bmin, .b_max = (int)bmax, .comm = comm, .overlap = overlap,
                           .stat = stat, .pricing = pricing, .gpu_speedup = gpu_speedup, .objective = obj,
                           .value_per_hour = value, .deadline_s = deadline, .budget = budget,
-                          .all_points = all, .option_names = 1, .mixes = mixes};
+                          .all_points = all, .option_names = 1, .mixes = mixes, .compress = compress,
+                          .compress_iterations = compress_iters};
     scv_plan_job job = {0};
     if (n_mix_args && !mixes) {
         scv_err_set(&err, SCV_ENOMEM, "out of memory");
@@ -301,10 +356,11 @@ int cmd_plan(int argc, char **argv)
             goto fail;
         }
         printf("%s, by %s:\n", all ? "every configuration" : "the Pareto front", SORT_KEYS[sort]);
-        scv_plan_print_header(stdout);
+        int with_comm = compress != NULL;
+        scv_plan_print_header_ex(stdout, with_comm);
         for (size_t i = 0; i < rows && i < (size_t)top; i++) {
             size_t j = order[i];
-            scv_plan_print_point(stdout, cat, &res->points[j], (long)j == res->chosen ? ">" : " ");
+            scv_plan_print_point_ex(stdout, cat, &res->points[j], (long)j == res->chosen ? ">" : " ", with_comm);
         }
         free(order);
         if (rows > (size_t)top)
@@ -313,6 +369,7 @@ int cmd_plan(int argc, char **argv)
         scv_fmt_time(ch->time_s, t, sizeof t);
         scv_fmt_usd(ch->cost, c, sizeof c);
         if (res->note[0]) printf("\nVM types: %s\n", res->note);
+        if (with_comm) without_compression(cat, res, obj);
         char name[512], per[200] = "";
         if (ch->mix_types.n > 0) { /* a mix: its per-worker batches by type */
             scv_vm_mix_format(cat, &ch->mix_types, name, sizeof name);
@@ -322,8 +379,13 @@ int cmd_plan(int argc, char **argv)
             if (per[0]) snprintf(per + strlen(per), sizeof per - strlen(per), ")");
         } else
             snprintf(name, sizeof name, "%s", cat->vms[ch->vm].name);
-        printf("\nchosen: %s, K=%d, B=%d%s: %s (+-%.1f%%), %s (+-%.1f%%)%s%s -- %s\n",
-               name, ch->workers, ch->batch, per, t, 100 * ch->err_rel, c,
+        char opt[80] = "";
+        if (with_comm) { /* the chosen communication option */
+            opt[0] = ',', opt[1] = ' ';
+            scv_plan_comm_format(&ch->comm_opt, opt + 2, sizeof opt - 2);
+        }
+        printf("\nchosen: %s, K=%d, B=%d%s%s: %s (+-%.1f%%), %s (+-%.1f%%)%s%s -- %s\n",
+               name, ch->workers, ch->batch, opt, per, t, 100 * ch->err_rel, c,
                100 * ch->err_rel, ch->extrapolated ? " -- " : "", ch->extrapolated ? scv_extrap_desc(ch->extrap) : "",
                res->why);
     }

@@ -282,6 +282,7 @@ int cmd_train(int argc, char **argv)
     const char *coll_opt = NULL;                        /* --collective or --artopk-root given */
     int stream_bounds = 0;
     double weights[1024];
+    int min_share_set = 0;
     int n_weights = 0;
     static double history[4096];
     int64_t iv;
@@ -425,6 +426,7 @@ int cmd_train(int argc, char **argv)
         case O_MINSHARE:
             if (scv_parse_f64(optarg, &p.dynbatch.min_share) || !(p.dynbatch.min_share > 0 && p.dynbatch.min_share < 0.5))
                 return usage_error("--min-share '%s': expected a share of B in (0, 0.5)", optarg);
+            min_share_set = 1;
             break;
         case O_SRATE: stream_spec = optarg; break;
         case O_SBOUNDS: {
@@ -536,6 +538,12 @@ int cmd_train(int argc, char **argv)
         }
     }
     if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
+    if (min_share_set && p.dynbatch.min_share * p.workers >= 0.9) {
+        char m[96];
+        snprintf(m, sizeof m, "%g: must be under 0.9/K = %.4g for --workers %d", p.dynbatch.min_share,
+                 0.9 / p.workers, p.workers);
+        return usage_error("--min-share %s (an even share is 1/K)", m);
+    }
     int contract = 0, crc = apply_contract(&p, weights, &n_weights, &contract);
     if (crc >= 0) return crc;
     if (contract) progress = "never";

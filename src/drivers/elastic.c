@@ -246,7 +246,7 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         return rc;
     }
     tj_tail_start(t, metrics, sink, out);
-    char line[16384];
+    char line[65536]; /* a segment reply: the result (up to 16 KiB), the stragglers (up to 16 KiB), an error */
     int answered = 0, status = 0;
     double last_tick = 0;
     while (!answered) {

@@ -1,8 +1,9 @@
 /*
  * plan_job.c - the `plan` pipeline (see plan_job.h): loads the profile and the catalog,
  * finds the measured VM type and the types to plan over, measures the thread scaling when
- * a configuration was profiled at several thread counts, reads the mixed clusters asked
- * for, fits the parallel and the statistical models, plans, and writes the JSON report of
+ * a configuration was profiled at several thread counts, reads the mixed clusters and the
+ * communication options asked for (with the compression kernel time the profile measured),
+ * fits the parallel and the statistical models, plans, and writes the JSON report of
  * `plan --json`.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -102,6 +103,44 @@ static int find_mixes(const scv_plan_args *a, scv_plan_job *j, scv_vm_mix **out,
     return rc;
 }
 
+/* The communication options of a->compress into out (room for SCV_PLAN_MAX_COMMS + 1); 0
+ * options when none are asked for. */
+static int find_comms(const scv_plan_args *a, scv_plan_job *j, scv_plan_comm *out, size_t *n, scv_err *err)
+{
+    *n = 0;
+    if (!a->compress) return SCV_OK;
+    const char *what = a->option_names ? "--compress" : "field \"compress\":";
+    scv_err e = {0};
+    double f = a->compress_iterations > 0 ? a->compress_iterations : 1;
+    int rc = scv_plan_comm_parse(a->compress, f, out, SCV_PLAN_MAX_COMMS + 1, n, &e);
+    if (!rc && a->comm == SCV_COMM_PS)
+        for (size_t i = 0; i < *n && !rc; i++)
+            if (out[i].kind == SCV_PLAN_TOPK) {
+                char name[64];
+                scv_plan_comm_format(&out[i], name, sizeof name);
+                rc = scv_err_set(&e, SCV_EINVAL, "'%s': Top-k is priced with the ring model's alpha and beta (per "
+                                 "message, per byte); the parameter-server model has no per-byte term (%s ring)",
+                                 name, a->option_names ? "--comm" : "\"comm\":");
+            }
+    if (rc) {
+        j->bad_arg = 1;
+        return scv_err_set(err, rc, "%s %s", what, e.msg);
+    }
+    return SCV_OK;
+}
+
+/* The compression kernel time the profile measured: the mean over its compressed
+ * iterations (0: none), their count in *n. */
+static double profile_t_compress(const scv_profile *prof, long *n)
+{
+    double sum = 0;
+    *n = 0;
+    for (size_t i = 0; i < prof->n; i++)
+        if (prof->configs[i].n_compressed > 0 && prof->configs[i].t_compress > 0)
+            sum += prof->configs[i].t_compress * prof->configs[i].n_compressed, *n += prof->configs[i].n_compressed;
+    return *n ? sum / (double)*n : 0;
+}
+
 /* Thread scaling, measured: a configuration profiled at several thread counts gives
  * Amdahl's parallel fraction (*pf, else -1); the models are fitted on the first file's
  * thread count (*mthreads), so the profile keeps only those configurations. */
@@ -146,12 +185,14 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
         return scv_err_set(err, SCV_EINVAL, "%s: no job line (metrics from an older trainer?)", j->profile_name);
     if ((rc = find_measured(a, j, err))) return rc;
     int *vms = malloc(sizeof(int) * j->cat->n), mthreads;
-    size_t nvms = 0, nmix = 0;
+    size_t nvms = 0, nmix = 0, ncomm = 0;
     scv_vm_mix *mixes = NULL;
+    scv_plan_comm comms[SCV_PLAN_MAX_COMMS + 1];
     double pf;
+    long n_compressed = 0;
     if (!vms) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     if ((rc = find_vms(a, j, vms, &nvms, err)) || (rc = find_mixes(a, j, &mixes, &nmix, err)) ||
-        (rc = thread_scaling(j, &mthreads, &pf, err)))
+        (rc = find_comms(a, j, comms, &ncomm, err)) || (rc = thread_scaling(j, &mthreads, &pf, err)))
         goto done;
     /* models */
     j->perf = (scv_perf_model){.overlap = a->overlap};
@@ -174,11 +215,19 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
                             .deadline_s = a->deadline_s, .budget = a->budget, .measured_threads = mthreads,
                             /* with a measured scaling, workers use their VM's vCPUs */
                             .worker_threads = pf >= 0 ? 0 : mthreads, .parallel_fraction = pf,
-                            .gpu_speedup = a->gpu_speedup, .mixes = mixes, .n_mixes = nmix};
+                            .gpu_speedup = a->gpu_speedup, .mixes = mixes, .n_mixes = nmix,
+                            .comms = ncomm ? comms : NULL, .n_comms = ncomm,
+                            .t_compress = profile_t_compress(j->prof, &n_compressed)};
     if (a->pricing == SCV_PRICE_MEMORY &&
         (rc = scv_memory_rates(j->cat, j->measured->provider, &req.mem_rate_cpu, &req.mem_rate_gib, err)))
         goto done;
     rc = scv_plan(&req, &j->res, err);
+    if (!rc && ncomm && n_compressed) { /* the communication the models were fitted on */
+        size_t len = strlen(j->res->comm_note);
+        snprintf(j->res->comm_note + len, sizeof j->res->comm_note - len,
+                 "; %ld profiled iteration(s) were compressed: the parallel model's communication was fitted on "
+                 "them too", n_compressed);
+    }
 done:
     free(vms);
     free(mixes);
@@ -199,6 +248,17 @@ void scv_plan_job_json(FILE *f, const scv_plan_args *a, const scv_plan_job *j)
             scv_json_strbuf(j1, sizeof j1, res->why), scv_json_strbuf(j2, sizeof j2, res->note), res->n_points,
             res->n_excluded_memory, res->n_excluded_gpu);
     if (a->mixes) fprintf(f, "\"excluded_mixes\":%zu,", res->n_excluded_mix);
+    if (a->compress) { /* the plan without compression beside the one with it */
+        fprintf(f, "\"comm_note\":%s,\"chosen_dense\":", scv_json_strbuf(j1, sizeof j1, res->comm_note));
+        if (res->chosen_dense >= 0) scv_plan_point_json(f, cat, &res->points[res->chosen_dense]);
+        else fputs("null", f);
+        fprintf(f, ",\"front_dense\":[");
+        for (size_t i = 0; i < res->n_front_dense; i++) {
+            if (i) fputc(',', f);
+            scv_plan_point_json(f, cat, &res->points[res->front_dense[i]]);
+        }
+        fprintf(f, "],");
+    }
     fprintf(f, "\"front\":[");
     for (size_t i = 0; i < res->n_front; i++) {
         if (i) fputc(',', f);

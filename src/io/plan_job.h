@@ -1,7 +1,8 @@
 /*
  * plan_job.h - the `plan` pipeline, one copy for `scavenger plan` (src/cli/cmd_plan.c) and
  * scv_plan_json() (plan_json.c): measurements and a target in; the profile, the catalog,
- * the fitted models and the plan out; and the JSON report `plan --json` prints. The callers
+ * the fitted models and the plan out (with communication options: also the plan without
+ * them); and the JSON report `plan --json` prints. The callers
  * check the values of their inputs (each naming its own options or fields); this file
  * checks what needs the files (VM types against the catalog).
  */
@@ -33,6 +34,9 @@ typedef struct scv_plan_args {
     const char *mixes;              /* mixed clusters besides the types of vms: specs
                                        "TYPE:COUNT[,TYPE:COUNT...]" separated by ';' (NULL:
                                        none); scv_vm_mix_parse reads each */
+    const char *compress;           /* communication options "none,topk:100,selsync:0.9" (NULL:
+                                       dense only); scv_plan_comm_parse reads it */
+    double compress_iterations;     /* their iterations relative to dense (0: 1, as dense) */
     /* models and choice */
     scv_comm_kind comm;
     double overlap;

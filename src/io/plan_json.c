@@ -21,19 +21,21 @@
 static const char *const FIELDS[] = {
     "profile", "metrics", "catalog", "measured_on", "target_epochs", "base_batch", "target_run",
     "target_accuracy", "vm", "workers", "batch", "b_min", "b_max", "comm", "overlap", "stat",
-    "pricing", "assume_gpu_speedup", "objective", "value_per_hour", "deadline", "budget", "all", "mix", NULL};
+    "pricing", "assume_gpu_speedup", "objective", "value_per_hour", "deadline", "budget", "all", "mix",
+    "compress", "compress_iterations", NULL};
 
 /* What a request holds, and owns, once read. */
 typedef struct request {
     scv_plan_args a;
-    char *profile, *vms, *mixes;    /* joined lists (malloc'ed) */
+    char *profile, *vms, *mixes, *compress; /* joined lists (malloc'ed) */
     const char **metrics;           /* pointers into the cJSON tree */
     int *workers, *batches;
 } request;
 
 static void request_free(request *r)
 {
-    free(r->profile), free(r->vms), free(r->mixes), free(r->metrics), free(r->workers), free(r->batches);
+    free(r->profile), free(r->vms), free(r->mixes), free(r->compress), free(r->metrics), free(r->workers),
+        free(r->batches);
 }
 
 static int bad(scv_err *err, const char *field, const char *expected)
@@ -253,7 +255,10 @@ static int read_request(const cJSON *o, request *r, scv_err *err)
         (rc = get_num(o, "assume_gpu_speedup", 0, 1e12, 1, "a positive factor", &a->gpu_speedup, err)) ||
         (rc = get_name(o, "objective", &obj, err)) ||
         (rc = get_num(o, "value_per_hour", 0, 1e12, 1, "a positive number of dollars", &a->value_per_hour, err)) ||
-        (rc = get_num(o, "budget", 0, 1e12, 1, "a positive number of dollars", &a->budget, err)))
+        (rc = get_num(o, "budget", 0, 1e12, 1, "a positive number of dollars", &a->budget, err)) ||
+        (rc = get_list(o, "compress", &r->compress, err)) ||
+        (rc = get_num(o, "compress_iterations", 0, 1e12, 1, "a factor > 0 (iterations relative to dense)",
+                      &a->compress_iterations, err)))
         return rc;
     scv_err e = {0};
     if (comm && (rc = scv_comm_from_name(comm, &a->comm, &e))) return named(err, "comm", rc, &e);
@@ -274,6 +279,7 @@ static int read_request(const cJSON *o, request *r, scv_err *err)
     a->metrics = r->metrics;
     a->vms = r->vms;
     a->mixes = r->mixes;
+    a->compress = r->compress;
     a->workers = r->workers;
     a->batches = r->batches;
     /* what the command line checks across options */
@@ -290,6 +296,8 @@ static int read_request(const cJSON *o, request *r, scv_err *err)
         return scv_err_set(err, SCV_EINVAL, "field \"b_min\" is larger than \"b_max\"");
     if (a->objective == SCV_OBJ_UTILITY && !a->value_per_hour)
         return scv_err_set(err, SCV_EINVAL, "field \"objective\" utility needs \"value_per_hour\"");
+    if (a->compress_iterations && !a->compress)
+        return scv_err_set(err, SCV_EINVAL, "field \"compress_iterations\" needs \"compress\"");
     return SCV_OK;
 }
 

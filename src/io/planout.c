@@ -3,7 +3,10 @@
  * table rows, the JSON of a plan point and the trade-off figure of a plan. `plan`, `run`
  * and the run reports all print through these, so a figure reads the same everywhere.
  * A mixed cluster's point (mix_types.n > 0) is named by its mix ("c5.xlarge:2+c6i.4xlarge:1")
- * with its per-type batches; in the figure each mix is one line across B.
+ * with its per-type batches; in the figure each mix is one line across B. A point planned
+ * under a communication option carries it: a "comm" column ("dense", "topk:100",
+ * "selsync:0.9") in tables of plans with options, a "comm" object in its JSON (saying that
+ * its iterations are assumed, not measured), and its own lines in the figure.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
@@ -35,11 +38,17 @@ void scv_fmt_usd(double usd, char *b, size_t cap)
     }
 }
 
-void scv_plan_print_header(FILE *f)
+void scv_plan_print_header_ex(FILE *f, int with_comm)
 {
-    fprintf(f, "   %-26s %4s %6s %7s %10s %10s %12s %10s  %s\n", "vm", "K", "B", "b", "t_iter ms",
-            "iters", "time", "cost", "band");
+    if (with_comm)
+        fprintf(f, "   %-26s %-16s %4s %6s %7s %10s %10s %12s %10s  %s\n", "vm", "comm", "K", "B", "b", "t_iter ms",
+                "iters", "time", "cost", "band");
+    else
+        fprintf(f, "   %-26s %4s %6s %7s %10s %10s %12s %10s  %s\n", "vm", "K", "B", "b", "t_iter ms", "iters",
+                "time", "cost", "band");
 }
+
+void scv_plan_print_header(FILE *f) { scv_plan_print_header_ex(f, 0); }
 
 /* The VM type's name, or a mix's "type:count+type:count". */
 static const char *point_vm(const scv_catalog *cat, const scv_plan_point *p, char *buf, size_t cap)
@@ -51,14 +60,25 @@ static const char *point_vm(const scv_catalog *cat, const scv_plan_point *p, cha
 
 void scv_plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark)
 {
-    char t[32], c[32], vm[512], per[160] = "";
+    scv_plan_print_point_ex(f, cat, p, mark, 0);
+}
+
+void scv_plan_print_point_ex(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark,
+                             int with_comm)
+{
+    char t[32], c[32], vm[512], per[160] = "", comm[80] = "";
     scv_fmt_time(p->time_s, t, sizeof t);
     scv_fmt_usd(p->cost, c, sizeof c);
     for (int i = 0, at = 0; i < p->mix_types.n && i < SCV_MIX_MAX_TYPES && at < (int)sizeof per; i++)
         at += snprintf(per + at, sizeof per - (size_t)at, "%s%.1f", i ? "/" : "  (b per type ", p->mix_batch[i]);
     if (per[0]) snprintf(per + strlen(per), sizeof per - strlen(per), ")");
-    fprintf(f, "%-2s %-26s %4d %6d %7.1f %10.2f %10.0f %12s %10s  +-%4.1f%%%s%s\n", mark,
-            point_vm(cat, p, vm, sizeof vm), p->workers, p->batch, (double)p->batch / p->workers,
+    if (with_comm) { /* the option, in its column */
+        char name[64];
+        scv_plan_comm_format(&p->comm_opt, name, sizeof name);
+        snprintf(comm, sizeof comm, " %-16s", name);
+    }
+    fprintf(f, "%-2s %-26s%s %4d %6d %7.1f %10.2f %10.0f %12s %10s  +-%4.1f%%%s%s\n", mark,
+            point_vm(cat, p, vm, sizeof vm), comm, p->workers, p->batch, (double)p->batch / p->workers,
             p->t_iter * 1e3, p->iterations, t, c, 100 * p->err_rel, per,
             p->extrapolated ? "  (extrapolated)" : "");
 }
@@ -77,6 +97,24 @@ void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *
         }
         fprintf(f, "],\"comm_scale\":%.6g", p->comm_scale);
     }
+    if (p->comm >= 0 || p->comm_opt.kind != SCV_PLAN_DENSE) { /* planned with communication options */
+        const scv_plan_comm *o = &p->comm_opt;
+        char name[64];
+        scv_plan_comm_format(o, name, sizeof name);
+        fprintf(f, ",\"comm\":{\"name\":\"%s\",\"kind\":\"%s\"", name,
+                o->kind == SCV_PLAN_TOPK ? "topk" : o->kind == SCV_PLAN_SELSYNC ? "selsync" : "dense");
+        if (o->kind == SCV_PLAN_TOPK)
+            fprintf(f, ",\"cf\":%.6g,\"collective\":\"%s\",\"collective_asked\":\"%s\"", o->cf,
+                    scv_sparse_name(p->comm_coll),
+                    o->collective == SCV_COLL_ALLGATHER ? "allgather" : o->collective == SCV_COLL_ARTOPK ? "artopk" : "auto");
+        if (o->kind == SCV_PLAN_SELSYNC) fprintf(f, ",\"lssr\":%.6g", o->lssr);
+        fprintf(f, ",\"t_comm\":%.6g,\"iter_factor\":%.6g,\"assumed\":%s", p->t_comm, o->iter_factor,
+                o->kind != SCV_PLAN_DENSE ? "true" : "false");
+        if (o->kind != SCV_PLAN_DENSE)
+            fprintf(f, ",\"note\":\"iterations assumed x%.6g%s of dense: not measured\"", o->iter_factor,
+                    o->iter_factor == floor(o->iter_factor) && fabs(o->iter_factor) < 1e6 ? ".0" : "");
+        fputc('}', f);
+    }
     fprintf(f,
             ",\"workers\":%d,\"batch\":%d,\"t_iter\":%.6g,\"iterations\":%.6g,"
             "\"time_s\":%.6g,\"cost\":%.6g,\"price_hr\":%.6g,\"err_rel\":%.4g,\"extrapolated\":%s,"
@@ -90,17 +128,18 @@ void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *
 
 enum { MAX_LINES = 10 };
 
-/* A line is (vm, batch): a VM type's points at one B across K; or (-1 - mix, 0): a mix's
- * points (one K) across B. */
+/* A line is (vm, batch, comm): a VM type's points at one B across K; or (-1 - mix, 0, comm):
+ * a mix's points (one K) across B; each communication option its own. */
 typedef struct {
-    int vm, batch;
+    int vm, batch, comm;
     size_t on_front, first; /* front points of this line; its first point's index */
 } line_key;
 
-static void line_of(const scv_plan_point *p, int *vm, int *batch)
+static void line_of(const scv_plan_point *p, int *vm, int *batch, int *comm)
 {
     if (p->mix_types.n > 0) *vm = -1 - (p->mix > 0 ? p->mix : 0), *batch = 0;
     else *vm = p->vm, *batch = p->batch;
+    *comm = p->comm_opt.kind == SCV_PLAN_DENSE ? -1 : p->comm;
 }
 
 typedef struct {
@@ -114,11 +153,11 @@ static int cmp_line_pt(const void *a, const void *b)
     return (x->k > y->k) - (x->k < y->k);
 }
 
-/* Index of (vm, batch) in keys[0..n), or n. */
-static size_t find_key(const line_key *keys, size_t n, int vm, int batch)
+/* Index of (vm, batch, comm) in keys[0..n), or n. */
+static size_t find_key(const line_key *keys, size_t n, int vm, int batch, int comm)
 {
     size_t i = 0;
-    while (i < n && !(keys[i].vm == vm && keys[i].batch == batch)) i++;
+    while (i < n && !(keys[i].vm == vm && keys[i].batch == batch && keys[i].comm == comm)) i++;
     return i;
 }
 
@@ -155,24 +194,25 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
         return scv_err_set(err, SCV_ENOMEM, "out of memory drawing %s", path);
     }
     size_t nk = 0;
-    int lv, lb, cv, cb, any_mix = 0;
+    int lv, lb, lc, cv, cb, cc, any_mix = 0, any_comm = 0;
     for (size_t i = 0; i < res->n_points; i++) {
-        line_of(&pts[i], &lv, &lb);
-        size_t j = find_key(keys, nk, lv, lb);
-        if (j == nk) keys[nk++] = (line_key){lv, lb, 0, i};
+        line_of(&pts[i], &lv, &lb, &lc);
+        any_comm |= lc >= 0;
+        size_t j = find_key(keys, nk, lv, lb, lc);
+        if (j == nk) keys[nk++] = (line_key){lv, lb, lc, 0, i};
     }
     for (size_t f = 0; f < res->n_front; f++) {
-        line_of(&pts[res->front[f]], &lv, &lb);
-        keys[find_key(keys, nk, lv, lb)].on_front++;
+        line_of(&pts[res->front[f]], &lv, &lb, &lc);
+        keys[find_key(keys, nk, lv, lb, lc)].on_front++;
     }
     line_key sel[MAX_LINES];
     size_t ns = 0;
-    line_of(ch, &cv, &cb);
-    sel[ns++] = keys[find_key(keys, nk, cv, cb)];
+    line_of(ch, &cv, &cb, &cc);
+    sel[ns++] = keys[find_key(keys, nk, cv, cb, cc)];
     while (ns < MAX_LINES) { /* front lines, most front points first */
         size_t best = nk;
         for (size_t i = 0; i < nk; i++) {
-            if (!keys[i].on_front || find_key(sel, ns, keys[i].vm, keys[i].batch) < ns) continue;
+            if (!keys[i].on_front || find_key(sel, ns, keys[i].vm, keys[i].batch, keys[i].comm) < ns) continue;
             if (best == nk || keys[i].on_front > keys[best].on_front) best = i;
         }
         if (best == nk) break;
@@ -180,13 +220,13 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
     }
     size_t n_rest = 0; /* other batches of the chosen type, ascending (reuses lp's k) */
     for (size_t i = 0; i < nk; i++)
-        if (keys[i].vm == cv && find_key(sel, ns, keys[i].vm, keys[i].batch) == ns)
+        if (keys[i].vm == cv && keys[i].comm == cc && find_key(sel, ns, keys[i].vm, keys[i].batch, cc) == ns)
             lp[n_rest++].k = keys[i].batch;
     qsort(lp, n_rest, sizeof *lp, cmp_line_pt);
     size_t slots = MAX_LINES - ns;
     for (size_t i = 0; i < slots && i < n_rest; i++) {
         size_t j = n_rest <= slots ? i : slots == 1 ? n_rest / 2 : i * (n_rest - 1) / (slots - 1);
-        sel[ns++] = keys[find_key(keys, nk, cv, lp[j].k)];
+        sel[ns++] = keys[find_key(keys, nk, cv, lp[j].k, cc)];
     }
     /* VM types in order: the chosen one first, then as they appear on the front */
     int vm_order[MAX_LINES];
@@ -207,8 +247,8 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
         size_t n = 0, first = sel[l].first;
         int is_mix = sel[l].vm < 0;
         for (size_t i = 0; i < res->n_points; i++) {
-            line_of(&pts[i], &lv, &lb);
-            if (lv == sel[l].vm && lb == sel[l].batch) /* a mix's line runs across B */
+            line_of(&pts[i], &lv, &lb, &lc);
+            if (lv == sel[l].vm && lb == sel[l].batch && lc == sel[l].comm) /* a mix's line runs across B */
                 lp[n++] = (line_pt){is_mix ? pts[i].batch : pts[i].workers, pts[i].time_s, pts[i].cost};
         }
         qsort(lp, n, sizeof *lp, cmp_line_pt);
@@ -220,6 +260,12 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
         } else if (n_vm > 1)
             snprintf(sr->label, sizeof sr->label, "%.48s, B=%d", cat->vms[sel[l].vm].name, sel[l].batch);
         else snprintf(sr->label, sizeof sr->label, "B=%d", sel[l].batch);
+        if (any_comm) { /* the line's communication option */
+            char name[64];
+            size_t len = strlen(sr->label);
+            scv_plan_comm_format(&pts[first].comm_opt, name, sizeof name);
+            snprintf(sr->label + len, sizeof sr->label - len, " %.20s", name);
+        }
         sr->t = p, sr->c = p + n, sr->k = is_mix ? NULL : kp, sr->n = n;
         for (size_t i = 0; i < n; i++) {
             sr->t[i] = lp[i].t, sr->c[i] = lp[i].c;
@@ -243,8 +289,13 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
     else
         snprintf(title, sizeof title, "Predicted cost against time to target (%.100s; lines: %s)", chv,
                  any_mix ? "the mix across B" : "B across K");
-    snprintf(mark, sizeof mark, "chosen: %.100s%sK=%d, B=%d", n_vm > 1 ? chv : "",
-             n_vm > 1 ? ", " : "", ch->workers, ch->batch);
+    char chc[64] = "";
+    if (any_comm) {
+        chc[0] = ',', chc[1] = ' ';
+        scv_plan_comm_format(&ch->comm_opt, chc + 2, sizeof chc - 2);
+    }
+    snprintf(mark, sizeof mark, "chosen: %.100s%sK=%d, B=%d%.24s", n_vm > 1 ? chv : "",
+             n_vm > 1 ? ", " : "", ch->workers, ch->batch, chc);
     svg_figure fig = {.title = title, .x_title = "predicted time to target",
                       .y_title = "predicted cost to target", .series = ser, .n_series = ns,
                       .front = &front, .has_mark = 1, .mark_t = ch->time_s, .mark_c = ch->cost,

@@ -2,6 +2,8 @@
  * profile.c - reads the trainer's metrics files (JSON lines, parsed with cJSON), or the
  * same text in memory, into per-configuration summaries for the models: means of the times
  * and of the two squared gradient norms, after leaving out each run's warm-up iterations.
+ * Iterations of a compressed exchange (optional "cf" > 1) also give the mean of their
+ * compression kernel time (optional "t_compress"): the planner's Top-k options add it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
@@ -17,6 +19,7 @@ typedef struct {
     int seg, K, B, threads;
     char vm[64];
     double tc, tm, ti, gl, gg, ep;
+    double cf, tz;              /* the exchange's factor and compression seconds (NaN: none) */
 } rec;
 
 void scv_profile_free(scv_profile *p)
@@ -160,6 +163,9 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
                                 lineno, err)) ||
                    (rc = num_in(o, "epoch_progress", 0, MAX_EPOCHS, 0, &r.ep, &ok, path, lineno,
                                 err)));
+            int opt = 1; /* optional: the exchange's, with communication efficiency on */
+            (void)(!rc && ((rc = num_in(o, "cf", 0, 1e12, 0, &r.cf, &opt, path, lineno, err)) ||
+                           (rc = num_in(o, "t_compress", 0, MAX_SECONDS, 0, &r.tz, &opt, path, lineno, err))));
             snprintf(r.vm, sizeof r.vm, "%s", vm);
             r.threads = threads;
             if (!rc && (!ok || isnan(K) || isnan(B) || isnan(r.tc) || isnan(r.tm) || isnan(r.ti))) {
@@ -235,12 +241,13 @@ static int read_text(const char *text, const char *label, size_t i, rec **rs, si
  * systematic, not outliers) and mean squared norms. */
 static void summarise(const rec *r, const size_t *keep, size_t m, scv_config_stats *c)
 {
-    double tc = 0, tm = 0, ti = 0, sl = 0, sg = 0;
-    size_t ng = 0;
+    double tc = 0, tm = 0, ti = 0, sl = 0, sg = 0, tz = 0;
+    size_t ng = 0, nz = 0;
     for (size_t i = 0; i < m; i++) {
         const rec *x = &r[keep[i]];
         tc += x->tc, tm += x->tm, ti += x->ti;
         if (isfinite(x->gl) && isfinite(x->gg)) sl += x->gl, sg += x->gg, ng++;
+        if (x->cf > 1 && isfinite(x->tz)) tz += x->tz, nz++;
         c->epoch_progress = fmax(c->epoch_progress, x->ep);
     }
     c->t_compute = tc / (double)m;
@@ -249,6 +256,8 @@ static void summarise(const rec *r, const size_t *keep, size_t m, scv_config_sta
     c->g_local = ng ? sl / (double)ng : 0;
     c->g_global = ng ? sg / (double)ng : 0;
     c->n_iters = (int)m;
+    c->t_compress = nz ? tz / (double)nz : 0;
+    c->n_compressed = (int)nz;
 }
 
 /* The files of paths (comma-separated), or else the n texts named label[i]. */

@@ -10,6 +10,23 @@
  * A slower link than the measured one multiplies the bandwidth term (the one with beta) by
  * a factor (scv_perf_comm_scaled; the planner's mixed clusters).
  *
+ * Sparse collectives (the trainer's exchange and the planner's compression options), a Top-k
+ * of density c (k = c n) of a gradient of M bytes over N workers, alpha s per message and
+ * beta s per byte (AR-Topk paper, Table I and Eq. 4):
+ *   Allgather Top-k (values and indices):  alpha log2 N + 2 M c beta (N - 1)
+ *   AR-Topk, ring allreduce of the values: alpha (2(N-1) + log2 N) + M c beta (2(N-1)/N + log2 N)
+ *   AR-Topk, tree allreduce:               3 alpha log2 N + 3 M c beta log2 N
+ * (the log2 N terms of AR-Topk are the broadcast of the chosen worker's indices).
+ * A planner's communication option (scv_perf_comm_option), with g the bandwidth factor:
+ *   dense    t_comm(K) with beta g
+ *   topk     the collective's cost above at c = 1/cf with beta g (auto: the cheapest of the
+ *            three; artopk: the cheaper of its ring and tree forms); ring models only: the
+ *            parameter-server form has no per-byte beta to price k values and indices with
+ *   selsync  (1 - LSSR) t_comm(K) with beta 2g  (the synchronisation averages the parameters
+ *                                               and the momenta: 2M bytes)
+ *            + LSSR t_comm(K) with beta 0       (a local step's allreduce of the flags: its
+ *                                               latency term)
+ *
  * Each part is fitted by weighted least squares on relative error (w = 1/y^2) with
  * non-negative coefficients. Coefficients the data cannot identify are pinned and named:
  * one per-worker batch -> c0 = 0 (compute proportional to b); no K > 1 -> no communication;
@@ -40,6 +57,52 @@ double scv_perf_iter(const scv_perf_model *m, int K, double B)
 {
     double tc = scv_perf_compute(m, B / K), tm = scv_perf_comm(m, K);
     return tc + tm - m->overlap * fmin(tc, tm);
+}
+
+double scv_sparse_cost(scv_sparse_coll how, double alpha, double beta, double M, double c, int N)
+{
+    if (N < 2) return 0;
+    const double lg = log2((double)N), Mc = M * c;
+    switch (how) {
+    case SCV_SPARSE_ALLGATHER: return alpha * lg + 2 * Mc * beta * (N - 1);
+    case SCV_SPARSE_AR_RING: return alpha * (2.0 * (N - 1) + lg) + Mc * beta * (2.0 * (N - 1) / N + lg);
+    case SCV_SPARSE_AR_TREE: return 3 * alpha * lg + 3 * Mc * beta * lg;
+    }
+    return INFINITY;
+}
+
+scv_sparse_coll scv_sparse_choose(double alpha, double beta, double M, double c, int N)
+{
+    scv_sparse_coll best = SCV_SPARSE_ALLGATHER;
+    for (int h = SCV_SPARSE_AR_RING; h <= SCV_SPARSE_AR_TREE; h++)
+        if (scv_sparse_cost((scv_sparse_coll)h, alpha, beta, M, c, N) < scv_sparse_cost(best, alpha, beta, M, c, N))
+            best = (scv_sparse_coll)h;
+    return best;
+}
+
+const char *scv_sparse_name(scv_sparse_coll how)
+{
+    return how == SCV_SPARSE_ALLGATHER ? "allgather" : how == SCV_SPARSE_AR_RING ? "artopk-ring" : "artopk-tree";
+}
+
+double scv_perf_comm_option(const scv_perf_model *m, int K, const scv_plan_comm *o, double g, scv_sparse_coll *coll)
+{
+    if (coll) *coll = SCV_SPARSE_ALLGATHER;
+    if (!o || o->kind == SCV_PLAN_DENSE) return scv_perf_comm_scaled(m, K, g);
+    if (o->kind == SCV_PLAN_SELSYNC)
+        return (1 - o->lssr) * scv_perf_comm_scaled(m, K, 2 * g) + o->lssr * scv_perf_comm_scaled(m, K, 0);
+    if (m->comm == SCV_COMM_PS || !(o->cf > 1)) return NAN;
+    const double c = 1 / o->cf, b = m->beta * g;
+    scv_sparse_coll h;
+    if (o->collective == SCV_COLL_ALLGATHER) h = SCV_SPARSE_ALLGATHER;
+    else if (o->collective == SCV_COLL_ARTOPK)
+        h = scv_sparse_cost(SCV_SPARSE_AR_RING, m->alpha, b, m->model_bytes, c, K) <=
+                    scv_sparse_cost(SCV_SPARSE_AR_TREE, m->alpha, b, m->model_bytes, c, K)
+                ? SCV_SPARSE_AR_RING
+                : SCV_SPARSE_AR_TREE;
+    else h = scv_sparse_choose(m->alpha, b, m->model_bytes, c, K);
+    if (coll) *coll = h;
+    return scv_sparse_cost(h, m->alpha, b, m->model_bytes, c, K);
 }
 
 static void comm_features(scv_comm_kind kind, int K, double M, double *f)

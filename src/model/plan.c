@@ -48,6 +48,21 @@
  *     VM (else the point is left out, counted in n_excluded_memory); cost =
  *     sum_t count_t p_t T / 3600, price_hr = sum_t count_t p_t / K (the mean per worker);
  *     extrap: the least certain of its types' (order in extrap_rank()).
+ *
+ * Communication options (req->comms; docs/MODEL.md "Compression in the plan"): every
+ * configuration above is planned dense (exactly as without options) and once under each
+ * option that is not dense:
+ *   t_comm  scv_perf_comm_option (perf.c): Top-k at density 1/cf over the option's
+ *           collective (auto: the cheapest by the model), or SelSync's
+ *           (1 - LSSR) x allreduce of 2M bytes + LSSR x the flags' latency, with a mix's
+ *           bandwidth factor g on beta
+ *   t_iter  t_c + t_comm - overlap min(t_c, t_comm), + t_compress per Top-k step when the
+ *           request has a measured one; measured iteration times replace dense points only
+ *   iterations = the statistical model's x iter_factor: the user's assumption (1: as
+ *           dense), NOT a model of what compression or local steps do to convergence;
+ *           res->comm_note says so.
+ * The result also holds the dense points' own front and the objective's choice among them
+ * (front_dense, chosen_dense): the plan without compression, beside the plan with it.
  */
 #include "scv.h"
 
@@ -59,7 +74,7 @@
 
 scv_plan_policy scv_plan_policy_default(void)
 {
-    scv_plan_policy p = {.knee_max_cost_per_time = 1.0};
+    scv_plan_policy p = {.knee_max_cost_per_time = 1.0, .mix_min_share = 0.02};
     return p;
 }
 
@@ -81,6 +96,7 @@ void scv_plan_result_free(scv_plan_result *r)
     if (!r) return;
     free(r->points);
     free(r->front);
+    free(r->front_dense);
     free(r);
 }
 
@@ -305,6 +321,21 @@ static size_t choose_on(const double *t, const double *c, size_t n, scv_objectiv
     return i;
 }
 
+/* "1.0", "1.25": a factor as people read it. */
+static void fmt_factor(double f, char *b, size_t cap)
+{
+    int n = snprintf(b, cap, "%.6g", f);
+    if (n > 0 && !strpbrk(b, ".eni") && (size_t)n + 2 < cap) strcat(b, ".0");
+}
+
+/* The request has an option that is not dense. */
+static int has_options(const scv_plan_request *req)
+{
+    for (size_t i = 0; req->comms && i < req->n_comms; i++)
+        if (req->comms[i].kind != SCV_PLAN_DENSE) return 1;
+    return 0;
+}
+
 static void label(const scv_plan_request *req, const scv_plan_point *p, char *buf, size_t cap)
 {
     if (p->mix_types.n > 0) {
@@ -314,6 +345,11 @@ static void label(const scv_plan_request *req, const scv_plan_point *p, char *bu
         snprintf(buf, cap, "%s K=%d B=%d", req->catalog->vms[p->vm].name, p->workers, p->batch);
     else
         snprintf(buf, cap, "K=%d B=%d", p->workers, p->batch);
+    size_t len = strlen(buf);
+    if (has_options(req) && len + 1 < cap) { /* the communication option: " topk:100", " dense" */
+        buf[len++] = ' ';
+        scv_plan_comm_format(&p->comm_opt, buf + len, cap - len);
+    }
 }
 
 static void add(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -363,6 +399,11 @@ static void explain(const scv_plan_request *req, const scv_plan_policy *pol, scv
     }
     if (bounds) add(w, cap, "; %s", bounds);
     if (p->extrap != SCV_EXTRAP_NONE) add(w, cap, "; %s", scv_extrap_desc(p->extrap));
+    if (p->comm_opt.kind != SCV_PLAN_DENSE) {
+        char f[32];
+        fmt_factor(p->comm_opt.iter_factor, f, sizeof f);
+        add(w, cap, "; iterations assumed x%s of dense: not measured", f);
+    }
 }
 
 /* A configuration's measured mean iteration time where the request has one, else t_model. */
@@ -373,6 +414,144 @@ static double measured_t_iter(const scv_plan_request *req, int K, int B, double 
         if (m->workers == K && m->batch == B && m->t_iter > 0) return m->t_iter;
     }
     return t_model;
+}
+
+/* ---- communication options ---- */
+
+/* The variants every configuration is planned under, into var: dense first (the request's
+ * first dense option, or -1), then each option that is not dense. Returns their count. */
+static size_t comm_variants(const scv_plan_request *req, int *var)
+{
+    size_t n = 1;
+    var[0] = -1;
+    for (size_t i = 0; req->comms && i < req->n_comms; i++) {
+        if (req->comms[i].kind != SCV_PLAN_DENSE) var[n++] = (int)i;
+        else if (var[0] < 0) var[0] = (int)i;
+    }
+    return n;
+}
+
+/* Fills p's communication fields for variant v at K workers and bandwidth factor g; returns
+ * the step's communication seconds. */
+static double set_comm(const scv_plan_request *req, int v, int K, double g, scv_plan_point *p)
+{
+    const scv_plan_comm *o = v >= 0 ? &req->comms[v] : NULL;
+    int dense = !o || o->kind == SCV_PLAN_DENSE;
+    p->comm = v;
+    memset(&p->comm_opt, 0, sizeof p->comm_opt);
+    if (!dense) p->comm_opt = *o;
+    p->comm_opt.iter_factor = !dense && o->iter_factor > 0 ? o->iter_factor : 1;
+    p->t_comm = scv_perf_comm_option(req->perf, K, o, g, &p->comm_coll);
+    return p->t_comm;
+}
+
+/* Each option checked: SCV_EINVAL naming it. */
+static int check_comms(const scv_plan_request *req, scv_err *err)
+{
+    for (size_t i = 0; req->comms && i < req->n_comms; i++) {
+        const scv_plan_comm *o = &req->comms[i];
+        char name[64];
+        if (o->kind != SCV_PLAN_DENSE && o->kind != SCV_PLAN_TOPK && o->kind != SCV_PLAN_SELSYNC)
+            return scv_err_set(err, SCV_EINVAL, "plan: communication option %zu: unknown kind %d", i, (int)o->kind);
+        if (o->kind == SCV_PLAN_DENSE) continue;
+        scv_plan_comm_format(o, name, sizeof name);
+        if (!(o->iter_factor >= 0) || !isfinite(o->iter_factor))
+            return scv_err_set(err, SCV_EINVAL, "plan: communication option %zu (%s): iterations relative to dense "
+                               "%g: expected a factor > 0", i, name, o->iter_factor);
+        if (o->kind == SCV_PLAN_TOPK) {
+            if (!(o->cf > 1) || !isfinite(o->cf))
+                return scv_err_set(err, SCV_EINVAL, "plan: communication option %zu (%s): the factor must be > 1", i,
+                                   name);
+            if (o->collective != SCV_COLL_AUTO && o->collective != SCV_COLL_ALLGATHER && o->collective != SCV_COLL_ARTOPK)
+                return scv_err_set(err, SCV_EINVAL, "plan: communication option %zu (%s): unknown collective %d", i,
+                                   name, (int)o->collective);
+            if (req->perf->comm == SCV_COMM_PS)
+                return scv_err_set(err, SCV_EINVAL, "plan: communication option %zu (%s): Top-k is priced with the "
+                                   "ring model's alpha and beta (per message, per byte); the parameter-server model "
+                                   "has no per-byte term (use comm ring)", i, name);
+        } else if (!(o->lssr >= 0 && o->lssr < 1))
+            return scv_err_set(err, SCV_EINVAL, "plan: communication option %zu (%s): the share of local steps must "
+                               "be in [0, 1)", i, name);
+    }
+    return SCV_OK;
+}
+
+/* res->comm_note: the iterations assumed per option, and whether kernel time is included. */
+static void comm_note(const scv_plan_request *req, const int *var, size_t nvar, double t_compress,
+                      scv_plan_result *res)
+{
+    char *w = res->comm_note, f0[32], f[32], name[64];
+    size_t cap = sizeof res->comm_note;
+    int same = 1, topk = 0;
+    w[0] = 0;
+    if (nvar < 2) return;
+    double f1 = req->comms[var[1]].iter_factor > 0 ? req->comms[var[1]].iter_factor : 1;
+    for (size_t i = 1; i < nvar; i++) {
+        const scv_plan_comm *o = &req->comms[var[i]];
+        same &= (o->iter_factor > 0 ? o->iter_factor : 1) == f1;
+        topk |= o->kind == SCV_PLAN_TOPK;
+    }
+    fmt_factor(f1, f0, sizeof f0);
+    if (same) add(w, cap, "iterations assumed x%s of dense: not measured (", f0);
+    else add(w, cap, "iterations assumed relative to dense, not measured: ");
+    for (size_t i = 1; i < nvar; i++) {
+        const scv_plan_comm *o = &req->comms[var[i]];
+        scv_plan_comm_format(o, name, sizeof name);
+        fmt_factor(o->iter_factor > 0 ? o->iter_factor : 1, f, sizeof f);
+        if (same) add(w, cap, "%s%s", i > 1 ? ", " : "", name);
+        else add(w, cap, "%s%s x%s", i > 1 ? ", " : "", name, f);
+    }
+    if (same) add(w, cap, ")");
+    if (topk && t_compress > 0) add(w, cap, "; compression kernels %.3g ms per Top-k step (measured)", 1e3 * t_compress);
+    else if (topk) add(w, cap, "; compression kernel time not included (none measured)");
+}
+
+/* The objective's point on a front (indices into pts, by time) under the request's bounds,
+ * as scv_plan chooses: the unconstrained choice when it meets them, else the choice on the
+ * front's feasible part. -1: none is feasible; -2: out of memory. */
+static long choose_bounded(const scv_plan_request *req, const scv_plan_policy *pol, const scv_plan_point *pts,
+                           const size_t *front, size_t nf)
+{
+    if (!nf) return -1;
+    double *t = malloc(sizeof(double) * nf), *c = malloc(sizeof(double) * nf);
+    size_t *ix = malloc(sizeof(size_t) * nf);
+    long r = -2;
+    if (t && c && ix) {
+        double dl = req->deadline_s, bu = req->budget;
+        choice_rule rule;
+        for (size_t i = 0; i < nf; i++) t[i] = pts[front[i]].time_s, c[i] = pts[front[i]].cost, ix[i] = front[i];
+        size_t k = choose_on(t, c, nf, req->objective, req->value_per_hour, pol, &rule);
+        if (!(dl > 0 && t[k] > dl) && !(bu > 0 && c[k] > bu)) r = (long)ix[k];
+        else {
+            size_t m = 0;
+            for (size_t i = 0; i < nf; i++)
+                if (!(dl > 0 && t[i] > dl) && !(bu > 0 && c[i] > bu)) t[m] = t[i], c[m] = c[i], ix[m] = ix[i], m++;
+            r = m ? (long)ix[choose_on(t, c, m, req->objective, req->value_per_hour, pol, &rule)] : -1;
+        }
+    }
+    free(t), free(c), free(ix);
+    return r;
+}
+
+/* The dense points' front and choice into res (after the front of all points). */
+static int dense_plan(const scv_plan_request *req, const scv_plan_policy *pol, scv_plan_result *res)
+{
+    size_t np = res->n_points, nd = 0;
+    double *t = malloc(sizeof(double) * (np ? np : 1)), *c = malloc(sizeof(double) * (np ? np : 1));
+    size_t *map = malloc(sizeof(size_t) * (np ? np : 1));
+    res->front_dense = malloc(sizeof(size_t) * (np ? np : 1));
+    int rc = t && c && map && res->front_dense ? SCV_OK : SCV_ENOMEM;
+    for (size_t i = 0; !rc && i < np; i++)
+        if (res->points[i].comm_opt.kind == SCV_PLAN_DENSE)
+            t[nd] = res->points[i].time_s, c[nd] = res->points[i].cost, map[nd++] = i;
+    if (!rc) {
+        res->n_front_dense = scv_pareto_front(t, c, nd, res->front_dense);
+        for (size_t i = 0; i < res->n_front_dense; i++) res->front_dense[i] = map[res->front_dense[i]];
+        res->chosen_dense = choose_bounded(req, pol, res->points, res->front_dense, res->n_front_dense);
+        if (res->chosen_dense == -2) rc = SCV_ENOMEM;
+    }
+    free(t), free(c), free(map);
+    return rc;
 }
 
 int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
@@ -396,10 +575,18 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
     }
     if (req->objective == SCV_OBJ_UTILITY && !(req->value_per_hour > 0 && isfinite(req->value_per_hour)))
         return scv_err_set(err, SCV_EINVAL, "objective utility needs value-per-hour V > 0 ($ an hour saved is worth)");
-    size_t cap = req->n_vms * req->n_workers * req->n_batches + n_mixes * req->n_batches;
-    scv_plan_result *res = calloc(1, sizeof *res);
+    int rc = check_comms(req, err);
+    if (rc) return rc;
+    size_t n_comms = req->comms ? req->n_comms : 0;
+    int *var = malloc(sizeof(int) * (n_comms + 1));
+    size_t nvar = var ? comm_variants(req, var) : 0;
+    /* a measured compression kernel time, for Top-k points */
+    double t_compress = req->t_compress > 0 && isfinite(req->t_compress) ? req->t_compress : 0;
+    size_t cap = (req->n_vms * req->n_workers * req->n_batches + n_mixes * req->n_batches) * nvar;
+    scv_plan_result *res = var ? calloc(1, sizeof *res) : NULL;
     if (!res || !(res->points = malloc(sizeof(scv_plan_point) * (cap ? cap : 1)))) {
         free(res);
+        free(var);
         return scv_err_set(err, SCV_ENOMEM, "plan: out of memory for %zu configurations", cap);
     }
     const scv_vm_type *mv = &cat->vms[req->measured_vm];
@@ -431,26 +618,30 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                     no_price++;
                     continue;
                 }
-                double tc = scv_perf_compute(req->perf, per) * scale, tm = scv_perf_comm(req->perf, K);
-                double t_iter = tc + tm - req->perf->overlap * fmin(tc, tm);
-                if (req->vms[v] == req->measured_vm) t_iter = measured_t_iter(req, K, B, t_iter);
-                scv_plan_point *p = &res->points[np++];
-                memset(p, 0, sizeof *p);
-                p->mix = -1;
-                p->comm_scale = 1;
-                p->vm = req->vms[v];
-                p->workers = K;
-                p->batch = B;
-                p->t_iter = t_iter;
-                p->iterations = iters;
-                p->time_s = iters * t_iter;
-                p->price_hr = price;
-                p->cost = scv_cost_usd(K, p->time_s, price);
-                p->err_rel = req->perf->mare;
-                p->extrap = how;
-                p->compute_scale = scale;
-                p->extrapolated = how != SCV_EXTRAP_NONE;
-                p->pareto = 0;
+                double tc = scv_perf_compute(req->perf, per) * scale;
+                for (size_t c = 0; c < nvar; c++) { /* dense, then each option */
+                    scv_plan_point *p = &res->points[np++];
+                    memset(p, 0, sizeof *p);
+                    double tm = set_comm(req, var[c], K, 1, p);
+                    double t_iter = tc + tm - req->perf->overlap * fmin(tc, tm);
+                    if (p->comm_opt.kind == SCV_PLAN_TOPK) t_iter += t_compress;
+                    if (c == 0 && req->vms[v] == req->measured_vm) t_iter = measured_t_iter(req, K, B, t_iter);
+                    p->mix = -1;
+                    p->comm_scale = 1;
+                    p->vm = req->vms[v];
+                    p->workers = K;
+                    p->batch = B;
+                    p->t_iter = t_iter;
+                    p->iterations = iters * p->comm_opt.iter_factor;
+                    p->time_s = p->iterations * t_iter;
+                    p->price_hr = price;
+                    p->cost = scv_cost_usd(K, p->time_s, price);
+                    p->err_rel = req->perf->mare;
+                    p->extrap = how;
+                    p->compute_scale = scale;
+                    p->extrapolated = how != SCV_EXTRAP_NONE;
+                    p->pareto = 0;
+                }
             }
         }
     }
@@ -476,7 +667,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
             if ((req->b_min && per < req->b_min) || (req->b_max && per > req->b_max)) continue;
             double bt[SCV_MIX_MAX_TYPES], price = 0;
             int held;
-            double tc = mix_split(req->perf->c0, req->perf->c1, s, mx->count, n, B, 1, bt, &held);
+            double tc = mix_split(req->perf->c0, req->perf->c1, s, mx->count, n, B, fmax(1, pol.mix_min_share * B), bt, &held);
             int fits = 1, priced = 1;
             for (int i = 0; i < n; i++) {
                 const scv_vm_type *vm = &cat->vms[mx->vm[i]];
@@ -495,27 +686,31 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                 continue;
             }
             n_held += held > 0;
-            double tm = scv_perf_comm_scaled(req->perf, K, g);
-            double t_iter = tc + tm - req->perf->overlap * fmin(tc, tm), tc_m = scv_perf_compute(req->perf, per);
+            double tc_m = scv_perf_compute(req->perf, per);
             double iters = scv_stat_iterations(req->stat, B);
-            scv_plan_point *p = &res->points[np++];
-            memset(p, 0, sizeof *p);
-            p->vm = slow;
-            p->workers = K;
-            p->batch = B;
-            p->t_iter = t_iter;
-            p->iterations = iters;
-            p->time_s = iters * t_iter;
-            p->price_hr = price / K;
-            p->cost = scv_cost_usd(K, p->time_s, p->price_hr);
-            p->err_rel = req->perf->mare;
-            p->extrap = worst;
-            p->compute_scale = tc_m > 0 ? tc / tc_m : 1;
-            p->extrapolated = worst != SCV_EXTRAP_NONE;
-            p->mix = (int)m;
-            p->mix_types = *mx;
-            for (int i = 0; i < n; i++) p->mix_batch[i] = bt[i];
-            p->comm_scale = g;
+            for (size_t c = 0; c < nvar; c++) { /* dense, then each option, at the slowest link */
+                scv_plan_point *p = &res->points[np++];
+                memset(p, 0, sizeof *p);
+                double tm = set_comm(req, var[c], K, g, p);
+                double t_iter = tc + tm - req->perf->overlap * fmin(tc, tm);
+                if (p->comm_opt.kind == SCV_PLAN_TOPK) t_iter += t_compress;
+                p->vm = slow;
+                p->workers = K;
+                p->batch = B;
+                p->t_iter = t_iter;
+                p->iterations = iters * p->comm_opt.iter_factor;
+                p->time_s = p->iterations * t_iter;
+                p->price_hr = price / K;
+                p->cost = scv_cost_usd(K, p->time_s, p->price_hr);
+                p->err_rel = req->perf->mare;
+                p->extrap = worst;
+                p->compute_scale = tc_m > 0 ? tc / tc_m : 1;
+                p->extrapolated = worst != SCV_EXTRAP_NONE;
+                p->mix = (int)m;
+                p->mix_types = *mx;
+                for (int i = 0; i < n; i++) p->mix_batch[i] = bt[i];
+                p->comm_scale = g;
+            }
         }
     }
     /* the note: what was left out and how types were extrapolated */
@@ -541,6 +736,8 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
             "b = 1, it sets the compute time); ", n_held);
     size_t nl = strlen(res->note);
     if (nl >= 2 && res->note[nl - 2] == ';') res->note[nl - 2] = 0;
+    comm_note(req, var, nvar, t_compress, res);
+    free(var);
     res->n_points = np;
     res->chosen = -1;
     if (np == 0) {
@@ -570,6 +767,10 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
     res->n_front = scv_pareto_front(t, c, np, res->front);
     for (size_t i = 0; i < res->n_front; i++) res->points[res->front[i]].pareto = 1;
     free(t), free(c);
+    if (dense_plan(req, &pol, res)) {
+        scv_plan_result_free(res);
+        return scv_err_set(err, SCV_ENOMEM, "plan: out of memory");
+    }
 
     /* choose: the unconstrained choice on the whole front, kept when it meets the bounds;
      * otherwise the same rule on the feasible part of the front */
@@ -593,7 +794,6 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
     int meets = !(dl > 0 && u->time_s > dl) && !(bu > 0 && u->cost > bu);
     const char *which = dl > 0 && bu > 0 ? "the deadline and the budget" : dl > 0 ? "the deadline" : "the budget";
     char bounds[256] = "";
-    int rc = SCV_OK;
     if (bounded && meets) {
         add(bounds, sizeof bounds, "meets %s", which);
     } else if (bounded) {

@@ -17,7 +17,7 @@
  * of m bytes (log2 K + 2(K-1)) alpha + (4k log2 K + 2 (K-1)/K m) beta. Each measured exchange
  * is one equation t = a alpha + b beta; alpha and beta are the least-squares fit over them
  * with a forgetting factor (old steps fade, so the fit follows the network), and rank 0
- * switches collective when the other is predicted (compress.c's scv_sparse_cost) to be at
+ * switches collective when the other is predicted (scv_sparse_cost, src/model/perf.c) to be at
  * least 10% cheaper at the current factor.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -43,6 +43,7 @@ struct scv_exchange {
     scv_sparse_coll coll;           /* the sparse collective in use */
     float *e, *val, *pack;          /* residual; values; packing buffer */
     uint32_t *idx, *work;
+    scv_topk_guess guess;           /* the last selection's threshold, the next one's guess */
     double prev_norm[SCV_MAX_WORKERS];
     scv_gravac_state gv;
     scv_selsync_state ss;
@@ -242,12 +243,23 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
     } else {
         const size_t k = scv_topk_count(np, x->cf);
         double tc = scv_now();
-        double sq_ef = scv_ef_accumulate(x->e, grad, np);
+        int root = -1; /* AR-Topk: the worker whose indices everybody uses */
+        if (x->coll != SCV_SPARSE_ALLGATHER) {
+            root = (int)(x->steps % K);
+            if (x->o.var_root) {
+                root = 0;
+                for (int r = 1; r < K; r++)
+                    if (x->prev_norm[r] > x->prev_norm[root]) root = r;
+            }
+        }
+        /* the error feedback, and the selection where this worker makes one, in one pass */
+        double sq_ef = x->coll == SCV_SPARSE_ALLGATHER || x->rank == root
+                           ? scv_ef_accumulate_topk(x->e, grad, np, k, &x->guess, x->idx, x->work)
+                           : scv_ef_accumulate(x->e, grad, np);
         x->e_dirty = 1;
         mine[C_NORM + x->rank] = (float)sq_ef;
         out->cf = x->cf;
         if (x->coll == SCV_SPARSE_ALLGATHER) {
-            scv_topk_indices(x->e, np, k, x->idx, x->work);
             double sq_sent = scv_ef_take(x->e, x->idx, k, x->val);
             mine[C_GAIN] = (float)(sq_ef > 0 ? sq_sent / sq_ef : 1);
             decide(x, mine, t_prev, b_prev);
@@ -275,14 +287,7 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
             sum_blocks(ctl, x->pack + 2 * k, K, stride, nctl);
             out->t_compress += scv_now() - tc;
             out->collective = "allgather";
-        } else { /* AR-Topk: one worker's indices, everybody's values there */
-            int root = (int)(x->steps % K);
-            if (x->o.var_root) {
-                root = 0;
-                for (int r = 1; r < K; r++)
-                    if (x->prev_norm[r] > x->prev_norm[root]) root = r;
-            }
-            if (x->rank == root) scv_topk_indices(x->e, np, k, x->idx, x->work);
+        } else { /* AR-Topk: one worker's indices (selected above), everybody's values there */
             out->t_compress += scv_now() - tc;
             tx = scv_now();
             if ((rc = scv_comm_bcast(comm, x->idx, k * sizeof(uint32_t), root, err))) return rc;

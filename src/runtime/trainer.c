@@ -202,9 +202,8 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
             !isfinite(p->target_history[i]))
             return scv_err_set(err, SCV_EINVAL, "--target-history: value %d (%g) must be %s", i + 1,
                                p->target_history[i], p->target_loss > 0 ? "a finite loss >= 0" : "in [0,1]");
-    if (p->dynamic_batching && !(p->dynbatch.min_share > 0 && p->dynbatch.min_share * p->workers < 1))
-        return scv_err_set(err, SCV_EINVAL, "--min-share %g: must be in (0, 1/K) for --workers %d", p->dynbatch.min_share,
-                           p->workers);
+    if (p->dynamic_batching && !(p->dynbatch.min_share > 0 && p->dynbatch.min_share < 0.5))
+        return scv_err_set(err, SCV_EINVAL, "--min-share %g: must be in (0, 0.5)", p->dynbatch.min_share);
     if (p->stream) {
         const scv_stream_policy *sp = &p->stream_policy;
         if (p->dynamic_batching)
@@ -749,14 +748,16 @@ static int64_t stream_batches(run_ctx *c, double tau, double t_origin, int64_t l
  * classes, and returns that window's size: the samples of the epoch this step takes (the
  * global batch without injection). Every rank computes the same from (seed, epoch,
  * iteration): no communication. A window is re-ordered only once, as the step takes it, so
- * every sample is still taken once per epoch. */
-static int64_t data_plan(run_ctx *c)
+ * every sample is still taken once per epoch. The epoch's last step (tail: it takes all that
+ * is left) injects nothing, so the epoch ends there instead of in ever smaller steps that
+ * each take a 1 / (1 + alpha beta K) part of what is left. */
+static int64_t data_plan(run_ctx *c, int tail)
 {
     const scv_train_params *p = c->p;
     const uint64_t key = scv_hash64(p->seed ^ scv_hash64(c->st.epoch ^ scv_hash64(c->st.iteration + 0x6e6f6e6969ULL)));
     c->own = c->counts;
     if (c->inj) {
-        scv_inject_make(c->inj, c->counts, c->K, p->inject_alpha, p->inject_beta, key ^ 0x696e6a656374ULL);
+        scv_inject_make(c->inj, c->counts, c->K, tail ? 0 : p->inject_alpha, p->inject_beta, key ^ 0x696e6a656374ULL);
         c->own = c->inj->own;
     }
     int64_t U = 0;
@@ -925,7 +926,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         double tw = scv_now(); /* the data is there: this worker's own work starts */
         /* the samples of the epoch this step takes: Bcur, fewer with injection (its copies
          * are trained on as well: the global batch stays Bcur, each worker's c->counts[k]) */
-        int64_t Bdata = home_on ? data_plan(c) : Bcur;
+        int64_t Bdata = home_on ? data_plan(c, (int64_t)c->st.pos + Bcur >= N) : Bcur;
         if (stream_on) scv_stream_consume(c->stream, s_start, c->own); /* each worker's own samples */
         int64_t bk = c->counts[c->rank], off = (int64_t)c->st.pos + c->offsets[c->rank];
         const int32_t *idx = c->perm + off;

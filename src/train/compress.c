@@ -109,6 +109,8 @@ static float kth_desc(float *a, size_t n, size_t k)
     return a[k];
 }
 
+static void ascending(uint32_t *work, size_t n, size_t k, uint32_t *idx);
+
 void scv_topk_indices(const float *x, size_t n, size_t k, uint32_t *idx, uint32_t *work)
 {
     if (k > n) k = n;
@@ -128,8 +130,10 @@ void scv_topk_indices(const float *x, size_t n, size_t k, uint32_t *idx, uint32_
             }
             const float tau = kth_desc(samp, TOPK_SAMPLE, (size_t)pos);
             m = 0;
-            for (size_t i = 0; i < n; i++)
-                if (!(fabsf(x[i]) < tau)) work[m++] = (uint32_t)i;
+            for (size_t i = 0; i < n; i++) { /* branch-free: write always, advance on a pass */
+                work[m] = (uint32_t)i;
+                m += !(fabsf(x[i]) < tau);
+            }
         }
     }
     if (m < k) { /* the whole vector */
@@ -137,7 +141,13 @@ void scv_topk_indices(const float *x, size_t n, size_t k, uint32_t *idx, uint32_
         m = n;
     }
     select_first(x, work, m, k);
-    /* ascending indices: a bitmap over the first n/32 + 1 words of work */
+    ascending(work, n, k, idx);
+}
+
+/* idx <- the k indices in work[0..k), ascending: a bitmap over the first n/32 + 1 words of
+ * work (which it overwrites). */
+static void ascending(uint32_t *work, size_t n, size_t k, uint32_t *idx)
+{
     memcpy(idx, work, k * sizeof *idx);
     const size_t words = n / 32 + 1;
     memset(work, 0, words * sizeof *work);
@@ -147,13 +157,73 @@ void scv_topk_indices(const float *x, size_t n, size_t k, uint32_t *idx, uint32_
         for (uint32_t bits = work[w]; bits; bits &= bits - 1) idx[c++] = (uint32_t)(w * 32 + (size_t)__builtin_ctz(bits));
 }
 
+/* |e|^2 in eight independent float lanes per block of 1024 (the compiler vectorises them;
+ * one double sum would chain every add), each block's lanes added into a double */
 double scv_ef_accumulate(float *e, const float *g, size_t n)
 {
     double sq = 0;
-    for (size_t i = 0; i < n; i++) {
-        e[i] += g[i];
-        sq += (double)e[i] * e[i];
+    size_t i = 0;
+    while (i < n) {
+        const size_t end = n - i > 1024 ? i + 1024 : n;
+        float lane[8] = {0};
+        for (; i + 8 <= end; i += 8)
+            for (int j = 0; j < 8; j++) {
+                const float v = e[i + j] + g[i + j];
+                e[i + j] = v;
+                lane[j] += v * v;
+            }
+        for (; i < end; i++) {
+            e[i] += g[i];
+            lane[0] += e[i] * e[i];
+        }
+        sq += (double)lane[0] + lane[1] + lane[2] + lane[3] + lane[4] + lane[5] + lane[6] + lane[7];
     }
+    return sq;
+}
+
+double scv_ef_accumulate_topk(float *e, const float *g, size_t n, size_t k, scv_topk_guess *guess, uint32_t *idx,
+                              uint32_t *work)
+{
+    if (k > n) k = n;
+    const float h = guess->tau > 0 ? guess->tau : INFINITY; /* no guess: gather nothing */
+    double sq = 0;
+    size_t i = 0, m = 0;
+    while (i < n) { /* as scv_ef_accumulate, gathering the entries at or above the guess */
+        const size_t end = n - i > 1024 ? i + 1024 : n;
+        float lane[8] = {0};
+        for (; i + 8 <= end; i += 8) {
+            int hit = 0; /* some of the eight at or above the guess (one group in ~10 at 100x) */
+            for (int j = 0; j < 8; j++) {
+                const float v = e[i + j] + g[i + j];
+                e[i + j] = v;
+                lane[j] += v * v;
+                hit |= !(fabsf(v) < h);
+            }
+            if (hit)
+                for (int j = 0; j < 8; j++) work[m] = (uint32_t)(i + j), m += !(fabsf(e[i + j]) < h);
+        }
+        for (; i < end; i++) {
+            e[i] += g[i];
+            lane[0] += e[i] * e[i];
+            work[m] = (uint32_t)i, m += !(fabsf(e[i]) < h);
+        }
+        sq += (double)lane[0] + lane[1] + lane[2] + lane[3] + lane[4] + lane[5] + lane[6] + lane[7];
+    }
+    if (k == 0) return sq;
+    if (m >= k && m <= 16 * k) {
+        select_first(e, work, m, k);
+        ascending(work, n, k, idx);
+    } else {
+        scv_topk_indices(e, n, k, idx, work);
+    }
+    float kth = INFINITY; /* the smallest magnitude taken */
+    for (size_t j = 0; j < k; j++) kth = fminf(kth, mag(e, idx[j]));
+    /* f towards 1 when too many passed (the select costs), down when too few (a second pass) */
+    float f = guess->f > 0 && guess->f < 1 ? guess->f : 0.9f;
+    if (h < INFINITY && m < k + k / 5) f = f * f;
+    else if (h < INFINITY && m > 3 * k) f = sqrtf(f);
+    guess->f = f;
+    guess->tau = kth < INFINITY ? f * kth : 0;
     return sq;
 }
 
@@ -166,32 +236,6 @@ double scv_ef_take(float *e, const uint32_t *idx, size_t k, float *val)
         sq += (double)val[i] * val[i];
     }
     return sq;
-}
-
-double scv_sparse_cost(scv_sparse_coll how, double alpha, double beta, double M, double c, int N)
-{
-    if (N < 2) return 0;
-    const double lg = log2((double)N), Mc = M * c;
-    switch (how) {
-    case SCV_SPARSE_ALLGATHER: return alpha * lg + 2 * Mc * beta * (N - 1);
-    case SCV_SPARSE_AR_RING: return alpha * (2.0 * (N - 1) + lg) + Mc * beta * (2.0 * (N - 1) / N + lg);
-    case SCV_SPARSE_AR_TREE: return 3 * alpha * lg + 3 * Mc * beta * lg;
-    }
-    return INFINITY;
-}
-
-scv_sparse_coll scv_sparse_choose(double alpha, double beta, double M, double c, int N)
-{
-    scv_sparse_coll best = SCV_SPARSE_ALLGATHER;
-    for (int h = SCV_SPARSE_AR_RING; h <= SCV_SPARSE_AR_TREE; h++)
-        if (scv_sparse_cost((scv_sparse_coll)h, alpha, beta, M, c, N) < scv_sparse_cost(best, alpha, beta, M, c, N))
-            best = (scv_sparse_coll)h;
-    return best;
-}
-
-const char *scv_sparse_name(scv_sparse_coll how)
-{
-    return how == SCV_SPARSE_ALLGATHER ? "allgather" : how == SCV_SPARSE_AR_RING ? "artopk-ring" : "artopk-tree";
 }
 
 void scv_gravac_init(scv_gravac_state *s, const scv_gravac_policy *pol)

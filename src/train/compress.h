@@ -1,9 +1,10 @@
 /*
  * compress.h - communication efficiency, the pure parts (src/train/compress.c states the
  * equations): Top-k selection with error feedback, the compression gain, GraVAC's adaptive
- * compression factor, SelSync's relative gradient change, and the alpha-beta choice between
- * Allgather Top-k and AR-Topk. No MPI and no I/O: the runtime moves the bytes; the policies
- * are scv_gravac_policy and scv_selsync_policy (scv.h).
+ * compression factor and SelSync's relative gradient change. The alpha-beta costs of the
+ * sparse collectives (Allgather Top-k, AR-Topk) are the parallel model's (src/model/perf.c).
+ * No MPI and no I/O: the runtime moves the bytes; the policies are scv_gravac_policy and
+ * scv_selsync_policy (scv.h).
  */
 #ifndef SCV_COMPRESS_H
 #define SCV_COMPRESS_H
@@ -20,21 +21,23 @@ size_t scv_topk_count(size_t n, double cf);
 void scv_topk_indices(const float *x, size_t n, size_t k, uint32_t *idx, uint32_t *work);
 /* Error feedback, e <- e + g: the error-fed gradient g_ef in e; returns |g_ef|^2. */
 double scv_ef_accumulate(float *e, const float *g, size_t n);
+/* The guess of the next step's selection threshold (zeroed at first): tau = f x the last
+ * k-th largest |e_i|, f adapted so that about 1.2 k to 3 k entries pass it. */
+typedef struct scv_topk_guess {
+    float tau, f;
+} scv_topk_guess;
+/* scv_ef_accumulate then scv_topk_indices(e, n, k, idx, work), the same answer in one pass
+ * over n when it can: the entries with |e_i| >= guess->tau are gathered while e is
+ * accumulated, and when at least k (and at most 16 k) are, the k largest are among them;
+ * otherwise the sampled selection runs (a residual changes little from one step to the next,
+ * so the last step's threshold is a good guess). Returns |g_ef|^2. */
+double scv_ef_accumulate_topk(float *e, const float *g, size_t n, size_t k, scv_topk_guess *guess, uint32_t *idx,
+                              uint32_t *work);
 /* The values of e at idx go to val and leave the residual (e[idx] = 0); returns |val|^2. */
 double scv_ef_take(float *e, const uint32_t *idx, size_t k, float *val);
 
-/* ---- choosing the sparse collective by the alpha-beta model ---- */
-/* Seconds to exchange a Top-k of density c (k = c n) of a gradient of M bytes over N workers,
- * alpha seconds per message and beta seconds per byte (AR-Topk paper, Table I and Eq. 4):
- *   Allgather Top-k (values and indices):  alpha log2 N + 2 M c beta (N - 1)
- *   AR-Topk, ring allreduce of the values: alpha (2(N-1) + log2 N) + M c beta (2(N-1)/N + log2 N)
- *   AR-Topk, tree allreduce:               3 alpha log2 N + 3 M c beta log2 N
- * (the log2 N terms of AR-Topk are the broadcast of the chosen worker's indices). */
-typedef enum { SCV_SPARSE_ALLGATHER = 0, SCV_SPARSE_AR_RING, SCV_SPARSE_AR_TREE } scv_sparse_coll;
-double scv_sparse_cost(scv_sparse_coll how, double alpha, double beta, double M, double c, int N);
-/* The cheapest of the three (ties to the lower enum). */
-scv_sparse_coll scv_sparse_choose(double alpha, double beta, double M, double c, int N);
-const char *scv_sparse_name(scv_sparse_coll how);
+/* ---- the sparse collectives' alpha-beta costs: scv_sparse_cost, scv_sparse_choose and
+ * scv_sparse_name live with the parallel model (scv.h, src/model/perf.c) ---- */
 
 /* ---- GraVAC: the adaptive compression factor ---- */
 typedef struct scv_gravac_state {

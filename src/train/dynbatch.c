@@ -6,11 +6,21 @@
  * t_k = tau_k b_k their predicted times, the paper's proportional rule (Eq. 4-5)
  *     delta b_k = -(b_k / t_k) (t_k - t_mean),  b_k <- b_k + delta b_k  =  t_mean / tau_k
  * gives every worker the batch it computes in the mean time, i.e. shares proportional to
- * throughput 1/tau_k. The full step is taken while some worker's time is more than
- * full_step_above (25%) from the mean, so a start from even shares settles in one or two
- * adjustments; nearer, only `gain` of it (0.5: on the emulated cluster a throttled VM's time
- * per sample depends on its batch, and the full step swung its share between 0.13 and 0.29
- * every adjustment near balance). The new batches are clamped to [min_share, max_share] of B (the
+ * throughput 1/tau_k. That assumes t_k = tau_k b_k; a worker also has costs that do not scale
+ * with its batch, and on the emulated cluster a throttled VM's time per sample grows with its
+ * batch (a burst shorter than its CPU quota per period runs at full speed: 0.29 ms a sample at
+ * b = 17, 0.75 ms at b = 64, measured at 0.125 core), so the proportional step overshoots and
+ * the shares swing. Where a worker has two used windows whose mean batches differ by 20% or
+ * more, its time is modelled by the secant through them, t_k(b) = a_k + c_k b (slope c_k kept
+ * within [tau_k / 4, 4 tau_k]); otherwise a_k = 0, c_k = tau_k. The target batches give every
+ * worker the same time T and sum to B:
+ *     T = (B + sum_k a_k / c_k) / sum_k (1 / c_k),   b*_k = (T - a_k) / c_k
+ * (all proportional, the paper's rule, when some b*_k <= 0). The step b_k <- b_k + g (b*_k - b_k)
+ * is the full one (g = 1) while some worker's time is more than full_step_above (25%) from
+ * the mean, so a start from even shares settles in one or two adjustments; nearer, g = gain
+ * (0.5) damps what noise is left. No step at all unless some worker's mean time differs from
+ * the workers' mean by more than noise_z (2) standard errors of its window mean: differences
+ * the window's noise explains are not acted on. The new batches are clamped to [min_share, max_share] of B (the
  * clamped excess spread over the others), scaled back to sum to B, and applied only when
  * some worker's batch moves by more than the dead-band (5%): the controller holds still once
  * the workers finish within it. Per-sample time, not iteration time, keeps the estimate
@@ -22,9 +32,10 @@
  *
  * What the shares cannot absorb: the balanced share of worker k is
  *     s*_k = (1 / tau_k) / sum_j (1 / tau_j).
- * When s*_k < min_share for absorb_windows windows in a row, the floor keeps worker k's
+ * When s*_k < min_share / absorb_margin (1.25) for absorb_windows (2) windows in a row (the
+ * floor is at most 0.9 of an even share, 0.9 / K, whatever the policy says), the floor keeps worker k's
  * compute at tau_k min_share B, longer than the others' (the slowdown reported is that over
- * the others' mean time at their shares): the worker is too slow for rebalancing, and the
+ * the others' mean time at their balanced shares): the worker is too slow for rebalancing, and the
  * trainer reports it like a straggler (the elastic driver can replace it).
  */
 #include "dynbatch.h"
@@ -35,7 +46,8 @@
 scv_dynbatch_policy scv_dynbatch_policy_default(void)
 {
     return (scv_dynbatch_policy){.dead_band = 0.05, .every = 20, .gain = 0.5, .min_share = 0.02, .max_share = 0.98,
-                                 .full_step_above = 0.25, .absorb_windows = 2};
+                                 .full_step_above = 0.25, .noise_z = 2, .absorb_windows = 2,
+                                 .absorb_margin = 1.25};
 }
 
 void scv_dynbatch_init(scv_dynbatch_state *s, const scv_dynbatch_policy *pol, int K, int64_t B, const double *weights)
@@ -43,12 +55,17 @@ void scv_dynbatch_init(scv_dynbatch_state *s, const scv_dynbatch_policy *pol, in
     memset(s, 0, sizeof *s);
     s->pol = *pol;
     s->K = K < 1 ? 1 : K > SCV_MAX_WORKERS ? SCV_MAX_WORKERS : K;
+    /* the floor stays under an even share (at most 0.9 of it: the default 0.02 is that at
+     * K = 45), a report needs a window */
+    s->pol.min_share = fmin(s->pol.min_share, 0.9 / s->K);
+    if (s->pol.absorb_windows < 1) s->pol.absorb_windows = 1;
+    if (!(s->pol.absorb_margin >= 1)) s->pol.absorb_margin = 1;
     s->B = B;
     double sum = 0;
     for (int k = 0; k < s->K; k++) sum += weights ? weights[k] : 1;
     for (int k = 0; k < s->K; k++) {
         s->share[k] = (weights ? weights[k] : 1) / sum;
-        s->tau[k] = s->balanced[k] = NAN;
+        s->tau[k] = s->balanced[k] = s->prev_b[k] = s->prev_t[k] = NAN;
     }
     s->unabsorbed = -1;
 }
@@ -81,7 +98,7 @@ static void check_absorbable(scv_dynbatch_state *s)
     for (int k = 0; k < K; k++) inv += 1 / s->tau[k];
     for (int k = 0; k < K; k++) {
         s->balanced[k] = (1 / s->tau[k]) / inv;
-        s->low[k] = s->balanced[k] < s->pol.min_share ? s->low[k] + 1 : 0;
+        s->low[k] = s->balanced[k] * s->pol.absorb_margin < s->pol.min_share ? s->low[k] + 1 : 0;
     }
     int worst = -1;
     for (int k = 0; k < K; k++)
@@ -90,7 +107,7 @@ static void check_absorbable(scv_dynbatch_state *s)
     if (worst < 0) return;
     double others = 0;
     for (int k = 0; k < K; k++)
-        if (k != worst) others += s->tau[k] * s->share[k] * (double)s->B / (K - 1);
+        if (k != worst) others += s->tau[k] * s->balanced[k] * (double)s->B / (K - 1);
     s->reported[worst] = 1;
     s->unabsorbed = worst;
     s->floor_slowdown = s->tau[worst] * s->pol.min_share * (double)s->B / others;
@@ -101,12 +118,17 @@ int scv_dynbatch_update(scv_dynbatch_state *s, const double *t, const int64_t *b
     const int K = s->K;
     s->unabsorbed = -1;
     for (int k = 0; k < K; k++)
-        if (b[k] > 0 && t[k] > 0) s->sum_t[k] += t[k], s->sum_b[k] += (double)b[k];
+        if (b[k] > 0 && t[k] > 0) s->sum_t[k] += t[k], s->sum_t2[k] += t[k] * t[k], s->sum_b[k] += (double)b[k], s->n[k]++;
     if (K < 2 || ++s->since < s->pol.every) return 0;
     s->since = 0;
+    double mb[SCV_MAX_WORKERS], mt[SCV_MAX_WORKERS], se[SCV_MAX_WORKERS]; /* the window's mean batch
+                                                           and time, the time's standard error */
     for (int k = 0; k < K; k++) {
+        const double n = s->n[k];
         s->tau[k] = s->sum_b[k] > 0 ? s->sum_t[k] / s->sum_b[k] : NAN;
-        s->sum_t[k] = s->sum_b[k] = 0;
+        mb[k] = n ? s->sum_b[k] / n : NAN, mt[k] = n ? s->sum_t[k] / n : NAN;
+        se[k] = n > 1 ? sqrt(fmax(0, s->sum_t2[k] - n * mt[k] * mt[k]) / (n - 1) / n) : 0;
+        s->sum_t[k] = s->sum_t2[k] = s->sum_b[k] = 0, s->n[k] = 0;
     }
     if (s->windows++ == 0) return 0; /* the first window holds the kernels' first calls and the
                                          start: 6x a worker's later time per sample, seen */
@@ -118,15 +140,33 @@ int scv_dynbatch_update(scv_dynbatch_state *s, const double *t, const int64_t *b
         tmean += tk[k] / K;
     }
     check_absorbable(s);
+    /* each worker's time model: the secant through its last two windows, else proportional */
+    double a[SCV_MAX_WORKERS], c[SCV_MAX_WORKERS], inv = 0, lift = 0;
+    for (int k = 0; k < K; k++) {
+        a[k] = 0, c[k] = s->tau[k];
+        if (fabs(mb[k] - s->prev_b[k]) >= 0.2 * mb[k]) { /* false while prev_b is NaN */
+            double slope = (mt[k] - s->prev_t[k]) / (mb[k] - s->prev_b[k]);
+            if (slope >= s->tau[k] / 4 && slope <= 4 * s->tau[k]) c[k] = slope, a[k] = mt[k] - slope * mb[k];
+        }
+        s->prev_b[k] = mb[k], s->prev_t[k] = mt[k];
+        inv += 1 / c[k], lift += a[k] / c[k];
+    }
+    const double T = ((double)s->B + lift) / inv;
+    double target[SCV_MAX_WORKERS];
+    int proportional = 0;
+    for (int k = 0; k < K; k++) proportional |= !((target[k] = (T - a[k]) / c[k]) > 0);
+    for (int k = 0; proportional && k < K; k++) target[k] = (double)s->B * s->balanced[k];
+    /* a difference the window's noise can explain is no reason to move (a throttled VM's
+     * compute is bimodal: 3 ms within its quota, 20-30 ms when a burst meets the period's end) */
+    double mtbar = 0;
+    int significant = 0;
+    for (int k = 0; k < K; k++) mtbar += mt[k] / K;
+    for (int k = 0; k < K; k++) significant |= fabs(mt[k] - mtbar) > s->pol.noise_z * se[k];
+    if (!significant) return 0;
     for (int k = 0; k < K; k++) far = fmax(far, fabs(tk[k] / tmean - 1));
     const double gain = far > s->pol.full_step_above ? 1 : s->pol.gain;
-    double nb[SCV_MAX_WORKERS], sum = 0;
-    for (int k = 0; k < K; k++) {
-        nb[k] = bk[k] - gain * (bk[k] / tk[k]) * (tk[k] - tmean); /* Eq. 4-5, damped near balance */
-        sum += nb[k];
-    }
     double sh[SCV_MAX_WORKERS], moved = 0;
-    for (int k = 0; k < K; k++) sh[k] = nb[k] / sum;
+    for (int k = 0; k < K; k++) sh[k] = (bk[k] + gain * (target[k] - bk[k])) / (double)s->B;
     clamp_shares(sh, K, s->pol.min_share, s->pol.max_share);
     for (int k = 0; k < K; k++) moved = fmax(moved, fabs(sh[k] - s->share[k]) / s->share[k]);
     if (!(moved > s->pol.dead_band)) return 0;

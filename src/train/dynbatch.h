@@ -16,6 +16,10 @@ typedef struct scv_dynbatch_state {
     double tau[SCV_MAX_WORKERS];      /* its compute seconds per sample over the last window
                                          (NaN: none yet) */
     double sum_t[SCV_MAX_WORKERS], sum_b[SCV_MAX_WORKERS]; /* the window so far */
+    double sum_t2[SCV_MAX_WORKERS];   /* ... the squares of the times */
+    int n[SCV_MAX_WORKERS];           /* ... its iterations with samples */
+    double prev_b[SCV_MAX_WORKERS], prev_t[SCV_MAX_WORKERS]; /* the last used window's mean
+                                         batch and compute time (NaN: none) */
     int since;                        /* iterations since the last adjustment */
     int windows;                      /* windows measured (the first is not used) */
     int adjustments;                  /* made so far */
@@ -25,7 +29,7 @@ typedef struct scv_dynbatch_state {
     char reported[SCV_MAX_WORKERS];   /* already found unabsorbable */
     int unabsorbed;                   /* the worker the last update found unabsorbable, or -1 */
     double floor_slowdown;            /* ... its compute time at the floor share over the
-                                         others' mean (> 1) */
+                                         others' at their balanced shares (> absorb_margin) */
 } scv_dynbatch_state;
 
 /* Starts with the given shares (K weights, any positive scale; NULL = even). */

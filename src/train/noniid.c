@@ -170,7 +170,7 @@ void scv_inject_make(scv_inject_plan *pl, const int64_t *b, int K, double alpha,
     if (beta > 1) beta = 1;
     int m = (int)ceil(alpha * K - 1e-9);
     m = m < 1 ? 1 : m > K ? K : m;
-    pl->K = K, pl->m = m, pl->injected = 0;
+    pl->K = K, pl->injected = 0;
     int idx[SCV_MAX_WORKERS];
     for (int k = 0; k < K; k++) idx[k] = k;
     scv_rng r;
@@ -189,6 +189,7 @@ void scv_inject_make(scv_inject_plan *pl, const int64_t *b, int K, double alpha,
         pl->share[k] = 0;
     }
     if (!(alpha > 0 && beta > 0)) m = 0; /* nothing shared */
+    pl->m = m;
     for (int i = 0; i < m; i++) {
         int j = pl->chosen[i];
         int64_t s = (int64_t)floor(beta * (double)pl->nominal[j] + 0.5);
