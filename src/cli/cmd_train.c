@@ -538,14 +538,15 @@ int cmd_train(int argc, char **argv)
         }
     }
     if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
-    if (min_share_set && p.dynbatch.min_share * p.workers >= 0.9) {
+    int contract = 0, crc = apply_contract(&p, weights, &n_weights, &contract);
+    if (crc >= 0) return crc;
+    if (min_share_set && !p.dynamic_batching) return usage_error("--min-share %s: only with --dynamic-batching", "F");
+    if (min_share_set && p.dynbatch.min_share * p.workers >= 0.9) { /* K as the contract may have set it */
         char m[96];
         snprintf(m, sizeof m, "%g: must be under 0.9/K = %.4g for --workers %d", p.dynbatch.min_share,
                  0.9 / p.workers, p.workers);
         return usage_error("--min-share %s (an even share is 1/K)", m);
     }
-    int contract = 0, crc = apply_contract(&p, weights, &n_weights, &contract);
-    if (crc >= 0) return crc;
     if (contract) progress = "never";
     if (n_weights) {
         if (n_weights != p.workers) {

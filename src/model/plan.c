@@ -624,7 +624,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                     memset(p, 0, sizeof *p);
                     double tm = set_comm(req, var[c], K, 1, p);
                     double t_iter = tc + tm - req->perf->overlap * fmin(tc, tm);
-                    if (p->comm_opt.kind == SCV_PLAN_TOPK) t_iter += t_compress;
+                    if (p->comm_opt.kind == SCV_PLAN_TOPK) t_iter += t_compress * scale; /* kernels: compute */
                     if (c == 0 && req->vms[v] == req->measured_vm) t_iter = measured_t_iter(req, K, B, t_iter);
                     p->mix = -1;
                     p->comm_scale = 1;
@@ -645,7 +645,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
             }
         }
     }
-    size_t n_held = 0; /* mix points with a type held at b = 1 */
+    size_t n_held = 0; /* mix points with a type held at the trainer's floor */
     for (size_t m = 0; m < n_mixes; m++) {
         const scv_vm_mix *mx = &req->mixes[m];
         int n = mx->n, K = scv_vm_mix_workers(mx), slow, out = 0;
@@ -659,7 +659,8 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
             res->n_excluded_mix++;
             continue;
         }
-        double g = mix_link(cat, mx, mv, &slow);
+        double g = mix_link(cat, mx, mv, &slow), s_max = 0; /* the slowest type: its kernels last */
+        for (int i = 0; i < n; i++) s_max = fmax(s_max, s[i]);
         for (size_t b = 0; b < req->n_batches; b++) {
             int B = req->batches[b];
             if (B < K) continue;
@@ -667,7 +668,9 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
             if ((req->b_min && per < req->b_min) || (req->b_max && per > req->b_max)) continue;
             double bt[SCV_MIX_MAX_TYPES], price = 0;
             int held;
-            double tc = mix_split(req->perf->c0, req->perf->c1, s, mx->count, n, B, fmax(1, pol.mix_min_share * B), bt, &held);
+            /* the trainer's floor: min_share, capped at 0.9 of an even share (dynbatch.c) */
+            const double floor = fmax(1, fmin(pol.mix_min_share, 0.9 / K) * B);
+            double tc = mix_split(req->perf->c0, req->perf->c1, s, mx->count, n, B, floor, bt, &held);
             int fits = 1, priced = 1;
             for (int i = 0; i < n; i++) {
                 const scv_vm_type *vm = &cat->vms[mx->vm[i]];
@@ -693,7 +696,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                 memset(p, 0, sizeof *p);
                 double tm = set_comm(req, var[c], K, g, p);
                 double t_iter = tc + tm - req->perf->overlap * fmin(tc, tm);
-                if (p->comm_opt.kind == SCV_PLAN_TOPK) t_iter += t_compress;
+                if (p->comm_opt.kind == SCV_PLAN_TOPK) t_iter += t_compress * s_max;
                 p->vm = slow;
                 p->workers = K;
                 p->batch = B;
@@ -733,7 +736,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
             res->n_excluded_mix, mv->gpus ? "GPU" : "CPU", mv->gpus ? "CPU" : "GPU");
     if (n_held)
         add(res->note, sizeof res->note, "%zu mix configuration(s) with a type too slow to keep up (held at "
-            "b = 1, it sets the compute time); ", n_held);
+            "the trainer's floor share of B, it sets the compute time); ", n_held);
     size_t nl = strlen(res->note);
     if (nl >= 2 && res->note[nl - 2] == ';') res->note[nl - 2] = 0;
     comm_note(req, var, nvar, t_compress, res);

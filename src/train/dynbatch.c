@@ -168,6 +168,9 @@ int scv_dynbatch_update(scv_dynbatch_state *s, const double *t, const int64_t *b
     double sh[SCV_MAX_WORKERS], moved = 0;
     for (int k = 0; k < K; k++) sh[k] = (bk[k] + gain * (target[k] - bk[k])) / (double)s->B;
     clamp_shares(sh, K, s->pol.min_share, s->pol.max_share);
+    double total = 0; /* exactly B again (a clamp with nothing left to spread on may not be) */
+    for (int k = 0; k < K; k++) total += sh[k];
+    for (int k = 0; k < K; k++) sh[k] /= total;
     for (int k = 0; k < K; k++) moved = fmax(moved, fabs(sh[k] - s->share[k]) / s->share[k]);
     if (!(moved > s->pol.dead_band)) return 0;
     memcpy(s->share, sh, sizeof(double) * (size_t)K);
