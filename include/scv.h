@@ -981,6 +981,12 @@ typedef struct scv_segment_spec {
     const scv_straggler_rule *straggler; /* find stragglers (NULL = off); a driver that can
                                    replaces them, else reports them */
     int dynamic_batching;       /* the workers' shares of B follow their throughput */
+    /* the gradient exchange (NULL: dense): a TOPK option of the run's plan, set on training
+     * segments at a configuration chosen with it (warm-up and search stay dense: the
+     * performance model is fitted on dense steps); comm_collective: ALLGATHER or ARTOPK, the
+     * collective the plan priced (the option's, or the model's pick for AUTO) */
+    const scv_plan_comm *comm;
+    scv_coll_pref comm_collective;
 } scv_segment_spec;
 
 /* What a segment did. first_start / last_end are wall-clock stamps of its first
@@ -1164,6 +1170,11 @@ typedef struct scv_run_params {
     const char *state_dir;      /* runs keep their files in state_dir/<run id>/ */
     long long resume_run;       /* 0 = a new run */
     scv_run_policy policy;
+    /* communication options planned besides dense ("compress" "none,topk:100"; n_comms 0 =
+     * dense only): comms[0] is dense, Top-k options only (a SelSync option is refused: the
+     * planner prices a share of local steps, the trainer takes a threshold) */
+    scv_plan_comm comms[SCV_PLAN_MAX_COMMS + 1]; size_t n_comms;
+    double compress_iterations; /* their iterations to target relative to dense (0 = 1) */
 } scv_run_params;
 /* Defaults: workers 1,2; batches 64,256; partial search; knee; gns; ring; on-demand. */
 scv_run_params scv_run_params_default(void);
@@ -1203,6 +1214,8 @@ typedef struct scv_run_result {
     int reached;
     double accuracy, epochs;
     int workers, batch;         /* the configuration trained at last */
+    int comm;                   /* ... its communication option: an index into the params'
+                                   comms (-1: dense, no options) */
     scv_plan_result *plan;      /* the latest plan (owned), NULL when none was made */
     scv_plan_result *decision;  /* the plan of the first decision (owned; may be plan) */
     int decision_relative;      /* ... whose times were nominal */

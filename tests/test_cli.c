@@ -1170,6 +1170,10 @@ static void t_run_validated_early(void)
         {"--target-epochs 5 --target-batch 0", "--target-batch '0'"},
         {"--target-batch 64", "target-batch needs target-epochs"},
         {"--target-epochs abc", "--target-epochs 'abc'"},
+        {"--compress selsync:0.9", "'selsync:0.9': a run cannot train a SelSync option"},
+        {"--compress zip", "--compress 'zip'"},
+        {"--compress topk:10 --compress-iterations 0", "--compress-iterations '0'"},
+        {"--compress topk:10 --exec /bin/true", "--compress: not with --exec"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " RUNJOB " %s", bin, db, bad[i][0]), 2);
@@ -1258,7 +1262,33 @@ static void t_exec_driver(void)
 #undef FAKE
 }
 
+/* run --compress on the built-in trainer (elastic driver): with K = 2 only, Top-k over
+ * Allgather costs the model less than the dense allreduce (half the latency terms, a
+ * hundredth of the bytes) and is assumed to need half the iterations (a margin over the
+ * noise of local timings, where the dense points' iteration times are measured and the
+ * option's modelled), so the run chooses it; its training segments train with it (their
+ * metrics carry "cf"), warm-up and search stay dense; the report names it beside the dense
+ * choice. An unreachable target and a few epochs keep it short (exit 1: not reached). */
+static void t_run_compress(void)
+{
+    char out[16384], db[512], path[700];
+    snprintf(db, sizeof db, "%s/compress.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --model mlp --hidden 32 --dataset synthetic:8000 --lr 0.003 "
+                     "--target-accuracy 0.995 --max-epochs 5 --workers 2 --batch 64,128 --objective time "
+                     "--compress topk:100:allgather --compress-iterations 0.5", bin, db), 1);
+    CHECK_MSG(strstr(out, "with topk:100:allgather") && strstr(out, "train "), "%s", out);
+    snprintf(path, sizeof path, "%s.runs/1/report.md", db);
+    CHECK(file_has(path, "Communication: **topk:100:allgather**") && file_has(path, "the dense choice beside it"));
+    snprintf(path, sizeof path, "%s.runs/1/report.json", db);
+    CHECK(file_has(path, "\"communication\":{\"chosen\":\"topk:100:allgather\""));
+    CHECK_EQ_INT(run(out, sizeof out, "cat %s.runs/1/seg-*-train-*.jsonl | grep -c '\"cf\":100,'", db), 0);
+    CHECK_MSG(atoi(out) > 0, "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "cat %s.runs/1/seg-*-warmup-*.jsonl %s.runs/1/seg-*-search-*.jsonl | "
+                     "grep -c '\"cf\"'", db, db), 1); /* grep finds none */
+}
+
 static const scv_test tests[] = {
+    {"run_compress", t_run_compress},
     {"exec_driver", t_exec_driver},
     {"reliability", t_reliability},
     {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},

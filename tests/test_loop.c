@@ -5,7 +5,8 @@
  * reached after a known number of samples; it can drift, fail and be interrupted.
  * Checked: each search policy's phase sequence, the re-plan/switch rule (switch when the
  * gain pays, stay when it does not), interruption and resume from the store, a driver
- * failure and its retry limit, and the report's JSON and a read-only report directory.
+ * failure and its retry limit, the report's JSON and a read-only report directory, and a
+ * Top-k option chosen and passed to training segments only (run --compress).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
@@ -49,6 +50,11 @@ typedef struct fake {
     scv_segment_result lost;  /* the segment an interruption cut short (recover) */
     char lost_phase[16];
     int lost_K, lost_B;
+    /* a bandwidth term of communication, beta_comm 2(K-1)/K s a step (0: none), divided by
+     * the factor of a segment's Top-k option; the segments that got an option, by phase */
+    double beta_comm;
+    int comm_train, comm_other, dense_train;
+    char comm_coll[16];
 } fake;
 
 static double fake_acc(const fake *f) { return f->acc_max - f->acc_gap * exp(-f->x_ref / f->tau); }
@@ -68,7 +74,7 @@ static int fake_eval_rule(fake *f, double v, int W)
 
 static double fake_t_iter(const fake *f, int K, int B)
 {
-    double t = f->c0 + f->c1 * B / K + f->alpha * (K - 1);
+    double t = f->c0 + f->c1 * B / K + f->alpha * (K - 1) + f->beta_comm * 2.0 * (K - 1) / K;
     if (K == f->drift_K && B == f->drift_B && f->drift_after && f->iteration >= f->drift_after) t *= f->drift_factor;
     return t;
 }
@@ -116,6 +122,16 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
         return scv_err_set(err, SCV_EMPI, "fake: a rank died"); /* retried (SCV_EIO is not) */
     }
     f->clock += f->idle_per_segment;
+    double cf = sp->comm && sp->comm->kind == SCV_PLAN_TOPK ? sp->comm->cf : 1;
+    if (!strcmp(sp->phase, "train")) {
+        if (sp->comm) f->comm_train++;
+        else f->dense_train++;
+    } else if (sp->comm) {
+        f->comm_other++;
+    }
+    if (sp->comm)
+        snprintf(f->comm_coll, sizeof f->comm_coll, "%s",
+                 sp->comm_collective == SCV_COLL_ARTOPK ? "artopk" : "allgather");
     int64_t n = 0;
     double sum = 0;
     double S = 100 * f->b_noise, G2 = 100; /* tr(Sigma), |G|^2: B_simple = S / G2 = b_noise */
@@ -134,14 +150,15 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
             f->lost_K = f->K, f->lost_B = f->B;
             return scv_err_set(err, SCV_EINTR, "interrupted");
         }
-        double t = fake_t_iter(f, f->K, f->B);
+        double tc = f->alpha * (f->K - 1) + f->beta_comm * 2.0 * (f->K - 1) / f->K / cf;
+        double t = fake_t_iter(f, f->K, f->B) - f->beta_comm * 2.0 * (f->K - 1) / f->K * (1 - 1 / cf);
         if (n == 0) out->first_start = f->clock;
         f->clock += t;
         f->iteration++, f->samples += f->B, n++, sum += t;
         f->x_ref += f->B * (1 + 32 / f->b_noise) / (1 + f->B / f->b_noise);
         scv_iter_sample s = {.iteration = f->iteration, .samples_seen = f->samples,
                              .epoch = f->samples / f->job.n_train, .workers = f->K, .batch = f->B,
-                             .t_compute = t - f->alpha * (f->K - 1), .t_comm = f->alpha * (f->K - 1), .t_iter = t,
+                             .t_compute = t - tc, .t_comm = tc, .t_iter = t,
                              .loss = 1, .g_local = G2 + S / ((double)f->B / f->K),
                              .g_global = G2 + S / f->B, .wall_end = f->clock};
         if (sink && sink->on_iter) sink->on_iter(sink->ctx, &s);
@@ -182,7 +199,7 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
         snprintf(c->vm, sizeof c->vm, "c5.xlarge");
         c->workers = f->K, c->batch = f->B, c->n_iters = (int)n;
         c->t_iter = sum / n;
-        c->t_comm = f->alpha * (f->K - 1);
+        c->t_comm = f->alpha * (f->K - 1) + f->beta_comm * 2.0 * (f->K - 1) / f->K / cf;
         c->t_compute = c->t_iter - c->t_comm;
         c->g_local = G2 + S / ((double)f->B / f->K), c->g_global = G2 + S / f->B;
         c->epoch_progress = f->samples / f->job.n_train;
@@ -847,7 +864,69 @@ static void t_report(void)
     scv_store_close(db);
 }
 
+/* run --compress: with communication that Top-k makes much cheaper, the plan chooses the
+ * option; training segments get it in their spec, warm-up and search stay dense; the
+ * report names it beside the dense choice. And a SelSync option is refused. */
+static void t_compress(void)
+{
+    scv_run_params q = scv_run_params_default();
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run_params_set(&q, "compress", "topk:10,selsync:0.9", &e), SCV_EINVAL);
+    CHECK_MSG(strstr(e.msg, "selsync:0.9") && strstr(e.msg, "LSSR"), "%s", e.msg);
+    CHECK_EQ_INT(scv_run_params_set(&q, "compress", "topk:1", &e), SCV_EINVAL);
+    CHECK_EQ_INT(scv_run_params_set(&q, "compress", "topk:100:allgather", &e), SCV_OK);
+    CHECK_EQ_INT(scv_run_params_set(&q, "compress-iterations", "1.2", &e), SCV_OK);
+    CHECK(q.n_comms == 2 && q.comms[0].kind == SCV_PLAN_DENSE && q.comms[1].kind == SCV_PLAN_TOPK);
+    CHECK_NEAR(q.comms[1].iter_factor, 1.2, 0, 1e-12);
+
+    scv_store *db = open_db("compress.db");
+    fake f = new_fake();
+    f.alpha = 1e-5, f.beta_comm = 0.05; /* communication is bandwidth: 50 ms of a step */
+    f.job.n_params = 1e6;
+    scv_job_driver d = driver_of(&f);
+    rec r;
+    memset(&r, 0, sizeof r);
+    scv_run_observer obs = {&r, on_event};
+    scv_run_params p = params(db, "job-compress");
+    p.objective = SCV_OBJ_TIME;
+    CHECK_EQ_INT(scv_run_params_set(&p, "compress", "none,topk:100:allgather", &e), SCV_OK);
+    scv_run_result res;
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+    CHECK(res.decision != NULL);
+    const scv_plan_point *ch = &res.decision->points[res.decision->chosen];
+    CHECK_MSG(ch->comm_opt.kind == SCV_PLAN_TOPK && ch->comm_opt.cf == 100, "chosen comm %d", ch->comm_opt.kind);
+    CHECK(res.decision->chosen_dense >= 0 &&
+          res.decision->points[res.decision->chosen_dense].comm_opt.kind == SCV_PLAN_DENSE);
+    CHECK_MSG(f.comm_train > 0 && f.comm_other == 0, "train %d (dense %d), other %d: %s", f.comm_train, f.dense_train,
+              f.comm_other, r.seq);
+    CHECK_MSG(!strcmp(f.comm_coll, "allgather"), "%s", f.comm_coll);
+    CHECK_MSG(strstr(r.notes, "topk:100") != NULL, "%s", r.notes);
+    CHECK(res.comm == 1);
+    char *js = scv_run_report_json(&p, &res);
+    cJSON *o = js ? cJSON_Parse(js) : NULL;
+    const cJSON *c = cJSON_GetObjectItem(o, "communication");
+    CHECK(cJSON_IsString(cJSON_GetObjectItem(c, "chosen")) &&
+          !strcmp(cJSON_GetObjectItem(c, "chosen")->valuestring, "topk:100:allgather"));
+    CHECK(cJSON_IsObject(cJSON_GetObjectItem(c, "chosen_dense")));
+    cJSON_Delete(o);
+    free(js);
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/repc", tmp);
+    CHECK_EQ_INT(scv_run_report_write(&p, &res, dir, &e), SCV_OK);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    FILE *fp = fopen(path, "r");
+    char md[65536] = "";
+    size_t got = fp ? fread(md, 1, sizeof md - 1, fp) : 0;
+    md[got] = 0;
+    if (fp) fclose(fp);
+    CHECK_MSG(strstr(md, "Communication: **topk:100:allgather**") && strstr(md, "the dense choice beside it"), "%s",
+              md);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 static const scv_test tests[] = {
+    {"compress", t_compress},
     {"params", t_params},
     {"partial_full_none", t_partial_full_none},
     {"drift_switch_or_stay", t_drift_switch_or_stay},

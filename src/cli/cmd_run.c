@@ -148,6 +148,7 @@ typedef struct view {
     double accuracy;           /* the latest evaluation, NaN before the first */
     int planned;
     const scv_catalog *cat;
+    int comms;                 /* planned with communication options: the table's comm column */
 } view;
 
 static void progress_line(view *v, const scv_run_event *ev)
@@ -201,10 +202,10 @@ static void on_event(void *ctx, const scv_run_event *ev)
         printf("trade-off (%zu configurations; %s):\n", ev->plan->n_points,
                ev->relative ? "times and costs are nominal: the target's epochs are not known yet"
                             : "predicted time and cost to the target, from the start");
-        scv_plan_print_header(stdout);
+        scv_plan_print_header_ex(stdout, v->comms);
         for (size_t i = 0; i < ev->plan->n_front && i < 12; i++)
-            scv_plan_print_point(stdout, v->cat, &ev->plan->points[ev->plan->front[i]],
-                                 (long)ev->plan->front[i] == ev->plan->chosen ? ">" : " ");
+            scv_plan_print_point_ex(stdout, v->cat, &ev->plan->points[ev->plan->front[i]],
+                                    (long)ev->plan->front[i] == ev->plan->chosen ? ">" : " ", v->comms);
         fflush(stdout);
         break;
     case SCV_EV_DECISION:
@@ -263,6 +264,16 @@ static void help(void)
            "                       (5s) is a straggler: the elastic driver replaces it with a\n"
            "                       spare VM of the cluster or, without one, reports it (0 =\n"
            "                       off; the other drivers do not look for stragglers)\n"
+           "  --compress LIST      also plan Top-k options, e.g. none,topk:100,topk:10:artopk\n"
+           "                       (topk:CF[:auto|allgather|artopk]; needs --comm ring); a chosen\n"
+           "                       option trains the training segments (Top-k at CF over its\n"
+           "                       collective, or the one the plan priced for auto); warm-up\n"
+           "                       and search stay dense (the model is fitted on dense steps);\n"
+           "                       the report shows the dense choice beside it. Not SelSync (no\n"
+           "                       mapping from the planned share of local steps to the\n"
+           "                       trainer's threshold), not with --exec\n"
+           "  --compress-iterations R  their iterations to the target relative to dense\n"
+           "                       (default 1): assumed, not measured\n"
            "  --stat gns|scavenger  --comm ring|ps  --pricing ondemand|spot|memory\n"
            "  --eval-subset N      periodic evaluations on the first N test samples (default\n"
            "                       2000; 0 = all); the target is confirmed on the whole set\n"
@@ -401,6 +412,11 @@ int cmd_run(int argc, char **argv)
     char job_key[512];
     const char *exec = get(&opt, "exec"), *hosts = get(&opt, "hosts");
     const char *model = get(&opt, "model") ? get(&opt, "model") : "lenet";
+    if (exec && p.n_comms > 1) { /* the contract cannot ask an external trainer to compress */
+        rc = usage("--compress: not with --exec (the trainer contract has no compression: a chosen Top-k option "
+                   "would train dense; plan it with `scavenger plan --compress`)%s", "");
+        goto out_quiet;
+    }
     if (exec) { /* the trainer is the user's: its options are in its command */
         for (int i = 0; i < opt.n; i++)
             if (in_list(JOB_OPTS, opt.name[i]) && strcmp(opt.name[i], "seed")) {
@@ -474,7 +490,7 @@ int cmd_run(int argc, char **argv)
             train_opts[nt++] = flag;
             train_opts[nt++] = opt.value[i];
         }
-    view v = {.tty = isatty(STDERR_FILENO), .json = json, .accuracy = NAN, .cat = cat};
+    view v = {.tty = isatty(STDERR_FILENO), .json = json, .accuracy = NAN, .cat = cat, .comms = p.n_comms > 0};
     scv_relaunch_opts ro = {.train_opts = exec ? NULL : train_opts, .cluster = cl, .vm_type = p.vm_type,
                             .catalog = get(&opt, "catalog"), .exec = exec, .hostfile = hosts, .seed = seed};
     if ((!strcmp(dname, "elastic")  ? scv_elastic_driver_new

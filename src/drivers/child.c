@@ -279,6 +279,10 @@ void scv_train_argv(scv_argv *a, const scv_train_cmd *c)
             scv_argv_add(a, "--target-history"), scv_argv_add(a, h);
         }
     }
+    if (c->compress_cf > 1) {
+        scv_argv_add(a, "--compress"), scv_argv_addf(a, "topk:%.17g", c->compress_cf);
+        if (c->collective) scv_argv_add(a, "--collective"), scv_argv_add(a, c->collective);
+    }
     if (c->elastic_control) scv_argv_add(a, "--elastic-control"), scv_argv_add(a, c->elastic_control);
     scv_argv_add(a, "--json");
     scv_argv_add(a, "--progress");

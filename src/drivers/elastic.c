@@ -190,6 +190,11 @@ static char *segment_cmd(const elastic *e, const scv_segment_spec *s, const char
     for (int i = 0; i < s->n_history; i++) fprintf(f, "%s%.9g", i ? "," : "", s->history[i]);
     fputc(']', f);
     if (s->dynamic_batching) fputs(",\"dynamic_batching\":1", f);
+    if (s->comm && s->comm->kind == SCV_PLAN_TOPK) /* Top-k on this segment (absent: dense) */
+        fprintf(f, ",\"compress_cf\":%.17g,\"collective\":\"%s\"", s->comm->cf,
+                s->comm_collective == SCV_COLL_ARTOPK      ? "artopk"
+                : s->comm_collective == SCV_COLL_ALLGATHER ? "allgather"
+                                                           : "auto");
     if (s->straggler && s->straggler->fraction > 0)
         fprintf(f, ",\"straggler\":{\"fraction\":%.17g,\"alpha\":%.17g,\"window_s\":%.17g,\"min_iterations\":%d}",
                 s->straggler->fraction, s->straggler->alpha, s->straggler->window_s, s->straggler->min_iterations);

@@ -279,6 +279,10 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     memset(out, 0, sizeof *out);
     out->accuracy = NAN;
     if (!t->K) return scv_err_set(err, SCV_EINVAL, "exec driver: train before configure");
+    if (spec->comm) /* never trained silently dense: the contract has no compression */
+        return scv_err_set(err, SCV_EINVAL,
+                           "exec driver: the %s segment asks for a compressed exchange; an external trainer cannot "
+                           "be told to compress (docs/TRAINER-CONTRACT.md)", spec->phase);
     char metrics[1400];
     tj_segment_path(t, spec->phase, metrics, sizeof metrics);
     rules_init(&e->r, spec, t->K);

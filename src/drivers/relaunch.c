@@ -71,6 +71,9 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
                        .eval_subset = spec->eval_subset, .target_window = spec->target_window,
                        .history = spec->history, .n_history = spec->n_history,
                        .dynamic_batching = spec->dynamic_batching,
+                       .compress_cf = spec->comm && spec->comm->kind == SCV_PLAN_TOPK ? spec->comm->cf : 0,
+                       .collective = spec->comm_collective == SCV_COLL_ARTOPK ? "artopk"
+                                     : spec->comm_collective == SCV_COLL_ALLGATHER ? "allgather" : "auto",
                        .progress = r->show_progress};
     scv_argv a = {0};
     scv_train_argv(&a, &c);

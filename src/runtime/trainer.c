@@ -1433,6 +1433,21 @@ static int segment_params(const scv_train_params *base, const cJSON *o, scv_trai
     q->progress = 0;
     q->rank_weights = NULL;
     q->dynamic_batching = jnum(o, "dynamic_batching", 0) > 0; /* base->dynbatch: the policy */
+    /* the segment's gradient exchange: Top-k at "compress_cf" over "collective", else the job's */
+    double cf = jnum(o, "compress_cf", 0);
+    if (cf != 0) {
+        if (!(cf > 1 && cf <= 1e6) || scv_comm_opts_on(&base->comm))
+            return scv_err_set(err, SCV_EINVAL, "elastic command: \"compress_cf\" %g: expected a factor in (1, 1e6] "
+                                                "on a job without its own communication options", cf);
+        const cJSON *co = cJSON_GetObjectItemCaseSensitive(o, "collective");
+        const char *cs = cJSON_IsString(co) ? co->valuestring : "auto";
+        q->comm.compress = SCV_COMPRESS_TOPK, q->comm.cf = cf;
+        if (!strcmp(cs, "auto")) q->comm.collective = SCV_COLL_AUTO;
+        else if (!strcmp(cs, "allgather")) q->comm.collective = SCV_COLL_ALLGATHER;
+        else if (!strcmp(cs, "artopk")) q->comm.collective = SCV_COLL_ARTOPK;
+        else return scv_err_set(err, SCV_EINVAL, "elastic command: \"collective\" '%s': expected auto, allgather or "
+                                                 "artopk", cs);
+    }
     const cJSON *sr = cJSON_GetObjectItemCaseSensitive(o, "straggler");
     q->straggler = (scv_straggler_rule){0};
     if (cJSON_IsObject(sr)) {

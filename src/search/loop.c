@@ -45,6 +45,12 @@ typedef struct loop {
     size_t ncs, cs_cap, steps_cap;
     scv_run_state state;
     int K, B;                       /* the configuration trained at */
+    int comm;                       /* ... its communication option (index into p->comms;
+                                       -1: no options, dense) */
+    int dense;                      /* the dense option's index (-1: no options) */
+    int seg_compressed;             /* the current segment trains compressed: its times are
+                                       not dense measurements (the models are fitted on dense) */
+    int trained_compressed;         /* some segment of this invocation did */
     int cfg_K, cfg_B;               /* ... the driver is configured for */
     int retries, rounds, decided, resumed_decision;
     /* progress: predicted from the plan once there is one */
@@ -357,7 +363,7 @@ static int record_step(loop *l, const char *phase, int K, int B, const scv_segme
     }
     if (res.n_shares > 0 && (rc = record_shares(l, (int)r->n_steps - 1, K, B, &res, err))) return rc;
     /* a segment whose straggler was replaced mixed two clusters: its times stand for neither */
-    if (res.stats.workers && !replaced) {
+    if (res.stats.workers && !replaced && !l->seg_compressed) {
         if ((rc = scv_store_measurement(l->p->store, r->run_id, phase, &res.stats, err))) return rc;
         if ((rc = keep_measurement(l, &res.stats, err))) return rc;
     }
@@ -373,6 +379,8 @@ static int record_step(loop *l, const char *phase, int K, int B, const scv_segme
 }
 
 /* ---- one segment ---- */
+
+static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, int comm);
 
 static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec, scv_run_step **out,
                    scv_err *err)
@@ -397,6 +405,19 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
      * would mix two clusters in one measurement) */
     spec.straggler = !strcmp(phase, "train") && l->pol->straggler.fraction > 0 ? &l->pol->straggler : NULL;
     spec.dynamic_batching = l->pol->dynamic_batching;
+    /* the chosen communication option on training segments only: warm-up and search
+     * measure dense steps, which the performance model is fitted on */
+    spec.comm = NULL, spec.comm_collective = SCV_COLL_AUTO;
+    if (!strcmp(phase, "train") && l->comm >= 0 && l->comm != l->dense && (size_t)l->comm < l->p->n_comms &&
+        l->p->comms[l->comm].kind == SCV_PLAN_TOPK) {
+        const scv_plan_point *pt = find_point(l->r->plan, K, B, l->comm);
+        scv_coll_pref c = l->p->comms[l->comm].collective;
+        if (c == SCV_COLL_AUTO) /* the collective the plan priced */
+            c = pt && pt->comm_coll != SCV_SPARSE_ALLGATHER ? SCV_COLL_ARTOPK : SCV_COLL_ALLGATHER;
+        spec.comm = &l->p->comms[l->comm], spec.comm_collective = c;
+    }
+    l->seg_compressed = spec.comm != NULL;
+    l->trained_compressed |= l->seg_compressed;
     l->seg_t0 = l->seg_t1 = NAN;
     emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_START, .phase = phase, .workers = K, .batch = B});
     scv_measure_sink sink = {.ctx = l, .on_iter = on_iter, .on_eval = on_eval};
@@ -543,8 +564,6 @@ static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, dou
     return SCV_TARGET_NOMINAL;
 }
 
-static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B);
-
 static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_model *sm, scv_err *err)
 {
     const scv_run_params *p = l->p;
@@ -573,7 +592,8 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             .objective = p->objective, .value_per_hour = p->value_per_hour,
                             .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib,
                             .measured_threads = l->job.threads, .worker_threads = l->job.threads,
-                            .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs};
+                            .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs,
+                            .comms = p->n_comms ? p->comms : NULL, .n_comms = p->n_comms};
     if ((rc = scv_plan(&req, res, err))) {
         l->planned_x_star = planned;
         return rc;
@@ -581,8 +601,16 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     r->target_source = src, r->relative = relative;
     snprintf(r->target_note, sizeof r->target_note, "%s", tnote);
     r->target_epochs = e0, r->target_batch = b0, r->target_epochs_lo = lo, r->target_epochs_hi = hi;
+    const scv_plan_point *cp = &(*res)->points[(*res)->chosen], *dp;
+    if (cp->workers == 1 && cp->comm != l->dense && (dp = find_point(*res, 1, cp->batch, l->dense))) {
+        /* one worker exchanges nothing: its compressed point ties with the dense one (less
+         * the compression kernels, not priced without a measurement); train it dense */
+        (*res)->chosen = (long)(dp - (*res)->points);
+        size_t n = strlen((*res)->why);
+        snprintf((*res)->why + n, sizeof (*res)->why - n, "; dense: one worker exchanges nothing");
+    }
     if (p->scaling == SCV_SCALING_THROUGHPUT && l->settled_K) { /* the policy chose, the plan predicts */
-        const scv_plan_point *pt = find_point(*res, l->settled_K, l->settled_B);
+        const scv_plan_point *pt = find_point(*res, l->settled_K, l->settled_B, l->dense);
         if (pt) {
             (*res)->chosen = (size_t)(pt - (*res)->points);
             snprintf((*res)->why, sizeof (*res)->why, "Or et al.'s throughput scaling settled here: %s", l->settled_why);
@@ -591,10 +619,10 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     return SCV_OK;
 }
 
-static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B)
+static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, int comm)
 {
     for (size_t i = 0; r && i < r->n_points; i++)
-        if (r->points[i].workers == K && r->points[i].batch == B) return &r->points[i];
+        if (r->points[i].workers == K && r->points[i].batch == B && r->points[i].comm == comm) return &r->points[i];
     return NULL;
 }
 
@@ -609,12 +637,30 @@ static double rest_iters(const loop *l, const scv_stat_model *sm, int B)
     return fmax(0, scv_stat_iterations(sm, B) - (double)l->iteration);
 }
 
+/* A point's iterations relative to dense (the user's assumption for a compressed option). */
+static double iter_factor(const scv_plan_point *pt)
+{
+    return pt && pt->comm_opt.kind != SCV_PLAN_DENSE && pt->comm_opt.iter_factor > 0 ? pt->comm_opt.iter_factor : 1;
+}
+
+/* "" dense, else " with topk:100 (allgather)": the option a configuration trains with. */
+static const char *comm_text(const loop *l, int comm, scv_sparse_coll coll, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (comm < 0 || comm == l->dense || (size_t)comm >= l->p->n_comms) return buf;
+    char o[64];
+    scv_plan_comm_format(&l->p->comms[comm], o, sizeof o);
+    if (l->p->comms[comm].collective != SCV_COLL_AUTO) snprintf(buf, cap, " with %s", o);
+    else snprintf(buf, cap, " with %s (%s)", o, coll == SCV_SPARSE_ALLGATHER ? "allgather" : "artopk");
+    return buf;
+}
+
 /* Progress predictions for the configuration trained at. */
 static void predict_progress(loop *l)
 {
-    const scv_plan_point *pt = find_point(l->r->plan, l->K, l->B);
+    const scv_plan_point *pt = find_point(l->r->plan, l->K, l->B, l->comm);
     l->pred_t_iter = pt ? pt->t_iter : NAN;
-    l->need_iters = pt ? (double)l->iteration + rest_iters(l, &l->r->stat, l->B) : NAN;
+    l->need_iters = pt ? (double)l->iteration + rest_iters(l, &l->r->stat, l->B) * iter_factor(pt) : NAN;
 }
 
 static int store_models(loop *l, scv_err *err)
@@ -643,7 +689,7 @@ static int store_models(loop *l, scv_err *err)
 static int store_plan(loop *l, const scv_plan_result *res, scv_err *err)
 {
     const scv_run_result *r = l->r;
-    const scv_plan_point *ch = find_point(res, l->K, l->B);
+    const scv_plan_point *ch = find_point(res, l->K, l->B, l->comm);
     if (!ch) ch = &res->points[res->chosen];
     char *buf = NULL;
     size_t len = 0;
@@ -877,7 +923,7 @@ static void note_absolute(loop *l)
     scv_run_result *r = l->r;
     if (r->first_absolute || r->relative || !r->plan) return;
     r->first_absolute = r->plan;
-    const scv_plan_point *pt = find_point(r->plan, l->K, l->B);
+    const scv_plan_point *pt = find_point(r->plan, l->K, l->B, l->comm);
     r->absolute_time_s = pt ? pt->time_s : NAN;
     r->absolute_at_s = elapsed(l);
     r->absolute_at_epochs = l->job.n_train > 0 ? l->samples / l->job.n_train : NAN;
@@ -895,16 +941,24 @@ static int do_plan(loop *l, scv_err *err)
     const scv_plan_point *ch = &res->points[res->chosen];
     emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = ch->workers, .batch = ch->batch, .plan = res,
                             .relative = r->relative});
+    char ct[96];
     if (!l->decided) {
-        l->K = ch->workers, l->B = ch->batch;
+        l->K = ch->workers, l->B = ch->batch, l->comm = ch->comm;
+        comm_text(l, l->comm, ch->comm_coll, ct, sizeof ct);
         snprintf(r->why, sizeof r->why, "%s", res->why);
+        char sw[400]; /* the stored decision names the option */
+        snprintf(sw, sizeof sw, "%s%s%s", ct[0] ? ct + 1 : "", ct[0] ? ": " : "", res->why);
         if ((rc = scv_store_decision(l->p->store, r->run_id, "plan", l->K, l->B, l->vm->name, ch->time_s, ch->cost,
-                                     res->why, err)))
+                                     sw, err)))
             return rc;
     } else {
+        /* the stored decision keeps K and B; its option is the plan's when the plan chooses
+         * the same K and B, else dense */
+        l->comm = ch->workers == l->K && ch->batch == l->B ? ch->comm : l->dense;
         snprintf(r->why, sizeof r->why, "resumed at the stored decision");
-        const scv_plan_point *pt = find_point(res, l->K, l->B);
+        const scv_plan_point *pt = find_point(res, l->K, l->B, l->comm);
         if (pt) ch = pt;
+        comm_text(l, l->comm, ch->comm_coll, ct, sizeof ct);
     }
     l->decided = 1;
     note_absolute(l); /* at the configuration decided */
@@ -919,7 +973,7 @@ static int do_plan(loop *l, scv_err *err)
     if (r->relative && (l->p->deadline_s > 0 || l->p->budget > 0))
         note(l, SCV_EV_NOTE, "the %s applies from the first plan with absolute times (the target's epochs are not "
              "known yet)", l->p->deadline_s > 0 ? "deadline" : "budget");
-    note(l, SCV_EV_DECISION, "K=%d, B=%d (%s)", l->K, l->B, r->why);
+    note(l, SCV_EV_DECISION, "K=%d, B=%d%s (%s)", l->K, l->B, ct, r->why);
     rc = store_models(l, err);
     return rc ? rc : store_plan(l, res, err);
 }
@@ -943,7 +997,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     if (t->reached || t->iterations == 0 || l->r->epochs >= l->p->max_epochs - 1e-9 ||
         ++l->rounds >= pol->max_segments)
         return SCV_OK;
-    const scv_plan_point *pp = find_point(l->r->plan, l->K, l->B);
+    const scv_plan_point *pp = find_point(l->r->plan, l->K, l->B, l->comm);
     *drifted = pp && isfinite(t->t_iter) && fabs(t->t_iter / pp->t_iter - 1) > pol->drift_tol;
     if (*drifted) {
         note(l, SCV_EV_NOTE, "iteration time %.2f ms is %.0f%% off the plan's %.2f ms: re-plan", 1e3 * t->t_iter,
@@ -980,16 +1034,18 @@ static int do_replan(loop *l, scv_err *err)
         note(l, SCV_EV_NOTE, "re-plan failed (%.300s); staying at K=%d, B=%d", pe.msg, l->K, l->B);
         return SCV_OK;
     }
-    const scv_plan_point *nc = &res->points[res->chosen], *cur = find_point(res, l->K, l->B);
-    double rem_cur = cur ? rest_iters(l, &sm, l->B) * cur->t_iter : 0;
-    double rem_new = rest_iters(l, &sm, nc->batch) * nc->t_iter;
+    const scv_plan_point *nc = &res->points[res->chosen], *cur = find_point(res, l->K, l->B, l->comm);
+    double rem_cur = cur ? rest_iters(l, &sm, l->B) * iter_factor(cur) * cur->t_iter : 0;
+    double rem_new = rest_iters(l, &sm, nc->batch) * iter_factor(nc) * nc->t_iter;
     double cost = l->pol->switch_idle_factor * switch_idle(l) + l->pol->switch_remaining_share * rem_cur;
     /* a bound in force (the plan is absolute): when the current configuration misses it and
      * the plan's choice meets it (as the planner judges bounds: the whole job's predicted
      * time and cost at the configuration), the switch is made whether or not it pays for
      * itself in time */
     int bounded = !r->relative && (l->p->deadline_s > 0 || l->p->budget > 0);
-    int moved = nc->workers != l->K || nc->batch != l->B;
+    int moved = nc->workers != l->K || nc->batch != l->B || nc->comm != l->comm;
+    char nt[96], ot[96];
+    comm_text(l, nc->comm, nc->comm_coll, nt, sizeof nt);
 #define MEETS(pt) (!(l->p->deadline_s > 0 && (pt)->time_s > l->p->deadline_s) && !(l->p->budget > 0 && (pt)->cost > l->p->budget))
     int cur_meets = cur && MEETS(cur), new_meets = MEETS(nc);
 #undef MEETS
@@ -997,18 +1053,19 @@ static int do_replan(loop *l, scv_err *err)
     if (l->p->scaling == SCV_SCALING_THROUGHPUT) {
         snprintf(why, sizeof why, "stay at K=%d, B=%d: Or et al.'s throughput scaling settled here", l->K, l->B);
     } else if (bounded && moved && !cur_meets && new_meets) {
-        snprintf(why, sizeof why, "switch to K=%d, B=%d: staying would miss the %s, the switch meets it", nc->workers,
-                 nc->batch, l->p->deadline_s > 0 ? "deadline" : "budget");
-        l->K = nc->workers, l->B = nc->batch;
+        snprintf(why, sizeof why, "switch to K=%d, B=%d%s: staying would miss the %s, the switch meets it", nc->workers,
+                 nc->batch, nt, l->p->deadline_s > 0 ? "deadline" : "budget");
+        l->K = nc->workers, l->B = nc->batch, l->comm = nc->comm;
     } else if (moved && rem_cur - rem_new > cost) {
-        snprintf(why, sizeof why, "switch to K=%d, B=%d: saves %.1f s > its cost %.1f s", nc->workers, nc->batch,
-                 rem_cur - rem_new, cost);
-        l->K = nc->workers, l->B = nc->batch;
+        snprintf(why, sizeof why, "switch to K=%d, B=%d%s: saves %.1f s > its cost %.1f s", nc->workers, nc->batch,
+                 nt, rem_cur - rem_new, cost);
+        l->K = nc->workers, l->B = nc->batch, l->comm = nc->comm;
     } else {
-        snprintf(why, sizeof why, "stay at K=%d, B=%d: no switch pays for itself (best saves %.1f s, costs %.1f s)",
-                 l->K, l->B, rem_cur - rem_new, cost);
+        snprintf(why, sizeof why, "stay at K=%d, B=%d%s: no switch pays for itself (best saves %.1f s, costs %.1f s)",
+                 l->K, l->B, comm_text(l, l->comm, cur ? cur->comm_coll : SCV_SPARSE_ALLGATHER, ot, sizeof ot),
+                 rem_cur - rem_new, cost);
     }
-    const scv_plan_point *at = find_point(res, l->K, l->B);
+    const scv_plan_point *at = find_point(res, l->K, l->B, l->comm);
     int rc = scv_store_decision(l->p->store, r->run_id, "replan", l->K, l->B, l->vm->name, at ? at->time_s : NAN,
                                 at ? at->cost : NAN, why, err);
     set_plan(r, res);
@@ -1120,10 +1177,11 @@ static int finish(loop *l, scv_err *err)
 {
     scv_run_result *r = l->r;
     tally(l);
-    r->workers = l->K, r->batch = l->B;
+    r->workers = l->K, r->batch = l->B, r->comm = l->comm;
     int rc = scv_store_outcome(l->p->store, r->run_id, r->actual_time_s, r->actual_cost, r->accuracy, r->reached, err);
-    if (!rc && r->reached && isfinite(r->epochs)) {
-        /* the epochs it took, at one batch: samples at other batches carried to the
+    if (!rc && r->reached && isfinite(r->epochs) && !l->trained_compressed) {
+        /* the epochs it took (dense training only: a later run's plan takes them as
+         * dense epochs), at one batch: samples at other batches carried to the
          * smallest by the noise scale (as the learning curve counts them) */
         double bn = noise_scale(l), e = r->epochs;
         int b = l->B;
@@ -1159,6 +1217,11 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     loop L = {.p = p, .d = d, .obs = obs, .r = out, .pol = &p->policy, .last_accuracy = NAN, .seg_t0 = NAN,
               .seg_t1 = NAN};
     loop *l = &L;
+    l->dense = -1; /* dense until a plan chooses an option */
+    for (size_t i = 0; i < p->n_comms && l->dense < 0; i++)
+        if (p->comms[i].kind == SCV_PLAN_DENSE) l->dense = (int)i;
+    l->comm = l->dense;
+    out->comm = l->dense;
     /* the batches planned over: the space's, and those Or et al.'s batch rule trains at */
     for (size_t i = 0; i < p->n_batches; i++) l->bs[l->n_bs++] = p->batches[i];
     for (size_t i = 0; p->scaling == SCV_SCALING_THROUGHPUT && i < p->n_workers; i++) {

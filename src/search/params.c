@@ -170,6 +170,33 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
         p->deadline_s = d;
         return SCV_OK;
     }
+    if (!strcmp(name, "compress")) {
+        scv_plan_comm c[SCV_PLAN_MAX_COMMS + 1];
+        size_t n = 0;
+        double f = p->compress_iterations > 0 ? p->compress_iterations : 1;
+        if ((rc = scv_plan_comm_parse(v, f, c, SCV_PLAN_MAX_COMMS + 1, &n, &e)))
+            return scv_err_set(err, rc, "compress %s", e.msg);
+        for (size_t i = 0; i < n; i++)
+            if (c[i].kind == SCV_PLAN_SELSYNC) {
+                char o[64];
+                scv_plan_comm_format(&c[i], o, sizeof o);
+                return scv_err_set(err, SCV_EINVAL, "compress '%s': a run cannot train a SelSync option: the planner "
+                                                    "prices a share of local steps (LSSR), `train --selsync` takes a "
+                                                    "threshold, and no sound mapping between them is known (plan it "
+                                                    "with `scavenger plan --compress`)", o);
+            }
+        memcpy(p->comms, c, n * sizeof c[0]);
+        p->n_comms = n;
+        return SCV_OK;
+    }
+    if (!strcmp(name, "compress-iterations")) {
+        double x;
+        if ((rc = positive(name, v, &x, 1e6, err))) return rc;
+        p->compress_iterations = x;
+        for (size_t i = 0; i < p->n_comms; i++) /* either order of the two settings */
+            if (p->comms[i].kind != SCV_PLAN_DENSE) p->comms[i].iter_factor = x;
+        return SCV_OK;
+    }
     if (!strcmp(name, "workers")) return set_space(p->workers, &p->n_workers, name, v, 0, 1024, err);
     if (!strcmp(name, "batch")) return set_space(p->batches, &p->n_batches, name, v, 1, 1 << 24, err);
     if (!strcmp(name, "start")) {
@@ -211,6 +238,10 @@ int scv_run_params_check(const scv_run_params *p, scv_err *err)
         return scv_err_set(err, SCV_EINVAL, "deadline, budget, max-epochs or target-epochs out of range");
     if (p->objective == SCV_OBJ_UTILITY && !(p->value_per_hour > 0))
         return scv_err_set(err, SCV_EINVAL, "objective utility needs value-per-hour V ($ an hour saved is worth)");
+    for (size_t i = 0; i < p->n_comms; i++)
+        if (p->comms[i].kind == SCV_PLAN_TOPK && p->comm != SCV_COMM_RING)
+            return scv_err_set(err, SCV_EINVAL, "compress: Top-k options need comm ring (their collectives are "
+                                                "priced by the ring's alpha and beta)");
     if (p->target_batch && !(p->target_epochs > 0))
         return scv_err_set(err, SCV_EINVAL, "target-batch needs target-epochs");
     return SCV_OK;

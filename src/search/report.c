@@ -30,6 +30,20 @@ static const char *vm_name(const scv_run_params *p)
     return p->vm_type;
 }
 
+/* The option a point trains with ("dense", "topk:100"). */
+static const char *point_comm(const scv_plan_point *pt, char *buf, size_t cap)
+{
+    scv_plan_comm_format(&pt->comm_opt, buf, cap);
+    return buf;
+}
+
+/* The plan's dense choice beside its choice, for runs planned with communication options. */
+static const scv_plan_point *dense_choice(const scv_plan_result *dec)
+{
+    return dec && dec->chosen_dense >= 0 && (size_t)dec->chosen_dense < dec->n_points ? &dec->points[dec->chosen_dense]
+                                                                                      : NULL;
+}
+
 char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
 {
     char *buf = NULL;
@@ -53,7 +67,33 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     fprintf(f, ",\"chosen\":");
     if (ch) scv_plan_point_json(f, p->catalog, ch);
     else fputs("null", f);
-    fprintf(f, ",\"final\":{\"workers\":%d,\"batch\":%d}", r->workers, r->batch);
+    fprintf(f, ",\"final\":{\"workers\":%d,\"batch\":%d", r->workers, r->batch);
+    if (p->n_comms && r->comm >= 0 && (size_t)r->comm < p->n_comms) {
+        char o[64];
+        scv_plan_comm_format(&p->comms[r->comm], o, sizeof o);
+        fprintf(f, ",\"comm\":\"%s\"", o);
+    }
+    fputc('}', f);
+    if (p->n_comms) { /* the options planned, the choice's and the dense choice beside it */
+        char o[64];
+        fprintf(f, ",\"communication\":{\"chosen\":");
+        if (ch) fprintf(f, "\"%s\"", point_comm(ch, o, sizeof o));
+        else fputs("null", f);
+        fprintf(f, ",\"options\":[");
+        for (size_t i = 0; i < p->n_comms; i++) {
+            scv_plan_comm_format(&p->comms[i], o, sizeof o);
+            fprintf(f, "%s\"%s\"", i ? "," : "", o);
+        }
+        fputc(']', f);
+        json_num(f, "iterations_assumed", p->compress_iterations > 0 ? p->compress_iterations : 1, 1);
+        fprintf(f, ",\"chosen_dense\":");
+        const scv_plan_point *cd = dense_choice(dec);
+        if (cd) scv_plan_point_json(f, p->catalog, cd);
+        else fputs("null", f);
+        fprintf(f, ",\"note\":");
+        scv_json_str(f, dec ? dec->comm_note : "");
+        fputc('}', f);
+    }
     fprintf(f, ",\"why\":");
     scv_json_str(f, r->why);
     fprintf(f, ",\"relative_prediction\":%s,\"decision_relative\":%s", r->relative ? "true" : "false",
@@ -191,6 +231,23 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
         const scv_plan_result *dec = r->decision ? r->decision : res;
         const scv_plan_point *ch = &dec->points[dec->chosen];
         fprintf(f, "K = %d, B = %d: %s.\n\n", ch->workers, ch->batch, r->why);
+        if (p->n_comms) { /* the option trained with, and the dense choice beside it */
+            char o[64], dt[32], dc[32];
+            const scv_plan_point *cd = dense_choice(dec);
+            fprintf(f, "Communication: **%s**", point_comm(ch, o, sizeof o));
+            if (ch->comm_opt.kind == SCV_PLAN_TOPK)
+                fprintf(f, " over %s (training segments; warm-up and search ran dense)",
+                        scv_sparse_name(ch->comm_coll));
+            if (cd) {
+                scv_fmt_time(cd->time_s, dt, sizeof dt);
+                scv_fmt_usd(cd->cost, dc, sizeof dc);
+                fprintf(f, "; the dense choice beside it: K = %d, B = %d, %s, %s", cd->workers, cd->batch, dt, dc);
+            } else {
+                fprintf(f, "; no dense configuration meets the bounds");
+            }
+            if (dec->comm_note[0]) fprintf(f, " (%s)", dec->comm_note);
+            fprintf(f, ".\n\n");
+        }
         fprintf(f, "Predicted at the decision, from the start of the run: %s, %s (iteration time +-%.1f%%", pt, pc,
                 100 * r->predicted_band);
         if (isfinite(r->predicted_lo_s)) {
