@@ -92,20 +92,19 @@ static int named(scv_err *err, const char *k, int rc, const scv_err *e)
     return scv_err_set(err, rc, "field \"%s\": %s", k, e->msg);
 }
 
-/* A list of names, a string ("a,b") or an array of strings, joined with commas into *out
- * (malloc'ed; no element may hold a comma or be empty). */
-static int get_list(const cJSON *o, const char *k, char **out, scv_err *err)
+/* A string or an array of non-empty strings, joined with sep into *out (malloc'ed); an
+ * element may not hold forbid (0: any character; what: the field's form, for the error). */
+static int get_joined(const cJSON *o, const char *k, char sep, char forbid, const char *what, char **out,
+                      scv_err *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     if (!v) return SCV_OK;
-    const char *what = "a string or an array of non-empty strings without commas";
     size_t len = 1;
-    if (cJSON_IsString(v)) {
-        if (!v->valuestring[0]) return bad(err, k, what);
+    if (cJSON_IsString(v) && v->valuestring[0]) {
         len += strlen(v->valuestring);
     } else if (cJSON_IsArray(v) && v->child) {
         for (const cJSON *e = v->child; e; e = e->next) {
-            if (!cJSON_IsString(e) || !e->valuestring[0] || strchr(e->valuestring, ','))
+            if (!cJSON_IsString(e) || !e->valuestring[0] || (forbid && strchr(e->valuestring, forbid)))
                 return bad(err, k, what);
             len += strlen(e->valuestring) + 1;
         }
@@ -121,40 +120,23 @@ static int get_list(const cJSON *o, const char *k, char **out, scv_err *err)
         size_t n = strlen(e->valuestring);
         memcpy(*out + at, e->valuestring, n);
         at += n;
-        (*out)[at++] = e->next ? ',' : 0;
+        (*out)[at++] = e->next ? sep : 0;
     }
     return SCV_OK;
 }
 
-/* The mixed clusters: a string (mixes separated by ';') or an array of strings, joined with
- * ';' into *out (malloc'ed); each mix is checked against the catalog later (plan_job.c). */
+/* A list of names, "a,b" or ["a", "b"], joined with commas. */
+static int get_list(const cJSON *o, const char *k, char **out, scv_err *err)
+{
+    return get_joined(o, k, ',', ',', "a string or an array of non-empty strings without commas", out, err);
+}
+
+/* The mixed clusters, "a:2,b:1;c:3" or ["a:2,b:1", "c:3"] (an element may hold several),
+ * joined with ';'; each mix is checked against the catalog later (plan_job.c). */
 static int get_mixes(const cJSON *o, const char *k, char **out, scv_err *err)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (!v) return SCV_OK;
-    const char *what = "a mix \"TYPE:COUNT[,TYPE:COUNT...]\" (mixes separated by ';') or an array of them";
-    size_t len = 1;
-    if (cJSON_IsString(v) && v->valuestring[0]) len += strlen(v->valuestring);
-    else if (cJSON_IsArray(v) && v->child)
-        for (const cJSON *e = v->child; e; e = e->next) {
-            if (!cJSON_IsString(e) || !e->valuestring[0]) return bad(err, k, what);
-            len += strlen(e->valuestring) + 1;
-        }
-    else
-        return bad(err, k, what);
-    if (!(*out = malloc(len))) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    if (cJSON_IsString(v)) {
-        memcpy(*out, v->valuestring, len);
-        return SCV_OK;
-    }
-    size_t at = 0;
-    for (const cJSON *e = v->child; e; e = e->next) {
-        size_t n = strlen(e->valuestring);
-        memcpy(*out + at, e->valuestring, n);
-        at += n;
-        (*out)[at++] = e->next ? ';' : 0;
-    }
-    return SCV_OK;
+    return get_joined(o, k, ';', 0, "a mix \"TYPE:COUNT[,TYPE:COUNT...]\" (mixes separated by ';') or an array of them",
+                      out, err);
 }
 
 /* The metrics texts: a string (one file's lines) or an array of strings. */
