@@ -229,6 +229,17 @@ static int dyn_step(scv_dynbatch_state *s, const double *tau, int K, int64_t B)
     return scv_dynbatch_update(s, t, c);
 }
 
+/* dyn_step for up to 64 workers; returns 1 when the step found a worker unabsorbable. */
+static int dyn_step60(scv_dynbatch_state *s, const double *tau, int K, int64_t B)
+{
+    int64_t c[64], o[64];
+    scv_split_batch(B, K, s->share, c, o);
+    double t[64];
+    for (int k = 0; k < K; k++) t[k] = 1e-3 + tau[k] * (double)c[k];
+    scv_dynbatch_update(s, t, c);
+    return s->unabsorbed >= 0;
+}
+
 /* Dynamic batching: from even shares, workers 1x, 2x and 4x as fast converge to shares
  * proportional to throughput (1/7, 2/7, 4/7) within three adjustments (the issue's target),
  * B stays whole, then the controller holds still (dead-band); a speed change mid-run is
@@ -287,6 +298,25 @@ static void t_dynbatch_controller(void)
     }
     CHECK_EQ_INT(found, 1);
     CHECK_EQ_INT(found_at, (1 + pol.absorb_windows) * pol.every);
+    /* K = 60: the default floor (0.02) is more than an even share (1/60); the controller caps
+     * it at 0.9 / K, so equal workers are never reported, and a worker 100x slower is, once */
+    {
+        enum { KK = 60 };
+        static double tau60[KK];
+        for (int k = 0; k < KK; k++) tau60[k] = 1e-3;
+        static scv_dynbatch_state s60;
+        scv_dynbatch_init(&s60, &pol, KK, 6000, NULL);
+        CHECK_NEAR(s60.pol.min_share, 0.9 / KK, 1e-12, 0);
+        int reports = 0;
+        for (int i = 0; i < 200; i++) reports += dyn_step60(&s60, tau60, KK, 6000);
+        CHECK_EQ_INT(reports, 0);
+        tau60[7] = 0.1;
+        for (int i = 0; i < 200; i++) reports += dyn_step60(&s60, tau60, KK, 6000);
+        CHECK_EQ_INT(reports, 1);
+        double sum = 0;
+        for (int k = 0; k < KK; k++) sum += s60.share[k];
+        CHECK_NEAR(sum, 1, 1e-9, 0);
+    }
     CHECK_NEAR(s.share[0], pol.min_share, 1e-9, 0);
     CHECK_NEAR(s.share[1], 1 - pol.min_share, 1e-9, 0);
 }
