@@ -231,3 +231,16 @@ double scv_parse_duration(const char *s)
     else if (*end == 'h') mul = 3600, end++;
     return *end || !isfinite(v * mul) ? -1 : v * mul; /* "1e308h" is not a duration */
 }
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double scv_median(double *x, size_t n)
+{
+    if (n == 0) return NAN;
+    qsort(x, n, sizeof *x, cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}

@@ -22,6 +22,9 @@ double scv_rng_uniform(scv_rng *r);  /* [0,1) */
 double scv_rng_normal(scv_rng *r);   /* N(0,1), Box-Muller */
 uint64_t scv_rng_below(scv_rng *r, uint64_t n); /* [0,n), unbiased */
 uint64_t scv_hash64(uint64_t x);     /* splitmix64 finaliser */
+/* The median of x[0..n) (x is sorted in place; the mean of the middle two when n is even;
+ * NaN when n = 0). */
+double scv_median(double *x, size_t n);
 
 /* Writes the n parts to path atomically: path.tmp, fsync, rename, fsync of the directory. */
 typedef struct scv_iov {

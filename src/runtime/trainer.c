@@ -678,15 +678,7 @@ static void unabsorbed_found(run_ctx *c)
 {
     const scv_dynbatch_state *d = c->dyn;
     const int f = d->unabsorbed;
-    double tp[SCV_MAX_WORKERS];
-    for (int k = 0; k < c->K; k++) tp[k] = 1 / d->tau[k];
-    for (int i = 1; i < c->K; i++) /* insertion sort: K is small */
-        for (int j = i; j > 0 && tp[j] < tp[j - 1]; j--) {
-            double x = tp[j];
-            tp[j] = tp[j - 1], tp[j - 1] = x;
-        }
-    const double med = c->K % 2 ? tp[c->K / 2] : 0.5 * (tp[c->K / 2 - 1] + tp[c->K / 2]);
-    scv_straggler_event ev = {.iteration = (int64_t)c->st.iteration, .worker = f, .ratio = (1 / d->tau[f]) / med};
+    scv_straggler_event ev = {.iteration = (int64_t)c->st.iteration, .worker = f, .ratio = d->unabsorbed_ratio};
     snprintf(ev.note, sizeof ev.note,
              "dynamic batching cannot absorb it: balanced share %.4f under the floor %.2f; at the floor it computes "
              "%.2fx as long as the others", d->balanced[f], d->pol.min_share, d->floor_slowdown);

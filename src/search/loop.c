@@ -22,6 +22,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "progress.h"
+#include "../core/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -289,6 +290,20 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
 }
 
 /* Records a segment the driver trained: the step, its measurement, the switch before it. */
+/* Closes a memory stream of JSON (open_memstream(buf, ...)) and stores it as the run's model
+ * row of this kind; a failed stream is SCV_ENOMEM. Frees *buf. */
+static int store_memstream(loop *l, const char *kind, FILE *f, char **buf, scv_err *err)
+{
+    int bad = ferror(f);
+    if (fclose(f) || bad || !*buf) {
+        free(*buf);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
+    int rc = scv_store_model(l->p->store, l->r->run_id, kind, *buf, err);
+    free(*buf);
+    return rc;
+}
+
 /* Dynamic batching: a segment's adjustments and final shares, into the report and the store
  * (models kind "dynbatch": {"step", "workers", "batch", "rebalances", "shares"}). */
 static int record_shares(loop *l, int step, int K, int B, const scv_segment_result *res, scv_err *err)
@@ -305,14 +320,7 @@ static int record_shares(loop *l, int step, int K, int B, const scv_segment_resu
             res->rebalances);
     for (int k = 0; k < res->n_shares; k++) fprintf(f, "%s%.5f", k ? "," : "", res->shares[k]);
     fputs("]}", f);
-    int bad = ferror(f);
-    if (fclose(f) || bad || !buf) {
-        free(buf);
-        return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    }
-    int rc = scv_store_model(l->p->store, r->run_id, "dynbatch", buf, err);
-    free(buf);
-    return rc;
+    return store_memstream(l, "dynbatch", f, &buf, err);
 }
 
 static int record_step(loop *l, const char *phase, int K, int B, const scv_segment_result *rs, scv_run_step **out,
@@ -463,12 +471,6 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
 
 /* ---- planning ---- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The universal prior: the median of each parallel-model parameter over the stored runs of
  * other jobs on this VM type (none stored: n_prior = 0). */
 static void load_prior(loop *l)
@@ -485,8 +487,7 @@ static void load_prior(loop *l)
     double *fields[] = {&l->prior.c0, &l->prior.c1, &l->prior.alpha, &l->prior.beta};
     for (int f = 0; f < 4; f++) {
         for (size_t i = 0; i < n; i++) v[i] = f == 0 ? m[i].c0 : f == 1 ? m[i].c1 : f == 2 ? m[i].alpha : m[i].beta;
-        qsort(v, n, sizeof *v, cmp_double);
-        *fields[f] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+        *fields[f] = scv_median(v, n);
     }
     l->prior.comm = l->p->comm;
     l->n_prior = (int)n;
@@ -706,14 +707,7 @@ static int store_plan(loop *l, const scv_plan_result *res, scv_err *err)
         scv_plan_point_json(f, l->p->catalog, &res->points[i]);
     }
     fputs("]}", f);
-    int bad = ferror(f);
-    if (fclose(f) || bad || !buf) {
-        free(buf);
-        return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    }
-    int rc = scv_store_model(l->p->store, r->run_id, "plan", buf, err);
-    free(buf);
-    return rc;
+    return store_memstream(l, "plan", f, &buf, err);
 }
 
 /* ---- the states ---- */

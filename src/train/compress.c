@@ -157,58 +157,51 @@ static void ascending(uint32_t *work, size_t n, size_t k, uint32_t *idx)
         for (uint32_t bits = work[w]; bits; bits &= bits - 1) idx[c++] = (uint32_t)(w * 32 + (size_t)__builtin_ctz(bits));
 }
 
-/* |e|^2 in eight independent float lanes per block of 1024 (the compiler vectorises them;
- * one double sum would chain every add), each block's lanes added into a double */
-double scv_ef_accumulate(float *e, const float *g, size_t n)
+/* e <- e + g, returning |e|^2 in eight independent float lanes per block of 1024 (the
+ * compiler vectorises them; one double sum would chain every add), each block's lanes added
+ * into a double. With work (not NULL), the indices of the entries with |e_i| >= h (NaN
+ * included) are gathered into it, *m of them: one group of eight in ~10 at 100x has one. */
+static double accumulate(float *e, const float *g, size_t n, float h, uint32_t *work, size_t *m)
 {
     double sq = 0;
-    size_t i = 0;
+    size_t i = 0, got = 0;
     while (i < n) {
         const size_t end = n - i > 1024 ? i + 1024 : n;
         float lane[8] = {0};
-        for (; i + 8 <= end; i += 8)
-            for (int j = 0; j < 8; j++) {
-                const float v = e[i + j] + g[i + j];
-                e[i + j] = v;
-                lane[j] += v * v;
-            }
-        for (; i < end; i++) {
-            e[i] += g[i];
-            lane[0] += e[i] * e[i];
-        }
-        sq += (double)lane[0] + lane[1] + lane[2] + lane[3] + lane[4] + lane[5] + lane[6] + lane[7];
-    }
-    return sq;
-}
-
-double scv_ef_accumulate_topk(float *e, const float *g, size_t n, size_t k, scv_topk_guess *guess, uint32_t *idx,
-                              uint32_t *work)
-{
-    if (k > n) k = n;
-    const float h = guess->tau > 0 ? guess->tau : INFINITY; /* no guess: gather nothing */
-    double sq = 0;
-    size_t i = 0, m = 0;
-    while (i < n) { /* as scv_ef_accumulate, gathering the entries at or above the guess */
-        const size_t end = n - i > 1024 ? i + 1024 : n;
-        float lane[8] = {0};
         for (; i + 8 <= end; i += 8) {
-            int hit = 0; /* some of the eight at or above the guess (one group in ~10 at 100x) */
+            int hit = 0;
             for (int j = 0; j < 8; j++) {
                 const float v = e[i + j] + g[i + j];
                 e[i + j] = v;
                 lane[j] += v * v;
                 hit |= !(fabsf(v) < h);
             }
-            if (hit)
-                for (int j = 0; j < 8; j++) work[m] = (uint32_t)(i + j), m += !(fabsf(e[i + j]) < h);
+            if (hit && work)
+                for (int j = 0; j < 8; j++) work[got] = (uint32_t)(i + j), got += !(fabsf(e[i + j]) < h);
         }
         for (; i < end; i++) {
             e[i] += g[i];
             lane[0] += e[i] * e[i];
-            work[m] = (uint32_t)i, m += !(fabsf(e[i]) < h);
+            if (work) work[got] = (uint32_t)i, got += !(fabsf(e[i]) < h);
         }
         sq += (double)lane[0] + lane[1] + lane[2] + lane[3] + lane[4] + lane[5] + lane[6] + lane[7];
     }
+    if (m) *m = got;
+    return sq;
+}
+
+double scv_ef_accumulate(float *e, const float *g, size_t n)
+{
+    return accumulate(e, g, n, INFINITY, NULL, NULL);
+}
+
+double scv_ef_accumulate_topk(float *e, const float *g, size_t n, size_t k, scv_topk_guess *guess, uint32_t *idx,
+                              uint32_t *work)
+{
+    if (k > n) k = n;
+    const float h = guess->tau > 0 ? guess->tau : INFINITY; /* no guess: gather nothing but a NaN */
+    size_t m = 0;
+    const double sq = accumulate(e, g, n, h, work, &m);
     if (k == 0) return sq;
     if (m >= k && m <= 16 * k) {
         select_first(e, work, m, k);

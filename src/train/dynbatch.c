@@ -39,6 +39,7 @@
  * trainer reports it like a straggler (the elastic driver can replace it).
  */
 #include "dynbatch.h"
+#include "../core/util.h"
 
 #include <math.h>
 #include <string.h>
@@ -108,8 +109,11 @@ static void check_absorbable(scv_dynbatch_state *s)
     double others = 0;
     for (int k = 0; k < K; k++)
         if (k != worst) others += s->tau[k] * s->balanced[k] * (double)s->B / (K - 1);
+    double tp[SCV_MAX_WORKERS];
+    for (int k = 0; k < K; k++) tp[k] = 1 / s->tau[k];
     s->reported[worst] = 1;
     s->unabsorbed = worst;
+    s->unabsorbed_ratio = (1 / s->tau[worst]) / scv_median(tp, (size_t)K);
     s->floor_slowdown = s->tau[worst] * s->pol.min_share * (double)s->B / others;
 }
 

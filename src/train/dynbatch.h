@@ -28,6 +28,7 @@ typedef struct scv_dynbatch_state {
     int low[SCV_MAX_WORKERS];         /* windows in a row worker k's balanced share < min_share */
     char reported[SCV_MAX_WORKERS];   /* already found unabsorbable */
     int unabsorbed;                   /* the worker the last update found unabsorbable, or -1 */
+    double unabsorbed_ratio;          /* ... its throughput over the median worker's */
     double floor_slowdown;            /* ... its compute time at the floor share over the
                                          others' at their balanced shares (> absorb_margin) */
 } scv_dynbatch_state;

@@ -8,6 +8,7 @@
  * purpose) do not count against a worker.
  */
 #include "straggler.h"
+#include "../core/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,12 +27,6 @@ void scv_straggler_init(scv_straggler_state *s, const scv_straggler_rule *rule, 
     for (int k = 0; k < s->K; k++) s->ratio[k] = NAN;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 int scv_straggler_update(scv_straggler_state *s, const double *t, const int64_t *b, double dt)
 {
     if (!(s->rule.fraction > 0) || s->K < 2) return -1;
@@ -42,8 +37,7 @@ int scv_straggler_update(scv_straggler_state *s, const double *t, const int64_t 
         if (isfinite(tp[k])) sorted[n++] = tp[k];
     }
     if (n < 2) return -1;
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
-    double med = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    double med = scv_median(sorted, (size_t)n);
     s->seen++;
     int found = -1;
     for (int k = 0; k < s->K; k++) {
