@@ -61,6 +61,11 @@ alternating the two systems rep by rep and quoting medians.
       trains on with the slow VM. Prints, per arm, the median and range over --reps runs of
       the time to target, the detection delay (throttle to the event's iteration) and the
       replacement's idle time. Needs root.
+  bench/bench.py noniid [--reps 2] [--selsync 1]
+      Non-IID streams (--stream-noniid 0.9) and data injection (--stream-inject 0.5,0.5)
+      against IID streams: LeNet, K=2 local processes, streams of 3000 samples/s each, 2
+      epochs, seeds 1..reps, synchronous and with SelSync 0.5; test accuracy per seed and
+      median, the home-class share and the copies injected.
   bench/bench.py hetero [--reps 2] [--batch 192] [--only H] [--throttle 1]
       Dynamic batching on a heterogeneous emulated cluster: 3 c5.2xlarge VMs (0.5 core,
       156 Mbit/s), VM 1 throttled to 0.5/H core for heterogeneity H = 1, 2, 4; LeNet, K=3,
@@ -1153,11 +1158,43 @@ def stream(reps=2):
               f"| {statistics.median(x[6] for x in rs):.2f} | {statistics.median(x[7] for x in rs):.2f} |")
 
 
+NONIID_ARMS = [("IID", []), ("non-IID 0.9", ["--stream-noniid", "0.9"]),
+               ("non-IID 0.9 + inject 0.5,0.5", ["--stream-noniid", "0.9", "--stream-inject", "0.5,0.5"])]
+
+
+def noniid(reps=2, selsync=1):
+    """Non-IID streams and data injection: LeNet, K=2 local processes, streams of 3000 samples/s
+    each (bounds 16-64), 2 epochs, seeds 1..reps; each arm synchronous and (selsync=1) with
+    SelSync 0.5 local steps, where a worker's own label mix can matter."""
+    syncs = [("sync", [])] + ([("SelSync 0.5", ["--selsync", "0.5"])] if selsync else [])
+    rows = {}
+    for seed in range(1, reps + 1):
+        for sname, sopts in syncs:
+            for label, opts in NONIID_ARMS:
+                out = subprocess.run([BIN, "train", "--model", "lenet", "--workers", "2", "--stream-rate", "3000,3000",
+                                      "--stream-bounds", "16,64", "--epochs", "2", "--seed", str(seed), "--progress",
+                                      "never", "--json", *sopts, *opts], capture_output=True, text=True)
+                r = json.loads([l for l in out.stdout.splitlines() if l.startswith("{")][-1])
+                rows.setdefault((sname, label), []).append(r)
+                print(f"# {sname}, {label}, seed {seed}: acc {r['test_accuracy']:.4f}, home share "
+                      f"{r['home_fraction_mean']}, copies {r['injected_samples']}", flush=True)
+    print(f"\n# noniid: LeNet K=2, streams 3000,3000/s, 2 epochs, seeds 1..{reps}; {machine()}\n")
+    print("| steps | arm | test accuracy per seed | median | home-class share | copies injected (MB if sent) |")
+    print("|---|---|---|---|---|---|")
+    for (sname, label), rs in rows.items():
+        accs = " / ".join(f"{r['test_accuracy']:.4f}" for r in rs)
+        home = statistics.median(r["home_fraction_mean"] for r in rs if r["home_fraction_mean"] is not None)
+        cp = statistics.median(r["injected_samples"] for r in rs)
+        mb = statistics.median(r["injected_bytes"] for r in rs) / 1e6
+        print(f"| {sname} | {label} | {accs} | {statistics.median(r['test_accuracy'] for r in rs):.4f} | {home:.3f} "
+              f"| {cp:.0f} ({mb:.1f} MB) |")
+
+
 if __name__ == "__main__":
     cmds = {"throughput": throughput, "overhead": overhead, "accuracy": accuracy,
             "predict": predict, "statmodels": statmodels, "cluster": cluster, "loop": loop,
             "planspeed": planspeed, "decide": decide, "elastic": elastic, "straggler": straggler,
-            "hetero": hetero, "byot": byot, "comm": comm, "stream": stream}
+            "hetero": hetero, "byot": byot, "comm": comm, "stream": stream, "noniid": noniid}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)
