@@ -319,6 +319,20 @@ static void t_dynbatch_controller(void)
     }
     CHECK_NEAR(s.share[0], pol.min_share, 1e-9, 0);
     CHECK_NEAR(s.share[1], 1 - pol.min_share, 1e-9, 0);
+    /* both bounds at once (the slow worker's target under the floor, the other's over the
+     * cap): the shares stay inside [min_share, max_share] and sum to 1 (the clamp once
+     * rescaled [0.4, 0.98] to [0.29, 0.71], under the floor; seen in CI) */
+    scv_dynbatch_policy tight = pol;
+    tight.min_share = 0.4, tight.max_share = 0.55;
+    scv_dynbatch_init(&s, &tight, 2, 1000, NULL);
+    double tenx[2] = {1e-2, 1e-3};
+    changes = 0;
+    for (int i = 0; i < 200; i++) {
+        changes += dyn_step(&s, tenx, 2, 1000);
+        CHECK_MSG(s.share[0] >= 0.45 - 1e-9 && s.share[1] <= 0.55 + 1e-9, "shares %.4f %.4f", s.share[0], s.share[1]);
+        CHECK_NEAR(s.share[0] + s.share[1], 1, 1e-9, 0);
+    }
+    CHECK_EQ_INT(changes, 1);
 }
 
 static const scv_test tests[] = {

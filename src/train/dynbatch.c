@@ -71,8 +71,11 @@ void scv_dynbatch_init(scv_dynbatch_state *s, const scv_dynbatch_policy *pol, in
     s->unabsorbed = -1;
 }
 
-/* Clamps shares to [lo, hi], moving what was cut to (or taken from) the unclamped ones in
- * proportion, until none is out of bounds (at most K rounds). */
+/* Clamps shares that sum to 1 to [lo, hi], moving what was cut to (or taken from) the
+ * unclamped ones in proportion, until none is out of bounds (at most K rounds). When every
+ * share is at a bound (one under lo and one over hi at K = 2), what is still missing or over
+ * goes to the shares with room, in proportion to their room, so that the sum is 1 and the
+ * bounds hold (K lo <= 1 <= K hi). A NaN share is left as it is. */
 static void clamp_shares(double *sh, int K, double lo, double hi)
 {
     for (int round = 0; round < K; round++) {
@@ -85,10 +88,16 @@ static void clamp_shares(double *sh, int K, double lo, double hi)
         if (!any) return;
         for (int k = 0; k < K; k++)
             if (!fixed[k]) free_sum += sh[k];
-        if (!(free_sum > 0)) return;
+        if (!(free_sum > 0)) break;
         for (int k = 0; k < K; k++)
             if (!fixed[k]) sh[k] += excess * sh[k] / free_sum;
     }
+    double sum = 0, room = 0;
+    for (int k = 0; k < K; k++) sum += sh[k];
+    const double diff = 1 - sum;
+    for (int k = 0; k < K; k++) room += diff > 0 ? hi - sh[k] : sh[k] - lo;
+    if (!(room > 0) || !(fabs(diff) > 1e-12)) return;
+    for (int k = 0; k < K; k++) sh[k] += diff * (diff > 0 ? hi - sh[k] : sh[k] - lo) / room;
 }
 
 /* The balanced shares of the last window, and a worker they cannot absorb (see above). */
