@@ -24,7 +24,7 @@ dens = [json.loads(l) for l in open(f"{d}/k4.jsonl") if '"type":"iter"' in l][10
 for p in plan["points"]:
     name = (p.get("comm") or {}).get("name", "dense")
     print(f"{name}: predicted t_iter {1e3 * p['t_iter']:.1f} ms (t_comm {1e3 * p['comm']['t_comm']:.1f} ms)")
-print(f"perf model: alpha {1e3 * plan['perf']['alpha']:.2f} ms, 1/beta {1e-6 / plan['perf']['beta']:.2f} MB/s")
+print(f"perf model: alpha {1e3 * plan['perf']['alpha']:.2f} ms, alpha_msg (probed) {1e3 * plan['perf']['alpha_msg']:.3f} ms, 1/beta {1e-6 / plan['perf']['beta']:.2f} MB/s")
 tk = lambda k: 1e3 * st.median(o[k] for o in its)
 print(f"measured Top-k: t_compute {tk('t_compute'):.1f} ms, t_comm {tk('t_comm'):.1f} ms, t_compress {tk('t_compress'):.2f} ms")
 print(f"measured median t_iter: topk:100 {1e3 * meas:.1f} ms (iterations 41-200), dense {1e3 * st.median(o['t_iter'] for o in dens):.1f} ms")

@@ -194,10 +194,16 @@ scv_gravac_policy scv_gravac_policy_default(void);
 /* SelSync (Tyagi & Swany, IEEE CLUSTER 2023): a step synchronises (the workers average their
  * parameters) only when some worker's gradient changed by at least delta relative to the
  * previous step (|g_k|^2 smoothed by an EWMA over `window` steps); otherwise each worker
- * steps on its own gradient. delta = 0 is synchronous SGD. */
+ * steps on its own gradient. delta = 0 is synchronous SGD. With a target share of local
+ * steps (lssr > 0), delta follows the data instead: a step synchronises when the workers'
+ * largest change is at or above the lssr-quantile of the last `history` steps' largest
+ * changes, so that about that share of the steps is local (what the planner prices). */
 typedef struct scv_selsync_policy {
     double delta;               /* 0.3 (the paper: 0.25, 0.3, 0.5) */
     int window;                 /* 25: the EWMA's span, alpha = 2 / (window + 1) */
+    double lssr;                /* 0: the delta rule; in (0, 1): the target share of local steps */
+    int history;                /* 50: the steps the quantile is taken over (at most 256); until
+                                   half of them are seen, every step synchronises */
 } scv_selsync_policy;
 scv_selsync_policy scv_selsync_policy_default(void);
 
@@ -422,6 +428,8 @@ typedef struct scv_config_stats {
                                reassembly: the metrics' "t_compress") of its compressed steps
                                ("cf" > 1); 0 = none measured */
     int n_compressed;       /* iterations kept with "cf" > 1 (those t_compress is the mean of) */
+    double t_latency;       /* s, one allreduce of 4 bytes at this K (the metrics' "latency" line, the
+                               trainer's probe at a segment's start); 0 = not measured */
 } scv_config_stats;
 
 /* What a profile knows about the job (the "job" line of a metrics file). */
@@ -467,6 +475,8 @@ typedef enum { SCV_COMM_RING = 0, SCV_COMM_PS } scv_comm_kind;
 typedef struct scv_perf_model {
     scv_comm_kind comm;
     double c0, c1, alpha, beta, overlap;
+    double alpha_msg;       /* s per message of a small collective (the latency probes, t_latency =
+                               ceil(log2 K) alpha_msg); 0 = not probed: alpha is used */
     double model_bytes;
     unsigned pinned;        /* SCV_PIN_* bits: parameters the data could not identify */
     double mare;            /* mean absolute relative error of t_iter on the fitted points */

@@ -287,6 +287,31 @@ static void t_selsync(void)
     CHECK(scv_selsync_flag(&s, 10.0)); /* EWMA moves by 2/26 x 9 = 0.69 > 0.3 */
     s.local_steps = 30, s.sync_steps = 10;
     CHECK_NEAR(scv_selsync_lssr(&s), 0.75, 1e-12, 0);
+    /* a target share of local steps: the first history/2 steps synchronise; then, on changes
+     * drawn from any spread (here: 4 workers, log-uniform over three decades, drifting down
+     * tenfold), the share of local steps comes within 0.05 of the target; two states fed the
+     * same changes decide alike (every rank must) */
+    const double targets[] = {0.5, 0.9, 0.95};
+    for (int t = 0; t < 3; t++) {
+        pol = scv_selsync_policy_default();
+        pol.lssr = targets[t];
+        scv_selsync_state a, b;
+        scv_selsync_init(&a, &pol), scv_selsync_init(&b, &pol);
+        int early = 1, same = 1, local = 0;
+        const int N = 4000;
+        for (int i = 0; i < N; i++) {
+            float ch[4];
+            for (int k = 0; k < 4; k++) ch[k] = (float)(pow(10, -3 * unif()) * pow(10, -(double)i / N));
+            if (i == 7) ch[2] = INFINITY; /* a worker's first step: no previous value */
+            const int da = scv_selsync_decide(&a, ch, 4), db = scv_selsync_decide(&b, ch, 4);
+            same &= da == db;
+            if (i < pol.history / 2) early &= da;
+            else local += !da;
+        }
+        const double share = (double)local / (N - pol.history / 2);
+        CHECK(early && same);
+        CHECK_MSG(fabs(share - targets[t]) < 0.05, "target %.2f: share of local steps %.3f", targets[t], share);
+    }
 }
 
 static const scv_test tests[] = {

@@ -105,6 +105,10 @@ static void t_same_as_relaunch(void)
     CHECK(wait_lines(reply, "\"rc\":", 1));
     CHECK_MSG(count_lines(reply, "\"refused\":true") == 1 && count_lines(reply, "batch") == 1,
               "the refusal names the field");
+    append(cmdf, "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"selsync_lssr\":1.5}"); /* not a share */
+    CHECK(wait_lines(reply, "\"rc\":", 2));
+    CHECK_MSG(count_lines(reply, "\"refused\":true") == 2 && count_lines(reply, "selsync_lssr") == 1,
+              "the refusal names selsync_lssr");
     for (int i = 0; i < NSEQ; i++) {
         char line[512];
         snprintf(line, sizeof line,

@@ -53,6 +53,15 @@ static void t_perf_fit_recovers_truth(void)
     CHECK_NEAR(m.beta, truth.beta, 1e-6, 0);
     CHECK(m.mare < 1e-9);
     CHECK(m.pinned == SCV_PIN_OVERLAP);
+    CHECK(m.alpha_msg == 0); /* no latency probe */
+    /* latency probes: t_latency(K) = ceil(log2 K) alpha_msg (K = 3 takes two rounds); K = 1
+     * and unprobed configurations say nothing */
+    for (size_t i = 0; i < n; i++)
+        s[i].t_latency = s[i].workers == 1 ? 9 : s[i].batch == 256 ? 0 : 2e-5 * ceil(log2(s[i].workers));
+    s[0].workers = 3, s[0].t_latency = 4e-5;
+    CHECK(scv_perf_fit(s, n, SCV_COMM_RING, 4e6, &m, &err) == SCV_OK);
+    CHECK_NEAR(m.alpha_msg, 2e-5, 1e-12, 0);
+    n = make_configs(s, &truth, 0.0);
     /* with 3% noise: parameters within 15%, predictions within 4% on average */
     n = make_configs(s, &truth, 0.03);
     CHECK(scv_perf_fit(s, n, SCV_COMM_RING, 4e6, &m, &err) == SCV_OK);
@@ -1048,6 +1057,14 @@ static void t_plan_compress(void)
         p = find_opt(res, -1, 1, 64, o);
         CHECK(p && p->t_comm == 0);
     }
+    /* (d') probed latency: Top-k's messages and SelSync's flags cost alpha_msg, not the dense
+     * fit's alpha (its dense allreduce keeps alpha) */
+    scv_perf_model pr = perf;
+    pr.alpha_msg = 3e-6;
+    CHECK_NEAR(scv_perf_comm_option(&pr, 8, &au, 1, &h), scv_sparse_cost(h, 3e-6, be, M, c, 8), 1e-15, 0);
+    CHECK(h == scv_sparse_choose(3e-6, be, M, c, 8));
+    CHECK(scv_perf_comm_option(&pr, 8, &opts[O_DENSE], 1, NULL) == scv_perf_comm(&perf, 8));
+    CHECK_NEAR(scv_perf_comm_option(&pr, 8, &opts[O_SEL9], 1, NULL), 0.1 * sync8 + 0.9 * 3 * 3e-6, 1e-15, 0);
     scv_perf_model ps = {.comm = SCV_COMM_PS, .alpha = 1e-3, .beta = 5e-4};
     scv_plan_comm s5 = {.kind = SCV_PLAN_SELSYNC, .lssr = 0.5};
     CHECK_NEAR(scv_perf_comm_option(&ps, 4, &s5, 1, NULL), 0.5 * (1e-3 + 2 * 5e-4 * 4) + 0.5 * 1e-3, 1e-12, 0);

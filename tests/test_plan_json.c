@@ -379,6 +379,38 @@ static void t_compress(void)
         CHECK(!strcmp(cJSON_GetObjectItem(cJSON_GetObjectItem(e, "comm"), "kind")->valuestring, "dense"));
     cJSON_Delete(o);
     if (rep) scv_json_free(rep);
+    /* a latency probe in the K = 2 profile (as the trainer writes it): the perf model's
+     * alpha_msg, and Top-k priced with it (the synthetic profile's dense fit has alpha 0:
+     * one K > 1, so the probed latency makes Top-k dearer) */
+    {
+        char f3[320], *m3 = malloc(strlen(m2) + 128);
+        snprintf(f3, sizeof f3, "%s/lat.jsonl", tmp);
+        const char *nl = strchr(m2, '\n');
+        if (m3 && nl) {
+            sprintf(m3, "%.*s{\"type\":\"latency\",\"iter\":0,\"workers\":2,\"seconds\":5e-4}%s", (int)(nl - m2 + 1),
+                    m2, nl);
+            CHECK(write_file(f3, m3) == 0);
+        }
+        double tk[2] = {0, 0};
+        for (int i = 0; i < 2; i++) {
+            snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":5,\"workers\":[2],\"batch\":[256],"
+                                      "\"compress\":\"topk:10:allgather\",\"all\":true}", f1, i ? f3 : f2);
+            CHECK_EQ_INT(plan(req, &rep, &err), SCV_OK);
+            o = cJSON_Parse(rep);
+            const cJSON *am = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "perf"), "alpha_msg");
+            CHECK(cJSON_IsNumber(am) && am->valuedouble == (i ? 5e-4 : 0));
+            cJSON_ArrayForEach(pt, cJSON_GetObjectItem(o, "points"))
+            {
+                const cJSON *cm = cJSON_GetObjectItem(pt, "comm"), *t = cJSON_GetObjectItem(cm, "t_comm");
+                if (!strcmp(cJSON_GetObjectItem(cm, "kind")->valuestring, "topk")) tk[i] = cJSON_IsNumber(t) ? t->valuedouble : NAN;
+            }
+            cJSON_Delete(o);
+            if (rep) scv_json_free(rep);
+        }
+        CHECK_MSG(tk[1] - tk[0] > 4.9e-4 && tk[1] - tk[0] < 5.1e-4, "Top-k t_comm %g s unprobed, %g s probed", tk[0], tk[1]);
+        free(m3);
+        unlink(f3);
+    }
     /* without --compress: no "comm" anywhere, no dense front (the report as before) */
     snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":5,\"all\":true}", f1, f2);
     CHECK_EQ_INT(plan(req, &rep, &err), SCV_OK);

@@ -264,14 +264,14 @@ static void help(void)
            "                       (5s) is a straggler: the elastic driver replaces it with a\n"
            "                       spare VM of the cluster or, without one, reports it (0 =\n"
            "                       off; the other drivers do not look for stragglers)\n"
-           "  --compress LIST      also plan Top-k options, e.g. none,topk:100,topk:10:artopk\n"
-           "                       (topk:CF[:auto|allgather|artopk]; needs --comm ring); a chosen\n"
-           "                       option trains the training segments (Top-k at CF over its\n"
-           "                       collective, or the one the plan priced for auto); warm-up\n"
-           "                       and search stay dense (the model is fitted on dense steps);\n"
-           "                       the report shows the dense choice beside it. Not SelSync (no\n"
-           "                       mapping from the planned share of local steps to the\n"
-           "                       trainer's threshold), not with --exec\n"
+           "  --compress LIST      also plan communication options, e.g.\n"
+           "                       none,topk:100,topk:10:artopk,selsync:0.9 (topk:CF[:auto|\n"
+           "                       allgather|artopk] needs --comm ring; selsync:R, a share R of\n"
+           "                       local steps); a chosen option trains the training segments\n"
+           "                       (Top-k at CF over its collective, or the one the plan priced\n"
+           "                       for auto; SelSync aiming at R); warm-up and search stay dense\n"
+           "                       (the model is fitted on dense steps); the report shows the\n"
+           "                       dense choice beside it. Not with --exec\n"
            "  --compress-iterations R  their iterations to the target relative to dense\n"
            "                       (default 1): assumed, not measured\n"
            "  --stat gns|scavenger  --comm ring|ps  --pricing ondemand|spot|memory\n"
@@ -413,7 +413,7 @@ int cmd_run(int argc, char **argv)
     const char *exec = get(&opt, "exec"), *hosts = get(&opt, "hosts");
     const char *model = get(&opt, "model") ? get(&opt, "model") : "lenet";
     if (exec && p.n_comms > 1) { /* the contract cannot ask an external trainer to compress */
-        rc = usage("--compress: not with --exec (the trainer contract has no compression: a chosen Top-k option "
+        rc = usage("--compress: not with --exec (the trainer contract has no compression: a chosen option "
                    "would train dense; plan it with `scavenger plan --compress`)%s", "");
         goto out_quiet;
     }

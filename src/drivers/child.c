@@ -279,6 +279,8 @@ void scv_train_argv(scv_argv *a, const scv_train_cmd *c)
             scv_argv_add(a, "--target-history"), scv_argv_add(a, h);
         }
     }
+    if (c->selsync && c->selsync_lssr > 0) scv_argv_add(a, "--selsync"), scv_argv_addf(a, "lssr:%.17g", c->selsync_lssr);
+    else if (c->selsync) scv_argv_add(a, "--selsync"), scv_argv_add(a, "0");
     if (c->compress_cf > 1) {
         scv_argv_add(a, "--compress"), scv_argv_addf(a, "topk:%.17g", c->compress_cf);
         if (c->collective) scv_argv_add(a, "--collective"), scv_argv_add(a, c->collective);

@@ -70,6 +70,8 @@ typedef struct scv_train_cmd {
     const char *elastic_control;  /* the elastic job's control directory (NULL: not elastic) */
     double compress_cf;           /* > 1: --compress topk:CF (0: dense) */
     const char *collective;       /* ... --collective allgather|artopk|auto (NULL: left out) */
+    int selsync;                  /* 1: --selsync lssr:R (R = selsync_lssr > 0), or --selsync 0 (R = 0) */
+    double selsync_lssr;
 } scv_train_cmd;
 /* argv = {"scavenger", "train", job options, then the command's}; a.oom on failure. */
 void scv_train_argv(scv_argv *a, const scv_train_cmd *c);

@@ -190,6 +190,8 @@ static char *segment_cmd(const elastic *e, const scv_segment_spec *s, const char
     for (int i = 0; i < s->n_history; i++) fprintf(f, "%s%.9g", i ? "," : "", s->history[i]);
     fputc(']', f);
     if (s->dynamic_batching) fputs(",\"dynamic_batching\":1", f);
+    if (s->comm && s->comm->kind == SCV_PLAN_SELSYNC) /* SelSync at a share of local steps (0: synchronous) */
+        fprintf(f, ",\"selsync_lssr\":%.17g", s->comm->lssr);
     if (s->comm && s->comm->kind == SCV_PLAN_TOPK) /* Top-k on this segment (absent: dense) */
         fprintf(f, ",\"compress_cf\":%.17g,\"collective\":\"%s\"", s->comm->cf,
                 s->comm_collective == SCV_COLL_ARTOPK      ? "artopk"

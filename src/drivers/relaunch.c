@@ -72,6 +72,8 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
                        .history = spec->history, .n_history = spec->n_history,
                        .dynamic_batching = spec->dynamic_batching,
                        .compress_cf = spec->comm && spec->comm->kind == SCV_PLAN_TOPK ? spec->comm->cf : 0,
+                       .selsync = spec->comm && spec->comm->kind == SCV_PLAN_SELSYNC,
+                       .selsync_lssr = spec->comm ? spec->comm->lssr : 0,
                        .collective = spec->comm_collective == SCV_COLL_ARTOPK ? "artopk"
                                      : spec->comm_collective == SCV_COLL_ALLGATHER ? "allgather" : "auto",
                        .progress = r->show_progress};

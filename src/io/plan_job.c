@@ -272,8 +272,8 @@ void scv_plan_job_json(FILE *f, const scv_plan_args *a, const scv_plan_job *j)
         }
     }
     fprintf(f, "],\"perf\":{\"comm\":\"%s\",\"c0\":%.6g,\"c1\":%.6g,\"alpha\":%.6g,\"beta\":%.6g,"
-               "\"overlap\":%.3g,\"mare\":%.4g,\"points\":%d,\"note\":%s},",
-            a->comm == SCV_COMM_RING ? "ring" : "ps", perf->c0, perf->c1, perf->alpha, perf->beta,
+               "\"alpha_msg\":%.6g,\"overlap\":%.3g,\"mare\":%.4g,\"points\":%d,\"note\":%s},",
+            a->comm == SCV_COMM_RING ? "ring" : "ps", perf->c0, perf->c1, perf->alpha, perf->beta, perf->alpha_msg,
             perf->overlap, perf->mare, perf->n_points, scv_json_strbuf(j1, sizeof j1, perf->note));
     fprintf(f, "\"profile\":[");
     for (size_t i = 0; i < j->prof->n; i++) {

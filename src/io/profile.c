@@ -20,6 +20,7 @@ typedef struct {
     char vm[64];
     double tc, tm, ti, gl, gg, ep;
     double cf, tz;              /* the exchange's factor and compression seconds (NaN: none) */
+    double tl;                  /* the segment's latency probe at this K (NaN: none) */
 } rec;
 
 void scv_profile_free(scv_profile *p)
@@ -129,6 +130,7 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
     size_t lcap = 0;
     int lineno = 0, rc = SCV_OK, lastK = -1, lastB = -1, threads = 0;
     double last_iter = -1, last_iter_line = 0; /* the previous iter line's "iter" since the job line */
+    double lat = NAN, lat_K = 0; /* the last "latency" line's seconds and workers */
     (*seg)++;
     while (getline(&line, &lcap, f) > 0) {
         lineno++;
@@ -146,7 +148,13 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
             prof->has_job = 1;
             const cJSON *th = cJSON_GetObjectItemCaseSensitive(o, "threads"); /* ranged by parse_job, */
             threads = !rc && cJSON_IsNumber(th) ? (int)th->valuedouble : 0; /* which failed otherwise */
-            last_iter = -1;
+            last_iter = -1, lat = NAN;
+        } else if (!strcmp(type, "latency")) { /* the trainer's probe at a segment's start */
+            (void)((rc = num_in(o, "workers", 1, MAX_WORKERS, 1, &lat_K, &ok, path, lineno, err)) ||
+                   (rc = num_in(o, "seconds", 0, MAX_SECONDS, 0, &lat, &ok, path, lineno, err)));
+            if (!rc && !ok)
+                rc = scv_err_set(err, SCV_EPARSE, "%s:%d: latency line lacks field '%s' (required: workers, seconds)",
+                                 path, lineno, isnan(lat_K) ? "workers" : "seconds");
         } else if (!strcmp(type, "iter")) {
             rec r = {0};
             double K, B, it;
@@ -168,6 +176,7 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
                            (rc = num_in(o, "t_compress", 0, MAX_SECONDS, 0, &r.tz, &opt, path, lineno, err))));
             snprintf(r.vm, sizeof r.vm, "%s", vm);
             r.threads = threads;
+            r.tl = K == lat_K ? lat : NAN;
             if (!rc && (!ok || isnan(K) || isnan(B) || isnan(r.tc) || isnan(r.tm) || isnan(r.ti))) {
                 const double got[] = {K, B, r.tc, r.tm, r.ti};
                 const char *need[] = {"workers", "batch", "t_compute", "t_comm", "t_iter"};
@@ -241,13 +250,14 @@ static int read_text(const char *text, const char *label, size_t i, rec **rs, si
  * systematic, not outliers) and mean squared norms. */
 static void summarise(const rec *r, const size_t *keep, size_t m, scv_config_stats *c)
 {
-    double tc = 0, tm = 0, ti = 0, sl = 0, sg = 0, tz = 0;
-    size_t ng = 0, nz = 0;
+    double tc = 0, tm = 0, ti = 0, sl = 0, sg = 0, tz = 0, tl = 0;
+    size_t ng = 0, nz = 0, nl = 0;
     for (size_t i = 0; i < m; i++) {
         const rec *x = &r[keep[i]];
         tc += x->tc, tm += x->tm, ti += x->ti;
         if (isfinite(x->gl) && isfinite(x->gg)) sl += x->gl, sg += x->gg, ng++;
         if (x->cf > 1 && isfinite(x->tz)) tz += x->tz, nz++;
+        if (isfinite(x->tl)) tl += x->tl, nl++;
         c->epoch_progress = fmax(c->epoch_progress, x->ep);
     }
     c->t_compute = tc / (double)m;
@@ -258,6 +268,7 @@ static void summarise(const rec *r, const size_t *keep, size_t m, scv_config_sta
     c->n_iters = (int)m;
     c->t_compress = nz ? tz / (double)nz : 0;
     c->n_compressed = (int)nz;
+    c->t_latency = nl ? tl / (double)nl : 0;
 }
 
 /* The files of paths (comma-separated), or else the n texts named label[i]. */

@@ -24,8 +24,13 @@
  *            parameter-server form has no per-byte beta to price k values and indices with
  *   selsync  (1 - LSSR) t_comm(K) with beta 2g  (the synchronisation averages the parameters
  *                                               and the momenta: 2M bytes)
- *            + LSSR t_comm(K) with beta 0       (a local step's allreduce of the flags: its
- *                                               latency term)
+ *            + LSSR ceil(log2 K) alpha_msg      (a local step's allreduce of the flags: its
+ *                                               latency; t_comm(K) with beta 0 when unprobed)
+ * The sparse costs and the flags take alpha_msg, a small message's latency, when the trainer's
+ * probes measured it: t_latency(K) = ceil(log2 K) alpha_msg (recursive doubling), averaged over
+ * the probed K. The dense fit's alpha is what a 1 MB allreduce costs beyond its bytes per
+ * message (pipelining, the token bucket's bursts, waiting for the last worker): 10 ms against
+ * 0.1-1 ms probed on the emulated 78 Mbit/s links, and Top-k was predicted 2x too slow with it.
  *
  * Each part is fitted by weighted least squares on relative error (w = 1/y^2) with
  * non-negative coefficients. Coefficients the data cannot identify are pinned and named:
@@ -89,20 +94,22 @@ double scv_perf_comm_option(const scv_perf_model *m, int K, const scv_plan_comm 
 {
     if (coll) *coll = SCV_SPARSE_ALLGATHER;
     if (!o || o->kind == SCV_PLAN_DENSE) return scv_perf_comm_scaled(m, K, g);
+    const double a = m->alpha_msg > 0 ? m->alpha_msg : m->alpha; /* per small message */
     if (o->kind == SCV_PLAN_SELSYNC)
-        return (1 - o->lssr) * scv_perf_comm_scaled(m, K, 2 * g) + o->lssr * scv_perf_comm_scaled(m, K, 0);
+        return (1 - o->lssr) * scv_perf_comm_scaled(m, K, 2 * g) +
+               o->lssr * (m->alpha_msg > 0 ? a * ceil(log2((double)K)) : scv_perf_comm_scaled(m, K, 0));
     if (m->comm == SCV_COMM_PS || !(o->cf > 1)) return NAN;
     const double c = 1 / o->cf, b = m->beta * g;
     scv_sparse_coll h;
     if (o->collective == SCV_COLL_ALLGATHER) h = SCV_SPARSE_ALLGATHER;
     else if (o->collective == SCV_COLL_ARTOPK)
-        h = scv_sparse_cost(SCV_SPARSE_AR_RING, m->alpha, b, m->model_bytes, c, K) <=
-                    scv_sparse_cost(SCV_SPARSE_AR_TREE, m->alpha, b, m->model_bytes, c, K)
+        h = scv_sparse_cost(SCV_SPARSE_AR_RING, a, b, m->model_bytes, c, K) <=
+                    scv_sparse_cost(SCV_SPARSE_AR_TREE, a, b, m->model_bytes, c, K)
                 ? SCV_SPARSE_AR_RING
                 : SCV_SPARSE_AR_TREE;
-    else h = scv_sparse_choose(m->alpha, b, m->model_bytes, c, K);
+    else h = scv_sparse_choose(a, b, m->model_bytes, c, K);
     if (coll) *coll = h;
-    return scv_sparse_cost(h, m->alpha, b, m->model_bytes, c, K);
+    return scv_sparse_cost(h, a, b, m->model_bytes, c, K);
 }
 
 static void comm_features(scv_comm_kind kind, int K, double M, double *f)
@@ -201,6 +208,13 @@ int scv_perf_fit(const scv_config_stats *s, size_t n, scv_comm_kind comm, double
     free(x);
     free(y);
     free(w);
+    /* a small message's latency, from the probes: t_latency(K) = ceil(log2 K) alpha_msg */
+    double lat = 0;
+    int n_lat = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i].workers > 1 && s[i].t_latency > 0 && isfinite(s[i].t_latency))
+            lat += s[i].t_latency / ceil(log2((double)s[i].workers)), n_lat++;
+    out->alpha_msg = n_lat ? lat / n_lat : 0;
     double sum = 0;
     for (size_t i = 0; i < n; i++) {
         double pred = scv_perf_iter(out, s[i].workers, s[i].batch);

@@ -3,7 +3,9 @@
  * seconds, bytes. The exchange's own control floats, after the caller's, are
  *   [0] the compression gain of this rank's step   [1] SelSync: this rank asks to synchronise
  *   [2] rank 0's factor for the next step          [3] rank 0's collective for the next step
- *   [4 .. 4+K) rank k's |g_ef|^2 (VAR picks the largest of the previous step)
+ *   [4 .. 4+K) rank k's |g_ef|^2 (VAR picks the largest of the previous step); under SelSync
+ *              with a target share of local steps, rank k's change of |g_k|^2 (every rank
+ *              decides on the largest, alike)
  * and they are summed over the ranks with the caller's, inside whichever collective carries
  * the gradient, so a step costs one collective (two for AR-Topk: the indices' broadcast and
  * the values' allreduce; SelSync: the scalars' allreduce, then the gradient's or the
@@ -25,6 +27,7 @@
 #include "../core/util.h"
 #include "../train/compress.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +73,8 @@ int scv_exchange_new(const scv_comm_opts *o, int K, int rank, size_t np, scv_exc
     *out = NULL;
     if (o->selsync && o->compress != SCV_COMPRESS_NONE)
         return scv_err_set(err, SCV_EINVAL, "SelSync and compression do not combine: choose one");
+    if (o->selsync && !(o->sel.lssr >= 0 && o->sel.lssr < 1))
+        return scv_err_set(err, SCV_EINVAL, "SelSync's share of local steps %g: expected [0, 1)", o->sel.lssr);
     if (o->compress == SCV_COMPRESS_TOPK && !(o->cf > 1))
         return scv_err_set(err, SCV_EINVAL, "compression factor %g: expected more than 1 (1 is dense)", o->cf);
     if (K < 1 || K > SCV_MAX_WORKERS) return scv_err_set(err, SCV_EINVAL, "exchange: %d workers", K);
@@ -189,13 +194,17 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
     const double lg = lg2(K);
 
     if (x->o.selsync) { /* the flags first, with the caller's scalars; the gradient only to synchronise */
-        mine[C_SYNC] = (float)scv_selsync_flag(&x->ss, grad_sq * own_scale * own_scale); /* |g_k|^2 */
+        const double change = scv_selsync_change(&x->ss, grad_sq * own_scale * own_scale); /* of |g_k|^2 */
+        const int target = x->o.sel.lssr > 0;
+        mine[C_SYNC] = change >= x->o.sel.delta;
+        if (target) mine[C_NORM + x->rank] = (float)fmin(change, FLT_MAX); /* every rank sees every change */
         tx = scv_now();
         if ((rc = scv_comm_allreduce_f32(comm, ctl, nctl, err))) return rc;
         out->t_exchange = scv_now() - tx, out->bytes = 4.0 * (double)nctl;
         fit_add(x, 2.0 * (K - 1), 2.0 * (K - 1) / K * 4.0 * (double)nctl, out->t_exchange);
         x->steps++;
-        if (!(mine[C_SYNC] > 0)) { /* nobody's gradient changed enough: a local step */
+        const int sync = target ? scv_selsync_decide(&x->ss, mine + C_NORM, K) : mine[C_SYNC] > 0;
+        if (!sync) { /* nobody's gradient changed enough: a local step */
             for (size_t i = 0; i < np; i++) grad[i] = (float)(grad[i] * own_scale);
             x->ss.local_steps++, x->in_sync = 0;
             out->local = 1, out->collective = "none";

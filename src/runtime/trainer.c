@@ -380,6 +380,30 @@ static void metrics_note(run_ctx *c)
     if (c->metrics && ferror(c->metrics) && !c->metrics_errno) c->metrics_errno = errno ? errno : EIO;
 }
 
+/* The latency probe, at a segment's start: LATENCY_PROBES allreduces of one float (after one
+ * that waits for the last rank to arrive); rank 0 writes their median as a "latency" line.
+ * A small collective's time is its latency term alone (log2 K rounds of alpha in Open MPI's
+ * recursive doubling): the planner prices the sparse collectives' messages with it, where the
+ * dense fit's alpha also holds what a large message costs beyond its bytes. About 1 ms. */
+#define LATENCY_PROBES 9
+static int latency_probe(run_ctx *c, scv_err *err)
+{
+    double t[LATENCY_PROBES];
+    float x = 0;
+    int rc = scv_comm_allreduce_f32(c->comm, &x, 1, err);
+    for (int i = 0; !rc && i < LATENCY_PROBES; i++) {
+        double t0 = scv_now();
+        rc = scv_comm_allreduce_f32(c->comm, &x, 1, err);
+        t[i] = scv_now() - t0;
+    }
+    if (!rc && c->rank == 0 && c->metrics) {
+        fprintf(c->metrics, "{\"type\":\"latency\",\"iter\":%llu,\"workers\":%d,\"seconds\":%.6e}\n",
+                (unsigned long long)c->st.iteration, c->K, scv_median(t, LATENCY_PROBES));
+        metrics_note(c);
+    }
+    return rc;
+}
+
 /* evaluate() on the first n test samples, timed and counted in res; with a role
  * ("periodic" | "confirm") rank 0 writes an eval metrics line. window_mean: the target
  * window's mean after this evaluation (NaN: none, left out). */
@@ -866,6 +890,11 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     }
     if (watch && c->rank == 0) scv_straggler_init(c->strag, &p->straggler, c->K);
     if (dyn && c->rank == 0) scv_dynbatch_init(c->dyn, &p->dynbatch, c->K, B, c->shares);
+    if (c->K > 1 && (rc = latency_probe(c, err))) {
+        scv_exchange_free(xc);
+        free(win), free(from_hist);
+        return rc;
+    }
     for (int i = 0; i < p->n_target_history; i++) {
         if (win_len == W) {
             memmove(win, win + 1, sizeof(double) * (size_t)(W - 1));
@@ -1439,6 +1468,13 @@ static int segment_params(const scv_train_params *base, const cJSON *o, scv_trai
         else if (!strcmp(cs, "artopk")) q->comm.collective = SCV_COLL_ARTOPK;
         else return scv_err_set(err, SCV_EINVAL, "elastic command: \"collective\" '%s': expected auto, allgather or "
                                                  "artopk", cs);
+    }
+    const cJSON *sl = cJSON_GetObjectItemCaseSensitive(o, "selsync_lssr"); /* SelSync at a share of local steps */
+    if (sl) {
+        if (!cJSON_IsNumber(sl) || !(sl->valuedouble >= 0 && sl->valuedouble < 1) || cf != 0 || scv_comm_opts_on(&base->comm))
+            return scv_err_set(err, SCV_EINVAL, "elastic command: \"selsync_lssr\": expected a share in [0, 1), "
+                                                "without \"compress_cf\", on a job without its own communication options");
+        q->comm.selsync = 1, q->comm.sel.lssr = sl->valuedouble, q->comm.sel.delta = 0;
     }
     const cJSON *sr = cJSON_GetObjectItemCaseSensitive(o, "straggler");
     q->straggler = (scv_straggler_rule){0};

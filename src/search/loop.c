@@ -417,10 +417,10 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
      * measure dense steps, which the performance model is fitted on */
     spec.comm = NULL, spec.comm_collective = SCV_COLL_AUTO;
     if (!strcmp(phase, "train") && l->comm >= 0 && l->comm != l->dense && (size_t)l->comm < l->p->n_comms &&
-        l->p->comms[l->comm].kind == SCV_PLAN_TOPK) {
+        l->p->comms[l->comm].kind != SCV_PLAN_DENSE) {
         const scv_plan_point *pt = find_point(l->r->plan, K, B, l->comm);
         scv_coll_pref c = l->p->comms[l->comm].collective;
-        if (c == SCV_COLL_AUTO) /* the collective the plan priced */
+        if (c == SCV_COLL_AUTO) /* the collective the plan priced (Top-k's; SelSync has none) */
             c = pt && pt->comm_coll != SCV_SPARSE_ALLGATHER ? SCV_COLL_ARTOPK : SCV_COLL_ALLGATHER;
         spec.comm = &l->p->comms[l->comm], spec.comm_collective = c;
     }
@@ -644,14 +644,16 @@ static double iter_factor(const scv_plan_point *pt)
     return pt && pt->comm_opt.kind != SCV_PLAN_DENSE && pt->comm_opt.iter_factor > 0 ? pt->comm_opt.iter_factor : 1;
 }
 
-/* "" dense, else " with topk:100 (allgather)": the option a configuration trains with. */
+/* "" dense, else " with topk:100 (allgather)" or " with selsync:0.9": the option a
+ * configuration trains with. */
 static const char *comm_text(const loop *l, int comm, scv_sparse_coll coll, char *buf, size_t cap)
 {
     buf[0] = 0;
     if (comm < 0 || comm == l->dense || (size_t)comm >= l->p->n_comms) return buf;
     char o[64];
     scv_plan_comm_format(&l->p->comms[comm], o, sizeof o);
-    if (l->p->comms[comm].collective != SCV_COLL_AUTO) snprintf(buf, cap, " with %s", o);
+    if (l->p->comms[comm].kind != SCV_PLAN_TOPK || l->p->comms[comm].collective != SCV_COLL_AUTO)
+        snprintf(buf, cap, " with %s", o);
     else snprintf(buf, cap, " with %s (%s)", o, coll == SCV_SPARSE_ALLGATHER ? "allgather" : "artopk");
     return buf;
 }

@@ -176,15 +176,6 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
         double f = p->compress_iterations > 0 ? p->compress_iterations : 1;
         if ((rc = scv_plan_comm_parse(v, f, c, SCV_PLAN_MAX_COMMS + 1, &n, &e)))
             return scv_err_set(err, rc, "compress %s", e.msg);
-        for (size_t i = 0; i < n; i++)
-            if (c[i].kind == SCV_PLAN_SELSYNC) {
-                char o[64];
-                scv_plan_comm_format(&c[i], o, sizeof o);
-                return scv_err_set(err, SCV_EINVAL, "compress '%s': a run cannot train a SelSync option: the planner "
-                                                    "prices a share of local steps (LSSR), `train --selsync` takes a "
-                                                    "threshold, and no sound mapping between them is known (plan it "
-                                                    "with `scavenger plan --compress`)", o);
-            }
         memcpy(p->comms, c, n * sizeof c[0]);
         p->n_comms = n;
         return SCV_OK;

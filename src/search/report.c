@@ -150,6 +150,7 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
         json_num(f, "c1", pf->c1, 1);
         json_num(f, "alpha", pf->alpha, 1);
         json_num(f, "beta", pf->beta, 1);
+        json_num(f, "alpha_msg", pf->alpha_msg, 1);
         json_num(f, "mare", pf->mare, 1);
         fprintf(f, "},\"stat\":{\"kind\":\"%s\"", scv_stat_name(sm->kind));
         json_num(f, "b_simple", sm->b_simple, 1);

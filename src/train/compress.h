@@ -58,17 +58,28 @@ void scv_gravac_init(scv_gravac_state *s, const scv_gravac_policy *pol);
 int scv_gravac_step(scv_gravac_state *s, double cf, double gain, double t_iter, double samples);
 
 /* ---- SelSync: synchronise when the gradient changes ---- */
+#define SCV_SELSYNC_HISTORY 256
 typedef struct scv_selsync_state {
     scv_selsync_policy pol;
     double ewma, prev;          /* the EWMA of |g_k|^2 now and at the previous step (NaN: none) */
     int64_t local_steps, sync_steps;
+    double hist[SCV_SELSYNC_HISTORY]; /* the target's: the last steps' largest changes (a ring) */
+    unsigned char local[SCV_SELSYNC_HISTORY]; /* ... and whether each of those steps was local */
+    int n_hist, at;
 } scv_selsync_state;
 void scv_selsync_init(scv_selsync_state *s, const scv_selsync_policy *pol);
-/* This worker's |g_k|^2 of a step: 1 when its relative change
- *   Delta = (E|g_i|^2 - E|g_{i-1}|^2) / E|g_{i-1}|^2   (E: the EWMA)
- * has |Delta| >= delta (this worker asks for a synchronisation), else 0. The first step
- * always asks (no previous value). */
+/* This worker's |g_k|^2 of a step: its relative change
+ *   |Delta| = |E|g_i|^2 - E|g_{i-1}|^2| / E|g_{i-1}|^2   (E: the EWMA)
+ * (INFINITY at the first step: no previous value). */
+double scv_selsync_change(scv_selsync_state *s, double sq);
+/* scv_selsync_change >= delta: 1 when this worker asks for a synchronisation (the delta rule). */
 int scv_selsync_flag(scv_selsync_state *s, double sq);
+/* The target rule, on every worker's change of this step (all ranks pass the same values, so
+ * all decide alike): 1 (synchronise) when their largest is at or above the q-quantile of the
+ * history, or while fewer than history/2 steps are in it; the largest then joins it. The
+ * quantile corrects for a drift of the changes (they grow as |g|^2 falls): q = lssr + (lssr -
+ * the share of local steps among the history's), in [0, 1]. */
+int scv_selsync_decide(scv_selsync_state *s, const float *changes, int K);
 /* The share of local steps so far, LSSR = local / (local + sync) (0 when none). */
 double scv_selsync_lssr(const scv_selsync_state *s);
 #endif
