@@ -1040,9 +1040,10 @@ COMM_ARMS = {  # model: [(label, options)]
             ("GraVAC (auto collective)", ["--compress", "gravac"]),
             ("GraVAC eps 0.3 (auto collective)", ["--compress", "gravac:0.3"]),
             ("SelSync delta 0.3", ["--selsync", "0.3"]),
-            ("SelSync delta 0.5", ["--selsync", "0.5"])],
+            ("SelSync delta 0.5", ["--selsync", "0.5"]),
+            ("SelSync LSSR 0.9 (target)", ["--selsync", "lssr:0.9"])],
     "lenet": [("dense", []), ("GraVAC (auto collective)", ["--compress", "gravac"]),
-              ("SelSync delta 0.3", ["--selsync", "0.3"])],
+              ("SelSync delta 0.3", ["--selsync", "0.3"]), ("SelSync LSSR 0.9 (target)", ["--selsync", "lssr:0.9"])],
 }
 COMM_TARGET = {"mlp": 0.84, "lenet": 0.85}
 

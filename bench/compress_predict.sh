@@ -27,5 +27,9 @@ for p in plan["points"]:
 print(f"perf model: alpha {1e3 * plan['perf']['alpha']:.2f} ms, alpha_msg (probed) {1e3 * plan['perf']['alpha_msg']:.3f} ms, 1/beta {1e-6 / plan['perf']['beta']:.2f} MB/s")
 tk = lambda k: 1e3 * st.median(o[k] for o in its)
 print(f"measured Top-k: t_compute {tk('t_compute'):.1f} ms, t_comm {tk('t_comm'):.1f} ms, t_compress {tk('t_compress'):.2f} ms")
+share = [o["t_compress"] / o["t_iter"] for o in its]
+print(f"compression kernels' share of an iteration: median {100 * st.median(share):.2f}%, mean {100 * st.mean(share):.2f}%")
 print(f"measured median t_iter: topk:100 {1e3 * meas:.1f} ms (iterations 41-200), dense {1e3 * st.median(o['t_iter'] for o in dens):.1f} ms")
+tp = next(p for p in plan['points'] if p.get('comm', {}).get('kind') == 'topk')
+print(f"predicted / measured Top-k t_iter: {tp['t_iter'] / meas:.2f}")
 PY

@@ -616,6 +616,9 @@ typedef struct scv_plan_comm {
     double lssr;                /* SELSYNC: the share of local steps, in [0, 1) */
     double iter_factor;         /* iterations to target relative to dense (> 0; 0 = 1, "as
                                    dense"): assumed, not measured; ignored on DENSE */
+    double t_iter_scale;        /* the option's iteration times are the model's x this (0 = 1):
+                                   measured / predicted where a run trained with it (the loop
+                                   sets it; the model's sparse costs are a prediction) */
 } scv_plan_comm;
 /* Seconds of one step's communication under option o (NULL: dense) at K workers, the
  * bandwidth term (beta) times beta_factor (a mixed cluster's slowest link; 1 = as measured):
@@ -1180,9 +1183,8 @@ typedef struct scv_run_params {
     const char *state_dir;      /* runs keep their files in state_dir/<run id>/ */
     long long resume_run;       /* 0 = a new run */
     scv_run_policy policy;
-    /* communication options planned besides dense ("compress" "none,topk:100"; n_comms 0 =
-     * dense only): comms[0] is dense, Top-k options only (a SelSync option is refused: the
-     * planner prices a share of local steps, the trainer takes a threshold) */
+    /* communication options planned besides dense ("compress" "none,topk:100,selsync:0.9";
+     * n_comms 0 = dense only): comms[0] is dense */
     scv_plan_comm comms[SCV_PLAN_MAX_COMMS + 1]; size_t n_comms;
     double compress_iterations; /* their iterations to target relative to dense (0 = 1) */
 } scv_run_params;

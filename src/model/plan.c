@@ -625,6 +625,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                     double tm = set_comm(req, var[c], K, 1, p);
                     double t_iter = tc + tm - req->perf->overlap * fmin(tc, tm);
                     if (p->comm_opt.kind == SCV_PLAN_TOPK) t_iter += t_compress * scale; /* kernels: compute */
+                    if (p->comm_opt.t_iter_scale > 0) t_iter *= p->comm_opt.t_iter_scale; /* measured */
                     if (c == 0 && req->vms[v] == req->measured_vm) t_iter = measured_t_iter(req, K, B, t_iter);
                     p->mix = -1;
                     p->comm_scale = 1;
@@ -697,6 +698,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                 double tm = set_comm(req, var[c], K, g, p);
                 double t_iter = tc + tm - req->perf->overlap * fmin(tc, tm);
                 if (p->comm_opt.kind == SCV_PLAN_TOPK) t_iter += t_compress * s_max;
+                if (p->comm_opt.t_iter_scale > 0) t_iter *= p->comm_opt.t_iter_scale;
                 p->vm = slow;
                 p->workers = K;
                 p->batch = B;

@@ -283,8 +283,7 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
             if ((rc = scv_comm_allgather(comm, blk, stride * sizeof(float), x->pack, err))) return rc;
             out->t_exchange = scv_now() - tx, out->bytes = 4.0 * (double)stride;
             fit_add(x, lg, (K - 1) * out->bytes, out->t_exchange);
-            tc = scv_now();
-            memset(grad, 0, np * sizeof *grad);
+            tc = scv_now(); /* grad is zero: scv_ef_accumulate_topk cleared it */
             for (int r = 0; r < K; r++) {
                 const float *b = x->pack + (size_t)r * stride;
                 uint32_t ix;

@@ -49,6 +49,8 @@ typedef struct loop {
     int comm;                       /* ... its communication option (index into p->comms;
                                        -1: no options, dense) */
     int dense;                      /* the dense option's index (-1: no options) */
+    scv_plan_comm comms[SCV_PLAN_MAX_COMMS + 1]; /* p->comms with each option's t_iter_scale:
+                                       measured / predicted where it trained */
     int seg_compressed;             /* the current segment trains compressed: its times are
                                        not dense measurements (the models are fitted on dense) */
     int trained_compressed;         /* some segment of this invocation did */
@@ -594,7 +596,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib,
                             .measured_threads = l->job.threads, .worker_threads = l->job.threads,
                             .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs,
-                            .comms = p->n_comms ? p->comms : NULL, .n_comms = p->n_comms};
+                            .comms = p->n_comms ? l->comms : NULL, .n_comms = p->n_comms};
     if ((rc = scv_plan(&req, res, err))) {
         l->planned_x_star = planned;
         return rc;
@@ -995,6 +997,20 @@ static int do_train(loop *l, int *drifted, scv_err *err)
         return SCV_OK;
     const scv_plan_point *pp = find_point(l->r->plan, l->K, l->B, l->comm);
     *drifted = pp && isfinite(t->t_iter) && fabs(t->t_iter / pp->t_iter - 1) > pol->drift_tol;
+    if (*drifted && l->seg_compressed) {
+        /* the option's iteration is measured now: its points are the model's x measured /
+         * model (a compressed step corrects no dense fit, so without this every such segment
+         * would re-plan on the same drift) */
+        scv_plan_comm *o = &l->comms[l->comm];
+        const double model = pp->t_iter / (o->t_iter_scale > 0 ? o->t_iter_scale : 1);
+        o->t_iter_scale = t->t_iter / model;
+        char name[64];
+        scv_plan_comm_format(o, name, sizeof name);
+        note(l, SCV_EV_NOTE, "iteration time %.2f ms with %s is %.0f%% off the plan's %.2f ms: its times are "
+             "scaled by %.2f (measured / model), re-plan", 1e3 * t->t_iter, name, 100 * (t->t_iter / pp->t_iter - 1),
+             1e3 * pp->t_iter, o->t_iter_scale);
+        return SCV_OK;
+    }
     if (*drifted) {
         note(l, SCV_EV_NOTE, "iteration time %.2f ms is %.0f%% off the plan's %.2f ms: re-plan", 1e3 * t->t_iter,
              100 * (t->t_iter / pp->t_iter - 1), 1e3 * pp->t_iter);
@@ -1214,6 +1230,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
               .seg_t1 = NAN};
     loop *l = &L;
     l->dense = -1; /* dense until a plan chooses an option */
+    memcpy(l->comms, p->comms, sizeof l->comms);
     for (size_t i = 0; i < p->n_comms && l->dense < 0; i++)
         if (p->comms[i].kind == SCV_PLAN_DENSE) l->dense = (int)i;
     l->comm = l->dense;

@@ -22,7 +22,7 @@ void scv_topk_indices(const float *x, size_t n, size_t k, uint32_t *idx, uint32_
 /* Error feedback, e <- e + g: the error-fed gradient g_ef in e; returns |g_ef|^2. */
 double scv_ef_accumulate(float *e, const float *g, size_t n);
 /* The guess of the next step's selection threshold (zeroed at first): tau = f x the last
- * k-th largest |e_i|, f adapted so that about 1.2 k to 3 k entries pass it. */
+ * k-th largest |e_i|, f adapted so that about 1.1 k to 1.5 k entries pass it. */
 typedef struct scv_topk_guess {
     float tau, f;
 } scv_topk_guess;
@@ -30,8 +30,9 @@ typedef struct scv_topk_guess {
  * over n when it can: the entries with |e_i| >= guess->tau are gathered while e is
  * accumulated, and when at least k (and at most 16 k) are, the k largest are among them;
  * otherwise the sampled selection runs (a residual changes little from one step to the next,
- * so the last step's threshold is a good guess). Returns |g_ef|^2. */
-double scv_ef_accumulate_topk(float *e, const float *g, size_t n, size_t k, scv_topk_guess *guess, uint32_t *idx,
+ * so the last step's threshold is a good guess). g is left zero (the exchange reassembles the
+ * step's gradient into it: no separate clearing pass). Returns |g_ef|^2. */
+double scv_ef_accumulate_topk(float *e, float *g, size_t n, size_t k, scv_topk_guess *guess, uint32_t *idx,
                               uint32_t *work);
 /* The values of e at idx go to val and leave the residual (e[idx] = 0); returns |val|^2. */
 double scv_ef_take(float *e, const uint32_t *idx, size_t k, float *val);
