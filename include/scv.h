@@ -196,8 +196,9 @@ scv_gravac_policy scv_gravac_policy_default(void);
  * previous step (|g_k|^2 smoothed by an EWMA over `window` steps); otherwise each worker
  * steps on its own gradient. delta = 0 is synchronous SGD. With a target share of local
  * steps (lssr > 0), delta follows the data instead: a step synchronises when the workers'
- * largest change is at or above the lssr-quantile of the last `history` steps' largest
- * changes, so that about that share of the steps is local (what the planner prices). */
+ * largest change is at or above the q-quantile of the last `history` steps' largest changes,
+ * q = lssr + (lssr - the share of local steps among those steps), so that about that share
+ * of the steps is local (what the planner prices). */
 typedef struct scv_selsync_policy {
     double delta;               /* 0.3 (the paper: 0.25, 0.3, 0.5) */
     int window;                 /* 25: the EWMA's span, alpha = 2 / (window + 1) */
@@ -626,7 +627,9 @@ typedef struct scv_plan_comm {
  *   TOPK     scv_sparse_cost(the collective, alpha, beta beta_factor, M, 1/cf, K) (ring models
  *            only: alpha and beta per message and per byte; NaN for SCV_COMM_PS)
  *   SELSYNC  (1 - lssr) scv_perf_comm_scaled(m, K, 2 beta_factor)   parameters and momenta: 2M
- *            + lssr scv_perf_comm_scaled(m, K, 0)                  the flags' allreduce: alpha term
+ *                                                  (lssr 0: beta_factor, the gradient's M)
+ *            + ceil(log2 K) alpha_msg, or scv_perf_comm_scaled(m, K, 0) unprobed: every
+ *              step's allreduce of the flags
  * *coll (may be NULL) gets the collective TOPK priced (SCV_SPARSE_ALLGATHER otherwise). */
 double scv_perf_comm_option(const scv_perf_model *m, int K, const scv_plan_comm *o, double beta_factor,
                             scv_sparse_coll *coll);

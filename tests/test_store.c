@@ -190,8 +190,8 @@ static void t_migrate_v2(void)
 }
 
 /* A schema-3 store (tests/data/store-v3.db: one logreg run made by the schema-3 binary,
- * its target learnt) opens as schema 4: the run and its target survive, the stragglers
- * table exists. */
+ * its target learnt) opens as schema 5: the run and its target survive, the stragglers
+ * table exists, measurements keep their latency probe. */
 static void t_migrate_v3(void)
 {
     char path[400], cmd[900];
@@ -218,8 +218,19 @@ static void t_migrate_v3(void)
         CHECK(got[0].iteration == 7 && got[0].worker == 1 && got[0].replaced && !strcmp(got[0].by_host, "10.0.0.3") &&
               fabs(got[0].ratio - 0.4) < 1e-12);
     free(got);
+    /* schema 5: a measurement keeps its latency probe (older rows read 0: not probed) */
+    scv_config_stats m = {.workers = 2, .batch = 64, .n_iters = 10, .t_compute = 0.01, .t_comm = 0.02, .t_iter = 0.03,
+                          .t_latency = 4.5e-4};
+    snprintf(m.vm, sizeof m.vm, "c5.xlarge");
+    CHECK_EQ_INT(scv_store_measurement(s, 1, "train", &m, &err), SCV_OK);
+    scv_config_stats *ms = NULL;
+    CHECK_EQ_INT(scv_store_run_measurements(s, 1, &ms, &n, &err), SCV_OK);
+    int probed = 0, unprobed = 0;
+    for (size_t i = 0; i < n; i++) probed += ms[i].t_latency == 4.5e-4, unprobed += ms[i].t_latency == 0;
+    CHECK_MSG(probed == 1 && unprobed == (int)n - 1, "%zu rows: %d probed, %d not", n, probed, unprobed);
+    free(ms);
     scv_store_close(s);
-    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_OK); /* and again, now at schema 4 */
+    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_OK); /* and again, now at schema 5 */
     scv_store_close(s);
 }
 

@@ -71,8 +71,9 @@ static void help(void)
            "  --artopk-root R       star (round robin) | var (largest gradient): whose indices\n"
            "  --selsync DELTA       SelSync: synchronise only when some worker's |g|^2 moved by\n"
            "                        DELTA (relative, EWMA of 25 steps); 0 = synchronous SGD\n"
-           "  --selsync lssr:R      SelSync aiming at a share R of local steps: DELTA follows the\n"
-           "                        R-quantile of the last 50 steps' largest change\n"
+           "  --selsync lssr:R      SelSync aiming at a share R of local steps: DELTA follows a\n"
+           "                        quantile of the last 50 steps' largest change (R, corrected\n"
+           "                        by the share of local steps among them)\n"
            "Optimiser:\n"
            "  --lr X                base learning rate (0.05)\n"
            "  --momentum X          (0.9)      --weight-decay X   (5e-4)\n"
@@ -504,7 +505,8 @@ int cmd_train(int argc, char **argv)
                 if (scv_parse_f64(optarg + 5, &p.comm.sel.lssr) || !(p.comm.sel.lssr > 0 && p.comm.sel.lssr < 1))
                     return usage_error("--selsync '%s': expected lssr:R with 0 < R < 1 (the share of local steps)",
                                        optarg);
-            } else if (scv_parse_f64(optarg, &p.comm.sel.delta) || !(p.comm.sel.delta >= 0) || p.comm.sel.delta > 1e6)
+            } else if (p.comm.sel.lssr = 0, scv_parse_f64(optarg, &p.comm.sel.delta) || !(p.comm.sel.delta >= 0) ||
+                       p.comm.sel.delta > 1e6)
                 return usage_error("--selsync '%s': expected DELTA >= 0 (the paper: 0.25 to 0.5; 0 = synchronous "
                                    "SGD) or lssr:R", optarg);
             p.comm.selsync = 1;

@@ -108,6 +108,7 @@ void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *
                     scv_sparse_name(p->comm_coll),
                     o->collective == SCV_COLL_ALLGATHER ? "allgather" : o->collective == SCV_COLL_ARTOPK ? "artopk" : "auto");
         if (o->kind == SCV_PLAN_SELSYNC) fprintf(f, ",\"lssr\":%.6g", o->lssr);
+        if (o->t_iter_scale > 0) fprintf(f, ",\"t_iter_scale\":%.6g", o->t_iter_scale); /* a run's correction */
         fprintf(f, ",\"t_comm\":%.6g,\"iter_factor\":%.6g,\"assumed\":%s", p->t_comm, o->iter_factor,
                 o->kind != SCV_PLAN_DENSE ? "true" : "false");
         if (o->kind != SCV_PLAN_DENSE)

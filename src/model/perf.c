@@ -23,8 +23,9 @@
  *            three; artopk: the cheaper of its ring and tree forms); ring models only: the
  *            parameter-server form has no per-byte beta to price k values and indices with
  *   selsync  (1 - LSSR) t_comm(K) with beta 2g  (the synchronisation averages the parameters
- *                                               and the momenta: 2M bytes)
- *            + LSSR ceil(log2 K) alpha_msg      (a local step's allreduce of the flags: its
+ *                                               and the momenta: 2M bytes; LSSR 0: beta g,
+ *                                               every step is synchronous SGD)
+ *            + ceil(log2 K) alpha_msg           (every step's allreduce of the flags: its
  *                                               latency; t_comm(K) with beta 0 when unprobed)
  * The sparse costs and the flags take alpha_msg, a small message's latency, when the trainer's
  * probes measured it: t_latency(K) = ceil(log2 K) alpha_msg (recursive doubling), averaged over
@@ -95,9 +96,9 @@ double scv_perf_comm_option(const scv_perf_model *m, int K, const scv_plan_comm 
     if (coll) *coll = SCV_SPARSE_ALLGATHER;
     if (!o || o->kind == SCV_PLAN_DENSE) return scv_perf_comm_scaled(m, K, g);
     const double a = m->alpha_msg > 0 ? m->alpha_msg : m->alpha; /* per small message */
-    if (o->kind == SCV_PLAN_SELSYNC)
-        return (1 - o->lssr) * scv_perf_comm_scaled(m, K, 2 * g) +
-               o->lssr * (m->alpha_msg > 0 ? a * ceil(log2((double)K)) : scv_perf_comm_scaled(m, K, 0));
+    if (o->kind == SCV_PLAN_SELSYNC) /* the flags every step; a synchronisation's bytes */
+        return (1 - o->lssr) * scv_perf_comm_scaled(m, K, (o->lssr > 0 ? 2 : 1) * g) +
+               (m->alpha_msg > 0 ? a * ceil(log2((double)K)) : scv_perf_comm_scaled(m, K, 0));
     if (m->comm == SCV_COMM_PS || !(o->cf > 1)) return NAN;
     const double c = 1 / o->cf, b = m->beta * g;
     scv_sparse_coll h;

@@ -27,7 +27,6 @@
 #include "../core/util.h"
 #include "../train/compress.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +196,8 @@ int scv_exchange_run(scv_exchange *x, scv_comm *comm, float *buf, size_t n_calle
         const double change = scv_selsync_change(&x->ss, grad_sq * own_scale * own_scale); /* of |g_k|^2 */
         const int target = x->o.sel.lssr > 0;
         mine[C_SYNC] = change >= x->o.sel.delta;
-        if (target) mine[C_NORM + x->rank] = (float)fmin(change, FLT_MAX); /* every rank sees every change */
+        if (target) mine[C_NORM + x->rank] = (float)change; /* every rank sees every change (the first
+                                                                step's INFINITY too: none) */
         tx = scv_now();
         if ((rc = scv_comm_allreduce_f32(comm, ctl, nctl, err))) return rc;
         out->t_exchange = scv_now() - tx, out->bytes = 4.0 * (double)nctl;

@@ -46,6 +46,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,9 +67,34 @@ _Static_assert(X_COUNT + 2 * SCV_MAX_WORKERS + SCV_EXCHANGE_CTL_FIXED + SCV_MAX_
 /* The one piece of file-scope mutable state: a signal handler gets no context argument, so
  * SIGINT/SIGTERM can only reach the loop through a flag. scv_train_run() clears it, installs
  * the handler for its own duration and restores the previous one. Everything else a run
- * needs lives in its run_ctx. */
+ * needs lives in its run_ctx.
+ *
+ * The stop signals (SIGINT, SIGTERM, SIGUSR1) are also blocked in the training thread, and in
+ * the threads it starts (MPI's, OpenMP's), for the run's duration: stop_requested() takes a
+ * pending one where the loop reads the flag. A handler must not run on this thread while
+ * oneDNN 2.x's f32 GEMM kernel runs: for K above 84 (LeNet's 120 -> 84 layer) it points the
+ * stack pointer into a malloc'ed workspace, so the signal frame lands in the heap and the
+ * workspace's free() aborts ("corrupted size vs. prev_size"; oneDNN issue #4845, fixed in
+ * 3.11.2, not in Debian 12's 2.7). Seen once in CI on a SIGINT to a K=2 LeNet run. */
 static volatile sig_atomic_t g_stop;
 static void on_signal(int sig) { (void)sig; g_stop = 1; }
+
+static sigset_t stop_signals(void)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT), sigaddset(&s, SIGTERM), sigaddset(&s, SIGUSR1);
+    return s;
+}
+
+/* g_stop, after taking the stop signals pending on this thread (blocked: see above). */
+static int stop_requested(void)
+{
+    const sigset_t s = stop_signals();
+    const struct timespec now = {0, 0};
+    while (sigtimedwait(&s, NULL, &now) > 0) g_stop = 1;
+    return g_stop;
+}
 
 /* Squared norm in double with 8 independent partial sums: no serial dependency chain, so
  * the loop vectorises and costs about one pass over memory. */
@@ -723,7 +749,7 @@ static void sleep_until(double until)
 {
     for (;;) {
         double left = until - scv_now();
-        if (!(left > 0) || g_stop) return;
+        if (!(left > 0) || stop_requested()) return;
         struct timespec ts = {0, (long)((left < 0.05 ? left : 0.05) * 1e9)};
         nanosleep(&ts, NULL);
     }
@@ -972,7 +998,7 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         g[np + X_HAS] = bk > 0;
         g[np + X_LOSS] = (float)loss_sum;
         g[np + X_CORRECT] = (float)correct;
-        g[np + X_STOP] = (float)g_stop;
+        g[np + X_STOP] = (float)stop_requested();
         g[np + X_TIME_STABLE] = (float)c->time_stable;
         g[np + X_STRAGGLER] = (float)c->strag_flag;
         g[np + X_REBALANCE] = (float)c->dyn_send;
@@ -1383,7 +1409,7 @@ static int control_read(control *ctl, char *line, size_t cap)
 {
     struct timespec ts = {0, 1000000L};
     for (;;) {
-        if (g_stop) return SCV_EINTR;
+        if (stop_requested()) return SCV_EINTR;
         clearerr(ctl->cmd);
         fseek(ctl->cmd, ctl->cmd_off, SEEK_SET);
         if (fgets(line, (int)cap, ctl->cmd)) {
@@ -1850,6 +1876,9 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     sigaction(SIGTERM, &sa, &old_term);
     struct sigaction old_usr1; /* the trainer contract's stop (mpirun forwards SIGUSR1) */
     sigaction(SIGUSR1, &sa, &old_usr1);
+    const sigset_t stops = stop_signals(); /* blocked before setup starts MPI's threads */
+    sigset_t old_mask;
+    pthread_sigmask(SIG_BLOCK, &stops, &old_mask);
     rc = setup(&c, err);
     res->rank = c.rank;
     if (rc && p->elastic_control && c.comm && scv_comm_joined(c.comm)) { /* spawned, and failed: the */
@@ -1858,6 +1887,8 @@ int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err
     }
     if (!rc) rc = p->elastic_control ? elastic_main(&c, res, err) : train_segment(&c, res, err);
     teardown(&c);
+    stop_requested(); /* a stop that came after the last step: taken, not left for the old handlers */
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     sigaction(SIGUSR1, &old_usr1, NULL);

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#define SCHEMA_VERSION 4
+#define SCHEMA_VERSION 5
 
 struct scv_store {
     sqlite3 *db;
@@ -24,7 +24,7 @@ struct scv_store {
 static const char *SCHEMA =
     "CREATE TABLE IF NOT EXISTS measurements(run INTEGER REFERENCES runs(id), phase TEXT, vm TEXT,"
     " workers INTEGER, batch INTEGER, iterations INTEGER, t_compute REAL, t_comm REAL, t_iter REAL,"
-    " g_local REAL, g_global REAL, epoch_progress REAL);"
+    " g_local REAL, g_global REAL, epoch_progress REAL, t_latency REAL);"
     "CREATE TABLE IF NOT EXISTS models(run INTEGER REFERENCES runs(id), kind TEXT, json TEXT, created REAL);"
     "CREATE TABLE IF NOT EXISTS decisions(run INTEGER REFERENCES runs(id), created REAL, kind TEXT,"
     " workers INTEGER, batch INTEGER, vm TEXT, predicted_time REAL, predicted_cost REAL, reason TEXT);"
@@ -52,6 +52,9 @@ static const char *MIGRATE_TARGETS_3 =
     "ALTER TABLE targets ADD COLUMN metric TEXT DEFAULT 'accuracy';";
 static const char *MIGRATE_EVALS_3 =
     "ALTER TABLE evals ADD COLUMN train_loss REAL; ALTER TABLE evals ADD COLUMN train_loss_samples REAL;";
+
+/* schema 4 -> 5: the latency probe's time of each measurement (measurements exists from 1) */
+static const char *MIGRATE_LATENCY_5 = "ALTER TABLE measurements ADD COLUMN t_latency REAL;";
 
 static double now_s(void)
 {
@@ -121,8 +124,9 @@ static int schema_setup(scv_store *s, int *version, const char **what, char *msg
             (*version >= 1 && *version < 3 &&
              (rc = sqlite3_exec(s->db, MIGRATE_TARGETS_3, NULL, NULL, NULL)) != SQLITE_OK) ||
             (*version == 2 && (rc = sqlite3_exec(s->db, MIGRATE_EVALS_3, NULL, NULL, NULL)) != SQLITE_OK) ||
+            (*version >= 1 && (rc = sqlite3_exec(s->db, MIGRATE_LATENCY_5, NULL, NULL, NULL)) != SQLITE_OK) ||
             (rc = sqlite3_exec(s->db, SCHEMA, NULL, NULL, NULL)) != SQLITE_OK ||
-            (rc = sqlite3_exec(s->db, "PRAGMA user_version=4;", NULL, NULL, NULL)) != SQLITE_OK)
+            (rc = sqlite3_exec(s->db, "PRAGMA user_version=5;", NULL, NULL, NULL)) != SQLITE_OK)
             goto fail;
     }
     *what = "commit";
@@ -286,8 +290,9 @@ int scv_store_measurement(scv_store *s, long long run, const char *phase, const 
                           scv_err *err)
 {
     return exec_bind(s, err,
-                     "INSERT INTO measurements VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", "Ittiiidddddd", run, phase, c->vm, c->workers, c->batch, c->n_iters, c->t_compute, c->t_comm,
-                     c->t_iter, c->g_local, c->g_global, c->epoch_progress);
+                     "INSERT INTO measurements VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", "Ittiiiddddddd", run, phase, c->vm,
+                     c->workers, c->batch, c->n_iters, c->t_compute, c->t_comm, c->t_iter, c->g_local, c->g_global,
+                     c->epoch_progress, c->t_latency);
 }
 
 /* NULL columns (NaN was stored) read back as NaN */
@@ -304,7 +309,8 @@ static void col_text(sqlite3_stmt *st, int i, char *buf, size_t cap)
 }
 
 /* A measurements row (vm, workers, batch, iterations, t_compute, t_comm, t_iter, g_local,
- * g_global, epoch_progress, in this order) into c. */
+ * g_global, epoch_progress, t_latency, in this order) into c (t_latency NULL, from before
+ * schema 5: 0, not probed). */
 static void measurement_row(sqlite3_stmt *st, void *p)
 {
     scv_config_stats *c = p;
@@ -319,6 +325,7 @@ static void measurement_row(sqlite3_stmt *st, void *p)
     c->g_local = sqlite3_column_double(st, 7);
     c->g_global = sqlite3_column_double(st, 8);
     c->epoch_progress = sqlite3_column_double(st, 9);
+    c->t_latency = sqlite3_column_double(st, 10);
 }
 
 /* Every measurement of one run (malloc'ed). */
@@ -332,7 +339,7 @@ int scv_store_load_measurements(scv_store *s, const char *job_key, long long exc
     sqlite3_stmt *st;
     /* newest first; the first row of each (vm, K, B) wins */
     const char *q = "SELECT m.vm, m.workers, m.batch, m.iterations, m.t_compute, m.t_comm, m.t_iter, m.g_local,"
-                    " m.g_global, m.epoch_progress, m.run FROM measurements m JOIN runs r ON m.run = r.id"
+                    " m.g_global, m.epoch_progress, m.t_latency, m.run FROM measurements m JOIN runs r ON m.run = r.id"
                     " WHERE r.job_key=? AND r.id<>? ORDER BY m.rowid DESC";
     if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
     sqlite3_bind_text(st, 1, job_key, -1, SQLITE_TRANSIENT);
@@ -346,7 +353,7 @@ int scv_store_load_measurements(scv_store *s, const char *job_key, long long exc
         for (size_t i = 0; i < *n && !dup; i++)
             dup = (*out)[i].workers == c.workers && (*out)[i].batch == c.batch && !strcmp((*out)[i].vm, c.vm);
         if (dup) continue;
-        if (*from_run < 0) *from_run = sqlite3_column_int64(st, 10);
+        if (*from_run < 0) *from_run = sqlite3_column_int64(st, 11);
         if (grow((void **)out, *n, &cap, sizeof **out)) {
             rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
             break;
@@ -505,7 +512,7 @@ int scv_store_load_steps(scv_store *s, long long run, scv_run_step **out, size_t
 int scv_store_run_measurements(scv_store *s, long long run, scv_config_stats **out, size_t *n, scv_err *err)
 {
     return load_rows(s, "SELECT vm, workers, batch, iterations, t_compute, t_comm, t_iter, g_local, g_global, "
-                        "epoch_progress FROM measurements WHERE run=?", run, sizeof **out, measurement_row,
+                        "epoch_progress, t_latency FROM measurements WHERE run=?", run, sizeof **out, measurement_row,
                      (void **)out, n, err);
 }
 

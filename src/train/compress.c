@@ -17,7 +17,9 @@
  *
  * SelSync: Delta_i = (E|g_i|^2 - E|g_{i-1}|^2) / E|g_{i-1}|^2 with E an EWMA of the worker's
  * squared gradient norm, alpha = 2 / (window + 1); |Delta| >= delta asks for a
- * synchronisation (delta = 0: always, synchronous SGD).
+ * synchronisation (delta = 0: always, synchronous SGD). With a target share of local steps R,
+ * the step synchronises when the workers' largest |Delta| is at or above the q-quantile of
+ * the last `history` steps' largest, q = R + (R - the share of local steps among them).
  */
 #include "compress.h"
 
@@ -25,6 +27,7 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#include <stdlib.h>
 #include <string.h>
 
 scv_gravac_policy scv_gravac_policy_default(void)
