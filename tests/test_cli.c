@@ -344,6 +344,16 @@ static void t_interrupt(void)
             struct timespec t = {0, 100000000};
             nanosleep(&t, NULL);
         }
+        if (k == 1) { /* the trainer blocks the stop signals in every thread while it trains
+                       * (a handler on oneDNN's GEMM stack corrupts the heap; trainer.c) */
+            char out[4096];
+            CHECK_EQ_INT(run(out, sizeof out, "for p in $(pgrep -g %d -x scavenger); do grep -h SigBlk /proc/$p/task/*/status; done",
+                             (int)pid), 0);
+            int lines = 0, blocked = 0;
+            for (const char *q = out; (q = strstr(q, "SigBlk:")); q++, lines++)
+                blocked += (strtoull(q + 7, NULL, 16) & 0x4202) == 0x4202; /* SIGINT, SIGUSR1, SIGTERM */
+            CHECK_MSG(lines > 0 && blocked == lines, "%d of %d threads block the stop signals: %s", blocked, lines, out);
+        }
         kill(-pid, SIGINT); /* as a terminal's Ctrl-C: the whole process group */
         int st = 0;
         waitpid(pid, &st, 0);
