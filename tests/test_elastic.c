@@ -154,8 +154,51 @@ static void t_same_as_relaunch(void)
     CHECK(count_lines(reply, "\"resize_s\":") == NSEQ + 1);
 }
 
+/* Top-k in two consecutive segments of one elastic job: the second goes on with the first
+ * one's exchange (its residual, the unsent gradient, is kept), so it starts compressed; the
+ * first starts with the exchange's dense steps (20). */
+static void t_exchange_carried(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    char ctl[512], cmdf[600], reply[600], dir[512], m[2][600];
+    snprintf(ctl, sizeof ctl, "%s/ctlx", tmp);
+    snprintf(dir, sizeof dir, "%s/elasticx", tmp);
+    snprintf(cmdf, sizeof cmdf, "%s/cmd", ctl);
+    snprintf(reply, sizeof reply, "%s/reply", ctl);
+    mkdir(ctl, 0755);
+    fclose(fopen(cmdf, "w"));
+    fclose(fopen(reply, "w"));
+    CHECK_EQ_INT(sh("%s train " JOB " --workers 2 --batch 64 --elastic-control %s --checkpoint %s >%s/jobx.log 2>&1 &",
+                    bin, ctl, dir, tmp), 0);
+    CHECK_MSG(wait_lines(reply, "\"ready\"", 1), "the elastic job did not start (%s/jobx.log)", tmp);
+    for (int i = 0; i < 2; i++) {
+        char line[2048];
+        snprintf(m[i], sizeof m[i], "%s/mx%d.jsonl", tmp, i);
+        snprintf(line, sizeof line,
+                 "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":%d,\"compress_cf\":10,"
+                 "\"collective\":\"allgather\",\"metrics\":\"%s\"}", 40 * (i + 1), m[i]);
+        append(cmdf, line);
+        CHECK_MSG(wait_lines(reply, "\"rc\":0", i + 1), "segment %d: no answer", i);
+    }
+    append(cmdf, "{\"cmd\":\"stop\"}");
+    CHECK_EQ_INT(count_lines(m[0], "\"cf\":1,"), 20);  /* the dense start */
+    CHECK_EQ_INT(count_lines(m[0], "\"cf\":10,"), 20);
+    CHECK_EQ_INT(count_lines(m[1], "\"cf\":1,"), 0);   /* carried on: compressed from its first step */
+    CHECK_EQ_INT(count_lines(m[1], "\"cf\":10,"), 40);
+    int gone = 0;
+    struct timespec ts = {0, 50000000L};
+    for (int i = 0; i < 600 && !gone; i++) {
+        char pat[700];
+        snprintf(pat, sizeof pat, "pgrep -f -- '[-]-elastic-control %s' >/dev/null", ctl); /* [-]: not this shell */
+        gone = sh("%s", pat) != 0;
+        nanosleep(&ts, NULL);
+    }
+    CHECK_MSG(gone, "processes of the elastic job survived the stop");
+}
+
 static const scv_test tests[] = {
     {"same_as_relaunch", t_same_as_relaunch},
+    {"exchange_carried", t_exchange_carried},
 };
 
 int main(int argc, char **argv)

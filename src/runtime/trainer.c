@@ -374,6 +374,11 @@ typedef struct {
                                  all its samples this segment, its home samples this step */
     double window[64];  /* the target window when the last segment ended, oldest first */
     int n_window;
+    /* the gradient exchange (communication efficiency): kept from one segment to the next
+     * while K, this rank and the options stay (segment_exchange) */
+    scv_exchange *xc;
+    scv_comm_opts xc_opts;
+    int xc_K, xc_rank;
 } run_ctx;
 
 /* Accuracy and mean loss on the first n samples of the test set (n = test->n: all of it);
@@ -683,6 +688,7 @@ static void teardown(run_ctx *c)
     free(c->inj);
     free(c->data_scratch);
     free(c->home_acc);
+    scv_exchange_free(c->xc);
     scv_comm_free(c->comm);
     if (c->lock_fd >= 0) close(c->lock_fd); /* releases the lock */
     c->lock_fd = -1;
@@ -740,6 +746,36 @@ static void unabsorbed_found(run_ctx *c)
                 (unsigned long long)ev.iteration, f, ev.ratio, d->balanced[f], d->pol.min_share, d->floor_slowdown);
         metrics_note(c);
     }
+}
+
+/* The same exchange settings: the options a segment command or the job can set. */
+static int same_comm(const scv_comm_opts *a, const scv_comm_opts *b)
+{
+    return a->compress == b->compress && a->cf == b->cf && a->collective == b->collective &&
+           a->var_root == b->var_root && a->dense_steps == b->dense_steps && a->selsync == b->selsync &&
+           a->sel.delta == b->sel.delta && a->sel.lssr == b->sel.lssr && a->gravac.eps == b->gravac.eps;
+}
+
+/* The segment's exchange in c->xc: the previous segment's goes on when every rank kept one for
+ * the same K, rank and options (its residual, the unsent gradient, is not dropped; SelSync's
+ * history and GraVAC's factor go on), else every rank starts a new one (a rank that is new,
+ * a spare in a straggler's place, has none: then all do). Collective: every rank calls it. */
+static int segment_exchange(run_ctx *c, const scv_comm_opts *o, size_t np, scv_err *err)
+{
+    float fresh = !(c->xc && c->xc_K == c->K && c->xc_rank == c->rank && same_comm(&c->xc_opts, o));
+    int rc = scv_comm_allreduce_f32(c->comm, &fresh, 1, err);
+    if (rc || fresh == 0) return rc;
+    scv_exchange_free(c->xc);
+    c->xc = NULL;
+    rc = scv_exchange_new(o, c->K, c->rank, np, &c->xc, err);
+    if ((rc = scv_comm_agree(c->comm, rc, err))) { /* every rank, or none: a rank short of memory
+                                                     must not hang the others */
+        scv_exchange_free(c->xc);
+        c->xc = NULL;
+        return rc;
+    }
+    c->xc_opts = *o, c->xc_K = c->K, c->xc_rank = c->rank;
+    return SCV_OK;
 }
 
 /* Streaming: sleeps until scv_now() >= until, in slices of at most 50 ms so that Ctrl-C
@@ -902,22 +938,20 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
     /* communication efficiency: the exchange replaces the gradient's allreduce (its residual
-     * and its controllers live for the segment) */
+     * and its controllers go on from the previous segment where they can) */
     scv_exchange *xc = NULL;
     scv_exchange_step xs = {0};
     double x_tprev = 0, x_bprev = 0;
-    if (scv_comm_opts_on(&p->comm)) { /* every rank, or none: a rank short of memory must not hang the others */
-        rc = scv_exchange_new(&p->comm, c->K, c->rank, np, &xc, err);
-        if ((rc = scv_comm_agree(c->comm, rc, err))) {
-            scv_exchange_free(xc);
+    if (scv_comm_opts_on(&p->comm)) {
+        if ((rc = segment_exchange(c, &p->comm, np, err))) {
             free(win), free(from_hist);
             return rc;
         }
+        xc = c->xc;
     }
     if (watch && c->rank == 0) scv_straggler_init(c->strag, &p->straggler, c->K);
     if (dyn && c->rank == 0) scv_dynbatch_init(c->dyn, &p->dynbatch, c->K, B, c->shares);
     if (c->K > 1 && (rc = latency_probe(c, err))) {
-        scv_exchange_free(xc);
         free(win), free(from_hist);
         return rc;
     }
@@ -1314,7 +1348,10 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     }
     if (c->rank == 0 && p->progress) fputc('\n', stderr);
     if (!rc && xc) rc = scv_exchange_sync(xc, c->comm, w, c->mom, err); /* what is evaluated and saved */
-    scv_exchange_free(xc);
+    if (rc && xc) { /* a failed segment: the ranks' exchanges may not agree any more */
+        scv_exchange_free(c->xc);
+        c->xc = NULL;
+    }
     double wall = scv_now() - t_start;
     /* the whole test set at the end: unless told not to, except where the run ends (the
      * target reached, the epoch bound) and the last evaluation was not on the whole set */
