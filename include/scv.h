@@ -405,7 +405,10 @@ scv_train_params scv_train_params_default(void);
  * with the option named in err. */
 int scv_train_params_check(const scv_train_params *p, scv_err *err);
 /* Runs training in this process; under mpirun every rank calls it. Rank 0 writes metrics,
- * checkpoints and progress. Returns SCV_EINTR after a clean stop on SIGINT/SIGTERM. */
+ * checkpoints and progress. Returns SCV_EINTR after a clean stop on SIGINT/SIGTERM (or
+ * SIGUSR1). For its duration it installs its own handler for those three and blocks them in
+ * the calling thread (and so in the threads it starts), taking them at iteration boundaries;
+ * the previous handlers and mask come back when it returns. */
 int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err);
 /* Writes res as one JSON object (no newline) into buf; returns the length. */
 int scv_train_result_json(const scv_train_result *res, char *buf, size_t cap);
