@@ -197,8 +197,8 @@ scv_gravac_policy scv_gravac_policy_default(void);
  * steps on its own gradient. delta = 0 is synchronous SGD. With a target share of local
  * steps (lssr > 0), delta follows the data instead: a step synchronises when the workers'
  * largest change is at or above the q-quantile of the last `history` steps' largest changes,
- * q = lssr + (lssr - the share of local steps among those steps), so that about that share
- * of the steps is local (what the planner prices). */
+ * q = lssr + (lssr - the share of local steps so far), so that about that share of the
+ * steps is local (what the planner prices). */
 typedef struct scv_selsync_policy {
     double delta;               /* 0.3 (the paper: 0.25, 0.3, 0.5) */
     int window;                 /* 25: the EWMA's span, alpha = 2 / (window + 1) */

@@ -73,7 +73,7 @@ static void help(void)
            "                        DELTA (relative, EWMA of 25 steps); 0 = synchronous SGD\n"
            "  --selsync lssr:R      SelSync aiming at a share R of local steps: DELTA follows a\n"
            "                        quantile of the last 50 steps' largest change (R, corrected\n"
-           "                        by the share of local steps among them)\n"
+           "                        by the share of local steps so far)\n"
            "Optimiser:\n"
            "  --lr X                base learning rate (0.05)\n"
            "  --momentum X          (0.9)      --weight-decay X   (5e-4)\n"

@@ -19,7 +19,7 @@
  * squared gradient norm, alpha = 2 / (window + 1); |Delta| >= delta asks for a
  * synchronisation (delta = 0: always, synchronous SGD). With a target share of local steps R,
  * the step synchronises when the workers' largest |Delta| is at or above the q-quantile of
- * the last `history` steps' largest, q = R + (R - the share of local steps among them).
+ * the last `history` steps' largest, q = R + (R - the share of local steps so far).
  */
 #include "compress.h"
 
@@ -370,16 +370,16 @@ int scv_selsync_decide(scv_selsync_state *s, const float *changes, int K)
     int sync = 1;
     if (s->n_hist >= H / 2) {
         double q[SCV_SELSYNC_HISTORY];
-        int local = 0;
         memcpy(q, s->hist, sizeof(double) * (size_t)s->n_hist);
         qsort(q, (size_t)s->n_hist, sizeof *q, cmp_double);
-        for (int j = 0; j < s->n_hist; j++) local += s->local[j];
-        const double share = fmin(1, fmax(0, 2 * s->pol.lssr - (double)local / s->n_hist));
+        const double so_far = (double)s->decided_local / (double)s->decided; /* decided >= H/2 > 0 */
+        const double share = fmin(1, fmax(0, 2 * s->pol.lssr - so_far));
         const int i = (int)floor(share * s->n_hist); /* the first change above that share */
         sync = top >= q[i < s->n_hist ? i : s->n_hist - 1];
     }
+    s->decided++, s->decided_local += !sync;
     if (isfinite(top)) { /* the first step's (no previous value) says nothing of the spread */
-        s->hist[s->at] = top, s->local[s->at] = (unsigned char)!sync;
+        s->hist[s->at] = top;
         s->at = (s->at + 1) % H;
         if (s->n_hist < H) s->n_hist++;
     }

@@ -65,8 +65,8 @@ typedef struct scv_selsync_state {
     double ewma, prev;          /* the EWMA of |g_k|^2 now and at the previous step (NaN: none) */
     int64_t local_steps, sync_steps;
     double hist[SCV_SELSYNC_HISTORY]; /* the target's: the last steps' largest changes (a ring) */
-    unsigned char local[SCV_SELSYNC_HISTORY]; /* ... and whether each of those steps was local */
     int n_hist, at;
+    int64_t decided, decided_local; /* the target's decisions so far, and the local ones */
 } scv_selsync_state;
 void scv_selsync_init(scv_selsync_state *s, const scv_selsync_policy *pol);
 /* This worker's |g_k|^2 of a step: its relative change
@@ -78,8 +78,8 @@ int scv_selsync_flag(scv_selsync_state *s, double sq);
 /* The target rule, on every worker's change of this step (all ranks pass the same values, so
  * all decide alike): 1 (synchronise) when their largest is at or above the q-quantile of the
  * history, or while fewer than history/2 steps are in it; the largest then joins it. The
- * quantile corrects for a drift of the changes (they grow as |g|^2 falls): q = lssr + (lssr -
- * the share of local steps among the history's), in [0, 1]. */
+ * quantile corrects for a drift of the changes (they grow as |g|^2 falls) and for the first
+ * steps, all synchronous: q = lssr + (lssr - the share of local steps so far), in [0, 1]. */
 int scv_selsync_decide(scv_selsync_state *s, const float *changes, int K);
 /* The share of local steps so far, LSSR = local / (local + sync) (0 when none). */
 double scv_selsync_lssr(const scv_selsync_state *s);
