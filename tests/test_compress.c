@@ -277,16 +277,16 @@ static void t_selsync(void)
     pol.delta = 0;
     scv_selsync_init(&s, &pol);
     int all = 1;
-    for (int i = 0; i < 100; i++) all &= scv_selsync_flag(&s, 1 + 0.001 * (i % 3));
+    for (int i = 0; i < 100; i++) all &= scv_selsync_change(&s, 1 + 0.001 * (i % 3)) >= pol.delta;
     CHECK(all);
     /* delta = 0.3: a steady norm stays local; a jump (x10) asks for a synchronisation */
     pol.delta = 0.3;
     scv_selsync_init(&s, &pol);
-    CHECK(scv_selsync_flag(&s, 1.0)); /* the first step */
+    CHECK(scv_selsync_change(&s, 1.0) >= pol.delta); /* the first step */
     int any = 0;
-    for (int i = 0; i < 50; i++) any |= scv_selsync_flag(&s, 1.0 + 0.01 * (i % 2));
+    for (int i = 0; i < 50; i++) any |= scv_selsync_change(&s, 1.0 + 0.01 * (i % 2)) >= pol.delta;
     CHECK(!any);
-    CHECK(scv_selsync_flag(&s, 10.0)); /* EWMA moves by 2/26 x 9 = 0.69 > 0.3 */
+    CHECK(scv_selsync_change(&s, 10.0) >= pol.delta); /* EWMA moves by 2/26 x 9 = 0.69 > 0.3 */
     s.local_steps = 30, s.sync_steps = 10;
     CHECK_NEAR(scv_selsync_lssr(&s), 0.75, 1e-12, 0);
     /* a target share of local steps: the first history/2 steps synchronise; then, on changes

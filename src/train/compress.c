@@ -127,6 +127,30 @@ static void select_first(const float *x, uint32_t *a, size_t m, size_t k)
 
 static void ascending(uint32_t *work, size_t n, size_t k, uint32_t *idx);
 
+/* idx <- the first k of the order (mag descending, ties to the lower index) among the m
+ * candidates work[0..m), which ascend, in ascending order. With room in work for two more
+ * copies (3 m <= n): the k-th largest key T is found in a copy of the keys, then one pass in
+ * index order takes those above T and the lowest-indexed of those equal to it; else a
+ * quickselect on the candidates and the bitmap sort. work is overwritten. */
+static void first_k(const float *x, uint32_t *work, size_t m, size_t n, size_t k, uint32_t *idx)
+{
+    if (3 * m > n) {
+        select_first(x, work, m, k);
+        ascending(work, n, k, idx);
+        return;
+    }
+    uint32_t *key = work + m, *sel = work + 2 * m; /* the candidates' keys, in order; a copy to select in */
+    for (size_t j = 0; j < m; j++) key[j] = sel[j] = mag_key(x, work[j]);
+    const uint32_t T = kth_key_desc(sel, m, k - 1);
+    size_t above = 0, c = 0;
+    for (size_t j = 0; j < m; j++) above += key[j] > T;
+    size_t ties = k - above; /* those equal to T: the lowest indices (the candidates ascend) */
+    for (size_t j = 0; j < m && c < k; j++) {
+        if (key[j] > T) idx[c++] = work[j];
+        else if (key[j] == T && ties) idx[c++] = work[j], ties--;
+    }
+}
+
 void scv_topk_indices(const float *x, size_t n, size_t k, uint32_t *idx, uint32_t *work)
 {
     if (k > n) k = n;
@@ -155,8 +179,7 @@ void scv_topk_indices(const float *x, size_t n, size_t k, uint32_t *idx, uint32_
         for (size_t i = 0; i < n; i++) work[i] = (uint32_t)i;
         m = n;
     }
-    select_first(x, work, m, k);
-    ascending(work, n, k, idx);
+    first_k(x, work, m, n, k, idx);
 }
 
 /* idx <- the k indices in work[0..k), ascending: a bitmap over the first n/32 + 1 words of
@@ -259,23 +282,8 @@ double scv_ef_accumulate_topk(float *e, float *g, size_t n, size_t k, scv_topk_g
     size_t m = 0;
     const double sq = accumulate(e, g, g, n, h, work, &m);
     if (k == 0) return sq;
-    if (m >= k && m <= 16 * k && 3 * m <= n) { /* the k-th largest key among the candidates */
-        uint32_t *key = work + m, *sel = work + 2 * m; /* the candidates' keys, in order; a copy to select in */
-        for (size_t j = 0; j < m; j++) key[j] = sel[j] = mag_key(e, work[j]);
-        const uint32_t T = kth_key_desc(sel, m, k - 1);
-        size_t above = 0, c = 0;
-        for (size_t j = 0; j < m; j++) above += key[j] > T;
-        size_t ties = k - above; /* those equal to T: the lowest indices (the candidates ascend) */
-        for (size_t j = 0; j < m && c < k; j++) {
-            if (key[j] > T) idx[c++] = work[j];
-            else if (key[j] == T && ties) idx[c++] = work[j], ties--;
-        }
-    } else if (m >= k && m <= 16 * k) {
-        select_first(e, work, m, k);
-        ascending(work, n, k, idx);
-    } else {
-        scv_topk_indices(e, n, k, idx, work);
-    }
+    if (m >= k && m <= 16 * k) first_k(e, work, m, n, k, idx);
+    else scv_topk_indices(e, n, k, idx, work);
     float kth = INFINITY; /* the smallest magnitude taken */
     for (size_t j = 0; j < k; j++) kth = fminf(kth, mag(e, idx[j]));
     /* f towards 1 when too many passed (each costs in the gather and the select), down when
@@ -353,8 +361,6 @@ double scv_selsync_change(scv_selsync_state *s, double sq)
     if (!(s->prev > 0)) return INFINITY;
     return fabs((s->ewma - s->prev) / s->prev);
 }
-
-int scv_selsync_flag(scv_selsync_state *s, double sq) { return scv_selsync_change(s, sq) >= s->pol.delta; }
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -71,10 +71,9 @@ typedef struct scv_selsync_state {
 void scv_selsync_init(scv_selsync_state *s, const scv_selsync_policy *pol);
 /* This worker's |g_k|^2 of a step: its relative change
  *   |Delta| = |E|g_i|^2 - E|g_{i-1}|^2| / E|g_{i-1}|^2   (E: the EWMA)
- * (INFINITY at the first step: no previous value). */
+ * (INFINITY at the first step: no previous value). The delta rule: the worker asks for a
+ * synchronisation when |Delta| >= delta (the exchange compares). */
 double scv_selsync_change(scv_selsync_state *s, double sq);
-/* scv_selsync_change >= delta: 1 when this worker asks for a synchronisation (the delta rule). */
-int scv_selsync_flag(scv_selsync_state *s, double sq);
 /* The target rule, on every worker's change of this step (all ranks pass the same values, so
  * all decide alike): 1 (synchronise) when their largest is at or above the q-quantile of the
  * history, or while fewer than history/2 steps are in it; the largest then joins it. The
