@@ -431,6 +431,16 @@ static size_t comm_variants(const scv_plan_request *req, int *var)
     return n;
 }
 
+/* A point's step: compute tc and communication tm (overlapped), the compression kernels
+ * t_kernels on a Top-k step (compute, on the point's type), times the option's measured
+ * correction (t_iter_scale) where a run set one. */
+static double step_time(const scv_plan_request *req, const scv_plan_point *p, double tc, double tm, double t_kernels)
+{
+    double t = tc + tm - req->perf->overlap * fmin(tc, tm);
+    if (p->comm_opt.kind == SCV_PLAN_TOPK) t += t_kernels;
+    return p->comm_opt.t_iter_scale > 0 ? t * p->comm_opt.t_iter_scale : t;
+}
+
 /* Fills p's communication fields for variant v at K workers and bandwidth factor g; returns
  * the step's communication seconds. */
 static double set_comm(const scv_plan_request *req, int v, int K, double g, scv_plan_point *p)
@@ -622,10 +632,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                 for (size_t c = 0; c < nvar; c++) { /* dense, then each option */
                     scv_plan_point *p = &res->points[np++];
                     memset(p, 0, sizeof *p);
-                    double tm = set_comm(req, var[c], K, 1, p);
-                    double t_iter = tc + tm - req->perf->overlap * fmin(tc, tm);
-                    if (p->comm_opt.kind == SCV_PLAN_TOPK) t_iter += t_compress * scale; /* kernels: compute */
-                    if (p->comm_opt.t_iter_scale > 0) t_iter *= p->comm_opt.t_iter_scale; /* measured */
+                    double t_iter = step_time(req, p, tc, set_comm(req, var[c], K, 1, p), t_compress * scale);
                     if (c == 0 && req->vms[v] == req->measured_vm) t_iter = measured_t_iter(req, K, B, t_iter);
                     p->mix = -1;
                     p->comm_scale = 1;
@@ -695,10 +702,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
             for (size_t c = 0; c < nvar; c++) { /* dense, then each option, at the slowest link */
                 scv_plan_point *p = &res->points[np++];
                 memset(p, 0, sizeof *p);
-                double tm = set_comm(req, var[c], K, g, p);
-                double t_iter = tc + tm - req->perf->overlap * fmin(tc, tm);
-                if (p->comm_opt.kind == SCV_PLAN_TOPK) t_iter += t_compress * s_max;
-                if (p->comm_opt.t_iter_scale > 0) t_iter *= p->comm_opt.t_iter_scale;
+                double t_iter = step_time(req, p, tc, set_comm(req, var[c], K, g, p), t_compress * s_max);
                 p->vm = slow;
                 p->workers = K;
                 p->batch = B;
