@@ -46,11 +46,11 @@ typedef struct loop {
     size_t ncs, cs_cap, steps_cap;
     scv_run_state state;
     int K, B;                       /* the configuration trained at */
-    int comm;                       /* ... its communication option (index into p->comms;
+    int comm;                       /* ... its communication option (index into comms;
                                        -1: no options, dense) */
     int dense;                      /* the dense option's index (-1: no options) */
-    scv_plan_comm comms[SCV_PLAN_MAX_COMMS + 1]; /* p->comms with each option's t_iter_scale:
-                                       measured / predicted where it trained */
+    scv_plan_comm comms[SCV_PLAN_MAX_COMMS + 1]; /* p->comms, the loop's copy: each option's
+                                       t_iter_scale, measured / predicted where it trained */
     int seg_compressed;             /* the current segment trains compressed: its times are
                                        not dense measurements (the models are fitted on dense) */
     int trained_compressed;         /* some segment of this invocation did */
@@ -419,12 +419,12 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
      * measure dense steps, which the performance model is fitted on */
     spec.comm = NULL, spec.comm_collective = SCV_COLL_AUTO;
     if (!strcmp(phase, "train") && l->comm >= 0 && l->comm != l->dense && (size_t)l->comm < l->p->n_comms &&
-        l->p->comms[l->comm].kind != SCV_PLAN_DENSE) {
+        l->comms[l->comm].kind != SCV_PLAN_DENSE) {
         const scv_plan_point *pt = find_point(l->r->plan, K, B, l->comm);
-        scv_coll_pref c = l->p->comms[l->comm].collective;
+        scv_coll_pref c = l->comms[l->comm].collective;
         if (c == SCV_COLL_AUTO) /* the collective the plan priced (Top-k's; SelSync has none) */
             c = pt && pt->comm_coll != SCV_SPARSE_ALLGATHER ? SCV_COLL_ARTOPK : SCV_COLL_ALLGATHER;
-        spec.comm = &l->p->comms[l->comm], spec.comm_collective = c;
+        spec.comm = &l->comms[l->comm], spec.comm_collective = c;
     }
     l->seg_compressed = spec.comm != NULL;
     l->trained_compressed |= l->seg_compressed;
@@ -653,8 +653,8 @@ static const char *comm_text(const loop *l, int comm, scv_sparse_coll coll, char
     buf[0] = 0;
     if (comm < 0 || comm == l->dense || (size_t)comm >= l->p->n_comms) return buf;
     char o[64];
-    scv_plan_comm_format(&l->p->comms[comm], o, sizeof o);
-    if (l->p->comms[comm].kind != SCV_PLAN_TOPK || l->p->comms[comm].collective != SCV_COLL_AUTO)
+    scv_plan_comm_format(&l->comms[comm], o, sizeof o);
+    if (l->comms[comm].kind != SCV_PLAN_TOPK || l->comms[comm].collective != SCV_COLL_AUTO)
         snprintf(buf, cap, " with %s", o);
     else snprintf(buf, cap, " with %s (%s)", o, coll == SCV_SPARSE_ALLGATHER ? "allgather" : "artopk");
     return buf;
@@ -1232,7 +1232,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     l->dense = -1; /* dense until a plan chooses an option */
     memcpy(l->comms, p->comms, sizeof l->comms);
     for (size_t i = 0; i < p->n_comms && l->dense < 0; i++)
-        if (p->comms[i].kind == SCV_PLAN_DENSE) l->dense = (int)i;
+        if (l->comms[i].kind == SCV_PLAN_DENSE) l->dense = (int)i;
     l->comm = l->dense;
     out->comm = l->dense;
     /* the batches planned over: the space's, and those Or et al.'s batch rule trains at */
