@@ -80,27 +80,51 @@ static int load(const char *dir, scv_ckpt_state *st, float **p, float **m, size_
     return rc;
 }
 
+/* An elastic job (`train --elastic-control`) of K workers with its control files in
+ * tmp/NAME (cmd, reply: out, 600 bytes each), its checkpoint in dir and its log in
+ * tmp/NAME.log; returns once it is ready. */
+static void start_elastic(const char *bin, const char *name, int K, const char *dir, char *cmdf, char *reply)
+{
+    char ctl[512];
+    snprintf(ctl, sizeof ctl, "%s/%s", tmp, name);
+    snprintf(cmdf, 600, "%s/cmd", ctl);
+    snprintf(reply, 600, "%s/reply", ctl);
+    mkdir(ctl, 0755);
+    fclose(fopen(cmdf, "w"));
+    fclose(fopen(reply, "w"));
+    CHECK_EQ_INT(sh("%s train " JOB " --workers %d --batch 64 --elastic-control %s --checkpoint %s >%s.log 2>&1 &", bin, K,
+                    ctl, dir, ctl), 0);
+    CHECK_MSG(wait_lines(reply, "\"ready\"", 1), "the elastic job did not start (%s.log)", ctl);
+}
+
+/* Stops the elastic job of tmp/NAME and waits (at most 30 s) for every process of it to end. */
+static void stop_elastic(const char *name, const char *cmdf)
+{
+    append(cmdf, "{\"cmd\":\"stop\"}");
+    struct timespec ts = {0, 50000000L};
+    int gone = 0;
+    for (int i = 0; i < 600 && !gone; i++) {
+        char pat[700];
+        snprintf(pat, sizeof pat, "pgrep -f -- '[-]-elastic-control %s/%s' >/dev/null", tmp, name); /* [-]: not this shell */
+        gone = sh("%s", pat) != 0;
+        nanosleep(&ts, NULL);
+    }
+    CHECK_MSG(gone, "processes of the elastic job survived the stop");
+}
+
 static void t_same_as_relaunch(void)
 {
     const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
     /* checkpoint-restart: one process group per segment */
-    char rdir[512], edir[512], ctl[512], cmdf[600], reply[600];
+    char rdir[512], edir[512], cmdf[600], reply[600];
     snprintf(rdir, sizeof rdir, "%s/relaunch", tmp);
     for (int i = 0; i < NSEQ; i++)
         CHECK_EQ_INT(sh("%s train " JOB " --workers %d --batch %d --iterations %d --checkpoint %s %s --no-final-eval "
                         ">/dev/null 2>&1", bin, SEQ[i][0], SEQ[i][1], SEQ[i][2], rdir, i ? "--resume" : ""),
                      0);
     /* elastic: one job, a command per segment */
-    snprintf(ctl, sizeof ctl, "%s/ctl", tmp);
     snprintf(edir, sizeof edir, "%s/elastic", tmp);
-    snprintf(cmdf, sizeof cmdf, "%s/cmd", ctl);
-    snprintf(reply, sizeof reply, "%s/reply", ctl);
-    mkdir(ctl, 0755);
-    fclose(fopen(cmdf, "w"));
-    fclose(fopen(reply, "w"));
-    CHECK_EQ_INT(sh("%s train " JOB " --workers 1 --batch 64 --elastic-control %s --checkpoint %s >%s/job.log 2>&1 &",
-                    bin, ctl, edir, tmp), 0);
-    CHECK_MSG(wait_lines(reply, "\"ready\"", 1), "the elastic job did not start (%s/job.log)", tmp);
+    start_elastic(bin, "ctl", 1, edir, cmdf, reply);
     append(cmdf, "{\"cmd\":\"segment\",\"workers\":2,\"batch\":0}"); /* a bad command: refused, the job goes on */
     CHECK(wait_lines(reply, "\"rc\":", 1));
     CHECK_MSG(count_lines(reply, "\"refused\":true") == 1 && count_lines(reply, "batch") == 1,
@@ -120,16 +144,7 @@ static void t_same_as_relaunch(void)
     /* the K=2 -> 4 grow spawned two processes; back at 2 they are parked; 4 again reuses them */
     append(cmdf, "{\"cmd\":\"segment\",\"workers\":4,\"batch\":96,\"until_iterations\":175}");
     CHECK_MSG(wait_lines(reply, "\"rc\":0", NSEQ + 1), "the regrow did not answer");
-    append(cmdf, "{\"cmd\":\"stop\"}");
-    struct timespec ts = {0, 50000000L};
-    int gone = 0;
-    for (int i = 0; i < 600 && !gone; i++) {
-        char pat[700];
-        snprintf(pat, sizeof pat, "pgrep -f -- '[-]-elastic-control %s' >/dev/null", ctl); /* [-]: not this shell */
-        gone = sh("%s", pat) != 0;
-        nanosleep(&ts, NULL);
-    }
-    CHECK_MSG(gone, "processes of the elastic job survived the stop");
+    stop_elastic("ctl", cmdf);
     /* the relaunched sequence's state against the elastic one's after its 4th segment:
      * the elastic checkpoint now holds 175 iterations, so compare the 4th segment's (the
      * job checkpoints at every segment end: rerun the relaunch path to 175 as well) */
@@ -160,17 +175,9 @@ static void t_same_as_relaunch(void)
 static void t_exchange_carried(void)
 {
     const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
-    char ctl[512], cmdf[600], reply[600], dir[512], m[2][600];
-    snprintf(ctl, sizeof ctl, "%s/ctlx", tmp);
+    char cmdf[600], reply[600], dir[512], m[2][600];
     snprintf(dir, sizeof dir, "%s/elasticx", tmp);
-    snprintf(cmdf, sizeof cmdf, "%s/cmd", ctl);
-    snprintf(reply, sizeof reply, "%s/reply", ctl);
-    mkdir(ctl, 0755);
-    fclose(fopen(cmdf, "w"));
-    fclose(fopen(reply, "w"));
-    CHECK_EQ_INT(sh("%s train " JOB " --workers 2 --batch 64 --elastic-control %s --checkpoint %s >%s/jobx.log 2>&1 &",
-                    bin, ctl, dir, tmp), 0);
-    CHECK_MSG(wait_lines(reply, "\"ready\"", 1), "the elastic job did not start (%s/jobx.log)", tmp);
+    start_elastic(bin, "ctlx", 2, dir, cmdf, reply);
     for (int i = 0; i < 2; i++) {
         char line[2048];
         snprintf(m[i], sizeof m[i], "%s/mx%d.jsonl", tmp, i);
@@ -180,20 +187,11 @@ static void t_exchange_carried(void)
         append(cmdf, line);
         CHECK_MSG(wait_lines(reply, "\"rc\":0", i + 1), "segment %d: no answer", i);
     }
-    append(cmdf, "{\"cmd\":\"stop\"}");
+    stop_elastic("ctlx", cmdf);
     CHECK_EQ_INT(count_lines(m[0], "\"cf\":1,"), 20);  /* the dense start */
     CHECK_EQ_INT(count_lines(m[0], "\"cf\":10,"), 20);
     CHECK_EQ_INT(count_lines(m[1], "\"cf\":1,"), 0);   /* carried on: compressed from its first step */
     CHECK_EQ_INT(count_lines(m[1], "\"cf\":10,"), 40);
-    int gone = 0;
-    struct timespec ts = {0, 50000000L};
-    for (int i = 0; i < 600 && !gone; i++) {
-        char pat[700];
-        snprintf(pat, sizeof pat, "pgrep -f -- '[-]-elastic-control %s' >/dev/null", ctl); /* [-]: not this shell */
-        gone = sh("%s", pat) != 0;
-        nanosleep(&ts, NULL);
-    }
-    CHECK_MSG(gone, "processes of the elastic job survived the stop");
 }
 
 static const scv_test tests[] = {
