@@ -869,6 +869,14 @@ static void t_report(void)
 /* run --compress: with communication that Top-k makes much cheaper, the plan chooses the
  * option; training segments get it in their spec, warm-up and search stay dense; the
  * report names it beside the dense choice. A SelSync option goes the same way. */
+/* A fake job whose communication is bandwidth: 50 ms of a step, a 1e6-parameter model. */
+static fake comm_bound_fake(void)
+{
+    fake f = new_fake();
+    f.alpha = 1e-5, f.beta_comm = 0.05, f.job.n_params = 1e6;
+    return f;
+}
+
 static void t_compress(void)
 {
     scv_run_params q = scv_run_params_default();
@@ -882,9 +890,7 @@ static void t_compress(void)
     CHECK_NEAR(q.comms[1].iter_factor, 1.2, 0, 1e-12);
 
     scv_store *db = open_db("compress.db");
-    fake f = new_fake();
-    f.alpha = 1e-5, f.beta_comm = 0.05; /* communication is bandwidth: 50 ms of a step */
-    f.job.n_params = 1e6;
+    fake f = comm_bound_fake();
     scv_job_driver d = driver_of(&f);
     rec r;
     memset(&r, 0, sizeof r);
@@ -926,8 +932,7 @@ static void t_compress(void)
     scv_run_result_free(&res);
     /* SelSync at 95% local steps: a twentieth of the synchronisations' bytes (twice the
      * gradient's: parameters and momenta), cheaper still; trained as such */
-    fake g = new_fake();
-    g.alpha = 1e-5, g.beta_comm = 0.05, g.job.n_params = 1e6;
+    fake g = comm_bound_fake();
     d = driver_of(&g);
     memset(&r, 0, sizeof r);
     p = params(db, "job-selsync");
