@@ -6,7 +6,9 @@ alternating the two systems rep by rep and quoting medians.
   bench/bench.py throughput [--reps 5] [--iterations 600]
       LeNet, batch 64 per worker, 1 thread per process: K=1 against plain PyTorch and
       K=2 (global batch 128) against PyTorch DDP over gloo. Samples/s count iterations
-      after the first 20 in both systems.
+      after the first 20 in both systems. With SCV_BASE_BIN=PATH (another build of
+      scavenger, the previous main's say) that binary runs too, alternating rep by rep,
+      and its ratio is printed: a refactor's cost measured side by side.
   bench/bench.py overhead [--reps 7] [--iterations 800]
       Cost of the gradient-noise statistics: the same LeNet run with and without them.
   bench/bench.py accuracy
@@ -31,7 +33,9 @@ alternating the two systems rep by rep and quoting medians.
       `scavenger run --search partial` and `--search full` (objective time) with the target's
       epochs taken from the sweep's K=1 B=64 run; reports prediction errors, search overhead
       against the oracle, savings against the naive default (largest K, smallest B) and the
-      switch idle time. SCV_SWEEP_DIR=DIR reuses a finished sweep. Needs root.
+      switch idle time. SCV_SWEEP_DIR=DIR reuses a finished sweep. With SCV_BASE_BIN=PATH
+      each search policy also runs on that binary (alternating with BIN; one sweep serves
+      both): the loop's behaviour before and after a change, side by side. Needs root.
   bench/bench.py decide [--seeds 2] [--only 0] [--truth-only 1]
       Decision quality on an emulated cluster of 4 c5.xlarge VMs (0.25 host core each, one
       core in all): for each job (JOBS below), the truth is every K x B of the grid trained
@@ -112,14 +116,15 @@ Run from the repository root after `make` (scripts/install-deps.sh installs PyTo
 import glob, json, os, platform, shutil, statistics, subprocess, sys, tempfile, time
 
 BIN = os.environ.get("SCV_BIN", "build/scavenger")
+BASE_BIN = os.environ.get("SCV_BASE_BIN")  # a second build compared side by side (throughput, loop)
 PEER = [sys.executable if "torch" in sys.modules else "/usr/bin/python3", "bench/torch_lenet.py"]
 WARMUP = 20
 
 
-def scv_rate(workers, batch, iterations, extra=()):
+def scv_rate(workers, batch, iterations, extra=(), bin=None):
     """Samples/s of `scavenger train` after the first WARMUP iterations (from its metrics)."""
     with tempfile.NamedTemporaryFile(suffix=".jsonl") as m:
-        cmd = [BIN, "train", "--model", "lenet", "--workers", str(workers), "--batch", str(batch),
+        cmd = [bin or BIN, "train", "--model", "lenet", "--workers", str(workers), "--batch", str(batch),
                "--iterations", str(iterations), "--eval-every", str(10 ** 9), "--metrics", m.name,
                "--progress", "never", *extra]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -142,15 +147,27 @@ def machine():
 
 def throughput(reps=5, iterations=600):
     print(f"# throughput: LeNet, 1 thread/process, {iterations} iterations, median of {reps}; {machine()}")
-    print("| setup | Scavenger samples/s | PyTorch samples/s | ratio |")
-    print("|---|---|---|---|")
+    if BASE_BIN:
+        print(f"# base binary: {BASE_BIN} (alternating with {BIN})")
+        print("| setup | Scavenger samples/s | base samples/s | Scavenger / base | PyTorch samples/s | ratio |")
+        print("|---|---|---|---|---|---|")
+    else:
+        print("| setup | Scavenger samples/s | PyTorch samples/s | ratio |")
+        print("|---|---|---|---|")
     for k, b, peer in ((1, 64, "PyTorch"), (2, 128, "PyTorch DDP gloo")):
-        ours, theirs = [], []
+        ours, base, theirs = [], [], []
         for _ in range(reps):
             ours.append(scv_rate(k, b, iterations))
+            if BASE_BIN:
+                base.append(scv_rate(k, b, iterations, bin=BASE_BIN))
             theirs.append(peer_rate(k, b, iterations))
         o, t = statistics.median(ours), statistics.median(theirs)
-        print(f"| K={k}, global batch {b} vs {peer} | {o:.0f} | {t:.0f} | {o / t:.2f}x |", flush=True)
+        if BASE_BIN:
+            a = statistics.median(base)
+            print(f"| K={k}, global batch {b} vs {peer} | {o:.0f} | {a:.0f} | {o / a:.3f} | {t:.0f} | {o / t:.2f}x |",
+                  flush=True)
+        else:
+            print(f"| K={k}, global batch {b} vs {peer} | {o:.0f} | {t:.0f} | {o / t:.2f}x |", flush=True)
 
 
 def overhead(reps=7, iterations=800):
@@ -360,11 +377,16 @@ def loop(target=86, cosine=0):
                 truth[int(f[0]), int(f[1])] = (float(f[7]), float(f[8]), float(f[5]), float(f[6]))
         ref = truth[1, 64]
         truth = {kb: v for kb, v in truth.items() if kb[1] in run_Bs}
-        db = os.path.join(tempfile.mkdtemp(), "loop.db")
+        # one store per binary: its "full" run follows its "partial" one in that store
+        dbs = {b: os.path.join(tempfile.mkdtemp(), "loop.db") for b in (BIN, BASE_BIN) if b}
         reports = {}
-        for pol in ("partial", "full"):
+        runs = [(pol, pol, BIN) for pol in ("partial", "full")]
+        if BASE_BIN:  # alternating: new, base, new, base
+            runs = [r for pol in ("partial", "full") for r in ((pol, pol, BIN), (pol + " (base)", pol, BASE_BIN))]
+        for label, pol, bin in runs:
+            db = dbs[bin]
             rep = os.path.join(os.path.dirname(db), pol)
-            subprocess.run([BIN, "run", "--db", db, "--cluster", name, *job, "--target-accuracy", str(target),
+            subprocess.run([bin, "run", "--db", db, "--cluster", name, *job, "--target-accuracy", str(target),
                             "--workers", ",".join(map(str, Ks)), "--batch", ",".join(map(str, run_Bs)),
                             "--search", pol, "--objective", "time", "--target-epochs", str(ref[2]),
                             "--target-batch", "64", "--max-epochs", "15", "--report", rep,
@@ -373,27 +395,27 @@ def loop(target=86, cosine=0):
                             "--target-window", "1", "--eval-subset", "0", "--search-eval-every-epochs", "0.25",
                             "--search-budget", "0"],
                            stdout=subprocess.DEVNULL)
-            reports[pol] = json.load(open(os.path.join(rep, "report.json")))
+            reports[label] = json.load(open(os.path.join(rep, "report.json")))
         print(f"# the Scavenger loop on 4 emulated c5.2xlarge VMs, LeNet to {target:.0%} test accuracy; "
               f"{machine()}\n")
         print("| K | B | measured time (s) | measured cost ($) | epochs | partial: predicted (s) | error "
               "| full: predicted (s) | error |")
         print("|---|---|---|---|---|---|---|---|---|")
-        errs = {"partial": [], "full": []}
-        ierrs = {"partial": [], "full": []}  # iteration time alone
+        errs = {p: [] for p in reports}
+        ierrs = {p: [] for p in reports}  # iteration time alone
         pred = {p: {(q["workers"], q["batch"]): q["time_s"] for q in r.get("points", [])} for p, r in reports.items()}
         for p, r in reports.items():
             for q in r.get("points", []):
                 kb = (q["workers"], q["batch"])
                 if kb in truth:
                     ierrs[p].append(abs(q["t_iter"] / truth[kb][3] - 1))
+                    errs[p].append(abs(q["time_s"] / truth[kb][0] - 1))
         for kb in sorted(truth):
             t, c, e, _ = truth[kb]
             row = [str(kb[0]), str(kb[1]), f"{t:.1f}", f"{c:.6f}", f"{e:.2f}"]
             for pol in ("partial", "full"):
                 p = pred[pol].get(kb)
                 if p:
-                    errs[pol].append(abs(p / t - 1))
                     row += [f"{p:.1f}", f"{100 * abs(p / t - 1):.1f}%"]
                 else:
                     row += ["-", "-"]
