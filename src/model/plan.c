@@ -564,11 +564,24 @@ static int dense_plan(const scv_plan_request *req, const scv_plan_policy *pol, s
     return rc;
 }
 
-int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
+/* What scv_plan's passes share while they fill the points: the request, the result, the
+ * communication variants (dense first), and the counts its note and errors report. */
+typedef struct plan_build {
+    const scv_plan_request *req;
+    const scv_plan_policy *pol;
+    scv_plan_result *res;
+    const scv_vm_type *mv;      /* the measured VM type */
+    const int *var;             /* the communication variants, dense first */
+    size_t nvar;
+    double t_compress;          /* a measured compression kernel time, for Top-k points */
+    size_t np, no_price, n_held;
+    size_t n_extrap[SCV_EXTRAP_GPU_AS_MEASURED + 1];
+} plan_build;
+
+/* The request's own consistency: a non-empty space, catalog indices, mixes, utility's V. */
+static int check_request(const scv_plan_request *req, scv_err *err)
 {
-    *out = NULL;
     const scv_catalog *cat = req->catalog;
-    scv_plan_policy pol = req->policy ? *req->policy : scv_plan_policy_default();
     size_t n_mixes = req->mixes ? req->n_mixes : 0;
     if (((!req->n_vms || !req->n_workers) && !n_mixes) || !req->n_batches)
         return scv_err_set(err, SCV_EINVAL, "plan: empty search space (VM types, workers or batches)");
@@ -585,152 +598,156 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
     }
     if (req->objective == SCV_OBJ_UTILITY && !(req->value_per_hour > 0 && isfinite(req->value_per_hour)))
         return scv_err_set(err, SCV_EINVAL, "objective utility needs value-per-hour V > 0 ($ an hour saved is worth)");
-    int rc = check_comms(req, err);
-    if (rc) return rc;
-    size_t n_comms = req->comms ? req->n_comms : 0;
-    int *var = malloc(sizeof(int) * (n_comms + 1));
-    size_t nvar = var ? comm_variants(req, var) : 0;
-    /* a measured compression kernel time, for Top-k points */
-    double t_compress = req->t_compress > 0 && isfinite(req->t_compress) ? req->t_compress : 0;
-    size_t cap = (req->n_vms * req->n_workers * req->n_batches + n_mixes * req->n_batches) * nvar;
-    scv_plan_result *res = var ? calloc(1, sizeof *res) : NULL;
-    if (!res || !(res->points = malloc(sizeof(scv_plan_point) * (cap ? cap : 1)))) {
-        free(res);
-        free(var);
-        return scv_err_set(err, SCV_ENOMEM, "plan: out of memory for %zu configurations", cap);
+    return check_comms(req, err);
+}
+
+/* The points of one homogeneous VM type (catalog index vi): every (K, B) that fits, each
+ * communication variant. */
+static void type_points(plan_build *pb, int vi)
+{
+    const scv_plan_request *req = pb->req;
+    scv_plan_result *res = pb->res;
+    const scv_vm_type *vm = &req->catalog->vms[vi];
+    double scale;
+    scv_extrap how;
+    if (compute_rule(req, vm, pb->mv, &scale, &how)) {
+        res->n_excluded_gpu++;
+        return;
     }
-    const scv_vm_type *mv = &cat->vms[req->measured_vm];
-    size_t np = 0, no_price = 0, n_extrap[SCV_EXTRAP_GPU_AS_MEASURED + 1] = {0};
-    for (size_t v = 0; v < req->n_vms; v++) {
-        const scv_vm_type *vm = &cat->vms[req->vms[v]];
-        double scale;
-        scv_extrap how;
-        if (compute_rule(req, vm, mv, &scale, &how)) {
-            res->n_excluded_gpu++;
-            continue;
-        }
-        n_extrap[how]++;
-        for (size_t b = 0; b < req->n_batches; b++) {
-            int B = req->batches[b];
-            double iters = scv_stat_iterations(req->stat, B);
-            for (size_t k = 0; k < req->n_workers; k++) {
-                int K = req->workers[k];
-                if (B < K) continue;
-                double per = (double)B / K;
-                if ((req->b_min && per < req->b_min) || (req->b_max && per > req->b_max)) continue;
-                double mem = scv_worker_mem_bytes(req->job, ceil(per));
-                if (req->pricing != SCV_PRICE_MEMORY && mem > vm->mem_gib * 1024.0 * 1024 * 1024) {
-                    res->n_excluded_memory++;
-                    continue;
-                }
-                double price = scv_vm_price(vm, req->pricing, mem, req->mem_rate_cpu, req->mem_rate_gib);
-                if (!(price > 0)) {
-                    no_price++;
-                    continue;
-                }
-                double tc = scv_perf_compute(req->perf, per) * scale;
-                for (size_t c = 0; c < nvar; c++) { /* dense, then each option */
-                    scv_plan_point *p = &res->points[np++];
-                    memset(p, 0, sizeof *p);
-                    double t_iter = step_time(req, p, tc, set_comm(req, var[c], K, 1, p), t_compress * scale);
-                    if (c == 0 && req->vms[v] == req->measured_vm) t_iter = measured_t_iter(req, K, B, t_iter);
-                    p->mix = -1;
-                    p->comm_scale = 1;
-                    p->vm = req->vms[v];
-                    p->workers = K;
-                    p->batch = B;
-                    p->t_iter = t_iter;
-                    p->iterations = iters * p->comm_opt.iter_factor;
-                    p->time_s = p->iterations * t_iter;
-                    p->price_hr = price;
-                    p->cost = scv_cost_usd(K, p->time_s, price);
-                    p->err_rel = req->perf->mare;
-                    p->extrap = how;
-                    p->compute_scale = scale;
-                    p->extrapolated = how != SCV_EXTRAP_NONE;
-                    p->pareto = 0;
-                }
-            }
-        }
-    }
-    size_t n_held = 0; /* mix points with a type held at the trainer's floor */
-    for (size_t m = 0; m < n_mixes; m++) {
-        const scv_vm_mix *mx = &req->mixes[m];
-        int n = mx->n, K = scv_vm_mix_workers(mx), slow, out = 0;
-        double s[SCV_MIX_MAX_TYPES];
-        scv_extrap how[SCV_MIX_MAX_TYPES], worst = SCV_EXTRAP_NONE;
-        for (int i = 0; i < n && !out; i++) {
-            out = compute_rule(req, &cat->vms[mx->vm[i]], mv, &s[i], &how[i]) != 0;
-            if (!out && extrap_rank(how[i]) > extrap_rank(worst)) worst = how[i];
-        }
-        if (out) {
-            res->n_excluded_mix++;
-            continue;
-        }
-        double g = mix_link(cat, mx, mv, &slow), s_max = 0; /* the slowest type: its kernels last */
-        for (int i = 0; i < n; i++) s_max = fmax(s_max, s[i]);
-        for (size_t b = 0; b < req->n_batches; b++) {
-            int B = req->batches[b];
+    pb->n_extrap[how]++;
+    for (size_t b = 0; b < req->n_batches; b++) {
+        int B = req->batches[b];
+        double iters = scv_stat_iterations(req->stat, B);
+        for (size_t k = 0; k < req->n_workers; k++) {
+            int K = req->workers[k];
             if (B < K) continue;
             double per = (double)B / K;
             if ((req->b_min && per < req->b_min) || (req->b_max && per > req->b_max)) continue;
-            double bt[SCV_MIX_MAX_TYPES], price = 0;
-            int held;
-            /* the trainer's floor: min_share, capped at 0.9 of an even share (dynbatch.c) */
-            const double floor = fmax(1, fmin(pol.mix_min_share, 0.9 / K) * B);
-            double tc = mix_split(req->perf->c0, req->perf->c1, s, mx->count, n, B, floor, bt, &held);
-            int fits = 1, priced = 1;
-            for (int i = 0; i < n; i++) {
-                const scv_vm_type *vm = &cat->vms[mx->vm[i]];
-                double mem = scv_worker_mem_bytes(req->job, ceil(bt[i]));
-                if (req->pricing != SCV_PRICE_MEMORY && mem > vm->mem_gib * 1024.0 * 1024 * 1024) fits = 0;
-                double pr = scv_vm_price(vm, req->pricing, mem, req->mem_rate_cpu, req->mem_rate_gib);
-                if (!(pr > 0)) priced = 0;
-                price += mx->count[i] * pr;
-            }
-            if (!fits) {
+            double mem = scv_worker_mem_bytes(req->job, ceil(per));
+            if (req->pricing != SCV_PRICE_MEMORY && mem > vm->mem_gib * 1024.0 * 1024 * 1024) {
                 res->n_excluded_memory++;
                 continue;
             }
-            if (!priced) {
-                no_price++;
+            double price = scv_vm_price(vm, req->pricing, mem, req->mem_rate_cpu, req->mem_rate_gib);
+            if (!(price > 0)) {
+                pb->no_price++;
                 continue;
             }
-            n_held += held > 0;
-            double tc_m = scv_perf_compute(req->perf, per);
-            double iters = scv_stat_iterations(req->stat, B);
-            for (size_t c = 0; c < nvar; c++) { /* dense, then each option, at the slowest link */
-                scv_plan_point *p = &res->points[np++];
+            double tc = scv_perf_compute(req->perf, per) * scale;
+            for (size_t c = 0; c < pb->nvar; c++) { /* dense, then each option */
+                scv_plan_point *p = &res->points[pb->np++];
                 memset(p, 0, sizeof *p);
-                double t_iter = step_time(req, p, tc, set_comm(req, var[c], K, g, p), t_compress * s_max);
-                p->vm = slow;
+                double t_iter = step_time(req, p, tc, set_comm(req, pb->var[c], K, 1, p), pb->t_compress * scale);
+                if (c == 0 && vi == req->measured_vm) t_iter = measured_t_iter(req, K, B, t_iter);
+                p->mix = -1;
+                p->comm_scale = 1;
+                p->vm = vi;
                 p->workers = K;
                 p->batch = B;
                 p->t_iter = t_iter;
                 p->iterations = iters * p->comm_opt.iter_factor;
                 p->time_s = p->iterations * t_iter;
-                p->price_hr = price / K;
-                p->cost = scv_cost_usd(K, p->time_s, p->price_hr);
+                p->price_hr = price;
+                p->cost = scv_cost_usd(K, p->time_s, price);
                 p->err_rel = req->perf->mare;
-                p->extrap = worst;
-                p->compute_scale = tc_m > 0 ? tc / tc_m : 1;
-                p->extrapolated = worst != SCV_EXTRAP_NONE;
-                p->mix = (int)m;
-                p->mix_types = *mx;
-                for (int i = 0; i < n; i++) p->mix_batch[i] = bt[i];
-                p->comm_scale = g;
+                p->extrap = how;
+                p->compute_scale = scale;
+                p->extrapolated = how != SCV_EXTRAP_NONE;
+                p->pareto = 0;
             }
         }
     }
-    /* the note: what was left out and how types were extrapolated */
+}
+
+/* The points of mix m (several VM types in one job): B split by the types' speeds, the
+ * slowest link's communication, each communication variant. */
+static void mix_points(plan_build *pb, size_t m)
+{
+    const scv_plan_request *req = pb->req;
+    const scv_catalog *cat = req->catalog;
+    scv_plan_result *res = pb->res;
+    const scv_vm_mix *mx = &req->mixes[m];
+    int n = mx->n, K = scv_vm_mix_workers(mx), slow, out = 0;
+    double s[SCV_MIX_MAX_TYPES];
+    scv_extrap how[SCV_MIX_MAX_TYPES], worst = SCV_EXTRAP_NONE;
+    for (int i = 0; i < n && !out; i++) {
+        out = compute_rule(req, &cat->vms[mx->vm[i]], pb->mv, &s[i], &how[i]) != 0;
+        if (!out && extrap_rank(how[i]) > extrap_rank(worst)) worst = how[i];
+    }
+    if (out) {
+        res->n_excluded_mix++;
+        return;
+    }
+    double g = mix_link(cat, mx, pb->mv, &slow), s_max = 0; /* the slowest type: its kernels last */
+    for (int i = 0; i < n; i++) s_max = fmax(s_max, s[i]);
+    for (size_t b = 0; b < req->n_batches; b++) {
+        int B = req->batches[b];
+        if (B < K) continue;
+        double per = (double)B / K;
+        if ((req->b_min && per < req->b_min) || (req->b_max && per > req->b_max)) continue;
+        double bt[SCV_MIX_MAX_TYPES], price = 0;
+        int held;
+        /* the trainer's floor: min_share, capped at 0.9 of an even share (dynbatch.c) */
+        const double floor = fmax(1, fmin(pb->pol->mix_min_share, 0.9 / K) * B);
+        double tc = mix_split(req->perf->c0, req->perf->c1, s, mx->count, n, B, floor, bt, &held);
+        int fits = 1, priced = 1;
+        for (int i = 0; i < n; i++) {
+            const scv_vm_type *vm = &cat->vms[mx->vm[i]];
+            double mem = scv_worker_mem_bytes(req->job, ceil(bt[i]));
+            if (req->pricing != SCV_PRICE_MEMORY && mem > vm->mem_gib * 1024.0 * 1024 * 1024) fits = 0;
+            double pr = scv_vm_price(vm, req->pricing, mem, req->mem_rate_cpu, req->mem_rate_gib);
+            if (!(pr > 0)) priced = 0;
+            price += mx->count[i] * pr;
+        }
+        if (!fits) {
+            res->n_excluded_memory++;
+            continue;
+        }
+        if (!priced) {
+            pb->no_price++;
+            continue;
+        }
+        pb->n_held += held > 0;
+        double tc_m = scv_perf_compute(req->perf, per);
+        double iters = scv_stat_iterations(req->stat, B);
+        for (size_t c = 0; c < pb->nvar; c++) { /* dense, then each option, at the slowest link */
+            scv_plan_point *p = &res->points[pb->np++];
+            memset(p, 0, sizeof *p);
+            double t_iter = step_time(req, p, tc, set_comm(req, pb->var[c], K, g, p), pb->t_compress * s_max);
+            p->vm = slow;
+            p->workers = K;
+            p->batch = B;
+            p->t_iter = t_iter;
+            p->iterations = iters * p->comm_opt.iter_factor;
+            p->time_s = p->iterations * t_iter;
+            p->price_hr = price / K;
+            p->cost = scv_cost_usd(K, p->time_s, p->price_hr);
+            p->err_rel = req->perf->mare;
+            p->extrap = worst;
+            p->compute_scale = tc_m > 0 ? tc / tc_m : 1;
+            p->extrapolated = worst != SCV_EXTRAP_NONE;
+            p->mix = (int)m;
+            p->mix_types = *mx;
+            for (int i = 0; i < n; i++) p->mix_batch[i] = bt[i];
+            p->comm_scale = g;
+        }
+    }
+}
+
+/* The note: what was left out and how types were extrapolated. */
+static void build_note(const plan_build *pb)
+{
+    const scv_plan_request *req = pb->req;
+    scv_plan_result *res = pb->res;
+    const scv_vm_type *mv = pb->mv;
     if (res->n_excluded_gpu)
         add(res->note, sizeof res->note,
             "%zu VM type(s) left out: %s measurements do not predict %s types%s; ",
             res->n_excluded_gpu, mv->gpus ? "GPU" : "CPU", mv->gpus ? "CPU" : "GPU",
             mv->gpus ? "" : " (state an assumed GPU speed-up to include them)");
     for (int e = SCV_EXTRAP_SAME_THREADS; e <= SCV_EXTRAP_GPU_AS_MEASURED; e++)
-        if (n_extrap[e]) {
-            add(res->note, sizeof res->note, "%zu VM type(s) %s", n_extrap[e], scv_extrap_desc((scv_extrap)e));
+        if (pb->n_extrap[e]) {
+            add(res->note, sizeof res->note, "%zu VM type(s) %s", pb->n_extrap[e], scv_extrap_desc((scv_extrap)e));
             if (e == SCV_EXTRAP_GPU_ASSUMED) add(res->note, sizeof res->note, " (%.3gx)", req->gpu_speedup);
             if (e == SCV_EXTRAP_AMDAHL)
                 add(res->note, sizeof res->note, " (f = %.3g from %d thread(s))", req->parallel_fraction,
@@ -740,56 +757,44 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
     if (res->n_excluded_mix)
         add(res->note, sizeof res->note, "%zu mix(es) left out: %s measurements do not predict a %s type of theirs; ",
             res->n_excluded_mix, mv->gpus ? "GPU" : "CPU", mv->gpus ? "CPU" : "GPU");
-    if (n_held)
+    if (pb->n_held)
         add(res->note, sizeof res->note, "%zu mix configuration(s) with a type too slow to keep up (held at "
-            "the trainer's floor share of B, it sets the compute time); ", n_held);
+            "the trainer's floor share of B, it sets the compute time); ", pb->n_held);
     size_t nl = strlen(res->note);
     if (nl >= 2 && res->note[nl - 2] == ';') res->note[nl - 2] = 0;
-    comm_note(req, var, nvar, t_compress, res);
-    free(var);
-    res->n_points = np;
-    res->chosen = -1;
-    if (np == 0) {
-        size_t mem_out = res->n_excluded_memory, gpu_out = res->n_excluded_gpu, mix_out = res->n_excluded_mix;
-        scv_plan_result_free(res);
-        if (gpu_out == req->n_vms && mix_out == n_mixes)
-            return scv_err_set(err, SCV_EINFEASIBLE,
-                               "no VM type can be predicted: %s measurements do not predict %s "
-                               "types (state an assumed GPU speed-up to include GPU types)",
-                               mv->gpus ? "GPU" : "CPU", mv->gpus ? "CPU" : "GPU");
-        if (no_price)
-            return scv_err_set(err, SCV_EINFEASIBLE,
-                               "no configuration has a price under this pricing policy "
-                               "(%zu lack one, e.g. no spot price in the catalog)", no_price);
-        return scv_err_set(err, SCV_EINFEASIBLE,
-                           "no configuration fits the constraints (B >= K, per-worker batch "
-                           "bounds, VM memory: %zu excluded because b does not fit)", mem_out);
-    }
-    double *t = malloc(sizeof(double) * np), *c = malloc(sizeof(double) * np);
-    res->front = malloc(sizeof(size_t) * np);
-    if (!t || !c || !res->front) {
-        free(t), free(c);
-        scv_plan_result_free(res);
-        return scv_err_set(err, SCV_ENOMEM, "plan: out of memory");
-    }
-    for (size_t i = 0; i < np; i++) t[i] = res->points[i].time_s, c[i] = res->points[i].cost;
-    res->n_front = scv_pareto_front(t, c, np, res->front);
-    for (size_t i = 0; i < res->n_front; i++) res->points[res->front[i]].pareto = 1;
-    free(t), free(c);
-    if (dense_plan(req, &pol, res)) {
-        scv_plan_result_free(res);
-        return scv_err_set(err, SCV_ENOMEM, "plan: out of memory");
-    }
+}
 
-    /* choose: the unconstrained choice on the whole front, kept when it meets the bounds;
-     * otherwise the same rule on the feasible part of the front */
+/* Why no configuration was left (the points are empty): the error the caller returns. */
+static int empty_error(const plan_build *pb, size_t n_mixes, scv_err *err)
+{
+    const scv_plan_result *res = pb->res;
+    const scv_vm_type *mv = pb->mv;
+    if (res->n_excluded_gpu == pb->req->n_vms && res->n_excluded_mix == n_mixes)
+        return scv_err_set(err, SCV_EINFEASIBLE,
+                           "no VM type can be predicted: %s measurements do not predict %s "
+                           "types (state an assumed GPU speed-up to include GPU types)",
+                           mv->gpus ? "GPU" : "CPU", mv->gpus ? "CPU" : "GPU");
+    if (pb->no_price)
+        return scv_err_set(err, SCV_EINFEASIBLE,
+                           "no configuration has a price under this pricing policy "
+                           "(%zu lack one, e.g. no spot price in the catalog)", pb->no_price);
+    return scv_err_set(err, SCV_EINFEASIBLE,
+                       "no configuration fits the constraints (B >= K, per-worker batch "
+                       "bounds, VM memory: %zu excluded because b does not fit)", res->n_excluded_memory);
+}
+
+/* The choice: the unconstrained choice on the whole front, kept when it meets the bounds;
+ * otherwise the same rule on the feasible part of the front. Sets res->chosen and the
+ * explanation. */
+static int choose(const scv_plan_request *req, const scv_plan_policy *pol, scv_plan_result *res, scv_err *err)
+{
+    int rc = SCV_OK;
     size_t nfr = res->n_front;
     double dl = req->deadline_s, bu = req->budget;
     double *fx = malloc(sizeof(double) * nfr), *fy = malloc(sizeof(double) * nfr);
     long *fi = malloc(sizeof(long) * nfr);
     if (!fx || !fy || !fi) {
         free(fx), free(fy), free(fi);
-        scv_plan_result_free(res);
         return scv_err_set(err, SCV_ENOMEM, "plan: out of memory");
     }
     for (size_t i = 0; i < nfr; i++) {
@@ -797,7 +802,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
         fx[i] = p->time_s, fy[i] = p->cost, fi[i] = (long)res->front[i];
     }
     choice_rule rule;
-    size_t k = choose_on(fx, fy, nfr, req->objective, req->value_per_hour, &pol, &rule);
+    size_t k = choose_on(fx, fy, nfr, req->objective, req->value_per_hour, pol, &rule);
     const scv_plan_point *u = &res->points[fi[k]];
     int bounded = dl > 0 || bu > 0;
     int meets = !(dl > 0 && u->time_s > dl) && !(bu > 0 && u->cost > bu);
@@ -830,16 +835,67 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
                                  "no configuration meets both the deadline %.0f s and the budget $%.2f",
                                  dl, bu);
         } else {
-            k = choose_on(fx, fy, nf, req->objective, req->value_per_hour, &pol, &rule);
+            k = choose_on(fx, fy, nf, req->objective, req->value_per_hour, pol, &rule);
             add(bounds, sizeof bounds, "within %s (the unbounded choice %s misses it)", which, ul);
         }
     }
     if (rc == SCV_OK) {
         res->chosen = fi[k];
-        explain(req, &pol, res, fi, nfr, k, rule, bounds[0] ? bounds : NULL);
+        explain(req, pol, res, fi, nfr, k, rule, bounds[0] ? bounds : NULL);
     }
     free(fx), free(fy), free(fi);
-    if (rc) {
+    return rc;
+}
+
+int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
+{
+    *out = NULL;
+    scv_plan_policy pol = req->policy ? *req->policy : scv_plan_policy_default();
+    size_t n_mixes = req->mixes ? req->n_mixes : 0;
+    int rc = check_request(req, err);
+    if (rc) return rc;
+    size_t n_comms = req->comms ? req->n_comms : 0;
+    int *var = malloc(sizeof(int) * (n_comms + 1));
+    size_t nvar = var ? comm_variants(req, var) : 0;
+    size_t cap = (req->n_vms * req->n_workers * req->n_batches + n_mixes * req->n_batches) * nvar;
+    scv_plan_result *res = var ? calloc(1, sizeof *res) : NULL;
+    if (!res || !(res->points = malloc(sizeof(scv_plan_point) * (cap ? cap : 1)))) {
+        free(res);
+        free(var);
+        return scv_err_set(err, SCV_ENOMEM, "plan: out of memory for %zu configurations", cap);
+    }
+    plan_build pb = {.req = req, .pol = &pol, .res = res, .mv = &req->catalog->vms[req->measured_vm],
+                     .var = var, .nvar = nvar,
+                     .t_compress = req->t_compress > 0 && isfinite(req->t_compress) ? req->t_compress : 0};
+    for (size_t v = 0; v < req->n_vms; v++) type_points(&pb, req->vms[v]);
+    for (size_t m = 0; m < n_mixes; m++) mix_points(&pb, m);
+    build_note(&pb);
+    comm_note(req, var, nvar, pb.t_compress, res);
+    free(var);
+    res->n_points = pb.np;
+    res->chosen = -1;
+    if (pb.np == 0) {
+        rc = empty_error(&pb, n_mixes, err);
+        scv_plan_result_free(res);
+        return rc;
+    }
+    size_t np = pb.np;
+    double *t = malloc(sizeof(double) * np), *c = malloc(sizeof(double) * np);
+    res->front = malloc(sizeof(size_t) * np);
+    if (!t || !c || !res->front) {
+        free(t), free(c);
+        scv_plan_result_free(res);
+        return scv_err_set(err, SCV_ENOMEM, "plan: out of memory");
+    }
+    for (size_t i = 0; i < np; i++) t[i] = res->points[i].time_s, c[i] = res->points[i].cost;
+    res->n_front = scv_pareto_front(t, c, np, res->front);
+    for (size_t i = 0; i < res->n_front; i++) res->points[res->front[i]].pareto = 1;
+    free(t), free(c);
+    if (dense_plan(req, &pol, res)) {
+        scv_plan_result_free(res);
+        return scv_err_set(err, SCV_ENOMEM, "plan: out of memory");
+    }
+    if ((rc = choose(req, &pol, res, err))) {
         scv_plan_result_free(res);
         return rc;
     }
