@@ -224,95 +224,102 @@ static void legend_text(sbuf *s, int row, const char *text)
     put(s, "</text>\n");
 }
 
-int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err)
+/* The plot's log-scale ranges over every point drawn, padded; 0 when nothing is drawable. */
+static int fit_axes(const svg_figure *fig, axes *a)
 {
-    axes a = {INFINITY, -INFINITY, INFINITY, -INFINITY};
-    int any_hollow = 0, any_k = 0;
+    *a = (axes){INFINITY, -INFINITY, INFINITY, -INFINITY};
     for (size_t j = 0; j < fig->n_series; j++) {
         const svg_series *ser = &fig->series[j];
-        any_k |= ser->k != NULL && ser->n > 0;
-        for (size_t i = 0; i < ser->n; i++) {
-            extend(&a, ser->t[i], ser->c[i]);
-            any_hollow |= ser->hollow && ser->hollow[i];
-        }
+        for (size_t i = 0; i < ser->n; i++) extend(a, ser->t[i], ser->c[i]);
     }
-    for (size_t i = 0; fig->front && i < fig->front->n; i++) extend(&a, fig->front->t[i], fig->front->c[i]);
-    if (fig->has_mark) extend(&a, fig->mark_t, fig->mark_c);
-    if (fig->has_actual) extend(&a, fig->actual_t, fig->actual_c);
-    if (!isfinite(a.lx0)) return scv_err_set(err, SCV_EINVAL, "%s: nothing to draw (no point with a positive time and cost)", path);
-    double padx = fmax(0.04, 0.05 * (a.lx1 - a.lx0)), pady = fmax(0.04, 0.05 * (a.ly1 - a.ly0));
-    a.lx0 -= padx, a.lx1 += padx, a.ly0 -= pady, a.ly1 += pady;
+    for (size_t i = 0; fig->front && i < fig->front->n; i++) extend(a, fig->front->t[i], fig->front->c[i]);
+    if (fig->has_mark) extend(a, fig->mark_t, fig->mark_c);
+    if (fig->has_actual) extend(a, fig->actual_t, fig->actual_c);
+    if (!isfinite(a->lx0)) return 0;
+    double padx = fmax(0.04, 0.05 * (a->lx1 - a->lx0)), pady = fmax(0.04, 0.05 * (a->ly1 - a->ly0));
+    a->lx0 -= padx, a->lx1 += padx, a->ly0 -= pady, a->ly1 += pady;
+    return 1;
+}
 
+/* The title, the ticks (time in the unit of the largest value, dollars as they are; the
+ * ranges widened to whole ticks), the frame and the axis titles. */
+static void draw_frame(sbuf *s, const svg_figure *fig, axes *a)
+{
     /* ticks: time in the unit of the largest value, dollars as they are */
-    double hi_s = pow(10, a.lx1);
+    double hi_s = pow(10, a->lx1);
     double tscale = hi_s > 7200 ? 3600 : hi_s > 300 ? 60 : 1;
     const char *tunit = tscale == 3600 ? "h" : tscale == 60 ? "min" : "s";
     double xt[MAX_TICKS], yt[MAX_TICKS];
-    double xlo = pow(10, a.lx0) / tscale, xhi = hi_s / tscale;
+    double xlo = pow(10, a->lx0) / tscale, xhi = hi_s / tscale;
     int nx = log_ticks(&xlo, &xhi, 9, xt);
-    a.lx0 = log10(xlo * tscale), a.lx1 = log10(xhi * tscale);
-    double ylo = pow(10, a.ly0), yhi = pow(10, a.ly1);
+    a->lx0 = log10(xlo * tscale), a->lx1 = log10(xhi * tscale);
+    double ylo = pow(10, a->ly0), yhi = pow(10, a->ly1);
     int ny = log_ticks(&ylo, &yhi, 12, yt);
-    a.ly0 = log10(ylo), a.ly1 = log10(yhi);
-
-    sbuf s = {0};
-    boxes lab = {0};
-    put(&s, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif'>\n", W, H);
-    put(&s, "<rect width='100%%' height='100%%' fill='white'/>\n");
-    put(&s, "<text x='%d' y='28' font-size='16'>", L);
-    put_text(&s, fig->title);
-    put(&s, "</text>\n");
+    a->ly0 = log10(ylo), a->ly1 = log10(yhi);
+    put(s, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif'>\n", W, H);
+    put(s, "<rect width='100%%' height='100%%' fill='white'/>\n");
+    put(s, "<text x='%d' y='28' font-size='16'>", L);
+    put_text(s, fig->title);
+    put(s, "</text>\n");
     for (int i = 0; i < nx; i++) {
         char v[32];
         fmt_tick(xt[i], v, sizeof v);
-        double x = px(&a, xt[i] * tscale);
-        put(&s, "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#ddd'/>\n", x, T, x, H - BOT);
-        put(&s, "<text class='xtick' x='%.1f' y='%d' text-anchor='middle' font-size='12'>%s %s</text>\n",
+        double x = px(a, xt[i] * tscale);
+        put(s, "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='#ddd'/>\n", x, T, x, H - BOT);
+        put(s, "<text class='xtick' x='%.1f' y='%d' text-anchor='middle' font-size='12'>%s %s</text>\n",
             x, H - BOT + 18, v, tunit);
     }
     for (int i = 0; i < ny; i++) {
         char v[32];
         fmt_tick(yt[i], v, sizeof v);
-        double y = py(&a, yt[i]);
-        put(&s, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/>\n", L, y, W - R, y);
-        put(&s, "<text class='ytick' x='%d' y='%.1f' text-anchor='end' font-size='12'>$%s</text>\n",
+        double y = py(a, yt[i]);
+        put(s, "<line x1='%d' y1='%.1f' x2='%d' y2='%.1f' stroke='#ddd'/>\n", L, y, W - R, y);
+        put(s, "<text class='ytick' x='%d' y='%.1f' text-anchor='end' font-size='12'>$%s</text>\n",
             L - 6, y + 4, v);
     }
-    put(&s, "<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='black'/>\n", L, T, PW, PH);
-    put(&s, "<text x='%d' y='%d' text-anchor='middle' font-size='13'>", L + PW / 2, H - 30);
-    put_text(&s, fig->x_title ? fig->x_title : "time to target");
-    put(&s, " (%s, log scale)</text>\n", tunit);
-    put(&s, "<text x='22' y='%d' font-size='13' transform='rotate(-90 22 %d)' text-anchor='middle'>",
+    put(s, "<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='black'/>\n", L, T, PW, PH);
+    put(s, "<text x='%d' y='%d' text-anchor='middle' font-size='13'>", L + PW / 2, H - 30);
+    put_text(s, fig->x_title ? fig->x_title : "time to target");
+    put(s, " (%s, log scale)</text>\n", tunit);
+    put(s, "<text x='22' y='%d' font-size='13' transform='rotate(-90 22 %d)' text-anchor='middle'>",
         T + PH / 2, T + PH / 2);
-    put_text(&s, fig->y_title ? fig->y_title : "cost to target");
-    put(&s, " ($, log scale)</text>\n");
+    put_text(s, fig->y_title ? fig->y_title : "cost to target");
+    put(s, " ($, log scale)</text>\n");
+}
 
-    /* lines through the solid points, then the front over them, then markers and labels */
+/* Lines through each series' solid points, then the Pareto front over them. */
+static void draw_lines(sbuf *s, const svg_figure *fig, const axes *a)
+{
     for (size_t j = 0; j < fig->n_series; j++) {
         const svg_series *ser = &fig->series[j];
-        put(&s, "<polyline fill='none' stroke='%s' stroke-width='1.6'%s points='", COLORS[j % 10],
+        put(s, "<polyline fill='none' stroke='%s' stroke-width='1.6'%s points='", COLORS[j % 10],
             dash_of(ser->dash));
         for (size_t i = 0; i < ser->n; i++)
             if (drawable(ser->t[i], ser->c[i]) && !(ser->hollow && ser->hollow[i]))
-                put(&s, "%.1f,%.1f ", px(&a, ser->t[i]), py(&a, ser->c[i]));
-        put(&s, "'/>\n");
+                put(s, "%.1f,%.1f ", px(a, ser->t[i]), py(a, ser->c[i]));
+        put(s, "'/>\n");
     }
     if (fig->front && fig->front->n) {
-        put(&s, "<polyline class='front' fill='none' stroke='black' stroke-width='1' "
+        put(s, "<polyline class='front' fill='none' stroke='black' stroke-width='1' "
                 "stroke-dasharray='4 3' stroke-opacity='0.85' points='");
         for (size_t i = 0; i < fig->front->n; i++)
             if (drawable(fig->front->t[i], fig->front->c[i]))
-                put(&s, "%.1f,%.1f ", px(&a, fig->front->t[i]), py(&a, fig->front->c[i]));
-        put(&s, "'/>\n");
+                put(s, "%.1f,%.1f ", px(a, fig->front->t[i]), py(a, fig->front->c[i]));
+        put(s, "'/>\n");
     }
-    /* the choice and the outcome with their labels (kept inside the plot), then the markers:
-     * K labels keep clear of all of them */
+}
+
+/* The choice and the outcome with their labels (kept inside the plot), then the markers:
+ * K labels keep clear of all of them. */
+static void draw_marks(sbuf *s, const svg_figure *fig, const axes *a)
+{
+    boxes lab = {0};
     const char *mark_text = fig->mark_label ? fig->mark_label : "chosen";
     char act_text[96];
     double mx = 0, my = 0, ax = 0, ay = 0, mlx = 0, mly = 0, alx = 0, aly = 0;
     int mark_end = 0, act_end = 0;
     if (fig->has_mark && drawable(fig->mark_t, fig->mark_c)) {
-        mx = px(&a, fig->mark_t), my = py(&a, fig->mark_c);
+        mx = px(a, fig->mark_t), my = py(a, fig->mark_c);
         box_add(&lab, mx - 9, my - 9, mx + 9, my + 9);
         double w = 6.5 * (double)strlen(mark_text);
         mark_end = mx + 11 + w > W - R;
@@ -324,7 +331,7 @@ int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err)
         scv_fmt_time(fig->actual_t, t, sizeof t);
         scv_fmt_usd(fig->actual_c, c, sizeof c);
         snprintf(act_text, sizeof act_text, "actual: %s, %s", t, c);
-        ax = px(&a, fig->actual_t), ay = py(&a, fig->actual_c);
+        ax = px(a, fig->actual_t), ay = py(a, fig->actual_c);
         box_add(&lab, ax - 8, ay - 8, ax + 8, ay + 8);
         double w = 6.5 * (double)strlen(act_text);
         act_end = ax + 10 + w > W - R;
@@ -335,8 +342,8 @@ int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err)
         const svg_series *ser = &fig->series[j];
         for (size_t i = 0; i < ser->n; i++)
             if (drawable(ser->t[i], ser->c[i])) {
-                double x = px(&a, ser->t[i]), y = py(&a, ser->c[i]);
-                marker(&s, x, y, COLORS[j % 10], ser->hollow && ser->hollow[i]);
+                double x = px(a, ser->t[i]), y = py(a, ser->c[i]);
+                marker(s, x, y, COLORS[j % 10], ser->hollow && ser->hollow[i]);
                 box_add(&lab, x - 3.5, y - 3.5, x + 3.5, y + 3.5);
             }
     }
@@ -344,22 +351,34 @@ int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err)
         const svg_series *ser = &fig->series[j];
         for (size_t i = 0; ser->k && i < ser->n; i++)
             if (drawable(ser->t[i], ser->c[i]))
-                k_label(&s, &lab, px(&a, ser->t[i]), py(&a, ser->c[i]), ser->k[i], COLORS[j % 10]);
+                k_label(s, &lab, px(a, ser->t[i]), py(a, ser->c[i]), ser->k[i], COLORS[j % 10]);
     }
     if (fig->has_mark && drawable(fig->mark_t, fig->mark_c)) {
-        put(&s, "<circle class='chosen' cx='%.1f' cy='%.1f' r='8' fill='none' stroke='red' stroke-width='2.5'/>\n", mx, my);
-        put(&s, "<text x='%.1f' y='%.1f' font-size='12' fill='#b00'%s>", mlx, mly,
+        put(s, "<circle class='chosen' cx='%.1f' cy='%.1f' r='8' fill='none' stroke='red' stroke-width='2.5'/>\n", mx, my);
+        put(s, "<text x='%.1f' y='%.1f' font-size='12' fill='#b00'%s>", mlx, mly,
             mark_end ? " text-anchor='end'" : "");
-        put_text(&s, mark_text);
-        put(&s, "</text>\n");
+        put_text(s, mark_text);
+        put(s, "</text>\n");
     }
     if (fig->has_actual && drawable(fig->actual_t, fig->actual_c)) {
-        diamond(&s, ax, ay, 7, "actual");
-        put(&s, "<text class='actual-label' x='%.1f' y='%.1f' font-size='12'%s>%s</text>\n", alx, aly,
+        diamond(s, ax, ay, 7, "actual");
+        put(s, "<text class='actual-label' x='%.1f' y='%.1f' font-size='12'%s>%s</text>\n", alx, aly,
             act_end ? " text-anchor='end'" : "", act_text);
     }
 
-    /* legend */
+    free(lab.box);
+}
+
+/* The legend: a row per series (as many as fit), the front, the choice, the outcome, the
+ * hollow points' meaning and the K labels'. */
+static void draw_legend(sbuf *s, const svg_figure *fig)
+{
+    int any_hollow = 0, any_k = 0;
+    for (size_t j = 0; j < fig->n_series; j++) {
+        const svg_series *ser = &fig->series[j];
+        any_k |= ser->k != NULL && ser->n > 0;
+        for (size_t i = 0; ser->hollow && i < ser->n; i++) any_hollow |= ser->hollow[i] != 0;
+    }
     int row = 0, max_rows = PH / ROW - 1;
     size_t shown = 0;
     for (size_t j = 0; j < fig->n_series; j++) {
@@ -367,10 +386,10 @@ int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err)
         if (!ser->n) continue;
         if (row >= max_rows - 5) break;
         int y = legend_y(row);
-        put(&s, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'%s/>", W - R + 10, y,
+        put(s, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'%s/>", W - R + 10, y,
             W - R + 38, y, COLORS[j % 10], dash_of(ser->dash));
-        put(&s, "<circle cx='%d' cy='%d' r='3' fill='%s'/>\n", W - R + 24, y, COLORS[j % 10]);
-        legend_text(&s, row++, ser->label);
+        put(s, "<circle cx='%d' cy='%d' r='3' fill='%s'/>\n", W - R + 24, y, COLORS[j % 10]);
+        legend_text(s, row++, ser->label);
         shown++;
     }
     size_t nonempty = 0;
@@ -378,30 +397,41 @@ int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err)
     if (shown < nonempty) {
         char more[64];
         snprintf(more, sizeof more, "... %zu more lines", nonempty - shown);
-        legend_text(&s, row++, more);
+        legend_text(s, row++, more);
     }
     if (fig->front && fig->front->n) {
         int y = legend_y(row);
-        put(&s, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black' stroke-width='1' stroke-dasharray='4 3'/>",
+        put(s, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black' stroke-width='1' stroke-dasharray='4 3'/>",
             W - R + 10, y, W - R + 38, y);
-        legend_text(&s, row++, "Pareto front");
+        legend_text(s, row++, "Pareto front");
     }
     if (fig->has_mark) {
-        put(&s, "<circle cx='%d' cy='%d' r='6' fill='none' stroke='red' stroke-width='2.5'/>", W - R + 24, legend_y(row));
-        legend_text(&s, row++, "chosen");
+        put(s, "<circle cx='%d' cy='%d' r='6' fill='none' stroke='red' stroke-width='2.5'/>", W - R + 24, legend_y(row));
+        legend_text(s, row++, "chosen");
     }
     if (fig->has_actual) {
-        diamond(&s, W - R + 24, legend_y(row), 6, "actual-legend");
-        legend_text(&s, row++, "actual (measured)");
+        diamond(s, W - R + 24, legend_y(row), 6, "actual-legend");
+        legend_text(s, row++, "actual (measured)");
     }
     if (any_hollow) {
-        put(&s, "<circle cx='%d' cy='%d' r='3.5' fill='white' stroke='black' stroke-width='1.5'/>",
+        put(s, "<circle cx='%d' cy='%d' r='3.5' fill='white' stroke='black' stroke-width='1.5'/>",
             W - R + 24, legend_y(row));
-        legend_text(&s, row++, fig->hollow_note ? fig->hollow_note : "did not reach target");
+        legend_text(s, row++, fig->hollow_note ? fig->hollow_note : "did not reach target");
     }
-    if (any_k) legend_text(&s, row++, "K=n: n workers");
+    if (any_k) legend_text(s, row++, "K=n: n workers");
+}
+
+int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err)
+{
+    axes a;
+    if (!fit_axes(fig, &a))
+        return scv_err_set(err, SCV_EINVAL, "%s: nothing to draw (no point with a positive time and cost)", path);
+    sbuf s = {0};
+    draw_frame(&s, fig, &a);
+    draw_lines(&s, fig, &a);
+    draw_marks(&s, fig, &a);
+    draw_legend(&s, fig);
     put(&s, "</svg>\n");
-    free(lab.box);
     if (!s.buf || s.oom) {
         free(s.buf);
         return scv_err_set(err, SCV_ENOMEM, "out of memory writing %s", path);
