@@ -44,6 +44,100 @@ static const scv_plan_point *dense_choice(const scv_plan_result *dec)
                                                                                       : NULL;
 }
 
+/* The communication options planned, the choice's and the dense choice beside it. */
+static void comm_json(FILE *f, const scv_run_params *p, const scv_plan_point *ch, const scv_plan_result *dec)
+{
+    char o[64];
+    fprintf(f, ",\"communication\":{\"chosen\":");
+    if (ch) fprintf(f, "\"%s\"", point_comm(ch, o, sizeof o));
+    else fputs("null", f);
+    fprintf(f, ",\"options\":[");
+    for (size_t i = 0; i < p->n_comms; i++) {
+        scv_plan_comm_format(&p->comms[i], o, sizeof o);
+        fprintf(f, "%s\"%s\"", i ? "," : "", o);
+    }
+    fputc(']', f);
+    json_num(f, "iterations_assumed", p->compress_iterations > 0 ? p->compress_iterations : 1, 1);
+    fprintf(f, ",\"chosen_dense\":");
+    const scv_plan_point *cd = dense_choice(dec);
+    if (cd) scv_plan_point_json(f, p->catalog, cd);
+    else fputs("null", f);
+    fprintf(f, ",\"note\":");
+    scv_json_str(f, dec ? dec->comm_note : "");
+    fputc('}', f);
+}
+
+/* The stragglers found, each with what was done about it. */
+static void stragglers_json(FILE *f, const scv_run_result *r)
+{
+    fputs(",\"stragglers\":[", f);
+    for (size_t i = 0; i < r->n_stragglers; i++) {
+        const scv_straggler_event *e = &r->stragglers[i];
+        fprintf(f, "%s{\"iteration\":%lld,\"worker\":%d,\"host\":", i ? "," : "", (long long)e->iteration, e->worker);
+        scv_json_str(f, e->host);
+        json_num(f, "ratio", e->ratio, 1);
+        fprintf(f, ",\"replaced\":%s,\"by_host\":", e->replaced ? "true" : "false");
+        scv_json_str(f, e->by_host);
+        json_num(f, "idle_s", e->idle_s, 1);
+        fputs(",\"note\":", f);
+        scv_json_str(f, e->note);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+/* The fitted performance and statistical models. */
+static void models_json(FILE *f, const scv_run_result *r)
+{
+    const scv_perf_model *pf = &r->perf;
+    const scv_stat_model *sm = &r->stat;
+    fprintf(f, ",\"perf\":{");
+    json_num(f, "c0", pf->c0, 0);
+    json_num(f, "c1", pf->c1, 1);
+    json_num(f, "alpha", pf->alpha, 1);
+    json_num(f, "beta", pf->beta, 1);
+    json_num(f, "alpha_msg", pf->alpha_msg, 1);
+    json_num(f, "mare", pf->mare, 1);
+    fprintf(f, "},\"stat\":{\"kind\":\"%s\"", scv_stat_name(sm->kind));
+    json_num(f, "b_simple", sm->b_simple, 1);
+    json_num(f, "s_min", sm->s_min, 1);
+    json_num(f, "gamma_a", sm->gamma_a, 1);
+    json_num(f, "gamma_s", sm->gamma_s, 1);
+    json_num(f, "theta", sm->theta, 1);
+    json_num(f, "target_epochs", sm->target_epochs, 1);
+    json_num(f, "target_batch", sm->target_batch, 1);
+    fputc('}', f);
+}
+
+/* The run's steps (segments), in order. */
+static void steps_json(FILE *f, const scv_run_result *r)
+{
+    fprintf(f, ",\"steps\":[");
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const scv_run_step *t = &r->steps[i];
+        fprintf(f, "%s{\"phase\":\"%s\",\"workers\":%d,\"batch\":%d,\"iterations\":%lld", i ? "," : "", t->phase,
+                t->workers, t->batch, (long long)t->iterations);
+        json_num(f, "t_iter", t->t_iter, 1);
+        json_num(f, "seconds", t->iterations ? t->last_end - t->first_start : 0, 1);
+        json_num(f, "idle_before_s", t->idle_before, 1);
+        json_num(f, "test_accuracy", t->accuracy, 1);
+        fprintf(f, ",\"reached\":%s}", t->reached ? "true" : "false");
+    }
+    fputc(']', f);
+}
+
+/* ,"key":[points]: a plan's points (all, or its Pareto front's); an empty array without a plan. */
+static void points_json(FILE *f, const scv_catalog *cat, const char *key, const scv_plan_result *pl, int front)
+{
+    fprintf(f, ",\"%s\":[", key);
+    size_t n = !pl ? 0 : front ? pl->n_front : pl->n_points;
+    for (size_t i = 0; i < n; i++) {
+        if (i) fputc(',', f);
+        scv_plan_point_json(f, cat, &pl->points[front ? pl->front[i] : i]);
+    }
+    fputc(']', f);
+}
+
 char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
 {
     char *buf = NULL;
@@ -74,26 +168,7 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
         fprintf(f, ",\"comm\":\"%s\"", o);
     }
     fputc('}', f);
-    if (p->n_comms) { /* the options planned, the choice's and the dense choice beside it */
-        char o[64];
-        fprintf(f, ",\"communication\":{\"chosen\":");
-        if (ch) fprintf(f, "\"%s\"", point_comm(ch, o, sizeof o));
-        else fputs("null", f);
-        fprintf(f, ",\"options\":[");
-        for (size_t i = 0; i < p->n_comms; i++) {
-            scv_plan_comm_format(&p->comms[i], o, sizeof o);
-            fprintf(f, "%s\"%s\"", i ? "," : "", o);
-        }
-        fputc(']', f);
-        json_num(f, "iterations_assumed", p->compress_iterations > 0 ? p->compress_iterations : 1, 1);
-        fprintf(f, ",\"chosen_dense\":");
-        const scv_plan_point *cd = dense_choice(dec);
-        if (cd) scv_plan_point_json(f, p->catalog, cd);
-        else fputs("null", f);
-        fprintf(f, ",\"note\":");
-        scv_json_str(f, dec ? dec->comm_note : "");
-        fputc('}', f);
-    }
+    if (p->n_comms) comm_json(f, p, ch, dec);
     fprintf(f, ",\"why\":");
     scv_json_str(f, r->why);
     fprintf(f, ",\"relative_prediction\":%s,\"decision_relative\":%s", r->relative ? "true" : "false",
@@ -128,75 +203,16 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
         for (int k = 0; k < r->n_shares; k++) fprintf(f, "%s%.5f", k ? "," : "", r->shares[k]);
         fputs("]}", f);
     }
-    fputs(",\"stragglers\":[", f);
-    for (size_t i = 0; i < r->n_stragglers; i++) {
-        const scv_straggler_event *e = &r->stragglers[i];
-        fprintf(f, "%s{\"iteration\":%lld,\"worker\":%d,\"host\":", i ? "," : "", (long long)e->iteration, e->worker);
-        scv_json_str(f, e->host);
-        json_num(f, "ratio", e->ratio, 1);
-        fprintf(f, ",\"replaced\":%s,\"by_host\":", e->replaced ? "true" : "false");
-        scv_json_str(f, e->by_host);
-        json_num(f, "idle_s", e->idle_s, 1);
-        fputs(",\"note\":", f);
-        scv_json_str(f, e->note);
-        fputc('}', f);
-    }
-    fputc(']', f);
-    if (res) {
-        const scv_perf_model *pf = &r->perf;
-        const scv_stat_model *sm = &r->stat;
-        fprintf(f, ",\"perf\":{");
-        json_num(f, "c0", pf->c0, 0);
-        json_num(f, "c1", pf->c1, 1);
-        json_num(f, "alpha", pf->alpha, 1);
-        json_num(f, "beta", pf->beta, 1);
-        json_num(f, "alpha_msg", pf->alpha_msg, 1);
-        json_num(f, "mare", pf->mare, 1);
-        fprintf(f, "},\"stat\":{\"kind\":\"%s\"", scv_stat_name(sm->kind));
-        json_num(f, "b_simple", sm->b_simple, 1);
-        json_num(f, "s_min", sm->s_min, 1);
-        json_num(f, "gamma_a", sm->gamma_a, 1);
-        json_num(f, "gamma_s", sm->gamma_s, 1);
-        json_num(f, "theta", sm->theta, 1);
-        json_num(f, "target_epochs", sm->target_epochs, 1);
-        json_num(f, "target_batch", sm->target_batch, 1);
-        fputc('}', f);
-    }
-    fprintf(f, ",\"steps\":[");
-    for (size_t i = 0; i < r->n_steps; i++) {
-        const scv_run_step *t = &r->steps[i];
-        fprintf(f, "%s{\"phase\":\"%s\",\"workers\":%d,\"batch\":%d,\"iterations\":%lld", i ? "," : "", t->phase,
-                t->workers, t->batch, (long long)t->iterations);
-        json_num(f, "t_iter", t->t_iter, 1);
-        json_num(f, "seconds", t->iterations ? t->last_end - t->first_start : 0, 1);
-        json_num(f, "idle_before_s", t->idle_before, 1);
-        json_num(f, "test_accuracy", t->accuracy, 1);
-        fprintf(f, ",\"reached\":%s}", t->reached ? "true" : "false");
-    }
-    fprintf(f, "],\"front\":[");
-    for (size_t i = 0; res && i < res->n_front; i++) {
-        if (i) fputc(',', f);
-        scv_plan_point_json(f, p->catalog, &res->points[res->front[i]]);
-    }
-    fprintf(f, "],\"points\":[");
-    for (size_t i = 0; res && i < res->n_points; i++) {
-        if (i) fputc(',', f);
-        scv_plan_point_json(f, p->catalog, &res->points[i]);
-    }
+    stragglers_json(f, r);
+    if (res) models_json(f, r);
+    steps_json(f, r);
+    points_json(f, p->catalog, "front", res, 1);
+    points_json(f, p->catalog, "points", res, 0);
     /* what was predicted when the decision was made, before any outcome was known */
-    fprintf(f, "],\"decision_points\":[");
-    for (size_t i = 0; r->decision && i < r->decision->n_points; i++) {
-        if (i) fputc(',', f);
-        scv_plan_point_json(f, p->catalog, &r->decision->points[i]);
-    }
+    points_json(f, p->catalog, "decision_points", r->decision, 0);
     /* the first plan with absolute times (the decision's, or a later one once the learning
      * curve predicted the target), made before the outcome was known */
-    fprintf(f, "],\"absolute_points\":[");
-    for (size_t i = 0; r->first_absolute && i < r->first_absolute->n_points; i++) {
-        if (i) fputc(',', f);
-        scv_plan_point_json(f, p->catalog, &r->first_absolute->points[i]);
-    }
-    fputc(']', f);
+    points_json(f, p->catalog, "absolute_points", r->first_absolute, 0);
     json_num(f, "absolute_at_s", r->first_absolute ? r->absolute_at_s : NAN, 1);
     json_num(f, "absolute_at_epochs", r->first_absolute ? r->absolute_at_epochs : NAN, 1);
     json_num(f, "absolute_time_s", r->first_absolute ? r->absolute_time_s : NAN, 1);
