@@ -24,8 +24,10 @@ endif
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 # position-independent objects serve libscv.so too; no semantic interposition keeps calls
-# within the library inlinable as in an executable
-CFLAGS  := -std=c11 -Wall -Wextra $(WERROR) $(OPT) -fPIC -fno-semantic-interposition -Iinclude -Isrc
+# within the library inlinable as in an executable; hidden visibility: libscv.so exports only
+# the functions include/scv.h marks SCV_API (scripts/check-exports.sh verifies it)
+CFLAGS  := -std=c11 -Wall -Wextra $(WERROR) $(OPT) -fPIC -fno-semantic-interposition -fvisibility=hidden \
+           -Iinclude -Isrc
 LDLIBS  := $(MPI_LIBS) -ldnnl -lcjson -lsqlite3 -lz -lm -fopenmp
 
 LIB_SRC := $(wildcard src/core/*.c src/model/*.c src/io/*.c src/train/*.c src/runtime/*.c src/store/*.c \

@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "io/io.h"
 #include "scv_test.h"
 #include "scv_test_proc.h"
 
