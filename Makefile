@@ -181,6 +181,9 @@ endif
 SCRIPT_TESTS := build/tests/test_faults build/tests/test_install build/tests/test_pytorch
 # the dashboard in Debian's headless chromium (tests/browser.sh; skipped without chromium)
 SCRIPT_TESTS += build/tests/test_browser
+# the layer check and the export check, and their test: they fail on an injected forbidden
+# dependency (tests/layers.sh; docs/layers.txt, scripts/check-layers.sh, check-exports.sh)
+SCRIPT_TESTS += build/tests/test_layers
 ifeq ($(MODE),release)
 all: $(BUILD)/libscv.so $(SCRIPT_TESTS)
 endif
@@ -188,6 +191,7 @@ build/tests/test_faults: tests/faults.sh
 build/tests/test_install: tests/install.sh
 build/tests/test_pytorch: tests/pytorch.sh
 build/tests/test_browser: tests/browser.sh
+build/tests/test_layers: tests/layers.sh scripts/check-layers.sh scripts/check-exports.sh
 $(SCRIPT_TESTS):
 	@mkdir -p $(dir $@)
 	cp $< $@
@@ -196,7 +200,11 @@ $(SCRIPT_TESTS):
 fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
 
+# the layers (docs/layers.txt) on includes and on the objects' symbols, and the public
+# contract against libscv.so's exports, before the tests
 check: all
+	sh scripts/check-layers.sh
+	sh scripts/check-exports.sh
 	$(MAKE) MODE=asan all
 	$(MAKE) fuzz-build
 	FUZZ_SECONDS=12 sh tests/run.sh build build/asan build/fuzz
