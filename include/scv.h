@@ -2,14 +2,22 @@
  * scv.h - the one public header of libscv, the library behind the `scavenger` tool.
  *
  * Scavenger trains a data-parallel model on K workers with global batch B, measures every
- * iteration (compute, communication, gradient noise) and, in later layers, plans the
- * cheapest or fastest (VM type, K, B). This header exposes the pieces a program needs:
+ * iteration (compute, communication, gradient noise) and plans the cheapest or fastest
+ * (VM type, K, B). This header is the library's contract: the functions a program outside
+ * the tree needs, each marked SCV_API (libscv.so exports these and nothing else):
  *
+ *   versions        SCV_VERSION* macros, scv_version();
  *   status codes    one table (SCV_STATUS_MAP), scv_strerror(), and an optional scv_err
  *                   buffer passed last to every fallible call for a human-readable detail;
- *   datasets        IDX (gzip or plain) files, Fashion-MNIST from Debian, synthetic data;
- *   models          logreg, mlp, lenet, resnet with flat parameter and gradient buffers;
- *   training        scv_train_params + scv_train_run(): synchronous data-parallel SGD.
+ *   training        scv_train_params + scv_train_run(): synchronous data-parallel SGD;
+ *   planning        scv_plan_json() (a JSON request in, the plan out), profiles, the
+ *                   catalog, the communication options, the printed plan;
+ *   the loop        scv_run() with its parameters, policy, job drivers and observer;
+ *   the store       the run database's queries (runs, summaries, steps, rows as JSON).
+ *
+ * The rest of the library (datasets, networks, the models' fits, the store's writes) is
+ * internal: declared in headers under src/ (src/<layer>/<layer>.h), for the library's
+ * layers and its in-tree tests; docs/ARCHITECTURE.md "The public contract".
  *
  * Example (one process, no MPI launcher needed):
  *
@@ -93,7 +101,8 @@ SCV_API const char *scv_errname(int code);   /* "SCV_EINVAL" */
 SCV_API int scv_err_set(scv_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* ---- models ---- */
+/* ---- the network a job trains (scv_model_parse_hidden; the networks themselves are
+ * internal: src/train/train.h) ---- */
 #define SCV_MAX_HIDDEN 8
 typedef struct scv_model_spec {
     const char *name;          /* logreg | mlp | lenet | resnet */
@@ -378,7 +387,8 @@ SCV_API int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_
 /* Writes res as one JSON object (no newline) into buf; returns the length. */
 SCV_API int scv_train_result_json(const scv_train_result *res, char *buf, size_t cap);
 
-/* ==== models and planner (pure computation: src/model/, libc and libm only) ==== */
+/* ==== measurements, models and planning (src/model/ computes them, pure: libc and libm; its
+ * fits and the planner's C interface are internal, src/model/model.h) ==== */
 
 /* Measurements of one configuration, summarised from the trainer's metrics. Times are
  * means over the iterations kept (the first ones of each configuration are warm-up). */

@@ -1,7 +1,9 @@
 /*
- * io.h - the internal declarations of the io layer (src/io/): profiles from metrics files, the VM mix spec read against the catalog, and the plan's printed rows. Not part of the public contract
- * (include/scv.h): libscv.so does not export them; the library's other layers, the CLI,
- * the service and the in-tree tests include this header where they use them.
+ * io.h - the internal declarations of the io layer (src/io/): profiles from metrics files,
+ * the VM mix spec read against the catalog, and the plan's printed rows. Not part of the
+ * public contract (include/scv.h): libscv.so does not export them; the library's other
+ * layers, the CLI, the service and the in-tree tests include this header where they use
+ * them.
  */
 #ifndef SCV_IO_INTERNAL_H
 #define SCV_IO_INTERNAL_H

@@ -1,7 +1,9 @@
 /*
- * model.h - the internal declarations of the model layer (src/model/): the performance, statistical and learning-curve models, the sparse collectives' costs and the planner, pure computation (libc and libm). Not part of the public contract
- * (include/scv.h): libscv.so does not export them; the library's other layers, the CLI,
- * the service and the in-tree tests include this header where they use them.
+ * model.h - the internal declarations of the model layer (src/model/): the performance,
+ * statistical and learning-curve models, the sparse collectives' costs and the planner,
+ * pure computation (libc and libm). Not part of the public contract (include/scv.h):
+ * libscv.so does not export them; the library's other layers, the CLI, the service and the
+ * in-tree tests include this header where they use them.
  */
 #ifndef SCV_MODEL_INTERNAL_H
 #define SCV_MODEL_INTERNAL_H

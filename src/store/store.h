@@ -1,7 +1,8 @@
 /*
- * store.h - the internal declarations of the store layer (src/store/): the writes of the run store and the queries only the loop makes. Not part of the public contract
- * (include/scv.h): libscv.so does not export them; the library's other layers, the CLI,
- * the service and the in-tree tests include this header where they use them.
+ * store.h - the internal declarations of the store layer (src/store/): the writes of the
+ * run store and the queries only the loop makes. Not part of the public contract
+ * (include/scv.h): libscv.so does not export them; the library's other layers, the CLI, the
+ * service and the in-tree tests include this header where they use them.
  */
 #ifndef SCV_STORE_INTERNAL_H
 #define SCV_STORE_INTERNAL_H

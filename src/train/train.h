@@ -1,7 +1,9 @@
 /*
- * train.h - the internal declarations of the training layer (src/train/): datasets, the networks (scv_model), and the trainer's policy defaults and stream rates. Not part of the public contract
- * (include/scv.h): libscv.so does not export them; the library's other layers, the CLI,
- * the service and the in-tree tests include this header where they use them.
+ * train.h - the internal declarations of the training layer (src/train/): datasets, the
+ * networks (scv_model), and the trainer's policy defaults and stream rates. Not part of the
+ * public contract (include/scv.h): libscv.so does not export them; the library's other
+ * layers, the CLI, the service and the in-tree tests include this header where they use
+ * them.
  */
 #ifndef SCV_TRAIN_INTERNAL_H
 #define SCV_TRAIN_INTERNAL_H
