@@ -1,5 +1,7 @@
 # Scavenger build. `make` builds build/scavenger and libscv (build/libscv.a, build/libscv.so);
-# `make check` runs every test on the normal build and on an AddressSanitizer+UBSan build
+# `make check` verifies the layers (docs/layers.txt: scripts/check-layers.sh) and the public
+# contract (libscv.so exports exactly what include/scv.h declares: scripts/check-exports.sh),
+# then runs every test on the normal build and on an AddressSanitizer+UBSan build
 # (build/asan), and each libFuzzer harness of tests/fuzz/ for 12 s (build/fuzz, clang);
 # `make fuzz` runs each for FUZZ_SECONDS (default 60). Any finding fails the target.
 # `make install` / `make uninstall` honour PREFIX (default /usr/local) and DESTDIR.

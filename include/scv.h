@@ -61,7 +61,6 @@ extern "C" {
 #define SCV_API
 #endif
 
-
 SCV_API const char *scv_version(void);      /* SCV_VERSION of the library that runs */
 SCV_API int scv_version_number(void);       /* its SCV_VERSION_NUMBER */
 
