@@ -1,5 +1,7 @@
 # Scavenger build. `make` builds build/scavenger and libscv (build/libscv.a, build/libscv.so);
-# `make check` runs every test on the normal build and on an AddressSanitizer+UBSan build
+# `make check` verifies the layers (docs/layers.txt: scripts/check-layers.sh) and the public
+# contract (libscv.so exports exactly what include/scv.h declares: scripts/check-exports.sh),
+# then runs every test on the normal build and on an AddressSanitizer+UBSan build
 # (build/asan), and each libFuzzer harness of tests/fuzz/ for 12 s (build/fuzz, clang);
 # `make fuzz` runs each for FUZZ_SECONDS (default 60). Any finding fails the target.
 # `make install` / `make uninstall` honour PREFIX (default /usr/local) and DESTDIR.
@@ -24,8 +26,10 @@ endif
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 # position-independent objects serve libscv.so too; no semantic interposition keeps calls
-# within the library inlinable as in an executable
-CFLAGS  := -std=c11 -Wall -Wextra $(WERROR) $(OPT) -fPIC -fno-semantic-interposition -Iinclude -Isrc
+# within the library inlinable as in an executable; hidden visibility: libscv.so exports only
+# the functions include/scv.h marks SCV_API (scripts/check-exports.sh verifies it)
+CFLAGS  := -std=c11 -Wall -Wextra $(WERROR) $(OPT) -fPIC -fno-semantic-interposition -fvisibility=hidden \
+           -Iinclude -Isrc
 LDLIBS  := $(MPI_LIBS) -ldnnl -lcjson -lsqlite3 -lz -lm -fopenmp
 
 LIB_SRC := $(wildcard src/core/*.c src/model/*.c src/io/*.c src/train/*.c src/runtime/*.c src/store/*.c \
@@ -179,6 +183,9 @@ endif
 SCRIPT_TESTS := build/tests/test_faults build/tests/test_install build/tests/test_pytorch
 # the dashboard in Debian's headless chromium (tests/browser.sh; skipped without chromium)
 SCRIPT_TESTS += build/tests/test_browser
+# the layer check and the export check, and their test: they fail on an injected forbidden
+# dependency (tests/layers.sh; docs/layers.txt, scripts/check-layers.sh, check-exports.sh)
+SCRIPT_TESTS += build/tests/test_layers
 ifeq ($(MODE),release)
 all: $(BUILD)/libscv.so $(SCRIPT_TESTS)
 endif
@@ -186,6 +193,7 @@ build/tests/test_faults: tests/faults.sh
 build/tests/test_install: tests/install.sh
 build/tests/test_pytorch: tests/pytorch.sh
 build/tests/test_browser: tests/browser.sh
+build/tests/test_layers: tests/layers.sh scripts/check-layers.sh scripts/check-exports.sh
 $(SCRIPT_TESTS):
 	@mkdir -p $(dir $@)
 	cp $< $@
@@ -194,7 +202,11 @@ $(SCRIPT_TESTS):
 fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
 
+# the layers (docs/layers.txt) on includes and on the objects' symbols, and the public
+# contract against libscv.so's exports, before the tests
 check: all
+	sh scripts/check-layers.sh
+	sh scripts/check-exports.sh
 	$(MAKE) MODE=asan all
 	$(MAKE) fuzz-build
 	FUZZ_SECONDS=12 sh tests/run.sh build build/asan build/fuzz

@@ -2,14 +2,22 @@
  * scv.h - the one public header of libscv, the library behind the `scavenger` tool.
  *
  * Scavenger trains a data-parallel model on K workers with global batch B, measures every
- * iteration (compute, communication, gradient noise) and, in later layers, plans the
- * cheapest or fastest (VM type, K, B). This header exposes the pieces a program needs:
+ * iteration (compute, communication, gradient noise) and plans the cheapest or fastest
+ * (VM type, K, B). This header is the library's contract: the functions a program outside
+ * the tree needs, each marked SCV_API (libscv.so exports these and nothing else):
  *
+ *   versions        SCV_VERSION* macros, scv_version();
  *   status codes    one table (SCV_STATUS_MAP), scv_strerror(), and an optional scv_err
  *                   buffer passed last to every fallible call for a human-readable detail;
- *   datasets        IDX (gzip or plain) files, Fashion-MNIST from Debian, synthetic data;
- *   models          logreg, mlp, lenet, resnet with flat parameter and gradient buffers;
- *   training        scv_train_params + scv_train_run(): synchronous data-parallel SGD.
+ *   training        scv_train_params + scv_train_run(): synchronous data-parallel SGD;
+ *   planning        scv_plan_json() (a JSON request in, the plan out), profiles, the
+ *                   catalog, the communication options, the printed plan;
+ *   the loop        scv_run() with its parameters, policy, job drivers and observer;
+ *   the store       the run database's queries (runs, summaries, steps, rows as JSON).
+ *
+ * The rest of the library (datasets, networks, the models' fits, the store's writes) is
+ * internal: declared in headers under src/ (src/<layer>/<layer>.h), for the library's
+ * layers and its in-tree tests; docs/ARCHITECTURE.md "The public contract".
  *
  * Example (one process, no MPI launcher needed):
  *
@@ -33,7 +41,28 @@
 extern "C" {
 #endif
 
+/* ---- versions: the release this header is, and scv_version() the library's at run time ----
+ * SCV_VERSION is "MAJOR.MINOR.PATCH" (the Makefile reads it: the soname is libscv.so.MAJOR);
+ * SCV_VERSION_NUMBER is MAJOR * 10000 + MINOR * 100 + PATCH, for #if. A program compiled
+ * against one header and run with another library can compare SCV_VERSION_NUMBER with
+ * scv_version_number(). */
 #define SCV_VERSION "0.1.0"
+#define SCV_VERSION_MAJOR 0
+#define SCV_VERSION_MINOR 1
+#define SCV_VERSION_PATCH 0
+#define SCV_VERSION_NUMBER (SCV_VERSION_MAJOR * 10000 + SCV_VERSION_MINOR * 100 + SCV_VERSION_PATCH)
+
+/* SCV_API marks the functions of this contract: libscv is built with -fvisibility=hidden,
+ * so libscv.so exports these and nothing else (the rest of the library is internal,
+ * declared in headers under src/). */
+#if defined(__GNUC__) || defined(__clang__)
+#define SCV_API __attribute__((visibility("default")))
+#else
+#define SCV_API
+#endif
+
+SCV_API const char *scv_version(void);      /* SCV_VERSION of the library that runs */
+SCV_API int scv_version_number(void);       /* its SCV_VERSION_NUMBER */
 
 /* ---- status codes: one table; numbers are stable and never reused ---- */
 #define SCV_STATUS_MAP(X)                                                      \
@@ -65,37 +94,15 @@ typedef struct scv_err {
     char msg[SCV_ERR_LEN];
 } scv_err;
 
-const char *scv_strerror(int code);  /* "invalid argument" */
-const char *scv_errname(int code);   /* "SCV_EINVAL" */
+SCV_API const char *scv_strerror(int code);  /* "invalid argument" */
+SCV_API const char *scv_errname(int code);   /* "SCV_EINVAL" */
 /* Formats msg into err (if not NULL), stores code and returns it. */
-int scv_err_set(scv_err *err, int code, const char *fmt, ...)
+SCV_API int scv_err_set(scv_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* ---- datasets ---- */
-/* Images as float [n][c][h][w], normalised; labels uint8 in [0, n_classes). */
-typedef struct scv_dataset {
-    int64_t n;
-    int c, h, w;
-    int n_classes;
-    float *x;                   /* read-only (it may be a shared mapping) */
-    uint8_t *y;
-    void *map;                  /* the cache mapping x and y point into (NULL: malloc'ed) */
-    size_t map_len;
-} scv_dataset;
-
-/* spec: "fashion-mnist" (Debian's dataset-fashion-mnist), a directory holding the four
- * IDX files (train-images-idx3-ubyte[.gz], ...), or "synthetic:N" (N training samples,
- * N/5 test samples, a seeded learnable 10-class problem). split: 0 = train, 1 = test. */
-int scv_dataset_load(const char *spec, int split, scv_dataset **out, scv_err *err);
-void scv_dataset_free(scv_dataset *ds);
-#define SCV_FASHION_MNIST_DIR "/usr/share/datasets/fashion-mnist"
-
-/* ---- models ---- */
-typedef struct scv_model scv_model;
+/* ---- the network a job trains (scv_model_parse_hidden; the networks themselves are
+ * internal: src/train/train.h) ---- */
 #define SCV_MAX_HIDDEN 8
-/* scv_model_new refuses a model with more parameters than this (2^28: 1 GiB of floats),
- * or a layer or input whose size does not fit an int. */
-#define SCV_MODEL_MAX_PARAMS ((size_t)1 << 28)
 typedef struct scv_model_spec {
     const char *name;          /* logreg | mlp | lenet | resnet */
     int hidden[SCV_MAX_HIDDEN]; /* mlp only */
@@ -104,33 +111,10 @@ typedef struct scv_model_spec {
     int n_classes;
 } scv_model_spec;
 
-int scv_model_new(const scv_model_spec *spec, scv_model **out, scv_err *err);
-void scv_model_free(scv_model *m);
-size_t scv_model_nparams(const scv_model *m);
-float *scv_model_params(scv_model *m);
 /* The most workers (ranks) of a job. */
 #define SCV_MAX_WORKERS 1024
-/* The gradient buffer has room for SCV_GRAD_EXTRA more floats after the n parameters, so a
- * trainer can reduce a few scalars in the same collective as the gradient. */
-float *scv_model_grads(scv_model *m);
-#define SCV_GRAD_EXTRA (24 + 3 * SCV_MAX_WORKERS)
-/* A string that identifies the architecture, e.g. "mlp:784-256-128-10"; checkpoints store it. */
-const char *scv_model_arch(const scv_model *m);
-/* Floats of activations one sample produces in a forward pass (the memory model's input). */
-size_t scv_model_act_floats(const scv_model *m);
-/* PyTorch-style init: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weights and biases. */
-void scv_model_init(scv_model *m, uint64_t seed);
-/* Forward and backward on n samples. Sets the gradient buffer to
- * scale * sum_i d loss_i / d params (scale = 1/B gives this rank's share of the mean
- * gradient over a global batch B). Adds the summed loss and correct count to *loss_sum and
- * *n_correct. n may be 0 (gradient set to zero). */
-int scv_model_train_step(scv_model *m, const float *x, const uint8_t *y, int n, float scale,
-                         double *loss_sum, int64_t *n_correct, scv_err *err);
-/* Forward only; adds summed loss and correct count. */
-int scv_model_eval(scv_model *m, const float *x, const uint8_t *y, int n, double *loss_sum,
-                   int64_t *n_correct, scv_err *err);
 /* Parses "256,128" into spec->hidden. */
-int scv_model_parse_hidden(const char *s, scv_model_spec *spec, scv_err *err);
+SCV_API int scv_model_parse_hidden(const char *s, scv_model_spec *spec, scv_err *err);
 
 /* ---- training ---- */
 typedef enum { SCV_LR_CONST = 0, SCV_LR_STEP, SCV_LR_COSINE } scv_lr_decay;
@@ -147,7 +131,7 @@ typedef struct scv_straggler_rule {
     double window_s;            /* 5 */
     int min_iterations;         /* 10 */
 } scv_straggler_rule;
-scv_straggler_rule scv_straggler_rule_default(void);
+SCV_API scv_straggler_rule scv_straggler_rule_default(void);
 
 /* Dynamic batching (Tyagi & Sharma): each worker's share of the global batch B follows its
  * throughput so that all finish an iteration together; B and the update's mathematics stay
@@ -174,7 +158,6 @@ typedef struct scv_dynbatch_policy {
                                    times as long as its balanced share would take (noise near
                                    K = 1 / min_share is not a straggler) */
 } scv_dynbatch_policy;
-scv_dynbatch_policy scv_dynbatch_policy_default(void);
 
 /* GraVAC (Tyagi & Swany, IEEE CLOUD 2023): the compression factor of Top-k with error
  * feedback adapts to the compression gain, gain = E|g_c|^2 / E|g_ef|^2 (the share of the
@@ -189,7 +172,6 @@ typedef struct scv_gravac_policy {
     double cf_min, cf_max;      /* 10, 1000 */
     double growth;              /* 2: the next factor tried (the paper's geometric policy) */
 } scv_gravac_policy;
-scv_gravac_policy scv_gravac_policy_default(void);
 
 /* SelSync (Tyagi & Swany, IEEE CLUSTER 2023): a step synchronises (the workers average their
  * parameters) only when some worker's gradient changed by at least delta relative to the
@@ -206,7 +188,6 @@ typedef struct scv_selsync_policy {
     int history;                /* 50: the steps the quantile is taken over (at most 256); until
                                    half of them are seen, every step synchronises */
 } scv_selsync_policy;
-scv_selsync_policy scv_selsync_policy_default(void);
 
 /* Communication efficiency of `train` (all off by default): Top-k compression with error
  * feedback at a fixed factor or GraVAC's adaptive one, over Allgather or AR-Topk (auto: the
@@ -225,8 +206,6 @@ typedef struct scv_comm_opts {
     scv_gravac_policy gravac;
     scv_selsync_policy sel;
 } scv_comm_opts;
-scv_comm_opts scv_comm_opts_default(void);
-int scv_comm_opts_on(const scv_comm_opts *o);
 
 /* Streaming (ScaDLES, Tyagi & Swany, IEEE BigData 2022): worker k receives a data stream of
  * S_k(t) samples/s; a step takes from each worker what has arrived since its last step,
@@ -247,7 +226,6 @@ typedef struct scv_stream_policy {
                                    fixed even share of the global batch B, i.e. b_min = b_max =
                                    that share (b_min and b_max above are then not used) */
 } scv_stream_policy;
-scv_stream_policy scv_stream_policy_default(void);
 
 /* Each worker's arrival rate over stream time tau (seconds since the stream started),
  * piecewise constant. */
@@ -257,13 +235,8 @@ typedef struct scv_stream_rates scv_stream_rates;
  * times increasing, rates >= 0, every worker's last rate > 0 so no stream ends), with blank
  * lines and # comments. K > 0: exactly K rates are required (0: any count, the same on every
  * line). Errors name --stream-rate, and the file and line of a trace. */
-int scv_stream_rates_parse(const char *spec, int K, scv_stream_rates **out, scv_err *err);
-void scv_stream_rates_free(scv_stream_rates *r);
-int scv_stream_rates_workers(const scv_stream_rates *r);
-/* S_k(tau), samples/s (the rate in force at tau; 0 before 0). */
-double scv_stream_rate(const scv_stream_rates *r, int k, double tau);
-/* arrived_k(tau) = integral of S_k from 0 to tau, samples (real; floor() of it are whole). */
-double scv_stream_arrived(const scv_stream_rates *r, int k, double tau);
+SCV_API int scv_stream_rates_parse(const char *spec, int K, scv_stream_rates **out, scv_err *err);
+SCV_API void scv_stream_rates_free(scv_stream_rates *r);
 
 typedef struct scv_train_params {
     const char *model;         /* logreg | mlp | lenet | resnet */
@@ -400,21 +373,21 @@ typedef struct scv_train_result {
 } scv_train_result;
 
 #define SCV_RANK_WEIGHT_RATIO 1e6
-scv_train_params scv_train_params_default(void);
+SCV_API scv_train_params scv_train_params_default(void);
 /* Validates everything that does not need the data (usage errors): returns SCV_EINVAL
  * with the option named in err. */
-int scv_train_params_check(const scv_train_params *p, scv_err *err);
+SCV_API int scv_train_params_check(const scv_train_params *p, scv_err *err);
 /* Runs training in this process; under mpirun every rank calls it. Rank 0 writes metrics,
  * checkpoints and progress. Returns SCV_EINTR after a clean stop on SIGINT/SIGTERM (or
  * SIGUSR1). For its duration it installs its own handler for those three and blocks them in
  * the calling thread (and so in the threads it starts), taking them at iteration boundaries;
  * the previous handlers and mask come back when it returns. */
-int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err);
+SCV_API int scv_train_run(const scv_train_params *p, scv_train_result *res, scv_err *err);
 /* Writes res as one JSON object (no newline) into buf; returns the length. */
-int scv_train_result_json(const scv_train_result *res, char *buf, size_t cap);
+SCV_API int scv_train_result_json(const scv_train_result *res, char *buf, size_t cap);
 
-
-/* ==== models and planner (pure computation: src/model/, libc and libm only) ==== */
+/* ==== measurements, models and planning (src/model/ computes them, pure: libc and libm; its
+ * fits and the planner's C interface are internal, src/model/model.h) ==== */
 
 /* Measurements of one configuration, summarised from the trainer's metrics. Times are
  * means over the iterations kept (the first ones of each configuration are warm-up). */
@@ -457,17 +430,8 @@ typedef struct scv_profile {
 } scv_profile;
 /* paths: one file or several separated by commas. Each malformed line is an error that
  * names its file and line. */
-int scv_profile_load(const char *paths, scv_profile **out, scv_err *err);
-/* The same from n metrics texts in memory, each one file's JSON lines; errors name text i
- * as "label[i]" (label NULL: "metrics"). */
-int scv_profile_load_texts(const char *const *texts, size_t n, const char *label, scv_profile **out,
-                           scv_err *err);
-void scv_profile_free(scv_profile *p);
-/* The job line of a metrics file. */
-int scv_job_load(const char *path, scv_job_info *job, scv_err *err);
-/* From the metrics of a run that reached `accuracy`: the epochs it took and its batch. */
-int scv_profile_target(const char *path, double accuracy, double *epochs, int *batch,
-                       scv_err *err);
+SCV_API int scv_profile_load(const char *paths, scv_profile **out, scv_err *err);
+SCV_API void scv_profile_free(scv_profile *p);
 
 /* Parallel model, per VM type (seconds):
  *   t_compute(b) = c0 + c1 * b                       b = B / K samples per worker
@@ -493,22 +457,6 @@ typedef struct scv_perf_model {
 #define SCV_PIN_BETA 8u
 #define SCV_PIN_OVERLAP 16u
 
-/* Least squares on relative error (weights 1/y^2) with non-negative parameters. Returns
- * SCV_EINVAL for no usable point or non-positive times (never NaN parameters). */
-int scv_perf_fit(const scv_config_stats *s, size_t n, scv_comm_kind comm, double model_bytes,
-                 scv_perf_model *out, scv_err *err);
-/* The universal prior: fills the parameters m's measurements (s, n) left pinned from a prior
- * model of other jobs on the same VM type, calibrated to this job's measurements (equations
- * in perf.c). Returns how many parameters it set. */
-int scv_perf_apply_prior(scv_perf_model *m, const scv_perf_model *prior, const scv_config_stats *s, size_t n);
-double scv_perf_compute(const scv_perf_model *m, double b);
-double scv_perf_comm(const scv_perf_model *m, int K);
-/* scv_perf_comm with its bandwidth term (ring: 2((K-1)/K) M beta; ps: beta K) times
- * beta_factor: a link slower than the measured one (e.g. a mixed cluster's slowest link).
- * beta_factor 1 is scv_perf_comm exactly. */
-double scv_perf_comm_scaled(const scv_perf_model *m, int K, double beta_factor);
-double scv_perf_iter(const scv_perf_model *m, int K, double B);
-
 /* Sparse collectives (src/model/perf.c; the trainer's exchange and the planner use them):
  * seconds to exchange a Top-k of density c (k = c n) of a gradient of M bytes over N workers,
  * alpha seconds per message and beta seconds per byte (AR-Topk paper, Table I and Eq. 4):
@@ -517,10 +465,6 @@ double scv_perf_iter(const scv_perf_model *m, int K, double B);
  *   AR-Topk, tree allreduce:               3 alpha log2 N + 3 M c beta log2 N
  * (the log2 N terms of AR-Topk are the broadcast of the chosen worker's indices); 0 for N < 2. */
 typedef enum { SCV_SPARSE_ALLGATHER = 0, SCV_SPARSE_AR_RING, SCV_SPARSE_AR_TREE } scv_sparse_coll;
-double scv_sparse_cost(scv_sparse_coll how, double alpha, double beta, double M, double c, int N);
-/* The cheapest of the three (ties to the lower enum). */
-scv_sparse_coll scv_sparse_choose(double alpha, double beta, double M, double c, int N);
-const char *scv_sparse_name(scv_sparse_coll how); /* "allgather", "artopk-ring", "artopk-tree" */
 
 /* Statistical models: iterations to reach the target at global batch B.
  *  GNS (McCandlish et al.; AdaptDL):  S(B) = S_min (1 + B_crit / B),  B_crit = B_simple
@@ -544,11 +488,8 @@ typedef struct scv_stat_model {
     int n_points;
     char note[160];
 } scv_stat_model;
-int scv_stat_fit(scv_stat_kind kind, const scv_config_stats *s, size_t n, double n_train,
-                 double target_epochs, int target_batch, scv_stat_model *out, scv_err *err);
-double scv_stat_iterations(const scv_stat_model *m, double B);
 /* B_simple implied by one configuration's norms (NaN when K = 1 or not measured). */
-double scv_gns_b_simple(int K, int B, double g_local, double g_global);
+SCV_API double scv_gns_b_simple(int K, int B, double g_local, double g_global);
 
 /* VM catalog (the format of shared/data/vm-catalog.csv; unknown columns ignored). */
 typedef struct scv_vm_type {
@@ -563,14 +504,11 @@ typedef struct scv_catalog {
     int skipped;            /* rows without a full VM (no vCPUs/memory/price) */
     char skipped_note[256];
 } scv_catalog;
-int scv_catalog_load(const char *path, scv_catalog **out, scv_err *err);
-void scv_catalog_free(scv_catalog *c);
-const scv_vm_type *scv_catalog_find(const scv_catalog *c, const char *name);
+SCV_API int scv_catalog_load(const char *path, scv_catalog **out, scv_err *err);
+SCV_API void scv_catalog_free(scv_catalog *c);
+SCV_API const scv_vm_type *scv_catalog_find(const scv_catalog *c, const char *name);
 
 typedef enum { SCV_PRICE_ONDEMAND = 0, SCV_PRICE_SPOT, SCV_PRICE_MEMORY } scv_pricing;
-/* Memory model: bytes per worker = overhead + 3 * 4 * n_params (weights, gradients,
- * momentum) + b * (2 * act_bytes + 4 * input floats) (activations and their gradients). */
-double scv_worker_mem_bytes(const scv_job_info *job, double b);
 
 /* ---- planner ---- */
 /* UTILITY (Or et al.'s utility against cost): the point that maximises the user's value of
@@ -589,7 +527,7 @@ typedef enum {
     SCV_EXTRAP_GPU_AS_MEASURED  /* other GPU type from GPU measurements: t_c as measured */
 } scv_extrap;
 /* "extrapolated: no thread-scaling measurement, compute as measured", ... */
-const char *scv_extrap_desc(scv_extrap e);
+SCV_API const char *scv_extrap_desc(scv_extrap e);
 
 /* A mixed cluster: count[i] workers of catalog type vm[i] for i < n, K = sum of the counts
  * (1..SCV_MAX_WORKERS). docs/MODEL.md "Mixed clusters" states how it is predicted. */
@@ -599,14 +537,8 @@ typedef struct scv_vm_mix {
     int vm[SCV_MIX_MAX_TYPES];
     int count[SCV_MIX_MAX_TYPES];
 } scv_vm_mix;
-/* "c5.xlarge:2,c6i.4xlarge:1" (the syntax of `cluster up --vm`; COUNT defaults to 1; a
- * type named twice adds up) against catalog c. SCV_EINVAL / SCV_ENOTFOUND naming the part
- * at fault: an unknown type, a bad count, more than SCV_MIX_MAX_TYPES types, more than
- * SCV_MAX_WORKERS workers, an empty spec or entry. */
-int scv_vm_mix_parse(const scv_catalog *c, const char *spec, scv_vm_mix *out, scv_err *err);
 /* "c5.xlarge:2+c6i.4xlarge:1" into buf; returns the length it needs (as snprintf). */
-int scv_vm_mix_format(const scv_catalog *c, const scv_vm_mix *m, char *buf, size_t cap);
-int scv_vm_mix_workers(const scv_vm_mix *m); /* K: the sum of the counts */
+SCV_API int scv_vm_mix_format(const scv_catalog *c, const scv_vm_mix *m, char *buf, size_t cap);
 
 /* A communication option of the planner (docs/MODEL.md "Compression in the plan"): how a
  * step's gradient travels. The parallel model prices its bytes; its effect on the
@@ -624,28 +556,16 @@ typedef struct scv_plan_comm {
                                    measured / predicted where a run trained with it (the loop
                                    sets it; the model's sparse costs are a prediction) */
 } scv_plan_comm;
-/* Seconds of one step's communication under option o (NULL: dense) at K workers, the
- * bandwidth term (beta) times beta_factor (a mixed cluster's slowest link; 1 = as measured):
- *   DENSE    scv_perf_comm_scaled(m, K, beta_factor)
- *   TOPK     scv_sparse_cost(the collective, alpha, beta beta_factor, M, 1/cf, K) (ring models
- *            only: alpha and beta per message and per byte; NaN for SCV_COMM_PS)
- *   SELSYNC  (1 - lssr) scv_perf_comm_scaled(m, K, 2 beta_factor)   parameters and momenta: 2M
- *                                                  (lssr 0: beta_factor, the gradient's M)
- *            + ceil(log2 K) alpha_msg, or scv_perf_comm_scaled(m, K, 0) unprobed: every
- *              step's allreduce of the flags
- * *coll (may be NULL) gets the collective TOPK priced (SCV_SPARSE_ALLGATHER otherwise). */
-double scv_perf_comm_option(const scv_perf_model *m, int K, const scv_plan_comm *o, double beta_factor,
-                            scv_sparse_coll *coll);
 /* A list of options, "none,topk:10,topk:100:artopk,selsync:0.9" (src/model/commopt.c):
  * none (or dense), topk:CF[:auto|allgather|artopk], selsync:LSSR; iter_factor on every
  * option that is not dense. Dense is always planned: it comes first in *out, added when the
  * list lacks it. At most cap options; SCV_EINVAL naming the part at fault ("'topk:1': the
  * factor must be > 1"), a part named twice or an empty list included. */
-int scv_plan_comm_parse(const char *list, double iter_factor, scv_plan_comm *out, size_t cap, size_t *n,
+SCV_API int scv_plan_comm_parse(const char *list, double iter_factor, scv_plan_comm *out, size_t cap, size_t *n,
                         scv_err *err);
 /* "dense", "topk:100", "topk:100:artopk", "selsync:0.9" into buf; returns the length it
  * needs (as snprintf). */
-int scv_plan_comm_format(const scv_plan_comm *o, char *buf, size_t cap);
+SCV_API int scv_plan_comm_format(const scv_plan_comm *o, char *buf, size_t cap);
 #define SCV_PLAN_MAX_COMMS 16 /* options besides dense that `plan --compress` and job files take */
 
 typedef struct scv_plan_point {
@@ -671,56 +591,6 @@ typedef struct scv_plan_point {
     double t_comm;          /* predicted communication seconds of a step (the option's) */
 } scv_plan_point;
 
-/* The planner's policy numbers, defaults in scv_plan_policy_default(). */
-typedef struct scv_plan_policy {
-    /* 1.0: the knee without a Kneedle knee (fewer than 3 front points, or a straight or
-     * concave front): from the cheapest point, step to the next faster front point while it
-     * costs at most this many % more per 1% of time saved,
-     * r = ((C_fast - C_slow)/C_slow) / ((T_slow - T_fast)/T_slow) <= this. */
-    double knee_max_cost_per_time;
-    /* 0.02: a mixed cluster's slowest workers get at least this share of B each, the floor of
-     * the trainer's dynamic batching (scv_dynbatch_policy.min_share), or 1 sample */
-    double mix_min_share;
-} scv_plan_policy;
-scv_plan_policy scv_plan_policy_default(void);
-
-typedef struct scv_plan_request {
-    const scv_catalog *catalog;
-    const int *vms; size_t n_vms;           /* catalog indices to plan over */
-    int measured_vm;                        /* catalog index the measurements stand for */
-    const int *workers; size_t n_workers;
-    const int *batches; size_t n_batches;
-    int b_min, b_max;                       /* per-worker batch bounds (0 = none) */
-    scv_pricing pricing;
-    double mem_rate_cpu, mem_rate_gib;      /* $/vCPU-h, $/GiB-h for SCV_PRICE_MEMORY */
-    const scv_perf_model *perf;
-    const scv_stat_model *stat;
-    const scv_job_info *job;
-    scv_objective objective;
-    double value_per_hour;                  /* SCV_OBJ_UTILITY: $ an hour saved is worth (> 0) */
-    double deadline_s, budget;              /* 0 = none */
-    /* VM-type extrapolation (0 = not known / none): */
-    int measured_threads;                   /* threads per worker of the measurements */
-    double parallel_fraction;               /* Amdahl f in [0,1] (scv_amdahl_fit); used only
-                                               with measured_threads > 0; < 0 or NaN = none */
-    int worker_threads;                     /* threads a worker may use (0 = all vCPUs) */
-    double gpu_speedup;                     /* user's assumed GPU/CPU compute speed-up; 0 =
-                                               none: GPU types are left out */
-    const scv_plan_policy *policy;          /* NULL = scv_plan_policy_default() */
-    /* configurations measured on the measured type: their mean iteration time replaces
-     * the model's (the model predicts the others); NULL = the model everywhere */
-    const scv_config_stats *measured; size_t n_measured;
-    /* mixed clusters planned besides the types of vms (NULL/0 = none): a mix's K is the sum
-     * of its counts (workers does not apply), every batch of batches does */
-    const scv_vm_mix *mixes; size_t n_mixes;
-    /* communication options (NULL/0 = dense only, as before): every configuration is planned
-     * dense and under each option that is not dense (docs/MODEL.md "Compression in the plan") */
-    const scv_plan_comm *comms; size_t n_comms;
-    double t_compress;                      /* s per compressed (TOPK) step of compression kernels
-                                               (error feedback, selection), measured; 0 = not
-                                               known: left out (the note says so) */
-} scv_plan_request;
-
 typedef struct scv_plan_result {
     scv_plan_point *points;                 /* every feasible configuration */
     size_t n_points;
@@ -743,108 +613,8 @@ typedef struct scv_plan_result {
                                                measured") and left out; "" without */
 } scv_plan_result;
 
-/* Chooses as docs/MODEL.md "Choosing" states: the objective's point on the whole front,
- * kept when it meets the deadline/budget, else the objective's point on the front's
- * feasible part; SCV_EINFEASIBLE naming the bound when none meets it. */
-int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err);
-void scv_plan_result_free(scv_plan_result *r);
-/* Pareto front of (time, cost) points, both minimised: writes indices sorted by time and
- * returns their count. front must hold n entries. Reentrant. */
-size_t scv_pareto_front(const double *time, const double *cost, size_t n, size_t *front);
-/* Kneedle on a convex decreasing curve (x increasing): index of the knee, -1 if none. */
-long scv_kneedle(const double *x, const double *y, size_t n);
-/* Amdahl's law t(n) = t1 ((1 - f) + f / n) fitted to compute times t[i] [s] measured at
- * threads[i] (two or more distinct thread counts): weighted least squares on relative error
- * of t = a + b / n with a, b >= 0, t1 = a + b, f = b / (a + b) in [0, 1]. SCV_EINVAL for
- * fewer than two thread counts or non-positive times. */
-int scv_amdahl_fit(const int *threads, const double *t, size_t n, double *f, double *t1,
-                   scv_err *err);
-/* Per-vCPU and per-GiB hourly rates fitted on a provider's CPU-only on-demand types. */
-int scv_memory_rates(const scv_catalog *c, const char *provider, double *per_cpu, double *per_gib,
-                     scv_err *err);
-
-/* ---- learning curves (src/model/curve.c; equations in docs/MODEL.md) ----
- * The target metric y against samples processed x [samples]; s = +1 for accuracy (higher
- * is better), -1 for loss (lower is better):
- *   SCV_CURVE_POW  y = a - s b (x + x0)^(-c)      (for loss: y = a + b (x + x0)^(-c))
- *   SCV_CURVE_EXP  y = a - s b exp(-x / tau)
- *   SCV_CURVE_TAIL y = a - s b x^(-c), a fixed at the ideal (loss 0, accuracy 1), fitted in
- *                  log-log on the tail of the data (x >= tail_from * max x)
- * a: asymptote; b > 0 [y units]; c > 0; x0 >= 0, tau > 0 [samples]. */
-typedef enum { SCV_CURVE_POW = 0, SCV_CURVE_EXP, SCV_CURVE_TAIL } scv_curve_form;
+/* The target's metric: test accuracy (higher is better) or training loss (lower). */
 typedef enum { SCV_METRIC_ACCURACY = 0, SCV_METRIC_LOSS } scv_metric;
-const char *scv_curve_form_name(scv_curve_form f); /* "pow", "exp", "tail" */
-
-/* The curve module's policy numbers, defaults in scv_curve_policy_default(). */
-typedef struct scv_curve_policy {
-    int min_points;             /* 4: fewer evaluations are an error */
-    double holdout_share;       /* 0.25: the last share of points scores each form */
-    int x0_min_points;          /* 6: POW's x0 is fitted from this many points (else 0) */
-    double c_min, c_max;        /* 0.05, 3: POW exponent bounds */
-    double x0_max_rel;          /* 10: x0 <= this * max x */
-    double tau_min_rel, tau_max_rel; /* 0.01, 10: tau in [min, max] * max x */
-    int n_boot;                 /* 200 bootstrap resamples */
-    double band_lo, band_hi;    /* 0.05, 0.95: percentiles of the band (nominal 90%; the
-                                   percentile bootstrap under-covers: 10-90 covered ~76% of
-                                   synthetic crossings 1.25x beyond the data, 5-95 ~85%) */
-    int smooth_window;          /* 3: W of the smoothed target rule */
-    int loss_tail;              /* 1: scv_curve_fit fits a loss with the TAIL form (0: selects
-                                   between POW and EXP as for accuracy) */
-    double tail_from;           /* 0.5: TAIL fits the points with x >= this * max x */
-} scv_curve_policy;
-scv_curve_policy scv_curve_policy_default(void);
-
-typedef struct scv_curve {
-    scv_curve_form form;
-    scv_metric metric;
-    double a, b, c, x0, tau;    /* c, x0: POW only; tau: EXP only (others 0) */
-    double rmse;                /* on the points fitted [y units] */
-    double holdout_rmse[2];     /* per form, fitted on the first n_fit points (inf: none) */
-    int n_points, n_fit, n_params;
-} scv_curve;
-
-/* Accuracy (and loss without policy.loss_tail): fits POW and EXP on the first
- * (1 - holdout_share) of the points, picks the one with the smaller held-out RMSE (ties:
- * EXP) and refits it on all. Loss: the TAIL form. x >= 0 non-decreasing. pol NULL =
- * defaults. SCV_EINVAL: fewer than min_points or bad values; SCV_ENOCONV: the metric does
- * not improve (mean of the last third vs the first). Parameters are never NaN. */
-int scv_curve_fit(scv_metric metric, const double *x, const double *y, size_t n,
-                  const scv_curve_policy *pol, scv_curve *out, scv_err *err);
-/* One given form on all points. */
-int scv_curve_fit_form(scv_curve_form form, scv_metric metric, const double *x, const double *y,
-                       size_t n, const scv_curve_policy *pol, scv_curve *out, scv_err *err);
-double scv_curve_eval(const scv_curve *c, double x);
-/* Samples x* where the curve reaches target (0 if at the start; +inf: not reachable, the
- * asymptote falls short). */
-double scv_curve_crossing(const scv_curve *c, double target);
-
-typedef struct scv_curve_prediction {
-    int reachable;              /* the fitted curve reaches the target */
-    double x_star;              /* samples at the crossing (+inf: not reachable) */
-    double lo, hi;              /* band: [band_lo, band_hi] percentiles of the bootstrap
-                                   crossings (+inf when that share never reaches it) */
-    double p_reach;             /* share of bootstrap fits that reach the target */
-    int n_boot;
-} scv_curve_prediction;
-/* Residual bootstrap of fit (made from the same x, y): pol->n_boot refits on fitted values
- * plus resampled residuals (inflated by sqrt(n/(n-p))), PRNG seeded by seed (no global
- * state). A fit from scv_curve_fit is re-selected (form too) in each resample; one from
- * scv_curve_fit_form keeps its form. */
-int scv_curve_predict(const scv_curve *fit, const double *x, const double *y, size_t n,
-                      double target, uint64_t seed, const scv_curve_policy *pol,
-                      scv_curve_prediction *out, scv_err *err);
-
-/* Smoothed target: 1 when the mean of the last `window` values of y[0, n) is >= target
- * (accuracy) or <= target (loss); 0 with fewer than window values. */
-int scv_target_reached(scv_metric metric, const double *y, size_t n, double target, int window);
-/* The first evaluation index i at which the rule holds on y[0, i]; -1 if never. */
-long scv_target_first_reached(scv_metric metric, const double *y, size_t n, double target,
-                              int window);
-
-/* Samples (or epochs) to target carried across batch sizes with the gradient noise scale
- * (McCandlish et al. 2018; Pollux/AdaptDL): E(B) = E(B0) (1 + B/B_noise) / (1 + B0/B_noise).
- * B_noise = +inf gives E(B0); NaN for B0, B or B_noise <= 0. */
-double scv_samples_at_batch(double samples_b0, double b0, double b, double b_noise);
 
 /* ---- names of the choices: the command line, job files and the service use these ---- */
 typedef enum { SCV_SEARCH_PARTIAL = 0, SCV_SEARCH_FULL, SCV_SEARCH_NONE } scv_search_policy;
@@ -855,45 +625,37 @@ typedef enum { SCV_SEARCH_PARTIAL = 0, SCV_SEARCH_FULL, SCV_SEARCH_NONE } scv_se
  * s = (T(K') - T(K)) / ((K' - K) T(K) / K) with T = B / t_iter (samples/s); then settled. */
 typedef enum { SCV_SCALING_PLAN = 0, SCV_SCALING_THROUGHPUT } scv_scaling;
 /* The name of a value ("knee"), NULL when out of range. */
-const char *scv_objective_name(scv_objective v);
-const char *scv_stat_name(scv_stat_kind v);
-const char *scv_comm_name(scv_comm_kind v);
-const char *scv_pricing_name(scv_pricing v);
-const char *scv_search_name(scv_search_policy v);
-const char *scv_scaling_name(scv_scaling v);
+SCV_API const char *scv_objective_name(scv_objective v);
+SCV_API const char *scv_stat_name(scv_stat_kind v);
+SCV_API const char *scv_comm_name(scv_comm_kind v);
+SCV_API const char *scv_pricing_name(scv_pricing v);
+SCV_API const char *scv_search_name(scv_search_policy v);
+SCV_API const char *scv_scaling_name(scv_scaling v);
 /* The value of a name: SCV_OK, or SCV_EINVAL with "'x': expected time, cost or knee" in err. */
-int scv_objective_from_name(const char *name, scv_objective *out, scv_err *err);
-int scv_stat_from_name(const char *name, scv_stat_kind *out, scv_err *err);
-int scv_comm_from_name(const char *name, scv_comm_kind *out, scv_err *err);
-int scv_pricing_from_name(const char *name, scv_pricing *out, scv_err *err);
-int scv_search_from_name(const char *name, scv_search_policy *out, scv_err *err);
-int scv_scaling_from_name(const char *name, scv_scaling *out, scv_err *err);
+SCV_API int scv_objective_from_name(const char *name, scv_objective *out, scv_err *err);
+SCV_API int scv_stat_from_name(const char *name, scv_stat_kind *out, scv_err *err);
+SCV_API int scv_comm_from_name(const char *name, scv_comm_kind *out, scv_err *err);
+SCV_API int scv_pricing_from_name(const char *name, scv_pricing *out, scv_err *err);
+SCV_API int scv_search_from_name(const char *name, scv_search_policy *out, scv_err *err);
+SCV_API int scv_scaling_from_name(const char *name, scv_scaling *out, scv_err *err);
 
 /* ---- cost: the one place dollars are computed ---- */
 /* C = K * T / 3600 * p: dollars for `workers` VMs over `seconds` at price_hr $/VM-hour. */
-double scv_cost_usd(int workers, double seconds, double price_hr);
-/* A VM type's price per hour under a pricing policy: on-demand; spot = the middle of the
- * catalog's spot range; memory = vcpus * rate_cpu + ceil(mem_bytes in GiB) * rate_gib.
- * NaN when the catalog has no such price. */
-double scv_vm_price(const scv_vm_type *v, scv_pricing pricing, double mem_bytes,
-                    double rate_cpu, double rate_gib);
+SCV_API double scv_cost_usd(int workers, double seconds, double price_hr);
 
 /* ---- plan output (src/io/planout.c): one format for `plan`, `run` and the reports ---- */
 /* "12.5 ms", "3.71 s", "54.9 s", "3.2 min", "1.50 h"; "-" for NaN. */
-void scv_fmt_time(double seconds, char *buf, size_t cap);
+SCV_API void scv_fmt_time(double seconds, char *buf, size_t cap);
 /* "$12.40", "$0.00262": small amounts keep three significant digits; "-" for NaN. */
-void scv_fmt_usd(double usd, char *buf, size_t cap);
-void scv_plan_print_header(FILE *f);
-void scv_plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark);
-void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *p);
+SCV_API void scv_fmt_usd(double usd, char *buf, size_t cap);
 /* The table with a "comm" column after "vm" when with_comm (plans with communication
  * options: "dense", "topk:100", "selsync:0.9"); with_comm 0 is the two above exactly. */
-void scv_plan_print_header_ex(FILE *f, int with_comm);
-void scv_plan_print_point_ex(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark,
+SCV_API void scv_plan_print_header_ex(FILE *f, int with_comm);
+SCV_API void scv_plan_print_point_ex(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark,
                              int with_comm);
 /* The figure of a plan as SVG: one line per B across K for each VM type, the front, the
  * choice and, when actual_time_s > 0, the measured outcome. Written atomically. */
-int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res,
+SCV_API int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res,
                        double actual_time_s, double actual_cost, scv_err *err);
 
 /* ---- planning from JSON (src/io/plan_json.c): for bindings and services ----
@@ -915,14 +677,14 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
  * and SCV_EINFEASIBLE says no configuration meets the deadline or budget. Reentrant.
  * It reads the files a request names: a service taking requests from others should pass
  * "metrics" and refuse "profile", "catalog" and "target_run". */
-int scv_plan_json(const char *request_json, char **result_json, scv_err *err);
-void scv_json_free(char *json);
+SCV_API int scv_plan_json(const char *request_json, char **result_json, scv_err *err);
+SCV_API void scv_json_free(char *json);
 
 /* Where a data file of the distribution is ("vm-catalog.csv", "emulated-vms.csv"): data/NAME
  * in the working directory; else beside the executable or the library (a checkout's data/,
  * an installed tree's share/scavenger/); else the directory `make install` put it in. Writes
  * the path into buf and returns buf ("data/NAME" when none exists). */
-const char *scv_data_file(const char *name, char *buf, size_t cap);
+SCV_API const char *scv_data_file(const char *name, char *buf, size_t cap);
 
 typedef struct scv_store scv_store; /* the run store, below */
 
@@ -940,7 +702,7 @@ typedef enum {
     SCV_STATE_WARMUP = 0, SCV_STATE_SEARCH, SCV_STATE_PLAN, SCV_STATE_TRAIN, SCV_STATE_REPLAN,
     SCV_STATE_DONE, SCV_STATE_INTERRUPTED, SCV_STATE_FAILED
 } scv_run_state;
-const char *scv_run_state_name(scv_run_state s);
+SCV_API const char *scv_run_state_name(scv_run_state s);
 
 /* One iteration as a driver measured it (seconds; squared norms as in the metrics). */
 typedef struct scv_iter_sample {
@@ -1076,18 +838,18 @@ typedef struct scv_relaunch_opts {
     const char *hostfile;       /* real machines: an Open MPI hostfile (ssh), NULL = none */
     uint64_t seed;              /* the exec driver: SCV_SEED (0 = 1) */
 } scv_relaunch_opts;
-int scv_relaunch_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
+SCV_API int scv_relaunch_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
 /* The elastic driver (Or et al.): one `scavenger train --elastic-control` job stays up
  * across segments and changes K and B in place (parked and spawned processes, state passed
  * in memory); a job that fails is restarted from the checkpoint. The same options. */
-int scv_elastic_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
+SCV_API int scv_elastic_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
 /* The exec driver: drives any trainer that honours docs/TRAINER-CONTRACT.md (o->exec, a
  * PyTorch script say), one `mpirun -np K /bin/sh -c EXEC` per segment, locally, on an
  * emulated cluster or on o->hostfile's machines; it evaluates the segments' stopping rules
  * from the metrics and stops the trainer with SIGUSR1. */
-int scv_exec_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
+SCV_API int scv_exec_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
 /* Frees any driver (through its destroy); NULL is a no-op. */
-void scv_job_driver_free(scv_job_driver *d);
+SCV_API void scv_job_driver_free(scv_job_driver *d);
 
 /* Events for progress displays and services. Pointers are valid during the call only. */
 typedef enum {
@@ -1161,7 +923,7 @@ typedef struct scv_run_policy {
     int dynamic_batching;       /* 0: the workers' shares of B follow their throughput (dynamic
                                    batching, for heterogeneous clusters) in every segment */
 } scv_run_policy;
-scv_run_policy scv_run_policy_default(void);
+SCV_API scv_run_policy scv_run_policy_default(void);
 
 #define SCV_MAX_SPACE 256
 typedef struct scv_run_params {
@@ -1195,14 +957,14 @@ typedef struct scv_run_params {
     double compress_iterations; /* their iterations to target relative to dense (0 = 1) */
 } scv_run_params;
 /* Defaults: workers 1,2; batches 64,256; partial search; knee; gns; ring; on-demand. */
-scv_run_params scv_run_params_default(void);
+SCV_API scv_run_params scv_run_params_default(void);
 /* Sets one setting from its name and text, as a job file or the command line gives it
  * ("workers" "1,2,4"; "objective" "knee"; "deadline" "45m"; "start" "2,64"). SCV_ENOTFOUND
  * when the name is not a loop setting (it may be the driver's); SCV_EINVAL naming the
  * setting when the value is bad. */
-int scv_run_params_set(scv_run_params *p, const char *name, const char *value, scv_err *err);
+SCV_API int scv_run_params_set(scv_run_params *p, const char *name, const char *value, scv_err *err);
 /* Checks the whole: required settings, consistent space. SCV_EINVAL naming the setting. */
-int scv_run_params_check(const scv_run_params *p, scv_err *err);
+SCV_API int scv_run_params_check(const scv_run_params *p, scv_err *err);
 
 /* Where a plan's target (epochs to the target accuracy at a batch) comes from. */
 typedef enum {
@@ -1211,7 +973,7 @@ typedef enum {
     SCV_TARGET_LEARNT,          /* a stored run of the same job that reached it */
     SCV_TARGET_CURVE            /* this run's learning curve, predicted online */
 } scv_target_source;
-const char *scv_target_source_name(scv_target_source s);
+SCV_API const char *scv_target_source_name(scv_target_source s);
 
 /* One segment as the loop recorded it. */
 typedef struct scv_run_step {
@@ -1277,67 +1039,35 @@ typedef struct scv_run_result {
     size_t n_steps;
     char why[256];              /* why the chosen configuration */
 } scv_run_result;
-void scv_run_result_free(scv_run_result *r); /* frees what r holds, not r */
+SCV_API void scv_run_result_free(scv_run_result *r); /* frees what r holds, not r */
 
-int scv_run(const scv_run_params *p, const scv_job_driver *driver, const scv_run_observer *obs,
+SCV_API int scv_run(const scv_run_params *p, const scv_job_driver *driver, const scv_run_observer *obs,
             scv_run_result *out, scv_err *err);
 
 /* The run's report: report.md, report.json and tradeoff.svg in dir, each written
  * atomically; an error names the file. */
-int scv_run_report_write(const scv_run_params *p, const scv_run_result *r, const char *dir,
+SCV_API int scv_run_report_write(const scv_run_params *p, const scv_run_result *r, const char *dir,
                          scv_err *err);
 /* The report's JSON as one malloc'ed line (NULL when out of memory). */
-char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r);
+SCV_API char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r);
 
 /* ==== the run store (src/store/store.c, SQLite) ====
  * Every `scavenger run` with its job, the measurements of each configuration, the fitted
  * models, the decisions and switches, and the predicted and actual outcome. The loop
  * resumes from it and `--search none` plans from a stored run of the same job. */
 
-int scv_store_open(const char *path, scv_store **out, scv_err *err);
-void scv_store_close(scv_store *s);
-/* A new run: returns its id. job_key identifies the job (model architecture, dataset). */
-int scv_store_run_new(scv_store *s, const char *job_key, const char *job_json, long long *id, scv_err *err);
-int scv_store_run_status(scv_store *s, long long id, const char *status, scv_err *err);
-int scv_store_run_get(scv_store *s, long long id, char *job_json, size_t cap, char *status,
+SCV_API int scv_store_open(const char *path, scv_store **out, scv_err *err);
+SCV_API void scv_store_close(scv_store *s);
+SCV_API int scv_store_run_get(scv_store *s, long long id, char *job_json, size_t cap, char *status,
                       size_t scap, scv_err *err);
-int scv_store_measurement(scv_store *s, long long run, const char *phase, const scv_config_stats *c,
-                          scv_err *err);
-/* The newest measurement of each configuration over the stored runs of job_key other than
- * `exclude` (malloc'ed); from_run: the newest run they come from. */
-int scv_store_load_measurements(scv_store *s, const char *job_key, long long exclude,
-                                scv_config_stats **out, size_t *n, long long *from_run, scv_err *err);
-int scv_store_model(scv_store *s, long long run, const char *kind, const char *json, scv_err *err);
-int scv_store_decision(scv_store *s, long long run, const char *kind, int workers, int batch,
-                       const char *vm, double predicted_time, double predicted_cost,
-                       const char *reason, scv_err *err);
-/* The latest decision of a run (to resume at the chosen configuration); SCV_ENOTFOUND if none. */
-int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batch, scv_err *err);
-int scv_store_switch(scv_store *s, long long run, int from_k, int from_b, int to_k, int to_b,
-                     double idle_s, scv_err *err);
-int scv_store_outcome(scv_store *s, long long run, double actual_time, double actual_cost,
-                      double accuracy, int reached, scv_err *err);
-/* Epochs a finished run of job_key took to its target (the same metric, the nearest value
- * at least as hard: accuracy >= value, loss <= value), and at which batch (the statistical
- * model's reference). SCV_ENOTFOUND if no such run. */
-int scv_store_learnt_target(scv_store *s, const char *job_key, scv_metric metric, double value, double *epochs,
-                            int *batch, scv_err *err);
-int scv_store_set_target(scv_store *s, long long run, scv_metric metric, double value, double epochs, int batch,
-                         scv_err *err);
-/* The loop's current state ("warmup", ... as scv_run_state_name) and its steps. */
-int scv_store_run_state(scv_store *s, long long run, const char *state, scv_err *err);
-int scv_store_step(scv_store *s, long long run, int idx, const scv_run_step *t, scv_err *err);
-int scv_store_load_steps(scv_store *s, long long run, scv_run_step **out, size_t *n, scv_err *err);
-int scv_store_straggler(scv_store *s, long long run, const scv_straggler_event *e, scv_err *err);
+SCV_API int scv_store_load_steps(scv_store *s, long long run, scv_run_step **out, size_t *n, scv_err *err);
 /* A run's stragglers, oldest first (malloc'ed). */
-int scv_store_load_stragglers(scv_store *s, long long run, scv_straggler_event **out, size_t *n, scv_err *err);
+SCV_API int scv_store_load_stragglers(scv_store *s, long long run, scv_straggler_event **out, size_t *n, scv_err *err);
 /* Every measurement of one run (malloc'ed). */
-int scv_store_run_measurements(scv_store *s, long long run, scv_config_stats **out, size_t *n,
+SCV_API int scv_store_run_measurements(scv_store *s, long long run, scv_config_stats **out, size_t *n,
                                scv_err *err);
-int scv_store_eval(scv_store *s, long long run, int workers, int batch, const scv_eval_sample *e,
-                   scv_err *err);
 /* A run's evaluations in the order they were stored (malloc'ed). */
-int scv_store_load_evals(scv_store *s, long long run, scv_eval_sample **out, size_t *n, scv_err *err);
+SCV_API int scv_store_load_evals(scv_store *s, long long run, scv_eval_sample **out, size_t *n, scv_err *err);
 /* A run at a glance (`scavenger runs`): its first plan's decision and its outcome; NaN
  * where not known. */
 typedef struct scv_run_summary {
@@ -1350,31 +1080,27 @@ typedef struct scv_run_summary {
     int reached, n_steps;
     char why[256];
 } scv_run_summary;
-int scv_store_runs(scv_store *s, scv_run_summary **out, size_t *n, scv_err *err);
-int scv_store_run_summary(scv_store *s, long long run, scv_run_summary *out, scv_err *err);
-/* The latest fitted parallel model of every stored run of another job than exclude_job
- * measured on VM type vm (the universal prior's data; malloc'ed, comm kind unset). */
-int scv_store_perf_models(scv_store *s, const char *vm, const char *exclude_job, scv_perf_model **out,
-                          size_t *n, scv_err *err);
+SCV_API int scv_store_runs(scv_store *s, scv_run_summary **out, size_t *n, scv_err *err);
+SCV_API int scv_store_run_summary(scv_store *s, long long run, scv_run_summary *out, scv_err *err);
 
 /* ---- store queries for services (`scavenger serve`) ---- */
 /* A page of runs, newest first: those of job_key (NULL or "" = any) with status (NULL or ""
  * = any), at most limit from offset; *total counts every matching run. */
-int scv_store_runs_page(scv_store *s, const char *job_key, const char *status, long long limit, long long offset,
+SCV_API int scv_store_runs_page(scv_store *s, const char *job_key, const char *status, long long limit, long long offset,
                         scv_run_summary **out, size_t *n, long long *total, scv_err *err);
 /* A run's rows of one table ("measurements", "models", "decisions", "switches", "steps",
  * "evals", "stragglers", "targets") as a JSON array of objects keyed by column, in the order
  * they were stored; *json is malloc'ed. SCV_EINVAL naming the table for any other name. */
-int scv_store_run_rows_json(scv_store *s, long long run, const char *table, char **json, scv_err *err);
+SCV_API int scv_store_run_rows_json(scv_store *s, long long run, const char *table, char **json, scv_err *err);
 /* The newest run whose stored job has setting `field` equal to the text value (a service
  * finds the run a child process started by a setting it gave it); SCV_ENOTFOUND if none. */
-int scv_store_run_by_job_field(scv_store *s, const char *field, const char *value, long long *id, scv_err *err);
+SCV_API int scv_store_run_by_job_field(scv_store *s, const char *field, const char *value, long long *id, scv_err *err);
 /* SQLite's data_version: it changes whenever another connection (a `scavenger run` in another
  * process, say) has committed since this one last read it; a reader caches what it built
  * from the store until it changes. */
-int scv_store_data_version(scv_store *s, long long *version, scv_err *err);
+SCV_API int scv_store_data_version(scv_store *s, long long *version, scv_err *err);
 /* PRAGMA integrity_check: SCV_OK when the database says "ok" (msg holds its answer). */
-int scv_store_integrity(scv_store *s, char *msg, size_t cap, scv_err *err);
+SCV_API int scv_store_integrity(scv_store *s, char *msg, size_t cap, scv_err *err);
 
 #ifdef __cplusplus
 }

@@ -115,6 +115,8 @@ int main(int argc, char **argv)
     }
     if (puts(out) < 0) return 1;
     scv_json_free(out);
+    /* the header's version and the library's at run time */
+    printf("version %s %s %d %d\n", SCV_VERSION, scv_version(), SCV_VERSION_NUMBER, scv_version_number());
     /* an error names the field */
     rc = scv_plan_json("{\"target_epochs\":\"5\"}", &out, &err);
     printf("%s %s\n", scv_errname(rc), err.msg);
@@ -133,6 +135,10 @@ check "the program's scv_plan_json is scavenger plan --json" '$(head -c 300 "$TO
       cmp -s "$TOP/prog.json" "$TOP/plan.json"
 check "the program's error names the field" '$(tail -n 1 "$TOP/prog.out")' \
       grep -q '^SCV_EINVAL field "target_epochs": expected' "$TOP/prog.out"
+mv=$($PC --modversion scv 2>&1)
+vn=$(echo "$mv" | awk -F. '{ print $1 * 10000 + $2 * 100 + $3 }')
+check "the program's scv.h and libscv.so are version $mv (pkg-config)" '$(grep ^version "$TOP/prog.out")' \
+      grep -qx "version $mv $mv $vn $vn" "$TOP/prog.out"
 (cd "$W" && LD_LIBRARY_PATH=$I/lib "$TOP/prog" "$TOP/p1.jsonl,$TOP/p2.jsonl" -) >"$TOP/prog2.out" 2>&1
 check "libscv.so finds the catalog beside itself (lib/../share/scavenger)" '$(head -c 300 "$TOP/prog2.out")' \
       grep -q "\"catalog\":\"$I/lib/../share/scavenger/vm-catalog.csv\"}" "$TOP/prog2.out"

@@ -469,6 +469,13 @@ static void t_run_loop(void)
     {
         cJSON *o = cJSON_Parse(out);
         CHECK_MSG(cJSON_IsArray(o) && cJSON_GetArraySize(o) == 4, "%s", out);
+        /* the names of GET /api/runs (one writer), created to the microsecond */
+        cJSON *r0 = cJSON_GetArrayItem(o, 0);
+        CHECK_MSG(cJSON_IsString(cJSON_GetObjectItem(r0, "job_key")) && cJSON_IsNumber(cJSON_GetObjectItem(r0, "n_steps"))
+                      && cJSON_GetObjectItem(r0, "accuracy") && !cJSON_GetObjectItem(r0, "job"), "%s", out);
+        const char *cr = strstr(out, "\"created\":");
+        CHECK_MSG(cr && strspn(cr + 10, "0123456789") == 10 && cr[20] == '.' && strspn(cr + 21, "0123456789") == 6,
+                  "%s", out);
         cJSON_Delete(o);
     }
     CHECK_EQ_INT(run(out, sizeof out, "%s runs show 1 --db %s", bin, db), 0);

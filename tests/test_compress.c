@@ -7,6 +7,8 @@
  */
 #include "scv_test.h"
 #include "train/compress.h"
+#include "train/train.h"
+#include "model/model.h"
 
 #include <stdint.h>
 

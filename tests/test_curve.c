@@ -6,6 +6,7 @@
  * rule, and the gradient-noise-scale batch carry-over.
  */
 #include "scv.h"
+#include "model/model.h"
 #include "scv_test.h"
 #include "core/util.h"
 

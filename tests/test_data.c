@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "train/train.h"
 #include "scv_test.h"
 
 #include <stdint.h>

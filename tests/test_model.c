@@ -4,6 +4,7 @@
  * below them), plus determinism and the n = 0 case.
  */
 #include "scv.h"
+#include "train/train.h"
 #include "scv_test.h"
 #include "core/util.h"
 #include "train/dnn.h"

@@ -9,6 +9,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "model/model.h"
+#include "io/io.h"
 #include "scv_test.h"
 #include "core/util.h"
 

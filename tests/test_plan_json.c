@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "io/io.h"
 #include "scv_test.h"
 #include "scv_test_proc.h"
 
@@ -484,6 +485,21 @@ static void t_data_file(void)
     CHECK(chdir(cwd) == 0);
 }
 
+/* The version macros and the library's at run time agree: "MAJOR.MINOR.PATCH" and
+ * MAJOR * 10000 + MINOR * 100 + PATCH (the soname's major is SCV_VERSION_MAJOR). */
+static void t_version(void)
+{
+    char v[64];
+    snprintf(v, sizeof v, "%d.%d.%d", SCV_VERSION_MAJOR, SCV_VERSION_MINOR, SCV_VERSION_PATCH);
+    CHECK_MSG(!strcmp(v, SCV_VERSION), "%s vs %s", v, SCV_VERSION);
+    CHECK_MSG(!strcmp(scv_version(), SCV_VERSION), "%s", scv_version());
+    CHECK_EQ_INT(scv_version_number(), SCV_VERSION_NUMBER);
+    CHECK_EQ_INT(SCV_VERSION_NUMBER, SCV_VERSION_MAJOR * 10000 + SCV_VERSION_MINOR * 100 + SCV_VERSION_PATCH);
+#if SCV_VERSION_NUMBER < 100
+    CHECK_MSG(0, "SCV_VERSION_NUMBER %d is not usable in #if", SCV_VERSION_NUMBER);
+#endif
+}
+
 static const scv_test tests[] = {
     {"same_as_cli", t_same_as_cli},
     {"fields_used", t_fields_used},
@@ -492,6 +508,7 @@ static const scv_test tests[] = {
     {"compress", t_compress},
     {"profile_texts", t_profile_texts},
     {"data_file", t_data_file},
+    {"version", t_version},
 };
 
 int main(int argc, char **argv)

@@ -3,6 +3,7 @@
  * straggler rule.
  */
 #include "scv.h"
+#include "train/train.h"
 #include "scv_test.h"
 #include "train/sched.h"
 #include "train/straggler.h"

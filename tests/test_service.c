@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "scv.h"
+#include "store/store.h"
 #include "scv_test.h"
 
 #include <arpa/inet.h>

@@ -6,8 +6,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "store/store.h"
+#include "io/json_out.h"
 #include "scv_test.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -234,12 +237,58 @@ static void t_migrate_v3(void)
     scv_store_close(s);
 }
 
+/* A run at a glance as JSON, the one writer `scavenger runs --json` and GET /api/runs share:
+ * the struct's field names, created exact to the microsecond (not %g's 6 digits), NaN as
+ * null, strings escaped. */
+static void t_summary_json(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/summary.db", tmp);
+    scv_err err = {0};
+    scv_store *s = NULL;
+    long long id = 0;
+    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_OK);
+    if (!s) return;
+    CHECK_EQ_INT(scv_store_run_new(s, "model=a\"b", "{}", &id, &err), SCV_OK);
+    scv_run_summary r;
+    CHECK_EQ_INT(scv_store_run_summary(s, id, &r, &err), SCV_OK);
+    scv_store_close(s);
+    CHECK_MSG(r.created > 1.5e9, "created %f", r.created);
+    r.created = 1795630123.456789; /* as the store keeps it: seconds with a fraction */
+    r.workers = 4, r.batch = 256, r.accuracy = 0.8123456789012, r.n_steps = 3, r.reached = 1;
+    r.actual_cost = NAN;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    if (!f) return;
+    scv_run_summary_json(f, &r);
+    fclose(f);
+    CHECK_MSG(strstr(buf, "\"created\":1795630123.456789,") != NULL, "%s", buf);
+    cJSON *o = cJSON_Parse(buf);
+    CHECK_MSG(cJSON_IsObject(o), "not JSON: %s", buf);
+    const char *names[] = {"id", "created", "job_key", "status", "state", "workers", "batch", "predicted_time_s",
+                           "predicted_cost", "actual_time_s", "actual_cost", "accuracy", "reached", "n_steps", "why"};
+    CHECK_EQ_INT(cJSON_GetArraySize(o), (int)(sizeof names / sizeof names[0]));
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        CHECK_MSG(cJSON_GetObjectItemCaseSensitive(o, names[i]) != NULL, "no \"%s\": %s", names[i], buf);
+    CHECK_MSG(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(o, "job_key")), "model=a\"b"), "%s", buf);
+    CHECK_NEAR(cJSON_GetObjectItem(o, "created")->valuedouble, 1795630123.456789, 0, 1e-6);
+    CHECK_NEAR(cJSON_GetObjectItem(o, "accuracy")->valuedouble, 0.8123456789012, 0, 1e-13);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(o, "actual_cost")));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(o, "reached")));
+    CHECK_EQ_INT(cJSON_GetObjectItem(o, "n_steps")->valueint, 3);
+    cJSON_Delete(o);
+    free(buf);
+}
+
 static const scv_test tests[] = {
     {"migrate_v3", t_migrate_v3},
     {"processes", t_processes},
     {"migrate_v2", t_migrate_v2},
     {"threads", t_threads},
     {"not_a_db", t_not_a_db},
+    {"summary_json", t_summary_json},
 };
 
 int main(int argc, char **argv)

@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "train/train.h"
 #include "scv_test.h"
 #include "scv_test_proc.h"
 #include "train/stream.h"

@@ -6,6 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "model/model.h"
 #include "scv_test.h"
 #include "io/svg.h"
 

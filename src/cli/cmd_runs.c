@@ -26,26 +26,6 @@ static void json_num(const char *key, double v)
     else printf("null");
 }
 
-static void summary_json(const scv_run_summary *r)
-{
-    printf("{\"id\":%lld,\"job\":", r->id);
-    json_str(r->job_key);
-    printf(",\"status\":");
-    json_str(r->status);
-    printf(",\"state\":");
-    json_str(r->state);
-    json_num("created", r->created);
-    printf(",\"workers\":%d,\"batch\":%d", r->workers, r->batch);
-    json_num("predicted_time_s", r->predicted_time_s);
-    json_num("predicted_cost", r->predicted_cost);
-    json_num("actual_time_s", r->actual_time_s);
-    json_num("actual_cost", r->actual_cost);
-    json_num("test_accuracy", r->accuracy);
-    printf(",\"reached\":%s,\"steps\":%d,\"why\":", r->reached ? "true" : "false", r->n_steps);
-    json_str(r->why);
-    putchar('}');
-}
-
 static void when(double t, char *buf, size_t cap)
 {
     time_t s = (time_t)t;
@@ -64,7 +44,7 @@ static int list(scv_store *db, int json, scv_err *err)
         printf("[");
         for (size_t i = 0; i < n; i++) {
             if (i) putchar(',');
-            summary_json(&r[i]);
+            scv_run_summary_json(stdout, &r[i]);
         }
         printf("]\n");
     } else if (!n) {
@@ -97,7 +77,7 @@ static int show(scv_store *db, long long id, int json, scv_err *err)
     if ((rc = scv_store_load_steps(db, id, &t, &n, err))) return rc;
     if (json) {
         printf("{\"run\":");
-        summary_json(&r);
+        scv_run_summary_json(stdout, &r);
         printf(",\"steps\":[");
         for (size_t i = 0; i < n; i++) {
             printf("%s{\"phase\":", i ? "," : "");

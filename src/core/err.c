@@ -1,12 +1,17 @@
 /*
  * err.c - the status table and the optional error-detail buffer (scv_err).
  * Every module reports failures as an SCV_* code plus, where the caller passed a buffer,
- * a message that names the file, line, field or option at fault.
+ * a message that names the file, line, field or option at fault. Also the library's
+ * version at run time (scv_version, scv_version_number).
  */
 #include "scv.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+
+const char *scv_version(void) { return SCV_VERSION; }
+
+int scv_version_number(void) { return SCV_VERSION_NUMBER; }
 
 const char *scv_strerror(int code)
 {

@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "../io/io.h"
 #include "trainjob.h"
 #include "../core/util.h"
 #include "../runtime/launch.h"

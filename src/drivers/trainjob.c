@@ -5,6 +5,7 @@
 #include "trainjob.h"
 #include "child.h"
 #include "../train/ckpt.h"
+#include "../io/io.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>

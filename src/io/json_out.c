@@ -3,6 +3,7 @@
  */
 #include "json_out.h"
 
+#include <math.h>
 #include <string.h>
 
 /* The escape of byte c (with room for \u00XX) into e; returns its length. */
@@ -51,4 +52,33 @@ char *scv_json_strbuf(char *buf, size_t cap, const char *s)
     if (len && len + 2 <= cap) buf[len++] = '"';
     buf[len] = 0;
     return buf;
+}
+
+/* ",\"name\":" then v in fmt, or null when it is not finite */
+static void num(FILE *f, const char *name, const char *fmt, double v)
+{
+    fprintf(f, ",\"%s\":", name);
+    if (isfinite(v)) fprintf(f, fmt, v);
+    else fputs("null", f);
+}
+
+void scv_run_summary_json(FILE *f, const scv_run_summary *r)
+{
+    fprintf(f, "{\"id\":%lld", r->id);
+    num(f, "created", "%.6f", r->created);
+    fputs(",\"job_key\":", f);
+    scv_json_str(f, r->job_key);
+    fputs(",\"status\":", f);
+    scv_json_str(f, r->status);
+    fputs(",\"state\":", f);
+    scv_json_str(f, r->state);
+    fprintf(f, ",\"workers\":%d,\"batch\":%d", r->workers, r->batch);
+    num(f, "predicted_time_s", "%.15g", r->predicted_time_s);
+    num(f, "predicted_cost", "%.15g", r->predicted_cost);
+    num(f, "actual_time_s", "%.15g", r->actual_time_s);
+    num(f, "actual_cost", "%.15g", r->actual_cost);
+    num(f, "accuracy", "%.15g", r->accuracy);
+    fprintf(f, ",\"reached\":%s,\"n_steps\":%d,\"why\":", r->reached ? "true" : "false", r->n_steps);
+    scv_json_str(f, r->why);
+    fputc('}', f);
 }

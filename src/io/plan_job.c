@@ -9,6 +9,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "plan_job.h"
 #include "json_out.h"
+#include "../model/model.h"
+#include "io.h"
 
 #include <math.h>
 #include <stdio.h>

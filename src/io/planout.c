@@ -10,6 +10,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "../model/model.h"
+#include "io.h"
 #include "svg.h"
 #include "json_out.h"
 

@@ -8,6 +8,7 @@
  * non-negative least squares on the provider's CPU-only on-demand catalog prices.
  */
 #include "scv.h"
+#include "model.h"
 #include "linfit.h"
 
 #include <math.h>

@@ -53,6 +53,7 @@
  *   E(B) = E(B0) (1 + B / B_noise) / (1 + B0 / B_noise).
  */
 #include "scv.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdio.h>

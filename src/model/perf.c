@@ -40,6 +40,7 @@
  * communication with compute, so overlap is an input (default 0), not fitted.
  */
 #include "scv.h"
+#include "model.h"
 #include "linfit.h"
 
 #include <math.h>

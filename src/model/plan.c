@@ -65,6 +65,7 @@
  * (front_dense, chosen_dense): the plan without compression, beside the plan with it.
  */
 #include "scv.h"
+#include "model.h"
 
 #include <math.h>
 #include <stdarg.h>

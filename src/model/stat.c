@@ -14,6 +14,7 @@
  * Both need measurements with K >= 2 (with K = 1 the two norms coincide).
  */
 #include "scv.h"
+#include "model.h"
 #include "linfit.h"
 
 #include <math.h>

@@ -26,6 +26,9 @@
 #include "exchange.h"
 #include "../core/util.h"
 #include "../train/compress.h"
+#include "../train/train.h"
+#include "../model/model.h"
+#include "runtime.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -25,6 +25,8 @@
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* flock */
 #include "scv.h"
+#include "../train/train.h"
+#include "runtime.h"
 #include "comm.h"
 #include "exchange.h"
 #include "../core/util.h"

@@ -21,6 +21,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "../model/model.h"
+#include "../io/io.h"
+#include "../store/store.h"
 #include "progress.h"
 #include "../core/util.h"
 

@@ -2,6 +2,7 @@
  * progress.c - see progress.h.
  */
 #include "progress.h"
+#include "../model/model.h"
 
 #include <math.h>
 #include <stdio.h>

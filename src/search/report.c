@@ -7,6 +7,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "../model/model.h"
+#include "../io/io.h"
 #include "../core/util.h"
 #include "../io/json_out.h"
 

@@ -48,27 +48,6 @@ static void jnum(FILE *f, const char *name, double v, int comma)
     else fprintf(f, "\"%s\":null", name);
 }
 
-static void summary_json(FILE *f, const scv_run_summary *r)
-{
-    fprintf(f, "{\"id\":%lld", r->id);
-    jnum(f, "created", r->created, 1);
-    fputs(",\"job_key\":", f);
-    scv_json_str(f, r->job_key);
-    fputs(",\"status\":", f);
-    scv_json_str(f, r->status);
-    fputs(",\"state\":", f);
-    scv_json_str(f, r->state);
-    fprintf(f, ",\"workers\":%d,\"batch\":%d", r->workers, r->batch);
-    jnum(f, "predicted_time_s", r->predicted_time_s, 1);
-    jnum(f, "predicted_cost", r->predicted_cost, 1);
-    jnum(f, "actual_time_s", r->actual_time_s, 1);
-    jnum(f, "actual_cost", r->actual_cost, 1);
-    jnum(f, "accuracy", r->accuracy, 1);
-    fprintf(f, ",\"reached\":%s,\"n_steps\":%d,\"why\":", r->reached ? "true" : "false", r->n_steps);
-    scv_json_str(f, r->why);
-    fputc('}', f);
-}
-
 /* Closes the memstream: the text, or NULL when a write failed (out of memory). */
 static char *mem_close(FILE *f, char **buf)
 {
@@ -261,7 +240,7 @@ static char *runs_list(svc_state *s, struct MHD_Connection *c, unsigned *code, c
     fputs("{\"runs\":[", f);
     for (size_t i = 0; i < n; i++) {
         if (i) fputc(',', f);
-        summary_json(f, &rs[i]);
+        scv_run_summary_json(f, &rs[i]);
     }
     fprintf(f, "],\"total\":%lld,\"limit\":%lld,\"offset\":%lld}", total, limit, offset);
     free(rs);
@@ -381,7 +360,7 @@ static char *run_detail(svc_state *s, long long id, unsigned *code, char *msg, s
             FILE *f = open_memstream(&head, &len);
             if (f) {
                 fputs("{\"run\":", f);
-                summary_json(f, &sum);
+                scv_run_summary_json(f, &sum);
                 fprintf(f, ",\"job\":%s", job_ok ? job : "null");
                 for (size_t i = 0; i < N_ROW_TABLES; i++) fprintf(f, ",\"%s\":%s", ROW_TABLES[i], rows[i]);
                 fprintf(f, ",\"report\":%s", report ? report : "null");

@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "store.h"
 
 #include <sqlite3.h>
 #include <math.h>

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "ckpt.h"
 #include "../core/util.h"
+#include "train.h"
 
 #include <errno.h>
 #include <math.h>

@@ -22,6 +22,7 @@
  * the last `history` steps' largest, q = R + (R - the share of local steps so far).
  */
 #include "compress.h"
+#include "train.h"
 
 #include <math.h>
 #if defined(__SSE2__)

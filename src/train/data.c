@@ -16,6 +16,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
+#include "train.h"
 #include "../core/util.h"
 
 #include <errno.h>

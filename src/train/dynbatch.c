@@ -40,6 +40,7 @@
  */
 #include "dynbatch.h"
 #include "../core/util.h"
+#include "train.h"
 
 #include <math.h>
 #include <string.h>

@@ -13,6 +13,7 @@
  * the ranks' gradients is the gradient of the mean loss over the global batch B.
  */
 #include "scv.h"
+#include "train.h"
 #include "dnn.h"
 #include "net_internal.h"
 #include "../core/util.h"

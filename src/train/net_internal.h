@@ -5,6 +5,7 @@
 #define SCV_NET_INTERNAL_H
 #include <stddef.h>
 #include "scv.h"
+#include "train.h"
 
 int scv_model_layer_count(const scv_model *m);
 /* Kind name ("dense", "conv", "relu", "maxpool", "gap", "save", "add") and the slice of the

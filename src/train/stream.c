@@ -26,6 +26,7 @@
 #define _POSIX_C_SOURCE 200809L /* getline */
 #include "stream.h"
 #include "sched.h"
+#include "train.h"
 
 #include <errno.h>
 #include <math.h>

@@ -4,6 +4,7 @@
  */
 #include "fuzz_util.h"
 #include "scv.h"
+#include "model/model.h"
 
 #include <math.h>
 

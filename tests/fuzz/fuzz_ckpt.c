@@ -5,6 +5,7 @@
  */
 #include "fuzz_util.h"
 #include "scv.h"
+#include "train/train.h"
 #include "train/ckpt.h"
 
 #include <math.h>

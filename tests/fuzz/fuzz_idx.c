@@ -6,6 +6,7 @@
  */
 #include "fuzz_util.h"
 #include "scv.h"
+#include "train/train.h"
 
 static const char *const names[4] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
                                      "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"};

@@ -5,6 +5,8 @@
  */
 #include "fuzz_util.h"
 #include "scv.h"
+#include "model/model.h"
+#include "io/io.h"
 
 #include <math.h>
 

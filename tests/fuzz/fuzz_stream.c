@@ -6,6 +6,7 @@
  */
 #include "fuzz_util.h"
 #include "scv.h"
+#include "train/train.h"
 #include "train/stream.h"
 
 #include <math.h>

@@ -1,0 +1,137 @@
+#!/bin/sh
+# check-layers.sh - verifies the layers of docs/layers.txt on a tree and its objects:
+#   includes  every #include "..." of src/PART/*.[ch] resolves to the file's own part,
+#             include/ (the public header) or a part PART may use;
+#   symbols   every undefined symbol of an object build/src/PART/*.o that another part's
+#             object defines belongs to a part PART may use (nm);
+#   only      <HEADER> is included by its one file of src/ and no other;
+#   libc      a libc part includes C standard headers only.
+# Usage (from the repository root, after a build):
+#   sh scripts/check-layers.sh [ROOT [OBJDIR]]      ROOT default ., OBJDIR default ROOT/build
+# Prints each violation ("not ok - ..."), one "ok" line per rule that holds and
+# "N passed, N failed" last; exits non-zero on any violation. tests/layers.sh tests it.
+set -u
+ROOT=${1:-.}
+OBJ=${2:-$ROOT/build}
+CONF=$ROOT/docs/layers.txt
+[ -f "$CONF" ] || { echo "not ok - $CONF: missing"; echo "0 passed, 1 failed"; exit 1; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0 fail=0
+report() { # $1 rule name, $2 file of violations
+    if [ -s "$2" ]; then
+        sed 's/^/not ok - /' "$2"
+        fail=$((fail + $(wc -l < "$2")))
+    else
+        echo "ok - $1"
+        pass=$((pass + 1))
+    fi
+}
+
+# parts: "PART USED..." lines; the allowed pairs "PART USED" (a part may use itself)
+awk '$1 == "part" { print $2; for (i = 3; i <= NF; i++) print $2, $i > "/dev/stderr" }' \
+    "$CONF" > "$tmp/parts" 2> "$tmp/allowed"
+while read -r p; do echo "$p $p"; done < "$tmp/parts" >> "$tmp/allowed"
+
+# ---- includes ----
+: > "$tmp/inc_bad"
+for dir in "$ROOT"/src/*/; do
+    part=$(basename "$dir")
+    grep -qx "$part" "$tmp/parts" || echo "src/$part/: a part docs/layers.txt does not name" >> "$tmp/inc_bad"
+done
+# one awk over every file: an include resolves against the file's directory, then src/,
+# then include/ (the public header: always allowed); its part is the directory under src/
+ls "$ROOT"/src/*/*.c "$ROOT"/src/*/*.h 2>/dev/null | awk -v root="$ROOT" -v allowed="$tmp/allowed" '
+    function norm(p,   n, a, i, out, k, st) {
+        n = split(p, a, "/"); k = 0
+        for (i = 1; i <= n; i++) {
+            if (a[i] == "" || a[i] == ".") continue
+            if (a[i] == ".." && k > 0 && st[k] != "..") { k--; continue }
+            st[++k] = a[i]
+        }
+        out = ""
+        for (i = 1; i <= k; i++) out = out (i > 1 ? "/" : "") st[i]
+        return out
+    }
+    function exists(p,   r, x) { r = (getline x < p); if (r >= 0) close(p); return r >= 0 }
+    BEGIN { while ((getline l < allowed) > 0) ok[l] = 1 }
+    {
+        f = $0; rel = f; sub("^" root "/", "", rel); rel = norm(rel)
+        split(rel, parts, "/"); part = parts[2]
+        dir = f; sub("/[^/]*$", "", dir)
+        ln = 0
+        while ((getline line < f) > 0) {
+            ln++
+            if (line !~ /^[ \t]*#[ \t]*include[ \t]*"/) continue
+            inc = line; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
+            if (exists(dir "/" inc)) t = dir "/" inc
+            else if (exists(root "/src/" inc)) t = root "/src/" inc
+            else if (exists(root "/include/" inc)) continue
+            else { print rel ":" ln " includes \"" inc "\": no such file under src/ or include/"; continue }
+            t = norm(t); r = norm(root)
+            if (substr(t, 1, length(r) + 5) != r "/src/" && !(r == "" && substr(t, 1, 4) == "src/")) {
+                print rel ":" ln " includes \"" inc "\": outside src/ and include/"; continue
+            }
+            q = substr(t, length(r) + (r == "" ? 1 : 2)); split(q, qa, "/"); q = qa[2]
+            if (!((part " " q) in ok))
+                print rel ":" ln " includes \"" inc "\": " part " may not use " q " (docs/layers.txt)"
+        }
+        close(f)
+    }' >> "$tmp/inc_bad"
+report "includes: every #include \"...\" of src/ keeps to docs/layers.txt" "$tmp/inc_bad"
+
+# ---- one-file rules ----
+: > "$tmp/only_bad"
+awk '$1 == "only" { print $2, $3 }' "$CONF" | while read -r hdr file; do
+    grep -l "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]$hdr[>\"]" \
+        "$ROOT"/src/*/*.c "$ROOT"/src/*/*.h "$ROOT"/include/*.h 2>/dev/null | \
+        while read -r f; do
+            r=${f#"$ROOT"/}
+            [ "$r" = "$file" ] || echo "$r includes <$hdr>: only $file may (docs/layers.txt)"
+        done
+done > "$tmp/only_bad"
+report "only: each header of an 'only' rule is included by its one file" "$tmp/only_bad"
+
+# ---- libc parts ----
+STD=" assert.h complex.h ctype.h errno.h fenv.h float.h inttypes.h iso646.h limits.h locale.h \
+math.h setjmp.h signal.h stdalign.h stdarg.h stdatomic.h stdbool.h stddef.h stdint.h stdio.h \
+stdlib.h stdnoreturn.h string.h tgmath.h threads.h time.h uchar.h wchar.h wctype.h "
+: > "$tmp/libc_bad"
+for part in $(awk '$1 == "libc" { print $2 }' "$CONF"); do
+    for f in "$ROOT/src/$part"/*.c "$ROOT/src/$part"/*.h; do
+        [ -f "$f" ] || continue
+        grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<' "$f" | \
+            sed 's/^\([0-9]*\):.*<\(.*\)>.*/\1 \2/' | while read -r line h; do
+            case "$STD" in
+                *" $h "*) ;;
+                *) echo "src/$part/$(basename "$f"):$line includes <$h>: $part uses the C library only" ;;
+            esac
+        done
+    done
+done > "$tmp/libc_bad"
+report "libc: the libc parts include C standard headers only" "$tmp/libc_bad"
+
+# ---- link-level symbols ----
+: > "$tmp/sym_bad"
+set -- "$OBJ"/src/*/*.o
+if [ ! -f "$1" ]; then
+    echo "$OBJ/src/*/*.o: no object (build first)" > "$tmp/sym_bad"
+else
+    : > "$tmp/defs"; : > "$tmp/undefs"
+    for o in "$@"; do
+        part=$(basename "$(dirname "$o")")
+        rel=src/$part/$(basename "$o")
+        nm "$o" | awk -v p="$part" '$1 != "U" && NF >= 3 && $2 ~ /^[TDBRVWGSC]$/ { print $3, p }' >> "$tmp/defs"
+        nm -u "$o" | awk -v p="$part" -v o="$rel" '{ print $NF, p, o }' >> "$tmp/undefs"
+    done
+    # a symbol defined by two parts is its first part's here (a duplicate fails the link anyway)
+    awk 'NR == FNR { if (!($1 in d)) d[$1] = $2; next }
+         FILENAME == ARGV[2] { ok[$1 " " $2] = 1; next }
+         ($1 in d) && d[$1] != $2 && !(($2 " " d[$1]) in ok) {
+             print $3 " uses " $1 " of " d[$1] ": " $2 " may not use " d[$1] " (docs/layers.txt)" }' \
+        "$tmp/defs" "$tmp/allowed" "$tmp/undefs" | sort -u > "$tmp/sym_bad"
+fi
+report "symbols: every call across parts in $OBJ/src keeps to docs/layers.txt" "$tmp/sym_bad"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

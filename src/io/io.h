@@ -1,0 +1,34 @@
+/*
+ * io.h - the internal declarations of the io layer (src/io/): profiles from metrics files,
+ * the VM mix spec read against the catalog, and the plan's printed rows. Not part of the
+ * public contract (include/scv.h): libscv.so does not export them; the library's other
+ * layers, the CLI, the service and the in-tree tests include this header where they use
+ * them.
+ */
+#ifndef SCV_IO_INTERNAL_H
+#define SCV_IO_INTERNAL_H
+
+#include "scv.h"
+
+/* The same from n metrics texts in memory, each one file's JSON lines; errors name text i
+ * as "label[i]" (label NULL: "metrics"). */
+int scv_profile_load_texts(const char *const *texts, size_t n, const char *label, scv_profile **out,
+                           scv_err *err);
+
+/* The job line of a metrics file. */
+int scv_job_load(const char *path, scv_job_info *job, scv_err *err);
+/* From the metrics of a run that reached `accuracy`: the epochs it took and its batch. */
+int scv_profile_target(const char *path, double accuracy, double *epochs, int *batch,
+                       scv_err *err);
+
+/* "c5.xlarge:2,c6i.4xlarge:1" (the syntax of `cluster up --vm`; COUNT defaults to 1; a
+ * type named twice adds up) against catalog c. SCV_EINVAL / SCV_ENOTFOUND naming the part
+ * at fault: an unknown type, a bad count, more than SCV_MIX_MAX_TYPES types, more than
+ * SCV_MAX_WORKERS workers, an empty spec or entry. */
+int scv_vm_mix_parse(const scv_catalog *c, const char *spec, scv_vm_mix *out, scv_err *err);
+
+void scv_plan_print_header(FILE *f);
+void scv_plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark);
+void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *p);
+
+#endif /* SCV_IO_INTERNAL_H */

@@ -1,0 +1,216 @@
+/*
+ * model.h - the internal declarations of the model layer (src/model/): the performance,
+ * statistical and learning-curve models, the sparse collectives' costs and the planner,
+ * pure computation (libc and libm). Not part of the public contract (include/scv.h):
+ * libscv.so does not export them; the library's other layers, the CLI, the service and the
+ * in-tree tests include this header where they use them.
+ */
+#ifndef SCV_MODEL_INTERNAL_H
+#define SCV_MODEL_INTERNAL_H
+
+#include "scv.h"
+
+/* Least squares on relative error (weights 1/y^2) with non-negative parameters. Returns
+ * SCV_EINVAL for no usable point or non-positive times (never NaN parameters). */
+int scv_perf_fit(const scv_config_stats *s, size_t n, scv_comm_kind comm, double model_bytes,
+                 scv_perf_model *out, scv_err *err);
+/* The universal prior: fills the parameters m's measurements (s, n) left pinned from a prior
+ * model of other jobs on the same VM type, calibrated to this job's measurements (equations
+ * in perf.c). Returns how many parameters it set. */
+int scv_perf_apply_prior(scv_perf_model *m, const scv_perf_model *prior, const scv_config_stats *s, size_t n);
+double scv_perf_compute(const scv_perf_model *m, double b);
+double scv_perf_comm(const scv_perf_model *m, int K);
+/* scv_perf_comm with its bandwidth term (ring: 2((K-1)/K) M beta; ps: beta K) times
+ * beta_factor: a link slower than the measured one (e.g. a mixed cluster's slowest link).
+ * beta_factor 1 is scv_perf_comm exactly. */
+double scv_perf_comm_scaled(const scv_perf_model *m, int K, double beta_factor);
+double scv_perf_iter(const scv_perf_model *m, int K, double B);
+
+double scv_sparse_cost(scv_sparse_coll how, double alpha, double beta, double M, double c, int N);
+/* The cheapest of the three (ties to the lower enum). */
+scv_sparse_coll scv_sparse_choose(double alpha, double beta, double M, double c, int N);
+const char *scv_sparse_name(scv_sparse_coll how); /* "allgather", "artopk-ring", "artopk-tree" */
+
+int scv_stat_fit(scv_stat_kind kind, const scv_config_stats *s, size_t n, double n_train,
+                 double target_epochs, int target_batch, scv_stat_model *out, scv_err *err);
+double scv_stat_iterations(const scv_stat_model *m, double B);
+
+/* Memory model: bytes per worker = overhead + 3 * 4 * n_params (weights, gradients,
+ * momentum) + b * (2 * act_bytes + 4 * input floats) (activations and their gradients). */
+double scv_worker_mem_bytes(const scv_job_info *job, double b);
+
+int scv_vm_mix_workers(const scv_vm_mix *m); /* K: the sum of the counts */
+
+/* Seconds of one step's communication under option o (NULL: dense) at K workers, the
+ * bandwidth term (beta) times beta_factor (a mixed cluster's slowest link; 1 = as measured):
+ *   DENSE    scv_perf_comm_scaled(m, K, beta_factor)
+ *   TOPK     scv_sparse_cost(the collective, alpha, beta beta_factor, M, 1/cf, K) (ring models
+ *            only: alpha and beta per message and per byte; NaN for SCV_COMM_PS)
+ *   SELSYNC  (1 - lssr) scv_perf_comm_scaled(m, K, 2 beta_factor)   parameters and momenta: 2M
+ *                                                  (lssr 0: beta_factor, the gradient's M)
+ *            + ceil(log2 K) alpha_msg, or scv_perf_comm_scaled(m, K, 0) unprobed: every
+ *              step's allreduce of the flags
+ * *coll (may be NULL) gets the collective TOPK priced (SCV_SPARSE_ALLGATHER otherwise). */
+double scv_perf_comm_option(const scv_perf_model *m, int K, const scv_plan_comm *o, double beta_factor,
+                            scv_sparse_coll *coll);
+
+/* The planner's policy numbers, defaults in scv_plan_policy_default(). */
+typedef struct scv_plan_policy {
+    /* 1.0: the knee without a Kneedle knee (fewer than 3 front points, or a straight or
+     * concave front): from the cheapest point, step to the next faster front point while it
+     * costs at most this many % more per 1% of time saved,
+     * r = ((C_fast - C_slow)/C_slow) / ((T_slow - T_fast)/T_slow) <= this. */
+    double knee_max_cost_per_time;
+    /* 0.02: a mixed cluster's slowest workers get at least this share of B each, the floor of
+     * the trainer's dynamic batching (scv_dynbatch_policy.min_share), or 1 sample */
+    double mix_min_share;
+} scv_plan_policy;
+scv_plan_policy scv_plan_policy_default(void);
+
+typedef struct scv_plan_request {
+    const scv_catalog *catalog;
+    const int *vms; size_t n_vms;           /* catalog indices to plan over */
+    int measured_vm;                        /* catalog index the measurements stand for */
+    const int *workers; size_t n_workers;
+    const int *batches; size_t n_batches;
+    int b_min, b_max;                       /* per-worker batch bounds (0 = none) */
+    scv_pricing pricing;
+    double mem_rate_cpu, mem_rate_gib;      /* $/vCPU-h, $/GiB-h for SCV_PRICE_MEMORY */
+    const scv_perf_model *perf;
+    const scv_stat_model *stat;
+    const scv_job_info *job;
+    scv_objective objective;
+    double value_per_hour;                  /* SCV_OBJ_UTILITY: $ an hour saved is worth (> 0) */
+    double deadline_s, budget;              /* 0 = none */
+    /* VM-type extrapolation (0 = not known / none): */
+    int measured_threads;                   /* threads per worker of the measurements */
+    double parallel_fraction;               /* Amdahl f in [0,1] (scv_amdahl_fit); used only
+                                               with measured_threads > 0; < 0 or NaN = none */
+    int worker_threads;                     /* threads a worker may use (0 = all vCPUs) */
+    double gpu_speedup;                     /* user's assumed GPU/CPU compute speed-up; 0 =
+                                               none: GPU types are left out */
+    const scv_plan_policy *policy;          /* NULL = scv_plan_policy_default() */
+    /* configurations measured on the measured type: their mean iteration time replaces
+     * the model's (the model predicts the others); NULL = the model everywhere */
+    const scv_config_stats *measured; size_t n_measured;
+    /* mixed clusters planned besides the types of vms (NULL/0 = none): a mix's K is the sum
+     * of its counts (workers does not apply), every batch of batches does */
+    const scv_vm_mix *mixes; size_t n_mixes;
+    /* communication options (NULL/0 = dense only, as before): every configuration is planned
+     * dense and under each option that is not dense (docs/MODEL.md "Compression in the plan") */
+    const scv_plan_comm *comms; size_t n_comms;
+    double t_compress;                      /* s per compressed (TOPK) step of compression kernels
+                                               (error feedback, selection), measured; 0 = not
+                                               known: left out (the note says so) */
+} scv_plan_request;
+
+/* Chooses as docs/MODEL.md "Choosing" states: the objective's point on the whole front,
+ * kept when it meets the deadline/budget, else the objective's point on the front's
+ * feasible part; SCV_EINFEASIBLE naming the bound when none meets it. */
+int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err);
+void scv_plan_result_free(scv_plan_result *r);
+/* Pareto front of (time, cost) points, both minimised: writes indices sorted by time and
+ * returns their count. front must hold n entries. Reentrant. */
+size_t scv_pareto_front(const double *time, const double *cost, size_t n, size_t *front);
+/* Kneedle on a convex decreasing curve (x increasing): index of the knee, -1 if none. */
+long scv_kneedle(const double *x, const double *y, size_t n);
+/* Amdahl's law t(n) = t1 ((1 - f) + f / n) fitted to compute times t[i] [s] measured at
+ * threads[i] (two or more distinct thread counts): weighted least squares on relative error
+ * of t = a + b / n with a, b >= 0, t1 = a + b, f = b / (a + b) in [0, 1]. SCV_EINVAL for
+ * fewer than two thread counts or non-positive times. */
+int scv_amdahl_fit(const int *threads, const double *t, size_t n, double *f, double *t1,
+                   scv_err *err);
+/* Per-vCPU and per-GiB hourly rates fitted on a provider's CPU-only on-demand types. */
+int scv_memory_rates(const scv_catalog *c, const char *provider, double *per_cpu, double *per_gib,
+                     scv_err *err);
+
+/* ---- learning curves (src/model/curve.c; equations in docs/MODEL.md) ----
+ * The target metric y against samples processed x [samples]; s = +1 for accuracy (higher
+ * is better), -1 for loss (lower is better):
+ *   SCV_CURVE_POW  y = a - s b (x + x0)^(-c)      (for loss: y = a + b (x + x0)^(-c))
+ *   SCV_CURVE_EXP  y = a - s b exp(-x / tau)
+ *   SCV_CURVE_TAIL y = a - s b x^(-c), a fixed at the ideal (loss 0, accuracy 1), fitted in
+ *                  log-log on the tail of the data (x >= tail_from * max x)
+ * a: asymptote; b > 0 [y units]; c > 0; x0 >= 0, tau > 0 [samples]. */
+typedef enum { SCV_CURVE_POW = 0, SCV_CURVE_EXP, SCV_CURVE_TAIL } scv_curve_form;
+
+const char *scv_curve_form_name(scv_curve_form f); /* "pow", "exp", "tail" */
+
+/* The curve module's policy numbers, defaults in scv_curve_policy_default(). */
+typedef struct scv_curve_policy {
+    int min_points;             /* 4: fewer evaluations are an error */
+    double holdout_share;       /* 0.25: the last share of points scores each form */
+    int x0_min_points;          /* 6: POW's x0 is fitted from this many points (else 0) */
+    double c_min, c_max;        /* 0.05, 3: POW exponent bounds */
+    double x0_max_rel;          /* 10: x0 <= this * max x */
+    double tau_min_rel, tau_max_rel; /* 0.01, 10: tau in [min, max] * max x */
+    int n_boot;                 /* 200 bootstrap resamples */
+    double band_lo, band_hi;    /* 0.05, 0.95: percentiles of the band (nominal 90%; the
+                                   percentile bootstrap under-covers: 10-90 covered ~76% of
+                                   synthetic crossings 1.25x beyond the data, 5-95 ~85%) */
+    int smooth_window;          /* 3: W of the smoothed target rule */
+    int loss_tail;              /* 1: scv_curve_fit fits a loss with the TAIL form (0: selects
+                                   between POW and EXP as for accuracy) */
+    double tail_from;           /* 0.5: TAIL fits the points with x >= this * max x */
+} scv_curve_policy;
+scv_curve_policy scv_curve_policy_default(void);
+
+typedef struct scv_curve {
+    scv_curve_form form;
+    scv_metric metric;
+    double a, b, c, x0, tau;    /* c, x0: POW only; tau: EXP only (others 0) */
+    double rmse;                /* on the points fitted [y units] */
+    double holdout_rmse[2];     /* per form, fitted on the first n_fit points (inf: none) */
+    int n_points, n_fit, n_params;
+} scv_curve;
+
+/* Accuracy (and loss without policy.loss_tail): fits POW and EXP on the first
+ * (1 - holdout_share) of the points, picks the one with the smaller held-out RMSE (ties:
+ * EXP) and refits it on all. Loss: the TAIL form. x >= 0 non-decreasing. pol NULL =
+ * defaults. SCV_EINVAL: fewer than min_points or bad values; SCV_ENOCONV: the metric does
+ * not improve (mean of the last third vs the first). Parameters are never NaN. */
+int scv_curve_fit(scv_metric metric, const double *x, const double *y, size_t n,
+                  const scv_curve_policy *pol, scv_curve *out, scv_err *err);
+/* One given form on all points. */
+int scv_curve_fit_form(scv_curve_form form, scv_metric metric, const double *x, const double *y,
+                       size_t n, const scv_curve_policy *pol, scv_curve *out, scv_err *err);
+double scv_curve_eval(const scv_curve *c, double x);
+/* Samples x* where the curve reaches target (0 if at the start; +inf: not reachable, the
+ * asymptote falls short). */
+double scv_curve_crossing(const scv_curve *c, double target);
+
+typedef struct scv_curve_prediction {
+    int reachable;              /* the fitted curve reaches the target */
+    double x_star;              /* samples at the crossing (+inf: not reachable) */
+    double lo, hi;              /* band: [band_lo, band_hi] percentiles of the bootstrap
+                                   crossings (+inf when that share never reaches it) */
+    double p_reach;             /* share of bootstrap fits that reach the target */
+    int n_boot;
+} scv_curve_prediction;
+/* Residual bootstrap of fit (made from the same x, y): pol->n_boot refits on fitted values
+ * plus resampled residuals (inflated by sqrt(n/(n-p))), PRNG seeded by seed (no global
+ * state). A fit from scv_curve_fit is re-selected (form too) in each resample; one from
+ * scv_curve_fit_form keeps its form. */
+int scv_curve_predict(const scv_curve *fit, const double *x, const double *y, size_t n,
+                      double target, uint64_t seed, const scv_curve_policy *pol,
+                      scv_curve_prediction *out, scv_err *err);
+
+/* Smoothed target: 1 when the mean of the last `window` values of y[0, n) is >= target
+ * (accuracy) or <= target (loss); 0 with fewer than window values. */
+int scv_target_reached(scv_metric metric, const double *y, size_t n, double target, int window);
+/* The first evaluation index i at which the rule holds on y[0, i]; -1 if never. */
+long scv_target_first_reached(scv_metric metric, const double *y, size_t n, double target,
+                              int window);
+
+/* Samples (or epochs) to target carried across batch sizes with the gradient noise scale
+ * (McCandlish et al. 2018; Pollux/AdaptDL): E(B) = E(B0) (1 + B/B_noise) / (1 + B0/B_noise).
+ * B_noise = +inf gives E(B0); NaN for B0, B or B_noise <= 0. */
+double scv_samples_at_batch(double samples_b0, double b0, double b, double b_noise);
+
+/* A VM type's price per hour under a pricing policy: on-demand; spot = the middle of the
+ * catalog's spot range; memory = vcpus * rate_cpu + ceil(mem_bytes in GiB) * rate_gib.
+ * NaN when the catalog has no such price. */
+double scv_vm_price(const scv_vm_type *v, scv_pricing pricing, double mem_bytes,
+                    double rate_cpu, double rate_gib);
+
+#endif /* SCV_MODEL_INTERNAL_H */

@@ -1,0 +1,53 @@
+/*
+ * store.h - the internal declarations of the store layer (src/store/): the writes of the
+ * run store and the queries only the loop makes. Not part of the public contract
+ * (include/scv.h): libscv.so does not export them; the library's other layers, the CLI, the
+ * service and the in-tree tests include this header where they use them.
+ */
+#ifndef SCV_STORE_INTERNAL_H
+#define SCV_STORE_INTERNAL_H
+
+#include "scv.h"
+
+/* A new run: returns its id. job_key identifies the job (model architecture, dataset). */
+int scv_store_run_new(scv_store *s, const char *job_key, const char *job_json, long long *id, scv_err *err);
+int scv_store_run_status(scv_store *s, long long id, const char *status, scv_err *err);
+
+int scv_store_measurement(scv_store *s, long long run, const char *phase, const scv_config_stats *c,
+                          scv_err *err);
+/* The newest measurement of each configuration over the stored runs of job_key other than
+ * `exclude` (malloc'ed); from_run: the newest run they come from. */
+int scv_store_load_measurements(scv_store *s, const char *job_key, long long exclude,
+                                scv_config_stats **out, size_t *n, long long *from_run, scv_err *err);
+int scv_store_model(scv_store *s, long long run, const char *kind, const char *json, scv_err *err);
+int scv_store_decision(scv_store *s, long long run, const char *kind, int workers, int batch,
+                       const char *vm, double predicted_time, double predicted_cost,
+                       const char *reason, scv_err *err);
+/* The latest decision of a run (to resume at the chosen configuration); SCV_ENOTFOUND if none. */
+int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batch, scv_err *err);
+int scv_store_switch(scv_store *s, long long run, int from_k, int from_b, int to_k, int to_b,
+                     double idle_s, scv_err *err);
+int scv_store_outcome(scv_store *s, long long run, double actual_time, double actual_cost,
+                      double accuracy, int reached, scv_err *err);
+/* Epochs a finished run of job_key took to its target (the same metric, the nearest value
+ * at least as hard: accuracy >= value, loss <= value), and at which batch (the statistical
+ * model's reference). SCV_ENOTFOUND if no such run. */
+int scv_store_learnt_target(scv_store *s, const char *job_key, scv_metric metric, double value, double *epochs,
+                            int *batch, scv_err *err);
+int scv_store_set_target(scv_store *s, long long run, scv_metric metric, double value, double epochs, int batch,
+                         scv_err *err);
+/* The loop's current state ("warmup", ... as scv_run_state_name) and its steps. */
+int scv_store_run_state(scv_store *s, long long run, const char *state, scv_err *err);
+int scv_store_step(scv_store *s, long long run, int idx, const scv_run_step *t, scv_err *err);
+
+int scv_store_straggler(scv_store *s, long long run, const scv_straggler_event *e, scv_err *err);
+
+int scv_store_eval(scv_store *s, long long run, int workers, int batch, const scv_eval_sample *e,
+                   scv_err *err);
+
+/* The latest fitted parallel model of every stored run of another job than exclude_job
+ * measured on VM type vm (the universal prior's data; malloc'ed, comm kind unset). */
+int scv_store_perf_models(scv_store *s, const char *vm, const char *exclude_job, scv_perf_model **out,
+                          size_t *n, scv_err *err);
+
+#endif /* SCV_STORE_INTERNAL_H */
