@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli/opt.h"
 #include "scv.h"
 #include "../core/util.h"
 #include "../runtime/comm.h"
@@ -21,120 +22,6 @@
 
 #define TRAIN_USAGE "usage: scavenger train [options]\n"
 
-static void help(void)
-{
-    printf(TRAIN_USAGE
-           "\nSynchronous data-parallel SGD on K MPI ranks with global batch B.\n\n"
-           "Job:\n"
-           "  --model NAME          logreg | mlp | lenet | resnet (default lenet)\n"
-           "  --hidden LIST         mlp hidden sizes (default 256,128)\n"
-           "  --dataset SPEC        fashion-mnist (default) | DIR with the 4 IDX files |\n"
-           "                        synthetic:N\n"
-           "  --workers K           ranks; launched through mpirun unless already a rank (1)\n"
-           "  --cluster NAME        run the ranks on an emulated cluster (scavenger cluster)\n"
-           "  --hosts FILE          run the ranks on real machines: an Open MPI hostfile (ssh;\n"
-           "                        SCV_RSH_AGENT replaces it); the data and this program must be\n"
-           "                        at the same paths there\n"
-           "  --threads T           compute threads per rank (1)\n"
-           "  --batch B             global batch (64), split over the ranks\n"
-           "  --batch-split W,...   per-rank shares of B (K positive weights; default even)\n"
-           "  --dynamic-batching    the shares follow each rank's measured throughput (every 20\n"
-           "                        iterations, 5%% dead-band; --batch-split gives the first ones)\n"
-           "  --min-share F         the floor of a worker's share (default 0.02); a worker whose\n"
-           "                        throughput-proportional share stays under it is reported as\n"
-           "                        one dynamic batching cannot absorb (`scavenger run`'s\n"
-           "                        elastic driver replaces it)\n"
-           "Streaming (ScaDLES; not with --batch-split or --dynamic-batching):\n"
-           "  --stream-rate R,...|FILE  worker k receives a stream of R_k samples/s (FILE: lines\n"
-           "                        'SECONDS r1 r2 ...', piecewise constant from 0, # comments);\n"
-           "                        each step takes what has arrived since the last, waiting\n"
-           "                        until every worker has MIN; --batch is then nominal\n"
-           "  --stream-bounds MIN,MAX  a worker's batch per step (default 8,1024)\n"
-           "  --stream-buffer MODE  truncate: keep at most MAX samples, dropping the oldest;\n"
-           "                        persist: keep every sample (default truncate)\n"
-           "  --stream-full-batch   the conventional baseline: every step waits until each\n"
-           "                        worker has its full even share of --batch\n"
-           "  --stream-noniid SKEW  non-IID data: worker k's share of each step's batch holds a\n"
-           "                        fraction SKEW (0..1) of its home classes (the classes dealt\n"
-           "                        round-robin to the workers), the rest at random; 0 = IID\n"
-           "                        (default); also without --stream-rate\n"
-           "  --stream-inject ALPHA,BETA  data injection (SelSync/ScaDLES): each step ceil(ALPHA K)\n"
-           "                        random workers share a fraction BETA of their own samples with\n"
-           "                        every other worker, b' = b / (1 + ALPHA BETA K) own samples each\n"
-           "                        (0 < ALPHA, BETA <= 1; emulated: the copies are indices)\n"
-           "Communication efficiency (docs/MODEL.md; one of compression or SelSync):\n"
-           "  --compress C          none | topk:CF (Top-k with error feedback, k = params / CF)\n"
-           "                        | gravac[:EPS] (GraVAC: CF adapts; a factor must keep a\n"
-           "                        compression gain of EPS, default 0.7)\n"
-           "  --collective C        auto | allgather | artopk: the sparse exchange (auto: the\n"
-           "                        cheaper by the alpha-beta model fitted on the exchanges)\n"
-           "  --artopk-root R       star (round robin) | var (largest gradient): whose indices\n"
-           "  --selsync DELTA       SelSync: synchronise only when some worker's |g|^2 moved by\n"
-           "                        DELTA (relative, EWMA of 25 steps); 0 = synchronous SGD\n"
-           "  --selsync lssr:R      SelSync aiming at a share R of local steps: DELTA follows a\n"
-           "                        quantile of the last 50 steps' largest change (R, corrected\n"
-           "                        by the share of local steps so far)\n"
-           "Optimiser:\n"
-           "  --lr X                base learning rate (0.05)\n"
-           "  --momentum X          (0.9)      --weight-decay X   (5e-4)\n"
-           "  --lr-scaling R        none | linear | sqrt, relative to --base-batch (none)\n"
-           "  --base-batch B0       reference batch of --lr (64)\n"
-           "  --warmup-epochs E     linear warm-up (0)\n"
-           "  --lr-decay D          none | step | cosine (none)\n"
-           "  --lr-step-epochs E    step decay period     --lr-gamma X  step factor (0.1)\n"
-           "  --lr-horizon E        cosine horizon in epochs (default --epochs)\n"
-           "Stopping (at least one):\n"
-           "  --epochs E            stop after E epochs (fractions allowed)\n"
-           "  --iterations N        stop after N iterations in total (resumed ones count)\n"
-           "  --target-accuracy A   stop once test accuracy >= A (0..1)\n"
-           "  --target-loss L       or once the period-mean training loss <= L (see --target-window)\n"
-           "  --straggler-fraction F  write each worker's compute time per iteration, and a\n"
-           "                        straggler line when a worker's smoothed throughput stays\n"
-           "                        under F of the median's for 5 s (Or et al.: 0.8)\n"
-           "  --eval-every N        evaluate every N iterations (default once an epoch)\n"
-           "  --eval-every-epochs F evaluate every F epochs (e.g. 0.25)\n"
-           "  --eval-subset N       periodic evaluations use the first N test samples, a fixed\n"
-           "                        held-out subset (0 = the whole test set, the default); the\n"
-           "                        final evaluation and confirmations use the whole test set\n"
-           "  --target-window W     reached when the mean of the last W periodic evaluations is\n"
-           "                        >= the target (default 1: a single evaluation)\n"
-           "  --target-confirm-tol T  with --eval-subset: reached only if the whole test set\n"
-           "                        also scores >= target - T (default 0.005); otherwise training\n"
-           "                        continues\n"
-           "  --target-history A,...  earlier periodic accuracies of this run (oldest first) that\n"
-           "                        prefill the window when resuming (default none)\n"
-           "  --stop-noise-stable W:TOL  stop once the noise scale B_simple of two consecutive\n"
-           "                        windows of W iterations agrees within TOL (K >= 2)\n"
-           "  --stop-time-stable R[:M]   stop once the mean iteration time is known within a\n"
-           "                        relative standard error R (after M iterations, default 10)\n"
-           "Output and state:\n"
-           "  --seed S              init and data-order seed (1)\n"
-           "  --metrics FILE        one JSON object per iteration (and per evaluation)\n"
-           "  --vm-type TYPE        catalog VM type the measurements stand for (metrics);\n"
-           "                        checked against the catalog\n"
-           "  --catalog CSV         VM catalog for --vm-type (default data/vm-catalog.csv)\n"
-           "  --checkpoint DIR      write DIR/checkpoint.scv at the end (and every N)\n"
-           "  --checkpoint-every N  also every N iterations\n"
-           "  --resume              continue from the checkpoint in DIR (any K and B)\n"
-           "  --json                last stdout line is a JSON summary\n"
-           "  --progress WHEN       auto | always | never (auto: on a terminal)\n"
-           "  --no-grad-stats       skip the gradient-norm statistics (to measure their cost)\n"
-           "  --no-final-eval       no test-set evaluation at the end of this invocation, unless\n"
-           "                        the target or --epochs ends it and the last evaluation was\n"
-           "                        on a subset (then the whole test set is evaluated)\n"
-           "  --elastic-control DIR the elastic job driver's mode: the job stays up and trains one\n"
-           "                        segment per command in DIR/cmd (answers in DIR/reply), changing\n"
-           "                        K and B in place (docs/RUN.md); no stopping rule is needed\n"
-           "  -h, --help            this text\n"
-           "\nExit status: 0 done, 1 failure (or target not reached), 2 usage error,\n"
-           "130 interrupted (a checkpoint is written when --checkpoint is given).\n");
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-    return cli_usage_error("train", TRAIN_USAGE, fmt, arg);
-}
-
 enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
@@ -143,28 +30,128 @@ enum {
     O_SBUFFER, O_SFULL, O_SNONIID, O_SINJECT, O_COMPRESS, O_COLL, O_ARROOT, O_SELSYNC
 };
 
-static const struct option opts[] = {
-    {"model", 1, 0, O_MODEL}, {"hidden", 1, 0, O_HIDDEN}, {"dataset", 1, 0, O_DATASET},
-    {"workers", 1, 0, O_WORKERS}, {"threads", 1, 0, O_THREADS}, {"batch", 1, 0, O_BATCH},
-    {"batch-split", 1, 0, O_SPLIT}, {"lr", 1, 0, O_LR}, {"momentum", 1, 0, O_MOM},
-    {"weight-decay", 1, 0, O_WD}, {"lr-scaling", 1, 0, O_SCALING}, {"base-batch", 1, 0, O_BASE},
-    {"warmup-epochs", 1, 0, O_WARM}, {"lr-decay", 1, 0, O_DECAY},
-    {"lr-step-epochs", 1, 0, O_STEP}, {"lr-gamma", 1, 0, O_GAMMA}, {"lr-horizon", 1, 0, O_HORIZON},
-    {"epochs", 1, 0, O_EPOCHS}, {"iterations", 1, 0, O_ITERS},
-    {"target-accuracy", 1, 0, O_TARGET}, {"target-loss", 1, 0, O_TLOSS}, {"straggler-fraction", 1, 0, O_STRAGGLER}, {"elastic-control", 1, 0, O_ELASTIC}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
-    {"metrics", 1, 0, O_METRICS}, {"checkpoint", 1, 0, O_CKPT},
-    {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
-    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER}, {"hosts", 1, 0, O_HOSTS}, {"dynamic-batching", 0, 0, O_DYNB}, {"min-share", 1, 0, O_MINSHARE},
-    {"stop-noise-stable", 1, 0, O_STOP_NOISE}, {"stop-time-stable", 1, 0, O_STOP_TIME},
-    {"no-final-eval", 0, 0, O_NO_EVAL}, {"eval-every-epochs", 1, 0, O_EVAL_EPOCHS}, {"catalog", 1, 0, O_CATALOG},
-    {"eval-subset", 1, 0, O_EVAL_SUBSET}, {"target-window", 1, 0, O_TWINDOW},
-    {"target-confirm-tol", 1, 0, O_TTOL}, {"target-history", 1, 0, O_THIST},
-    {"stream-rate", 1, 0, O_SRATE}, {"stream-bounds", 1, 0, O_SBOUNDS}, {"stream-buffer", 1, 0, O_SBUFFER},
-    {"stream-full-batch", 0, 0, O_SFULL}, {"stream-noniid", 1, 0, O_SNONIID}, {"stream-inject", 1, 0, O_SINJECT},
-    {"compress", 1, 0, O_COMPRESS}, {"collective", 1, 0, O_COLL}, {"artopk-root", 1, 0, O_ARROOT},
-    {"selsync", 1, 0, O_SELSYNC},
-    {"help", 0, 0, 'h'},
-    {0, 0, 0, 0}};
+#define JOBKEY SCV_OPT_FROM_JOB /* arg and help: the job key's (src/search/jobopts.c) */
+
+/* train's options, declared once: getopt_long's table, --help, the completion and the man
+ * page are made from it (opt.c) */
+const scv_option TRAIN_OPTIONS[] = {
+    {NULL, NULL, "Job:", 0, 0, NULL},
+    {"model", NULL, NULL, O_MODEL, JOBKEY, NULL},
+    {"hidden", NULL, NULL, O_HIDDEN, JOBKEY, NULL},
+    {"dataset", NULL, NULL, O_DATASET, JOBKEY, NULL},
+    {"workers", "K", "ranks; launched through mpirun unless already a rank (1)", O_WORKERS, 0, NULL},
+    {"cluster", "NAME", "run the ranks on an emulated cluster (scavenger cluster)", O_CLUSTER, 0, NULL},
+    {"hosts", "FILE", "run the ranks on real machines: an Open MPI hostfile (ssh;\n"
+                      "SCV_RSH_AGENT replaces it); the data and this program must be\n"
+                      "at the same paths there", O_HOSTS, 0, NULL},
+    {"threads", NULL, NULL, O_THREADS, JOBKEY, NULL},
+    {"batch", "B", "global batch (64), split over the ranks", O_BATCH, 0, NULL},
+    {"batch-split", "W,...", "per-rank shares of B (K positive weights; default even)", O_SPLIT, 0, NULL},
+    {"dynamic-batching", NULL, "the shares follow each rank's measured throughput (every 20\n"
+                               "iterations, 5% dead-band; --batch-split gives the first ones)", O_DYNB, 0, NULL},
+    {"min-share", "F", "the floor of a worker's share (default 0.02); a worker whose\n"
+                       "throughput-proportional share stays under it is reported as\n"
+                       "one dynamic batching cannot absorb (`scavenger run`'s\n"
+                       "elastic driver replaces it)", O_MINSHARE, 0, NULL},
+    {NULL, NULL, "Streaming (ScaDLES; not with --batch-split or --dynamic-batching):", 0, 0, NULL},
+    {"stream-rate", "R,...|FILE", "worker k receives a stream of R_k samples/s (FILE: lines\n"
+                                  "'SECONDS r1 r2 ...', piecewise constant from 0, # comments);\n"
+                                  "each step takes what has arrived since the last, waiting\n"
+                                  "until every worker has MIN; --batch is then nominal", O_SRATE, 0, NULL},
+    {"stream-bounds", "MIN,MAX", "a worker's batch per step (default 8,1024)", O_SBOUNDS, 0, NULL},
+    {"stream-buffer", "MODE", "truncate: keep at most MAX samples, dropping the oldest;\n"
+                              "persist: keep every sample (default truncate)", O_SBUFFER, 0, "truncate|persist"},
+    {"stream-full-batch", NULL, "the conventional baseline: every step waits until each\n"
+                                "worker has its full even share of --batch", O_SFULL, 0, NULL},
+    {"stream-noniid", "SKEW", "non-IID data: worker k's share of each step's batch holds a\n"
+                              "fraction SKEW (0..1) of its home classes (the classes dealt\n"
+                              "round-robin to the workers), the rest at random; 0 = IID\n"
+                              "(default); also without --stream-rate", O_SNONIID, 0, NULL},
+    {"stream-inject", "ALPHA,BETA", "data injection (SelSync/ScaDLES): each step ceil(ALPHA K)\n"
+                                    "random workers share a fraction BETA of their own samples with\n"
+                                    "every other worker, b' = b / (1 + ALPHA BETA K) own samples each\n"
+                                    "(0 < ALPHA, BETA <= 1; emulated: the copies are indices)", O_SINJECT, 0, NULL},
+    {NULL, NULL, "Communication efficiency (docs/MODEL.md; one of compression or SelSync):", 0, 0, NULL},
+    {"compress", "C", "none | topk:CF (Top-k with error feedback, k = params / CF)\n"
+                      "| gravac[:EPS] (GraVAC: CF adapts; a factor must keep a\n"
+                      "compression gain of EPS, default 0.7)", O_COMPRESS, 0, NULL},
+    {"collective", "C", "auto | allgather | artopk: the sparse exchange (auto: the\n"
+                        "cheaper by the alpha-beta model fitted on the exchanges)", O_COLL, 0, "auto|allgather|artopk"},
+    {"artopk-root", "R", "star (round robin) | var (largest gradient): whose indices", O_ARROOT, 0, "star|var"},
+    {"selsync", "DELTA|lssr:R", "SelSync: synchronise only when some worker's |g|^2 moved by\n"
+                                "DELTA (relative, EWMA of 25 steps); 0 = synchronous SGD;\n"
+                                "lssr:R aims at a share R of local steps: DELTA follows a\n"
+                                "quantile of the last 50 steps' largest change (R, corrected\n"
+                                "by the share of local steps so far)", O_SELSYNC, 0, NULL},
+    {NULL, NULL, "Optimiser:", 0, 0, NULL},
+    {"lr", NULL, NULL, O_LR, JOBKEY, NULL},
+    {"momentum", NULL, NULL, O_MOM, JOBKEY, NULL},
+    {"weight-decay", NULL, NULL, O_WD, JOBKEY, NULL},
+    {"lr-scaling", NULL, NULL, O_SCALING, JOBKEY, NULL},
+    {"base-batch", NULL, NULL, O_BASE, JOBKEY, NULL},
+    {"warmup-epochs", NULL, NULL, O_WARM, JOBKEY, NULL},
+    {"lr-decay", NULL, NULL, O_DECAY, JOBKEY, NULL},
+    {"lr-step-epochs", NULL, NULL, O_STEP, JOBKEY, NULL},
+    {"lr-gamma", NULL, NULL, O_GAMMA, JOBKEY, NULL},
+    {"lr-horizon", NULL, NULL, O_HORIZON, JOBKEY, NULL},
+    {NULL, NULL, "Stopping (at least one):", 0, 0, NULL},
+    {"epochs", "E", "stop after E epochs (fractions allowed)", O_EPOCHS, 0, NULL},
+    {"iterations", "N", "stop after N iterations in total (resumed ones count)", O_ITERS, 0, NULL},
+    {"target-accuracy", "A", "stop once test accuracy >= A (0..1)", O_TARGET, 0, NULL},
+    {"target-loss", "L", "or once the period-mean training loss <= L (see --target-window)", O_TLOSS, 0, NULL},
+    {"straggler-fraction", "F", "write each worker's compute time per iteration, and a\n"
+                                "straggler line when a worker's smoothed throughput stays\n"
+                                "under F of the median's for 5 s (Or et al.: 0.8)", O_STRAGGLER, 0, NULL},
+    {"eval-every", "N", "evaluate every N iterations (default once an epoch)", O_EVAL, 0, NULL},
+    {"eval-every-epochs", "F", "evaluate every F epochs (e.g. 0.25)", O_EVAL_EPOCHS, 0, NULL},
+    {"eval-subset", "N", "periodic evaluations use the first N test samples, a fixed\n"
+                         "held-out subset (0 = the whole test set, the default); the\n"
+                         "final evaluation and confirmations use the whole test set", O_EVAL_SUBSET, 0, NULL},
+    {"target-window", "W", "reached when the mean of the last W periodic evaluations is\n"
+                           ">= the target (default 1: a single evaluation)", O_TWINDOW, 0, NULL},
+    {"target-confirm-tol", "T", "with --eval-subset: reached only if the whole test set\n"
+                                "also scores >= target - T (default 0.005); otherwise training\n"
+                                "continues", O_TTOL, 0, NULL},
+    {"target-history", "A,...", "earlier periodic accuracies of this run (oldest first) that\n"
+                                "prefill the window when resuming (default none)", O_THIST, 0, NULL},
+    {"stop-noise-stable", "W:TOL", "stop once the noise scale B_simple of two consecutive\n"
+                                   "windows of W iterations agrees within TOL (K >= 2)", O_STOP_NOISE, 0, NULL},
+    {"stop-time-stable", "R[:M]", "stop once the mean iteration time is known within a\n"
+                                  "relative standard error R (after M iterations, default 10)", O_STOP_TIME, 0, NULL},
+    {NULL, NULL, "Output and state:", 0, 0, NULL},
+    {"seed", NULL, NULL, O_SEED, JOBKEY, NULL},
+    {"metrics", "FILE", "one JSON object per iteration (and per evaluation)", O_METRICS, 0, NULL},
+    {"vm-type", "TYPE", "catalog VM type the measurements stand for (metrics);\n"
+                        "checked against the catalog", O_VM, 0, NULL},
+    {"catalog", "CSV", "VM catalog for --vm-type (default data/vm-catalog.csv)", O_CATALOG, 0, NULL},
+    {"checkpoint", "DIR", "write DIR/checkpoint.scv at the end (and every N)", O_CKPT, 0, NULL},
+    {"checkpoint-every", "N", "also every N iterations", O_CKPT_EVERY, 0, NULL},
+    {"resume", NULL, "continue from the checkpoint in DIR (any K and B)", O_RESUME, 0, NULL},
+    {"json", NULL, "last stdout line is a JSON summary", O_JSON, 0, NULL},
+    {"progress", "WHEN", "auto | always | never (auto: on a terminal)", O_PROGRESS, 0, "auto|always|never"},
+    {"no-grad-stats", NULL, "skip the gradient-norm statistics (to measure their cost)", O_NO_STATS, 0, NULL},
+    {"no-final-eval", NULL, "no test-set evaluation at the end of this invocation, unless\n"
+                            "the target or --epochs ends it and the last evaluation was\n"
+                            "on a subset (then the whole test set is evaluated)", O_NO_EVAL, 0, NULL},
+    {"elastic-control", "DIR", "the elastic job driver's mode: the job stays up and trains one\n"
+                               "segment per command in DIR/cmd (answers in DIR/reply), changing\n"
+                               "K and B in place (docs/RUN.md); no stopping rule is needed", O_ELASTIC, 0, NULL},
+    {"help", NULL, "this text (also -h)", 0, 0, NULL},
+    {NULL, NULL, NULL, 0, 0, NULL},
+};
+
+static void help(void)
+{
+    printf(TRAIN_USAGE "\nSynchronous data-parallel SGD on K MPI ranks with global batch B.\n\n");
+    cli_opt_help(stdout, TRAIN_OPTIONS, 24);
+    printf("\nExit status: 0 done, 1 failure (or target not reached), 2 usage error,\n"
+           "130 interrupted (a checkpoint is written when --checkpoint is given).\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    return cli_usage_error("train", TRAIN_USAGE, fmt, arg);
+}
 
 /* Parses an integer option value into *out within [lo, hi]. */
 static int opt_int(const char *name, const char *v, int64_t lo, int64_t hi, int64_t *out)
@@ -289,6 +276,8 @@ int cmd_train(int argc, char **argv)
     int n_weights = 0;
     static double history[4096];
     int64_t iv;
+    struct option opts[sizeof TRAIN_OPTIONS / sizeof TRAIN_OPTIONS[0] + 2];
+    if (cli_opt_getopt(TRAIN_OPTIONS, opts, sizeof opts / sizeof opts[0]) < 0) return EXIT_FAIL;
     optind = 1;
     opterr = 0;
     int c;
