@@ -143,7 +143,7 @@ const scv_option TRAIN_OPTIONS[] = {
 static void help(void)
 {
     printf(TRAIN_USAGE "\nSynchronous data-parallel SGD on K MPI ranks with global batch B.\n\n");
-    cli_opt_help(stdout, TRAIN_OPTIONS, 24);
+    cli_opt_help(stdout, TRAIN_OPTIONS, 24, 0);
     printf("\nExit status: 0 done, 1 failure (or target not reached), 2 usage error,\n"
            "130 interrupted (a checkpoint is written when --checkpoint is given).\n");
 }

@@ -39,9 +39,10 @@ int cli_opt_getopt(const scv_option *t, struct option *out, size_t cap)
     return (int)n + 1;
 }
 
-void cli_opt_help(FILE *f, const scv_option *t, int col)
+void cli_opt_help(FILE *f, const scv_option *t, int col, unsigned skip)
 {
     for (; !is_end(t); t++) {
+        if (t->flags & skip) continue;
         if (!t->name) {
             fprintf(f, "%s\n", t->help);
             continue;
@@ -49,7 +50,7 @@ void cli_opt_help(FILE *f, const scv_option *t, int col)
         const scv_option *x = cli_opt_text(t);
         int len = fprintf(f, "  --%s%s%s", t->name, x->arg ? " " : "", x->arg ? x->arg : "");
         const char *h = x->help ? x->help : "";
-        fprintf(f, "%*s", len < col ? col - len : 2, "");
+        fprintf(f, "%*s", len <= col - 2 ? col - len : 2, "");
         for (const char *nl; (nl = strchr(h, '\n')); h = nl + 1) fprintf(f, "%.*s\n%*s", (int)(nl - h), h, col, "");
         fprintf(f, "%s\n", h);
     }

@@ -20,8 +20,8 @@ const scv_option *cli_opt_find(const scv_option *t, const char *name);
 int cli_opt_getopt(const scv_option *t, struct option *out, size_t cap);
 /* The rows of t as --help prints them: a heading on its own line, an option as
  * "  --name ARG" padded to column col (or two spaces after a longer one), then its help,
- * its continuation lines indented to col. */
-void cli_opt_help(FILE *f, const scv_option *t, int col);
+ * its continuation lines indented to col; rows with a flag of skip are left out. */
+void cli_opt_help(FILE *f, const scv_option *t, int col, unsigned skip);
 /* "--name" of each option of t, one a line. */
 void cli_opt_words(FILE *f, const scv_option *t);
 /* The rows of t as man(7) paragraphs (.TP, the option in bold, its value in italics). */
