@@ -258,6 +258,174 @@ static int apply_contract(scv_train_params *p, double *weights, int *n_weights, 
     return -1;
 }
 
+/* What the options set besides scv_train_params, for the checks of their combinations. */
+typedef struct train_cli {
+    const char *stream_spec, *stream_opt; /* --stream-rate; a --stream-* option given */
+    const char *coll_opt;                 /* --collective or --artopk-root given */
+    int stream_bounds, min_share_set, json, n_weights;
+    const char *progress, *cluster, *catalog, *hosts;
+    double weights[1024];
+} train_cli;
+
+/* The options of dynamic batching, streaming and communication efficiency: -1 when set,
+ * an exit status when arg is bad, -2 when c is none of them. */
+static int stream_comm_option(int c, char *arg, scv_train_params *p, train_cli *f)
+{
+    switch (c) {
+    case O_DYNB: p->dynamic_batching = 1; break;
+    case O_MINSHARE:
+        if (scv_parse_f64(arg, &p->dynbatch.min_share) || !(p->dynbatch.min_share > 0 && p->dynbatch.min_share < 0.5))
+            return usage_error("--min-share '%s': expected a share of B in (0, 0.5)", arg);
+        f->min_share_set = 1;
+        break;
+    case O_SRATE: f->stream_spec = arg; break;
+    case O_SBOUNDS: {
+        char *comma = strchr(arg, ',');
+        int64_t lo = 0, hi = 0;
+        if (comma) *comma = 0;
+        int bad = !comma || scv_parse_i64(arg, &lo) || scv_parse_i64(comma + 1, &hi) || lo < 1 || hi < lo ||
+                  hi > (1 << 24);
+        if (comma) *comma = ',';
+        if (bad)
+            return usage_error("--stream-bounds '%s': expected MIN,MAX with 1 <= MIN <= MAX <= 16777216 "
+                               "(samples per worker and step; ScaDLES: 8,1024)", arg);
+        p->stream_policy.b_min = lo, p->stream_policy.b_max = hi;
+        f->stream_opt = "--stream-bounds", f->stream_bounds = 1;
+        break;
+    }
+    case O_SBUFFER:
+        if (!strcmp(arg, "truncate")) p->stream_policy.buffer = SCV_STREAM_TRUNCATE;
+        else if (!strcmp(arg, "persist")) p->stream_policy.buffer = SCV_STREAM_PERSIST;
+        else return usage_error("--stream-buffer '%s': expected truncate or persist", arg);
+        if (!f->stream_opt) f->stream_opt = "--stream-buffer";
+        break;
+    case O_SFULL:
+        p->stream_policy.full_batch = 1;
+        if (!f->stream_opt) f->stream_opt = "--stream-full-batch";
+        break;
+    case O_SNONIID:
+        if (scv_parse_f64(arg, &p->noniid_skew) || !(p->noniid_skew >= 0 && p->noniid_skew <= 1))
+            return usage_error("--stream-noniid %s: must be in [0, 1] (the fraction of a worker's batch "
+                               "from its home classes; 0 = IID)", arg);
+        break;
+    case O_SINJECT: {
+        char *comma = strchr(arg, ',');
+        double a = 0, b = 0;
+        if (comma) *comma = 0;
+        int bad = !comma || scv_parse_f64(arg, &a) || scv_parse_f64(comma + 1, &b) || !(a > 0 && a <= 1) ||
+                  !(b > 0 && b <= 1);
+        if (comma) *comma = ',';
+        if (bad)
+            return usage_error("--stream-inject %s: expected ALPHA,BETA, each in (0, 1] (e.g. 0.5,0.5: half "
+                               "the workers share half their samples)", arg);
+        p->inject_alpha = a, p->inject_beta = b;
+        break;
+    }
+    case O_COMPRESS:
+        if (!strcmp(arg, "none")) p->comm.compress = SCV_COMPRESS_NONE;
+        else if (!strcmp(arg, "gravac")) p->comm.compress = SCV_COMPRESS_GRAVAC;
+        else if (!strncmp(arg, "gravac:", 7) && !scv_parse_f64(arg + 7, &p->comm.gravac.eps) &&
+                 p->comm.gravac.eps > 0 && p->comm.gravac.eps < 1)
+            p->comm.compress = SCV_COMPRESS_GRAVAC;
+        else if (!strncmp(arg, "topk:", 5) && !scv_parse_f64(arg + 5, &p->comm.cf) && p->comm.cf > 1 &&
+                 p->comm.cf <= 1e6)
+            p->comm.compress = SCV_COMPRESS_TOPK;
+        else
+            return usage_error("--compress '%s': expected none, topk:CF (1 < CF <= 1e6, e.g. topk:100) or "
+                               "gravac[:EPS] (0 < EPS < 1, default 0.7)", arg);
+        break;
+    case O_COLL:
+        f->coll_opt = "--collective";
+        if (!strcmp(arg, "auto")) p->comm.collective = SCV_COLL_AUTO;
+        else if (!strcmp(arg, "allgather")) p->comm.collective = SCV_COLL_ALLGATHER;
+        else if (!strcmp(arg, "artopk")) p->comm.collective = SCV_COLL_ARTOPK;
+        else return usage_error("--collective '%s': expected auto, allgather or artopk", arg);
+        break;
+    case O_ARROOT:
+        f->coll_opt = "--artopk-root";
+        if (strcmp(arg, "star") && strcmp(arg, "var"))
+            return usage_error("--artopk-root '%s': expected star or var", arg);
+        p->comm.var_root = !strcmp(arg, "var");
+        break;
+    case O_SELSYNC:
+        if (!strncmp(arg, "lssr:", 5)) {
+            if (scv_parse_f64(arg + 5, &p->comm.sel.lssr) || !(p->comm.sel.lssr > 0 && p->comm.sel.lssr < 1))
+                return usage_error("--selsync '%s': expected lssr:R with 0 < R < 1 (the share of local steps)",
+                                   arg);
+        } else if (p->comm.sel.lssr = 0, scv_parse_f64(arg, &p->comm.sel.delta) || !(p->comm.sel.delta >= 0) ||
+                   p->comm.sel.delta > 1e6)
+            return usage_error("--selsync '%s': expected DELTA >= 0 (the paper: 0.25 to 0.5; 0 = synchronous "
+                               "SGD) or lssr:R", arg);
+        p->comm.selsync = 1;
+        break;
+    case O_STOP_NOISE: {
+        char *colon = strchr(arg, ':');
+        int64_t w = 0;
+        double tol = 0;
+        if (!colon) return usage_error("--stop-noise-stable '%s': expected W:TOL, e.g. 40:0.25", arg);
+        *colon = 0;
+        int bad = scv_parse_i64(arg, &w) || w < 2 || scv_parse_f64(colon + 1, &tol) || !(tol > 0);
+        *colon = ':';
+        if (bad) return usage_error("--stop-noise-stable '%s': expected W:TOL, e.g. 40:0.25", arg);
+        p->stop_noise_window = (int)w;
+        p->stop_noise_tol = tol;
+        break;
+    }
+    case O_STOP_TIME: {
+        char *colon = strchr(arg, ':');
+        int64_t mn = 10;
+        if (colon) *colon = 0;
+        int bad = scv_parse_f64(arg, &p->stop_time_rse) || !(p->stop_time_rse > 0) ||
+                  (colon && (scv_parse_i64(colon + 1, &mn) || mn < 2));
+        if (colon) *colon = ':';
+        if (bad) return usage_error("--stop-time-stable '%s': expected REL[:MIN], e.g. 0.02:10", arg);
+        p->stop_time_min = (int)mn;
+        break;
+    }
+    default: return -2;
+    }
+    return -1;
+}
+
+static int train_checked(scv_train_params p, train_cli *f, int argc, char **argv);
+
+/* --batch-split W,...: -1 when set, else the exit status */
+static int parse_split(char *optarg, train_cli *f)
+{
+    char *s = optarg, *end;
+    f->n_weights = 0;
+    while (*s) {
+        errno = 0;
+        double v = strtod(s, &end);
+        if (end == s || errno == ERANGE || !(v > 0) || !isfinite(v) || (*end && *end != ',') || f->n_weights == 1024)
+            return usage_error("--batch-split '%s': expected positive finite weights separated by commas", optarg);
+        f->weights[f->n_weights++] = v;
+        s = *end ? end + 1 : end;
+    }
+    return -1;
+}
+
+/* --target-history A,... into history (cap values): -1 when set, else the exit status;
+ * "" (no history) is allowed, so a driver can always pass the option */
+static int parse_history(char *optarg, scv_train_params *p, double *history, size_t cap)
+{
+    char *s = optarg, *end;
+    p->n_target_history = 0;
+    while (*s) {
+        double v = strtod(s, &end);
+        if (end == s || !(v >= 0 && v <= 1e30) || (*end && *end != ',') || (*end == ',' && !end[1]) ||
+            p->n_target_history == (int)cap)
+            return usage_error("--target-history '%s': expected accuracies in [0,1] (or "
+                               "losses >= 0) separated by commas (at most 4096), oldest first",
+                               optarg);
+        history[p->n_target_history++] = v;
+        s = *end ? end + 1 : end;
+    }
+    p->target_history = history;
+    return -1;
+}
+
+
 /* The options as parsed (p.stream set): checks them, then trains here or launches the ranks.
  * Returns the exit code. */
 static int train_parsed(scv_train_params p, int argc, char **argv, int json, const char *progress,
@@ -266,14 +434,9 @@ static int train_parsed(scv_train_params p, int argc, char **argv, int json, con
 int cmd_train(int argc, char **argv)
 {
     scv_train_params p = scv_train_params_default();
-    int json = 0;
-    const char *progress = "auto", *cluster = NULL, *catalog = NULL, *hosts = NULL;
-    const char *stream_spec = NULL, *stream_opt = NULL; /* --stream-rate; a --stream-* option given */
-    const char *coll_opt = NULL;                        /* --collective or --artopk-root given */
-    int stream_bounds = 0;
-    double weights[1024];
-    int min_share_set = 0;
-    int n_weights = 0;
+    static train_cli f;
+    memset(&f, 0, sizeof f);
+    f.progress = "auto";
     static double history[4096];
     int64_t iv;
     struct option opts[sizeof TRAIN_OPTIONS / sizeof TRAIN_OPTIONS[0] + 2];
@@ -302,21 +465,9 @@ int cmd_train(int argc, char **argv)
             if (opt_int(name, optarg, 1, 1 << 24, &iv)) return EXIT_USAGE;
             p.batch = (int)iv;
             break;
-        case O_SPLIT: {
-            char *s = optarg, *end;
-            n_weights = 0;
-            while (*s) {
-                errno = 0;
-                double v = strtod(s, &end);
-                if (end == s || errno == ERANGE || !(v > 0) || !isfinite(v) ||
-                    (*end && *end != ',') || n_weights == 1024)
-                    return usage_error("--batch-split '%s': expected positive finite weights "
-                                       "separated by commas", optarg);
-                weights[n_weights++] = v;
-                s = *end ? end + 1 : end;
-            }
+        case O_SPLIT:
+            if ((c = parse_split(optarg, &f)) >= 0) return c;
             break;
-        }
         case O_LR: if (opt_num(name, optarg, &p.lr)) return EXIT_USAGE; break;
         case O_MOM: if (opt_num(name, optarg, &p.momentum)) return EXIT_USAGE; break;
         case O_WD: if (opt_num(name, optarg, &p.weight_decay)) return EXIT_USAGE; break;
@@ -393,186 +544,73 @@ int cmd_train(int argc, char **argv)
                 return usage_error("--target-confirm-tol '%s': expected a number in [0,1), e.g. "
                                    "0.005", optarg);
             break;
-        case O_THIST: {
-            /* "" (no history) is allowed, so a driver can always pass the option */
-            char *s = optarg, *end;
-            p.n_target_history = 0;
-            while (*s) {
-                double v = strtod(s, &end);
-                if (end == s || !(v >= 0 && v <= 1e30) || (*end && *end != ',') ||
-                    (*end == ',' && !end[1]) || p.n_target_history == (int)(sizeof history / sizeof history[0]))
-                    return usage_error("--target-history '%s': expected accuracies in [0,1] (or "
-                                       "losses >= 0) separated by commas (at most 4096), oldest first",
-                                       optarg);
-                history[p.n_target_history++] = v;
-                s = *end ? end + 1 : end;
-            }
-            p.target_history = history;
+        case O_THIST:
+            if ((c = parse_history(optarg, &p, history, sizeof history / sizeof history[0])) >= 0) return c;
             break;
-        }
         case O_VM: p.vm_type = optarg; break;
-        case O_CATALOG: catalog = optarg; break;
-        case O_CLUSTER: cluster = optarg; break;
-        case O_HOSTS: hosts = optarg; break;
-        case O_DYNB: p.dynamic_batching = 1; break;
-        case O_MINSHARE:
-            if (scv_parse_f64(optarg, &p.dynbatch.min_share) || !(p.dynbatch.min_share > 0 && p.dynbatch.min_share < 0.5))
-                return usage_error("--min-share '%s': expected a share of B in (0, 0.5)", optarg);
-            min_share_set = 1;
-            break;
-        case O_SRATE: stream_spec = optarg; break;
-        case O_SBOUNDS: {
-            char *comma = strchr(optarg, ',');
-            int64_t lo = 0, hi = 0;
-            if (comma) *comma = 0;
-            int bad = !comma || scv_parse_i64(optarg, &lo) || scv_parse_i64(comma + 1, &hi) || lo < 1 || hi < lo ||
-                      hi > (1 << 24);
-            if (comma) *comma = ',';
-            if (bad)
-                return usage_error("--stream-bounds '%s': expected MIN,MAX with 1 <= MIN <= MAX <= 16777216 "
-                                   "(samples per worker and step; ScaDLES: 8,1024)", optarg);
-            p.stream_policy.b_min = lo, p.stream_policy.b_max = hi;
-            stream_opt = "--stream-bounds", stream_bounds = 1;
-            break;
-        }
-        case O_SBUFFER:
-            if (!strcmp(optarg, "truncate")) p.stream_policy.buffer = SCV_STREAM_TRUNCATE;
-            else if (!strcmp(optarg, "persist")) p.stream_policy.buffer = SCV_STREAM_PERSIST;
-            else return usage_error("--stream-buffer '%s': expected truncate or persist", optarg);
-            if (!stream_opt) stream_opt = "--stream-buffer";
-            break;
-        case O_SFULL:
-            p.stream_policy.full_batch = 1;
-            if (!stream_opt) stream_opt = "--stream-full-batch";
-            break;
-        case O_SNONIID:
-            if (scv_parse_f64(optarg, &p.noniid_skew) || !(p.noniid_skew >= 0 && p.noniid_skew <= 1))
-                return usage_error("--stream-noniid %s: must be in [0, 1] (the fraction of a worker's batch "
-                                   "from its home classes; 0 = IID)", optarg);
-            break;
-        case O_SINJECT: {
-            char *comma = strchr(optarg, ',');
-            double a = 0, b = 0;
-            if (comma) *comma = 0;
-            int bad = !comma || scv_parse_f64(optarg, &a) || scv_parse_f64(comma + 1, &b) || !(a > 0 && a <= 1) ||
-                      !(b > 0 && b <= 1);
-            if (comma) *comma = ',';
-            if (bad)
-                return usage_error("--stream-inject %s: expected ALPHA,BETA, each in (0, 1] (e.g. 0.5,0.5: half "
-                                   "the workers share half their samples)", optarg);
-            p.inject_alpha = a, p.inject_beta = b;
-            break;
-        }
-        case O_COMPRESS:
-            if (!strcmp(optarg, "none")) p.comm.compress = SCV_COMPRESS_NONE;
-            else if (!strcmp(optarg, "gravac")) p.comm.compress = SCV_COMPRESS_GRAVAC;
-            else if (!strncmp(optarg, "gravac:", 7) && !scv_parse_f64(optarg + 7, &p.comm.gravac.eps) &&
-                     p.comm.gravac.eps > 0 && p.comm.gravac.eps < 1)
-                p.comm.compress = SCV_COMPRESS_GRAVAC;
-            else if (!strncmp(optarg, "topk:", 5) && !scv_parse_f64(optarg + 5, &p.comm.cf) && p.comm.cf > 1 &&
-                     p.comm.cf <= 1e6)
-                p.comm.compress = SCV_COMPRESS_TOPK;
-            else
-                return usage_error("--compress '%s': expected none, topk:CF (1 < CF <= 1e6, e.g. topk:100) or "
-                                   "gravac[:EPS] (0 < EPS < 1, default 0.7)", optarg);
-            break;
-        case O_COLL:
-            coll_opt = "--collective";
-            if (!strcmp(optarg, "auto")) p.comm.collective = SCV_COLL_AUTO;
-            else if (!strcmp(optarg, "allgather")) p.comm.collective = SCV_COLL_ALLGATHER;
-            else if (!strcmp(optarg, "artopk")) p.comm.collective = SCV_COLL_ARTOPK;
-            else return usage_error("--collective '%s': expected auto, allgather or artopk", optarg);
-            break;
-        case O_ARROOT:
-            coll_opt = "--artopk-root";
-            if (strcmp(optarg, "star") && strcmp(optarg, "var"))
-                return usage_error("--artopk-root '%s': expected star or var", optarg);
-            p.comm.var_root = !strcmp(optarg, "var");
-            break;
-        case O_SELSYNC:
-            if (!strncmp(optarg, "lssr:", 5)) {
-                if (scv_parse_f64(optarg + 5, &p.comm.sel.lssr) || !(p.comm.sel.lssr > 0 && p.comm.sel.lssr < 1))
-                    return usage_error("--selsync '%s': expected lssr:R with 0 < R < 1 (the share of local steps)",
-                                       optarg);
-            } else if (p.comm.sel.lssr = 0, scv_parse_f64(optarg, &p.comm.sel.delta) || !(p.comm.sel.delta >= 0) ||
-                       p.comm.sel.delta > 1e6)
-                return usage_error("--selsync '%s': expected DELTA >= 0 (the paper: 0.25 to 0.5; 0 = synchronous "
-                                   "SGD) or lssr:R", optarg);
-            p.comm.selsync = 1;
-            break;
-        case O_STOP_NOISE: {
-            char *colon = strchr(optarg, ':');
-            int64_t w = 0;
-            double tol = 0;
-            if (!colon) return usage_error("--stop-noise-stable '%s': expected W:TOL, e.g. 40:0.25", optarg);
-            *colon = 0;
-            int bad = scv_parse_i64(optarg, &w) || w < 2 || scv_parse_f64(colon + 1, &tol) || !(tol > 0);
-            *colon = ':';
-            if (bad) return usage_error("--stop-noise-stable '%s': expected W:TOL, e.g. 40:0.25", optarg);
-            p.stop_noise_window = (int)w;
-            p.stop_noise_tol = tol;
-            break;
-        }
-        case O_STOP_TIME: {
-            char *colon = strchr(optarg, ':');
-            int64_t mn = 10;
-            if (colon) *colon = 0;
-            int bad = scv_parse_f64(optarg, &p.stop_time_rse) || !(p.stop_time_rse > 0) ||
-                      (colon && (scv_parse_i64(colon + 1, &mn) || mn < 2));
-            if (colon) *colon = ':';
-            if (bad) return usage_error("--stop-time-stable '%s': expected REL[:MIN], e.g. 0.02:10", optarg);
-            p.stop_time_min = (int)mn;
-            break;
-        }
-        case O_JSON: json = 1; break;
+        case O_CATALOG: f.catalog = optarg; break;
+        case O_CLUSTER: f.cluster = optarg; break;
+        case O_HOSTS: f.hosts = optarg; break;
+        case O_JSON: f.json = 1; break;
         case O_PROGRESS:
             if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never"))
                 return usage_error("--progress '%s': expected auto, always or never", optarg);
-            progress = optarg;
+            f.progress = optarg;
             break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        default: {
+            int r = stream_comm_option(c, optarg, &p, &f);
+            if (r == -2) return usage_error("unknown option '%s'", argv[optind - 1]);
+            if (r >= 0) return r;
+        }
         }
     }
     if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
-    int contract = 0, crc = apply_contract(&p, weights, &n_weights, &contract);
+    return train_checked(p, &f, argc, argv);
+}
+
+/* The combinations of the options (and the trainer contract's variables) checked, the
+ * stream's rates read; then train_parsed. Returns the exit status. */
+static int train_checked(scv_train_params p, train_cli *f, int argc, char **argv)
+{
+    int contract = 0, crc = apply_contract(&p, f->weights, &f->n_weights, &contract);
     if (crc >= 0) return crc;
-    if (min_share_set && !p.dynamic_batching) return usage_error("--min-share %s: only with --dynamic-batching", "F");
-    if (min_share_set && p.dynbatch.min_share * p.workers >= 0.9) { /* K as the contract may have set it */
+    if (f->min_share_set && !p.dynamic_batching) return usage_error("--min-share %s: only with --dynamic-batching", "F");
+    if (f->min_share_set && p.dynbatch.min_share * p.workers >= 0.9) { /* K as the contract may have set it */
         char m[96];
         snprintf(m, sizeof m, "%g: must be under 0.9/K = %.4g for --workers %d", p.dynbatch.min_share,
                  0.9 / p.workers, p.workers);
         return usage_error("--min-share %s (an even share is 1/K)", m);
     }
-    if (contract) progress = "never";
-    if (n_weights) {
-        if (n_weights != p.workers) {
+    if (contract) f->progress = "never";
+    if (f->n_weights) {
+        if (f->n_weights != p.workers) {
             fprintf(stderr, "scavenger train: --batch-split has %d weights for --workers %d\n",
-                    n_weights, p.workers);
+                    f->n_weights, p.workers);
             return EXIT_USAGE;
         }
-        p.rank_weights = weights;
+        p.rank_weights = f->weights;
     }
-    if (stream_opt && !stream_spec) return usage_error("%s needs --stream-rate", stream_opt);
-    if (coll_opt && p.comm.compress == SCV_COMPRESS_NONE)
-        return usage_error("%s: only with --compress (how a compressed gradient travels)", coll_opt);
+    if (f->stream_opt && !f->stream_spec) return usage_error("%s needs --stream-rate", f->stream_opt);
+    if (f->coll_opt && p.comm.compress == SCV_COMPRESS_NONE)
+        return usage_error("%s: only with --compress (how a compressed gradient travels)", f->coll_opt);
     if (p.comm.selsync && p.comm.compress != SCV_COMPRESS_NONE)
         return usage_error("%s and --compress: choose one (SelSync's local steps send nothing to compress)",
                            "--selsync");
-    if (p.stream_policy.full_batch && stream_bounds)
+    if (p.stream_policy.full_batch && f->stream_bounds)
         return usage_error("%s: not with --stream-full-batch (its bounds are each worker's share of --batch)",
                            "--stream-bounds");
     scv_stream_rates *rates = NULL;
-    if (stream_spec) {
+    if (f->stream_spec) {
         scv_err err = {0};
-        int src = scv_stream_rates_parse(stream_spec, p.workers, &rates, &err);
+        int src = scv_stream_rates_parse(f->stream_spec, p.workers, &rates, &err);
         if (src) {
             if (reports()) fprintf(stderr, "scavenger train: %s\n", err.msg);
             return src == SCV_EINVAL ? EXIT_USAGE : EXIT_FAIL;
         }
         p.stream = rates;
     }
-    int rc = train_parsed(p, argc, argv, json, progress, cluster, catalog, hosts, contract);
+    int rc = train_parsed(p, argc, argv, f->json, f->progress, f->cluster, f->catalog, f->hosts, contract);
     scv_stream_rates_free(rates);
     return rc;
 }
