@@ -87,8 +87,12 @@ int cli_default_db(char *buf, size_t cap, scv_err *err)
 static const struct {
     const char *cmd;
     const scv_option *own;
-    int job; /* also every key of the job table */
-} TABLES[] = {{"run", RUN_OPTIONS, 1}, {"train", TRAIN_OPTIONS, 0}};
+    int job;                  /* also every key of the job table */
+    const scv_option *passed; /* the options it passes on to another command (completion) */
+} TABLES[] = {{"run", RUN_OPTIONS, 1, NULL},
+              {"train", TRAIN_OPTIONS, 0, NULL},
+              {"plan", PLAN_OPTIONS, 0, NULL},
+              {"sweep", SWEEP_OPTIONS, 0, TRAIN_OPTIONS}};
 
 /* the words of a table as arguments on continued lines */
 static void completion_words(const scv_option *t, int *col)
@@ -110,6 +114,7 @@ static int gen_completion(void)
         int col = printf("    %s) printf '%%s\\n'", TABLES[i].cmd);
         if (TABLES[i].job) completion_words(scv_job_options(), &col);
         completion_words(TABLES[i].own, &col);
+        if (TABLES[i].passed) completion_words(TABLES[i].passed, &col);
         printf(" ;;\n");
     }
     printf("    *) _scavenger_help_cmd_opts \"$1\" \"$2\" ;;\n    esac\n}\n"
