@@ -69,15 +69,16 @@ static void t_completion_generated(void)
 static void t_man_generated(void)
 {
     static char file[1 << 16];
-    const char *cmds[] = {"run", "train", "plan", "sweep"};
-    for (int i = 0; i < 4; i++) {
+    const char *cmds[] = {"run", "train", "plan", "sweep", "serve"};
+    for (int i = 0; i < 5; i++) {
         char mark[128];
         snprintf(mark, sizeof mark, "`scavenger help --man-options %s`", cmds[i]);
         CHECK_EQ_INT(run(out, sizeof out, "%s help --man-options %s", bin, cmds[i]), 0);
         CHECK_MSG(block_of("docs/scavenger.1", mark, file, sizeof file), "no %s block in docs/scavenger.1", cmds[i]);
         CHECK_MSG(!strcmp(out, file), "docs/scavenger.1's %s options are not what the tables generate: run "
                                       "scripts/gen-options.sh", cmds[i]);
-        const char *has[] = {"\\-\\-target\\-accuracy", "\\-\\-elastic\\-control", "\\-\\-profile", "\\-\\-out"};
+        const char *has[] = {"\\-\\-target\\-accuracy", "\\-\\-elastic\\-control", "\\-\\-profile", "\\-\\-out",
+                             "\\-\\-max\\-queue"};
         CHECK_MSG(strstr(out, has[i]) != NULL, "%s", has[i]);
     }
     CHECK_EQ_INT(run(out, sizeof out, "%s help --man-options frobnicate", bin), 2);
