@@ -16,10 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const scv_job_defaults SCV_JOB_DEFAULTS = {
-    .vm_type = "c5.xlarge", .model = "lenet", .mlp_hidden = "256,128", .dataset = "fashion-mnist",
-    .seed = 1, .max_exec_len = 4000,
-};
+const scv_job_defaults SCV_JOB_DEFAULTS = {.vm_type = "c5.xlarge", .max_exec_len = 4000};
 
 /* the latest value of setting name, or NULL */
 static const char *get(char *const *names, char *const *values, int n, const char *name)
@@ -89,22 +86,25 @@ static int setup_identity(scv_job_setup *js, char *const *names, char *const *va
 {
     const char *exec = get(names, values, n, "exec"), *model = get(names, values, n, "model");
     const char *hidden = get(names, values, n, "hidden"), *dataset = get(names, values, n, "dataset");
-    if (!model) model = SCV_JOB_DEFAULTS.model;
+    const scv_train_params t = scv_train_params_default(); /* the built-in trainer's defaults name the job */
+    if (!model) model = t.model;
     if (exec && js->params.n_comms > 1) /* the contract cannot ask an external trainer to compress */
         return bad(js, err, "--compress: not with --exec (the trainer contract has no compression: a chosen option "
                             "would train dense; plan it with `scavenger plan --compress`)%s", "");
     if (!exec) {
         snprintf(js->job_key, sizeof js->job_key, "model=%s;hidden=%s;dataset=%s", model,
-                 hidden ? hidden : !strcmp(model, "mlp") ? SCV_JOB_DEFAULTS.mlp_hidden : "-",
-                 dataset ? dataset : SCV_JOB_DEFAULTS.dataset);
+                 hidden ? hidden : !strcmp(model, "mlp") ? t.hidden : "-", dataset ? dataset : t.dataset);
         return SCV_OK;
     }
     for (int i = 0; i < n; i++) /* the trainer is the user's: its options are in its command */
         if (is_trainer_key(names[i]) && strcmp(names[i], "seed"))
             return bad(js, err, "--%s is an option of the built-in trainer; with --exec, give it in the trainer's "
                                 "command", names[i]);
-    if (!exec[0] || (int)strlen(exec) > SCV_JOB_DEFAULTS.max_exec_len)
-        return bad(js, err, "--exec: expected a command of 1 to 4000 characters%s", "");
+    if (!exec[0] || (int)strlen(exec) > SCV_JOB_DEFAULTS.max_exec_len) {
+        char m[96];
+        snprintf(m, sizeof m, "--exec: expected a command of 1 to %d characters", SCV_JOB_DEFAULTS.max_exec_len);
+        return bad(js, err, "%s", m);
+    }
     snprintf(js->job_key, sizeof js->job_key, "exec=%.500s", exec);
     return SCV_OK;
 }
@@ -140,7 +140,7 @@ static int setup_driver_checks(scv_job_setup *js, char *const *names, char *cons
     if (hosts && !strcmp(js->driver, "elastic"))
         return bad(js, err, "--hosts: the elastic driver runs locally or on an emulated cluster; use --driver "
                             "relaunch%s", "");
-    uint64_t seed = SCV_JOB_DEFAULTS.seed;
+    uint64_t seed = scv_train_params_default().seed;
     const char *sv = get(names, values, n, "seed");
     if (sv) {
         int64_t v;

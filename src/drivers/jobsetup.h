@@ -11,13 +11,10 @@
 #include "scv.h"
 #include "runtime/cluster.h"
 
-/* the library's defaults of a job, in one place */
+/* the library's defaults of a job that are not the built-in trainer's (its model, hidden
+ * layers, dataset and seed are scv_train_params_default's) */
 typedef struct scv_job_defaults {
     const char *vm_type;     /* without --vm-type or a cluster */
-    const char *model;       /* the built-in trainer's, for the job key */
-    const char *mlp_hidden;  /* mlp's hidden layers, for the job key */
-    const char *dataset;     /* for the job key */
-    uint64_t seed;
     int max_exec_len;        /* the longest --exec command */
 } scv_job_defaults;
 extern const scv_job_defaults SCV_JOB_DEFAULTS;
