@@ -4,13 +4,15 @@
  * --man-options CMD` generate from them (scripts/gen-options.sh writes them), the loop's
  * setter accepts exactly the loop keys of the job table, and a job file given to
  * `scavenger run` accepts exactly the job table's keys (anything else is refused with its
- * name). The binary is $SCV_BIN (default build/scavenger).
+ * name); and the library's job setup (drivers/jobsetup.c) decides the driver, the VM type and
+ * the job key from the settings. The binary is $SCV_BIN (default build/scavenger).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "scv_test.h"
 #include "scv_test_proc.h"
 #include "search/jobopts.h"
+#include "drivers/jobsetup.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -149,11 +151,76 @@ static void t_job_file_keys(void)
         }
 }
 
+/* The library decides a job's driver, VM type and identity from its settings, the same for
+ * `scavenger run`, the service's run children and a C caller. */
+static int setup(scv_job_setup *js, scv_store *db, const char *state, int n, const char *const *kv, scv_err *err)
+{
+    char *names[16], *values[16];
+    for (int i = 0; i < n; i++) names[i] = (char *)kv[2 * i], values[i] = (char *)kv[2 * i + 1];
+    return scv_job_setup_init(js, names, values, n, db, state, err);
+}
+
+static void t_job_setup(void)
+{
+    char dbp[400], state[420];
+    snprintf(dbp, sizeof dbp, "%s/setup.db", tmp);
+    snprintf(state, sizeof state, "%s.runs", dbp);
+    scv_store *db = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_store_open(dbp, &db, &err), SCV_OK);
+    scv_job_setup js;
+    const char *plain[] = {"target-accuracy", "0.9"};
+    CHECK_EQ_INT(setup(&js, db, state, 1, plain, &err), SCV_OK);
+    CHECK(!strcmp(js.driver, "elastic") && !strcmp(js.params.vm_type, "c5.xlarge"));
+    CHECK_MSG(!strcmp(js.job_key, "model=lenet;hidden=-;dataset=fashion-mnist"), "%s", js.job_key);
+    CHECK(js.params.job_key == js.job_key && js.params.store == db && js.drv_opts.seed == 1);
+    scv_job_setup_free(&js);
+    const char *mlp[] = {"target-accuracy", "0.9", "model", "mlp", "seed", "7", "lr", "0.1", "model", "lenet",
+                         "model", "mlp"};
+    CHECK_EQ_INT(setup(&js, db, state, 6, mlp, &err), SCV_OK);
+    CHECK_MSG(!strcmp(js.job_key, "model=mlp;hidden=256,128;dataset=fashion-mnist"), "%s", js.job_key);
+    CHECK(js.drv_opts.seed == 7 && js.drv_opts.train_opts && !strcmp(js.drv_opts.train_opts[0], "--model"));
+    int n_opts = 0;
+    while (js.train_opts[n_opts]) n_opts++;
+    CHECK_EQ_INT(n_opts, 10); /* model x3, seed, lr: every trainer key in order (a later one wins in train) */
+    CHECK(js.job_json && strstr(js.job_json, "\"lr\":\"0.1\""));
+    scv_job_setup_free(&js);
+    const char *ex[] = {"target-accuracy", "0.9", "exec", "python3 train.py"};
+    CHECK_EQ_INT(setup(&js, db, state, 2, ex, &err), SCV_OK);
+    CHECK(!strcmp(js.driver, "exec") && !strcmp(js.job_key, "exec=python3 train.py") && !js.drv_opts.train_opts);
+    scv_job_setup_free(&js);
+    const char *hosts[] = {"target-accuracy", "0.9", "hosts", "/nonexistent/hostfile"};
+    CHECK_EQ_INT(setup(&js, db, state, 2, hosts, &err), SCV_OK);
+    CHECK(!strcmp(js.driver, "relaunch"));
+    scv_job_setup_free(&js);
+    /* bad settings are told from failures and named */
+    static const struct { const char *kv[6]; int n; const char *named; } bad[] = {
+        {{"target-accuracy", "0.9", "hosts", "h", "driver", "elastic"}, 3, "--hosts: the elastic driver"},
+        {{"target-accuracy", "0.9", "exec", "x", "lr", "0.1"}, 3, "--lr is an option of the built-in trainer"},
+        {{"target-accuracy", "0.9", "epochs", "3"}, 2, "unknown setting 'epochs'"},
+        {{"target-accuracy", "2"}, 1, "--target-accuracy '2'"},
+        {{"target-accuracy", "0.9", "driver", "slurm"}, 2, "--driver 'slurm'"},
+        {{"target-accuracy", "0.9", "vm-type", "z9.huge"}, 2, "--vm-type 'z9.huge'"},
+        {{"workers", "1,2"}, 1, "a target is required"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        scv_err e = {0};
+        CHECK_MSG(setup(&js, db, state, bad[i].n, bad[i].kv, &e) != SCV_OK && js.bad_setting &&
+                      strstr(e.msg, bad[i].named), "%zu: %s", i, e.msg);
+        scv_job_setup_free(&js);
+    }
+    const char *nocat[] = {"target-accuracy", "0.9", "catalog", "/nonexistent.csv"};
+    CHECK(setup(&js, db, state, 2, nocat, &err) != SCV_OK && !js.bad_setting); /* a failure, not a usage error */
+    scv_job_setup_free(&js);
+    scv_store_close(db);
+}
+
 static const scv_test tests[] = {
     {"completion_generated", t_completion_generated},
     {"man_generated", t_man_generated},
     {"loop_keys", t_loop_keys},
     {"job_file_keys", t_job_file_keys},
+    {"job_setup", t_job_setup},
 };
 
 int main(int argc, char **argv)
