@@ -93,7 +93,8 @@ static const struct {
               {"train", TRAIN_OPTIONS, 0, NULL},
               {"plan", PLAN_OPTIONS, 0, NULL},
               {"sweep", SWEEP_OPTIONS, 0, TRAIN_OPTIONS},
-              {"serve", SERVE_OPTIONS, 0, NULL}};
+              {"serve", SERVE_OPTIONS, 0, NULL},
+              {"profile", PROFILE_OPTIONS, 0, NULL}};
 
 /* the words of a table as arguments on continued lines */
 static void completion_words(const scv_option *t, int *col)
