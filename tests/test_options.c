@@ -104,6 +104,18 @@ static void t_loop_keys(void)
         CHECK(scv_job_option_find(o->name) == o);
     }
     CHECK(n_loop >= 29);
+    /* the values a loop key's table row lists are the ones the loop takes */
+    for (const scv_option *o = scv_job_options(); o->name || o->help; o++) {
+        if (!o->name || !(o->flags & SCV_OPT_LOOP) || !o->values) continue;
+        char words[256], *save = NULL;
+        snprintf(words, sizeof words, "%s", o->values);
+        for (char *w = strtok_r(words, "|", &save); w; w = strtok_r(NULL, "|", &save)) {
+            scv_run_params p = scv_run_params_default();
+            CHECK_MSG(scv_run_params_set(&p, o->name, w, NULL) == SCV_OK, "%s %s", o->name, w);
+        }
+        scv_run_params p = scv_run_params_default();
+        CHECK_MSG(scv_run_params_set(&p, o->name, "bogus", NULL) != SCV_OK, "%s bogus", o->name);
+    }
     scv_run_params p = scv_run_params_default();
     CHECK_EQ_INT(scv_run_params_set(&p, "epochs", "1", NULL), SCV_ENOTFOUND);
     CHECK(scv_job_option_find("epochs") == NULL && scv_job_option_find("Search:") == NULL);
