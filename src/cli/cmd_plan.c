@@ -36,9 +36,9 @@ enum {
  * page are made from it (opt.c) */
 const scv_option PLAN_OPTIONS[] = {
     {NULL, NULL, "Input:", 0, 0, NULL},
-    {"profile", "FILES", "metrics of `scavenger train --metrics` (comma-separated)", O_PROFILE, 0, NULL},
+    {"profile", "FILES", "metrics files that `scavenger train` wrote (comma-separated)", O_PROFILE, 0, NULL},
     {"catalog", "CSV", "VM prices (default data/vm-catalog.csv)", O_CATALOG, 0, NULL},
-    {"measured-on", "TYPE", "catalog type the measurements stand for (default: the\nprofile's --vm-type)", O_MEASURED,
+    {"measured-on", "TYPE", "catalog type the measurements stand for (default: the\nprofile's VM type)", O_MEASURED,
      0, NULL},
     {NULL, NULL, "Target (one of):", 0, 0, NULL},
     {"target-epochs", "E", "epochs to the target at --base-batch B0", O_TEPOCHS, 0, NULL},

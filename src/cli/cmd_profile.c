@@ -30,7 +30,7 @@ int cmd_profile(int argc, char **argv)
             printf(PROFILE_USAGE "\n"
                    "Summarises the trainer's metrics per configuration (K, B): mean times\n"
                    "after warm-up, the gradient-noise statistics and B_simple.\n"
-                   "METRICS: files of `scavenger train --metrics`, as separate arguments or\n"
+                   "METRICS: metrics files that `scavenger train` wrote, as separate arguments or\n"
                    "comma-separated (a.jsonl b.jsonl, or a.jsonl,b.jsonl).\n");
             cli_opt_help(stdout, PROFILE_OPTIONS, 24, 0);
             return EXIT_OK;
