@@ -71,8 +71,8 @@ static void t_completion_generated(void)
 static void t_man_generated(void)
 {
     static char file[1 << 16];
-    const char *cmds[] = {"run", "train", "plan", "sweep", "serve", "profile"};
-    for (int i = 0; i < 6; i++) {
+    const char *cmds[] = {"run", "train", "plan", "sweep", "serve", "profile", "runs"};
+    for (int i = 0; i < 7; i++) {
         char mark[128];
         snprintf(mark, sizeof mark, "`scavenger help --man-options %s`", cmds[i]);
         CHECK_EQ_INT(run(out, sizeof out, "%s help --man-options %s", bin, cmds[i]), 0);
@@ -80,7 +80,7 @@ static void t_man_generated(void)
         CHECK_MSG(!strcmp(out, file), "docs/scavenger.1's %s options are not what the tables generate: run "
                                       "scripts/gen-options.sh", cmds[i]);
         const char *has[] = {"\\-\\-target\\-accuracy", "\\-\\-elastic\\-control", "\\-\\-profile", "\\-\\-out",
-                             "\\-\\-max\\-queue", "\\-\\-json"};
+                             "\\-\\-max\\-queue", "\\-\\-json", "\\-\\-db"};
         CHECK_MSG(strstr(out, has[i]) != NULL, "%s", has[i]);
     }
     CHECK_EQ_INT(run(out, sizeof out, "%s help --man-options frobnicate", bin), 2);
