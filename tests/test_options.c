@@ -14,6 +14,7 @@
 #include "search/jobopts.h"
 #include "drivers/jobsetup.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -65,6 +66,35 @@ static void t_completion_generated(void)
     if (run_line && train_line) {
         *train_line = 0;
         CHECK(!strstr(run_line, "--epochs ") && !strstr(run_line, "--metrics "));
+    }
+}
+
+/* every option a command's --help names is one its completion offers (the help and the
+ * completion both come from the command's table) */
+static void t_help_words_completed(void)
+{
+    static char comp[1 << 16], help[1 << 16];
+    CHECK_EQ_INT(run(comp, sizeof comp, "%s help --completion", bin), 0);
+    const char *cmds[] = {"run", "runs", "train", "profile", "cluster", "sweep", "plan", "serve"};
+    for (int i = 0; i < 8; i++) {
+        char head[64];
+        snprintf(head, sizeof head, "\n    %s) printf", cmds[i]);
+        char *at = strstr(comp, head), *end = at ? strstr(at, ";;") : NULL;
+        CHECK_MSG(at && end, "no completion of %s", cmds[i]);
+        if (!at || !end) continue;
+        size_t len = (size_t)(end - at);
+        char list[8192];
+        snprintf(list, sizeof list, "%.*s ", (int)(len < sizeof list - 2 ? len : sizeof list - 2), at);
+        CHECK_EQ_INT(run(help, sizeof help, "%s %s --help", bin, cmds[i]), 0);
+        for (char *w = strstr(help, "--"); w; w = strstr(w + 2, "--")) {
+            if (w > help && (w[-1] == '-' || isalnum((unsigned char)w[-1])) ) continue;
+            size_t n = 2;
+            while (isalnum((unsigned char)w[n]) || w[n] == '-') n++;
+            if (n == 2 || !isalpha((unsigned char)w[2]) || (n == 6 && !strncmp(w, "--help", 6))) continue;
+            char word[80];
+            snprintf(word, sizeof word, " %.*s ", (int)n, w);
+            CHECK_MSG(strstr(list, word) != NULL, "%s --help names%sbut its completion lacks it", cmds[i], word);
+        }
     }
 }
 
@@ -229,6 +259,7 @@ static void t_job_setup(void)
 
 static const scv_test tests[] = {
     {"completion_generated", t_completion_generated},
+    {"help_words_completed", t_help_words_completed},
     {"man_generated", t_man_generated},
     {"loop_keys", t_loop_keys},
     {"job_file_keys", t_job_file_keys},
