@@ -238,11 +238,12 @@ static int parse_args(int argc, char **argv, pairs *p, long long *resume, int *j
             help();
             return EXIT_OK;
         }
-        if (!strcmp(a, "--json")) {
+        const scv_option *own = !strncmp(a, "--", 2) ? cli_opt_find(RUN_OPTIONS, a + 2) : NULL;
+        if (own && own->id == R_JSON) {
             *json = 1;
             continue;
         }
-        if (!strcmp(a, "--resume")) {
+        if (own && own->id == R_RESUME) {
             int64_t v;
             if (i + 1 >= argc || scv_parse_i64(argv[i + 1], &v) || v < 1)
                 return usage("--resume needs a run id%s", "");
@@ -257,7 +258,7 @@ static int parse_args(int argc, char **argv, pairs *p, long long *resume, int *j
             }
             continue;
         }
-        if (strncmp(a, "--", 2) || !known(a + 2)) return usage("unknown option '%s'", a);
+        if (strncmp(a, "--", 2) || !known(a + 2)) return usage("unknown option '%s'", a); /* a job key */
         if (i + 1 >= argc) return usage("%s needs a value", a);
         if (add_pair(p, a + 2, argv[++i], &err)) return usage("%s", err.msg);
     }
