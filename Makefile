@@ -215,3 +215,9 @@ clean:
 	rm -rf build
 
 .PHONY: all asan check clean fuzz fuzz-build install uninstall FORCE
+
+# the option lists of the bash completion and the man page, written from the commands'
+# option tables (tests/test_options.c checks that the committed files hold them)
+options-docs: $(BUILD)/scavenger
+	sh scripts/gen-options.sh $(BUILD)/scavenger
+.PHONY: options-docs

@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli/opt.h"
 #include "scv.h"
 #include "../core/util.h"
 #include "../runtime/cluster.h"
@@ -21,14 +22,26 @@
     "       scavenger cluster throttle NAME VM CORES\n"                                       \
     "       scavenger cluster exec NAME VM -- COMMAND [ARGS...]\n"
 
+enum { C_NAME = 1, C_VM, C_TYPES, C_JSON };
+/* the options of up, down and status (--help and the completion are made from it) */
+const scv_option CLUSTER_OPTIONS[] = {
+    {"name", "NAME", "the cluster (up, down)", C_NAME, 0, NULL},
+    {"vm", "TYPE:COUNT[,...]", "its VMs (up): types of data/emulated-vms.csv", C_VM, 0, NULL},
+    {"types", "CSV", "the emulated VM types (default data/emulated-vms.csv)", C_TYPES, 0, NULL},
+    {"json", NULL, "status as JSON", C_JSON, 0, NULL},
+    {NULL, NULL, NULL, 0, 0, NULL},
+};
+
 static void help(void)
 {
     printf(CLUSTER_USAGE
            "\nTurns this machine into a small emulated cloud: one network namespace per VM with a\n"
            "bandwidth limit each way (tc tbf) and a CPU quota (cgroup v1 cpu). VM types come\n"
            "from data/emulated-vms.csv, each standing for the catalog type of the same name\n"
-           "scaled down by one factor. Needs root. `train --cluster NAME` runs MPI across it.\n"
-           "`throttle` changes a VM's CPU quota (in host cores) while a job runs (a straggler).\n");
+           "scaled down by one factor. Needs root. train and run use it by its NAME (their cluster\n"
+           "option) and run MPI across it.\n"
+           "`throttle` changes a VM's CPU quota (in host cores) while a job runs (a straggler).\n\n");
+    cli_opt_help(stdout, CLUSTER_OPTIONS, 24, 0);
 }
 
 static int fail(scv_err *err)
@@ -60,11 +73,12 @@ int cmd_cluster(int argc, char **argv)
                 help();
                 return EXIT_OK;
             }
-            if (!strcmp(argv[i], "--json")) json = 1;
-            else if (i + 1 < argc && !strcmp(argv[i], "--name")) name = argv[++i];
-            else if (i + 1 < argc && !strcmp(argv[i], "--vm")) spec = argv[++i];
-            else if (i + 1 < argc && !strcmp(argv[i], "--types")) types = argv[++i];
-            else return usage("unknown or incomplete option");
+            const scv_option *o = !strncmp(argv[i], "--", 2) ? cli_opt_find(CLUSTER_OPTIONS, argv[i] + 2) : NULL;
+            if (!o || (o->arg && i + 1 >= argc)) return usage("unknown or incomplete option");
+            if (o->id == C_JSON) json = 1;
+            else if (o->id == C_NAME) name = argv[++i];
+            else if (o->id == C_VM) spec = argv[++i];
+            else types = argv[++i];
         }
     }
     if (!strcmp(sub, "up")) {

@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli/opt.h"
 #include "../io/plan_job.h"
 #include "../io/svg.h"
 #include "scv.h"
@@ -25,80 +26,78 @@
 
 #define PLAN_USAGE "usage: scavenger plan --profile METRICS[,...] [options]\n"
 
+enum {
+    O_PROFILE = 256, O_CATALOG, O_MEASURED, O_TEPOCHS, O_BASE, O_TRUN, O_TACC, O_VM, O_WORKERS,
+    O_BATCH, O_BMIN, O_BMAX, O_COMM, O_OVERLAP, O_STAT, O_PRICING, O_OBJ, O_DEADLINE, O_BUDGET, O_VALUE,
+    O_TOP, O_SVG, O_JSON, O_ALL, O_SORT, O_GPU, O_MIX, O_COMPRESS, O_COMPRESS_ITERS
+};
+
+/* plan's options, declared once: getopt_long's table, --help, the completion and the man
+ * page are made from it (opt.c) */
+const scv_option PLAN_OPTIONS[] = {
+    {NULL, NULL, "Input:", 0, 0, NULL},
+    {"profile", "FILES", "metrics files that `scavenger train` wrote (comma-separated)", O_PROFILE, 0, NULL},
+    {"catalog", "CSV", "VM prices (default data/vm-catalog.csv)", O_CATALOG, 0, NULL},
+    {"measured-on", "TYPE", "catalog type the measurements stand for (default: the\nprofile's VM type)", O_MEASURED,
+     0, NULL},
+    {NULL, NULL, "Target (one of):", 0, 0, NULL},
+    {"target-epochs", "E", "epochs to the target at --base-batch B0", O_TEPOCHS, 0, NULL},
+    {"base-batch", "B0", "(default: the first profiled batch)", O_BASE, 0, NULL},
+    {"target-run", "FILE", "epochs a previous run took to reach accuracy A (with\n--target-accuracy A)", O_TRUN, 0,
+     NULL},
+    {"target-accuracy", "A", "the accuracy of --target-run", O_TACC, 0, NULL},
+    {NULL, NULL, "Search space:", 0, 0, NULL},
+    {"vm", "LIST|all", "VM types to plan over (default: the measured type)", O_VM, 0, NULL},
+    {"workers", "SPEC", "1..64 (default), a list 1,2,8, or a range with step 1..64:4", O_WORKERS, 0, NULL},
+    {"batch", "SPEC", "32..4096 (default; powers of two), 64..1024:64, or a list", O_BATCH, 0, NULL},
+    {"b-min", "N", "per-worker batch bounds: the least", O_BMIN, 0, NULL},
+    {"b-max", "N", "and the most", O_BMAX, 0, NULL},
+    {"mix", "SPEC", "also plan a mixed cluster TYPE:COUNT[,TYPE:COUNT...]\n"
+                    "(up to 4 types; K = the counts' sum; per-type batches\n"
+                    "as dynamic batching sets them; the slowest link\n"
+                    "communicates); repeat, or separate mixes by ';'", O_MIX, 0, NULL},
+    {"compress", "LIST", "also plan communication options: none, topk:CF[:auto|\n"
+                         "allgather|artopk], selsync:LSSR (e.g. none,topk:100,\n"
+                         "selsync:0.9); dense is always planned, and its own front\n"
+                         "is reported beside", O_COMPRESS, 0, NULL},
+    {"compress-iterations", "R", "iterations to target of every option relative to dense\n"
+                                 "(default 1: as dense). An assumption: compression's effect\n"
+                                 "on convergence is not modelled", O_COMPRESS_ITERS, 0, NULL},
+    {NULL, NULL, "Models:", 0, 0, NULL},
+    {"comm", "ring|ps", "collective of the parallel model (default ring)", O_COMM, 0, "ring|ps"},
+    {"overlap", "X", "compute/communication overlap in [0,1] (default 0)", O_OVERLAP, 0, NULL},
+    {"stat", "gns|scavenger", "statistical model (default gns)", O_STAT, 0, "gns|scavenger"},
+    {"pricing", "P", "ondemand (default) | spot | memory", O_PRICING, 0, "ondemand|spot|memory"},
+    {"assume-gpu-speedup", "X", "include GPU types with compute X times faster than the\n"
+                                "measured CPU type (else GPU types are left out: CPU\n"
+                                "measurements do not predict them)", O_GPU, 0, NULL},
+    {NULL, NULL, "Choice:", 0, 0, NULL},
+    {"objective", "O", "time | cost | knee | utility (default knee)", O_OBJ, 0, "time|cost|knee|utility"},
+    {"value-per-hour", "V", "utility: $ an hour saved is worth; the choice minimises\n"
+                            "cost + V x hours (Or et al.'s utility against cost)", O_VALUE, 0, NULL},
+    {"deadline", "D", "seconds, or 45m, 2.5h", O_DEADLINE, 0, NULL},
+    {"budget", "USD", "a bound in dollars", O_BUDGET, 0, NULL},
+    {NULL, NULL, "Output:", 0, 0, NULL},
+    {"top", "N", "rows of the table (default 12)", O_TOP, 0, NULL},
+    {"svg", "FILE", "cost-time curves, Pareto front and the choice", O_SVG, 0, NULL},
+    {"json", NULL, "a JSON report on stdout instead of the table", O_JSON, 0, NULL},
+    {"all", NULL, "list every configuration, not only the Pareto front", O_ALL, 0, NULL},
+    {"sort", "KEY", "table order: time (default) | cost | workers | batch", O_SORT, 0, "time|cost|workers|batch"},
+    {"help", NULL, "this text (also -h)", 0, 0, NULL},
+    {NULL, NULL, NULL, 0, 0, NULL},
+};
+
 static void help(void)
 {
-    printf(PLAN_USAGE
-           "\nPredicts time and cost of every (VM type, K, B) from measured configurations and\n"
-           "picks one.\n\n"
-           "Input:\n"
-           "  --profile FILES       metrics of `scavenger train --metrics` (comma-separated)\n"
-           "  --catalog CSV         VM prices (default data/vm-catalog.csv)\n"
-           "  --measured-on TYPE    catalog type the measurements stand for (default: the\n"
-           "                        profile's --vm-type)\n"
-           "Target (one of):\n"
-           "  --target-epochs E     epochs to the target at --base-batch B0\n"
-           "  --base-batch B0       (default: the first profiled batch)\n"
-           "  --target-run FILE --target-accuracy A\n"
-           "                        epochs a previous run took to reach accuracy A\n"
-           "Search space:\n"
-           "  --vm LIST|all         VM types to plan over (default: the measured type)\n"
-           "  --workers SPEC        1..64 (default), a list 1,2,8, or a range with step 1..64:4\n"
-           "  --batch SPEC          32..4096 (default; powers of two), 64..1024:64, or a list\n"
-           "  --b-min N, --b-max N  per-worker batch bounds\n"
-           "  --mix SPEC            also plan a mixed cluster TYPE:COUNT[,TYPE:COUNT...]\n"
-           "                        (up to 4 types; K = the counts' sum; per-type batches\n"
-           "                        as dynamic batching sets them; the slowest link\n"
-           "                        communicates); repeat, or separate mixes by ';'\n"
-           "  --compress LIST       also plan communication options: none, topk:CF[:auto|\n"
-           "                        allgather|artopk], selsync:LSSR (e.g. none,topk:100,\n"
-           "                        selsync:0.9); dense is always planned, and its own front\n"
-           "                        is reported beside\n"
-           "  --compress-iterations R  iterations to target of every option relative to dense\n"
-           "                        (default 1: as dense). An assumption: compression's effect\n"
-           "                        on convergence is not modelled\n"
-           "Models:\n"
-           "  --comm ring|ps        collective of the parallel model (default ring)\n"
-           "  --overlap X           compute/communication overlap in [0,1] (default 0)\n"
-           "  --stat gns|scavenger  statistical model (default gns)\n"
-           "  --pricing P           ondemand (default) | spot | memory\n"
-           "  --assume-gpu-speedup X  include GPU types with compute X times faster than the\n"
-           "                        measured CPU type (else GPU types are left out: CPU\n"
-           "                        measurements do not predict them)\n"
-           "Choice:\n"
-           "  --objective O         time | cost | knee | utility (default knee)\n"
-           "  --value-per-hour V    utility: $ an hour saved is worth; the choice minimises\n"
-           "                        cost + V x hours (Or et al.'s utility against cost)\n"
-           "  --deadline D          seconds, or 45m, 2.5h       --budget USD\n"
-           "Output:\n"
-           "  --top N               rows of the table (default 12)\n"
-           "  --svg FILE            cost-time curves, Pareto front and the choice\n"
-           "  --json                a JSON report on stdout instead of the table\n"
-           "  --all                 list every configuration, not only the Pareto front\n"
-           "  --sort KEY            table order: time (default) | cost | workers | batch\n"
-           "  -h, --help            this text\n");
+    printf(PLAN_USAGE "\nPredicts time and cost of every (VM type, K, B) from measured configurations and\n"
+                      "picks one.\n\n");
+    cli_opt_help(stdout, PLAN_OPTIONS, 24, 0);
 }
 
 static int usage_error(const char *fmt, const char *arg)
 {
     return cli_usage_error("plan", PLAN_USAGE, fmt, arg);
 }
-
-enum {
-    O_PROFILE = 256, O_CATALOG, O_MEASURED, O_TEPOCHS, O_BASE, O_TRUN, O_TACC, O_VM, O_WORKERS,
-    O_BATCH, O_BMIN, O_BMAX, O_COMM, O_OVERLAP, O_STAT, O_PRICING, O_OBJ, O_DEADLINE, O_BUDGET, O_VALUE,
-    O_TOP, O_SVG, O_JSON, O_ALL, O_SORT, O_GPU, O_MIX, O_COMPRESS, O_COMPRESS_ITERS
-};
-static const struct option opts[] = {
-    {"profile", 1, 0, O_PROFILE}, {"catalog", 1, 0, O_CATALOG}, {"measured-on", 1, 0, O_MEASURED},
-    {"target-epochs", 1, 0, O_TEPOCHS}, {"base-batch", 1, 0, O_BASE}, {"target-run", 1, 0, O_TRUN},
-    {"target-accuracy", 1, 0, O_TACC}, {"vm", 1, 0, O_VM}, {"workers", 1, 0, O_WORKERS},
-    {"batch", 1, 0, O_BATCH}, {"b-min", 1, 0, O_BMIN}, {"b-max", 1, 0, O_BMAX},
-    {"comm", 1, 0, O_COMM}, {"overlap", 1, 0, O_OVERLAP}, {"stat", 1, 0, O_STAT},
-    {"pricing", 1, 0, O_PRICING}, {"objective", 1, 0, O_OBJ}, {"deadline", 1, 0, O_DEADLINE},
-    {"budget", 1, 0, O_BUDGET}, {"value-per-hour", 1, 0, O_VALUE}, {"top", 1, 0, O_TOP}, {"svg", 1, 0, O_SVG}, {"json", 0, 0, O_JSON}, {"all", 0, 0, O_ALL},
-    {"sort", 1, 0, O_SORT}, {"assume-gpu-speedup", 1, 0, O_GPU}, {"mix", 1, 0, O_MIX},
-    {"compress", 1, 0, O_COMPRESS}, {"compress-iterations", 1, 0, O_COMPRESS_ITERS},
-    {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
 
 /* Table order (--sort): the first key, then the others to break ties. */
 enum { SORT_TIME = 0, SORT_COST, SORT_WORKERS, SORT_BATCH };
@@ -177,147 +176,228 @@ static void without_compression(const scv_catalog *cat, const scv_plan_result *r
     }
 }
 
-int cmd_plan(int argc, char **argv)
+/* plan's options as parsed */
+typedef struct plan_cli {
+    const char *profile, *catalog, *measured, *trun, *vms_arg, *workers_arg, *batch_arg, *svg, *compress;
+    double tepochs, tacc, overlap, deadline, budget, gpu_speedup, value, compress_iters;
+    int64_t base, bmin, bmax, top;
+    int json, all, sort;
+    scv_comm_kind comm;
+    scv_stat_kind stat;
+    scv_pricing pricing;
+    scv_objective obj;
+    const char *mix_args[64]; /* every --mix, joined with ';' once parsed */
+    size_t n_mix_args, mix_len;
+} plan_cli;
+
+/* argv into *o: -1 to go on, else the exit status (--help, a usage error) */
+static int plan_options(int argc, char **argv, plan_cli *o)
 {
-    const char *profile = NULL, *catalog = NULL, *measured = NULL, *trun = NULL, *vms_arg = NULL;
-    const char *workers_arg = "1..64", *batch_arg = "32..4096", *svg = NULL, *compress = NULL;
-    double tepochs = 0, tacc = 0, overlap = 0, deadline = 0, budget = 0, gpu_speedup = 0, value = 0;
-    double compress_iters = 0;
-    int64_t base = 0, bmin = 0, bmax = 0, top = 12, iv;
-    int json = 0, all = 0, sort = SORT_TIME;
-    scv_comm_kind comm = SCV_COMM_RING;
-    scv_stat_kind stat = SCV_STAT_GNS;
-    scv_pricing pricing = SCV_PRICE_ONDEMAND;
-    scv_objective obj = SCV_OBJ_KNEE;
+    struct option opts[sizeof PLAN_OPTIONS / sizeof PLAN_OPTIONS[0] + 2];
+    if (cli_opt_getopt(PLAN_OPTIONS, opts, sizeof opts / sizeof opts[0]) < 0) return EXIT_FAIL;
     scv_err err = {0};
-    enum { MAX_MIX_ARGS = 64 };
-    const char *mix_args[MAX_MIX_ARGS]; /* every --mix, joined with ';' once parsed */
-    size_t n_mix_args = 0, mix_len = 0;
+    int64_t iv;
+    enum { MAX_MIX_ARGS = sizeof o->mix_args / sizeof o->mix_args[0] };
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
         case 'h': help(); return EXIT_OK;
-        case O_PROFILE: profile = optarg; break;
-        case O_CATALOG: catalog = optarg; break;
-        case O_MEASURED: measured = optarg; break;
-        case O_TRUN: trun = optarg; break;
-        case O_VM: vms_arg = optarg; break;
-        case O_WORKERS: workers_arg = optarg; break;
-        case O_BATCH: batch_arg = optarg; break;
-        case O_SVG: svg = optarg; break;
-        case O_JSON: json = 1; break;
+        case O_PROFILE: o->profile = optarg; break;
+        case O_CATALOG: o->catalog = optarg; break;
+        case O_MEASURED: o->measured = optarg; break;
+        case O_TRUN: o->trun = optarg; break;
+        case O_VM: o->vms_arg = optarg; break;
+        case O_WORKERS: o->workers_arg = optarg; break;
+        case O_BATCH: o->batch_arg = optarg; break;
+        case O_SVG: o->svg = optarg; break;
+        case O_JSON: o->json = 1; break;
         case O_MIX:
-            if (n_mix_args == MAX_MIX_ARGS) return usage_error("--mix '%s': too many --mix (at most 64)", optarg);
-            mix_args[n_mix_args++] = optarg;
-            mix_len += strlen(optarg) + 1;
+            if (o->n_mix_args == MAX_MIX_ARGS) return usage_error("--mix '%s': too many --mix (at most 64)", optarg);
+            o->mix_args[o->n_mix_args++] = optarg;
+            o->mix_len += strlen(optarg) + 1;
             break;
-        case O_ALL: all = 1; break;
+        case O_ALL: o->all = 1; break;
         case O_COMPRESS: {
             scv_plan_comm tmp[SCV_PLAN_MAX_COMMS + 1];
             size_t ntmp;
             if (scv_plan_comm_parse(optarg, 1, tmp, SCV_PLAN_MAX_COMMS + 1, &ntmp, &err))
                 return usage_error("--compress %s", err.msg);
-            compress = optarg;
+            o->compress = optarg;
             break;
         }
         case O_COMPRESS_ITERS:
-            if (scv_parse_f64(optarg, &compress_iters) || !(compress_iters > 0) || !isfinite(compress_iters))
+            if (scv_parse_f64(optarg, &o->compress_iters) || !(o->compress_iters > 0) || !isfinite(o->compress_iters))
                 return usage_error("--compress-iterations '%s': expected a factor > 0 (iterations relative to dense)",
                                    optarg);
             break;
         case O_GPU:
-            if (scv_parse_f64(optarg, &gpu_speedup) || !(gpu_speedup > 0))
+            if (scv_parse_f64(optarg, &o->gpu_speedup) || !(o->gpu_speedup > 0))
                 return usage_error("--assume-gpu-speedup '%s': expected a positive factor", optarg);
             break;
         case O_SORT:
-            if ((sort = cli_choice(optarg, SORT_KEYS)) < 0)
+            if ((o->sort = cli_choice(optarg, SORT_KEYS)) < 0)
                 return usage_error("--sort '%s': expected time, cost, workers or batch", optarg);
             break;
         case O_TEPOCHS:
-            if (scv_parse_f64(optarg, &tepochs) || !(tepochs > 0))
+            if (scv_parse_f64(optarg, &o->tepochs) || !(o->tepochs > 0))
                 return usage_error("--target-epochs '%s': expected a positive number", optarg);
             break;
         case O_TACC:
-            if (scv_parse_f64(optarg, &tacc) || !(tacc > 0) || tacc > 1)
+            if (scv_parse_f64(optarg, &o->tacc) || !(o->tacc > 0) || o->tacc > 1)
                 return usage_error("--target-accuracy '%s': expected a number in (0,1]", optarg);
             break;
         case O_OVERLAP:
-            if (scv_parse_f64(optarg, &overlap) || overlap < 0 || overlap > 1)
+            if (scv_parse_f64(optarg, &o->overlap) || o->overlap < 0 || o->overlap > 1)
                 return usage_error("--overlap '%s': expected a number in [0,1]", optarg);
             break;
         case O_BUDGET:
-            if (scv_parse_f64(optarg, &budget) || !(budget > 0))
+            if (scv_parse_f64(optarg, &o->budget) || !(o->budget > 0))
                 return usage_error("--budget '%s': expected a positive number of dollars", optarg);
             break;
         case O_VALUE:
-            if (scv_parse_f64(optarg, &value) || !(value > 0) || !isfinite(value))
+            if (scv_parse_f64(optarg, &o->value) || !(o->value > 0) || !isfinite(o->value))
                 return usage_error("--value-per-hour '%s': expected a positive number of dollars", optarg);
             break;
         case O_DEADLINE:
-            if ((deadline = scv_parse_duration(optarg)) < 0)
+            if ((o->deadline = scv_parse_duration(optarg)) < 0)
                 return usage_error("--deadline '%s': expected seconds, or a number with s, m or h", optarg);
             break;
         case O_BASE: case O_BMIN: case O_BMAX: case O_TOP:
             if (scv_parse_i64(optarg, &iv) || iv < 1 || iv > (1 << 24))
                 return usage_error("'%s': expected a positive integer", optarg);
-            if (c == O_BASE) base = iv;
-            else if (c == O_BMIN) bmin = iv;
-            else if (c == O_BMAX) bmax = iv;
-            else top = iv;
+            if (c == O_BASE) o->base = iv;
+            else if (c == O_BMIN) o->bmin = iv;
+            else if (c == O_BMAX) o->bmax = iv;
+            else o->top = iv;
             break;
         case O_COMM:
-            if (scv_comm_from_name(optarg, &comm, &err)) return usage_error("--comm: %s", err.msg);
+            if (scv_comm_from_name(optarg, &o->comm, &err)) return usage_error("--comm: %s", err.msg);
             break;
         case O_STAT:
-            if (scv_stat_from_name(optarg, &stat, &err)) return usage_error("--stat: %s", err.msg);
+            if (scv_stat_from_name(optarg, &o->stat, &err)) return usage_error("--stat: %s", err.msg);
             break;
         case O_PRICING:
-            if (scv_pricing_from_name(optarg, &pricing, &err)) return usage_error("--pricing: %s", err.msg);
+            if (scv_pricing_from_name(optarg, &o->pricing, &err)) return usage_error("--pricing: %s", err.msg);
             break;
         case O_OBJ:
-            if (scv_objective_from_name(optarg, &obj, &err)) return usage_error("--objective: %s", err.msg);
+            if (scv_objective_from_name(optarg, &o->obj, &err)) return usage_error("--objective: %s", err.msg);
             break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
         default: return usage_error("unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
-    if (!profile) return usage_error("%s", "--profile is required");
-    if (!tepochs && !trun)
+    return -1;
+}
+
+/* The plan for people: the models, the table of the front (or every point) and the choice.
+ * Nonzero with err set when out of memory. */
+static int print_table(const plan_cli *o, const scv_plan_job *job, scv_err *err)
+{
+    const scv_plan_result *res = job->res;
+    const scv_catalog *cat = job->cat;
+    const scv_plan_point *ch = &res->points[res->chosen];
+    const scv_perf_model *perf = &job->perf;
+    const scv_stat_model *sm = &job->stat;
+    printf("profile: %zu configuration(s) of %s measured on %s; target %.2f epochs at B=%d\n",
+           job->prof->n, job->prof->job.arch, job->measured->name, job->target_epochs, job->target_batch);
+    if (job->scaling[0]) printf("%s\n", job->scaling);
+    printf("parallel model (%s): t_iter = %.3g + %.3g b ms%s; fit error %.1f%% on %d points%s%s\n",
+           o->comm == SCV_COMM_RING ? "ring allreduce" : "parameter server", perf->c0 * 1e3,
+           perf->c1 * 1e3, perf->n_points ? " + comm(K)" : "", 100 * perf->mare, perf->n_points,
+           perf->note[0] ? "; " : "", perf->note);
+    if (o->stat == SCV_STAT_GNS)
+        printf("statistical model (gradient noise scale): B_crit = %.1f, S_min = %.0f iterations\n",
+               sm->b_simple, sm->s_min);
+    else
+        printf("statistical model (Scavenger): gamma/K = %.3g + %.3g/sqrt(B), epochs = %.3g gamma/K\n",
+               sm->gamma_a, sm->gamma_s, sm->theta);
+    printf("%zu configurations evaluated, %zu on the Pareto front%s\n\n", res->n_points,
+           res->n_front, res->n_excluded_memory ? " (some excluded: batch does not fit memory)" : "");
+    size_t rows = 0, *order = table_order(res, o->all, o->sort, &rows);
+    if (!order) {
+        scv_err_set(err, SCV_ENOMEM, "out of memory");
+        return 1;
+    }
+    printf("%s, by %s:\n", o->all ? "every configuration" : "the Pareto front", SORT_KEYS[o->sort]);
+    int with_comm = o->compress != NULL;
+    scv_plan_print_header_ex(stdout, with_comm);
+    for (size_t i = 0; i < rows && i < (size_t)o->top; i++) {
+        size_t j = order[i];
+        scv_plan_print_point_ex(stdout, cat, &res->points[j], (long)j == res->chosen ? ">" : " ", with_comm);
+    }
+    free(order);
+    if (rows > (size_t)o->top)
+        printf("   ... %zu more%s (--top N shows more)\n", rows - (size_t)o->top, o->all ? "" : " on the front");
+    char t[32], c[32];
+    scv_fmt_time(ch->time_s, t, sizeof t);
+    scv_fmt_usd(ch->cost, c, sizeof c);
+    if (res->note[0]) printf("\nVM types: %s\n", res->note);
+    if (with_comm) without_compression(cat, res, o->obj);
+    char name[512], per[200] = "";
+    if (ch->mix_types.n > 0) { /* a mix: its per-worker batches by type */
+        scv_vm_mix_format(cat, &ch->mix_types, name, sizeof name);
+        for (int i = 0, at = 0; i < ch->mix_types.n && at < (int)sizeof per; i++)
+            at += snprintf(per + at, sizeof per - (size_t)at, "%s%.1f on %s", i ? ", " : " (per-worker batch ",
+                           ch->mix_batch[i], cat->vms[ch->mix_types.vm[i]].name);
+        if (per[0]) snprintf(per + strlen(per), sizeof per - strlen(per), ")");
+    } else
+        snprintf(name, sizeof name, "%s", cat->vms[ch->vm].name);
+    char opt[80] = "";
+    if (with_comm) { /* the chosen communication option */
+        opt[0] = ',', opt[1] = ' ';
+        scv_plan_comm_format(&ch->comm_opt, opt + 2, sizeof opt - 2);
+    }
+    printf("\nchosen: %s, K=%d, B=%d%s%s: %s (+-%.1f%%), %s (+-%.1f%%)%s%s -- %s\n",
+           name, ch->workers, ch->batch, opt, per, t, 100 * ch->err_rel, c,
+           100 * ch->err_rel, ch->extrapolated ? " -- " : "", ch->extrapolated ? scv_extrap_desc(ch->extrap) : "",
+           res->why);
+    return 0;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    plan_cli o = {.workers_arg = "1..64", .batch_arg = "32..4096", .top = 12, .sort = SORT_TIME,
+                  .comm = SCV_COMM_RING, .stat = SCV_STAT_GNS, .pricing = SCV_PRICE_ONDEMAND, .obj = SCV_OBJ_KNEE};
+    int prc = plan_options(argc, argv, &o);
+    if (prc >= 0) return prc;
+    scv_err err = {0};
+    if (!o.profile) return usage_error("%s", "--profile is required");
+    if (!o.tepochs && !o.trun)
         return usage_error("%s", "give the target: --target-epochs E (with --base-batch) or --target-run FILE --target-accuracy A");
-    if (trun && !tacc) return usage_error("%s", "--target-run needs --target-accuracy");
-    if (bmin && bmax && bmin > bmax) return usage_error("%s", "--b-min is larger than --b-max");
-    if (compress_iters && !compress) return usage_error("%s", "--compress-iterations needs --compress");
+    if (o.trun && !o.tacc) return usage_error("%s", "--target-run needs --target-accuracy");
+    if (o.bmin && o.bmax && o.bmin > o.bmax) return usage_error("%s", "--b-min is larger than --b-max");
+    if (o.compress_iters && !o.compress) return usage_error("%s", "--compress-iterations needs --compress");
     int *workers = NULL, *batches = NULL;
-    long nw = scv_parse_int_set(workers_arg, 0, 1, 100000, &workers, &err);
+    long nw = scv_parse_int_set(o.workers_arg, 0, 1, 100000, &workers, &err);
     if (nw < 0) return usage_error("--workers %s", err.msg);
-    long nb = scv_parse_int_set(batch_arg, 1, 1, 1 << 24, &batches, &err);
+    long nb = scv_parse_int_set(o.batch_arg, 1, 1, 1 << 24, &batches, &err);
     if (nb < 0) {
         free(workers);
         return usage_error("--batch %s", err.msg);
     }
 
-    char *mixes = n_mix_args ? malloc(mix_len) : NULL;
-    for (size_t i = 0, at = 0; mixes && i < n_mix_args; i++) {
-        size_t n = strlen(mix_args[i]);
-        memcpy(mixes + at, mix_args[i], n);
+    char *mixes = o.n_mix_args ? malloc(o.mix_len) : NULL;
+    for (size_t i = 0, at = 0; mixes && i < o.n_mix_args; i++) {
+        size_t n = strlen(o.mix_args[i]);
+        memcpy(mixes + at, o.mix_args[i], n);
         at += n;
-        mixes[at++] = i + 1 < n_mix_args ? ';' : 0;
+        mixes[at++] = i + 1 < o.n_mix_args ? ';' : 0;
     }
     int rc = EXIT_FAIL;
-    scv_plan_args args = {.profile = profile, .catalog = catalog, .measured_on = measured,
-                          .target_epochs = tepochs, .base_batch = (int)base, .target_run = trun,
-                          .target_accuracy = tacc, .vms = vms_arg, .workers = workers,
+    scv_plan_args args = {.profile = o.profile, .catalog = o.catalog, .measured_on = o.measured,
+                          .target_epochs = o.tepochs, .base_batch = (int)o.base, .target_run = o.trun,
+                          .target_accuracy = o.tacc, .vms = o.vms_arg, .workers = workers,
                           .n_workers = (size_t)nw, .batches = batches, .n_batches = (size_t)nb,
-                          .b_min = (int)bmin, .b_max = (int)bmax, .comm = comm, .overlap = overlap,
-                          .stat = stat, .pricing = pricing, .gpu_speedup = gpu_speedup, .objective = obj,
-                          .value_per_hour = value, .deadline_s = deadline, .budget = budget,
-                          .all_points = all, .option_names = 1, .mixes = mixes, .compress = compress,
-                          .compress_iterations = compress_iters};
+                          .b_min = (int)o.bmin, .b_max = (int)o.bmax, .comm = o.comm, .overlap = o.overlap,
+                          .stat = o.stat, .pricing = o.pricing, .gpu_speedup = o.gpu_speedup, .objective = o.obj,
+                          .value_per_hour = o.value, .deadline_s = o.deadline, .budget = o.budget,
+                          .all_points = o.all, .option_names = 1, .mixes = mixes, .compress = o.compress,
+                          .compress_iterations = o.compress_iters};
     scv_plan_job job = {0};
-    if (n_mix_args && !mixes) {
+    if (o.n_mix_args && !mixes) {
         scv_err_set(&err, SCV_ENOMEM, "out of memory");
         goto fail;
     }
@@ -325,69 +405,12 @@ int cmd_plan(int argc, char **argv)
         if (job.bad_arg) rc = EXIT_USAGE;
         goto fail;
     }
-    const scv_plan_result *res = job.res;
-    const scv_catalog *cat = job.cat;
-    const scv_plan_point *ch = &res->points[res->chosen];
-    if (svg && scv_plan_svg_write(svg, cat, res, 0, 0, &err)) goto fail;
-    if (json) {
+    if (o.svg && scv_plan_svg_write(o.svg, job.cat, job.res, 0, 0, &err)) goto fail;
+    if (o.json) {
         scv_plan_job_json(stdout, &args, &job);
         putchar('\n');
-    } else {
-        const scv_perf_model *perf = &job.perf;
-        const scv_stat_model *sm = &job.stat;
-        printf("profile: %zu configuration(s) of %s measured on %s; target %.2f epochs at B=%d\n",
-               job.prof->n, job.prof->job.arch, job.measured->name, job.target_epochs, job.target_batch);
-        if (job.scaling[0]) printf("%s\n", job.scaling);
-        printf("parallel model (%s): t_iter = %.3g + %.3g b ms%s; fit error %.1f%% on %d points%s%s\n",
-               comm == SCV_COMM_RING ? "ring allreduce" : "parameter server", perf->c0 * 1e3,
-               perf->c1 * 1e3, perf->n_points ? " + comm(K)" : "", 100 * perf->mare, perf->n_points,
-               perf->note[0] ? "; " : "", perf->note);
-        if (stat == SCV_STAT_GNS)
-            printf("statistical model (gradient noise scale): B_crit = %.1f, S_min = %.0f iterations\n",
-                   sm->b_simple, sm->s_min);
-        else
-            printf("statistical model (Scavenger): gamma/K = %.3g + %.3g/sqrt(B), epochs = %.3g gamma/K\n",
-                   sm->gamma_a, sm->gamma_s, sm->theta);
-        printf("%zu configurations evaluated, %zu on the Pareto front%s\n\n", res->n_points,
-               res->n_front, res->n_excluded_memory ? " (some excluded: batch does not fit memory)" : "");
-        size_t rows = 0, *order = table_order(res, all, sort, &rows);
-        if (!order) {
-            scv_err_set(&err, SCV_ENOMEM, "out of memory");
-            goto fail;
-        }
-        printf("%s, by %s:\n", all ? "every configuration" : "the Pareto front", SORT_KEYS[sort]);
-        int with_comm = compress != NULL;
-        scv_plan_print_header_ex(stdout, with_comm);
-        for (size_t i = 0; i < rows && i < (size_t)top; i++) {
-            size_t j = order[i];
-            scv_plan_print_point_ex(stdout, cat, &res->points[j], (long)j == res->chosen ? ">" : " ", with_comm);
-        }
-        free(order);
-        if (rows > (size_t)top)
-            printf("   ... %zu more%s (--top N shows more)\n", rows - (size_t)top, all ? "" : " on the front");
-        char t[32], c[32];
-        scv_fmt_time(ch->time_s, t, sizeof t);
-        scv_fmt_usd(ch->cost, c, sizeof c);
-        if (res->note[0]) printf("\nVM types: %s\n", res->note);
-        if (with_comm) without_compression(cat, res, obj);
-        char name[512], per[200] = "";
-        if (ch->mix_types.n > 0) { /* a mix: its per-worker batches by type */
-            scv_vm_mix_format(cat, &ch->mix_types, name, sizeof name);
-            for (int i = 0, at = 0; i < ch->mix_types.n && at < (int)sizeof per; i++)
-                at += snprintf(per + at, sizeof per - (size_t)at, "%s%.1f on %s", i ? ", " : " (per-worker batch ",
-                               ch->mix_batch[i], cat->vms[ch->mix_types.vm[i]].name);
-            if (per[0]) snprintf(per + strlen(per), sizeof per - strlen(per), ")");
-        } else
-            snprintf(name, sizeof name, "%s", cat->vms[ch->vm].name);
-        char opt[80] = "";
-        if (with_comm) { /* the chosen communication option */
-            opt[0] = ',', opt[1] = ' ';
-            scv_plan_comm_format(&ch->comm_opt, opt + 2, sizeof opt - 2);
-        }
-        printf("\nchosen: %s, K=%d, B=%d%s%s: %s (+-%.1f%%), %s (+-%.1f%%)%s%s -- %s\n",
-               name, ch->workers, ch->batch, opt, per, t, 100 * ch->err_rel, c,
-               100 * ch->err_rel, ch->extrapolated ? " -- " : "", ch->extrapolated ? scv_extrap_desc(ch->extrap) : "",
-               res->why);
+    } else if (print_table(&o, &job, &err)) {
+        goto fail;
     }
     rc = EXIT_OK;
 fail:

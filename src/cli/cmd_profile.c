@@ -3,6 +3,7 @@
  * measured configuration (mean times after warm-up, the noise statistics), as the models see it.
  */
 #include "cli.h"
+#include "cli/opt.h"
 #include "../io/json_out.h"
 #include "scv.h"
 
@@ -13,6 +14,13 @@
 
 #define PROFILE_USAGE "usage: scavenger profile METRICS... [--json]\n"
 
+enum { P_JSON = 1 };
+/* profile's options (--help, the completion, the man page); the other arguments are files */
+const scv_option PROFILE_OPTIONS[] = {
+    {"json", NULL, "a JSON summary instead of the table", P_JSON, 0, NULL},
+    {NULL, NULL, NULL, 0, 0, NULL},
+};
+
 int cmd_profile(int argc, char **argv)
 {
     int json = 0;
@@ -22,12 +30,13 @@ int cmd_profile(int argc, char **argv)
             printf(PROFILE_USAGE "\n"
                    "Summarises the trainer's metrics per configuration (K, B): mean times\n"
                    "after warm-up, the gradient-noise statistics and B_simple.\n"
-                   "METRICS: files of `scavenger train --metrics`, as separate arguments or\n"
-                   "comma-separated (a.jsonl b.jsonl, or a.jsonl,b.jsonl).\n"
-                   "  --json                a JSON summary instead of the table\n");
+                   "METRICS: metrics files that `scavenger train` wrote, as separate arguments or\n"
+                   "comma-separated (a.jsonl b.jsonl, or a.jsonl,b.jsonl).\n");
+            cli_opt_help(stdout, PROFILE_OPTIONS, 24, 0);
             return EXIT_OK;
         }
-        if (!strcmp(argv[i], "--json")) json = 1;
+        const scv_option *o = !strncmp(argv[i], "--", 2) ? cli_opt_find(PROFILE_OPTIONS, argv[i] + 2) : NULL;
+        if (o && o->id == P_JSON) json = 1;
         else if (argv[i][0] == '-' || !argv[i][0])
             return cli_usage_error("profile", PROFILE_USAGE, "unexpected argument '%s'", argv[i]);
         else len += strlen(argv[i]) + 1;

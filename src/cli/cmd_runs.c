@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli/opt.h"
 #include "../io/json_out.h"
 #include "scv.h"
 #include "../core/util.h"
@@ -111,6 +112,14 @@ static int show(scv_store *db, long long id, int json, scv_err *err)
     return SCV_OK;
 }
 
+enum { R_DB = 1, R_JSON };
+/* runs' options (--help and the completion are made from it) */
+const scv_option RUNS_OPTIONS[] = {
+    {"db", "PATH", "the run database (default as `scavenger run`)", R_DB, 0, NULL},
+    {"json", NULL, "JSON on stdout", R_JSON, 0, NULL},
+    {NULL, NULL, NULL, 0, 0, NULL},
+};
+
 int cmd_runs(int argc, char **argv)
 {
     const char *dbarg = NULL;
@@ -120,13 +129,13 @@ int cmd_runs(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             printf(RUNS_USAGE "\nLists the runs `scavenger run` stored: status, the first decision, its\n"
-                              "predicted and actual time and cost. `show ID` adds every step.\n"
-                              "  --db PATH   the run database (default as `scavenger run`)\n"
-                              "  --json      JSON on stdout\n");
+                              "predicted and actual time and cost. `show ID` adds every step.\n");
+            cli_opt_help(stdout, RUNS_OPTIONS, 14, 0);
             return EXIT_OK;
         }
-        if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--db") && i + 1 < argc) dbarg = argv[++i];
+        const scv_option *o = !strncmp(a, "--", 2) ? cli_opt_find(RUNS_OPTIONS, a + 2) : NULL;
+        if (o && o->id == R_JSON) json = 1;
+        else if (o && o->id == R_DB && i + 1 < argc) dbarg = argv[++i];
         else if (!strcmp(a, "show") && i + 1 < argc && !id) {
             int64_t v;
             if (scv_parse_i64(argv[++i], &v) || v < 1)

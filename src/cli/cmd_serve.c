@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "cli/opt.h"
 #include "scv.h"
 #include "../service/service.h"
 
@@ -22,23 +23,33 @@
 
 #define SERVE_USAGE "usage: scavenger serve [--listen ADDR:PORT] [--db PATH] [options]\n"
 
+enum { V_LISTEN = 1, V_DB, V_DATA_DIR, V_ALLOW_PATHS, V_ALLOW_EXEC, V_MAX_RUNS, V_MAX_QUEUE, V_MAX_BODY,
+       V_PORT_FILE, V_QUIET };
+
+/* serve's options, declared once: --help, the completion and the man page are made from it */
+const scv_option SERVE_OPTIONS[] = {
+    {"listen", "ADDR:PORT", "where to listen (default 127.0.0.1:8080; port 0: any free port).\n"
+                            "Off loopback every API call needs the token", V_LISTEN, 0, NULL},
+    {"db", "PATH", "the run store (default ~/.local/share/scavenger/scavenger.db)", V_DB, 0, NULL},
+    {"data-dir", "DIR", "job files' paths (dataset, catalog) must lie under DIR (default:\n"
+                        "the store's directory)", V_DATA_DIR, 0, NULL},
+    {"allow-paths", NULL, "... or anywhere (and /api/plan may read files)", V_ALLOW_PATHS, 0, NULL},
+    {"allow-exec", NULL, "jobs may run an external trainer (exec, hosts)", V_ALLOW_EXEC, 0, NULL},
+    {"max-runs", "N", "runs at a time (default 1); the rest wait in a queue", V_MAX_RUNS, 0, NULL},
+    {"max-queue", "N", "submissions waiting at most (default 64)", V_MAX_QUEUE, 0, NULL},
+    {"max-body", "BYTES", "request bodies at most (default 1048576; larger: 413)", V_MAX_BODY, 0, NULL},
+    {"port-file", "FILE", "write the port listened on to FILE", V_PORT_FILE, 0, NULL},
+    {"quiet", NULL, "no notice of the submissions reloaded at start", V_QUIET, 0, NULL},
+    {NULL, NULL, NULL, 0, 0, NULL},
+};
+
 static void help(void)
 {
     printf(SERVE_USAGE
            "\nThe Scavenger service: a JSON API (docs/API.md) and a live dashboard at http://ADDR:PORT/,\n"
-           "sharing the run store with the command line.\n\n"
-           "  --listen ADDR:PORT  where to listen (default 127.0.0.1:8080; port 0: any free port).\n"
-           "                     Off loopback every API call needs the token\n"
-           "  --db PATH          the run store (default ~/.local/share/scavenger/scavenger.db)\n"
-           "  --data-dir DIR     job files' paths (dataset, catalog) must lie under DIR (default:\n"
-           "                     the store's directory)\n"
-           "  --allow-paths      ... or anywhere (and /api/plan may read files)\n"
-           "  --allow-exec       jobs may run an external trainer (exec, hosts)\n"
-           "  --max-runs N       runs at a time (default 1); the rest wait in a queue\n"
-           "  --max-queue N      submissions waiting at most (default 64)\n"
-           "  --max-body BYTES   request bodies at most (default 1048576; larger: 413)\n"
-           "  --port-file FILE   write the port listened on to FILE\n"
-           "The token for writes (Authorization: Bearer TOKEN) is DB.token, made on the first\n"
+           "sharing the run store with the command line.\n\n");
+    cli_opt_help(stdout, SERVE_OPTIONS, 21, 0);
+    printf("The token for writes (Authorization: Bearer TOKEN) is DB.token, made on the first\n"
            "start (mode 0600) and printed then only. The submissions are kept in\n"
            "DB.serve/submissions.json: the queue survives a restart (docs/API.md).\n");
 }
@@ -112,38 +123,48 @@ int cmd_serve(int argc, char **argv)
             rc = EXIT_OK;
             goto out;
         }
-        if (!strcmp(a, "--allow-paths")) c->allow_paths = 1;
-        else if (!strcmp(a, "--allow-exec")) c->allow_exec = 1;
-        else if (!strcmp(a, "--quiet")) c->quiet = 1;
-        else if (!strncmp(a, "--", 2) && !v) {
+        const scv_option *o = !strncmp(a, "--", 2) ? cli_opt_find(SERVE_OPTIONS, a + 2) : NULL;
+        if (o && !o->arg) { /* the flags */
+            if (o->id == V_ALLOW_PATHS) c->allow_paths = 1;
+            else if (o->id == V_ALLOW_EXEC) c->allow_exec = 1;
+            else c->quiet = 1;
+            continue;
+        }
+        if (!strncmp(a, "--", 2) && !v) {
             rc = usage("%s needs a value", a);
             goto out;
-        } else if (!strcmp(a, "--listen")) {
+        }
+        if (!o) {
+            rc = usage("unknown option '%s'", a);
+            goto out;
+        }
+        i++;
+        switch (o->id) {
+        case V_LISTEN: {
             const char *colon = strrchr(v, ':');
             if (!colon || colon == v || (size_t)(colon - v) >= sizeof c->listen_addr || parse_int(colon + 1, 0, 65535, &x)) {
                 rc = usage("--listen '%s': expected ADDR:PORT (127.0.0.1:8080)", v);
                 goto out;
             }
             snprintf(c->listen_addr, sizeof c->listen_addr, "%.*s", (int)(colon - v), v);
-            c->port = (int)x, i++;
-        } else if (!strcmp(a, "--db")) db = v, i++;
-        else if (!strcmp(a, "--data-dir")) data_dir = v, i++;
-        else if (!strcmp(a, "--port-file")) port_file = v, i++;
-        else if (!strcmp(a, "--max-runs") || !strcmp(a, "--max-queue") || !strcmp(a, "--max-body")) {
-            long hi = a[6] == 'b' ? 1L << 30 : 1024;
+            c->port = (int)x;
+            break;
+        }
+        case V_DB: db = v; break;
+        case V_DATA_DIR: data_dir = v; break;
+        case V_PORT_FILE: port_file = v; break;
+        default: { /* --max-runs, --max-queue, --max-body */
+            long hi = o->id == V_MAX_BODY ? 1L << 30 : 1024;
             if (parse_int(v, 1, hi, &x)) {
                 char m[96];
                 snprintf(m, sizeof m, "%s '%%s': expected an integer from 1 to %ld", a, hi);
                 rc = usage(m, v);
                 goto out;
             }
-            if (a[6] == 'r') c->max_runs = (int)x;
-            else if (a[6] == 'q') c->max_queue = (int)x;
+            if (o->id == V_MAX_RUNS) c->max_runs = (int)x;
+            else if (o->id == V_MAX_QUEUE) c->max_queue = (int)x;
             else c->max_body = (size_t)x;
-            i++;
-        } else {
-            rc = usage("unknown option '%s'", a);
-            goto out;
+        }
         }
     }
     scv_err err = {0};

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "../drivers/child.h"
 #include "cli.h"
+#include "cli/opt.h"
 #include "../io/svg.h"
 #include "scv.h"
 #include "../core/util.h"
@@ -141,45 +142,84 @@ static int write_figure(const char *path, const row *rows, int nr, const int *Bs
     return rc;
 }
 
-int cmd_sweep(int argc, char **argv)
+enum { S_CLUSTER = 1, S_WORKERS, S_BATCH, S_OUT, S_CATALOG, S_VM, S_TARGET };
+
+/* sweep's own options, declared once (--help, the completion, the man page); every other
+ * option goes to `scavenger train` */
+const scv_option SWEEP_OPTIONS[] = {
+    {"workers", "LIST", "the workers K to train at (a list 1,2,4 or a range 1..8)", S_WORKERS, 0, NULL},
+    {"batch", "LIST", "the global batches B (a list, or a range of powers of two)", S_BATCH, 0, NULL},
+    {"target-accuracy", "A", "train each (K, B) until test accuracy >= A (0 < A <= 1)", S_TARGET, 0, NULL},
+    {"out", "DIR", "sweep.csv, sweep.md, sweep.svg and each run's metrics", S_OUT, 0, NULL},
+    {"cluster", "NAME", "train on an emulated cluster (scavenger cluster), else locally", S_CLUSTER, 0, NULL},
+    {"vm-type", "TYPE", "catalog type the measurements stand for (default: the\ncluster's)", S_VM, 0, NULL},
+    {"catalog", "CSV", "VM prices (default data/vm-catalog.csv)", S_CATALOG, 0, NULL},
+    {"help", NULL, "this text (also -h)", 0, 0, NULL},
+    {NULL, NULL, NULL, 0, 0, NULL},
+};
+
+typedef struct sweep_cli {
+    const char *cluster, *wl, *bl, *out, *catalog, *vmtype;
+    double target;
+    char *fwd[128]; /* the options for `scavenger train` */
+    int nfwd;
+} sweep_cli;
+
+/* argv into *o: -1 to go on, else the exit status (--help, a usage error) */
+static int sweep_options(int argc, char **argv, sweep_cli *o)
 {
-    const char *cluster = NULL, *wl = NULL, *bl = NULL, *out = NULL, *catalog = NULL, *vmtype = NULL;
-    double target = 0;
-    char *fwd[128];
-    int nfwd = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             printf(SWEEP_USAGE "\nTrains every (K, B) to the target and records measured time and cost:\n"
-                               "the ground truth for the models. Other options go to `scavenger train`\n"
-                               "(e.g. --model mlp --hidden 64 --epochs 10 --lr 0.05).\n");
+                               "the ground truth for the models.\n\n");
+            cli_opt_help(stdout, SWEEP_OPTIONS, 24, 0);
+            printf("Other options go to `scavenger train` (e.g. --model mlp --hidden 64 --epochs 10\n"
+                   "--lr 0.05).\n");
             return EXIT_OK;
         }
-        if (has && !strcmp(a, "--cluster")) cluster = argv[++i];
-        else if (has && !strcmp(a, "--workers")) wl = argv[++i];
-        else if (has && !strcmp(a, "--batch")) bl = argv[++i];
-        else if (has && !strcmp(a, "--out")) out = argv[++i];
-        else if (has && !strcmp(a, "--catalog")) catalog = argv[++i];
-        else if (has && !strcmp(a, "--vm-type")) vmtype = argv[++i];
-        else if (has && !strcmp(a, "--target-accuracy")) {
-            if (scv_parse_f64(argv[++i], &target) || !(target > 0) || target > 1) {
+        const scv_option *opt = has && !strncmp(a, "--", 2) ? cli_opt_find(SWEEP_OPTIONS, a + 2) : NULL;
+        switch (opt ? opt->id : 0) {
+        case S_CLUSTER: o->cluster = argv[++i]; break;
+        case S_WORKERS: o->wl = argv[++i]; break;
+        case S_BATCH: o->bl = argv[++i]; break;
+        case S_OUT: o->out = argv[++i]; break;
+        case S_CATALOG: o->catalog = argv[++i]; break;
+        case S_VM: o->vmtype = argv[++i]; break;
+        case S_TARGET:
+            if (scv_parse_f64(argv[++i], &o->target) || !(o->target > 0) || o->target > 1) {
                 fprintf(stderr, "scavenger sweep: --target-accuracy '%s': expected a number in (0,1]\n", argv[i]);
                 return EXIT_USAGE;
             }
-        } else if (a[0] == '-' && nfwd < 120) {
-            fwd[nfwd++] = argv[i];
-            if (has && argv[i + 1][0] != '-') fwd[nfwd++] = argv[++i];
-        } else {
-            fprintf(stderr, "scavenger sweep: unexpected argument '%s'\n" SWEEP_USAGE, a);
-            return EXIT_USAGE;
+            break;
+        default:
+            if (a[0] == '-' && o->nfwd < 120) {
+                o->fwd[o->nfwd++] = argv[i];
+                if (has && argv[i + 1][0] != '-') o->fwd[o->nfwd++] = argv[++i];
+            } else {
+                fprintf(stderr, "scavenger sweep: unexpected argument '%s'\n" SWEEP_USAGE, a);
+                return EXIT_USAGE;
+            }
         }
     }
-    fwd[nfwd] = NULL;
-    if (!wl || !bl || !out || !(target > 0)) {
+    o->fwd[o->nfwd] = NULL;
+    if (!o->wl || !o->bl || !o->out || !(o->target > 0)) {
         fprintf(stderr, "scavenger sweep: --workers, --batch, --target-accuracy and --out are required\n" SWEEP_USAGE);
         return EXIT_USAGE;
     }
+    return -1;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    static sweep_cli o;
+    memset(&o, 0, sizeof o);
+    int orc = sweep_options(argc, argv, &o);
+    if (orc >= 0) return orc;
+    const char *cluster = o.cluster, *wl = o.wl, *bl = o.bl, *out = o.out, *catalog = o.catalog, *vmtype = o.vmtype;
+    double target = o.target;
+    char **fwd = o.fwd;
     scv_err err = {0};
     int *Ks = NULL, *Bs = NULL;
     long nk = scv_parse_int_set(wl, 0, 1, 1024, &Ks, &err), nb = -1;

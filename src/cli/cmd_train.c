@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "cli/opt.h"
 #include "scv.h"
 #include "../core/util.h"
 #include "../runtime/comm.h"
@@ -21,120 +22,6 @@
 
 #define TRAIN_USAGE "usage: scavenger train [options]\n"
 
-static void help(void)
-{
-    printf(TRAIN_USAGE
-           "\nSynchronous data-parallel SGD on K MPI ranks with global batch B.\n\n"
-           "Job:\n"
-           "  --model NAME          logreg | mlp | lenet | resnet (default lenet)\n"
-           "  --hidden LIST         mlp hidden sizes (default 256,128)\n"
-           "  --dataset SPEC        fashion-mnist (default) | DIR with the 4 IDX files |\n"
-           "                        synthetic:N\n"
-           "  --workers K           ranks; launched through mpirun unless already a rank (1)\n"
-           "  --cluster NAME        run the ranks on an emulated cluster (scavenger cluster)\n"
-           "  --hosts FILE          run the ranks on real machines: an Open MPI hostfile (ssh;\n"
-           "                        SCV_RSH_AGENT replaces it); the data and this program must be\n"
-           "                        at the same paths there\n"
-           "  --threads T           compute threads per rank (1)\n"
-           "  --batch B             global batch (64), split over the ranks\n"
-           "  --batch-split W,...   per-rank shares of B (K positive weights; default even)\n"
-           "  --dynamic-batching    the shares follow each rank's measured throughput (every 20\n"
-           "                        iterations, 5%% dead-band; --batch-split gives the first ones)\n"
-           "  --min-share F         the floor of a worker's share (default 0.02); a worker whose\n"
-           "                        throughput-proportional share stays under it is reported as\n"
-           "                        one dynamic batching cannot absorb (`scavenger run`'s\n"
-           "                        elastic driver replaces it)\n"
-           "Streaming (ScaDLES; not with --batch-split or --dynamic-batching):\n"
-           "  --stream-rate R,...|FILE  worker k receives a stream of R_k samples/s (FILE: lines\n"
-           "                        'SECONDS r1 r2 ...', piecewise constant from 0, # comments);\n"
-           "                        each step takes what has arrived since the last, waiting\n"
-           "                        until every worker has MIN; --batch is then nominal\n"
-           "  --stream-bounds MIN,MAX  a worker's batch per step (default 8,1024)\n"
-           "  --stream-buffer MODE  truncate: keep at most MAX samples, dropping the oldest;\n"
-           "                        persist: keep every sample (default truncate)\n"
-           "  --stream-full-batch   the conventional baseline: every step waits until each\n"
-           "                        worker has its full even share of --batch\n"
-           "  --stream-noniid SKEW  non-IID data: worker k's share of each step's batch holds a\n"
-           "                        fraction SKEW (0..1) of its home classes (the classes dealt\n"
-           "                        round-robin to the workers), the rest at random; 0 = IID\n"
-           "                        (default); also without --stream-rate\n"
-           "  --stream-inject ALPHA,BETA  data injection (SelSync/ScaDLES): each step ceil(ALPHA K)\n"
-           "                        random workers share a fraction BETA of their own samples with\n"
-           "                        every other worker, b' = b / (1 + ALPHA BETA K) own samples each\n"
-           "                        (0 < ALPHA, BETA <= 1; emulated: the copies are indices)\n"
-           "Communication efficiency (docs/MODEL.md; one of compression or SelSync):\n"
-           "  --compress C          none | topk:CF (Top-k with error feedback, k = params / CF)\n"
-           "                        | gravac[:EPS] (GraVAC: CF adapts; a factor must keep a\n"
-           "                        compression gain of EPS, default 0.7)\n"
-           "  --collective C        auto | allgather | artopk: the sparse exchange (auto: the\n"
-           "                        cheaper by the alpha-beta model fitted on the exchanges)\n"
-           "  --artopk-root R       star (round robin) | var (largest gradient): whose indices\n"
-           "  --selsync DELTA       SelSync: synchronise only when some worker's |g|^2 moved by\n"
-           "                        DELTA (relative, EWMA of 25 steps); 0 = synchronous SGD\n"
-           "  --selsync lssr:R      SelSync aiming at a share R of local steps: DELTA follows a\n"
-           "                        quantile of the last 50 steps' largest change (R, corrected\n"
-           "                        by the share of local steps so far)\n"
-           "Optimiser:\n"
-           "  --lr X                base learning rate (0.05)\n"
-           "  --momentum X          (0.9)      --weight-decay X   (5e-4)\n"
-           "  --lr-scaling R        none | linear | sqrt, relative to --base-batch (none)\n"
-           "  --base-batch B0       reference batch of --lr (64)\n"
-           "  --warmup-epochs E     linear warm-up (0)\n"
-           "  --lr-decay D          none | step | cosine (none)\n"
-           "  --lr-step-epochs E    step decay period     --lr-gamma X  step factor (0.1)\n"
-           "  --lr-horizon E        cosine horizon in epochs (default --epochs)\n"
-           "Stopping (at least one):\n"
-           "  --epochs E            stop after E epochs (fractions allowed)\n"
-           "  --iterations N        stop after N iterations in total (resumed ones count)\n"
-           "  --target-accuracy A   stop once test accuracy >= A (0..1)\n"
-           "  --target-loss L       or once the period-mean training loss <= L (see --target-window)\n"
-           "  --straggler-fraction F  write each worker's compute time per iteration, and a\n"
-           "                        straggler line when a worker's smoothed throughput stays\n"
-           "                        under F of the median's for 5 s (Or et al.: 0.8)\n"
-           "  --eval-every N        evaluate every N iterations (default once an epoch)\n"
-           "  --eval-every-epochs F evaluate every F epochs (e.g. 0.25)\n"
-           "  --eval-subset N       periodic evaluations use the first N test samples, a fixed\n"
-           "                        held-out subset (0 = the whole test set, the default); the\n"
-           "                        final evaluation and confirmations use the whole test set\n"
-           "  --target-window W     reached when the mean of the last W periodic evaluations is\n"
-           "                        >= the target (default 1: a single evaluation)\n"
-           "  --target-confirm-tol T  with --eval-subset: reached only if the whole test set\n"
-           "                        also scores >= target - T (default 0.005); otherwise training\n"
-           "                        continues\n"
-           "  --target-history A,...  earlier periodic accuracies of this run (oldest first) that\n"
-           "                        prefill the window when resuming (default none)\n"
-           "  --stop-noise-stable W:TOL  stop once the noise scale B_simple of two consecutive\n"
-           "                        windows of W iterations agrees within TOL (K >= 2)\n"
-           "  --stop-time-stable R[:M]   stop once the mean iteration time is known within a\n"
-           "                        relative standard error R (after M iterations, default 10)\n"
-           "Output and state:\n"
-           "  --seed S              init and data-order seed (1)\n"
-           "  --metrics FILE        one JSON object per iteration (and per evaluation)\n"
-           "  --vm-type TYPE        catalog VM type the measurements stand for (metrics);\n"
-           "                        checked against the catalog\n"
-           "  --catalog CSV         VM catalog for --vm-type (default data/vm-catalog.csv)\n"
-           "  --checkpoint DIR      write DIR/checkpoint.scv at the end (and every N)\n"
-           "  --checkpoint-every N  also every N iterations\n"
-           "  --resume              continue from the checkpoint in DIR (any K and B)\n"
-           "  --json                last stdout line is a JSON summary\n"
-           "  --progress WHEN       auto | always | never (auto: on a terminal)\n"
-           "  --no-grad-stats       skip the gradient-norm statistics (to measure their cost)\n"
-           "  --no-final-eval       no test-set evaluation at the end of this invocation, unless\n"
-           "                        the target or --epochs ends it and the last evaluation was\n"
-           "                        on a subset (then the whole test set is evaluated)\n"
-           "  --elastic-control DIR the elastic job driver's mode: the job stays up and trains one\n"
-           "                        segment per command in DIR/cmd (answers in DIR/reply), changing\n"
-           "                        K and B in place (docs/RUN.md); no stopping rule is needed\n"
-           "  -h, --help            this text\n"
-           "\nExit status: 0 done, 1 failure (or target not reached), 2 usage error,\n"
-           "130 interrupted (a checkpoint is written when --checkpoint is given).\n");
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-    return cli_usage_error("train", TRAIN_USAGE, fmt, arg);
-}
-
 enum {
     O_MODEL = 256, O_HIDDEN, O_DATASET, O_WORKERS, O_THREADS, O_BATCH, O_SPLIT, O_LR, O_MOM,
     O_WD, O_SCALING, O_BASE, O_WARM, O_DECAY, O_STEP, O_GAMMA, O_HORIZON, O_EPOCHS, O_ITERS,
@@ -143,28 +30,128 @@ enum {
     O_SBUFFER, O_SFULL, O_SNONIID, O_SINJECT, O_COMPRESS, O_COLL, O_ARROOT, O_SELSYNC
 };
 
-static const struct option opts[] = {
-    {"model", 1, 0, O_MODEL}, {"hidden", 1, 0, O_HIDDEN}, {"dataset", 1, 0, O_DATASET},
-    {"workers", 1, 0, O_WORKERS}, {"threads", 1, 0, O_THREADS}, {"batch", 1, 0, O_BATCH},
-    {"batch-split", 1, 0, O_SPLIT}, {"lr", 1, 0, O_LR}, {"momentum", 1, 0, O_MOM},
-    {"weight-decay", 1, 0, O_WD}, {"lr-scaling", 1, 0, O_SCALING}, {"base-batch", 1, 0, O_BASE},
-    {"warmup-epochs", 1, 0, O_WARM}, {"lr-decay", 1, 0, O_DECAY},
-    {"lr-step-epochs", 1, 0, O_STEP}, {"lr-gamma", 1, 0, O_GAMMA}, {"lr-horizon", 1, 0, O_HORIZON},
-    {"epochs", 1, 0, O_EPOCHS}, {"iterations", 1, 0, O_ITERS},
-    {"target-accuracy", 1, 0, O_TARGET}, {"target-loss", 1, 0, O_TLOSS}, {"straggler-fraction", 1, 0, O_STRAGGLER}, {"elastic-control", 1, 0, O_ELASTIC}, {"eval-every", 1, 0, O_EVAL}, {"seed", 1, 0, O_SEED},
-    {"metrics", 1, 0, O_METRICS}, {"checkpoint", 1, 0, O_CKPT},
-    {"checkpoint-every", 1, 0, O_CKPT_EVERY}, {"resume", 0, 0, O_RESUME}, {"json", 0, 0, O_JSON},
-    {"progress", 1, 0, O_PROGRESS}, {"no-grad-stats", 0, 0, O_NO_STATS}, {"vm-type", 1, 0, O_VM}, {"cluster", 1, 0, O_CLUSTER}, {"hosts", 1, 0, O_HOSTS}, {"dynamic-batching", 0, 0, O_DYNB}, {"min-share", 1, 0, O_MINSHARE},
-    {"stop-noise-stable", 1, 0, O_STOP_NOISE}, {"stop-time-stable", 1, 0, O_STOP_TIME},
-    {"no-final-eval", 0, 0, O_NO_EVAL}, {"eval-every-epochs", 1, 0, O_EVAL_EPOCHS}, {"catalog", 1, 0, O_CATALOG},
-    {"eval-subset", 1, 0, O_EVAL_SUBSET}, {"target-window", 1, 0, O_TWINDOW},
-    {"target-confirm-tol", 1, 0, O_TTOL}, {"target-history", 1, 0, O_THIST},
-    {"stream-rate", 1, 0, O_SRATE}, {"stream-bounds", 1, 0, O_SBOUNDS}, {"stream-buffer", 1, 0, O_SBUFFER},
-    {"stream-full-batch", 0, 0, O_SFULL}, {"stream-noniid", 1, 0, O_SNONIID}, {"stream-inject", 1, 0, O_SINJECT},
-    {"compress", 1, 0, O_COMPRESS}, {"collective", 1, 0, O_COLL}, {"artopk-root", 1, 0, O_ARROOT},
-    {"selsync", 1, 0, O_SELSYNC},
-    {"help", 0, 0, 'h'},
-    {0, 0, 0, 0}};
+#define JOBKEY SCV_OPT_FROM_JOB /* arg and help: the job key's (src/search/jobopts.c) */
+
+/* train's options, declared once: getopt_long's table, --help, the completion and the man
+ * page are made from it (opt.c) */
+const scv_option TRAIN_OPTIONS[] = {
+    {NULL, NULL, "Job:", 0, 0, NULL},
+    {"model", NULL, NULL, O_MODEL, JOBKEY, NULL},
+    {"hidden", NULL, NULL, O_HIDDEN, JOBKEY, NULL},
+    {"dataset", NULL, NULL, O_DATASET, JOBKEY, NULL},
+    {"workers", "K", "ranks; launched through mpirun unless already a rank (1)", O_WORKERS, 0, NULL},
+    {"cluster", "NAME", "run the ranks on an emulated cluster (scavenger cluster)", O_CLUSTER, 0, NULL},
+    {"hosts", "FILE", "run the ranks on real machines: an Open MPI hostfile (ssh;\n"
+                      "SCV_RSH_AGENT replaces it); the data and this program must be\n"
+                      "at the same paths there", O_HOSTS, 0, NULL},
+    {"threads", NULL, NULL, O_THREADS, JOBKEY, NULL},
+    {"batch", "B", "global batch (64), split over the ranks", O_BATCH, 0, NULL},
+    {"batch-split", "W,...", "per-rank shares of B (K positive weights; default even)", O_SPLIT, 0, NULL},
+    {"dynamic-batching", NULL, "the shares follow each rank's measured throughput (every 20\n"
+                               "iterations, 5% dead-band; --batch-split gives the first ones)", O_DYNB, 0, NULL},
+    {"min-share", "F", "the floor of a worker's share (default 0.02); a worker whose\n"
+                       "throughput-proportional share stays under it is reported as\n"
+                       "one dynamic batching cannot absorb (`scavenger run`'s\n"
+                       "elastic driver replaces it)", O_MINSHARE, 0, NULL},
+    {NULL, NULL, "Streaming (ScaDLES; not with --batch-split or --dynamic-batching):", 0, 0, NULL},
+    {"stream-rate", "R,...|FILE", "worker k receives a stream of R_k samples/s (FILE: lines\n"
+                                  "'SECONDS r1 r2 ...', piecewise constant from 0, # comments);\n"
+                                  "each step takes what has arrived since the last, waiting\n"
+                                  "until every worker has MIN; --batch is then nominal", O_SRATE, 0, NULL},
+    {"stream-bounds", "MIN,MAX", "a worker's batch per step (default 8,1024)", O_SBOUNDS, 0, NULL},
+    {"stream-buffer", "MODE", "truncate: keep at most MAX samples, dropping the oldest;\n"
+                              "persist: keep every sample (default truncate)", O_SBUFFER, 0, "truncate|persist"},
+    {"stream-full-batch", NULL, "the conventional baseline: every step waits until each\n"
+                                "worker has its full even share of --batch", O_SFULL, 0, NULL},
+    {"stream-noniid", "SKEW", "non-IID data: worker k's share of each step's batch holds a\n"
+                              "fraction SKEW (0..1) of its home classes (the classes dealt\n"
+                              "round-robin to the workers), the rest at random; 0 = IID\n"
+                              "(default); also without --stream-rate", O_SNONIID, 0, NULL},
+    {"stream-inject", "ALPHA,BETA", "data injection (SelSync/ScaDLES): each step ceil(ALPHA K)\n"
+                                    "random workers share a fraction BETA of their own samples with\n"
+                                    "every other worker, b' = b / (1 + ALPHA BETA K) own samples each\n"
+                                    "(0 < ALPHA, BETA <= 1; emulated: the copies are indices)", O_SINJECT, 0, NULL},
+    {NULL, NULL, "Communication efficiency (docs/MODEL.md; one of compression or SelSync):", 0, 0, NULL},
+    {"compress", "C", "none | topk:CF (Top-k with error feedback, k = params / CF)\n"
+                      "| gravac[:EPS] (GraVAC: CF adapts; a factor must keep a\n"
+                      "compression gain of EPS, default 0.7)", O_COMPRESS, 0, NULL},
+    {"collective", "C", "auto | allgather | artopk: the sparse exchange (auto: the\n"
+                        "cheaper by the alpha-beta model fitted on the exchanges)", O_COLL, 0, "auto|allgather|artopk"},
+    {"artopk-root", "R", "star (round robin) | var (largest gradient): whose indices", O_ARROOT, 0, "star|var"},
+    {"selsync", "DELTA|lssr:R", "SelSync: synchronise only when some worker's |g|^2 moved by\n"
+                                "DELTA (relative, EWMA of 25 steps); 0 = synchronous SGD;\n"
+                                "lssr:R aims at a share R of local steps: DELTA follows a\n"
+                                "quantile of the last 50 steps' largest change (R, corrected\n"
+                                "by the share of local steps so far)", O_SELSYNC, 0, NULL},
+    {NULL, NULL, "Optimiser:", 0, 0, NULL},
+    {"lr", NULL, NULL, O_LR, JOBKEY, NULL},
+    {"momentum", NULL, NULL, O_MOM, JOBKEY, NULL},
+    {"weight-decay", NULL, NULL, O_WD, JOBKEY, NULL},
+    {"lr-scaling", NULL, NULL, O_SCALING, JOBKEY, NULL},
+    {"base-batch", NULL, NULL, O_BASE, JOBKEY, NULL},
+    {"warmup-epochs", NULL, NULL, O_WARM, JOBKEY, NULL},
+    {"lr-decay", NULL, NULL, O_DECAY, JOBKEY, NULL},
+    {"lr-step-epochs", NULL, NULL, O_STEP, JOBKEY, NULL},
+    {"lr-gamma", NULL, NULL, O_GAMMA, JOBKEY, NULL},
+    {"lr-horizon", NULL, NULL, O_HORIZON, JOBKEY, NULL},
+    {NULL, NULL, "Stopping (at least one):", 0, 0, NULL},
+    {"epochs", "E", "stop after E epochs (fractions allowed)", O_EPOCHS, 0, NULL},
+    {"iterations", "N", "stop after N iterations in total (resumed ones count)", O_ITERS, 0, NULL},
+    {"target-accuracy", "A", "stop once test accuracy >= A (0..1)", O_TARGET, 0, NULL},
+    {"target-loss", "L", "or once the period-mean training loss <= L (see --target-window)", O_TLOSS, 0, NULL},
+    {"straggler-fraction", "F", "write each worker's compute time per iteration, and a\n"
+                                "straggler line when a worker's smoothed throughput stays\n"
+                                "under F of the median's for 5 s (Or et al.: 0.8)", O_STRAGGLER, 0, NULL},
+    {"eval-every", "N", "evaluate every N iterations (default once an epoch)", O_EVAL, 0, NULL},
+    {"eval-every-epochs", "F", "evaluate every F epochs (e.g. 0.25)", O_EVAL_EPOCHS, 0, NULL},
+    {"eval-subset", "N", "periodic evaluations use the first N test samples, a fixed\n"
+                         "held-out subset (0 = the whole test set, the default); the\n"
+                         "final evaluation and confirmations use the whole test set", O_EVAL_SUBSET, 0, NULL},
+    {"target-window", "W", "reached when the mean of the last W periodic evaluations is\n"
+                           ">= the target (default 1: a single evaluation)", O_TWINDOW, 0, NULL},
+    {"target-confirm-tol", "T", "with --eval-subset: reached only if the whole test set\n"
+                                "also scores >= target - T (default 0.005); otherwise training\n"
+                                "continues", O_TTOL, 0, NULL},
+    {"target-history", "A,...", "earlier periodic accuracies of this run (oldest first) that\n"
+                                "prefill the window when resuming (default none)", O_THIST, 0, NULL},
+    {"stop-noise-stable", "W:TOL", "stop once the noise scale B_simple of two consecutive\n"
+                                   "windows of W iterations agrees within TOL (K >= 2)", O_STOP_NOISE, 0, NULL},
+    {"stop-time-stable", "R[:M]", "stop once the mean iteration time is known within a\n"
+                                  "relative standard error R (after M iterations, default 10)", O_STOP_TIME, 0, NULL},
+    {NULL, NULL, "Output and state:", 0, 0, NULL},
+    {"seed", NULL, NULL, O_SEED, JOBKEY, NULL},
+    {"metrics", "FILE", "one JSON object per iteration (and per evaluation)", O_METRICS, 0, NULL},
+    {"vm-type", "TYPE", "catalog VM type the measurements stand for (metrics);\n"
+                        "checked against the catalog", O_VM, 0, NULL},
+    {"catalog", "CSV", "VM catalog for --vm-type (default data/vm-catalog.csv)", O_CATALOG, 0, NULL},
+    {"checkpoint", "DIR", "write DIR/checkpoint.scv at the end (and every N)", O_CKPT, 0, NULL},
+    {"checkpoint-every", "N", "also every N iterations", O_CKPT_EVERY, 0, NULL},
+    {"resume", NULL, "continue from the checkpoint in DIR (any K and B)", O_RESUME, 0, NULL},
+    {"json", NULL, "last stdout line is a JSON summary", O_JSON, 0, NULL},
+    {"progress", "WHEN", "auto | always | never (auto: on a terminal)", O_PROGRESS, 0, "auto|always|never"},
+    {"no-grad-stats", NULL, "skip the gradient-norm statistics (to measure their cost)", O_NO_STATS, 0, NULL},
+    {"no-final-eval", NULL, "no test-set evaluation at the end of this invocation, unless\n"
+                            "the target or --epochs ends it and the last evaluation was\n"
+                            "on a subset (then the whole test set is evaluated)", O_NO_EVAL, 0, NULL},
+    {"elastic-control", "DIR", "the elastic job driver's mode: the job stays up and trains one\n"
+                               "segment per command in DIR/cmd (answers in DIR/reply), changing\n"
+                               "K and B in place (docs/RUN.md); no stopping rule is needed", O_ELASTIC, 0, NULL},
+    {"help", NULL, "this text (also -h)", 0, 0, NULL},
+    {NULL, NULL, NULL, 0, 0, NULL},
+};
+
+static void help(void)
+{
+    printf(TRAIN_USAGE "\nSynchronous data-parallel SGD on K MPI ranks with global batch B.\n\n");
+    cli_opt_help(stdout, TRAIN_OPTIONS, 24, 0);
+    printf("\nExit status: 0 done, 1 failure (or target not reached), 2 usage error,\n"
+           "130 interrupted (a checkpoint is written when --checkpoint is given).\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    return cli_usage_error("train", TRAIN_USAGE, fmt, arg);
+}
 
 /* Parses an integer option value into *out within [lo, hi]. */
 static int opt_int(const char *name, const char *v, int64_t lo, int64_t hi, int64_t *out)
@@ -271,6 +258,174 @@ static int apply_contract(scv_train_params *p, double *weights, int *n_weights, 
     return -1;
 }
 
+/* What the options set besides scv_train_params, for the checks of their combinations. */
+typedef struct train_cli {
+    const char *stream_spec, *stream_opt; /* --stream-rate; a --stream-* option given */
+    const char *coll_opt;                 /* --collective or --artopk-root given */
+    int stream_bounds, min_share_set, json, n_weights;
+    const char *progress, *cluster, *catalog, *hosts;
+    double weights[1024];
+} train_cli;
+
+/* The options of dynamic batching, streaming and communication efficiency: -1 when set,
+ * an exit status when arg is bad, -2 when c is none of them. */
+static int stream_comm_option(int c, char *arg, scv_train_params *p, train_cli *f)
+{
+    switch (c) {
+    case O_DYNB: p->dynamic_batching = 1; break;
+    case O_MINSHARE:
+        if (scv_parse_f64(arg, &p->dynbatch.min_share) || !(p->dynbatch.min_share > 0 && p->dynbatch.min_share < 0.5))
+            return usage_error("--min-share '%s': expected a share of B in (0, 0.5)", arg);
+        f->min_share_set = 1;
+        break;
+    case O_SRATE: f->stream_spec = arg; break;
+    case O_SBOUNDS: {
+        char *comma = strchr(arg, ',');
+        int64_t lo = 0, hi = 0;
+        if (comma) *comma = 0;
+        int bad = !comma || scv_parse_i64(arg, &lo) || scv_parse_i64(comma + 1, &hi) || lo < 1 || hi < lo ||
+                  hi > (1 << 24);
+        if (comma) *comma = ',';
+        if (bad)
+            return usage_error("--stream-bounds '%s': expected MIN,MAX with 1 <= MIN <= MAX <= 16777216 "
+                               "(samples per worker and step; ScaDLES: 8,1024)", arg);
+        p->stream_policy.b_min = lo, p->stream_policy.b_max = hi;
+        f->stream_opt = "--stream-bounds", f->stream_bounds = 1;
+        break;
+    }
+    case O_SBUFFER:
+        if (!strcmp(arg, "truncate")) p->stream_policy.buffer = SCV_STREAM_TRUNCATE;
+        else if (!strcmp(arg, "persist")) p->stream_policy.buffer = SCV_STREAM_PERSIST;
+        else return usage_error("--stream-buffer '%s': expected truncate or persist", arg);
+        if (!f->stream_opt) f->stream_opt = "--stream-buffer";
+        break;
+    case O_SFULL:
+        p->stream_policy.full_batch = 1;
+        if (!f->stream_opt) f->stream_opt = "--stream-full-batch";
+        break;
+    case O_SNONIID:
+        if (scv_parse_f64(arg, &p->noniid_skew) || !(p->noniid_skew >= 0 && p->noniid_skew <= 1))
+            return usage_error("--stream-noniid %s: must be in [0, 1] (the fraction of a worker's batch "
+                               "from its home classes; 0 = IID)", arg);
+        break;
+    case O_SINJECT: {
+        char *comma = strchr(arg, ',');
+        double a = 0, b = 0;
+        if (comma) *comma = 0;
+        int bad = !comma || scv_parse_f64(arg, &a) || scv_parse_f64(comma + 1, &b) || !(a > 0 && a <= 1) ||
+                  !(b > 0 && b <= 1);
+        if (comma) *comma = ',';
+        if (bad)
+            return usage_error("--stream-inject %s: expected ALPHA,BETA, each in (0, 1] (e.g. 0.5,0.5: half "
+                               "the workers share half their samples)", arg);
+        p->inject_alpha = a, p->inject_beta = b;
+        break;
+    }
+    case O_COMPRESS:
+        if (!strcmp(arg, "none")) p->comm.compress = SCV_COMPRESS_NONE;
+        else if (!strcmp(arg, "gravac")) p->comm.compress = SCV_COMPRESS_GRAVAC;
+        else if (!strncmp(arg, "gravac:", 7) && !scv_parse_f64(arg + 7, &p->comm.gravac.eps) &&
+                 p->comm.gravac.eps > 0 && p->comm.gravac.eps < 1)
+            p->comm.compress = SCV_COMPRESS_GRAVAC;
+        else if (!strncmp(arg, "topk:", 5) && !scv_parse_f64(arg + 5, &p->comm.cf) && p->comm.cf > 1 &&
+                 p->comm.cf <= 1e6)
+            p->comm.compress = SCV_COMPRESS_TOPK;
+        else
+            return usage_error("--compress '%s': expected none, topk:CF (1 < CF <= 1e6, e.g. topk:100) or "
+                               "gravac[:EPS] (0 < EPS < 1, default 0.7)", arg);
+        break;
+    case O_COLL:
+        f->coll_opt = "--collective";
+        if (!strcmp(arg, "auto")) p->comm.collective = SCV_COLL_AUTO;
+        else if (!strcmp(arg, "allgather")) p->comm.collective = SCV_COLL_ALLGATHER;
+        else if (!strcmp(arg, "artopk")) p->comm.collective = SCV_COLL_ARTOPK;
+        else return usage_error("--collective '%s': expected auto, allgather or artopk", arg);
+        break;
+    case O_ARROOT:
+        f->coll_opt = "--artopk-root";
+        if (strcmp(arg, "star") && strcmp(arg, "var"))
+            return usage_error("--artopk-root '%s': expected star or var", arg);
+        p->comm.var_root = !strcmp(arg, "var");
+        break;
+    case O_SELSYNC:
+        if (!strncmp(arg, "lssr:", 5)) {
+            if (scv_parse_f64(arg + 5, &p->comm.sel.lssr) || !(p->comm.sel.lssr > 0 && p->comm.sel.lssr < 1))
+                return usage_error("--selsync '%s': expected lssr:R with 0 < R < 1 (the share of local steps)",
+                                   arg);
+        } else if (p->comm.sel.lssr = 0, scv_parse_f64(arg, &p->comm.sel.delta) || !(p->comm.sel.delta >= 0) ||
+                   p->comm.sel.delta > 1e6)
+            return usage_error("--selsync '%s': expected DELTA >= 0 (the paper: 0.25 to 0.5; 0 = synchronous "
+                               "SGD) or lssr:R", arg);
+        p->comm.selsync = 1;
+        break;
+    case O_STOP_NOISE: {
+        char *colon = strchr(arg, ':');
+        int64_t w = 0;
+        double tol = 0;
+        if (!colon) return usage_error("--stop-noise-stable '%s': expected W:TOL, e.g. 40:0.25", arg);
+        *colon = 0;
+        int bad = scv_parse_i64(arg, &w) || w < 2 || scv_parse_f64(colon + 1, &tol) || !(tol > 0);
+        *colon = ':';
+        if (bad) return usage_error("--stop-noise-stable '%s': expected W:TOL, e.g. 40:0.25", arg);
+        p->stop_noise_window = (int)w;
+        p->stop_noise_tol = tol;
+        break;
+    }
+    case O_STOP_TIME: {
+        char *colon = strchr(arg, ':');
+        int64_t mn = 10;
+        if (colon) *colon = 0;
+        int bad = scv_parse_f64(arg, &p->stop_time_rse) || !(p->stop_time_rse > 0) ||
+                  (colon && (scv_parse_i64(colon + 1, &mn) || mn < 2));
+        if (colon) *colon = ':';
+        if (bad) return usage_error("--stop-time-stable '%s': expected REL[:MIN], e.g. 0.02:10", arg);
+        p->stop_time_min = (int)mn;
+        break;
+    }
+    default: return -2;
+    }
+    return -1;
+}
+
+static int train_checked(scv_train_params p, train_cli *f, int argc, char **argv);
+
+/* --batch-split W,...: -1 when set, else the exit status */
+static int parse_split(char *optarg, train_cli *f)
+{
+    char *s = optarg, *end;
+    f->n_weights = 0;
+    while (*s) {
+        errno = 0;
+        double v = strtod(s, &end);
+        if (end == s || errno == ERANGE || !(v > 0) || !isfinite(v) || (*end && *end != ',') || f->n_weights == 1024)
+            return usage_error("--batch-split '%s': expected positive finite weights separated by commas", optarg);
+        f->weights[f->n_weights++] = v;
+        s = *end ? end + 1 : end;
+    }
+    return -1;
+}
+
+/* --target-history A,... into history (cap values): -1 when set, else the exit status;
+ * "" (no history) is allowed, so a driver can always pass the option */
+static int parse_history(char *optarg, scv_train_params *p, double *history, size_t cap)
+{
+    char *s = optarg, *end;
+    p->n_target_history = 0;
+    while (*s) {
+        double v = strtod(s, &end);
+        if (end == s || !(v >= 0 && v <= 1e30) || (*end && *end != ',') || (*end == ',' && !end[1]) ||
+            p->n_target_history == (int)cap)
+            return usage_error("--target-history '%s': expected accuracies in [0,1] (or "
+                               "losses >= 0) separated by commas (at most 4096), oldest first",
+                               optarg);
+        history[p->n_target_history++] = v;
+        s = *end ? end + 1 : end;
+    }
+    p->target_history = history;
+    return -1;
+}
+
+
 /* The options as parsed (p.stream set): checks them, then trains here or launches the ranks.
  * Returns the exit code. */
 static int train_parsed(scv_train_params p, int argc, char **argv, int json, const char *progress,
@@ -279,16 +434,13 @@ static int train_parsed(scv_train_params p, int argc, char **argv, int json, con
 int cmd_train(int argc, char **argv)
 {
     scv_train_params p = scv_train_params_default();
-    int json = 0;
-    const char *progress = "auto", *cluster = NULL, *catalog = NULL, *hosts = NULL;
-    const char *stream_spec = NULL, *stream_opt = NULL; /* --stream-rate; a --stream-* option given */
-    const char *coll_opt = NULL;                        /* --collective or --artopk-root given */
-    int stream_bounds = 0;
-    double weights[1024];
-    int min_share_set = 0;
-    int n_weights = 0;
+    static train_cli f;
+    memset(&f, 0, sizeof f);
+    f.progress = "auto";
     static double history[4096];
     int64_t iv;
+    struct option opts[sizeof TRAIN_OPTIONS / sizeof TRAIN_OPTIONS[0] + 2];
+    if (cli_opt_getopt(TRAIN_OPTIONS, opts, sizeof opts / sizeof opts[0]) < 0) return EXIT_FAIL;
     optind = 1;
     opterr = 0;
     int c;
@@ -313,21 +465,9 @@ int cmd_train(int argc, char **argv)
             if (opt_int(name, optarg, 1, 1 << 24, &iv)) return EXIT_USAGE;
             p.batch = (int)iv;
             break;
-        case O_SPLIT: {
-            char *s = optarg, *end;
-            n_weights = 0;
-            while (*s) {
-                errno = 0;
-                double v = strtod(s, &end);
-                if (end == s || errno == ERANGE || !(v > 0) || !isfinite(v) ||
-                    (*end && *end != ',') || n_weights == 1024)
-                    return usage_error("--batch-split '%s': expected positive finite weights "
-                                       "separated by commas", optarg);
-                weights[n_weights++] = v;
-                s = *end ? end + 1 : end;
-            }
+        case O_SPLIT:
+            if ((c = parse_split(optarg, &f)) >= 0) return c;
             break;
-        }
         case O_LR: if (opt_num(name, optarg, &p.lr)) return EXIT_USAGE; break;
         case O_MOM: if (opt_num(name, optarg, &p.momentum)) return EXIT_USAGE; break;
         case O_WD: if (opt_num(name, optarg, &p.weight_decay)) return EXIT_USAGE; break;
@@ -404,186 +544,73 @@ int cmd_train(int argc, char **argv)
                 return usage_error("--target-confirm-tol '%s': expected a number in [0,1), e.g. "
                                    "0.005", optarg);
             break;
-        case O_THIST: {
-            /* "" (no history) is allowed, so a driver can always pass the option */
-            char *s = optarg, *end;
-            p.n_target_history = 0;
-            while (*s) {
-                double v = strtod(s, &end);
-                if (end == s || !(v >= 0 && v <= 1e30) || (*end && *end != ',') ||
-                    (*end == ',' && !end[1]) || p.n_target_history == (int)(sizeof history / sizeof history[0]))
-                    return usage_error("--target-history '%s': expected accuracies in [0,1] (or "
-                                       "losses >= 0) separated by commas (at most 4096), oldest first",
-                                       optarg);
-                history[p.n_target_history++] = v;
-                s = *end ? end + 1 : end;
-            }
-            p.target_history = history;
+        case O_THIST:
+            if ((c = parse_history(optarg, &p, history, sizeof history / sizeof history[0])) >= 0) return c;
             break;
-        }
         case O_VM: p.vm_type = optarg; break;
-        case O_CATALOG: catalog = optarg; break;
-        case O_CLUSTER: cluster = optarg; break;
-        case O_HOSTS: hosts = optarg; break;
-        case O_DYNB: p.dynamic_batching = 1; break;
-        case O_MINSHARE:
-            if (scv_parse_f64(optarg, &p.dynbatch.min_share) || !(p.dynbatch.min_share > 0 && p.dynbatch.min_share < 0.5))
-                return usage_error("--min-share '%s': expected a share of B in (0, 0.5)", optarg);
-            min_share_set = 1;
-            break;
-        case O_SRATE: stream_spec = optarg; break;
-        case O_SBOUNDS: {
-            char *comma = strchr(optarg, ',');
-            int64_t lo = 0, hi = 0;
-            if (comma) *comma = 0;
-            int bad = !comma || scv_parse_i64(optarg, &lo) || scv_parse_i64(comma + 1, &hi) || lo < 1 || hi < lo ||
-                      hi > (1 << 24);
-            if (comma) *comma = ',';
-            if (bad)
-                return usage_error("--stream-bounds '%s': expected MIN,MAX with 1 <= MIN <= MAX <= 16777216 "
-                                   "(samples per worker and step; ScaDLES: 8,1024)", optarg);
-            p.stream_policy.b_min = lo, p.stream_policy.b_max = hi;
-            stream_opt = "--stream-bounds", stream_bounds = 1;
-            break;
-        }
-        case O_SBUFFER:
-            if (!strcmp(optarg, "truncate")) p.stream_policy.buffer = SCV_STREAM_TRUNCATE;
-            else if (!strcmp(optarg, "persist")) p.stream_policy.buffer = SCV_STREAM_PERSIST;
-            else return usage_error("--stream-buffer '%s': expected truncate or persist", optarg);
-            if (!stream_opt) stream_opt = "--stream-buffer";
-            break;
-        case O_SFULL:
-            p.stream_policy.full_batch = 1;
-            if (!stream_opt) stream_opt = "--stream-full-batch";
-            break;
-        case O_SNONIID:
-            if (scv_parse_f64(optarg, &p.noniid_skew) || !(p.noniid_skew >= 0 && p.noniid_skew <= 1))
-                return usage_error("--stream-noniid %s: must be in [0, 1] (the fraction of a worker's batch "
-                                   "from its home classes; 0 = IID)", optarg);
-            break;
-        case O_SINJECT: {
-            char *comma = strchr(optarg, ',');
-            double a = 0, b = 0;
-            if (comma) *comma = 0;
-            int bad = !comma || scv_parse_f64(optarg, &a) || scv_parse_f64(comma + 1, &b) || !(a > 0 && a <= 1) ||
-                      !(b > 0 && b <= 1);
-            if (comma) *comma = ',';
-            if (bad)
-                return usage_error("--stream-inject %s: expected ALPHA,BETA, each in (0, 1] (e.g. 0.5,0.5: half "
-                                   "the workers share half their samples)", optarg);
-            p.inject_alpha = a, p.inject_beta = b;
-            break;
-        }
-        case O_COMPRESS:
-            if (!strcmp(optarg, "none")) p.comm.compress = SCV_COMPRESS_NONE;
-            else if (!strcmp(optarg, "gravac")) p.comm.compress = SCV_COMPRESS_GRAVAC;
-            else if (!strncmp(optarg, "gravac:", 7) && !scv_parse_f64(optarg + 7, &p.comm.gravac.eps) &&
-                     p.comm.gravac.eps > 0 && p.comm.gravac.eps < 1)
-                p.comm.compress = SCV_COMPRESS_GRAVAC;
-            else if (!strncmp(optarg, "topk:", 5) && !scv_parse_f64(optarg + 5, &p.comm.cf) && p.comm.cf > 1 &&
-                     p.comm.cf <= 1e6)
-                p.comm.compress = SCV_COMPRESS_TOPK;
-            else
-                return usage_error("--compress '%s': expected none, topk:CF (1 < CF <= 1e6, e.g. topk:100) or "
-                                   "gravac[:EPS] (0 < EPS < 1, default 0.7)", optarg);
-            break;
-        case O_COLL:
-            coll_opt = "--collective";
-            if (!strcmp(optarg, "auto")) p.comm.collective = SCV_COLL_AUTO;
-            else if (!strcmp(optarg, "allgather")) p.comm.collective = SCV_COLL_ALLGATHER;
-            else if (!strcmp(optarg, "artopk")) p.comm.collective = SCV_COLL_ARTOPK;
-            else return usage_error("--collective '%s': expected auto, allgather or artopk", optarg);
-            break;
-        case O_ARROOT:
-            coll_opt = "--artopk-root";
-            if (strcmp(optarg, "star") && strcmp(optarg, "var"))
-                return usage_error("--artopk-root '%s': expected star or var", optarg);
-            p.comm.var_root = !strcmp(optarg, "var");
-            break;
-        case O_SELSYNC:
-            if (!strncmp(optarg, "lssr:", 5)) {
-                if (scv_parse_f64(optarg + 5, &p.comm.sel.lssr) || !(p.comm.sel.lssr > 0 && p.comm.sel.lssr < 1))
-                    return usage_error("--selsync '%s': expected lssr:R with 0 < R < 1 (the share of local steps)",
-                                       optarg);
-            } else if (p.comm.sel.lssr = 0, scv_parse_f64(optarg, &p.comm.sel.delta) || !(p.comm.sel.delta >= 0) ||
-                       p.comm.sel.delta > 1e6)
-                return usage_error("--selsync '%s': expected DELTA >= 0 (the paper: 0.25 to 0.5; 0 = synchronous "
-                                   "SGD) or lssr:R", optarg);
-            p.comm.selsync = 1;
-            break;
-        case O_STOP_NOISE: {
-            char *colon = strchr(optarg, ':');
-            int64_t w = 0;
-            double tol = 0;
-            if (!colon) return usage_error("--stop-noise-stable '%s': expected W:TOL, e.g. 40:0.25", optarg);
-            *colon = 0;
-            int bad = scv_parse_i64(optarg, &w) || w < 2 || scv_parse_f64(colon + 1, &tol) || !(tol > 0);
-            *colon = ':';
-            if (bad) return usage_error("--stop-noise-stable '%s': expected W:TOL, e.g. 40:0.25", optarg);
-            p.stop_noise_window = (int)w;
-            p.stop_noise_tol = tol;
-            break;
-        }
-        case O_STOP_TIME: {
-            char *colon = strchr(optarg, ':');
-            int64_t mn = 10;
-            if (colon) *colon = 0;
-            int bad = scv_parse_f64(optarg, &p.stop_time_rse) || !(p.stop_time_rse > 0) ||
-                      (colon && (scv_parse_i64(colon + 1, &mn) || mn < 2));
-            if (colon) *colon = ':';
-            if (bad) return usage_error("--stop-time-stable '%s': expected REL[:MIN], e.g. 0.02:10", optarg);
-            p.stop_time_min = (int)mn;
-            break;
-        }
-        case O_JSON: json = 1; break;
+        case O_CATALOG: f.catalog = optarg; break;
+        case O_CLUSTER: f.cluster = optarg; break;
+        case O_HOSTS: f.hosts = optarg; break;
+        case O_JSON: f.json = 1; break;
         case O_PROGRESS:
             if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never"))
                 return usage_error("--progress '%s': expected auto, always or never", optarg);
-            progress = optarg;
+            f.progress = optarg;
             break;
         case ':': return usage_error("option '%s' needs a value", argv[optind - 1]);
-        default: return usage_error("unknown option '%s'", argv[optind - 1]);
+        default: {
+            int r = stream_comm_option(c, optarg, &p, &f);
+            if (r == -2) return usage_error("unknown option '%s'", argv[optind - 1]);
+            if (r >= 0) return r;
+        }
         }
     }
     if (optind < argc) return usage_error("unexpected argument '%s'", argv[optind]);
-    int contract = 0, crc = apply_contract(&p, weights, &n_weights, &contract);
+    return train_checked(p, &f, argc, argv);
+}
+
+/* The combinations of the options (and the trainer contract's variables) checked, the
+ * stream's rates read; then train_parsed. Returns the exit status. */
+static int train_checked(scv_train_params p, train_cli *f, int argc, char **argv)
+{
+    int contract = 0, crc = apply_contract(&p, f->weights, &f->n_weights, &contract);
     if (crc >= 0) return crc;
-    if (min_share_set && !p.dynamic_batching) return usage_error("--min-share %s: only with --dynamic-batching", "F");
-    if (min_share_set && p.dynbatch.min_share * p.workers >= 0.9) { /* K as the contract may have set it */
+    if (f->min_share_set && !p.dynamic_batching) return usage_error("--min-share %s: only with --dynamic-batching", "F");
+    if (f->min_share_set && p.dynbatch.min_share * p.workers >= 0.9) { /* K as the contract may have set it */
         char m[96];
         snprintf(m, sizeof m, "%g: must be under 0.9/K = %.4g for --workers %d", p.dynbatch.min_share,
                  0.9 / p.workers, p.workers);
         return usage_error("--min-share %s (an even share is 1/K)", m);
     }
-    if (contract) progress = "never";
-    if (n_weights) {
-        if (n_weights != p.workers) {
+    if (contract) f->progress = "never";
+    if (f->n_weights) {
+        if (f->n_weights != p.workers) {
             fprintf(stderr, "scavenger train: --batch-split has %d weights for --workers %d\n",
-                    n_weights, p.workers);
+                    f->n_weights, p.workers);
             return EXIT_USAGE;
         }
-        p.rank_weights = weights;
+        p.rank_weights = f->weights;
     }
-    if (stream_opt && !stream_spec) return usage_error("%s needs --stream-rate", stream_opt);
-    if (coll_opt && p.comm.compress == SCV_COMPRESS_NONE)
-        return usage_error("%s: only with --compress (how a compressed gradient travels)", coll_opt);
+    if (f->stream_opt && !f->stream_spec) return usage_error("%s needs --stream-rate", f->stream_opt);
+    if (f->coll_opt && p.comm.compress == SCV_COMPRESS_NONE)
+        return usage_error("%s: only with --compress (how a compressed gradient travels)", f->coll_opt);
     if (p.comm.selsync && p.comm.compress != SCV_COMPRESS_NONE)
         return usage_error("%s and --compress: choose one (SelSync's local steps send nothing to compress)",
                            "--selsync");
-    if (p.stream_policy.full_batch && stream_bounds)
+    if (p.stream_policy.full_batch && f->stream_bounds)
         return usage_error("%s: not with --stream-full-batch (its bounds are each worker's share of --batch)",
                            "--stream-bounds");
     scv_stream_rates *rates = NULL;
-    if (stream_spec) {
+    if (f->stream_spec) {
         scv_err err = {0};
-        int src = scv_stream_rates_parse(stream_spec, p.workers, &rates, &err);
+        int src = scv_stream_rates_parse(f->stream_spec, p.workers, &rates, &err);
         if (src) {
             if (reports()) fprintf(stderr, "scavenger train: %s\n", err.msg);
             return src == SCV_EINVAL ? EXIT_USAGE : EXIT_FAIL;
         }
         p.stream = rates;
     }
-    int rc = train_parsed(p, argc, argv, json, progress, cluster, catalog, hosts, contract);
+    int rc = train_parsed(p, argc, argv, f->json, f->progress, f->cluster, f->catalog, f->hosts, contract);
     scv_stream_rates_free(rates);
     return rc;
 }

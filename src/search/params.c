@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "../core/util.h"
+#include "search/jobopts.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -96,6 +97,9 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
 {
     scv_err e = {0};
     int rc;
+    const scv_option *key = scv_job_option_find(name); /* the loop's settings: jobopts.c's table */
+    if (!key || !(key->flags & SCV_OPT_LOOP))
+        return scv_err_set(err, SCV_ENOTFOUND, "'%s' is not a setting of the loop", name);
 #define CHOICE(key, fn, field)                                                                     \
     if (!strcmp(name, key)) {                                                                      \
         if ((rc = fn(v, &p->field, &e))) return scv_err_set(err, rc, "%s: %s", key, e.msg);       \

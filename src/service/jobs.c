@@ -1,7 +1,7 @@
 /*
  * jobs.c - the service's submitted runs. A job arrives as the JSON object `scavenger run
  * JOB.json` reads; svc_job_check() refuses what the service must not run (errors name the
- * field): unknown settings, wrong types, bad values of the loop's settings (checked by the
+ * field): settings that are not a job's keys (src/search/jobopts.c), wrong types, bad values of the loop's settings (checked by the
  * library's own scv_run_params_set), the service's own settings (db, report), paths outside
  * the data directory (dataset, catalog) and an external trainer's command (exec, hosts)
  * unless the operator allowed them. svc_submit() queues it; a manager thread starts at
@@ -23,6 +23,7 @@
 #include "service.h"
 #include "../core/util.h"
 #include "../io/json_out.h"
+#include "search/jobopts.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -46,28 +47,12 @@ const char *svc_sub_state_name(svc_sub_state s)
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
 }
 
-/* the built-in trainer's options (cmd_run.c JOB_OPTS) and the run command's own */
 /* wall clock, s since the epoch (what the dashboard shows) */
 static double wall_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static const char *const JOB_OPTS[] = {"model", "hidden", "dataset", "threads", "lr", "momentum",
-                                       "weight-decay", "lr-scaling", "base-batch", "warmup-epochs",
-                                       "lr-decay", "lr-step-epochs", "lr-gamma", "lr-horizon", "seed",
-                                       NULL};
-static const char *const NUM_OPTS[] = {"threads", "lr", "momentum", "weight-decay", "base-batch",
-                                       "warmup-epochs", "lr-step-epochs", "lr-gamma", "lr-horizon", "seed",
-                                       NULL};
-
-static int in_list(const char *const *list, const char *name)
-{
-    for (int i = 0; list[i]; i++)
-        if (!strcmp(list[i], name)) return 1;
-    return 0;
 }
 
 static int field_err(char *field, size_t fcap, const char *name, scv_err *err, int code, const char *fmt,
@@ -103,6 +88,7 @@ int svc_job_check(const svc_config *cfg, const char *body, char **out, char *fie
     int rc = SCV_OK, has_target = 0;
     for (cJSON *it = o->child; it && !rc; it = it->next) {
         const char *name = it->string;
+        const scv_option *key = scv_job_option_find(name); /* a job's keys: search/jobopts.c */
         char val[512];
         int len = 0;
         for (const cJSON *q = o->child; q != it; q = q->next)
@@ -121,7 +107,9 @@ int svc_job_check(const svc_config *cfg, const char *body, char **out, char *fie
             rc = field_err(field, fcap, name, err, SCV_EINVAL, "the value is longer than 511 characters%s", "");
             break;
         }
-        if (!strcmp(name, "db") || !strcmp(name, "report")) {
+        if (!key) {
+            rc = field_err(field, fcap, name, err, SCV_EINVAL, "unknown setting%s", "");
+        } else if (!strcmp(name, "db") || !strcmp(name, "report")) {
             rc = field_err(field, fcap, name, err, SCV_EINVAL, "set by the service, not by a job%s", "");
         } else if (!strcmp(name, "exec") || !strcmp(name, "hosts")) {
             if (!cfg->allow_exec)
@@ -143,24 +131,23 @@ int svc_job_check(const svc_config *cfg, const char *body, char **out, char *fie
             if (strncmp(val, "synthetic:", 10) == 0 && (scv_parse_i64(val + 10, &nsamp) || nsamp < 10 || nsamp > 10000000))
                 rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected synthetic:N with 10 <= N <= 10^7", val);
         } else if (!strcmp(name, "model")) {
-            if (strcmp(val, "logreg") && strcmp(val, "mlp") && strcmp(val, "lenet") && strcmp(val, "resnet"))
+            if (!scv_option_value_ok(key, val))
                 rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected logreg, mlp, lenet or resnet", val);
         } else if (!strcmp(name, "hidden")) {
             scv_model_spec spec = {.name = "mlp"};
             if (scv_model_parse_hidden(val, &spec, NULL))
                 rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected layer sizes such as 256,128", val);
-        } else if (in_list(NUM_OPTS, name)) {
+        } else if (key->flags & SCV_OPT_NUM) {
             char *e = NULL;
             double d = strtod(val, &e);
             if (e == val || *e || !isfinite(d) || d < 0)
                 rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected a non-negative number", val);
-        } else if (in_list(JOB_OPTS, name)) {
+        } else if (key->flags & SCV_OPT_TRAINER) {
             /* lr-scaling, lr-decay: the trainer checks their names */
         } else {
             scv_err e = {0};
             int st = scv_run_params_set(&p, name, val, &e);
-            if (st == SCV_ENOTFOUND) rc = field_err(field, fcap, name, err, SCV_EINVAL, "unknown setting%s", "");
-            else if (st) rc = field_err(field, fcap, name, err, SCV_EINVAL, "%s", e.msg);
+            if (st) rc = field_err(field, fcap, name, err, SCV_EINVAL, "%s", e.msg);
             if (!strcmp(name, "target-accuracy") || !strcmp(name, "target-loss")) has_target = 1;
         }
     }
