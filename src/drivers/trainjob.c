@@ -123,9 +123,14 @@ int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err)
     char path[1200], json[4096];
     snprintf(path, sizeof path, "%s/job.jsonl", run_dir);
     scv_argv a = {0};
+    scv_segwire *w = calloc(1, sizeof *w);
+    if (!w) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    w->batch = 32, w->until_iterations = 1, w->final_eval = 0;
+    snprintf(w->metrics, sizeof w->metrics, "%s", path);
     scv_train_cmd c = {.job_opts = (const char *const *)t->opts, .vm_type = t->vm_type, .catalog = t->catalog,
-                       .batch = 32, .iterations = 1, .metrics = path, .no_final_eval = 1};
+                       .seg = w};
     scv_train_argv(&a, &c);
+    free(w);
     if (a.oom) {
         scv_argv_free(&a);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
