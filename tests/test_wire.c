@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv_test.h"
 #include "scv.h"
+#include "../src/io/metrics_line.h"
 #include "../src/io/segwire.h"
 
 #include <cjson/cJSON.h>
@@ -309,9 +310,140 @@ static void t_from_spec(void)
     CHECK(w.checkpoint_end == 0 && w.compress_cf == 0 && !w.straggler_on && w.n_split == 0);
 }
 
+
+/* ---- the metrics-line reader ---- */
+
+static void t_line_good(void)
+{
+    scv_metrics_line m;
+    scv_err e = {0};
+    /* the built-in trainer's lines and a Python trainer's (json.dumps spacing) */
+    CHECK_EQ_INT(scv_metrics_line_parse("{\"type\":\"job\",\"model\":\"lenet\",\"arch\":\"cnn\",\"params\":61706,"
+                                        "\"act_bytes\":58408,\"input_floats\":784,\"n_train\":60000,\"vm\":\"c5.large\","
+                                        "\"threads\":2,\"workers\":2,\"batch\":64}\n", "m.jsonl", 1, &m, &e), SCV_OK);
+    CHECK_EQ_INT(m.type, SCV_ML_JOB);
+    CHECK(!strcmp(m.u.job.model, "lenet") && !strcmp(m.u.job.arch, "cnn") && !strcmp(m.u.job.vm, "c5.large"));
+    CHECK(m.u.job.params == 61706 && m.u.job.act_bytes == 58408 && m.u.job.n_train == 60000 && m.u.job.threads == 2);
+    CHECK_EQ_INT(scv_metrics_line_parse("{\"type\": \"iter\", \"iter\": 812, \"epoch_progress\": 3.46, \"workers\": 2, "
+                                        "\"batch\": 256, \"t_compute\": 0.0101, \"t_comm\": 0.0042, \"t_iter\": 0.0151, "
+                                        "\"loss\": 0.41, \"grad_sqnorm_local_mean\": 1.18, \"grad_sqnorm_global\": null, "
+                                        "\"samples_seen\": 207872, \"ts\": 1795342538.23, \"cf\": 100, \"t_compress\": 0.001}",
+                                        "m.jsonl", 2, &m, &e), SCV_OK);
+    CHECK_EQ_INT(m.type, SCV_ML_ITER);
+    CHECK(m.u.iter.iter == 812 && m.u.iter.workers == 2 && m.u.iter.batch == 256 && m.u.iter.t_iter == 0.0151);
+    CHECK(m.u.iter.g_local == 1.18 && isnan(m.u.iter.g_global) && m.u.iter.samples_seen == 207872);
+    CHECK(m.u.iter.ts == 1795342538.23 && m.u.iter.cf == 100 && m.u.iter.t_compress == 0.001 && m.u.iter.loss == 0.41);
+    CHECK_EQ_INT(scv_metrics_line_parse("{\"type\":\"eval\",\"iter\":936,\"epoch_progress\":4.0,\"test_accuracy\":0.871,"
+                                        "\"test_loss\":0.367,\"train_loss\":null,\"train_loss_samples\":14848,"
+                                        "\"role\":\"periodic\",\"set\":\"subset\"}", "m.jsonl", 3, &m, &e), SCV_OK);
+    CHECK_EQ_INT(m.type, SCV_ML_EVAL);
+    CHECK(m.u.eval.iter == 936 && m.u.eval.test_accuracy == 0.871 && isnan(m.u.eval.train_loss));
+    CHECK(!strcmp(m.u.eval.role, "periodic") && !strcmp(m.u.eval.set, "subset") && m.u.eval.train_loss_samples == 14848);
+    CHECK_EQ_INT(scv_metrics_line_parse("{\"type\":\"latency\",\"iter\":0,\"workers\":4,\"seconds\":2.5e-05}", "m.jsonl",
+                                        4, &m, &e), SCV_OK);
+    CHECK(m.type == SCV_ML_LATENCY && m.u.latency.workers == 4 && m.u.latency.seconds == 2.5e-05);
+    /* other types (the trainer's target, straggler, rebalance lines; a user's own) are skipped */
+    CHECK_EQ_INT(scv_metrics_line_parse("{\"type\":\"straggler\",\"worker\":\"x\"}", "m.jsonl", 5, &m, &e), SCV_OK);
+    CHECK_EQ_INT(m.type, SCV_ML_OTHER);
+    CHECK_EQ_INT(scv_metrics_line_parse("{\"loss\":1}", "m.jsonl", 6, &m, &e), SCV_OK);
+    CHECK_EQ_INT(m.type, SCV_ML_OTHER);
+    CHECK_EQ_INT(scv_metrics_line_parse("  \r\n", "m.jsonl", 7, &m, &e), SCV_OK);
+    CHECK_EQ_INT(m.type, SCV_ML_BLANK);
+    CHECK_MSG(!e.code, "%s", e.msg);
+}
+
+static void t_line_bad(void)
+{
+    static const char *iter_head = "{\"type\":\"iter\",\"iter\":5,\"workers\":2,\"batch\":64,\"t_compute\":0.01,"
+                                   "\"t_comm\":0.001,\"grad_sqnorm_local_mean\":1,\"grad_sqnorm_global\":1,"
+                                   "\"epoch_progress\":0.5,";
+    struct {
+        const char *tail, *needle;
+        scv_ml_type type;
+    } bad[] = {
+        {"\"t_iter\":\"fast\"}", "seg-001.jsonl:17: field 't_iter' is not a number (0..1e+07, or null)", SCV_ML_ITER},
+        {"\"t_iter\":1e400}", "seg-001.jsonl:17: field 't_iter' = inf is out of range (0..1e+07)", SCV_ML_ITER},
+        {"\"t_iter\":-1}", "seg-001.jsonl:17: field 't_iter' = -1 is out of range", SCV_ML_ITER},
+        {"\"t_iter\":null}", "seg-001.jsonl:17: iteration line lacks field 't_iter'", SCV_ML_ITER},
+        {"\"t_iter\":0.01,\"ts\":\"now\"}", "seg-001.jsonl:17: field 'ts' is not a number", SCV_ML_ITER},
+        {"\"t_iter\":0.01,\"cf\":-3}", "seg-001.jsonl:17: field 'cf' = -3 is out of range", SCV_ML_ITER},
+    };
+    char line[1024];
+    scv_metrics_line m;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(line, sizeof line, "%s%s", iter_head, bad[i].tail);
+        scv_err e = {0};
+        CHECK_EQ_INT(scv_metrics_line_parse(line, "seg-001.jsonl", 17, &m, &e), SCV_EPARSE);
+        CHECK_MSG(strstr(e.msg, bad[i].needle), "%s -> %s", bad[i].tail, e.msg);
+        CHECK_EQ_INT(m.type, bad[i].type);
+    }
+    /* a refused value reads as missing, the rest of the line is read */
+    snprintf(line, sizeof line, "%s\"t_iter\":\"fast\",\"samples_seen\":640}", iter_head);
+    CHECK_EQ_INT(scv_metrics_line_parse(line, "f", 1, &m, NULL), SCV_EPARSE);
+    CHECK(isnan(m.u.iter.t_iter) && m.u.iter.iter == 5 && m.u.iter.samples_seen == 640);
+    struct {
+        const char *line, *needle;
+    } more[] = {
+        {"{\"type\":\"iter\",\"batch\":64}", "f.jsonl:3: iteration line lacks field 'workers'"},
+        {"{\"type\":\"iter\",\"workers\":1,\"batch\":64,\"t_compute\":0,\"t_comm\":0,\"t_iter\":0}",
+         "f.jsonl:3: iteration line lacks field 'grad_sqnorm_local_mean'"},
+        {"{\"type\":\"iter\",\"workers\":2.5}", "f.jsonl:3: field 'workers' = 2.5 is out of range (an integer in 1..65536)"},
+        {"{\"type\":\"eval\",\"test_accuracy\":1.5}", "f.jsonl:3: field 'test_accuracy' = 1.5 is out of range (0..1)"},
+        {"{\"type\":\"eval\",\"role\":7}", "f.jsonl:3: field 'role' is not a string"},
+        {"{\"type\":\"eval\",\"iter\":-2}", "f.jsonl:3: field 'iter' = -2 is out of range"},
+        {"{\"type\":\"job\",\"params\":10,\"n_train\":5}", "f.jsonl:3: job line lacks params, act_bytes or n_train"},
+        {"{\"type\":\"job\",\"params\":0,\"act_bytes\":0,\"input_floats\":0,\"n_train\":5}",
+         "f.jsonl:3: field 'params' = 0 is out of range"},
+        {"{\"type\":\"job\",\"params\":1,\"act_bytes\":0,\"input_floats\":0,\"n_train\":5,\"threads\":1.5}",
+         "f.jsonl:3: field 'threads' = 1.5"},
+        {"{\"type\":\"latency\",\"workers\":2}", "f.jsonl:3: latency line lacks field 'seconds' (required: workers, seconds)"},
+        {"{\"type\":\"latency\",\"workers\":0,\"seconds\":1}", "f.jsonl:3: field 'workers' = 0 is out of range"},
+        {"{\"type\":\"iter\",\"workers\":", "f.jsonl:3: not a JSON object"},
+        {"[1,2]", "f.jsonl:3: not a JSON object"},
+    };
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+        scv_err e = {0};
+        CHECK_EQ_INT(scv_metrics_line_parse(more[i].line, "f.jsonl", 3, &m, &e), SCV_EPARSE);
+        CHECK_MSG(strstr(e.msg, more[i].needle), "%s -> %s", more[i].line, e.msg);
+    }
+}
+
+/* The profile reads through the reader: an external trainer's bad line is named by file,
+ * line and field; a good file loads. */
+static void t_profile_strict(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/scv-test-wire-%ld.jsonl", (long)getpid());
+    FILE *f = fopen(path, "w");
+    fprintf(f, "{\"type\": \"job\", \"model\": \"fake\", \"params\": 10000, \"n_train\": 6000, \"act_bytes\": 0, "
+               "\"input_floats\": 784, \"workers\": 2, \"batch\": 64}\n");
+    for (int i = 1; i <= 12; i++)
+        fprintf(f, "{\"type\": \"iter\", \"iter\": %d, \"epoch_progress\": %g, \"workers\": 2, \"batch\": 64, "
+                   "\"t_compute\": 0.01, \"t_comm\": 0.002, \"t_iter\": 0.013, \"loss\": 1.0, "
+                   "\"grad_sqnorm_local_mean\": 2.0, \"grad_sqnorm_global\": 1.0, \"samples_seen\": %d, \"ts\": 1795342538.5}\n",
+                i, i * 64 / 6000.0, i * 64);
+    fclose(f);
+    scv_profile *p = NULL;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_profile_load(path, &p, &e), SCV_OK);
+    CHECK_MSG(p && p->n == 1 && p->configs[0].workers == 2 && p->configs[0].batch == 64, "%s", e.msg);
+    CHECK(p && fabs(p->configs[0].t_iter - 0.013) < 1e-12 && !strcmp(p->job.model, "fake"));
+    scv_profile_free(p);
+    f = fopen(path, "a");
+    fprintf(f, "{\"type\": \"iter\", \"iter\": 13, \"epoch_progress\": 0.2, \"workers\": 2, \"batch\": 64, "
+               "\"t_compute\": 0.01, \"t_comm\": 0.002, \"t_iter\": 0.013, \"grad_sqnorm_local_mean\": 2.0, "
+               "\"grad_sqnorm_global\": 1.0, \"samples_seen\": -5}\n");
+    fclose(f);
+    p = NULL;
+    CHECK_EQ_INT(scv_profile_load(path, &p, &e), SCV_EPARSE);
+    CHECK_MSG(!p && strstr(e.msg, ".jsonl:14: field 'samples_seen' = -5 is out of range"), "%s", e.msg);
+    unlink(path);
+}
+
 static const scv_test tests[] = {
     {"json_round_trip", t_json_round_trip}, {"json_refused", t_json_refused},
     {"env_round_trip", t_env_round_trip},   {"argv_round_trip", t_argv_round_trip},
-    {"from_spec", t_from_spec},
+    {"from_spec", t_from_spec},             {"line_good", t_line_good},
+    {"line_bad", t_line_bad},               {"profile_strict", t_profile_strict},
 };
 SCV_TEST_MAIN(tests)
