@@ -122,8 +122,7 @@ static int start_job(elastic *e, scv_err *err)
     scv_segwire *w = calloc(1, sizeof *w);
     if (!w) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     w->workers = t->K, w->batch = t->B, w->final_eval = 1, w->resume = tj_has_checkpoint(t);
-    for (int k = 0; t->split && k < t->K; k++) w->split[k] = t->split[k];
-    w->n_split = t->split ? t->K : 0;
+    scv_segwire_set_split(w, t->K, t->split);
     snprintf(w->checkpoint_dir, sizeof w->checkpoint_dir, "%s", t->ckpt_dir);
     scv_train_cmd c = {.job_opts = (const char *const *)t->opts, .cluster = t->cluster, .vm_type = t->vm_type,
                        .catalog = t->catalog, .elastic_control = e->dir, .seg = w};

@@ -160,8 +160,7 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
     if (!w) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
     if (!rc) {
         w->workers = K, w->batch = B;
-        for (int k = 0; split && k < K; k++) w->split[k] = split[k];
-        w->n_split = split ? K : 0;
+        scv_segwire_set_split(w, K, split);
         snprintf(w->master_addr, sizeof w->master_addr, "%s", addr);
         /* a port for the rendezvous: random in 20000..59999 (a cluster's VM 1 is a namespace
          * of its own; locally a clash is unlikely, and a failed start is retried) */

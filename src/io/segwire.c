@@ -122,11 +122,16 @@ int scv_segwire_coll_parse(const char *s)
     return -1;
 }
 
+void scv_segwire_set_split(scv_segwire *w, int K, const double *split)
+{
+    w->n_split = split && K > 0 ? (K < SCV_SEGWIRE_MAX_SPLIT ? K : SCV_SEGWIRE_MAX_SPLIT) : 0;
+    for (int k = 0; k < w->n_split; k++) w->split[k] = split[k];
+}
+
 void scv_segwire_from_spec(scv_segwire *w, const scv_segment_spec *s, int K, int B, const double *split)
 {
     w->workers = K, w->batch = B;
-    w->n_split = split ? K : 0;
-    for (int k = 0; split && k < K && k < SCV_SEGWIRE_MAX_SPLIT; k++) w->split[k] = split[k];
+    scv_segwire_set_split(w, K, split);
     w->until_iterations = s->until_iterations;
     w->epochs = s->max_epochs;
     w->target_accuracy = s->target_accuracy, w->target_loss = s->target_loss;

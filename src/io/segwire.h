@@ -66,6 +66,9 @@ typedef struct scv_segwire {
  * segment; final_eval from spec. Paths, resume and seed are left as they are in w. */
 void scv_segwire_from_spec(scv_segwire *w, const scv_segment_spec *spec, int K, int B, const double *split);
 
+/* K shares of B (split NULL: even), at most SCV_SEGWIRE_MAX_SPLIT. */
+void scv_segwire_set_split(scv_segwire *w, int K, const double *split);
+
 /* JSON: the object's members (no braces) to f, every field the format carries; the
  * elastic command puts them after its "cmd". */
 void scv_segwire_json_write(FILE *f, const scv_segwire *w);
