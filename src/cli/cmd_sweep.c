@@ -275,10 +275,12 @@ int cmd_sweep(int argc, char **argv)
             if (B < K) continue;
             char mp[4200], line[4096];
             snprintf(mp, sizeof mp, "%s/k%db%d.jsonl", out, K, B);
+            static scv_segwire sw; /* the segment's options (src/io/segwire.h) */
+            sw = (scv_segwire){.workers = K, .batch = B, .target_accuracy = target, .final_eval = 1,
+                               .eval_every_epochs = 0.25 /* --eval-every N among the job's options wins */};
+            snprintf(sw.metrics, sizeof sw.metrics, "%.4095s", mp);
             scv_train_cmd tc = {.job_opts = (const char *const *)fwd, .cluster = cluster, .vm_type = vmtype,
-                                .catalog = catalog,
-                                .workers = K, .batch = B, .target_accuracy = target, .metrics = mp,
-                                .eval_every_epochs = 0.25 /* --eval-every N among the job's options wins */};
+                                .catalog = catalog, .seg = &sw};
             scv_argv av = {0};
             scv_train_argv(&av, &tc);
             if (av.oom) {

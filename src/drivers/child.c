@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,42 +199,6 @@ int scv_child_write_failure(const char *errline)
     return 0;
 }
 
-void scv_argv_add(scv_argv *a, const char *s)
-{
-    if (a->oom) return;
-    if (a->n + 2 > a->cap) {
-        int cap = a->cap ? 2 * a->cap : 32;
-        char **v = realloc(a->v, sizeof(char *) * (size_t)cap);
-        if (!v) {
-            a->oom = 1;
-            return;
-        }
-        a->v = v, a->cap = cap;
-    }
-    if (!(a->v[a->n] = strdup(s))) {
-        a->oom = 1;
-        return;
-    }
-    a->v[++a->n] = NULL;
-}
-
-void scv_argv_addf(scv_argv *a, const char *fmt, ...)
-{
-    char buf[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    scv_argv_add(a, buf);
-}
-
-void scv_argv_free(scv_argv *a)
-{
-    for (int i = 0; i < a->n; i++) free(a->v[i]);
-    free(a->v);
-    memset(a, 0, sizeof *a);
-}
-
 void scv_train_argv(scv_argv *a, const scv_train_cmd *c)
 {
     scv_argv_add(a, "scavenger");
@@ -243,48 +206,9 @@ void scv_train_argv(scv_argv *a, const scv_train_cmd *c)
     for (int i = 0; c->job_opts && c->job_opts[i]; i++) scv_argv_add(a, c->job_opts[i]);
     if (c->cluster) scv_argv_add(a, "--cluster"), scv_argv_add(a, c->cluster);
     if (c->hosts) scv_argv_add(a, "--hosts"), scv_argv_add(a, c->hosts);
-    if (c->dynamic_batching) scv_argv_add(a, "--dynamic-batching");
     if (c->vm_type) scv_argv_add(a, "--vm-type"), scv_argv_add(a, c->vm_type);
     if (c->catalog) scv_argv_add(a, "--catalog"), scv_argv_add(a, c->catalog);
-    if (c->workers) scv_argv_add(a, "--workers"), scv_argv_addf(a, "%d", c->workers);
-    if (c->batch) scv_argv_add(a, "--batch"), scv_argv_addf(a, "%d", c->batch);
-    if (c->split && c->workers > 1) {
-        char s[4096];
-        size_t len = 0;
-        for (int k = 0; k < c->workers && len < sizeof s; k++)
-            len += (size_t)snprintf(s + len, sizeof s - len, "%s%.9g", k ? "," : "", c->split[k]);
-        scv_argv_add(a, "--batch-split"), scv_argv_add(a, s);
-    }
-    if (c->checkpoint_dir) scv_argv_add(a, "--checkpoint"), scv_argv_add(a, c->checkpoint_dir);
-    if (c->checkpoint_every) scv_argv_add(a, "--checkpoint-every"), scv_argv_addf(a, "%lld", (long long)c->checkpoint_every);
-    if (c->resume) scv_argv_add(a, "--resume");
-    if (c->metrics) scv_argv_add(a, "--metrics"), scv_argv_add(a, c->metrics);
-    if (c->target_accuracy > 0) scv_argv_add(a, "--target-accuracy"), scv_argv_addf(a, "%.17g", c->target_accuracy);
-    if (c->target_loss > 0) scv_argv_add(a, "--target-loss"), scv_argv_addf(a, "%.17g", c->target_loss);
-    if (c->epochs > 0) scv_argv_add(a, "--epochs"), scv_argv_addf(a, "%.17g", c->epochs);
-    if (c->iterations > 0) scv_argv_add(a, "--iterations"), scv_argv_addf(a, "%lld", (long long)c->iterations);
-    if (c->eval_every_epochs > 0) scv_argv_add(a, "--eval-every-epochs"), scv_argv_addf(a, "%.17g", c->eval_every_epochs);
-    if (c->noise_window > 0)
-        scv_argv_add(a, "--stop-noise-stable"), scv_argv_addf(a, "%d:%.17g", c->noise_window, c->noise_tol);
-    if (c->time_rse > 0) scv_argv_add(a, "--stop-time-stable"), scv_argv_addf(a, "%.17g:%d", c->time_rse, c->time_min);
-    if (c->no_final_eval) scv_argv_add(a, "--no-final-eval");
-    if (c->eval_subset > 0) scv_argv_add(a, "--eval-subset"), scv_argv_addf(a, "%d", c->eval_subset);
-    if (c->target_window > 1) {
-        scv_argv_add(a, "--target-window"), scv_argv_addf(a, "%d", c->target_window);
-        if (c->n_history > 0) {
-            char h[1024];
-            size_t len = 0;
-            for (int i = 0; i < c->n_history && len < sizeof h; i++)
-                len += (size_t)snprintf(h + len, sizeof h - len, "%s%.9g", i ? "," : "", c->history[i]);
-            scv_argv_add(a, "--target-history"), scv_argv_add(a, h);
-        }
-    }
-    if (c->selsync && c->selsync_lssr > 0) scv_argv_add(a, "--selsync"), scv_argv_addf(a, "lssr:%.17g", c->selsync_lssr);
-    else if (c->selsync) scv_argv_add(a, "--selsync"), scv_argv_add(a, "0");
-    if (c->compress_cf > 1) {
-        scv_argv_add(a, "--compress"), scv_argv_addf(a, "topk:%.17g", c->compress_cf);
-        if (c->collective) scv_argv_add(a, "--collective"), scv_argv_add(a, c->collective);
-    }
+    if (c->seg) scv_segwire_argv(a, c->seg);
     if (c->elastic_control) scv_argv_add(a, "--elastic-control"), scv_argv_add(a, c->elastic_control);
     scv_argv_add(a, "--json");
     scv_argv_add(a, "--progress");

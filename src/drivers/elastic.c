@@ -20,7 +20,6 @@
 #include "scv.h"
 #include "trainjob.h"
 #include "../core/util.h"
-#include "../io/json_out.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -119,11 +118,17 @@ static int start_job(elastic *e, scv_err *err)
         FILE *f = fopen(files[i], "w");
         if (!f || fclose(f) != 0) return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", files[i], strerror(errno));
     }
+    /* the job starts at the configuration; its segments' commands say the rest */
+    scv_segwire *w = calloc(1, sizeof *w);
+    if (!w) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    w->workers = t->K, w->batch = t->B, w->final_eval = 1, w->resume = tj_has_checkpoint(t);
+    scv_segwire_set_split(w, t->K, t->split);
+    snprintf(w->checkpoint_dir, sizeof w->checkpoint_dir, "%s", t->ckpt_dir);
     scv_train_cmd c = {.job_opts = (const char *const *)t->opts, .cluster = t->cluster, .vm_type = t->vm_type,
-                       .catalog = t->catalog, .workers = t->K, .batch = t->B, .split = t->split,
-                       .checkpoint_dir = t->ckpt_dir, .resume = tj_has_checkpoint(t), .elastic_control = e->dir};
+                       .catalog = t->catalog, .elastic_control = e->dir, .seg = w};
     scv_argv a = {0};
     scv_train_argv(&a, &c);
+    free(w);
     if (a.oom) {
         scv_argv_free(&a);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
@@ -163,46 +168,25 @@ static int start_job(elastic *e, scv_err *err)
     return SCV_OK;
 }
 
-/* The command of one segment: the configuration and the spec's stopping rules. */
+/* The command of one segment: the configuration and the spec's stopping rules, through
+ * the segment codec (src/io/segwire.h; trainer.c's elastic mode reads it back). */
 static char *segment_cmd(const elastic *e, const scv_segment_spec *s, const char *metrics)
 {
     const trainjob *t = &e->tj;
+    scv_segwire *w = calloc(1, sizeof *w);
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return NULL;
-    fprintf(f, "{\"cmd\":\"segment\",\"workers\":%d,\"batch\":%d", t->K, t->B);
-    if (t->split) {
-        fputs(",\"split\":[", f);
-        for (int k = 0; k < t->K; k++) fprintf(f, "%s%.9g", k ? "," : "", t->split[k]);
-        fputc(']', f);
+    FILE *f = w ? open_memstream(&buf, &len) : NULL;
+    if (!f) {
+        free(w);
+        return NULL;
     }
-    fprintf(f, ",\"until_iterations\":%lld,\"epochs\":%.17g,\"target_accuracy\":%.17g,\"target_loss\":%.17g",
-            (long long)s->until_iterations, s->max_epochs, s->target_accuracy, s->target_loss);
-    fprintf(f, ",\"eval_every_epochs\":%.17g,\"eval_subset\":%d,\"target_window\":%d", s->eval_every_epochs,
-            s->eval_subset, s->target_window > 1 ? s->target_window : 1);
-    fprintf(f, ",\"noise_window\":%d,\"noise_tol\":%.17g,\"time_rse\":%.17g,\"time_min\":%d,\"final_eval\":%d",
-            s->noise_window, s->noise_tol, s->time_rse, s->time_min_iters, s->final_eval ? 1 : 0);
-    /* a training segment ends with a checkpoint (a failure later resumes from its end); the
-     * short warm-up and search segments do not (their switches stay fast) */
-    fprintf(f, ",\"checkpoint_every\":%lld,\"checkpoint_end\":%d,\"history\":[", (long long)s->checkpoint_every,
-            !strcmp(s->phase, "train"));
-    for (int i = 0; i < s->n_history; i++) fprintf(f, "%s%.9g", i ? "," : "", s->history[i]);
-    fputc(']', f);
-    if (s->dynamic_batching) fputs(",\"dynamic_batching\":1", f);
-    if (s->comm && s->comm->kind == SCV_PLAN_SELSYNC) /* SelSync at a share of local steps (0: synchronous) */
-        fprintf(f, ",\"selsync_lssr\":%.17g", s->comm->lssr);
-    if (s->comm && s->comm->kind == SCV_PLAN_TOPK) /* Top-k on this segment (absent: dense) */
-        fprintf(f, ",\"compress_cf\":%.17g,\"collective\":\"%s\"", s->comm->cf,
-                s->comm_collective == SCV_COLL_ARTOPK      ? "artopk"
-                : s->comm_collective == SCV_COLL_ALLGATHER ? "allgather"
-                                                           : "auto");
-    if (s->straggler && s->straggler->fraction > 0)
-        fprintf(f, ",\"straggler\":{\"fraction\":%.17g,\"alpha\":%.17g,\"window_s\":%.17g,\"min_iterations\":%d}",
-                s->straggler->fraction, s->straggler->alpha, s->straggler->window_s, s->straggler->min_iterations);
-    fputs(",\"metrics\":", f);
-    scv_json_str(f, metrics);
+    scv_segwire_from_spec(w, s, t->K, t->B, t->split);
+    snprintf(w->metrics, sizeof w->metrics, "%s", metrics);
+    fputs("{\"cmd\":\"segment\",", f);
+    scv_segwire_json_write(f, w);
     fputc('}', f);
+    free(w);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;

@@ -17,12 +17,12 @@
 #include "../io/io.h"
 #include "trainjob.h"
 #include "../core/util.h"
+#include "../io/segwire.h"
 #include "../runtime/launch.h"
 
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,27 +133,6 @@ static void on_eval(void *ctx, const scv_eval_sample *x)
     if (e->outer && e->outer->on_eval) e->outer->on_eval(e->outer->ctx, x);
 }
 
-/* The contract's variables for one invocation, as "NAME=VALUE" strings in buf. */
-typedef struct envs {
-    char buf[16][1400];
-    const char *v[17];
-    int n;
-} envs;
-
-static void env_add(envs *v, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void env_add(envs *v, const char *name, const char *fmt, ...)
-{
-    if (v->n >= 16) return;
-    char val[1300];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(val, sizeof val, fmt, ap);
-    va_end(ap);
-    snprintf(v->buf[v->n], sizeof v->buf[v->n], "%s=%s", name, val);
-    v->v[v->n] = v->buf[v->n];
-    v->v[++v->n] = NULL;
-}
-
 /* Starts the trainer at K workers, global batch B; fills *pid. */
 static int launch(exec_drv *e, int K, int B, const double *split, const char *metrics, const char *ckpt_dir,
                   int resume, int probe, const scv_segment_spec *s, pid_t *pid, scv_err *err)
@@ -176,32 +155,42 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
         free(cmd);
         return rc;
     }
-    envs v = {.n = 0};
-    env_add(&v, "SCV_WORKERS", "%d", K);
-    env_add(&v, "SCV_BATCH", "%d", B);
-    if (split) {
-        char sp[1300];
-        size_t len = 0;
-        for (int k = 0; k < K && len < sizeof sp; k++)
-            len += (size_t)snprintf(sp + len, sizeof sp - len, "%s%.9g", k ? "," : "", split[k]);
-        env_add(&v, "SCV_SPLIT", "%s", sp);
+    /* the contract's variables (docs/TRAINER-CONTRACT.md), through the segment codec */
+    scv_segwire *w = calloc(1, sizeof *w);
+    char **env = NULL;
+    if (!w) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+    if (!rc) {
+        w->workers = K, w->batch = B;
+        scv_segwire_set_split(w, K, split);
+        snprintf(w->master_addr, sizeof w->master_addr, "%s", addr);
+        /* a port for the rendezvous: random in 20000..59999 (a cluster's VM 1 is a namespace
+         * of its own; locally a clash is unlikely, and a failed start is retried) */
+        w->master_port = 20000 + (int)(((unsigned)getpid() * 7919u + (unsigned)time(NULL)) % 40000u);
+        snprintf(w->checkpoint_dir, sizeof w->checkpoint_dir, "%s", ckpt_dir);
+        w->resume = resume ? 1 : 0;
+        snprintf(w->metrics, sizeof w->metrics, "%s", metrics);
+        w->until_iterations = probe ? 1 : s->until_iterations;
+        w->epochs = probe ? 0.0 : s->max_epochs;
+        w->eval_every_epochs = probe ? 0.0 : s->eval_every_epochs;
+        w->seed = e->seed ? e->seed : 1;
+        w->probe = probe ? 1 : 0;
+        rc = scv_segwire_env(w, &env, err);
+        free(w);
     }
-    env_add(&v, "SCV_MASTER_ADDR", "%s", addr);
-    /* a port for the rendezvous: random in 20000..59999 (a cluster's VM 1 is a namespace of
-     * its own; locally a clash is unlikely, and a failed start is retried) */
-    env_add(&v, "SCV_MASTER_PORT", "%d", 20000 + (int)(((unsigned)getpid() * 7919u + (unsigned)time(NULL)) % 40000u));
-    env_add(&v, "SCV_CHECKPOINT_DIR", "%s", ckpt_dir);
-    env_add(&v, "SCV_RESUME", "%d", resume);
-    env_add(&v, "SCV_METRICS", "%s", metrics);
-    env_add(&v, "SCV_UNTIL_ITERATIONS", "%lld", probe ? 1LL : (long long)s->until_iterations);
-    env_add(&v, "SCV_MAX_EPOCHS", "%.17g", probe ? 0.0 : s->max_epochs);
-    env_add(&v, "SCV_EVAL_EVERY_EPOCHS", "%.17g", probe ? 0.0 : s->eval_every_epochs);
-    env_add(&v, "SCV_SEED", "%llu", (unsigned long long)(e->seed ? e->seed : 1));
-    env_add(&v, "SCV_PROBE", "%d", probe);
-    if (t->cluster) env_add(&v, "GLOO_SOCKET_IFNAME", "eth0"); /* a VM's one interface */
-    l.env = v.v;
+    /* a VM's one interface (not the contract's: the framework's) */
+    const char *v[64];
+    int nv = 0;
+    for (int i = 0; env && env[i] && nv < 62; i++) v[nv++] = env[i];
+    if (t->cluster) v[nv++] = "GLOO_SOCKET_IFNAME=eth0";
+    v[nv] = NULL;
+    l.env = v;
+    if (rc) {
+        free(cmd);
+        return rc;
+    }
     if (mkdir(ckpt_dir, 0755) != 0 && errno != EEXIST) rc = scv_err_set(err, SCV_EIO, "%s: cannot create: %s", ckpt_dir, strerror(errno));
     if (!rc) rc = scv_launch_start(&l, pid, err);
+    scv_segwire_env_free(env);
     free(cmd);
     return rc;
 }

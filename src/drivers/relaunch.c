@@ -57,28 +57,17 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     if (!r->K) return scv_err_set(err, SCV_EINVAL, "relaunch driver: train before configure");
     char metrics[1400], json[16384];
     tj_segment_path(r, spec->phase, metrics, sizeof metrics);
+    scv_segwire *w = calloc(1, sizeof *w);
+    if (!w) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    scv_segwire_from_spec(w, spec, r->K, r->B, r->split);
+    snprintf(w->checkpoint_dir, sizeof w->checkpoint_dir, "%s", r->ckpt_dir);
+    snprintf(w->metrics, sizeof w->metrics, "%s", metrics);
+    w->resume = tj_has_checkpoint(r);
     scv_train_cmd c = {.job_opts = (const char *const *)r->opts, .cluster = r->cluster, .hosts = r->hostfile,
-                       .vm_type = r->vm_type,
-                       .catalog = r->catalog,
-                       .workers = r->K, .batch = r->B, .split = r->split, .checkpoint_dir = r->ckpt_dir,
-                       .checkpoint_every = spec->checkpoint_every, .resume = tj_has_checkpoint(r),
-                       .metrics = metrics, .target_accuracy = spec->target_accuracy,
-                       .target_loss = spec->target_loss,
-                       .epochs = spec->max_epochs, .iterations = spec->until_iterations,
-                       .eval_every_epochs = spec->eval_every_epochs, .noise_window = spec->noise_window,
-                       .noise_tol = spec->noise_tol, .time_rse = spec->time_rse,
-                       .time_min = spec->time_min_iters, .no_final_eval = !spec->final_eval,
-                       .eval_subset = spec->eval_subset, .target_window = spec->target_window,
-                       .history = spec->history, .n_history = spec->n_history,
-                       .dynamic_batching = spec->dynamic_batching,
-                       .compress_cf = spec->comm && spec->comm->kind == SCV_PLAN_TOPK ? spec->comm->cf : 0,
-                       .selsync = spec->comm && spec->comm->kind == SCV_PLAN_SELSYNC,
-                       .selsync_lssr = spec->comm ? spec->comm->lssr : 0,
-                       .collective = spec->comm_collective == SCV_COLL_ARTOPK ? "artopk"
-                                     : spec->comm_collective == SCV_COLL_ALLGATHER ? "allgather" : "auto",
-                       .progress = r->show_progress};
+                       .vm_type = r->vm_type, .catalog = r->catalog, .progress = r->show_progress, .seg = w};
     scv_argv a = {0};
     scv_train_argv(&a, &c);
+    free(w);
     if (a.oom) {
         scv_argv_free(&a);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "trainjob.h"
 #include "child.h"
+#include "../io/metrics_line.h"
 #include "../train/ckpt.h"
 #include "../io/io.h"
 
@@ -124,9 +125,14 @@ int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err)
     char path[1200], json[4096];
     snprintf(path, sizeof path, "%s/job.jsonl", run_dir);
     scv_argv a = {0};
+    scv_segwire *w = calloc(1, sizeof *w);
+    if (!w) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    w->batch = 32, w->until_iterations = 1, w->final_eval = 0;
+    snprintf(w->metrics, sizeof w->metrics, "%s", path);
     scv_train_cmd c = {.job_opts = (const char *const *)t->opts, .vm_type = t->vm_type, .catalog = t->catalog,
-                       .batch = 32, .iterations = 1, .metrics = path, .no_final_eval = 1};
+                       .seg = w};
     scv_train_argv(&a, &c);
+    free(w);
     if (a.oom) {
         scv_argv_free(&a);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
@@ -168,58 +174,50 @@ void tj_segment_path(const trainjob *t, const char *phase, char *buf, size_t cap
         snprintf(buf, cap, "%s/seg-%03d-%s-k%d-b%d.jsonl", t->run_dir, t->next_seg, phase, t->K, t->B);
 }
 
-static double jnum(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
+/* A count that is not a number in range reads 0. */
+static int64_t count_or0(double v) { return v >= 0 && v < 1e15 ? (int64_t)v : 0; }
 
-/* One metrics line: iterations and evaluations go to the sink. */
-static void deliver(trainjob *t, const char *line)
+/* One metrics line (line lineno of the file read) through the strict reader: iterations
+ * and evaluations go to the sink. While a segment runs its lines are taken as they come
+ * (docs/TRAINER-CONTRACT.md): a value that is not a number, or out of range, reads as
+ * missing; the first such iteration or job line is kept (t->line_err, naming the file, the
+ * line and the field) for the check when the segment ends. */
+static void deliver(trainjob *t, const char *line, int lineno)
 {
-    cJSON *o = cJSON_Parse(line);
-    const cJSON *ty = cJSON_GetObjectItemCaseSensitive(o, "type");
-    if (!cJSON_IsString(ty)) {
-        cJSON_Delete(o);
-        return;
-    }
+    scv_metrics_line m;
+    scv_err le = {0};
+    int bad = scv_metrics_line_parse(line, t->tail_path, lineno, &m, &le);
+    if (bad && (m.type == SCV_ML_ITER || m.type == SCV_ML_JOB) && !t->line_err.code) t->line_err = le;
     double n_train = t->job.n_train > 0 ? t->job.n_train : NAN;
-    if (!strcmp(ty->valuestring, "iter")) {
-        /* an external trainer's line may lack a field: counts that are not numbers in range read 0 */
-        double it = jnum(o, "iter"), wk = jnum(o, "workers"), bt = jnum(o, "batch");
-        scv_iter_sample s = {.iteration = it >= 0 && it < 1e15 ? (int64_t)it : 0, .samples_seen = jnum(o, "samples_seen"),
-                             .workers = wk >= 1 && wk < 1e6 ? (int)wk : 0, .batch = bt >= 1 && bt < 1e9 ? (int)bt : 0,
-                             .t_compute = jnum(o, "t_compute"), .t_comm = jnum(o, "t_comm"),
-                             .t_iter = jnum(o, "t_iter"), .loss = jnum(o, "loss"),
-                             .g_local = jnum(o, "grad_sqnorm_local_mean"),
-                             .g_global = jnum(o, "grad_sqnorm_global"), .wall_end = jnum(o, "ts")};
+    if (m.type == SCV_ML_ITER) {
+        const scv_ml_iter *x = &m.u.iter;
+        scv_iter_sample s = {.iteration = count_or0(x->iter), .samples_seen = x->samples_seen,
+                             .workers = x->workers >= 1 ? (int)x->workers : 0,
+                             .batch = x->batch >= 1 ? (int)x->batch : 0, .t_compute = x->t_compute,
+                             .t_comm = x->t_comm, .t_iter = x->t_iter, .loss = x->loss, .g_local = x->g_local,
+                             .g_global = x->g_global, .wall_end = x->ts};
         s.epoch = s.samples_seen / n_train;
         if (t->res->iterations++ == 0) t->res->first_start = s.wall_end - s.t_iter;
         t->res->last_end = s.wall_end;
         t->res->total_iterations = s.iteration, t->res->samples_seen = s.samples_seen;
         if (t->sink && t->sink->on_iter) t->sink->on_iter(t->sink->ctx, &s);
-    } else if (!strcmp(ty->valuestring, "eval")) {
-        const cJSON *role = cJSON_GetObjectItemCaseSensitive(o, "role");
-        if (cJSON_IsString(role) && strcmp(role->valuestring, "periodic")) { /* a confirmation on the */
-            cJSON_Delete(o);                                                 /* full set: not a point */
-            return;                                                          /* of the curve */
-        }
-        double it = jnum(o, "iter");
-        scv_eval_sample e = {.iteration = it >= 0 && it < 1e15 ? (int64_t)it : 0, .epoch = jnum(o, "epoch_progress"),
-                             .accuracy = jnum(o, "test_accuracy"), .loss = jnum(o, "test_loss"),
-                             .train_loss = jnum(o, "train_loss"),
-                             .train_loss_samples = jnum(o, "train_loss_samples")};
-        if (!(e.train_loss_samples > 0)) e.train_loss_samples = 0;
+    } else if (m.type == SCV_ML_EVAL) {
+        const scv_ml_eval *x = &m.u.eval;
+        if (x->role[0] && strcmp(x->role, "periodic")) return; /* a confirmation on the full set: not a
+                                                                   point of the curve */
+        scv_eval_sample e = {.iteration = count_or0(x->iter), .epoch = x->epoch_progress,
+                             .accuracy = x->test_accuracy, .loss = x->test_loss, .train_loss = x->train_loss,
+                             .train_loss_samples = x->train_loss_samples > 0 ? x->train_loss_samples : 0};
         e.samples_seen = e.epoch * n_train;
         if (t->sink && t->sink->on_eval) t->sink->on_eval(t->sink->ctx, &e);
     }
-    cJSON_Delete(o);
 }
 
 void tj_tail_start(trainjob *t, const char *path, const scv_measure_sink *sink, scv_segment_result *out)
 {
     if (t->tail) fclose(t->tail);
-    t->tail = NULL, t->sink = sink, t->res = out, t->partial[0] = 0;
+    t->tail = NULL, t->sink = sink, t->res = out, t->partial[0] = 0, t->lineno = 0;
+    memset(&t->line_err, 0, sizeof t->line_err);
     snprintf(t->tail_path, sizeof t->tail_path, "%s", path);
 }
 
@@ -235,7 +233,7 @@ void tj_tail_tick(void *ctx)
         if (!fgets(t->partial + have, (int)(sizeof t->partial - have), t->tail)) break;
         size_t len = strlen(t->partial);
         if (len && t->partial[len - 1] != '\n' && len < sizeof t->partial - 1) break; /* the rest later */
-        deliver(t, t->partial);
+        deliver(t, t->partial, ++t->lineno);
         t->partial[0] = 0;
     }
 }
@@ -250,6 +248,8 @@ int tj_segment_done(trainjob *t, const char *metrics, int totals_known, scv_segm
 {
     t->attempt = 0;
     t->next_seg++;
+    if (t->line_err.code && t->exec) /* a line read while it ran breaks the contract: not retried */
+        return scv_err_set(err, SCV_EINVAL, "%s (docs/TRAINER-CONTRACT.md)", t->line_err.msg);
     scv_profile *p = NULL;
     scv_err pe = {0};
     int prc = out->iterations > 3 ? scv_profile_load(metrics, &p, &pe) : SCV_OK;
@@ -286,9 +286,10 @@ int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, siz
     snprintf(phase, cap, "%s", ph);
     FILE *f = fopen(best, "r");
     if (!f) return scv_err_set(err, SCV_EIO, "%s: cannot read: %s", best, strerror(errno));
-    t->res = out, t->sink = NULL;
+    t->res = out, t->sink = NULL, t->lineno = 0;
+    snprintf(t->tail_path, sizeof t->tail_path, "%s", best);
     char line[8192];
-    while (fgets(line, sizeof line, f)) deliver(t, line);
+    while (fgets(line, sizeof line, f)) deliver(t, line, ++t->lineno);
     fclose(f);
     t->res = NULL;
     scv_profile *p = NULL;

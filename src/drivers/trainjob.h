@@ -33,6 +33,8 @@ typedef struct trainjob {
     const scv_measure_sink *sink;
     scv_segment_result *res;
     char partial[8192];
+    int lineno;                /* lines of the tailed file read */
+    scv_err line_err;          /* its first bad iteration or job line (code 0: none) */
 } trainjob;
 
 /* Copies the options (SCV_ENOMEM); tj_free releases them. */

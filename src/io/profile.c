@@ -8,8 +8,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "io.h"
+#include "metrics_line.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,72 +31,17 @@ void scv_profile_free(scv_profile *p)
     free(p);
 }
 
-static double num_field(const cJSON *o, const char *k, int *ok)
+/* A job line's description into j (the VM type also into vm). */
+static void take_job(const scv_ml_job *m, scv_job_info *j, char *vm, size_t vcap, int set_vm)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (cJSON_IsNumber(v)) return v->valuedouble;
-    if (cJSON_IsNull(v)) return NAN;
-    *ok = 0;
-    return NAN;
-}
-
-/* A number field of o checked against [lo, hi] (and integral when asked): absent or null
- * gives NaN, and absent clears *ok (the caller says what the line lacks); a field of another
- * type, or a number out of range (1e400 reads as infinity), is an error naming the file,
- * line and field. */
-static int num_in(const cJSON *o, const char *k, double lo, double hi, int integral, double *v,
-                  int *ok, const char *path, int lineno, scv_err *err)
-{
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (f && !cJSON_IsNumber(f) && !cJSON_IsNull(f))
-        return scv_err_set(err, SCV_EPARSE, "%s:%d: field '%s' is not a number (%s%g..%g, or null)", path, lineno,
-                           k, integral ? "an integer in " : "", lo, hi);
-    *v = num_field(o, k, ok);
-    if (isnan(*v)) return SCV_OK;
-    if (!(*v >= lo && *v <= hi) || (integral && *v != floor(*v)))
-        return scv_err_set(err, SCV_EPARSE, "%s:%d: field '%s' = %g is out of range (%s%g..%g)",
-                           path, lineno, k, *v, integral ? "an integer in " : "", lo, hi);
-    return SCV_OK;
-}
-
-/* Ranges of the metrics' numbers (anything beyond is a damaged or hostile file). */
-#define MAX_WORKERS 65536.0
-#define MAX_BATCH 1073741824.0  /* 2^30 */
-#define MAX_SECONDS 1e7         /* one iteration or evaluation */
-#define MAX_COUNT 1e15          /* parameters, bytes, samples */
-#define MAX_SQNORM 1e300
-#define MAX_EPOCHS 1e9
-
-static void str_field(const cJSON *o, const char *k, char *dst, size_t cap)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (cJSON_IsString(v) && v->valuestring) snprintf(dst, cap, "%s", v->valuestring);
-}
-
-/* Fills j from a "job" line; the VM type also goes to vm. Returns SCV_EPARSE naming the
- * file and line when fields lack or lie out of range. */
-static int parse_job(const cJSON *o, scv_job_info *j, char *vm, size_t vcap, int set_vm,
-                     const char *path, int lineno, scv_err *err)
-{
-    int ok = 1, opt = 1, rc;
-    double th;
-    str_field(o, "model", j->model, sizeof j->model);
-    str_field(o, "arch", j->arch, sizeof j->arch);
-    str_field(o, "vm", vm, vcap);
-    str_field(o, "dataset", j->dataset, sizeof j->dataset);
+    if (m->model[0]) snprintf(j->model, sizeof j->model, "%s", m->model);
+    if (m->arch[0]) snprintf(j->arch, sizeof j->arch, "%s", m->arch);
+    if (m->vm[0]) snprintf(vm, vcap, "%s", m->vm);
+    if (m->dataset[0]) snprintf(j->dataset, sizeof j->dataset, "%s", m->dataset);
     if (set_vm) snprintf(j->vm, sizeof j->vm, "%s", vm);
-    if ((rc = num_in(o, "params", 1, MAX_COUNT, 0, &j->n_params, &ok, path, lineno, err)) ||
-        (rc = num_in(o, "act_bytes", 0, MAX_COUNT, 0, &j->act_bytes, &ok, path, lineno, err)) ||
-        (rc = num_in(o, "n_train", 1, MAX_COUNT, 0, &j->n_train, &ok, path, lineno, err)) ||
-        (rc = num_in(o, "input_floats", 0, MAX_COUNT, 0, &j->input_floats, &ok, path, lineno, err)) ||
-        (rc = num_in(o, "threads", 0, 4096, 1, &th, &opt, path, lineno, err))) /* optional */
-        return rc;
-    j->threads = isnan(th) ? 0 : (int)th;
-    if (!isfinite(j->act_bytes)) j->act_bytes = 0;
-    if (!ok || !(j->n_params > 0) || !(j->n_train > 0))
-        return scv_err_set(err, SCV_EPARSE, "%s:%d: job line lacks params, act_bytes or n_train",
-                           path, lineno);
-    return SCV_OK;
+    j->n_params = m->params, j->n_train = m->n_train, j->input_floats = m->input_floats;
+    j->act_bytes = isfinite(m->act_bytes) ? m->act_bytes : 0;
+    j->threads = isnan(m->threads) ? 0 : (int)m->threads;
 }
 
 int scv_job_load(const char *path, scv_job_info *job, scv_err *err)
@@ -106,16 +51,15 @@ int scv_job_load(const char *path, scv_job_info *job, scv_err *err)
     char *line = NULL, vm[64] = "";
     size_t cap = 0;
     int rc = scv_err_set(err, SCV_EPARSE, "%s: no job line", path), lineno = 0;
+    scv_metrics_line m;
     while (rc && getline(&line, &cap, f) > 0) {
         lineno++;
-        cJSON *o = cJSON_Parse(line);
-        char type[16] = "";
-        if (o) str_field(o, "type", type, sizeof type);
-        if (o && !strcmp(type, "job")) {
-            memset(job, 0, sizeof *job);
-            rc = parse_job(o, job, vm, sizeof vm, 1, path, lineno, err);
-        }
-        cJSON_Delete(o);
+        scv_err le = {0};
+        int lrc = scv_metrics_line_parse(line, path, lineno, &m, &le);
+        if (m.type != SCV_ML_JOB) continue; /* only the job line is read here */
+        memset(job, 0, sizeof *job);
+        if (lrc) rc = scv_err_set(err, lrc, "%s", le.msg);
+        else take_job(&m.u.job, job, vm, sizeof vm, 1), rc = SCV_OK;
     }
     free(line);
     fclose(f);
@@ -123,7 +67,8 @@ int scv_job_load(const char *path, scv_job_info *job, scv_err *err)
 }
 
 /* Reads one metrics stream (a file or a text in memory; path names it in errors),
- * appending iteration records; fills job from its "job" line. */
+ * appending iteration records; fills job from its "job" line. Every line goes through the
+ * strict reader (io/metrics_line.c): the first bad one stops it. */
 static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *cap, int *seg,
                        scv_profile *prof, scv_err *err)
 {
@@ -132,85 +77,48 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
     int lineno = 0, rc = SCV_OK, lastK = -1, lastB = -1, threads = 0;
     double last_iter = -1, last_iter_line = 0; /* the previous iter line's "iter" since the job line */
     double lat = NAN, lat_K = 0; /* the last "latency" line's seconds and workers */
+    scv_metrics_line m;
     (*seg)++;
-    while (getline(&line, &lcap, f) > 0) {
+    while (!rc && getline(&line, &lcap, f) > 0) {
         lineno++;
-        if (strspn(line, " \t\r\n") == strlen(line)) continue;
-        cJSON *o = cJSON_Parse(line);
-        if (!o) {
-            rc = scv_err_set(err, SCV_EPARSE, "%s:%d: not a JSON object", path, lineno);
-            break;
-        }
-        char type[16] = "";
-        str_field(o, "type", type, sizeof type);
-        int ok = 1;
-        if (!strcmp(type, "job")) {
-            rc = parse_job(o, &prof->job, vm, sizeof vm, !prof->has_job, path, lineno, err);
+        if ((rc = scv_metrics_line_parse(line, path, lineno, &m, err))) break;
+        if (m.type == SCV_ML_JOB) {
+            take_job(&m.u.job, &prof->job, vm, sizeof vm, !prof->has_job);
             prof->has_job = 1;
-            const cJSON *th = cJSON_GetObjectItemCaseSensitive(o, "threads"); /* ranged by parse_job, */
-            threads = !rc && cJSON_IsNumber(th) ? (int)th->valuedouble : 0; /* which failed otherwise */
+            threads = isnan(m.u.job.threads) ? 0 : (int)m.u.job.threads;
             last_iter = -1, lat = NAN;
-        } else if (!strcmp(type, "latency")) { /* the trainer's probe at a segment's start */
-            (void)((rc = num_in(o, "workers", 1, MAX_WORKERS, 1, &lat_K, &ok, path, lineno, err)) ||
-                   (rc = num_in(o, "seconds", 0, MAX_SECONDS, 0, &lat, &ok, path, lineno, err)));
-            if (!rc && !ok)
-                rc = scv_err_set(err, SCV_EPARSE, "%s:%d: latency line lacks field '%s' (required: workers, seconds)",
-                                 path, lineno, isnan(lat_K) ? "workers" : "seconds");
-        } else if (!strcmp(type, "iter")) {
-            rec r = {0};
-            double K, B, it;
-            int it_ok = 1; /* "iter" is optional here (hand-written metrics); when given it must grow */
-            (void)((rc = num_in(o, "iter", 0, MAX_COUNT, 1, &it, &it_ok, path, lineno, err)) ||
-                   (rc = num_in(o, "workers", 1, MAX_WORKERS, 1, &K, &ok, path, lineno, err)) ||
-                   (rc = num_in(o, "batch", 1, MAX_BATCH, 1, &B, &ok, path, lineno, err)) ||
-                   (rc = num_in(o, "t_compute", 0, MAX_SECONDS, 0, &r.tc, &ok, path, lineno, err)) ||
-                   (rc = num_in(o, "t_comm", 0, MAX_SECONDS, 0, &r.tm, &ok, path, lineno, err)) ||
-                   (rc = num_in(o, "t_iter", 0, MAX_SECONDS, 0, &r.ti, &ok, path, lineno, err)) ||
-                   (rc = num_in(o, "grad_sqnorm_local_mean", 0, MAX_SQNORM, 0, &r.gl, &ok, path,
-                                lineno, err)) ||
-                   (rc = num_in(o, "grad_sqnorm_global", 0, MAX_SQNORM, 0, &r.gg, &ok, path,
-                                lineno, err)) ||
-                   (rc = num_in(o, "epoch_progress", 0, MAX_EPOCHS, 0, &r.ep, &ok, path, lineno,
-                                err)));
-            int opt = 1; /* optional: the exchange's, with communication efficiency on */
-            (void)(!rc && ((rc = num_in(o, "cf", 0, 1e12, 0, &r.cf, &opt, path, lineno, err)) ||
-                           (rc = num_in(o, "t_compress", 0, MAX_SECONDS, 0, &r.tz, &opt, path, lineno, err))));
+        } else if (m.type == SCV_ML_LATENCY) { /* the trainer's probe at a segment's start */
+            lat_K = m.u.latency.workers, lat = m.u.latency.seconds;
+        } else if (m.type == SCV_ML_ITER) {
+            const scv_ml_iter *x = &m.u.iter;
+            rec r = {.tc = x->t_compute, .tm = x->t_comm, .ti = x->t_iter, .gl = x->g_local, .gg = x->g_global,
+                     .ep = isnan(x->epoch_progress) ? 0 : x->epoch_progress, .cf = x->cf, .tz = x->t_compress,
+                     .threads = threads, .K = (int)x->workers, .B = (int)x->batch};
             snprintf(r.vm, sizeof r.vm, "%s", vm);
-            r.threads = threads;
-            r.tl = K == lat_K ? lat : NAN;
-            if (!rc && (!ok || isnan(K) || isnan(B) || isnan(r.tc) || isnan(r.tm) || isnan(r.ti))) {
-                const double got[] = {K, B, r.tc, r.tm, r.ti};
-                const char *need[] = {"workers", "batch", "t_compute", "t_comm", "t_iter"};
-                int miss = 0;
-                while (miss < 4 && !isnan(got[miss])) miss++;
-                rc = scv_err_set(err, SCV_EPARSE, "%s:%d: iteration line lacks field '%s' (required: workers, batch, "
-                                 "t_compute, t_comm, t_iter)", path, lineno, need[miss]);
-            }
-            if (!rc && !isnan(it)) {
-                if (it <= last_iter)
+            r.tl = x->workers == lat_K ? lat : NAN;
+            if (!isnan(x->iter)) { /* "iter" is optional here (hand-written metrics); when given it must grow */
+                if (x->iter <= last_iter) {
                     rc = scv_err_set(err, SCV_EPARSE,
                                      "%s:%d: field 'iter' = %.0f does not follow line %.0f's %.0f (iterations must "
-                                     "increase)", path, lineno, it, last_iter_line, last_iter);
-                last_iter = it, last_iter_line = lineno;
+                                     "increase)", path, lineno, x->iter, last_iter_line, last_iter);
+                    break;
+                }
+                last_iter = x->iter, last_iter_line = lineno;
             }
-            r.K = rc ? 0 : (int)K;
-            r.B = rc ? 0 : (int)B;
-            if (isnan(r.ep)) r.ep = 0;
             if (r.K != lastK || r.B != lastB) (*seg)++;
             lastK = r.K, lastB = r.B;
             r.seg = *seg;
-            if (!rc) {
-                if (*n == *cap) {
-                    *cap = *cap ? 2 * *cap : 1024;
-                    rec *nr = realloc(*rs, *cap * sizeof(rec));
-                    if (!nr) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
-                    else *rs = nr;
+            if (*n == *cap) {
+                *cap = *cap ? 2 * *cap : 1024;
+                rec *nr = realloc(*rs, *cap * sizeof(rec));
+                if (!nr) {
+                    rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+                    break;
                 }
-                if (!rc) (*rs)[(*n)++] = r;
+                *rs = nr;
             }
+            (*rs)[(*n)++] = r;
         }
-        cJSON_Delete(o);
-        if (rc) break;
     }
     free(line);
     if (!rc && ferror(f)) rc = scv_err_set(err, SCV_EIO, "%s: read error", path);
@@ -360,35 +268,26 @@ int scv_profile_target(const char *path, double accuracy, double *epochs, int *b
     size_t lcap = 0;
     int lineno = 0, rc = SCV_ENOTFOUND, B = 0;
     double best = 0;
+    scv_metrics_line m;
     while (rc == SCV_ENOTFOUND && getline(&line, &lcap, f) > 0) {
         lineno++;
-        cJSON *o = cJSON_Parse(line);
-        if (!o) {
-            if (strspn(line, " \t\r\n") != strlen(line))
-                rc = scv_err_set(err, SCV_EPARSE, "%s:%d: not a JSON object", path, lineno);
-            continue;
+        int bad = scv_metrics_line_parse(line, path, lineno, &m, err);
+        if (bad) {
+            rc = bad;
+            break;
         }
-        char type[16] = "";
-        str_field(o, "type", type, sizeof type);
-        int ok = 1, bad = SCV_OK;
-        double b = NAN, acc = NAN, ep = NAN;
-        char set[16] = "";
-        str_field(o, "set", set, sizeof set); /* subset evaluations are not the target's measure */
-        if (!strcmp(type, "iter")) {
-            bad = num_in(o, "batch", 1, MAX_BATCH, 1, &b, &ok, path, lineno, err);
-            if (!bad && !isnan(b)) B = (int)b;
-        } else if (!strcmp(type, "eval") && strcmp(set, "subset")) {
-            (void)((bad = num_in(o, "test_accuracy", 0, 1, 0, &acc, &ok, path, lineno, err)) ||
-                   (bad = num_in(o, "epoch_progress", 0, MAX_EPOCHS, 0, &ep, &ok, path, lineno, err)));
-            if (!bad && !isnan(acc)) best = fmax(best, acc);
-            if (!bad && ok && acc >= accuracy && B > 0 && !isnan(ep)) {
+        if (m.type == SCV_ML_ITER) {
+            if (!isnan(m.u.iter.batch)) B = (int)m.u.iter.batch;
+        } else if (m.type == SCV_ML_EVAL && strcmp(m.u.eval.set, "subset")) { /* subset evaluations are not
+                                                                                  the target's measure */
+            double acc = m.u.eval.test_accuracy, ep = m.u.eval.epoch_progress;
+            if (!isnan(acc)) best = fmax(best, acc);
+            if (acc >= accuracy && B > 0 && !isnan(ep)) {
                 *epochs = ep;
                 *batch = B;
                 rc = SCV_OK;
             }
         }
-        if (bad) rc = bad;
-        cJSON_Delete(o);
     }
     free(line);
     fclose(f);

@@ -31,6 +31,7 @@
 #include "exchange.h"
 #include "../core/util.h"
 #include "../io/json_out.h"
+#include "../io/segwire.h"
 #include "../train/ckpt.h"
 #include "../train/dnn.h"
 #include "../train/sched.h"
@@ -1475,103 +1476,70 @@ static void control_reply(control *ctl, const char *fmt, ...)
     fflush(ctl->reply);
 }
 
-static double jnum(const cJSON *o, const char *k, double dflt)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-
-/* An integer field in [lo, hi] (dflt when absent); a value out of range is refused. */
-static int jint(const cJSON *o, const char *k, double lo, double hi, double dflt, int64_t *out, scv_err *err)
-{
-    double v = jnum(o, k, dflt);
-    if (!(v >= lo && v <= hi) || v != floor(v))
-        return scv_err_set(err, SCV_EINVAL, "elastic command: \"%s\" %g is not an integer in %g..%g", k, v, lo, hi);
-    *out = (int64_t)v;
-    return SCV_OK;
-}
-
-/* The segment's parameters: the job's (base) with the command's configuration and rules. */
+/* The segment's parameters: the job's (base) with the command's configuration and rules,
+ * read through the segment codec (src/io/segwire.h: every field named and range-checked
+ * there); split and hist (SCV_MAX_SPACE and 64 values) and metrics (mcap) hold what q
+ * points to. */
 static int segment_params(const scv_train_params *base, const cJSON *o, scv_train_params *q, double *split,
                           double *hist, char *metrics, size_t mcap, scv_err *err)
 {
     *q = *base;
-    int64_t K = 0, B = 0, it = 0, sub = 0, W = 1, nw = 0, tm = 0, ce = 0;
-    int rc;
-    if ((rc = jint(o, "workers", 1, SCV_MAX_SPACE, 0, &K, err)) || (rc = jint(o, "batch", 1, 1 << 24, 0, &B, err)) ||
-        (rc = jint(o, "until_iterations", 0, 1e15, 0, &it, err)) ||
-        (rc = jint(o, "eval_subset", 0, 1e12, 0, &sub, err)) || (rc = jint(o, "target_window", 1, 10000, 1, &W, err)) ||
-        (rc = jint(o, "noise_window", 0, 1e9, 0, &nw, err)) || (rc = jint(o, "time_min", 0, 1e9, 0, &tm, err)) ||
-        (rc = jint(o, "checkpoint_every", 0, 1e15, (double)base->checkpoint_every, &ce, err)))
+    scv_segwire *w = calloc(1, sizeof *w);
+    if (!w) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    /* a field the command leaves out keeps these */
+    w->target_window = 1, w->checkpoint_every = base->checkpoint_every, w->collective = SCV_COLL_AUTO;
+    int rc = scv_segwire_json_read(w, o, "elastic command", err);
+    if (!rc && w->workers > SCV_MAX_SPACE)
+        rc = scv_err_set(err, SCV_EINVAL, "elastic command: field 'workers' = %d: at most %d", w->workers, SCV_MAX_SPACE);
+    if (!rc && strlen(w->metrics) >= mcap)
+        rc = scv_err_set(err, SCV_EINVAL, "elastic command: field 'metrics' is longer than %zu bytes", mcap - 1);
+    /* the segment's gradient exchange: Top-k or SelSync on a job without its own options */
+    if (!rc && w->compress_cf != 0 && scv_comm_opts_on(&base->comm))
+        rc = scv_err_set(err, SCV_EINVAL, "elastic command: \"compress_cf\" %g: expected a factor in (1, 1e6] "
+                                          "on a job without its own communication options", w->compress_cf);
+    if (!rc && w->selsync && (w->compress_cf != 0 || scv_comm_opts_on(&base->comm)))
+        rc = scv_err_set(err, SCV_EINVAL, "elastic command: \"selsync_lssr\": expected a share in [0, 1), "
+                                          "without \"compress_cf\", on a job without its own communication options");
+    if (rc) {
+        free(w);
         return rc;
-    q->workers = (int)K, q->batch = (int)B, q->iterations = it, q->eval_subset = sub, q->target_window = (int)W;
-    q->stop_noise_window = (int)nw, q->stop_time_min = (int)tm, q->checkpoint_every = ce;
-    q->epochs = jnum(o, "epochs", 0);
-    q->target_accuracy = jnum(o, "target_accuracy", 0);
-    q->target_loss = jnum(o, "target_loss", 0);
+    }
+    q->workers = w->workers, q->batch = w->batch, q->iterations = w->until_iterations;
+    q->eval_subset = w->eval_subset, q->target_window = w->target_window;
+    q->stop_noise_window = w->noise_window, q->stop_time_min = w->time_min, q->checkpoint_every = w->checkpoint_every;
+    q->epochs = w->epochs;
+    q->target_accuracy = w->target_accuracy;
+    q->target_loss = w->target_loss;
     q->eval_every = 0;
-    q->eval_every_epochs = jnum(o, "eval_every_epochs", 0);
-    q->stop_noise_tol = jnum(o, "noise_tol", 0);
-    q->stop_time_rse = jnum(o, "time_rse", 0);
-    q->no_final_eval = !(jnum(o, "final_eval", 0) > 0);
-    q->no_end_checkpoint = !(jnum(o, "checkpoint_end", 0) > 0);
+    q->eval_every_epochs = w->eval_every_epochs;
+    q->stop_noise_tol = w->noise_tol;
+    q->stop_time_rse = w->time_rse;
+    q->no_final_eval = !w->final_eval;
+    q->no_end_checkpoint = !w->checkpoint_end;
     q->resume = 0;
     q->progress = 0;
     q->rank_weights = NULL;
-    q->dynamic_batching = jnum(o, "dynamic_batching", 0) > 0; /* base->dynbatch: the policy */
-    /* the segment's gradient exchange: Top-k at "compress_cf" over "collective", else the job's */
-    double cf = jnum(o, "compress_cf", 0);
-    if (cf != 0) {
-        if (!(cf > 1 && cf <= 1e6) || scv_comm_opts_on(&base->comm))
-            return scv_err_set(err, SCV_EINVAL, "elastic command: \"compress_cf\" %g: expected a factor in (1, 1e6] "
-                                                "on a job without its own communication options", cf);
-        const cJSON *co = cJSON_GetObjectItemCaseSensitive(o, "collective");
-        const char *cs = cJSON_IsString(co) ? co->valuestring : "auto";
-        q->comm.compress = SCV_COMPRESS_TOPK, q->comm.cf = cf;
-        if (!strcmp(cs, "auto")) q->comm.collective = SCV_COLL_AUTO;
-        else if (!strcmp(cs, "allgather")) q->comm.collective = SCV_COLL_ALLGATHER;
-        else if (!strcmp(cs, "artopk")) q->comm.collective = SCV_COLL_ARTOPK;
-        else return scv_err_set(err, SCV_EINVAL, "elastic command: \"collective\" '%s': expected auto, allgather or "
-                                                 "artopk", cs);
+    q->dynamic_batching = w->dynamic_batching; /* base->dynbatch: the policy */
+    if (w->compress_cf != 0) /* Top-k at "compress_cf" over "collective", else the job's exchange */
+        q->comm.compress = SCV_COMPRESS_TOPK, q->comm.cf = w->compress_cf, q->comm.collective = w->collective;
+    if (w->selsync) /* SelSync at a share of local steps */
+        q->comm.selsync = 1, q->comm.sel.lssr = w->selsync_lssr, q->comm.sel.delta = 0;
+    q->straggler = w->straggler_on ? w->straggler : (scv_straggler_rule){0};
+    if (w->n_split) { /* checked below (finite, positive, within the ratio) */
+        memcpy(split, w->split, sizeof(double) * (size_t)w->n_split);
+        q->rank_weights = split;
     }
-    const cJSON *sl = cJSON_GetObjectItemCaseSensitive(o, "selsync_lssr"); /* SelSync at a share of local steps */
-    if (sl) {
-        if (!cJSON_IsNumber(sl) || !(sl->valuedouble >= 0 && sl->valuedouble < 1) || cf != 0 || scv_comm_opts_on(&base->comm))
-            return scv_err_set(err, SCV_EINVAL, "elastic command: \"selsync_lssr\": expected a share in [0, 1), "
-                                                "without \"compress_cf\", on a job without its own communication options");
-        q->comm.selsync = 1, q->comm.sel.lssr = sl->valuedouble, q->comm.sel.delta = 0;
-    }
-    const cJSON *sr = cJSON_GetObjectItemCaseSensitive(o, "straggler");
-    q->straggler = (scv_straggler_rule){0};
-    if (cJSON_IsObject(sr)) {
-        scv_straggler_rule d = scv_straggler_rule_default();
-        q->straggler = (scv_straggler_rule){.fraction = jnum(sr, "fraction", d.fraction), .alpha = jnum(sr, "alpha", d.alpha),
-                                            .window_s = jnum(sr, "window_s", d.window_s),
-                                            .min_iterations = (int)jnum(sr, "min_iterations", d.min_iterations)};
-    }
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "split");
-    if (a) {
-        if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != q->workers)
-            return scv_err_set(err, SCV_EINVAL, "elastic command: \"split\" needs %d shares", q->workers);
-        int i = 0;
-        const cJSON *v;
-        cJSON_ArrayForEach(v, a) split[i++] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-        q->rank_weights = split; /* checked below (finite, positive, within the ratio) */
-    }
-    q->n_target_history = 0, q->target_history = NULL;
-    a = cJSON_GetObjectItemCaseSensitive(o, "history");
-    if (cJSON_IsArray(a)) {
-        const cJSON *v;
-        cJSON_ArrayForEach(v, a) if (q->n_target_history < 64) hist[q->n_target_history++] =
-            cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    q->n_target_history = w->n_history < 64 ? w->n_history : 64, q->target_history = NULL;
+    if (q->n_target_history) {
+        memcpy(hist, w->history, sizeof(double) * (size_t)q->n_target_history);
         q->target_history = hist;
     }
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "metrics");
     q->metrics_path = NULL;
-    if (cJSON_IsString(m) && strlen(m->valuestring) < mcap) {
-        snprintf(metrics, mcap, "%s", m->valuestring);
+    if (w->metrics[0]) {
+        snprintf(metrics, mcap, "%s", w->metrics);
         q->metrics_path = metrics;
     }
+    free(w);
     return scv_train_params_check(q, err);
 }
 

@@ -20,6 +20,7 @@
 #include "service.h"
 #include "../core/util.h"
 #include "../io/json_out.h"
+#include "../io/metrics_line.h"
 #include "../runtime/cluster.h"
 
 #include <arpa/inet.h>
@@ -393,12 +394,6 @@ static int seg_filter(const struct dirent *e)
     return !strncmp(e->d_name, "seg-", 4) && n > 6 && !strcmp(e->d_name + n - 6, ".jsonl");
 }
 
-static double jd(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 #define SERIES_MAX_ITERS 500000
 #define SERIES_POINTS 400
 
@@ -410,19 +405,28 @@ static char *run_series(svc_state *s, long long id, unsigned *code)
     int nn = scandir(dir, &names, seg_filter, alphasort);
     it_pt *pts = NULL;
     size_t n = 0, cap = 0;
+    scv_err bad = {0}; /* the first iteration line the strict reader refused (skipped) */
     for (int i = 0; i < nn; i++) {
         char path[1500];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
         FILE *f = fopen(path, "r");
-        char line[4096];
-        while (f && n < SERIES_MAX_ITERS && fgets(line, sizeof line, f)) {
-            if (!strstr(line, "\"type\":\"iter\"")) continue;
-            cJSON *o = cJSON_Parse(line);
-            if (!o) continue; /* a line being written */
-            it_pt p = {jd(o, "iter"), jd(o, "ts"), jd(o, "workers"), jd(o, "batch"), jd(o, "t_iter"),
-                       jd(o, "grad_sqnorm_local_mean"), jd(o, "grad_sqnorm_global"), jd(o, "loss"),
-                       jd(o, "epoch_progress")};
-            cJSON_Delete(o);
+        char *line = NULL;
+        size_t lcap = 0;
+        int lineno = 0;
+        while (f && n < SERIES_MAX_ITERS && getline(&line, &lcap, f) > 0) {
+            lineno++;
+            if (!strstr(line, "\"iter\"")) continue; /* not an iteration line (a quick look) */
+            scv_metrics_line m;
+            scv_err le = {0};
+            int lrc = scv_metrics_line_parse(line, names[i]->d_name, lineno, &m, &le);
+            if (m.type != SCV_ML_ITER) continue; /* another type, or a line being written */
+            if (lrc) {
+                if (!bad.code) bad = le;
+                continue;
+            }
+            const scv_ml_iter *x = &m.u.iter;
+            it_pt p = {x->iter, x->ts, x->workers, x->batch, x->t_iter, x->g_local, x->g_global, x->loss,
+                       x->epoch_progress};
             if (n == cap) {
                 size_t c = cap ? 2 * cap : 1024;
                 it_pt *a = realloc(pts, c * sizeof *a);
@@ -431,6 +435,7 @@ static char *run_series(svc_state *s, long long id, unsigned *code)
             }
             pts[n++] = p;
         }
+        free(line);
         if (f) fclose(f);
     }
     for (int i = 0; i < nn; i++) free(names[i]);
@@ -467,7 +472,12 @@ static char *run_series(svc_state *s, long long id, unsigned *code)
         fputc('}', f);
         i = j;
     }
-    fputs("]}", f);
+    fputc(']', f);
+    if (bad.code) { /* named: file, line, field */
+        fputs(",\"error\":", f);
+        scv_json_str(f, bad.msg);
+    }
+    fputc('}', f);
     free(pts);
     char *out = mem_close(f, &buf);
     *code = out ? 200 : 500;

@@ -1,0 +1,64 @@
+/*
+ * metrics_line.h - the one strict reader of a metrics line (the JSON lines a trainer
+ * writes: docs/TRAINER-CONTRACT.md "Metrics lines"). One line is parsed (cJSON) into a
+ * typed struct for its type (job, iter, eval, latency; any other type is OTHER and
+ * skipped, as the contract says); every number is checked against its range (a table in
+ * metrics_line.c), and a field that is not a number, is out of range, or is required and
+ * lacking is an error naming the file, the line and the field. io/profile.c (which stops
+ * at the first error), drivers/trainjob.c (which tails a running segment) and the
+ * service's series all read lines through it. Internal to the library (not in scv.h).
+ */
+#ifndef SCV_IO_METRICS_LINE_H
+#define SCV_IO_METRICS_LINE_H
+#include "scv.h"
+
+typedef enum {
+    SCV_ML_BLANK = 0,  /* only white space */
+    SCV_ML_OTHER,      /* a type this reader does not know (or none): skipped */
+    SCV_ML_JOB,
+    SCV_ML_ITER,
+    SCV_ML_EVAL,
+    SCV_ML_LATENCY,
+} scv_ml_type;
+
+/* Numbers that are absent, null or refused read NaN. */
+typedef struct scv_ml_job {
+    char model[64], arch[64], vm[64], dataset[64];
+    double params, act_bytes, n_train, input_floats, threads;
+} scv_ml_job;
+
+typedef struct scv_ml_iter {
+    double iter, epoch_progress, workers, batch, t_compute, t_comm, t_iter, loss;
+    double g_local, g_global;   /* grad_sqnorm_local_mean, grad_sqnorm_global */
+    double samples_seen, ts;
+    double cf, t_compress;      /* a compressed exchange's factor and kernel seconds */
+} scv_ml_iter;
+
+typedef struct scv_ml_eval {
+    double iter, epoch_progress, test_accuracy, test_loss, train_loss, train_loss_samples;
+    char role[32];              /* "periodic", ... ("" : none) */
+    char set[32];               /* "full", "subset" ("" : none) */
+} scv_ml_eval;
+
+typedef struct scv_ml_latency {
+    double workers, seconds;
+} scv_ml_latency;
+
+typedef struct scv_metrics_line {
+    scv_ml_type type;
+    union {
+        scv_ml_job job;
+        scv_ml_iter iter;
+        scv_ml_eval eval;
+        scv_ml_latency latency;
+    } u;
+} scv_metrics_line;
+
+/* Parses one line (NUL-terminated; a trailing newline is fine) of file `path`, line
+ * `lineno`. SCV_OK; or SCV_EPARSE naming "path:lineno" and the first bad field (a line that
+ * is not a JSON object; a field that is not a number, out of range or, for the type's
+ * required fields, lacking): out->type is then still the line's type, and its fields that
+ * could be read are set (the others NaN), so a caller that only reads along (a running
+ * segment's tail) can take a bad value as missing. */
+int scv_metrics_line_parse(const char *text, const char *path, int lineno, scv_metrics_line *out, scv_err *err);
+#endif
