@@ -8,6 +8,7 @@
 #include "cli/opt.h"
 #include "scv.h"
 #include "../core/util.h"
+#include "../io/segwire.h"
 #include "../runtime/comm.h"
 #include "../runtime/cluster.h"
 #include "../runtime/launch.h"
@@ -207,50 +208,35 @@ static int check_vm_type(const char *vm_type, const char *catalog)
 }
 
 /* The trainer contract (docs/TRAINER-CONTRACT.md): started by the exec driver, the built-in
- * trainer takes its configuration from the SCV_* variables (they win over the options) and
- * writes scavenger-state.json with its checkpoints. Returns EXIT_USAGE naming a bad
- * variable, else -1. */
-static int apply_contract(scv_train_params *p, double *weights, int *n_weights, int *contract)
+ * trainer takes its configuration from the SCV_* variables (they win over the options),
+ * read by the segment codec (io/segwire.c, the one reading of the environment form), and
+ * writes scavenger-state.json with its checkpoints. w holds the strings p then points to.
+ * Returns EXIT_USAGE naming a bad variable, else -1. */
+static const char *env_get(const char *name, void *ctx)
+{
+    (void)ctx;
+    return getenv(name);
+}
+
+static int apply_contract(scv_train_params *p, scv_segwire *w, double *weights, int *n_weights, int *contract)
 {
     *contract = getenv("SCV_BATCH") && getenv("SCV_METRICS") && getenv("SCV_CHECKPOINT_DIR");
     if (!*contract) return -1;
-    const char *names[] = {"SCV_WORKERS", "SCV_BATCH", "SCV_UNTIL_ITERATIONS", "SCV_SEED"};
-    int64_t v[4] = {1, 0, 0, 1};
-    for (int i = 0; i < 4; i++) {
-        const char *s = getenv(names[i]);
-        if (s && (scv_parse_i64(s, &v[i]) || v[i] < (i < 2 ? 1 : 0))) {
-            if (reports()) fprintf(stderr, "scavenger train: %s '%s': expected an integer >= %d\n", names[i], s, i < 2);
-            return EXIT_USAGE;
-        }
+    memset(w, 0, sizeof *w);
+    w->workers = 1, w->seed = 1; /* the contract's defaults */
+    scv_err err = {0};
+    if (scv_segwire_env_read(w, env_get, NULL, &err) != SCV_OK) {
+        if (reports()) fprintf(stderr, "scavenger train: %s\n", err.msg);
+        return EXIT_USAGE;
     }
-    p->workers = (int)v[0], p->batch = (int)v[1], p->iterations = v[2], p->seed = (uint64_t)v[3];
-    const char *fl[] = {"SCV_MAX_EPOCHS", "SCV_EVAL_EVERY_EPOCHS"};
-    double *dst[] = {&p->epochs, &p->eval_every_epochs};
-    for (int i = 0; i < 2; i++) {
-        const char *s = getenv(fl[i]);
-        if (s && (scv_parse_f64(s, dst[i]) || !(*dst[i] >= 0))) {
-            if (reports()) fprintf(stderr, "scavenger train: %s '%s': expected a number >= 0\n", fl[i], s);
-            return EXIT_USAGE;
-        }
-    }
-    const char *sp = getenv("SCV_SPLIT");
-    *n_weights = 0;
-    if (sp && *sp) {
-        char buf[8192], *save = NULL;
-        snprintf(buf, sizeof buf, "%s", sp);
-        for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            double w;
-            if (*n_weights >= 1024 || scv_parse_f64(t, &w) || !(w > 0) || !isfinite(w)) {
-                if (reports()) fprintf(stderr, "scavenger train: SCV_SPLIT '%s': expected positive weights\n", sp);
-                return EXIT_USAGE;
-            }
-            weights[(*n_weights)++] = w;
-        }
-    }
-    p->metrics_path = getenv("SCV_METRICS");
-    p->checkpoint_dir = getenv("SCV_CHECKPOINT_DIR");
-    p->resume = getenv("SCV_RESUME") && !strcmp(getenv("SCV_RESUME"), "1");
-    if (getenv("SCV_PROBE") && !strcmp(getenv("SCV_PROBE"), "1")) /* one iteration, no checkpoint */
+    p->workers = w->workers, p->batch = w->batch, p->iterations = w->until_iterations, p->seed = w->seed;
+    p->epochs = w->epochs, p->eval_every_epochs = w->eval_every_epochs;
+    *n_weights = w->n_split;
+    memcpy(weights, w->split, sizeof(double) * (size_t)w->n_split);
+    p->metrics_path = w->metrics;
+    p->checkpoint_dir = w->checkpoint_dir;
+    p->resume = w->resume;
+    if (w->probe) /* one iteration, no checkpoint */
         p->iterations = 1, p->checkpoint_dir = NULL, p->resume = 0;
     if (p->iterations && !(p->epochs > 0)) p->epochs = 0;
     p->contract_state = 1;
@@ -265,6 +251,7 @@ typedef struct train_cli {
     int stream_bounds, min_share_set, json, n_weights;
     const char *progress, *cluster, *catalog, *hosts;
     double weights[1024];
+    scv_segwire wire; /* the contract's variables, read (apply_contract) */
 } train_cli;
 
 /* The options of dynamic batching, streaming and communication efficiency: -1 when set,
@@ -573,7 +560,7 @@ int cmd_train(int argc, char **argv)
  * stream's rates read; then train_parsed. Returns the exit status. */
 static int train_checked(scv_train_params p, train_cli *f, int argc, char **argv)
 {
-    int contract = 0, crc = apply_contract(&p, f->weights, &f->n_weights, &contract);
+    int contract = 0, crc = apply_contract(&p, &f->wire, f->weights, &f->n_weights, &contract);
     if (crc >= 0) return crc;
     if (f->min_share_set && !p.dynamic_batching) return usage_error("--min-share %s: only with --dynamic-batching", "F");
     if (f->min_share_set && p.dynbatch.min_share * p.workers >= 0.9) { /* K as the contract may have set it */
