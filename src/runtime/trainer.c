@@ -27,6 +27,7 @@
 #include "scv.h"
 #include "comm.h"
 #include "exchange.h"
+#include "train_rules.h"
 #include "../core/util.h"
 #include "../io/json_out.h"
 #include "../train/ckpt.h"
@@ -215,9 +216,9 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
     if (p->eval_subset < 0)
         return scv_err_set(err, SCV_EINVAL, "--eval-subset %lld: must be >= 0 (0 = the whole test set)",
                            (long long)p->eval_subset);
-    if (p->target_window < 1 || p->target_window > 10000)
-        return scv_err_set(err, SCV_EINVAL, "--target-window %d: must be in 1..10000",
-                           p->target_window);
+    if (p->target_window < 1 || p->target_window > SCV_TARGET_WINDOW_MAX)
+        return scv_err_set(err, SCV_EINVAL, "--target-window %d: must be in 1..%d", p->target_window,
+                           SCV_TARGET_WINDOW_MAX);
     if (!(p->target_confirm_tol >= 0 && p->target_confirm_tol < 1))
         return scv_err_set(err, SCV_EINVAL, "--target-confirm-tol %g: must be in [0,1)",
                            p->target_confirm_tol);
@@ -372,7 +373,7 @@ typedef struct {
     int32_t *data_scratch;    /* N indices: scratch for the re-ordering, and a worker's batch */
     int64_t *home_acc;        /* rank 0, 3 x SCV_MAX_WORKERS: worker k's home-class samples and
                                  all its samples this segment, its home samples this step */
-    double window[64];  /* the target window when the last segment ended, oldest first */
+    double window[SCV_TARGET_WINDOW_MAX]; /* the target window when the last segment ended, oldest first */
     int n_window;
     /* the gradient exchange (communication efficiency): kept from one segment to the next
      * while K, this rank and the options stay (segment_exchange) */
@@ -886,12 +887,12 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
     const int64_t n_test = c->test->n;
     const int64_t sub_n = p->eval_subset > 0 && p->eval_subset < n_test ? p->eval_subset : n_test;
     const int subset_on = sub_n < n_test;
-    /* the target window: the last W periodic accuracies, history first (from_hist marks
-     * those from earlier invocations) */
-    const int W = p->target_window > 0 ? p->target_window : 1;
-    double *win = calloc((size_t)W, sizeof(double));
-    char *from_hist = calloc((size_t)W, 1);
-    int win_len = 0;
+    /* the stopping rules: the target window (the last W periodic accuracies, history
+     * first), the noise and profiling rules, the iteration cap (train_rules.c) */
+    scv_stoprule rules;
+    scv_train_rules_init(&rules, p, c->K);
+    const int W = rules.W;
+    int oom = 0;
     /* stragglers: every rank adds its compute seconds to the allreduce, rank 0 applies the
      * rule and flags the worker it finds in the next one, so every rank sees it together */
     /* under dynamic batching a slow worker is rebalanced, and reported only when the shares
@@ -904,26 +905,26 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
      * is rank 0's clock from the last allreduce, at which the next step is planned */
     const int stream_on = p->stream != NULL;
     double stream_tau = 0, stream_wait = 0;
-    if (stream_on && !c->stream && !(c->stream = malloc(sizeof *c->stream))) free(win), win = NULL;
-    if (stream_on && win) scv_stream_init(c->stream, p->stream, &p->stream_policy, B);
+    if (stream_on && !c->stream && !(c->stream = malloc(sizeof *c->stream))) oom = 1;
+    if (stream_on && !oom) scv_stream_init(c->stream, p->stream, &p->stream_policy, B);
     /* non-IID streams and data injection (data_plan); the home-class shares are measured
      * with them and with streaming (rank 0 counts every worker's batch) */
     const int inject_on = p->inject_alpha > 0 && p->inject_beta > 0, data_on = p->noniid_skew > 0 || inject_on;
     const int home_on = data_on || stream_on;
     int64_t injected = 0; /* copies trained on in this segment */
     const double sample_bytes = (double)(d * sizeof(float) + 1); /* a sample as the trainer holds it, and its label */
-    if (inject_on && !c->inj && !(c->inj = malloc(sizeof *c->inj))) free(win), win = NULL;
+    if (inject_on && !c->inj && !(c->inj = malloc(sizeof *c->inj))) oom = 1;
     if (!inject_on) free(c->inj), c->inj = NULL;
-    if (home_on && !c->data_scratch && !(c->data_scratch = malloc(sizeof(int32_t) * (size_t)N))) free(win), win = NULL;
+    if (home_on && !c->data_scratch && !(c->data_scratch = malloc(sizeof(int32_t) * (size_t)N))) oom = 1;
     if (home_on && c->rank == 0 && !c->home_acc && !(c->home_acc = malloc(sizeof(int64_t) * 3 * SCV_MAX_WORKERS)))
-        free(win), win = NULL;
+        oom = 1;
     if (home_on && c->home_acc) memset(c->home_acc, 0, sizeof(int64_t) * 3 * SCV_MAX_WORKERS);
     c->own = c->counts;
     /* --eval-every-epochs with streaming or injection: every that many samples (the batches
      * vary, or a step takes fewer than B samples of the epoch) */
     const double eval_period = (stream_on || inject_on) && p->eval_every_epochs > 0 && !p->eval_every ? p->eval_every_epochs * (double)N : 0;
-    if (watch && c->rank == 0 && !c->strag && !(c->strag = malloc(sizeof *c->strag))) free(win), win = NULL;
-    if (dyn && c->rank == 0 && !c->dyn && !(c->dyn = malloc(sizeof *c->dyn))) free(win), win = NULL;
+    if (watch && c->rank == 0 && !c->strag && !(c->strag = malloc(sizeof *c->strag))) oom = 1;
+    if (dyn && c->rank == 0 && !c->dyn && !(c->dyn = malloc(sizeof *c->dyn))) oom = 1;
     /* the shares: the previous segment's at the same K (dynamic batching goes on), else the
      * parameters' split */
     if (!dyn || c->n_shares != c->K) {
@@ -933,47 +934,26 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
             c->n_shares = c->K;
         }
     }
-    if (!win || !from_hist) {
-        free(win), free(from_hist);
-        return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    }
+    if (oom) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     /* communication efficiency: the exchange replaces the gradient's allreduce (its residual
      * and its controllers go on from the previous segment where they can) */
     scv_exchange *xc = NULL;
     scv_exchange_step xs = {0};
     double x_tprev = 0, x_bprev = 0;
     if (scv_comm_opts_on(&p->comm)) {
-        if ((rc = segment_exchange(c, &p->comm, np, err))) {
-            free(win), free(from_hist);
-            return rc;
-        }
+        if ((rc = segment_exchange(c, &p->comm, np, err))) return rc;
         xc = c->xc;
     }
     if (watch && c->rank == 0) scv_straggler_init(c->strag, &p->straggler, c->K);
     if (dyn && c->rank == 0) scv_dynbatch_init(c->dyn, &p->dynbatch, c->K, B, c->shares);
-    if (c->K > 1 && (rc = latency_probe(c, err))) {
-        free(win), free(from_hist);
-        return rc;
-    }
-    for (int i = 0; i < p->n_target_history; i++) {
-        if (win_len == W) {
-            memmove(win, win + 1, sizeof(double) * (size_t)(W - 1));
-            memmove(from_hist, from_hist + 1, (size_t)(W - 1));
-            win_len--;
-        }
-        win[win_len] = p->target_history[i], from_hist[win_len++] = 1;
-    }
-    /* online stopping rules: noise windows and the running mean of t_iter (Welford) */
-    double win_l = 0, win_g = 0, prev_bs = NAN, t_mean = 0, t_m2 = 0;
-    int win_n = 0;
-    int64_t t_n = 0;
+    if (c->K > 1 && (rc = latency_probe(c, err))) return rc;
     res->b_simple = NAN;
     snprintf(res->stopped_by, sizeof res->stopped_by, "%s", "max_epochs");
 
     for (;;) {
         /* stopping rules checked before the step */
         if (time_stop) break;
-        if (p->iterations && (int64_t)c->st.iteration >= p->iterations) {
+        if (scv_stoprule_capped(&rules, (int64_t)c->st.iteration)) {
             snprintf(res->stopped_by, sizeof res->stopped_by, "iterations");
             break;
         }
@@ -1213,20 +1193,12 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
             evaluated_at_end = acc_full = !subset_on;
             const int by_loss = p->target_loss > 0;
             const double target = by_loss ? p->target_loss : p->target_accuracy;
-            if (target_on && !(by_loss && !isfinite(ploss))) {
-                /* slide the window; decide once it holds W accuracies (every rank sees the
-                 * same reduced accuracies, so every rank decides the same) */
-                if (win_len == W) {
-                    memmove(win, win + 1, sizeof(double) * (size_t)(W - 1));
-                    memmove(from_hist, from_hist + 1, (size_t)(W - 1));
-                    win_len--;
-                }
-                win[win_len] = by_loss ? ploss : acc, from_hist[win_len++] = 0;
-                double sum = 0;
-                int n_hist = 0;
-                for (int i = 0; i < win_len; i++) sum += win[i], n_hist += from_hist[i];
-                double mean = sum / (double)W;
-                if (win_len == W && (by_loss ? mean <= target : mean >= target)) {
+            /* the window decides once it holds W values (every rank sees the same reduced
+             * accuracies, so every rank decides the same) */
+            if (scv_train_rules_eval(&rules, p, acc, ploss) == SCV_STOP_TARGET) {
+                const double mean = rules.mean;
+                const int n_hist = rules.n_from_history;
+                {
                     char how[128], hist[48] = "", conf[96] = "";
                     if (n_hist)
                         snprintf(hist, sizeof hist, ", %d from --target-history", n_hist);
@@ -1317,34 +1289,17 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
             break;
         }
         /* noise stable: B_simple of two consecutive windows agree (every rank sees the same
-         * reduced numbers, so every rank stops at the same iteration) */
-        if (p->stop_noise_window > 0 && c->K > 1 && !p->no_grad_stats && exact) {
-            win_l += local_mean, win_g += gsq, win_n++;
-            if (win_n == p->stop_noise_window) {
-                double bs = scv_gns_b_simple(c->K, (int)Bcur, win_l / win_n, win_g / win_n);
-                int stable = isfinite(bs) && isfinite(prev_bs) &&
-                             fabs(bs - prev_bs) <= p->stop_noise_tol * fmax(fabs(prev_bs), 1e-12);
-                res->b_simple = bs;
-                prev_bs = bs;
-                win_l = win_g = 0, win_n = 0;
-                if (stable) {
-                    snprintf(res->stopped_by, sizeof res->stopped_by, "noise_stable");
-                    break;
-                }
-            }
+         * reduced numbers, so every rank stops at the same iteration); iteration time known
+         * well enough: rank 0 decides on its t_iter (set by the slowest rank through the
+         * allreduce); the decision travels in the next iteration's allreduce, so all ranks
+         * stop after the same iteration */
+        const scv_stop_verdict v = scv_train_rules_iter(&rules, p, Bcur, local_mean, gsq, exact, t4 - t0);
+        res->b_simple = rules.b_simple;
+        if (v == SCV_STOP_NOISE) {
+            snprintf(res->stopped_by, sizeof res->stopped_by, "noise_stable");
+            break;
         }
-        /* iteration time known well enough: rank 0 decides on its t_iter (set by the slowest
-         * rank through the allreduce); the decision travels in the next iteration's allreduce,
-         * so all ranks stop after the same iteration */
-        if (p->stop_time_rse > 0 && run_iters > 3) {
-            double x = t4 - t0, d1 = x - t_mean;
-            t_n++;
-            t_mean += d1 / (double)t_n;
-            t_m2 += d1 * (x - t_mean);
-            if (c->rank == 0 && t_n >= (p->stop_time_min > 2 ? p->stop_time_min : 2) &&
-                sqrt(t_m2 / (double)(t_n - 1) / (double)t_n) <= p->stop_time_rse * t_mean)
-                c->time_stable = 1;
-        }
+        if (v == SCV_STOP_TIME && c->rank == 0) c->time_stable = 1;
     }
     if (c->rank == 0 && p->progress) fputc('\n', stderr);
     if (!rc && xc) rc = scv_exchange_sync(xc, c->comm, w, c->mom, err); /* what is evaluated and saved */
@@ -1360,10 +1315,8 @@ static int train_segment(run_ctx *c, scv_train_result *res, scv_err *err)
         rc = eval_on(c, n_test, NULL, NAN, 0, &acc, &tloss, res, err); /* the whole test set */
         acc_full = 1;
     }
-    c->n_window = win_len < 64 ? win_len : 64; /* an elastic job continues a segment with it */
-    memcpy(c->window, win + (win_len - c->n_window), sizeof(double) * (size_t)c->n_window);
-    free(win);
-    free(from_hist);
+    /* an elastic job continues a segment with it */
+    c->n_window = scv_stoprule_window(&rules, c->window, SCV_TARGET_WINDOW_MAX);
     if (!rc) rc = scv_comm_agree(c->comm, c->rank == 0 ? metrics_flush(c, err) : SCV_OK, err);
     if (!rc && p->checkpoint_dir && (!p->no_end_checkpoint || res->interrupted))
         rc = save_checkpoint(c, wall, err);
@@ -1740,7 +1693,7 @@ static int elastic_main(run_ctx *c, scv_train_result *res, scv_err *err)
         if (!rc) control_reply(&ctl, "{\"type\":\"ready\",\"processes\":%d}", scv_comm_all_size(c->comm));
     }
     char *cmd = calloc(1, CMD_BYTES), *evs = calloc(1, CMD_BYTES), metrics[4096] = "";
-    double split[SCV_MAX_SPACE], hist[64];
+    double split[SCV_MAX_SPACE], hist[SCV_TARGET_WINDOW_MAX]; /* segment_params reads at most 64 */
     procs *pr = calloc(1, sizeof *pr);
     if (!cmd || !evs || !pr) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
     /* A failure that the processes do not share (here, or a broken collective below) would
