@@ -107,7 +107,8 @@ scv_train_params scv_train_params_default(void)
     return p;
 }
 
-int scv_train_params_check(const scv_train_params *p, scv_err *err)
+/* The job: the model, the workers, the batch, the optimiser. */
+static int check_job(const scv_train_params *p, scv_err *err)
 {
     static const char *const models[] = {"logreg", "mlp", "lenet", "resnet"};
     int known = 0;
@@ -142,6 +143,12 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
         return scv_err_set(err, SCV_EINVAL, "--momentum must be in [0,1)");
     if (p->weight_decay < 0) return scv_err_set(err, SCV_EINVAL, "--weight-decay must be >= 0");
     if (p->base_batch < 1) return scv_err_set(err, SCV_EINVAL, "--base-batch must be positive");
+    return SCV_OK;
+}
+
+/* The stopping rules, the schedule, the evaluations and the target window. */
+static int check_stopping(const scv_train_params *p, scv_err *err)
+{
     if (p->epochs < 0 || p->iterations < 0 || p->eval_every < 0 || p->checkpoint_every < 0 ||
         p->eval_every_epochs < 0)
         return scv_err_set(err, SCV_EINVAL, "--epochs, --iterations, --eval-every and "
@@ -179,6 +186,12 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
             !isfinite(p->target_history[i]))
             return scv_err_set(err, SCV_EINVAL, "--target-history: value %d (%g) must be %s", i + 1,
                                p->target_history[i], p->target_loss > 0 ? "a finite loss >= 0" : "in [0,1]");
+    return SCV_OK;
+}
+
+/* The data options: dynamic batching, streaming, non-IID streams, injection, the split. */
+static int check_data(const scv_train_params *p, scv_err *err)
+{
     if (p->dynamic_batching && !(p->dynbatch.min_share > 0 && p->dynbatch.min_share < 0.5))
         return scv_err_set(err, SCV_EINVAL, "--min-share %g: must be in (0, 0.5)", p->dynbatch.min_share);
     if (p->stream) {
@@ -228,6 +241,14 @@ int scv_train_params_check(const scv_train_params *p, scv_err *err)
                                SCV_RANK_WEIGHT_RATIO);
     }
     return SCV_OK;
+}
+
+int scv_train_params_check(const scv_train_params *p, scv_err *err)
+{
+    int rc = check_job(p, err);
+    if (!rc) rc = check_stopping(p, err);
+    if (!rc) rc = check_data(p, err);
+    return rc;
 }
 
 int scv_train_result_json(const scv_train_result *r, char *buf, size_t cap)
