@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "scv_test.h"
+#include "../src/model/stoprule.h"
 
 #include <cjson/cJSON.h>
 #include <sys/stat.h>
@@ -42,10 +43,9 @@ typedef struct fake {
     /* or a training loss loss_b x^-loss_c (x in reference samples) and a loss target */
     int by_loss;
     double loss_b, loss_c;
-    /* the smoothed rule, as the trainer's: reached at an evaluation when the mean of the
-     * last W values (accuracies, or period-mean losses) crosses the target */
-    double win[16];
-    int win_n;
+    /* the smoothed rule, the trainer's own (src/model/stoprule.c): reached at an evaluation
+     * when the mean of the last W values (accuracies, or period-mean losses) crosses the target */
+    scv_stoprule rule;
     double x_at_eval, samples_at_eval; /* at the previous evaluation */
     scv_segment_result lost;  /* the segment an interruption cut short (recover) */
     char lost_phase[16];
@@ -61,16 +61,13 @@ typedef struct fake {
 static double fake_acc(const fake *f) { return f->acc_max - f->acc_gap * exp(-f->x_ref / f->tau); }
 static double fake_loss_at(const fake *f, double x) { return f->loss_b * pow(x, -f->loss_c); }
 
-/* One evaluation: its value enters the window; 1 when the rule holds. */
-static int fake_eval_rule(fake *f, double v, int W)
+/* A new invocation: the window starts from the loop's history. */
+static void fake_rule_init(fake *f, const scv_segment_spec *sp)
 {
-    if (W < 1) W = 1;
-    if (f->win_n == W) memmove(f->win, f->win + 1, sizeof(double) * (size_t)(W - 1)), f->win_n--;
-    f->win[f->win_n++] = v;
-    if (f->win_n < W) return 0;
-    double m = 0;
-    for (int i = 0; i < W; i++) m += f->win[i] / W;
-    return f->by_loss ? m <= f->target : m >= f->target;
+    scv_stoprule_spec s = {.window = sp->target_window, .history = sp->history, .n_history = sp->n_history};
+    if (f->by_loss) s.target_loss = f->target;
+    else s.target_accuracy = f->target;
+    scv_stoprule_init(&f->rule, &s);
 }
 
 static double fake_t_iter(const fake *f, int K, int B)
@@ -138,9 +135,7 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
     double sum = 0;
     double S = 100 * f->b_noise, G2 = 100; /* tr(Sigma), |G|^2: B_simple = S / G2 = b_noise */
     int stop_at = sp->noise_window ? 2 * sp->noise_window : sp->time_rse > 0 ? sp->time_min_iters : 0;
-    int W = sp->target_window > 0 ? sp->target_window : 1;
-    f->win_n = 0; /* a new invocation: the window starts from the loop's history */
-    for (int i = 0; i < sp->n_history && i < 16; i++) fake_eval_rule(f, sp->history[i], W);
+    fake_rule_init(f, sp);
     f->x_at_eval = f->x_ref, f->samples_at_eval = f->samples;
     for (;;) {
         if (sp->until_iterations && f->iteration >= sp->until_iterations) break;
@@ -176,7 +171,7 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
                                      .train_loss = tl, .train_loss_samples = f->samples - f->samples_at_eval};
                 f->x_at_eval = f->x_ref, f->samples_at_eval = f->samples;
                 if (sink && sink->on_eval) sink->on_eval(sink->ctx, &e);
-                reached = fake_eval_rule(f, f->by_loss ? tl : e.accuracy, W);
+                reached = scv_stoprule_on_evaluation(&f->rule, f->by_loss ? tl : e.accuracy) == SCV_STOP_TARGET;
             }
         }
         if (reached) {

@@ -9,6 +9,7 @@
 #include "scv.h"
 #include "../core/util.h"
 #include "../io/segwire.h"
+#include "../model/stoprule.h"
 #include "../runtime/comm.h"
 #include "../runtime/cluster.h"
 #include "../runtime/launch.h"
@@ -522,7 +523,7 @@ int cmd_train(int argc, char **argv)
             p.eval_subset = iv;
             break;
         case O_TWINDOW:
-            if (opt_int(name, optarg, 1, 10000, &iv)) return EXIT_USAGE;
+            if (opt_int(name, optarg, 1, SCV_TARGET_WINDOW_MAX, &iv)) return EXIT_USAGE;
             p.target_window = (int)iv;
             break;
         case O_TTOL:

@@ -16,6 +16,7 @@
 #include "scv.h"
 #include "../io/io.h"
 #include "trainjob.h"
+#include "exec_rules.h"
 #include "../core/util.h"
 #include "../io/segwire.h"
 #include "../runtime/launch.h"
@@ -31,27 +32,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The stopping rules a segment evaluates on the trainer's metrics (the same rules the
- * built-in trainer applies to itself; see scv_segment_spec). */
-typedef struct rules {
-    const scv_segment_spec *spec;
-    int K;
-    double win[64];             /* the target window: the last W values, oldest first */
-    int win_len, W;
-    double nl, ng, prev_bs;     /* the noise rule's window sums and the previous B_simple */
-    int nn;
-    double t_mean, t_m2;        /* the profiling rule: Welford over t_iter after 3 iterations */
-    int64_t t_n, seen;
-    const char *fired;          /* the rule that fired (NULL: none) */
-    int reached;
-    double accuracy;            /* the latest evaluation's */
-} rules;
-
 typedef struct exec_drv {
     scv_job_driver vt;
     trainjob tj;
     uint64_t seed;
-    rules r;
+    scv_exec_rules r;
     const scv_measure_sink *outer; /* the loop's sink, while a segment runs */
 } exec_drv;
 
@@ -71,65 +56,51 @@ static void nap_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-static void rules_init(rules *r, const scv_segment_spec *s, int K)
+/* The segment's rules (src/model/stoprule.c, the trainer's own) on the trainer's metrics:
+ * the cap, the noise rule (statistics a line leaves null are NaN: skipped) and the profiling
+ * rule after each iteration, the target window after each evaluation. */
+void scv_exec_rules_init(scv_exec_rules *x, const scv_segment_spec *s, int K)
 {
-    memset(r, 0, sizeof *r);
-    r->spec = s, r->K = K, r->prev_bs = NAN, r->accuracy = NAN;
-    r->W = s->target_window > 1 ? s->target_window : 1;
-    if (r->W > 64) r->W = 64;
-    for (int i = 0; i < s->n_history; i++) { /* the window continues across segments */
-        if (r->win_len == r->W) memmove(r->win, r->win + 1, sizeof(double) * (size_t)--r->win_len);
-        r->win[r->win_len++] = s->history[i];
-    }
+    memset(x, 0, sizeof *x);
+    x->accuracy = NAN;
+    scv_stoprule_spec rs = {.until_iterations = s->until_iterations, .target_accuracy = s->target_accuracy,
+                            .target_loss = s->target_loss, .window = s->target_window, .history = s->history,
+                            .n_history = s->n_history, .workers = K, .noise_window = s->noise_window,
+                            .noise_tol = s->noise_tol, .time_rse = s->time_rse, .time_min_iters = s->time_min_iters};
+    scv_stoprule_init(&x->r, &rs);
+}
+
+scv_stop_verdict scv_exec_rules_iter(scv_exec_rules *x, const scv_iter_sample *s)
+{
+    if (x->fired) return SCV_STOP_NONE;
+    scv_stop_verdict v = scv_stoprule_capped(&x->r, s->iteration)
+                             ? SCV_STOP_ITERATIONS
+                             : scv_stoprule_on_iteration(&x->r, s->batch, s->g_local, s->g_global, s->t_iter);
+    if (v != SCV_STOP_NONE) x->fired = scv_stop_verdict_name(v);
+    return v;
+}
+
+scv_stop_verdict scv_exec_rules_eval(scv_exec_rules *x, const scv_eval_sample *s)
+{
+    if (isfinite(s->accuracy)) x->accuracy = s->accuracy;
+    double v = x->r.spec.target_loss > 0 ? s->train_loss : s->accuracy;
+    if (scv_stoprule_on_evaluation(&x->r, v) != SCV_STOP_TARGET || x->reached) return SCV_STOP_NONE;
+    x->reached = 1;
+    if (!x->fired) x->fired = "target";
+    return SCV_STOP_TARGET;
 }
 
 static void on_iter(void *ctx, const scv_iter_sample *x)
 {
     exec_drv *e = ctx;
-    rules *r = &e->r;
-    const scv_segment_spec *s = r->spec;
-    r->seen++;
-    if (!r->fired && s->until_iterations && x->iteration >= s->until_iterations) r->fired = "iterations";
-    if (!r->fired && s->noise_window > 0 && r->K > 1 && isfinite(x->g_local) && isfinite(x->g_global)) {
-        r->nl += x->g_local, r->ng += x->g_global;
-        if (++r->nn == s->noise_window) {
-            double bs = scv_gns_b_simple(r->K, x->batch, r->nl / r->nn, r->ng / r->nn);
-            if (isfinite(bs) && isfinite(r->prev_bs) && fabs(bs - r->prev_bs) <= s->noise_tol * fmax(fabs(r->prev_bs), 1e-12))
-                r->fired = "noise_stable";
-            r->prev_bs = bs, r->nl = r->ng = 0, r->nn = 0;
-        }
-    }
-    if (!r->fired && s->time_rse > 0 && r->seen > 3 && isfinite(x->t_iter)) {
-        double d = x->t_iter - r->t_mean;
-        r->t_n++;
-        r->t_mean += d / (double)r->t_n;
-        r->t_m2 += d * (x->t_iter - r->t_mean);
-        if (r->t_n >= (s->time_min_iters > 2 ? s->time_min_iters : 2) &&
-            sqrt(r->t_m2 / (double)(r->t_n - 1) / (double)r->t_n) <= s->time_rse * r->t_mean)
-            r->fired = "time_stable";
-    }
+    scv_exec_rules_iter(&e->r, x);
     if (e->outer && e->outer->on_iter) e->outer->on_iter(e->outer->ctx, x);
 }
 
 static void on_eval(void *ctx, const scv_eval_sample *x)
 {
     exec_drv *e = ctx;
-    rules *r = &e->r;
-    const scv_segment_spec *s = r->spec;
-    if (isfinite(x->accuracy)) r->accuracy = x->accuracy;
-    int by_loss = s->target_loss > 0;
-    double v = by_loss ? x->train_loss : x->accuracy;
-    if ((s->target_accuracy > 0 || by_loss) && isfinite(v)) {
-        if (r->win_len == r->W) memmove(r->win, r->win + 1, sizeof(double) * (size_t)--r->win_len);
-        r->win[r->win_len++] = v;
-        double sum = 0;
-        for (int i = 0; i < r->win_len; i++) sum += r->win[i];
-        double mean = sum / r->W;
-        if (r->win_len == r->W && (by_loss ? mean <= s->target_loss : mean >= s->target_accuracy) && !r->reached) {
-            r->reached = 1;
-            if (!r->fired) r->fired = "target";
-        }
-    }
+    scv_exec_rules_eval(&e->r, x);
     if (e->outer && e->outer->on_eval) e->outer->on_eval(e->outer->ctx, x);
 }
 
@@ -275,7 +246,7 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
                            "be told to compress (docs/TRAINER-CONTRACT.md)", spec->phase);
     char metrics[1400];
     tj_segment_path(t, spec->phase, metrics, sizeof metrics);
-    rules_init(&e->r, spec, t->K);
+    scv_exec_rules_init(&e->r, spec, t->K);
     e->outer = sink;
     scv_measure_sink mine = {.ctx = e, .on_iter = on_iter, .on_eval = on_eval};
     struct sigaction sa, old_int, old_term;

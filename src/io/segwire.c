@@ -55,7 +55,6 @@ typedef struct field {
 #define MAX_COUNT 1e15          /* iterations */
 #define MAX_EPOCHS 1e9
 #define MAX_VALUE 1e30          /* a loss, a weight */
-#define MAX_WINDOW 10000        /* the target window (as --target-window) */
 #define MAX_CF 1e6              /* Top-k's compression factor */
 
 static const field fields[] = {
@@ -77,7 +76,7 @@ static const field fields[] = {
     NUM("target_accuracy", NULL, "--target-accuracy", T_DBL, target_accuracy, 0, 1, J_ALWAYS),
     NUM("target_loss", NULL, "--target-loss", T_DBL, target_loss, 0, MAX_VALUE, J_ALWAYS),
     NUM("eval_subset", NULL, "--eval-subset", T_INT, eval_subset, 0, 2147483647.0, J_ALWAYS),
-    NUM("target_window", NULL, "--target-window", T_INT, target_window, 1, MAX_WINDOW, J_ALWAYS | J_MIN1 | A_WINDOW),
+    NUM("target_window", NULL, "--target-window", T_INT, target_window, 1, SCV_TARGET_WINDOW_MAX, J_ALWAYS | J_MIN1 | A_WINDOW),
     LIST("history", NULL, "--target-history", history, n_history, 0, MAX_VALUE, J_ALWAYS | A_WINDOW),
     NUM("noise_window", NULL, "--stop-noise-stable", T_INT, noise_window, 0, 1e9, J_ALWAYS | A_PAIR),
     NUM("noise_tol", NULL, NULL, T_DBL, noise_tol, 0, MAX_VALUE, J_ALWAYS),

@@ -20,10 +20,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "scv.h"
+#include "../model/stoprule.h"
 
 /* Capacities of the wire's lists and paths. */
 #define SCV_SEGWIRE_MAX_SPLIT SCV_MAX_WORKERS  /* one share of B per worker */
-#define SCV_SEGWIRE_MAX_HISTORY 1024           /* earlier target values prefilling the window */
+#define SCV_SEGWIRE_MAX_HISTORY SCV_TARGET_WINDOW_MAX /* earlier target values prefilling the window */
 #define SCV_SEGWIRE_PATH 4096
 
 typedef struct scv_segwire {

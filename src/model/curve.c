@@ -54,6 +54,7 @@
  */
 #include "scv.h"
 #include "model.h"
+#include "stoprule.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -639,22 +640,37 @@ int scv_curve_predict(const scv_curve *fit, const double *x, const double *y, si
     return SCV_OK;
 }
 
-/* ---- the smoothed target rule ---- */
+/* ---- the smoothed target rule: the drivers' own (stoprule.c), over a series ---- */
+/* y[0..n) fed to the target window as evaluations (not finite: left out; a window above
+ * SCV_TARGET_WINDOW_MAX is that limit); the verdict of the last one. */
+static int target_feed(scv_metric metric, const double *y, size_t n, double target, int window, long *first)
+{
+    scv_stoprule r;
+    scv_stoprule_spec s = {.window = window};
+    if (metric == SCV_METRIC_LOSS) s.target_loss = target;
+    else s.target_accuracy = target;
+    scv_stoprule_init(&r, &s);
+    int reached = 0;
+    for (size_t i = 0; i < n; i++) {
+        reached = scv_stoprule_on_evaluation(&r, y[i]) == SCV_STOP_TARGET;
+        if (reached && first) {
+            *first = (long)i;
+            return 1;
+        }
+    }
+    return reached;
+}
+
 int scv_target_reached(scv_metric metric, const double *y, size_t n, double target, int window)
 {
-    size_t w = window > 0 ? (size_t)window : 1;
-    if (n < w) return 0;
-    double sum = 0;
-    for (size_t i = n - w; i < n; i++) sum += y[i];
-    double mean = sum / (double)w;
-    return metric == SCV_METRIC_LOSS ? mean <= target : mean >= target;
+    return target_feed(metric, y, n, target, window, NULL);
 }
 
 long scv_target_first_reached(scv_metric metric, const double *y, size_t n, double target, int window)
 {
-    for (size_t i = 0; i < n; i++)
-        if (scv_target_reached(metric, y, i + 1, target, window)) return (long)i;
-    return -1;
+    long first = -1;
+    target_feed(metric, y, n, target, window, &first);
+    return first;
 }
 
 /* ---- batch carry-over ---- */

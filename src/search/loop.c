@@ -26,6 +26,7 @@
 #include "../store/store.h"
 #include "progress.h"
 #include "../core/util.h"
+#include "../model/stoprule.h"
 
 #include <errno.h>
 #include <math.h>
@@ -70,7 +71,7 @@ typedef struct loop {
     size_t pred_nev, pred_nseg;     /*   (the last ending at pred_s1 samples) and the noise */
     double pred_s1, pred_bn;        /*   scale pred_bn */
     double planned_x_star;          /* the prediction the plan used (re-plan when it moves) */
-    double history[16];             /* the latest target values, oldest first */
+    double history[SCV_TARGET_WINDOW_MAX]; /* the latest target values, oldest first (a window's worth) */
     int n_history;
     scv_err sink_err;               /* a store write that failed inside the sink */
     double seg_t0, seg_t1;          /* wall clock of the current segment's first and latest iteration */

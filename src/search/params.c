@@ -7,6 +7,7 @@
 #include "scv.h"
 #include "../core/util.h"
 #include "search/jobopts.h"
+#include "../model/stoprule.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -120,9 +121,11 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
     if (!strcmp(name, "value-per-hour")) return positive(name, v, &p->value_per_hour, 1e12, err);
     if (!strcmp(name, "eval-subset") || !strcmp(name, "target-window")) {
         int64_t x;
-        if (scv_parse_i64(v, &x) || x < (name[0] == 'e' ? 0 : 1) || x > 1000000)
-            return scv_err_set(err, SCV_EINVAL, "%s '%s': expected %s", name, v,
-                               name[0] == 'e' ? "a number of test samples (0 = all)" : "a window of 1 or more");
+        if (scv_parse_i64(v, &x) || x < (name[0] == 'e' ? 0 : 1) || x > (name[0] == 'e' ? 1000000 : SCV_TARGET_WINDOW_MAX))
+            return name[0] == 'e' ? scv_err_set(err, SCV_EINVAL, "%s '%s': expected a number of test samples (0 = all)",
+                                                name, v)
+                                  : scv_err_set(err, SCV_EINVAL, "%s '%s': expected a window of 1 to %d evaluations",
+                                                name, v, SCV_TARGET_WINDOW_MAX);
         if (name[0] == 'e') p->policy.eval_subset = (int)x;
         else p->policy.target_window = (int)x;
         return SCV_OK;
@@ -237,6 +240,9 @@ int scv_run_params_check(const scv_run_params *p, scv_err *err)
         if (p->comms[i].kind == SCV_PLAN_TOPK && p->comm != SCV_COMM_RING)
             return scv_err_set(err, SCV_EINVAL, "compress: Top-k options need comm ring (their collectives are "
                                                 "priced by the ring's alpha and beta)");
+    if (p->policy.target_window < 0 || p->policy.target_window > SCV_TARGET_WINDOW_MAX)
+        return scv_err_set(err, SCV_EINVAL, "target-window %d: must be in 1..%d", p->policy.target_window,
+                           SCV_TARGET_WINDOW_MAX);
     if (p->target_batch && !(p->target_epochs > 0))
         return scv_err_set(err, SCV_EINVAL, "target-batch needs target-epochs");
     return SCV_OK;
