@@ -100,21 +100,21 @@ SCV_API const char *scv_errname(int code);   /* "SCV_EINVAL" */
 SCV_API int scv_err_set(scv_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* ---- the network a job trains (scv_model_parse_hidden; the networks themselves are
+/* ---- the network a job trains (scv_net_parse_hidden; the networks themselves are
  * internal: src/train/train.h) ---- */
 #define SCV_MAX_HIDDEN 8
-typedef struct scv_model_spec {
+typedef struct scv_net_spec {
     const char *name;          /* logreg | mlp | lenet | resnet */
     int hidden[SCV_MAX_HIDDEN]; /* mlp only */
     int n_hidden;
     int in_c, in_h, in_w;      /* input shape per sample */
     int n_classes;
-} scv_model_spec;
+} scv_net_spec;
 
 /* The most workers (ranks) of a job. */
 #define SCV_MAX_WORKERS 1024
 /* Parses "256,128" into spec->hidden. */
-SCV_API int scv_model_parse_hidden(const char *s, scv_model_spec *spec, scv_err *err);
+SCV_API int scv_net_parse_hidden(const char *s, scv_net_spec *spec, scv_err *err);
 
 /* ---- training ---- */
 typedef enum { SCV_LR_CONST = 0, SCV_LR_STEP, SCV_LR_COSINE } scv_lr_decay;
@@ -194,7 +194,7 @@ typedef struct scv_selsync_policy {
  * cheaper by the alpha-beta model fitted on the measured exchanges), or SelSync. */
 typedef enum { SCV_COMPRESS_NONE = 0, SCV_COMPRESS_TOPK, SCV_COMPRESS_GRAVAC } scv_compress_kind;
 typedef enum { SCV_COLL_AUTO = 0, SCV_COLL_ALLGATHER, SCV_COLL_ARTOPK } scv_coll_pref;
-typedef struct scv_comm_opts {
+typedef struct scv_exchange_opts {
     scv_compress_kind compress;
     double cf;                  /* the factor of static Top-k (k = n / cf) */
     scv_coll_pref collective;
@@ -205,7 +205,7 @@ typedef struct scv_comm_opts {
     int selsync;                /* 1: SelSync (not with compression) */
     scv_gravac_policy gravac;
     scv_selsync_policy sel;
-} scv_comm_opts;
+} scv_exchange_opts;
 
 /* Streaming (ScaDLES, Tyagi & Swany, IEEE BigData 2022): worker k receives a data stream of
  * S_k(t) samples/s; a step takes from each worker what has arrived since its last step,
@@ -323,7 +323,7 @@ typedef struct scv_train_params {
     double inject_alpha, inject_beta; /* both 0 = off; in (0, 1]: each step ceil(alpha K)
                                   random workers share a fraction beta of their own samples
                                   with every other worker, b' = b / (1 + alpha beta K) */
-    scv_comm_opts comm;        /* communication efficiency (off by default): Top-k, GraVAC, SelSync */
+    scv_exchange_opts comm;        /* communication efficiency (off by default): Top-k, GraVAC, SelSync */
     scv_straggler_rule straggler; /* fraction 0 = off: find stragglers (a metrics line each);
                                   elastic mode replaces one with a spare process when it can */
     int no_end_checkpoint;     /* 1: no checkpoint when the invocation (segment) ends well: an
@@ -439,9 +439,9 @@ SCV_API void scv_profile_free(scv_profile *p);
  *   ps:    t_comm(K) = alpha + beta * K                        (parameter server, K > 1)
  *   t_iter = t_compute + t_comm - overlap * min(t_compute, t_comm)
  * alpha [s], beta [s/byte] (ring) or [s/worker] (ps), overlap in [0,1]. */
-typedef enum { SCV_COMM_RING = 0, SCV_COMM_PS } scv_comm_kind;
+typedef enum { SCV_TOPO_RING = 0, SCV_TOPO_PS } scv_topology;
 typedef struct scv_perf_model {
-    scv_comm_kind comm;
+    scv_topology topology;
     double c0, c1, alpha, beta, overlap;
     double alpha_msg;       /* s per message of a small collective (the latency probes, t_latency =
                                ceil(log2 K) alpha_msg); 0 = not probed: alpha is used */
@@ -627,14 +627,14 @@ typedef enum { SCV_SCALING_PLAN = 0, SCV_SCALING_THROUGHPUT } scv_scaling;
 /* The name of a value ("knee"), NULL when out of range. */
 SCV_API const char *scv_objective_name(scv_objective v);
 SCV_API const char *scv_stat_name(scv_stat_kind v);
-SCV_API const char *scv_comm_name(scv_comm_kind v);
+SCV_API const char *scv_topology_name(scv_topology v);
 SCV_API const char *scv_pricing_name(scv_pricing v);
 SCV_API const char *scv_search_name(scv_search_policy v);
 SCV_API const char *scv_scaling_name(scv_scaling v);
 /* The value of a name: SCV_OK, or SCV_EINVAL with "'x': expected time, cost or knee" in err. */
 SCV_API int scv_objective_from_name(const char *name, scv_objective *out, scv_err *err);
 SCV_API int scv_stat_from_name(const char *name, scv_stat_kind *out, scv_err *err);
-SCV_API int scv_comm_from_name(const char *name, scv_comm_kind *out, scv_err *err);
+SCV_API int scv_topology_from_name(const char *name, scv_topology *out, scv_err *err);
 SCV_API int scv_pricing_from_name(const char *name, scv_pricing *out, scv_err *err);
 SCV_API int scv_search_from_name(const char *name, scv_search_policy *out, scv_err *err);
 SCV_API int scv_scaling_from_name(const char *name, scv_scaling *out, scv_err *err);
@@ -942,7 +942,7 @@ typedef struct scv_run_params {
     scv_objective objective;
     double value_per_hour;      /* objective utility: $ an hour saved is worth */
     scv_stat_kind stat;
-    scv_comm_kind comm;
+    scv_topology topology;
     scv_pricing pricing;
     double deadline_s, budget;  /* 0 = none */
     const scv_catalog *catalog;

@@ -41,14 +41,14 @@ static size_t make_configs(scv_config_stats *s, const scv_perf_model *truth, dou
 
 static void t_perf_fit_recovers_truth(void)
 {
-    scv_perf_model truth = {.comm = SCV_COMM_RING, .c0 = 2e-3, .c1 = 5e-5, .alpha = 1e-4,
+    scv_perf_model truth = {.topology = SCV_TOPO_RING, .c0 = 2e-3, .c1 = 5e-5, .alpha = 1e-4,
                             .beta = 1e-9, .model_bytes = 4e6};
     scv_config_stats s[32];
     scv_rng_seed(&rng, 1);
     size_t n = make_configs(s, &truth, 0.0);
     scv_perf_model m = {0};
     scv_err err = {0};
-    CHECK(scv_perf_fit(s, n, SCV_COMM_RING, 4e6, &m, &err) == SCV_OK);
+    CHECK(scv_perf_fit(s, n, SCV_TOPO_RING, 4e6, &m, &err) == SCV_OK);
     CHECK_NEAR(m.c0, truth.c0, 1e-6, 0);
     CHECK_NEAR(m.c1, truth.c1, 1e-6, 0);
     CHECK_NEAR(m.alpha, truth.alpha, 1e-6, 0);
@@ -61,12 +61,12 @@ static void t_perf_fit_recovers_truth(void)
     for (size_t i = 0; i < n; i++)
         s[i].t_latency = s[i].workers == 1 ? 9 : s[i].batch == 256 ? 0 : 2e-5 * ceil(log2(s[i].workers));
     s[0].workers = 3, s[0].t_latency = 4e-5;
-    CHECK(scv_perf_fit(s, n, SCV_COMM_RING, 4e6, &m, &err) == SCV_OK);
+    CHECK(scv_perf_fit(s, n, SCV_TOPO_RING, 4e6, &m, &err) == SCV_OK);
     CHECK_NEAR(m.alpha_msg, 2e-5, 1e-12, 0);
     n = make_configs(s, &truth, 0.0);
     /* with 3% noise: parameters within 15%, predictions within 4% on average */
     n = make_configs(s, &truth, 0.03);
-    CHECK(scv_perf_fit(s, n, SCV_COMM_RING, 4e6, &m, &err) == SCV_OK);
+    CHECK(scv_perf_fit(s, n, SCV_TOPO_RING, 4e6, &m, &err) == SCV_OK);
     CHECK_NEAR(m.c1, truth.c1, 0.15, 0);
     CHECK_NEAR(m.beta, truth.beta, 0.15, 0);
     double e = 0;
@@ -75,11 +75,11 @@ static void t_perf_fit_recovers_truth(void)
             if (B >= K) e += fabs(scv_perf_iter(&m, K, B) / scv_perf_iter(&truth, K, B) - 1);
     CHECK_MSG(e / 30 < 0.04, "mean prediction error %.3f", e / 30);
     /* parameter server form */
-    truth.comm = SCV_COMM_PS;
+    truth.topology = SCV_TOPO_PS;
     truth.alpha = 1e-3;
     truth.beta = 5e-4;
     n = make_configs(s, &truth, 0.0);
-    CHECK(scv_perf_fit(s, n, SCV_COMM_PS, 4e6, &m, &err) == SCV_OK);
+    CHECK(scv_perf_fit(s, n, SCV_TOPO_PS, 4e6, &m, &err) == SCV_OK);
     CHECK_NEAR(m.alpha, 1e-3, 1e-6, 0);
     CHECK_NEAR(m.beta, 5e-4, 1e-6, 0);
 }
@@ -91,7 +91,7 @@ static void t_perf_pins_and_degenerate(void)
     scv_perf_model m = {0};
     scv_err err = {0};
     /* one configuration (zero variance): c0 and communication pinned, a clear note */
-    CHECK(scv_perf_fit(s, 2, SCV_COMM_RING, 1e6, &m, &err) == SCV_OK);
+    CHECK(scv_perf_fit(s, 2, SCV_TOPO_RING, 1e6, &m, &err) == SCV_OK);
     CHECK(m.pinned & SCV_PIN_C0);
     CHECK(m.pinned & SCV_PIN_ALPHA && m.pinned & SCV_PIN_BETA);
     CHECK_NEAR(m.c1, 0.01 / 64, 1e-9, 0);
@@ -99,19 +99,19 @@ static void t_perf_pins_and_degenerate(void)
     CHECK(isfinite(scv_perf_iter(&m, 8, 512)));
     /* one K > 1: alpha pinned */
     s[1] = (scv_config_stats){.workers = 4, .batch = 512, .t_iter = 0.05, .t_comm = 0.01};
-    CHECK(scv_perf_fit(s, 2, SCV_COMM_RING, 1e6, &m, &err) == SCV_OK);
+    CHECK(scv_perf_fit(s, 2, SCV_TOPO_RING, 1e6, &m, &err) == SCV_OK);
     CHECK(m.pinned & SCV_PIN_ALPHA);
     CHECK(!(m.pinned & SCV_PIN_BETA) && m.beta > 0);
     /* invalid input */
-    CHECK(scv_perf_fit(s, 0, SCV_COMM_RING, 1e6, &m, &err) == SCV_EINVAL);
+    CHECK(scv_perf_fit(s, 0, SCV_TOPO_RING, 1e6, &m, &err) == SCV_EINVAL);
     s[0].t_iter = -1;
-    CHECK(scv_perf_fit(s, 2, SCV_COMM_RING, 1e6, &m, &err) == SCV_EINVAL);
+    CHECK(scv_perf_fit(s, 2, SCV_TOPO_RING, 1e6, &m, &err) == SCV_EINVAL);
     CHECK(strstr(err.msg, "K=1 B=64") != NULL);
     s[0].t_iter = NAN;
-    CHECK(scv_perf_fit(s, 2, SCV_COMM_RING, 1e6, &m, &err) == SCV_EINVAL);
+    CHECK(scv_perf_fit(s, 2, SCV_TOPO_RING, 1e6, &m, &err) == SCV_EINVAL);
     s[0].t_iter = 0.01;
     s[0].t_comm = 0.02; /* communication longer than the iteration */
-    CHECK(scv_perf_fit(s, 2, SCV_COMM_RING, 1e6, &m, &err) == SCV_EINVAL);
+    CHECK(scv_perf_fit(s, 2, SCV_TOPO_RING, 1e6, &m, &err) == SCV_EINVAL);
 }
 
 /* norms for a known B_simple = trS/G2 */
@@ -305,7 +305,7 @@ static void t_plan_objectives_and_bounds(void)
     int workers[16], batches[8];
     for (int i = 0; i < 16; i++) workers[i] = i + 1;
     for (int i = 0; i < 8; i++) batches[i] = 32 << i;
-    scv_perf_model perf = {.comm = SCV_COMM_RING, .c0 = 1e-3, .c1 = 5e-3, .alpha = 1e-3,
+    scv_perf_model perf = {.topology = SCV_TOPO_RING, .c0 = 1e-3, .c1 = 5e-3, .alpha = 1e-3,
                            .beta = 1e-10, .model_bytes = 1e7, .mare = 0.03};
     scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 500, .s_min = 2000};
     scv_job_info job = {.n_params = 2.5e6, .act_bytes = 2e5, .input_floats = 3072, .n_train = 50000};
@@ -447,7 +447,7 @@ static void t_plan_vm_extrapolation(void)
 {
     scv_catalog *cat = mini_catalog();
     int vms[] = {0, 1, 2, 3, 4}, workers[] = {1, 2, 4}, batches[] = {64, 256};
-    scv_perf_model perf = {.comm = SCV_COMM_RING, .c0 = 1e-3, .c1 = 1e-4, .alpha = 1e-4,
+    scv_perf_model perf = {.topology = SCV_TOPO_RING, .c0 = 1e-3, .c1 = 1e-4, .alpha = 1e-4,
                            .beta = 1e-9, .model_bytes = 1e6, .mare = 0.02};
     scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 200, .s_min = 1000};
     scv_job_info job = {.n_params = 2.5e5, .act_bytes = 1e4, .input_floats = 784, .n_train = 50000};
@@ -573,7 +573,7 @@ static void t_plan_bounds_keep_met_choice(void)
     int workers[16], batches[8];
     for (int i = 0; i < 16; i++) workers[i] = i + 1;
     for (int i = 0; i < 8; i++) batches[i] = 32 << i;
-    scv_perf_model perf = {.comm = SCV_COMM_RING, .c0 = 1e-3, .c1 = 5e-3, .alpha = 1e-3,
+    scv_perf_model perf = {.topology = SCV_TOPO_RING, .c0 = 1e-3, .c1 = 5e-3, .alpha = 1e-3,
                            .beta = 1e-10, .model_bytes = 1e7, .mare = 0.03};
     scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 500, .s_min = 2000};
     scv_job_info job = {.n_params = 2.5e6, .act_bytes = 2e5, .input_floats = 3072, .n_train = 50000};
@@ -641,7 +641,7 @@ static void t_plan_two_point_knee(void)
     scv_catalog *cat = mini_catalog();
     int vm = 0, workers[] = {1, 2}, batches[] = {64};
     /* t(K=1) = 64 c1; t(K=2) = 32 c1 + comm(2) with comm(2) = 2 alpha (beta = 0) */
-    scv_perf_model perf = {.comm = SCV_COMM_RING, .c1 = 1e-3, .alpha = 0.75e-3, .model_bytes = 1e6};
+    scv_perf_model perf = {.topology = SCV_TOPO_RING, .c1 = 1e-3, .alpha = 0.75e-3, .model_bytes = 1e6};
     scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 100, .s_min = 1000};
     scv_job_info job = {.n_params = 1e5, .act_bytes = 1e3, .input_floats = 784, .n_train = 50000};
     scv_plan_request r = {.catalog = cat, .vms = &vm, .n_vms = 1, .measured_vm = 0, .workers = workers,
@@ -725,7 +725,7 @@ static void t_plan_mix(void)
     scv_catalog *cat = mix_catalog();
     int vms[] = {0, 1, 2}, workers[] = {1, 2, 3, 4}, batches[] = {8, 256};
     double c0 = 2e-3, c1 = 1e-4;
-    scv_perf_model perf = {.comm = SCV_COMM_RING, .c0 = c0, .c1 = c1, .alpha = 1e-4, .beta = 1e-9,
+    scv_perf_model perf = {.topology = SCV_TOPO_RING, .c0 = c0, .c1 = c1, .alpha = 1e-4, .beta = 1e-9,
                            .model_bytes = 4e6, .mare = 0.05};
     scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 200, .s_min = 1000};
     scv_job_info job = {.n_params = 2.5e5, .act_bytes = 1e4, .input_floats = 784, .n_train = 50000};
@@ -875,7 +875,7 @@ static void t_plan_mix(void)
     for (int K = 1; K <= 9; K += 4) {
         CHECK(scv_perf_comm_scaled(&perf, K, 1) == scv_perf_comm(&perf, K));
         scv_perf_model ps = perf;
-        ps.comm = SCV_COMM_PS;
+        ps.topology = SCV_TOPO_PS;
         CHECK(scv_perf_comm_scaled(&ps, K, 1) == scv_perf_comm(&ps, K));
         if (K > 1) CHECK_NEAR(scv_perf_comm_scaled(&ps, K, 3) - scv_perf_comm(&ps, K), 2 * 1e-9 * K, 1e-9, 0);
     }
@@ -943,7 +943,7 @@ static void t_plan_compress(void)
     scv_catalog *cat = mix_catalog();
     int vms[] = {0}, workers[] = {1, 2, 4, 8}, batches[] = {64, 256};
     const double c0 = 2e-3, c1 = 1e-4, al = 1e-4, be = 1e-9, M = 4e7;
-    scv_perf_model perf = {.comm = SCV_COMM_RING, .c0 = c0, .c1 = c1, .alpha = al, .beta = be, .model_bytes = M,
+    scv_perf_model perf = {.topology = SCV_TOPO_RING, .c0 = c0, .c1 = c1, .alpha = al, .beta = be, .model_bytes = M,
                            .mare = 0.05};
     scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 200, .s_min = 1000};
     scv_job_info job = {.n_params = 1e7, .act_bytes = 1e4, .input_floats = 784, .n_train = 50000};
@@ -1068,7 +1068,7 @@ static void t_plan_compress(void)
     CHECK(h == scv_sparse_choose(3e-6, be, M, c, 8));
     CHECK(scv_perf_comm_option(&pr, 8, &opts[O_DENSE], 1, NULL) == scv_perf_comm(&perf, 8));
     CHECK_NEAR(scv_perf_comm_option(&pr, 8, &opts[O_SEL9], 1, NULL), 0.1 * sync8 + 3 * 3e-6, 1e-15, 0);
-    scv_perf_model ps = {.comm = SCV_COMM_PS, .alpha = 1e-3, .beta = 5e-4};
+    scv_perf_model ps = {.topology = SCV_TOPO_PS, .alpha = 1e-3, .beta = 5e-4};
     scv_plan_comm s5 = {.kind = SCV_PLAN_SELSYNC, .lssr = 0.5};
     CHECK_NEAR(scv_perf_comm_option(&ps, 4, &s5, 1, NULL), 0.5 * (1e-3 + 2 * 5e-4 * 4) + 1e-3, 1e-12, 0);
     CHECK(isnan(scv_perf_comm_option(&ps, 4, &au, 1, NULL))); /* Top-k: not priced by the PS form */
@@ -1149,15 +1149,15 @@ static void t_plan_compress(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         scv_plan_comm two_opts[2] = {{.kind = SCV_PLAN_DENSE}, bad[i].o};
         scv_plan_result *x = NULL;
-        perf.comm = bad[i].ps ? SCV_COMM_PS : SCV_COMM_RING;
+        perf.topology = bad[i].ps ? SCV_TOPO_PS : SCV_TOPO_RING;
         r.comms = two_opts, r.n_comms = 2;
         CHECK_MSG(scv_plan(&r, &x, &err) == SCV_EINVAL && !x, "case %zu", i);
         CHECK_MSG(strstr(err.msg, bad[i].want) != NULL, "case %zu: '%s' lacks '%s'", i, err.msg, bad[i].want);
         scv_plan_result_free(x);
     }
-    perf.comm = SCV_COMM_RING;
+    perf.topology = SCV_TOPO_RING;
     /* SelSync under the parameter-server form is priced */
-    perf.comm = SCV_COMM_PS;
+    perf.topology = SCV_TOPO_PS;
     scv_plan_comm sel_only = {.kind = SCV_PLAN_SELSYNC, .lssr = 0.5};
     r.comms = &sel_only, r.n_comms = 1, r.n_mixes = 0;
     CHECK_MSG(scv_plan(&r, &res, &err) == SCV_OK, "%s", err.msg);
@@ -1166,7 +1166,7 @@ static void t_plan_compress(void)
         CHECK(p && d && d->comm_opt.kind == SCV_PLAN_DENSE);
         if (p && d) CHECK_NEAR(p->t_comm, 0.5 * (al + 2 * be * 4) + al, 1e-12, 0);
     }
-    perf.comm = SCV_COMM_RING;
+    perf.topology = SCV_TOPO_RING;
 out:
     scv_plan_result_free(base);
     scv_plan_result_free(res);

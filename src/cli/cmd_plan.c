@@ -182,7 +182,7 @@ typedef struct plan_cli {
     double tepochs, tacc, overlap, deadline, budget, gpu_speedup, value, compress_iters;
     int64_t base, bmin, bmax, top;
     int json, all, sort;
-    scv_comm_kind comm;
+    scv_topology topology;
     scv_stat_kind stat;
     scv_pricing pricing;
     scv_objective obj;
@@ -273,7 +273,7 @@ static int plan_options(int argc, char **argv, plan_cli *o)
             else o->top = iv;
             break;
         case O_COMM:
-            if (scv_comm_from_name(optarg, &o->comm, &err)) return usage_error("--comm: %s", err.msg);
+            if (scv_topology_from_name(optarg, &o->topology, &err)) return usage_error("--comm: %s", err.msg);
             break;
         case O_STAT:
             if (scv_stat_from_name(optarg, &o->stat, &err)) return usage_error("--stat: %s", err.msg);
@@ -305,7 +305,7 @@ static int print_table(const plan_cli *o, const scv_plan_job *job, scv_err *err)
            job->prof->n, job->prof->job.arch, job->measured->name, job->target_epochs, job->target_batch);
     if (job->scaling[0]) printf("%s\n", job->scaling);
     printf("parallel model (%s): t_iter = %.3g + %.3g b ms%s; fit error %.1f%% on %d points%s%s\n",
-           o->comm == SCV_COMM_RING ? "ring allreduce" : "parameter server", perf->c0 * 1e3,
+           o->topology == SCV_TOPO_RING ? "ring allreduce" : "parameter server", perf->c0 * 1e3,
            perf->c1 * 1e3, perf->n_points ? " + comm(K)" : "", 100 * perf->mare, perf->n_points,
            perf->note[0] ? "; " : "", perf->note);
     if (o->stat == SCV_STAT_GNS)
@@ -360,7 +360,7 @@ static int print_table(const plan_cli *o, const scv_plan_job *job, scv_err *err)
 int cmd_plan(int argc, char **argv)
 {
     plan_cli o = {.workers_arg = "1..64", .batch_arg = "32..4096", .top = 12, .sort = SORT_TIME,
-                  .comm = SCV_COMM_RING, .stat = SCV_STAT_GNS, .pricing = SCV_PRICE_ONDEMAND, .obj = SCV_OBJ_KNEE};
+                  .topology = SCV_TOPO_RING, .stat = SCV_STAT_GNS, .pricing = SCV_PRICE_ONDEMAND, .obj = SCV_OBJ_KNEE};
     int prc = plan_options(argc, argv, &o);
     if (prc >= 0) return prc;
     scv_err err = {0};
@@ -391,7 +391,7 @@ int cmd_plan(int argc, char **argv)
                           .target_epochs = o.tepochs, .base_batch = (int)o.base, .target_run = o.trun,
                           .target_accuracy = o.tacc, .vms = o.vms_arg, .workers = workers,
                           .n_workers = (size_t)nw, .batches = batches, .n_batches = (size_t)nb,
-                          .b_min = (int)o.bmin, .b_max = (int)o.bmax, .comm = o.comm, .overlap = o.overlap,
+                          .b_min = (int)o.bmin, .b_max = (int)o.bmax, .topology = o.topology, .overlap = o.overlap,
                           .stat = o.stat, .pricing = o.pricing, .gpu_speedup = o.gpu_speedup, .objective = o.obj,
                           .value_per_hour = o.value, .deadline_s = o.deadline, .budget = o.budget,
                           .all_points = o.all, .option_names = 1, .mixes = mixes, .compress = o.compress,

@@ -115,7 +115,7 @@ static int find_comms(const scv_plan_args *a, scv_plan_job *j, scv_plan_comm *ou
     scv_err e = {0};
     double f = a->compress_iterations > 0 ? a->compress_iterations : 1;
     int rc = scv_plan_comm_parse(a->compress, f, out, SCV_PLAN_MAX_COMMS + 1, n, &e);
-    if (!rc && a->comm == SCV_COMM_PS)
+    if (!rc && a->topology == SCV_TOPO_PS)
         for (size_t i = 0; i < *n && !rc; i++)
             if (out[i].kind == SCV_PLAN_TOPK) {
                 char name[64];
@@ -198,7 +198,7 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
         goto done;
     /* models */
     j->perf = (scv_perf_model){.overlap = a->overlap};
-    if ((rc = scv_perf_fit(j->prof->configs, j->prof->n, a->comm, 4.0 * j->prof->job.n_params, &j->perf, err)))
+    if ((rc = scv_perf_fit(j->prof->configs, j->prof->n, a->topology, 4.0 * j->prof->job.n_params, &j->perf, err)))
         goto done;
     j->target_epochs = a->target_epochs;
     j->target_batch = a->base_batch;
@@ -275,7 +275,7 @@ void scv_plan_job_json(FILE *f, const scv_plan_args *a, const scv_plan_job *j)
     }
     fprintf(f, "],\"perf\":{\"comm\":\"%s\",\"c0\":%.6g,\"c1\":%.6g,\"alpha\":%.6g,\"beta\":%.6g,"
                "\"alpha_msg\":%.6g,\"overlap\":%.3g,\"mare\":%.4g,\"points\":%d,\"note\":%s},",
-            a->comm == SCV_COMM_RING ? "ring" : "ps", perf->c0, perf->c1, perf->alpha, perf->beta, perf->alpha_msg,
+            a->topology == SCV_TOPO_RING ? "ring" : "ps", perf->c0, perf->c1, perf->alpha, perf->beta, perf->alpha_msg,
             perf->overlap, perf->mare, perf->n_points, scv_json_strbuf(j1, sizeof j1, perf->note));
     fprintf(f, "\"profile\":[");
     for (size_t i = 0; i < j->prof->n; i++) {

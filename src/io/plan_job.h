@@ -38,7 +38,7 @@ typedef struct scv_plan_args {
                                        dense only); scv_plan_comm_parse reads it */
     double compress_iterations;     /* their iterations relative to dense (0: 1, as dense) */
     /* models and choice */
-    scv_comm_kind comm;
+    scv_topology topology;
     double overlap;
     scv_stat_kind stat;
     scv_pricing pricing;

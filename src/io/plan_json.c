@@ -220,7 +220,7 @@ static int read_request(const cJSON *o, request *r, scv_err *err)
     scv_plan_args *a = &r->a;
     const char *comm = NULL, *stat = NULL, *pricing = NULL, *obj = NULL;
     int rc;
-    a->comm = SCV_COMM_RING, a->stat = SCV_STAT_GNS, a->pricing = SCV_PRICE_ONDEMAND, a->objective = SCV_OBJ_KNEE;
+    a->topology = SCV_TOPO_RING, a->stat = SCV_STAT_GNS, a->pricing = SCV_PRICE_ONDEMAND, a->objective = SCV_OBJ_KNEE;
     if ((rc = check_names(o, err)) || (rc = get_list(o, "profile", &r->profile, err)) ||
         (rc = get_texts(o, "metrics", &r->metrics, &a->n_metrics, err)) ||
         (rc = get_str(o, "catalog", &a->catalog, err)) || (rc = get_str(o, "measured_on", &a->measured_on, err)) ||
@@ -243,7 +243,7 @@ static int read_request(const cJSON *o, request *r, scv_err *err)
                       &a->compress_iterations, err)))
         return rc;
     scv_err e = {0};
-    if (comm && (rc = scv_comm_from_name(comm, &a->comm, &e))) return named(err, "comm", rc, &e);
+    if (comm && (rc = scv_topology_from_name(comm, &a->topology, &e))) return named(err, "comm", rc, &e);
     if (stat && (rc = scv_stat_from_name(stat, &a->stat, &e))) return named(err, "stat", rc, &e);
     if (pricing && (rc = scv_pricing_from_name(pricing, &a->pricing, &e))) return named(err, "pricing", rc, &e);
     if (obj && (rc = scv_objective_from_name(obj, &a->objective, &e))) return named(err, "objective", rc, &e);

@@ -5,14 +5,14 @@
  * libscv.so does not export them; the library's other layers, the CLI, the service and the
  * in-tree tests include this header where they use them.
  */
-#ifndef SCV_MODEL_INTERNAL_H
-#define SCV_MODEL_INTERNAL_H
+#ifndef SCV_NET_INTERNAL_H
+#define SCV_NET_INTERNAL_H
 
 #include "scv.h"
 
 /* Least squares on relative error (weights 1/y^2) with non-negative parameters. Returns
  * SCV_EINVAL for no usable point or non-positive times (never NaN parameters). */
-int scv_perf_fit(const scv_config_stats *s, size_t n, scv_comm_kind comm, double model_bytes,
+int scv_perf_fit(const scv_config_stats *s, size_t n, scv_topology topology, double model_bytes,
                  scv_perf_model *out, scv_err *err);
 /* The universal prior: fills the parameters m's measurements (s, n) left pinned from a prior
  * model of other jobs on the same VM type, calibrated to this job's measurements (equations
@@ -45,7 +45,7 @@ int scv_vm_mix_workers(const scv_vm_mix *m); /* K: the sum of the counts */
  * bandwidth term (beta) times beta_factor (a mixed cluster's slowest link; 1 = as measured):
  *   DENSE    scv_perf_comm_scaled(m, K, beta_factor)
  *   TOPK     scv_sparse_cost(the collective, alpha, beta beta_factor, M, 1/cf, K) (ring models
- *            only: alpha and beta per message and per byte; NaN for SCV_COMM_PS)
+ *            only: alpha and beta per message and per byte; NaN for SCV_TOPO_PS)
  *   SELSYNC  (1 - lssr) scv_perf_comm_scaled(m, K, 2 beta_factor)   parameters and momenta: 2M
  *                                                  (lssr 0: beta_factor, the gradient's M)
  *            + ceil(log2 K) alpha_msg, or scv_perf_comm_scaled(m, K, 0) unprobed: every
@@ -213,4 +213,4 @@ double scv_samples_at_batch(double samples_b0, double b0, double b, double b_noi
 double scv_vm_price(const scv_vm_type *v, scv_pricing pricing, double mem_bytes,
                     double rate_cpu, double rate_gib);
 
-#endif /* SCV_MODEL_INTERNAL_H */
+#endif /* SCV_NET_INTERNAL_H */

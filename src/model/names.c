@@ -9,7 +9,7 @@
 
 static const char *const OBJECTIVES[] = {"time", "cost", "knee", "utility", NULL};
 static const char *const STATS[] = {"gns", "scavenger", NULL};
-static const char *const COMMS[] = {"ring", "ps", NULL};
+static const char *const TOPOLOGIES[] = {"ring", "ps", NULL};
 static const char *const PRICINGS[] = {"ondemand", "spot", "memory", NULL};
 static const char *const SEARCHES[] = {"partial", "full", "none", NULL};
 static const char *const SCALINGS[] = {"plan", "throughput", NULL};
@@ -48,7 +48,7 @@ static int value_of(const char *const *names, const char *what, const char *name
     }
 SCV__NAMES(objective, scv_objective, OBJECTIVES, "objective")
 SCV__NAMES(stat, scv_stat_kind, STATS, "statistical model")
-SCV__NAMES(comm, scv_comm_kind, COMMS, "communication model")
+SCV__NAMES(topology, scv_topology, TOPOLOGIES, "communication topology")
 SCV__NAMES(pricing, scv_pricing, PRICINGS, "pricing")
 SCV__NAMES(search, scv_search_policy, SEARCHES, "search policy")
 SCV__NAMES(scaling, scv_scaling, SCALINGS, "scaling policy")

@@ -56,7 +56,7 @@ double scv_perf_comm(const scv_perf_model *m, int K) { return scv_perf_comm_scal
 double scv_perf_comm_scaled(const scv_perf_model *m, int K, double f)
 {
     if (K <= 1) return 0;
-    if (m->comm == SCV_COMM_PS) return m->alpha + m->beta * K * f;
+    if (m->topology == SCV_TOPO_PS) return m->alpha + m->beta * K * f;
     return 2.0 * (K - 1) * m->alpha + 2.0 * ((double)(K - 1) / K) * m->model_bytes * m->beta * f;
 }
 
@@ -100,7 +100,7 @@ double scv_perf_comm_option(const scv_perf_model *m, int K, const scv_plan_comm 
     if (o->kind == SCV_PLAN_SELSYNC) /* the flags every step; a synchronisation's bytes */
         return (1 - o->lssr) * scv_perf_comm_scaled(m, K, (o->lssr > 0 ? 2 : 1) * g) +
                (m->alpha_msg > 0 ? a * ceil(log2((double)K)) : scv_perf_comm_scaled(m, K, 0));
-    if (m->comm == SCV_COMM_PS || !(o->cf > 1)) return NAN;
+    if (m->topology == SCV_TOPO_PS || !(o->cf > 1)) return NAN;
     const double c = 1 / o->cf, b = m->beta * g;
     scv_sparse_coll h;
     if (o->collective == SCV_COLL_ALLGATHER) h = SCV_SPARSE_ALLGATHER;
@@ -114,9 +114,9 @@ double scv_perf_comm_option(const scv_perf_model *m, int K, const scv_plan_comm 
     return scv_sparse_cost(h, a, b, m->model_bytes, c, K);
 }
 
-static void comm_features(scv_comm_kind kind, int K, double M, double *f)
+static void comm_features(scv_topology kind, int K, double M, double *f)
 {
-    if (kind == SCV_COMM_PS) {
+    if (kind == SCV_TOPO_PS) {
         f[0] = 1;
         f[1] = K;
     } else {
@@ -131,17 +131,17 @@ static void note_add(scv_perf_model *m, const char *s)
     snprintf(m->note + len, sizeof m->note - len, "%s%s", len ? "; " : "", s);
 }
 
-int scv_perf_fit(const scv_config_stats *s, size_t n, scv_comm_kind comm, double model_bytes,
+int scv_perf_fit(const scv_config_stats *s, size_t n, scv_topology topology, double model_bytes,
                  scv_perf_model *out, scv_err *err)
 {
     double overlap = out->overlap; /* an input: keep what the caller set */
     memset(out, 0, sizeof *out);
-    out->comm = comm;
+    out->topology = topology;
     out->model_bytes = model_bytes;
     out->overlap = overlap >= 0 && overlap <= 1 ? overlap : 0;
     out->pinned = SCV_PIN_OVERLAP;
     if (n == 0) return scv_err_set(err, SCV_EINVAL, "performance model: no measured configuration");
-    if (comm == SCV_COMM_RING && !(model_bytes > 0))
+    if (topology == SCV_TOPO_RING && !(model_bytes > 0))
         return scv_err_set(err, SCV_EINVAL, "performance model: the model size must be positive");
     for (size_t i = 0; i < n; i++) {
         const scv_config_stats *c = &s[i];
@@ -185,7 +185,7 @@ int scv_perf_fit(const scv_config_stats *s, size_t n, scv_comm_kind comm, double
         if (s[i].workers < 2) continue;
         if (!k0) k0 = s[i].workers;
         if (s[i].workers != k0) distinct_k = 1;
-        comm_features(comm, s[i].workers, model_bytes, x + 2 * m);
+        comm_features(topology, s[i].workers, model_bytes, x + 2 * m);
         y[m] = s[i].t_comm;
         w[m] = 1 / fmax(y[m] * y[m], 1e-12);
         m++;
@@ -197,9 +197,9 @@ int scv_perf_fit(const scv_config_stats *s, size_t n, scv_comm_kind comm, double
         double d[2] = {0, 0};
         fixed = 0;
         if (!distinct_k) {
-            fixed = comm == SCV_COMM_PS ? 2u : 1u;
-            out->pinned |= comm == SCV_COMM_PS ? SCV_PIN_BETA : SCV_PIN_ALPHA;
-            note_add(out, comm == SCV_COMM_PS
+            fixed = topology == SCV_TOPO_PS ? 2u : 1u;
+            out->pinned |= topology == SCV_TOPO_PS ? SCV_PIN_BETA : SCV_PIN_ALPHA;
+            note_add(out, topology == SCV_TOPO_PS
                               ? "one K > 1 measured: communication taken as constant in K (beta = 0)"
                               : "one K > 1 measured: latency term pinned (alpha = 0)");
         }
@@ -279,7 +279,7 @@ int scv_amdahl_fit(const int *threads, const double *t, size_t n, double *f, dou
  * Returns the number of parameters it set (0: nothing was pinned or the prior has none). */
 int scv_perf_apply_prior(scv_perf_model *m, const scv_perf_model *prior, const scv_config_stats *s, size_t n)
 {
-    if (!prior || prior->comm != m->comm) return 0;
+    if (!prior || prior->topology != m->topology) return 0;
     int set = 0;
     if ((m->pinned & SCV_PIN_C0) && prior->c0 > 0 && n) {
         double b = (double)s[0].batch / s[0].workers, tc = s[0].t_iter - s[0].t_comm;
@@ -299,7 +299,7 @@ int scv_perf_apply_prior(scv_perf_model *m, const scv_perf_model *prior, const s
             for (size_t i = 0; i < n && !k1; i++)
                 if (s[i].workers > 1) k1 = s[i].workers, t1 = s[i].t_comm;
             double f[2];
-            comm_features(m->comm, k1, m->model_bytes, f);
+            comm_features(m->topology, k1, m->model_bytes, f);
             double tp = prior->alpha * f[0] + prior->beta * f[1];
             scale = tp > 0 && t1 > 0 ? t1 / tp : 1;
         }

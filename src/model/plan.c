@@ -476,7 +476,7 @@ static int check_comms(const scv_plan_request *req, scv_err *err)
             if (o->collective != SCV_COLL_AUTO && o->collective != SCV_COLL_ALLGATHER && o->collective != SCV_COLL_ARTOPK)
                 return scv_err_set(err, SCV_EINVAL, "plan: communication option %zu (%s): unknown collective %d", i,
                                    name, (int)o->collective);
-            if (req->perf->comm == SCV_COMM_PS)
+            if (req->perf->topology == SCV_TOPO_PS)
                 return scv_err_set(err, SCV_EINVAL, "plan: communication option %zu (%s): Top-k is priced with the "
                                    "ring model's alpha and beta (per message, per byte); the parameter-server model "
                                    "has no per-byte term (use comm ring)", i, name);

@@ -40,7 +40,7 @@ _Static_assert(C_FIXED == SCV_EXCHANGE_CTL_FIXED, "exchange.h states the control
 #define SWITCH 0.9    /* switch collective when the other costs at most this share */
 
 struct scv_exchange {
-    scv_comm_opts o;
+    scv_exchange_opts o;
     int K, rank;
     size_t np;
     int64_t steps;
@@ -59,18 +59,18 @@ struct scv_exchange {
     double alpha, beta;
 };
 
-scv_comm_opts scv_comm_opts_default(void)
+scv_exchange_opts scv_exchange_opts_default(void)
 {
-    return (scv_comm_opts){.compress = SCV_COMPRESS_NONE, .cf = 100, .collective = SCV_COLL_AUTO, .var_root = 0,
+    return (scv_exchange_opts){.compress = SCV_COMPRESS_NONE, .cf = 100, .collective = SCV_COLL_AUTO, .var_root = 0,
                            .dense_steps = 20, .selsync = 0, .gravac = scv_gravac_policy_default(),
                            .sel = scv_selsync_policy_default()};
 }
 
-int scv_comm_opts_on(const scv_comm_opts *o) { return o && (o->compress != SCV_COMPRESS_NONE || o->selsync); }
+int scv_exchange_opts_on(const scv_exchange_opts *o) { return o && (o->compress != SCV_COMPRESS_NONE || o->selsync); }
 
 size_t scv_exchange_ctl(int K) { return C_FIXED + (size_t)(K > 0 ? K : 1); }
 
-int scv_exchange_new(const scv_comm_opts *o, int K, int rank, size_t np, scv_exchange **out, scv_err *err)
+int scv_exchange_new(const scv_exchange_opts *o, int K, int rank, size_t np, scv_exchange **out, scv_err *err)
 {
     *out = NULL;
     if (o->selsync && o->compress != SCV_COMPRESS_NONE)

@@ -5,7 +5,7 @@
  * adaptive factor, and SelSync's selective synchronisation. The trainer hands it the
  * gradient and its control scalars in one buffer and gets back the step's gradient and the
  * scalars summed over the ranks, whichever collective ran; it never sees the collectives.
- * The options are scv_comm_opts (scv.h).
+ * The options are scv_exchange_opts (scv.h).
  */
 #ifndef SCV_EXCHANGE_H
 #define SCV_EXCHANGE_H
@@ -33,7 +33,7 @@ typedef struct scv_exchange_step {
     double lssr;                /* SelSync's share of local steps so far */
 } scv_exchange_step;
 
-int scv_exchange_new(const scv_comm_opts *o, int K, int rank, size_t np, scv_exchange **out, scv_err *err);
+int scv_exchange_new(const scv_exchange_opts *o, int K, int rank, size_t np, scv_exchange **out, scv_err *err);
 void scv_exchange_free(scv_exchange *x);
 /* The control floats the exchange adds after the caller's own (its share of the buffer):
  * SCV_EXCHANGE_CTL_FIXED + K. */

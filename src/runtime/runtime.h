@@ -9,7 +9,7 @@
 
 #include "scv.h"
 
-scv_comm_opts scv_comm_opts_default(void);
-int scv_comm_opts_on(const scv_comm_opts *o);
+scv_exchange_opts scv_exchange_opts_default(void);
+int scv_exchange_opts_on(const scv_exchange_opts *o);
 
 #endif /* SCV_RUNTIME_INTERNAL_H */

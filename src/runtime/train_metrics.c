@@ -48,8 +48,8 @@ int scv_tm_job(run_ctx *c)
                    "{\"type\":\"job\",\"model\":\"%s\",\"arch\":\"%s\",\"params\":%zu,"
                    "\"act_bytes\":%zu,\"input_floats\":%zu,\"n_train\":%lld,\"vm\":%s,"
                    "\"threads\":%d,\"workers\":%d,\"batch\":%d}\n",
-                   p->model, scv_model_arch(c->model), scv_model_nparams(c->model),
-                   4 * scv_model_act_floats(c->model), d, (long long)c->train->n,
+                   p->model, scv_net_arch(c->model), scv_net_nparams(c->model),
+                   4 * scv_net_act_floats(c->model), d, (long long)c->train->n,
                    scv_json_strbuf(vmj, sizeof vmj, p->vm_type), p->threads, c->K, p->batch);
 }
 

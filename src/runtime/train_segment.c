@@ -112,7 +112,7 @@ static int evaluate(run_ctx *c, int64_t n, double *acc, double *loss, scv_err *e
     int rc = SCV_OK;
     for (int64_t i = lo; i < hi && !rc; i += 256) {
         int m = (int)(hi - i < 256 ? hi - i : 256);
-        rc = scv_model_eval(c->model, c->test->x + (size_t)i * d, c->test->y + i, m, &v[0], &correct,
+        rc = scv_net_eval(c->model, c->test->x + (size_t)i * d, c->test->y + i, m, &v[0], &correct,
                             err);
     }
     rc = scv_comm_agree(c->comm, rc, err);
@@ -211,7 +211,7 @@ static void unabsorbed_found(run_ctx *c)
 /* ---- the gradient exchange ---- */
 
 /* The same exchange settings: the options a segment command or the job can set. */
-static int same_comm(const scv_comm_opts *a, const scv_comm_opts *b)
+static int same_comm(const scv_exchange_opts *a, const scv_exchange_opts *b)
 {
     return a->compress == b->compress && a->cf == b->cf && a->collective == b->collective &&
            a->var_root == b->var_root && a->dense_steps == b->dense_steps && a->selsync == b->selsync &&
@@ -222,7 +222,7 @@ static int same_comm(const scv_comm_opts *a, const scv_comm_opts *b)
  * the same K, rank and options (its residual, the unsent gradient, is not dropped; SelSync's
  * history and GraVAC's factor go on), else every rank starts a new one (a rank that is new,
  * a spare in a straggler's place, has none: then all do). Collective: every rank calls it. */
-static int segment_exchange(run_ctx *c, const scv_comm_opts *o, size_t np, scv_err *err)
+static int segment_exchange(run_ctx *c, const scv_exchange_opts *o, size_t np, scv_err *err)
 {
     float fresh = !(c->xc && c->xc_K == c->K && c->xc_rank == c->rank && same_comm(&c->xc_opts, o));
     int rc = scv_comm_allreduce_f32(c->comm, &fresh, 1, err);
@@ -469,8 +469,8 @@ static int seg_begin(run_ctx *c, seg *s, scv_train_result *res, scv_err *err)
         s->eval_every = (int64_t)(p->eval_every_epochs * (double)s->N / (double)s->B);
         if (s->eval_every < 1) s->eval_every = 1;
     }
-    s->np = scv_model_nparams(c->model);
-    s->w = scv_model_params(c->model), s->g = scv_model_grads(c->model);
+    s->np = scv_net_nparams(c->model);
+    s->w = scv_net_params(c->model), s->g = scv_net_grads(c->model);
     s->t_start = scv_now(), s->acc = s->tloss = s->loss_ema = NAN, s->acc_full = 1;
     s->target_on = p->target_accuracy > 0 || p->target_loss > 0;
     c->t_start = s->t_start;
@@ -510,7 +510,7 @@ static int seg_begin(run_ctx *c, seg *s, scv_train_result *res, scv_err *err)
     if (oom) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     /* communication efficiency: the exchange replaces the gradient's allreduce (its residual
      * and its controllers go on from the previous segment where they can) */
-    if (scv_comm_opts_on(&p->comm)) {
+    if (scv_exchange_opts_on(&p->comm)) {
         if ((rc = segment_exchange(c, &p->comm, s->np, err))) return rc;
         s->xc = c->xc;
     }
@@ -558,7 +558,7 @@ static int seg_step(run_ctx *c, seg *s, scv_err *err)
     double loss_sum = 0;
     int64_t correct = 0;
     s->t1 = scv_now();
-    int rc = scv_model_train_step(c->model, c->bx, c->by, (int)bk, 1.0f / (float)Bcur, &loss_sum, &correct, err);
+    int rc = scv_net_train_step(c->model, c->bx, c->by, (int)bk, 1.0f / (float)Bcur, &loss_sum, &correct, err);
     s->tc = scv_now(); /* this worker's own compute ends (the agreement waits for the others) */
     if ((rc = scv_comm_agree(c->comm, rc, err))) return rc;
     s->t2 = scv_now();
@@ -566,7 +566,7 @@ static int seg_step(run_ctx *c, seg *s, scv_err *err)
     const size_t np = s->np;
     float *g = s->g;
     step_scalars *x = s->v.x;
-    double sq = p->no_grad_stats && !scv_comm_opts_on(&p->comm) ? 0 : sqnorm(g, np); /* the exchange uses it */
+    double sq = p->no_grad_stats && !scv_exchange_opts_on(&p->comm) ? 0 : sqnorm(g, np); /* the exchange uses it */
     double unscale = bk > 0 ? (double)Bcur / (double)bk : 0;
     x->local_sq = (float)(sq * unscale * unscale);
     x->has = bk > 0;

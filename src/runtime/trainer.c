@@ -110,7 +110,7 @@ scv_train_params scv_train_params_default(void)
     p.target_confirm_tol = 0.005;
     p.dynbatch = scv_dynbatch_policy_default();
     p.stream_policy = scv_stream_policy_default();
-    p.comm = scv_comm_opts_default();
+    p.comm = scv_exchange_opts_default();
     return p;
 }
 
@@ -125,8 +125,8 @@ static int check_job(const scv_train_params *p, scv_err *err)
                            "--model '%s': unknown model (expected logreg, mlp, lenet or resnet)",
                            p->model ? p->model : "");
     if (!strcmp(p->model, "mlp")) {
-        scv_model_spec spec;
-        int rc = scv_model_parse_hidden(p->hidden, &spec, err);
+        scv_net_spec spec;
+        int rc = scv_net_parse_hidden(p->hidden, &spec, err);
         if (rc) return rc;
     }
     const scv_straggler_rule *sr = &p->straggler;
@@ -316,8 +316,8 @@ int scv_train_save_checkpoint(run_ctx *c, double wall, scv_err *err)
         c->st.wall_seconds = c->wall_before + wall;
         c->st.workers = c->K;
         c->st.batch = c->p->batch;
-        rc = scv_ckpt_save(c->p->checkpoint_dir, &c->st, scv_model_params(c->model), c->mom,
-                           scv_model_nparams(c->model), err);
+        rc = scv_ckpt_save(c->p->checkpoint_dir, &c->st, scv_net_params(c->model), c->mom,
+                           scv_net_nparams(c->model), err);
         if (!rc && c->p->contract_state) { /* the trainer contract's progress file, after the state */
             char text[256];
             snprintf(text, sizeof text, "{\"iteration\":%llu,\"samples_seen\":%llu,\"epoch\":%llu,\"position\":%llu}\n",
@@ -335,17 +335,17 @@ int scv_train_save_checkpoint(run_ctx *c, double wall, scv_err *err)
 /* Rank 0 reads the checkpoint; all ranks receive its state. */
 static int resume(run_ctx *c, scv_err *err)
 {
-    size_t n = scv_model_nparams(c->model);
+    size_t n = scv_net_nparams(c->model);
     int rc = SCV_OK;
     if (c->rank == 0) {
         float *p = NULL, *m = NULL;
         size_t cn = 0;
         scv_ckpt_state st;
         rc = scv_ckpt_load(c->p->checkpoint_dir, &st, &p, &m, &cn, err);
-        if (!rc && (strcmp(st.arch, scv_model_arch(c->model)) != 0 || cn != n))
+        if (!rc && (strcmp(st.arch, scv_net_arch(c->model)) != 0 || cn != n))
             rc = scv_err_set(err, SCV_EINVAL,
                              "%s: checkpoint holds model %s (%zu parameters), this run builds %s "
-                             "(%zu)", c->p->checkpoint_dir, st.arch, cn, scv_model_arch(c->model), n);
+                             "(%zu)", c->p->checkpoint_dir, st.arch, cn, scv_net_arch(c->model), n);
         if (!rc && st.n_train != (uint64_t)c->train->n)
             rc = scv_err_set(err, SCV_EINVAL,
                              "%s: checkpoint was written for a training set of %llu samples, "
@@ -356,7 +356,7 @@ static int resume(run_ctx *c, scv_err *err)
                              "%s: checkpoint used --seed %llu; resume with the same seed",
                              c->p->checkpoint_dir, (unsigned long long)st.seed);
         if (!rc) {
-            memcpy(scv_model_params(c->model), p, n * sizeof(float));
+            memcpy(scv_net_params(c->model), p, n * sizeof(float));
             memcpy(c->mom, m, n * sizeof(float));
             c->st = st;
         }
@@ -365,7 +365,7 @@ static int resume(run_ctx *c, scv_err *err)
     }
     if ((rc = scv_comm_agree(c->comm, rc, err))) return rc;
     if ((rc = scv_comm_bcast(c->comm, &c->st, sizeof c->st, 0, err))) return rc;
-    if ((rc = scv_comm_bcast(c->comm, scv_model_params(c->model), n * sizeof(float), 0, err)))
+    if ((rc = scv_comm_bcast(c->comm, scv_net_params(c->model), n * sizeof(float), 0, err)))
         return rc;
     rc = scv_comm_bcast(c->comm, c->mom, n * sizeof(float), 0, err);
     c->wall_before = c->st.wall_seconds;
@@ -444,16 +444,16 @@ static int setup(run_ctx *c, scv_err *err)
         rc = scv_err_set(err, SCV_EINVAL, "--batch %d is larger than the training set (%lld)",
                          p->batch, (long long)c->train->n);
     if (!rc) {
-        scv_model_spec spec = {.name = p->model,
+        scv_net_spec spec = {.name = p->model,
                                .in_c = c->train->c,
                                .in_h = c->train->h,
                                .in_w = c->train->w,
                                .n_classes = c->train->n_classes};
-        if (strcmp(p->model, "mlp") == 0) rc = scv_model_parse_hidden(p->hidden, &spec, err);
-        if (!rc) rc = scv_model_new(&spec, &c->model, err);
+        if (strcmp(p->model, "mlp") == 0) rc = scv_net_parse_hidden(p->hidden, &spec, err);
+        if (!rc) rc = scv_net_new(&spec, &c->model, err);
     }
     if ((rc = scv_comm_agree(c->comm, rc, err))) return rc;
-    size_t n = scv_model_nparams(c->model), d = (size_t)c->train->c * c->train->h * c->train->w;
+    size_t n = scv_net_nparams(c->model), d = (size_t)c->train->c * c->train->h * c->train->w;
     /* a worker's slice: at most B, or with streaming at most b_max (and the training set) */
     int cap = p->batch;
     if (p->stream && !p->stream_policy.full_batch) {
@@ -470,8 +470,8 @@ static int setup(run_ctx *c, scv_err *err)
     if (!c->mom || !c->perm || !c->bx || !c->by || !c->counts || !c->offsets)
         rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
     if ((rc = scv_comm_agree(c->comm, rc, err))) return rc;
-    scv_model_init(c->model, p->seed);
-    snprintf(c->st.arch, sizeof c->st.arch, "%s", scv_model_arch(c->model));
+    scv_net_init(c->model, p->seed);
+    snprintf(c->st.arch, sizeof c->st.arch, "%s", scv_net_arch(c->model));
     c->st.seed = p->seed;
     c->st.n_train = (uint64_t)c->train->n;
     if (p->resume && !joined && (rc = resume(c, err))) return rc;
@@ -484,7 +484,7 @@ static void teardown(run_ctx *c)
     if (c->metrics) fclose(c->metrics); /* flushed and checked by scv_tm_flush */
     scv_dataset_free(c->train);
     scv_dataset_free(c->test);
-    scv_model_free(c->model);
+    scv_net_free(c->model);
     free(c->mom);
     free(c->perm);
     free(c->bx);
@@ -577,10 +577,10 @@ static int segment_params(const scv_train_params *base, const cJSON *o, scv_trai
     if (!rc && strlen(w->metrics) >= mcap)
         rc = scv_err_set(err, SCV_EINVAL, "elastic command: field 'metrics' is longer than %zu bytes", mcap - 1);
     /* the segment's gradient exchange: Top-k or SelSync on a job without its own options */
-    if (!rc && w->compress_cf != 0 && scv_comm_opts_on(&base->comm))
+    if (!rc && w->compress_cf != 0 && scv_exchange_opts_on(&base->comm))
         rc = scv_err_set(err, SCV_EINVAL, "elastic command: \"compress_cf\" %g: expected a factor in (1, 1e6] "
                                           "on a job without its own communication options", w->compress_cf);
-    if (!rc && w->selsync && (w->compress_cf != 0 || scv_comm_opts_on(&base->comm)))
+    if (!rc && w->selsync && (w->compress_cf != 0 || scv_exchange_opts_on(&base->comm)))
         rc = scv_err_set(err, SCV_EINVAL, "elastic command: \"selsync_lssr\": expected a share in [0, 1), "
                                           "without \"compress_cf\", on a job without its own communication options");
     if (rc) {
@@ -716,10 +716,10 @@ static int elastic_resize(run_ctx *c, control *ctl, procs *pr, const scv_train_p
     if (!cn || !of) rc = SCV_ENOMEM;
     if ((rc = scv_comm_agree(c->comm, rc ? scv_err_set(err, rc, "out of memory") : SCV_OK, err))) return rc;
     if (*joined < 0) return SCV_OK; /* every worker held the state already */
-    size_t np = scv_model_nparams(c->model);
+    size_t np = scv_net_nparams(c->model);
     if ((rc = scv_comm_bcast(c->comm, &c->st, sizeof c->st, 0, err))) return rc;
     if ((rc = scv_comm_bcast(c->comm, &c->wall_before, sizeof c->wall_before, 0, err))) return rc;
-    if ((rc = scv_comm_bcast(c->comm, scv_model_params(c->model), np * sizeof(float), 0, err))) return rc;
+    if ((rc = scv_comm_bcast(c->comm, scv_net_params(c->model), np * sizeof(float), 0, err))) return rc;
     return scv_comm_bcast(c->comm, c->mom, np * sizeof(float), 0, err);
 }
 

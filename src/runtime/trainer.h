@@ -31,7 +31,7 @@ typedef struct {
     scv_comm *comm;
     int rank, K;
     scv_dataset *train, *test;
-    scv_model *model;
+    scv_net *model;
     float *mom;
     int32_t *perm;
     float *bx;
@@ -73,7 +73,7 @@ typedef struct {
     /* the gradient exchange (communication efficiency): kept from one segment to the next
      * while K, this rank and the options stay (segment_exchange) */
     scv_exchange *xc;
-    scv_comm_opts xc_opts;
+    scv_exchange_opts xc_opts;
     int xc_K, xc_rank;
 } run_ctx;
 

@@ -495,7 +495,7 @@ static void load_prior(loop *l)
         for (size_t i = 0; i < n; i++) v[i] = f == 0 ? m[i].c0 : f == 1 ? m[i].c1 : f == 2 ? m[i].alpha : m[i].beta;
         *fields[f] = scv_median(v, n);
     }
-    l->prior.comm = l->p->comm;
+    l->prior.topology = l->p->topology;
     l->n_prior = (int)n;
     free(v);
     free(m);
@@ -575,7 +575,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
 {
     const scv_run_params *p = l->p;
     scv_run_result *r = l->r;
-    int rc = scv_perf_fit(l->cs, l->ncs, p->comm, 4 * l->job.n_params, perf, err);
+    int rc = scv_perf_fit(l->cs, l->ncs, p->topology, 4 * l->job.n_params, perf, err);
     if (rc) return rc;
     if (l->n_prior) scv_perf_apply_prior(perf, &l->prior, l->cs, l->ncs);
     /* the target as predicted now: into the result only when the plan succeeds (a failed
@@ -776,7 +776,7 @@ static size_t search_list(const scv_run_params *p, int K0, int (*cfg)[2], size_t
 static double est_t_iter(const loop *l, int K, int B)
 {
     scv_perf_model pf;
-    if (l->ncs >= 2 && scv_perf_fit(l->cs, l->ncs, l->p->comm, 4 * l->job.n_params, &pf, NULL) == SCV_OK)
+    if (l->ncs >= 2 && scv_perf_fit(l->cs, l->ncs, l->p->topology, 4 * l->job.n_params, &pf, NULL) == SCV_OK)
         return scv_perf_iter(&pf, K, B);
     if (!l->ncs) return NAN;
     const scv_config_stats *c = &l->cs[0];

@@ -39,7 +39,7 @@ scv_run_params scv_run_params_default(void)
     p.search = SCV_SEARCH_PARTIAL;
     p.objective = SCV_OBJ_KNEE;
     p.stat = SCV_STAT_GNS;
-    p.comm = SCV_COMM_RING;
+    p.topology = SCV_TOPO_RING;
     p.pricing = SCV_PRICE_ONDEMAND;
     p.policy = scv_run_policy_default();
     return p;
@@ -110,7 +110,7 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
     CHOICE("policy", scv_scaling_from_name, scaling)
     CHOICE("objective", scv_objective_from_name, objective)
     CHOICE("stat", scv_stat_from_name, stat)
-    CHOICE("comm", scv_comm_from_name, comm)
+    CHOICE("comm", scv_topology_from_name, topology)
     CHOICE("pricing", scv_pricing_from_name, pricing)
 #undef CHOICE
     if (!strcmp(name, "target-accuracy")) return positive(name, v, &p->target_accuracy, 1, err);
@@ -237,7 +237,7 @@ int scv_run_params_check(const scv_run_params *p, scv_err *err)
     if (p->objective == SCV_OBJ_UTILITY && !(p->value_per_hour > 0))
         return scv_err_set(err, SCV_EINVAL, "objective utility needs value-per-hour V ($ an hour saved is worth)");
     for (size_t i = 0; i < p->n_comms; i++)
-        if (p->comms[i].kind == SCV_PLAN_TOPK && p->comm != SCV_COMM_RING)
+        if (p->comms[i].kind == SCV_PLAN_TOPK && p->topology != SCV_TOPO_RING)
             return scv_err_set(err, SCV_EINVAL, "compress: Top-k options need comm ring (their collectives are "
                                                 "priced by the ring's alpha and beta)");
     if (p->policy.target_window < 0 || p->policy.target_window > SCV_TARGET_WINDOW_MAX)

@@ -134,8 +134,8 @@ int svc_job_check(const svc_config *cfg, const char *body, char **out, char *fie
             if (!scv_option_value_ok(key, val))
                 rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected logreg, mlp, lenet or resnet", val);
         } else if (!strcmp(name, "hidden")) {
-            scv_model_spec spec = {.name = "mlp"};
-            if (scv_model_parse_hidden(val, &spec, NULL))
+            scv_net_spec spec = {.name = "mlp"};
+            if (scv_net_parse_hidden(val, &spec, NULL))
                 rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected layer sizes such as 256,128", val);
         } else if (key->flags & SCV_OPT_NUM) {
             char *e = NULL;

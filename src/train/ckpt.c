@@ -153,9 +153,9 @@ int scv_ckpt_load(const char *dir, scv_ckpt_state *st, float **params, float **m
         goto done;
     }
     uint64_t count = get_u64(pre + 16 + HDR_LEN);
-    if (count == 0 || count > SCV_MODEL_MAX_PARAMS) {
+    if (count == 0 || count > SCV_NET_MAX_PARAMS) {
         rc = scv_err_set(err, SCV_ECORRUPT, "%s: implausible parameter count %llu (at most %llu)",
-                         path, (unsigned long long)count, (unsigned long long)SCV_MODEL_MAX_PARAMS);
+                         path, (unsigned long long)count, (unsigned long long)SCV_NET_MAX_PARAMS);
         goto done;
     }
     /* the file's length must be what the count implies, before anything is allocated */

@@ -5,7 +5,7 @@
  * Format v1 (little-endian): "SCVCKPT\n", u32 version, u32 header length, header fields,
  * u64 n, float params[n], float momentum[n], u32 CRC-32 of every byte before it.
  * A wrong magic, version, length or checksum is refused with SCV_ECORRUPT, and so is a
- * header field out of its range, a parameter count above SCV_MODEL_MAX_PARAMS or a file
+ * header field out of its range, a parameter count above SCV_NET_MAX_PARAMS or a file
  * whose length is not the one the count implies (checked before allocating).
  */
 #ifndef SCV_CKPT_H
@@ -23,7 +23,7 @@
 #define SCV_CKPT_MAX_EPOCHS (1ull << 24)  /* epoch */
 
 typedef struct scv_ckpt_state {
-    char arch[128];        /* scv_model_arch() of the model */
+    char arch[128];        /* scv_net_arch() of the model */
     uint64_t seed;         /* data-order and init seed */
     uint64_t n_train;      /* training-set size the position refers to */
     uint64_t iteration;    /* iterations done */

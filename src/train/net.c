@@ -38,7 +38,7 @@ typedef struct layer {
     int *argmax;    /* maxpool: per output element */
 } layer;
 
-struct scv_model {
+struct scv_net {
     char arch[128];
     layer *layers;
     int n_layers, cap_layers;
@@ -55,7 +55,7 @@ static size_t out_size(const layer *l) { return (size_t)l->oc * l->oh * l->ow; }
 
 /* ---- building ---- */
 
-static layer *push(scv_model *m, int kind, int c, int h, int w)
+static layer *push(scv_net *m, int kind, int c, int h, int w)
 {
     if (m->n_layers == m->cap_layers) {
         int cap = m->cap_layers ? 2 * m->cap_layers : 16;
@@ -75,13 +75,13 @@ static layer *push(scv_model *m, int kind, int c, int h, int w)
 }
 
 /* The last layer's output shape is the next layer's input shape. */
-static void out_shape(const scv_model *m, int *c, int *h, int *w)
+static void out_shape(const scv_net *m, int *c, int *h, int *w)
 {
     const layer *l = &m->layers[m->n_layers - 1];
     *c = l->oc, *h = l->oh, *w = l->ow;
 }
 
-static int add_dense(scv_model *m, int in, int out)
+static int add_dense(scv_net *m, int in, int out)
 {
     layer *l = push(m, L_DENSE, in, 1, 1);
     if (!l) return SCV_ENOMEM;
@@ -91,7 +91,7 @@ static int add_dense(scv_model *m, int in, int out)
     return SCV_OK;
 }
 
-static int add_simple(scv_model *m, int kind)
+static int add_simple(scv_net *m, int kind)
 {
     int c, h, w;
     out_shape(m, &c, &h, &w);
@@ -102,7 +102,7 @@ static int add_simple(scv_model *m, int kind)
     return SCV_OK;
 }
 
-static int add_conv(scv_model *m, int c, int h, int w, int oc, int k, int pad, float gain)
+static int add_conv(scv_net *m, int c, int h, int w, int oc, int k, int pad, float gain)
 {
     layer *l = push(m, L_CONV, c, h, w);
     if (!l) return SCV_ENOMEM;
@@ -118,7 +118,7 @@ static int add_conv(scv_model *m, int c, int h, int w, int oc, int k, int pad, f
 }
 
 /* conv on the current output shape */
-static int conv_next(scv_model *m, int oc, int k, int pad, float gain)
+static int conv_next(scv_net *m, int oc, int k, int pad, float gain)
 {
     int c, h, w;
     out_shape(m, &c, &h, &w);
@@ -126,7 +126,7 @@ static int conv_next(scv_model *m, int oc, int k, int pad, float gain)
 }
 
 /* relu(x + conv(relu(conv(x)))), channels unchanged */
-static int res_block(scv_model *m)
+static int res_block(scv_net *m)
 {
     int c, h, w, rc;
     out_shape(m, &c, &h, &w);
@@ -139,7 +139,7 @@ static int res_block(scv_model *m)
     return add_simple(m, L_RELU);
 }
 
-int scv_model_parse_hidden(const char *s, scv_model_spec *spec, scv_err *err)
+int scv_net_parse_hidden(const char *s, scv_net_spec *spec, scv_err *err)
 {
     spec->n_hidden = 0;
     const char *p = s;
@@ -159,7 +159,7 @@ int scv_model_parse_hidden(const char *s, scv_model_spec *spec, scv_err *err)
     return SCV_OK;
 }
 
-static int build(scv_model *m, const scv_model_spec *s, scv_err *err)
+static int build(scv_net *m, const scv_net_spec *s, scv_err *err)
 {
     int C = s->in_c, H = s->in_h, W = s->in_w, K = s->n_classes, rc = SCV_OK;
     int D = C * H * W;
@@ -214,7 +214,7 @@ static int build(scv_model *m, const scv_model_spec *s, scv_err *err)
     return SCV_OK;
 }
 
-int scv_model_new(const scv_model_spec *spec, scv_model **out, scv_err *err)
+int scv_net_new(const scv_net_spec *spec, scv_net **out, scv_err *err)
 {
     *out = NULL;
     if (!spec || !spec->name) return scv_err_set(err, SCV_EINVAL, "model: no name");
@@ -230,7 +230,7 @@ int scv_model_new(const scv_model_spec *spec, scv_model **out, scv_err *err)
             if (spec->hidden[i] < 1 || spec->hidden[i] > 65536)
                 return scv_err_set(err, SCV_EINVAL, "mlp: hidden size %d: must be in 1..65536",
                                    spec->hidden[i]);
-    scv_model *m = calloc(1, sizeof *m);
+    scv_net *m = calloc(1, sizeof *m);
     if (!m) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     int rc = build(m, spec, err);
     if (rc) goto fail;
@@ -239,11 +239,11 @@ int scv_model_new(const scv_model_spec *spec, scv_model **out, scv_err *err)
         l->w_off = m->n_params;
         l->b_off = l->w_off + l->n_w;
         /* n_w, n_b are products of ints in size_t (no overflow); their sum is capped */
-        if (l->n_w > SCV_MODEL_MAX_PARAMS || l->n_b > SCV_MODEL_MAX_PARAMS ||
-            m->n_params + l->n_w + l->n_b > SCV_MODEL_MAX_PARAMS) {
+        if (l->n_w > SCV_NET_MAX_PARAMS || l->n_b > SCV_NET_MAX_PARAMS ||
+            m->n_params + l->n_w + l->n_b > SCV_NET_MAX_PARAMS) {
             rc = scv_err_set(err, SCV_EINVAL,
                              "model %s: more than %zu parameters (layer %d has %zu); use smaller "
-                             "--hidden sizes", m->arch, SCV_MODEL_MAX_PARAMS, i, l->n_w + l->n_b);
+                             "--hidden sizes", m->arch, SCV_NET_MAX_PARAMS, i, l->n_w + l->n_b);
             goto fail;
         }
         m->n_params += l->n_w + l->n_b;
@@ -263,11 +263,11 @@ int scv_model_new(const scv_model_spec *spec, scv_model **out, scv_err *err)
     *out = m;
     return SCV_OK;
 fail:
-    scv_model_free(m);
+    scv_net_free(m);
     return rc;
 }
 
-static void free_buffers(scv_model *m)
+static void free_buffers(scv_net *m)
 {
     for (int i = 1; i <= m->n_layers; i++) {
         free(m->act[i]);
@@ -283,7 +283,7 @@ static void free_buffers(scv_model *m)
     m->cap_batch = 0;
 }
 
-void scv_model_free(scv_model *m)
+void scv_net_free(scv_net *m)
 {
     if (!m) return;
     if (m->act) free_buffers(m);
@@ -297,7 +297,7 @@ void scv_model_free(scv_model *m)
     free(m);
 }
 
-static int ensure_batch(scv_model *m, int n, scv_err *err)
+static int ensure_batch(scv_net *m, int n, scv_err *err)
 {
     if (n <= m->cap_batch) return SCV_OK;
     free_buffers(m);
@@ -317,19 +317,19 @@ oom:
     return scv_err_set(err, SCV_ENOMEM, "out of memory for a batch of %d samples", n);
 }
 
-size_t scv_model_nparams(const scv_model *m) { return m->n_params; }
-float *scv_model_params(scv_model *m) { return m->params; }
-float *scv_model_grads(scv_model *m) { return m->grads; }
-const char *scv_model_arch(const scv_model *m) { return m->arch; }
+size_t scv_net_nparams(const scv_net *m) { return m->n_params; }
+float *scv_net_params(scv_net *m) { return m->params; }
+float *scv_net_grads(scv_net *m) { return m->grads; }
+const char *scv_net_arch(const scv_net *m) { return m->arch; }
 
-size_t scv_model_act_floats(const scv_model *m)
+size_t scv_net_act_floats(const scv_net *m)
 {
     size_t n = 0;
     for (int i = 0; i < m->n_layers; i++) n += out_size(&m->layers[i]);
     return n;
 }
 
-void scv_model_init(scv_model *m, uint64_t seed)
+void scv_net_init(scv_net *m, uint64_t seed)
 {
     scv_rng r;
     scv_rng_seed(&r, seed);
@@ -387,7 +387,7 @@ static void maxpool_fwd(layer *l, const float *in, float *out, int n)
     }
 }
 
-static int layer_fwd(scv_model *m, int i, int n, int training, scv_err *err)
+static int layer_fwd(scv_net *m, int i, int n, int training, scv_err *err)
 {
     layer *l = &m->layers[i];
     const float *in = m->act[i];
@@ -430,7 +430,7 @@ static int layer_fwd(scv_model *m, int i, int n, int training, scv_err *err)
     return scv_err_set(err, SCV_EINTERNAL, "layer %d: unknown kind", i);
 }
 
-static int forward(scv_model *m, const float *x, int n, int training, scv_err *err)
+static int forward(scv_net *m, const float *x, int n, int training, scv_err *err)
 {
     int rc = ensure_batch(m, n, err);
     if (rc) return rc;
@@ -465,7 +465,7 @@ static void softmax_ce(const float *z, const uint8_t *y, int n, int K, float sca
 
 /* ---- backward ---- */
 
-static int layer_bwd(scv_model *m, int i, int n, scv_err *err)
+static int layer_bwd(scv_net *m, int i, int n, scv_err *err)
 {
     layer *l = &m->layers[i];
     const float *in = m->act[i], *out = m->act[i + 1], *dout = m->dact[i + 1];
@@ -517,7 +517,7 @@ static int layer_bwd(scv_model *m, int i, int n, scv_err *err)
     return scv_err_set(err, SCV_EINTERNAL, "layer %d: unknown kind", i);
 }
 
-int scv_model_train_step(scv_model *m, const float *x, const uint8_t *y, int n, float scale,
+int scv_net_train_step(scv_net *m, const float *x, const uint8_t *y, int n, float scale,
                          double *loss_sum, int64_t *n_correct, scv_err *err)
 {
     if (n <= 0) {
@@ -532,7 +532,7 @@ int scv_model_train_step(scv_model *m, const float *x, const uint8_t *y, int n, 
     return rc;
 }
 
-int scv_model_eval(scv_model *m, const float *x, const uint8_t *y, int n, double *loss_sum,
+int scv_net_eval(scv_net *m, const float *x, const uint8_t *y, int n, double *loss_sum,
                    int64_t *n_correct, scv_err *err)
 {
     if (n <= 0) return SCV_OK;
@@ -545,9 +545,9 @@ int scv_model_eval(scv_model *m, const float *x, const uint8_t *y, int n, double
 
 /* ---- introspection (net_internal.h) ---- */
 
-int scv_model_layer_count(const scv_model *m) { return m->n_layers; }
+int scv_net_layer_count(const scv_net *m) { return m->n_layers; }
 
-const char *scv_model_layer_info(const scv_model *m, int i, size_t *offset, size_t *n)
+const char *scv_net_layer_info(const scv_net *m, int i, size_t *offset, size_t *n)
 {
     static const char *const names[] = {"dense", "conv", "relu", "maxpool", "gap", "save", "add"};
     const layer *l = &m->layers[i];

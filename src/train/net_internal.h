@@ -7,8 +7,8 @@
 #include "scv.h"
 #include "train.h"
 
-int scv_model_layer_count(const scv_model *m);
+int scv_net_layer_count(const scv_net *m);
 /* Kind name ("dense", "conv", "relu", "maxpool", "gap", "save", "add") and the slice of the
  * parameter buffer the layer owns (n = 0 for parameter-free layers). */
-const char *scv_model_layer_info(const scv_model *m, int i, size_t *offset, size_t *n);
+const char *scv_net_layer_info(const scv_net *m, int i, size_t *offset, size_t *n);
 #endif

@@ -1,6 +1,6 @@
 /*
  * train.h - the internal declarations of the training layer (src/train/): datasets, the
- * networks (scv_model), and the trainer's policy defaults and stream rates. Not part of the
+ * networks (scv_net), and the trainer's policy defaults and stream rates. Not part of the
  * public contract (include/scv.h): libscv.so does not export them; the library's other
  * layers, the CLI, the service and the in-tree tests include this header where they use
  * them.
@@ -29,35 +29,35 @@ int scv_dataset_load(const char *spec, int split, scv_dataset **out, scv_err *er
 void scv_dataset_free(scv_dataset *ds);
 #define SCV_FASHION_MNIST_DIR "/usr/share/datasets/fashion-mnist"
 
-typedef struct scv_model scv_model;
+typedef struct scv_net scv_net;
 
-/* scv_model_new refuses a model with more parameters than this (2^28: 1 GiB of floats),
+/* scv_net_new refuses a model with more parameters than this (2^28: 1 GiB of floats),
  * or a layer or input whose size does not fit an int. */
-#define SCV_MODEL_MAX_PARAMS ((size_t)1 << 28)
+#define SCV_NET_MAX_PARAMS ((size_t)1 << 28)
 
-int scv_model_new(const scv_model_spec *spec, scv_model **out, scv_err *err);
-void scv_model_free(scv_model *m);
-size_t scv_model_nparams(const scv_model *m);
-float *scv_model_params(scv_model *m);
+int scv_net_new(const scv_net_spec *spec, scv_net **out, scv_err *err);
+void scv_net_free(scv_net *m);
+size_t scv_net_nparams(const scv_net *m);
+float *scv_net_params(scv_net *m);
 
 /* The gradient buffer has room for SCV_GRAD_EXTRA more floats after the n parameters, so a
  * trainer can reduce a few scalars in the same collective as the gradient. */
-float *scv_model_grads(scv_model *m);
+float *scv_net_grads(scv_net *m);
 #define SCV_GRAD_EXTRA (24 + 3 * SCV_MAX_WORKERS)
 /* A string that identifies the architecture, e.g. "mlp:784-256-128-10"; checkpoints store it. */
-const char *scv_model_arch(const scv_model *m);
+const char *scv_net_arch(const scv_net *m);
 /* Floats of activations one sample produces in a forward pass (the memory model's input). */
-size_t scv_model_act_floats(const scv_model *m);
+size_t scv_net_act_floats(const scv_net *m);
 /* PyTorch-style init: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for weights and biases. */
-void scv_model_init(scv_model *m, uint64_t seed);
+void scv_net_init(scv_net *m, uint64_t seed);
 /* Forward and backward on n samples. Sets the gradient buffer to
  * scale * sum_i d loss_i / d params (scale = 1/B gives this rank's share of the mean
  * gradient over a global batch B). Adds the summed loss and correct count to *loss_sum and
  * *n_correct. n may be 0 (gradient set to zero). */
-int scv_model_train_step(scv_model *m, const float *x, const uint8_t *y, int n, float scale,
+int scv_net_train_step(scv_net *m, const float *x, const uint8_t *y, int n, float scale,
                          double *loss_sum, int64_t *n_correct, scv_err *err);
 /* Forward only; adds summed loss and correct count. */
-int scv_model_eval(scv_model *m, const float *x, const uint8_t *y, int n, double *loss_sum,
+int scv_net_eval(scv_net *m, const float *x, const uint8_t *y, int n, double *loss_sum,
                    int64_t *n_correct, scv_err *err);
 
 scv_dynbatch_policy scv_dynbatch_policy_default(void);

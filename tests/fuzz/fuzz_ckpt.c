@@ -22,7 +22,7 @@ static void load(const uint8_t *data, size_t size)
     if ((rc == SCV_OK) != (p != NULL && m != NULL)) abort();
     if (rc == SCV_OK) {
         /* what a trainer relies on */
-        if (n == 0 || n > SCV_MODEL_MAX_PARAMS || st.pos > st.n_train ||
+        if (n == 0 || n > SCV_NET_MAX_PARAMS || st.pos > st.n_train ||
             st.samples_seen != st.epoch * st.n_train + st.pos || !isfinite(st.wall_seconds) ||
             st.workers < 1 || st.batch < 1 || !memchr(st.arch, 0, sizeof st.arch))
             abort();

@@ -42,9 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     double mb = prof->has_job ? 4.0 * prof->job.n_params : 4e6;
     double n_train = prof->has_job ? prof->job.n_train : 60000;
-    for (int comm = SCV_COMM_RING; comm <= SCV_COMM_PS; comm++) {
+    for (int comm = SCV_TOPO_RING; comm <= SCV_TOPO_PS; comm++) {
         scv_perf_model perf = {0};
-        if (scv_perf_fit(prof->configs, prof->n, (scv_comm_kind)comm, mb, &perf, &err)) continue;
+        if (scv_perf_fit(prof->configs, prof->n, (scv_topology)comm, mb, &perf, &err)) continue;
         if (!isfinite(perf.c0) || !isfinite(perf.c1) || !isfinite(perf.alpha) || !isfinite(perf.beta))
             abort();
         for (int sk = SCV_STAT_GNS; sk <= SCV_STAT_SCAVENGER; sk++) {
