@@ -8,10 +8,11 @@
  *
  *   scavenger train --model lenet --batch 64 --epochs 7 --eval-every-epochs 0.05 \
  *                   --eval-subset 2000 --metrics lenet.jsonl
- *   cc -std=c11 -O2 -Iinclude bench/curve_prefix.c build/libscv.a -lcjson -lsqlite3 -lm \
+ *   cc -std=c11 -O2 -Iinclude -Isrc bench/curve_prefix.c build/libscv.a -lcjson -lsqlite3 -lm \
  *      -o build/curve_prefix && build/curve_prefix lenet.jsonl 0.885 60000
  */
 #include "scv.h"
+#include "model/model.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -117,6 +117,12 @@ typedef struct scv_net_spec {
 SCV_API int scv_net_parse_hidden(const char *s, scv_net_spec *spec, scv_err *err);
 
 /* ---- training ---- */
+/* Splits B samples over K ranks in proportion to weights (NULL = even), by largest
+ * remainder: counts[k] >= 0, sum = B; offsets[k] = sum of counts before k. The split every
+ * trainer of a job must use (docs/TRAINER-CONTRACT.md's SCV_SPLIT), so an external trainer
+ * (python/scavenger's split_batch) takes the same samples as the built-in one. */
+SCV_API void scv_split_batch(int64_t B, int K, const double *weights, int64_t *counts, int64_t *offsets);
+
 typedef enum { SCV_LR_CONST = 0, SCV_LR_STEP, SCV_LR_COSINE } scv_lr_decay;
 typedef enum { SCV_LR_SCALE_NONE = 0, SCV_LR_SCALE_LINEAR, SCV_LR_SCALE_SQRT } scv_lr_scaling;
 

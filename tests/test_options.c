@@ -13,6 +13,7 @@
 #include "scv_test_proc.h"
 #include "search/jobopts.h"
 #include "drivers/jobsetup.h"
+#include "io/segwire.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -257,7 +258,44 @@ static void t_job_setup(void)
     scv_store_close(db);
 }
 
+/* The segment codec (io/segwire.c) writes `scavenger train` command lines: every option it
+ * writes for a segment that sets every field is one train's table declares (its completion
+ * offers it), so the codec's argv names and train's cannot drift apart. */
+static void t_codec_argv_is_train(void)
+{
+    static char comp[1 << 16];
+    CHECK_EQ_INT(run(comp, sizeof comp, "%s help --completion", bin), 0);
+    char *train = strstr(comp, "train)"), *end = train ? strstr(train, ";;") : NULL;
+    CHECK(train && end);
+    if (!train || !end) return;
+    *end = 0;
+    for (char *q = train; q < end; q++)
+        if (*q == '\n' || *q == '\\' || *q == '\'') *q = ' ';
+    static scv_segwire w;
+    memset(&w, 0, sizeof w);
+    w.workers = 2, w.batch = 64, w.n_split = 2, w.split[0] = 1, w.split[1] = 2;
+    w.until_iterations = 10, w.epochs = 2, w.eval_every_epochs = 0.5, w.target_accuracy = 0.8;
+    w.target_loss = 0.3, w.eval_subset = 100, w.target_window = 3, w.n_history = 1, w.history[0] = 0.5;
+    w.noise_window = 10, w.noise_tol = 0.1, w.time_rse = 0.02, w.time_min = 5, w.checkpoint_every = 5;
+    w.dynamic_batching = 1, w.selsync = 1, w.selsync_lssr = 0.5, w.compress_cf = 10;
+    w.collective = SCV_COLL_ARTOPK, w.resume = 1, w.seed = 7;
+    w.straggler = (scv_straggler_rule){.fraction = 0.7, .alpha = 0.2, .window_s = 3, .min_iterations = 12};
+    snprintf(w.metrics, sizeof w.metrics, "m.jsonl");
+    snprintf(w.checkpoint_dir, sizeof w.checkpoint_dir, "ck");
+    scv_argv a = {0};
+    scv_segwire_argv(&a, &w);
+    CHECK(!a.oom && a.n > 20);
+    for (int i = 0; i < a.n; i++) {
+        if (strncmp(a.v[i], "--", 2)) continue;
+        char word[128];
+        snprintf(word, sizeof word, " %s ", a.v[i]);
+        CHECK_MSG(strstr(train, word) != NULL, "the codec writes %s, which train's table does not declare", a.v[i]);
+    }
+    scv_argv_free(&a);
+}
+
 static const scv_test tests[] = {
+    {"codec_argv_is_train", t_codec_argv_is_train},
     {"completion_generated", t_completion_generated},
     {"help_words_completed", t_help_words_completed},
     {"man_generated", t_man_generated},

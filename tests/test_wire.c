@@ -31,7 +31,7 @@ static void full(scv_segwire *w)
     w->dynamic_batching = 1;
     w->selsync = 1, w->selsync_lssr = 0.3;
     w->compress_cf = 100, w->collective = SCV_COLL_ARTOPK;
-    w->straggler_on = 1, w->straggler = (scv_straggler_rule){.fraction = 0.7, .alpha = 0.2, .window_s = 3, .min_iterations = 12};
+    w->straggler = (scv_straggler_rule){.fraction = 0.7, .alpha = 0.2, .window_s = 3, .min_iterations = 12};
     snprintf(w->metrics, sizeof w->metrics, "/tmp/run dir/seg-001-train-k3-b384.jsonl");
     snprintf(w->checkpoint_dir, sizeof w->checkpoint_dir, "/tmp/run dir/ckpt");
     w->resume = 1, w->seed = 18446744073709551557ULL, w->probe = 1;
@@ -91,7 +91,7 @@ static void t_json_round_trip(void)
     CHECK_NEAR(r.selsync_lssr, 0.3, 0, 0);
     CHECK_NEAR(r.compress_cf, 100, 0, 0);
     CHECK_EQ_INT(r.collective, SCV_COLL_ARTOPK);
-    CHECK_EQ_INT(r.straggler_on, 1);
+    CHECK(r.straggler.fraction == 0.7);
     CHECK_NEAR(r.straggler.fraction, 0.7, 0, 0);
     CHECK_NEAR(r.straggler.alpha, 0.2, 0, 0);
     CHECK_NEAR(r.straggler.window_s, 3, 0, 0);
@@ -209,9 +209,15 @@ static void t_env_round_trip(void)
     char *bad2[] = {"SCV_WORKERS=2", "SCV_BATCH=8", "SCV_SPLIT=1,0", NULL};
     CHECK_EQ_INT(scv_segwire_env_read(&r, lookup, bad2, &e), SCV_EINVAL);
     CHECK_MSG(strstr(e.msg, "SCV_SPLIT[1]"), "%s", e.msg);
-    char *bad3[] = {"SCV_BATCH=8", NULL};
+    char *bad3[] = {"SCV_WORKERS=2", NULL};
     CHECK_EQ_INT(scv_segwire_env_read(&r, lookup, bad3, &e), SCV_EINVAL);
-    CHECK_MSG(strstr(e.msg, "SCV_WORKERS is not set"), "%s", e.msg);
+    CHECK_MSG(strstr(e.msg, "SCV_BATCH is not set"), "%s", e.msg);
+    /* SCV_WORKERS may be left out: the reader keeps the caller's default (the contract's 1) */
+    char *one[] = {"SCV_BATCH=8", NULL};
+    memset(&r, 0, sizeof r);
+    r.workers = 1;
+    CHECK_EQ_INT(scv_segwire_env_read(&r, lookup, one, &e), SCV_OK);
+    CHECK(r.workers == 1 && r.batch == 8);
 }
 
 static int has_opt(const scv_argv *a, const char *opt, const char *val)
@@ -303,11 +309,11 @@ static void t_from_spec(void)
     CHECK(w.until_iterations == 900 && w.epochs == 3 && w.target_accuracy == 0.9 && w.eval_every_epochs == 0.5);
     CHECK(w.checkpoint_every == 100 && w.checkpoint_end == 1 && w.final_eval == 1 && w.eval_subset == 500);
     CHECK(w.target_window == 3 && w.n_history == 2 && w.history[1] == 0.6);
-    CHECK(w.straggler_on && w.straggler.fraction == 0.8 && w.dynamic_batching == 1);
+    CHECK(w.straggler.fraction == 0.8 && w.dynamic_batching == 1);
     CHECK(w.compress_cf == 50 && w.collective == SCV_COLL_ALLGATHER && !w.selsync);
     s.phase = "search", s.comm = NULL, s.straggler = NULL;
     scv_segwire_from_spec(&w, &s, 2, 64, NULL);
-    CHECK(w.checkpoint_end == 0 && w.compress_cf == 0 && !w.straggler_on && w.n_split == 0);
+    CHECK(w.checkpoint_end == 0 && w.compress_cf == 0 && !(w.straggler.fraction > 0) && w.n_split == 0);
 }
 
 

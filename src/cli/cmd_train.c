@@ -395,6 +395,9 @@ static int parse_split(char *optarg, train_cli *f)
 
 /* --target-history A,... into history (cap values): -1 when set, else the exit status;
  * "" (no history) is allowed, so a driver can always pass the option */
+#define TEXT_(x) #x
+#define TEXT(x) TEXT_(x)
+#define WINDOW_MAX_TEXT TEXT(SCV_TARGET_WINDOW_MAX) /* "64", in the option's messages */
 static int parse_history(char *optarg, scv_train_params *p, double *history, size_t cap)
 {
     char *s = optarg, *end;
@@ -404,8 +407,8 @@ static int parse_history(char *optarg, scv_train_params *p, double *history, siz
         if (end == s || !(v >= 0 && v <= 1e30) || (*end && *end != ',') || (*end == ',' && !end[1]) ||
             p->n_target_history == (int)cap)
             return usage_error("--target-history '%s': expected accuracies in [0,1] (or "
-                               "losses >= 0) separated by commas (at most 4096), oldest first",
-                               optarg);
+                               "losses >= 0) separated by commas (at most " WINDOW_MAX_TEXT
+                               ", the longest window), oldest first", optarg);
         history[p->n_target_history++] = v;
         s = *end ? end + 1 : end;
     }
@@ -425,7 +428,7 @@ int cmd_train(int argc, char **argv)
     static train_cli f;
     memset(&f, 0, sizeof f);
     f.progress = "auto";
-    static double history[4096];
+    static double history[SCV_TARGET_WINDOW_MAX];
     int64_t iv;
     struct option opts[sizeof TRAIN_OPTIONS / sizeof TRAIN_OPTIONS[0] + 2];
     if (cli_opt_getopt(TRAIN_OPTIONS, opts, sizeof opts / sizeof opts[0]) < 0) return EXIT_FAIL;

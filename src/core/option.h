@@ -16,7 +16,6 @@ enum {
     SCV_OPT_PATH = 1 << 4,    /* its value may be a path (the service keeps it in its data dir) */
     SCV_OPT_FROM_JOB = 1 << 5 /* arg and help are the job key's of the same name (jobopts.c) */
 };
-#define SCV_OPT_JOB (SCV_OPT_TRAINER | SCV_OPT_SHELL | SCV_OPT_LOOP)
 
 typedef struct scv_option {
     const char *name;   /* the long name without "--"; NULL with help set: a section heading;

@@ -24,7 +24,8 @@ enum { T_INT, T_I64, T_U64, T_DBL, T_FLAG, T_STR, T_LIST, T_COLL, T_STRAG };
 /* How a field is written and read (besides "a zero field is left out"). */
 #define J_ALWAYS 0x1u    /* JSON: written even when zero or empty */
 #define E_ALWAYS 0x2u    /* environment: the same */
-#define REQUIRED 0x4u    /* decoding JSON or the environment: it must be there */
+#define REQUIRED 0x4u    /* decoding JSON: it must be there */
+#define E_REQUIRED 0x1000u /* decoding the environment: it must be there (SCV_WORKERS is not: 1) */
 #define OPEN_LO 0x8u     /* the range excludes lo */
 #define OPEN_HI 0x10u    /* ... and hi */
 #define A_NEG 0x20u      /* argv: a flag whose option says "off" (--no-final-eval) */
@@ -59,7 +60,7 @@ typedef struct field {
 
 static const field fields[] = {
     NUM("workers", "SCV_WORKERS", "--workers", T_INT, workers, 1, SCV_MAX_WORKERS, J_ALWAYS | E_ALWAYS | REQUIRED),
-    NUM("batch", "SCV_BATCH", "--batch", T_INT, batch, 1, MAX_BATCH, J_ALWAYS | E_ALWAYS | REQUIRED),
+    NUM("batch", "SCV_BATCH", "--batch", T_INT, batch, 1, MAX_BATCH, J_ALWAYS | E_ALWAYS | REQUIRED | E_REQUIRED),
     LIST("split", "SCV_SPLIT", "--batch-split", split, n_split, 0, MAX_VALUE, OPEN_LO | A_K2),
     NUM(NULL, "SCV_MASTER_ADDR", NULL, T_STR, master_addr, 0, 0, E_ALWAYS),
     NUM(NULL, "SCV_MASTER_PORT", NULL, T_INT, master_port, 1, 65535, E_ALWAYS),
@@ -77,7 +78,7 @@ static const field fields[] = {
     NUM("target_loss", NULL, "--target-loss", T_DBL, target_loss, 0, MAX_VALUE, J_ALWAYS),
     NUM("eval_subset", NULL, "--eval-subset", T_INT, eval_subset, 0, 2147483647.0, J_ALWAYS),
     NUM("target_window", NULL, "--target-window", T_INT, target_window, 1, SCV_TARGET_WINDOW_MAX, J_ALWAYS | J_MIN1 | A_WINDOW),
-    LIST("history", NULL, "--target-history", history, n_history, 0, MAX_VALUE, J_ALWAYS | A_WINDOW),
+    LIST(SCV_SEGWIRE_HISTORY_KEY, NULL, "--target-history", history, n_history, 0, MAX_VALUE, J_ALWAYS | A_WINDOW),
     NUM("noise_window", NULL, "--stop-noise-stable", T_INT, noise_window, 0, 1e9, J_ALWAYS | A_PAIR),
     NUM("noise_tol", NULL, NULL, T_DBL, noise_tol, 0, MAX_VALUE, J_ALWAYS),
     NUM("time_rse", NULL, "--stop-time-stable", T_DBL, time_rse, 0, MAX_VALUE, J_ALWAYS | A_PAIR),
@@ -151,8 +152,7 @@ void scv_segwire_from_spec(scv_segwire *w, const scv_segment_spec *s, int K, int
     w->selsync_lssr = w->selsync ? s->comm->lssr : 0;
     w->compress_cf = s->comm && s->comm->kind == SCV_PLAN_TOPK ? s->comm->cf : 0;
     w->collective = s->comm_collective;
-    w->straggler_on = s->straggler && s->straggler->fraction > 0;
-    w->straggler = w->straggler_on ? *s->straggler : (scv_straggler_rule){0};
+    w->straggler = s->straggler && s->straggler->fraction > 0 ? *s->straggler : (scv_straggler_rule){0};
 }
 
 /* ---- the fields' values ---- */
@@ -175,7 +175,7 @@ static int is_set(const scv_segwire *w, const field *f)
     case T_STR: return CAT(w, f, char)[0] != 0;
     case T_LIST: return list_n(w, f) > 0;
     case T_COLL: return 1;
-    case T_STRAG: return w->straggler_on;
+    case T_STRAG: return w->straggler.fraction > 0;
     }
     return 0;
 }
@@ -362,7 +362,6 @@ int scv_segwire_json_read(scv_segwire *w, const void *obj, const char *what, scv
         case T_STRAG: {
             if (!cJSON_IsObject(v)) return scv_err_set(err, SCV_EINVAL, "%s: field '%s' is not an object", what, d->json);
             w->straggler = scv_straggler_rule_default(); /* a member left out keeps its default */
-            w->straggler_on = 1;
             for (size_t k = 0; k < sizeof strag_fields / sizeof strag_fields[0]; k++) {
                 const cJSON *x = cJSON_GetObjectItemCaseSensitive(v, strag_fields[k].name);
                 char el[96];
@@ -428,7 +427,7 @@ int scv_segwire_env_read(scv_segwire *w, const char *(*get)(const char *name, vo
         if (!d->env) continue;
         const char *s = get(d->env, ctx);
         if (!s) {
-            if (d->flags & REQUIRED) return scv_err_set(err, SCV_EINVAL, "environment: %s is not set", d->env);
+            if (d->flags & E_REQUIRED) return scv_err_set(err, SCV_EINVAL, "environment: %s is not set", d->env);
             continue;
         }
         int rc = d->type == T_LIST ? store_list_text(w, d, "environment", d->env, s, err)

@@ -4,8 +4,9 @@
  * the straggler rule, dynamic batching, the metrics and checkpoint paths, resume, the seed)
  * as one struct, and its one codec for each format that crosses a process boundary:
  *   - argv: the `scavenger train` options the relaunch driver and `sweep` start a child
- *     with (src/cli/cmd_train.c parses them; scv_segwire_argv_decode is the same reading
- *     for the round-trip test);
+ *     with (src/cli/cmd_train.c parses them; scv_segwire_argv_read reads the codec's own
+ *     output back for the round-trip test, and tests/test_options.c checks that every
+ *     option the codec writes is one train's table declares);
  *   - JSON: the elastic job's segment command (src/drivers/elastic.c writes it,
  *     src/runtime/trainer.c's elastic mode reads it);
  *   - environment: the SCV_* variables of docs/TRAINER-CONTRACT.md (src/drivers/exec.c
@@ -26,6 +27,8 @@
 #define SCV_SEGWIRE_MAX_SPLIT SCV_MAX_WORKERS  /* one share of B per worker */
 #define SCV_SEGWIRE_MAX_HISTORY SCV_TARGET_WINDOW_MAX /* earlier target values prefilling the window */
 #define SCV_SEGWIRE_PATH 4096
+/* The history's JSON name: the elastic job rewrites it in a command it continues (trainer.c). */
+#define SCV_SEGWIRE_HISTORY_KEY "history"
 
 typedef struct scv_segwire {
     int workers, batch;                  /* K and the global batch B */
@@ -51,8 +54,7 @@ typedef struct scv_segwire {
     double selsync_lssr;
     double compress_cf;                  /* > 1: Top-k at this factor over collective (0: dense) */
     scv_coll_pref collective;
-    int straggler_on;                    /* the straggler rule (0: off) */
-    scv_straggler_rule straggler;
+    scv_straggler_rule straggler;        /* the straggler rule (fraction 0: off) */
     char metrics[SCV_SEGWIRE_PATH];      /* "" : none */
     char checkpoint_dir[SCV_SEGWIRE_PATH];
     int resume;                          /* load the checkpoint first */
@@ -100,8 +102,8 @@ void scv_argv_free(scv_argv *a);
 
 /* argv: the `scavenger train` options of w appended to a. Zero fields are left out. */
 void scv_segwire_argv(scv_argv *a, const scv_segwire *w);
-/* The options in argv[0..argc) read back into w (options it does not know are skipped
- * with their value when they have one: "--name value" pairs only); errors name the option. */
+/* The options in argv[0..argc), as scv_segwire_argv wrote them, read back into w; an
+ * option the codec does not write, or a bad value, is SCV_EINVAL naming it. */
 int scv_segwire_argv_read(scv_segwire *w, int argc, char *const *argv, scv_err *err);
 
 /* The collective's name on the wire ("auto", "allgather", "artopk"), and back (-1: none). */

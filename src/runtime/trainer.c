@@ -5,7 +5,7 @@
  * result's JSON), the run's setup and teardown, checkpoints (rank 0 writes, every rank
  * agrees) and the elastic mode (one job, a segment per command). A segment is
  * train_segment.c's, its metrics lines train_metrics.c's, its stopping rules
- * train_rules.c's (train.h lists the parts).
+ * train_rules.c's (trainer.h lists the parts).
  *
  * Every iteration: each rank k takes its slice b_k of the global batch B from the epoch's
  * sample order, computes (1/B) * sum of its samples' gradients, and one allreduce sums the
@@ -117,12 +117,8 @@ scv_train_params scv_train_params_default(void)
 /* The job: the model, the workers, the batch, the optimiser. */
 static int check_job(const scv_train_params *p, scv_err *err)
 {
-    static const char *const models[] = {"logreg", "mlp", "lenet", "resnet"};
-    int known = 0;
-    for (int i = 0; i < 4; i++) known |= p->model && !strcmp(p->model, models[i]);
-    if (!known)
-        return scv_err_set(err, SCV_EINVAL,
-                           "--model '%s': unknown model (expected logreg, mlp, lenet or resnet)",
+    if (!p->model || !scv_net_known(p->model))
+        return scv_err_set(err, SCV_EINVAL, "--model '%s': unknown model (expected one of " SCV_NET_NAMES ")",
                            p->model ? p->model : "");
     if (!strcmp(p->model, "mlp")) {
         scv_net_spec spec;
@@ -607,7 +603,7 @@ static int segment_params(const scv_train_params *base, const cJSON *o, scv_trai
         q->comm.compress = SCV_COMPRESS_TOPK, q->comm.cf = w->compress_cf, q->comm.collective = w->collective;
     if (w->selsync) /* SelSync at a share of local steps */
         q->comm.selsync = 1, q->comm.sel.lssr = w->selsync_lssr, q->comm.sel.delta = 0;
-    q->straggler = w->straggler_on ? w->straggler : (scv_straggler_rule){0};
+    q->straggler = w->straggler;
     if (w->n_split) { /* checked below (finite, positive, within the ratio) */
         memcpy(split, w->split, sizeof(double) * (size_t)w->n_split);
         q->rank_weights = split;
@@ -746,8 +742,8 @@ static int rewrite_cmd(char *cmd, size_t cap, procs *pr, int proc, const run_ctx
         cJSON_DeleteItemFromObjectCaseSensitive(o, "exclude");
         cJSON_AddItemToObject(o, "exclude", ex), ex = NULL;
         if (h) {
-            cJSON_DeleteItemFromObjectCaseSensitive(o, "history");
-            cJSON_AddItemToObject(o, "history", h), h = NULL;
+            cJSON_DeleteItemFromObjectCaseSensitive(o, SCV_SEGWIRE_HISTORY_KEY);
+            cJSON_AddItemToObject(o, SCV_SEGWIRE_HISTORY_KEY, h), h = NULL;
         }
         ok = cJSON_PrintPreallocated(o, cmd, (int)cap, 0);
     }

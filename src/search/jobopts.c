@@ -7,6 +7,7 @@
  * that is not a loop setting here.
  */
 #include "search/jobopts.h"
+#include "train/train.h"
 
 #include <string.h>
 
@@ -18,7 +19,7 @@
 
 static const scv_option JOB_OPTIONS[] = {
     /* the built-in trainer's job (`scavenger train`; given to every train the driver starts) */
-    {"model", "NAME", "logreg | mlp | lenet | resnet (default lenet)", 0, T, "logreg|mlp|lenet|resnet"},
+    {"model", "NAME", "logreg | mlp | lenet | resnet (default lenet)", 0, T, SCV_NET_NAMES},
     {"hidden", "LIST", "mlp hidden sizes (default 256,128)", 0, T, NULL},
     {"dataset", "SPEC", "fashion-mnist (default) | DIR with the 4 IDX files |\nsynthetic:N", 0, T | PATH, NULL},
     {"threads", "T", "compute threads per rank (1)", 0, T | NUM, NULL},

@@ -240,7 +240,7 @@ int scv_run_params_check(const scv_run_params *p, scv_err *err)
         if (p->comms[i].kind == SCV_PLAN_TOPK && p->topology != SCV_TOPO_RING)
             return scv_err_set(err, SCV_EINVAL, "compress: Top-k options need comm ring (their collectives are "
                                                 "priced by the ring's alpha and beta)");
-    if (p->policy.target_window < 0 || p->policy.target_window > SCV_TARGET_WINDOW_MAX)
+    if (p->policy.target_window < 1 || p->policy.target_window > SCV_TARGET_WINDOW_MAX)
         return scv_err_set(err, SCV_EINVAL, "target-window %d: must be in 1..%d", p->policy.target_window,
                            SCV_TARGET_WINDOW_MAX);
     if (p->target_batch && !(p->target_epochs > 0))

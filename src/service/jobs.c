@@ -121,8 +121,8 @@ int svc_job_check(const svc_config *cfg, const char *body, char **out, char *fie
         } else if (!strcmp(name, "cluster")) {
             if (!val[0] || strlen(val) > 31 || strspn(val, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(val))
                 rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected a cluster name", val);
-        } else if (!strcmp(name, "catalog") || (!strcmp(name, "dataset") && strcmp(val, "fashion-mnist") &&
-                                                 strncmp(val, "synthetic:", 10))) {
+        } else if ((key->flags & SCV_OPT_PATH) && !(!strcmp(name, "dataset") && (!strcmp(val, "fashion-mnist") ||
+                                                                               !strncmp(val, "synthetic:", 10)))) {
             if (!cfg->allow_paths && !path_inside(cfg->data_dir, val))
                 rc = field_err(field, fcap, name, err, SCV_EINVAL,
                                "'%s' is not an existing path inside the service's data directory", val);
@@ -131,8 +131,12 @@ int svc_job_check(const svc_config *cfg, const char *body, char **out, char *fie
             if (strncmp(val, "synthetic:", 10) == 0 && (scv_parse_i64(val + 10, &nsamp) || nsamp < 10 || nsamp > 10000000))
                 rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected synthetic:N with 10 <= N <= 10^7", val);
         } else if (!strcmp(name, "model")) {
-            if (!scv_option_value_ok(key, val))
-                rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected logreg, mlp, lenet or resnet", val);
+            if (!scv_option_value_ok(key, val)) {
+                char words[128], *q; /* the table's words, '|' read as ", " */
+                snprintf(words, sizeof words, "'%%s': expected one of %s", key->values);
+                for (q = words; (q = strchr(q, '|'));) *q = ',';
+                rc = field_err(field, fcap, name, err, SCV_EINVAL, words, val);
+            }
         } else if (!strcmp(name, "hidden")) {
             scv_net_spec spec = {.name = "mlp"};
             if (scv_net_parse_hidden(val, &spec, NULL))

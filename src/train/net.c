@@ -201,8 +201,7 @@ static int build(scv_net *m, const scv_net_spec *s, scv_err *err)
                (rc = add_simple(m, L_GAP)) || (rc = add_dense(m, 32, K)));
         snprintf(m->arch, sizeof m->arch, "resnet:%dx%dx%d-%d", C, H, W, K);
     } else {
-        return scv_err_set(err, SCV_EINVAL,
-                           "unknown model '%s' (expected logreg, mlp, lenet or resnet)", name);
+        return scv_err_set(err, SCV_EINVAL, "unknown model '%s' (expected one of " SCV_NET_NAMES ")", name);
     }
     if (rc) return scv_err_set(err, rc, "out of memory building %s", name);
     /* A dense layer after convolutions sees the flattened shape. */
@@ -212,6 +211,17 @@ static int build(scv_net *m, const scv_net_spec *s, scv_err *err)
             return scv_err_set(err, SCV_EINTERNAL, "layer %d: shape mismatch", i);
     }
     return SCV_OK;
+}
+
+int scv_net_known(const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *w = SCV_NET_NAMES; *w;) {
+        size_t len = strcspn(w, "|");
+        if (len == n && !strncmp(w, name, n)) return 1;
+        w += len + (w[len] == '|');
+    }
+    return 0;
 }
 
 int scv_net_new(const scv_net_spec *spec, scv_net **out, scv_err *err)

@@ -7,9 +7,7 @@
 #include <stdint.h>
 #include "scv.h"
 
-/* Splits B samples over K ranks in proportion to weights (NULL = even), by largest
- * remainder: counts[k] >= 0, sum = B; offsets[k] = sum of counts before k. */
-void scv_split_batch(int64_t B, int K, const double *weights, int64_t *counts, int64_t *offsets);
+/* scv_split_batch (the split of B over ranks) is public: include/scv.h. */
 
 /* perm[0..n) = the sample order of epoch `epoch` for `seed` (Fisher-Yates). The same
  * (seed, epoch) gives the same order whatever K and B are, so a run resumed with another

@@ -36,6 +36,11 @@ typedef struct scv_net scv_net;
 #define SCV_NET_MAX_PARAMS ((size_t)1 << 28)
 
 int scv_net_new(const scv_net_spec *spec, scv_net **out, scv_err *err);
+/* The networks scv_net_new builds, '|'-separated: the one list the option tables, the
+ * trainer's check and the messages use. */
+#define SCV_NET_NAMES "logreg|mlp|lenet|resnet"
+/* 1 when name is one of SCV_NET_NAMES. */
+int scv_net_known(const char *name);
 void scv_net_free(scv_net *m);
 size_t scv_net_nparams(const scv_net *m);
 float *scv_net_params(scv_net *m);
