@@ -976,8 +976,13 @@ SCV_API int scv_run_params_check(const scv_run_params *p, scv_err *err);
 typedef enum {
     SCV_TARGET_NOMINAL = 0,     /* unknown: relative plan with policy.nominal_epochs */
     SCV_TARGET_GIVEN,           /* target_epochs / target_batch in the parameters */
-    SCV_TARGET_LEARNT,          /* a stored run of the same job that reached it */
-    SCV_TARGET_CURVE            /* this run's learning curve, predicted online */
+    SCV_TARGET_LEARNT,          /* a stored run of the same job to the same target value */
+    SCV_TARGET_CURVE,           /* this run's learning curve, predicted online */
+    SCV_TARGET_CARRIED,         /* a stored run of the same job for another target value of
+                                   the metric, whose evaluations crossed this one (read off
+                                   them under this run's target rule) */
+    SCV_TARGET_CARRIED_CURVE    /* ... whose evaluations did not: its fitted learning curve's
+                                   crossing, extrapolated (with its band) */
 } scv_target_source;
 SCV_API const char *scv_target_source_name(scv_target_source s);
 

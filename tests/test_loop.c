@@ -12,6 +12,7 @@
 #include "scv.h"
 #include "scv_test.h"
 #include "../src/model/stoprule.h"
+#include "../src/store/store.h"
 
 #include <cjson/cJSON.h>
 #include <sys/stat.h>
@@ -56,6 +57,9 @@ typedef struct fake {
     int comm_train, comm_other, dense_train;
     char comm_coll[16];
     int comm_kind;                  /* the last training segment's option (-1: dense) */
+    /* every evaluation's accuracy and reference samples, in the order the loop saw them */
+    double ev_acc[1024], ev_x[1024];
+    int n_ev;
 } fake;
 
 static double fake_acc(const fake *f) { return f->acc_max - f->acc_gap * exp(-f->x_ref / f->tau); }
@@ -68,6 +72,11 @@ static void fake_rule_init(fake *f, const scv_segment_spec *sp)
     if (f->by_loss) s.target_loss = f->target;
     else s.target_accuracy = f->target;
     scv_stoprule_init(&f->rule, &s);
+}
+
+static void fake_record(fake *f, double acc)
+{
+    if (f->n_ev < (int)(sizeof f->ev_acc / sizeof f->ev_acc[0])) f->ev_acc[f->n_ev] = acc, f->ev_x[f->n_ev++] = f->x_ref;
 }
 
 static double fake_t_iter(const fake *f, int K, int B)
@@ -170,6 +179,7 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
                                      .epoch = f->samples / f->job.n_train, .accuracy = fake_acc(f), .loss = 0.1,
                                      .train_loss = tl, .train_loss_samples = f->samples - f->samples_at_eval};
                 f->x_at_eval = f->x_ref, f->samples_at_eval = f->samples;
+                fake_record(f, e.accuracy);
                 if (sink && sink->on_eval) sink->on_eval(sink->ctx, &e);
                 reached = scv_stoprule_on_evaluation(&f->rule, f->by_loss ? tl : e.accuracy) == SCV_STOP_TARGET;
             }
@@ -186,6 +196,7 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
         scv_eval_sample e = {.iteration = f->iteration, .samples_seen = f->samples,
                              .epoch = f->samples / f->job.n_train, .accuracy = acc, .loss = 0.1,
                              .train_loss = NAN}; /* no training period: not a point of a loss curve */
+        fake_record(f, acc);
         if (sink && sink->on_eval) sink->on_eval(sink->ctx, &e);
     }
     out->iterations = n;
@@ -593,6 +604,91 @@ static void t_first_run_absolute(void)
     scv_store_close(db);
 }
 
+/* Where the fake's evaluations, in order, cross an accuracy target under the smoothed rule
+ * of window W: its reference samples at batch 32 (NaN: never). */
+static double fake_rule_crossing(const fake *f, double target, int W)
+{
+    scv_stoprule r;
+    scv_stoprule_init(&r, &(scv_stoprule_spec){.target_accuracy = target, .window = W});
+    for (int i = 0; i < f->n_ev; i++)
+        if (scv_stoprule_on_evaluation(&r, f->ev_acc[i]) == SCV_STOP_TARGET) return f->ev_x[i];
+    return NAN;
+}
+
+/* A stored run of the job to another target value is carried to this one through its own
+ * curve, not reused as it is (issue 23: a run to 0.89 stored, its epochs predicted a run to
+ * 0.875, 3.2 min against 96.5 s). A run to 0.875 takes the epochs where the stored run's
+ * evaluations crossed 0.875 under the target rule; a run to 0.95, which the stored runs never
+ * reached, the stored curve's crossing extrapolated with its band; a run to 0.99, which that
+ * curve never reaches, nothing from the store (this run's own curve, or nominal). */
+static void t_stored_target_carried(void)
+{
+    scv_store *db = open_db("carry.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.89;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-carry");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.89;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    CHECK(res.reached);
+    long long first = res.run_id;
+    scv_run_result_free(&res);
+    scv_stored_target t[4];
+    size_t n = 0;
+    CHECK_EQ_INT(scv_store_targets(db, "job-carry", SCV_METRIC_ACCURACY, 0, t, 4, &n, NULL), SCV_OK);
+    CHECK_EQ_INT((int)n, 1);
+    CHECK_EQ_INT(t[0].batch, 32);
+    double e89 = t[0].epochs, x875 = fake_rule_crossing(&f, 0.875, p.policy.target_window);
+    CHECK(isfinite(x875) && x875 / f.job.n_train < 0.95 * e89); /* well apart: the test tells them apart */
+    /* 0.875: the epochs at which the stored run's smoothed curve crossed it, not 0.89's */
+    fake g = new_fake();
+    g.tau = 10000, g.acc_max = 0.97, g.acc_gap = 0.5, g.target = 0.875;
+    d = driver_of(&g);
+    p.target_accuracy = 0.875;
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    CHECK_MSG(res.target_source == SCV_TARGET_CARRIED && !res.relative, "%s: %s",
+              scv_target_source_name(res.target_source), res.target_note);
+    CHECK_EQ_INT(res.target_batch, 32);
+    CHECK_MSG(fabs(res.target_epochs * f.job.n_train / x875 - 1) < 0.01, "%.4g epochs, the stored curve crossed at "
+              "%.4g (0.89: %.4g)", res.target_epochs, x875 / f.job.n_train, e89);
+    char want[64];
+    snprintf(want, sizeof want, "stored run %lld (target 0.89) carried to 0.875", first);
+    CHECK_MSG(strstr(res.target_note, want) != NULL, "%s", res.target_note);
+    CHECK(res.reached);
+    scv_run_result_free(&res);
+    /* 0.95, beyond both stored runs' evaluations: the nearest's curve extrapolated, with a
+     * band, near the fake's crossing tau ln(gap / (max - 0.95)); not 0.89's epochs */
+    fake h = new_fake();
+    h.tau = 10000, h.acc_max = 0.97, h.acc_gap = 0.5, h.target = 0.95;
+    d = driver_of(&h);
+    p.target_accuracy = 0.95;
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    CHECK_MSG(res.target_source == SCV_TARGET_CARRIED_CURVE, "%s: %s", scv_target_source_name(res.target_source),
+              res.target_note);
+    CHECK_MSG(strstr(res.target_note, "never reached 0.95") && strstr(res.target_note, "extrapolated"), "%s",
+              res.target_note);
+    CHECK_NEAR(res.target_epochs * h.job.n_train, h.tau * log(h.acc_gap / (h.acc_max - 0.95)), 0.1, 0);
+    CHECK(res.target_epochs_lo <= res.target_epochs && res.target_epochs <= res.target_epochs_hi);
+    CHECK(res.predicted_lo_s <= res.predicted_time_s && res.predicted_time_s <= res.predicted_hi_s);
+    scv_run_result_free(&res);
+    /* 0.99, which no stored curve reaches (asymptote 0.97): the store does not inform it */
+    fake k = new_fake();
+    k.tau = 10000, k.acc_max = 0.97, k.acc_gap = 0.5, k.target = 0.99;
+    d = driver_of(&k);
+    p.target_accuracy = 0.99, p.max_epochs = 6;
+    rec r = {0};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+    CHECK_MSG(res.target_source == SCV_TARGET_NOMINAL || res.target_source == SCV_TARGET_CURVE, "%s: %s",
+              scv_target_source_name(res.target_source), res.target_note);
+    CHECK_MSG(strstr(r.notes, "does not inform target 0.99") != NULL, "%.1000s", r.notes);
+    CHECK(!res.reached);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* A fake whose training loss is 20 x^-0.4 in reference samples (0.3 at x* = 0.015^-2.5 =
  * 36289, 3.6 epochs), and a job with that loss target (0.3) to learn; with relative, the
  * curve counts only late (a band under 1.05x), so the decision is relative. */
@@ -964,6 +1060,7 @@ static const scv_test tests[] = {
     {"failure_retries", t_failure_retries},
     {"first_run_absolute", t_first_run_absolute},
     {"loss_target", t_loss_target},
+    {"stored_target_carried", t_stored_target_carried},
     {"deadline_first_run", t_deadline_first_run},
     {"throughput_policy", t_throughput_policy},
     {"deadline_switch", t_deadline_switch},

@@ -173,6 +173,20 @@ static void t_migrate_v2(void)
     CHECK_EQ_INT(scv_store_learnt_target(s, "job-v2", SCV_METRIC_LOSS, 0.35, &e, &b, &err), SCV_OK);
     CHECK_NEAR(e, 4.0, 0, 1e-12);
     CHECK_EQ_INT(scv_store_learnt_target(s, "job-v2", SCV_METRIC_LOSS, 0.25, &e, &b, NULL), SCV_ENOTFOUND);
+    /* every stored target of the job in a metric, newest first (the loop carries them to
+     * another target value): the loss targets apart from the accuracy one; a run excluded */
+    scv_stored_target tg[8];
+    size_t nt = 0;
+    CHECK_EQ_INT(scv_store_targets(s, "job-v2", SCV_METRIC_LOSS, 0, tg, 8, &nt, &err), SCV_OK);
+    CHECK_EQ_INT((int)nt, 2);
+    if (nt == 2) CHECK(tg[0].run == 1 && tg[0].value == 0.40 && tg[0].epochs == 3.0 && tg[1].value == 0.30 && tg[1].batch == 64);
+    CHECK_EQ_INT(scv_store_targets(s, "job-v2", SCV_METRIC_LOSS, 0, tg, 1, &nt, &err), SCV_OK);
+    CHECK_EQ_INT((int)nt, 1);
+    CHECK_EQ_INT(scv_store_targets(s, "job-v2", SCV_METRIC_ACCURACY, 0, tg, 8, &nt, &err), SCV_OK);
+    CHECK_EQ_INT((int)nt, 1);
+    if (nt == 1) CHECK(tg[0].value >= 0.86 && tg[0].value < 0.88 && tg[0].epochs == 2.5 && tg[0].batch == 64);
+    CHECK_EQ_INT(scv_store_targets(s, "job-v2", SCV_METRIC_LOSS, 1, tg, 8, &nt, &err), SCV_OK);
+    CHECK_EQ_INT((int)nt, 0);
     scv_eval_sample *ev = NULL;
     size_t n = 0;
     CHECK_EQ_INT(scv_store_load_evals(s, 1, &ev, &n, &err), SCV_OK);

@@ -36,6 +36,18 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The stored targets of the job a run looks at to carry one to its own value (the newest). */
+#define SCV_STORED_TARGETS_MAX 16
+
+/* The target as the stored runs of the job give it. */
+typedef struct stored_est {
+    int done;
+    scv_target_source src;          /* NOMINAL: no stored run informs this target */
+    double e0, lo, hi;              /* epochs at b0 and their band (NaN: none) */
+    int b0;
+    char note[256];                 /* (the run's target_note keeps its first 191) */
+} stored_est;
+
 typedef struct loop {
     const scv_run_params *p;
     const scv_job_driver *d;
@@ -87,6 +99,9 @@ typedef struct loop {
     char settled_why[200];
     scv_perf_model prior;           /* the universal prior: medians over other jobs' models */
     int n_prior;                    /* ... over this many stored runs (0: none) */
+    stored_est stored;              /* the target from stored runs of the job (stored_target:
+                                       found once, the store's targets do not change while
+                                       this run trains) */
 } loop;
 
 /* ---- events ---- */
@@ -177,12 +192,45 @@ static double rule_lag(const loop *l)
     return metric_of(l->p) == SCV_METRIC_LOSS ? (W + 1) * D / 2 : W * D / 2;
 }
 
+/* The target's epochs are a fitted curve's crossing (this run's, or a stored run's
+ * extrapolated), which the smoothed rule trails by rule_lag, with a band. */
+static int curve_crossing(scv_target_source s)
+{
+    return s == SCV_TARGET_CURVE || s == SCV_TARGET_CARRIED_CURVE;
+}
+
 static void history_push(loop *l, double y)
 {
     if (!isfinite(y)) return;
     if (l->n_history == (int)(sizeof l->history / sizeof l->history[0]))
         memmove(l->history, l->history + 1, sizeof l->history - sizeof l->history[0]), l->n_history--;
     l->history[l->n_history++] = y;
+}
+
+/* The learning curve of a stored run (this one resumed, or an earlier run of the job): its
+ * steps' segments, and its evaluations as points of g (a search profile's are not curve
+ * points); every evaluation, oldest first, in *ev (malloc'ed; the target rule sees them all). */
+static int stored_curve(const loop *l, long long run, const scv_run_step *steps, size_t n_steps, progress *g,
+                        scv_eval_sample **ev, size_t *n, scv_err *err)
+{
+    double samples = 0;
+    int rc;
+    for (size_t i = 0; i < n_steps; i++) {
+        if ((rc = progress_segment(g, samples, steps[i].batch))) return scv_err_set(err, rc, "out of memory");
+        samples += (double)steps[i].iterations * steps[i].batch;
+        progress_advance(g, samples);
+    }
+    if ((rc = scv_store_load_evals(l->p->store, run, ev, n, err))) return rc;
+    for (size_t i = 0, k = 0; i < *n; i++) {
+        double end = 0; /* the step this evaluation fell in */
+        for (k = 0; k < n_steps; k++) {
+            end += (double)steps[k].iterations * steps[k].batch;
+            if ((*ev)[i].samples_seen <= end + 0.5) break;
+        }
+        if (k == n_steps || strcmp(steps[k].phase, "search"))
+            progress_eval_add(g, target_x(l, &(*ev)[i]), target_y(l, &(*ev)[i]));
+    }
+    return SCV_OK;
 }
 
 /* ---- measurements ---- */
@@ -531,8 +579,128 @@ static int curve_knows(const loop *l)
     return pr->ok && pr->reachable && pr->hi <= l->pol->curve_max_band * pr->lo;
 }
 
-/* The target's epochs at a batch: given, else learnt from a stored run of the job, else
- * this run's learning curve, else nominal (a relative plan). */
+/* The gradient noise scale of a stored run's measurements (the latest of each
+ * configuration, as noise_scale fits this run's; NaN without one). */
+static double stored_noise_scale(const loop *l, long long run)
+{
+    scv_config_stats *cs;
+    size_t n, m = 0;
+    if (scv_store_run_measurements(l->p->store, run, &cs, &n, NULL)) return NAN;
+    for (size_t i = 0; i < n; i++) { /* rows oldest first: a later one replaces an earlier */
+        size_t j = 0;
+        while (j < m && !(cs[j].workers == cs[i].workers && cs[j].batch == cs[i].batch)) j++;
+        cs[j] = cs[i];
+        if (j == m) m++;
+    }
+    scv_stat_model sm;
+    int rc = m ? scv_stat_fit(SCV_STAT_GNS, cs, m, l->job.n_train, 1, l->p->batches[0], &sm, NULL) : SCV_EINVAL;
+    free(cs);
+    return !rc && sm.b_simple > 0 ? sm.b_simple : NAN;
+}
+
+/* What one stored run says about this run's target: where its evaluations cross it under
+ * this run's target rule (the window's mean, every evaluation in order as the run saw
+ * them), in reference samples at its target's batch (as scv_store_set_target counted its
+ * own: samples at other batches carried by its noise scale); else, with extrapolate, its
+ * learning curve fitted and extrapolated to this target (pr). *x is NaN when its
+ * evaluations do not cross. */
+static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate, double *x, progress_pred *pr)
+{
+    const scv_run_params *p = l->p;
+    *x = NAN;
+    memset(pr, 0, sizeof *pr);
+    snprintf(pr->why, sizeof pr->why, "no evaluations stored");
+    scv_run_step *steps;
+    size_t n_steps, n_ev;
+    scv_eval_sample *ev = NULL;
+    progress g = {0};
+    if (scv_store_load_steps(p->store, t->run, &steps, &n_steps, NULL)) return SCV_EIO;
+    int rc = stored_curve(l, t->run, steps, n_steps, &g, &ev, &n_ev, NULL);
+    free(steps);
+    if (!rc) {
+        double bn = stored_noise_scale(l, t->run);
+        if (!isfinite(bn)) bn = noise_scale(l);  /* the same job's: this run's estimate */
+        if (!isfinite(bn)) bn = INFINITY;        /* none: samples count the same at any batch */
+        scv_stoprule_spec rs = {.window = l->pol->target_window};
+        if (metric_of(p) == SCV_METRIC_LOSS) rs.target_loss = target_value(p);
+        else rs.target_accuracy = target_value(p);
+        scv_stoprule rule;
+        scv_stoprule_init(&rule, &rs);
+        for (size_t i = 0; i < n_ev && isnan(*x); i++)
+            if (scv_stoprule_on_evaluation(&rule, target_y(l, &ev[i])) == SCV_STOP_TARGET)
+                *x = progress_ref_samples(&g, ev[i].samples_seen, t->batch, bn);
+        if (isnan(*x) && extrapolate) progress_predict(&g, metric_of(p), target_value(p), t->batch, bn, l->pol->seed, pr);
+    }
+    free(ev);
+    progress_free(&g);
+    return rc;
+}
+
+/* The target from the stored runs of the job in this metric (a run to a loss target says
+ * nothing of an accuracy one's epochs, nor the reverse), found once:
+ *   one to the same value: its epochs (LEARNT);
+ *   else the nearest value whose evaluations crossed this one: the epochs where they did
+ *     (CARRIED; a run to a harder target passed this one on its way);
+ *   else the nearest value's learning curve, extrapolated to this target when it reaches it
+ *     with a band of at most curve_max_band (CARRIED_CURVE);
+ *   else none (NOMINAL): the stored runs do not inform this target, and a note says so.
+ * A stored run's epochs to another value are never taken as they are. */
+static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo, double *hi, char *text, size_t cap)
+{
+    const scv_run_params *p = l->p;
+    stored_est *c = &l->stored;
+    if (!c->done) {
+        c->done = 1, c->src = SCV_TARGET_NOMINAL, c->lo = c->hi = NAN;
+        scv_stored_target t[SCV_STORED_TARGETS_MAX];
+        size_t n = 0;
+        double target = target_value(p), n_train = l->job.n_train;
+        scv_store_targets(p->store, p->job_key, metric_of(p), l->r->run_id, t, SCV_STORED_TARGETS_MAX, &n, NULL);
+        for (size_t i = 0; i < n && c->src == SCV_TARGET_NOMINAL; i++) /* newest first */
+            if (fabs(t[i].value - target) <= 1e-9) {
+                c->src = SCV_TARGET_LEARNT, c->e0 = t[i].epochs, c->b0 = t[i].batch;
+                snprintf(c->note, sizeof c->note, "learnt from stored run %lld of the job: %.3g epochs at B=%d",
+                         t[i].run, c->e0, c->b0);
+            }
+        const scv_stored_target *far = NULL; /* the nearest whose evaluations do not cross */
+        double best = INFINITY;
+        for (size_t i = 0; i < n && c->src != SCV_TARGET_LEARNT && n_train > 0; i++) {
+            double x, d = fabs(t[i].value - target);
+            progress_pred pr;
+            if (d >= best || stored_crossing(l, &t[i], 0, &x, &pr)) continue;
+            if (isnan(x)) {
+                if (!far || d < fabs(far->value - target)) far = &t[i];
+                continue;
+            }
+            best = d, c->src = SCV_TARGET_CARRIED, c->e0 = x / n_train, c->b0 = t[i].batch;
+            snprintf(c->note, sizeof c->note, "stored run %lld (target %g) carried to %g through its evaluations: "
+                     "%.3g epochs at B=%d (it took %.3g to its own)", t[i].run, t[i].value, target, c->e0, c->b0,
+                     t[i].epochs);
+        }
+        if (c->src == SCV_TARGET_NOMINAL && far) {
+            double x;
+            progress_pred pr;
+            stored_crossing(l, far, 1, &x, &pr);
+            if (pr.ok && pr.reachable && pr.hi <= l->pol->curve_max_band * pr.lo) {
+                c->src = SCV_TARGET_CARRIED_CURVE, c->b0 = far->batch;
+                c->e0 = pr.x_star / n_train, c->lo = pr.lo / n_train, c->hi = pr.hi / n_train;
+                snprintf(c->note, sizeof c->note, "stored run %lld (target %g) never reached %g: its curve (%.20s) "
+                         "extrapolated, %.3g epochs at B=%d (band %.3g-%.3g)", far->run, far->value, target, pr.curve,
+                         c->e0, c->b0, c->lo, c->hi);
+            } else {
+                note(l, SCV_EV_NOTE, "stored run %lld (target %g) does not inform target %g: its evaluations never "
+                     "reached it and its curve %s", far->run, far->value, target,
+                     !pr.ok ? pr.why : !pr.reachable ? "does not reach it" : "reaches it with too wide a band");
+            }
+        }
+    }
+    if (c->src == SCV_TARGET_NOMINAL) return c->src;
+    *e0 = c->e0, *b0 = c->b0, *lo = c->lo, *hi = c->hi;
+    snprintf(text, cap, "%.191s", c->note); /* target_note's size */
+    return c->src;
+}
+
+/* The target's epochs at a batch: given, else from the stored runs of the job (learnt,
+ * carried), else this run's learning curve, else nominal (a relative plan). */
 static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, double *hi, char *note, size_t cap)
 {
     const scv_run_params *p = l->p;
@@ -544,10 +712,8 @@ static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, dou
         snprintf(note, cap, "given: %.3g epochs at B=%d", *e0, *b0);
         return SCV_TARGET_GIVEN;
     }
-    if (scv_store_learnt_target(p->store, p->job_key, metric_of(p), target_value(p), e0, b0, NULL) == SCV_OK) {
-        snprintf(note, cap, "learnt from a stored run of the job: %.3g epochs at B=%d", *e0, *b0);
-        return SCV_TARGET_LEARNT;
-    }
+    scv_target_source src = stored_target(l, e0, b0, lo, hi, note, cap);
+    if (src != SCV_TARGET_NOMINAL) return src;
     predict_target(l);
     const progress_pred *pr = &l->pred;
     if (pr->ok && pr->reachable && n > 0 && !curve_knows(l)) {
@@ -589,7 +755,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
         l->planned_x_star = planned;
         return rc;
     }
-    if (src == SCV_TARGET_CURVE) sm->lag_epochs = rule_lag(l) / l->job.n_train;
+    if (curve_crossing(src)) sm->lag_epochs = rule_lag(l) / l->job.n_train;
     scv_plan_request req = {.catalog = p->catalog, .vms = &l->vm_index, .n_vms = 1, .measured_vm = l->vm_index,
                             .workers = p->workers, .n_workers = p->n_workers, .batches = l->bs,
                             .n_batches = l->n_bs, .perf = perf, .stat = sm, .job = &l->job,
@@ -707,7 +873,7 @@ static int store_plan(loop *l, const scv_plan_result *res, scv_err *err)
     fprintf(f, "{\"relative\":%s,\"chosen\":", r->relative ? "true" : "false");
     scv_plan_point_json(f, l->p->catalog, ch);
     double lo = r->target_epochs_lo / r->target_epochs, hi = r->target_epochs_hi / r->target_epochs;
-    if (r->target_source == SCV_TARGET_CURVE && r->target_epochs > 0 && isfinite(lo) && isfinite(hi))
+    if (curve_crossing(r->target_source) && r->target_epochs > 0 && isfinite(lo) && isfinite(hi))
         fprintf(f, ",\"time_lo_s\":%.6g,\"time_hi_s\":%.6g", ch->time_s * lo, ch->time_s * hi);
     fputs(",\"points\":[", f);
     for (size_t i = 0; i < res->n_points; i++) {
@@ -800,7 +966,7 @@ static target_est target_now(loop *l)
     target_est t = {NAN, isfinite(bn) ? bn : INFINITY, 0, 0};
     scv_target_source src = target_of(l, &e0, &b0, &lo, &hi, note, sizeof note);
     if (src != SCV_TARGET_NOMINAL) t.samples = e0 * l->job.n_train, t.b0 = b0;
-    if (src == SCV_TARGET_CURVE) t.lag = rule_lag(l);
+    if (curve_crossing(src)) t.lag = rule_lag(l);
     return t;
 }
 
@@ -966,7 +1132,7 @@ static int do_plan(loop *l, scv_err *err)
     note_absolute(l); /* at the configuration decided */
     r->predicted_time_s = ch->time_s, r->predicted_cost = ch->cost, r->predicted_band = ch->err_rel;
     r->predicted_lo_s = r->predicted_hi_s = NAN;
-    if (r->target_source == SCV_TARGET_CURVE && r->target_epochs > 0) { /* time is proportional to the samples */
+    if (curve_crossing(r->target_source) && r->target_epochs > 0) { /* time is proportional to the samples */
         r->predicted_lo_s = ch->time_s * r->target_epochs_lo / r->target_epochs;
         r->predicted_hi_s = ch->time_s * r->target_epochs_hi / r->target_epochs;
     }
@@ -1114,25 +1280,10 @@ static int open_run(loop *l, scv_err *err)
         size_t n;
         if ((rc = scv_store_run_measurements(p->store, r->run_id, &cs, &n, err))) return rc;
         l->cs = cs, l->ncs = l->cs_cap = n;
-        double samples = 0; /* the learning curve: the steps' samples and the stored evaluations */
-        for (size_t i = 0; i < r->n_steps; i++) {
-            r->reached |= r->steps[i].reached;
-            if ((rc = progress_segment(&l->prog, samples, r->steps[i].batch))) return scv_err_set(err, rc, "out of memory");
-            samples += (double)r->steps[i].iterations * r->steps[i].batch;
-            progress_advance(&l->prog, samples);
-        }
+        for (size_t i = 0; i < r->n_steps; i++) r->reached |= r->steps[i].reached;
         scv_eval_sample *ev;
-        if ((rc = scv_store_load_evals(p->store, r->run_id, &ev, &n, err))) return rc;
-        for (size_t i = 0, k = 0; i < n; i++) {
-            double end = 0; /* the step this evaluation fell in: a search profile's are not curve points */
-            for (k = 0; k < r->n_steps; k++) {
-                end += (double)r->steps[k].iterations * r->steps[k].batch;
-                if (ev[i].samples_seen <= end + 0.5) break;
-            }
-            if (k == r->n_steps || strcmp(r->steps[k].phase, "search"))
-                progress_eval_add(&l->prog, target_x(l, &ev[i]), target_y(l, &ev[i]));
-            history_push(l, target_y(l, &ev[i]));
-        }
+        if ((rc = stored_curve(l, r->run_id, r->steps, r->n_steps, &l->prog, &ev, &n, err))) return rc;
+        for (size_t i = 0; i < n; i++) history_push(l, target_y(l, &ev[i]));
         free(ev);
     } else if ((rc = scv_store_run_new(p->store, p->job_key, p->job_json ? p->job_json : "{}", &r->run_id, err))) {
         return rc;

@@ -477,6 +477,29 @@ int scv_store_learnt_target(scv_store *s, const char *job_key, scv_metric metric
     return rc;
 }
 
+/* Every stored target of job_key in this metric, newest first (at most max rows). */
+int scv_store_targets(scv_store *s, const char *job_key, scv_metric metric, long long exclude, scv_stored_target *out,
+                      size_t max, size_t *n, scv_err *err)
+{
+    *n = 0;
+    sqlite3_stmt *st;
+    const char *q = "SELECT run, accuracy, epochs, batch FROM targets WHERE job_key=? AND metric=? AND run<>? "
+                    "ORDER BY rowid DESC";
+    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
+    sqlite3_bind_text(st, 1, job_key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, metric == SCV_METRIC_LOSS ? "loss" : "accuracy", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, exclude);
+    while (*n < max && sqlite3_step(st) == SQLITE_ROW) {
+        scv_stored_target *t = &out[(*n)++];
+        t->run = sqlite3_column_int64(st, 0);
+        t->value = col_d(st, 1);
+        t->epochs = col_d(st, 2);
+        t->batch = sqlite3_column_int(st, 3);
+    }
+    sqlite3_finalize(st);
+    return SCV_OK;
+}
+
 int scv_store_run_state(scv_store *s, long long run, const char *state, scv_err *err)
 {
     return exec_bind(s, err, "UPDATE runs SET state=? WHERE id=?", "tI", state, run);

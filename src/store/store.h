@@ -36,6 +36,17 @@ int scv_store_learnt_target(scv_store *s, const char *job_key, scv_metric metric
                             int *batch, scv_err *err);
 int scv_store_set_target(scv_store *s, long long run, scv_metric metric, double value, double epochs, int batch,
                          scv_err *err);
+/* A finished run's target: its value, the epochs it took there at a batch (as
+ * scv_store_set_target wrote them). */
+typedef struct scv_stored_target {
+    long long run;
+    double value, epochs;
+    int batch;
+} scv_stored_target;
+/* The stored targets of job_key in metric, of runs other than exclude, newest first: at
+ * most max into out, *n of them (the loop carries them to another target value). */
+int scv_store_targets(scv_store *s, const char *job_key, scv_metric metric, long long exclude, scv_stored_target *out,
+                      size_t max, size_t *n, scv_err *err);
 /* The loop's current state ("warmup", ... as scv_run_state_name) and its steps. */
 int scv_store_run_state(scv_store *s, long long run, const char *state, scv_err *err);
 int scv_store_step(scv_store *s, long long run, int idx, const scv_run_step *t, scv_err *err);
