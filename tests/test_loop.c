@@ -5,8 +5,9 @@
  * reached after a known number of samples; it can drift, fail and be interrupted.
  * Checked: each search policy's phase sequence, the re-plan/switch rule (switch when the
  * gain pays, stay when it does not), interruption and resume from the store, a driver
- * failure and its retry limit, the report's JSON and a read-only report directory, and a
- * Top-k option chosen and passed to training segments only (run --compress).
+ * failure and its retry limit, the report's JSON and a read-only report directory, a
+ * Top-k option chosen and passed to training segments only (run --compress), and a stored
+ * run's target carried to another target value through its curve (never reused as is).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
@@ -57,8 +58,9 @@ typedef struct fake {
     int comm_train, comm_other, dense_train;
     char comm_coll[16];
     int comm_kind;                  /* the last training segment's option (-1: dense) */
-    /* every evaluation's accuracy and reference samples, in the order the loop saw them */
-    double ev_acc[1024], ev_x[1024];
+    /* every evaluation's accuracy, period-mean loss and reference samples, in the order the
+     * loop saw them */
+    double ev_acc[1024], ev_loss[1024], ev_x[1024];
     int n_ev;
 } fake;
 
@@ -74,9 +76,10 @@ static void fake_rule_init(fake *f, const scv_segment_spec *sp)
     scv_stoprule_init(&f->rule, &s);
 }
 
-static void fake_record(fake *f, double acc)
+static void fake_record(fake *f, double acc, double loss)
 {
-    if (f->n_ev < (int)(sizeof f->ev_acc / sizeof f->ev_acc[0])) f->ev_acc[f->n_ev] = acc, f->ev_x[f->n_ev++] = f->x_ref;
+    if (f->n_ev < (int)(sizeof f->ev_acc / sizeof f->ev_acc[0]))
+        f->ev_acc[f->n_ev] = acc, f->ev_loss[f->n_ev] = loss, f->ev_x[f->n_ev++] = f->x_ref;
 }
 
 static double fake_t_iter(const fake *f, int K, int B)
@@ -179,7 +182,7 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
                                      .epoch = f->samples / f->job.n_train, .accuracy = fake_acc(f), .loss = 0.1,
                                      .train_loss = tl, .train_loss_samples = f->samples - f->samples_at_eval};
                 f->x_at_eval = f->x_ref, f->samples_at_eval = f->samples;
-                fake_record(f, e.accuracy);
+                fake_record(f, e.accuracy, tl);
                 if (sink && sink->on_eval) sink->on_eval(sink->ctx, &e);
                 reached = scv_stoprule_on_evaluation(&f->rule, f->by_loss ? tl : e.accuracy) == SCV_STOP_TARGET;
             }
@@ -196,7 +199,7 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
         scv_eval_sample e = {.iteration = f->iteration, .samples_seen = f->samples,
                              .epoch = f->samples / f->job.n_train, .accuracy = acc, .loss = 0.1,
                              .train_loss = NAN}; /* no training period: not a point of a loss curve */
-        fake_record(f, acc);
+        fake_record(f, acc, NAN);
         if (sink && sink->on_eval) sink->on_eval(sink->ctx, &e);
     }
     out->iterations = n;
@@ -604,14 +607,18 @@ static void t_first_run_absolute(void)
     scv_store_close(db);
 }
 
-/* Where the fake's evaluations, in order, cross an accuracy target under the smoothed rule
- * of window W: its reference samples at batch 32 (NaN: never). */
-static double fake_rule_crossing(const fake *f, double target, int W)
+/* Where the fake's evaluations, in order, cross a target (accuracy, or the loss with
+ * by_loss) under the smoothed rule of window W: its reference samples at batch 32 (NaN:
+ * never). */
+static double fake_rule_crossing(const fake *f, int by_loss, double target, int W)
 {
     scv_stoprule r;
-    scv_stoprule_init(&r, &(scv_stoprule_spec){.target_accuracy = target, .window = W});
+    scv_stoprule_spec s = {.window = W};
+    if (by_loss) s.target_loss = target;
+    else s.target_accuracy = target;
+    scv_stoprule_init(&r, &s);
     for (int i = 0; i < f->n_ev; i++)
-        if (scv_stoprule_on_evaluation(&r, f->ev_acc[i]) == SCV_STOP_TARGET) return f->ev_x[i];
+        if (scv_stoprule_on_evaluation(&r, by_loss ? f->ev_loss[i] : f->ev_acc[i]) == SCV_STOP_TARGET) return f->ev_x[i];
     return NAN;
 }
 
@@ -640,7 +647,7 @@ static void t_stored_target_carried(void)
     CHECK_EQ_INT(scv_store_targets(db, "job-carry", SCV_METRIC_ACCURACY, 0, t, 4, &n, NULL), SCV_OK);
     CHECK_EQ_INT((int)n, 1);
     CHECK_EQ_INT(t[0].batch, 32);
-    double e89 = t[0].epochs, x875 = fake_rule_crossing(&f, 0.875, p.policy.target_window);
+    double e89 = t[0].epochs, x875 = fake_rule_crossing(&f, 0, 0.875, p.policy.target_window);
     CHECK(isfinite(x875) && x875 / f.job.n_train < 0.95 * e89); /* well apart: the test tells them apart */
     /* 0.875: the epochs at which the stored run's smoothed curve crossed it, not 0.89's */
     fake g = new_fake();
@@ -747,6 +754,40 @@ static void t_loss_target(void)
     p.target_loss = 0.3;
     CHECK_EQ_INT(scv_run_params_check(&p, &e), SCV_EINVAL);
     CHECK_MSG(strstr(e.msg, "target-loss") && strstr(e.msg, "not both"), "%s", e.msg);
+    scv_store_close(db);
+}
+
+/* A loss target is carried the same way, through the stored run's period-mean training
+ * losses: a run to 0.35 after one to 0.3 takes the epochs where the stored losses' window
+ * crossed 0.35, not the 0.3 run's. */
+static void t_stored_loss_target_carried(void)
+{
+    scv_store *db = open_db("carry-loss.db");
+    fake f = loss_fake();
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = loss_params(db, "job-carry-loss", 0);
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    CHECK(res.reached);
+    scv_run_result_free(&res);
+    scv_stored_target t[2];
+    size_t n = 0;
+    CHECK_EQ_INT(scv_store_targets(db, "job-carry-loss", SCV_METRIC_LOSS, 0, t, 2, &n, NULL), SCV_OK);
+    CHECK_EQ_INT((int)n, 1);
+    double x35 = fake_rule_crossing(&f, 1, 0.35, p.policy.target_window);
+    CHECK(n == 1 && isfinite(x35) && x35 / f.job.n_train < 0.9 * t[0].epochs);
+    fake g = loss_fake();
+    g.target = 0.35;
+    d = driver_of(&g);
+    p.target_loss = 0.35;
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    CHECK_MSG(res.target_source == SCV_TARGET_CARRIED, "%s: %s", scv_target_source_name(res.target_source),
+              res.target_note);
+    CHECK_MSG(fabs(res.target_epochs * f.job.n_train / x35 - 1) < 0.01, "%.4g epochs, the stored losses crossed at "
+              "%.4g (0.3: %.4g)", res.target_epochs, x35 / f.job.n_train, n ? t[0].epochs : NAN);
+    CHECK(res.reached);
+    scv_run_result_free(&res);
     scv_store_close(db);
 }
 
@@ -1061,6 +1102,7 @@ static const scv_test tests[] = {
     {"first_run_absolute", t_first_run_absolute},
     {"loss_target", t_loss_target},
     {"stored_target_carried", t_stored_target_carried},
+    {"stored_loss_target_carried", t_stored_loss_target_carried},
     {"deadline_first_run", t_deadline_first_run},
     {"throughput_policy", t_throughput_policy},
     {"deadline_switch", t_deadline_switch},
