@@ -31,7 +31,9 @@ int scv_store_outcome(scv_store *s, long long run, double actual_time, double ac
                       double accuracy, int reached, scv_err *err);
 /* Epochs a finished run of job_key took to its target (the same metric, the nearest value
  * at least as hard: accuracy >= value, loss <= value), and at which batch (the statistical
- * model's reference). SCV_ENOTFOUND if no such run. */
+ * model's reference). SCV_ENOTFOUND if no such run. The loop does not plan with it: a
+ * harder target's epochs are not this target's (it carries stored targets through their
+ * runs' evaluations, scv_store_targets). */
 int scv_store_learnt_target(scv_store *s, const char *job_key, scv_metric metric, double value, double *epochs,
                             int *batch, scv_err *err);
 int scv_store_set_target(scv_store *s, long long run, scv_metric metric, double value, double epochs, int batch,
