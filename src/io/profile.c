@@ -337,6 +337,14 @@ static int profile_load(const char *paths, const char *const *texts, size_t n_te
     return rc;
 }
 
+const scv_config_stats *scv_profile_main(const scv_profile *p)
+{
+    const scv_config_stats *best = NULL;
+    for (size_t i = 0; p && i < p->n; i++)
+        if (!best || p->configs[i].n_iters > best->n_iters) best = &p->configs[i];
+    return best;
+}
+
 int scv_profile_load(const char *paths, scv_profile **out, scv_err *err)
 {
     return profile_load(paths, NULL, 0, NULL, out, err);
