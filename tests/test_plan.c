@@ -1250,11 +1250,16 @@ static void t_profile(void)
     if (p) {
         CHECK_EQ_INT(p->n, 2);
         CHECK(p->has_job && !strcmp(p->job.vm, "c5.xlarge") && p->job.n_params == 7850);
-        CHECK_EQ_INT(p->configs[0].n_iters, 27);
-        CHECK_NEAR(p->configs[0].t_compute, 0.011, 1e-9, 0); /* mean, warm-up left out */
-        CHECK_NEAR(p->configs[0].g_local, 2.0, 1e-12, 0);
-        CHECK_EQ_INT(p->configs[1].n_iters, 7);
-        CHECK(p->configs[1].g_local == 0); /* statistics off: not measured */
+        /* in the canonical order, by (K, B), not the order of the lines */
+        CHECK(p->configs[0].workers == 1 && p->configs[0].batch == 32);
+        CHECK(p->configs[1].workers == 2 && p->configs[1].batch == 64);
+        CHECK_EQ_INT(p->configs[1].n_iters, 27);
+        CHECK_NEAR(p->configs[1].t_compute, 0.011, 1e-9, 0); /* mean, warm-up left out */
+        CHECK_NEAR(p->configs[1].g_local, 2.0, 1e-12, 0);
+        CHECK_EQ_INT(p->configs[0].n_iters, 7);
+        CHECK(p->configs[0].g_local == 0); /* statistics off: not measured */
+        /* what a segment's file stands for: its configuration of the most iterations */
+        CHECK(scv_profile_main(p) == &p->configs[1]);
         scv_profile_free(p);
     }
     double ep;

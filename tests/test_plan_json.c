@@ -16,6 +16,7 @@
 #include "scv_test_proc.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -462,6 +463,164 @@ static void t_profile_texts(void)
     CHECK_EQ_INT(scv_profile_load_texts(NULL, 1, NULL, &a, &err), SCV_EINVAL);
 }
 
+/* A metrics text of one job line (VM type vm, architecture arch, thread count threads)
+ * followed by the segments of seg (K, B, iterations each), with an evaluation every 10
+ * iterations; phase shifts the jitter, so that two files of one configuration differ. */
+static char *metrics_of(const char *vm, const char *arch, int threads, int phase, const int (*seg)[3], size_t nseg)
+{
+    size_t cap = 400, at = 0;
+    for (size_t k = 0; k < nseg; k++) cap += (size_t)seg[k][2] * 520;
+    char *s = malloc(cap);
+    if (!s) return NULL;
+    at += (size_t)snprintf(s + at, cap - at,
+                           "{\"type\":\"job\",\"model\":\"mlp\",\"arch\":\"%s\",\"params\":25450,"
+                           "\"act_bytes\":296,\"input_floats\":784,\"n_train\":2000,\"vm\":\"%s\","
+                           "\"threads\":%d,\"workers\":%d,\"batch\":%d}\n", arch, vm, threads, seg[0][0], seg[0][1]);
+    int it = 0;
+    double ep = 0;
+    for (size_t k = 0; k < nseg; k++) {
+        int K = seg[k][0], B = seg[k][1];
+        double b = (double)B / K;
+        for (int i = 1; i <= seg[k][2]; i++) {
+            it++, ep += (double)B / 2000;
+            double jit = 1 + 0.01 * (((i + phase) * 7919) % 13 - 6) / 6.0 + 1e-7 * (it % 3);
+            double tc = (1e-3 + 2e-5 * b) * jit, tm = K > 1 ? 2e-4 * jit : 1e-5, ti = tc + tm + 1e-5;
+            double gl = (1 + 100 / b) * jit, gg = (1 + 100.0 / B) * jit;
+            at += (size_t)snprintf(s + at, cap - at,
+                                   "{\"type\":\"iter\",\"iter\":%d,\"epoch_progress\":%.6f,\"workers\":%d,"
+                                   "\"batch\":%d,\"t_compute\":%.9e,\"t_comm\":%.9e,\"t_iter\":%.9e,\"loss\":1.5,"
+                                   "\"grad_sqnorm_local_mean\":%.9e,\"grad_sqnorm_global\":%.9e}\n",
+                                   it, ep, K, B, tc, tm, ti, gl, gg);
+            if (it % 10 == 0)
+                at += (size_t)snprintf(s + at, cap - at,
+                                       "{\"type\":\"eval\",\"iter\":%d,\"epoch_progress\":%.6f,"
+                                       "\"test_accuracy\":%.4f,\"test_loss\":%.4f,\"set\":\"full\"}\n",
+                                       it, ep, 0.5 + 0.4 * (1 - exp(-ep)), 1.5 * exp(-ep));
+        }
+    }
+    return s;
+}
+
+/* The plan does not depend on the order of the profile's files: every permutation of three
+ * (two of which hold the same configuration, K=2 B=128, with different iterations) gives
+ * the same report byte for byte, as texts and as files, with the base batch left to the
+ * planner and given, and with either statistical model. Before, the configurations came in
+ * the order of the files (the report's "profile", the fits' order of points), the default
+ * base batch was the first file's first batch (a 4x different time to target) and the
+ * models' thread count the first file's. */
+static void t_file_order(void)
+{
+    static const int sx[][3] = {{1, 32, 40}}, sy[][3] = {{2, 128, 40}}, sz[][3] = {{2, 128, 30}, {4, 512, 30}};
+    char *txt[3] = {metrics_of("c5.xlarge", "mlp:784-32-10", 1, 0, sx, 1),
+                    metrics_of("c5.xlarge", "mlp:784-32-10", 1, 3, sy, 1),
+                    metrics_of("c5.xlarge", "mlp:784-32-10", 1, 5, sz, 2)};
+    char path[3][300];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path[i], sizeof path[i], "%s/order%d.jsonl", tmp, i);
+        CHECK(txt[i] && !write_file(path[i], txt[i]));
+    }
+    static const char *const opts[] = {
+        "\"target_epochs\":5",
+        "\"target_epochs\":5,\"base_batch\":64,\"vm\":\"all\",\"all\":true,\"workers\":\"1..8\"",
+        "\"target_epochs\":5,\"stat\":\"scavenger\",\"all\":true",
+    };
+    static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    for (size_t o = 0; o < sizeof opts / sizeof opts[0]; o++) {
+        char *first = NULL;
+        for (int form = 0; form < 2; form++)
+            for (int p = 0; p < 6; p++) {
+                const int *q = perms[p];
+                char *req = NULL, *out = NULL;
+                scv_err err;
+                if (form == 0) { /* the texts */
+                    cJSON *js = cJSON_CreateObject(), *a = cJSON_AddArrayToObject(js, "metrics");
+                    for (int i = 0; i < 3; i++) cJSON_AddItemToArray(a, cJSON_CreateString(txt[q[i]]));
+                    char *pr = cJSON_PrintUnformatted(js);
+                    size_t n = pr ? strlen(pr) : 0;
+                    req = n ? malloc(n + strlen(opts[o]) + 4) : NULL;
+                    if (req) sprintf(req, "%.*s,%s}", (int)(n - 1), pr, opts[o]);
+                    free(pr);
+                    cJSON_Delete(js);
+                } else if ((req = malloc(1200 + strlen(opts[o]))))
+                    sprintf(req, "{\"profile\":\"%s,%s,%s\",%s}", path[q[0]], path[q[1]], path[q[2]], opts[o]);
+                int rc = req ? plan(req, &out, &err) : -1;
+                CHECK_MSG(rc == SCV_OK, "options %zu form %d order %d%d%d: %s", o, form, q[0], q[1], q[2],
+                          rc ? err.msg : "");
+                if (rc == SCV_OK && !first) first = out;
+                else if (rc == SCV_OK) {
+                    CHECK_MSG(!strcmp(out, first), "options %zu form %d: order %d%d%d gives another report:\n#   %.400s\n"
+                              "#   %.400s", o, form, q[0], q[1], q[2], out, first);
+                    scv_json_free(out);
+                }
+                free(req);
+            }
+        if (first) {
+            CHECK_MSG(strstr(first, "\"profile\":[{\"workers\":1,\"batch\":32,") != NULL, "%.300s", first);
+            if (o == 0) CHECK_MSG(strstr(first, "\"target_batch\":32,") != NULL, "%.300s", first);
+            scv_json_free(first);
+        }
+    }
+    /* the pooled configuration: every file's iterations of K=2 B=128 (after each one's warm-up) */
+    scv_profile *pa = NULL, *pb = NULL;
+    scv_err err = {0};
+    const char *ab[2] = {txt[1], txt[2]}, *ba[2] = {txt[2], txt[1]};
+    CHECK_EQ_INT(scv_profile_load_texts(ab, 2, NULL, &pa, &err), SCV_OK);
+    CHECK_EQ_INT(scv_profile_load_texts(ba, 2, NULL, &pb, &err), SCV_OK);
+    CHECK(pa && pb && pa->n == 2 && pb->n == 2);
+    if (pa && pb && pa->n == 2 && pb->n == 2) {
+        CHECK(pa->configs[0].workers == 2 && pa->configs[0].batch == 128 && pa->configs[0].n_iters == 36 + 27);
+        CHECK(pa->configs[1].workers == 4 && pa->configs[1].batch == 512);
+        CHECK(!memcmp(pa->configs, pb->configs, 2 * sizeof *pa->configs));
+    }
+    scv_profile_free(pa);
+    scv_profile_free(pb);
+    for (int i = 0; i < 3; i++) free(txt[i]);
+}
+
+/* Files of different jobs (or of one job on different VM types) are refused, naming both
+ * files and the field, in either order; a file of the same job at another thread count is
+ * not a different job. */
+static void t_file_jobs_differ(void)
+{
+    static const int sx[][3] = {{1, 32, 40}}, sy[][3] = {{2, 128, 40}};
+    char *a = metrics_of("c5.xlarge", "mlp:784-32-10", 1, 0, sx, 1),
+         *b = metrics_of("c5.2xlarge", "mlp:784-32-10", 1, 0, sy, 1),
+         *c = metrics_of("c5.xlarge", "mlp:784-64-10", 1, 0, sy, 1),
+         *d = metrics_of("c5.xlarge", "mlp:784-32-10", 2, 0, sy, 1);
+    char pa[300], pb[300], pc[300], paths[1000];
+    snprintf(pa, sizeof pa, "%s/job-a.jsonl", tmp);
+    snprintf(pb, sizeof pb, "%s/job-b.jsonl", tmp);
+    snprintf(pc, sizeof pc, "%s/job-c.jsonl", tmp);
+    CHECK(a && b && c && d && !write_file(pa, a) && !write_file(pb, b) && !write_file(pc, c));
+    scv_profile *p = NULL;
+    scv_err err = {0};
+    for (int order = 0; order < 2; order++) {
+        snprintf(paths, sizeof paths, "%s,%s", order ? pb : pa, order ? pa : pb);
+        CHECK_EQ_INT(scv_profile_load(paths, &p, &err), SCV_EINVAL);
+        CHECK(p == NULL);
+        CHECK_MSG(strstr(err.msg, pa) && strstr(err.msg, pb) && strstr(err.msg, "field 'vm'") &&
+                  strstr(err.msg, "'c5.xlarge'") && strstr(err.msg, "'c5.2xlarge'"), "%s", err.msg);
+        snprintf(paths, sizeof paths, "%s,%s", order ? pc : pa, order ? pa : pc);
+        CHECK_EQ_INT(scv_profile_load(paths, &p, &err), SCV_EINVAL);
+        CHECK_MSG(strstr(err.msg, pa) && strstr(err.msg, pc) && strstr(err.msg, "field 'arch'"), "%s", err.msg);
+    }
+    /* through scv_plan_json: the texts named metrics[i] */
+    cJSON *js = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(js, "metrics");
+    cJSON_AddItemToArray(arr, cJSON_CreateString(a));
+    cJSON_AddItemToArray(arr, cJSON_CreateString(b));
+    cJSON_AddNumberToObject(js, "target_epochs", 5);
+    char *req = cJSON_PrintUnformatted(js), *out = NULL;
+    CHECK_EQ_INT(req ? plan(req, &out, &err) : -1, SCV_EINVAL);
+    CHECK_MSG(strstr(err.msg, "metrics[0]:1 and metrics[1]:1: the job lines disagree on field 'vm'"), "%s", err.msg);
+    free(req);
+    cJSON_Delete(js);
+    const char *same[2] = {a, d};
+    CHECK_EQ_INT(scv_profile_load_texts(same, 2, NULL, &p, &err), SCV_OK);
+    CHECK(p && p->n == 2 && p->job.threads == 1);
+    scv_profile_free(p);
+    free(a), free(b), free(c), free(d);
+}
+
 /* The catalog from the working directory of a checkout; elsewhere beside the executable
  * when it is a checkout's build/tests/ (the asan build's is one level deeper: not found
  * beside it, and then "data/NAME"). */
@@ -507,6 +666,8 @@ static const scv_test tests[] = {
     {"mix", t_mix},
     {"compress", t_compress},
     {"profile_texts", t_profile_texts},
+    {"file_order", t_file_order},
+    {"file_jobs_differ", t_file_jobs_differ},
     {"data_file", t_data_file},
     {"version", t_version},
 };

@@ -42,7 +42,7 @@ const scv_option PLAN_OPTIONS[] = {
      0, NULL},
     {NULL, NULL, "Target (one of):", 0, 0, NULL},
     {"target-epochs", "E", "epochs to the target at --base-batch B0", O_TEPOCHS, 0, NULL},
-    {"base-batch", "B0", "(default: the first profiled batch)", O_BASE, 0, NULL},
+    {"base-batch", "B0", "(default: the smallest profiled batch)", O_BASE, 0, NULL},
     {"target-run", "FILE", "epochs a previous run took to reach accuracy A (with\n--target-accuracy A)", O_TRUN, 0,
      NULL},
     {"target-accuracy", "A", "the accuracy of --target-run", O_TACC, 0, NULL},

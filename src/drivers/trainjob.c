@@ -253,7 +253,7 @@ int tj_segment_done(trainjob *t, const char *metrics, int totals_known, scv_segm
     scv_profile *p = NULL;
     scv_err pe = {0};
     int prc = out->iterations > 3 ? scv_profile_load(metrics, &p, &pe) : SCV_OK;
-    if (prc == SCV_OK && p && p->n) out->stats = p->configs[0];
+    if (prc == SCV_OK && p && p->n) out->stats = *scv_profile_main(p);
     scv_profile_free(p);
     if (prc == SCV_EPARSE && t->exec) /* an external trainer that breaks the contract: not retried */
         return scv_err_set(err, SCV_EINVAL, "%s (docs/TRAINER-CONTRACT.md)", pe.msg);
@@ -293,7 +293,7 @@ int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, siz
     fclose(f);
     t->res = NULL;
     scv_profile *p = NULL;
-    if (out->iterations > 3 && scv_profile_load(best, &p, NULL) == SCV_OK && p->n) out->stats = p->configs[0];
+    if (out->iterations > 3 && scv_profile_load(best, &p, NULL) == SCV_OK && p->n) out->stats = *scv_profile_main(p);
     scv_profile_free(p);
     return tj_progress(t, &out->total_iterations, &out->samples_seen, err);
 }

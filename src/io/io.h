@@ -15,6 +15,11 @@
 int scv_profile_load_texts(const char *const *texts, size_t n, const char *label, scv_profile **out,
                            scv_err *err);
 
+/* The configuration of p measured over the most iterations (of those, the first in p's
+ * canonical order); NULL when p has none. A segment's metrics file stands for it (the
+ * profile's order is by (K, B), not by the lines'). */
+const scv_config_stats *scv_profile_main(const scv_profile *p);
+
 /* The job line of a metrics file. */
 int scv_job_load(const char *path, scv_job_info *job, scv_err *err);
 /* From the metrics of a run that reached `accuracy`: the epochs it took and its batch. */

@@ -4,7 +4,9 @@
  * a configuration was profiled at several thread counts, reads the mixed clusters and the
  * communication options asked for (with the compression kernel time the profile measured),
  * fits the parallel and the statistical models, plans, and writes the JSON report of
- * `plan --json`.
+ * `plan --json`. Nothing here depends on the order of the profile's files (the profile's
+ * configurations come in a canonical order; the thread count and the default base batch
+ * are chosen from their values).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "plan_job.h"
@@ -143,15 +145,33 @@ static double profile_t_compress(const scv_profile *prof, long *n)
     return *n ? sum / (double)*n : 0;
 }
 
+/* The thread count the models are fitted on: the one with the most configurations, of
+ * those the smallest (0 when none is known). Chosen from the configurations, not the order
+ * of the files. */
+static int models_threads(const scv_profile *prof)
+{
+    int best = 0;
+    size_t best_n = 0;
+    for (size_t i = 0; i < prof->n; i++) {
+        int t = prof->configs[i].threads;
+        size_t n = 0;
+        if (t <= 0) continue;
+        for (size_t k = 0; k < prof->n; k++) n += prof->configs[k].threads == t;
+        if (n > best_n || (n == best_n && t < best)) best = t, best_n = n;
+    }
+    return best;
+}
+
 /* Thread scaling, measured: a configuration profiled at several thread counts gives
- * Amdahl's parallel fraction (*pf, else -1); the models are fitted on the first file's
- * thread count (*mthreads), so the profile keeps only those configurations. */
+ * Amdahl's parallel fraction (*pf, else -1); the models are fitted on one thread count
+ * (*mthreads, models_threads), so the profile keeps only those configurations (and the
+ * ones of no known thread count). */
 static int thread_scaling(scv_plan_job *j, int *mthreads, double *pf, scv_err *err)
 {
     scv_profile *prof = j->prof;
     int nthr = 0, thr[16];
     double tcs[16];
-    *mthreads = prof->configs[0].threads; /* the first file's */
+    *mthreads = models_threads(prof);
     *pf = -1;
     for (size_t i = 0; i < prof->n && nthr < 2; i++) { /* the first (K, B) at 2+ thread counts */
         nthr = 0;
@@ -172,6 +192,7 @@ static int thread_scaling(scv_plan_job *j, int *mthreads, double *pf, scv_err *e
                  *pf, nthr);
     }
     prof->n = nfit;
+    if (*mthreads > 0) prof->job.threads = *mthreads;
     return SCV_OK;
 }
 
@@ -205,7 +226,10 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
     if (a->target_run &&
         (rc = scv_profile_target(a->target_run, a->target_accuracy, &j->target_epochs, &j->target_batch, err)))
         goto done;
-    if (!j->target_batch) j->target_batch = j->prof->configs[0].batch;
+    if (!j->target_batch) /* the smallest profiled batch: not the first file's */
+        for (size_t i = 0; i < j->prof->n; i++)
+            if (!j->target_batch || j->prof->configs[i].batch < j->target_batch)
+                j->target_batch = j->prof->configs[i].batch;
     if ((rc = scv_stat_fit(a->stat, j->prof->configs, j->prof->n, j->prof->job.n_train, j->target_epochs,
                            j->target_batch, &j->stat, err)))
         goto done;

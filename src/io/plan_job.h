@@ -18,7 +18,7 @@ typedef struct scv_plan_args {
     size_t n_metrics;
     const char *catalog;            /* NULL: scv_data_file("vm-catalog.csv") */
     const char *measured_on;        /* catalog type of the measurements; NULL: the profile's */
-    /* the target: epochs at base_batch (0: the first profiled batch), or the epochs the
+    /* the target: epochs at base_batch (0: the smallest profiled batch), or the epochs the
      * run of target_run took to target_accuracy */
     double target_epochs;
     int base_batch;

@@ -4,6 +4,10 @@
  * and of the two squared gradient norms, after leaving out each run's warm-up iterations.
  * Iterations of a compressed exchange (optional "cf" > 1) also give the mean of their
  * compression kernel time (optional "t_compress"): the planner's Top-k options add it.
+ * The result does not depend on the order of the files: a configuration measured in several
+ * is one configuration of all their iterations (summed in an order of their values), the
+ * configurations come sorted by (K, B, threads, VM type), and files whose job lines
+ * describe different jobs (model, arch, dataset, VM type, sizes) are refused, naming both.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
@@ -44,6 +48,51 @@ static void take_job(const scv_ml_job *m, scv_job_info *j, char *vm, size_t vcap
     j->threads = isnan(m->threads) ? 0 : (int)m->threads;
 }
 
+/* The first job line a profile read (of any of its files) and where it was: every later
+ * one must describe the same job, whatever the order of the files (the threads may differ:
+ * a configuration at several thread counts measures the thread scaling). */
+typedef struct {
+    int seen;
+    scv_ml_job job;
+    char where[320];            /* "path:line" */
+} job_ref;
+
+static int num_same(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
+
+/* SCV_OK when m (path:lineno) describes the job of r (recording it when r has none); else
+ * an error naming both places and the first field they disagree on. */
+static int job_check(job_ref *r, const scv_ml_job *m, const char *path, int lineno, scv_err *err)
+{
+    if (!r->seen) {
+        r->seen = 1, r->job = *m;
+        snprintf(r->where, sizeof r->where, "%s:%d", path, lineno);
+        return SCV_OK;
+    }
+    const scv_ml_job *a = &r->job;
+    const char *field = NULL;
+    char va[96] = "", vb[96] = "";
+    const struct {
+        const char *name, *x, *y;
+    } strs[] = {{"model", a->model, m->model}, {"arch", a->arch, m->arch}, {"dataset", a->dataset, m->dataset},
+                {"vm", a->vm, m->vm}};
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0] && !field; i++)
+        if (strcmp(strs[i].x, strs[i].y))
+            field = strs[i].name, snprintf(va, sizeof va, "'%s'", strs[i].x), snprintf(vb, sizeof vb, "'%s'", strs[i].y);
+    const struct {
+        const char *name;
+        double x, y;
+    } nums[] = {{"params", a->params, m->params}, {"n_train", a->n_train, m->n_train},
+                {"input_floats", a->input_floats, m->input_floats}, {"act_bytes", a->act_bytes, m->act_bytes}};
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0] && !field; i++)
+        if (!num_same(nums[i].x, nums[i].y))
+            field = nums[i].name, snprintf(va, sizeof va, "%.17g", nums[i].x), snprintf(vb, sizeof vb, "%.17g", nums[i].y);
+    if (!field) return SCV_OK;
+    return scv_err_set(err, SCV_EINVAL,
+                       "%s and %s:%d: the job lines disagree on field '%s' (%s against %s): the files measure "
+                       "different jobs or VM types; give the files of one job on one VM type", r->where, path,
+                       lineno, field, va, vb);
+}
+
 int scv_job_load(const char *path, scv_job_info *job, scv_err *err)
 {
     FILE *f = fopen(path, "r");
@@ -70,7 +119,7 @@ int scv_job_load(const char *path, scv_job_info *job, scv_err *err)
  * appending iteration records; fills job from its "job" line. Every line goes through the
  * strict reader (io/metrics_line.c): the first bad one stops it. */
 static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *cap, int *seg,
-                       scv_profile *prof, scv_err *err)
+                       scv_profile *prof, job_ref *ref, scv_err *err)
 {
     char *line = NULL, vm[64] = "";
     size_t lcap = 0;
@@ -83,6 +132,7 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
         lineno++;
         if ((rc = scv_metrics_line_parse(line, path, lineno, &m, err))) break;
         if (m.type == SCV_ML_JOB) {
+            if ((rc = job_check(ref, &m.u.job, path, lineno, err))) break;
             take_job(&m.u.job, &prof->job, vm, sizeof vm, !prof->has_job);
             prof->has_job = 1;
             threads = isnan(m.u.job.threads) ? 0 : (int)m.u.job.threads;
@@ -126,18 +176,18 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
 }
 
 static int read_file(const char *path, rec **rs, size_t *n, size_t *cap, int *seg,
-                     scv_profile *prof, scv_err *err)
+                     scv_profile *prof, job_ref *ref, scv_err *err)
 {
     FILE *f = fopen(path, "r");
     if (!f) return scv_err_set(err, SCV_ENOTFOUND, "%s: cannot open: %s", path, strerror(errno));
-    int rc = read_stream(f, path, rs, n, cap, seg, prof, err);
+    int rc = read_stream(f, path, rs, n, cap, seg, prof, ref, err);
     fclose(f);
     return rc;
 }
 
 /* Reads text i of a profile given in memory, named label[i] in errors. */
 static int read_text(const char *text, const char *label, size_t i, rec **rs, size_t *n, size_t *cap,
-                     int *seg, scv_profile *prof, scv_err *err)
+                     int *seg, scv_profile *prof, job_ref *ref, scv_err *err)
 {
     char name[160];
     snprintf(name, sizeof name, "%s[%zu]", label, i);
@@ -149,20 +199,51 @@ static int read_text(const char *text, const char *label, size_t i, rec **rs, si
     }
     FILE *f = fmemopen((void *)text, len, "r");
     if (!f) return scv_err_set(err, SCV_ENOMEM, "%s: cannot read: %s", name, strerror(errno));
-    int rc = read_stream(f, name, rs, n, cap, seg, prof, err);
+    int rc = read_stream(f, name, rs, n, cap, seg, prof, ref, err);
     fclose(f);
     return rc;
 }
 
-/* Summarises the kept records of one configuration: mean times (total time over
- * iterations is what the time to target depends on; a CPU quota's throttling stalls are
- * systematic, not outliers) and mean squared norms. */
-static void summarise(const rec *r, const size_t *keep, size_t m, scv_config_stats *c)
+/* A total order on numbers with NaN last (equal to NaN). */
+static int cmp_num(double a, double b)
+{
+    if (isnan(a) || isnan(b)) return isnan(a) - isnan(b);
+    return (a > b) - (a < b);
+}
+
+/* Records by their values: a configuration's sums taken in this order do not depend on the
+ * order of the files or of their lines (floating-point addition is not associative). */
+static int cmp_rec(const void *pa, const void *pb)
+{
+    const rec *a = *(const rec *const *)pa, *b = *(const rec *const *)pb;
+    const double x[] = {a->ti, a->tc, a->tm, a->gl, a->gg, a->ep, a->cf, a->tz, a->tl};
+    const double y[] = {b->ti, b->tc, b->tm, b->gl, b->gg, b->ep, b->cf, b->tz, b->tl};
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) {
+        int c = cmp_num(x[i], y[i]);
+        if (c) return c;
+    }
+    return 0;
+}
+
+/* Configurations in their canonical order: by K, B, threads, VM type. */
+static int cmp_config(const void *pa, const void *pb)
+{
+    const scv_config_stats *a = pa, *b = pb;
+    if (a->workers != b->workers) return a->workers < b->workers ? -1 : 1;
+    if (a->batch != b->batch) return a->batch < b->batch ? -1 : 1;
+    if (a->threads != b->threads) return a->threads < b->threads ? -1 : 1;
+    return strcmp(a->vm, b->vm);
+}
+
+/* Summarises the kept records of one configuration (x, m of them, sorted by cmp_rec):
+ * mean times (total time over iterations is what the time to target depends on; a CPU
+ * quota's throttling stalls are systematic, not outliers) and mean squared norms. */
+static void summarise(const rec *const *r, size_t m, scv_config_stats *c)
 {
     double tc = 0, tm = 0, ti = 0, sl = 0, sg = 0, tz = 0, tl = 0;
     size_t ng = 0, nz = 0, nl = 0;
     for (size_t i = 0; i < m; i++) {
-        const rec *x = &r[keep[i]];
+        const rec *x = r[i];
         tc += x->tc, tm += x->tm, ti += x->ti;
         if (isfinite(x->gl) && isfinite(x->gg)) sl += x->gl, sg += x->gg, ng++;
         if (x->cf > 1 && isfinite(x->tz)) tz += x->tz, nz++;
@@ -190,19 +271,20 @@ static int profile_load(const char *paths, const char *const *texts, size_t n_te
     rec *rs = NULL;
     size_t n = 0, cap = 0;
     int seg = 0, rc = SCV_OK;
+    job_ref ref = {0};
     if (!p || !list) {
         free(p), free(list);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
     char *save = NULL;
     if (texts)
-        for (size_t i = 0; i < n_texts && !rc; i++) rc = read_text(texts[i], label, i, &rs, &n, &cap, &seg, p, err);
+        for (size_t i = 0; i < n_texts && !rc; i++) rc = read_text(texts[i], label, i, &rs, &n, &cap, &seg, p, &ref, err);
     else
         for (char *tok = strtok_r(list, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save))
-            rc = read_file(tok, &rs, &n, &cap, &seg, p, err);
+            rc = read_file(tok, &rs, &n, &cap, &seg, p, &ref, err);
     if (texts) paths = label; /* what the errors below name */
     if (!rc && n == 0) rc = scv_err_set(err, SCV_EINVAL, "%s: no iteration lines", paths);
-    size_t *keep = rc ? NULL : malloc(sizeof(size_t) * n);
+    const rec **keep = rc ? NULL : malloc(sizeof(rec *) * n);
     if (!rc && !keep) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
     /* mark warm-up records: the first max(3, 10%) of each segment */
     char *warm = rc ? NULL : calloc(n, 1);
@@ -213,7 +295,8 @@ static int profile_load(const char *paths, const char *const *texts, size_t n_te
         for (size_t k = i; k < j && k < i + w; k++) warm[k] = 1;
         i = j;
     }
-    /* group the rest by (vm, K, B) in order of first appearance */
+    /* group the rest by (vm, K, B, threads): all records of a configuration, from every file
+     * that measured it, pooled (in an order of their values, not of the files) */
     char *done = warm ? calloc(n, 1) : NULL;
     for (size_t i = 0; done && i < n && !rc; i++) {
         if (done[i] || warm[i]) continue;
@@ -221,7 +304,8 @@ static int profile_load(const char *paths, const char *const *texts, size_t n_te
         for (size_t j = i; j < n; j++)
             if (!warm[j] && !done[j] && rs[j].K == rs[i].K && rs[j].B == rs[i].B &&
                 rs[j].threads == rs[i].threads && !strcmp(rs[j].vm, rs[i].vm))
-                keep[m++] = j, done[j] = 1;
+                keep[m++] = &rs[j], done[j] = 1;
+        qsort(keep, m, sizeof *keep, cmp_rec);
         scv_config_stats *nc = realloc(p->configs, (p->n + 1) * sizeof *nc);
         if (!nc) {
             rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
@@ -234,7 +318,16 @@ static int profile_load(const char *paths, const char *const *texts, size_t n_te
         c->workers = rs[i].K;
         c->batch = rs[i].B;
         c->threads = rs[i].threads;
-        summarise(rs, keep, m, c);
+        summarise(keep, m, c);
+    }
+    /* in a canonical order, whatever the order of the files; the job's threads: the smallest
+     * thread count measured (the configurations carry each their own) */
+    if (!rc && p->n) {
+        qsort(p->configs, p->n, sizeof *p->configs, cmp_config);
+        p->job.threads = 0;
+        for (size_t i = 0; i < p->n; i++)
+            if (p->configs[i].threads > 0 && (!p->job.threads || p->configs[i].threads < p->job.threads))
+                p->job.threads = p->configs[i].threads;
     }
     if (!rc && p->n == 0)
         rc = scv_err_set(err, SCV_EINVAL, "%s: too few iterations (all are warm-up)", paths);
@@ -242,6 +335,14 @@ static int profile_load(const char *paths, const char *const *texts, size_t n_te
     if (rc) scv_profile_free(p);
     else *out = p;
     return rc;
+}
+
+const scv_config_stats *scv_profile_main(const scv_profile *p)
+{
+    const scv_config_stats *best = NULL;
+    for (size_t i = 0; p && i < p->n; i++)
+        if (!best || p->configs[i].n_iters > best->n_iters) best = &p->configs[i];
+    return best;
 }
 
 int scv_profile_load(const char *paths, scv_profile **out, scv_err *err)
