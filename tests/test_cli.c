@@ -1201,6 +1201,11 @@ static void t_run_validated_early(void)
         {"--compress zip", "--compress 'zip'"},
         {"--compress topk:10 --compress-iterations 0", "--compress-iterations '0'"},
         {"--compress topk:10 --exec /bin/true", "--compress: not with --exec"},
+        {"--model resnet50", "--model 'resnet50': unknown model (expected one of"}, /* once a stored failed run */
+        {"--model mlp --hidden 0", "--hidden 0"},
+        {"--workers 1", "K = 1 only"},          /* trained its warm-up, then failed to plan */
+        {"--workers 4,4", "--workers '4,4': the value 4 is repeated"},
+        {"--batch 32..128:32,64", "the value 64 is repeated"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " RUNJOB " %s", bin, db, bad[i][0]), 2);
@@ -1208,10 +1213,12 @@ static void t_run_validated_early(void)
     }
     CHECK_EQ_INT(run(out, sizeof out, "{ %s runs --db %s --json 2>/dev/null; }", bin, db), 0);
     CHECK_MSG(strstr(out, "\"id\"") == NULL, "a refused run was stored: %s", out);
-    /* a run that fails at once (K = 1 only: no noise estimate), resumed with 90 more
-     * settings than it stored (the table holds 96), then with 100 on the command line */
-    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --model mlp --hidden 32 --dataset synthetic:2000 "
-                     "--target-accuracy 0.99 --max-epochs 0.05 --workers 1 --batch 32 --search none", bin, db), 1);
+    /* a run that fails at once (its dataset is missing: found by the trainer), resumed with
+     * 90 more settings than it stored (the table holds 96), then with 100 on the command line */
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --model mlp --hidden 32 --dataset /nonexistent/scv-data "
+                     "--target-accuracy 0.99 --max-epochs 0.05 --workers 2 --batch 32 --search none", bin, db), 1);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s", bin, db), 0); /* no accuracy: "-", not "nan" */
+    CHECK_MSG(strstr(out, "failed") && !strstr(out, "nan"), "%s", out);
     size_t len = 0;
     for (int i = 0; i < 90; i++) len += (size_t)snprintf(many + len, sizeof many - len, " --lr 0.003");
     CHECK_EQ_INT(run(out, sizeof out, "%s run --resume 1 --db %s%s", bin, db, many), 1);
