@@ -1186,6 +1186,21 @@ static void t_reliability(void)
  * stored (it was found after, and left a run "running" for ever); --resume merges more
  * settings than a run keeps without writing past its table, and more than that on the
  * command line are refused. */
+/* --db in a directory that does not exist: run, runs and serve name the path and the
+ * directory (not SQLite's "unable to open database file", not --data-dir, never passed) */
+static void t_db_missing_dir(void)
+{
+    char out[8192];
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s/nodir/r.db " RUNJOB, bin, tmp), 1);
+    CHECK_MSG(strstr(out, "nodir/r.db: cannot create the database: its directory") && strstr(out, "nodir: No such"),
+              "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s/nodir/r.db", bin, tmp), 1);
+    CHECK_MSG(strstr(out, "its directory") && !strstr(out, "unable to open"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s serve --listen 127.0.0.1:0 --db %s/nodir/r.db", bin, tmp), 2);
+    CHECK_MSG(strstr(out, "--db ") && strstr(out, "nodir/r.db: its directory") && !strstr(out, "--data-dir"), "%s",
+              out);
+}
+
 static void t_run_validated_early(void)
 {
     char out[16384], db[512], many[2048];
@@ -1335,6 +1350,7 @@ static const scv_test tests[] = {
     {"eval_subset", t_eval_subset},       {"target_window", t_target_window},
     {"target_history", t_target_history}, {"target_loss", t_target_loss}, {"target_confirm", t_target_confirm},
     {"target_bad_values", t_target_bad_values}, {"run_validated_early", t_run_validated_early},
+    {"db_missing_dir", t_db_missing_dir},
 };
 
 int main(int argc, char **argv)
