@@ -409,6 +409,18 @@ static void t_plan_cli(void)
     /* impossible deadline; bad values; unknown types */
     CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --deadline 0.001", bin, m1, m2), 1);
     CHECK_MSG(strstr(out, "deadline 0.001 s cannot be met") != NULL, "%s", out);
+    /* a small budget in dollars people can read (was "budget $0.00 ... costs $0.00"); with
+     * --json the error is a JSON object on stdout (was nothing), the exit status kept */
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s plan --profile %s,%s --target-epochs 5 --budget 0.000000001 --json 2>/dev/null; }",
+                     bin, m1, m2), 1);
+    CHECK_MSG(strstr(out, "{\"error\":\"budget $0.00000000100 cannot be met: the cheapest configuration costs $") == out &&
+              strstr(out, "\"exit_status\":1}") && !strstr(out, "$0.00 "), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s plan --json --profile %s --target-epochs 5 --workers 4,4 2>/dev/null; }",
+                     bin, m1), 2);
+    CHECK_MSG(strstr(out, "{\"error\":\"--workers '4,4': the value 4 is repeated") == out &&
+              strstr(out, "\"exit_status\":2}"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s --target-epochs 5 --batch 32..512,64", bin, m1), 2);
+    CHECK_MSG(strstr(out, "--batch '32..512,64': the value 64 is repeated"), "%s", out);
     CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s --target-epochs 5 --workers 8..2", bin, m1), 2);
     CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s --target-epochs 5 --objective fast", bin, m1), 2);
     CHECK_EQ_INT(run(out, sizeof out, "%s plan --target-epochs 5", bin), 2);
