@@ -749,6 +749,14 @@ static void t_sweep_figure(void)
     CHECK_EQ_INT(run(out, sizeof out, "%s sweep --workers 1 --batch 32 --target-accuracy 0.5 --out /proc/no/dir "
                      "--vm-type c5.xlarge --epochs 1", bin), 1);
     CHECK_MSG(strstr(out, "/proc/no/dir") != NULL, "%s", out);
+    /* a repeated K or B (once trained again and again, then overflowed the figure's buffer
+     * after the whole sweep): refused before anything trains, naming the option and value */
+    CHECK_EQ_INT(run(out, sizeof out, "%s sweep --workers 4,4,4 --batch 32 --target-accuracy 0.5 --out %s/swd "
+                     "--vm-type c5.xlarge --epochs 1", bin, tmp), 2);
+    CHECK_MSG(strstr(out, "--workers '4,4,4': the value 4 is repeated") && !strstr(out, "K=4"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s sweep --workers 1 --batch 8,8 --target-accuracy 0.5 --out %s/swd "
+                     "--vm-type c5.xlarge --epochs 1", bin, tmp), 2);
+    CHECK_MSG(strstr(out, "--batch '8,8': the value 8 is repeated"), "%s", out);
 }
 
 /* ---- evaluation subset and the target decision (--eval-subset, --target-*) ---- */
