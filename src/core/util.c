@@ -161,25 +161,25 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The smallest value v[] holds twice (a sorted copy's neighbours), or 0 when all are
- * distinct (values are >= 1 here); -1 when the copy cannot be made. */
-static long repeated_value(const int *v, long n)
+/* 1 with *rep the smallest value v[] holds twice (a sorted copy's neighbours), 0 when all
+ * are distinct, -1 when the copy cannot be made. */
+static int find_repeat(const int *v, long n, long *rep)
 {
     int *c = malloc(sizeof(int) * (size_t)n);
     if (!c) return -1;
     memcpy(c, v, sizeof(int) * (size_t)n);
     qsort(c, (size_t)n, sizeof *c, cmp_int);
-    long rep = 0;
-    for (long i = 1; i < n && !rep; i++)
-        if (c[i] == c[i - 1]) rep = c[i];
+    int found = 0;
+    for (long i = 1; i < n && !found; i++)
+        if (c[i] == c[i - 1]) found = 1, *rep = c[i];
     free(c);
-    return rep;
+    return found;
 }
 
 long scv_parse_int_set(const char *s, int pow2, long lo, long hi, int **out, scv_err *err)
 {
     *out = NULL;
-    long n = 0, vcap = 0, rep;
+    long n = 0, vcap = 0, rep = 0;
     const char *p = s;
     while (*p) {
         char *end;
@@ -224,8 +224,9 @@ long scv_parse_int_set(const char *s, int pow2, long lo, long hi, int **out, scv
     if (n == 0) goto bad;
     /* a value given twice ("8,8", "1..8,4") would be one configuration planned, trained
      * and drawn twice: refused here, for every command and the service alike */
-    if ((rep = repeated_value(*out, n)) < 0) goto oom;
-    if (rep) {
+    int found = find_repeat(*out, n, &rep);
+    if (found < 0) goto oom;
+    if (found) {
         scv_err_set(err, SCV_EINVAL, "'%s': the value %ld is repeated (each value once)", s, rep);
         goto fail;
     }
