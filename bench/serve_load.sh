@@ -55,7 +55,7 @@ load() { # name path
 }
 echo "# scavenger serve load test: ab -k -c 64 -t $DUR, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
 REF=$(submit "$JOB")                    # a stored run to read, and the idle reference
-for i in 1 2 3 4 5 6 7 8; do submit '{"model":"logreg","dataset":"synthetic:500","target-accuracy":0.5,"workers":"1","batch":"32"}' >/dev/null; done
+for i in 1 2 3 4 5 6 7 8; do submit '{"model":"logreg","dataset":"synthetic:500","target-accuracy":0.5,"workers":"1,2","batch":"32"}' >/dev/null; done
 load "idle: GET /api/runs" /api/runs
 load "idle: GET /api/runs/$REF" "/api/runs/$REF"
 curl -s -X POST -H "Authorization: Bearer $TOKEN" --data "$JOB" "$URL/api/runs" >/dev/null

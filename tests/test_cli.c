@@ -409,6 +409,18 @@ static void t_plan_cli(void)
     /* impossible deadline; bad values; unknown types */
     CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --deadline 0.001", bin, m1, m2), 1);
     CHECK_MSG(strstr(out, "deadline 0.001 s cannot be met") != NULL, "%s", out);
+    /* a small budget in dollars people can read (was "budget $0.00 ... costs $0.00"); with
+     * --json the error is a JSON object on stdout (was nothing), the exit status kept */
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s plan --profile %s,%s --target-epochs 5 --budget 0.000000001 --json 2>/dev/null; }",
+                     bin, m1, m2), 1);
+    CHECK_MSG(strstr(out, "{\"error\":\"budget $0.00000000100 cannot be met: the cheapest configuration costs $") == out &&
+              strstr(out, "\"exit_status\":1}") && !strstr(out, "$0.00 "), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s plan --json --profile %s --target-epochs 5 --workers 4,4 2>/dev/null; }",
+                     bin, m1), 2);
+    CHECK_MSG(strstr(out, "{\"error\":\"--workers '4,4': the value 4 is repeated") == out &&
+              strstr(out, "\"exit_status\":2}"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s --target-epochs 5 --batch 32..512,64", bin, m1), 2);
+    CHECK_MSG(strstr(out, "--batch '32..512,64': the value 64 is repeated"), "%s", out);
     CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s --target-epochs 5 --workers 8..2", bin, m1), 2);
     CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s --target-epochs 5 --objective fast", bin, m1), 2);
     CHECK_EQ_INT(run(out, sizeof out, "%s plan --target-epochs 5", bin), 2);
@@ -737,6 +749,14 @@ static void t_sweep_figure(void)
     CHECK_EQ_INT(run(out, sizeof out, "%s sweep --workers 1 --batch 32 --target-accuracy 0.5 --out /proc/no/dir "
                      "--vm-type c5.xlarge --epochs 1", bin), 1);
     CHECK_MSG(strstr(out, "/proc/no/dir") != NULL, "%s", out);
+    /* a repeated K or B (once trained again and again, then overflowed the figure's buffer
+     * after the whole sweep): refused before anything trains, naming the option and value */
+    CHECK_EQ_INT(run(out, sizeof out, "%s sweep --workers 4,4,4 --batch 32 --target-accuracy 0.5 --out %s/swd "
+                     "--vm-type c5.xlarge --epochs 1", bin, tmp), 2);
+    CHECK_MSG(strstr(out, "--workers '4,4,4': the value 4 is repeated") && !strstr(out, "K=4"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s sweep --workers 1 --batch 8,8 --target-accuracy 0.5 --out %s/swd "
+                     "--vm-type c5.xlarge --epochs 1", bin, tmp), 2);
+    CHECK_MSG(strstr(out, "--batch '8,8': the value 8 is repeated"), "%s", out);
 }
 
 /* ---- evaluation subset and the target decision (--eval-subset, --target-*) ---- */
@@ -1186,6 +1206,21 @@ static void t_reliability(void)
  * stored (it was found after, and left a run "running" for ever); --resume merges more
  * settings than a run keeps without writing past its table, and more than that on the
  * command line are refused. */
+/* --db in a directory that does not exist: run, runs and serve name the path and the
+ * directory (not SQLite's "unable to open database file", not --data-dir, never passed) */
+static void t_db_missing_dir(void)
+{
+    char out[8192];
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s/nodir/r.db " RUNJOB, bin, tmp), 1);
+    CHECK_MSG(strstr(out, "nodir/r.db: cannot create the database: its directory") && strstr(out, "nodir: No such"),
+              "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s/nodir/r.db", bin, tmp), 1);
+    CHECK_MSG(strstr(out, "its directory") && !strstr(out, "unable to open"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s serve --listen 127.0.0.1:0 --db %s/nodir/r.db", bin, tmp), 2);
+    CHECK_MSG(strstr(out, "--db ") && strstr(out, "nodir/r.db: its directory") && !strstr(out, "--data-dir"), "%s",
+              out);
+}
+
 static void t_run_validated_early(void)
 {
     char out[16384], db[512], many[2048];
@@ -1201,6 +1236,11 @@ static void t_run_validated_early(void)
         {"--compress zip", "--compress 'zip'"},
         {"--compress topk:10 --compress-iterations 0", "--compress-iterations '0'"},
         {"--compress topk:10 --exec /bin/true", "--compress: not with --exec"},
+        {"--model resnet50", "--model 'resnet50': unknown model (expected one of"}, /* once a stored failed run */
+        {"--model mlp --hidden 0", "--hidden 0"},
+        {"--workers 1", "K = 1 only"},          /* trained its warm-up, then failed to plan */
+        {"--workers 4,4", "--workers '4,4': the value 4 is repeated"},
+        {"--batch 32..128:32,64", "the value 64 is repeated"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " RUNJOB " %s", bin, db, bad[i][0]), 2);
@@ -1208,10 +1248,12 @@ static void t_run_validated_early(void)
     }
     CHECK_EQ_INT(run(out, sizeof out, "{ %s runs --db %s --json 2>/dev/null; }", bin, db), 0);
     CHECK_MSG(strstr(out, "\"id\"") == NULL, "a refused run was stored: %s", out);
-    /* a run that fails at once (K = 1 only: no noise estimate), resumed with 90 more
-     * settings than it stored (the table holds 96), then with 100 on the command line */
-    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --model mlp --hidden 32 --dataset synthetic:2000 "
-                     "--target-accuracy 0.99 --max-epochs 0.05 --workers 1 --batch 32 --search none", bin, db), 1);
+    /* a run that fails at once (its dataset is missing: found by the trainer), resumed with
+     * 90 more settings than it stored (the table holds 96), then with 100 on the command line */
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --model mlp --hidden 32 --dataset /nonexistent/scv-data "
+                     "--target-accuracy 0.99 --max-epochs 0.05 --workers 2 --batch 32 --search none", bin, db), 1);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s", bin, db), 0); /* no accuracy: "-", not "nan" */
+    CHECK_MSG(strstr(out, "failed") && !strstr(out, "nan"), "%s", out);
     size_t len = 0;
     for (int i = 0; i < 90; i++) len += (size_t)snprintf(many + len, sizeof many - len, " --lr 0.003");
     CHECK_EQ_INT(run(out, sizeof out, "%s run --resume 1 --db %s%s", bin, db, many), 1);
@@ -1328,6 +1370,7 @@ static const scv_test tests[] = {
     {"eval_subset", t_eval_subset},       {"target_window", t_target_window},
     {"target_history", t_target_history}, {"target_loss", t_target_loss}, {"target_confirm", t_target_confirm},
     {"target_bad_values", t_target_bad_values}, {"run_validated_early", t_run_validated_early},
+    {"db_missing_dir", t_db_missing_dir},
 };
 
 int main(int argc, char **argv)

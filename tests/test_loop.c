@@ -334,6 +334,26 @@ static void t_params(void)
     CHECK_EQ_INT(p.search, SCV_SEARCH_NONE);
     CHECK_EQ_INT(scv_run_params_check(&p, &e), SCV_EINVAL); /* no target */
     CHECK(strstr(e.msg, "target-accuracy") != NULL);
+    /* K = 1 only: the warm-up trained, then no noise estimate to plan with (issue 24's item
+     * 13); refused before anything runs, saying why; a space with a K >= 2 is fine */
+    scv_store *db = open_db("params.db");
+    p = params(db, "k1");
+    CHECK_EQ_INT(scv_run_params_check(&p, &e), SCV_OK);
+    CHECK_EQ_INT(scv_run_params_set(&p, "workers", "1", &e), SCV_OK);
+    memset(&e, 0, sizeof e);
+    CHECK_EQ_INT(scv_run_params_check(&p, &e), SCV_EINVAL);
+    CHECK_MSG(strstr(e.msg, "workers") && strstr(e.msg, "K >= 2"), "%s", e.msg);
+    fake f = new_fake();
+    scv_job_driver d = driver_of(&f);
+    scv_run_result res;
+    memset(&res, 0, sizeof res);
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_EINVAL);
+    CHECK_EQ_INT((int)res.run_id, 0); /* nothing stored, nothing trained */
+    CHECK_EQ_INT(f.calls, 0);
+    scv_run_result_free(&res);
+    CHECK_EQ_INT(scv_run_params_set(&p, "workers", "1,2", &e), SCV_OK);
+    CHECK_EQ_INT(scv_run_params_check(&p, &e), SCV_OK);
+    scv_store_close(db);
 }
 
 static void t_partial_full_none(void)

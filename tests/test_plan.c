@@ -400,6 +400,14 @@ static void t_plan_objectives_and_bounds(void)
     r.budget = cmin / 2;
     CHECK(scv_plan(&r, &res, &err) == SCV_EINFEASIBLE);
     CHECK(strstr(err.msg, "budget") != NULL);
+    /* a small budget in the one money format (was "budget $0.00 ... costs $0.00") */
+    r.budget = cmin / 2 < 0.001 ? cmin / 2 : 0.001;
+    CHECK(scv_plan(&r, &res, &err) == SCV_EINFEASIBLE);
+    char want[160], ub[32], uc[32];
+    scv_fmt_usd(r.budget, ub, sizeof ub);
+    scv_fmt_usd(cmin, uc, sizeof uc);
+    snprintf(want, sizeof want, "budget %s cannot be met: the cheapest configuration costs %s", ub, uc);
+    CHECK_MSG(strstr(err.msg, want) && !strstr(err.msg, "$0.00 "), "%s (want %s)", err.msg, want);
     r.budget = 0;
     /* memory: a job whose activations overflow an 8 GiB VM at large per-worker batches */
     job.act_bytes = 4e7;
@@ -561,6 +569,23 @@ static void t_amdahl_fit(void)
     CHECK(strstr(err.msg, "two or more thread counts") != NULL);
     t[1] = -1;
     CHECK(scv_amdahl_fit(th, t, 4, &f, &t1, &err) == SCV_EINVAL);
+}
+
+/* Dollars for people: cents from $1, three significant digits below (never "$0.00" for a
+ * cost that is not zero), "-" for no value. */
+static void t_fmt_usd(void)
+{
+    static const struct { double v; const char *s; } cases[] = {
+        {0.001, "$0.00100"}, {0.00262, "$0.00262"}, {0.0000042, "$0.00000420"}, {0.5, "$0.500"},
+        {12.5, "$12.50"}, {0, "$0.00"}, {1, "$1.00"}, {1.5e-13, "$1.5e-13"}, {1e-9, "$0.00000000100"},
+    };
+    char b[32];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        scv_fmt_usd(cases[i].v, b, sizeof b);
+        CHECK_MSG(!strcmp(b, cases[i].s), "%g: %s, want %s", cases[i].v, b, cases[i].s);
+    }
+    scv_fmt_usd(NAN, b, sizeof b);
+    CHECK(!strcmp(b, "-"));
 }
 
 /* A deadline or budget the unbounded choice meets leaves it unchanged; an unmet one moves
@@ -1323,6 +1348,7 @@ static void t_profile(void)
 
 static const scv_test tests[] = {
     {"perf_fit_recovers_truth", t_perf_fit_recovers_truth},
+    {"fmt_usd", t_fmt_usd},
     {"perf_pins_and_degenerate", t_perf_pins_and_degenerate},
     {"stat_gns_recovers_b_simple", t_stat_gns_recovers_b_simple},
     {"stat_scavenger", t_stat_scavenger},

@@ -208,6 +208,8 @@ static void t_errors(void)
         {"{%s,\"target_epochs\":5,\"workers\":true}", SCV_EINVAL, "field \"workers\": expected"},
         {"{%s,\"target_epochs\":5,\"workers\":0}", SCV_EINVAL, "field \"workers\""},
         {"{%s,\"target_epochs\":5,\"batch\":[]}", SCV_EINVAL, "field \"batch\": expected"},
+        {"{%s,\"target_epochs\":5,\"workers\":[2,4,2]}", SCV_EINVAL, "field \"workers\": '2,4,2': the value 2 is repeated"},
+        {"{%s,\"target_epochs\":5,\"batch\":\"32..512,64\"}", SCV_EINVAL, "field \"batch\": '32..512,64': the value 64"},
         {"{%s,\"target_epochs\":5,\"vm\":7}", SCV_EINVAL, "field \"vm\": expected"},
         {"{%s,\"target_epochs\":5,\"vm\":\"m9.huge\"}", SCV_ENOTFOUND, "field \"vm\": 'm9.huge' is not a VM type"},
         {"{%s,\"target_epochs\":5,\"objective\":\"fast\"}", SCV_EINVAL, "field \"objective\": "},

@@ -152,6 +152,34 @@ static void t_int_sets(void)
     free(v);
 }
 
+/* A value given twice, in a list or where ranges overlap, is refused naming it (sweep once
+ * trained "--workers 4,4,4" three times and overflowed its figure's buffer on "--batch
+ * 8,8"); distinct lists in any order and ranges are fine. */
+static void t_int_set_repeats(void)
+{
+    int *v = NULL;
+    scv_err err = {0};
+    const char *bad[] = {"8,8", "4,4,4", "1..8,4", "1,2..4,2", "1..64,32", "2..8:2,6", "1..8,8..16"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        memset(&err, 0, sizeof err);
+        CHECK_EQ_INT(scv_parse_int_set(bad[i], i == 4, 1, 100, &v, &err), -1);
+        CHECK(v == NULL);
+        CHECK_EQ_INT(err.code, SCV_EINVAL);
+        CHECK_MSG(strstr(err.msg, "is repeated") != NULL, "%s: %s", bad[i], err.msg);
+    }
+    CHECK_MSG(strstr(err.msg, "the value 8 is repeated") != NULL, "%s", err.msg);
+    CHECK_EQ_INT(scv_parse_int_set("4,4,4", 0, 1, 100, &v, &err), -1);
+    CHECK_MSG(strstr(err.msg, "'4,4,4'") && strstr(err.msg, "value 4 "), "%s", err.msg);
+    const char *good[] = {"1..64", "32..4096:32", "1,2,4", "8,4,2", "1..4,8..16", "7"};
+    const long n_good[] = {64, 128, 3, 3, 13, 1};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        CHECK_EQ_INT(scv_parse_int_set(good[i], 0, 1, 4096, &v, &err), n_good[i]);
+        free(v);
+    }
+    CHECK_EQ_INT(scv_parse_int_set("1..64", 1, 1, 4096, &v, &err), 7); /* doubling */
+    free(v);
+}
+
 /* Feeds n iterations of scripted compute times: worker k takes base * slow[k] s for b[k]
  * samples; returns the first worker found and the iteration (1-based) it was found at. */
 static int feed(scv_straggler_state *s, int K, const double *slow, const int64_t *b, int n, double dt, int *at)
@@ -339,7 +367,7 @@ static void t_dynbatch_controller(void)
 static const scv_test tests[] = {
     {"dynbatch_controller", t_dynbatch_controller},
     {"straggler_rule", t_straggler_rule},
-    {"int_sets", t_int_sets},
+    {"int_sets", t_int_sets}, {"int_set_repeats", t_int_set_repeats},
     {"split_even_and_weighted", t_split_even_and_weighted},
     {"epoch_order_is_permutation", t_epoch_order_is_permutation},
     {"each_sample_once_per_epoch_whatever_k", t_each_sample_once_per_epoch_whatever_k},

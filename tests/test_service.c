@@ -706,7 +706,7 @@ static void t_shutdown(void)
 static const char *SLOW = "{\"model\":\"mlp\",\"hidden\":\"256,256\",\"dataset\":\"synthetic:8000\",\"lr\":0.0005,"
                           "\"target-accuracy\":0.9,\"workers\":\"1,2\",\"batch\":\"32,128\"}";
 static const char *QUICK = "{\"model\":\"logreg\",\"dataset\":\"synthetic:500\",\"lr\":0.01,\"target-accuracy\":0.5,"
-                           "\"workers\":\"1\",\"batch\":\"32\"}";
+                           "\"workers\":\"1,2\",\"batch\":\"32\"}"; /* a K >= 2: the loop refuses K = 1 only */
 
 /* Stops the service with sig; its exit status. */
 static int stop_server(int sig)

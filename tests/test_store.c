@@ -147,6 +147,30 @@ static void t_not_a_db(void)
     CHECK(s == NULL);
 }
 
+/* a database in a directory that does not exist (or under a file): the path and the
+ * directory named, not SQLite's "unable to open database file" */
+static void t_missing_dir(void)
+{
+    char path[400], file[400];
+    snprintf(path, sizeof path, "%s/no/such/dir/runs.db", tmp);
+    scv_store *s = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_EIO);
+    CHECK(s == NULL);
+    CHECK_MSG(strstr(err.msg, path) && strstr(err.msg, "its directory") && strstr(err.msg, "/no/such/dir:") &&
+              strstr(err.msg, "No such file") && !strstr(err.msg, "unable to open"), "%s", err.msg);
+    snprintf(file, sizeof file, "%s/plain", tmp);
+    FILE *f = fopen(file, "w");
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "%s/plain/runs.db", tmp);
+    memset(&err, 0, sizeof err);
+    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_EIO);
+    CHECK_MSG(strstr(err.msg, "plain is not a directory"), "%s", err.msg);
+    snprintf(path, sizeof path, "%s/fresh.db", tmp); /* an existing directory: created */
+    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_OK);
+    scv_store_close(s);
+}
+
 /* a schema-2 database (tests/data/store-v2.db, made by make-store-v2.py) migrates to 3: its
  * accuracy target is still learnt, loss targets are kept apart, old evaluations read back
  * with no training loss */
@@ -302,6 +326,7 @@ static const scv_test tests[] = {
     {"migrate_v2", t_migrate_v2},
     {"threads", t_threads},
     {"not_a_db", t_not_a_db},
+    {"missing_dir", t_missing_dir},
     {"summary_json", t_summary_json},
 };
 

@@ -184,6 +184,44 @@ static void t_hollow(void)
     free(svg);
 }
 
+/* Points grouped into series (sweep's figure: one line per B across K) with a B repeated in
+ * the order ("--batch 8,8" once wrote every B=8 run twice, past the buffer sized by the
+ * runs: ASan's heap-buffer-overflow in write_figure) and a K repeated within a group: each
+ * point is drawn once, one series per distinct B, whatever the lists hold. */
+static void t_group_repeats(void)
+{
+    svg_point pts[] = {{8, 1, 50, 0.01, 0}, {8, 2, 30, 0.012, 1}, {8, 2, 31, 0.013, 0},
+                       {16, 4, 20, 0.02, 0}, {32, 8, 10, 0.04, 0}};
+    int order[] = {8, 8, 16, 8, 16};
+    svg_grouped g;
+    scv_err err = {0};
+    CHECK_EQ_INT(svg_group_points(pts, 5, order, 5, "B=", 64, &g, &err), SCV_OK);
+    CHECK_EQ_INT((int)g.n_series, 2); /* B=32 is not in the order: left out */
+    if (g.n_series == 2) {
+        CHECK_EQ_INT((int)g.series[0].n, 3);
+        CHECK_EQ_INT((int)g.series[1].n, 1);
+        CHECK(!strcmp(g.series[0].label, "B=8") && !strcmp(g.series[1].label, "B=16"));
+        CHECK(g.series[0].k[2] == 2 && g.series[0].t[2] == 31 && g.series[1].c[0] == 0.02);
+    }
+    CHECK_EQ_INT((int)g.n_hollow, 1);
+    svg_figure fig = {.title = "sweep", .series = g.series, .n_series = g.n_series};
+    char path[300];
+    snprintf(path, sizeof path, "%s/group.svg", tmp);
+    CHECK_EQ_INT(svg_tradeoff_write(path, &fig, &err), SCV_OK);
+    char *svg = slurp(path);
+    CHECK(svg != NULL);
+    if (svg) CHECK_EQ_INT(count(svg, "class='klabel'"), 4);
+    free(svg);
+    svg_grouped_free(&g);
+    /* more groups than series allowed, and no points at all: bounded, no failure */
+    CHECK_EQ_INT(svg_group_points(pts, 5, order, 5, "B=", 1, &g, &err), SCV_OK);
+    CHECK_EQ_INT((int)g.n_series, 1);
+    svg_grouped_free(&g);
+    CHECK_EQ_INT(svg_group_points(NULL, 0, order, 5, "B=", 64, &g, &err), SCV_OK);
+    CHECK_EQ_INT((int)g.n_series, 0);
+    svg_grouped_free(&g);
+}
+
 /* A plan over two VM types whose front runs through both, with an actual outcome. */
 static void t_plan_figure(void)
 {
@@ -304,6 +342,7 @@ static void t_plan_figure_mix(void)
 
 static const scv_test tests[] = {
     {"axes_wide", t_axes_wide}, {"axes_narrow", t_axes_narrow}, {"hollow", t_hollow},
+    {"group_repeats", t_group_repeats},
     {"plan_figure", t_plan_figure}, {"plan_figure_mix", t_plan_figure_mix},
 };
 

@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli/opt.h"
+#include "../io/json_out.h"
 #include "../io/plan_job.h"
 #include "../io/svg.h"
 #include "scv.h"
@@ -94,8 +95,23 @@ static void help(void)
     cli_opt_help(stdout, PLAN_OPTIONS, 24, 0);
 }
 
+/* --json on the command line: an error is also a JSON object on stdout, {"error": MESSAGE,
+ * "exit_status": N}, so that a script reading stdout sees why (the exit status is kept) */
+static int want_json;
+
+static void json_error(const char *msg, int rc)
+{
+    if (!want_json) return;
+    fputs("{\"error\":", stdout);
+    scv_json_str(stdout, msg);
+    printf(",\"exit_status\":%d}\n", rc);
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
+    char m[1024];
+    snprintf(m, sizeof m, fmt, arg);
+    json_error(m, EXIT_USAGE);
     return cli_usage_error("plan", PLAN_USAGE, fmt, arg);
 }
 
@@ -361,6 +377,8 @@ int cmd_plan(int argc, char **argv)
 {
     plan_cli o = {.workers_arg = "1..64", .batch_arg = "32..4096", .top = 12, .sort = SORT_TIME,
                   .topology = SCV_TOPO_RING, .stat = SCV_STAT_GNS, .pricing = SCV_PRICE_ONDEMAND, .obj = SCV_OBJ_KNEE};
+    want_json = 0;
+    for (int i = 1; i < argc; i++) want_json |= !strcmp(argv[i], "--json");
     int prc = plan_options(argc, argv, &o);
     if (prc >= 0) return prc;
     scv_err err = {0};
@@ -417,6 +435,7 @@ fail:
     if (rc != EXIT_OK) {
         fprintf(stderr, "scavenger plan: %s\n", err.msg[0] ? err.msg : "out of memory");
         if (err.code == SCV_EINFEASIBLE) rc = EXIT_FAIL;
+        json_error(err.msg[0] ? err.msg : "out of memory", rc);
     }
     scv_plan_job_free(&job);
     free(workers);

@@ -54,14 +54,15 @@ static int list(scv_store *db, int json, scv_err *err)
         printf("%5s  %-16s  %-20s  %-12s  %9s  %10s  %10s  %10s  %s\n", "run", "created (UTC)", "status", "chose",
                "predicted", "actual", "cost", "test acc", "job");
         for (size_t i = 0; i < n; i++) {
-            char c[32], ch[24] = "-", pt[32], at[32], ac[32];
+            char c[32], ch[24] = "-", pt[32], at[32], ac[32], acc[24] = "-"; /* "-": no accuracy measured */
             when(r[i].created, c, sizeof c);
             if (r[i].workers) snprintf(ch, sizeof ch, "K=%d B=%d", r[i].workers, r[i].batch);
             scv_fmt_time(r[i].predicted_time_s, pt, sizeof pt);
             scv_fmt_time(r[i].actual_time_s, at, sizeof at);
             scv_fmt_usd(r[i].actual_cost, ac, sizeof ac);
-            printf("%5lld  %-16s  %-20s  %-12s  %9s  %10s  %10s  %10.4f  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
-                   r[i].accuracy, r[i].job_key);
+            if (isfinite(r[i].accuracy)) snprintf(acc, sizeof acc, "%.4f", r[i].accuracy);
+            printf("%5lld  %-16s  %-20s  %-12s  %9s  %10s  %10s  %10s  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
+                   acc, r[i].job_key);
         }
     }
     free(r);

@@ -176,7 +176,12 @@ int cmd_serve(int argc, char **argv)
     if (sl) *sl = 0;
     else snprintf(dbdir, sizeof dbdir, ".");
     if (!realpath(data_dir ? data_dir : dbdir, c->data_dir)) {
-        scv_err_set(&err, SCV_EINVAL, "--data-dir %s: %s", data_dir ? data_dir : dbdir, strerror(errno));
+        /* the option the user gave: --data-dir, else the directory of --db (the default data
+         * directory), never an option that was not passed */
+        if (data_dir) scv_err_set(&err, SCV_EINVAL, "--data-dir %s: %s", data_dir, strerror(errno));
+        else
+            scv_err_set(&err, SCV_EINVAL, "--db %s: its directory %s: %s%s", c->db, dbdir, strerror(errno),
+                        errno == ENOENT ? " (create it first, or choose another path)" : "");
         goto fail;
     }
     snprintf(c->work_dir, sizeof c->work_dir, "%s.serve", c->db);

@@ -92,53 +92,32 @@ static int write_tables(const char *csv, const char *md, const row *rows, int nr
     return SCV_OK;
 }
 
-/* OUT/sweep.svg: measured cost against wall time, one line per B across K. */
+/* OUT/sweep.svg: measured cost against wall time, one line per B across K (svg.c groups
+ * the rows: each row is drawn once whatever Bs holds). */
 static int write_figure(const char *path, const row *rows, int nr, const int *Bs, long nb,
                         double target, const char *vmtype, scv_err *err)
 {
     enum { MAX_SERIES = 64 };
-    svg_series ser[MAX_SERIES];
-    memset(ser, 0, sizeof ser);
-    size_t ns = 0, off = 0;
-    double *vals = malloc(sizeof(double) * 2 * (size_t)nr);
-    int *kv = malloc(sizeof(int) * (size_t)nr);
-    unsigned char *open = malloc((size_t)nr);
-    if (!vals || !kv || !open) {
-        free(vals), free(kv), free(open);
-        return scv_err_set(err, SCV_ENOMEM, "out of memory drawing %s", path);
-    }
-    int n_open = 0;
-    for (long bi = 0; bi < nb && ns < MAX_SERIES; bi++) {
-        svg_series *s = &ser[ns];
-        size_t n = 0;
-        for (int i = 0; i < nr; i++) n += rows[i].B == Bs[bi];
-        if (!n) continue;
-        snprintf(s->label, sizeof s->label, "B=%d", Bs[bi]);
-        s->t = vals + 2 * off, s->c = vals + 2 * off + n, s->k = kv + off;
-        s->hollow = open + off;
-        for (int i = 0; i < nr; i++)
-            if (rows[i].B == Bs[bi]) {
-                s->k[s->n] = rows[i].K;
-                s->t[s->n] = rows[i].wall;
-                s->c[s->n] = rows[i].cost;
-                open[off + s->n] = !rows[i].reached;
-                n_open += !rows[i].reached;
-                s->n++;
-            }
-        off += n;
-        ns++;
-    }
+    svg_point *pts = malloc(sizeof *pts * (size_t)(nr > 0 ? nr : 1));
+    if (!pts) return scv_err_set(err, SCV_ENOMEM, "out of memory drawing %s", path);
+    for (int i = 0; i < nr; i++)
+        pts[i] = (svg_point){.group = rows[i].B, .k = rows[i].K, .t = rows[i].wall, .c = rows[i].cost,
+                             .hollow = !rows[i].reached};
+    svg_grouped g;
+    int rc = svg_group_points(pts, (size_t)nr, Bs, (size_t)nb, "B=", MAX_SERIES, &g, err);
+    free(pts);
+    if (rc) return rc;
     char title[200], note[96];
     snprintf(title, sizeof title, "Measured cost against time to %.1f%% test accuracy (%s; lines: B across K)",
              100 * target, vmtype);
     snprintf(note, sizeof note, "did not reach %.1f%%", 100 * target);
     svg_figure fig = {.title = title,
-                      .x_title = n_open ? "measured wall time to the target, or until the run stopped"
-                                        : "measured wall time to target",
-                      .y_title = "measured cost (K x time x price)", .series = ser, .n_series = ns,
+                      .x_title = g.n_hollow ? "measured wall time to the target, or until the run stopped"
+                                            : "measured wall time to target",
+                      .y_title = "measured cost (K x time x price)", .series = g.series, .n_series = g.n_series,
                       .hollow_note = note};
-    int rc = svg_tradeoff_write(path, &fig, err);
-    free(vals), free(kv), free(open);
+    rc = svg_tradeoff_write(path, &fig, err);
+    svg_grouped_free(&g);
     return rc;
 }
 
@@ -225,7 +204,7 @@ int cmd_sweep(int argc, char **argv)
     long nk = scv_parse_int_set(wl, 0, 1, 1024, &Ks, &err), nb = -1;
     if (nk > 0) nb = scv_parse_int_set(bl, 1, 1, 1 << 24, &Bs, &err);
     if (nk < 0 || nb < 0) {
-        fprintf(stderr, "scavenger sweep: %s\n", err.msg);
+        fprintf(stderr, "scavenger sweep: %s %s\n", nk < 0 ? "--workers" : "--batch", err.msg);
         free(Ks);
         return EXIT_USAGE;
     }

@@ -155,10 +155,31 @@ static int push_int(int **v, long *n, long *cap, long x)
     return 0;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* 1 with *rep the smallest value v[] holds twice (a sorted copy's neighbours), 0 when all
+ * are distinct, -1 when the copy cannot be made. */
+static int find_repeat(const int *v, long n, long *rep)
+{
+    int *c = malloc(sizeof(int) * (size_t)n);
+    if (!c) return -1;
+    memcpy(c, v, sizeof(int) * (size_t)n);
+    qsort(c, (size_t)n, sizeof *c, cmp_int);
+    int found = 0;
+    for (long i = 1; i < n && !found; i++)
+        if (c[i] == c[i - 1]) found = 1, *rep = c[i];
+    free(c);
+    return found;
+}
+
 long scv_parse_int_set(const char *s, int pow2, long lo, long hi, int **out, scv_err *err)
 {
     *out = NULL;
-    long n = 0, vcap = 0;
+    long n = 0, vcap = 0, rep = 0;
     const char *p = s;
     while (*p) {
         char *end;
@@ -201,6 +222,14 @@ long scv_parse_int_set(const char *s, int pow2, long lo, long hi, int **out, scv
         p = end;
     }
     if (n == 0) goto bad;
+    /* a value given twice ("8,8", "1..8,4") would be one configuration planned, trained
+     * and drawn twice: refused here, for every command and the service alike */
+    int found = find_repeat(*out, n, &rep);
+    if (found < 0) goto oom;
+    if (found) {
+        scv_err_set(err, SCV_EINVAL, "'%s': the value %ld is repeated (each value once)", s, rep);
+        goto fail;
+    }
     return n;
 bad:
     scv_err_set(err, SCV_EINVAL, "'%s': expected a list (1,2,8) or a range (1..64, 64..1024:64)", s);

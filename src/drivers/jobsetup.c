@@ -10,6 +10,7 @@
 #include "drivers/jobsetup.h"
 #include "core/util.h"
 #include "search/jobopts.h"
+#include "train/train.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -92,6 +93,15 @@ static int setup_identity(scv_job_setup *js, char *const *names, char *const *va
         return bad(js, err, "--compress: not with --exec (the trainer contract has no compression: a chosen option "
                             "would train dense; plan it with `scavenger plan --compress`)%s", "");
     if (!exec) {
+        /* the built-in trainer's network, checked as its own check does before a run is
+         * stored (an unknown model once stored a failed run, exit 1, its time shown "nan") */
+        if (!scv_net_known(model))
+            return bad(js, err, "--model '%s': unknown model (expected one of " SCV_NET_NAMES ")", model);
+        if (!strcmp(model, "mlp")) {
+            scv_net_spec spec;
+            scv_err e = {0};
+            if (scv_net_parse_hidden(hidden ? hidden : t.hidden, &spec, &e)) return bad(js, err, "%s", e.msg);
+        }
         snprintf(js->job_key, sizeof js->job_key, "model=%s;hidden=%s;dataset=%s", model,
                  hidden ? hidden : !strcmp(model, "mlp") ? t.hidden : "-", dataset ? dataset : t.dataset);
         return SCV_OK;

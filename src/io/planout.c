@@ -30,15 +30,7 @@ void scv_fmt_time(double s, char *b, size_t cap)
     else snprintf(b, cap, "%.2f h", s / 3600);
 }
 
-void scv_fmt_usd(double usd, char *b, size_t cap)
-{
-    if (!isfinite(usd)) snprintf(b, cap, "-");
-    else if (fabs(usd) >= 1 || usd == 0) snprintf(b, cap, "$%.2f", usd);
-    else { /* three significant digits in fixed point: $0.00262, $0.00000420 */
-        int decimals = 2 - (int)floor(log10(fabs(usd)));
-        snprintf(b, cap, "$%.*f", decimals > 12 ? 12 : decimals, usd);
-    }
-}
+/* scv_fmt_usd (dollars for people) is model/cost.c's: the planner's messages use it too */
 
 void scv_plan_print_header_ex(FILE *f, int with_comm)
 {

@@ -421,6 +421,48 @@ static void draw_legend(sbuf *s, const svg_figure *fig)
     if (any_k) legend_text(s, row++, "K=n: n workers");
 }
 
+int svg_group_points(const svg_point *pts, size_t n, const int *order, size_t n_order, const char *label_prefix,
+                     size_t max_series, svg_grouped *g, scv_err *err)
+{
+    memset(g, 0, sizeof *g);
+    size_t cap = n_order < max_series ? n_order : max_series;
+    g->series = calloc(cap ? cap : 1, sizeof *g->series);
+    g->vals = malloc(sizeof(double) * 2 * (n ? n : 1));
+    g->k = malloc(sizeof(int) * (n ? n : 1));
+    g->hollow = malloc(n ? n : 1);
+    if (!g->series || !g->vals || !g->k || !g->hollow) {
+        svg_grouped_free(g);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory grouping %zu points", n);
+    }
+    size_t off = 0; /* points placed so far: each point is placed at most once, off <= n */
+    for (size_t o = 0; o < n_order && g->n_series < cap; o++) {
+        int seen = 0;
+        for (size_t q = 0; q < o && !seen; q++) seen = order[q] == order[o];
+        if (seen) continue; /* a repeated group would place its points again */
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) m += pts[i].group == order[o];
+        if (!m) continue;
+        svg_series *s = &g->series[g->n_series++];
+        snprintf(s->label, sizeof s->label, "%.40s%d", label_prefix, order[o]);
+        s->t = g->vals + 2 * off, s->c = g->vals + 2 * off + m, s->k = g->k + off, s->hollow = g->hollow + off;
+        for (size_t i = 0; i < n; i++)
+            if (pts[i].group == order[o]) {
+                s->k[s->n] = pts[i].k, s->t[s->n] = pts[i].t, s->c[s->n] = pts[i].c;
+                g->hollow[off + s->n] = pts[i].hollow != 0;
+                g->n_hollow += pts[i].hollow != 0;
+                s->n++;
+            }
+        off += m;
+    }
+    return SCV_OK;
+}
+
+void svg_grouped_free(svg_grouped *g)
+{
+    free(g->series), free(g->vals), free(g->k), free(g->hollow);
+    memset(g, 0, sizeof *g);
+}
+
 int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err)
 {
     axes a;

@@ -37,6 +37,29 @@ typedef struct svg_figure {
     const char *hollow_note;  /* legend text of open markers (NULL: "did not reach target") */
 } svg_figure;
 
+/* One measured or predicted point, for grouping into series (svg_group_points). */
+typedef struct svg_point {
+    int group;            /* the series it belongs to (e.g. B) */
+    int k;                /* printed beside the point (e.g. K) */
+    double t, c;          /* seconds, dollars */
+    unsigned char hollow; /* an open marker */
+} svg_point;
+
+/* Series made from points: one per distinct value of order[] (a value repeated in order is
+ * one series, at its first place), holding the points of that group in the order given;
+ * points of no listed group are left out. Every point lands in at most one series, so the
+ * storage (sized by the points) holds any input; at most max_series series. */
+typedef struct svg_grouped {
+    svg_series *series;
+    size_t n_series, n_hollow; /* n_hollow: open markers among the points drawn */
+    double *vals;
+    int *k;
+    unsigned char *hollow;
+} svg_grouped;
+int svg_group_points(const svg_point *pts, size_t n, const int *order, size_t n_order, const char *label_prefix,
+                     size_t max_series, svg_grouped *g, scv_err *err);
+void svg_grouped_free(svg_grouped *g);
+
 /* Writes the figure atomically; SCV_EINVAL (naming path) when there is no positive point. */
 int svg_tradeoff_write(const char *path, const svg_figure *fig, scv_err *err);
 #endif

@@ -12,6 +12,7 @@
 #include "linfit.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,20 @@
 double scv_cost_usd(int workers, double seconds, double price_hr)
 {
     return workers * seconds / 3600.0 * price_hr;
+}
+
+/* Dollars for people, the one money format (tables, messages, the planner's errors): cents
+ * from $1, else three significant digits in fixed point ($0.00262, $0.00000420), so that a
+ * small budget or cost never reads "$0.00". */
+void scv_fmt_usd(double usd, char *b, size_t cap)
+{
+    if (!isfinite(usd)) snprintf(b, cap, "-");
+    else if (fabs(usd) >= 1 || usd == 0) snprintf(b, cap, "$%.2f", usd);
+    else {
+        int decimals = 2 - (int)floor(log10(fabs(usd)));
+        if (decimals > 12) snprintf(b, cap, "$%.3g", usd); /* below a billionth: $1.5e-13 */
+        else snprintf(b, cap, "$%.*f", decimals, usd);
+    }
 }
 
 double scv_vm_price(const scv_vm_type *v, scv_pricing pricing, double mem_bytes, double rate_cpu,

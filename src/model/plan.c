@@ -827,14 +827,17 @@ static int choose(const scv_plan_request *req, const scv_plan_policy *pol, scv_p
                 rc = scv_err_set(err, SCV_EINFEASIBLE,
                                  "deadline %.4g s cannot be met: the fastest configuration takes %.4g s",
                                  dl, fastest);
-            else if (bu > 0 && cheapest > bu)
-                rc = scv_err_set(err, SCV_EINFEASIBLE,
-                                 "budget $%.2f cannot be met: the cheapest configuration costs $%.2f",
-                                 bu, cheapest);
-            else
-                rc = scv_err_set(err, SCV_EINFEASIBLE,
-                                 "no configuration meets both the deadline %.0f s and the budget $%.2f",
-                                 dl, bu);
+            else {
+                char ub[32], uc[32]; /* the one money format: a small budget never reads "$0.00" */
+                scv_fmt_usd(bu, ub, sizeof ub);
+                scv_fmt_usd(cheapest, uc, sizeof uc);
+                if (bu > 0 && cheapest > bu)
+                    rc = scv_err_set(err, SCV_EINFEASIBLE,
+                                     "budget %s cannot be met: the cheapest configuration costs %s", ub, uc);
+                else
+                    rc = scv_err_set(err, SCV_EINFEASIBLE,
+                                     "no configuration meets both the deadline %.0f s and the budget %s", dl, ub);
+            }
         } else {
             k = choose_on(fx, fy, nf, req->objective, req->value_per_hour, pol, &rule);
             add(bounds, sizeof bounds, "within %s (the unbounded choice %s misses it)", which, ul);

@@ -224,6 +224,13 @@ int scv_run_params_check(const scv_run_params *p, scv_err *err)
     if (p->target_accuracy > 1 || !(p->target_accuracy >= 0) || !(p->target_loss >= 0) || !isfinite(p->target_loss))
         return scv_err_set(err, SCV_EINVAL, "target-accuracy must be in (0, 1], target-loss a finite loss > 0");
     if (!p->n_workers || !p->n_batches) return scv_err_set(err, SCV_EINVAL, "workers and batch: the space is empty");
+    /* the warm-up runs at the smallest K >= 2 and the statistical model fits the gradient
+     * noise between workers (K = 1 has one gradient, no noise to measure): a space of K = 1
+     * only would train its warm-up and then fail to plan, so it is refused before anything runs */
+    if (p->workers[p->n_workers - 1] < 2)
+        return scv_err_set(err, SCV_EINVAL, "workers: the space holds K = 1 only; the loop needs a K >= 2 "
+                                            "(the warm-up and the statistical model measure the gradient noise "
+                                            "between workers): give e.g. 1..8 (`scavenger train` trains at one K)");
     if (p->batches[p->n_batches - 1] < p->workers[0])
         return scv_err_set(err, SCV_EINVAL, "batch: no batch is at least the smallest K (%d)", p->workers[0]);
     if (!p->store) return scv_err_set(err, SCV_EINVAL, "run: no store");

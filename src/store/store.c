@@ -7,11 +7,13 @@
 #include "store.h"
 
 #include <sqlite3.h>
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define SCHEMA_VERSION 5
@@ -142,13 +144,40 @@ out:
     return rc;
 }
 
+/* A database that does not exist yet is created in its directory: one that is missing (or
+ * not a directory) is named, with the path, where SQLite says only "unable to open database
+ * file". */
+static int check_dir(const char *path, scv_err *err)
+{
+    struct stat st;
+    if (!path[0]) return scv_err_set(err, SCV_EINVAL, "the database path is empty");
+    if (stat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR)) return SCV_OK; /* there (SQLite reports what else is wrong) */
+    char dir[4096];
+    const char *sl = strrchr(path, '/');
+    if (!sl) return SCV_OK; /* the working directory */
+    snprintf(dir, sizeof dir, "%.*s", sl == path ? 1 : (int)(sl - path), path);
+    if (stat(dir, &st)) {
+        int e = errno;
+        return scv_err_set(err, SCV_EIO, "%s: cannot create the database: its directory %s: %s%s", path, dir,
+                           strerror(e), e == ENOENT ? " (create it first, or choose another path)" : "");
+    }
+    if (!S_ISDIR(st.st_mode))
+        return scv_err_set(err, SCV_EIO, "%s: cannot create the database: %s is not a directory", path, dir);
+    return SCV_OK;
+}
+
 int scv_store_open(const char *path, scv_store **out, scv_err *err)
 {
     *out = NULL;
     scv_store *s = calloc(1, sizeof *s);
     if (!s) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     snprintf(s->path, sizeof s->path, "%s", path);
-    int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+    int rc = check_dir(path, err);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
     if (rc != SQLITE_OK) {
         rc = scv_err_set(err, SCV_EIO, "%s: cannot open the database: %s", path,
                          s->db ? sqlite3_errmsg(s->db) : "out of memory");
