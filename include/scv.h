@@ -881,9 +881,14 @@ typedef struct scv_run_event {
     const scv_plan_result *plan;
     int relative;               /* PLAN: its times are nominal (the target's epochs unknown) */
     double elapsed_s;           /* since the run started */
-    double remaining_s;         /* predicted time left to the target (NaN: not known yet) */
+    double remaining_s;         /* predicted time left to the target (NaN: not known yet);
+                                   never <= 0 while training goes on */
     double remaining_lo_s, remaining_hi_s; /* its statistical band (NaN: none) */
     const char *text;
+    int overdue;                /* the plan's predicted time to the target is spent and the
+                                   target not reached: remaining_s is then the learning curve's
+                                   re-estimate from this point, refitted at every evaluation
+                                   (NaN: none yet, "re-estimating at the next evaluation") */
 } scv_run_event;
 typedef struct scv_run_observer {
     void *ctx;

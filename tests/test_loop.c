@@ -245,6 +245,9 @@ typedef struct rec {
     char notes[8192];         /* every note, one per line */
     double last_elapsed;      /* the run's elapsed time never goes back */
     int backwards, remaining_seen;
+    int remaining_nonpos;     /* events while training with a time left <= 0 (never) */
+    int overdue, overdue_estimated; /* ... past the predicted time; with the curve's re-estimate */
+    double overdue_first;     /* the first re-estimate */
 } rec;
 
 static void on_event(void *ctx, const scv_run_event *ev)
@@ -254,6 +257,11 @@ static void on_event(void *ctx, const scv_run_event *ev)
     if (ev->elapsed_s < r->last_elapsed - 1e-9) r->backwards++;
     r->last_elapsed = ev->elapsed_s;
     if (ev->kind == SCV_EV_ITER && isfinite(ev->remaining_s)) r->remaining_seen++;
+    if ((ev->kind == SCV_EV_ITER || ev->kind == SCV_EV_EVAL) && ev->state == SCV_STATE_TRAIN) {
+        if (isfinite(ev->remaining_s) && ev->remaining_s <= 0) r->remaining_nonpos++;
+        if (ev->overdue && !r->overdue++) r->overdue_first = NAN;
+        if (ev->overdue && isfinite(ev->remaining_s) && !r->overdue_estimated++) r->overdue_first = ev->remaining_s;
+    }
     switch (ev->kind) {
     case SCV_EV_SEGMENT_START:
         snprintf(r->seq + len, sizeof r->seq - len, "%s%s:%d,%d", len ? " " : "", ev->phase, ev->workers, ev->batch);
@@ -861,6 +869,33 @@ static void t_report(void)
     scv_store_close(db);
 }
 
+/* The target arrives later than predicted (given 0.8 epochs at B=32, the fake's curve
+ * crosses after about 2): once the plan's time is spent the time left is never zero or
+ * less while training goes on; the events say so (overdue) and re-estimate it from the
+ * learning curve, refitted at the evaluations. */
+static void t_eta_overdue(void)
+{
+    scv_store *db = open_db("eta.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.9;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-eta");
+    p.search = SCV_SEARCH_NONE;
+    p.target_epochs = 0.8, p.target_batch = 32;
+    rec r = {0};
+    scv_run_observer obs = {&r, on_event};
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+    CHECK(res.reached && res.epochs > 1.5);
+    CHECK_MSG(r.remaining_nonpos == 0, "%d events with a time left <= 0 while training", r.remaining_nonpos);
+    CHECK(r.remaining_seen > 0);
+    CHECK(r.overdue > 0);
+    CHECK_MSG(r.overdue_estimated > 0 && r.overdue_first > 0, "%d re-estimates", r.overdue_estimated);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* run --compress: with communication that Top-k makes much cheaper, the plan chooses the
  * option; training segments get it in their spec, warm-up and search stay dense; the
  * report names it beside the dense choice. A SelSync option goes the same way. */
@@ -970,6 +1005,7 @@ static const scv_test tests[] = {
     {"search_budget", t_search_budget},
     {"epochs_spent_early", t_epochs_spent_early},
     {"report", t_report},
+    {"eta_overdue", t_eta_overdue},
 };
 
 int main(int argc, char **argv)

@@ -137,18 +137,23 @@ static void progress_line(view *v, const scv_run_event *ev)
     double now = scv_now();
     if (now - v->last_line < 0.25) return;
     v->last_line = now;
-    char el[32], rem[128] = "", acc[32] = "";
+    char el[32], rem[256] = "", acc[32] = "";
     scv_fmt_time(ev->elapsed_s, el, sizeof el);
-    if (isfinite(ev->remaining_s)) {
+    /* past the predicted time (ev->overdue): the learning curve's re-estimate, or that there
+     * is none yet; never a time left of zero while training goes on */
+    const char *past = ev->overdue ? ": past the predicted time, re-estimated from the learning curve" : "";
+    if (isfinite(ev->remaining_s) && ev->remaining_s > 0) {
         char t[32], lo[32], hi[32];
         scv_fmt_time(ev->remaining_s, t, sizeof t);
-        if (isfinite(ev->remaining_lo_s)) {
+        if (isfinite(ev->remaining_lo_s) && isfinite(ev->remaining_hi_s)) {
             scv_fmt_time(ev->remaining_lo_s, lo, sizeof lo);
             scv_fmt_time(ev->remaining_hi_s, hi, sizeof hi);
-            snprintf(rem, sizeof rem, ", about %s to the target (%s to %s)", t, lo, hi);
+            snprintf(rem, sizeof rem, ", about %s to the target (%s to %s)%s", t, lo, hi, past);
         } else {
-            snprintf(rem, sizeof rem, ", about %s to the target", t);
+            snprintf(rem, sizeof rem, ", about %s to the target%s", t, past);
         }
+    } else if (ev->overdue) {
+        snprintf(rem, sizeof rem, "; target not reached at the predicted time, re-estimating at the next evaluation");
     }
     if (isfinite(v->accuracy)) snprintf(acc, sizeof acc, ", test acc %.4f", v->accuracy);
     fprintf(stderr, "\r\033[K  [%s] K=%d B=%d iteration %lld, epoch %.2f%s; %s in the run%s", scv_run_state_name(ev->state),

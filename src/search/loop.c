@@ -62,6 +62,7 @@ typedef struct loop {
     int retries, rounds, decided, resumed_decision;
     /* progress: predicted from the plan once there is one */
     double need_iters, pred_t_iter;
+    double pred_iter_factor;        /* ... its iterations relative to dense */
     int64_t iteration;              /* the latest the driver reported */
     double samples;                 /* ... and samples seen */
     double last_accuracy;
@@ -104,24 +105,55 @@ static double elapsed(const loop *l)
     return t;
 }
 
+/* The plan's iterations to the target at the configuration trained at are done (while
+ * training goes on: the target was not reached at the predicted time). */
+static int overdue(const loop *l)
+{
+    return l->need_iters > 0 && l->pred_t_iter > 0 && l->need_iters - (double)l->iteration <= 0;
+}
+
+/* The predicted time left to the target, into ev: the plan's (its iterations still to go at
+ * the configuration trained at, the curve's band when the target came from it); once those
+ * are done and training goes on, ev->overdue and the learning curve's re-estimate from this
+ * point (refitted at every evaluation: on_eval), or none (NaN) until it predicts one. Never
+ * zero or less while training goes on. */
+static void time_left(const loop *l, scv_run_event *ev)
+{
+    ev->remaining_s = ev->remaining_lo_s = ev->remaining_hi_s = NAN;
+    ev->overdue = 0;
+    if (!(l->need_iters > 0 && l->pred_t_iter > 0)) return;
+    const progress_pred *pr = &l->pred;
+    double rest = l->need_iters - (double)l->iteration;
+    if (rest > 0) {
+        ev->remaining_s = rest * l->pred_t_iter;
+        if (l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->x_star > pr->x_now) {
+            double r = pr->x_star - pr->x_now; /* the band of the reference samples still to go */
+            ev->remaining_lo_s = ev->remaining_s * fmax(0, pr->lo - pr->x_now) / r;
+            ev->remaining_hi_s = ev->remaining_s * fmax(0, pr->hi - pr->x_now) / r;
+        }
+        return;
+    }
+    ev->overdue = 1;
+    if (!(pr->ok && pr->reachable && pr->b_noise > 0 && isfinite(pr->x_star) && l->B > 0)) return;
+    double x_now = progress_ref_samples(&l->prog, l->samples, pr->b_ref, pr->b_noise);
+    if (!(pr->x_star > x_now)) return; /* the curve's crossing is passed too: none until it moves */
+    /* seconds a reference sample costs at the configuration trained at */
+    double per_ref = scv_samples_at_batch(1, pr->b_ref, l->B, pr->b_noise) / l->B * l->pred_iter_factor * l->pred_t_iter;
+    ev->remaining_s = (pr->x_star - x_now) * per_ref;
+    if (pr->lo > x_now && isfinite(pr->hi))
+        ev->remaining_lo_s = (pr->lo - x_now) * per_ref, ev->remaining_hi_s = (pr->hi - x_now) * per_ref;
+}
+
 static void emit(loop *l, scv_run_event ev)
 {
     if (!l->obs || !l->obs->on_event) return;
     ev.state = l->state;
     ev.elapsed_s = elapsed(l);
-    ev.remaining_s = l->need_iters > 0 && l->pred_t_iter > 0
-                         ? fmax(0, l->need_iters - (double)l->iteration) * l->pred_t_iter
-                         : NAN;
-    ev.remaining_lo_s = ev.remaining_hi_s = NAN;
-    const progress_pred *pr = &l->pred;
-    if (isfinite(ev.remaining_s) && l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->x_star > pr->x_now) {
-        double rest = pr->x_star - pr->x_now; /* the band of the reference samples still to go */
-        ev.remaining_lo_s = ev.remaining_s * fmax(0, pr->lo - pr->x_now) / rest;
-        ev.remaining_hi_s = ev.remaining_s * fmax(0, pr->hi - pr->x_now) / rest;
-    }
+    time_left(l, &ev);
     l->obs->on_event(l->obs->ctx, &ev);
 }
 
+static void predict_target(loop *l);
 static void note(loop *l, scv_run_event_kind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void note(loop *l, scv_run_event_kind kind, const char *fmt, ...)
 {
@@ -290,6 +322,7 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
     l->last_accuracy = e->accuracy;
     if (!l->profiling) progress_eval_add(&l->prog, target_x(l, e), target_y(l, e)); /* out of order or NaN: ignored */
     history_push(l, target_y(l, e));
+    if (!l->profiling && overdue(l)) predict_target(l); /* the time left, re-estimated (emit) */
     if (!l->sink_err.code) /* the sink cannot fail the segment: it is failed when it returns */
         scv_store_eval(l->p->store, l->r->run_id, l->K, l->B, e, &l->sink_err);
     emit(l, (scv_run_event){.kind = SCV_EV_EVAL, .workers = l->K, .batch = l->B, .eval = e});
@@ -669,6 +702,7 @@ static void predict_progress(loop *l)
 {
     const scv_plan_point *pt = find_point(l->r->plan, l->K, l->B, l->comm);
     l->pred_t_iter = pt ? pt->t_iter : NAN;
+    l->pred_iter_factor = iter_factor(pt);
     l->need_iters = pt ? (double)l->iteration + rest_iters(l, &l->r->stat, l->B) * iter_factor(pt) : NAN;
 }
 
