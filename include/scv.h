@@ -1090,6 +1090,10 @@ typedef struct scv_run_summary {
     double actual_time_s, actual_cost, accuracy;
     int reached, n_steps;
     char why[256];
+    int nominal;                /* the first decision's times are nominal, not predictions (the
+                                   target's epochs were unknown): */
+    double nominal_epochs;      /* ... this many epochs were assumed (NaN: not recorded) */
+    int nominal_batch;          /* ... at this batch (0: not recorded) */
 } scv_run_summary;
 SCV_API int scv_store_runs(scv_store *s, scv_run_summary **out, size_t *n, scv_err *err);
 SCV_API int scv_store_run_summary(scv_store *s, long long run, scv_run_summary *out, scv_err *err);

@@ -896,6 +896,86 @@ static void t_eta_overdue(void)
     scv_store_close(db);
 }
 
+/* A file's text (malloc'ed; NULL when it cannot be read). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    char *b = calloc(1, 1 << 20);
+    if (b) b[fread(b, 1, (1 << 20) - 1, f)] = 0;
+    fclose(f);
+    return b;
+}
+
+/* A target whose epochs stay unknown (the curve never reaches it): the times are nominal,
+ * and every place that prints them says so: report.json ("nominal", the epochs assumed),
+ * report.md and tradeoff.svg (nominal, not predicted), the store's run summary (the runs
+ * list). A run with a given target says "predicted" and is not nominal. */
+static void t_nominal_labels(void)
+{
+    scv_store *db = open_db("nominal.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.99;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-nominal");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.99, p.max_epochs = 3;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    CHECK(res.decision_relative && res.target_source == SCV_TARGET_NOMINAL);
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/nominal", tmp);
+    CHECK_EQ_INT(scv_run_report_write(&p, &res, dir, &e), SCV_OK);
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    char *js = slurp(path);
+    cJSON *o = js ? cJSON_Parse(js) : NULL;
+    CHECK(o != NULL);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(o, "nominal")));
+    const cJSON *ne = cJSON_GetObjectItem(o, "nominal_epochs");
+    CHECK(cJSON_IsNumber(ne) && ne->valuedouble == p.policy.nominal_epochs);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "target"), "nominal")));
+    CHECK(cJSON_IsNumber(cJSON_GetObjectItem(o, "predicted_time_s"))); /* the field stays, marked */
+    cJSON_Delete(o);
+    free(js);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = slurp(path);
+    CHECK(md != NULL);
+    CHECK_MSG(md && strstr(md, "Nominal at the decision (10 epochs at B=32 assumed") &&
+                  strstr(md, "nominal time (10 epochs assumed)"), "%.3000s", md ? md : "");
+    CHECK_MSG(md && !strstr(md, "Predicted at the decision") && !strstr(md, "predicted time") &&
+                  !strstr(md, "predicted cost"), "%.3000s", md ? md : "");
+    free(md);
+    snprintf(path, sizeof path, "%s/tradeoff.svg", dir);
+    char *svg = slurp(path);
+    CHECK(svg && strstr(svg, "nominal time to target (10 epochs assumed)") && !strstr(svg, "predicted time") &&
+          !strstr(svg, "Predicted cost"));
+    free(svg);
+    scv_run_summary sum;
+    CHECK_EQ_INT(scv_store_run_summary(db, res.run_id, &sum, &e), SCV_OK);
+    CHECK(sum.nominal && sum.nominal_epochs == p.policy.nominal_epochs && sum.nominal_batch == 32);
+    scv_run_result_free(&res);
+    /* a given target: predictions, labelled so */
+    fake g = new_fake();
+    d = driver_of(&g);
+    p = params(db, "job-given");
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    snprintf(dir, sizeof dir, "%s/given", tmp);
+    CHECK_EQ_INT(scv_run_report_write(&p, &res, dir, &e), SCV_OK);
+    js = scv_run_report_json(&p, &res);
+    o = js ? cJSON_Parse(js) : NULL;
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(o, "nominal")));
+    cJSON_Delete(o);
+    free(js);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    md = slurp(path);
+    CHECK(md && strstr(md, "Predicted at the decision") && !strstr(md, "ominal"));
+    free(md);
+    CHECK_EQ_INT(scv_store_run_summary(db, res.run_id, &sum, &e), SCV_OK);
+    CHECK(!sum.nominal && isnan(sum.nominal_epochs));
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* run --compress: with communication that Top-k makes much cheaper, the plan chooses the
  * option; training segments get it in their spec, warm-up and search stay dense; the
  * report names it beside the dense choice. A SelSync option goes the same way. */
@@ -1006,6 +1086,7 @@ static const scv_test tests[] = {
     {"epochs_spent_early", t_epochs_spent_early},
     {"report", t_report},
     {"eta_overdue", t_eta_overdue},
+    {"nominal_labels", t_nominal_labels},
 };
 
 int main(int argc, char **argv)

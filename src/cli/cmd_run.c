@@ -130,6 +130,8 @@ typedef struct view {
     int planned;
     const scv_catalog *cat;
     int comms;                 /* planned with communication options: the table's comm column */
+    double nominal_epochs;     /* a relative plan's epochs assumed (the policy's), at ... */
+    int nominal_batch;         /* ... the space's first batch (the loop's target_of) */
 } view;
 
 static void progress_line(view *v, const scv_run_event *ev)
@@ -185,9 +187,13 @@ static void on_event(void *ctx, const scv_run_event *ev)
     }
     case SCV_EV_PLAN:
         if (v->planned++ || v->json) break; /* the first plan's table; re-plans print a line */
-        printf("trade-off (%zu configurations; %s):\n", ev->plan->n_points,
-               ev->relative ? "times and costs are nominal: the target's epochs are not known yet"
-                            : "predicted time and cost to the target, from the start");
+        if (ev->relative) /* not predictions: say what they are */
+            printf("trade-off (%zu configurations; nominal time and cost, not predicted: %.3g epochs at B=%d "
+                   "assumed, the target's epochs are not known yet):\n",
+                   ev->plan->n_points, v->nominal_epochs, v->nominal_batch);
+        else
+            printf("trade-off (%zu configurations; predicted time and cost to the target, from the start):\n",
+                   ev->plan->n_points);
         scv_plan_print_header_ex(stdout, v->comms);
         for (size_t i = 0; i < ev->plan->n_front && i < 12; i++)
             scv_plan_print_point_ex(stdout, v->cat, &ev->plan->points[ev->plan->front[i]],
@@ -367,7 +373,8 @@ int cmd_run(int argc, char **argv)
     js.params.resume_run = resume;
     if (scv_job_setup_driver(&js, &drv, &err)) goto out;
     view v = {.tty = isatty(STDERR_FILENO), .json = json, .accuracy = NAN, .cat = js.catalog,
-              .comms = js.params.n_comms > 0};
+              .comms = js.params.n_comms > 0, .nominal_epochs = js.params.policy.nominal_epochs,
+              .nominal_batch = js.params.batches[0]};
     fprintf(stderr, "scavenger run: %s (%s), search %s, state in %s/\n", resume ? "resuming" : "a new run",
             js.job_key, scv_search_name(js.params.search), state_dir);
     scv_run_observer obs = {.ctx = &v, .on_event = on_event};

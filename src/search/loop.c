@@ -738,7 +738,9 @@ static int store_plan(loop *l, const scv_plan_result *res, scv_err *err)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    fprintf(f, "{\"relative\":%s,\"chosen\":", r->relative ? "true" : "false");
+    fprintf(f, "{\"relative\":%s", r->relative ? "true" : "false"); /* first: the runs list reads it */
+    if (r->relative) fprintf(f, ",\"nominal_epochs\":%.6g,\"nominal_batch\":%d", r->target_epochs, r->target_batch);
+    fputs(",\"chosen\":", f);
     scv_plan_point_json(f, l->p->catalog, ch);
     double lo = r->target_epochs_lo / r->target_epochs, hi = r->target_epochs_hi / r->target_epochs;
     if (r->target_source == SCV_TARGET_CURVE && r->target_epochs > 0 && isfinite(lo) && isfinite(hi))
