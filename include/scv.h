@@ -879,7 +879,9 @@ typedef struct scv_run_event {
     const scv_iter_sample *iter;
     const scv_eval_sample *eval;
     const scv_plan_result *plan;
-    int relative;               /* PLAN: its times are nominal (the target's epochs unknown) */
+    int relative;               /* PLAN: its times are nominal (the target's epochs unknown);
+                                   other events: the plan's are, and so is remaining_s (not
+                                   a prediction: policy.nominal_epochs assumed) */
     double elapsed_s;           /* since the run started */
     double remaining_s;         /* predicted time left to the target (NaN: not known yet);
                                    never <= 0 while training goes on */

@@ -248,6 +248,7 @@ typedef struct rec {
     int remaining_nonpos;     /* events while training with a time left <= 0 (never) */
     int overdue, overdue_estimated; /* ... past the predicted time; with the curve's re-estimate */
     double overdue_first;     /* the first re-estimate */
+    int remaining_nominal, remaining_predicted; /* times left marked nominal (relative) or not */
 } rec;
 
 static void on_event(void *ctx, const scv_run_event *ev)
@@ -259,6 +260,7 @@ static void on_event(void *ctx, const scv_run_event *ev)
     if (ev->kind == SCV_EV_ITER && isfinite(ev->remaining_s)) r->remaining_seen++;
     if ((ev->kind == SCV_EV_ITER || ev->kind == SCV_EV_EVAL) && ev->state == SCV_STATE_TRAIN) {
         if (isfinite(ev->remaining_s) && ev->remaining_s <= 0) r->remaining_nonpos++;
+        if (isfinite(ev->remaining_s)) ev->relative ? r->remaining_nominal++ : r->remaining_predicted++;
         if (ev->overdue && !r->overdue++) r->overdue_first = NAN;
         if (ev->overdue && isfinite(ev->remaining_s) && !r->overdue_estimated++) r->overdue_first = ev->remaining_s;
     }
@@ -888,6 +890,7 @@ static void t_eta_overdue(void)
     scv_err e = {0};
     CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
     CHECK(res.reached && res.epochs > 1.5);
+    CHECK(r.remaining_predicted > 0 && r.remaining_nominal == 0); /* a given target: predictions */
     CHECK_MSG(r.remaining_nonpos == 0, "%d events with a time left <= 0 while training", r.remaining_nonpos);
     CHECK(r.remaining_seen > 0);
     CHECK(r.overdue > 0);
@@ -921,8 +924,13 @@ static void t_nominal_labels(void)
     p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.99, p.max_epochs = 3;
     scv_run_result res;
     scv_err e = {0};
-    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    rec ev = {0};
+    scv_run_observer obs = {&ev, on_event};
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
     CHECK(res.decision_relative && res.target_source == SCV_TARGET_NOMINAL);
+    /* the time left while training: nominal, never as a prediction */
+    CHECK_MSG(ev.remaining_nominal > 0 && ev.remaining_predicted == 0, "%d nominal, %d predicted",
+              ev.remaining_nominal, ev.remaining_predicted);
     char dir[512], path[600];
     snprintf(dir, sizeof dir, "%s/nominal", tmp);
     CHECK_EQ_INT(scv_run_report_write(&p, &res, dir, &e), SCV_OK);

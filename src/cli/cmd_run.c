@@ -143,8 +143,16 @@ static void progress_line(view *v, const scv_run_event *ev)
     scv_fmt_time(ev->elapsed_s, el, sizeof el);
     /* past the predicted time (ev->overdue): the learning curve's re-estimate, or that there
      * is none yet; never a time left of zero while training goes on */
-    const char *past = ev->overdue ? ": past the predicted time, re-estimated from the learning curve" : "";
-    if (isfinite(ev->remaining_s) && ev->remaining_s > 0) {
+    const char *plan_t = ev->relative ? "nominal" : "predicted";
+    char past[96] = "";
+    if (ev->overdue) snprintf(past, sizeof past, ": past the %s time, re-estimated from the learning curve", plan_t);
+    if (isfinite(ev->remaining_s) && ev->remaining_s > 0 && ev->relative && !ev->overdue) {
+        /* a nominal plan's time left is not a prediction: say what it is */
+        char t[32];
+        scv_fmt_time(ev->remaining_s, t, sizeof t);
+        snprintf(rem, sizeof rem, ", nominal (%.3g epochs assumed): %s left, the target's epochs unknown",
+                 v->nominal_epochs, t);
+    } else if (isfinite(ev->remaining_s) && ev->remaining_s > 0) {
         char t[32], lo[32], hi[32];
         scv_fmt_time(ev->remaining_s, t, sizeof t);
         if (isfinite(ev->remaining_lo_s) && isfinite(ev->remaining_hi_s)) {
@@ -155,7 +163,7 @@ static void progress_line(view *v, const scv_run_event *ev)
             snprintf(rem, sizeof rem, ", about %s to the target%s", t, past);
         }
     } else if (ev->overdue) {
-        snprintf(rem, sizeof rem, "; target not reached at the predicted time, re-estimating at the next evaluation");
+        snprintf(rem, sizeof rem, "; target not reached at the %s time, re-estimating at the next evaluation", plan_t);
     }
     if (isfinite(v->accuracy)) snprintf(acc, sizeof acc, ", test acc %.4f", v->accuracy);
     fprintf(stderr, "\r\033[K  [%s] K=%d B=%d iteration %lld, epoch %.2f%s; %s in the run%s", scv_run_state_name(ev->state),

@@ -105,6 +105,8 @@ static double elapsed(const loop *l)
     return t;
 }
 
+static double rule_lag(const loop *l);
+
 /* The plan's iterations to the target at the configuration trained at are done (while
  * training goes on: the target was not reached at the predicted time). */
 static int overdue(const loop *l)
@@ -121,6 +123,7 @@ static void time_left(const loop *l, scv_run_event *ev)
 {
     ev->remaining_s = ev->remaining_lo_s = ev->remaining_hi_s = NAN;
     ev->overdue = 0;
+    ev->relative = l->r->relative; /* a nominal plan's time left is nominal too */
     if (!(l->need_iters > 0 && l->pred_t_iter > 0)) return;
     const progress_pred *pr = &l->pred;
     double rest = l->need_iters - (double)l->iteration;
@@ -136,12 +139,15 @@ static void time_left(const loop *l, scv_run_event *ev)
     ev->overdue = 1;
     if (!(pr->ok && pr->reachable && pr->b_noise > 0 && isfinite(pr->x_star) && l->B > 0)) return;
     double x_now = progress_ref_samples(&l->prog, l->samples, pr->b_ref, pr->b_noise);
-    if (!(pr->x_star > x_now)) return; /* the curve's crossing is passed too: none until it moves */
-    /* seconds a reference sample costs at the configuration trained at */
-    double per_ref = scv_samples_at_batch(1, pr->b_ref, l->B, pr->b_noise) / l->B * l->pred_iter_factor * l->pred_t_iter;
-    ev->remaining_s = (pr->x_star - x_now) * per_ref;
-    if (pr->lo > x_now && isfinite(pr->hi))
-        ev->remaining_lo_s = (pr->lo - x_now) * per_ref, ev->remaining_hi_s = (pr->hi - x_now) * per_ref;
+    /* samples still to go at the batch trained at: to the curve's crossing, plus the lag of
+     * the smoothed rule behind it (the plan adds it too) */
+    double per_ref = scv_samples_at_batch(1, pr->b_ref, l->B, pr->b_noise), lag = rule_lag(l);
+    double rest_s = (pr->x_star - x_now) * per_ref + lag;
+    if (!(rest_s > 0)) return; /* the crossing and the lag are passed too: none until the curve moves */
+    double t_sample = l->pred_iter_factor * l->pred_t_iter / l->B; /* seconds a sample costs there */
+    ev->remaining_s = rest_s * t_sample;
+    double lo_s = (pr->lo - x_now) * per_ref + lag, hi_s = (pr->hi - x_now) * per_ref + lag;
+    if (lo_s > 0 && isfinite(hi_s)) ev->remaining_lo_s = lo_s * t_sample, ev->remaining_hi_s = hi_s * t_sample;
 }
 
 static void emit(loop *l, scv_run_event ev)
