@@ -919,9 +919,10 @@ static void t_nominal_labels(void)
     scv_store *db = open_db("nominal.db");
     fake f = new_fake();
     f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.99;
+    f.drift_K = 2, f.drift_B = 64, f.drift_after = 1, f.drift_factor = 3; /* a re-plan, nominal too */
     scv_job_driver d = driver_of(&f);
     scv_run_params p = params(db, "job-nominal");
-    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.99, p.max_epochs = 3;
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.99, p.max_epochs = 5;
     scv_run_result res;
     scv_err e = {0};
     rec ev = {0};
@@ -931,6 +932,8 @@ static void t_nominal_labels(void)
     /* the time left while training: nominal, never as a prediction */
     CHECK_MSG(ev.remaining_nominal > 0 && ev.remaining_predicted == 0, "%d nominal, %d predicted",
               ev.remaining_nominal, ev.remaining_predicted);
+    /* a re-plan's reason (stored with its nominal times) says so */
+    CHECK_MSG(strstr(ev.notes, "decision: re-plan: nominal times (10 epochs assumed): ") != NULL, "%.3000s", ev.notes);
     char dir[512], path[600];
     snprintf(dir, sizeof dir, "%s/nominal", tmp);
     CHECK_EQ_INT(scv_run_report_write(&p, &res, dir, &e), SCV_OK);

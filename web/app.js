@@ -204,26 +204,20 @@ function nominalWord(nominal, epochs) {
   return fin(epochs) ? `nominal (${fmtNum(epochs)} epochs assumed)` : 'nominal';
 }
 
-/* A stored plan row (models, kind "plan") opens {"relative":true when its times were nominal;
- * its nominal_epochs say how many were assumed. */
-function planNominal(row) {
-  try {
-    const p = JSON.parse(row.json);
-    return { nominal: !!p.relative, epochs: p.nominal_epochs };
-  } catch (e) {
-    return { nominal: false };
-  }
-}
-
-/* Marks each decision row nominal or not (_nominal, _nominal_epochs), from the plan row the
- * loop stored with it: the first plan row stored at or after the decision. */
+/* Marks each decision row nominal or not (_nominal, _nominal_epochs): the first decision
+ * ("plan") from the run's summary (nominal, nominal_epochs: its plan row), a re-plan from
+ * its reason, which opens "nominal times (N epochs assumed): " when its times were. */
 function markNominalDecisions(d) {
-  const plans = (d.models || []).filter((m) => m.kind === 'plan');
+  const r = d.run || {};
   for (const x of d.decisions || []) {
-    const row = plans.find((m) => m.created >= x.created - 1e-6);
-    const n = row ? planNominal(row) : { nominal: false };
-    x._nominal = n.nominal;
-    x._nominal_epochs = n.epochs;
+    const m = /^nominal times \(([0-9.eE+-]+) epochs assumed\)/.exec(x.reason || '');
+    if (x.kind === 'plan') {
+      x._nominal = !!r.nominal;
+      x._nominal_epochs = r.nominal_epochs;
+    } else {
+      x._nominal = !!m;
+      x._nominal_epochs = m ? +m[1] : NaN;
+    }
   }
 }
 

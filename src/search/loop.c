@@ -1123,6 +1123,11 @@ static int do_replan(loop *l, scv_err *err)
                  l->K, l->B, comm_text(l, l->comm, cur ? cur->comm_coll : SCV_SPARSE_ALLGATHER, ot, sizeof ot),
                  rem_cur - rem_new, cost);
     }
+    if (r->relative) { /* its times are nominal, and its reason says so (the dashboard reads it) */
+        char w[sizeof why];
+        snprintf(w, sizeof w, "%s", why);
+        snprintf(why, sizeof why, "nominal times (%.3g epochs assumed): %.200s", r->target_epochs, w);
+    }
     const scv_plan_point *at = find_point(res, l->K, l->B, l->comm);
     int rc = scv_store_decision(l->p->store, r->run_id, "replan", l->K, l->B, l->vm->name, at ? at->time_s : NAN,
                                 at ? at->cost : NAN, why, err);
