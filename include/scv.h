@@ -885,7 +885,8 @@ typedef struct scv_run_event {
     double elapsed_s;           /* since the run started */
     double remaining_s;         /* predicted time left to the target (NaN: not known yet);
                                    never <= 0 while training goes on */
-    double remaining_lo_s, remaining_hi_s; /* its statistical band (NaN: none) */
+    double remaining_lo_s, remaining_hi_s; /* its statistical band (NaN: none; lo NaN with hi
+                                   finite: "up to hi", the band's low end is passed) */
     const char *text;
     int overdue;                /* the plan's predicted time to the target is spent and the
                                    target not reached: remaining_s is then the learning curve's

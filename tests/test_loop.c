@@ -260,6 +260,7 @@ static void on_event(void *ctx, const scv_run_event *ev)
     if (ev->kind == SCV_EV_ITER && isfinite(ev->remaining_s)) r->remaining_seen++;
     if ((ev->kind == SCV_EV_ITER || ev->kind == SCV_EV_EVAL) && ev->state == SCV_STATE_TRAIN) {
         if (isfinite(ev->remaining_s) && ev->remaining_s <= 0) r->remaining_nonpos++;
+        if (isfinite(ev->remaining_lo_s) && ev->remaining_lo_s <= 0) r->remaining_nonpos++; /* nor its band */
         if (isfinite(ev->remaining_s)) ev->relative ? r->remaining_nominal++ : r->remaining_predicted++;
         if (ev->overdue && !r->overdue++) r->overdue_first = NAN;
         if (ev->overdue && isfinite(ev->remaining_s) && !r->overdue_estimated++) r->overdue_first = ev->remaining_s;

@@ -159,6 +159,9 @@ static void progress_line(view *v, const scv_run_event *ev)
             scv_fmt_time(ev->remaining_lo_s, lo, sizeof lo);
             scv_fmt_time(ev->remaining_hi_s, hi, sizeof hi);
             snprintf(rem, sizeof rem, ", about %s to the target (%s to %s)%s", t, lo, hi, past);
+        } else if (isfinite(ev->remaining_hi_s)) { /* the band's low end is passed */
+            scv_fmt_time(ev->remaining_hi_s, hi, sizeof hi);
+            snprintf(rem, sizeof rem, ", about %s to the target (up to %s)%s", t, hi, past);
         } else {
             snprintf(rem, sizeof rem, ", about %s to the target%s", t, past);
         }

@@ -131,7 +131,7 @@ static void time_left(const loop *l, scv_run_event *ev)
         ev->remaining_s = rest * l->pred_t_iter;
         if (l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->x_star > pr->x_now) {
             double r = pr->x_star - pr->x_now; /* the band of the reference samples still to go */
-            ev->remaining_lo_s = ev->remaining_s * fmax(0, pr->lo - pr->x_now) / r;
+            if (pr->lo > pr->x_now) ev->remaining_lo_s = ev->remaining_s * (pr->lo - pr->x_now) / r; /* else none: "up to" */
             ev->remaining_hi_s = ev->remaining_s * fmax(0, pr->hi - pr->x_now) / r;
         }
         return;
@@ -147,7 +147,8 @@ static void time_left(const loop *l, scv_run_event *ev)
     double t_sample = l->pred_iter_factor * l->pred_t_iter / l->B; /* seconds a sample costs there */
     ev->remaining_s = rest_s * t_sample;
     double lo_s = (pr->lo - x_now) * per_ref + lag, hi_s = (pr->hi - x_now) * per_ref + lag;
-    if (lo_s > 0 && isfinite(hi_s)) ev->remaining_lo_s = lo_s * t_sample, ev->remaining_hi_s = hi_s * t_sample;
+    if (lo_s > 0) ev->remaining_lo_s = lo_s * t_sample; /* else none: "up to" hi */
+    if (isfinite(hi_s) && hi_s > 0) ev->remaining_hi_s = hi_s * t_sample;
 }
 
 static void emit(loop *l, scv_run_event ev)
