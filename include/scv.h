@@ -879,11 +879,19 @@ typedef struct scv_run_event {
     const scv_iter_sample *iter;
     const scv_eval_sample *eval;
     const scv_plan_result *plan;
-    int relative;               /* PLAN: its times are nominal (the target's epochs unknown) */
+    int relative;               /* PLAN: its times are nominal (the target's epochs unknown);
+                                   other events: the plan's are, and so is remaining_s (not
+                                   a prediction: policy.nominal_epochs assumed) */
     double elapsed_s;           /* since the run started */
-    double remaining_s;         /* predicted time left to the target (NaN: not known yet) */
-    double remaining_lo_s, remaining_hi_s; /* its statistical band (NaN: none) */
+    double remaining_s;         /* predicted time left to the target (NaN: not known yet);
+                                   never <= 0 while training goes on */
+    double remaining_lo_s, remaining_hi_s; /* its statistical band (NaN: none; lo NaN with hi
+                                   finite: "up to hi", the band's low end is passed) */
     const char *text;
+    int overdue;                /* the plan's predicted time to the target is spent and the
+                                   target not reached: remaining_s is then the learning curve's
+                                   re-estimate from this point, refitted at every evaluation
+                                   (NaN: none yet, "re-estimating at the next evaluation") */
 } scv_run_event;
 typedef struct scv_run_observer {
     void *ctx;
@@ -1090,6 +1098,10 @@ typedef struct scv_run_summary {
     double actual_time_s, actual_cost, accuracy;
     int reached, n_steps;
     char why[256];
+    int nominal;                /* the first decision's times are nominal, not predictions (the
+                                   target's epochs were unknown): */
+    double nominal_epochs;      /* ... this many epochs were assumed (NaN: not recorded) */
+    int nominal_batch;          /* ... at this batch (0: not recorded) */
 } scv_run_summary;
 SCV_API int scv_store_runs(scv_store *s, scv_run_summary **out, size_t *n, scv_err *err);
 SCV_API int scv_store_run_summary(scv_store *s, long long run, scv_run_summary *out, scv_err *err);

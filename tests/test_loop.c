@@ -259,6 +259,10 @@ typedef struct rec {
     char notes[8192];         /* every note, one per line */
     double last_elapsed;      /* the run's elapsed time never goes back */
     int backwards, remaining_seen;
+    int remaining_nonpos;     /* events while training with a time left <= 0 (never) */
+    int overdue, overdue_estimated; /* ... past the predicted time; with the curve's re-estimate */
+    double overdue_first;     /* the first re-estimate */
+    int remaining_nominal, remaining_predicted; /* times left marked nominal (relative) or not */
 } rec;
 
 static void on_event(void *ctx, const scv_run_event *ev)
@@ -268,6 +272,13 @@ static void on_event(void *ctx, const scv_run_event *ev)
     if (ev->elapsed_s < r->last_elapsed - 1e-9) r->backwards++;
     r->last_elapsed = ev->elapsed_s;
     if (ev->kind == SCV_EV_ITER && isfinite(ev->remaining_s)) r->remaining_seen++;
+    if ((ev->kind == SCV_EV_ITER || ev->kind == SCV_EV_EVAL) && ev->state == SCV_STATE_TRAIN) {
+        if (isfinite(ev->remaining_s) && ev->remaining_s <= 0) r->remaining_nonpos++;
+        if (isfinite(ev->remaining_lo_s) && ev->remaining_lo_s <= 0) r->remaining_nonpos++; /* nor its band */
+        if (isfinite(ev->remaining_s)) ev->relative ? r->remaining_nominal++ : r->remaining_predicted++;
+        if (ev->overdue && !r->overdue++) r->overdue_first = NAN;
+        if (ev->overdue && isfinite(ev->remaining_s) && !r->overdue_estimated++) r->overdue_first = ev->remaining_s;
+    }
     switch (ev->kind) {
     case SCV_EV_SEGMENT_START:
         snprintf(r->seq + len, sizeof r->seq - len, "%s%s:%d,%d", len ? " " : "", ev->phase, ev->workers, ev->batch);
@@ -1018,6 +1029,122 @@ static void t_report(void)
     scv_store_close(db);
 }
 
+/* The target arrives later than predicted (given 0.8 epochs at B=32, the fake's curve
+ * crosses after about 2): once the plan's time is spent the time left is never zero or
+ * less while training goes on; the events say so (overdue) and re-estimate it from the
+ * learning curve, refitted at the evaluations. */
+static void t_eta_overdue(void)
+{
+    scv_store *db = open_db("eta.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.9;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-eta");
+    p.search = SCV_SEARCH_NONE;
+    p.target_epochs = 0.8, p.target_batch = 32;
+    rec r = {0};
+    scv_run_observer obs = {&r, on_event};
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+    CHECK(res.reached && res.epochs > 1.5);
+    CHECK(r.remaining_predicted > 0 && r.remaining_nominal == 0); /* a given target: predictions */
+    CHECK_MSG(r.remaining_nonpos == 0, "%d events with a time left <= 0 while training", r.remaining_nonpos);
+    CHECK(r.remaining_seen > 0);
+    CHECK(r.overdue > 0);
+    CHECK_MSG(r.overdue_estimated > 0 && r.overdue_first > 0, "%d re-estimates", r.overdue_estimated);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
+/* A file's text (malloc'ed; NULL when it cannot be read). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    char *b = calloc(1, 1 << 20);
+    if (b) b[fread(b, 1, (1 << 20) - 1, f)] = 0;
+    fclose(f);
+    return b;
+}
+
+/* A target whose epochs stay unknown (the curve never reaches it): the times are nominal,
+ * and every place that prints them says so: report.json ("nominal", the epochs assumed),
+ * report.md and tradeoff.svg (nominal, not predicted), the store's run summary (the runs
+ * list). A run with a given target says "predicted" and is not nominal. */
+static void t_nominal_labels(void)
+{
+    scv_store *db = open_db("nominal.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.99;
+    f.drift_K = 2, f.drift_B = 64, f.drift_after = 1, f.drift_factor = 3; /* a re-plan, nominal too */
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-nominal");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.99, p.max_epochs = 5;
+    scv_run_result res;
+    scv_err e = {0};
+    rec ev = {0};
+    scv_run_observer obs = {&ev, on_event};
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+    CHECK(res.decision_relative && res.target_source == SCV_TARGET_NOMINAL);
+    /* the time left while training: nominal, never as a prediction */
+    CHECK_MSG(ev.remaining_nominal > 0 && ev.remaining_predicted == 0, "%d nominal, %d predicted",
+              ev.remaining_nominal, ev.remaining_predicted);
+    /* a re-plan's reason (stored with its nominal times) says so */
+    CHECK_MSG(strstr(ev.notes, "decision: re-plan: nominal times (10 epochs assumed): ") != NULL, "%.3000s", ev.notes);
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/nominal", tmp);
+    CHECK_EQ_INT(scv_run_report_write(&p, &res, dir, &e), SCV_OK);
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    char *js = slurp(path);
+    cJSON *o = js ? cJSON_Parse(js) : NULL;
+    CHECK(o != NULL);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(o, "nominal")));
+    const cJSON *ne = cJSON_GetObjectItem(o, "nominal_epochs");
+    CHECK(cJSON_IsNumber(ne) && ne->valuedouble == p.policy.nominal_epochs);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "target"), "nominal")));
+    CHECK(cJSON_IsNumber(cJSON_GetObjectItem(o, "predicted_time_s"))); /* the field stays, marked */
+    cJSON_Delete(o);
+    free(js);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = slurp(path);
+    CHECK(md != NULL);
+    CHECK_MSG(md && strstr(md, "Nominal at the decision (10 epochs at B=32 assumed") &&
+                  strstr(md, "nominal time (10 epochs assumed)"), "%.3000s", md ? md : "");
+    CHECK_MSG(md && !strstr(md, "Predicted at the decision") && !strstr(md, "predicted time") &&
+                  !strstr(md, "predicted cost"), "%.3000s", md ? md : "");
+    free(md);
+    snprintf(path, sizeof path, "%s/tradeoff.svg", dir);
+    char *svg = slurp(path);
+    CHECK(svg && strstr(svg, "nominal time to target (10 epochs assumed)") && !strstr(svg, "predicted time") &&
+          !strstr(svg, "Predicted cost"));
+    free(svg);
+    scv_run_summary sum;
+    CHECK_EQ_INT(scv_store_run_summary(db, res.run_id, &sum, &e), SCV_OK);
+    CHECK(sum.nominal && sum.nominal_epochs == p.policy.nominal_epochs && sum.nominal_batch == 32);
+    scv_run_result_free(&res);
+    /* a given target: predictions, labelled so */
+    fake g = new_fake();
+    d = driver_of(&g);
+    p = params(db, "job-given");
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    snprintf(dir, sizeof dir, "%s/given", tmp);
+    CHECK_EQ_INT(scv_run_report_write(&p, &res, dir, &e), SCV_OK);
+    js = scv_run_report_json(&p, &res);
+    o = js ? cJSON_Parse(js) : NULL;
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(o, "nominal")));
+    cJSON_Delete(o);
+    free(js);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    md = slurp(path);
+    CHECK(md && strstr(md, "Predicted at the decision") && !strstr(md, "ominal"));
+    free(md);
+    CHECK_EQ_INT(scv_store_run_summary(db, res.run_id, &sum, &e), SCV_OK);
+    CHECK(!sum.nominal && isnan(sum.nominal_epochs));
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* run --compress: with communication that Top-k makes much cheaper, the plan chooses the
  * option; training segments get it in their spec, warm-up and search stay dense; the
  * report names it beside the dense choice. A SelSync option goes the same way. */
@@ -1129,6 +1256,8 @@ static const scv_test tests[] = {
     {"search_budget", t_search_budget},
     {"epochs_spent_early", t_epochs_spent_early},
     {"report", t_report},
+    {"eta_overdue", t_eta_overdue},
+    {"nominal_labels", t_nominal_labels},
 };
 
 int main(int argc, char **argv)

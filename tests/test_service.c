@@ -355,6 +355,10 @@ static void t_submit_run(void)
     const cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "runs"), 0);
     CHECK(jnum(r0, "id") == tiny_run && !strcmp(jstr(r0, "status"), "done") && cJSON_IsTrue(cJSON_GetObjectItem(r0, "reached")));
     CHECK(jnum(r0, "workers") >= 1 && jnum(r0, "accuracy") >= 0.79);
+    /* the listed predicted_* are marked nominal or not (the report's "nominal" agrees below) */
+    const cJSON *nom = cJSON_GetObjectItem(r0, "nominal");
+    CHECK(cJSON_IsBool(nom));
+    int listed_nominal = cJSON_IsTrue(nom);
     CHECK(jnum(o, "total") == 1);
     cJSON_Delete(o);
     CHECK_EQ_INT(http("GET", "/api/runs?status=done&job=model%3Dmlp%3Bhidden%3D32%3Bdataset%3Dsynthetic%3A2000", NULL,
@@ -377,6 +381,8 @@ static void t_submit_run(void)
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(o, "models")) >= 1);
     const cJSON *rep = cJSON_GetObjectItem(o, "report");
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(rep, "reached")));
+    CHECK(cJSON_IsBool(cJSON_GetObjectItem(rep, "nominal")) &&
+          cJSON_IsTrue(cJSON_GetObjectItem(rep, "nominal")) == listed_nominal);
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(rep, "front")) >= 1 && jnum(rep, "chosen.workers") >= 1);
     CHECK(!strcmp(jstr(cJSON_GetObjectItem(o, "submission"), "state"), "done"));
     CHECK(!strcmp(jstr(cJSON_GetObjectItem(o, "job"), "model"), "mlp"));

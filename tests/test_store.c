@@ -306,7 +306,8 @@ static void t_summary_json(void)
     cJSON *o = cJSON_Parse(buf);
     CHECK_MSG(cJSON_IsObject(o), "not JSON: %s", buf);
     const char *names[] = {"id", "created", "job_key", "status", "state", "workers", "batch", "predicted_time_s",
-                           "predicted_cost", "actual_time_s", "actual_cost", "accuracy", "reached", "n_steps", "why"};
+                           "predicted_cost", "actual_time_s", "actual_cost", "accuracy", "reached", "n_steps", "why",
+                           "nominal", "nominal_epochs"};
     CHECK_EQ_INT(cJSON_GetArraySize(o), (int)(sizeof names / sizeof names[0]));
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         CHECK_MSG(cJSON_GetObjectItemCaseSensitive(o, names[i]) != NULL, "no \"%s\": %s", names[i], buf);
@@ -316,6 +317,8 @@ static void t_summary_json(void)
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(o, "actual_cost")));
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(o, "reached")));
     CHECK_EQ_INT(cJSON_GetObjectItem(o, "n_steps")->valueint, 3);
+    /* a run without a plan: not nominal, no epochs assumed */
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(o, "nominal")) && cJSON_IsNull(cJSON_GetObjectItem(o, "nominal_epochs")));
     cJSON_Delete(o);
     free(buf);
 }

@@ -192,9 +192,33 @@ function tradeoffChart(id, title, plan, actual) {
   const xs = series.flatMap((s) => s.pts.map((p) => p.x)).filter((v) => fin(v) && v > 0);
   const ys = series.flatMap((s) => s.pts.map((p) => p.y)).filter((v) => fin(v) && v > 0);
   const wide = (a) => a.length > 1 && Math.max(...a) / Math.min(...a) > 20;
-  return chart({ id, title, xlabel: 'time to the target' + (plan.relative ? ' (nominal: the target\u2019s epochs were unknown)' : ''),
+  return chart({ id, title, xlabel: 'time to the target' + (plan.relative ? ' (' + nominalWord(true, plan.nominalEpochs) + ': the target\u2019s epochs were unknown; not predictions)' : ''),
     ylabel: 'cost (US$)', xlog: wide(xs), ylog: wide(ys), series, fmtx: fmtTime, fmty: fmtUsd,
     bands: plan.band ? [plan.band] : [], empty: 'no plan yet: the loop is warming up or searching' });
+}
+
+/* What a time or cost is: "predicted", or "nominal (N epochs assumed)" where the target's
+ * epochs were unknown and a nominal number was assumed (not a prediction). */
+function nominalWord(nominal, epochs) {
+  if (!nominal) return 'predicted';
+  return fin(epochs) ? `nominal (${fmtNum(epochs)} epochs assumed)` : 'nominal';
+}
+
+/* Marks each decision row nominal or not (_nominal, _nominal_epochs): the first decision
+ * ("plan") from the run's summary (nominal, nominal_epochs: its plan row), a re-plan from
+ * its reason, which opens "nominal times (N epochs assumed): " when its times were. */
+function markNominalDecisions(d) {
+  const r = d.run || {};
+  for (const x of d.decisions || []) {
+    const m = /^nominal times \(([0-9.eE+-]+) epochs assumed\)/.exec(x.reason || '');
+    if (x.kind === 'plan') {
+      x._nominal = !!r.nominal;
+      x._nominal_epochs = r.nominal_epochs;
+    } else {
+      x._nominal = !!m;
+      x._nominal_epochs = m ? +m[1] : NaN;
+    }
+  }
 }
 
 /* ---- views ---- */
@@ -226,7 +250,7 @@ async function showRuns() {
         <th>predicted time</th><th>predicted cost</th><th>actual time</th><th>actual cost</th><th>test accuracy</th><th class="l">created</th></tr>`;
       for (const r of d.runs)
         h += `<tr><td><a href="#/run/${r.id}">${r.id}</a></td><td class="l">${esc(r.job_key)}</td><td class="l"><span class="badge ${esc(r.status)}">${esc(r.status)}</span></td>
-          <td class="l">${esc(r.state)}</td><td>${r.workers || '-'}</td><td>${r.batch || '-'}</td><td>${fmtTime(r.predicted_time_s)}</td><td>${fmtUsd(r.predicted_cost)}</td>
+          <td class="l">${esc(r.state)}</td><td>${r.workers || '-'}</td><td>${r.batch || '-'}</td><td>${fmtTime(r.predicted_time_s)}${r.nominal ? ` <span class="muted nominal">${esc(nominalWord(true, r.nominal_epochs))}</span>` : ''}</td><td>${fmtUsd(r.predicted_cost)}${r.nominal ? ' <span class="muted nominal">nominal</span>' : ''}</td>
           <td>${fmtTime(r.actual_time_s)}</td><td>${fmtUsd(r.actual_cost)}</td><td>${fin(r.accuracy) ? r.accuracy.toFixed(4) : '-'}</td><td class="l">${fmtDate(r.created)}</td></tr>`;
       h += '</table>';
       const base = new URLSearchParams(); if (job) base.set('job', job); if (status) base.set('status', status);
@@ -314,7 +338,7 @@ function livePlan(d) {
 function planSummary(json) {
   try {
     const p = JSON.parse(json), c = p.chosen || {};
-    return esc(`${p.points.length} configuration(s)${p.relative ? ' (nominal times)' : ''}; at K=${c.workers} B=${c.batch}: ${fmtTime(c.time_s)}, ${fmtUsd(c.cost)}`);
+    return esc(`${p.points.length} configuration(s)${p.relative ? ` (${nominalWord(true, p.nominal_epochs)} times)` : ''}; at K=${c.workers} B=${c.batch}: ${fmtTime(c.time_s)}, ${fmtUsd(c.cost)}`);
   } catch (e) {
     return 'plan (unreadable)';
   }
@@ -325,25 +349,28 @@ function renderRun(st) {
   const live = st.live;
   const sub = d.submission;
   const chosenPt = rep && rep.chosen ? rep.chosen : null;
+  markNominalDecisions(d);
   const lastDec = (d.decisions || []).length ? d.decisions[d.decisions.length - 1] : null;
+  const repWord = rep ? nominalWord(rep.nominal, rep.nominal_epochs) : 'predicted';
   let chosen;
-  if (chosenPt) chosen = `K=${chosenPt.workers}, B=${chosenPt.batch} on ${esc(chosenPt.vm)}: predicted ${fmtTime(chosenPt.time_s)}, ${fmtUsd(chosenPt.cost)} (±${fin(chosenPt.err_rel) ? (100 * chosenPt.err_rel).toFixed(0) : '?'}%)`;
-  else if (lastDec) chosen = `K=${lastDec.workers}, B=${lastDec.batch} on ${esc(lastDec.vm)}: predicted ${fmtTime(lastDec.predicted_time)}, ${fmtUsd(lastDec.predicted_cost)}`;
+  if (chosenPt) chosen = `K=${chosenPt.workers}, B=${chosenPt.batch} on ${esc(chosenPt.vm)}: ${esc(repWord)} ${fmtTime(chosenPt.time_s)}, ${fmtUsd(chosenPt.cost)} (±${fin(chosenPt.err_rel) ? (100 * chosenPt.err_rel).toFixed(0) : '?'}%)`;
+  else if (lastDec) chosen = `K=${lastDec.workers}, B=${lastDec.batch} on ${esc(lastDec.vm)}: ${esc(nominalWord(lastDec._nominal, lastDec._nominal_epochs))} ${fmtTime(lastDec.predicted_time)}, ${fmtUsd(lastDec.predicted_cost)}`;
   else chosen = 'not chosen yet';
   const why = rep ? rep.why : lastDec ? lastDec.reason : '';
   let h = `<h2>Run ${r.id} <span class="badge ${esc(r.status)}">${esc(r.status)}</span> <span class="badge ${live ? 'live' : ''}" id="live-status">${live ? 'live' : 'finished'}</span></h2>
     <p class="muted">${esc(r.job_key)} · state ${esc(r.state)} · created ${fmtDate(r.created)}${sub ? ` · submission ${sub.id} (${esc(sub.state)})` : ''}</p>
     <div class="card"><div class="chosen" id="chosen"><b>Chosen configuration:</b> <span id="chosen-config">${chosen}</span></div>
     <div class="muted">${esc(why || '')}</div>
-    ${rep ? `<div>Outcome: ${rep.reached ? 'target reached' : 'target NOT reached'}; test accuracy ${fin(rep.test_accuracy) ? rep.test_accuracy.toFixed(4) : '-'} after ${fmtNum(rep.epochs)} epochs in ${fmtTime(rep.actual_time_s)}, ${fmtUsd(rep.actual_cost)}; predicted at the decision ${fmtTime(rep.predicted_time_s)}${fin(rep.predicted_time_lo_s) ? ` (band ${fmtTime(rep.predicted_time_lo_s)} to ${fmtTime(rep.predicted_time_hi_s)})` : ''}; search ${fmtTime(rep.search_time_s)}, ${rep.switches} switch(es)</div>` : ''}
+    ${rep ? `<div>Outcome: ${rep.reached ? 'target reached' : 'target NOT reached'}; test accuracy ${fin(rep.test_accuracy) ? rep.test_accuracy.toFixed(4) : '-'} after ${fmtNum(rep.epochs)} epochs in ${fmtTime(rep.actual_time_s)}, ${fmtUsd(rep.actual_cost)}; ${esc(repWord)} at the decision ${fmtTime(rep.predicted_time_s)}${fin(rep.predicted_time_lo_s) ? ` (band ${fmtTime(rep.predicted_time_lo_s)} to ${fmtTime(rep.predicted_time_hi_s)})` : ''}; search ${fmtTime(rep.search_time_s)}, ${rep.switches} switch(es)</div>` : ''}
     ${sub && sub.error ? `<div class="err">${esc(sub.error)}</div>` : ''}
     <button id="stop"${live ? '' : ' disabled'}>Stop</button><button id="resume"${!live && r.status !== 'done' && r.status !== 'target not reached' ? '' : ' disabled'}>Resume</button> <span id="action-msg"></span></div>`;
   /* the trade-off: the report's plan, else (while the run trains) the latest plan the loop
    * stored (a models row of kind "plan") with the decisions so far */
   const lp = !rep ? livePlan(d) : null;
   const decisions = (d.decisions || []).filter((x) => fin(x.predicted_time)).map((x) => ({ x: x.predicted_time, y: x.predicted_cost, label: `${x.kind}: K=${x.workers} B=${x.batch}` }));
-  const plan = rep ? { points: rep.points, front: rep.front, chosen: rep.chosen, relative: rep.decision_relative }
-    : lp ? { points: lp.points, front: lp.points.filter((p) => p.pareto), chosen: lp.chosen, relative: lp.relative, decisions }
+  /* the report's points are the latest plan's: nominal when its target was (relative_prediction) */
+  const plan = rep ? { points: rep.points, front: rep.front, chosen: rep.chosen, relative: rep.relative_prediction, nominalEpochs: rep.target && rep.target.epochs }
+    : lp ? { points: lp.points, front: lp.points.filter((p) => p.pareto), chosen: lp.chosen, relative: lp.relative, nominalEpochs: lp.nominal_epochs, decisions }
       : { decisions };
   if (rep && fin(rep.predicted_time_lo_s) && fin(rep.predicted_time_hi_s)) plan.band = { x0: rep.predicted_time_lo_s, x1: rep.predicted_time_hi_s, name: 'prediction band (time)', color: '#d62828' };
   if (lp && fin(lp.time_lo_s) && fin(lp.time_hi_s)) plan.band = { x0: lp.time_lo_s, x1: lp.time_hi_s, name: 'prediction band (time)', color: '#d62828' };
@@ -352,12 +379,16 @@ function renderRun(st) {
   h += '<div class="grid">';
   h += `<div class="card">${tradeoffChart('tradeoff-chart', lp ? 'Time–cost trade-off (live: the latest plan)' : 'Time–cost trade-off', plan, actual)}</div>`;
   /* predicted against actual time to the target */
-  const decs = (d.decisions || []).filter((x) => fin(x.predicted_time)).map((x) => ({ x: x.created - r.created, y: x.predicted_time, label: `${x.kind} at ${fmtTime(x.created - r.created)}: predicted ${fmtTime(x.predicted_time)}` }));
+  /* nominal figures are not predictions: their own series */
+  const decPt = (x) => ({ x: x.created - r.created, y: x.predicted_time, label: `${x.kind} at ${fmtTime(x.created - r.created)}: ${nominalWord(x._nominal, x._nominal_epochs)} ${fmtTime(x.predicted_time)}` });
+  const decs = (d.decisions || []).filter((x) => fin(x.predicted_time) && !x._nominal).map(decPt);
+  const nomDecs = (d.decisions || []).filter((x) => fin(x.predicted_time) && x._nominal).map(decPt);
   const elapsed = live && st.series && st.series.points.length ? st.series.points[st.series.points.length - 1].ts - r.created : NaN;
   const pa = { id: 'predicted-actual', title: 'Predicted against actual time to the target', xlabel: 'when predicted (time since the run started)', ylabel: 'time to the target (from the start)',
     fmtx: fmtTime, fmty: fmtTime, yzero: true, series: [{ name: 'predicted at each decision', color: '#1f77b4', line: true, pts: decs }],
     hlines: [{ y: rep ? rep.actual_time_s : NaN, name: 'actual', color: '#2a9d8f' }, { y: elapsed, name: 'elapsed so far', color: '#ff9f1c' }],
     empty: 'no prediction yet' };
+  if (nomDecs.length) pa.series.push({ name: 'nominal at a decision (not a prediction)', color: '#8d99ae', pts: nomDecs, r: 3 });
   if (rep && fin(rep.predicted_time_lo_s)) pa.series.push({ name: 'band at the decision', color: '#d62828', pts: [{ x: decs.length ? decs[0].x : 0, y: rep.predicted_time_s, ylo: rep.predicted_time_lo_s, yhi: rep.predicted_time_hi_s }], marker: 'diamond', r: 5 });
   h += `<div class="card">${chart(pa)}</div></div>`;
   h += `<div class="card">${timelineSvg(d, st.series)}</div>`;
@@ -376,7 +407,8 @@ function renderRun(st) {
   h += '<div class="card"><h2>Segments</h2>' + rowsTable('steps-table', d.steps, [['idx', '#'], ['phase', 'phase', 1], ['workers', 'K'], ['batch', 'B'], ['iterations', 'iterations'],
     ['t_iter', 'iteration time', 0, (v) => fmtTime(v)], ['idle_before', 'idle before', 0, (v) => fmtTime(v)], ['accuracy', 'test acc.', 0, (v) => fin(v) ? v.toFixed(4) : '-'], ['reached', 'reached']]);
   h += '<h2>Decisions</h2>' + rowsTable('decisions-table', d.decisions, [['kind', 'kind', 1], ['workers', 'K'], ['batch', 'B'], ['vm', 'VM', 1],
-    ['predicted_time', 'predicted time', 0, (v) => fmtTime(v)], ['predicted_cost', 'predicted cost', 0, (v) => fmtUsd(v)], ['reason', 'why', 1]]);
+    ['predicted_time', 'predicted time', 0, (v, x) => fmtTime(v) + (x._nominal ? ' ' + esc(nominalWord(true, x._nominal_epochs)) : '')],
+    ['predicted_cost', 'predicted cost', 0, (v, x) => fmtUsd(v) + (x._nominal ? ' nominal' : '')], ['reason', 'why', 1]]);
   h += '<h2>Switches</h2>' + rowsTable('switches-table', d.switches, [['from_workers', 'from K'], ['from_batch', 'from B'], ['to_workers', 'to K'], ['to_batch', 'to B'], ['idle_s', 'idle', 0, (v) => fmtTime(v)]]);
   h += '<h2>Measurements</h2>' + rowsTable('measurements-table', d.measurements, [['phase', 'phase', 1], ['vm', 'VM', 1], ['workers', 'K'], ['batch', 'B'], ['iterations', 'iterations'],
     ['t_compute', 'compute', 0, (v) => fmtTime(v)], ['t_comm', 'comm', 0, (v) => fmtTime(v)], ['t_iter', 'iteration', 0, (v) => fmtTime(v)]]);

@@ -130,6 +130,8 @@ typedef struct view {
     int planned;
     const scv_catalog *cat;
     int comms;                 /* planned with communication options: the table's comm column */
+    double nominal_epochs;     /* a relative plan's epochs assumed (the policy's), at ... */
+    int nominal_batch;         /* ... the space's first batch (the loop's target_of) */
 } view;
 
 static void progress_line(view *v, const scv_run_event *ev)
@@ -137,18 +139,34 @@ static void progress_line(view *v, const scv_run_event *ev)
     double now = scv_now();
     if (now - v->last_line < 0.25) return;
     v->last_line = now;
-    char el[32], rem[128] = "", acc[32] = "";
+    char el[32], rem[256] = "", acc[32] = "";
     scv_fmt_time(ev->elapsed_s, el, sizeof el);
-    if (isfinite(ev->remaining_s)) {
+    /* past the predicted time (ev->overdue): the learning curve's re-estimate, or that there
+     * is none yet; never a time left of zero while training goes on */
+    const char *plan_t = ev->relative ? "nominal" : "predicted";
+    char past[96] = "";
+    if (ev->overdue) snprintf(past, sizeof past, ": past the %s time, re-estimated from the learning curve", plan_t);
+    if (isfinite(ev->remaining_s) && ev->remaining_s > 0 && ev->relative && !ev->overdue) {
+        /* a nominal plan's time left is not a prediction: say what it is */
+        char t[32];
+        scv_fmt_time(ev->remaining_s, t, sizeof t);
+        snprintf(rem, sizeof rem, ", nominal (%.3g epochs assumed): %s left, the target's epochs unknown",
+                 v->nominal_epochs, t);
+    } else if (isfinite(ev->remaining_s) && ev->remaining_s > 0) {
         char t[32], lo[32], hi[32];
         scv_fmt_time(ev->remaining_s, t, sizeof t);
-        if (isfinite(ev->remaining_lo_s)) {
+        if (isfinite(ev->remaining_lo_s) && isfinite(ev->remaining_hi_s)) {
             scv_fmt_time(ev->remaining_lo_s, lo, sizeof lo);
             scv_fmt_time(ev->remaining_hi_s, hi, sizeof hi);
-            snprintf(rem, sizeof rem, ", about %s to the target (%s to %s)", t, lo, hi);
+            snprintf(rem, sizeof rem, ", about %s to the target (%s to %s)%s", t, lo, hi, past);
+        } else if (isfinite(ev->remaining_hi_s)) { /* the band's low end is passed */
+            scv_fmt_time(ev->remaining_hi_s, hi, sizeof hi);
+            snprintf(rem, sizeof rem, ", about %s to the target (up to %s)%s", t, hi, past);
         } else {
-            snprintf(rem, sizeof rem, ", about %s to the target", t);
+            snprintf(rem, sizeof rem, ", about %s to the target%s", t, past);
         }
+    } else if (ev->overdue) {
+        snprintf(rem, sizeof rem, "; target not reached at the %s time, re-estimating at the next evaluation", plan_t);
     }
     if (isfinite(v->accuracy)) snprintf(acc, sizeof acc, ", test acc %.4f", v->accuracy);
     fprintf(stderr, "\r\033[K  [%s] K=%d B=%d iteration %lld, epoch %.2f%s; %s in the run%s", scv_run_state_name(ev->state),
@@ -180,9 +198,13 @@ static void on_event(void *ctx, const scv_run_event *ev)
     }
     case SCV_EV_PLAN:
         if (v->planned++ || v->json) break; /* the first plan's table; re-plans print a line */
-        printf("trade-off (%zu configurations; %s):\n", ev->plan->n_points,
-               ev->relative ? "times and costs are nominal: the target's epochs are not known yet"
-                            : "predicted time and cost to the target, from the start");
+        if (ev->relative) /* not predictions: say what they are */
+            printf("trade-off (%zu configurations; nominal time and cost, not predicted: %.3g epochs at B=%d "
+                   "assumed, the target's epochs are not known yet):\n",
+                   ev->plan->n_points, v->nominal_epochs, v->nominal_batch);
+        else
+            printf("trade-off (%zu configurations; predicted time and cost to the target, from the start):\n",
+                   ev->plan->n_points);
         scv_plan_print_header_ex(stdout, v->comms);
         for (size_t i = 0; i < ev->plan->n_front && i < 12; i++)
             scv_plan_print_point_ex(stdout, v->cat, &ev->plan->points[ev->plan->front[i]],
@@ -362,7 +384,8 @@ int cmd_run(int argc, char **argv)
     js.params.resume_run = resume;
     if (scv_job_setup_driver(&js, &drv, &err)) goto out;
     view v = {.tty = isatty(STDERR_FILENO), .json = json, .accuracy = NAN, .cat = js.catalog,
-              .comms = js.params.n_comms > 0};
+              .comms = js.params.n_comms > 0, .nominal_epochs = js.params.policy.nominal_epochs,
+              .nominal_batch = js.params.batches[0]};
     fprintf(stderr, "scavenger run: %s (%s), search %s, state in %s/\n", resume ? "resuming" : "a new run",
             js.job_key, scv_search_name(js.params.search), state_dir);
     scv_run_observer obs = {.ctx = &v, .on_event = on_event};

@@ -51,19 +51,28 @@ static int list(scv_store *db, int json, scv_err *err)
     } else if (!n) {
         printf("no runs stored yet: `scavenger run` stores each run\n");
     } else {
-        printf("%5s  %-16s  %-20s  %-12s  %9s  %10s  %10s  %10s  %s\n", "run", "created (UTC)", "status", "chose",
+        printf("%5s  %-16s  %-20s  %-12s  %13s  %10s  %10s  %10s  %s\n", "run", "created (UTC)", "status", "chose",
                "predicted", "actual", "cost", "test acc", "job");
+        int nominal = 0;
         for (size_t i = 0; i < n; i++) {
-            char c[32], ch[24] = "-", pt[32], at[32], ac[32], acc[24] = "-"; /* "-": no accuracy measured */
+            char c[32], ch[24] = "-", pt[40], at[32], ac[32], acc[24] = "-"; /* "-": no accuracy measured */
             when(r[i].created, c, sizeof c);
             if (r[i].workers) snprintf(ch, sizeof ch, "K=%d B=%d", r[i].workers, r[i].batch);
             scv_fmt_time(r[i].predicted_time_s, pt, sizeof pt);
+            if (r[i].nominal && isfinite(r[i].predicted_time_s)) { /* not a prediction: marked, see below */
+                size_t len = strlen(pt);
+                snprintf(pt + len, sizeof pt - len, " nom.");
+                nominal = 1;
+            }
             scv_fmt_time(r[i].actual_time_s, at, sizeof at);
             scv_fmt_usd(r[i].actual_cost, ac, sizeof ac);
             if (isfinite(r[i].accuracy)) snprintf(acc, sizeof acc, "%.4f", r[i].accuracy);
-            printf("%5lld  %-16s  %-20s  %-12s  %9s  %10s  %10s  %10s  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
+            printf("%5lld  %-16s  %-20s  %-12s  %13s  %10s  %10s  %10s  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
                    acc, r[i].job_key);
         }
+        if (nominal)
+            printf("nom.: nominal, not predicted: the target's epochs were unknown at the decision and a nominal "
+                   "number was assumed (`runs show ID` says how many)\n");
     }
     free(r);
     return SCV_OK;
@@ -101,7 +110,13 @@ static int show(scv_store *db, long long id, int json, scv_err *err)
         scv_fmt_usd(r.actual_cost, ac, sizeof ac);
         printf("run %lld, created %s UTC: %s (state %s)\njob %s\n", r.id, c, r.status, r.state[0] ? r.state : "-",
                r.job_key);
-        if (r.workers) printf("chose K=%d, B=%d: %s\npredicted %s, %s; actual %s, %s\n", r.workers, r.batch, r.why, pt,
+        char nom[128] = "predicted";
+        if (r.nominal && isfinite(r.nominal_epochs))
+            snprintf(nom, sizeof nom, "nominal (%.3g epochs at B=%d assumed: the target's epochs were unknown; not a "
+                     "prediction)", r.nominal_epochs, r.nominal_batch);
+        else if (r.nominal)
+            snprintf(nom, sizeof nom, "nominal (the target's epochs were unknown; not a prediction)");
+        if (r.workers) printf("chose K=%d, B=%d: %s\n%s %s, %s; actual %s, %s\n", r.workers, r.batch, r.why, nom, pt,
                               pc, at, ac);
         printf("\n%3s  %-7s  %4s  %6s  %10s  %12s  %8s  %8s\n", "#", "phase", "K", "B", "iterations", "ms/iteration",
                "idle s", "test acc");

@@ -34,6 +34,12 @@ int scv_vm_mix_parse(const scv_catalog *c, const char *spec, scv_vm_mix *out, sc
 
 void scv_plan_print_header(FILE *f);
 void scv_plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark);
+/* scv_plan_svg_write for a plan whose times are nominal (nominal_epochs > 0 epochs at
+ * nominal_batch assumed, the target's epochs unknown): the title and axes say "nominal",
+ * with the epochs assumed, not "predicted". nominal_epochs 0: scv_plan_svg_write. */
+int scv_plan_svg_write_nominal(const char *path, const scv_catalog *cat, const scv_plan_result *res,
+                               double actual_time_s, double actual_cost, double nominal_epochs, int nominal_batch,
+                               scv_err *err);
 void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *p);
 
 #endif /* SCV_IO_INTERNAL_H */

@@ -174,6 +174,13 @@ static void sort_lines(line_key *sel, size_t n, const int *vm_order, size_t n_vm
 int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_result *res,
                        double actual_time_s, double actual_cost, scv_err *err)
 {
+    return scv_plan_svg_write_nominal(path, cat, res, actual_time_s, actual_cost, 0, 0, err);
+}
+
+int scv_plan_svg_write_nominal(const char *path, const scv_catalog *cat, const scv_plan_result *res,
+                               double actual_time_s, double actual_cost, double nominal_epochs, int nominal_batch,
+                               scv_err *err)
+{
     if (!res->n_points || res->chosen < 0)
         return scv_err_set(err, SCV_EINVAL, "%s: the plan has no configuration to draw", path);
     const scv_plan_point *pts = res->points, *ch = &pts[res->chosen];
@@ -275,15 +282,25 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
     svg_series front = {.n = res->n_front, .t = p, .c = p + res->n_front};
     for (size_t i = 0; i < res->n_front; i++)
         front.t[i] = pts[res->front[i]].time_s, front.c[i] = pts[res->front[i]].cost;
-    char title[200], mark[160], chbuf[512];
+    char title[260], mark[160], chbuf[512], nom[96] = "", xt[96], yt[64];
     const char *chv = point_vm(cat, ch, chbuf, sizeof chbuf);
+    /* nominal times are not predictions: the figure says what they are */
+    if (nominal_epochs > 0) snprintf(nom, sizeof nom, "%.3g epochs at B=%d assumed", nominal_epochs, nominal_batch);
+    const char *what = nom[0] ? "Nominal" : "Predicted";
     if (n_vm > 1)
-        snprintf(title, sizeof title, "Predicted cost against time to target (%zu VM types%s; "
-                 "lines: VM type and B across K%s)", n_vm, any_mix ? " or mixes" : "",
+        snprintf(title, sizeof title, "%s cost against time to target (%s%s%zu VM types%s; "
+                 "lines: VM type and B across K%s)", what, nom, nom[0] ? "; " : "", n_vm, any_mix ? " or mixes" : "",
                  any_mix ? ", a mix across B" : "");
     else
-        snprintf(title, sizeof title, "Predicted cost against time to target (%.100s; lines: %s)", chv,
-                 any_mix ? "the mix across B" : "B across K");
+        snprintf(title, sizeof title, "%s cost against time to target (%s%s%.100s; lines: %s)", what, nom,
+                 nom[0] ? "; " : "", chv, any_mix ? "the mix across B" : "B across K");
+    if (nom[0]) {
+        snprintf(xt, sizeof xt, "nominal time to target (%.3g epochs assumed)", nominal_epochs);
+        snprintf(yt, sizeof yt, "nominal cost to target");
+    } else {
+        snprintf(xt, sizeof xt, "predicted time to target");
+        snprintf(yt, sizeof yt, "predicted cost to target");
+    }
     char chc[64] = "";
     if (any_comm) {
         chc[0] = ',', chc[1] = ' ';
@@ -291,8 +308,7 @@ int scv_plan_svg_write(const char *path, const scv_catalog *cat, const scv_plan_
     }
     snprintf(mark, sizeof mark, "chosen: %.100s%sK=%d, B=%d%.24s", n_vm > 1 ? chv : "",
              n_vm > 1 ? ", " : "", ch->workers, ch->batch, chc);
-    svg_figure fig = {.title = title, .x_title = "predicted time to target",
-                      .y_title = "predicted cost to target", .series = ser, .n_series = ns,
+    svg_figure fig = {.title = title, .x_title = xt, .y_title = yt, .series = ser, .n_series = ns,
                       .front = &front, .has_mark = 1, .mark_t = ch->time_s, .mark_c = ch->cost,
                       .mark_label = mark,
                       .has_actual = actual_time_s > 0 && actual_cost > 0,

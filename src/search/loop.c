@@ -74,6 +74,7 @@ typedef struct loop {
     int retries, rounds, decided, resumed_decision;
     /* progress: predicted from the plan once there is one */
     double need_iters, pred_t_iter;
+    double pred_iter_factor;        /* ... its iterations relative to dense */
     int64_t iteration;              /* the latest the driver reported */
     double samples;                 /* ... and samples seen */
     double last_accuracy;
@@ -119,24 +120,62 @@ static double elapsed(const loop *l)
     return t;
 }
 
+static double rule_lag(const loop *l);
+
+/* The plan's iterations to the target at the configuration trained at are done (while
+ * training goes on: the target was not reached at the predicted time). */
+static int overdue(const loop *l)
+{
+    return l->need_iters > 0 && l->pred_t_iter > 0 && l->need_iters - (double)l->iteration <= 0;
+}
+
+/* The predicted time left to the target, into ev: the plan's (its iterations still to go at
+ * the configuration trained at, the curve's band when the target came from it); once those
+ * are done and training goes on, ev->overdue and the learning curve's re-estimate from this
+ * point (refitted at every evaluation: on_eval), or none (NaN) until it predicts one. Never
+ * zero or less while training goes on. */
+static void time_left(const loop *l, scv_run_event *ev)
+{
+    ev->remaining_s = ev->remaining_lo_s = ev->remaining_hi_s = NAN;
+    ev->overdue = 0;
+    ev->relative = l->r->relative; /* a nominal plan's time left is nominal too */
+    if (!(l->need_iters > 0 && l->pred_t_iter > 0)) return;
+    const progress_pred *pr = &l->pred;
+    double rest = l->need_iters - (double)l->iteration;
+    if (rest > 0) {
+        ev->remaining_s = rest * l->pred_t_iter;
+        if (l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->x_star > pr->x_now) {
+            double r = pr->x_star - pr->x_now; /* the band of the reference samples still to go */
+            if (pr->lo > pr->x_now) ev->remaining_lo_s = ev->remaining_s * (pr->lo - pr->x_now) / r; /* else none: "up to" */
+            ev->remaining_hi_s = ev->remaining_s * fmax(0, pr->hi - pr->x_now) / r;
+        }
+        return;
+    }
+    ev->overdue = 1;
+    if (!(pr->ok && pr->reachable && pr->b_noise > 0 && isfinite(pr->x_star) && l->B > 0)) return;
+    double x_now = progress_ref_samples(&l->prog, l->samples, pr->b_ref, pr->b_noise);
+    /* samples still to go at the batch trained at: to the curve's crossing, plus the lag of
+     * the smoothed rule behind it (the plan adds it too) */
+    double per_ref = scv_samples_at_batch(1, pr->b_ref, l->B, pr->b_noise), lag = rule_lag(l);
+    double rest_s = (pr->x_star - x_now) * per_ref + lag;
+    if (!(rest_s > 0)) return; /* the crossing and the lag are passed too: none until the curve moves */
+    double t_sample = l->pred_iter_factor * l->pred_t_iter / l->B; /* seconds a sample costs there */
+    ev->remaining_s = rest_s * t_sample;
+    double lo_s = (pr->lo - x_now) * per_ref + lag, hi_s = (pr->hi - x_now) * per_ref + lag;
+    if (lo_s > 0) ev->remaining_lo_s = lo_s * t_sample; /* else none: "up to" hi */
+    if (isfinite(hi_s) && hi_s > 0) ev->remaining_hi_s = hi_s * t_sample;
+}
+
 static void emit(loop *l, scv_run_event ev)
 {
     if (!l->obs || !l->obs->on_event) return;
     ev.state = l->state;
     ev.elapsed_s = elapsed(l);
-    ev.remaining_s = l->need_iters > 0 && l->pred_t_iter > 0
-                         ? fmax(0, l->need_iters - (double)l->iteration) * l->pred_t_iter
-                         : NAN;
-    ev.remaining_lo_s = ev.remaining_hi_s = NAN;
-    const progress_pred *pr = &l->pred;
-    if (isfinite(ev.remaining_s) && l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->x_star > pr->x_now) {
-        double rest = pr->x_star - pr->x_now; /* the band of the reference samples still to go */
-        ev.remaining_lo_s = ev.remaining_s * fmax(0, pr->lo - pr->x_now) / rest;
-        ev.remaining_hi_s = ev.remaining_s * fmax(0, pr->hi - pr->x_now) / rest;
-    }
+    time_left(l, &ev);
     l->obs->on_event(l->obs->ctx, &ev);
 }
 
+static void predict_target(loop *l);
 static void note(loop *l, scv_run_event_kind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void note(loop *l, scv_run_event_kind kind, const char *fmt, ...)
 {
@@ -338,6 +377,7 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
     l->last_accuracy = e->accuracy;
     if (!l->profiling) progress_eval_add(&l->prog, target_x(l, e), target_y(l, e)); /* out of order or NaN: ignored */
     history_push(l, target_y(l, e));
+    if (!l->profiling && overdue(l)) predict_target(l); /* the time left, re-estimated (emit) */
     if (!l->sink_err.code) /* the sink cannot fail the segment: it is failed when it returns */
         scv_store_eval(l->p->store, l->r->run_id, l->K, l->B, e, &l->sink_err);
     emit(l, (scv_run_event){.kind = SCV_EV_EVAL, .workers = l->K, .batch = l->B, .eval = e});
@@ -835,6 +875,7 @@ static void predict_progress(loop *l)
 {
     const scv_plan_point *pt = find_point(l->r->plan, l->K, l->B, l->comm);
     l->pred_t_iter = pt ? pt->t_iter : NAN;
+    l->pred_iter_factor = iter_factor(pt);
     l->need_iters = pt ? (double)l->iteration + rest_iters(l, &l->r->stat, l->B) * iter_factor(pt) : NAN;
 }
 
@@ -870,7 +911,9 @@ static int store_plan(loop *l, const scv_plan_result *res, scv_err *err)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    fprintf(f, "{\"relative\":%s,\"chosen\":", r->relative ? "true" : "false");
+    fprintf(f, "{\"relative\":%s", r->relative ? "true" : "false"); /* first: the runs list reads it */
+    if (r->relative) fprintf(f, ",\"nominal_epochs\":%.6g,\"nominal_batch\":%d", r->target_epochs, r->target_batch);
+    fputs(",\"chosen\":", f);
     scv_plan_point_json(f, l->p->catalog, ch);
     double lo = r->target_epochs_lo / r->target_epochs, hi = r->target_epochs_hi / r->target_epochs;
     if (curve_crossing(r->target_source) && r->target_epochs > 0 && isfinite(lo) && isfinite(hi))
@@ -1246,6 +1289,11 @@ static int do_replan(loop *l, scv_err *err)
         snprintf(why, sizeof why, "stay at K=%d, B=%d%s: no switch pays for itself (best saves %.1f s, costs %.1f s)",
                  l->K, l->B, comm_text(l, l->comm, cur ? cur->comm_coll : SCV_SPARSE_ALLGATHER, ot, sizeof ot),
                  rem_cur - rem_new, cost);
+    }
+    if (r->relative) { /* its times are nominal, and its reason says so (the dashboard reads it) */
+        char w[sizeof why];
+        snprintf(w, sizeof w, "%s", why);
+        snprintf(why, sizeof why, "nominal times (%.3g epochs assumed): %.200s", r->target_epochs, w);
     }
     const scv_plan_point *at = find_point(res, l->K, l->B, l->comm);
     int rc = scv_store_decision(l->p->store, r->run_id, "replan", l->K, l->B, l->vm->name, at ? at->time_s : NAN,

@@ -175,6 +175,13 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     scv_json_str(f, r->why);
     fprintf(f, ",\"relative_prediction\":%s,\"decision_relative\":%s", r->relative ? "true" : "false",
             r->decision_relative ? "true" : "false");
+    /* predicted_* below are nominal, not predictions, when the decision's target was unknown:
+     * nominal_epochs were assumed at nominal_batch */
+    fprintf(f, ",\"nominal\":%s", r->decision_relative ? "true" : "false");
+    json_num(f, "nominal_epochs", r->decision_relative ? p->policy.nominal_epochs : NAN, 1);
+    fprintf(f, ",\"nominal_batch\":");
+    if (r->decision_relative) fprintf(f, "%d", p->batches[0]);
+    else fputs("null", f);
     json_num(f, "predicted_time_s", r->predicted_time_s, 1);
     json_num(f, "predicted_cost", r->predicted_cost, 1);
     json_num(f, "predicted_band", r->predicted_band, 1);
@@ -184,7 +191,8 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     json_num(f, "epochs", r->target_epochs, 1);
     json_num(f, "epochs_lo", r->target_epochs_lo, 1);
     json_num(f, "epochs_hi", r->target_epochs_hi, 1);
-    fprintf(f, ",\"batch\":%d,\"note\":", r->target_batch);
+    fprintf(f, ",\"batch\":%d,\"nominal\":%s,\"note\":", r->target_batch,
+            r->target_source == SCV_TARGET_NOMINAL ? "true" : "false");
     scv_json_str(f, r->target_note);
     fputc('}', f);
     json_num(f, "price_hr", r->price_hr, 1);
@@ -267,17 +275,20 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
             if (dec->comm_note[0]) fprintf(f, " (%s)", dec->comm_note);
             fprintf(f, ".\n\n");
         }
-        fprintf(f, "Predicted at the decision, from the start of the run: %s, %s (iteration time +-%.1f%%", pt, pc,
-                100 * r->predicted_band);
+        if (r->decision_relative) /* not a prediction: say what it is */
+            fprintf(f, "Nominal at the decision (%.3g epochs at B=%d assumed: the target's epochs were unknown; not "
+                       "a prediction), from the start of the run: %s, %s (iteration time +-%.1f%%",
+                    p->policy.nominal_epochs, p->batches[0], pt, pc, 100 * r->predicted_band);
+        else
+            fprintf(f, "Predicted at the decision, from the start of the run: %s, %s (iteration time +-%.1f%%", pt,
+                    pc, 100 * r->predicted_band);
         if (isfinite(r->predicted_lo_s)) {
             char lo[32], hi[32];
             scv_fmt_time(r->predicted_lo_s, lo, sizeof lo);
             scv_fmt_time(r->predicted_hi_s, hi, sizeof hi);
             fprintf(f, "; statistical band %s to %s", lo, hi);
         }
-        fprintf(f, ")%s.\n\n",
-                r->decision_relative ? " -- relative: the target's epochs were unknown, so the absolute figures are "
-                                       "nominal" : "");
+        fprintf(f, ").\n\n");
         if (r->decision_relative && isfinite(r->absolute_time_s)) {
             char ft[32], fa[32];
             scv_fmt_time(r->absolute_time_s, ft, sizeof ft);
@@ -353,8 +364,14 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
                    "fit error %.1f%% over %d configurations. Statistical: %s.\n\n",
                 1e3 * pf->c0, 1e3 * pf->c1, 1e3 * pf->alpha, 1e9 * pf->beta, 100 * pf->mare, pf->n_points,
                 r->stat.note);
-        fprintf(f, "## Trade-off (the latest plan)\n\n![cost against time](tradeoff.svg)\n\n"
-                   "| vm | K | B | predicted time | predicted cost | band | |\n|---|---|---|---|---|---|---|\n");
+        if (r->relative) /* the latest plan's times are nominal too */
+            fprintf(f, "## Trade-off (the latest plan; nominal: %.3g epochs at B=%d assumed, the target's epochs "
+                       "unknown)\n\n![cost against time](tradeoff.svg)\n\n"
+                       "| vm | K | B | nominal time (%.3g epochs assumed) | nominal cost | band | |\n"
+                       "|---|---|---|---|---|---|---|\n", r->target_epochs, r->target_batch, r->target_epochs);
+        else
+            fprintf(f, "## Trade-off (the latest plan)\n\n![cost against time](tradeoff.svg)\n\n"
+                       "| vm | K | B | predicted time | predicted cost | band | |\n|---|---|---|---|---|---|---|\n");
         for (size_t i = 0; i < res->n_front; i++) {
             const scv_plan_point *q = &res->points[res->front[i]];
             char t[32], c[32];
@@ -398,7 +415,8 @@ int scv_run_report_write(const scv_run_params *p, const scv_run_result *r, const
     if (!rc && r->plan) {
         char path[1400];
         snprintf(path, sizeof path, "%s/tradeoff.svg", dir);
-        rc = scv_plan_svg_write(path, p->catalog, r->plan, r->actual_time_s, r->actual_cost, err);
+        rc = scv_plan_svg_write_nominal(path, p->catalog, r->plan, r->actual_time_s, r->actual_cost,
+                                        r->relative ? r->target_epochs : 0, r->target_batch, err);
     }
     return rc;
 }

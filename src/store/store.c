@@ -594,12 +594,22 @@ static void summary_row(sqlite3_stmt *st, scv_run_summary *r)
     r->predicted_cost = col_d(st, 12);
     col_text(st, 13, r->why, sizeof r->why);
     r->n_steps = sqlite3_column_int(st, 14);
+    /* the first plan's row opens {"relative":true,"nominal_epochs":E,"nominal_batch":B when its
+     * times were nominal (the loop's store_plan; rows before nominal_epochs: NaN epochs) */
+    const char *pj = (const char *)sqlite3_column_text(st, 15), *q;
+    static const char REL[] = "{\"relative\":true";
+    r->nominal_epochs = NAN;
+    r->nominal = pj && !strncmp(pj, REL, sizeof REL - 1);
+    if (r->nominal && (q = strstr(pj, "\"nominal_epochs\":"))) r->nominal_epochs = strtod(q + 17, NULL);
+    if (r->nominal && (q = strstr(pj, "\"nominal_batch\":"))) r->nominal_batch = atoi(q + 16);
 }
 
 #define SUMMARY_SQL                                                                                        \
     "SELECT r.id, r.created, r.job_key, r.status, r.state, r.actual_time, r.actual_cost, r.accuracy,"      \
     " r.reached, d.workers, d.batch, d.predicted_time, d.predicted_cost, d.reason,"                       \
-    " (SELECT COUNT(*) FROM steps WHERE run=r.id) FROM runs r LEFT JOIN decisions d ON d.rowid ="         \
+    " (SELECT COUNT(*) FROM steps WHERE run=r.id),"                                                         \
+    " (SELECT substr(json, 1, 160) FROM models WHERE run=r.id AND kind='plan' ORDER BY rowid LIMIT 1)"      \
+    " FROM runs r LEFT JOIN decisions d ON d.rowid ="                                                      \
     " (SELECT rowid FROM decisions WHERE run=r.id AND kind='plan' ORDER BY rowid LIMIT 1) "
 
 int scv_store_runs(scv_store *s, scv_run_summary **out, size_t *n, scv_err *err)
