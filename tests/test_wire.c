@@ -542,7 +542,8 @@ static void count_eval(void *ctx, const scv_eval_sample *e)
 
 /* A running segment's tail (drivers/trainjob.c): an external trainer's accuracy in percent
  * is not passed on as an evaluation (it cannot reach a target) and fails the segment naming
- * file, line and field; a NaN loss says the trainer diverged, at which iteration, where. */
+ * file, line and field; a NaN loss says the trainer diverged, at which iteration, where; a
+ * good file passes, a line longer than the tail's buffer included. */
 static void t_tail_verdict(void)
 {
     char path[128];
@@ -558,6 +559,12 @@ static void t_tail_verdict(void)
         fprintf(f, iter, 2, mode == 1 ? "NaN" : "1.5", 128);
         fprintf(f, "{\"type\": \"eval\", \"iter\": 2, \"epoch_progress\": 0.2, \"test_accuracy\": %s, "
                    "\"role\": \"periodic\"}\n", mode == 0 ? "5.0" : "0.05");
+        if (mode == 2) { /* a line of the trainer's own, longer than the tail's buffer: not refused in parts */
+            fputs("{\"type\": \"note\", \"text\": \"", f);
+            for (int i = 0; i < 20000; i++) fputc('x', f);
+            fputs("\"}\n", f);
+            fprintf(f, iter, 3, "1.0", 192);
+        }
         fclose(f);
         trainjob t;
         memset(&t, 0, sizeof t);
@@ -580,7 +587,7 @@ static void t_tail_verdict(void)
             CHECK_MSG(strstr(e.msg, "the trainer diverged (loss NaN at iteration 2, ") && strstr(e.msg, ".jsonl:3)"),
                       "%s", e.msg);
         } else {
-            CHECK_MSG(rc == SCV_OK && n_evals == 1 && res.iterations == 2, "%s", e.msg);
+            CHECK_MSG(rc == SCV_OK && n_evals == 1 && res.iterations == 3 && t.lineno == 6, "%s", e.msg);
         }
     }
     unlink(path);

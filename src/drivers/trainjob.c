@@ -268,7 +268,7 @@ void tj_log_tail(const char *path, int lines, char *buf, size_t cap)
 void tj_tail_start(trainjob *t, const char *path, const scv_measure_sink *sink, scv_segment_result *out)
 {
     if (t->tail) fclose(t->tail);
-    t->tail = NULL, t->sink = sink, t->res = out, t->partial[0] = 0, t->lineno = 0;
+    t->tail = NULL, t->sink = sink, t->res = out, t->partial[0] = 0, t->lineno = 0, t->overlong = 0;
     memset(&t->line_err, 0, sizeof t->line_err);
     memset(&t->diverged, 0, sizeof t->diverged);
     scv_ml_reader_init(&t->rd, t->K);
@@ -286,8 +286,13 @@ void tj_tail_tick(void *ctx)
         size_t have = strlen(t->partial);
         if (!fgets(t->partial + have, (int)(sizeof t->partial - have), t->tail)) break;
         size_t len = strlen(t->partial);
-        if (len && t->partial[len - 1] != '\n' && len < sizeof t->partial - 1) break; /* the rest later */
-        deliver(t, t->partial, ++t->lineno);
+        int ends = len && t->partial[len - 1] == '\n';
+        if (!ends && len < sizeof t->partial - 1) break; /* the rest later */
+        /* a line longer than the buffer is not read here (its parts are no lines), only
+         * counted: the check of the whole file when the segment ends reads it */
+        if (!t->overlong && ends) deliver(t, t->partial, ++t->lineno);
+        else if (ends) t->overlong = 0, ++t->lineno;
+        else t->overlong = 1;
         t->partial[0] = 0;
     }
 }

@@ -34,6 +34,7 @@ typedef struct trainjob {
     const scv_measure_sink *sink;
     scv_segment_result *res;
     char partial[8192];
+    int overlong;              /* within a line longer than partial (skipped) */
     int lineno;                /* lines of the tailed file read */
     scv_ml_reader rd;          /* its reader's state across lines (the segment's K) */
     scv_err line_err;          /* its first bad line (code 0: none) */
