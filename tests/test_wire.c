@@ -485,6 +485,9 @@ static void t_line_nonfinite(void)
     CHECK(!m.nonfinite && !strcmp(m.u.eval.role, "NaN Infinity"));
     CHECK_EQ_INT(scv_metrics_line_parse("{\"type\":\"iter\",\"loss\":NaNa}", "s", 1, &m, NULL), SCV_EPARSE);
     CHECK(m.type == SCV_ML_OTHER && !m.nonfinite);
+    CHECK_EQ_INT(scv_metrics_line_parse("{\"type\":\"iter\",\"loss\":\"#scv-nonfinite:NaN\"}", "s", 1, &m, NULL),
+                 SCV_EPARSE); /* the reader's own mark, written as a string: only not a number */
+    CHECK(m.type == SCV_ML_ITER && !m.nonfinite);
 }
 
 /* Checks across lines (issue 24 item 10): iter increases, samples_seen and ts do not

@@ -165,8 +165,8 @@ static void mark_nonfinite(scv_metrics_line *out, const num_field *f, const char
 /* One number: NaN when absent or null (*lacking names a required one that is lacking);
  * an error naming the field when of another type, not finite or out of range (1e400 reads
  * as inf). */
-static int read_num(const cJSON *o, const num_field *f, double *v, const char **lacking, scv_metrics_line *out,
-                    const char *path, int lineno, scv_err *err)
+static int read_num(const cJSON *o, const num_field *f, double *v, const char **lacking, int quoted,
+                    scv_metrics_line *out, const char *path, int lineno, scv_err *err)
 {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, f->name);
     int integral = (f->flags & INTEGRAL) != 0;
@@ -175,7 +175,7 @@ static int read_num(const cJSON *o, const num_field *f, double *v, const char **
         if (!*lacking && ((!x && (f->flags & PRESENT)) || (f->flags & VALUE))) *lacking = f->name;
         return SCV_OK;
     }
-    if (cJSON_IsString(x) && !strncmp(x->valuestring, NONFINITE_MARK, strlen(NONFINITE_MARK))) {
+    if (quoted && cJSON_IsString(x) && !strncmp(x->valuestring, NONFINITE_MARK, strlen(NONFINITE_MARK))) {
         const char *as = x->valuestring + strlen(NONFINITE_MARK);
         mark_nonfinite(out, f, as);
         return scv_err_set(err, SCV_EPARSE, "%s:%d: field '%s' = %s is not a finite number", path, lineno, f->name,
@@ -200,9 +200,10 @@ int scv_metrics_line_parse(const char *text, const char *path, int lineno, scv_m
     if (strspn(text, " \t\r\n") == strlen(text)) return SCV_OK; /* SCV_ML_BLANK */
     out->type = SCV_ML_OTHER;
     cJSON *o = cJSON_Parse(text);
+    int quoted = 0; /* bare tokens quoted (only then is NONFINITE_MARK one) */
     if (!o) { /* NaN or Infinity written bare: read them to name them */
         char *q = quote_nonfinite(text);
-        if (q) o = cJSON_Parse(q);
+        if (q) o = cJSON_Parse(q), quoted = 1;
         free(q);
     }
     if (!cJSON_IsObject(o)) {
@@ -222,7 +223,7 @@ int scv_metrics_line_parse(const char *text, const char *path, int lineno, scv_m
     const char *lacking = NULL;
     for (size_t i = 0; i < types[t].n_nums; i++) { /* every field is read; the first error is kept */
         const num_field *f = &types[t].nums[i];
-        int r = read_num(o, f, (double *)(base + f->off), &lacking, out, path, lineno, rc ? NULL : err);
+        int r = read_num(o, f, (double *)(base + f->off), &lacking, quoted, out, path, lineno, rc ? NULL : err);
         if (!rc) rc = r;
     }
     for (size_t i = 0; i < types[t].n_strs; i++) {
