@@ -8,8 +8,9 @@ the test accuracy is 0.95 - 0.5 exp(-0.5 epochs). The other workers exit at once
 
 FAKE_MODE picks a way to break the contract: refuse (exit 2), nostate (exit 0 without
 scavenger-state.json), badfield (an iter line whose t_iter is a string), nofield (an iter line
-without t_comm), backwards (an iter line whose iteration repeats an earlier one), crash (exit 1
-at the 5th iteration of a segment)."""
+without t_comm), backwards (an iter line whose iteration repeats an earlier one), nan (an iter line whose
+loss is NaN, as json.dumps writes it: the trainer diverged), percent (test accuracy in
+percent), crash (exit 1 at the 5th iteration of a segment)."""
 import json, math, os, signal, sys, time
 
 N_TRAIN = 6400
@@ -71,12 +72,14 @@ while not stop:
         del line["t_comm"]
     if mode == "backwards" and n_here == 3:
         line["iter"] = it - 2
+    if mode == "nan" and n_here == 3:
+        line["loss"] = float("nan")
     out.write(json.dumps(line) + "\n")
     if mode == "crash" and n_here == 5:
         sys.exit(1)
     if next_eval is not None and ep >= next_eval - 1e-12:
         out.write(json.dumps({"type": "eval", "iter": it, "epoch_progress": ep,
-                              "test_accuracy": 0.95 - 0.5 * math.exp(-0.5 * ep), "test_loss": loss,
+                              "test_accuracy": (0.95 - 0.5 * math.exp(-0.5 * ep)) * (100 if mode == "percent" else 1), "test_loss": loss,
                               "train_loss": period_loss / period_n, "train_loss_samples": period_n,
                               "role": "periodic"}) + "\n")
         period_loss = period_n = 0.0

@@ -1200,6 +1200,21 @@ static void t_reliability(void)
     /* --hidden sizes whose parameter count passes the cap */
     CHECK_EQ_INT(run(out, sizeof out, "%s train --model mlp --hidden 65536,65536,65536,65536 --dataset synthetic:100 --batch 10 --iterations 1 --progress never", bin), 1);
     CHECK_MSG(strstr(out, "more than 268435456 parameters"), "%s", out);
+    /* issue 24: a run whose job does not start says what the trainer said; a divergence of
+     * the built-in trainer (its non-finite loss line) is named, with no retry (both drivers) */
+    snprintf(d, sizeof d, "%s/rel.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --model mlp --hidden 32 --dataset %s/nosuch-data --workers 1,2 "
+                                      "--batch 32,64 --target-accuracy 0.9", bin, d, tmp), 1);
+    CHECK_MSG(strstr(out, "the job does not start (scavenger train exited 1: scavenger train: --dataset "), "%s", out);
+    static const char *const drivers[] = {"elastic", "relaunch"};
+    for (int i = 0; i < 2; i++) {
+        CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --driver %s --model mlp --hidden 32 --dataset synthetic:1000 "
+                                          "--lr 1e308 --workers 1,2 --batch 1,2 --target-accuracy 0.9",
+                         bin, d, drivers[i]), 1);
+        CHECK_MSG(strstr(out, "the trainer diverged (loss ") && strstr(out, "at iteration 2, ") &&
+                      strstr(out, "seg-000-warmup-k2-b2.jsonl:4)") && !strstr(out, "retry"),
+                  "%s: %s", drivers[i], out);
+    }
 }
 
 /* A bad --start, --target-batch or --target-epochs is a usage error found before the run is
@@ -1307,6 +1322,8 @@ static void t_exec_driver(void)
         {"badfield", "field 't_iter' is not a number", "seg-000-warmup-k2-b64.jsonl:4"},
         {"nofield", "lacks field 't_comm'", "seg-000-warmup-k2-b64.jsonl:4"},
         {"backwards", "field 'iter' = 1 does not follow line 3's 2", "seg-000-warmup-k2-b64.jsonl:4"},
+        {"nan", "the trainer diverged (loss NaN at iteration 3, ", "seg-000-warmup-k2-b64.jsonl:4)"},
+        {"percent", "field 'test_accuracy' = ", "is out of range (0..1): a fraction, not a percentage"},
         {"nostate", "did not checkpoint when it stopped", "rules 4 and 5"},
         {"crash", "failed (mpirun exited 1)", "retries are spent"},
     };
@@ -1315,6 +1332,8 @@ static void t_exec_driver(void)
         snprintf(db, sizeof db, "%s/exec-%s.db", tmp, bad[i][0]);
         CHECK_EQ_INT(run(out, sizeof out, "FAKE_MODE=%s %s run --db %s " FAKE, bad[i][0], bin, db), 1);
         CHECK_MSG(strstr(out, bad[i][1]) && strstr(out, bad[i][2]), "%s: %s", bad[i][0], out);
+        if (!strcmp(bad[i][0], "refuse")) /* the trainer's own words, from its log */
+            CHECK_MSG(strstr(out, "one iteration: \"fake_trainer: refusing the configuration\""), "%s", out);
         if (i < n_bad - 1) CHECK_MSG(!strstr(out, "retry"), "%s was retried: %s", bad[i][0], out);
     }
     CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " FAKE " --model lenet", bin, db), 2);

@@ -9,6 +9,7 @@
 #include "scv.h"
 #include "../src/io/metrics_line.h"
 #include "../src/io/segwire.h"
+#include "../src/drivers/trainjob.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>
@@ -446,10 +447,161 @@ static void t_profile_strict(void)
     unlink(path);
 }
 
+
+/* Non-finite values (issue 24 item 11): NaN and Infinity as Python's json.dumps writes them
+ * (bare, not JSON), as C's printf does ("nan", "-nan", "inf"), and a number beyond a
+ * double; each is named by file, line and field, and as non-finite (the loss first). */
+static void t_line_nonfinite(void)
+{
+    static const char *head = "{\"type\": \"iter\", \"iter\": 7, \"workers\": 1, \"batch\": 1, \"t_compute\": 0.01, "
+                               "\"t_comm\": 0.0, \"t_iter\": 0.01, \"grad_sqnorm_global\": 1.0, \"epoch_progress\": 0.1, ";
+    struct {
+        const char *tail, *field, *as, *needle;
+    } bad[] = {
+        {"\"grad_sqnorm_local_mean\": 1, \"loss\": NaN}", "loss", "NaN", "s.jsonl:9: field 'loss' = NaN is not a finite number"},
+        {"\"grad_sqnorm_local_mean\": 1, \"loss\": Infinity}", "loss", "Infinity", "s.jsonl:9: field 'loss' = Infinity"},
+        {"\"grad_sqnorm_local_mean\": 1, \"loss\": -Infinity}", "loss", "-Infinity", "s.jsonl:9: field 'loss' = -Infinity"},
+        {"\"grad_sqnorm_local_mean\": -nan, \"loss\": -nan, \"lr\": inf}", "loss", "-nan",
+         "s.jsonl:9: field 'grad_sqnorm_local_mean' = -nan is not a finite number"},
+        {"\"grad_sqnorm_local_mean\": Infinity, \"loss\": 2.5}", "grad_sqnorm_local_mean", "Infinity",
+         "s.jsonl:9: field 'grad_sqnorm_local_mean' = Infinity"},
+        {"\"grad_sqnorm_local_mean\": 1, \"loss\": 1e999}", "loss", "inf", "s.jsonl:9: field 'loss' = inf is out of range"},
+    };
+    scv_metrics_line m;
+    char line[1024];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(line, sizeof line, "%s%s\n", head, bad[i].tail);
+        scv_err e = {0};
+        CHECK_EQ_INT(scv_metrics_line_parse(line, "s.jsonl", 9, &m, &e), SCV_EPARSE);
+        CHECK_MSG(strstr(e.msg, bad[i].needle), "%s -> %s", bad[i].tail, e.msg);
+        CHECK_EQ_INT(m.type, SCV_ML_ITER);
+        CHECK_MSG(m.nonfinite && !strcmp(m.nonfinite, bad[i].field) && !strcmp(m.nonfinite_as, bad[i].as),
+                  "%s -> %s %s", bad[i].tail, m.nonfinite ? m.nonfinite : "(none)", m.nonfinite_as);
+        CHECK(m.u.iter.iter == 7); /* the rest of the line is read */
+    }
+    /* inside a string, the words are text; a token must stand alone */
+    CHECK_EQ_INT(scv_metrics_line_parse("{\"type\":\"eval\",\"role\":\"NaN Infinity\",\"test_accuracy\":0.5}", "s", 1, &m,
+                                        NULL), SCV_OK);
+    CHECK(!m.nonfinite && !strcmp(m.u.eval.role, "NaN Infinity"));
+    CHECK_EQ_INT(scv_metrics_line_parse("{\"type\":\"iter\",\"loss\":NaNa}", "s", 1, &m, NULL), SCV_EPARSE);
+    CHECK(m.type == SCV_ML_OTHER && !m.nonfinite);
+    CHECK_EQ_INT(scv_metrics_line_parse("{\"type\":\"iter\",\"loss\":\"#scv-nonfinite:NaN\"}", "s", 1, &m, NULL),
+                 SCV_EPARSE); /* the reader's own mark, written as a string: only not a number */
+    CHECK(m.type == SCV_ML_ITER && !m.nonfinite);
+}
+
+/* Checks across lines (issue 24 item 10): iter increases, samples_seen and ts do not
+ * decrease, workers is the segment's K; a job line starts a new stream. */
+static void t_line_sequence(void)
+{
+    scv_ml_reader r;
+    scv_metrics_line m;
+    char line[512];
+#define IT(it, K, ss, ts)                                                                                          \
+    (snprintf(line, sizeof line,                                                                                   \
+              "{\"type\":\"iter\",\"iter\":%d,\"workers\":%d,\"batch\":64,\"t_compute\":0.01,\"t_comm\":0,"          \
+              "\"t_iter\":0.01,\"grad_sqnorm_local_mean\":1,\"grad_sqnorm_global\":1,\"epoch_progress\":0.1,"        \
+              "\"samples_seen\":%d,\"ts\":%.2f}", it, K, ss, ts),                                                      \
+     line)
+    struct {
+        int it, K, ss;
+        double ts;
+        const char *needle;
+    } bad[] = {
+        {3, 2, 192, 1000.5, "seg.jsonl:4: field 'iter' = 3 does not follow line 3's 3 (iterations must increase)"},
+        {4, 2, 128, 1000.5, "seg.jsonl:4: field 'samples_seen' = 128 is below line 3's 192 (it must not decrease)"},
+        {4, 2, 256, 998.0, "seg.jsonl:4: field 'ts' = 998.000 is before line 3's 1000.000 (it must not decrease)"},
+        {4, 3, 256, 1000.5, "seg.jsonl:4: field 'workers' = 3 is not the segment's K = 2"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        scv_ml_reader_init(&r, 2);
+        scv_err e = {0};
+        CHECK_EQ_INT(scv_metrics_line_next(&r, "{\"type\":\"job\",\"params\":10,\"act_bytes\":0,\"input_floats\":0,\"n_train\":640}", "seg.jsonl", 1,
+                                           &m, &e), SCV_OK);
+        CHECK_EQ_INT(scv_metrics_line_next(&r, IT(1, 2, 64, 999.0), "seg.jsonl", 2, &m, &e), SCV_OK);
+        CHECK_EQ_INT(scv_metrics_line_next(&r, IT(3, 2, 192, 1000.0), "seg.jsonl", 3, &m, &e), SCV_OK);
+        CHECK_MSG(!e.code, "%s", e.msg);
+        CHECK_EQ_INT(scv_metrics_line_next(&r, IT(bad[i].it, bad[i].K, bad[i].ss, bad[i].ts), "seg.jsonl", 4, &m, &e),
+                     SCV_EPARSE);
+        CHECK_MSG(strstr(e.msg, bad[i].needle), "%d -> %s", (int)i, e.msg);
+    }
+    /* equal counts and a clock a little back (SCV_ML_TS_SLACK_S) pass; a job line restarts
+     * the counters; K 0 takes any workers */
+    scv_ml_reader_init(&r, 0);
+    CHECK_EQ_INT(scv_metrics_line_next(&r, IT(5, 4, 320, 1000.0), "p", 1, &m, NULL), SCV_OK);
+    CHECK_EQ_INT(scv_metrics_line_next(&r, IT(6, 2, 320, 999.5), "p", 2, &m, NULL), SCV_OK);
+    CHECK_EQ_INT(scv_metrics_line_next(&r, "{\"type\":\"job\",\"params\":10,\"act_bytes\":0,\"input_floats\":0,\"n_train\":640}", "p", 3, &m,
+                                       NULL), SCV_OK);
+    CHECK_EQ_INT(scv_metrics_line_next(&r, IT(1, 2, 64, 10.0), "p", 4, &m, NULL), SCV_OK);
+#undef IT
+}
+
+static int n_evals;
+static void count_eval(void *ctx, const scv_eval_sample *e)
+{
+    (void)ctx, (void)e;
+    n_evals++;
+}
+
+/* A running segment's tail (drivers/trainjob.c): an external trainer's accuracy in percent
+ * is not passed on as an evaluation (it cannot reach a target) and fails the segment naming
+ * file, line and field; a NaN loss says the trainer diverged, at which iteration, where; a
+ * good file passes, a line longer than the tail's buffer included. */
+static void t_tail_verdict(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/tmp/scv-test-tail-%ld.jsonl", (long)getpid());
+    static const char *job = "{\"type\": \"job\", \"params\": 10, \"act_bytes\": 0, \"input_floats\": 0, \"n_train\": 640}\n";
+    static const char *iter = "{\"type\": \"iter\", \"iter\": %d, \"workers\": 2, \"batch\": 64, \"t_compute\": 0.01, "
+                              "\"t_comm\": 0.0, \"t_iter\": 0.01, \"grad_sqnorm_local_mean\": 1, "
+                              "\"grad_sqnorm_global\": 1, \"epoch_progress\": 0.1, \"loss\": %s, \"samples_seen\": %d}\n";
+    for (int mode = 0; mode < 3; mode++) {
+        FILE *f = fopen(path, "w");
+        fputs(job, f);
+        fprintf(f, iter, 1, "2.0", 64);
+        fprintf(f, iter, 2, mode == 1 ? "NaN" : "1.5", 128);
+        fprintf(f, "{\"type\": \"eval\", \"iter\": 2, \"epoch_progress\": 0.2, \"test_accuracy\": %s, "
+                   "\"role\": \"periodic\"}\n", mode == 0 ? "5.0" : "0.05");
+        if (mode == 2) { /* a line of the trainer's own, longer than the tail's buffer: not refused in parts */
+            fputs("{\"type\": \"note\", \"text\": \"", f);
+            for (int i = 0; i < 20000; i++) fputc('x', f);
+            fputs("\"}\n", f);
+            fprintf(f, iter, 3, "1.0", 192);
+        }
+        fclose(f);
+        trainjob t;
+        memset(&t, 0, sizeof t);
+        t.exec = "trainer", t.K = 2;
+        scv_segment_result res;
+        memset(&res, 0, sizeof res);
+        scv_measure_sink sink = {.on_eval = count_eval};
+        n_evals = 0;
+        tj_tail_start(&t, path, &sink, &res);
+        tj_tail_tick(&t);
+        tj_tail_stop(&t);
+        scv_err e = {0};
+        int rc = tj_tail_verdict(&t, &e);
+        if (mode == 0) {
+            CHECK_EQ_INT(rc, SCV_EINVAL);
+            CHECK_EQ_INT(n_evals, 0);
+            CHECK_MSG(strstr(e.msg, ".jsonl:4: field 'test_accuracy' = 5 is out of range (0..1): a fraction, not a percentage"), "%s", e.msg);
+        } else if (mode == 1) {
+            CHECK_EQ_INT(rc, SCV_EINVAL);
+            CHECK_MSG(strstr(e.msg, "the trainer diverged (loss NaN at iteration 2, ") && strstr(e.msg, ".jsonl:3)"),
+                      "%s", e.msg);
+        } else {
+            CHECK_MSG(rc == SCV_OK && n_evals == 1 && res.iterations == 3 && t.lineno == 6, "%s", e.msg);
+        }
+    }
+    unlink(path);
+}
+
 static const scv_test tests[] = {
     {"json_round_trip", t_json_round_trip}, {"json_refused", t_json_refused},
     {"env_round_trip", t_env_round_trip},   {"argv_round_trip", t_argv_round_trip},
     {"from_spec", t_from_spec},             {"line_good", t_line_good},
     {"line_bad", t_line_bad},               {"profile_strict", t_profile_strict},
+    {"line_nonfinite", t_line_nonfinite},   {"line_sequence", t_line_sequence},
+    {"tail_verdict", t_tail_verdict},
 };
 SCV_TEST_MAIN(tests)

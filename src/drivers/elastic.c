@@ -258,6 +258,7 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
                       * retries with a new job from the checkpoint (SCV_EMPI) */
         t->attempt++;
         if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
+        if (tj_tail_verdict(t, err)) return SCV_EINVAL; /* it diverged: not retried */
         return scv_err_set(err, SCV_EMPI, "the elastic job ended during the %s segment (K=%d B=%d; exit %d; see %s)",
                            spec->phase, t->K, t->B, status, e->log_path);
     }
@@ -306,6 +307,7 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
                     src == SCV_EIO ? "; not retried: free space, then scavenger run --resume" : "");
     }
     cJSON_Delete(o);
+    if (src && src != SCV_EINTR && tj_tail_verdict(t, err)) src = SCV_EINVAL; /* it diverged: not retried */
     if (src) { /* the job leaves after a failed segment (it is ended if it does not) */
         end_job(e);
         t->attempt++;

@@ -180,7 +180,9 @@ static int wait_job(exec_drv *e, pid_t pid, int tail, int *stopped)
         if (w == pid) break;
         if (w < 0 && errno != EINTR) return -1;
         if (tail && scv_now() - last > 0.1) tj_tail_tick(&e->tj), last = scv_now();
-        if (!*stopped && (e->r.fired || g_int)) kill(pid, SIGUSR1), *stopped = 1, asked = scv_now();
+        /* a rule fired, Ctrl-C, or a line that fails the segment (a divergence, a broken contract) */
+        if (!*stopped && (e->r.fired || g_int || e->tj.line_err.code || e->tj.diverged.code))
+            kill(pid, SIGUSR1), *stopped = 1, asked = scv_now();
         if (*stopped && !termed && (g_int > 1 || scv_now() - asked > STOP_GRACE_S))
             kill(pid, SIGTERM), termed = 1, asked = scv_now();
         if (termed == 1 && scv_now() - asked > KILL_GRACE_S) kill(pid, SIGKILL), termed = 2;
@@ -212,11 +214,15 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     int stopped, st = wait_job(e, pid, 0, &stopped);
     if (st == 130) /* 128 + SIGINT: Ctrl-C or a service's stop reached the probe */
         return scv_err_set(err, SCV_EINTR, "interrupted while the trainer started");
-    if (st != 0)
+    if (st != 0) { /* its own last words, from its log */
+        char log[1200], said[800];
+        snprintf(log, sizeof log, "%s/trainer.log", run_dir);
+        tj_log_tail(log, 3, said, sizeof said);
         return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
-                           "the trainer does not start (`%s` exited %d on one worker, one iteration; its "
-                           "output is in %s/trainer.log; docs/TRAINER-CONTRACT.md)",
-                           t->exec, st, run_dir);
+                           "the trainer does not start (`%.200s` exited %d on one worker, one iteration%s%.300s%s; "
+                           "its output is in %s; docs/TRAINER-CONTRACT.md)",
+                           t->exec, st, said[0] ? ": \"" : "", said, said[0] ? "\"" : "", log);
+    }
     if ((rc = scv_job_load(path, &t->job, err))) return rc;
     *job = t->job;
     return SCV_OK;
@@ -267,6 +273,11 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     sigaction(SIGTERM, &old_term, NULL);
     e->outer = NULL;
     if (rc) return rc;
+    /* a divergence or a line that breaks the contract, whatever the exit: not retried */
+    if (!g_int && (rc = tj_tail_verdict(t, err))) {
+        t->attempt++;
+        return rc;
+    }
     int64_t it = 0;
     double samples = 0;
     scv_err pe = {0};

@@ -81,6 +81,10 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     tj_tail_stop(r);
     if (rc) return rc;
     if (intr) return scv_err_set(err, SCV_EINTR, "interrupted");
+    if ((rc = tj_tail_verdict(r, err))) { /* a divergence, whatever the exit: not retried */
+        r->attempt++;
+        return rc;
+    }
     cJSON *o = json[0] ? cJSON_Parse(json) : NULL;
     if (!o || (st != 0 && st != 1)) {
         /* SCV_EIO: the child could not write the run's files (a full disk): a relaunch

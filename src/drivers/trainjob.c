@@ -137,15 +137,16 @@ int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err)
         scv_argv_free(&a);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
-    int st, rc = scv_run_self(t->exe, a.v, json, sizeof json, &st, NULL, NULL, NULL, 0, err);
+    char why[400];
+    int st, rc = scv_run_self_err(t->exe, a.v, json, sizeof json, why, sizeof why, &st, NULL, NULL, NULL, 0, err);
     scv_argv_free(&a);
     if (rc) return rc;
     if (st == 130) /* Ctrl-C (or a service's stop) reached the probe: the run is interrupted, not broken */
         return scv_err_set(err, SCV_EINTR, "interrupted while the job started");
     if (st != 0)
         return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
-                           "the job does not start (scavenger train exited %d): try its options with "
-                           "`scavenger train`", st);
+                           "the job does not start (scavenger train exited %d%s%s): try its options with "
+                           "`scavenger train`", st, why[0] ? ": " : "", why);
     rc = scv_job_load(path, &t->job, err);
     if (!rc) *job = t->job;
     return rc;
@@ -177,17 +178,27 @@ void tj_segment_path(const trainjob *t, const char *phase, char *buf, size_t cap
 /* A count that is not a number in range reads 0. */
 static int64_t count_or0(double v) { return v >= 0 && v < 1e15 ? (int64_t)v : 0; }
 
-/* One metrics line (line lineno of the file read) through the strict reader: iterations
- * and evaluations go to the sink. While a segment runs its lines are taken as they come
- * (docs/TRAINER-CONTRACT.md): a value that is not a number, or out of range, reads as
- * missing; the first such iteration or job line is kept (t->line_err, naming the file, the
- * line and the field) for the check when the segment ends. */
+/* One metrics line (line lineno of the file read) through the strict reader and its state
+ * across lines (the segment's K, counters that only grow): iterations and evaluations go
+ * to the sink. While a segment runs its lines are taken as they come
+ * (docs/TRAINER-CONTRACT.md): the first bad line is kept (t->line_err, naming the file, the
+ * line and the field) and the first non-finite value (t->diverged: the trainer diverged);
+ * a bad iteration line's refused values read as missing, a bad evaluation is not passed on
+ * (a value out of range must not reach a target). */
 static void deliver(trainjob *t, const char *line, int lineno)
 {
     scv_metrics_line m;
     scv_err le = {0};
-    int bad = scv_metrics_line_parse(line, t->tail_path, lineno, &m, &le);
-    if (bad && (m.type == SCV_ML_ITER || m.type == SCV_ML_JOB) && !t->line_err.code) t->line_err = le;
+    int bad = scv_metrics_line_next(&t->rd, line, t->tail_path, lineno, &m, &le);
+    if (bad && !t->line_err.code) t->line_err = le;
+    if (m.nonfinite && !t->diverged.code) {
+        double it = m.type == SCV_ML_ITER ? m.u.iter.iter : m.type == SCV_ML_EVAL ? m.u.eval.iter : NAN;
+        if (!isfinite(it)) it = t->rd.iter + 1; /* the line after the last good one */
+        char at[48] = "";
+        if (isfinite(it)) snprintf(at, sizeof at, " at iteration %.0f", it);
+        scv_err_set(&t->diverged, SCV_EINVAL, "the trainer diverged (%s %s%s, %s:%d)", m.nonfinite, m.nonfinite_as,
+                    at, t->tail_path, lineno);
+    }
     double n_train = t->job.n_train > 0 ? t->job.n_train : NAN;
     if (m.type == SCV_ML_ITER) {
         const scv_ml_iter *x = &m.u.iter;
@@ -201,7 +212,7 @@ static void deliver(trainjob *t, const char *line, int lineno)
         t->res->last_end = s.wall_end;
         t->res->total_iterations = s.iteration, t->res->samples_seen = s.samples_seen;
         if (t->sink && t->sink->on_iter) t->sink->on_iter(t->sink->ctx, &s);
-    } else if (m.type == SCV_ML_EVAL) {
+    } else if (m.type == SCV_ML_EVAL && !bad) {
         const scv_ml_eval *x = &m.u.eval;
         if (x->role[0] && strcmp(x->role, "periodic")) return; /* a confirmation on the full set: not a
                                                                    point of the curve */
@@ -213,11 +224,54 @@ static void deliver(trainjob *t, const char *line, int lineno)
     }
 }
 
+int tj_tail_verdict(const trainjob *t, scv_err *err)
+{
+    if (t->diverged.code)
+        return scv_err_set(err, SCV_EINVAL, "%s; not retried: lower the learning rate", t->diverged.msg);
+    if (t->line_err.code && t->exec)
+        return scv_err_set(err, SCV_EINVAL, "%s (docs/TRAINER-CONTRACT.md)", t->line_err.msg);
+    return SCV_OK;
+}
+
+void tj_log_tail(const char *path, int lines, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f || lines < 1 || cap < 8) {
+        if (f) fclose(f);
+        return;
+    }
+    enum { KEEP = 8, LINE = 240 };
+    char last[KEEP][LINE], line[LINE];
+    int n = 0;
+    if (lines > KEEP) lines = KEEP;
+    if (fseek(f, -16384L, SEEK_END) == 0 && fgets(line, sizeof line, f)) {} /* the end only; a cut line dropped */
+    else rewind(f);
+    while (fgets(line, sizeof line, f)) {
+        size_t len = strcspn(line, "\r\n");
+        if (line[len] == 0 && !feof(f)) { /* an overlong line: its first part, the rest skipped */
+            int ch;
+            while ((ch = fgetc(f)) != EOF && ch != '\n') {}
+        }
+        line[len] = 0;
+        if (strspn(line, " \t") == len) continue;
+        snprintf(last[n % KEEP], LINE, "%s", line);
+        n++;
+    }
+    fclose(f);
+    size_t o = 0;
+    for (int i = n > lines ? n - lines : 0; i < n && o + 1 < cap; i++)
+        o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? " | " : "", last[i % KEEP]);
+    if (o >= cap) buf[cap - 1] = 0;
+}
+
 void tj_tail_start(trainjob *t, const char *path, const scv_measure_sink *sink, scv_segment_result *out)
 {
     if (t->tail) fclose(t->tail);
-    t->tail = NULL, t->sink = sink, t->res = out, t->partial[0] = 0, t->lineno = 0;
+    t->tail = NULL, t->sink = sink, t->res = out, t->partial[0] = 0, t->lineno = 0, t->overlong = 0;
     memset(&t->line_err, 0, sizeof t->line_err);
+    memset(&t->diverged, 0, sizeof t->diverged);
+    scv_ml_reader_init(&t->rd, t->K);
     snprintf(t->tail_path, sizeof t->tail_path, "%s", path);
 }
 
@@ -232,8 +286,13 @@ void tj_tail_tick(void *ctx)
         size_t have = strlen(t->partial);
         if (!fgets(t->partial + have, (int)(sizeof t->partial - have), t->tail)) break;
         size_t len = strlen(t->partial);
-        if (len && t->partial[len - 1] != '\n' && len < sizeof t->partial - 1) break; /* the rest later */
-        deliver(t, t->partial, ++t->lineno);
+        int ends = len && t->partial[len - 1] == '\n';
+        if (!ends && len < sizeof t->partial - 1) break; /* the rest later */
+        /* a line longer than the buffer is not read here (its parts are no lines), only
+         * counted: the check of the whole file when the segment ends reads it */
+        if (!t->overlong && ends) deliver(t, t->partial, ++t->lineno);
+        else if (ends) t->overlong = 0, ++t->lineno;
+        else t->overlong = 1;
         t->partial[0] = 0;
     }
 }
@@ -248,8 +307,8 @@ int tj_segment_done(trainjob *t, const char *metrics, int totals_known, scv_segm
 {
     t->attempt = 0;
     t->next_seg++;
-    if (t->line_err.code && t->exec) /* a line read while it ran breaks the contract: not retried */
-        return scv_err_set(err, SCV_EINVAL, "%s (docs/TRAINER-CONTRACT.md)", t->line_err.msg);
+    int rc = tj_tail_verdict(t, err); /* a line read while it ran: not retried */
+    if (rc) return rc;
     scv_profile *p = NULL;
     scv_err pe = {0};
     int prc = out->iterations > 3 ? scv_profile_load(metrics, &p, &pe) : SCV_OK;
@@ -287,6 +346,7 @@ int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, siz
     FILE *f = fopen(best, "r");
     if (!f) return scv_err_set(err, SCV_EIO, "%s: cannot read: %s", best, strerror(errno));
     t->res = out, t->sink = NULL, t->lineno = 0;
+    scv_ml_reader_init(&t->rd, *workers);
     snprintf(t->tail_path, sizeof t->tail_path, "%s", best);
     char line[8192];
     while (fgets(line, sizeof line, f)) deliver(t, line, ++t->lineno);

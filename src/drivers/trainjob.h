@@ -11,6 +11,7 @@
 #define SCV_DRIVERS_TRAINJOB_H
 #include <stdio.h>
 #include "scv.h"
+#include "../io/metrics_line.h"
 
 /* An external trainer's progress file in its checkpoint directory (docs/TRAINER-CONTRACT.md). */
 #define SCV_STATE_FILE "scavenger-state.json"
@@ -33,8 +34,11 @@ typedef struct trainjob {
     const scv_measure_sink *sink;
     scv_segment_result *res;
     char partial[8192];
+    int overlong;              /* within a line longer than partial (skipped) */
     int lineno;                /* lines of the tailed file read */
-    scv_err line_err;          /* its first bad iteration or job line (code 0: none) */
+    scv_ml_reader rd;          /* its reader's state across lines (the segment's K) */
+    scv_err line_err;          /* its first bad line (code 0: none) */
+    scv_err diverged;          /* its first non-finite value: "the trainer diverged (...)" */
 } trainjob;
 
 /* Copies the options (SCV_ENOMEM); tj_free releases them. */
@@ -52,7 +56,9 @@ int tj_configure(trainjob *t, int workers, int batch, const double *split, scv_e
 int tj_has_checkpoint(const trainjob *t);
 /* The next segment's metrics file (a retry gets its own). */
 void tj_segment_path(const trainjob *t, const char *phase, char *buf, size_t cap);
-/* Tails path into sink, counting iterations and their wall-clock span into out. */
+/* Tails path into sink, counting iterations and their wall-clock span into out; lines go
+ * through the strict reader (the segment's K expected), the first bad one kept in
+ * t->line_err and the first non-finite value in t->diverged. */
 void tj_tail_start(trainjob *t, const char *path, const scv_measure_sink *sink, scv_segment_result *out);
 void tj_tail_tick(void *t);
 void tj_tail_stop(trainjob *t);
@@ -63,6 +69,12 @@ int tj_segment_done(trainjob *t, const char *metrics, int totals_known, scv_segm
 /* Dynamic batching from the trainer's result object (a cJSON *, as void * to keep cJSON out
  * of this header): its "rebalances" and "shares" into out (left as they are when absent). */
 void tj_result_shares(const void *result, scv_segment_result *out);
+/* The error a segment's tail found, if any (SCV_EINVAL: not retried): a divergence (any
+ * trainer), or, for an external trainer, a line that breaks the contract; SCV_OK if none. */
+int tj_tail_verdict(const trainjob *t, scv_err *err);
+/* The last lines (at most `lines`, each cut to fit) of a log file, joined by " | ", into
+ * buf ("" when none). */
+void tj_log_tail(const char *path, int lines, char *buf, size_t cap);
 /* The driver's recover: segment `index`'s metrics (its last attempt) as if it had just ended. */
 int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, size_t cap, int *workers, int *batch,
                scv_err *err);

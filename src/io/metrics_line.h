@@ -4,7 +4,11 @@
  * typed struct for its type (job, iter, eval, latency; any other type is OTHER and
  * skipped, as the contract says); every number is checked against its range (a table in
  * metrics_line.c), and a field that is not a number, is out of range, or is required and
- * lacking is an error naming the file, the line and the field. io/profile.c (which stops
+ * lacking is an error naming the file, the line and the field. A non-finite number (NaN or
+ * Infinity written bare, as Python's json.dumps and C's printf write a diverged loss, or a
+ * number beyond a double's range) is named apart (out->nonfinite): the trainer diverged. A
+ * reader state (scv_ml_reader) checks what spans lines: iter increases, samples_seen and ts
+ * do not decrease, workers is the segment's K. io/profile.c (which stops
  * at the first error), drivers/trainjob.c (which tails a running segment) and the
  * service's series all read lines through it. Internal to the library (not in scv.h).
  */
@@ -46,6 +50,8 @@ typedef struct scv_ml_latency {
 
 typedef struct scv_metrics_line {
     scv_ml_type type;
+    const char *nonfinite;      /* the first field whose value is not finite (NULL: none) */
+    char nonfinite_as[16];      /* ... as the line wrote it: "NaN", "Infinity", "inf", ... */
     union {
         scv_ml_job job;
         scv_ml_iter iter;
@@ -61,4 +67,24 @@ typedef struct scv_metrics_line {
  * could be read are set (the others NaN), so a caller that only reads along (a running
  * segment's tail) can take a bad value as missing. */
 int scv_metrics_line_parse(const char *text, const char *path, int lineno, scv_metrics_line *out, scv_err *err);
+
+/* Seconds a line's "ts" may lie before the previous line's (a wall clock stepped back by
+ * its time service) before the file is refused. */
+#define SCV_ML_TS_SLACK_S 1.0
+
+/* What one file's reader remembers across lines: the last iteration line's counters (NaN:
+ * none since the file's start or its last job line, which starts a new stream) and the
+ * segment's K (0: any, a profile's files). */
+typedef struct scv_ml_reader {
+    int workers;
+    double iter, samples_seen, ts;
+    int iter_line, samples_line, ts_line;
+} scv_ml_reader;
+void scv_ml_reader_init(scv_ml_reader *r, int workers);
+/* scv_metrics_line_parse, then the checks across lines on an iteration line: "iter" must
+ * increase, "samples_seen" and "ts" must not decrease (ts by SCV_ML_TS_SLACK_S at most),
+ * "workers" must be r->workers when set; SCV_EPARSE naming path:lineno, the field and the
+ * earlier line otherwise. */
+int scv_metrics_line_next(scv_ml_reader *r, const char *text, const char *path, int lineno, scv_metrics_line *out,
+                          scv_err *err);
 #endif

@@ -124,19 +124,20 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
     char *line = NULL, vm[64] = "";
     size_t lcap = 0;
     int lineno = 0, rc = SCV_OK, lastK = -1, lastB = -1, threads = 0;
-    double last_iter = -1, last_iter_line = 0; /* the previous iter line's "iter" since the job line */
+    scv_ml_reader rd; /* iter increases, samples_seen and ts do not decrease (since the job line) */
+    scv_ml_reader_init(&rd, 0);
     double lat = NAN, lat_K = 0; /* the last "latency" line's seconds and workers */
     scv_metrics_line m;
     (*seg)++;
     while (!rc && getline(&line, &lcap, f) > 0) {
         lineno++;
-        if ((rc = scv_metrics_line_parse(line, path, lineno, &m, err))) break;
+        if ((rc = scv_metrics_line_next(&rd, line, path, lineno, &m, err))) break;
         if (m.type == SCV_ML_JOB) {
             if ((rc = job_check(ref, &m.u.job, path, lineno, err))) break;
             take_job(&m.u.job, &prof->job, vm, sizeof vm, !prof->has_job);
             prof->has_job = 1;
             threads = isnan(m.u.job.threads) ? 0 : (int)m.u.job.threads;
-            last_iter = -1, lat = NAN;
+            lat = NAN;
         } else if (m.type == SCV_ML_LATENCY) { /* the trainer's probe at a segment's start */
             lat_K = m.u.latency.workers, lat = m.u.latency.seconds;
         } else if (m.type == SCV_ML_ITER) {
@@ -146,15 +147,6 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
                      .threads = threads, .K = (int)x->workers, .B = (int)x->batch};
             snprintf(r.vm, sizeof r.vm, "%s", vm);
             r.tl = x->workers == lat_K ? lat : NAN;
-            if (!isnan(x->iter)) { /* "iter" is optional here (hand-written metrics); when given it must grow */
-                if (x->iter <= last_iter) {
-                    rc = scv_err_set(err, SCV_EPARSE,
-                                     "%s:%d: field 'iter' = %.0f does not follow line %.0f's %.0f (iterations must "
-                                     "increase)", path, lineno, x->iter, last_iter_line, last_iter);
-                    break;
-                }
-                last_iter = x->iter, last_iter_line = lineno;
-            }
             if (r.K != lastK || r.B != lastB) (*seg)++;
             lastK = r.K, lastB = r.B;
             r.seg = *seg;

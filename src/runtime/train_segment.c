@@ -620,9 +620,15 @@ static int seg_account(run_ctx *c, seg *s, scv_err *err)
     s->run_samples += Bcur;
     double loss = x->loss / (double)Bcur;
     s->local_mean = x->has > 0 ? x->local_sq / x->has : 0;
-    if (!isfinite(loss))
+    if (!isfinite(loss)) { /* its line first (the loss as printf writes it): a driver reading the metrics
+                              * sees the divergence, whatever the exit */
+        scv_tm_iter_line(c, &(scv_tm_iter){.batch = Bcur, .local_batch = s->bk, .t_compute = s->t2 - s->t1,
+                                           .t_comm = s->t3 - s->t2 + s->t_avg, .t_iter = s->t4 - s->t0,
+                                           .loss = loss, .lr = s->lr, .local_mean = s->local_mean, .gsq = s->gsq,
+                                           .stats = !s->p->no_grad_stats, .exact = s->exact});
         return scv_err_set(err, SCV_ERANGE, "training diverged at iteration %llu (loss is not finite); lower --lr",
                            (unsigned long long)c->st.iteration);
+    }
     s->loss_ema = isnan(s->loss_ema) ? loss : 0.95 * s->loss_ema + 0.05 * loss;
     s->period_loss += x->loss, s->period_samples += (double)Bcur;
     s->sum_comp += s->t2 - s->t1;
