@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "service.h"
 #include "../core/util.h"
+#include "../io/io.h"
 #include "../io/json_out.h"
 #include "../io/metrics_line.h"
 #include "../runtime/cluster.h"
@@ -107,6 +108,22 @@ static enum MHD_Result send_error(struct MHD_Connection *c, unsigned code, const
         scv_json_str(f, field);
     }
     fputc('}', f);
+    return send_json(c, code, mem_close(f, &buf));
+}
+
+/* {"error": msg, "limit": name, "max": value}: a request over one of the service's limits */
+static enum MHD_Result send_limit(struct MHD_Connection *c, unsigned code, const char *msg, const char *name,
+                                  double value)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return send_json(c, 500, NULL);
+    fputs("{\"error\":", f);
+    scv_json_str(f, msg);
+    fputs(",\"limit\":", f);
+    scv_json_str(f, name);
+    fprintf(f, ",\"max\":%.0f}", value);
     return send_json(c, code, mem_close(f, &buf));
 }
 
@@ -702,7 +719,16 @@ static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, const r
     cJSON_Delete(o);
     char *res = NULL;
     scv_err err = {0};
-    int rc = scv_plan_json(body, &res, &err);
+    scv_plan_limits lim = {s->cfg.lim.max_plan_points, s->cfg.lim.max_plan_response};
+    int rc = scv_plan_json_limited(body, &lim, 0, &res, &err);
+    if (rc == SCV_ERANGE) { /* the space or the report over a limit: refused before the work (the space) */
+        int pts = strstr(err.msg, "max_points") != NULL;
+        char m[SCV_ERR_LEN + 64];
+        snprintf(m, sizeof m, "%s (this service's limit: serve %s)", err.msg,
+                 pts ? "--max-plan-points" : "max_plan_response");
+        return send_limit(c, 422, m, pts ? "max_plan_points" : "max_plan_response",
+                          pts ? (double)lim.max_points : (double)lim.max_response);
+    }
     if (rc) {
         /* the message names the field: 'field' or "field" at its start */
         char field[64] = "";
@@ -878,8 +904,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (cl && strtoull(cl, NULL, 10) > s->cfg.max_body) q->too_big = 1;
         if (q->too_big) {
             char m[128];
-            snprintf(m, sizeof m, "the request body is larger than %zu bytes", s->cfg.max_body);
-            return send_error(c, 413, NULL, m);
+            snprintf(m, sizeof m, "the request body is larger than %zu bytes (serve --max-body)", s->cfg.max_body);
+            return send_limit(c, 413, m, "max_body", (double)s->cfg.max_body);
         }
         return MHD_YES;
     }
@@ -899,8 +925,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     if (q->too_big) {
         char m[128];
-        snprintf(m, sizeof m, "the request body is larger than %zu bytes", s->cfg.max_body);
-        return send_error(c, 413, NULL, m);
+        snprintf(m, sizeof m, "the request body is larger than %zu bytes (serve --max-body)", s->cfg.max_body);
+        return send_limit(c, 413, m, "max_body", (double)s->cfg.max_body);
     }
     if (q->body && strlen(q->body) != q->len) return send_error(c, 400, "body", "body: contains a NUL byte");
     return route(s, c, url, q->is_post, q);
@@ -924,6 +950,12 @@ int svc_start(svc_state *s, scv_err *err)
     const char *a = !strcmp(s->cfg.listen_addr, "localhost") ? "127.0.0.1" : s->cfg.listen_addr;
     if (inet_pton(AF_INET, a, &sa.sin_addr) != 1)
         return scv_err_set(err, SCV_EINVAL, "--listen '%s': expected an IPv4 address", s->cfg.listen_addr);
+    static const svc_limits dflt = SVC_LIMITS_DEFAULT; /* a limit left 0 takes its default */
+    if (!s->cfg.lim.max_conns) s->cfg.lim.max_conns = dflt.max_conns;
+    if (!s->cfg.lim.max_conns_per_ip) s->cfg.lim.max_conns_per_ip = dflt.max_conns_per_ip;
+    if (!s->cfg.lim.conn_timeout_s) s->cfg.lim.conn_timeout_s = dflt.conn_timeout_s;
+    if (!s->cfg.lim.max_plan_points) s->cfg.lim.max_plan_points = dflt.max_plan_points;
+    if (!s->cfg.lim.max_plan_response) s->cfg.lim.max_plan_response = dflt.max_plan_response;
     pthread_mutex_init(&s->store_mu, NULL);
     pthread_mutex_init(&s->jobs_mu, NULL);
     int rc = scv_store_open(s->cfg.db, &s->store, err);
@@ -944,10 +976,22 @@ int svc_start(svc_state *s, scv_err *err)
     errno = 0;
     int nice_now = getpriority(PRIO_PROCESS, 0);
     if (!(nice_now == -1 && errno) && s->cfg.http_nice > 0) (void)setpriority(PRIO_PROCESS, 0, nice_now + s->cfg.http_nice);
+    /* One thread per connection (poll): a server-sent-events stream and a request that
+     * computes (a plan) wait in their own thread, and a slow client holds only its own thread,
+     * idle in poll. What clients share is the number of connections: bounded per address and
+     * overall, and a silent connection is closed (svc_limits). Each connection needs a file
+     * descriptor: the soft limit is raised towards the hard one to hold max_conns. */
+    struct rlimit nof;
+    rlim_t want = (rlim_t)s->cfg.lim.max_conns + 256;
+    if (!getrlimit(RLIMIT_NOFILE, &nof) && nof.rlim_cur != RLIM_INFINITY && nof.rlim_cur < want) {
+        nof.rlim_cur = nof.rlim_max == RLIM_INFINITY || nof.rlim_max > want ? want : nof.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &nof);
+    }
     s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION, (uint16_t)s->cfg.port,
                                  NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT,
-                                 (unsigned)512, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)15,
+                                 s->cfg.lim.max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->cfg.lim.max_conns_per_ip,
+                                 MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.lim.conn_timeout_s,
                                  MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);
     if (!s->daemon)
         return scv_err_set(err, SCV_EIO, "cannot listen on %s:%d (in use, or not an address of this machine)",

@@ -21,6 +21,20 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* What one client, and all of them, may take of the service: connections (each has its own
+ * thread, so a slow client holds a thread, not the others' time), how long one may stay
+ * silent, and the work and memory of one request; checked before the work starts, beyond
+ * them 503 (connections: refused by libmicrohttpd) or 422 naming the limit. */
+typedef struct svc_limits {
+    unsigned max_conns;         /* connections open at once, all clients (serve --max-conns) */
+    unsigned max_conns_per_ip;  /* ... from one address (serve --max-conns-per-ip); behind a
+                                   reverse proxy every client is the proxy's address */
+    unsigned conn_timeout_s;    /* a connection silent this long is closed (serve --conn-timeout) */
+    long max_plan_points;       /* /api/plan: VM types x K x B x options (serve --max-plan-points) */
+    size_t max_plan_response;   /* /api/plan: bytes of the report */
+} svc_limits;
+#define SVC_LIMITS_DEFAULT {1024, 128, 10, 100000, (size_t)32 << 20}
+
 typedef struct svc_config {
     char listen_addr[64];       /* "127.0.0.1" */
     int port;                   /* 0: any free port */
@@ -35,6 +49,7 @@ typedef struct svc_config {
                                    so a burst of requests yields the CPU to training */
     int max_queue;              /* queued submissions at most */
     size_t max_body;            /* bytes of a request body at most (413 beyond) */
+    svc_limits lim;             /* connections and work per request (SVC_LIMITS_DEFAULT) */
     int allow_paths;            /* job paths anywhere (the operator's choice) */
     int allow_exec;             /* jobs may carry "exec" / "hosts" (the operator's choice) */
     int quiet;
