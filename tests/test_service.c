@@ -669,14 +669,14 @@ static void t_limit_synthetic(void)
     cJSON_Delete(o);
 }
 
-/* A connection from 127.0.0.2 (another client: all of 127/8 is loopback) that sends one
+/* A connection from 127.0.0.HOST (another client: all of 127/8 is loopback) that sends one
  * byte and stalls; -1 when refused. */
-static int stalled_client(void)
+static int stalled_client(int host)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
     struct sockaddr_in me = {.sin_family = AF_INET}, a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    me.sin_addr.s_addr = htonl(0x7f000002);
+    me.sin_addr.s_addr = htonl(0x7f000000u | (unsigned)host);
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     struct timeval tv = {3, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -689,25 +689,38 @@ static int stalled_client(void)
 }
 
 /* 60 slow clients from one address against a service of 32 connections at most, 8 per
- * address, 1 s of silence: they hold 8, and a well-behaved client (another address) is
- * answered within a second; a silent connection is closed after its timeout. */
+ * address, 1 s of silence, 1 s for a request: they hold 8, and a well-behaved client
+ * (another address) is answered within a second; a silent connection is closed after its
+ * timeout, and one trickling a byte every 250 ms (never silent) at its request deadline. */
 #define SLOW_CLIENTS 60
 static void t_limit_slow_clients(void)
 {
     CHECK(stop_server(SIGTERM) != -1);
-    static const char *const lim[] = {"--max-conns", "32", "--max-conns-per-ip", "8", "--conn-timeout", "1", NULL};
+    static const char *const lim[] = {"--max-conns", "32", "--max-conns-per-ip", "8", "--conn-timeout", "1",
+                                        "--request-timeout", "1", NULL};
     memcpy(extra_args, lim, sizeof lim);
     int started = start_server() == 0;
     CHECK(started);
     int slow[SLOW_CLIENTS];
-    for (int i = 0; i < SLOW_CLIENTS; i++) slow[i] = started ? stalled_client() : -1;
+    for (int i = 0; i < SLOW_CLIENTS; i++) slow[i] = started ? stalled_client(2) : -1;
+    int trickle = started ? stalled_client(3) : -1;
+    double t_trickle = mono_s();
     sleep_ms(100); /* the service has taken them in (or closed them) */
     double t0 = mono_s();
     int st = http("GET", "/api/runs", NULL, NULL, resp, sizeof resp);
     double dt = mono_s() - t0;
     CHECK_MSG(st == 200 && dt < 1.0, "GET /api/runs with %d slow clients open: %d after %.2f s", SLOW_CLIENTS, st, dt);
-    /* the first slow client (accepted) is closed for its silence: recv sees the end */
+    /* the trickling client is cut at its request deadline (1 s), though never silent */
     char b[256];
+    int cut = 0;
+    while (trickle >= 0 && !cut && mono_s() - t_trickle < 2.5) {
+        sleep_ms(250);
+        ssize_t r = recv(trickle, b, sizeof b, MSG_DONTWAIT);
+        cut = r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) || send_all(trickle, "E", 1);
+    }
+    CHECK_MSG(cut, "a client trickling bytes is still connected after %.2f s", mono_s() - t_trickle);
+    if (trickle >= 0) close(trickle);
+    /* the first slow client (accepted) is closed for its silence: recv sees the end */
     t0 = mono_s();
     ssize_t r = slow[0] >= 0 ? recv(slow[0], b, sizeof b, 0) : 0;
     dt = mono_s() - t0;

@@ -888,6 +888,75 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
     return send_error(c, 404, NULL, "no such path");
 }
 
+/* ---- the request deadline ----
+ * libmicrohttpd's connection timeout closes a connection only when it is silent, so a client
+ * sending a byte now and then holds its connection (and its thread) for ever. Every
+ * connection is listed (MHD_OPTION_NOTIFY_CONNECTION) with the time it began waiting for its
+ * request; a reaper thread shuts down the socket of one whose request has not arrived whole
+ * within request_timeout_s (its thread then sees the end and libmicrohttpd closes it). The
+ * list's mutex is held while the reaper calls shutdown() and while a connection is removed,
+ * which libmicrohttpd does before it closes the socket: the reaper never touches a socket
+ * number reused by another connection. */
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    svc_state *s = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        svc_conn *k = ci ? calloc(1, sizeof *k) : NULL;
+        *socket_context = k;
+        if (!k) return; /* no deadline for this one: only the silence timeout */
+        k->fd = ci->connect_fd;
+        k->since = scv_now();
+        pthread_mutex_lock(&s->conns_mu);
+        k->next = s->conns;
+        if (s->conns) s->conns->prev = k;
+        s->conns = k;
+        pthread_mutex_unlock(&s->conns_mu);
+        return;
+    }
+    svc_conn *k = *socket_context;
+    if (!k) return;
+    pthread_mutex_lock(&s->conns_mu);
+    if (k->prev) k->prev->next = k->next;
+    else s->conns = k->next;
+    if (k->next) k->next->prev = k->prev;
+    pthread_mutex_unlock(&s->conns_mu);
+    free(k);
+    *socket_context = NULL;
+}
+
+/* busy: c's request arrived whole (1), or its answer is done (0: a new deadline starts). */
+static void conn_mark(svc_state *s, struct MHD_Connection *c, int busy)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    svc_conn *k = ci ? ci->socket_context : NULL;
+    if (!k) return;
+    pthread_mutex_lock(&s->conns_mu);
+    k->busy = busy;
+    if (!busy) k->since = scv_now();
+    pthread_mutex_unlock(&s->conns_mu);
+}
+
+static void *reaper_main(void *arg)
+{
+    svc_state *s = arg;
+    while (!s->stopping) {
+        struct timespec ts = {0, 200 * 1000000L};
+        nanosleep(&ts, NULL);
+        double now = scv_now();
+        pthread_mutex_lock(&s->conns_mu);
+        for (svc_conn *k = s->conns; k; k = k->next)
+            if (!k->busy && !k->cut && now - k->since > s->cfg.lim.request_timeout_s) {
+                k->cut = 1;
+                shutdown(k->fd, SHUT_RDWR);
+            }
+        pthread_mutex_unlock(&s->conns_mu);
+    }
+    return NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -928,13 +997,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         snprintf(m, sizeof m, "the request body is larger than %zu bytes (serve --max-body)", s->cfg.max_body);
         return send_limit(c, 413, m, "max_body", (double)s->cfg.max_body);
     }
+    conn_mark(s, c, 1); /* the request arrived whole: no deadline while it is answered */
     if (q->body && strlen(q->body) != q->len) return send_error(c, 400, "body", "body: contains a NUL byte");
     return route(s, c, url, q->is_post, q);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)cls, (void)c, (void)toe;
+    (void)toe;
+    conn_mark(cls, c, 0); /* answered: the next request on it has its own deadline */
     req *q = *con_cls;
     if (q) free(q->body);
     free(q);
@@ -956,8 +1027,10 @@ int svc_start(svc_state *s, scv_err *err)
     if (!s->cfg.lim.conn_timeout_s) s->cfg.lim.conn_timeout_s = dflt.conn_timeout_s;
     if (!s->cfg.lim.max_plan_points) s->cfg.lim.max_plan_points = dflt.max_plan_points;
     if (!s->cfg.lim.max_plan_response) s->cfg.lim.max_plan_response = dflt.max_plan_response;
+    if (!s->cfg.lim.request_timeout_s) s->cfg.lim.request_timeout_s = dflt.request_timeout_s;
     pthread_mutex_init(&s->store_mu, NULL);
     pthread_mutex_init(&s->jobs_mu, NULL);
+    pthread_mutex_init(&s->conns_mu, NULL);
     int rc = scv_store_open(s->cfg.db, &s->store, err);
     if (rc) return rc;
     char catbuf[4200];
@@ -989,10 +1062,12 @@ int svc_start(svc_state *s, scv_err *err)
     }
     s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION, (uint16_t)s->cfg.port,
                                  NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT,
+                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
+                                 on_connection, s, MHD_OPTION_CONNECTION_LIMIT,
                                  s->cfg.lim.max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->cfg.lim.max_conns_per_ip,
                                  MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.lim.conn_timeout_s,
                                  MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);
+    if (s->daemon && !pthread_create(&s->reaper, NULL, reaper_main, s)) s->reaper_started = 1;
     if (!s->daemon)
         return scv_err_set(err, SCV_EIO, "cannot listen on %s:%d (in use, or not an address of this machine)",
                            s->cfg.listen_addr, s->cfg.port);
@@ -1004,6 +1079,8 @@ int svc_start(svc_state *s, scv_err *err)
 void svc_stop(svc_state *s)
 {
     s->stopping = 1;
+    if (s->reaper_started) pthread_join(s->reaper, NULL);
+    s->reaper_started = 0;
     if (s->daemon) MHD_stop_daemon(s->daemon);
     s->daemon = NULL;
     svc_jobs_stop(s, 30);

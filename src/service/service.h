@@ -30,10 +30,23 @@ typedef struct svc_limits {
     unsigned max_conns_per_ip;  /* ... from one address (serve --max-conns-per-ip); behind a
                                    reverse proxy every client is the proxy's address */
     unsigned conn_timeout_s;    /* a connection silent this long is closed (serve --conn-timeout) */
+    unsigned request_timeout_s; /* a request (its headers and body) not received whole this long
+                                   after the connection opened, or after the previous answer on
+                                   it, is cut: a client trickling bytes (serve --request-timeout) */
     long max_plan_points;       /* /api/plan: VM types x K x B x options (serve --max-plan-points) */
     size_t max_plan_response;   /* /api/plan: bytes of the report */
 } svc_limits;
-#define SVC_LIMITS_DEFAULT {1024, 128, 10, 100000, (size_t)32 << 20}
+#define SVC_LIMITS_DEFAULT {1024, 128, 10, 20, 100000, (size_t)32 << 20}
+
+/* An open connection, as the request deadline sees it (service.c): its socket, when it began
+ * waiting for its current request, and whether that request is being answered. */
+typedef struct svc_conn {
+    int fd;
+    double since;               /* monotonic s */
+    int busy;                   /* the request arrived whole: answering it (no deadline) */
+    int cut;                    /* shut down for its deadline */
+    struct svc_conn *prev, *next;
+} svc_conn;
 
 typedef struct svc_config {
     char listen_addr[64];       /* "127.0.0.1" */
@@ -109,6 +122,10 @@ typedef struct svc_state {
     struct MHD_Daemon *daemon;
     int bound_port;
     svc_cache_slot cache[SVC_CACHE_SLOTS]; /* guarded by store_mu */
+    pthread_mutex_t conns_mu;   /* the open connections, for the request deadline */
+    svc_conn *conns;
+    pthread_t reaper;           /* cuts the connections past their request deadline */
+    int reaper_started;
     unsigned long long cache_clock;
 } svc_state;
 
