@@ -4,7 +4,10 @@
  * the command's options with '_' for '-', is read field by field (each value checked
  * against the ranges the command line applies, an error naming the field), becomes
  * scv_plan_args and runs the pipeline of plan_job.c, whose report is written into a
- * string (open_memstream): the same bytes `plan --json` prints, less the newline.
+ * string (open_memstream): the same bytes `plan --json` prints, less the newline. The
+ * request's space and report are bounded (scv_plan_limits, io.h): a caller trusted by its
+ * own word may raise the points with "max_points"; the service passes its own limits and
+ * refuses that field (scv_plan_json_limited).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "io.h"
