@@ -724,8 +724,7 @@ static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, const r
     if (rc == SCV_ERANGE) { /* the space or the report over a limit: refused before the work (the space) */
         int pts = strstr(err.msg, "max_points") != NULL;
         char m[SCV_ERR_LEN + 64];
-        snprintf(m, sizeof m, "%s (this service's limit: serve %s)", err.msg,
-                 pts ? "--max-plan-points" : "max_plan_response");
+        snprintf(m, sizeof m, "%s (this service's limit%s)", err.msg, pts ? ": serve --max-plan-points" : " on a report");
         return send_limit(c, 422, m, pts ? "max_plan_points" : "max_plan_response",
                           pts ? (double)lim.max_points : (double)lim.max_response);
     }
