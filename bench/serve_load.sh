@@ -125,6 +125,8 @@ def post(path, body):
         r = urllib.request.urlopen(rq, timeout=60); code, text = r.status, r.read()
     except urllib.error.HTTPError as e:
         code, text = e.code, e.read()
+    except (urllib.error.URLError, OSError) as e:  # closed before the body was sent, no answer
+        code, text = 0, str(e).encode()
     return code, time.time() - t0, len(text), text[:160].decode(errors="replace")
 def metrics(K, B):  # a job line and 12 iterations at (K, B), as test_service's
     t = json.dumps({"type": "job", "model": "mlp", "arch": "mlp:784-32-10", "params": 25450, "act_bytes": 296,
