@@ -1,7 +1,9 @@
 /*
  * service.c - the HTTP side of `scavenger serve` on libmicrohttpd (one thread per
- * connection, so a server-sent-events stream may wait): routing, the bearer token on every
- * write (and on every API call when listening off loopback), request bodies bounded (413),
+ * connection, so a server-sent-events stream may wait; connections bounded per address and
+ * overall, silent ones closed and trickling ones cut at a request deadline: svc_limits):
+ * routing, the bearer token on every write (and on every API call when listening off
+ * loopback), request bodies bounded (413), /api/plan's space bounded (422 naming the limit),
  * JSON errors that name the field (400), 404 and 405, and the API's documents:
  *   GET  /api/health, /api/runs (paged, job and status filters), /api/runs/ID (the run's
  *        phases, measurements, models with the latest plan's points, decisions, switches,

@@ -1,7 +1,8 @@
 /*
  * service.h - `scavenger serve`, the Scavenger service: a JSON API and a live dashboard over
  * HTTP (libmicrohttpd), sharing the run store with the command line. The pieces:
- *   service.c  the HTTP daemon: routing, the bearer token, body limits, the API's JSON,
+ *   service.c  the HTTP daemon: routing, the bearer token, the limits of a request and of a
+ *              client (svc_limits: body, plan space, connections, timeouts), the API's JSON,
  *              server-sent events while a run trains, the embedded dashboard's files;
  *   jobs.c     submitted runs: strict checks of a job's JSON (errors name the field, paths
  *              kept inside the data directory), a bounded number of `scavenger run` child
