@@ -682,7 +682,10 @@ SCV_API int scv_plan_svg_write(const char *path, const scv_catalog *cat, const s
  * JSON; SCV_EINVAL: a field missing, unknown or of the wrong type or range) or the file,
  * and SCV_EINFEASIBLE says no configuration meets the deadline or budget. Reentrant.
  * It reads the files a request names: a service taking requests from others should pass
- * "metrics" and refuse "profile", "catalog" and "target_run". */
+ * "metrics" and refuse "profile", "catalog" and "target_run". Work and memory are bounded:
+ * a space (VM types and mixes x workers x batches x communication options) over 100,000
+ * points is refused before planning, and a report over 32 MiB after it, with SCV_ERANGE
+ * naming the limit; "max_points" (an integer) raises the first for a trusted caller. */
 SCV_API int scv_plan_json(const char *request_json, char **result_json, scv_err *err);
 SCV_API void scv_json_free(char *json);
 

@@ -661,10 +661,48 @@ static void t_version(void)
 #endif
 }
 
+/* The request's space is bounded before planning (SCV_PLAN_LIMITS_DEFAULT: 100,000 points):
+ * every VM type x 1..1024 workers x 8 batch sizes is refused with SCV_ERANGE naming the
+ * limit and the product; "max_points" raises it (a trusted caller) and must be an integer;
+ * scv_plan_json_limited without allow_raise refuses the field (the service). */
+static void t_limits(void)
+{
+    char p[700], req[1200], *out;
+    scv_err err;
+    snprintf(p, sizeof p, "\"profile\":\"%s,%s\"", f1, f2);
+    snprintf(req, sizeof req, "{%s,\"target_epochs\":5,\"vm\":\"all\",\"workers\":\"1..1024\"}", p);
+    CHECK_EQ_INT(plan(req, &out, &err), SCV_ERANGE);
+    CHECK(out == NULL);
+    CHECK_MSG(strstr(err.msg, "max_points = 100000") && strstr(err.msg, "x 1024 worker count(s) x 8 batch size(s)"),
+              "%s", err.msg);
+    snprintf(req, sizeof req, "{%s,\"target_epochs\":5,\"vm\":\"all\",\"workers\":\"1..1024\",\"max_points\":1000000}", p);
+    CHECK_EQ_INT(plan(req, &out, &err), SCV_OK);
+    CHECK_MSG(out && strstr(out, "\"chosen\":"), "%s", err.msg);
+    if (err.code == SCV_OK) scv_json_free(out);
+    snprintf(req, sizeof req, "{%s,\"target_epochs\":5,\"max_points\":1.5}", p);
+    CHECK_EQ_INT(plan(req, &out, &err), SCV_EINVAL);
+    CHECK_MSG(strstr(err.msg, "field \"max_points\""), "%s", err.msg);
+    snprintf(req, sizeof req, "{%s,\"target_epochs\":5,\"vm\":\"c5.xlarge\",\"workers\":\"1..4\",\"batch\":\"32..64\"}", p);
+    scv_plan_limits lim = {8, 1 << 20};
+    out = NULL;
+    CHECK_EQ_INT(scv_plan_json_limited(req, &lim, 0, &out, &err), SCV_OK); /* 1 x 4 x 2 = 8 points: within */
+    scv_json_free(out);
+    lim.max_points = 7;
+    CHECK_EQ_INT(scv_plan_json_limited(req, &lim, 0, &out, &err), SCV_ERANGE);
+    lim.max_response = 100;
+    lim.max_points = 8;
+    CHECK_EQ_INT(scv_plan_json_limited(req, &lim, 0, &out, &err), SCV_ERANGE);
+    CHECK_MSG(strstr(err.msg, "max_response = 100 bytes"), "%s", err.msg);
+    snprintf(req, sizeof req, "{%s,\"target_epochs\":5,\"max_points\":9}", p);
+    CHECK_EQ_INT(scv_plan_json_limited(req, NULL, 0, &out, &err), SCV_EINVAL);
+    CHECK_MSG(strstr(err.msg, "field \"max_points\"") && strstr(err.msg, "--max-plan-points"), "%s", err.msg);
+}
+
 static const scv_test tests[] = {
     {"same_as_cli", t_same_as_cli},
     {"fields_used", t_fields_used},
     {"errors", t_errors},
+    {"limits", t_limits},
     {"mix", t_mix},
     {"compress", t_compress},
     {"profile_texts", t_profile_texts},

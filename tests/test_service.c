@@ -137,6 +137,9 @@ static const char *jstr(const cJSON *o, const char *name)
     return cJSON_IsString(c) ? c->valuestring : "";
 }
 
+/* Options the next start_server passes besides the usual ones (NULL-terminated). */
+static const char *extra_args[17];
+
 static int start_server(void)
 {
     char portfile[400], log[400], datadir[400];
@@ -150,8 +153,10 @@ static int start_server(void)
     if (server == 0) {
         FILE *f = freopen(log, "a", stdout);
         if (!f || dup2(fileno(stdout), 2) < 0) _exit(126);
-        execl(bin, bin, "serve", "--listen", "127.0.0.1:0", "--db", db, "--port-file", portfile, "--data-dir", datadir,
-              "--max-body", "65536", "--max-runs", "1", (char *)NULL);
+        const char *argv[32] = {bin, "serve", "--listen", "127.0.0.1:0", "--db", db, "--port-file", portfile,
+                                "--data-dir", datadir, "--max-body", "65536", "--max-runs", "1"};
+        for (int i = 0; extra_args[i] && i < 16; i++) argv[14 + i] = extra_args[i];
+        execv(bin, (char *const *)argv);
         _exit(127);
     }
     for (int i = 0; i < 300; i++) {
@@ -559,6 +564,172 @@ static void t_plan(void)
     cJSON *o = json_of(resp);
     CHECK(jnum(o, "chosen.workers") >= 1 && cJSON_GetArraySize(cJSON_GetObjectItem(o, "front")) >= 1);
     cJSON_Delete(o);
+}
+
+/* ---- the limits of one client and of one request (svc_limits) ---- */
+
+static int stop_server(int sig);
+
+/* The server's peak resident memory (VmHWM), kB; -1 when unknown. */
+static long server_hwm_kb(void)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)server);
+    FILE *f = fopen(path, "r");
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmHWM:", 6)) kb = atol(line + 6);
+    if (f) fclose(f);
+    return kb;
+}
+
+/* Metrics of n iterations at (K, B) as `train --metrics` writes them (test_plan_json's). */
+static void metrics_text(char *s, size_t cap, int K, int B, int n)
+{
+    size_t at = (size_t)snprintf(s, cap,
+                                 "{\"type\":\"job\",\"model\":\"mlp\",\"arch\":\"mlp:784-32-10\",\"params\":25450,"
+                                 "\"act_bytes\":296,\"input_floats\":784,\"n_train\":2000,\"vm\":\"c5.xlarge\","
+                                 "\"threads\":1,\"workers\":%d,\"batch\":%d}\n", K, B);
+    double b = (double)B / K;
+    for (int i = 1; i <= n && at < cap; i++) {
+        double jit = 1 + 0.01 * ((i * 7919) % 13 - 6) / 6.0;
+        double tc = (1e-3 + 2e-5 * b) * jit, tm = K > 1 ? 2e-4 * jit : 1e-5, ti = tc + tm + 1e-5;
+        at += (size_t)snprintf(s + at, cap - at,
+                               "{\"type\":\"iter\",\"iter\":%d,\"epoch_progress\":%.6f,\"workers\":%d,\"batch\":%d,"
+                               "\"t_compute\":%.6e,\"t_comm\":%.6e,\"t_iter\":%.6e,\"loss\":1.5,"
+                               "\"grad_sqnorm_local_mean\":%.6e,\"grad_sqnorm_global\":%.6e}\n",
+                               i, (double)i * B / 2000, K, B, tc, tm, ti, (1 + 100 / b) * jit, (1 + 100.0 / B) * jit);
+    }
+}
+
+/* A plan request on the metrics of (1, 64) and (2, 64) with the space's fields as given. */
+static char *plan_request(const char *space)
+{
+    static char m1[8192], m2[8192];
+    metrics_text(m1, sizeof m1, 1, 64, 12);
+    metrics_text(m2, sizeof m2, 2, 64, 12);
+    cJSON *req = cJSON_Parse(space), *arr = cJSON_AddArrayToObject(req, "metrics");
+    cJSON_AddItemToArray(arr, cJSON_CreateString(m1));
+    cJSON_AddItemToArray(arr, cJSON_CreateString(m2));
+    cJSON_AddNumberToObject(req, "target_epochs", 2);
+    char *body = cJSON_PrintUnformatted(req);
+    cJSON_Delete(req);
+    return body;
+}
+
+/* An /api/plan space over the limit (every VM type x 1..1024 workers x 8 batch sizes, 606,208
+ * points: 150 MB and 6.7 s of work before the limit) is refused at once with 422 naming the
+ * limit, and the service does not grow; a request may not raise the limit; a space within it
+ * is planned. */
+static void t_limit_plan(void)
+{
+    char *big = plan_request("{\"vm\":\"all\",\"workers\":\"1..1024\",\"batch\":\"32..4096\",\"all\":true}");
+    char *raise = plan_request("{\"vm\":\"all\",\"workers\":\"1..1024\",\"max_points\":100000000}");
+    char *small = plan_request("{\"vm\":\"c5.xlarge,c5.2xlarge\",\"workers\":\"1..8\",\"batch\":\"32..256\"}");
+    long hwm0 = server_hwm_kb();
+    double t0 = mono_s();
+    int st = big ? http("POST", "/api/plan", token, big, resp, sizeof resp) : 0;
+    double dt = mono_s() - t0;
+    long hwm1 = server_hwm_kb();
+    CHECK_MSG(st == 422, "%d %.300s", st, body_of(resp));
+    cJSON *o = json_of(resp);
+    CHECK_MSG(!strcmp(jstr(o, "limit"), "max_plan_points") && jnum(o, "max") == 100000 &&
+                  strstr(jstr(o, "error"), "x 1024 worker count(s) x 8 batch size(s)") && strstr(jstr(o, "error"), "--max-plan-points"),
+              "%.400s", body_of(resp));
+    cJSON_Delete(o);
+    CHECK_MSG(dt < 1.0, "refused after %.2f s", dt);
+    CHECK_MSG(hwm0 > 0 && hwm1 - hwm0 < 20000, "the service grew from %ld to %ld kB", hwm0, hwm1);
+    st = raise ? http("POST", "/api/plan", token, raise, resp, sizeof resp) : 0;
+    CHECK_MSG(st == 400 && has_field(resp, "max_points"), "%d %.300s", st, body_of(resp));
+    st = small ? http("POST", "/api/plan", token, small, resp, sizeof resp) : 0;
+    CHECK_MSG(st == 200, "%d %.300s", st, body_of(resp));
+    free(big), free(raise), free(small);
+}
+
+/* synthetic:N beyond SCV_SYNTHETIC_MAX_N (its samples within 2 GiB per rank) is refused on
+ * submit, naming the limit; nothing is queued. */
+static void t_limit_synthetic(void)
+{
+    CHECK_EQ_INT(http("GET", "/api/submissions", NULL, NULL, resp, sizeof resp), 200);
+    cJSON *o = json_of(resp);
+    int n0 = cJSON_GetArraySize(cJSON_GetObjectItem(o, "submissions"));
+    cJSON_Delete(o);
+    static const char *const big[] = {"synthetic:10000000", "synthetic:570472"};
+    for (int i = 0; i < 2; i++) {
+        char job[300];
+        snprintf(job, sizeof job, "{\"model\":\"mlp\",\"dataset\":\"%s\",\"target-accuracy\":0.8}", big[i]);
+        int st = http("POST", "/api/runs", token, job, resp, sizeof resp);
+        CHECK_MSG(st == 400 && has_field(resp, "dataset") && strstr(body_of(resp), "570471") &&
+                      strstr(body_of(resp), "SCV_SYNTHETIC_MAX_N"),
+                  "%s: %d %.300s", big[i], st, body_of(resp));
+    }
+    CHECK_EQ_INT(http("GET", "/api/submissions", NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(o, "submissions")), n0);
+    cJSON_Delete(o);
+}
+
+/* A connection from 127.0.0.HOST (another client: all of 127/8 is loopback) that sends one
+ * byte and stalls; -1 when refused. */
+static int stalled_client(int host)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_in me = {.sin_family = AF_INET}, a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    me.sin_addr.s_addr = htonl(0x7f000000u | (unsigned)host);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct timeval tv = {3, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (bind(fd, (struct sockaddr *)&me, sizeof me) || connect(fd, (struct sockaddr *)&a, sizeof a) ||
+        send_all(fd, "G", 1)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* 60 slow clients from one address against a service of 32 connections at most, 8 per
+ * address, 1 s of silence, 1 s for a request: they hold 8, and a well-behaved client
+ * (another address) is answered within a second; a silent connection is closed after its
+ * timeout, and one trickling a byte every 250 ms (never silent) at its request deadline. */
+#define SLOW_CLIENTS 60
+static void t_limit_slow_clients(void)
+{
+    CHECK(stop_server(SIGTERM) != -1);
+    static const char *const lim[] = {"--max-conns", "32", "--max-conns-per-ip", "8", "--conn-timeout", "1",
+                                        "--request-timeout", "1", NULL};
+    memcpy(extra_args, lim, sizeof lim);
+    int started = start_server() == 0;
+    CHECK(started);
+    int slow[SLOW_CLIENTS];
+    for (int i = 0; i < SLOW_CLIENTS; i++) slow[i] = started ? stalled_client(2) : -1;
+    int trickle = started ? stalled_client(3) : -1;
+    double t_trickle = mono_s();
+    sleep_ms(100); /* the service has taken them in (or closed them) */
+    double t0 = mono_s();
+    int st = http("GET", "/api/runs", NULL, NULL, resp, sizeof resp);
+    double dt = mono_s() - t0;
+    CHECK_MSG(st == 200 && dt < 1.0, "GET /api/runs with %d slow clients open: %d after %.2f s", SLOW_CLIENTS, st, dt);
+    /* the trickling client is cut at its request deadline (1 s), though never silent */
+    char b[256];
+    int cut = 0;
+    while (trickle >= 0 && !cut && mono_s() - t_trickle < 2.5) {
+        sleep_ms(250);
+        ssize_t r = recv(trickle, b, sizeof b, MSG_DONTWAIT);
+        cut = r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) || send_all(trickle, "E", 1);
+    }
+    CHECK_MSG(cut, "a client trickling bytes is still connected after %.2f s", mono_s() - t_trickle);
+    if (trickle >= 0) close(trickle);
+    /* the first slow client (accepted) is closed for its silence: recv sees the end */
+    t0 = mono_s();
+    ssize_t r = slow[0] >= 0 ? recv(slow[0], b, sizeof b, 0) : 0;
+    dt = mono_s() - t0;
+    CHECK_MSG(slow[0] >= 0 && r >= 0 && dt < 2.5, "a silent connection: recv %zd after %.2f s", r, dt);
+    for (int i = 0; i < SLOW_CLIENTS; i++)
+        if (slow[i] >= 0) close(slow[i]);
+    CHECK(stop_server(SIGTERM) != -1);
+    extra_args[0] = NULL;
+    CHECK(start_server() == 0);
 }
 
 /* One connection's share of the burst: requests i = first, first + step, ... below n. */
@@ -975,7 +1146,8 @@ static const scv_test tests[] = {
     {"body_limit", t_body_limit}, {"not_found", t_not_found}, {"dashboard", t_dashboard},
     {"catalog_clusters", t_catalog_clusters}, {"submit_run", t_submit_run}, {"plan", t_plan},
     {"live_stop_resume", t_live_stop_resume}, {"bad_requests", t_bad_requests}, {"cache", t_cache},
-    {"shutdown", t_shutdown}, {"restart_queue", t_restart_queue}, {"state_refused", t_state_refused},
+    {"limit_plan", t_limit_plan}, {"limit_synthetic", t_limit_synthetic},
+    {"limit_slow_clients", t_limit_slow_clients}, {"shutdown", t_shutdown}, {"restart_queue", t_restart_queue}, {"state_refused", t_state_refused},
 };
 
 int main(int argc, char **argv)

@@ -24,7 +24,7 @@
 #define SERVE_USAGE "usage: scavenger serve [--listen ADDR:PORT] [--db PATH] [options]\n"
 
 enum { V_LISTEN = 1, V_DB, V_DATA_DIR, V_ALLOW_PATHS, V_ALLOW_EXEC, V_MAX_RUNS, V_MAX_QUEUE, V_MAX_BODY,
-       V_PORT_FILE, V_QUIET };
+       V_PORT_FILE, V_QUIET, V_MAX_CONNS, V_MAX_CONNS_IP, V_CONN_TIMEOUT, V_REQUEST_TIMEOUT, V_MAX_PLAN_POINTS };
 
 /* serve's options, declared once: --help, the completion and the man page are made from it */
 const scv_option SERVE_OPTIONS[] = {
@@ -38,6 +38,13 @@ const scv_option SERVE_OPTIONS[] = {
     {"max-runs", "N", "runs at a time (default 1); the rest wait in a queue", V_MAX_RUNS, 0, NULL},
     {"max-queue", "N", "submissions waiting at most (default 64)", V_MAX_QUEUE, 0, NULL},
     {"max-body", "BYTES", "request bodies at most (default 1048576; larger: 413)", V_MAX_BODY, 0, NULL},
+    {"max-conns", "N", "connections open at once, all clients (default 1024)", V_MAX_CONNS, 0, NULL},
+    {"max-conns-per-ip", "N", "connections open at once from one address (default 128)", V_MAX_CONNS_IP, 0, NULL},
+    {"conn-timeout", "S", "close a connection silent for S seconds (default 10)", V_CONN_TIMEOUT, 0, NULL},
+    {"request-timeout", "S", "cut a connection whose request has not arrived whole within S\n"
+                             "seconds (default 20): a client trickling bytes", V_REQUEST_TIMEOUT, 0, NULL},
+    {"max-plan-points", "N", "/api/plan's space at most: VM types x workers x batches x options\n"
+                             "(default 100000; larger: 422)", V_MAX_PLAN_POINTS, 0, NULL},
     {"port-file", "FILE", "write the port listened on to FILE", V_PORT_FILE, 0, NULL},
     {"quiet", NULL, "no notice of the submissions reloaded at start", V_QUIET, 0, NULL},
     {NULL, NULL, NULL, 0, 0, NULL},
@@ -113,6 +120,7 @@ int cmd_serve(int argc, char **argv)
     svc_config *c = &s->cfg;
     snprintf(c->listen_addr, sizeof c->listen_addr, "127.0.0.1");
     c->port = 8080, c->max_runs = 1, c->max_queue = 64, c->max_body = 1 << 20, c->http_nice = 10;
+    c->lim = (svc_limits)SVC_LIMITS_DEFAULT;
     const char *db = NULL, *data_dir = NULL, *port_file = NULL;
     int rc = EXIT_FAIL;
     for (int i = 1; i < argc; i++) {
@@ -153,8 +161,9 @@ int cmd_serve(int argc, char **argv)
         case V_DB: db = v; break;
         case V_DATA_DIR: data_dir = v; break;
         case V_PORT_FILE: port_file = v; break;
-        default: { /* --max-runs, --max-queue, --max-body */
-            long hi = o->id == V_MAX_BODY ? 1L << 30 : 1024;
+        default: { /* --max-runs, --max-queue, --max-body, the connection and plan limits */
+            long hi = o->id == V_MAX_BODY ? 1L << 30 : o->id == V_MAX_CONNS || o->id == V_MAX_CONNS_IP ? 65536
+                    : o->id == V_CONN_TIMEOUT || o->id == V_REQUEST_TIMEOUT ? 3600 : o->id == V_MAX_PLAN_POINTS ? 100000000 : 1024;
             if (parse_int(v, 1, hi, &x)) {
                 char m[96];
                 snprintf(m, sizeof m, "%s '%%s': expected an integer from 1 to %ld", a, hi);
@@ -163,6 +172,11 @@ int cmd_serve(int argc, char **argv)
             }
             if (o->id == V_MAX_RUNS) c->max_runs = (int)x;
             else if (o->id == V_MAX_QUEUE) c->max_queue = (int)x;
+            else if (o->id == V_MAX_CONNS) c->lim.max_conns = (unsigned)x;
+            else if (o->id == V_MAX_CONNS_IP) c->lim.max_conns_per_ip = (unsigned)x;
+            else if (o->id == V_CONN_TIMEOUT) c->lim.conn_timeout_s = (unsigned)x;
+            else if (o->id == V_REQUEST_TIMEOUT) c->lim.request_timeout_s = (unsigned)x;
+            else if (o->id == V_MAX_PLAN_POINTS) c->lim.max_plan_points = x;
             else c->max_body = (size_t)x;
         }
         }

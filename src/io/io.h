@@ -10,6 +10,23 @@
 
 #include "scv.h"
 
+/* The limits of one scv_plan_json request (plan_json.c): its work and memory are bounded
+ * before the planning starts; beyond them SCV_ERANGE with the limit named. */
+typedef struct scv_plan_limits {
+    long max_points;            /* the space: VM types (and mixes) x K x B x communication
+                                   options (about 10 us and 300 bytes of memory each, and as
+                                   many bytes of report with "all") */
+    size_t max_response;        /* bytes of the report */
+} scv_plan_limits;
+/* scv_plan_json's: 100,000 points (78 VM types x 1..128 workers x 8 batch sizes fits; about
+ * 1 s and 30 MB), a 32 MiB report */
+#define SCV_PLAN_LIMITS_DEFAULT {100000, (size_t)32 << 20}
+/* scv_plan_json with limits lim (NULL: the defaults); allow_raise: the request's field
+ * "max_points" may raise the points limit (a trusted caller: scv_plan_json itself); else the
+ * field is refused (a service: its operator sets the limit). */
+int scv_plan_json_limited(const char *request_json, const scv_plan_limits *lim, int allow_raise, char **result_json,
+                          scv_err *err);
+
 /* The same from n metrics texts in memory, each one file's JSON lines; errors name text i
  * as "label[i]" (label NULL: "metrics"). */
 int scv_profile_load_texts(const char *const *texts, size_t n, const char *label, scv_profile **out,

@@ -75,6 +75,35 @@ static int find_vms(const scv_plan_args *a, scv_plan_job *j, int *vms, size_t *n
     return SCV_OK;
 }
 
+/* Items of a list: separators + 1 (0 for NULL). */
+static double n_items(const char *list, char sep)
+{
+    if (!list) return 0;
+    double n = 1;
+    for (; *list; list++) n += *list == sep;
+    return n;
+}
+
+/* The space's size bound (before the profile's types are resolved): VM types of a->vms (at
+ * most the catalog's, 1 when none) and mixes, times K, B and communication options. SCV_ERANGE
+ * naming the limit when it exceeds a->max_points: refused before any work or memory. */
+static int check_space(const scv_plan_args *a, const scv_catalog *cat, scv_err *err)
+{
+    if (a->max_points <= 0) return SCV_OK;
+    double nv = !a->vms ? 1 : !strcmp(a->vms, "all") ? (double)cat->n : n_items(a->vms, ',');
+    if (nv > (double)cat->n) nv = (double)cat->n;
+    double types = nv + n_items(a->mixes, ';');
+    double comms = a->compress ? n_items(a->compress, ',') + 1 : 1;
+    if (comms > SCV_PLAN_MAX_COMMS + 1) comms = SCV_PLAN_MAX_COMMS + 1;
+    double pts = types * (double)(a->n_workers ? a->n_workers : 1) * (double)(a->n_batches ? a->n_batches : 1) * comms;
+    if (pts <= (double)a->max_points) return SCV_OK;
+    return scv_err_set(err, SCV_ERANGE,
+                       "the space is too large: %.0f VM type(s) and mix(es) x %zu worker count(s) x %zu batch size(s) "
+                       "x %.0f communication option(s) = %.0f points, over the limit max_points = %ld: narrow %s",
+                       types, a->n_workers, a->n_batches, comms, pts, a->max_points,
+                       a->option_names ? "--vm, --workers or --batch" : "\"vm\", \"workers\" or \"batch\"");
+}
+
 /* The mixes of a->mixes (';'-separated specs) into *out (malloc'ed; NULL and 0 when none). */
 static int find_mixes(const scv_plan_args *a, scv_plan_job *j, scv_vm_mix **out, size_t *n, scv_err *err)
 {
@@ -203,7 +232,7 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
     j->profile_name = a->profile ? a->profile : "metrics";
     int rc = a->profile ? scv_profile_load(a->profile, &j->prof, err)
                         : scv_profile_load_texts(a->metrics, a->n_metrics, "metrics", &j->prof, err);
-    if (rc || (rc = scv_catalog_load(j->catalog, &j->cat, err))) return rc;
+    if (rc || (rc = scv_catalog_load(j->catalog, &j->cat, err)) || (rc = check_space(a, j->cat, err))) return rc;
     if (!j->prof->has_job)
         return scv_err_set(err, SCV_EINVAL, "%s: no job line (metrics from an older trainer?)", j->profile_name);
     if ((rc = find_measured(a, j, err))) return rc;

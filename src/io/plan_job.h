@@ -46,6 +46,9 @@ typedef struct scv_plan_args {
     scv_objective objective;
     double value_per_hour, deadline_s, budget; /* 0: none */
     int all_points;                 /* the report lists every point too ("points") */
+    long max_points;                /* the space's size at most, checked before planning: VM
+                                       types (and mixes) x K x B x communication options
+                                       (0: no limit; SCV_ERANGE beyond, naming the limit) */
     int option_names;               /* errors name the command's options (--vm), not fields (vm) */
 } scv_plan_args;
 

@@ -4,9 +4,13 @@
  * the command's options with '_' for '-', is read field by field (each value checked
  * against the ranges the command line applies, an error naming the field), becomes
  * scv_plan_args and runs the pipeline of plan_job.c, whose report is written into a
- * string (open_memstream): the same bytes `plan --json` prints, less the newline.
+ * string (open_memstream): the same bytes `plan --json` prints, less the newline. The
+ * request's space and report are bounded (scv_plan_limits, io.h): a caller trusted by its
+ * own word may raise the points with "max_points"; the service passes its own limits and
+ * refuses that field (scv_plan_json_limited).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "io.h"
 #include "plan_job.h"
 #include "../core/util.h"
 
@@ -22,7 +26,7 @@ static const char *const FIELDS[] = {
     "profile", "metrics", "catalog", "measured_on", "target_epochs", "base_batch", "target_run",
     "target_accuracy", "vm", "workers", "batch", "b_min", "b_max", "comm", "overlap", "stat",
     "pricing", "assume_gpu_speedup", "objective", "value_per_hour", "deadline", "budget", "all", "mix",
-    "compress", "compress_iterations", NULL};
+    "compress", "compress_iterations", "max_points", NULL};
 
 /* What a request holds, and owns, once read. */
 typedef struct request {
@@ -214,8 +218,9 @@ static int check_names(const cJSON *o, scv_err *err)
     return SCV_OK;
 }
 
-/* Reads a request object into r (r zeroed, its args' defaults as the command line's). */
-static int read_request(const cJSON *o, request *r, scv_err *err)
+/* Reads a request object into r (r zeroed, its args' defaults as the command line's); the
+ * points limit from lim, raised by "max_points" when allow_raise. */
+static int read_request(const cJSON *o, const scv_plan_limits *lim, int allow_raise, request *r, scv_err *err)
 {
     scv_plan_args *a = &r->a;
     const char *comm = NULL, *stat = NULL, *pricing = NULL, *obj = NULL;
@@ -242,6 +247,15 @@ static int read_request(const cJSON *o, request *r, scv_err *err)
         (rc = get_num(o, "compress_iterations", 0, 1e12, 1, "a factor > 0 (iterations relative to dense)",
                       &a->compress_iterations, err)))
         return rc;
+    r->a.max_points = lim->max_points;
+    const cJSON *mp = cJSON_GetObjectItemCaseSensitive(o, "max_points");
+    if (mp && !allow_raise)
+        return scv_err_set(err, SCV_EINVAL, "field \"max_points\": the limit is set by the service's operator "
+                           "(serve --max-plan-points), not by a request");
+    double d = 0;
+    if (mp && ((rc = get_num(o, "max_points", 1, 1e15, 0, "an integer >= 1", &d, err)) || d != floor(d)))
+        return rc ? rc : bad(err, "max_points", "an integer >= 1");
+    if (mp) r->a.max_points = (long)d;
     scv_err e = {0};
     if (comm && (rc = scv_topology_from_name(comm, &a->topology, &e))) return named(err, "comm", rc, &e);
     if (stat && (rc = scv_stat_from_name(stat, &a->stat, &e))) return named(err, "stat", rc, &e);
@@ -285,6 +299,14 @@ static int read_request(const cJSON *o, request *r, scv_err *err)
 
 int scv_plan_json(const char *request_json, char **result_json, scv_err *err)
 {
+    return scv_plan_json_limited(request_json, NULL, 1, result_json, err);
+}
+
+int scv_plan_json_limited(const char *request_json, const scv_plan_limits *lim, int allow_raise, char **result_json,
+                          scv_err *err)
+{
+    static const scv_plan_limits dflt = SCV_PLAN_LIMITS_DEFAULT;
+    if (!lim) lim = &dflt;
     if (!result_json) return scv_err_set(err, SCV_EINVAL, "scv_plan_json: result_json is NULL");
     *result_json = NULL;
     if (!request_json) return scv_err_set(err, SCV_EINVAL, "request: NULL");
@@ -296,7 +318,7 @@ int scv_plan_json(const char *request_json, char **result_json, scv_err *err)
                            request_json + at);
     }
     request r = {0};
-    int rc = cJSON_IsObject(o) ? read_request(o, &r, err)
+    int rc = cJSON_IsObject(o) ? read_request(o, lim, allow_raise, &r, err)
                                : scv_err_set(err, SCV_EPARSE, "request: expected a JSON object");
     scv_plan_job job = {0};
     if (!rc) rc = scv_plan_job_run(&r.a, &job, err);
@@ -311,6 +333,11 @@ int scv_plan_json(const char *request_json, char **result_json, scv_err *err)
             if (fclose(f) || bad_write || !buf) {
                 free(buf);
                 rc = scv_err_set(err, SCV_ENOMEM, "out of memory (the report)");
+            } else if (lim->max_response && len > lim->max_response) {
+                free(buf);
+                rc = scv_err_set(err, SCV_ERANGE, "the report is %zu bytes, over the limit max_response = %zu bytes: "
+                                 "narrow \"vm\", \"workers\" or \"batch\", or leave out \"all\"", len,
+                                 lim->max_response);
             } else
                 *result_json = buf;
         }

@@ -24,6 +24,7 @@
 #include "../core/util.h"
 #include "../io/json_out.h"
 #include "search/jobopts.h"
+#include "../train/train.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -128,8 +129,14 @@ int svc_job_check(const svc_config *cfg, const char *body, char **out, char *fie
                                "'%s' is not an existing path inside the service's data directory", val);
         } else if (!strcmp(name, "dataset")) {
             int64_t nsamp;
-            if (strncmp(val, "synthetic:", 10) == 0 && (scv_parse_i64(val + 10, &nsamp) || nsamp < 10 || nsamp > 10000000))
-                rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected synthetic:N with 10 <= N <= 10^7", val);
+            if (strncmp(val, "synthetic:", 10) == 0 &&
+                (scv_parse_i64(val + 10, &nsamp) || nsamp < 10 || nsamp > SCV_SYNTHETIC_MAX_N)) {
+                char m[200]; /* the one bound of the trainer's parser (train.h), named */
+                snprintf(m, sizeof m, "'%%s': expected synthetic:N with 10 <= N <= %lld (the limit "
+                         "SCV_SYNTHETIC_MAX_N: its samples within %lld MiB per rank)",
+                         (long long)SCV_SYNTHETIC_MAX_N, (long long)(SCV_SYNTHETIC_MAX_BYTES >> 20));
+                rc = field_err(field, fcap, name, err, SCV_EINVAL, m, val);
+            }
         } else if (!strcmp(name, "model")) {
             if (!scv_option_value_ok(key, val)) {
                 char words[128], *q; /* the table's words, '|' read as ", " */

@@ -1,7 +1,9 @@
 /*
  * service.c - the HTTP side of `scavenger serve` on libmicrohttpd (one thread per
- * connection, so a server-sent-events stream may wait): routing, the bearer token on every
- * write (and on every API call when listening off loopback), request bodies bounded (413),
+ * connection, so a server-sent-events stream may wait; connections bounded per address and
+ * overall, silent ones closed and trickling ones cut at a request deadline: svc_limits):
+ * routing, the bearer token on every write (and on every API call when listening off
+ * loopback), request bodies bounded (413), /api/plan's space bounded (422 naming the limit),
  * JSON errors that name the field (400), 404 and 405, and the API's documents:
  *   GET  /api/health, /api/runs (paged, job and status filters), /api/runs/ID (the run's
  *        phases, measurements, models with the latest plan's points, decisions, switches,
@@ -19,6 +21,7 @@
 #define _GNU_SOURCE
 #include "service.h"
 #include "../core/util.h"
+#include "../io/io.h"
 #include "../io/json_out.h"
 #include "../io/metrics_line.h"
 #include "../runtime/cluster.h"
@@ -107,6 +110,22 @@ static enum MHD_Result send_error(struct MHD_Connection *c, unsigned code, const
         scv_json_str(f, field);
     }
     fputc('}', f);
+    return send_json(c, code, mem_close(f, &buf));
+}
+
+/* {"error": msg, "limit": name, "max": value}: a request over one of the service's limits */
+static enum MHD_Result send_limit(struct MHD_Connection *c, unsigned code, const char *msg, const char *name,
+                                  double value)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return send_json(c, 500, NULL);
+    fputs("{\"error\":", f);
+    scv_json_str(f, msg);
+    fputs(",\"limit\":", f);
+    scv_json_str(f, name);
+    fprintf(f, ",\"max\":%.0f}", value);
     return send_json(c, code, mem_close(f, &buf));
 }
 
@@ -702,7 +721,15 @@ static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, const r
     cJSON_Delete(o);
     char *res = NULL;
     scv_err err = {0};
-    int rc = scv_plan_json(body, &res, &err);
+    scv_plan_limits lim = {s->cfg.lim.max_plan_points, s->cfg.lim.max_plan_response};
+    int rc = scv_plan_json_limited(body, &lim, 0, &res, &err);
+    if (rc == SCV_ERANGE) { /* the space or the report over a limit: refused before the work (the space) */
+        int pts = strstr(err.msg, "max_points") != NULL;
+        char m[SCV_ERR_LEN + 64];
+        snprintf(m, sizeof m, "%s (this service's limit%s)", err.msg, pts ? ": serve --max-plan-points" : " on a report");
+        return send_limit(c, 422, m, pts ? "max_plan_points" : "max_plan_response",
+                          pts ? (double)lim.max_points : (double)lim.max_response);
+    }
     if (rc) {
         /* the message names the field: 'field' or "field" at its start */
         char field[64] = "";
@@ -862,6 +889,75 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
     return send_error(c, 404, NULL, "no such path");
 }
 
+/* ---- the request deadline ----
+ * libmicrohttpd's connection timeout closes a connection only when it is silent, so a client
+ * sending a byte now and then holds its connection (and its thread) for ever. Every
+ * connection is listed (MHD_OPTION_NOTIFY_CONNECTION) with the time it began waiting for its
+ * request; a reaper thread shuts down the socket of one whose request has not arrived whole
+ * within request_timeout_s (its thread then sees the end and libmicrohttpd closes it). The
+ * list's mutex is held while the reaper calls shutdown() and while a connection is removed,
+ * which libmicrohttpd does before it closes the socket: the reaper never touches a socket
+ * number reused by another connection. */
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    svc_state *s = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        svc_conn *k = ci ? calloc(1, sizeof *k) : NULL;
+        *socket_context = k;
+        if (!k) return; /* no deadline for this one: only the silence timeout */
+        k->fd = ci->connect_fd;
+        k->since = scv_now();
+        pthread_mutex_lock(&s->conns_mu);
+        k->next = s->conns;
+        if (s->conns) s->conns->prev = k;
+        s->conns = k;
+        pthread_mutex_unlock(&s->conns_mu);
+        return;
+    }
+    svc_conn *k = *socket_context;
+    if (!k) return;
+    pthread_mutex_lock(&s->conns_mu);
+    if (k->prev) k->prev->next = k->next;
+    else s->conns = k->next;
+    if (k->next) k->next->prev = k->prev;
+    pthread_mutex_unlock(&s->conns_mu);
+    free(k);
+    *socket_context = NULL;
+}
+
+/* busy: c's request arrived whole (1), or its answer is done (0: a new deadline starts). */
+static void conn_mark(svc_state *s, struct MHD_Connection *c, int busy)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    svc_conn *k = ci ? ci->socket_context : NULL;
+    if (!k) return;
+    pthread_mutex_lock(&s->conns_mu);
+    k->busy = busy;
+    if (!busy) k->since = scv_now();
+    pthread_mutex_unlock(&s->conns_mu);
+}
+
+static void *reaper_main(void *arg)
+{
+    svc_state *s = arg;
+    while (!s->stopping) {
+        struct timespec ts = {0, 200 * 1000000L};
+        nanosleep(&ts, NULL);
+        double now = scv_now();
+        pthread_mutex_lock(&s->conns_mu);
+        for (svc_conn *k = s->conns; k; k = k->next)
+            if (!k->busy && !k->cut && now - k->since > s->cfg.lim.request_timeout_s) {
+                k->cut = 1;
+                shutdown(k->fd, SHUT_RDWR);
+            }
+        pthread_mutex_unlock(&s->conns_mu);
+    }
+    return NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -878,8 +974,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (cl && strtoull(cl, NULL, 10) > s->cfg.max_body) q->too_big = 1;
         if (q->too_big) {
             char m[128];
-            snprintf(m, sizeof m, "the request body is larger than %zu bytes", s->cfg.max_body);
-            return send_error(c, 413, NULL, m);
+            snprintf(m, sizeof m, "the request body is larger than %zu bytes (serve --max-body)", s->cfg.max_body);
+            return send_limit(c, 413, m, "max_body", (double)s->cfg.max_body);
         }
         return MHD_YES;
     }
@@ -899,16 +995,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     if (q->too_big) {
         char m[128];
-        snprintf(m, sizeof m, "the request body is larger than %zu bytes", s->cfg.max_body);
-        return send_error(c, 413, NULL, m);
+        snprintf(m, sizeof m, "the request body is larger than %zu bytes (serve --max-body)", s->cfg.max_body);
+        return send_limit(c, 413, m, "max_body", (double)s->cfg.max_body);
     }
+    conn_mark(s, c, 1); /* the request arrived whole: no deadline while it is answered */
     if (q->body && strlen(q->body) != q->len) return send_error(c, 400, "body", "body: contains a NUL byte");
     return route(s, c, url, q->is_post, q);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
-    (void)cls, (void)c, (void)toe;
+    (void)toe;
+    conn_mark(cls, c, 0); /* answered: the next request on it has its own deadline */
     req *q = *con_cls;
     if (q) free(q->body);
     free(q);
@@ -924,8 +1022,16 @@ int svc_start(svc_state *s, scv_err *err)
     const char *a = !strcmp(s->cfg.listen_addr, "localhost") ? "127.0.0.1" : s->cfg.listen_addr;
     if (inet_pton(AF_INET, a, &sa.sin_addr) != 1)
         return scv_err_set(err, SCV_EINVAL, "--listen '%s': expected an IPv4 address", s->cfg.listen_addr);
+    static const svc_limits dflt = SVC_LIMITS_DEFAULT; /* a limit left 0 takes its default */
+    if (!s->cfg.lim.max_conns) s->cfg.lim.max_conns = dflt.max_conns;
+    if (!s->cfg.lim.max_conns_per_ip) s->cfg.lim.max_conns_per_ip = dflt.max_conns_per_ip;
+    if (!s->cfg.lim.conn_timeout_s) s->cfg.lim.conn_timeout_s = dflt.conn_timeout_s;
+    if (!s->cfg.lim.max_plan_points) s->cfg.lim.max_plan_points = dflt.max_plan_points;
+    if (!s->cfg.lim.max_plan_response) s->cfg.lim.max_plan_response = dflt.max_plan_response;
+    if (!s->cfg.lim.request_timeout_s) s->cfg.lim.request_timeout_s = dflt.request_timeout_s;
     pthread_mutex_init(&s->store_mu, NULL);
     pthread_mutex_init(&s->jobs_mu, NULL);
+    pthread_mutex_init(&s->conns_mu, NULL);
     int rc = scv_store_open(s->cfg.db, &s->store, err);
     if (rc) return rc;
     char catbuf[4200];
@@ -944,11 +1050,25 @@ int svc_start(svc_state *s, scv_err *err)
     errno = 0;
     int nice_now = getpriority(PRIO_PROCESS, 0);
     if (!(nice_now == -1 && errno) && s->cfg.http_nice > 0) (void)setpriority(PRIO_PROCESS, 0, nice_now + s->cfg.http_nice);
+    /* One thread per connection (poll): a server-sent-events stream and a request that
+     * computes (a plan) wait in their own thread, and a slow client holds only its own thread,
+     * idle in poll. What clients share is the number of connections: bounded per address and
+     * overall, and a silent connection is closed (svc_limits). Each connection needs a file
+     * descriptor: the soft limit is raised towards the hard one to hold max_conns. */
+    struct rlimit nof;
+    rlim_t want = (rlim_t)s->cfg.lim.max_conns + 256;
+    if (!getrlimit(RLIMIT_NOFILE, &nof) && nof.rlim_cur != RLIM_INFINITY && nof.rlim_cur < want) {
+        nof.rlim_cur = nof.rlim_max == RLIM_INFINITY || nof.rlim_max > want ? want : nof.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &nof);
+    }
     s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION, (uint16_t)s->cfg.port,
                                  NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_LIMIT,
-                                 (unsigned)512, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)15,
+                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
+                                 on_connection, s, MHD_OPTION_CONNECTION_LIMIT,
+                                 s->cfg.lim.max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->cfg.lim.max_conns_per_ip,
+                                 MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.lim.conn_timeout_s,
                                  MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);
+    if (s->daemon && !pthread_create(&s->reaper, NULL, reaper_main, s)) s->reaper_started = 1;
     if (!s->daemon)
         return scv_err_set(err, SCV_EIO, "cannot listen on %s:%d (in use, or not an address of this machine)",
                            s->cfg.listen_addr, s->cfg.port);
@@ -960,6 +1080,8 @@ int svc_start(svc_state *s, scv_err *err)
 void svc_stop(svc_state *s)
 {
     s->stopping = 1;
+    if (s->reaper_started) pthread_join(s->reaper, NULL);
+    s->reaper_started = 0;
     if (s->daemon) MHD_stop_daemon(s->daemon);
     s->daemon = NULL;
     svc_jobs_stop(s, 30);

@@ -1,7 +1,8 @@
 /*
  * service.h - `scavenger serve`, the Scavenger service: a JSON API and a live dashboard over
  * HTTP (libmicrohttpd), sharing the run store with the command line. The pieces:
- *   service.c  the HTTP daemon: routing, the bearer token, body limits, the API's JSON,
+ *   service.c  the HTTP daemon: routing, the bearer token, the limits of a request and of a
+ *              client (svc_limits: body, plan space, connections, timeouts), the API's JSON,
  *              server-sent events while a run trains, the embedded dashboard's files;
  *   jobs.c     submitted runs: strict checks of a job's JSON (errors name the field, paths
  *              kept inside the data directory), a bounded number of `scavenger run` child
@@ -21,6 +22,33 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* What one client, and all of them, may take of the service: connections (each has its own
+ * thread, so a slow client holds a thread, not the others' time), how long one may stay
+ * silent, and the work and memory of one request; checked before the work starts, beyond
+ * them 503 (connections: refused by libmicrohttpd) or 422 naming the limit. */
+typedef struct svc_limits {
+    unsigned max_conns;         /* connections open at once, all clients (serve --max-conns) */
+    unsigned max_conns_per_ip;  /* ... from one address (serve --max-conns-per-ip); behind a
+                                   reverse proxy every client is the proxy's address */
+    unsigned conn_timeout_s;    /* a connection silent this long is closed (serve --conn-timeout) */
+    unsigned request_timeout_s; /* a request (its headers and body) not received whole this long
+                                   after the connection opened, or after the previous answer on
+                                   it, is cut: a client trickling bytes (serve --request-timeout) */
+    long max_plan_points;       /* /api/plan: VM types x K x B x options (serve --max-plan-points) */
+    size_t max_plan_response;   /* /api/plan: bytes of the report */
+} svc_limits;
+#define SVC_LIMITS_DEFAULT {1024, 128, 10, 20, 100000, (size_t)32 << 20}
+
+/* An open connection, as the request deadline sees it (service.c): its socket, when it began
+ * waiting for its current request, and whether that request is being answered. */
+typedef struct svc_conn {
+    int fd;
+    double since;               /* monotonic s */
+    int busy;                   /* the request arrived whole: answering it (no deadline) */
+    int cut;                    /* shut down for its deadline */
+    struct svc_conn *prev, *next;
+} svc_conn;
+
 typedef struct svc_config {
     char listen_addr[64];       /* "127.0.0.1" */
     int port;                   /* 0: any free port */
@@ -35,6 +63,7 @@ typedef struct svc_config {
                                    so a burst of requests yields the CPU to training */
     int max_queue;              /* queued submissions at most */
     size_t max_body;            /* bytes of a request body at most (413 beyond) */
+    svc_limits lim;             /* connections and work per request (SVC_LIMITS_DEFAULT) */
     int allow_paths;            /* job paths anywhere (the operator's choice) */
     int allow_exec;             /* jobs may carry "exec" / "hosts" (the operator's choice) */
     int quiet;
@@ -94,6 +123,10 @@ typedef struct svc_state {
     struct MHD_Daemon *daemon;
     int bound_port;
     svc_cache_slot cache[SVC_CACHE_SLOTS]; /* guarded by store_mu */
+    pthread_mutex_t conns_mu;   /* the open connections, for the request deadline */
+    svc_conn *conns;
+    pthread_t reaper;           /* cuts the connections past their request deadline */
+    int reaper_started;
     unsigned long long cache_clock;
 } svc_state;
 

@@ -426,9 +426,10 @@ int scv_dataset_load(const char *spec, int split, scv_dataset **out, scv_err *er
     if (!spec || !*spec) return scv_err_set(err, SCV_EINVAL, "--dataset: empty");
     if (strncmp(spec, "synthetic:", 10) == 0) {
         int64_t n;
-        if (scv_parse_i64(spec + 10, &n) != SCV_OK || n < 1 || n > 10000000)
+        if (scv_parse_i64(spec + 10, &n) != SCV_OK || n < 1 || n > SCV_SYNTHETIC_MAX_N)
             return scv_err_set(err, SCV_EINVAL,
-                               "--dataset %s: synthetic:N needs N in 1..10000000", spec);
+                               "--dataset %s: synthetic:N needs N in 1..%lld (its samples within %lld MiB per rank)",
+                               spec, (long long)SCV_SYNTHETIC_MAX_N, (long long)(SCV_SYNTHETIC_MAX_BYTES >> 20));
         return load_synthetic(n, split, out, err);
     }
     const char *dir = strcmp(spec, "fashion-mnist") == 0 ? SCV_FASHION_MNIST_DIR : spec;

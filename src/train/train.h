@@ -28,6 +28,12 @@ typedef struct scv_dataset {
 int scv_dataset_load(const char *spec, int split, scv_dataset **out, scv_err *err);
 void scv_dataset_free(scv_dataset *ds);
 #define SCV_FASHION_MNIST_DIR "/usr/share/datasets/fashion-mnist"
+/* synthetic:N's bound: its N training and N/5 test samples (28x28 floats and a label each)
+ * take at most SCV_SYNTHETIC_MAX_BYTES per rank (every rank holds the whole set), so N is at
+ * most 570,471; the command line and the service refuse more, naming the bound. */
+#define SCV_SYNTHETIC_SAMPLE_BYTES ((int64_t)(28 * 28 * 4 + 1))
+#define SCV_SYNTHETIC_MAX_BYTES ((int64_t)2 << 30)
+#define SCV_SYNTHETIC_MAX_N (SCV_SYNTHETIC_MAX_BYTES * 5 / (6 * SCV_SYNTHETIC_SAMPLE_BYTES))
 
 typedef struct scv_net scv_net;
 
