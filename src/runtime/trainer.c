@@ -36,6 +36,7 @@
 #include "comm.h"
 #include "exchange.h"
 #include "trainer.h"
+#include "../model/stoprule.h"
 #include "../core/util.h"
 #include "../io/json_out.h"
 #include "../io/segwire.h"
@@ -107,7 +108,7 @@ scv_train_params scv_train_params_default(void)
     p.lr_gamma = 0.1;
     p.seed = 1;
     p.target_window = 1;
-    p.target_confirm_tol = 0.005;
+    p.target_confirm_tol = SCV_TARGET_CONFIRM_TOL;
     p.dynbatch = scv_dynbatch_policy_default();
     p.stream_policy = scv_stream_policy_default();
     p.comm = scv_exchange_opts_default();
