@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "drivers/jobsetup.h"
 #include "core/util.h"
+#include "runtime/launch.h"
 #include "search/jobopts.h"
 #include "train/train.h"
 
@@ -150,6 +151,10 @@ static int setup_driver_checks(scv_job_setup *js, char *const *names, char *cons
     if (hosts && !strcmp(js->driver, "elastic"))
         return bad(js, err, "--hosts: the elastic driver runs locally or on an emulated cluster; use --driver "
                             "relaunch%s", "");
+    if (hosts) { /* checked before the run starts (names, slots, resolving): file:line */
+        scv_err he = {0};
+        if (scv_hostfile_check(hosts, NULL, &he)) return bad(js, err, "--hosts: %s", he.msg);
+    }
     uint64_t seed = scv_train_params_default().seed;
     const char *sv = get(names, values, n, "seed");
     if (sv) {
