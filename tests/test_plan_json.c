@@ -212,6 +212,7 @@ static void t_errors(void)
         {"{%s,\"target_epochs\":5,\"batch\":\"32..512,64\"}", SCV_EINVAL, "field \"batch\": '32..512,64': the value 64"},
         {"{%s,\"target_epochs\":5,\"vm\":7}", SCV_EINVAL, "field \"vm\": expected"},
         {"{%s,\"target_epochs\":5,\"vm\":\"m9.huge\"}", SCV_ENOTFOUND, "field \"vm\": 'm9.huge' is not a VM type"},
+        {"{%s,\"target_epochs\":5,\"vm\":\"c5.xlarge,c5.xlarg\"}", SCV_ENOTFOUND, "'c5.xlarg' is not a VM type of data/vm-catalog.csv (did you mean 'c5.xlarge'?)"},
         {"{%s,\"target_epochs\":5,\"objective\":\"fast\"}", SCV_EINVAL, "field \"objective\": "},
         {"{%s,\"target_epochs\":5,\"comm\":1}", SCV_EINVAL, "field \"comm\": expected a string"},
         {"{%s,\"target_epochs\":5,\"stat\":\"x\"}", SCV_EINVAL, "field \"stat\""},

@@ -16,6 +16,7 @@ int cmd_sweep(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_vms(int argc, char **argv);
 #include <stdio.h>
 #include "scv.h"
 /* "scavenger CMD: <fmt with arg>", the usage text and a pointer to --help on stderr;

@@ -62,8 +62,10 @@ static int find_vms(const scv_plan_args *a, scv_plan_job *j, int *vms, size_t *n
         for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             const scv_vm_type *v = scv_catalog_find(cat, t);
             if (!v) {
-                if (a->option_names) scv_err_set(err, SCV_ENOTFOUND, "--vm %s: not a VM type of %s", t, j->catalog);
-                else scv_err_set(err, SCV_ENOTFOUND, "field \"vm\": '%s' is not a VM type of %s", t, j->catalog);
+                char near[160];
+                scv_catalog_did_you_mean(cat, t, near, sizeof near);
+                if (a->option_names) scv_err_set(err, SCV_ENOTFOUND, "--vm %s: not a VM type of %s%s", t, j->catalog, near);
+                else scv_err_set(err, SCV_ENOTFOUND, "field \"vm\": '%s' is not a VM type of %s%s", t, j->catalog, near);
                 free(list);
                 j->bad_arg = 1;
                 return SCV_ENOTFOUND;
