@@ -1253,9 +1253,18 @@ static void t_headline(void)
     r.reached = 1, r.accuracy = 0.8567;
     char h[256];
     scv_run_headline(&p, &r, 0.005, 0.8612, 2000, h, sizeof h);
-    CHECK_MSG(!strcmp(h, "target 0.86 reached within the confirmation tolerance 0.005: full test set 0.8567, "
+    CHECK_MSG(!strcmp(h, "target reached within the confirmation tolerance 0.005 of 0.86: full test set 0.8567, "
                          "subset window mean 0.8612"), "%s", h);
     CHECK_MSG(!strstr(h, "target reached: test accuracy"), "%s", h);
+    /* further under the target than the tolerance, or no subset: the window's mean did it */
+    r.accuracy = 0.84;
+    scv_run_headline(&p, &r, 0.005, 0.8612, 2000, h, sizeof h);
+    CHECK_MSG(!strcmp(h, "target reached by the mean of the evaluation window (>= 0.86): last test accuracy 0.8400, "
+                         "subset window mean 0.8612"), "%s", h);
+    r.accuracy = 0.8567;
+    scv_run_headline(&p, &r, 0.005, 0.8612, 0, h, sizeof h);
+    CHECK_MSG(!strncmp(h, "target reached by the mean of the evaluation window", 51) &&
+              strstr(h, "evaluation window mean 0.8612"), "%s", h);
     r.accuracy = 0.8634; /* at or over the target: the plain headline */
     scv_run_headline(&p, &r, 0.005, 0.8612, 2000, h, sizeof h);
     CHECK_MSG(!strcmp(h, "target reached: test accuracy 0.8634"), "%s", h);

@@ -30,6 +30,7 @@
  * (`train --target-confirm-tol`); a run's headline names it when it let an accuracy under
  * the target count as reached (src/search/report.c scv_run_headline). */
 #define SCV_TARGET_CONFIRM_TOL 0.005
+#define SCV_TARGET_CONFIRM_TOL_TEXT "0.005" /* the same, for messages */
 
 /* Iterations at a segment's start the profiling rule leaves out (warm caches, first
  * allocations), and the fewest samples its standard error is taken over. */

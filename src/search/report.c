@@ -34,11 +34,17 @@ void scv_run_headline(const scv_run_params *p, const scv_run_result *r, double t
 {
     const int loss = p->target_loss > 0;
     if (r->reached && !loss && isfinite(r->accuracy) && r->accuracy < p->target_accuracy) {
+        /* reached with the last accuracy under the target: by the confirmation's tolerance
+         * (evaluations on a subset, the whole set within tol), else by the window's mean */
         char win[96] = "";
         if (isfinite(window_mean))
             snprintf(win, sizeof win, ", %s window mean %.4f", subset ? "subset" : "evaluation", window_mean);
-        snprintf(buf, cap, "target %g reached within the confirmation tolerance %g: full test set %.4f%s",
-                 p->target_accuracy, tol, r->accuracy, win);
+        if (subset && p->target_accuracy - r->accuracy <= tol + 1e-9)
+            snprintf(buf, cap, "target reached within the confirmation tolerance %g of %g: full test set %.4f%s", tol,
+                     p->target_accuracy, r->accuracy, win);
+        else
+            snprintf(buf, cap, "target reached by the mean of the evaluation window (>= %g): last test accuracy %.4f%s",
+                     p->target_accuracy, r->accuracy, win);
         return;
     }
     char tgt[64] = "";
@@ -271,11 +277,12 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
     fprintf(f, "# Scavenger run %lld\n\nJob `%s` on %s, target %s %.4f: **%s**", r->run_id, p->job_key,
             vm_name(p), p->target_loss > 0 ? "training loss" : "test accuracy",
             p->target_loss > 0 ? p->target_loss : p->target_accuracy,
-            r->state == SCV_STATE_DONE ? (!r->reached ? "not reached"
-                                          : p->target_loss > 0 || !(r->accuracy < p->target_accuracy)
-                                              ? "reached"
-                                              : "reached within the confirmation tolerance of the whole test set")
-                                       : scv_run_state_name(r->state));
+            r->state != SCV_STATE_DONE ? scv_run_state_name(r->state)
+            : !r->reached              ? "not reached"
+            : p->target_loss > 0 || !(r->accuracy < p->target_accuracy) ? "reached"
+            : p->policy.eval_subset > 0 && p->target_accuracy - r->accuracy <= SCV_TARGET_CONFIRM_TOL + 1e-9
+                ? "reached within the confirmation tolerance " SCV_TARGET_CONFIRM_TOL_TEXT " of the whole test set"
+                : "reached by the mean of the evaluation window");
     if (isfinite(r->accuracy)) fprintf(f, " (%.4f after %.2f epochs)", r->accuracy, r->epochs);
     fprintf(f, ".\n\n## Choice\n\n");
     if (res) {

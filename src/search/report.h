@@ -11,9 +11,11 @@
 #include <stddef.h>
 
 /* "target reached: test accuracy A", "target NOT reached: ...", or, reached with A under
- * the target, "target T reached within the confirmation tolerance TOL: full test set A,
- * subset window mean M" (the window part when window_mean is finite; "evaluation window"
- * when subset is 0). tol: the confirmation's tolerance (SCV_TARGET_CONFIRM_TOL). */
+ * the target T: "target reached within the confirmation tolerance TOL of T: full test set
+ * A, subset window mean M" when the evaluations are on a subset and A >= T - TOL, else
+ * "target reached by the mean of the evaluation window (>= T): last test accuracy A, ..."
+ * (the window part when window_mean is finite). Every form starts "target reached" or
+ * "target NOT reached". tol: the confirmation's tolerance (SCV_TARGET_CONFIRM_TOL). */
 void scv_run_headline(const scv_run_params *p, const scv_run_result *r, double tol, double window_mean, int subset,
                       char *buf, size_t cap);
 #endif
