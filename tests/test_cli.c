@@ -1410,6 +1410,10 @@ static void t_did_you_mean(void)
     CHECK_MSG(strstr(out, "did you mean '--workers'?"), "%s", out);
     CHECK_EQ_INT(run(out, sizeof out, "%s vms --jsno", bin), 2);
     CHECK_MSG(strstr(out, "did you mean '--json'?"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s cluster status --jsno", bin), 2);
+    CHECK_MSG(strstr(out, "unknown option '--jsno'; did you mean '--json'?"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s help swep", bin), 2);
+    CHECK_MSG(strstr(out, "unknown command 'swep'; did you mean 'sweep'?"), "%s", out);
     CHECK_EQ_INT(run(out, sizeof out, "%s train --model lenett --iterations 1", bin), 2);
     CHECK_MSG(strstr(out, "unknown model") && strstr(out, "did you mean 'lenet'?"), "%s", out);
     CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s/dym.db --model lenett --target-accuracy 0.9", bin, tmp), 2);

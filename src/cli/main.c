@@ -31,7 +31,6 @@ static const struct cmd {
     {"vms", cmd_vms, "the VM types of the price catalog: vCPUs, memory, GPUs, on-demand and spot prices"},
 };
 
-static const char *nearest_option(const char *cmd, const char *word);
 
 
 int cli_choice(const char *value, const char *const *names)
@@ -47,7 +46,7 @@ int cli_usage_error(const char *cmd, const char *usage_text, const char *fmt, co
     fprintf(stderr, fmt, arg);
     /* an unknown option: the command's nearest one (its option table's names) */
     const char *near = arg && !strncmp(arg, "--", 2) && (strstr(fmt, "unknown") || strstr(fmt, "unexpected argument"))
-                           ? nearest_option(cmd, arg + 2)
+                           ? cli_nearest_option(cmd, arg + 2)
                            : NULL;
     if (near) fprintf(stderr, "; did you mean '--%s'?", near);
     fprintf(stderr, "\n%sTry 'scavenger %s --help'.\n", usage_text, cmd);
@@ -110,7 +109,7 @@ static const struct {
 
 /* The option of cmd's table (with run's job keys, and what sweep passes on) nearest to
  * word ("workres" -> "workers"; a "=value" left out), or NULL (core/util.h's measure). */
-static const char *nearest_option(const char *cmd, const char *word)
+const char *cli_nearest_option(const char *cmd, const char *word)
 {
     static const char *names[512];
     char w[128];
@@ -215,6 +214,16 @@ static void usage(FILE *f)
                "  --version  print the version\n");
 }
 
+/* The command nearest to a mistyped name (and "help" when with_help), or NULL. */
+static const char *nearest_cmd(const char *word, int with_help)
+{
+    const char *names[sizeof cmds / sizeof cmds[0] + 1];
+    size_t n = 0;
+    for (; n < sizeof cmds / sizeof cmds[0]; n++) names[n] = cmds[n].name;
+    if (with_help) names[n++] = "help";
+    return scv_nearest_name(word, names, n);
+}
+
 static const struct cmd *find_cmd(const char *name)
 {
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
@@ -244,7 +253,9 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "help") && argc > 2) { /* `scavenger help CMD` = `scavenger CMD --help` */
         const struct cmd *c = find_cmd(argv[2]);
         if (!c) {
-            fprintf(stderr, "scavenger help: unknown command '%s'\n\n", argv[2]);
+            const char *near = nearest_cmd(argv[2], 0);
+            fprintf(stderr, "scavenger help: unknown command '%s'%s%s%s\n\n", argv[2], near ? "; did you mean '" : "",
+                    near ? near : "", near ? "'?" : "");
             usage(stderr);
             return EXIT_USAGE;
         }
@@ -270,10 +281,7 @@ int main(int argc, char **argv)
     }
     const struct cmd *c = find_cmd(argv[1]);
     if (c) return run_cmd(c, argc - 1, argv + 1);
-    const char *names[sizeof cmds / sizeof cmds[0] + 1];
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) names[i] = cmds[i].name;
-    names[sizeof cmds / sizeof cmds[0]] = "help";
-    const char *near = scv_nearest_name(argv[1], names, sizeof names / sizeof names[0]);
+    const char *near = nearest_cmd(argv[1], 1);
     fprintf(stderr, "scavenger: unknown command '%s'%s%s%s\n\n", argv[1], near ? "; did you mean '" : "",
             near ? near : "", near ? "'?" : "");
     usage(stderr);
