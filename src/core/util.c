@@ -282,21 +282,24 @@ int scv_edit_distance(const char *a, const char *b)
     enum { MAXL = 128 };
     size_t n = strlen(a), m = strlen(b);
     if (n > MAXL || m > MAXL) return (int)(n > m ? n : m); /* not a mistyped name */
-    static _Thread_local int d[MAXL + 1][MAXL + 1];
-    for (size_t i = 0; i <= n; i++) d[i][0] = (int)i;
-    for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
-    for (size_t i = 1; i <= n; i++)
+    int rows[3][MAXL + 1], *pp = rows[0], *p = rows[1], *d = rows[2]; /* rows i-2, i-1, i */
+    for (size_t j = 0; j <= m; j++) p[j] = (int)j;
+    for (size_t i = 1; i <= n; i++) {
+        d[0] = (int)i;
         for (size_t j = 1; j <= m; j++) {
             int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
-            int v = d[i - 1][j - 1] + (ca != cb);
-            if (d[i - 1][j] + 1 < v) v = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            int v = p[j - 1] + (ca != cb);
+            if (p[j] + 1 < v) v = p[j] + 1;
+            if (d[j - 1] + 1 < v) v = d[j - 1] + 1;
             if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) && tolower((unsigned char)a[i - 2]) == cb &&
-                d[i - 2][j - 2] + 1 < v)
-                v = d[i - 2][j - 2] + 1;
-            d[i][j] = v;
+                pp[j - 2] + 1 < v)
+                v = pp[j - 2] + 1;
+            d[j] = v;
         }
-    return d[n][m];
+        int *t = pp;
+        pp = p, p = d, d = t;
+    }
+    return p[m];
 }
 
 const char *scv_nearest_name(const char *word, const char *const *names, size_t n)
