@@ -337,7 +337,7 @@ int scv_plan_svg_write_nominal(const char *path, const scv_catalog *cat, const s
     svg_series front = {.n = res->n_front, .t = p, .c = p + res->n_front};
     for (size_t i = 0; i < res->n_front; i++)
         front.t[i] = pts[res->front[i]].time_s, front.c[i] = pts[res->front[i]].cost;
-    char title[260], mark[160], chbuf[512], nom[96] = "", xt[96], yt[64];
+    char title[320], mark[160], chbuf[512], nom[96] = "", xt[96], yt[64];
     const char *chv = point_vm(cat, ch, chbuf, sizeof chbuf);
     /* nominal times are not predictions: the figure says what they are */
     if (nominal_epochs > 0) snprintf(nom, sizeof nom, "%.3g epochs at B=%d assumed", nominal_epochs, nominal_batch);
