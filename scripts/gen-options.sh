@@ -23,7 +23,7 @@ splice()
 
 "$bin" help --completion > "$tmp"
 splice "$here/scripts/scavenger.bash-completion" '`scavenger help --completion`'
-for cmd in run train plan sweep serve profile runs; do
+for cmd in run train plan sweep serve profile runs vms; do
     "$bin" help --man-options "$cmd" > "$tmp"
     splice "$here/docs/scavenger.1" "\`scavenger help --man-options $cmd\`"
 done

@@ -1375,7 +1375,76 @@ static void t_run_compress(void)
                      "grep -c '\"cf\"'", db, db), 1); /* grep finds none */
 }
 
+/* `scavenger vms` (issue 24 item 23): the catalog's types with prices as a table and as
+ * JSON, filtered by provider, vCPUs and GPUs; a provider of no type is named with the
+ * nearest one. */
+static void t_vms(void)
+{
+    static char out[1 << 16];
+    CHECK_EQ_INT(run(out, sizeof out, "%s vms", bin), 0);
+    CHECK_MSG(strstr(out, "TYPE") && strstr(out, "ONDEMAND_$/H") && strstr(out, "SPOT_$/H"), "%.300s", out);
+    CHECK_MSG(strstr(out, "\nc5.xlarge ") && strstr(out, " aws ") && strstr(out, " us-east-1 ") &&
+              strstr(out, " 0.1700 ") && strstr(out, "0.0639-0.0827"), "%.600s", out);
+    CHECK_MSG(strstr(out, " VM types of "), "%.300s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s vms --json --provider aws --cpus 64", bin), 0);
+    cJSON *a = cJSON_Parse(out);
+    CHECK_MSG(cJSON_IsArray(a) && cJSON_GetArraySize(a) > 0, "%.300s", out);
+    cJSON *it;
+    cJSON_ArrayForEach(it, a) {
+        CHECK(!strcmp(cJSON_GetObjectItem(it, "provider")->valuestring, "aws"));
+        CHECK(cJSON_GetObjectItem(it, "vcpus")->valueint >= 64);
+        CHECK(cJSON_IsString(cJSON_GetObjectItem(it, "type")) && cJSON_IsString(cJSON_GetObjectItem(it, "region")));
+        CHECK(cJSON_IsNumber(cJSON_GetObjectItem(it, "memory_gib")) &&
+              cJSON_IsNumber(cJSON_GetObjectItem(it, "ondemand_usd_per_hr")) &&
+              cJSON_GetObjectItem(it, "spot_usd_per_hr_min") && cJSON_GetObjectItem(it, "gpus"));
+    }
+    cJSON_Delete(a);
+    CHECK_EQ_INT(run(out, sizeof out, "%s vms --json --gpus", bin), 0);
+    a = cJSON_Parse(out);
+    CHECK(cJSON_IsArray(a) && cJSON_GetArraySize(a) > 0);
+    cJSON_ArrayForEach(it, a) CHECK(cJSON_GetObjectItem(it, "gpus")->valueint >= 1 &&
+                                    cJSON_IsString(cJSON_GetObjectItem(it, "gpu_model")));
+    cJSON_Delete(a);
+    CHECK_EQ_INT(run(out, sizeof out, "%s vms --provider asw", bin), 2);
+    CHECK_MSG(strstr(out, "--provider 'asw': no VM type of that provider") && strstr(out, "did you mean 'aws'?"), "%s",
+              out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s vms --cpus many", bin), 2);
+    CHECK_MSG(strstr(out, "--cpus 'many'"), "%s", out);
+}
+
+/* "did you mean" (issue 24 item 23): a mistyped command, option, model or VM type is
+ * answered with the nearest name; a word near nothing gets no guess. */
+static void t_did_you_mean(void)
+{
+    char out[8192];
+    CHECK_EQ_INT(run(out, sizeof out, "%s plna", bin), 2);
+    CHECK_MSG(strstr(out, "unknown command 'plna'; did you mean 'plan'?"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s frobnicate", bin), 2);
+    CHECK_MSG(strstr(out, "unknown command 'frobnicate'") && !strstr(out, "did you mean"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --workres 2", bin), 2);
+    CHECK_MSG(strstr(out, "unknown option '--workres'; did you mean '--workers'?"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --workres 2", bin), 2);
+    CHECK_MSG(strstr(out, "did you mean '--workers'?"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --workres 2", bin), 2);
+    CHECK_MSG(strstr(out, "did you mean '--workers'?"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s vms --jsno", bin), 2);
+    CHECK_MSG(strstr(out, "did you mean '--json'?"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s cluster status --jsno", bin), 2);
+    CHECK_MSG(strstr(out, "unknown option '--jsno'; did you mean '--json'?"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s help swep", bin), 2);
+    CHECK_MSG(strstr(out, "unknown command 'swep'; did you mean 'sweep'?"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --model lenett --iterations 1", bin), 2);
+    CHECK_MSG(strstr(out, "unknown model") && strstr(out, "did you mean 'lenet'?"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s/dym.db --model lenett --target-accuracy 0.9", bin, tmp), 2);
+    CHECK_MSG(strstr(out, "did you mean 'lenet'?"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train --vm-type c5.xlarg --iterations 1", bin), 2);
+    CHECK_MSG(strstr(out, "'c5.xlarg': not a VM type") && strstr(out, "did you mean 'c5.xlarge'?"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s/dym.db --vm-type c5.xlarg --target-accuracy 0.9", bin, tmp), 2);
+    CHECK_MSG(strstr(out, "did you mean 'c5.xlarge'?"), "%s", out);
+}
+
 static const scv_test tests[] = {
+    {"vms", t_vms}, {"did_you_mean", t_did_you_mean},
     {"run_compress", t_run_compress},
     {"exec_driver", t_exec_driver},
     {"reliability", t_reliability},

@@ -14,6 +14,7 @@
 #include "scv_test.h"
 #include "../src/model/stoprule.h"
 #include "../src/store/store.h"
+#include "../src/search/report.h"
 
 #include <cjson/cJSON.h>
 #include <sys/stat.h>
@@ -1239,7 +1240,41 @@ static void t_compress(void)
     scv_store_close(db);
 }
 
+/* The run's headline (issue 24 item 20): a run reached through the subset evaluations'
+ * window whose whole test set is under the target says so, with the tolerance and both
+ * figures; never a bare "target reached: test accuracy 0.8567" for a 0.86 target. */
+static void t_headline(void)
+{
+    scv_run_params p;
+    memset(&p, 0, sizeof p);
+    p.target_accuracy = 0.86;
+    scv_run_result r;
+    memset(&r, 0, sizeof r);
+    r.reached = 1, r.accuracy = 0.8567;
+    char h[256];
+    scv_run_headline(&p, &r, 0.005, 0.8612, 2000, h, sizeof h);
+    CHECK_MSG(!strcmp(h, "target reached within the confirmation tolerance 0.005 of 0.86: full test set 0.8567, "
+                         "subset window mean 0.8612"), "%s", h);
+    CHECK_MSG(!strstr(h, "target reached: test accuracy"), "%s", h);
+    /* further under the target than the tolerance, or no subset: the window's mean did it */
+    r.accuracy = 0.84;
+    scv_run_headline(&p, &r, 0.005, 0.8612, 2000, h, sizeof h);
+    CHECK_MSG(!strcmp(h, "target reached by the mean of the evaluation window (>= 0.86): last test accuracy 0.8400, "
+                         "subset window mean 0.8612"), "%s", h);
+    r.accuracy = 0.8567;
+    scv_run_headline(&p, &r, 0.005, 0.8612, 0, h, sizeof h);
+    CHECK_MSG(!strncmp(h, "target reached by the mean of the evaluation window", 51) &&
+              strstr(h, "evaluation window mean 0.8612"), "%s", h);
+    r.accuracy = 0.8634; /* at or over the target: the plain headline */
+    scv_run_headline(&p, &r, 0.005, 0.8612, 2000, h, sizeof h);
+    CHECK_MSG(!strcmp(h, "target reached: test accuracy 0.8634"), "%s", h);
+    r.reached = 0, r.accuracy = 0.8567;
+    scv_run_headline(&p, &r, 0.005, NAN, 0, h, sizeof h);
+    CHECK_MSG(!strcmp(h, "target NOT reached: test accuracy 0.8567"), "%s", h);
+}
+
 static const scv_test tests[] = {
+    {"headline", t_headline},
     {"compress", t_compress},
     {"params", t_params},
     {"partial_full_none", t_partial_full_none},

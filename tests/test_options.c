@@ -76,8 +76,8 @@ static void t_help_words_completed(void)
 {
     static char comp[1 << 16], help[1 << 16];
     CHECK_EQ_INT(run(comp, sizeof comp, "%s help --completion", bin), 0);
-    const char *cmds[] = {"run", "runs", "train", "profile", "cluster", "sweep", "plan", "serve"};
-    for (int i = 0; i < 8; i++) {
+    const char *cmds[] = {"run", "runs", "train", "profile", "cluster", "sweep", "plan", "serve", "vms"};
+    for (int i = 0; i < 9; i++) {
         char head[64];
         snprintf(head, sizeof head, "\n    %s) printf", cmds[i]);
         char *at = strstr(comp, head), *end = at ? strstr(at, ";;") : NULL;
@@ -102,8 +102,8 @@ static void t_help_words_completed(void)
 static void t_man_generated(void)
 {
     static char file[1 << 16];
-    const char *cmds[] = {"run", "train", "plan", "sweep", "serve", "profile", "runs"};
-    for (int i = 0; i < 7; i++) {
+    const char *cmds[] = {"run", "train", "plan", "sweep", "serve", "profile", "runs", "vms"};
+    for (int i = 0; i < 8; i++) {
         char mark[128];
         snprintf(mark, sizeof mark, "`scavenger help --man-options %s`", cmds[i]);
         CHECK_EQ_INT(run(out, sizeof out, "%s help --man-options %s", bin, cmds[i]), 0);
@@ -111,7 +111,7 @@ static void t_man_generated(void)
         CHECK_MSG(!strcmp(out, file), "docs/scavenger.1's %s options are not what the tables generate: run "
                                       "scripts/gen-options.sh", cmds[i]);
         const char *has[] = {"\\-\\-target\\-accuracy", "\\-\\-elastic\\-control", "\\-\\-profile", "\\-\\-out",
-                             "\\-\\-max\\-queue", "\\-\\-json", "\\-\\-db"};
+                             "\\-\\-max\\-queue", "\\-\\-json", "\\-\\-db", "\\-\\-provider"};
         CHECK_MSG(strstr(out, has[i]) != NULL, "%s", has[i]);
     }
     CHECK_EQ_INT(run(out, sizeof out, "%s help --man-options frobnicate", bin), 2);
@@ -232,9 +232,20 @@ static void t_job_setup(void)
     CHECK_EQ_INT(setup(&js, db, state, 2, ex, &err), SCV_OK);
     CHECK(!strcmp(js.driver, "exec") && !strcmp(js.job_key, "exec=python3 train.py") && !js.drv_opts.train_opts);
     scv_job_setup_free(&js);
-    const char *hosts[] = {"target-accuracy", "0.9", "hosts", "/nonexistent/hostfile"};
+    /* a hostfile (checked up front since issue 24 item 14: a missing one is refused, named) */
+    char hostfile[300];
+    snprintf(hostfile, sizeof hostfile, "%s/hostfile", tmp);
+    FILE *hf = fopen(hostfile, "w");
+    CHECK(hf != NULL);
+    if (hf) fputs("localhost slots=2\n", hf), fclose(hf);
+    const char *hosts[] = {"target-accuracy", "0.9", "hosts", hostfile};
     CHECK_EQ_INT(setup(&js, db, state, 2, hosts, &err), SCV_OK);
     CHECK(!strcmp(js.driver, "relaunch"));
+    scv_job_setup_free(&js);
+    const char *nohosts[] = {"target-accuracy", "0.9", "hosts", "/nonexistent/hostfile"};
+    CHECK_EQ_INT(setup(&js, db, state, 2, nohosts, &err), SCV_EINVAL);
+    CHECK_MSG(js.bad_setting && strstr(err.msg, "--hosts: /nonexistent/hostfile: cannot read the hostfile"), "%s",
+              err.msg);
     scv_job_setup_free(&js);
     /* bad settings are told from failures and named */
     static const struct { const char *kv[6]; int n; const char *named; } bad[] = {

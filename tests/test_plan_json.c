@@ -212,6 +212,7 @@ static void t_errors(void)
         {"{%s,\"target_epochs\":5,\"batch\":\"32..512,64\"}", SCV_EINVAL, "field \"batch\": '32..512,64': the value 64"},
         {"{%s,\"target_epochs\":5,\"vm\":7}", SCV_EINVAL, "field \"vm\": expected"},
         {"{%s,\"target_epochs\":5,\"vm\":\"m9.huge\"}", SCV_ENOTFOUND, "field \"vm\": 'm9.huge' is not a VM type"},
+        {"{%s,\"target_epochs\":5,\"vm\":\"c5.xlarge,c5.xlarg\"}", SCV_ENOTFOUND, "'c5.xlarg' is not a VM type of data/vm-catalog.csv (did you mean 'c5.xlarge'?)"},
         {"{%s,\"target_epochs\":5,\"objective\":\"fast\"}", SCV_EINVAL, "field \"objective\": "},
         {"{%s,\"target_epochs\":5,\"comm\":1}", SCV_EINVAL, "field \"comm\": expected a string"},
         {"{%s,\"target_epochs\":5,\"stat\":\"x\"}", SCV_EINVAL, "field \"stat\""},
@@ -623,6 +624,49 @@ static void t_file_jobs_differ(void)
     free(a), free(b), free(c), free(d);
 }
 
+/* A file recorded at another thread count than the models' (issue 24 item 18): its
+ * configuration is left out of the fit, and the report says which file, how many and why
+ * ("left_out"), as files and as texts; with one thread count there is no note. */
+static void t_threads_left_out(void)
+{
+    static const int sx[][3] = {{1, 32, 40}}, sy[][3] = {{2, 128, 40}}, sz[][3] = {{4, 256, 40}};
+    char *t[3] = {metrics_of("c5.xlarge", "mlp:784-32-10", 1, 0, sx, 1),
+                  metrics_of("c5.xlarge", "mlp:784-32-10", 1, 1, sy, 1),
+                  metrics_of("c5.xlarge", "mlp:784-32-10", 2, 2, sz, 1)};
+    char path[3][300], req[1200];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path[i], sizeof path[i], "%s/thr%d.jsonl", tmp, i);
+        CHECK(t[i] && !write_file(path[i], t[i]));
+    }
+    snprintf(req, sizeof req, "{\"profile\":\"%s,%s,%s\",\"target_epochs\":5}", path[0], path[1], path[2]);
+    char *out = NULL, want[600];
+    scv_err err = {0};
+    CHECK_EQ_INT(plan(req, &out, &err), SCV_OK);
+    snprintf(want, sizeof want, "\"left_out\":\"%s: 1 configuration at 2 threads left out of the fit (the models use 1 "
+             "thread)\"", path[2]);
+    CHECK_MSG(out && strstr(out, want), "%.2000s", out ? out : err.msg);
+    CHECK_MSG(out && strstr(out, "\"n_configs\":") && !strstr(out, "\"workers\":4,\"batch\":256,\"iterations\""),
+              "%.600s", out ? out : "");
+    scv_json_free(out);
+    cJSON *js = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(js, "metrics");
+    for (int i = 0; i < 3; i++) cJSON_AddItemToArray(arr, cJSON_CreateString(t[i]));
+    cJSON_AddNumberToObject(js, "target_epochs", 5);
+    char *r2 = cJSON_PrintUnformatted(js);
+    out = NULL;
+    CHECK_EQ_INT(r2 ? plan(r2, &out, &err) : -1, SCV_OK);
+    CHECK_MSG(out && strstr(out, "\"left_out\":\"metrics[2]: 1 configuration at 2 threads left out"), "%.300s",
+              out ? out : err.msg);
+    scv_json_free(out);
+    free(r2);
+    cJSON_Delete(js);
+    snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":5}", path[0], path[1]);
+    out = NULL;
+    CHECK_EQ_INT(plan(req, &out, &err), SCV_OK);
+    CHECK_MSG(out && strstr(out, "\"left_out\":null"), "%.300s", out ? out : err.msg);
+    scv_json_free(out);
+    for (int i = 0; i < 3; i++) free(t[i]);
+}
+
 /* The catalog from the working directory of a checkout; elsewhere beside the executable
  * when it is a checkout's build/tests/ (the asan build's is one level deeper: not found
  * beside it, and then "data/NAME"). */
@@ -707,7 +751,7 @@ static const scv_test tests[] = {
     {"compress", t_compress},
     {"profile_texts", t_profile_texts},
     {"file_order", t_file_order},
-    {"file_jobs_differ", t_file_jobs_differ},
+    {"file_jobs_differ", t_file_jobs_differ}, {"threads_left_out", t_threads_left_out},
     {"data_file", t_data_file},
     {"version", t_version},
 };

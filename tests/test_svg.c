@@ -290,6 +290,62 @@ static void t_plan_figure(void)
     free(svg);
 }
 
+/* A plan over several VM types whose front is one type's (issue 24 item 17): every planned
+ * type is drawn, a line of each named in the legend and the title counting them all; with
+ * more types than lines, the rest are one series of points, so every point is drawn. */
+static void t_plan_figure_types(void)
+{
+    enum { NV = 14, NK = 3 };
+    scv_vm_type vms[NV];
+    char names[NV][32];
+    memset(vms, 0, sizeof vms);
+    for (int v = 0; v < NV; v++) {
+        snprintf(names[v], sizeof names[v], "t%d.large", v);
+        snprintf(vms[v].name, sizeof vms[v].name, "%s", names[v]);
+        snprintf(vms[v].provider, sizeof vms[v].provider, "aws");
+        vms[v].ondemand = 0.1 * (v + 1);
+    }
+    scv_catalog cat = {.vms = vms, .n = NV};
+    scv_plan_point pts[NV * NK];
+    for (int nv = 3; nv <= NV; nv += NV - 3) {
+        size_t n = 0;
+        for (int v = 0; v < nv; v++)
+            for (int k = 1; k <= NK; k++) { /* type 0 is the fastest and the cheapest: the whole front */
+                scv_plan_point *p = &pts[n++];
+                memset(p, 0, sizeof *p);
+                p->vm = v, p->workers = k, p->batch = 128;
+                p->time_s = 1000.0 * (1 + v) / k + 10 * k;
+                p->cost = scv_cost_usd(k, p->time_s, vms[v].ondemand);
+            }
+        double tt[NV * NK], cc[NV * NK];
+        for (size_t i = 0; i < n; i++) tt[i] = pts[i].time_s, cc[i] = pts[i].cost;
+        size_t front[NV * NK], nf = scv_pareto_front(tt, cc, n, front);
+        for (size_t i = 0; i < nf; i++) CHECK(pts[front[i]].vm == 0); /* the case under test */
+        scv_plan_result res = {.points = pts, .n_points = n, .front = front, .n_front = nf, .chosen = (long)front[0]};
+        char path[300];
+        snprintf(path, sizeof path, "%s/plan-types-%d.svg", tmp, nv);
+        scv_err err = {0};
+        CHECK_EQ_INT(scv_plan_svg_write(path, &cat, &res, 0, 0, &err), SCV_OK);
+        char *svg = slurp(path);
+        CHECK(svg != NULL);
+        if (!svg) return;
+        char lab[64][48], want[600];
+        int nl = texts(svg, "legend", lab, 64), lines = 0, others = 0;
+        for (int v = 0; v < nv; v++) {
+            snprintf(want, sizeof want, "%s, B=128", names[v]);
+            for (int i = 0; i < nl; i++) lines += !strcmp(lab[i], want);
+        }
+        for (int i = 0; i < nl; i++) others += strstr(lab[i], "other VM types: points") != NULL;
+        snprintf(want, sizeof want, "%d VM types", nv);
+        CHECK_MSG(strstr(svg, want) != NULL, "title without '%s'", want);
+        if (nv == 3) CHECK_MSG(lines == 3 && others == 0, "%d type lines, %d others", lines, others);
+        else CHECK_MSG(lines == 10 && others == 1, "%d type lines, %d others", lines, others);
+        /* every point is a marker (and a legend row's dot per series shown) */
+        CHECK_MSG(count(svg, "r='3' fill=") >= (int)n, "%d markers for %zu points", count(svg, "r='3' fill="), n);
+        free(svg);
+    }
+}
+
 /* A plan with a mixed cluster chosen: the mix is one line across B (no K labels of its
  * own), named in the legend and in the mark. */
 static void t_plan_figure_mix(void)
@@ -343,7 +399,7 @@ static void t_plan_figure_mix(void)
 static const scv_test tests[] = {
     {"axes_wide", t_axes_wide}, {"axes_narrow", t_axes_narrow}, {"hollow", t_hollow},
     {"group_repeats", t_group_repeats},
-    {"plan_figure", t_plan_figure}, {"plan_figure_mix", t_plan_figure_mix},
+    {"plan_figure", t_plan_figure}, {"plan_figure_mix", t_plan_figure_mix}, {"plan_figure_types", t_plan_figure_types},
 };
 
 int main(int argc, char **argv)

@@ -16,11 +16,15 @@ int cmd_sweep(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_runs(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_vms(int argc, char **argv);
 #include <stdio.h>
 #include "scv.h"
 /* "scavenger CMD: <fmt with arg>", the usage text and a pointer to --help on stderr;
  * returns EXIT_USAGE (main.c) */
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, const char *arg);
+/* The option of command cmd's table nearest to word (without "--"; "=value" ignored), for
+ * "did you mean '--NAME'?", or NULL (main.c). */
+const char *cli_nearest_option(const char *cmd, const char *word);
 /* Index of value in the NULL-terminated names, or -1. */
 int cli_choice(const char *value, const char *const *names);
 /* The default run database, its directory created (main.c). */

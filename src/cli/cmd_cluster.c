@@ -74,7 +74,13 @@ int cmd_cluster(int argc, char **argv)
                 return EXIT_OK;
             }
             const scv_option *o = !strncmp(argv[i], "--", 2) ? cli_opt_find(CLUSTER_OPTIONS, argv[i] + 2) : NULL;
-            if (!o || (o->arg && i + 1 >= argc)) return usage("unknown or incomplete option");
+            if (!o || (o->arg && i + 1 >= argc)) {
+                char m[400];
+                const char *near = !o && !strncmp(argv[i], "--", 2) ? cli_nearest_option("cluster", argv[i] + 2) : NULL;
+                snprintf(m, sizeof m, "%s option '%.200s'%s%s%s", o ? "incomplete" : "unknown", argv[i],
+                         near ? "; did you mean '--" : "", near ? near : "", near ? "'?" : "");
+                return usage(m);
+            }
             if (o->id == C_JSON) json = 1;
             else if (o->id == C_NAME) name = argv[++i];
             else if (o->id == C_VM) spec = argv[++i];

@@ -320,6 +320,7 @@ static int print_table(const plan_cli *o, const scv_plan_job *job, scv_err *err)
     printf("profile: %zu configuration(s) of %s measured on %s; target %.2f epochs at B=%d\n",
            job->prof->n, job->prof->job.arch, job->measured->name, job->target_epochs, job->target_batch);
     if (job->scaling[0]) printf("%s\n", job->scaling);
+    if (job->left_out[0]) printf("note: %s\n", job->left_out);
     printf("parallel model (%s): t_iter = %.3g + %.3g b ms%s; fit error %.1f%% on %d points%s%s\n",
            o->topology == SCV_TOPO_RING ? "ring allreduce" : "parameter server", perf->c0 * 1e3,
            perf->c1 * 1e3, perf->n_points ? " + comm(K)" : "", 100 * perf->mare, perf->n_points,

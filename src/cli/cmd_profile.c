@@ -78,15 +78,31 @@ int cmd_profile(int argc, char **argv)
         char bsj[32] = "null";
         if (isfinite(bs)) snprintf(bsj, sizeof bsj, "%.6g", bs);
         if (json)
-            printf("%s{\"workers\":%d,\"batch\":%d,\"iterations\":%d,\"t_compute\":%.6g,\"t_comm\":%.6g,"
+            printf("%s{\"workers\":%d,\"batch\":%d,\"threads\":%d,\"iterations\":%d,\"t_compute\":%.6g,\"t_comm\":%.6g,"
                    "\"t_iter\":%.6g,\"g_local\":%.6g,\"g_global\":%.6g,\"b_simple\":%s}",
-                   i ? "," : "", c->workers, c->batch, c->n_iters, c->t_compute, c->t_comm, c->t_iter,
+                   i ? "," : "", c->workers, c->batch, c->threads, c->n_iters, c->t_compute, c->t_comm, c->t_iter,
                    c->g_local, c->g_global, bsj);
         else
             printf("%4d %6d %6d %9.3fms %7.3fms %7.3fms %10s\n", c->workers, c->batch, c->n_iters,
                    1e3 * c->t_compute, 1e3 * c->t_comm, 1e3 * c->t_iter, isfinite(bs) ? bsj : "-");
     }
     if (json) printf("]}\n");
+    /* configurations at several thread counts: `plan` fits its models on one of them and
+     * leaves the others out (it names them); say so here too */
+    int t0 = 0, several = 0;
+    for (size_t i = 0; i < p->n; i++)
+        if (p->configs[i].threads > 0) {
+            if (t0 && p->configs[i].threads != t0) several = 1;
+            if (!t0) t0 = p->configs[i].threads;
+        }
+    if (several && !json) {
+        printf("note: measured at several thread counts:");
+        for (size_t i = 0; i < p->n; i++)
+            printf(" K=%d B=%d at %d thread%s%s", p->configs[i].workers, p->configs[i].batch, p->configs[i].threads,
+                   p->configs[i].threads == 1 ? "" : "s", i + 1 < p->n ? "," : "");
+        printf("; plan fits its models on the thread count with the most configurations and leaves the others "
+               "out\n");
+    }
     scv_profile_free(p);
     return EXIT_OK;
 }

@@ -14,6 +14,8 @@
 #include "search/jobopts.h"
 #include "scv.h"
 #include "../core/util.h"
+#include "model/stoprule.h"
+#include "search/report.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -127,6 +129,10 @@ typedef struct view {
     int tty, json;
     double last_line;          /* when the progress line was last drawn */
     double accuracy;           /* the latest evaluation, NaN before the first */
+    int subset;                /* the periodic evaluations' test samples (0: all): labels */
+    int window;                /* the target's window of evaluations */
+    double evals[SCV_TARGET_WINDOW_MAX]; /* the latest `window` evaluations, a ring */
+    int n_evals;
     int planned;
     const scv_catalog *cat;
     int comms;                 /* planned with communication options: the table's comm column */
@@ -168,7 +174,7 @@ static void progress_line(view *v, const scv_run_event *ev)
     } else if (ev->overdue) {
         snprintf(rem, sizeof rem, "; target not reached at the %s time, re-estimating at the next evaluation", plan_t);
     }
-    if (isfinite(v->accuracy)) snprintf(acc, sizeof acc, ", test acc %.4f", v->accuracy);
+    if (isfinite(v->accuracy)) snprintf(acc, sizeof acc, ", %s acc %.4f", v->subset ? "subset" : "test", v->accuracy);
     fprintf(stderr, "\r\033[K  [%s] K=%d B=%d iteration %lld, epoch %.2f%s; %s in the run%s", scv_run_state_name(ev->state),
             ev->workers, ev->batch, (long long)ev->iter->iteration, ev->iter->epoch, acc, el, rem);
     fflush(stderr);
@@ -186,6 +192,8 @@ static void on_event(void *ctx, const scv_run_event *ev)
         break;
     case SCV_EV_EVAL:
         v->accuracy = ev->eval->accuracy;
+        if (v->window > 0 && v->window <= SCV_TARGET_WINDOW_MAX)
+            v->evals[v->n_evals++ % v->window] = ev->eval->accuracy;
         break;
     case SCV_EV_SEGMENT_END: {
         const scv_segment_result *s = ev->segment;
@@ -313,7 +321,8 @@ static int open_job(pairs *opt, long long resume, scv_store **db, char *dbpath, 
 
 /* The outcome on stdout (stderr with --json, whose JSON report is then stdout's last line)
  * and the report files; returns the exit status, or -1 with err set. */
-static int print_outcome(const scv_run_params *p, const scv_run_result *res, const char *rep, int json, scv_err *err)
+static int print_outcome(const scv_run_params *p, const scv_run_result *res, const view *v, const char *rep, int json,
+                         scv_err *err)
 {
     if (scv_run_report_write(p, res, rep, err)) return -1;
     char at[32], ac[32];
@@ -329,16 +338,22 @@ static int print_outcome(const scv_run_params *p, const scv_run_result *res, con
             snprintf(band, sizeof band, ", band %s to %s", lo, hi);
         }
     }
-    char first[96] = "", tgt[64] = "";
+    char first[96] = "";
     if (res->decision_relative && isfinite(res->absolute_time_s)) {
         char ft[32];
         scv_fmt_time(res->absolute_time_s, ft, sizeof ft);
         snprintf(first, sizeof first, " (first predicted after %.2f epochs: %s)", res->absolute_at_epochs, ft);
     }
-    if (p->target_loss > 0) snprintf(tgt, sizeof tgt, "training loss %.4f, ", p->target_loss);
+    char head[256];
+    double wmean = NAN;
+    int w = v->n_evals < v->window ? v->n_evals : v->window;
+    if (w > 0) {
+        wmean = 0;
+        for (int i = 0; i < w; i++) wmean += v->evals[i] / w;
+    }
+    scv_run_headline(p, res, SCV_TARGET_CONFIRM_TOL, wmean, v->subset, head, sizeof head);
     fprintf(json ? stderr : stdout,
-            "%s: %stest accuracy %.4f after %.2f epochs in %s, %s%s%s%s%s%s; report in %s/report.md (run %lld)\n",
-            res->reached ? "target reached" : "target NOT reached", tgt, res->accuracy, res->epochs, at, ac,
+            "%s after %.2f epochs in %s, %s%s%s%s%s%s; report in %s/report.md (run %lld)\n", head, res->epochs, at, ac,
             pt[0] ? " (predicted at the decision: " : "", pt, band, pt[0] ? ")" : "", first, rep, res->run_id);
     if (json) {
         char *s = scv_run_report_json(p, res);
@@ -385,7 +400,8 @@ int cmd_run(int argc, char **argv)
     if (scv_job_setup_driver(&js, &drv, &err)) goto out;
     view v = {.tty = isatty(STDERR_FILENO), .json = json, .accuracy = NAN, .cat = js.catalog,
               .comms = js.params.n_comms > 0, .nominal_epochs = js.params.policy.nominal_epochs,
-              .nominal_batch = js.params.batches[0]};
+              .nominal_batch = js.params.batches[0], .subset = js.params.policy.eval_subset,
+              .window = js.params.policy.target_window};
     fprintf(stderr, "scavenger run: %s (%s), search %s, state in %s/\n", resume ? "resuming" : "a new run",
             js.job_key, scv_search_name(js.params.search), state_dir);
     scv_run_observer obs = {.ctx = &v, .on_event = on_event};
@@ -400,7 +416,7 @@ int cmd_run(int argc, char **argv)
         if (res.run_id) fprintf(stderr, "scavenger run: run %lld failed; its files are in %s\n", res.run_id, res.run_dir);
         goto out;
     }
-    rc = print_outcome(&js.params, &res, get(&opt, "report") ? get(&opt, "report") : res.run_dir, json, &err);
+    rc = print_outcome(&js.params, &res, &v, get(&opt, "report") ? get(&opt, "report") : res.run_dir, json, &err);
     if (rc < 0) {
         rc = EXIT_FAIL;
         goto out;

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cli/opt.h"
 #include "../io/svg.h"
+#include "../io/io.h"
 #include "scv.h"
 #include "../core/util.h"
 #include "../runtime/cluster.h"
@@ -239,7 +240,9 @@ int cmd_sweep(int argc, char **argv)
     }
     const scv_vm_type *vm = scv_catalog_find(cat, vmtype);
     if (!vm) {
-        scv_err_set(&err, SCV_ENOTFOUND, "%s %s: not a VM type of %s", vm_from, vmtype, catalog);
+        char near[160];
+        scv_err_set(&err, SCV_ENOTFOUND, "%s %s: not a VM type of %s%s", vm_from, vmtype, catalog,
+                    scv_catalog_did_you_mean(cat, vmtype, near, sizeof near));
         goto done;
     }
     if (mkdir(out, 0755) && errno != EEXIST) {

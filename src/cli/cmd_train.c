@@ -9,6 +9,7 @@
 #include "scv.h"
 #include "../core/util.h"
 #include "../io/segwire.h"
+#include "../io/io.h"
 #include "../model/stoprule.h"
 #include "../runtime/comm.h"
 #include "../runtime/cluster.h"
@@ -199,12 +200,14 @@ static int check_vm_type(const char *vm_type, const char *catalog)
         return EXIT_FAIL;
     }
     int found = scv_catalog_find(cat, vm_type) != NULL;
+    char near[160];
+    scv_catalog_did_you_mean(cat, vm_type, near, sizeof near);
     scv_catalog_free(cat);
     if (found) return EXIT_OK;
     if (reports())
         fprintf(stderr, "scavenger train: --vm-type '%s': not a VM type of %s (the catalog the "
-                        "planner prices with; see its instance_type column, or pass --catalog CSV)\n",
-                vm_type, catalog);
+                        "planner prices with; see its instance_type column or `scavenger vms`, or pass --catalog "
+                        "CSV)%s\n", vm_type, catalog, near);
     return EXIT_USAGE;
 }
 

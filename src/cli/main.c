@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cli/opt.h"
 #include "search/jobopts.h"
+#include "../core/util.h"
 #include "scv.h"
 
 #include <errno.h>
@@ -27,7 +28,9 @@ static const struct cmd {
     {"sweep", cmd_sweep, "train every (K, B) to the target: measured time and cost (ground truth)"},
     {"plan", cmd_plan, "predict time and cost of every (VM, K, B) from measurements; pick one"},
     {"serve", cmd_serve, "the service: a JSON API and a live dashboard over the run store"},
+    {"vms", cmd_vms, "the VM types of the price catalog: vCPUs, memory, GPUs, on-demand and spot prices"},
 };
+
 
 
 int cli_choice(const char *value, const char *const *names)
@@ -41,6 +44,11 @@ int cli_usage_error(const char *cmd, const char *usage_text, const char *fmt, co
 {
     fprintf(stderr, "scavenger %s: ", cmd);
     fprintf(stderr, fmt, arg);
+    /* an unknown option: the command's nearest one (its option table's names) */
+    const char *near = arg && !strncmp(arg, "--", 2) && (strstr(fmt, "unknown") || strstr(fmt, "unexpected argument"))
+                           ? cli_nearest_option(cmd, arg + 2)
+                           : NULL;
+    if (near) fprintf(stderr, "; did you mean '--%s'?", near);
     fprintf(stderr, "\n%sTry 'scavenger %s --help'.\n", usage_text, cmd);
     return EXIT_USAGE;
 }
@@ -96,7 +104,28 @@ static const struct {
               {"serve", SERVE_OPTIONS, 0, NULL},
               {"profile", PROFILE_OPTIONS, 0, NULL},
               {"runs", RUNS_OPTIONS, 0, NULL},
-              {"cluster", CLUSTER_OPTIONS, 0, NULL}};
+              {"cluster", CLUSTER_OPTIONS, 0, NULL},
+              {"vms", VMS_OPTIONS, 0, NULL}};
+
+/* The option of cmd's table (with run's job keys, and what sweep passes on) nearest to
+ * word ("workres" -> "workers"; a "=value" left out), or NULL (core/util.h's measure). */
+const char *cli_nearest_option(const char *cmd, const char *word)
+{
+    static const char *names[512];
+    char w[128];
+    snprintf(w, sizeof w, "%.*s", (int)strcspn(word, "="), word);
+    for (size_t i = 0; i < sizeof TABLES / sizeof TABLES[0]; i++) {
+        if (strcmp(cmd, TABLES[i].cmd)) continue;
+        size_t n = 0;
+        const scv_option *ts[3] = {TABLES[i].own, TABLES[i].job ? scv_job_options() : NULL, TABLES[i].passed};
+        for (int k = 0; k < 3; k++)
+            for (const scv_option *o = ts[k]; o && (o->name || o->help) && n < 511; o++)
+                if (o->name) names[n++] = o->name;
+        names[n++] = "help";
+        return scv_nearest_name(w, names, n);
+    }
+    return NULL;
+}
 
 /* the words of a table as arguments on continued lines */
 static void completion_words(const scv_option *t, int *col)
@@ -185,6 +214,16 @@ static void usage(FILE *f)
                "  --version  print the version\n");
 }
 
+/* The command nearest to a mistyped name (and "help" when with_help), or NULL. */
+static const char *nearest_cmd(const char *word, int with_help)
+{
+    const char *names[sizeof cmds / sizeof cmds[0] + 1];
+    size_t n = 0;
+    for (; n < sizeof cmds / sizeof cmds[0]; n++) names[n] = cmds[n].name;
+    if (with_help) names[n++] = "help";
+    return scv_nearest_name(word, names, n);
+}
+
 static const struct cmd *find_cmd(const char *name)
 {
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
@@ -214,7 +253,9 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "help") && argc > 2) { /* `scavenger help CMD` = `scavenger CMD --help` */
         const struct cmd *c = find_cmd(argv[2]);
         if (!c) {
-            fprintf(stderr, "scavenger help: unknown command '%s'\n\n", argv[2]);
+            const char *near = nearest_cmd(argv[2], 0);
+            fprintf(stderr, "scavenger help: unknown command '%s'%s%s%s\n\n", argv[2], near ? "; did you mean '" : "",
+                    near ? near : "", near ? "'?" : "");
             usage(stderr);
             return EXIT_USAGE;
         }
@@ -240,7 +281,9 @@ int main(int argc, char **argv)
     }
     const struct cmd *c = find_cmd(argv[1]);
     if (c) return run_cmd(c, argc - 1, argv + 1);
-    fprintf(stderr, "scavenger: unknown command '%s'\n\n", argv[1]);
+    const char *near = nearest_cmd(argv[1], 1);
+    fprintf(stderr, "scavenger: unknown command '%s'%s%s%s\n\n", argv[1], near ? "; did you mean '" : "",
+            near ? near : "", near ? "'?" : "");
     usage(stderr);
     return EXIT_USAGE;
 }

@@ -29,5 +29,5 @@ void cli_opt_man(FILE *f, const scv_option *t);
 
 /* The tables of the commands that have one (cmd_*.c), for the generators in main.c. */
 extern const scv_option RUN_OPTIONS[], TRAIN_OPTIONS[], PLAN_OPTIONS[], SWEEP_OPTIONS[], SERVE_OPTIONS[],
-    PROFILE_OPTIONS[], CLUSTER_OPTIONS[], RUNS_OPTIONS[];
+    PROFILE_OPTIONS[], CLUSTER_OPTIONS[], RUNS_OPTIONS[], VMS_OPTIONS[];
 #endif

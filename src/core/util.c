@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -272,4 +273,57 @@ double scv_median(double *x, size_t n)
     if (n == 0) return NAN;
     qsort(x, n, sizeof *x, cmp_double);
     return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* ---- "did you mean" ---- */
+
+int scv_edit_distance(const char *a, const char *b)
+{
+    enum { MAXL = 128 };
+    size_t n = strlen(a), m = strlen(b);
+    if (n > MAXL || m > MAXL) return (int)(n > m ? n : m); /* not a mistyped name */
+    int rows[3][MAXL + 1], *pp = rows[0], *p = rows[1], *d = rows[2]; /* rows i-2, i-1, i */
+    for (size_t j = 0; j <= m; j++) p[j] = (int)j;
+    for (size_t i = 1; i <= n; i++) {
+        d[0] = (int)i;
+        for (size_t j = 1; j <= m; j++) {
+            int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+            int v = p[j - 1] + (ca != cb);
+            if (p[j] + 1 < v) v = p[j] + 1;
+            if (d[j - 1] + 1 < v) v = d[j - 1] + 1;
+            if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) && tolower((unsigned char)a[i - 2]) == cb &&
+                pp[j - 2] + 1 < v)
+                v = pp[j - 2] + 1;
+            d[j] = v;
+        }
+        int *t = pp;
+        pp = p, p = d, d = t;
+    }
+    return p[m];
+}
+
+const char *scv_nearest_name(const char *word, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    int bd = SCV_NEAR_MAX + 1;
+    size_t len = word ? strlen(word) : 0;
+    for (size_t i = 0; len && i < n; i++) {
+        if (!names[i]) continue;
+        int dd = scv_edit_distance(word, names[i]);
+        if (dd > 0 && dd < bd && 2 * (size_t)dd < len) best = names[i], bd = dd;
+    }
+    return best;
+}
+
+const char *scv_nearest_in_list(const char *word, const char *list, char *out, size_t cap)
+{
+    char buf[1024], *save = NULL;
+    const char *names[128];
+    size_t n = 0;
+    snprintf(buf, sizeof buf, "%s", list ? list : "");
+    for (char *t = strtok_r(buf, "|, ", &save); t && n < 128; t = strtok_r(NULL, "|, ", &save)) names[n++] = t;
+    const char *b = scv_nearest_name(word, names, n);
+    if (!b || !cap) return NULL;
+    snprintf(out, cap, "%s", b);
+    return out;
 }

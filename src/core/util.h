@@ -26,6 +26,16 @@ uint64_t scv_hash64(uint64_t x);     /* splitmix64 finaliser */
  * NaN when n = 0). */
 double scv_median(double *x, size_t n);
 
+/* "Did you mean": the optimal-string-alignment distance between a and b (insertions,
+ * deletions, substitutions and swaps of two neighbours, ASCII case ignored), and the name
+ * of names[0..n) nearest to word when it is near enough (SCV_NEAR_MAX edits, and fewer
+ * than half of word's length; ties: the first), else NULL. The name list variant takes
+ * "a|b|c" or "a, b, c" and writes the name into out. */
+#define SCV_NEAR_MAX 2
+int scv_edit_distance(const char *a, const char *b);
+const char *scv_nearest_name(const char *word, const char *const *names, size_t n);
+const char *scv_nearest_in_list(const char *word, const char *list, char *out, size_t cap);
+
 /* Writes the n parts to path atomically: path.tmp, fsync, rename, fsync of the directory. */
 typedef struct scv_iov {
     const void *p;

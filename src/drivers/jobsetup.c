@@ -9,6 +9,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "drivers/jobsetup.h"
 #include "core/util.h"
+#include "runtime/launch.h"
+#include "io/io.h"
 #include "search/jobopts.h"
 #include "train/train.h"
 
@@ -73,8 +75,12 @@ static int setup_where(scv_job_setup *js, const char *catalog, const char *cl, s
                      js->cluster.vm[i].catalog_type, js->cluster.vm[0].catalog_type, p->vm_type);
             break;
         }
-    if (!scv_catalog_find(js->catalog, p->vm_type))
-        return bad(js, err, "--vm-type '%s': not a VM type of the catalog (see --catalog)", p->vm_type);
+    if (!scv_catalog_find(js->catalog, p->vm_type)) {
+        char m[400], near[160];
+        snprintf(m, sizeof m, "--vm-type '%.200s': not a VM type of the catalog (see --catalog)%s", p->vm_type,
+                 scv_catalog_did_you_mean(js->catalog, p->vm_type, near, sizeof near));
+        return bad(js, err, "%s", m);
+    }
     if (cl && p->workers[p->n_workers - 1] > js->cluster.n)
         return scv_err_set(err, SCV_EINVAL, "--workers goes up to %d but cluster %s has %d VMs",
                            p->workers[p->n_workers - 1], cl, js->cluster.n);
@@ -95,8 +101,13 @@ static int setup_identity(scv_job_setup *js, char *const *names, char *const *va
     if (!exec) {
         /* the built-in trainer's network, checked as its own check does before a run is
          * stored (an unknown model once stored a failed run, exit 1, its time shown "nan") */
-        if (!scv_net_known(model))
-            return bad(js, err, "--model '%s': unknown model (expected one of " SCV_NET_NAMES ")", model);
+        if (!scv_net_known(model)) {
+            char m[400], near[64] = "";
+            if (scv_nearest_in_list(model, SCV_NET_NAMES, near, sizeof near) == NULL) near[0] = 0;
+            snprintf(m, sizeof m, "--model '%.200s': unknown model (expected one of " SCV_NET_NAMES ")%s%s%s", model,
+                     near[0] ? "; did you mean '" : "", near, near[0] ? "'?" : "");
+            return bad(js, err, "%s", m);
+        }
         if (!strcmp(model, "mlp")) {
             scv_net_spec spec;
             scv_err e = {0};
@@ -150,6 +161,10 @@ static int setup_driver_checks(scv_job_setup *js, char *const *names, char *cons
     if (hosts && !strcmp(js->driver, "elastic"))
         return bad(js, err, "--hosts: the elastic driver runs locally or on an emulated cluster; use --driver "
                             "relaunch%s", "");
+    if (hosts) { /* checked before the run starts (names, slots, resolving): file:line */
+        scv_err he = {0};
+        if (scv_hostfile_check(hosts, NULL, &he)) return bad(js, err, "--hosts: %s", he.msg);
+    }
     uint64_t seed = scv_train_params_default().seed;
     const char *sv = get(names, values, n, "seed");
     if (sv) {

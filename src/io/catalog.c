@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "io.h"
+#include "../core/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -82,6 +83,48 @@ const scv_vm_type *scv_catalog_find(const scv_catalog *c, const char *name)
     for (size_t i = 0; i < c->n; i++)
         if (!strcmp(c->vms[i].name, name)) return &c->vms[i];
     return NULL;
+}
+
+const char *scv_catalog_did_you_mean(const scv_catalog *c, const char *name, char *buf, size_t cap)
+{
+    if (cap) buf[0] = 0;
+    const char **names = c && c->n ? malloc(sizeof(char *) * c->n) : NULL;
+    if (!names || !name) return buf;
+    for (size_t i = 0; i < c->n; i++) names[i] = c->vms[i].name;
+    const char *b = scv_nearest_name(name, names, c->n);
+    if (b) snprintf(buf, cap, " (did you mean '%s'?)", b);
+    free(names);
+    return buf;
+}
+
+int scv_catalog_text_column(const char *path, const scv_catalog *c, const char *column, char (*out)[48],
+                            scv_err *err)
+{
+    for (size_t i = 0; i < c->n; i++) out[i][0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return scv_err_set(err, SCV_ENOTFOUND, "%s: cannot open: %s", path, strerror(errno));
+    char *line = NULL, *fl[MAX_FIELDS];
+    size_t lcap = 0, next = 0;
+    int lineno = 0, at = -2, rc = SCV_OK; /* at: the column's index (-2 before the header, -1 none) */
+    while (at != -1 && next < c->n && getline(&line, &lcap, f) > 0) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = 0;
+        if (!line[0]) continue;
+        int nf = split_csv(line, fl, MAX_FIELDS);
+        if (nf < 0) {
+            rc = scv_err_set(err, SCV_EPARSE, "%s:%d: unterminated quote", path, lineno);
+            break;
+        }
+        if (at == -2) {
+            at = col(fl, nf, column);
+            continue;
+        }
+        while (next < c->n && c->vms[next].line < lineno) next++; /* the types in the order of their lines */
+        if (next < c->n && c->vms[next].line == lineno && at < nf) snprintf(out[next], 48, "%s", fl[at]);
+    }
+    free(line);
+    fclose(f);
+    return rc;
 }
 
 int scv_catalog_load(const char *path, scv_catalog **out, scv_err *err)
@@ -236,7 +279,10 @@ int scv_vm_mix_parse(const scv_catalog *c, const char *spec, scv_vm_mix *out, sc
         }
         if (!part[0]) return scv_err_set(err, SCV_EINVAL, "mix '%.200s': an entry without a VM type", spec);
         const scv_vm_type *v = scv_catalog_find(c, part);
-        if (!v) return scv_err_set(err, SCV_ENOTFOUND, "mix '%.200s': '%s' is not a VM type of the catalog", spec, part);
+        char near[160];
+        if (!v)
+            return scv_err_set(err, SCV_ENOTFOUND, "mix '%.200s': '%s' is not a VM type of the catalog%s", spec, part,
+                               scv_catalog_did_you_mean(c, part, near, sizeof near));
         int vi = (int)(v - c->vms), i = 0;
         while (i < out->n && out->vm[i] != vi) i++;
         if (i == out->n) {

@@ -49,6 +49,16 @@ int scv_profile_target(const char *path, double accuracy, double *epochs, int *b
  * SCV_MAX_WORKERS workers, an empty spec or entry. */
 int scv_vm_mix_parse(const scv_catalog *c, const char *spec, scv_vm_mix *out, scv_err *err);
 
+/* " (did you mean 'c5.xlarge'?)" for a name that is not a type of c but near one (the
+ * edit distance, core/util.h), else "" - for the errors that name an unknown type. */
+const char *scv_catalog_did_you_mean(const scv_catalog *c, const char *name, char *buf, size_t cap);
+
+/* The text of column `column` ("region", "gpu_model") of each VM type of c, read from the
+ * catalog file at path that c was loaded from (by the types' lines): out[i] for c->vms[i],
+ * "" where the column is empty or absent. SCV_ENOTFOUND / SCV_EPARSE naming the file. */
+int scv_catalog_text_column(const char *path, const scv_catalog *c, const char *column, char (*out)[48],
+                            scv_err *err);
+
 void scv_plan_print_header(FILE *f);
 void scv_plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark);
 /* scv_plan_svg_write for a plan whose times are nominal (nominal_epochs > 0 epochs at

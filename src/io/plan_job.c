@@ -62,8 +62,10 @@ static int find_vms(const scv_plan_args *a, scv_plan_job *j, int *vms, size_t *n
         for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             const scv_vm_type *v = scv_catalog_find(cat, t);
             if (!v) {
-                if (a->option_names) scv_err_set(err, SCV_ENOTFOUND, "--vm %s: not a VM type of %s", t, j->catalog);
-                else scv_err_set(err, SCV_ENOTFOUND, "field \"vm\": '%s' is not a VM type of %s", t, j->catalog);
+                char near[160];
+                scv_catalog_did_you_mean(cat, t, near, sizeof near);
+                if (a->option_names) scv_err_set(err, SCV_ENOTFOUND, "--vm %s: not a VM type of %s%s", t, j->catalog, near);
+                else scv_err_set(err, SCV_ENOTFOUND, "field \"vm\": '%s' is not a VM type of %s%s", t, j->catalog, near);
                 free(list);
                 j->bad_arg = 1;
                 return SCV_ENOTFOUND;
@@ -191,11 +193,49 @@ static int models_threads(const scv_profile *prof)
     return best;
 }
 
+/* The configurations at a thread count other than the models' (mthreads), said per file
+ * into j->left_out ("p3.jsonl: 1 configuration at 2 threads left out of the fit (the
+ * models use 1 thread)"): each file (or text) loaded on its own to name it; one that does
+ * not load alone is counted under "the profile". Only when some were left out. */
+static void left_out_note(const scv_plan_args *a, scv_plan_job *j, int mthreads, size_t n_out)
+{
+    size_t len = 0, named = 0;
+    char *list = a->profile ? strdup(a->profile) : NULL, *save = NULL;
+    const char *tok = list ? strtok_r(list, ",", &save) : NULL;
+    for (size_t i = 0; a->profile ? tok != NULL : i < a->n_metrics; i++) {
+        char label[64];
+        scv_profile *one = NULL;
+        scv_err e = {0};
+        int rc = a->profile ? scv_profile_load(tok, &one, &e)
+                            : scv_profile_load_texts(a->metrics + i, 1, "metrics", &one, &e);
+        if (!a->profile) snprintf(label, sizeof label, "metrics[%zu]", i);
+        for (int t = 0; !rc && t <= 1024; t++) { /* each thread count of this file, ascending */
+            size_t n = 0;
+            for (size_t k = 0; k < one->n; k++) n += one->configs[k].threads == t && t > 0 && t != mthreads;
+            if (!n) continue;
+            named += n;
+            if (len < sizeof j->left_out)
+                len += (size_t)snprintf(j->left_out + len, sizeof j->left_out - len,
+                                        "%s%s: %zu configuration%s at %d thread%s left out of the fit (the models use "
+                                        "%d thread%s)", len ? "; " : "", a->profile ? tok : label, n, n == 1 ? "" : "s",
+                                        t, t == 1 ? "" : "s", mthreads, mthreads == 1 ? "" : "s");
+        }
+        scv_profile_free(one);
+        if (a->profile) tok = strtok_r(NULL, ",", &save);
+    }
+    free(list);
+    if (named < n_out && len < sizeof j->left_out) /* measured at another count only when pooled */
+        snprintf(j->left_out + len, sizeof j->left_out - len,
+                 "%s%s: %zu configuration%s at other thread counts left out of the fit (the models use %d thread%s)",
+                 len ? "; " : "", j->profile_name, n_out - named, n_out - named == 1 ? "" : "s", mthreads,
+                 mthreads == 1 ? "" : "s");
+}
+
 /* Thread scaling, measured: a configuration profiled at several thread counts gives
  * Amdahl's parallel fraction (*pf, else -1); the models are fitted on one thread count
  * (*mthreads, models_threads), so the profile keeps only those configurations (and the
  * ones of no known thread count). */
-static int thread_scaling(scv_plan_job *j, int *mthreads, double *pf, scv_err *err)
+static int thread_scaling(const scv_plan_args *a, scv_plan_job *j, int *mthreads, double *pf, scv_err *err)
 {
     scv_profile *prof = j->prof;
     int nthr = 0, thr[16];
@@ -220,6 +260,7 @@ static int thread_scaling(scv_plan_job *j, int *mthreads, double *pf, scv_err *e
         snprintf(j->scaling, sizeof j->scaling, "thread scaling measured: parallel fraction f = %.3f from %d thread counts",
                  *pf, nthr);
     }
+    if (nfit < prof->n) left_out_note(a, j, *mthreads, prof->n - nfit);
     prof->n = nfit;
     if (*mthreads > 0) prof->job.threads = *mthreads;
     return SCV_OK;
@@ -244,7 +285,7 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
     long n_compressed = 0;
     if (!vms) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     if ((rc = find_vms(a, j, vms, &nvms, err)) || (rc = find_mixes(a, j, &mixes, &nmix, err)) ||
-        (rc = find_comms(a, j, comms, &ncomm, err)) || (rc = thread_scaling(j, &mthreads, &pf, err)))
+        (rc = find_comms(a, j, comms, &ncomm, err)) || (rc = thread_scaling(a, j, &mthreads, &pf, err)))
         goto done;
     /* models */
     j->perf = (scv_perf_model){.overlap = a->overlap};
@@ -341,7 +382,7 @@ void scv_plan_job_json(FILE *f, const scv_plan_args *a, const scv_plan_job *j)
                 i ? "," : "", q->workers, q->batch, q->n_iters, q->t_compute, q->t_comm,
                 q->t_iter, scv_perf_iter(perf, q->workers, q->batch), bsj);
     }
-    fprintf(f, "],");
+    fprintf(f, "],\"left_out\":%s,", j->left_out[0] ? scv_json_strbuf(j1, sizeof j1, j->left_out) : "null");
     fprintf(f, "\"stat\":{\"model\":\"%s\",\"b_simple\":%.6g,\"s_min\":%.6g,\"gamma_a\":%.6g,"
                "\"gamma_s\":%.6g,\"theta\":%.6g,\"target_epochs\":%.6g,\"target_batch\":%d,"
                "\"note\":%s},\"measured_on\":%s,\"catalog\":%s}",

@@ -64,6 +64,8 @@ typedef struct scv_plan_job {
     double target_epochs;
     int target_batch;
     char scaling[160];              /* the measured thread scaling ("" = none) */
+    char left_out[1024];            /* the configurations at other thread counts than the
+                                       models', per file, left out of the fit ("" = none) */
     scv_plan_result *res;
     int bad_arg;                    /* the failure is a bad argument (a type of vms): usage */
 } scv_plan_job;

@@ -211,6 +211,36 @@ int scv_plan_svg_write_nominal(const char *path, const scv_catalog *cat, const s
     size_t ns = 0;
     line_of(ch, &cv, &cb, &cc);
     sel[ns++] = keys[find_key(keys, nk, cv, cb, cc)];
+    /* every planned VM type (or mix) is drawn: first a line of each type the chosen one is
+     * not of (its line with the most front points, else the one holding its cheapest
+     * point), the types on the front first; the types left without a line (more than
+     * MAX_LINES) are one series of points ("other VM types") */
+    size_t n_types = 0;
+    for (size_t i = 0; i < nk; i++) {
+        size_t j = 0;
+        while (j < i && keys[j].vm != keys[i].vm) j++;
+        n_types += j == i;
+    }
+    for (int pass = 0; pass < 2 && ns < MAX_LINES; pass++)
+        for (size_t i = 0; i < nk && ns < MAX_LINES; i++) {
+            int v = keys[i].vm, seen = 0;
+            for (size_t l = 0; l < ns; l++) seen |= sel[l].vm == v;
+            if (seen) continue;
+            size_t best = nk, cheap = nk;
+            for (size_t k = 0; k < nk; k++)
+                if (keys[k].vm == v && keys[k].on_front && (best == nk || keys[k].on_front > keys[best].on_front))
+                    best = k;
+            if (pass == 0 && best == nk) continue; /* types off the front: the second pass */
+            if (best == nk) {
+                for (size_t q = 0; q < res->n_points; q++) {
+                    line_of(&pts[q], &lv, &lb, &lc);
+                    if (lv == v && (cheap == nk || pts[q].cost < pts[cheap].cost)) cheap = q;
+                }
+                line_of(&pts[cheap], &lv, &lb, &lc);
+                best = find_key(keys, nk, lv, lb, lc);
+            }
+            sel[ns++] = keys[best];
+        }
     while (ns < MAX_LINES) { /* front lines, most front points first */
         size_t best = nk;
         for (size_t i = 0; i < nk; i++) {
@@ -240,7 +270,7 @@ int scv_plan_svg_write_nominal(const char *path, const scv_catalog *cat, const s
     }
     sort_lines(sel, ns, vm_order, n_vm);
 
-    svg_series ser[MAX_LINES];
+    svg_series ser[MAX_LINES + 1];
     memset(ser, 0, sizeof ser);
     double *p = buf;
     int *kp = kbuf;
@@ -279,6 +309,31 @@ int scv_plan_svg_write_nominal(const char *path, const scv_catalog *cat, const s
         p += 2 * n;
         kp += n;
     }
+    size_t n_other = 0, n_other_types = 0; /* the points of the types without a line */
+    for (size_t i = 0; i < res->n_points; i++) {
+        line_of(&pts[i], &lv, &lb, &lc);
+        size_t l = 0;
+        while (l < ns && sel[l].vm != lv) l++;
+        if (l < ns) continue;
+        p[n_other] = pts[i].time_s, lp[n_other++].c = pts[i].cost;
+        size_t j = 0;
+        while (j < i) {
+            int v2, b2, c2;
+            line_of(&pts[j], &v2, &b2, &c2);
+            if (v2 == lv) break;
+            j++;
+        }
+        n_other_types += j == i;
+    }
+    size_t n_series = ns;
+    if (n_other) {
+        svg_series *sr = &ser[n_series++];
+        sr->t = p, sr->c = p + n_other, sr->n = n_other, sr->no_line = 1;
+        for (size_t i = 0; i < n_other; i++) sr->c[i] = lp[i].c;
+        snprintf(sr->label, sizeof sr->label, "%zu other VM types: points", n_other_types);
+        p += 2 * n_other;
+    }
+    n_vm = n_types; /* what the title and the mark count: every planned type */
     svg_series front = {.n = res->n_front, .t = p, .c = p + res->n_front};
     for (size_t i = 0; i < res->n_front; i++)
         front.t[i] = pts[res->front[i]].time_s, front.c[i] = pts[res->front[i]].cost;
@@ -308,7 +363,7 @@ int scv_plan_svg_write_nominal(const char *path, const scv_catalog *cat, const s
     }
     snprintf(mark, sizeof mark, "chosen: %.100s%sK=%d, B=%d%.24s", n_vm > 1 ? chv : "",
              n_vm > 1 ? ", " : "", ch->workers, ch->batch, chc);
-    svg_figure fig = {.title = title, .x_title = xt, .y_title = yt, .series = ser, .n_series = ns,
+    svg_figure fig = {.title = title, .x_title = xt, .y_title = yt, .series = ser, .n_series = n_series,
                       .front = &front, .has_mark = 1, .mark_t = ch->time_s, .mark_c = ch->cost,
                       .mark_label = mark,
                       .has_actual = actual_time_s > 0 && actual_cost > 0,

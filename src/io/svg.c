@@ -292,6 +292,7 @@ static void draw_lines(sbuf *s, const svg_figure *fig, const axes *a)
 {
     for (size_t j = 0; j < fig->n_series; j++) {
         const svg_series *ser = &fig->series[j];
+        if (ser->no_line) continue;
         put(s, "<polyline fill='none' stroke='%s' stroke-width='1.6'%s points='", COLORS[j % 10],
             dash_of(ser->dash));
         for (size_t i = 0; i < ser->n; i++)
@@ -386,8 +387,9 @@ static void draw_legend(sbuf *s, const svg_figure *fig)
         if (!ser->n) continue;
         if (row >= max_rows - 5) break;
         int y = legend_y(row);
-        put(s, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'%s/>", W - R + 10, y,
-            W - R + 38, y, COLORS[j % 10], dash_of(ser->dash));
+        if (!ser->no_line)
+            put(s, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='%s' stroke-width='2'%s/>", W - R + 10, y,
+                W - R + 38, y, COLORS[j % 10], dash_of(ser->dash));
         put(s, "<circle cx='%d' cy='%d' r='3' fill='%s'/>\n", W - R + 24, y, COLORS[j % 10]);
         legend_text(s, row++, ser->label);
         shown++;

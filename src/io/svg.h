@@ -20,6 +20,8 @@ typedef struct svg_series {
     const unsigned char *hollow; /* optional: 1 = an open marker (e.g. a run that did not
                                     reach the target); the line joins only solid points */
     int dash;        /* line style 0..3: solid, dashed, dotted, dash-dot (e.g. one per VM type) */
+    int no_line;     /* 1: points only (a scatter of several groups, e.g. the VM types a
+                        plan's figure has no line for) */
     size_t n;
 } svg_series;
 

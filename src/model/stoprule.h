@@ -25,6 +25,13 @@
  * crosses processes as text (an elastic command of CMD_BYTES, an argv's --target-history). */
 #define SCV_TARGET_WINDOW_MAX 64
 
+/* The default tolerance of the confirmation on the whole test set when the periodic
+ * evaluations are on a subset: reached only if the whole set's accuracy >= target - this
+ * (`train --target-confirm-tol`); a run's headline names it when it let an accuracy under
+ * the target count as reached (src/search/report.c scv_run_headline). */
+#define SCV_TARGET_CONFIRM_TOL 0.005
+#define SCV_TARGET_CONFIRM_TOL_TEXT "0.005" /* the same, for messages */
+
 /* Iterations at a segment's start the profiling rule leaves out (warm caches, first
  * allocations), and the fewest samples its standard error is taken over. */
 #define SCV_STOPRULE_TIME_SKIP 3

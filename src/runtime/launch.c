@@ -126,8 +126,7 @@ static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
     if (l->cluster) {
         if ((rc = cluster_args(l, exe, fixed, &nf, &c, hostfile, agent, net, hosts, sizeof hosts, err))) return rc;
     } else if (l->hostfile) {
-        if (access(l->hostfile, R_OK) != 0)
-            return scv_err_set(err, SCV_ENOTFOUND, "%s: cannot read the hostfile: %s", l->hostfile, strerror(errno));
+        if ((rc = scv_hostfile_check(l->hostfile, NULL, err))) return rc; /* before mpirun reads it */
         fixed[nf++] = "--hostfile", fixed[nf++] = l->hostfile;
         if (getenv("SCV_RSH_AGENT"))
             fixed[nf++] = "--mca", fixed[nf++] = "plm_rsh_agent", fixed[nf++] = getenv("SCV_RSH_AGENT");

@@ -45,4 +45,22 @@ int scv_launch_start(const scv_launch *l, pid_t *pid, scv_err *err);
 /* The address rank 0 of such a launch runs at: 127.0.0.1 locally, VM 1's on a cluster, the
  * hostfile's first host. */
 int scv_launch_rank0_addr(const scv_launch *l, char *buf, size_t cap, scv_err *err);
+
+/* What a hostfile may hold (src/runtime/hostfile.c), and how long a host may take to resolve. */
+typedef struct scv_hostfile_policy {
+    int max_line;           /* 1024 characters a line */
+    int max_hosts;          /* 4096 distinct hosts */
+    int max_slots;          /* 65536: the largest slots=N or max_slots=N */
+    int resolve_timeout_ms; /* 5000: a host not resolved by then is refused (0: not resolved) */
+    int parallel;           /* 16 hosts resolved at a time */
+    int (*resolve)(const char *name); /* NULL: getaddrinfo; tests: another resolver (0 = found),
+                                         called in the child process */
+} scv_hostfile_policy;
+scv_hostfile_policy scv_hostfile_policy_default(void);
+/* Checks the Open MPI hostfile at path under pol (NULL: the default policy): line length,
+ * host name syntax (RFC 1123, an IP address, optional "user@"), the slots fields, and that
+ * every host resolves within the bound (each in a child process, killed at the bound).
+ * SCV_EINVAL naming "path:line" and the fault; SCV_ENOTFOUND for an unreadable file or a
+ * host that does not resolve (in time), naming path:line and the host. */
+int scv_hostfile_check(const char *path, const scv_hostfile_policy *pol, scv_err *err);
 #endif

@@ -36,6 +36,7 @@
 #include "comm.h"
 #include "exchange.h"
 #include "trainer.h"
+#include "../model/stoprule.h"
 #include "../core/util.h"
 #include "../io/json_out.h"
 #include "../io/segwire.h"
@@ -107,7 +108,7 @@ scv_train_params scv_train_params_default(void)
     p.lr_gamma = 0.1;
     p.seed = 1;
     p.target_window = 1;
-    p.target_confirm_tol = 0.005;
+    p.target_confirm_tol = SCV_TARGET_CONFIRM_TOL;
     p.dynbatch = scv_dynbatch_policy_default();
     p.stream_policy = scv_stream_policy_default();
     p.comm = scv_exchange_opts_default();
@@ -117,9 +118,12 @@ scv_train_params scv_train_params_default(void)
 /* The job: the model, the workers, the batch, the optimiser. */
 static int check_job(const scv_train_params *p, scv_err *err)
 {
-    if (!p->model || !scv_net_known(p->model))
-        return scv_err_set(err, SCV_EINVAL, "--model '%s': unknown model (expected one of " SCV_NET_NAMES ")",
-                           p->model ? p->model : "");
+    if (!p->model || !scv_net_known(p->model)) {
+        char near[64] = "";
+        if (!scv_nearest_in_list(p->model, SCV_NET_NAMES, near, sizeof near)) near[0] = 0;
+        return scv_err_set(err, SCV_EINVAL, "--model '%s': unknown model (expected one of " SCV_NET_NAMES ")%s%s%s",
+                           p->model ? p->model : "", near[0] ? "; did you mean '" : "", near, near[0] ? "'?" : "");
+    }
     if (!strcmp(p->model, "mlp")) {
         scv_net_spec spec;
         int rc = scv_net_parse_hidden(p->hidden, &spec, err);

@@ -11,6 +11,8 @@
 #include "../io/io.h"
 #include "../core/util.h"
 #include "../io/json_out.h"
+#include "../model/stoprule.h"
+#include "report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -25,6 +27,30 @@ static void json_num(FILE *f, const char *key, double v, int comma)
     fprintf(f, "%s\"%s\":", comma ? "," : "", key);
     if (isfinite(v)) fprintf(f, "%.6g", v);
     else fputs("null", f);
+}
+
+void scv_run_headline(const scv_run_params *p, const scv_run_result *r, double tol, double window_mean, int subset,
+                      char *buf, size_t cap)
+{
+    const int loss = p->target_loss > 0;
+    if (r->reached && !loss && isfinite(r->accuracy) && r->accuracy < p->target_accuracy) {
+        /* reached with the last accuracy under the target: by the confirmation's tolerance
+         * (evaluations on a subset, the whole set within tol), else by the window's mean */
+        char win[96] = "";
+        if (isfinite(window_mean))
+            snprintf(win, sizeof win, ", %s window mean %.4f", subset ? "subset" : "evaluation", window_mean);
+        if (subset && p->target_accuracy - r->accuracy <= tol + 1e-9)
+            snprintf(buf, cap, "target reached within the confirmation tolerance %g of %g: full test set %.4f%s", tol,
+                     p->target_accuracy, r->accuracy, win);
+        else
+            snprintf(buf, cap, "target reached by the mean of the evaluation window (>= %g): last test accuracy %.4f%s",
+                     p->target_accuracy, r->accuracy, win);
+        return;
+    }
+    char tgt[64] = "";
+    if (loss) snprintf(tgt, sizeof tgt, "training loss %.4f, ", p->target_loss);
+    snprintf(buf, cap, "%s: %stest accuracy %.4f", r->reached ? "target reached" : "target NOT reached", tgt,
+             r->accuracy);
 }
 
 static const char *vm_name(const scv_run_params *p)
@@ -251,7 +277,12 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
     fprintf(f, "# Scavenger run %lld\n\nJob `%s` on %s, target %s %.4f: **%s**", r->run_id, p->job_key,
             vm_name(p), p->target_loss > 0 ? "training loss" : "test accuracy",
             p->target_loss > 0 ? p->target_loss : p->target_accuracy,
-            r->state == SCV_STATE_DONE ? (r->reached ? "reached" : "not reached") : scv_run_state_name(r->state));
+            r->state != SCV_STATE_DONE ? scv_run_state_name(r->state)
+            : !r->reached              ? "not reached"
+            : p->target_loss > 0 || !(r->accuracy < p->target_accuracy) ? "reached"
+            : p->policy.eval_subset > 0 && p->target_accuracy - r->accuracy <= SCV_TARGET_CONFIRM_TOL + 1e-9
+                ? "reached within the confirmation tolerance " SCV_TARGET_CONFIRM_TOL_TEXT " of the whole test set"
+                : "reached by the mean of the evaluation window");
     if (isfinite(r->accuracy)) fprintf(f, " (%.4f after %.2f epochs)", r->accuracy, r->epochs);
     fprintf(f, ".\n\n## Choice\n\n");
     if (res) {
