@@ -1221,8 +1221,8 @@ static void t_token_strength(void)
     char db2[400], tp[450], out[8192];
     snprintf(db2, sizeof db2, "%s/weak.db", tmp);
     snprintf(tp, sizeof tp, "%s.token", db2);
-    const char *weak[] = {"a\x01\x02junkjunkjunkjunkjunkjunkjunkjunkjunkjunk\n", "0123456789abcdef0123456789abcde\n",
-                          "0123456789abcdef 0123456789abcdef0123\n"};
+    const char *weak[] = {"a\njunkjunkjunkjunkjunkjunkjunkjunkjunkjunk\n", "0123456789abcdef0123456789abcde\n",
+                          "0123456789abcdef 0123456789abcdef0123\n", "\x01\x02junkjunkjunkjunkjunkjunkjunkjunkjunkjunk"};
     pid_t p;
     for (size_t i = 0; i < sizeof weak / sizeof weak[0]; i++) {
         FILE *f = fopen(tp, "w");

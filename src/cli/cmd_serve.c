@@ -50,7 +50,8 @@ static void help(void)
            "sharing the run store with the command line.\n\n");
     cli_opt_help(stdout, SERVE_OPTIONS, 21, 0);
     printf("The token for writes (Authorization: Bearer TOKEN) is DB.token, made on the first\n"
-           "start (mode 0600) and printed then only. The submissions are kept in\n"
+           "start (mode 0600) and printed then only; a file of your own needs 32 or more\n"
+           "characters of A-Z a-z 0-9 - . _ ~. The submissions are kept in\n"
            "DB.serve/submissions.json: the queue survives a restart (docs/API.md).\n");
 }
 
