@@ -1009,8 +1009,7 @@ static void t_resume_checked(void)
     struct {
         const char *key, *job, *field;
     } cases[] = {
-        {"exec=touch /tmp/scv-pwned", "{\"exec\":\"touch /tmp/scv-pwned\",\"target-accuracy\":\"0.8\",\"workers\":\"1,2\"}",
-         "exec"},
+        {"exec=true", "{\"exec\":\"true\",\"target-accuracy\":\"0.8\",\"workers\":\"1,2\"}", "exec"},
         {"model=mlp;hidden=32;dataset=/etc", "{\"model\":\"mlp\",\"dataset\":\"/etc\",\"target-accuracy\":\"0.8\"}",
          "dataset"},
         {"model=mlp;hidden=32;dataset=synthetic:500",
@@ -1102,7 +1101,9 @@ static void t_hidden_reads(void)
     CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
     cJSON *o = json_of(resp);
     const cJSON *j = cJSON_GetObjectItem(o, "job");
-    CHECK_MSG(strstr(jstr(j, "exec"), "hidden") && strstr(jstr(j, "hosts"), "hidden") && strstr(jstr(j, "dataset"), "hidden"), "%.600s", body_of(resp));
+    CHECK_MSG(strstr(jstr(j, "exec"), "hidden") && strstr(jstr(j, "hosts"), "hidden") &&
+                  strstr(jstr(j, "dataset"), "hidden"),
+              "%.600s", body_of(resp));
     CHECK(!strcmp(jstr(j, "target-accuracy"), "0.8")); /* the rest is shown */
     cJSON_Delete(o);
     /* the event stream: ?token= is the browser's only way */
@@ -1222,7 +1223,8 @@ static void t_token_strength(void)
     snprintf(db2, sizeof db2, "%s/weak.db", tmp);
     snprintf(tp, sizeof tp, "%s.token", db2);
     const char *weak[] = {"a\njunkjunkjunkjunkjunkjunkjunkjunkjunkjunk\n", "0123456789abcdef0123456789abcde\n",
-                          "0123456789abcdef 0123456789abcdef0123\n", "\x01\x02junkjunkjunkjunkjunkjunkjunkjunkjunkjunk"};
+                          "0123456789abcdef 0123456789abcdef0123\n",
+                          "\x01\x02junkjunkjunkjunkjunkjunkjunkjunkjunkjunk"};
     pid_t p;
     for (size_t i = 0; i < sizeof weak / sizeof weak[0]; i++) {
         FILE *f = fopen(tp, "w");

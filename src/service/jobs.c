@@ -82,7 +82,8 @@ static void setup_field(const char *msg, char *field, size_t fcap)
     size_t lead = strspn(msg, "abcdefghijklmnopqrstuvwxyz0123456789-");
     char first[64];
     snprintf(first, sizeof first, "%.*s", (int)(lead < sizeof first ? lead : 0), msg);
-    snprintf(field, fcap, "%s", lead && (msg[lead] == ':' || msg[lead] == ' ') && scv_job_option_find(first) ? first : "job");
+    int named = lead && (msg[lead] == ':' || msg[lead] == ' ') && scv_job_option_find(first);
+    snprintf(field, fcap, "%s", named ? first : "job");
     for (const char *p = strstr(msg, "--"); p; p = strstr(p + 2, "--")) {
         char name[64];
         size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
@@ -100,35 +101,47 @@ static void setup_field(const char *msg, char *field, size_t fcap)
  * existing ones, then the whole job through the run's own setup (scv_job_setup_init:
  * reads the catalog and the cluster, starts nothing). SCV_EINFEASIBLE (422) naming the
  * field: the job is well formed but cannot run here. */
-static int job_runnable(const svc_config *cfg, const cJSON *o, scv_store *store, char *field, size_t fcap, scv_err *err)
+/* A field's value as the job file reads it (a string, or a number as %.17g); NULL if absent. */
+static const char *field_text(const cJSON *o, const char *name, char *buf, size_t cap)
 {
-    const cJSON *vm = cJSON_GetObjectItemCaseSensitive(o, "vm-type"), *cat = cJSON_GetObjectItemCaseSensitive(o, "catalog");
-    const cJSON *cl = cJSON_GetObjectItemCaseSensitive(o, "cluster");
-    if (cJSON_IsString(vm)) {
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (cJSON_IsString(it)) snprintf(buf, cap, "%s", it->valuestring);
+    else if (cJSON_IsNumber(it)) snprintf(buf, cap, "%.17g", it->valuedouble);
+    else return NULL;
+    return buf;
+}
+
+static int job_runnable(const svc_config *cfg, const cJSON *o, scv_store *store, char *field, size_t fcap,
+                        scv_err *err)
+{
+    char vmb[512], catb[512], clb[512];
+    const char *vm = field_text(o, "vm-type", vmb, sizeof vmb), *cat = field_text(o, "catalog", catb, sizeof catb);
+    const char *cl = field_text(o, "cluster", clb, sizeof clb);
+    if (vm) {
         char catbuf[4200];
-        const char *path = cJSON_IsString(cat) ? cat->valuestring : scv_data_file("vm-catalog.csv", catbuf, sizeof catbuf);
+        const char *path = cat ? cat : scv_data_file("vm-catalog.csv", catbuf, sizeof catbuf);
         scv_catalog *c = NULL;
         scv_err e = {0};
         if (scv_catalog_load(path, &c, &e)) {
-            snprintf(field, fcap, "%s", cJSON_IsString(cat) ? "catalog" : "vm-type");
+            snprintf(field, fcap, "%s", cat ? "catalog" : "vm-type");
             return scv_err_set(err, SCV_EINFEASIBLE, "field '%s': %s", field, e.msg);
         }
-        int found = scv_catalog_find(c, vm->valuestring) != NULL;
+        int found = scv_catalog_find(c, vm) != NULL;
         scv_catalog_free(c);
         if (!found)
             return field_err(field, fcap, "vm-type", err, SCV_EINFEASIBLE,
-                             "'%s': not a VM type of the catalog (GET /api/catalog lists them)", vm->valuestring);
+                             "'%s': not a VM type of the catalog (GET /api/catalog lists them)", vm);
     }
-    if (cJSON_IsString(cl)) {
+    if (cl) {
         char names[8192];
         scv_cluster_list(names, sizeof names);
         int found = 0;
         char *save = NULL;
         for (char *t = strtok_r(names, "\n", &save); t && !found; t = strtok_r(NULL, "\n", &save))
-            found = !strcmp(t, cl->valuestring);
+            found = !strcmp(t, cl);
         if (!found)
             return field_err(field, fcap, "cluster", err, SCV_EINFEASIBLE,
-                             "'%s': no such cluster on this machine (GET /api/clusters lists them)", cl->valuestring);
+                             "'%s': no such cluster on this machine (GET /api/clusters lists them)", cl);
     }
     /* the run's own setup on the job's settings, as strings (a number as the job file reads it) */
     enum { MAXF = 128 };
@@ -154,7 +167,8 @@ static int job_runnable(const svc_config *cfg, const cJSON *o, scv_store *store,
     return SCV_OK;
 }
 
-int svc_job_check(const svc_config *cfg, scv_store *store, const char *body, char **out, char *field, size_t fcap, scv_err *err)
+int svc_job_check(const svc_config *cfg, scv_store *store, const char *body, char **out, char *field, size_t fcap,
+                  scv_err *err)
 {
     *out = NULL;
     field[0] = 0;
@@ -245,7 +259,8 @@ int svc_job_check(const svc_config *cfg, scv_store *store, const char *body, cha
     return rc;
 }
 
-int svc_resume_check(const svc_config *cfg, scv_store *store, long long run, const char *stored, char *field, size_t fcap, scv_err *err)
+int svc_resume_check(const svc_config *cfg, scv_store *store, long long run, const char *stored, char *field,
+                     size_t fcap, scv_err *err)
 {
     field[0] = 0;
     cJSON *o = cJSON_Parse(stored ? stored : "");

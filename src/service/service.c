@@ -216,8 +216,8 @@ static char *hide_job(const char *job)
     }
     cJSON *shown = cJSON_CreateObject();
     for (const cJSON *it = o->child; it && shown; it = it->next) {
-        cJSON *v = hidden_setting(it->string, cJSON_IsString(it) ? it->valuestring : NULL) ? cJSON_CreateString(SVC_HIDDEN)
-                                                                                           : cJSON_Duplicate(it, 1);
+        int hide = hidden_setting(it->string, cJSON_IsString(it) ? it->valuestring : NULL);
+        cJSON *v = hide ? cJSON_CreateString(SVC_HIDDEN) : cJSON_Duplicate(it, 1);
         if (!v || !cJSON_AddItemToObject(shown, it->string, v)) {
             cJSON_Delete(v);
             cJSON_Delete(shown);
@@ -831,7 +831,8 @@ static int origin_checked(svc_state *s, struct MHD_Connection *c, enum MHD_Resul
     char m[400];
     if (host && !host_ok(s, c, host)) {
         snprintf(m, sizeof m, "header 'Host': '%.200s' does not name this service (%s:%d; on loopback also "
-                 "localhost, 127.0.0.1, [::1]): refused against DNS rebinding", host, s->cfg.listen_addr, s->bound_port);
+                 "localhost, 127.0.0.1, [::1]): refused against DNS rebinding", host, s->cfg.listen_addr,
+                 s->bound_port);
         *ret = send_error(c, 421, "Host", m);
         return 0;
     }
@@ -907,8 +908,8 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
     }
     int full = token_ok(s, c, events); /* with the token a read shows everything (hidden_setting) */
     if (!is_loopback(s->cfg.listen_addr) && !full)
-        return send_error(c, 401, NULL, "this service listens off loopback: every call needs Authorization: Bearer TOKEN"
-                                        " (?token= only on /api/runs/ID/events)");
+        return send_error(c, 401, NULL, "this service listens off loopback: every call needs Authorization: Bearer "
+                                        "TOKEN (?token= only on /api/runs/ID/events)");
     if (post && !full) return send_error(c, 401, NULL, "a write needs Authorization: Bearer TOKEN");
     const char *p = url + 5; /* after /api/ */
     if (!strcmp(p, "health")) {

@@ -103,11 +103,13 @@ typedef struct svc_state {
  * in err (and its name in field) for a malformed job (400), SCV_EINFEASIBLE for a well-formed
  * one that cannot run here (422: a VM type not in the catalog, no such cluster, a setting the
  * run's own setup refuses). store: handed to the run's setup, which only keeps the pointer. */
-int svc_job_check(const svc_config *cfg, scv_store *store, const char *body, char **out, char *field, size_t fcap, scv_err *err);
+int svc_job_check(const svc_config *cfg, scv_store *store, const char *body, char **out, char *field, size_t fcap,
+                  scv_err *err);
 /* Checks a stored run's job (JSON as the store keeps it) before a resume re-runs it: the
  * same checks as a submitted job (svc_job_check), its report directory the service's own;
  * SCV_EINFEASIBLE naming the run and the field. */
-int svc_resume_check(const svc_config *cfg, scv_store *store, long long run, const char *stored, char *field, size_t fcap, scv_err *err);
+int svc_resume_check(const svc_config *cfg, scv_store *store, long long run, const char *stored, char *field,
+                     size_t fcap, scv_err *err);
 /* Queues a checked job (or a resume of run resume_run when job is NULL): the submission's id. */
 int svc_submit(svc_state *s, const char *job, long long resume_run, long long *sub_id, scv_err *err);
 /* Stops submission sub (queued: dropped; running: SIGINT to its process group). */
