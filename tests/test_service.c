@@ -1098,6 +1098,13 @@ static void t_hidden_reads(void)
         CHECK_EQ_INT(http("GET", p2, pass == 2 ? token : NULL, NULL, resp, sizeof resp), 200);
         CHECK_MSG(!strstr(body_of(resp), "secret-train") == (pass < 2), "list, pass %d: %s", pass, body_of(resp));
     }
+    /* the list's job filter cannot probe a hidden command */
+    char probe[300];
+    snprintf(probe, sizeof probe, "/api/runs?job=exec%%3Dpython3%%20%%2Fhome%%2Fme%%2Fsecret-train.py%%20--key%%3Ds3cr3t");
+    CHECK_EQ_INT(http("GET", probe, NULL, NULL, resp, sizeof resp), 401);
+    CHECK(has_field(resp, "job"));
+    CHECK_EQ_INT(http("GET", probe, token, NULL, resp, sizeof resp), 200);
+    CHECK_MSG(strstr(body_of(resp), "\"total\":1,") != NULL, "%s", body_of(resp));
     CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
     cJSON *o = json_of(resp);
     const cJSON *j = cJSON_GetObjectItem(o, "job");

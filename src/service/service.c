@@ -266,6 +266,12 @@ static char *runs_list(svc_state *s, struct MHD_Connection *c, int full, unsigne
     }
     const char *job = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "job");
     const char *status = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "status");
+    if (!full && job && !strncmp(job, "exec=", 5)) { /* the count would tell a hidden command */
+        *code = 401;
+        snprintf(field, fcap, "job");
+        snprintf(msg, mcap, "query 'job': a filter on an external trainer's command needs Authorization: Bearer TOKEN");
+        return NULL;
+    }
     char *key = NULL;
     long long version;
     if (asprintf(&key, "list%d %lld %lld %s\n%s", full, limit, offset, job ? job : "", status ? status : "") < 0)
