@@ -1187,7 +1187,8 @@ static void t_reject_reason(void)
 
 /* `scavenger serve` with args on a store of its own (DB2), up to wait_ms: its exit status
  * (-2: still up, left running in *pid) and output in out. */
-static int serve_with(const char *db2, const char *listen, int wait_ms, pid_t *pid, char *out, size_t cap)
+static int serve_with(const char *db2, const char *listen, const char *allow_host, int wait_ms, pid_t *pid, char *out,
+                      size_t cap)
 {
     char log[500], portfile[500];
     snprintf(log, sizeof log, "%s.log", db2);
@@ -1198,7 +1199,11 @@ static int serve_with(const char *db2, const char *listen, int wait_ms, pid_t *p
     if (p == 0) {
         FILE *f = freopen(log, "w", stdout);
         if (!f || dup2(fileno(stdout), 2) < 0) _exit(126);
-        execl(bin, bin, "serve", "--listen", listen, "--db", db2, "--port-file", portfile, (char *)NULL);
+        if (allow_host)
+            execl(bin, bin, "serve", "--listen", listen, "--db", db2, "--port-file", portfile, "--allow-host", allow_host,
+                  (char *)NULL);
+        else
+            execl(bin, bin, "serve", "--listen", listen, "--db", db2, "--port-file", portfile, (char *)NULL);
         _exit(127);
     }
     int st = -1, done = 0;
@@ -1237,7 +1242,7 @@ static void t_token_strength(void)
         FILE *f = fopen(tp, "w");
         CHECK(f && fputs(weak[i], f) >= 0 && fclose(f) == 0);
         chmod(tp, 0600);
-        int st = serve_with(db2, "127.0.0.1:0", 5000, &p, out, sizeof out);
+        int st = serve_with(db2, "127.0.0.1:0", NULL, 5000, &p, out, sizeof out);
         if (p > 0) kill(p, SIGTERM), waitpid(p, NULL, 0);
         CHECK_MSG(st == 1 && strstr(out, tp) && strstr(out, "not a token"), "case %zu: exit %d: %s", i, st, out);
     }
@@ -1246,7 +1251,7 @@ static void t_token_strength(void)
     FILE *f = fopen(tp, "w");
     CHECK(f && fprintf(f, "%s\n", good) > 0 && fclose(f) == 0);
     chmod(tp, 0600);
-    int st = serve_with(db2, "0.0.0.0:0", 10000, &p, out, sizeof out);
+    int st = serve_with(db2, "0.0.0.0:0", "scv.example.com,proxy.example", 10000, &p, out, sizeof out);
     CHECK_MSG(st == -2 && strstr(out, "WARNING") && strstr(out, "plain HTTP"), "exit %d: %s", st, out);
     if (st != -2) return;
     char pf[500];
@@ -1264,6 +1269,17 @@ static void t_token_strength(void)
     CHECK_EQ_INT(http("GET", q, NULL, NULL, resp, sizeof resp), 404); /* past the token: no such run */
     snprintf(q, sizeof q, "/api/runs/1/events");
     CHECK_EQ_INT(http("GET", q, NULL, NULL, resp, sizeof resp), 401);
+    /* Host: the address the connection came to (0.0.0.0: here 127.0.0.1) with the port, and
+     * the --allow-host names with any port (a TLS proxy's https Origin too) */
+    char h[200];
+    snprintf(h, sizeof h, "Host: evil.example:%d\r\n", port);
+    CHECK_EQ_INT(http_x("GET", "/api/runs", good, h, NULL, resp, sizeof resp), 421);
+    CHECK_EQ_INT(http_x("GET", "/api/runs", good, "Host: scv.example.com\r\n", NULL, resp, sizeof resp), 200);
+    CHECK_EQ_INT(http_x("GET", "/api/runs", good, "Host: PROXY.example:443\r\nOrigin: https://proxy.example\r\n", NULL,
+                        resp, sizeof resp), 200);
+    CHECK_EQ_INT(http_x("GET", "/api/runs", good, "Host: scv.example.com.evil\r\n", NULL, resp, sizeof resp), 421);
+    CHECK_EQ_INT(http_x("GET", "/api/runs", good, "Host: scv.example.com\r\nOrigin: https://evil.example\r\n", NULL,
+                        resp, sizeof resp), 403);
     port = keep;
     kill(p, SIGTERM);
     waitpid(p, NULL, 0);

@@ -24,7 +24,7 @@
 #define SERVE_USAGE "usage: scavenger serve [--listen ADDR:PORT] [--db PATH] [options]\n"
 
 enum { V_LISTEN = 1, V_DB, V_DATA_DIR, V_ALLOW_PATHS, V_ALLOW_EXEC, V_MAX_RUNS, V_MAX_QUEUE, V_MAX_BODY,
-       V_PORT_FILE, V_QUIET };
+       V_PORT_FILE, V_QUIET, V_ALLOW_HOST };
 
 /* serve's options, declared once: --help, the completion and the man page are made from it */
 const scv_option SERVE_OPTIONS[] = {
@@ -35,6 +35,9 @@ const scv_option SERVE_OPTIONS[] = {
                         "the store's directory)", V_DATA_DIR, 0, NULL},
     {"allow-paths", NULL, "... or anywhere (and /api/plan may read files)", V_ALLOW_PATHS, 0, NULL},
     {"allow-exec", NULL, "jobs may run an external trainer (exec, hosts)", V_ALLOW_EXEC, 0, NULL},
+    {"allow-host", "NAME,...", "the Host header may also name NAME (a DNS name, a reverse\n"
+                               "proxy's public name; any port). Else only the address listened on\n"
+                               "(on loopback also localhost, 127.0.0.1, [::1]) with the port", V_ALLOW_HOST, 0, NULL},
     {"max-runs", "N", "runs at a time (default 1); the rest wait in a queue", V_MAX_RUNS, 0, NULL},
     {"max-queue", "N", "submissions waiting at most (default 64)", V_MAX_QUEUE, 0, NULL},
     {"max-body", "BYTES", "request bodies at most (default 1048576; larger: 413)", V_MAX_BODY, 0, NULL},
@@ -166,6 +169,15 @@ int cmd_serve(int argc, char **argv)
             c->port = (int)x;
             break;
         }
+        case V_ALLOW_HOST:
+            if (!*v || strlen(v) >= sizeof c->allow_hosts || strstr(v, ",,") || *v == ',' ||
+                v[strlen(v) - 1] == ',' ||
+                strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-,") != strlen(v)) {
+                rc = usage("--allow-host '%s': expected host names separated by commas (scavenger.example.com)", v);
+                goto out;
+            }
+            snprintf(c->allow_hosts, sizeof c->allow_hosts, "%s", v);
+            break;
         case V_DB: db = v; break;
         case V_DATA_DIR: data_dir = v; break;
         case V_PORT_FILE: port_file = v; break;

@@ -822,6 +822,11 @@ static int host_ok(svc_state *s, struct MHD_Connection *c, const char *host)
     const char *colon = host[0] == '[' ? strstr(host, "]:") : strrchr(host, ':');
     if (colon && host[0] == '[') colon++;
     size_t hn = colon ? (size_t)(colon - host) : strlen(host);
+    for (const char *a = s->cfg.allow_hosts; *a;) { /* the operator's names: any port */
+        size_t n = strcspn(a, ",");
+        if (n == hn && !strncasecmp(host, a, n)) return 1;
+        a += n + (a[n] == ',');
+    }
     if (colon ? strcmp(colon + 1, port) : s->bound_port != 80) return 0;
     for (int i = 0; i < 4; i++)
         if (names[i] && names[i][0] && strlen(names[i]) == hn && !strncasecmp(host, names[i], hn)) return 1;
@@ -842,7 +847,11 @@ static int origin_checked(svc_state *s, struct MHD_Connection *c, enum MHD_Resul
         *ret = send_error(c, 421, "Host", m);
         return 0;
     }
-    if (origin && (strncmp(origin, "http://", 7) || !host_ok(s, c, origin + 7))) {
+    const char *oh = !origin                         ? NULL
+                     : !strncmp(origin, "http://", 7)  ? origin + 7
+                     : !strncmp(origin, "https://", 8) ? origin + 8 /* behind a TLS proxy (--allow-host) */
+                                                       : "";
+    if (origin && !host_ok(s, c, oh)) {
         snprintf(m, sizeof m, "header 'Origin': '%.200s' is not this service's page (http://%s:%d): cross-site "
                  "requests are refused", origin, s->cfg.listen_addr, s->bound_port);
         *ret = send_error(c, 403, "Origin", m);

@@ -28,6 +28,8 @@ typedef struct svc_config {
     char data_dir[1024];        /* job paths (dataset, catalog) must lie under it */
     char work_dir[1100];        /* DB.serve/: job files, child logs, reports */
     char token[80];             /* required for writes (and for everything off loopback) */
+    char allow_hosts[512];      /* --allow-host: more names the Host header may carry (a DNS name, a
+                                   reverse proxy's public name), comma-separated, any port */
     char exe[1024];             /* the scavenger executable the runs are started with */
     int max_runs;               /* runs at a time (the rest queue) */
     int http_nice;              /* 10: the HTTP threads' nice value above the runs' (the runs,
