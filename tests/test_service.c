@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -77,15 +78,20 @@ static int send_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-/* One request; the status (0: no answer), the headers and body into resp (cap bytes). */
-static int http(const char *method, const char *path, const char *auth, const char *body, char *resp, size_t cap)
+/* One request with extra header lines (each ending in CR LF; NULL: none; a Host line there
+ * replaces the usual one, the service's own address and port); the status (0: no answer),
+ * the headers and body into resp (cap bytes). */
+static int http_x(const char *method, const char *path, const char *auth, const char *extra, const char *body,
+                  char *resp, size_t cap)
 {
     resp[0] = 0;
     int fd = connect_server();
     if (fd < 0) return 0;
-    char head[1024];
+    char head[2048], host[64];
     size_t blen = body ? strlen(body) : 0;
-    int n = snprintf(head, sizeof head, "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s%s%s", method, path,
+    snprintf(host, sizeof host, "Host: 127.0.0.1:%d\r\n", port);
+    if (extra && !strncasecmp(extra, "Host:", 5)) host[0] = 0;
+    int n = snprintf(head, sizeof head, "%s %s HTTP/1.0\r\n%s%s%s%s%s", method, path, host, extra ? extra : "",
                      auth ? "Authorization: Bearer " : "", auth ? auth : "", auth ? "\r\n" : "");
     if (body) n += snprintf(head + n, sizeof head - n, "Content-Type: application/json\r\nContent-Length: %zu\r\n", blen);
     n += snprintf(head + n, sizeof head - n, "\r\n");
@@ -100,6 +106,11 @@ static int http(const char *method, const char *path, const char *auth, const ch
     int status = 0;
     if (sscanf(resp, "HTTP/1.%*d %d", &status) != 1) return 0;
     return status;
+}
+
+static int http(const char *method, const char *path, const char *auth, const char *body, char *resp, size_t cap)
+{
+    return http_x(method, path, auth, NULL, body, resp, cap);
 }
 
 static const char *body_of(const char *resp)
@@ -1141,6 +1152,310 @@ static void t_state_refused(void)
     CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
 }
 
+
+/* ---- the service's authority (issue 24, items 4, 5, 6, 15) ---- */
+
+/* A run stored as the command line would (a CLI run on the same store), interrupted: an
+ * external trainer's command and a path outside the data directory. */
+static long long stored_cli_run(const char *job_key, const char *job)
+{
+    scv_store *s = NULL;
+    long long id = 0;
+    if (scv_store_open(db, &s, NULL) != SCV_OK) return 0;
+    if (scv_store_run_new(s, job_key, job, &id, NULL) != SCV_OK ||
+        scv_store_run_status(s, id, "interrupted", NULL) != SCV_OK)
+        id = 0;
+    scv_store_close(s);
+    return id;
+}
+
+/* Item 4: a resume passes a submission's checks: a stored CLI run's exec, hosts, paths
+ * outside the data directory and a report directory not the service's are refused (422
+ * naming the field and the run) on a service without --allow-exec / --allow-paths; nothing
+ * is queued. A service run's resume (its own report directory) is accepted
+ * (live_stop_resume, restart_queue). */
+static void t_resume_checked(void)
+{
+    if (!server) CHECK(start_server() == 0);
+    struct {
+        const char *key, *job, *field;
+    } cases[] = {
+        {"exec=true", "{\"exec\":\"true\",\"target-accuracy\":\"0.8\",\"workers\":\"1,2\"}", "exec"},
+        {"model=mlp;hidden=32;dataset=/etc", "{\"model\":\"mlp\",\"dataset\":\"/etc\",\"target-accuracy\":\"0.8\"}",
+         "dataset"},
+        {"model=mlp;hidden=32;dataset=synthetic:500",
+         "{\"model\":\"mlp\",\"dataset\":\"synthetic:500\",\"hosts\":\"/etc/hosts\",\"driver\":\"relaunch\","
+         "\"target-accuracy\":\"0.8\"}", "hosts"},
+        {"model=mlp;hidden=32;dataset=synthetic:500",
+         "{\"model\":\"mlp\",\"dataset\":\"synthetic:500\",\"report\":\"/tmp/elsewhere\",\"target-accuracy\":\"0.8\"}",
+         "report"},
+    };
+    CHECK_EQ_INT(http("GET", "/api/submissions", NULL, NULL, resp, sizeof resp), 200);
+    cJSON *o = json_of(resp);
+    int n_subs = cJSON_GetArraySize(cJSON_GetObjectItem(o, "submissions"));
+    cJSON_Delete(o);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        long long id = stored_cli_run(cases[i].key, cases[i].job);
+        CHECK(id > 0);
+        char path[64], idtxt[32];
+        snprintf(path, sizeof path, "/api/runs/%lld/resume", id);
+        snprintf(idtxt, sizeof idtxt, "run %lld", id);
+        int st = http("POST", path, token, "", resp, sizeof resp);
+        CHECK_MSG(st == 422 && has_field(resp, cases[i].field) && strstr(body_of(resp), idtxt), "case %zu: %d %s", i,
+                  st, body_of(resp));
+    }
+    CHECK_EQ_INT(http("GET", "/api/submissions", NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(o, "submissions")), n_subs); /* nothing queued */
+    cJSON_Delete(o);
+}
+
+/* Item 5: DNS rebinding. A Host or Origin not naming this service is refused (421 naming
+ * Host, 403 naming Origin) on the API and the dashboard; the service's own names pass. */
+static void t_host_origin(void)
+{
+    if (!server) CHECK(start_server() == 0);
+    char h[160];
+    const char *bad_hosts[] = {"Host: evil.example:%d\r\n", "Host: evil.example\r\n", "Host: 127.0.0.1:%d1\r\n",
+                               "Host: 127.0.0.1.evil.example:%d\r\n", "Host: localhost\r\n"};
+    const char *paths[] = {"/api/runs", "/api/submissions", "/api/clusters", "/", "/api/health"};
+    for (size_t i = 0; i < sizeof bad_hosts / sizeof bad_hosts[0]; i++)
+        for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+            snprintf(h, sizeof h, bad_hosts[i], port);
+            int st = http_x("GET", paths[k], NULL, h, NULL, resp, sizeof resp);
+            CHECK_MSG(st == 421 && has_field(resp, "Host"), "%s %.*s -> %d %s", paths[k], (int)strlen(h) - 2, h, st,
+                      body_of(resp));
+        }
+    snprintf(h, sizeof h, "Host: evil.example:%d\r\n", port);
+    CHECK_EQ_INT(http_x("POST", "/api/runs", token, h, TINY, resp, sizeof resp), 421);
+    const char *good_hosts[] = {"Host: 127.0.0.1:%d\r\n", "Host: localhost:%d\r\n", "Host: LOCALHOST:%d\r\n",
+                                "Host: [::1]:%d\r\n"};
+    for (size_t i = 0; i < sizeof good_hosts / sizeof good_hosts[0]; i++) {
+        snprintf(h, sizeof h, good_hosts[i], port);
+        int st = http_x("GET", "/api/runs", NULL, h, NULL, resp, sizeof resp);
+        CHECK_MSG(st == 200, "%s -> %d %s", h, st, body_of(resp));
+    }
+    snprintf(h, sizeof h, "Origin: http://evil.example:%d\r\n", port);
+    int st = http_x("GET", "/api/runs", NULL, h, NULL, resp, sizeof resp);
+    CHECK_MSG(st == 403 && has_field(resp, "Origin"), "%d %s", st, body_of(resp));
+    CHECK_EQ_INT(http_x("GET", "/api/runs", NULL, "Origin: null\r\n", NULL, resp, sizeof resp), 403);
+    snprintf(h, sizeof h, "Origin: http://localhost:%d\r\n", port);
+    CHECK_EQ_INT(http_x("GET", "/api/runs", NULL, h, NULL, resp, sizeof resp), 200);
+}
+
+/* Item 5: a read without the token does not show an external trainer's command, hostfiles
+ * or paths (the run's document, the runs list, the report, the event stream); with the
+ * token (the header; ?token= on the event stream only) it does. */
+static void t_hidden_reads(void)
+{
+    if (!server) CHECK(start_server() == 0);
+    const char *cmd = "python3 /home/me/secret-train.py --key=s3cr3t";
+    char key[200], job[400];
+    snprintf(key, sizeof key, "exec=%s", cmd);
+    snprintf(job, sizeof job, "{\"exec\":\"%s\",\"hosts\":\"/home/me/hosts\",\"catalog\":\"/home/me/cat.csv\","
+             "\"dataset\":\"/home/me/data\",\"target-accuracy\":\"0.8\"}", cmd);
+    long long id = stored_cli_run(key, job);
+    CHECK(id > 0);
+    char path[96];
+    snprintf(path, sizeof path, "/api/runs/%lld", id);
+    const char *secrets[] = {"secret-train", "/home/me"};
+    for (int pass = 0; pass < 3; pass++) { /* no token; ?token= (not accepted here); the header */
+        char p2[400];
+        snprintf(p2, sizeof p2, "%s%s%s", path, pass == 1 ? "?token=" : "", pass == 1 ? token : "");
+        CHECK_EQ_INT(http("GET", p2, pass == 2 ? token : NULL, NULL, resp, sizeof resp), 200);
+        for (int k = 0; k < 2; k++)
+            CHECK_MSG(!strstr(body_of(resp), secrets[k]) == (pass < 2), "pass %d: %s", pass, body_of(resp));
+        snprintf(p2, sizeof p2, "/api/runs?limit=1000%s%s", pass == 1 ? "&token=" : "", pass == 1 ? token : "");
+        CHECK_EQ_INT(http("GET", p2, pass == 2 ? token : NULL, NULL, resp, sizeof resp), 200);
+        CHECK_MSG(!strstr(body_of(resp), "secret-train") == (pass < 2), "list, pass %d: %s", pass, body_of(resp));
+    }
+    /* the list's job filter cannot probe a hidden command */
+    char probe[300];
+    snprintf(probe, sizeof probe, "/api/runs?job=exec%%3Dpython3%%20%%2Fhome%%2Fme%%2Fsecret-train.py%%20--key%%3Ds3cr3t");
+    CHECK_EQ_INT(http("GET", probe, NULL, NULL, resp, sizeof resp), 401);
+    CHECK(has_field(resp, "job"));
+    CHECK_EQ_INT(http("GET", probe, token, NULL, resp, sizeof resp), 200);
+    CHECK_MSG(strstr(body_of(resp), "\"total\":1,") != NULL, "%s", body_of(resp));
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    cJSON *o = json_of(resp);
+    const cJSON *j = cJSON_GetObjectItem(o, "job");
+    CHECK_MSG(strstr(jstr(j, "exec"), "hidden") && strstr(jstr(j, "hosts"), "hidden") &&
+                  strstr(jstr(j, "dataset"), "hidden"),
+              "%.600s", body_of(resp));
+    CHECK(!strcmp(jstr(j, "target-accuracy"), "0.8")); /* the rest is shown */
+    cJSON_Delete(o);
+    /* the event stream: ?token= is the browser's only way */
+    char p3[400];
+    snprintf(p3, sizeof p3, "%s/events", path);
+    CHECK_EQ_INT(http("GET", p3, NULL, NULL, resp, sizeof resp), 200);
+    CHECK_MSG(!strstr(resp, "secret-train"), "%.400s", resp);
+    snprintf(p3, sizeof p3, "%s/events?token=%s", path, token);
+    CHECK_EQ_INT(http("GET", p3, NULL, NULL, resp, sizeof resp), 200);
+    CHECK_MSG(strstr(resp, "secret-train") != NULL, "%.400s", resp);
+}
+
+/* Item 15: a well-formed job that cannot run here is refused on submit (422 naming the
+ * field), not accepted and rejected later: a VM type not in the catalog, a cluster that
+ * does not exist, a setting the run's own setup refuses. */
+static void t_submit_runnable(void)
+{
+    if (!server) CHECK(start_server() == 0);
+    struct {
+        const char *extra, *field;
+    } cases[] = {
+        {"\"workers\":\"1,2\",\"vm-type\":\"c5.xlarg\"", "vm-type"},
+        {"\"workers\":\"1,2\",\"cluster\":\"nosuch\"", "cluster"},
+        {"\"workers\":\"1\"", "workers"}, /* the run's setup: K = 1 only cannot plan */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char job[600];
+        snprintf(job, sizeof job, "{\"model\":\"mlp\",\"hidden\":\"32\",\"dataset\":\"synthetic:2000\","
+                 "\"target-accuracy\":0.8,\"batch\":\"32\",%s}", cases[i].extra);
+        int st = http("POST", "/api/runs", token, job, resp, sizeof resp);
+        CHECK_MSG(st == 422 && has_field(resp, cases[i].field), "%s -> %d %s", cases[i].extra, st, body_of(resp));
+    }
+}
+
+/* Item 15: a run the child rejects shows the child's own reason (its log's last lines),
+ * never only the usage hint "Try 'scavenger run --help'". The job is valid when submitted
+ * (its catalog in the data directory has its VM type) and the catalog loses that type while
+ * it waits in the queue behind a running one. */
+static void t_reject_reason(void)
+{
+    if (!server) CHECK(start_server() == 0);
+    char cat[500], line[2048];
+    snprintf(cat, sizeof cat, "%s/data/cat.csv", tmp);
+    FILE *in = fopen("data/vm-catalog.csv", "r"), *out = fopen(cat, "w");
+    CHECK(in && out);
+    if (!in || !out) return;
+    while (fgets(line, sizeof line, in)) fputs(line, out);
+    fclose(in);
+    CHECK(fclose(out) == 0);
+    long long a = submit(SLOW);
+    CHECK(a > 0 && wait_running(a, 60) > 0);
+    char job[800];
+    snprintf(job, sizeof job, "{\"model\":\"logreg\",\"dataset\":\"synthetic:500\",\"target-accuracy\":0.5,"
+             "\"workers\":\"1,2\",\"batch\":\"32\",\"catalog\":\"%s\",\"vm-type\":\"c5.2xlarge\"}", cat);
+    long long b = submit(job);
+    CHECK_MSG(b > 0, "%s", body_of(resp));
+    /* the catalog now has c5.xlarge only */
+    in = fopen("data/vm-catalog.csv", "r"), out = fopen(cat, "w");
+    int n = 0;
+    while (in && out && fgets(line, sizeof line, in))
+        if (n++ == 0 || !strncmp(line, "aws,c5.xlarge,", 14)) fputs(line, out);
+    if (in) fclose(in);
+    CHECK(out && fclose(out) == 0);
+    char path[64], state[32] = "";
+    snprintf(path, sizeof path, "/api/submissions/%lld/stop", a);
+    CHECK_EQ_INT(http("POST", path, token, "", resp, sizeof resp), 202);
+    wait_sub(b, 60, state, sizeof state);
+    cJSON *o = json_of(resp);
+    const char *e = jstr(o, "error");
+    CHECK_MSG(!strcmp(state, "rejected") && strstr(e, "c5.2xlarge") && strstr(e, "vm-type") && !strstr(e, "Try '") &&
+              !strstr(e, "usage:"), "state %s: %s", state, body_of(resp));
+    cJSON_Delete(o);
+}
+
+/* `scavenger serve` with args on a store of its own (DB2), up to wait_ms: its exit status
+ * (-2: still up, left running in *pid) and output in out. */
+static int serve_with(const char *db2, const char *listen, const char *allow_host, int wait_ms, pid_t *pid, char *out,
+                      size_t cap)
+{
+    char log[500], portfile[500];
+    snprintf(log, sizeof log, "%s.log", db2);
+    snprintf(portfile, sizeof portfile, "%s.port", db2);
+    unlink(log), unlink(portfile);
+    fflush(stdout);
+    pid_t p = fork();
+    if (p == 0) {
+        FILE *f = freopen(log, "w", stdout);
+        if (!f || dup2(fileno(stdout), 2) < 0) _exit(126);
+        if (allow_host)
+            execl(bin, bin, "serve", "--listen", listen, "--db", db2, "--port-file", portfile, "--allow-host", allow_host,
+                  (char *)NULL);
+        else
+            execl(bin, bin, "serve", "--listen", listen, "--db", db2, "--port-file", portfile, (char *)NULL);
+        _exit(127);
+    }
+    int st = -1, done = 0;
+    for (int i = 0; i < wait_ms / 50 && !done; i++) {
+        if (waitpid(p, &st, WNOHANG) == p) done = 1;
+        else {
+            FILE *f = fopen(portfile, "r");
+            if (f) { /* listening */
+                fclose(f);
+                break;
+            }
+            sleep_ms(50);
+        }
+    }
+    sleep_ms(done ? 0 : 100);
+    char *l = slurp(log);
+    snprintf(out, cap, "%s", l ? l : "");
+    free(l);
+    *pid = done ? 0 : p;
+    return done ? (WIFEXITED(st) ? WEXITSTATUS(st) : -1) : -2;
+}
+
+/* Item 6: a weak DB.token is refused naming the file (one character and junk; 31
+ * characters); off loopback: a loud warning about plain HTTP, every call needs the token,
+ * ?token= only on the event stream. */
+static void t_token_strength(void)
+{
+    char db2[400], tp[450], out[8192];
+    snprintf(db2, sizeof db2, "%s/weak.db", tmp);
+    snprintf(tp, sizeof tp, "%s.token", db2);
+    const char *weak[] = {"a\njunkjunkjunkjunkjunkjunkjunkjunkjunkjunk\n", "0123456789abcdef0123456789abcde\n",
+                          "0123456789abcdef 0123456789abcdef0123\n",
+                          "\x01\x02junkjunkjunkjunkjunkjunkjunkjunkjunkjunk"};
+    pid_t p;
+    for (size_t i = 0; i < sizeof weak / sizeof weak[0]; i++) {
+        FILE *f = fopen(tp, "w");
+        CHECK(f && fputs(weak[i], f) >= 0 && fclose(f) == 0);
+        chmod(tp, 0600);
+        int st = serve_with(db2, "127.0.0.1:0", NULL, 5000, &p, out, sizeof out);
+        if (p > 0) kill(p, SIGTERM), waitpid(p, NULL, 0);
+        CHECK_MSG(st == 1 && strstr(out, tp) && strstr(out, "not a token"), "case %zu: exit %d: %s", i, st, out);
+    }
+    /* a strong one is taken: off loopback, with the warning */
+    const char *good = "0123456789abcdef0123456789abcdef-._~XYZ";
+    FILE *f = fopen(tp, "w");
+    CHECK(f && fprintf(f, "%s\n", good) > 0 && fclose(f) == 0);
+    chmod(tp, 0600);
+    int st = serve_with(db2, "0.0.0.0:0", "scv.example.com,proxy.example", 10000, &p, out, sizeof out);
+    CHECK_MSG(st == -2 && strstr(out, "WARNING") && strstr(out, "plain HTTP"), "exit %d: %s", st, out);
+    if (st != -2) return;
+    char pf[500];
+    snprintf(pf, sizeof pf, "%s.port", db2);
+    int keep = port;
+    f = fopen(pf, "r");
+    CHECK(f && fscanf(f, "%d", &port) == 1);
+    if (f) fclose(f);
+    CHECK_EQ_INT(http("GET", "/api/runs", NULL, NULL, resp, sizeof resp), 401);
+    char q[200];
+    snprintf(q, sizeof q, "/api/runs?token=%s", good);
+    CHECK_EQ_INT(http("GET", q, NULL, NULL, resp, sizeof resp), 401);
+    CHECK_EQ_INT(http("GET", "/api/runs", good, NULL, resp, sizeof resp), 200);
+    snprintf(q, sizeof q, "/api/runs/1/events?token=%s", good);
+    CHECK_EQ_INT(http("GET", q, NULL, NULL, resp, sizeof resp), 404); /* past the token: no such run */
+    snprintf(q, sizeof q, "/api/runs/1/events");
+    CHECK_EQ_INT(http("GET", q, NULL, NULL, resp, sizeof resp), 401);
+    /* Host: the address the connection came to (0.0.0.0: here 127.0.0.1) with the port, and
+     * the --allow-host names with any port (a TLS proxy's https Origin too) */
+    char h[200];
+    snprintf(h, sizeof h, "Host: evil.example:%d\r\n", port);
+    CHECK_EQ_INT(http_x("GET", "/api/runs", good, h, NULL, resp, sizeof resp), 421);
+    CHECK_EQ_INT(http_x("GET", "/api/runs", good, "Host: scv.example.com\r\n", NULL, resp, sizeof resp), 200);
+    CHECK_EQ_INT(http_x("GET", "/api/runs", good, "Host: PROXY.example:443\r\nOrigin: https://proxy.example\r\n", NULL,
+                        resp, sizeof resp), 200);
+    CHECK_EQ_INT(http_x("GET", "/api/runs", good, "Host: scv.example.com.evil\r\n", NULL, resp, sizeof resp), 421);
+    CHECK_EQ_INT(http_x("GET", "/api/runs", good, "Host: scv.example.com\r\nOrigin: https://evil.example\r\n", NULL,
+                        resp, sizeof resp), 403);
+    port = keep;
+    kill(p, SIGTERM);
+    waitpid(p, NULL, 0);
+}
+
 static const scv_test tests[] = {
     {"health", t_health}, {"token_file", t_token_file}, {"auth", t_auth}, {"validation", t_validation},
     {"body_limit", t_body_limit}, {"not_found", t_not_found}, {"dashboard", t_dashboard},
@@ -1148,6 +1463,8 @@ static const scv_test tests[] = {
     {"live_stop_resume", t_live_stop_resume}, {"bad_requests", t_bad_requests}, {"cache", t_cache},
     {"limit_plan", t_limit_plan}, {"limit_synthetic", t_limit_synthetic},
     {"limit_slow_clients", t_limit_slow_clients}, {"shutdown", t_shutdown}, {"restart_queue", t_restart_queue}, {"state_refused", t_state_refused},
+    {"resume_checked", t_resume_checked}, {"host_origin", t_host_origin}, {"hidden_reads", t_hidden_reads},
+    {"submit_runnable", t_submit_runnable}, {"reject_reason", t_reject_reason}, {"token_strength", t_token_strength},
 };
 
 int main(int argc, char **argv)

@@ -24,7 +24,8 @@
 #define SERVE_USAGE "usage: scavenger serve [--listen ADDR:PORT] [--db PATH] [options]\n"
 
 enum { V_LISTEN = 1, V_DB, V_DATA_DIR, V_ALLOW_PATHS, V_ALLOW_EXEC, V_MAX_RUNS, V_MAX_QUEUE, V_MAX_BODY,
-       V_PORT_FILE, V_QUIET, V_MAX_CONNS, V_MAX_CONNS_IP, V_CONN_TIMEOUT, V_REQUEST_TIMEOUT, V_MAX_PLAN_POINTS };
+       V_PORT_FILE, V_QUIET, V_MAX_CONNS, V_MAX_CONNS_IP, V_CONN_TIMEOUT, V_REQUEST_TIMEOUT, V_MAX_PLAN_POINTS,
+       V_ALLOW_HOST };
 
 /* serve's options, declared once: --help, the completion and the man page are made from it */
 const scv_option SERVE_OPTIONS[] = {
@@ -35,6 +36,9 @@ const scv_option SERVE_OPTIONS[] = {
                         "the store's directory)", V_DATA_DIR, 0, NULL},
     {"allow-paths", NULL, "... or anywhere (and /api/plan may read files)", V_ALLOW_PATHS, 0, NULL},
     {"allow-exec", NULL, "jobs may run an external trainer (exec, hosts)", V_ALLOW_EXEC, 0, NULL},
+    {"allow-host", "NAME,...", "the Host header may also name NAME (a DNS name, a reverse\n"
+                               "proxy's public name; any port). Else only the address listened on\n"
+                               "(on loopback also localhost, 127.0.0.1, [::1]) with the port", V_ALLOW_HOST, 0, NULL},
     {"max-runs", "N", "runs at a time (default 1); the rest wait in a queue", V_MAX_RUNS, 0, NULL},
     {"max-queue", "N", "submissions waiting at most (default 64)", V_MAX_QUEUE, 0, NULL},
     {"max-body", "BYTES", "request bodies at most (default 1048576; larger: 413)", V_MAX_BODY, 0, NULL},
@@ -57,7 +61,8 @@ static void help(void)
            "sharing the run store with the command line.\n\n");
     cli_opt_help(stdout, SERVE_OPTIONS, 21, 0);
     printf("The token for writes (Authorization: Bearer TOKEN) is DB.token, made on the first\n"
-           "start (mode 0600) and printed then only. The submissions are kept in\n"
+           "start (mode 0600) and printed then only; a file of your own needs 32 or more\n"
+           "characters of A-Z a-z 0-9 - . _ ~. The submissions are kept in\n"
            "DB.serve/submissions.json: the queue survives a restart (docs/API.md).\n");
 }
 
@@ -66,7 +71,13 @@ static int usage(const char *fmt, const char *arg)
     return cli_usage_error("serve", SERVE_USAGE, fmt, arg);
 }
 
-/* Reads DB.token, or makes it (32 random bytes as hex, mode 0600) and prints it. */
+/* A token's strength: at least TOKEN_MIN characters of TOKEN_ALPHABET (a made token is 64
+ * hex digits); one trailing newline (or CR LF) is allowed in the file, nothing else. */
+#define TOKEN_MIN 32
+#define TOKEN_ALPHABET "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+
+/* Reads DB.token (refused, naming the file, when weaker than TOKEN_MIN characters of
+ * TOKEN_ALPHABET), or makes it (32 random bytes as hex, mode 0600) and prints it. */
 static int load_token(const char *db, char *tok, size_t cap, int *made, scv_err *err)
 {
     char path[1100];
@@ -75,14 +86,23 @@ static int load_token(const char *db, char *tok, size_t cap, int *made, scv_err 
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         struct stat st;
-        ssize_t n = fstat(fd, &st) == 0 ? read(fd, tok, cap - 1) : -1;
+        char buf[256];
+        ssize_t n = fstat(fd, &st) == 0 ? read(fd, buf, sizeof buf - 1) : -1;
         close(fd);
-        if (n < 16) return scv_err_set(err, SCV_ECORRUPT, "%s: not a token (remove it to make a new one)", path);
+        if (n < 0) return scv_err_set(err, SCV_EIO, "%s: cannot read: %s", path, strerror(errno));
         if (st.st_mode & 077)
             return scv_err_set(err, SCV_EINVAL, "%s: readable by others (mode %03o): chmod 600 it", path,
                                (unsigned)(st.st_mode & 0777));
-        tok[n] = 0;
-        tok[strcspn(tok, "\r\n")] = 0;
+        buf[n] = 0;
+        if (n && buf[n - 1] == '\n') buf[--n] = 0;
+        if (n && buf[n - 1] == '\r') buf[--n] = 0;
+        size_t good = strspn(buf, TOKEN_ALPHABET);
+        if ((size_t)n != good || n < TOKEN_MIN || (size_t)n >= cap)
+            return scv_err_set(err, SCV_ECORRUPT,
+                               "%s: not a token: expected %d to %zu characters of A-Z a-z 0-9 - . _ ~ and nothing else "
+                               "(%s); remove it to make a new one", path, TOKEN_MIN, cap - 1,
+                               (size_t)n != good ? "a character outside them" : "too short or too long");
+        memcpy(tok, buf, (size_t)n + 1);
         return SCV_OK;
     }
     if (errno != ENOENT) return scv_err_set(err, SCV_EIO, "%s: cannot read: %s", path, strerror(errno));
@@ -158,6 +178,15 @@ int cmd_serve(int argc, char **argv)
             c->port = (int)x;
             break;
         }
+        case V_ALLOW_HOST:
+            if (!*v || strlen(v) >= sizeof c->allow_hosts || strstr(v, ",,") || *v == ',' ||
+                v[strlen(v) - 1] == ',' ||
+                strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-,") != strlen(v)) {
+                rc = usage("--allow-host '%s': expected host names separated by commas (scavenger.example.com)", v);
+                goto out;
+            }
+            snprintf(c->allow_hosts, sizeof c->allow_hosts, "%s", v);
+            break;
         case V_DB: db = v; break;
         case V_DATA_DIR: data_dir = v; break;
         case V_PORT_FILE: port_file = v; break;
@@ -231,9 +260,14 @@ int cmd_serve(int argc, char **argv)
             goto fail;
         }
     }
+    int loopback = !strncmp(c->listen_addr, "127.", 4) || !strcmp(c->listen_addr, "localhost");
     fprintf(stderr, "scavenger serve: listening on http://%s:%d/ (store %s, %d run%s at a time)%s\n", c->listen_addr,
             s->bound_port, c->db, c->max_runs, c->max_runs == 1 ? "" : "s",
-            strncmp(c->listen_addr, "127.", 4) ? "; off loopback: every API call needs the token" : "");
+            loopback ? "" : "; off loopback: every API call needs the token");
+    if (!loopback)
+        fprintf(stderr, "scavenger serve: WARNING: listening on %s, off loopback, over plain HTTP: the token and every "
+                "request and answer cross the network in clear (anyone on the path can read the token and act with it)."
+                " Put the service behind a TLS proxy or an SSH tunnel, or listen on 127.0.0.1.\n", c->listen_addr);
     fflush(stdout);
     int sig = 0;
     sigwait(&set, &sig);

@@ -23,6 +23,8 @@
 #include "service.h"
 #include "../core/util.h"
 #include "../io/json_out.h"
+#include "drivers/jobsetup.h"
+#include "runtime/cluster.h"
 #include "search/jobopts.h"
 #include "../train/train.h"
 
@@ -74,7 +76,100 @@ static int path_inside(const char *dir, const char *path)
     return !strncmp(rd, rp, n) && (rp[n] == '/' || rp[n] == 0 || (n == 1 && rd[0] == '/'));
 }
 
-int svc_job_check(const svc_config *cfg, const char *body, char **out, char *field, size_t fcap, scv_err *err)
+/* The field a job setup error names: its first "--NAME" that is a job's key, else the key
+ * it starts with ("workers: ..."), else "job". */
+static void setup_field(const char *msg, char *field, size_t fcap)
+{
+    size_t lead = strspn(msg, "abcdefghijklmnopqrstuvwxyz0123456789-");
+    char first[64];
+    snprintf(first, sizeof first, "%.*s", (int)(lead < sizeof first ? lead : 0), msg);
+    int named = lead && (msg[lead] == ':' || msg[lead] == ' ') && scv_job_option_find(first);
+    snprintf(field, fcap, "%s", named ? first : "job");
+    for (const char *p = strstr(msg, "--"); p; p = strstr(p + 2, "--")) {
+        char name[64];
+        size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+        if (!n || n >= sizeof name) continue;
+        snprintf(name, sizeof name, "%.*s", (int)n, p + 2);
+        if (scv_job_option_find(name)) {
+            snprintf(field, fcap, "%s", name);
+            return;
+        }
+    }
+}
+
+/* A job whose every field is well formed, checked against this machine as `scavenger run`
+ * would check it before training: the VM type in the catalog, the cluster among the
+ * existing ones, then the whole job through the run's own setup (scv_job_setup_init:
+ * reads the catalog and the cluster, starts nothing). SCV_EINFEASIBLE (422) naming the
+ * field: the job is well formed but cannot run here. */
+/* A field's value as the job file reads it (a string, or a number as %.17g); NULL if absent. */
+static const char *field_text(const cJSON *o, const char *name, char *buf, size_t cap)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (cJSON_IsString(it)) snprintf(buf, cap, "%s", it->valuestring);
+    else if (cJSON_IsNumber(it)) snprintf(buf, cap, "%.17g", it->valuedouble);
+    else return NULL;
+    return buf;
+}
+
+static int job_runnable(const svc_config *cfg, const cJSON *o, scv_store *store, char *field, size_t fcap,
+                        scv_err *err)
+{
+    char vmb[512], catb[512], clb[512];
+    const char *vm = field_text(o, "vm-type", vmb, sizeof vmb), *cat = field_text(o, "catalog", catb, sizeof catb);
+    const char *cl = field_text(o, "cluster", clb, sizeof clb);
+    if (vm) {
+        char catbuf[4200];
+        const char *path = cat ? cat : scv_data_file("vm-catalog.csv", catbuf, sizeof catbuf);
+        scv_catalog *c = NULL;
+        scv_err e = {0};
+        if (scv_catalog_load(path, &c, &e)) {
+            snprintf(field, fcap, "%s", cat ? "catalog" : "vm-type");
+            return scv_err_set(err, SCV_EINFEASIBLE, "field '%s': %s", field, e.msg);
+        }
+        int found = scv_catalog_find(c, vm) != NULL;
+        scv_catalog_free(c);
+        if (!found)
+            return field_err(field, fcap, "vm-type", err, SCV_EINFEASIBLE,
+                             "'%s': not a VM type of the catalog (GET /api/catalog lists them)", vm);
+    }
+    if (cl) {
+        char names[8192];
+        scv_cluster_list(names, sizeof names);
+        int found = 0;
+        char *save = NULL;
+        for (char *t = strtok_r(names, "\n", &save); t && !found; t = strtok_r(NULL, "\n", &save))
+            found = !strcmp(t, cl);
+        if (!found)
+            return field_err(field, fcap, "cluster", err, SCV_EINFEASIBLE,
+                             "'%s': no such cluster on this machine (GET /api/clusters lists them)", cl);
+    }
+    /* the run's own setup on the job's settings, as strings (a number as the job file reads it) */
+    enum { MAXF = 128 };
+    char *names[MAXF], *values[MAXF], vals[MAXF][512];
+    int n = 0;
+    for (const cJSON *it = o->child; it && n < MAXF; it = it->next, n++) {
+        names[n] = it->string;
+        if (cJSON_IsString(it)) snprintf(vals[n], sizeof vals[n], "%s", it->valuestring);
+        else snprintf(vals[n], sizeof vals[n], "%.17g", it->valuedouble);
+        values[n] = vals[n];
+    }
+    scv_job_setup js;
+    scv_err e = {0};
+    char state_dir[1100]; /* the run's, as `scavenger run --db DB` names it (only kept here) */
+    snprintf(state_dir, sizeof state_dir, "%s.runs", cfg->db);
+    int rc = scv_job_setup_init(&js, names, values, n, store, state_dir, &e);
+    scv_job_setup_free(&js);
+    if (rc == SCV_ENOMEM) return scv_err_set(err, rc, "out of memory");
+    if (rc) {
+        setup_field(e.msg, field, fcap);
+        return scv_err_set(err, SCV_EINFEASIBLE, "field '%s': %s", field, e.msg);
+    }
+    return SCV_OK;
+}
+
+int svc_job_check(const svc_config *cfg, scv_store *store, const char *body, char **out, char *field, size_t fcap,
+                  scv_err *err)
 {
     *out = NULL;
     field[0] = 0;
@@ -165,9 +260,53 @@ int svc_job_check(const svc_config *cfg, const char *body, char **out, char *fie
     if (!rc && !has_target)
         rc = field_err(field, fcap, "target-accuracy", err, SCV_EINVAL,
                        "a job needs a target: target-accuracy (0 < A <= 1) or target-loss%s", "");
+    if (!rc) rc = job_runnable(cfg, o, store, field, fcap, err);
     if (!rc && !(*out = cJSON_PrintUnformatted(o))) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
     cJSON_Delete(o);
     return rc;
+}
+
+int svc_resume_check(const svc_config *cfg, scv_store *store, long long run, const char *stored, char *field,
+                     size_t fcap, scv_err *err)
+{
+    field[0] = 0;
+    cJSON *o = cJSON_Parse(stored ? stored : "");
+    if (!o || !cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        snprintf(field, fcap, "job");
+        return scv_err_set(err, SCV_EINFEASIBLE, "run %lld's stored job: not a JSON object", run);
+    }
+    /* the report directory: the service's own (WORK_DIR/reports/TAG) only; a CLI run's
+     * --report is a path the service would write to */
+    const cJSON *rep = cJSON_GetObjectItemCaseSensitive(o, "report");
+    int rc = SCV_OK;
+    if (rep) {
+        char own[1200];
+        int n = snprintf(own, sizeof own, "%s/reports/", cfg->work_dir);
+        const char *v = cJSON_IsString(rep) ? rep->valuestring : "";
+        const char *tag = !strncmp(v, own, (size_t)n) ? v + n : "";
+        if (!tag[0] || strspn(tag, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != strlen(tag)) {
+            snprintf(field, fcap, "report");
+            rc = scv_err_set(err, SCV_EINFEASIBLE, "run %lld's stored job: field 'report': '%.300s' is not this "
+                             "service's report directory (%s): resume it with `scavenger run --resume %lld`", run, v,
+                             own, run);
+        } else {
+            cJSON_DeleteItemFromObjectCaseSensitive(o, "report");
+        }
+    }
+    char *job = NULL, *rest = !rc ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    if (rc) return rc;
+    if (!rest) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    scv_err e = {0};
+    rc = svc_job_check(cfg, store, rest, &job, field, fcap, &e);
+    free(rest);
+    free(job);
+    if (rc == SCV_ENOMEM) return scv_err_set(err, rc, "%s", e.msg);
+    /* every refusal is of the stored run, not of the request: 422 */
+    if (rc) return scv_err_set(err, SCV_EINFEASIBLE, "run %lld's stored job: %s (the same checks as a submitted job)",
+                               run, e.msg);
+    return SCV_OK;
 }
 
 /* ---- the submissions ---- */
@@ -616,8 +755,11 @@ char *svc_subs_json(svc_state *s)
     return out;
 }
 
-/* The last non-empty line of a child's log (why it failed). */
-static void last_line(const char *path, char *buf, size_t cap)
+/* Why a child failed, from its log: its last lines (at most LOG_REASON_LINES, newest last,
+ * joined by newlines), without a usage error's hint ("usage: ..." and "Try 'scavenger run
+ * --help'.", which say nothing about the job) and without progress lines overwritten by \r. */
+#define LOG_REASON_LINES 3
+static void log_reason(const char *path, char *buf, size_t cap)
 {
     buf[0] = 0;
     FILE *f = fopen(path, "r");
@@ -630,12 +772,27 @@ static void last_line(const char *path, char *buf, size_t cap)
     size_t len = fread(tail, 1, sizeof tail - 1, f);
     fclose(f);
     tail[len] = 0;
-    while (len && (tail[len - 1] == '\n' || tail[len - 1] == '\r' || tail[len - 1] == ' ')) tail[--len] = 0;
-    char *nl = strrchr(tail, '\n'), *cr = nl ? strrchr(nl, '\r') : strrchr(tail, '\r');
-    const char *l = cr ? cr + 1 : nl ? nl + 1 : tail;
-    size_t n = strlen(l) < cap - 1 ? strlen(l) : cap - 1;
-    memcpy(buf, l, n);
-    buf[n] = 0;
+    const char *keep[LOG_REASON_LINES];
+    int nk = 0;
+    char *save = NULL;
+    for (char *l = strtok_r(tail, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        char *cr = strrchr(l, '\r');
+        if (cr && cr[1]) l = cr + 1; /* a progress line: what was drawn last */
+        size_t n = strlen(l);
+        while (n && (l[n - 1] == '\r' || l[n - 1] == ' ')) l[--n] = 0;
+        if (!n || !strncmp(l, "usage: ", 7) || !strncmp(l, "Try '", 5)) continue;
+        if (nk == LOG_REASON_LINES) memmove(keep, keep + 1, sizeof keep[0] * --nk);
+        keep[nk++] = l;
+    }
+    size_t used = 0;
+    for (int i = 0; i < nk; i++) { /* the newest lines matter most: older ones go first when long */
+        size_t total = 0;
+        for (int k = i; k < nk; k++) total += strlen(keep[k]) + 1;
+        if (total > cap && i < nk - 1) continue;
+        int w = snprintf(buf + used, cap - used, "%s%s", used ? "\n" : "", keep[i]);
+        if (w < 0 || (size_t)w >= cap - used) break;
+        used += (size_t)w;
+    }
 }
 
 /* Starts u: fork, its own process group, stdout and stderr to its log, execv. jobs_mu held. */
@@ -739,7 +896,7 @@ static void *manager(void *arg)
                            : u->exit_code == 130 || u->stop_requested ? SUB_STOPPED
                            : u->exit_code == 2                        ? SUB_REJECTED
                                                                       : SUB_FAILED;
-                if (u->exit_code) last_line(u->log_path, u->error, sizeof u->error);
+                if (u->exit_code) log_reason(u->log_path, u->error, sizeof u->error);
                 changed = 1;
             } else {
                 running++;

@@ -25,6 +25,7 @@
 #include "../io/json_out.h"
 #include "../io/metrics_line.h"
 #include "../runtime/cluster.h"
+#include "search/jobopts.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -205,8 +206,65 @@ static void cache_free(svc_state *s)
 
 /* ---- the API's documents ---- */
 
-static char *runs_list(svc_state *s, struct MHD_Connection *c, unsigned *code, char *field, size_t fcap, char *msg,
-                       size_t mcap)
+/* What a read without the token does not show (docs/API.md, "Who may read what"): an
+ * external trainer's command, hostfiles and every path a job names (the built-in dataset
+ * names are not paths). The dashboard shows the rest; with the token, everything. */
+#define SVC_HIDDEN "(hidden: send the token)"
+
+static int hidden_setting(const char *name, const char *val)
+{
+    if (!strcmp(name, "exec") || !strcmp(name, "hosts") || !strcmp(name, "report")) return 1;
+    const scv_option *o = scv_job_option_find(name);
+    if (!o || !(o->flags & SCV_OPT_PATH)) return 0;
+    return !(val && !strcmp(name, "dataset") && (!strcmp(val, "fashion-mnist") || !strncmp(val, "synthetic:", 10)));
+}
+
+/* An external trainer's job key ("exec=COMMAND") without its command. */
+static void hide_job_key(char *key, size_t cap)
+{
+    if (!strncmp(key, "exec=", 5)) snprintf(key, cap, "exec=" SVC_HIDDEN);
+}
+
+/* A stored job's JSON with the hidden settings' values replaced (malloc'ed; NULL: not JSON). */
+static char *hide_job(const char *job)
+{
+    cJSON *o = cJSON_Parse(job);
+    if (!o || !cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    cJSON *shown = cJSON_CreateObject();
+    for (const cJSON *it = o->child; it && shown; it = it->next) {
+        int hide = hidden_setting(it->string, cJSON_IsString(it) ? it->valuestring : NULL);
+        cJSON *v = hide ? cJSON_CreateString(SVC_HIDDEN) : cJSON_Duplicate(it, 1);
+        if (!v || !cJSON_AddItemToObject(shown, it->string, v)) {
+            cJSON_Delete(v);
+            cJSON_Delete(shown);
+            shown = NULL;
+        }
+    }
+    char *out = shown ? cJSON_PrintUnformatted(shown) : NULL;
+    cJSON_Delete(shown);
+    cJSON_Delete(o);
+    return out;
+}
+
+/* A report's "job" (its job key) without an external trainer's command; the text is kept
+ * when there is none (malloc'ed copy; NULL when out of memory). */
+static char *hide_report(const char *report)
+{
+    if (!strstr(report, "\"exec=")) return strdup(report);
+    cJSON *o = cJSON_Parse(report);
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, "job");
+    if (cJSON_IsString(j) && !strncmp(j->valuestring, "exec=", 5))
+        cJSON_ReplaceItemInObjectCaseSensitive(o, "job", cJSON_CreateString("exec=" SVC_HIDDEN));
+    char *out = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    return out;
+}
+
+static char *runs_list(svc_state *s, struct MHD_Connection *c, int full, unsigned *code, char *field, size_t fcap,
+                       char *msg, size_t mcap)
 {
     long long limit = 50, offset = 0;
     const char *names[] = {"limit", "offset"};
@@ -227,9 +285,16 @@ static char *runs_list(svc_state *s, struct MHD_Connection *c, unsigned *code, c
     }
     const char *job = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "job");
     const char *status = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "status");
+    if (!full && job && !strncmp(job, "exec=", 5)) { /* the count would tell a hidden command */
+        *code = 401;
+        snprintf(field, fcap, "job");
+        snprintf(msg, mcap, "query 'job': a filter on an external trainer's command needs Authorization: Bearer TOKEN");
+        return NULL;
+    }
     char *key = NULL;
     long long version;
-    if (asprintf(&key, "list %lld %lld %s\n%s", limit, offset, job ? job : "", status ? status : "") < 0) return NULL;
+    if (asprintf(&key, "list%d %lld %lld %s\n%s", full, limit, offset, job ? job : "", status ? status : "") < 0)
+        return NULL;
     char *hit = cache_get(s, key, &version);
     if (hit) {
         free(key);
@@ -260,6 +325,7 @@ static char *runs_list(svc_state *s, struct MHD_Connection *c, unsigned *code, c
     fputs("{\"runs\":[", f);
     for (size_t i = 0; i < n; i++) {
         if (i) fputc(',', f);
+        if (!full) hide_job_key(rs[i].job_key, sizeof rs[i].job_key);
         scv_run_summary_json(f, &rs[i]);
     }
     fprintf(f, "],\"total\":%lld,\"limit\":%lld,\"offset\":%lld}", total, limit, offset);
@@ -345,11 +411,11 @@ static void keep_last_plan(char **models)
 
 /* GET /api/runs/ID: NULL with *code 404 (no run) or 500. The document up to its report is
  * what the store and the report file say (cached); the submission is this service's state. */
-static char *run_detail(svc_state *s, long long id, unsigned *code, char *msg, size_t mcap)
+static char *run_detail(svc_state *s, long long id, int full, unsigned *code, char *msg, size_t mcap)
 {
-    char key[40], path[1400], stamp[96] = "";
+    char key[48], path[1400], stamp[96] = "";
     long long version;
-    snprintf(key, sizeof key, "run %lld", id);
+    snprintf(key, sizeof key, "run %lld %d", id, full);
     char *head = cache_get(s, key, &version);
     *code = 500;
     if (!head) {
@@ -375,18 +441,26 @@ static char *run_detail(svc_state *s, long long id, unsigned *code, char *msg, s
             cJSON_Delete(jo);
             report_path(s, id, job, path, sizeof path);
             file_stamp(path, stamp, sizeof stamp); /* before reading: a later change is a miss */
-            char *report = read_report(path);
+            char *report = read_report(path), *shown = NULL;
+            if (!full && report) {
+                char *h = hide_report(report);
+                free(report);
+                report = h;
+            }
+            if (!full && job_ok) shown = hide_job(job);
+            if (!full) hide_job_key(sum.job_key, sizeof sum.job_key);
             size_t len = 0;
             FILE *f = open_memstream(&head, &len);
             if (f) {
                 fputs("{\"run\":", f);
                 scv_run_summary_json(f, &sum);
-                fprintf(f, ",\"job\":%s", job_ok ? job : "null");
+                fprintf(f, ",\"job\":%s", !job_ok ? "null" : full ? job : shown ? shown : "null");
                 for (size_t i = 0; i < N_ROW_TABLES; i++) fprintf(f, ",\"%s\":%s", ROW_TABLES[i], rows[i]);
                 fprintf(f, ",\"report\":%s", report ? report : "null");
                 if (mem_close(f, &head)) cache_put(s, key, version, path, stamp, head);
             }
             free(report);
+            free(shown);
         }
         for (size_t i = 0; i < N_ROW_TABLES; i++) free(rows[i]);
         free(job);
@@ -511,7 +585,7 @@ typedef struct sse {
     uint64_t last_hash;
     char *pending;
     size_t plen, poff;
-    int ended;
+    int ended, full;            /* full: the token came (?token=): nothing hidden */
     double last_send;
 } sse;
 
@@ -552,7 +626,7 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
         int fin = run_finished(e->s, e->run); /* before the document: the last one is complete */
         unsigned code;
         char msg[256];
-        char *doc = run_detail(e->s, e->run, &code, msg, sizeof msg);
+        char *doc = run_detail(e->s, e->run, e->full, &code, msg, sizeof msg);
         if (!doc) {
             e->ended = 1;
             if (asprintf(&e->pending, "event: error\ndata: {\"error\":\"%s\"}\n\n", code == 404 ? "no such run" : "internal") < 0)
@@ -596,7 +670,7 @@ static void sse_free(void *cls)
     free(e);
 }
 
-static enum MHD_Result send_events(svc_state *s, struct MHD_Connection *c, long long id)
+static enum MHD_Result send_events(svc_state *s, struct MHD_Connection *c, long long id, int full)
 {
     scv_run_summary sum;
     pthread_mutex_lock(&s->store_mu);
@@ -605,7 +679,7 @@ static enum MHD_Result send_events(svc_state *s, struct MHD_Connection *c, long 
     if (rc) return send_error(c, 404, NULL, "no such run");
     sse *e = calloc(1, sizeof *e);
     if (!e) return send_json(c, 500, NULL);
-    e->s = s, e->run = id, e->last_send = scv_now();
+    e->s = s, e->run = id, e->full = full, e->last_send = scv_now();
     struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, e, sse_free);
     if (!r) {
         free(e);
@@ -692,8 +766,8 @@ static enum MHD_Result post_run(svc_state *s, struct MHD_Connection *c, const re
 {
     char *job = NULL, field[64];
     scv_err err = {0};
-    if (svc_job_check(&s->cfg, q->body ? q->body : "", &job, field, sizeof field, &err))
-        return send_error(c, err.code == SCV_ENOMEM ? 500 : 400, field, err.msg);
+    if (svc_job_check(&s->cfg, s->store, q->body ? q->body : "", &job, field, sizeof field, &err))
+        return send_error(c, err.code == SCV_ENOMEM ? 500 : err.code == SCV_EINFEASIBLE ? 422 : 400, field, err.msg);
     long long id;
     int rc = svc_submit(s, job, 0, &id, &err);
     free(job);
@@ -752,7 +826,70 @@ static int is_loopback(const char *addr)
     return !strncmp(addr, "127.", 4) || !strcmp(addr, "localhost") || !strcmp(addr, "::1");
 }
 
-/* constant time in the token's length */
+/* The Host header names this service (DNS rebinding: a web page whose name was pointed at
+ * this address sends its own name). Accepted: on loopback localhost, 127.0.0.1, [::1] and the
+ * address listened on, each with the port; off loopback the address listened on (for
+ * 0.0.0.0: the address the connection came in on) with the port. The port may be left out
+ * only when it is 80. No Host at all (HTTP/1.0 from a program, never a browser) passes. */
+static int host_ok(svc_state *s, struct MHD_Connection *c, const char *host)
+{
+    char port[16], local[INET6_ADDRSTRLEN] = "";
+    snprintf(port, sizeof port, "%d", s->bound_port);
+    const char *names[4] = {s->cfg.listen_addr, NULL, NULL, NULL};
+    if (is_loopback(s->cfg.listen_addr)) {
+        names[1] = "localhost", names[2] = "127.0.0.1", names[3] = "[::1]";
+    } else if (!strcmp(s->cfg.listen_addr, "0.0.0.0")) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct sockaddr_in sa;
+        socklen_t sl = sizeof sa;
+        if (ci && !getsockname(ci->connect_fd, (struct sockaddr *)&sa, &sl) && sa.sin_family == AF_INET)
+            inet_ntop(AF_INET, &sa.sin_addr, local, sizeof local);
+        names[0] = local;
+    }
+    const char *colon = host[0] == '[' ? strstr(host, "]:") : strrchr(host, ':');
+    if (colon && host[0] == '[') colon++;
+    size_t hn = colon ? (size_t)(colon - host) : strlen(host);
+    for (const char *a = s->cfg.allow_hosts; *a;) { /* the operator's names: any port */
+        size_t n = strcspn(a, ",");
+        if (n == hn && !strncasecmp(host, a, n)) return 1;
+        a += n + (a[n] == ',');
+    }
+    if (colon ? strcmp(colon + 1, port) : s->bound_port != 80) return 0;
+    for (int i = 0; i < 4; i++)
+        if (names[i] && names[i][0] && strlen(names[i]) == hn && !strncasecmp(host, names[i], hn)) return 1;
+    return 0;
+}
+
+/* The headers a browser sends name this service: Host (421 otherwise) and, when present,
+ * Origin ("http://" and an accepted Host; 403 otherwise). 0 when a response was queued. */
+static int origin_checked(svc_state *s, struct MHD_Connection *c, enum MHD_Result *ret)
+{
+    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+    char m[400];
+    if (host && !host_ok(s, c, host)) {
+        snprintf(m, sizeof m, "header 'Host': '%.200s' does not name this service (%s:%d; on loopback also "
+                 "localhost, 127.0.0.1, [::1]): refused against DNS rebinding", host, s->cfg.listen_addr,
+                 s->bound_port);
+        *ret = send_error(c, 421, "Host", m);
+        return 0;
+    }
+    const char *oh = !origin                         ? NULL
+                     : !strncmp(origin, "http://", 7)  ? origin + 7
+                     : !strncmp(origin, "https://", 8) ? origin + 8 /* behind a TLS proxy (--allow-host) */
+                                                       : "";
+    if (origin && !host_ok(s, c, oh)) {
+        snprintf(m, sizeof m, "header 'Origin': '%.200s' is not this service's page (http://%s:%d): cross-site "
+                 "requests are refused", origin, s->cfg.listen_addr, s->bound_port);
+        *ret = send_error(c, 403, "Origin", m);
+        return 0;
+    }
+    return 1;
+}
+
+/* The bearer token: the Authorization header, or ?token= where a header cannot be sent (the
+ * event stream: a browser's EventSource sends no headers). Constant time in the token's
+ * length. */
 static int token_ok(svc_state *s, struct MHD_Connection *c, int allow_query)
 {
     const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
@@ -778,10 +915,20 @@ static long long parse_id(const char *t, size_t len)
     return v > 0 ? v : -1;
 }
 
+/* /api/runs/ID/events: the one call that may carry ?token= */
+static int is_events_url(const char *url)
+{
+    size_t n = strlen(url);
+    return !strncmp(url, "/api/runs/", 10) && n > 17 && !strcmp(url + n - 7, "/events");
+}
+
 static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char *url, int post, const req *q)
 {
     unsigned code = 500;
     char msg[512] = "", field[64] = "";
+    enum MHD_Result refused;
+    if (!origin_checked(s, c, &refused)) return refused;
+    int events = !post && is_events_url(url);
     /* the dashboard */
     if (!post && strncmp(url, "/api/", 5)) {
         const char *p = !strcmp(url, "/") ? "/index.html" : url;
@@ -801,9 +948,11 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
             }
         return send_error(c, 404, NULL, "no such page");
     }
-    if (!is_loopback(s->cfg.listen_addr) && !token_ok(s, c, 1))
-        return send_error(c, 401, NULL, "this service listens off loopback: every call needs Authorization: Bearer TOKEN");
-    if (post && !token_ok(s, c, 0)) return send_error(c, 401, NULL, "a write needs Authorization: Bearer TOKEN");
+    int full = token_ok(s, c, events); /* with the token a read shows everything (hidden_setting) */
+    if (!is_loopback(s->cfg.listen_addr) && !full)
+        return send_error(c, 401, NULL, "this service listens off loopback: every call needs Authorization: Bearer "
+                                        "TOKEN (?token= only on /api/runs/ID/events)");
+    if (post && !full) return send_error(c, 401, NULL, "a write needs Authorization: Bearer TOKEN");
     const char *p = url + 5; /* after /api/ */
     if (!strcmp(p, "health")) {
         if (post) return send_error(c, 405, NULL, "GET only");
@@ -813,7 +962,7 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
     }
     if (!strcmp(p, "runs")) {
         if (post) return post_run(s, c, q);
-        char *b = runs_list(s, c, &code, field, sizeof field, msg, sizeof msg);
+        char *b = runs_list(s, c, full, &code, field, sizeof field, msg, sizeof msg);
         return b ? send_json(c, code, b) : send_error(c, code, field, msg[0] ? msg : "out of memory");
     }
     if (!strcmp(p, "catalog") || !strcmp(p, "clusters")) {
@@ -851,12 +1000,12 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
         }
         if (!*rest) {
             if (post) return send_error(c, 405, NULL, "GET only");
-            char *b = run_detail(s, id, &code, msg, sizeof msg);
+            char *b = run_detail(s, id, full, &code, msg, sizeof msg);
             return b ? send_json(c, code, b) : send_error(c, code, NULL, msg);
         }
         if (!strcmp(rest, "series") || !strcmp(rest, "events")) {
             if (post) return send_error(c, 405, NULL, "GET only");
-            if (rest[0] == 'e') return send_events(s, c, id);
+            if (rest[0] == 'e') return send_events(s, c, id, full);
             scv_run_summary sum;
             pthread_mutex_lock(&s->store_mu);
             int rc = scv_store_run_summary(s->store, id, &sum, NULL);
@@ -881,6 +1030,16 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
             if (sub) return send_error(c, 409, NULL, "the run is queued or running already");
             if (!strcmp(sum.status, "done") || !strcmp(sum.status, "target not reached"))
                 return send_error(c, 409, NULL, "the run has finished: nothing to resume");
+            /* the stored job passes a submitted job's checks: a CLI run's exec, hosts or paths
+             * are not run by a service that would refuse them in a submission */
+            char *stored = malloc(65536), st[64];
+            if (!stored) return send_json(c, 500, NULL);
+            pthread_mutex_lock(&s->store_mu);
+            rc = scv_store_run_get(s->store, id, stored, 65536, st, sizeof st, &err);
+            pthread_mutex_unlock(&s->store_mu);
+            if (!rc) rc = svc_resume_check(&s->cfg, s->store, id, stored, field, sizeof field, &err);
+            free(stored);
+            if (rc) return send_error(c, rc == SCV_EINFEASIBLE ? 422 : 500, field, err.msg);
             if ((rc = svc_submit(s, NULL, id, &sub, &err))) return send_error(c, rc == SCV_ERANGE ? 503 : 500, NULL, err.msg);
             return send_json(c, 202, svc_sub_json(s, sub));
         }

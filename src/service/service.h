@@ -56,6 +56,8 @@ typedef struct svc_config {
     char data_dir[1024];        /* job paths (dataset, catalog) must lie under it */
     char work_dir[1100];        /* DB.serve/: job files, child logs, reports */
     char token[80];             /* required for writes (and for everything off loopback) */
+    char allow_hosts[512];      /* --allow-host: more names the Host header may carry (a DNS name, a
+                                   reverse proxy's public name), comma-separated, any port */
     char exe[1024];             /* the scavenger executable the runs are started with */
     int max_runs;               /* runs at a time (the rest queue) */
     int http_nice;              /* 10: the HTTP threads' nice value above the runs' (the runs,
@@ -133,8 +135,16 @@ typedef struct svc_state {
 /* jobs.c */
 /* Checks a submitted job (a JSON object of settings as `scavenger run JOB.json` takes) and
  * writes its normalised copy to *out (malloc'ed); SCV_EINVAL/SCV_EPARSE with the field named
- * in err (and its name in field). */
-int svc_job_check(const svc_config *cfg, const char *body, char **out, char *field, size_t fcap, scv_err *err);
+ * in err (and its name in field) for a malformed job (400), SCV_EINFEASIBLE for a well-formed
+ * one that cannot run here (422: a VM type not in the catalog, no such cluster, a setting the
+ * run's own setup refuses). store: handed to the run's setup, which only keeps the pointer. */
+int svc_job_check(const svc_config *cfg, scv_store *store, const char *body, char **out, char *field, size_t fcap,
+                  scv_err *err);
+/* Checks a stored run's job (JSON as the store keeps it) before a resume re-runs it: the
+ * same checks as a submitted job (svc_job_check), its report directory the service's own;
+ * SCV_EINFEASIBLE naming the run and the field. */
+int svc_resume_check(const svc_config *cfg, scv_store *store, long long run, const char *stored, char *field,
+                     size_t fcap, scv_err *err);
 /* Queues a checked job (or a resume of run resume_run when job is NULL): the submission's id. */
 int svc_submit(svc_state *s, const char *job, long long resume_run, long long *sub_id, scv_err *err);
 /* Stops submission sub (queued: dropped; running: SIGINT to its process group). */
