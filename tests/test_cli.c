@@ -1416,15 +1416,16 @@ static void t_stall_watchdog(void)
     CHECK_MSG(strstr(out, "--stall-timeout '0'"), "%s", out);
 }
 
-/* Issue 24, item 9: SIGINT or SIGTERM to the coordinator during the exec trainer's start-up
+/* Issue 24, item 9: SIGTERM (or SIGINT) to the coordinator during the exec trainer's start-up
  * probe: the run is stored interrupted (exit 130, a message), not left running; a
  * coordinator killed outright (SIGKILL: no word) leaves a run that `runs` shows as not
  * running. */
 static void t_probe_interrupt(void)
 {
     char out[16384], db[512], cmd[2048], log[600];
-    int sigs[] = {SIGINT, SIGTERM, SIGKILL};
-    for (int i = 0; i < 3; i++) {
+    int sigs[] = {SIGTERM, SIGKILL}; /* SIGINT takes the same handler (catch_stops); each case
+                                        costs 2 s of mpirun's teardown */
+    for (int i = 0; i < 2; i++) {
         snprintf(db, sizeof db, "%s/probe%d.db", tmp, i);
         snprintf(log, sizeof log, "%s/probe%d.log", tmp, i);
         snprintf(cmd, sizeof cmd, "exec %s run --db %s --exec 'sleep 30' --workers 1,2 --batch 64,128 "
