@@ -184,8 +184,10 @@ static int wait_job(exec_drv *e, pid_t pid, int *stopped, int *stalled, char *wh
         if (w < 0 && errno != EINTR) return -1;
         if (scv_now() - last > 0.1) {
             tj_tail_tick(&e->tj), last = scv_now();
-            if (!*stalled && tj_stalled(&e->tj, why, cap)) /* nothing to save: ended at once, */
-                *stalled = 1, scv_kill_tree(pid), termed = 2;              /* every process of it */
+            /* nothing to save: ended at once, every process of it (once a stop was asked,
+             * STOP_GRACE_S governs: the trainer may be writing its checkpoint) */
+            if (!*stalled && !*stopped && tj_stalled(&e->tj, why, cap))
+                *stalled = 1, scv_kill_tree(pid), termed = 2;
         }
         if (!*stopped && !*stalled && (e->r.fired || g_int)) kill(pid, SIGUSR1), *stopped = 1, asked = scv_now();
         if (*stopped && !termed && (g_int > 1 || scv_now() - asked > STOP_GRACE_S))
