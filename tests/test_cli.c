@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 #include "train/ckpt.h"
+#include "drivers/child.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -1469,7 +1470,48 @@ static void t_setup_interrupt(void)
     CHECK_MSG(strstr(out, "interrupted") && !strstr(out, "0 iterations"), "%s", out);
 }
 
+/* 1 when pid is gone or a zombie (reaped by whoever adopted it, or not yet). */
+static int proc_gone(long pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *q = strrchr(buf, ')');
+    return q && (q[2] == 'Z' || q[2] == 'X');
+}
+
+/* The watchdog's end of a job (scv_kill_tree): the root and every descendant, a stopped
+ * one and one in a process group of its own (as mpirun's ranks) too. */
+static void t_kill_tree(void)
+{
+    char pidfile[300], cmd[2048], out[256];
+    snprintf(pidfile, sizeof pidfile, "%s/tree.pids", tmp);
+    snprintf(cmd, sizeof cmd, "sleep 60 & a=$!; setsid sleep 60 & b=$!; (sleep 60 & wait) & c=$!; "
+             "kill -STOP $a; echo $a $b $c > %s.tmp; mv %s.tmp %s; wait", pidfile, pidfile, pidfile);
+    pid_t root = spawn_group(cmd);
+    for (int i = 0; i < 200 && access(pidfile, F_OK) != 0; i++) nap(0.01);
+    long a = 0, b = 0, c = 0;
+    FILE *f = fopen(pidfile, "r");
+    CHECK(f && fscanf(f, "%ld %ld %ld", &a, &b, &c) == 3);
+    if (f) fclose(f);
+    nap(0.1); /* c's own sleep started */
+    CHECK_EQ_INT(run(out, sizeof out, "pgrep -P %ld | head -1", c), 0);
+    long cc = atol(out);
+    scv_kill_tree(root);
+    double took;
+    CHECK_EQ_INT(wait_bounded(root, 5, &took), 128 + SIGKILL);
+    for (int i = 0; i < 100 && !(proc_gone(a) && proc_gone(b) && proc_gone(c) && proc_gone(cc)); i++) nap(0.02);
+    CHECK_MSG(proc_gone(a) && proc_gone(b) && proc_gone(c) && cc > 1 && proc_gone(cc),
+              "left: %ld %ld %ld %ld", proc_gone(a) ? 0 : a, proc_gone(b) ? 0 : b, proc_gone(c) ? 0 : c,
+              proc_gone(cc) ? 0 : cc);
+}
+
 static const scv_test tests[] = {
+    {"kill_tree", t_kill_tree},
     {"stall_watchdog", t_stall_watchdog},
     {"probe_interrupt", t_probe_interrupt},
     {"setup_interrupt", t_setup_interrupt},
