@@ -104,8 +104,6 @@ static int append_cmd(elastic *e, const char *line, scv_err *err)
     return bad ? scv_err_set(err, SCV_EIO, "%s: cannot write: %s", e->cmd_path, strerror(er)) : SCV_OK;
 }
 
-/* Starts the job at the configured K and B (resuming the checkpoint when there is one) and
- * waits for its ready line. */
 /* Ends a stalled job at once, every process of it (scv_kill_tree), and reaps it. */
 static void end_job_now(elastic *e)
 {
@@ -115,6 +113,9 @@ static void end_job_now(elastic *e)
     e->pid = 0, g_job = 0;
 }
 
+/* Starts the job at the configured K and B (resuming the checkpoint when there is one) and
+ * waits for its ready line; one not ready within the watchdog's start-up time is ended
+ * (SCV_EMPI: retried). */
 static int start_job(elastic *e, scv_err *err)
 {
     trainjob *t = &e->tj;
