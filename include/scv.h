@@ -846,6 +846,9 @@ typedef struct scv_relaunch_opts {
                                    /bin/sh on every worker; docs/TRAINER-CONTRACT.md) */
     const char *hostfile;       /* real machines: an Open MPI hostfile (ssh), NULL = none */
     uint64_t seed;              /* the exec driver: SCV_SEED (0 = 1) */
+    double stall_timeout_s;     /* the watchdog: a segment with no metrics line for this long
+                                   (before its first: start-up; later at least this, or 50
+                                   iterations) fails and is retried (0 = 600 s / 120 s) */
 } scv_relaunch_opts;
 SCV_API int scv_relaunch_driver_new(const scv_relaunch_opts *o, scv_job_driver **out, scv_err *err);
 /* The elastic driver (Or et al.): one `scavenger train --elastic-control` job stays up

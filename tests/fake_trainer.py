@@ -10,7 +10,8 @@ FAKE_MODE picks a way to break the contract: refuse (exit 2), nostate (exit 0 wi
 scavenger-state.json), badfield (an iter line whose t_iter is a string), nofield (an iter line
 without t_comm), backwards (an iter line whose iteration repeats an earlier one), nan (an iter line whose
 loss is NaN, as json.dumps writes it: the trainer diverged), percent (test accuracy in
-percent), crash (exit 1 at the 5th iteration of a segment)."""
+percent), crash (exit 1 at the 5th iteration of a segment), stall (pauses itself with SIGSTOP
+at the 5th iteration of its first segment, once: the watchdog's case)."""
 import json, math, os, signal, sys, time
 
 N_TRAIN = 6400
@@ -77,6 +78,11 @@ while not stop:
     out.write(json.dumps(line) + "\n")
     if mode == "crash" and n_here == 5:
         sys.exit(1)
+    if mode == "stall" and n_here == 5 and env.get("SCV_PROBE") != "1":
+        mark = os.path.join(ckpt, "stalled-once")
+        if not os.path.exists(mark):
+            open(mark, "w").close()
+            os.kill(os.getpid(), signal.SIGSTOP)
     if next_eval is not None and ep >= next_eval - 1e-12:
         out.write(json.dumps({"type": "eval", "iter": it, "epoch_progress": ep,
                               "test_accuracy": (0.95 - 0.5 * math.exp(-0.5 * ep)) * (100 if mode == "percent" else 1), "test_loss": loss,

@@ -185,6 +185,9 @@ WJOB="$DRV --model mlp --hidden 32 --dataset synthetic:20000 --lr 0.003 --target
       --eval-subset 0 --eval-every-epochs 0.002"
 SJOB="$DRV --model mlp --hidden 32 --dataset synthetic:20000 --lr 0.003 --target-accuracy 0.96 --workers 2 --batch 32,128
       --search-budget 0 --eval-subset 0 --search-eval-every-epochs 0.001 --eval-every-epochs 0.01"
+# PJOB: WJOB with a 5 s watchdog (issue 24, 7): a rank paused with SIGSTOP ends its segment
+# (every process of it killed) and the segment is retried like a dead worker's
+PJOB="$WJOB --stall-timeout 5"
 # rank1_of D PHASE: pid of worker rank 1 (an mpirun rank: K=2) of run 1 in D while a K=2
 # PHASE segment runs: the run's newest metrics file is that segment's and holds 3
 # iterations. The ranks name the run's directory on their command line; a rank started for
@@ -394,6 +397,7 @@ timed coordinator TERM
 timed worker 1 WJOB KILL:train
 timed worker 0 WJOB TERM:train
 timed worker 0 SJOB KILL:warmup KILL:search
+timed worker 1 PJOB STOP:train
 if [ "$(id -u)" -eq 0 ]; then
     timed disk_full_report
     timed disk_full_db

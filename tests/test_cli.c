@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 #include "train/ckpt.h"
+#include "drivers/child.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -1443,8 +1444,165 @@ static void t_did_you_mean(void)
     CHECK_MSG(strstr(out, "did you mean 'c5.xlarge'?"), "%s", out);
 }
 
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void nap(double s)
+{
+    struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&t, NULL);
+}
+
+/* Waits up to limit_s for pid; past it, the group is killed (a test must not hang) and -1
+ * returned; else the exit code (128 + N for signal N). */
+static int wait_bounded(pid_t pid, double limit_s, double *took)
+{
+    double t0 = mono_s();
+    int st = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid) break;
+        if (mono_s() - t0 > limit_s) {
+            kill(-pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            *took = mono_s() - t0;
+            return -1;
+        }
+        nap(0.02);
+    }
+    *took = mono_s() - t0;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Issue 24, item 7: the watchdog. A trainer that never writes its first line (a /bin/sh
+ * command that sleeps) fails within the start-up timeout, the message naming it and what
+ * was (not) seen; one that pauses itself with SIGSTOP in a segment is ended after the
+ * no-progress timeout and retried like a dead worker, and the run goes on. */
+static void t_stall_watchdog(void)
+{
+    char out[16384], db[512];
+    snprintf(db, sizeof db, "%s/stall.db", tmp);
+    double t0 = mono_s();
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --exec 'sleep 1000' --workers 1,2 --batch 64,128 "
+                     "--target-accuracy 0.9 --stall-timeout 1", bin, db), 1);
+    CHECK_MSG(mono_s() - t0 < 20, "took %.1f s", mono_s() - t0);
+    CHECK_MSG(strstr(out, "no metrics line in 1 s") && strstr(out, "start-up timeout") &&
+                  strstr(out, "nothing written to") && strstr(out, "job.jsonl"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s", bin, db), 0);
+    CHECK_MSG(strstr(out, "failed") && !strstr(out, "running"), "%s", out);
+    snprintf(db, sizeof db, "%s/stall2.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "FAKE_MODE=stall %s run --db %s --exec '/usr/bin/python3 tests/fake_trainer.py' "
+                     "--workers 1,2 --batch 64,128 --target-accuracy 0.9 --max-epochs 2 --stall-timeout 1", bin, db), 1);
+    CHECK_MSG(strstr(out, "was ended: no progress for 1 s") && strstr(out, "last seen: iteration 5") &&
+                  strstr(out, "retry 1 of 2") && strstr(out, "target NOT reached"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --exec 'sleep 1' --target-accuracy 0.9 --stall-timeout 0", bin,
+                     db), 2);
+    CHECK_MSG(strstr(out, "--stall-timeout '0'"), "%s", out);
+}
+
+/* Issue 24, item 9: SIGTERM (or SIGINT) to the coordinator during the exec trainer's start-up
+ * probe: the run is stored interrupted (exit 130, a message), not left running; a
+ * coordinator killed outright (SIGKILL: no word) leaves a run that `runs` shows as not
+ * running. */
+static void t_probe_interrupt(void)
+{
+    char out[16384], db[512], cmd[2048], log[600];
+    int sigs[] = {SIGTERM, SIGKILL}; /* SIGINT takes the same handler (catch_stops); each case
+                                        costs 2 s of mpirun's teardown */
+    for (int i = 0; i < 2; i++) {
+        snprintf(db, sizeof db, "%s/probe%d.db", tmp, i);
+        snprintf(log, sizeof log, "%s/probe%d.log", tmp, i);
+        snprintf(cmd, sizeof cmd, "exec %s run --db %s --exec 'sleep 30' --workers 1,2 --batch 64,128 "
+                 "--target-accuracy 0.9 >%s 2>&1", bin, db, log);
+        pid_t pid = spawn_group(cmd);
+        char tl[700];
+        snprintf(tl, sizeof tl, "%s.runs/1/trainer.log", db);
+        for (int k = 0; k < 200 && access(tl, F_OK) != 0; k++) nap(0.05); /* the probe started */
+        nap(0.3);
+        kill(pid, sigs[i]); /* the coordinator alone (a service's stop, kill PID) */
+        double took;
+        int code = wait_bounded(pid, 15, &took);
+        CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s", bin, db), 0);
+        if (sigs[i] != SIGKILL) {
+            CHECK_MSG(code == 130, "signal %d: exit %d", sigs[i], code);
+            /* stored by the coordinator itself, not found dead */
+            CHECK_MSG(strstr(out, "interrupted") && !strstr(out, "process gone") && !strstr(out, "running"), "%s", out);
+            CHECK_EQ_INT(run(out, sizeof out, "cat %s", log), 0);
+            CHECK_MSG(strstr(out, "scavenger run: interrupted"), "signal %d: %s", sigs[i], out);
+        } else {
+            CHECK_MSG(strstr(out, "interrupted (process gone)") && !strstr(out, "running"), "%s", out);
+        }
+    }
+}
+
+/* Issue 24, item 8: a stop during setup (each rank generating a large synthetic set, the
+ * stop signals blocked) is taken within a bound, not after the whole set. */
+static void t_setup_interrupt(void)
+{
+    char cmd[2048], log[600], out[8192];
+    snprintf(log, sizeof log, "%s/setup.log", tmp);
+    snprintf(cmd, sizeof cmd, "exec %s train --workers 2 --model logreg --dataset synthetic:1000000 --batch 64 "
+             "--iterations 5 --progress never >%s 2>&1", bin, log);
+    pid_t pid = spawn_group(cmd);
+    nap(1.0);
+    kill(pid, SIGTERM);
+    double took;
+    int code = wait_bounded(pid, 8, &took);
+    CHECK_MSG(code == 130 && took < 8, "exit %d after %.1f s", code, took);
+    CHECK_EQ_INT(run(out, sizeof out, "cat %s", log), 0);
+    CHECK_MSG(strstr(out, "interrupted") && !strstr(out, "0 iterations"), "%s", out);
+}
+
+/* 1 when pid is gone or a zombie (reaped by whoever adopted it, or not yet). */
+static int proc_gone(long pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *q = strrchr(buf, ')');
+    return q && (q[2] == 'Z' || q[2] == 'X');
+}
+
+/* The watchdog's end of a job (scv_kill_tree): the root and every descendant, a stopped
+ * one and one in a process group of its own (as mpirun's ranks) too. */
+static void t_kill_tree(void)
+{
+    char pidfile[300], cmd[2048], out[256];
+    snprintf(pidfile, sizeof pidfile, "%s/tree.pids", tmp);
+    snprintf(cmd, sizeof cmd, "sleep 60 & a=$!; setsid sleep 60 & b=$!; (sleep 60 & wait) & c=$!; "
+             "kill -STOP $a; echo $a $b $c > %s.tmp; mv %s.tmp %s; wait", pidfile, pidfile, pidfile);
+    pid_t root = spawn_group(cmd);
+    for (int i = 0; i < 200 && access(pidfile, F_OK) != 0; i++) nap(0.01);
+    long a = 0, b = 0, c = 0;
+    FILE *f = fopen(pidfile, "r");
+    CHECK(f && fscanf(f, "%ld %ld %ld", &a, &b, &c) == 3);
+    if (f) fclose(f);
+    nap(0.1); /* c's own sleep started */
+    CHECK_EQ_INT(run(out, sizeof out, "pgrep -P %ld | head -1", c), 0);
+    long cc = atol(out);
+    scv_kill_tree(root);
+    double took;
+    CHECK_EQ_INT(wait_bounded(root, 5, &took), 128 + SIGKILL);
+    for (int i = 0; i < 100 && !(proc_gone(a) && proc_gone(b) && proc_gone(c) && proc_gone(cc)); i++) nap(0.02);
+    CHECK_MSG(proc_gone(a) && proc_gone(b) && proc_gone(c) && cc > 1 && proc_gone(cc),
+              "left: %ld %ld %ld %ld", proc_gone(a) ? 0 : a, proc_gone(b) ? 0 : b, proc_gone(c) ? 0 : c,
+              proc_gone(cc) ? 0 : cc);
+}
+
 static const scv_test tests[] = {
     {"vms", t_vms}, {"did_you_mean", t_did_you_mean},
+    {"kill_tree", t_kill_tree},
+    {"stall_watchdog", t_stall_watchdog},
+    {"probe_interrupt", t_probe_interrupt},
+    {"setup_interrupt", t_setup_interrupt},
     {"run_compress", t_run_compress},
     {"exec_driver", t_exec_driver},
     {"reliability", t_reliability},

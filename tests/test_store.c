@@ -231,7 +231,7 @@ static void t_migrate_v2(void)
 }
 
 /* A schema-3 store (tests/data/store-v3.db: one logreg run made by the schema-3 binary,
- * its target learnt) opens as schema 5: the run and its target survive, the stragglers
+ * its target learnt) opens as schema 6: the run and its target survive, the stragglers
  * table exists, measurements keep their latency probe. */
 static void t_migrate_v3(void)
 {
@@ -271,7 +271,7 @@ static void t_migrate_v3(void)
     CHECK_MSG(probed == 1 && unprobed == (int)n - 1, "%zu rows: %d probed, %d not", n, probed, unprobed);
     free(ms);
     scv_store_close(s);
-    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_OK); /* and again, now at schema 5 */
+    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_OK); /* and again, now at schema 6 */
     scv_store_close(s);
 }
 
@@ -323,7 +323,53 @@ static void t_summary_json(void)
     free(buf);
 }
 
+/* A run stored as running whose process is gone (killed, or its disk filled before the end
+ * was written) is not shown as running: the summaries, the list and scv_store_run_get say
+ * SCV_RUN_GONE; a run of a live process stays running (issue 24, item 9). */
+static void t_stale_running(void)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/stale.db", tmp);
+    scv_store *s = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_OK);
+    long long mine = 0, gone = 0;
+    CHECK_EQ_INT(scv_store_run_new(s, "job-live", "{}", &mine, &err), SCV_OK);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) { /* a coordinator that stores its run, then dies without a word */
+        scv_store *c = NULL;
+        long long id = 0;
+        _exit(scv_store_open(path, &c, NULL) || scv_store_run_new(c, "job-dead", "{}", &id, NULL) ? 1 : 0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    gone = mine + 1;
+    scv_run_summary r;
+    CHECK_EQ_INT(scv_store_run_summary(s, mine, &r, &err), SCV_OK);
+    CHECK_MSG(!strcmp(r.status, "running"), "a live run shows '%s'", r.status);
+    CHECK_EQ_INT(scv_store_run_summary(s, gone, &r, &err), SCV_OK);
+    CHECK_MSG(!strcmp(r.status, SCV_RUN_GONE), "a dead run shows '%s'", r.status);
+    scv_run_summary *all = NULL;
+    size_t n = 0;
+    CHECK_EQ_INT(scv_store_runs(s, &all, &n, &err), SCV_OK);
+    CHECK(n == 2 && !strcmp(all[0].status, "running") && !strcmp(all[1].status, SCV_RUN_GONE));
+    free(all);
+    char job[256], status[64];
+    CHECK_EQ_INT(scv_store_run_get(s, gone, job, sizeof job, status, sizeof status, &err), SCV_OK);
+    CHECK_MSG(!strcmp(status, SCV_RUN_GONE), "%s", status);
+    /* resumed by this process: running again, owned by it */
+    CHECK_EQ_INT(scv_store_run_status(s, gone, "running", &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_summary(s, gone, &r, &err), SCV_OK);
+    CHECK_MSG(!strcmp(r.status, "running"), "%s", r.status);
+    /* an owner on another host, or none (a run stored before schema 6): not judged */
+    CHECK(!scv_store_owner_gone("another-host-xyz:1:1") && !scv_store_owner_gone(NULL));
+    scv_store_close(s);
+}
+
 static const scv_test tests[] = {
+    {"stale_running", t_stale_running},
     {"migrate_v3", t_migrate_v3},
     {"processes", t_processes},
     {"migrate_v2", t_migrate_v2},

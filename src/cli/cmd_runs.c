@@ -51,7 +51,7 @@ static int list(scv_store *db, int json, scv_err *err)
     } else if (!n) {
         printf("no runs stored yet: `scavenger run` stores each run\n");
     } else {
-        printf("%5s  %-16s  %-20s  %-12s  %13s  %10s  %10s  %10s  %s\n", "run", "created (UTC)", "status", "chose",
+        printf("%5s  %-16s  %-26s  %-12s  %13s  %10s  %10s  %10s  %s\n", "run", "created (UTC)", "status", "chose",
                "predicted", "actual", "cost", "test acc", "job");
         int nominal = 0;
         for (size_t i = 0; i < n; i++) {
@@ -67,7 +67,7 @@ static int list(scv_store *db, int json, scv_err *err)
             scv_fmt_time(r[i].actual_time_s, at, sizeof at);
             scv_fmt_usd(r[i].actual_cost, ac, sizeof ac);
             if (isfinite(r[i].accuracy)) snprintf(acc, sizeof acc, "%.4f", r[i].accuracy);
-            printf("%5lld  %-16s  %-20s  %-12s  %13s  %10s  %10s  %10s  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
+            printf("%5lld  %-16s  %-26s  %-12s  %13s  %10s  %10s  %10s  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
                    acc, r[i].job_key);
         }
         if (nominal)

@@ -688,6 +688,7 @@ static int train_parsed(scv_train_params p, int argc, char **argv, int json, con
         return rc == SCV_EIO ? io : EXIT_FAIL;
     }
     if (rc == SCV_EINTR) fprintf(stderr, "scavenger train: %s\n", err.msg);
+    if (rc == SCV_EINTR && !r.model[0] && !json) return intr; /* stopped during setup: nothing trained */
     if (!json)
         printf("%s: %lld iterations (%.2f epochs) on %d worker%s, batch %d: test accuracy %.4f, "
                "loss %.4f, %.0f samples/s, %.1f s\n",

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "child.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -188,6 +189,57 @@ int scv_run_self_err(const char *exe, char *const *argv, char *json, size_t cap,
     if (interrupted) *interrupted = g_int;
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     return SCV_OK;
+}
+
+void scv_run_self_signal(int sig)
+{
+    if (g_child > 0) kill((pid_t)g_child, sig);
+}
+
+void scv_run_self_kill_tree(void)
+{
+    if (g_child > 0) scv_kill_tree((pid_t)g_child);
+}
+
+/* Up to this many processes are looked at (a job's tree is a few dozen). */
+#define KILL_TREE_MAX 65536
+
+void scv_kill_tree(pid_t root)
+{
+    static pid_t pid[KILL_TREE_MAX], ppid[KILL_TREE_MAX];
+    static unsigned char in[KILL_TREE_MAX];
+    int n = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d)) && n < KILL_TREE_MAX) {
+        char path[300], buf[512];
+        long p = atol(e->d_name);
+        if (p < 2) continue;
+        snprintf(path, sizeof path, "/proc/%ld/stat", p);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t got = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[got] = 0;
+        const char *q = strrchr(buf, ')'); /* "PID (COMM) STATE PPID ..." */
+        char state;
+        long pp;
+        if (q && sscanf(q + 1, " %c %ld", &state, &pp) == 2) pid[n] = (pid_t)p, ppid[n] = (pid_t)pp, in[n++] = 0;
+    }
+    if (d) closedir(d);
+    /* the descendants: marked until nothing changes (the table is small) */
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = 0; i < n; i++) {
+            if (in[i]) continue;
+            int up = ppid[i] == root;
+            for (int j = 0; j < n && !up; j++) up = in[j] && pid[j] == ppid[i];
+            if (up) in[i] = 1, changed = 1;
+        }
+    }
+    kill(root, SIGKILL); /* first, so it starts no more; then every descendant, a stopped one too */
+    for (int i = 0; i < n; i++)
+        if (in[i]) kill(pid[i], SIGKILL);
 }
 
 int scv_child_write_failure(const char *errline)

@@ -7,6 +7,7 @@
 #define SCV_CHILD_H
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "scv.h"
 #include "../io/segwire.h"
 
@@ -27,6 +28,14 @@ int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int
 int scv_run_self_err(const char *exe, char *const *argv, char *json, size_t cap, char *errline, size_t errcap,
                      int *status, int *interrupted, void (*tick)(void *ctx), void *ctx, int tick_ms,
                      scv_err *err);
+/* Sends sig to the child scv_run_self is waiting for (from its tick; none: no-op). */
+void scv_run_self_signal(int sig);
+/* scv_kill_tree on that child. */
+void scv_run_self_kill_tree(void);
+/* SIGKILL to root and every process descending from it on this machine (found in /proc by
+ * their parents), a stopped one too: a job the watchdog ends leaves nothing behind (mpirun
+ * puts ranks in process groups of their own, so a group's kill misses them). */
+void scv_kill_tree(pid_t root);
 /* 1 when a child's error line says that a file could not be written because its file
  * system refuses writes (no space left, quota exceeded, read-only, file too large): a
  * relaunch cannot mend that; 0 otherwise (a worker that died, a crash). */

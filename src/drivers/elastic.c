@@ -104,8 +104,18 @@ static int append_cmd(elastic *e, const char *line, scv_err *err)
     return bad ? scv_err_set(err, SCV_EIO, "%s: cannot write: %s", e->cmd_path, strerror(er)) : SCV_OK;
 }
 
+/* Ends a stalled job at once, every process of it (scv_kill_tree), and reaps it. */
+static void end_job_now(elastic *e)
+{
+    scv_kill_tree(e->pid);
+    int st;
+    while (waitpid(e->pid, &st, 0) < 0 && errno == EINTR) {}
+    e->pid = 0, g_job = 0;
+}
+
 /* Starts the job at the configured K and B (resuming the checkpoint when there is one) and
- * waits for its ready line. */
+ * waits for its ready line; one not ready within the watchdog's start-up time is ended
+ * (SCV_EMPI: retried). */
 static int start_job(elastic *e, scv_err *err)
 {
     trainjob *t = &e->tj;
@@ -157,6 +167,11 @@ static int start_job(elastic *e, scv_err *err)
             continue;
         }
         int st = -1;
+        if (scv_now() - t0 > t->wd.startup_s && job_alive(e, NULL)) { /* the watchdog: retried */
+            end_job_now(e);
+            return scv_err_set(err, SCV_EMPI, "the elastic job did not start: not ready in %.0f s (the start-up "
+                               "timeout, --stall-timeout); see %s", scv_now() - t0, e->log_path);
+        }
         if (!job_alive(e, &st)) { /* a usage error is the options'; anything else may pass (retried) */
             if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
             return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EMPI,
@@ -238,15 +253,23 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     }
     tj_tail_start(t, metrics, sink, out);
     char line[65536]; /* a segment reply: the result (up to 16 KiB), the stragglers (up to 16 KiB), an error */
-    int answered = 0, status = 0;
+    int answered = 0, status = 0, stalled = 0;
     double last_tick = 0;
+    char why[1024] = "";
     while (!answered) {
         if (read_reply(e, line, sizeof line)) {
             answered = strstr(line, "\"type\":\"segment\"") != NULL;
             continue;
         }
         if (!job_alive(e, &status)) break;
-        if (scv_now() - last_tick > 0.1) tj_tail_tick(t), last_tick = scv_now();
+        if (scv_now() - last_tick > 0.1) {
+            tj_tail_tick(t), last_tick = scv_now();
+            if (tj_stalled(t, why, sizeof why)) { /* the watchdog: ended, retried like a dead worker */
+                stalled = 1;
+                end_job_now(e);
+                break;
+            }
+        }
         nap_ms(2);
     }
     tj_tail_tick(t);
@@ -259,6 +282,9 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         t->attempt++;
         if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
         if (tj_tail_verdict(t, err)) return SCV_EINVAL; /* it diverged: not retried */
+        if (stalled)
+            return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) was ended: %s; see %s", spec->phase, t->K,
+                               t->B, why, e->log_path);
         return scv_err_set(err, SCV_EMPI, "the elastic job ended during the %s segment (K=%d B=%d; exit %d; see %s)",
                            spec->phase, t->K, t->B, status, e->log_path);
     }

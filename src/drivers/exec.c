@@ -20,6 +20,7 @@
 #include "../core/util.h"
 #include "../io/segwire.h"
 #include "../runtime/launch.h"
+#include "child.h"
 
 #include <errno.h>
 #include <math.h>
@@ -168,20 +169,28 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
 
 /* Waits for mpirun; ticks the metrics tail and stops the trainer (SIGUSR1) once a rule
  * fired or the user pressed Ctrl-C; a trainer that does not stop within STOP_GRACE_S (or a
- * second Ctrl-C) is ended: SIGTERM, then SIGKILL. Returns mpirun's exit status; *stopped:
- * SIGUSR1 sent. */
-static int wait_job(exec_drv *e, pid_t pid, int tail, int *stopped)
+ * second Ctrl-C) is ended: SIGTERM, then SIGKILL. The watchdog (tj_stalled, trainjob.h):
+ * a trainer that writes no metrics line for its stated time is ended the same way at once
+ * (why says so). Returns mpirun's exit status; *stopped: SIGUSR1 sent; *stalled: ended by
+ * the watchdog. */
+static int wait_job(exec_drv *e, pid_t pid, int *stopped, int *stalled, char *why, size_t cap)
 {
-    *stopped = 0;
+    *stopped = 0, *stalled = 0;
     int st = 0, termed = 0;
     double last = 0, asked = 0;
     for (;;) {
         pid_t w = waitpid(pid, &st, WNOHANG);
         if (w == pid) break;
         if (w < 0 && errno != EINTR) return -1;
-        if (tail && scv_now() - last > 0.1) tj_tail_tick(&e->tj), last = scv_now();
+        if (scv_now() - last > 0.1) {
+            tj_tail_tick(&e->tj), last = scv_now();
+            /* nothing to save: ended at once, every process of it (once a stop was asked,
+             * STOP_GRACE_S governs: the trainer may be writing its checkpoint) */
+            if (!*stalled && !*stopped && tj_stalled(&e->tj, why, cap))
+                *stalled = 1, scv_kill_tree(pid), termed = 2;
+        }
         /* a rule fired, Ctrl-C, or a line that fails the segment (a divergence, a broken contract) */
-        if (!*stopped && (e->r.fired || g_int || e->tj.line_err.code || e->tj.diverged.code))
+        if (!*stopped && !*stalled && (e->r.fired || g_int || e->tj.line_err.code || e->tj.diverged.code))
             kill(pid, SIGUSR1), *stopped = 1, asked = scv_now();
         if (*stopped && !termed && (g_int > 1 || scv_now() - asked > STOP_GRACE_S))
             kill(pid, SIGTERM), termed = 1, asked = scv_now();
@@ -189,10 +198,28 @@ static int wait_job(exec_drv *e, pid_t pid, int tail, int *stopped)
         nap_ms(5);
     }
     /* a process mpirun left behind (a worker blocked in a collective after another one died,
-     * say): the job's process group is mpirun's own (own_group), so it goes with it */
+     * or one paused with SIGSTOP, say): the job's process group is mpirun's own (own_group),
+     * so it goes with it */
     kill(-pid, SIGKILL);
-    if (tail) tj_tail_tick(&e->tj);
+    tj_tail_tick(&e->tj);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* SIGINT/SIGTERM reach g_int while the driver waits for a trainer (the probe too). */
+static void catch_stops(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_int;
+    g_int = 0;
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}
+
+static void restore_stops(const struct sigaction *old_int, const struct sigaction *old_term)
+{
+    sigaction(SIGINT, old_int, NULL);
+    sigaction(SIGTERM, old_term, NULL);
 }
 
 static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *err)
@@ -209,11 +236,26 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     scv_segment_spec none = {.phase = "probe"};
     pid_t pid;
     memset(&e->r, 0, sizeof e->r);
+    /* a stop during the probe ends the trainer and the run is interrupted (stored so), not
+     * this process killed with the run left `running` */
+    struct sigaction old_int, old_term;
+    catch_stops(&old_int, &old_term);
     int rc = launch(e, 1, 32, NULL, path, ck, 0, 1, &none, &pid, err);
-    if (rc) return rc;
-    int stopped, st = wait_job(e, pid, 0, &stopped);
-    if (st == 130) /* 128 + SIGINT: Ctrl-C or a service's stop reached the probe */
+    if (rc) {
+        restore_stops(&old_int, &old_term);
+        return rc;
+    }
+    scv_segment_result dummy = {0};
+    char why[1024] = "";
+    tj_tail_start(t, path, NULL, &dummy);
+    int stopped, stalled, st = wait_job(e, pid, &stopped, &stalled, why, sizeof why);
+    tj_tail_stop(t);
+    restore_stops(&old_int, &old_term);
+    if (g_int || st == 130) /* Ctrl-C or a service's stop reached the probe */
         return scv_err_set(err, SCV_EINTR, "interrupted while the trainer started");
+    if (stalled)
+        return scv_err_set(err, SCV_EIO, "the trainer does not start: %s; its output is in %s/trainer.log", why,
+                           run_dir);
     if (st != 0) { /* its own last words, from its log */
         char log[1200], said[800];
         snprintf(log, sizeof log, "%s/trainer.log", run_dir);
@@ -255,22 +297,18 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     scv_exec_rules_init(&e->r, spec, t->K);
     e->outer = sink;
     scv_measure_sink mine = {.ctx = e, .on_iter = on_iter, .on_eval = on_eval};
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_int;
-    g_int = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    struct sigaction old_int, old_term;
+    catch_stops(&old_int, &old_term);
     pid_t pid;
     int rc = launch(e, t->K, t->B, t->split, metrics, t->ckpt_dir, tj_has_checkpoint(t), 0, spec, &pid, err);
-    int st = -1, stopped = 0;
+    int st = -1, stopped = 0, stalled = 0;
+    char why[1024] = "";
     if (!rc) {
         tj_tail_start(t, metrics, &mine, out);
-        st = wait_job(e, pid, 1, &stopped);
+        st = wait_job(e, pid, &stopped, &stalled, why, sizeof why);
         tj_tail_stop(t);
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    restore_stops(&old_int, &old_term);
     e->outer = NULL;
     if (rc) return rc;
     /* a divergence or a line that breaks the contract, whatever the exit: not retried */
@@ -283,10 +321,13 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     scv_err pe = {0};
     int prc = tj_progress(t, &it, &samples, &pe);
     /* after SIGUSR1, Open MPI's mpirun exits 128 + SIGUSR1 even when every process exited 0 */
-    int exited = st == 0 || (stopped && st == 128 + SIGUSR1);
+    int exited = !stalled && (st == 0 || (stopped && st == 128 + SIGUSR1));
     if (!exited) {
         t->attempt++;
         if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
+        if (stalled) /* a hang is a failed segment: retried from the checkpoint like a dead worker */
+            return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) was ended: %s; output in %s/trainer.log",
+                               spec->phase, t->K, t->B, why, t->run_dir);
         if (st == 2)
             return scv_err_set(err, SCV_EINVAL, "the trainer refused the %s segment (K=%d B=%d; exit 2); metrics in %s",
                                spec->phase, t->K, t->B, metrics);

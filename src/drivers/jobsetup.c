@@ -172,6 +172,10 @@ static int setup_driver_checks(scv_job_setup *js, char *const *names, char *cons
         if (scv_parse_i64(sv, &v) || v < 0) return bad(js, err, "--seed '%s': expected a non-negative integer", sv);
         seed = (uint64_t)v;
     }
+    double stall = 0;
+    const char *so = get(names, values, n, "stall-timeout");
+    if (so && !((stall = scv_parse_duration(so)) > 0 && stall <= 86400 * 7))
+        return bad(js, err, "--stall-timeout '%s': expected seconds (or 30s, 2m, 1h) in (0, 7 days]", so);
     if (!(js->train_opts = calloc((size_t)2 * n + 1, sizeof(char *))))
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     int nt = 0;
@@ -189,7 +193,7 @@ static int setup_driver_checks(scv_job_setup *js, char *const *names, char *cons
     js->drv_opts = (scv_relaunch_opts){.train_opts = exec ? NULL : js->train_opts,
                                        .cluster = get(names, values, n, "cluster"), .vm_type = js->params.vm_type,
                                        .catalog = get(names, values, n, "catalog"), .exec = exec, .hostfile = hosts,
-                                       .seed = seed};
+                                       .seed = seed, .stall_timeout_s = stall};
     return SCV_OK;
 }
 

@@ -75,15 +75,21 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     tj_tail_start(r, metrics, sink, out);
     int intr = 0, st;
     char why[1024];
-    int rc = scv_run_self_err(r->exe, a.v, json, sizeof json, why, sizeof why, &st, &intr, tj_tail_tick, r, 250,
+    int rc = scv_run_self_err(r->exe, a.v, json, sizeof json, why, sizeof why, &st, &intr, tj_watch_tick, r, 250,
                               err);
     scv_argv_free(&a);
+    int stalled = r->wd_fired != 0;
     tj_tail_stop(r);
     if (rc) return rc;
     if (intr) return scv_err_set(err, SCV_EINTR, "interrupted");
     if ((rc = tj_tail_verdict(r, err))) { /* a divergence, whatever the exit: not retried */
         r->attempt++;
         return rc;
+    }
+    if (stalled) { /* a hang is a failed segment: retried from the checkpoint like a dead worker */
+        r->attempt++;
+        return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) was ended: %s", spec->phase, r->K, r->B,
+                           r->wd_why);
     }
     cJSON *o = json[0] ? cJSON_Parse(json) : NULL;
     if (!o || (st != 0 && st != 1)) {

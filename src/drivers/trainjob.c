@@ -7,6 +7,7 @@
 #include "../io/metrics_line.h"
 #include "../train/ckpt.h"
 #include "../io/io.h"
+#include "../core/util.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -30,6 +31,8 @@ int tj_init(trainjob *t, const scv_relaunch_opts *o, scv_err *err)
     if (o->exec && !bad) bad = !(t->exec = strdup(o->exec));
     if (o->hostfile && !bad) bad = !(t->hostfile = strdup(o->hostfile));
     t->show_progress = o->show_progress;
+    t->wd = (tj_watchdog)TJ_WATCHDOG_DEFAULT;
+    if (o->stall_timeout_s > 0) t->wd.startup_s = t->wd.stall_min_s = o->stall_timeout_s;
     if (bad) {
         tj_free(t);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
@@ -137,12 +140,20 @@ int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err)
         scv_argv_free(&a);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
-    char why[400];
-    int st, rc = scv_run_self_err(t->exe, a.v, json, sizeof json, why, sizeof why, &st, NULL, NULL, NULL, 0, err);
+    /* a stop reaches the probe (SIGTERM passed on) and the run is interrupted, not this process
+     * killed with its run left `running`; the watchdog ends a probe that never starts */
+    scv_segment_result dummy = {0};
+    tj_tail_start(t, path, NULL, &dummy);
+    char why[400] = "";
+    int st, intr = 0, rc = scv_run_self_err(t->exe, a.v, json, sizeof json, why, sizeof why, &st, &intr, tj_watch_tick,
+                                            t, 250, err);
+    int stalled = t->wd_fired != 0;
+    tj_tail_stop(t);
     scv_argv_free(&a);
     if (rc) return rc;
-    if (st == 130) /* Ctrl-C (or a service's stop) reached the probe: the run is interrupted, not broken */
+    if (intr || st == 130) /* Ctrl-C (or a service's stop) reached the probe: the run is interrupted, not broken */
         return scv_err_set(err, SCV_EINTR, "interrupted while the job started");
+    if (stalled) return scv_err_set(err, SCV_EIO, "the job does not start: %s", t->wd_why);
     if (st != 0)
         return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
                            "the job does not start (scavenger train exited %d%s%s): try its options with "
@@ -211,6 +222,8 @@ static void deliver(trainjob *t, const char *line, int lineno)
         if (t->res->iterations++ == 0) t->res->first_start = s.wall_end - s.t_iter;
         t->res->last_end = s.wall_end;
         t->res->total_iterations = s.iteration, t->res->samples_seen = s.samples_seen;
+        if (isfinite(s.t_iter) && s.t_iter > t->wd_titer) t->wd_titer = s.t_iter;
+        snprintf(t->wd_seen, sizeof t->wd_seen, "iteration %lld", (long long)s.iteration);
         if (t->sink && t->sink->on_iter) t->sink->on_iter(t->sink->ctx, &s);
     } else if (m.type == SCV_ML_EVAL && !bad) {
         const scv_ml_eval *x = &m.u.eval;
@@ -220,6 +233,7 @@ static void deliver(trainjob *t, const char *line, int lineno)
                              .accuracy = x->test_accuracy, .loss = x->test_loss, .train_loss = x->train_loss,
                              .train_loss_samples = x->train_loss_samples > 0 ? x->train_loss_samples : 0};
         e.samples_seen = e.epoch * n_train;
+        snprintf(t->wd_seen, sizeof t->wd_seen, "an evaluation at iteration %lld", (long long)e.iteration);
         if (t->sink && t->sink->on_eval) t->sink->on_eval(t->sink->ctx, &e);
     }
 }
@@ -273,6 +287,39 @@ void tj_tail_start(trainjob *t, const char *path, const scv_measure_sink *sink, 
     memset(&t->diverged, 0, sizeof t->diverged);
     scv_ml_reader_init(&t->rd, t->K);
     snprintf(t->tail_path, sizeof t->tail_path, "%s", path);
+    t->wd_start = t->wd_last = scv_now(), t->wd_titer = 0, t->wd_seen[0] = 0;
+    t->wd_fired = 0, t->wd_why[0] = 0;
+}
+
+void tj_watch_tick(void *ctx)
+{
+    trainjob *t = ctx;
+    tj_tail_tick(t);
+    if (!t->res) return;
+    if (!t->wd_fired && tj_stalled(t, t->wd_why, sizeof t->wd_why)) {
+        /* a stalled job has nothing to save (a retry resumes the last checkpoint): ended at
+         * once, every process of it */
+        t->wd_fired = scv_now();
+        scv_run_self_kill_tree();
+    }
+}
+
+int tj_stalled(const trainjob *t, char *why, size_t cap)
+{
+    double now = scv_now(), quiet = now - t->wd_last;
+    if (!t->wd_seen[0]) {
+        if (quiet <= t->wd.startup_s) return 0;
+        snprintf(why, cap, "no metrics line in %.0f s since it started (the start-up timeout, --stall-timeout; "
+                 "nothing written to %.400s)", quiet, t->tail_path);
+        return 1;
+    }
+    double limit = t->wd.stall_iters * t->wd_titer;
+    if (limit < t->wd.stall_min_s) limit = t->wd.stall_min_s;
+    if (quiet <= limit) return 0;
+    snprintf(why, cap, "no progress for %.0f s (the stall timeout: max(%.0f s, %.0f x its longest iteration "
+             "%.3g s), --stall-timeout); last seen: %s, %.0f s after it started", quiet, t->wd.stall_min_s,
+             t->wd.stall_iters, t->wd_titer, t->wd_seen, t->wd_last - t->wd_start);
+    return 1;
 }
 
 /* Reads the complete lines the job has written since the last tick. */
@@ -294,6 +341,8 @@ void tj_tail_tick(void *ctx)
         else if (ends) t->overlong = 0, ++t->lineno;
         else t->overlong = 1;
         t->partial[0] = 0;
+        t->wd_last = scv_now();
+        if (!t->wd_seen[0]) snprintf(t->wd_seen, sizeof t->wd_seen, "line %d", t->lineno);
     }
 }
 

@@ -16,6 +16,18 @@
 /* An external trainer's progress file in its checkpoint directory (docs/TRAINER-CONTRACT.md). */
 #define SCV_STATE_FILE "scavenger-state.json"
 
+/* The watchdog's policy (tj_stalled): a segment that writes no metrics line for a stated
+ * time is a failed segment, ended and retried like one whose worker died. Before its first
+ * line (MPI's start, the data, the model) it has startup_s; after it, no line for
+ * max(stall_min_s, stall_iters x the longest iteration seen) ends it. `scavenger run
+ * --stall-timeout S` sets both startup_s and stall_min_s (scv_relaunch_opts.stall_timeout_s). */
+typedef struct tj_watchdog {
+    double startup_s;          /* 600 */
+    double stall_min_s;        /* 120 */
+    double stall_iters;        /* 50 */
+} tj_watchdog;
+#define TJ_WATCHDOG_DEFAULT {600.0, 120.0, 50.0}
+
 typedef struct trainjob {
     char *exe, *cluster, *vm_type, *catalog;
     char *exec;                /* an external trainer's command (the exec driver), else NULL */
@@ -39,6 +51,13 @@ typedef struct trainjob {
     scv_ml_reader rd;          /* its reader's state across lines (the segment's K) */
     scv_err line_err;          /* its first bad line (code 0: none) */
     scv_err diverged;          /* its first non-finite value: "the trainer diverged (...)" */
+    /* the watchdog over the tailed file */
+    tj_watchdog wd;
+    double wd_start, wd_last;  /* when tailing started, when the last line came (scv_now) */
+    double wd_titer;           /* the longest iteration seen (s) */
+    char wd_seen[160];         /* what the last line was ("" before the first) */
+    double wd_fired;           /* when tj_watch_tick ended the child (0: not) */
+    char wd_why[1024];         /* why (tj_stalled's words) */
 } trainjob;
 
 /* Copies the options (SCV_ENOMEM); tj_free releases them. */
@@ -56,6 +75,13 @@ int tj_configure(trainjob *t, int workers, int batch, const double *split, scv_e
 int tj_has_checkpoint(const trainjob *t);
 /* The next segment's metrics file (a retry gets its own). */
 void tj_segment_path(const trainjob *t, const char *phase, char *buf, size_t cap);
+/* 1 when the tailed segment has stalled (tj_watchdog): why (cap bytes) names the timeout
+ * and what was last seen; 0 while it makes progress. Call after tj_tail_tick. */
+int tj_stalled(const trainjob *t, char *why, size_t cap);
+/* tj_tail_tick, then the watchdog for a child run by scv_run_self (child.h): a stalled
+ * segment's child and all its descendants are killed (scv_kill_tree; t->wd_fired, t->wd_why
+ * set). */
+void tj_watch_tick(void *t);
 /* Tails path into sink, counting iterations and their wall-clock span into out; lines go
  * through the strict reader (the segment's K expected), the first bad one kept in
  * t->line_err and the first non-finite value in t->diverged. */

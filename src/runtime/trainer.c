@@ -432,8 +432,10 @@ static int setup(run_ctx *c, scv_err *err)
     if (!joined && c->K != p->workers)
         rc = scv_err_set(err, SCV_EINVAL, "--workers %d but %d ranks were started", p->workers, c->K);
     if (!rc && c->rank == 0 && p->checkpoint_dir) rc = lock_checkpoint_dir(c, err);
-    if (!rc) rc = scv_dataset_load(p->dataset, 0, &c->train, err);
-    if (!rc) rc = scv_dataset_load(p->dataset, 1, &c->test, err);
+    /* the data can take long (synthetic:N is generated on every rank): a stop during it is
+     * taken (the stop signals are blocked, scv_train_stop_requested reads them) */
+    if (!rc) rc = scv_dataset_load_stop(p->dataset, 0, scv_train_stop_requested, &c->train, err);
+    if (!rc) rc = scv_dataset_load_stop(p->dataset, 1, scv_train_stop_requested, &c->test, err);
     if (!rc && (c->test->c != c->train->c || c->test->h != c->train->h ||
                 c->test->w != c->train->w || c->test->n_classes != c->train->n_classes))
         rc = scv_err_set(err, SCV_EINVAL,

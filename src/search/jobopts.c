@@ -59,6 +59,10 @@ static const scv_option JOB_OPTIONS[] = {
     {"exec", "COMMAND", "drive your own trainer (a PyTorch script, say) that follows\n"
                         "docs/TRAINER-CONTRACT.md: one `mpirun -np K /bin/sh -c\n"
                         "COMMAND` per segment (the exec driver)", 0, S, NULL},
+    {"stall-timeout", "S", "the watchdog: a segment that writes no metrics line for S\n"
+                           "seconds (or 30s, 2m) fails and is retried like a dead worker\n"
+                           "(default 600 before its first line, then max(120, 50\n"
+                           "iterations); S sets both)", 0, S, NULL},
     {"hosts", "FILE", "real machines: an Open MPI hostfile (ssh); relaunch and exec\ndrivers", 0, S, NULL},
     {"dynamic-batching", "on|off", "the workers' shares of B follow their measured\n"
                                    "throughput (heterogeneous clusters; default off)", 0, L, "on|off"},

@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
-#define SCHEMA_VERSION 5
+#define SCHEMA_VERSION 6
 
 struct scv_store {
     sqlite3 *db;
@@ -58,6 +60,9 @@ static const char *MIGRATE_EVALS_3 =
 
 /* schema 4 -> 5: the latency probe's time of each measurement (measurements exists from 1) */
 static const char *MIGRATE_LATENCY_5 = "ALTER TABLE measurements ADD COLUMN t_latency REAL;";
+/* 6: the process a running run lives in ("HOST:PID:START", run_owner): a run whose process
+ * is gone is not shown as running (summary_row) */
+static const char *MIGRATE_OWNER_6 = "ALTER TABLE runs ADD COLUMN owner TEXT;";
 
 static double now_s(void)
 {
@@ -127,9 +132,11 @@ static int schema_setup(scv_store *s, int *version, const char **what, char *msg
             (*version >= 1 && *version < 3 &&
              (rc = sqlite3_exec(s->db, MIGRATE_TARGETS_3, NULL, NULL, NULL)) != SQLITE_OK) ||
             (*version == 2 && (rc = sqlite3_exec(s->db, MIGRATE_EVALS_3, NULL, NULL, NULL)) != SQLITE_OK) ||
-            (*version >= 1 && (rc = sqlite3_exec(s->db, MIGRATE_LATENCY_5, NULL, NULL, NULL)) != SQLITE_OK) ||
+            (*version >= 1 && *version < 5 &&
+             (rc = sqlite3_exec(s->db, MIGRATE_LATENCY_5, NULL, NULL, NULL)) != SQLITE_OK) ||
+            (*version < 6 && (rc = sqlite3_exec(s->db, MIGRATE_OWNER_6, NULL, NULL, NULL)) != SQLITE_OK) ||
             (rc = sqlite3_exec(s->db, SCHEMA, NULL, NULL, NULL)) != SQLITE_OK ||
-            (rc = sqlite3_exec(s->db, "PRAGMA user_version=5;", NULL, NULL, NULL)) != SQLITE_OK)
+            (rc = sqlite3_exec(s->db, "PRAGMA user_version=6;", NULL, NULL, NULL)) != SQLITE_OK)
             goto fail;
     }
     *what = "commit";
@@ -285,30 +292,77 @@ static int exec_bind(scv_store *s, scv_err *err, const char *sql, const char *ty
     return rc == SQLITE_DONE || rc == SQLITE_ROW ? SCV_OK : db_fail(s, err, "write");
 }
 
+/* A process's start time in clock ticks since boot (/proc/PID/stat, field 22; 0 when not
+ * readable): with the pid it names the process, a reused pid has another. */
+static unsigned long long proc_start(long pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *p = strrchr(buf, ')'); /* after the command name, which may hold spaces */
+    unsigned long long start = 0;
+    for (int field = 2; p && *p && field < 22; p++)
+        if (*p == ' ') field++;
+    if (p) start = strtoull(p, NULL, 10);
+    return start;
+}
+
+/* This process as a run's owner: "HOST:PID:START". */
+static void run_owner(char *buf, size_t cap)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    snprintf(buf, cap, "%s:%ld:%llu", host, (long)getpid(), proc_start((long)getpid()));
+}
+
+int scv_store_owner_gone(const char *owner)
+{
+    char host[256] = "", me[256] = "";
+    long pid;
+    unsigned long long start;
+    if (!owner || sscanf(owner, "%255[^:]:%ld:%llu", host, &pid, &start) != 3 || pid < 1) return 0;
+    gethostname(me, sizeof me - 1);
+    if (strcmp(host, me)) return 0; /* another machine's process: not known here */
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) return 1;
+    unsigned long long now = proc_start(pid);
+    return start && now && now != start; /* the pid was reused */
+}
+
 int scv_store_run_new(scv_store *s, const char *job_key, const char *job_json, long long *id, scv_err *err)
 {
-    int rc = exec_bind(s, err, "INSERT INTO runs(created, job_key, job, status) VALUES(?,?,?,'running')",
-                       "dtt", now_s(), job_key, job_json);
+    char owner[320];
+    run_owner(owner, sizeof owner);
+    int rc = exec_bind(s, err, "INSERT INTO runs(created, job_key, job, status, owner) VALUES(?,?,?,'running',?)",
+                       "dttt", now_s(), job_key, job_json, owner);
     if (!rc) *id = sqlite3_last_insert_rowid(s->db);
     return rc;
 }
 
 int scv_store_run_status(scv_store *s, long long id, const char *status, scv_err *err)
 {
-    return exec_bind(s, err, "UPDATE runs SET status=? WHERE id=?", "tI", status, id);
+    if (strcmp(status, "running")) return exec_bind(s, err, "UPDATE runs SET status=? WHERE id=?", "tI", status, id);
+    char owner[320]; /* a resumed run lives in this process now */
+    run_owner(owner, sizeof owner);
+    return exec_bind(s, err, "UPDATE runs SET status=?, owner=? WHERE id=?", "ttI", status, owner, id);
 }
 
 int scv_store_run_get(scv_store *s, long long id, char *job, size_t cap, char *status, size_t scap,
                       scv_err *err)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT job, status FROM runs WHERE id=?", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(s->db, "SELECT job, status, owner FROM runs WHERE id=?", -1, &st, NULL) != SQLITE_OK)
         return db_fail(s, err, "prepare");
     sqlite3_bind_int64(st, 1, id);
     int rc = SCV_OK;
     if (sqlite3_step(st) == SQLITE_ROW) {
         snprintf(job, cap, "%s", (const char *)sqlite3_column_text(st, 0));
         snprintf(status, scap, "%s", (const char *)sqlite3_column_text(st, 1));
+        if (!strcmp(status, "running") && scv_store_owner_gone((const char *)sqlite3_column_text(st, 2)))
+            snprintf(status, scap, "%s", SCV_RUN_GONE);
     } else {
         rc = scv_err_set(err, SCV_ENOTFOUND, "%s: no run %lld", s->path, id);
     }
@@ -594,6 +648,10 @@ static void summary_row(sqlite3_stmt *st, scv_run_summary *r)
     r->predicted_cost = col_d(st, 12);
     col_text(st, 13, r->why, sizeof r->why);
     r->n_steps = sqlite3_column_int(st, 14);
+    /* a run stored as running whose process is gone (killed, or its store's disk filled
+     * before the end was written) is not running */
+    if (!strcmp(r->status, "running") && scv_store_owner_gone((const char *)sqlite3_column_text(st, 16)))
+        snprintf(r->status, sizeof r->status, "%s", SCV_RUN_GONE);
     /* the first plan's row opens {"relative":true,"nominal_epochs":E,"nominal_batch":B when its
      * times were nominal (the loop's store_plan; rows before nominal_epochs: NaN epochs) */
     const char *pj = (const char *)sqlite3_column_text(st, 15), *q;
@@ -608,7 +666,8 @@ static void summary_row(sqlite3_stmt *st, scv_run_summary *r)
     "SELECT r.id, r.created, r.job_key, r.status, r.state, r.actual_time, r.actual_cost, r.accuracy,"      \
     " r.reached, d.workers, d.batch, d.predicted_time, d.predicted_cost, d.reason,"                       \
     " (SELECT COUNT(*) FROM steps WHERE run=r.id),"                                                         \
-    " (SELECT substr(json, 1, 160) FROM models WHERE run=r.id AND kind='plan' ORDER BY rowid LIMIT 1)"      \
+    " (SELECT substr(json, 1, 160) FROM models WHERE run=r.id AND kind='plan' ORDER BY rowid LIMIT 1),"     \
+    " r.owner"                                                                                              \
     " FROM runs r LEFT JOIN decisions d ON d.rowid ="                                                      \
     " (SELECT rowid FROM decisions WHERE run=r.id AND kind='plan' ORDER BY rowid LIMIT 1) "
 

@@ -11,7 +11,14 @@
 
 /* A new run: returns its id. job_key identifies the job (model architecture, dataset). */
 int scv_store_run_new(scv_store *s, const char *job_key, const char *job_json, long long *id, scv_err *err);
+/* Sets a run's status; "running" also records this process as its owner (host, pid, start). */
 int scv_store_run_status(scv_store *s, long long id, const char *status, scv_err *err);
+/* The status a run stored as running shows once its owner's process is gone (summaries,
+ * scv_store_run_get): it is not running, and can be resumed. */
+#define SCV_RUN_GONE "interrupted (process gone)"
+/* 1 when a run's owner ("HOST:PID:START") is a process of this host that no longer exists
+ * (or whose pid now names another process); 0 when alive, unknown or on another host. */
+int scv_store_owner_gone(const char *owner);
 
 int scv_store_measurement(scv_store *s, long long run, const char *phase, const scv_config_stats *c,
                           scv_err *err);

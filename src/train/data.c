@@ -374,7 +374,7 @@ fail:
 
 /* Synthetic: 10 class prototypes (smooth random images from a fixed seed) plus per-sample
  * Gaussian noise; the split only changes the sample seed, so train and test share classes. */
-static int load_synthetic(int64_t n_train, int split, scv_dataset **out, scv_err *err)
+static int load_synthetic(int64_t n_train, int split, int (*stop)(void), scv_dataset **out, scv_err *err)
 {
     enum { C = 10, H = 28, W = 28, D = H * W };
     int64_t n = split ? (n_train / 5 > 0 ? n_train / 5 : 1) : n_train;
@@ -406,6 +406,12 @@ static int load_synthetic(int64_t n_train, int split, scv_dataset **out, scv_err
     }
     scv_rng_seed(&r, 777 + (uint64_t)split);
     for (int64_t i = 0; i < n; i++) {
+        if (stop && i % SCV_DATA_STOP_EVERY == 0 && stop()) {
+            free(proto);
+            scv_dataset_free(ds);
+            return scv_err_set(err, SCV_EINTR, "interrupted while generating synthetic data (%lld of %lld samples)",
+                               (long long)i, (long long)n);
+        }
         int c = (int)scv_rng_below(&r, C);
         ds->y[i] = (uint8_t)c;
         for (int j = 0; j < D; j++)
@@ -422,7 +428,13 @@ oom:
 
 int scv_dataset_load(const char *spec, int split, scv_dataset **out, scv_err *err)
 {
+    return scv_dataset_load_stop(spec, split, NULL, out, err);
+}
+
+int scv_dataset_load_stop(const char *spec, int split, int (*stop)(void), scv_dataset **out, scv_err *err)
+{
     *out = NULL;
+    if (stop && stop()) return scv_err_set(err, SCV_EINTR, "interrupted before loading --dataset %s", spec ? spec : "");
     if (!spec || !*spec) return scv_err_set(err, SCV_EINVAL, "--dataset: empty");
     if (strncmp(spec, "synthetic:", 10) == 0) {
         int64_t n;
@@ -430,7 +442,7 @@ int scv_dataset_load(const char *spec, int split, scv_dataset **out, scv_err *er
             return scv_err_set(err, SCV_EINVAL,
                                "--dataset %s: synthetic:N needs N in 1..%lld (its samples within %lld MiB per rank)",
                                spec, (long long)SCV_SYNTHETIC_MAX_N, (long long)(SCV_SYNTHETIC_MAX_BYTES >> 20));
-        return load_synthetic(n, split, out, err);
+        return load_synthetic(n, split, stop, out, err);
     }
     const char *dir = strcmp(spec, "fashion-mnist") == 0 ? SCV_FASHION_MNIST_DIR : spec;
     struct stat st;

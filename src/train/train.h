@@ -26,6 +26,12 @@ typedef struct scv_dataset {
  * IDX files (train-images-idx3-ubyte[.gz], ...), or "synthetic:N" (N training samples,
  * N/5 test samples, a seeded learnable 10-class problem). split: 0 = train, 1 = test. */
 int scv_dataset_load(const char *spec, int split, scv_dataset **out, scv_err *err);
+/* scv_dataset_load that can be stopped: stop() (NULL: never) is asked every
+ * SCV_DATA_STOP_EVERY synthetic samples, and before loading; when it returns non-zero the
+ * load ends with SCV_EINTR (nothing allocated is kept), so a stop during setup is bounded
+ * by the time of that many samples, not by the data set's size. */
+#define SCV_DATA_STOP_EVERY 1024
+int scv_dataset_load_stop(const char *spec, int split, int (*stop)(void), scv_dataset **out, scv_err *err);
 void scv_dataset_free(scv_dataset *ds);
 #define SCV_FASHION_MNIST_DIR "/usr/share/datasets/fashion-mnist"
 /* synthetic:N's bound: its N training and N/5 test samples (28x28 floats and a label each)
