@@ -1545,7 +1545,7 @@ static void t_setup_interrupt(void)
 {
     char cmd[2048], log[600], out[8192];
     snprintf(log, sizeof log, "%s/setup.log", tmp);
-    snprintf(cmd, sizeof cmd, "exec %s train --workers 2 --model logreg --dataset synthetic:1000000 --batch 64 "
+    snprintf(cmd, sizeof cmd, "exec %s train --workers 2 --model logreg --dataset synthetic:500000 --batch 64 "
              "--iterations 5 --progress never >%s 2>&1", bin, log);
     pid_t pid = spawn_group(cmd);
     nap(1.0);
