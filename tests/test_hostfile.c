@@ -95,10 +95,10 @@ static void t_resolve(void)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     CHECK_MSG(strstr(err.msg, "/slow:2: host 'slow.test' did not resolve within 0.3 s"), "%s", err.msg);
-    CHECK_MSG(s < 2.0, "took %.2f s", s);
+    CHECK_MSG(s < 5.0, "took %.2f s", s);
     /* the real resolver: this machine's name resolves */
     scv_hostfile_policy pol = scv_hostfile_policy_default();
-    pol.resolve_timeout_ms = 2000;
+    pol.resolve_timeout_ms = 5000;
     CHECK_EQ_INT(scv_hostfile_check(write_hosts("local", "localhost slots=2\n127.0.0.1\n"), &pol, &err), SCV_OK);
 }
 

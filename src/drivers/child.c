@@ -196,9 +196,11 @@ void scv_run_self_signal(int sig)
     if (g_child > 0) kill((pid_t)g_child, sig);
 }
 
-void scv_run_self_kill_tree(void)
+int scv_run_self_kill_tree(void)
 {
-    if (g_child > 0) scv_kill_tree((pid_t)g_child);
+    if (g_child <= 0) return 0;
+    scv_kill_tree((pid_t)g_child);
+    return 1;
 }
 
 /* Up to this many processes are looked at (a job's tree is a few dozen). */

@@ -30,8 +30,8 @@ int scv_run_self_err(const char *exe, char *const *argv, char *json, size_t cap,
                      scv_err *err);
 /* Sends sig to the child scv_run_self is waiting for (from its tick; none: no-op). */
 void scv_run_self_signal(int sig);
-/* scv_kill_tree on that child. */
-void scv_run_self_kill_tree(void);
+/* scv_kill_tree on that child; 0 when there is none (it has exited and been reaped). */
+int scv_run_self_kill_tree(void);
 /* SIGKILL to root and every process descending from it on this machine (found in /proc by
  * their parents), a stopped one too: a job the watchdog ends leaves nothing behind (mpirun
  * puts ranks in process groups of their own, so a group's kill misses them). */

@@ -296,12 +296,11 @@ void tj_watch_tick(void *ctx)
     trainjob *t = ctx;
     tj_tail_tick(t);
     if (!t->res) return;
-    if (!t->wd_fired && tj_stalled(t, t->wd_why, sizeof t->wd_why)) {
-        /* a stalled job has nothing to save (a retry resumes the last checkpoint): ended at
-         * once, every process of it */
+    /* a stalled job has nothing to save (a retry resumes the last checkpoint): ended at once,
+     * every process of it; the tick after the child was reaped finds none, and a job that
+     * exited is not called stalled */
+    if (!t->wd_fired && tj_stalled(t, t->wd_why, sizeof t->wd_why) && scv_run_self_kill_tree())
         t->wd_fired = scv_now();
-        scv_run_self_kill_tree();
-    }
 }
 
 int tj_stalled(const trainjob *t, char *why, size_t cap)
@@ -309,15 +308,15 @@ int tj_stalled(const trainjob *t, char *why, size_t cap)
     double now = scv_now(), quiet = now - t->wd_last;
     if (!t->wd_seen[0]) {
         if (quiet <= t->wd.startup_s) return 0;
-        snprintf(why, cap, "no metrics line in %.0f s since it started (the start-up timeout, --stall-timeout; "
-                 "nothing written to %.400s)", quiet, t->tail_path);
+        snprintf(why, cap, "no metrics line in %g s since it started (the start-up timeout, --stall-timeout; "
+                 "nothing written to %.400s)", t->wd.startup_s, t->tail_path);
         return 1;
     }
     double limit = t->wd.stall_iters * t->wd_titer;
     if (limit < t->wd.stall_min_s) limit = t->wd.stall_min_s;
     if (quiet <= limit) return 0;
-    snprintf(why, cap, "no progress for %.0f s (the stall timeout: max(%.0f s, %.0f x its longest iteration "
-             "%.3g s), --stall-timeout); last seen: %s, %.0f s after it started", quiet, t->wd.stall_min_s,
+    snprintf(why, cap, "no progress for %.3g s (the stall timeout: max(%g s, %g x its longest iteration "
+             "%.3g s), --stall-timeout); last seen: %s, %.0f s after it started", limit, t->wd.stall_min_s,
              t->wd.stall_iters, t->wd_titer, t->wd_seen, t->wd_last - t->wd_start);
     return 1;
 }

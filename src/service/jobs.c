@@ -699,7 +699,7 @@ int svc_stop_sub(svc_state *s, long long id, scv_err *err)
     return rc;
 }
 
-static void sub_json(cJSON *a, const svc_sub *u)
+static void sub_json(cJSON *a, const svc_sub *u, int full)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o) return;
@@ -715,11 +715,16 @@ static void sub_json(cJSON *a, const svc_sub *u)
         if (u->exit_code >= 0) cJSON_AddNumberToObject(o, "exit_code", u->exit_code);
         else cJSON_AddNullToObject(o, "exit_code"); /* ended with the service: not known */
     }
-    if (u->error[0]) cJSON_AddStringToObject(o, "error", u->error);
+    if (u->error[0]) {
+        char e[sizeof u->error];
+        memcpy(e, u->error, sizeof e);
+        if (!full) svc_scrub_quoted(e);
+        cJSON_AddStringToObject(o, "error", e);
+    }
     cJSON_AddItemToArray(a, o);
 }
 
-char *svc_sub_json(svc_state *s, long long id)
+char *svc_sub_json(svc_state *s, long long id, int full)
 {
     pthread_mutex_lock(&s->jobs_mu);
     svc_sub *u = find_sub(s, id);
@@ -727,7 +732,7 @@ char *svc_sub_json(svc_state *s, long long id)
     if (u) {
         cJSON *a = cJSON_CreateArray();
         if (a) {
-            sub_json(a, u);
+            sub_json(a, u, full);
             cJSON *o = cJSON_GetArrayItem(a, 0);
             out = o ? cJSON_PrintUnformatted(o) : NULL;
             cJSON_Delete(a);
@@ -737,13 +742,13 @@ char *svc_sub_json(svc_state *s, long long id)
     return out;
 }
 
-char *svc_subs_json(svc_state *s)
+char *svc_subs_json(svc_state *s, int full)
 {
     pthread_mutex_lock(&s->jobs_mu);
     cJSON *o = cJSON_CreateObject(), *a = cJSON_CreateArray();
     char *out = NULL;
     if (o && a) {
-        for (size_t i = s->n_subs; i-- > 0;) sub_json(a, &s->subs[i]); /* newest first */
+        for (size_t i = s->n_subs; i-- > 0;) sub_json(a, &s->subs[i], full); /* newest first */
         cJSON_AddItemToObject(o, "submissions", a);
         a = NULL;
         cJSON_AddNumberToObject(o, "max_runs", s->cfg.max_runs);
@@ -753,6 +758,24 @@ char *svc_subs_json(svc_state *s)
     cJSON_Delete(o);
     pthread_mutex_unlock(&s->jobs_mu);
     return out;
+}
+
+void svc_scrub_quoted(char *text)
+{
+    char *w = text;
+    for (const char *r = text; *r;) {
+        const char *end = *r == '`' ? strchr(r + 1, '`') : NULL;
+        if (!end) {
+            *w++ = *r++;
+            continue;
+        }
+        size_t span = (size_t)(end + 1 - r); /* the quoted span, backquotes included */
+        const char *put = span >= strlen("`" SVC_HIDDEN "`") ? "`" SVC_HIDDEN "`" : span >= 5 ? "`...`" : "``";
+        size_t n = strlen(put) < span ? strlen(put) : span;
+        memmove(w, put, n); /* w <= r: never past what was read */
+        w += n, r = end + 1;
+    }
+    *w = 0;
 }
 
 /* Why a child failed, from its log: its last lines (at most LOG_REASON_LINES, newest last,

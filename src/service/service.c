@@ -209,7 +209,6 @@ static void cache_free(svc_state *s)
 /* What a read without the token does not show (docs/API.md, "Who may read what"): an
  * external trainer's command, hostfiles and every path a job names (the built-in dataset
  * names are not paths). The dashboard shows the rest; with the token, everything. */
-#define SVC_HIDDEN "(hidden: send the token)"
 
 static int hidden_setting(const char *name, const char *val)
 {
@@ -325,7 +324,7 @@ static char *runs_list(svc_state *s, struct MHD_Connection *c, int full, unsigne
     fputs("{\"runs\":[", f);
     for (size_t i = 0; i < n; i++) {
         if (i) fputc(',', f);
-        if (!full) hide_job_key(rs[i].job_key, sizeof rs[i].job_key);
+        if (!full) hide_job_key(rs[i].job_key, sizeof rs[i].job_key), svc_scrub_quoted(rs[i].why);
         scv_run_summary_json(f, &rs[i]);
     }
     fprintf(f, "],\"total\":%lld,\"limit\":%lld,\"offset\":%lld}", total, limit, offset);
@@ -448,7 +447,7 @@ static char *run_detail(svc_state *s, long long id, int full, unsigned *code, ch
                 report = h;
             }
             if (!full && job_ok) shown = hide_job(job);
-            if (!full) hide_job_key(sum.job_key, sizeof sum.job_key);
+            if (!full) hide_job_key(sum.job_key, sizeof sum.job_key), svc_scrub_quoted(sum.why);
             size_t len = 0;
             FILE *f = open_memstream(&head, &len);
             if (f) {
@@ -467,7 +466,7 @@ static char *run_detail(svc_state *s, long long id, int full, unsigned *code, ch
         if (!head) return NULL;
     }
     long long sub = svc_sub_of_run(s, id, 0);
-    char *subj = sub ? svc_sub_json(s, sub) : NULL, *out = NULL;
+    char *subj = sub ? svc_sub_json(s, sub, full) : NULL, *out = NULL;
     if (asprintf(&out, "%s,\"submission\":%s}", head, subj ? subj : "null") < 0) out = NULL;
     free(head);
     free(subj);
@@ -772,7 +771,7 @@ static enum MHD_Result post_run(svc_state *s, struct MHD_Connection *c, const re
     int rc = svc_submit(s, job, 0, &id, &err);
     free(job);
     if (rc) return send_error(c, rc == SCV_ERANGE ? 503 : 500, NULL, err.msg);
-    return send_json(c, 202, svc_sub_json(s, id));
+    return send_json(c, 202, svc_sub_json(s, id, 1));
 }
 
 static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, const req *q)
@@ -975,7 +974,7 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
     }
     if (!strcmp(p, "submissions")) {
         if (post) return send_error(c, 405, NULL, "GET only");
-        return send_json(c, 200, svc_subs_json(s));
+        return send_json(c, 200, svc_subs_json(s, full));
     }
     int runs = !strncmp(p, "runs/", 5), subs = !strncmp(p, "submissions/", 12);
     if (runs || subs) {
@@ -987,14 +986,14 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
         if (subs) {
             if (!*rest) {
                 if (post) return send_error(c, 405, NULL, "GET only");
-                char *b = svc_sub_json(s, id);
+                char *b = svc_sub_json(s, id, full);
                 return b ? send_json(c, 200, b) : send_error(c, 404, NULL, "no such submission");
             }
             if (!strcmp(rest, "stop")) {
                 if (!post) return send_error(c, 405, NULL, "POST only");
                 int rc = svc_stop_sub(s, id, &err);
                 if (rc) return send_error(c, rc == SCV_ENOTFOUND ? 404 : rc == SCV_EINVAL ? 409 : 500, NULL, err.msg);
-                return send_json(c, 202, svc_sub_json(s, id));
+                return send_json(c, 202, svc_sub_json(s, id, 1));
             }
             return send_error(c, 404, NULL, "no such path");
         }
@@ -1025,7 +1024,7 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
             if (rest[0] == 's') {
                 if (!sub) return send_error(c, 409, NULL, "the run is not running in this service");
                 if ((rc = svc_stop_sub(s, sub, &err))) return send_error(c, rc == SCV_EINVAL ? 409 : 500, NULL, err.msg);
-                return send_json(c, 202, svc_sub_json(s, sub));
+                return send_json(c, 202, svc_sub_json(s, sub, 1));
             }
             if (sub) return send_error(c, 409, NULL, "the run is queued or running already");
             if (!strcmp(sum.status, "done") || !strcmp(sum.status, "target not reached"))
@@ -1041,7 +1040,7 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
             free(stored);
             if (rc) return send_error(c, rc == SCV_EINFEASIBLE ? 422 : 500, field, err.msg);
             if ((rc = svc_submit(s, NULL, id, &sub, &err))) return send_error(c, rc == SCV_ERANGE ? 503 : 500, NULL, err.msg);
-            return send_json(c, 202, svc_sub_json(s, sub));
+            return send_json(c, 202, svc_sub_json(s, sub, 1));
         }
         return send_error(c, 404, NULL, "no such path");
     }

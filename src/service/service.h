@@ -152,8 +152,16 @@ int svc_stop_sub(svc_state *s, long long sub, scv_err *err);
 /* The submission running or queued for run (0: none), under jobs_mu. */
 long long svc_sub_of_run(svc_state *s, long long run, int active_only);
 /* JSON of one submission, or of all (malloc'ed). */
-char *svc_sub_json(svc_state *s, long long sub);
-char *svc_subs_json(svc_state *s);
+/* full: the reader sent the token; without it a submission's error has its quoted commands
+ * hidden (svc_scrub_quoted). */
+char *svc_sub_json(svc_state *s, long long sub, int full);
+char *svc_subs_json(svc_state *s, int full);
+/* What a read without the token sees in place of a hidden setting. */
+#define SVC_HIDDEN "(hidden: send the token)"
+/* text (NUL-terminated, changed in place, never longer) with every `quoted` span - how the
+ * drivers' messages quote a trainer's command - replaced by `SVC_HIDDEN` where it fits, else
+ * by `...`: a failure's words shown without the token do not carry the command. */
+void svc_scrub_quoted(char *text);
 /* Creates WORK_DIR, takes its lock, reloads the saved submissions (SCV_ECORRUPT naming the
  * file when it is damaged: it is left untouched) and starts the manager thread. */
 int svc_jobs_start(svc_state *s, scv_err *err);
