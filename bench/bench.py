@@ -8,7 +8,8 @@ alternating the two systems rep by rep and quoting medians.
       K=2 (global batch 128) against PyTorch DDP over gloo. Samples/s count iterations
       after the first 20 in both systems. With SCV_BASE_BIN=PATH (another build of
       scavenger, the previous main's say) that binary runs too, alternating rep by rep,
-      and its ratio is printed: a refactor's cost measured side by side.
+      and its ratio is printed: a refactor's cost measured side by side (SCV_BASE_FIRST=1:
+      the base runs first in each rep, to see an order effect).
   bench/bench.py overhead [--reps 7] [--iterations 800]
       Cost of the gradient-noise statistics: the same LeNet run with and without them.
   bench/bench.py accuracy
@@ -157,8 +158,10 @@ def throughput(reps=5, iterations=600):
     for k, b, peer in ((1, 64, "PyTorch"), (2, 128, "PyTorch DDP gloo")):
         ours, base, theirs = [], [], []
         for _ in range(reps):
+            if BASE_BIN and os.environ.get("SCV_BASE_FIRST"):  # the other order: base, then this build
+                base.append(scv_rate(k, b, iterations, bin=BASE_BIN))
             ours.append(scv_rate(k, b, iterations))
-            if BASE_BIN:
+            if BASE_BIN and not os.environ.get("SCV_BASE_FIRST"):
                 base.append(scv_rate(k, b, iterations, bin=BASE_BIN))
             theirs.append(peer_rate(k, b, iterations))
         o, t = statistics.median(ours), statistics.median(theirs)
