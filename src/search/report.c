@@ -29,17 +29,28 @@ static void json_num(FILE *f, const char *key, double v, int comma)
     else fputs("null", f);
 }
 
+/* How a run that reached its target reached it: plainly (the last accuracy at the target,
+ * or a loss target), or, the last accuracy under the target, by the confirmation's
+ * tolerance (evaluations on a subset, the whole set within tol) or by the window's mean.
+ * The one rule the headline and report.md say. */
+typedef enum { REACHED_NOT, REACHED_PLAIN, REACHED_TOL, REACHED_WINDOW } reached_how;
+static reached_how how_reached(const scv_run_params *p, const scv_run_result *r, double tol, int subset)
+{
+    if (!r->reached) return REACHED_NOT;
+    if (p->target_loss > 0 || !isfinite(r->accuracy) || !(r->accuracy < p->target_accuracy)) return REACHED_PLAIN;
+    return subset && p->target_accuracy - r->accuracy <= tol + 1e-9 ? REACHED_TOL : REACHED_WINDOW;
+}
+
 void scv_run_headline(const scv_run_params *p, const scv_run_result *r, double tol, double window_mean, int subset,
                       char *buf, size_t cap)
 {
     const int loss = p->target_loss > 0;
-    if (r->reached && !loss && isfinite(r->accuracy) && r->accuracy < p->target_accuracy) {
-        /* reached with the last accuracy under the target: by the confirmation's tolerance
-         * (evaluations on a subset, the whole set within tol), else by the window's mean */
+    reached_how how = how_reached(p, r, tol, subset);
+    if (how == REACHED_TOL || how == REACHED_WINDOW) {
         char win[96] = "";
         if (isfinite(window_mean))
             snprintf(win, sizeof win, ", %s window mean %.4f", subset ? "subset" : "evaluation", window_mean);
-        if (subset && p->target_accuracy - r->accuracy <= tol + 1e-9)
+        if (how == REACHED_TOL)
             snprintf(buf, cap, "target reached within the confirmation tolerance %g of %g: full test set %.4f%s", tol,
                      p->target_accuracy, r->accuracy, win);
         else
@@ -260,31 +271,11 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     return buf;
 }
 
-static char *report_md(const scv_run_params *p, const scv_run_result *r)
+/* report.md's choice: the decision, its communication option, what was predicted (or
+ * assumed, when nominal) at the decision, the target and where the run finished. */
+static void md_choice(FILE *f, const scv_run_params *p, const scv_run_result *r, const char *pt, const char *pc)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) return NULL;
     const scv_plan_result *res = r->plan;
-    char pt[32], pc[32], at[32], ac[32], st[32], sc[32];
-    scv_fmt_time(r->predicted_time_s, pt, sizeof pt);
-    scv_fmt_usd(r->predicted_cost, pc, sizeof pc);
-    scv_fmt_time(r->actual_time_s, at, sizeof at);
-    scv_fmt_usd(r->actual_cost, ac, sizeof ac);
-    scv_fmt_time(r->search_time_s, st, sizeof st);
-    scv_fmt_usd(r->search_cost, sc, sizeof sc);
-    fprintf(f, "# Scavenger run %lld\n\nJob `%s` on %s, target %s %.4f: **%s**", r->run_id, p->job_key,
-            vm_name(p), p->target_loss > 0 ? "training loss" : "test accuracy",
-            p->target_loss > 0 ? p->target_loss : p->target_accuracy,
-            r->state != SCV_STATE_DONE ? scv_run_state_name(r->state)
-            : !r->reached              ? "not reached"
-            : p->target_loss > 0 || !(r->accuracy < p->target_accuracy) ? "reached"
-            : p->policy.eval_subset > 0 && p->target_accuracy - r->accuracy <= SCV_TARGET_CONFIRM_TOL + 1e-9
-                ? "reached within the confirmation tolerance " SCV_TARGET_CONFIRM_TOL_TEXT " of the whole test set"
-                : "reached by the mean of the evaluation window");
-    if (isfinite(r->accuracy)) fprintf(f, " (%.4f after %.2f epochs)", r->accuracy, r->epochs);
-    fprintf(f, ".\n\n## Choice\n\n");
     if (res) {
         const scv_plan_result *dec = r->decision ? r->decision : res;
         const scv_plan_point *ch = &dec->points[dec->chosen];
@@ -333,6 +324,78 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
     } else {
         fprintf(f, "%s.\n\n", r->why[0] ? r->why : "no plan was made");
     }
+}
+
+/* report.md's steps table, the fitted models and the latest plan's front. */
+static void md_steps_models(FILE *f, const scv_run_params *p, const scv_run_result *r)
+{
+    const scv_plan_result *res = r->plan;
+    fprintf(f, "## Steps\n\n| # | phase | K | B | iterations | ms/iteration | seconds | idle before (s) | test acc |\n"
+               "|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < r->n_steps; i++) {
+        const scv_run_step *t = &r->steps[i];
+        fprintf(f, "| %zu | %s | %d | %d | %lld | ", i + 1, t->phase, t->workers, t->batch, (long long)t->iterations);
+        if (isfinite(t->t_iter)) fprintf(f, "%.2f", 1e3 * t->t_iter);
+        else fputs("-", f);
+        fprintf(f, " | %.2f | ", t->iterations ? t->last_end - t->first_start : 0);
+        if (isfinite(t->idle_before)) fprintf(f, "%.2f", t->idle_before);
+        else fputs("-", f);
+        fputs(" | ", f);
+        if (isfinite(t->accuracy)) fprintf(f, "%.4f%s", t->accuracy, t->reached ? " (target)" : "");
+        else fputs("-", f);
+        fputs(" |\n", f);
+    }
+    if (res) {
+        const scv_perf_model *pf = &r->perf;
+        fprintf(f, "\n## Models\n\nParallel: t_iter = %.4g ms + %.4g ms x b + ring(alpha %.4g ms, beta %.4g ns/byte), "
+                   "fit error %.1f%% over %d configurations. Statistical: %s.\n\n",
+                1e3 * pf->c0, 1e3 * pf->c1, 1e3 * pf->alpha, 1e9 * pf->beta, 100 * pf->mare, pf->n_points,
+                r->stat.note);
+        if (r->relative) /* the latest plan's times are nominal too */
+            fprintf(f, "## Trade-off (the latest plan; nominal: %.3g epochs at B=%d assumed, the target's epochs "
+                       "unknown)\n\n![cost against time](tradeoff.svg)\n\n"
+                       "| vm | K | B | nominal time (%.3g epochs assumed) | nominal cost | band | |\n"
+                       "|---|---|---|---|---|---|---|\n", r->target_epochs, r->target_batch, r->target_epochs);
+        else
+            fprintf(f, "## Trade-off (the latest plan)\n\n![cost against time](tradeoff.svg)\n\n"
+                       "| vm | K | B | predicted time | predicted cost | band | |\n|---|---|---|---|---|---|---|\n");
+        for (size_t i = 0; i < res->n_front; i++) {
+            const scv_plan_point *q = &res->points[res->front[i]];
+            char t[32], c[32];
+            scv_fmt_time(q->time_s, t, sizeof t);
+            scv_fmt_usd(q->cost, c, sizeof c);
+            fprintf(f, "| %s | %d | %d | %s | %s | +-%.1f%% | %s%s |\n", p->catalog->vms[q->vm].name, q->workers,
+                    q->batch, t, c, 100 * q->err_rel, (long)res->front[i] == res->chosen ? "chosen" : "",
+                    q->extrapolated ? " extrapolated" : "");
+        }
+    }
+}
+
+static char *report_md(const scv_run_params *p, const scv_run_result *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    char pt[32], pc[32], at[32], ac[32], st[32], sc[32];
+    scv_fmt_time(r->predicted_time_s, pt, sizeof pt);
+    scv_fmt_usd(r->predicted_cost, pc, sizeof pc);
+    scv_fmt_time(r->actual_time_s, at, sizeof at);
+    scv_fmt_usd(r->actual_cost, ac, sizeof ac);
+    scv_fmt_time(r->search_time_s, st, sizeof st);
+    scv_fmt_usd(r->search_cost, sc, sizeof sc);
+    fprintf(f, "# Scavenger run %lld\n\nJob `%s` on %s, target %s %.4f: **%s**", r->run_id, p->job_key,
+            vm_name(p), p->target_loss > 0 ? "training loss" : "test accuracy",
+            p->target_loss > 0 ? p->target_loss : p->target_accuracy,
+            r->state != SCV_STATE_DONE ? scv_run_state_name(r->state)
+                                       : (const char *[]){"not reached", "reached",
+                                                          "reached within the confirmation tolerance "
+                                                          SCV_TARGET_CONFIRM_TOL_TEXT " of the whole test set",
+                                                          "reached by the mean of the evaluation window"}
+                                             [how_reached(p, r, SCV_TARGET_CONFIRM_TOL, p->policy.eval_subset > 0)]);
+    if (isfinite(r->accuracy)) fprintf(f, " (%.4f after %.2f epochs)", r->accuracy, r->epochs);
+    fprintf(f, ".\n\n## Choice\n\n");
+    md_choice(f, p, r, pt, pc);
     fprintf(f, "Actual, the whole run (search and idle included): %s, %s.\n\n", at, ac);
     fprintf(f, "Search: %s and %s in warm-up and search steps (all of it training at the same data position)", st, sc);
     if (isfinite(r->search_budget_s)) {
@@ -374,45 +437,7 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
         }
         fputc('\n', f);
     }
-    fprintf(f, "## Steps\n\n| # | phase | K | B | iterations | ms/iteration | seconds | idle before (s) | test acc |\n"
-               "|---|---|---|---|---|---|---|---|---|\n");
-    for (size_t i = 0; i < r->n_steps; i++) {
-        const scv_run_step *t = &r->steps[i];
-        fprintf(f, "| %zu | %s | %d | %d | %lld | ", i + 1, t->phase, t->workers, t->batch, (long long)t->iterations);
-        if (isfinite(t->t_iter)) fprintf(f, "%.2f", 1e3 * t->t_iter);
-        else fputs("-", f);
-        fprintf(f, " | %.2f | ", t->iterations ? t->last_end - t->first_start : 0);
-        if (isfinite(t->idle_before)) fprintf(f, "%.2f", t->idle_before);
-        else fputs("-", f);
-        fputs(" | ", f);
-        if (isfinite(t->accuracy)) fprintf(f, "%.4f%s", t->accuracy, t->reached ? " (target)" : "");
-        else fputs("-", f);
-        fputs(" |\n", f);
-    }
-    if (res) {
-        const scv_perf_model *pf = &r->perf;
-        fprintf(f, "\n## Models\n\nParallel: t_iter = %.4g ms + %.4g ms x b + ring(alpha %.4g ms, beta %.4g ns/byte), "
-                   "fit error %.1f%% over %d configurations. Statistical: %s.\n\n",
-                1e3 * pf->c0, 1e3 * pf->c1, 1e3 * pf->alpha, 1e9 * pf->beta, 100 * pf->mare, pf->n_points,
-                r->stat.note);
-        if (r->relative) /* the latest plan's times are nominal too */
-            fprintf(f, "## Trade-off (the latest plan; nominal: %.3g epochs at B=%d assumed, the target's epochs "
-                       "unknown)\n\n![cost against time](tradeoff.svg)\n\n"
-                       "| vm | K | B | nominal time (%.3g epochs assumed) | nominal cost | band | |\n"
-                       "|---|---|---|---|---|---|---|\n", r->target_epochs, r->target_batch, r->target_epochs);
-        else
-            fprintf(f, "## Trade-off (the latest plan)\n\n![cost against time](tradeoff.svg)\n\n"
-                       "| vm | K | B | predicted time | predicted cost | band | |\n|---|---|---|---|---|---|---|\n");
-        for (size_t i = 0; i < res->n_front; i++) {
-            const scv_plan_point *q = &res->points[res->front[i]];
-            char t[32], c[32];
-            scv_fmt_time(q->time_s, t, sizeof t);
-            scv_fmt_usd(q->cost, c, sizeof c);
-            fprintf(f, "| %s | %d | %d | %s | %s | +-%.1f%% | %s%s |\n", p->catalog->vms[q->vm].name, q->workers,
-                    q->batch, t, c, 100 * q->err_rel, (long)res->front[i] == res->chosen ? "chosen" : "",
-                    q->extrapolated ? " extrapolated" : "");
-        }
-    }
+    md_steps_models(f, p, r);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;
