@@ -260,7 +260,7 @@ int cmd_serve(int argc, char **argv)
             goto fail;
         }
     }
-    int loopback = !strncmp(c->listen_addr, "127.", 4) || !strcmp(c->listen_addr, "localhost");
+    int loopback = svc_is_loopback(c->listen_addr);
     fprintf(stderr, "scavenger serve: listening on http://%s:%d/ (store %s, %d run%s at a time)%s\n", c->listen_addr,
             s->bound_port, c->db, c->max_runs, c->max_runs == 1 ? "" : "s",
             loopback ? "" : "; off loopback: every API call needs the token");

@@ -101,18 +101,8 @@ static int setup_identity(scv_job_setup *js, char *const *names, char *const *va
     if (!exec) {
         /* the built-in trainer's network, checked as its own check does before a run is
          * stored (an unknown model once stored a failed run, exit 1, its time shown "nan") */
-        if (!scv_net_known(model)) {
-            char m[400], near[64] = "";
-            if (scv_nearest_in_list(model, SCV_NET_NAMES, near, sizeof near) == NULL) near[0] = 0;
-            snprintf(m, sizeof m, "--model '%.200s': unknown model (expected one of " SCV_NET_NAMES ")%s%s%s", model,
-                     near[0] ? "; did you mean '" : "", near, near[0] ? "'?" : "");
-            return bad(js, err, "%s", m);
-        }
-        if (!strcmp(model, "mlp")) {
-            scv_net_spec spec;
-            scv_err e = {0};
-            if (scv_net_parse_hidden(hidden ? hidden : t.hidden, &spec, &e)) return bad(js, err, "%s", e.msg);
-        }
+        scv_err e = {0};
+        if (scv_net_check(model, hidden ? hidden : t.hidden, &e)) return bad(js, err, "%s", e.msg);
         snprintf(js->job_key, sizeof js->job_key, "model=%s;hidden=%s;dataset=%s", model,
                  hidden ? hidden : !strcmp(model, "mlp") ? t.hidden : "-", dataset ? dataset : t.dataset);
         return SCV_OK;

@@ -118,17 +118,8 @@ scv_train_params scv_train_params_default(void)
 /* The job: the model, the workers, the batch, the optimiser. */
 static int check_job(const scv_train_params *p, scv_err *err)
 {
-    if (!p->model || !scv_net_known(p->model)) {
-        char near[64] = "";
-        if (!scv_nearest_in_list(p->model, SCV_NET_NAMES, near, sizeof near)) near[0] = 0;
-        return scv_err_set(err, SCV_EINVAL, "--model '%s': unknown model (expected one of " SCV_NET_NAMES ")%s%s%s",
-                           p->model ? p->model : "", near[0] ? "; did you mean '" : "", near, near[0] ? "'?" : "");
-    }
-    if (!strcmp(p->model, "mlp")) {
-        scv_net_spec spec;
-        int rc = scv_net_parse_hidden(p->hidden, &spec, err);
-        if (rc) return rc;
-    }
+    int rc = scv_net_check(p->model, p->hidden, err);
+    if (rc) return rc;
     const scv_straggler_rule *sr = &p->straggler;
     if (!(sr->fraction >= 0 && sr->fraction < 1))
         return scv_err_set(err, SCV_EINVAL, "--straggler-fraction %g: must be in [0, 1)", sr->fraction);

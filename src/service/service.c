@@ -820,7 +820,7 @@ static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, const r
 
 /* ---- routing ---- */
 
-static int is_loopback(const char *addr)
+int svc_is_loopback(const char *addr)
 {
     return !strncmp(addr, "127.", 4) || !strcmp(addr, "localhost") || !strcmp(addr, "::1");
 }
@@ -835,7 +835,7 @@ static int host_ok(svc_state *s, struct MHD_Connection *c, const char *host)
     char port[16], local[INET6_ADDRSTRLEN] = "";
     snprintf(port, sizeof port, "%d", s->bound_port);
     const char *names[4] = {s->cfg.listen_addr, NULL, NULL, NULL};
-    if (is_loopback(s->cfg.listen_addr)) {
+    if (svc_is_loopback(s->cfg.listen_addr)) {
         names[1] = "localhost", names[2] = "127.0.0.1", names[3] = "[::1]";
     } else if (!strcmp(s->cfg.listen_addr, "0.0.0.0")) {
         const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -948,7 +948,7 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
         return send_error(c, 404, NULL, "no such page");
     }
     int full = token_ok(s, c, events); /* with the token a read shows everything (hidden_setting) */
-    if (!is_loopback(s->cfg.listen_addr) && !full)
+    if (!svc_is_loopback(s->cfg.listen_addr) && !full)
         return send_error(c, 401, NULL, "this service listens off loopback: every call needs Authorization: Bearer "
                                         "TOKEN (?token= only on /api/runs/ID/events)");
     if (post && !full) return send_error(c, 401, NULL, "a write needs Authorization: Bearer TOKEN");

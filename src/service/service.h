@@ -156,6 +156,9 @@ long long svc_sub_of_run(svc_state *s, long long run, int active_only);
  * hidden (svc_scrub_quoted). */
 char *svc_sub_json(svc_state *s, long long sub, int full);
 char *svc_subs_json(svc_state *s, int full);
+/* 1 when the service listens on a loopback address (127.x, localhost, ::1): the one test of
+ * who can reach it (reads without the token, the Host names accepted, serve's warning). */
+int svc_is_loopback(const char *addr);
 /* What a read without the token sees in place of a hidden setting. */
 #define SVC_HIDDEN "(hidden: send the token)"
 /* text (NUL-terminated, changed in place, never longer) with every `quoted` span - how the

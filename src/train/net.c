@@ -224,6 +224,20 @@ int scv_net_known(const char *name)
     return 0;
 }
 
+int scv_net_check(const char *model, const char *hidden, scv_err *err)
+{
+    if (!model || !scv_net_known(model)) {
+        char near[64] = "";
+        if (!model || !scv_nearest_in_list(model, SCV_NET_NAMES, near, sizeof near)) near[0] = 0;
+        return scv_err_set(err, SCV_EINVAL, "--model '%.200s': unknown model (expected one of " SCV_NET_NAMES ")%s%s%s",
+                           model ? model : "", near[0] ? "; did you mean '" : "", near, near[0] ? "'?" : "");
+    }
+    if (strcmp(model, "mlp")) return SCV_OK;
+    scv_net_spec spec;
+    if (!hidden) return scv_err_set(err, SCV_EINVAL, "--hidden: the mlp's layer sizes are not given");
+    return scv_net_parse_hidden(hidden, &spec, err);
+}
+
 int scv_net_new(const scv_net_spec *spec, scv_net **out, scv_err *err)
 {
     *out = NULL;

@@ -53,6 +53,11 @@ int scv_net_new(const scv_net_spec *spec, scv_net **out, scv_err *err);
 #define SCV_NET_NAMES "logreg|mlp|lenet|resnet"
 /* 1 when name is one of SCV_NET_NAMES. */
 int scv_net_known(const char *name);
+/* The network a job names, checked before anything runs: model one of SCV_NET_NAMES (an
+ * unknown one named with the nearest), and an mlp's hidden layers (the caller's, its default
+ * resolved).
+ * SCV_EINVAL naming --model or --hidden. The one check the trainer and the job setup use. */
+int scv_net_check(const char *model, const char *hidden, scv_err *err);
 void scv_net_free(scv_net *m);
 size_t scv_net_nparams(const scv_net *m);
 float *scv_net_params(scv_net *m);
