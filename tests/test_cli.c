@@ -1160,9 +1160,11 @@ static void t_reliability(void)
     CHECK_MSG(strstr(out, "in use by another training job"), "%s", out);
     if (fd >= 0) close(fd);
     CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --batch 32 --iterations 3 --checkpoint %s", bin, d), 0);
-    /* ... and a job holds it while it runs: a second one started meanwhile is refused */
+    /* ... and a job holds it while it runs: a second one started meanwhile is refused (the first
+     * is stopped below; its iterations only bound it: 100000 took 4.8 s, too short on a loaded
+     * machine for the second to start inside it) */
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s train " JOB " --batch 32 --iterations 100000 --checkpoint %s >/dev/null 2>&1", bin, d);
+    snprintf(cmd, sizeof cmd, "%s train " JOB " --batch 32 --iterations 100000000 --checkpoint %s >/dev/null 2>&1", bin, d);
     pid_t pid = spawn_group(cmd);
     int held = 0;
     for (int i = 0; i < 600 && !held; i++) { /* until the first job holds the lock */
