@@ -207,6 +207,32 @@ long scv_target_first_reached(scv_metric metric, const double *y, size_t n, doub
  * B_noise = +inf gives E(B0); NaN for B0, B or B_noise <= 0. */
 double scv_samples_at_batch(double samples_b0, double b0, double b, double b_noise);
 
+/* ---- the learning-curve corpus (data/curves.jsonl, read by src/io/curves.c) ----
+ * Curves measured on the built-in models and datasets, each a fixed-epoch training run at
+ * one (B, learning-rate rule), with the command that made it; a prior for the learning
+ * curves of new jobs and the labelled examples that calibrate the curve's bands. */
+typedef struct scv_lcurve {
+    char job[64];               /* the job's name in the corpus (its curves share it) */
+    char model[16];             /* lenet, mlp, logreg, resnet, exec (a job may be left out
+                                   by model when judging one) */
+    char dataset[32];           /* fashion-mnist, synthetic:N, ... */
+    int batch;                  /* global batch B */
+    int base_batch;             /* B0 of the learning-rate rule */
+    scv_lr_scaling lr_scaling;  /* how the learning rate followed B */
+    double lr;                  /* base learning rate at B0 */
+    int workers, seed;
+    double n_train;             /* samples per epoch */
+    size_t n;                   /* evaluations, in order */
+    double *samples;            /* samples seen at each (non-decreasing) */
+    double *accuracy;           /* test accuracy there (NaN: not measured) */
+    double *loss;               /* period-mean training loss there (NaN: not measured) */
+} scv_lcurve;
+typedef struct scv_lcurve_set {
+    scv_lcurve *c;
+    size_t n;
+} scv_lcurve_set;
+void scv_lcurve_set_free(scv_lcurve_set *s);
+
 /* A VM type's price per hour under a pricing policy: on-demand; spot = the middle of the
  * catalog's spot range; memory = vcpus * rate_cpu + ceil(mem_bytes in GiB) * rate_gib.
  * NaN when the catalog has no such price. */
