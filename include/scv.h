@@ -934,8 +934,8 @@ typedef struct scv_run_policy {
                                    predicted job time (0 = no budget; unknown job: none) */
     double search_rule_out;     /* 2: skip profiling a configuration predicted this many times
                                    slower to the target than the best measured one */
-    double curve_max_band;      /* 2.5: the learning curve predicts the target only when the
-                                   band's hi / lo is at most this (else the plan stays relative) */
+    double band_coverage;       /* 0.8: the nominal coverage of the target's band, calibrated
+                                   on curves whose course is known (the corpus, stored runs) */
     double unknown_segment_epochs; /* 1: training segments while the target is unknown (the
                                    loop re-plans after each, once the curve predicts it) */
     double scaling_threshold;   /* 0.1: Or et al.'s S (scaling SCV_SCALING_THROUGHPUT) */
@@ -975,6 +975,8 @@ typedef struct scv_run_params {
      * n_comms 0 = dense only): comms[0] is dense */
     scv_plan_comm comms[SCV_PLAN_MAX_COMMS + 1]; size_t n_comms;
     double compress_iterations; /* their iterations to target relative to dense (0 = 1) */
+    const char *curve_corpus;   /* learning curves that calibrate the target's band (NULL: the
+                                   shipped data/curves.jsonl; "none": only the store's runs) */
 } scv_run_params;
 /* Defaults: workers 1,2; batches 64,256; partial search; knee; gns; ring; on-demand. */
 SCV_API scv_run_params scv_run_params_default(void);
@@ -1039,7 +1041,11 @@ typedef struct scv_run_result {
     scv_target_source target_source; /* where the target's epochs came from */
     double target_epochs, target_epochs_lo, target_epochs_hi; /* at target_batch */
     int target_batch;
-    char target_note[192];      /* how the target was predicted (curve, evaluations, band) */
+    char target_note[384];      /* how the target was predicted (curve, evaluations, band) */
+    double target_p_reach;      /* P(the target is reached within max_epochs) (NaN: not from a
+                                   curve) */
+    double target_nearest;      /* the target predicted out of reach: the value reached by
+                                   max_epochs with probability 1/2 (NaN otherwise) */
     double price_hr;            /* per VM under the run's pricing */
     double actual_time_s, actual_cost; /* the whole run, search and idle included */
     double search_time_s, search_cost; /* warm-up and search steps */

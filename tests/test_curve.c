@@ -194,11 +194,93 @@ static void t_batch_carry_over(void)
     CHECK_NEAR(scv_samples_at_batch(e64, 64, 512, 300), e512, 1e-12, 0);
 }
 
+
+/* Synthetic accuracy curves of one family, as a corpus: y = a - b (x + x0)^-c + noise, or a
+ * saturating exponential, over 10 epochs of 60000 samples, 200 evaluations. */
+static void synth_corpus(scv_lcurve_set *set, size_t n, uint64_t seed)
+{
+    scv_rng r;
+    scv_rng_seed(&r, seed);
+    set->n = n;
+    set->c = calloc(n, sizeof *set->c);
+    for (size_t i = 0; i < n; i++) {
+        scv_lcurve *c = &set->c[i];
+        c->n = 200, c->n_train = 60000, c->batch = 64;
+        c->samples = malloc(sizeof(double) * c->n), c->accuracy = malloc(sizeof(double) * c->n);
+        c->loss = malloc(sizeof(double) * c->n);
+        scv_curve t = {.metric = SCV_METRIC_ACCURACY, .a = 0.85 + 0.1 * scv_rng_uniform(&r),
+                       .b = 0.5 + 0.3 * scv_rng_uniform(&r)};
+        if (i % 3 == 2) t.form = SCV_CURVE_EXP, t.tau = 60000 * (0.3 + 1.5 * scv_rng_uniform(&r));
+        else t.form = SCV_CURVE_POW, t.c = 0.3 + 0.9 * scv_rng_uniform(&r), t.x0 = 3000 * scv_rng_uniform(&r);
+        if (t.form == SCV_CURVE_POW) t.b *= pow(60000, t.c) * 0.2; /* comparable gaps at one epoch */
+        for (size_t k = 0; k < c->n; k++) {
+            c->samples[k] = 60000 * 0.05 * (double)(k + 1);
+            c->accuracy[k] = fmin(1, scv_curve_eval(&t, c->samples[k]) + 0.003 * scv_rng_normal(&r));
+            c->loss[k] = NAN;
+        }
+    }
+}
+
+/* The band is split-conformal: on curves of the family it was calibrated on, the 80% band
+ * covers 70-90% of the held-out examples (prefixes x targets), and a forecast is ordered. */
+static void t_calib_coverage(void)
+{
+    scv_lcurve_set a = {0}, b = {0};
+    synth_corpus(&a, 30, 21);
+    synth_corpus(&b, 30, 22);
+    scv_calib ca, cb;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_calib_build(&a, NULL, &ca, &e), SCV_OK);
+    CHECK_EQ_INT(scv_calib_build(&b, NULL, &cb, &e), SCV_OK);
+    CHECK(ca.n_examples[0] > 300 && ca.n_examples[1] == 0);
+    size_t n = 0, in = 0, inf_truths = 0;
+    for (int k = 0; k < SCV_CALIB_KINDS; k++)
+        for (int bin = 0; bin < SCV_CALIB_BINS; bin++) {
+            const scv_calib_cell *c = &cb.cell[0][k][bin];
+            double lo, med, hi;
+            size_t m;
+            if (!c->n || scv_calib_band(&ca, NULL, SCV_METRIC_ACCURACY, (scv_calib_kind)k, bin, &lo, &med, &hi, &m))
+                continue;
+            CHECK(lo <= med && med <= hi);
+            for (size_t i = 0; i < c->n; i++, n++) {
+                in += c->r[i] >= lo && c->r[i] <= hi;
+                inf_truths += isinf(c->r[i]);
+            }
+        }
+    CHECK(n > 300);
+    CHECK(inf_truths > 0); /* targets beyond a curve's best are among the examples */
+    CHECK_MSG((double)in / n >= 0.7 && (double)in / n <= 0.9, "coverage %.3f over %zu", (double)in / n, n);
+    printf("# calibrated 80%% band: coverage %.3f over %zu held-out examples\n", (double)in / n, n);
+    /* a forecast from one held-out curve's first 1.5 epochs to a target it reaches at ~6 */
+    const scv_lcurve *h = &b.c[0];
+    double target = h->accuracy[120];
+    scv_forecast f;
+    CHECK_EQ_INT(scv_calib_forecast(&ca, NULL, SCV_METRIC_ACCURACY, h->samples, h->accuracy, 30, target,
+                                    30 * 60000.0, 1, &f, &e), SCV_OK);
+    CHECK(f.calibrated && f.n_examples >= 30);
+    CHECK(f.lo >= h->samples[29] && f.lo <= f.x_med && f.x_med <= f.hi);
+    CHECK(f.p_reach >= 0 && f.p_reach <= 1);
+    /* uncalibrated: the curve's bootstrap */
+    CHECK_EQ_INT(scv_calib_forecast(NULL, NULL, SCV_METRIC_ACCURACY, h->samples, h->accuracy, 30, target,
+                                    30 * 60000.0, 1, &f, &e), SCV_OK);
+    CHECK(!f.calibrated);
+    /* a target past the ideal: never reached, said so */
+    CHECK_EQ_INT(scv_calib_forecast(&ca, NULL, SCV_METRIC_ACCURACY, h->samples, h->accuracy, 30, 0.9999,
+                                    30 * 60000.0, 1, &f, &e), SCV_OK);
+    CHECK(f.p_reach < 0.5 && !(f.x_med <= 30 * 60000.0));
+    CHECK(isfinite(f.nearest) && f.nearest < 0.9999 && f.nearest > h->accuracy[29] - 0.05);
+    CHECK_EQ_INT(scv_calib_forecast(&ca, NULL, SCV_METRIC_ACCURACY, h->samples, h->accuracy, 2, target,
+                                    30 * 60000.0, 1, &f, &e), SCV_EINVAL);
+    scv_calib_free(&ca), scv_calib_free(&cb);
+    scv_lcurve_set_free(&a), scv_lcurve_set_free(&b);
+}
+
 static const scv_test tests[] = {
     {"fit_recovers_each_form", t_fit_recovers_each_form},
     {"band_covers_truth", t_band_covers_truth},
     {"errors_and_unreachable", t_errors_and_unreachable},
     {"smoothed_target", t_smoothed_target},
     {"batch_carry_over", t_batch_carry_over},
+    {"calib_coverage", t_calib_coverage},
 };
 SCV_TEST_MAIN(tests)

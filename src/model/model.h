@@ -233,6 +233,70 @@ typedef struct scv_lcurve_set {
 } scv_lcurve_set;
 void scv_lcurve_set_free(scv_lcurve_set *s);
 
+/* ---- calibrated forecasts of a curve's crossing (src/model/calib.c states the method) ----
+ * Split-conformal: the log errors ln(x_true / x^) of raw crossings x^ made from prefixes of
+ * curves whose course is known, binned by metric, kind and extrapolation length
+ * rho = ln(x^ / x_c); their quantiles turn a raw crossing into a median and a band. */
+typedef enum { SCV_CALIB_PRIMARY = 0, SCV_CALIB_TAIL, SCV_CALIB_NONE } scv_calib_kind;
+#define SCV_CALIB_KINDS 3
+#define SCV_CALIB_BINS 6
+#define SCV_CALIB_MULTS 8
+const char *scv_calib_kind_name(scv_calib_kind k); /* "fit", "tail", "none" */
+
+typedef struct scv_calib_policy {
+    double coverage;            /* 0.8: the band's nominal coverage */
+    int min_examples;           /* 30: a bin with fewer pools its neighbours' */
+    int prefixes;               /* 10 prefixes of each known curve, log-spaced ... */
+    double first_prefix_share, last_prefix_share; /* ... from 2% to 70% of its samples */
+    double rho_edges[SCV_CALIB_BINS - 1]; /* 0.25 0.6 1 1.6 2.4: bins of rho */
+    double target_mults[SCV_CALIB_MULTS]; /* 1.3 .. 14: targets = the curve's best by these
+                                   multiples of the prefix's end */
+    double beyond_share;        /* 0.5: and one target this share of the prefix's remaining
+                                   gain beyond the curve's best (never reached) */
+    int max_points;             /* 40: a prefix is thinned evenly to at most this many points
+                                   (a run's evaluations every 0.25 epochs over 10 epochs) */
+} scv_calib_policy;
+scv_calib_policy scv_calib_policy_default(void);
+
+typedef struct scv_calib_cell {
+    double *r;                  /* log errors (+inf: never reached past x^) */
+    size_t n, cap;
+} scv_calib_cell;
+typedef struct scv_calib {
+    scv_calib_cell cell[2][SCV_CALIB_KINDS][SCV_CALIB_BINS]; /* [accuracy, loss] */
+    size_t n_examples[2], n_curves[2];
+} scv_calib;
+/* Examples from every curve of the corpus (either metric where measured). */
+int scv_calib_build(const scv_lcurve_set *corpus, const scv_calib_policy *pol, scv_calib *out, scv_err *err);
+/* Examples from one more known curve (a stored run's): x samples (non-decreasing), y. */
+int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const double *y, size_t n,
+                  const scv_calib_policy *pol, scv_err *err);
+void scv_calib_free(scv_calib *c);
+
+typedef struct scv_forecast {
+    scv_calib_kind kind;
+    scv_curve fit;              /* the curve behind x_hat */
+    double x_hat;               /* raw crossing [samples] (kind NONE: the last x) */
+    double rho;                 /* ln(x_hat / last x) */
+    double x_med, lo, hi;       /* calibrated median and band [samples]; hi +inf: the band's
+                                   top share never reaches the target */
+    double p_reach;             /* P(reached within the horizon) */
+    double horizon;             /* [samples] (<= 0: none) */
+    double nearest;             /* when the median is past the horizon: the target value
+                                   reached there with probability 1/2 (NaN otherwise) */
+    int calibrated;             /* 0: no examples; band from the curve's bootstrap */
+    size_t n_examples;          /* the pooled examples behind the band */
+} scv_forecast;
+/* The quantiles (1-C)/2, 1/2, (1+C)/2 of the log errors of a cell, pooled as a forecast pools
+ * them (*n: how many); SCV_ENOTFOUND (NaN) with fewer than min_examples. */
+int scv_calib_band(const scv_calib *cal, const scv_calib_policy *pol, scv_metric metric, scv_calib_kind kind,
+                   int bin, double *q_lo, double *q_med, double *q_hi, size_t *n);
+int scv_calib_bin(const scv_calib_policy *pol, double rho); /* the bin of rho */
+/* Forecast from this curve's points x, y [0, n) (n >= the curve policy's min_points). */
+int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_metric metric, const double *x,
+                       const double *y, size_t n, double target, double horizon, uint64_t seed,
+                       scv_forecast *out, scv_err *err);
+
 /* A VM type's price per hour under a pricing policy: on-demand; spot = the middle of the
  * catalog's spot range; memory = vcpus * rate_cpu + ceil(mem_bytes in GiB) * rate_gib.
  * NaN when the catalog has no such price. */

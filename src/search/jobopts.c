@@ -92,9 +92,13 @@ static const scv_option JOB_OPTIONS[] = {
     {"search-eval-every-epochs", "E", "evaluation period while warming up and searching\n(default 0.05)", 0, L,
      NULL},
     {"target-epochs", "E", "the target's epochs, if known (else learnt from a stored run\n"
-                           "of the same job, else predicted from this run's learning\n"
-                           "curve, else the plan is relative)", 0, L, NULL},
+                           "of the same job, else forecast from this run's learning curve\n"
+                           "with a calibrated band; nominal only before its first\n"
+                           "evaluations)", 0, L, NULL},
     {"target-batch", "B0", "the batch of --target-epochs", 0, L, NULL},
+    {"curve-corpus", "FILE|none", "learning curves whose course is known, to calibrate the\n"
+                                  "target's band (default data/curves.jsonl; none: only the\n"
+                                  "store's finished runs)", 0, L | PATH, NULL},
     {NULL, NULL, "Where:", 0, 0, NULL},
     {"driver", "elastic|relaunch|exec", "how segments run (default elastic; exec with\n"
                                         "--exec; relaunch with --hosts): one job that changes K and\n"

@@ -103,6 +103,8 @@ typedef struct loop {
     stored_est stored;              /* the target from stored runs of the job (stored_target:
                                        found once, the store's targets do not change while
                                        this run trains) */
+    scv_calib calib;                /* the band's calibration: the corpus's curves and the
+                                       store's finished runs (load_calib) */
 } loop;
 
 /* ---- events ---- */
@@ -565,6 +567,61 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
 
 /* ---- planning ---- */
 
+/* The stored runs whose curves calibrate the band: the newest finished ones. */
+#define SCV_CALIB_STORED_RUNS 64
+
+/* The band's calibration: the corpus's curves (p->curve_corpus, default the shipped
+ * data/curves.jsonl, "none": none) and the finished runs of the store, each a labelled
+ * example of prediction against outcome (scv_calib_add). A corpus that cannot be read is
+ * an error: the run would otherwise state bands calibrated on nothing. */
+static int load_calib(loop *l, scv_err *err)
+{
+    const scv_run_params *p = l->p;
+    char buf[4096];
+    const char *path = p->curve_corpus ? p->curve_corpus : scv_data_file("curves.jsonl", buf, sizeof buf);
+    scv_calib_policy cp = scv_calib_policy_default();
+    cp.coverage = l->pol->band_coverage;
+    int rc;
+    if (strcmp(path, "none")) {
+        scv_lcurve_set set = {0};
+        if ((rc = scv_lcurves_load(path, &set, err))) return rc;
+        rc = scv_calib_build(&set, &cp, &l->calib, err);
+        scv_lcurve_set_free(&set);
+        if (rc) return rc;
+    }
+    size_t corpus[2] = {l->calib.n_curves[0], l->calib.n_curves[1]}, n_runs = 0;
+    scv_run_summary *runs;
+    size_t n;
+    long long total;
+    if (scv_store_runs_page(p->store, NULL, "done", SCV_CALIB_STORED_RUNS, 0, &runs, &n, &total, NULL) == SCV_OK) {
+        for (size_t i = 0; i < n; i++) {
+            scv_run_step *steps;
+            size_t n_steps, n_ev;
+            scv_eval_sample *ev = NULL;
+            progress g = {0};
+            if (runs[i].id == l->r->run_id || scv_store_load_steps(p->store, runs[i].id, &steps, &n_steps, NULL))
+                continue;
+            if (stored_curve(l, runs[i].id, steps, n_steps, &g, &ev, &n_ev, NULL) == SCV_OK && g.nev) {
+                double *x = malloc(sizeof(double) * g.nev), *y = malloc(sizeof(double) * g.nev);
+                if (x && y) {
+                    for (size_t k = 0; k < g.nev; k++) x[k] = g.ev[k].samples, y[k] = g.ev[k].y;
+                    size_t before = l->calib.n_examples[metric_of(p) == SCV_METRIC_LOSS];
+                    scv_calib_add(&l->calib, metric_of(p), x, y, g.nev, &cp, NULL);
+                    n_runs += l->calib.n_examples[metric_of(p) == SCV_METRIC_LOSS] > before;
+                }
+                free(x), free(y);
+            }
+            free(ev), free(steps);
+            progress_free(&g);
+        }
+        free(runs);
+    }
+    int m = metric_of(p) == SCV_METRIC_LOSS;
+    note(l, SCV_EV_NOTE, "the target's band is calibrated on %zu examples: %zu curves of %s and %zu finished runs of "
+         "the store", l->calib.n_examples[m], corpus[m], strcmp(path, "none") ? path : "no corpus", n_runs);
+    return SCV_OK;
+}
+
 /* The universal prior: the median of each parallel-model parameter over the stored runs of
  * other jobs on this VM type (none stored: n_prior = 0). */
 static void load_prior(loop *l)
@@ -597,6 +654,12 @@ static double noise_scale(const loop *l)
     return sm.b_simple > 0 ? sm.b_simple : NAN;
 }
 
+/* Reference samples of the run's epoch bound: the horizon of the target's forecast. */
+static double horizon(const loop *l)
+{
+    return l->p->max_epochs * l->job.n_train;
+}
+
 /* Refits the learning curve (this run's evaluations, carried to the reference batch),
  * unless nothing it depends on moved since the last fit (a re-plan right after the check
  * that called for it would bootstrap the same curve again). */
@@ -607,16 +670,9 @@ static void predict_target(loop *l)
     if (l->pred_fitted && l->pred_nev == g->nev && l->pred_nseg == g->nseg && l->pred_s1 == s1 &&
         (l->pred_bn == bn || (isnan(l->pred_bn) && isnan(bn))))
         return;
-    progress_predict(g, metric_of(l->p), target_value(l->p), l->p->batches[0], bn, l->pol->seed, &l->pred);
+    progress_predict(g, metric_of(l->p), target_value(l->p), l->p->batches[0], bn, l->pol->seed, &l->calib,
+                     horizon(l), &l->pred);
     l->pred_fitted = 1, l->pred_nev = g->nev, l->pred_nseg = g->nseg, l->pred_s1 = s1, l->pred_bn = bn;
-}
-
-/* The learning curve's latest prediction is usable: it reaches the target with a band of at
- * most curve_max_band (hi / lo). */
-static int curve_knows(const loop *l)
-{
-    const progress_pred *pr = &l->pred;
-    return pr->ok && pr->reachable && pr->hi <= l->pol->curve_max_band * pr->lo;
 }
 
 /* The gradient noise scale of a stored run's measurements (the latest of each
@@ -669,7 +725,8 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
         for (size_t i = 0; i < n_ev && isnan(*x); i++)
             if (scv_stoprule_on_evaluation(&rule, target_y(l, &ev[i])) == SCV_STOP_TARGET)
                 *x = progress_ref_samples(&g, ev[i].samples_seen, t->batch, bn);
-        if (isnan(*x) && extrapolate) progress_predict(&g, metric_of(p), target_value(p), t->batch, bn, l->pol->seed, pr);
+        if (isnan(*x) && extrapolate)
+            progress_predict(&g, metric_of(p), target_value(p), t->batch, bn, l->pol->seed, &l->calib, horizon(l), pr);
     }
     free(ev);
     progress_free(&g);
@@ -681,8 +738,8 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
  *   one to the same value: its epochs (LEARNT);
  *   else the nearest value whose evaluations crossed this one: the epochs where they did
  *     (CARRIED; a run to a harder target passed this one on its way);
- *   else the nearest value's learning curve, extrapolated to this target when it reaches it
- *     with a band of at most curve_max_band (CARRIED_CURVE);
+ *   else the nearest value's learning curve, forecast to this target when it reaches it
+ *     within the epoch bound (CARRIED_CURVE);
  *   else none (NOMINAL): the stored runs do not inform this target, and a note says so.
  * A stored run's epochs to another value are never taken as they are. */
 static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo, double *hi, char *text, size_t cap)
@@ -720,7 +777,7 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
             double x;
             progress_pred pr;
             stored_crossing(l, far, 1, &x, &pr);
-            if (pr.ok && pr.reachable && pr.hi <= l->pol->curve_max_band * pr.lo) {
+            if (pr.ok && pr.reachable) {
                 c->src = SCV_TARGET_CARRIED_CURVE, c->b0 = far->batch;
                 c->e0 = pr.x_star / n_train, c->lo = pr.lo / n_train, c->hi = pr.hi / n_train;
                 snprintf(c->note, sizeof c->note, "stored run %lld (target %g) never reached %g: its curve (%.20s) "
@@ -729,7 +786,7 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
             } else {
                 note(l, SCV_EV_NOTE, "stored run %lld (target %g) does not inform target %g: its evaluations never "
                      "reached it and its curve %s", far->run, far->value, target,
-                     !pr.ok ? pr.why : !pr.reachable ? "does not reach it" : "reaches it with too wide a band");
+                     !pr.ok ? pr.why : "does not reach it within the epoch bound");
             }
         }
     }
@@ -756,19 +813,21 @@ static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, dou
     if (src != SCV_TARGET_NOMINAL) return src;
     predict_target(l);
     const progress_pred *pr = &l->pred;
-    if (pr->ok && pr->reachable && n > 0 && !curve_knows(l)) {
-        *e0 = l->pol->nominal_epochs, *b0 = p->batches[0];
-        snprintf(note, cap, "not known yet: the learning curve (%.30s, %d evaluations) gives %.3g epochs at B=%d, "
-                 "band %.3g-%.3g, wider than %gx: times are nominal", pr->curve, pr->n_evals, pr->x_star / n,
-                 pr->b_ref, pr->lo / n, pr->hi / n, l->pol->curve_max_band);
-        return SCV_TARGET_NOMINAL;
-    }
-    if (pr->ok && pr->reachable && n > 0) {
-        *e0 = pr->x_star / n, *b0 = pr->b_ref, *lo = pr->lo / n, *hi = pr->hi / n;
+    if (pr->ok && n > 0) {
+        /* out of reach within the epoch bound (the median beyond it): planned to the bound */
+        *e0 = (pr->reachable ? pr->x_star : pr->horizon) / n, *b0 = pr->b_ref, *lo = pr->lo / n, *hi = pr->hi / n;
         l->planned_x_star = pr->x_star;
-        snprintf(note, cap, "learning curve (%.30s), %d evaluations, B_noise %.3g: %.3g epochs at B=%d (band "
-                 "%.3g-%.3g) + %.2g the smoothed rule trails", pr->curve, pr->n_evals, pr->b_noise, *e0, *b0, *lo,
-                 *hi, rule_lag(l) / n);
+        char band[80], cal[48];
+        snprintf(band, sizeof band, isfinite(*hi) ? "%.3g-%.3g" : "%.3g-never", *lo, *hi);
+        snprintf(cal, sizeof cal, pr->calibrated ? "%.0f%% band" : "uncalibrated band", 100 * l->pol->band_coverage);
+        if (pr->reachable)
+            snprintf(note, cap, "learning curve (%.40s), %d evaluations: %.3g epochs at B=%d (%.20s %.24s), P(within %g "
+                     "epochs) %.2f, + %.2g the smoothed rule trails", pr->curve, pr->n_evals, *e0, *b0, cal, band,
+                     p->max_epochs, pr->p_reach, rule_lag(l) / n);
+        else
+            snprintf(note, cap, "likely out of reach: P(within %g epochs) %.2f (learning curve %.30s, %d evaluations, "
+                     "%.20s %.24s epochs); by then %.4g is predicted; planned to the epoch bound", p->max_epochs, pr->p_reach,
+                     pr->curve, pr->n_evals, cal, band, pr->nearest);
         return SCV_TARGET_CURVE;
     }
     *e0 = l->pol->nominal_epochs, *b0 = p->batches[0];
@@ -814,6 +873,8 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     r->target_source = src, r->relative = relative;
     snprintf(r->target_note, sizeof r->target_note, "%s", tnote);
     r->target_epochs = e0, r->target_batch = b0, r->target_epochs_lo = lo, r->target_epochs_hi = hi;
+    r->target_p_reach = src == SCV_TARGET_CURVE && l->pred.ok ? l->pred.p_reach : NAN;
+    r->target_nearest = src == SCV_TARGET_CURVE && l->pred.ok ? l->pred.nearest : NAN;
     const scv_plan_point *cp = &(*res)->points[(*res)->chosen], *dp;
     if (cp->workers == 1 && cp->comm != l->dense && (dp = find_point(*res, 1, cp->batch, l->dense))) {
         /* one worker exchanges nothing: its compressed point ties with the dense one (less
@@ -1005,7 +1066,7 @@ static target_est target_now(loop *l)
 {
     double e0, lo, hi, bn = noise_scale(l);
     int b0;
-    char note[192];
+    char note[sizeof ((scv_run_result *)0)->target_note];
     target_est t = {NAN, isfinite(bn) ? bn : INFINITY, 0, 0};
     scv_target_source src = target_of(l, &e0, &b0, &lo, &hi, note, sizeof note);
     if (src != SCV_TARGET_NOMINAL) t.samples = e0 * l->job.n_train, t.b0 = b0;
@@ -1232,11 +1293,11 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     scv_target_source src = l->r->target_source;
     if (src == SCV_TARGET_CURVE || src == SCV_TARGET_NOMINAL) { /* the statistical prediction, refitted */
         predict_target(l);
-        int now = curve_knows(l);
+        int now = l->pred.ok;
         double moved = now && src == SCV_TARGET_CURVE ? l->pred.x_star / l->planned_x_star - 1 : INFINITY;
         if (src == SCV_TARGET_NOMINAL && now) {
             *drifted = 1;
-            note(l, SCV_EV_NOTE, "the learning curve now predicts the target: re-plan with absolute times");
+            note(l, SCV_EV_NOTE, "the learning curve now forecasts the target: re-plan with absolute times");
         } else if (src == SCV_TARGET_CURVE && fabs(moved) > pol->stat_drift_tol) {
             *drifted = 1;
             note(l, SCV_EV_NOTE, "the predicted samples to the target moved %+.0f%%: re-plan", 100 * moved);
@@ -1426,6 +1487,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     out->accuracy = out->epochs = out->predicted_time_s = out->predicted_cost = out->predicted_band = NAN;
     out->predicted_lo_s = out->predicted_hi_s = out->search_budget_s = NAN;
     out->absolute_at_s = out->absolute_at_epochs = out->absolute_time_s = NAN;
+    out->target_p_reach = out->target_nearest = NAN;
     out->state = SCV_STATE_FAILED;
     int rc = scv_run_params_check(p, err);
     if (rc) return rc;
@@ -1491,6 +1553,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     }
     scv_run_state s;
     load_prior(l);
+    if ((rc = load_calib(l, err))) goto failed_open;
     out->n_prior_runs = l->n_prior;
     if ((rc = first_state(l, &s, err))) goto failed_open;
     out->universal = l->universal;
@@ -1556,5 +1619,6 @@ failed:
 out:
     free(l->cs);
     progress_free(&l->prog);
+    scv_calib_free(&l->calib);
     return rc;
 }

@@ -24,7 +24,7 @@ scv_run_policy scv_run_policy_default(void)
         .segment_share = 0.5, .segment_min_iters = 200, .max_segments = 200,
         .eval_every_epochs = 0.25, .checkpoint_every = 100, .nominal_epochs = 10,
         .stat_drift_tol = 0.15, .search_eval_every_epochs = 0.05, .eval_subset = 2000, .target_window = 3,
-        .seed = 1, .search_budget_share = 0.05, .search_rule_out = 2, .curve_max_band = 2.5,
+        .seed = 1, .search_budget_share = 0.05, .search_rule_out = 2, .band_coverage = 0.8,
         .unknown_segment_epochs = 1, .scaling_threshold = 0.1, .straggler = scv_straggler_rule_default(),
     };
 }
@@ -128,6 +128,11 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
                                                 name, v, SCV_TARGET_WINDOW_MAX);
         if (name[0] == 'e') p->policy.eval_subset = (int)x;
         else p->policy.target_window = (int)x;
+        return SCV_OK;
+    }
+    if (!strcmp(name, "curve-corpus")) {
+        if (!*v) return scv_err_set(err, SCV_EINVAL, "curve-corpus: expected a file or none");
+        p->curve_corpus = v;
         return SCV_OK;
     }
     if (!strcmp(name, "eval-every-epochs")) return positive(name, v, &p->policy.eval_every_epochs, 1e6, err);

@@ -66,13 +66,15 @@ double progress_ref_samples(const progress *p, double samples, int b_ref, double
 }
 
 void progress_predict(const progress *p, scv_metric metric, double target, int b_ref, double b_noise,
-                      uint64_t seed, progress_pred *out)
+                      uint64_t seed, const scv_calib *cal, double horizon, progress_pred *out)
 {
     memset(out, 0, sizeof *out);
     out->b_ref = b_ref;
     out->b_noise = b_noise;
     out->n_evals = (int)p->nev;
     out->x_star = out->lo = out->hi = INFINITY;
+    out->nearest = NAN;
+    out->horizon = horizon;
     if (!(b_noise > 0)) {
         snprintf(out->why, sizeof out->why, "no gradient-noise estimate yet");
         return;
@@ -89,20 +91,20 @@ void progress_predict(const progress *p, scv_metric metric, double target, int b
     }
     double last = p->nseg ? p->seg[p->nseg - 1].s1 : p->nev ? p->ev[p->nev - 1].samples : 0;
     out->x_now = progress_ref_samples(p, last, b_ref, b_noise);
-    scv_curve fit;
+    scv_forecast f;
     scv_err e = {0};
-    if (scv_curve_fit(metric, x, y, p->nev, NULL, &fit, &e)) {
+    if (scv_calib_forecast(cal, NULL, metric, x, y, p->nev, target, horizon, seed, &f, &e)) {
         snprintf(out->why, sizeof out->why, "%.150s", e.msg);
     } else {
-        scv_curve_prediction pr;
-        if (scv_curve_predict(&fit, x, y, p->nev, target, seed, NULL, &pr, &e)) {
-            snprintf(out->why, sizeof out->why, "%.150s", e.msg);
-        } else {
-            out->ok = 1;
-            out->reachable = pr.reachable;
-            out->x_star = pr.x_star, out->lo = pr.lo, out->hi = pr.hi, out->p_reach = pr.p_reach;
-            snprintf(out->curve, sizeof out->curve, "%s, rmse %.4f", scv_curve_form_name(fit.form), fit.rmse);
-        }
+        out->ok = 1;
+        out->x_star = f.x_med, out->lo = f.lo, out->hi = f.hi, out->p_reach = f.p_reach;
+        out->reachable = isfinite(f.x_med) && (!(horizon > 0) || f.x_med <= horizon);
+        out->nearest = f.nearest, out->calibrated = f.calibrated, out->n_examples = f.n_examples;
+        if (f.kind == SCV_CALIB_NONE)
+            snprintf(out->curve, sizeof out->curve, "no rising fit");
+        else
+            snprintf(out->curve, sizeof out->curve, "%s, rmse %.4f",
+                     f.kind == SCV_CALIB_TAIL ? "tail to the ideal" : scv_curve_form_name(f.fit.form), f.fit.rmse);
     }
     free(x), free(y);
 }

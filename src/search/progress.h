@@ -9,11 +9,13 @@
  * position to reference samples x_ref, fits the learning curve y(x_ref) of the target's
  * metric (test accuracy, or the period-mean training loss)
  * (scv_curve_fit: power law or saturating exponential, chosen by held-out error) and
- * predicts the reference samples x* at which it crosses the target, with a bootstrap band.
+ * forecasts the reference samples x* at which it crosses the target, with a band
+ * calibrated on curves whose course is known (scv_calib_forecast, src/model/calib.c).
  */
 #ifndef SCV_SEARCH_PROGRESS_H
 #define SCV_SEARCH_PROGRESS_H
 #include "scv.h"
+#include "../model/model.h"
 
 typedef struct progress_seg {
     double s0, s1;              /* samples seen (in all) at its start and end */
@@ -34,14 +36,20 @@ typedef struct progress {
 
 typedef struct progress_pred {
     int ok;                     /* a prediction was made (else why[] says why not) */
-    int reachable;
+    int reachable;              /* the median x_star is finite and within the horizon */
     int b_ref;                  /* the reference batch of x_* */
     double b_noise;             /* the noise scale used to carry samples across batches */
     double x_now;               /* reference samples done so far */
-    double x_star, lo, hi;      /* reference samples to the target and the band */
-    double p_reach;
+    double x_star, lo, hi;      /* reference samples to the target (the calibrated median)
+                                   and the band (hi +inf: its top never reaches it) */
+    double p_reach;             /* P(reached within the horizon) */
+    double horizon;             /* reference samples of the run's epoch bound */
+    double nearest;             /* median past the horizon: the target value reached there
+                                   with probability 1/2 (NaN otherwise) */
+    int calibrated;             /* the band is calibrated (else the curve's bootstrap) */
+    size_t n_examples;          /* ... on this many labelled examples */
     int n_evals;
-    char curve[64];             /* "pow" / "exp" and its rmse */
+    char curve[64];             /* "pow" / "exp" / "tail" and its rmse, the raw kind */
     char why[160];
 } progress_pred;
 
@@ -56,7 +64,8 @@ int progress_eval_add(progress *p, double samples, double y);
 void progress_rewind(progress *p, double samples);
 /* Reference samples at batch b_ref equivalent to `samples` in all. */
 double progress_ref_samples(const progress *p, double samples, int b_ref, double b_noise);
-/* Fits and predicts; never fails (out->ok = 0 with a reason when it cannot predict). */
+/* Fits and forecasts (cal: the band's calibration, NULL: none; horizon: reference samples of
+ * the epoch bound); never fails (out->ok = 0 with a reason when it cannot predict). */
 void progress_predict(const progress *p, scv_metric metric, double target, int b_ref, double b_noise,
-                      uint64_t seed, progress_pred *out);
+                      uint64_t seed, const scv_calib *cal, double horizon, progress_pred *out);
 #endif

@@ -228,6 +228,9 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     json_num(f, "epochs", r->target_epochs, 1);
     json_num(f, "epochs_lo", r->target_epochs_lo, 1);
     json_num(f, "epochs_hi", r->target_epochs_hi, 1);
+    json_num(f, "band_coverage", isfinite(r->target_epochs_lo) ? p->policy.band_coverage : NAN, 1);
+    json_num(f, "p_reach", r->target_p_reach, 1); /* within max_epochs */
+    json_num(f, "nearest", r->target_nearest, 1);
     fprintf(f, ",\"batch\":%d,\"nominal\":%s,\"note\":", r->target_batch,
             r->target_source == SCV_TARGET_NOMINAL ? "true" : "false");
     scv_json_str(f, r->target_note);
@@ -305,10 +308,10 @@ static void md_choice(FILE *f, const scv_run_params *p, const scv_run_result *r,
             fprintf(f, "Predicted at the decision, from the start of the run: %s, %s (iteration time +-%.1f%%", pt,
                     pc, 100 * r->predicted_band);
         if (isfinite(r->predicted_lo_s)) {
-            char lo[32], hi[32];
+            char lo[32], hi[64] = "never (its top does not reach the target)";
             scv_fmt_time(r->predicted_lo_s, lo, sizeof lo);
-            scv_fmt_time(r->predicted_hi_s, hi, sizeof hi);
-            fprintf(f, "; statistical band %s to %s", lo, hi);
+            if (isfinite(r->predicted_hi_s)) scv_fmt_time(r->predicted_hi_s, hi, sizeof hi);
+            fprintf(f, "; %.0f%% band %s to %s", 100 * p->policy.band_coverage, lo, hi);
         }
         fprintf(f, ").\n\n");
         if (r->decision_relative && isfinite(r->absolute_time_s)) {

@@ -1,0 +1,125 @@
+/*
+ * calib_eval.c - how well the calibrated band (src/model/calib.c) holds on jobs it was not
+ * calibrated on: leave one group out. For each group of the corpus (a job, or with "model"
+ * every job of one model), the calibration is built from the other groups' curves and
+ * judged on the group's own examples (every prefix x target of its curves, made as the
+ * calibration makes them): the share of truths inside the 80% band (coverage), and the
+ * median error of the crossing in samples, raw (the fitted curve's crossing) and calibrated
+ * (times exp of the bin's median log error); truths never reached count as misses of the
+ * point estimate and as inside the band only when its top is +inf.
+ *
+ *   cc -std=c11 -O2 -Iinclude -Isrc bench/calib_eval.c build/libscv.a -lcjson -lsqlite3 -lm \
+ *      -o build/calib_eval && build/calib_eval data/curves.jsonl [job|model|curve]
+ */
+#include "scv.h"
+#include "model/model.h"
+#include "io/io.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct {
+    size_t n, in, reached;
+    double *raw, *cal; /* |x^/x_t - 1| and |x_med/x_t - 1| of reached truths */
+} tally;
+
+static void judge(const scv_calib *train, const scv_calib *test, int mi, tally *t)
+{
+    for (int k = 0; k < SCV_CALIB_KINDS; k++)
+        for (int b = 0; b < SCV_CALIB_BINS; b++) {
+            const scv_calib_cell *c = &test->cell[mi][k][b];
+            double lo, med, hi;
+            size_t m;
+            if (!c->n) continue;
+            if (scv_calib_band(train, NULL, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, (scv_calib_kind)k, b, &lo,
+                               &med, &hi, &m))
+                continue;
+            for (size_t i = 0; i < c->n; i++) {
+                double r = c->r[i];
+                t->n++;
+                t->in += r >= lo && r <= hi;
+                if (isinf(r)) continue;
+                t->raw = realloc(t->raw, sizeof(double) * (t->reached + 1));
+                t->cal = realloc(t->cal, sizeof(double) * (t->reached + 1));
+                t->raw[t->reached] = fabs(exp(-r) - 1);         /* x^ / x_t - 1 */
+                t->cal[t->reached++] = isfinite(med) ? fabs(exp(med - r) - 1) : INFINITY;
+            }
+        }
+}
+
+static double median(double *v, size_t n)
+{
+    if (!n) return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "job") && strcmp(argv[2], "model") &&
+                                 strcmp(argv[2], "curve"))) {
+        fprintf(stderr, "usage: calib_eval CORPUS.jsonl [job|model|curve]\n");
+        return 2;
+    }
+    int by_model = argc == 3 && !strcmp(argv[2], "model"), by_curve = argc == 3 && !strcmp(argv[2], "curve");
+    char name[128];
+    scv_lcurve_set all;
+    scv_err e = {0};
+    if (scv_lcurves_load(argv[1], &all, &e)) {
+        fprintf(stderr, "calib_eval: %s\n", e.msg);
+        return 1;
+    }
+    printf("| left out | metric | examples | 80%% band coverage | median error, raw | median error, calibrated |\n"
+           "|---|---|---|---|---|---|\n");
+    tally tot[2] = {{0}};
+    for (size_t g = 0; g < all.n; g++) {
+        const char *key = by_model ? all.c[g].model : all.c[g].job;
+        if (by_curve) snprintf(name, sizeof name, "%s B=%d %s seed %d", key, all.c[g].batch,
+                               all.c[g].lr_scaling == SCV_LR_SCALE_SQRT ? "sqrt" : all.c[g].lr_scaling ? "linear" : "none",
+                               all.c[g].seed), key = name;
+        int seen = 0;
+        for (size_t h = 0; h < g && !by_curve; h++) seen |= !strcmp(by_model ? all.c[h].model : all.c[h].job, key);
+        if (seen) continue;
+        scv_lcurve_set in = {calloc(all.n, sizeof(scv_lcurve)), 0}, out = {calloc(all.n, sizeof(scv_lcurve)), 0};
+        for (size_t h = 0; h < all.n; h++) {
+            int mine = by_curve ? h == g : !strcmp(by_model ? all.c[h].model : all.c[h].job, key);
+            (mine ? &out : &in)->c[(mine ? &out : &in)->n++] = all.c[h];
+        }
+        scv_calib train, test;
+        if (scv_calib_build(&in, NULL, &train, &e) || scv_calib_build(&out, NULL, &test, &e)) {
+            fprintf(stderr, "calib_eval: %s\n", e.msg);
+            return 1;
+        }
+        for (int mi = 0; mi < 2; mi++) {
+            tally t = {0};
+            judge(&train, &test, mi, &t);
+            if (!t.n) continue;
+            printf("| %s | %s | %zu (%zu reached) | %.2f | %.1f%% | %.1f%% |\n", key, mi ? "loss" : "accuracy", t.n,
+                   t.reached, (double)t.in / t.n, 100 * median(t.raw, t.reached), 100 * median(t.cal, t.reached));
+            tot[mi].n += t.n, tot[mi].in += t.in;
+            tot[mi].raw = realloc(tot[mi].raw, sizeof(double) * (tot[mi].reached + t.reached));
+            tot[mi].cal = realloc(tot[mi].cal, sizeof(double) * (tot[mi].reached + t.reached));
+            memcpy(tot[mi].raw + tot[mi].reached, t.raw, sizeof(double) * t.reached);
+            memcpy(tot[mi].cal + tot[mi].reached, t.cal, sizeof(double) * t.reached);
+            tot[mi].reached += t.reached;
+            free(t.raw), free(t.cal);
+        }
+        scv_calib_free(&train), scv_calib_free(&test);
+        free(in.c), free(out.c); /* the curves are all's */
+    }
+    for (int mi = 0; mi < 2; mi++)
+        if (tot[mi].n)
+            printf("| **all** | %s | %zu (%zu reached) | **%.2f** | %.1f%% | **%.1f%%** |\n", mi ? "loss" : "accuracy",
+                   tot[mi].n, tot[mi].reached, (double)tot[mi].in / tot[mi].n, 100 * median(tot[mi].raw, tot[mi].reached),
+                   100 * median(tot[mi].cal, tot[mi].reached));
+    scv_lcurve_set_free(&all);
+    return 0;
+}
