@@ -39,7 +39,7 @@ static void judge(const scv_calib *train, const scv_calib *test, int mi, tally *
             double lo, med, hi;
             size_t m;
             if (!c->n) continue;
-            if (scv_calib_band(train, NULL, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, (scv_calib_kind)k, b, &lo,
+            if (scv_calib_band(train, &train->pol, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, (scv_calib_kind)k, b, &lo,
                                &med, &hi, &m))
                 continue;
             for (size_t i = 0; i < c->n; i++) {
@@ -64,12 +64,14 @@ static double median(double *v, size_t n)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "job") && strcmp(argv[2], "model") &&
+    if (argc < 2 || argc > 4 || (argc >= 3 && strcmp(argv[2], "job") && strcmp(argv[2], "model") &&
                                  strcmp(argv[2], "curve"))) {
-        fprintf(stderr, "usage: calib_eval CORPUS.jsonl [job|model|curve]\n");
+        fprintf(stderr, "usage: calib_eval CORPUS.jsonl [job|model|curve [PRIOR]]\n");
         return 2;
     }
-    int by_model = argc == 3 && !strcmp(argv[2], "model"), by_curve = argc == 3 && !strcmp(argv[2], "curve");
+    scv_calib_policy pol = scv_calib_policy_default();
+    if (argc == 4) pol.prior = atoi(argv[3]);
+    int by_model = argc >= 3 && !strcmp(argv[2], "model"), by_curve = argc >= 3 && !strcmp(argv[2], "curve");
     char name[128];
     scv_lcurve_set all;
     scv_err e = {0};
@@ -93,11 +95,27 @@ int main(int argc, char **argv)
             int mine = by_curve ? h == g : !strcmp(by_model ? all.c[h].model : all.c[h].job, key);
             (mine ? &out : &in)->c[(mine ? &out : &in)->n++] = all.c[h];
         }
-        scv_calib train, test;
-        if (scv_calib_build(&in, NULL, &train, &e) || scv_calib_build(&out, NULL, &test, &e)) {
+        /* the held-out curves' examples are made as a run's would be: with the prior of the
+         * other groups' curves only */
+        scv_calib train, test = {0};
+        if (scv_calib_build(&in, &pol, &train, &e)) {
             fprintf(stderr, "calib_eval: %s\n", e.msg);
             return 1;
         }
+        test.ref = train.ref, test.n_ref = train.n_ref, test.pol = pol;
+        for (size_t h = 0; h < out.n; h++)
+            for (int mi = 0; mi < 2; mi++) {
+                const scv_lcurve *c = &out.c[h];
+                const double *v = mi ? c->loss : c->accuracy;
+                double *x = malloc(sizeof(double) * c->n), *y = malloc(sizeof(double) * c->n);
+                size_t k = 0;
+                for (size_t j = 0; j < c->n; j++)
+                    if (isfinite(v[j]) && c->samples[j] > 0) x[k] = c->samples[j], y[k++] = v[j];
+                scv_calib_add(&test, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, x, y, k, c->n_train, -1, &pol, &e);
+                free(x), free(y);
+            }
+        test.ref = NULL, test.n_ref = 0;
+        if (getenv("CALIB_DEBUG")) fprintf(stderr, "%s: train %zu/%zu test %zu/%zu\n", key, train.n_examples[0], train.n_examples[1], test.n_examples[0], test.n_examples[1]);
         for (int mi = 0; mi < 2; mi++) {
             tally t = {0};
             judge(&train, &test, mi, &t);

@@ -332,10 +332,10 @@ static int print_outcome(const scv_run_params *p, const scv_run_result *res, con
     if (isfinite(res->predicted_time_s) && !res->decision_relative) {
         scv_fmt_time(res->predicted_time_s, pt, sizeof pt);
         if (isfinite(res->predicted_lo_s)) {
-            char lo[32], hi[32];
+            char lo[32], hi[32] = "never";
             scv_fmt_time(res->predicted_lo_s, lo, sizeof lo);
-            scv_fmt_time(res->predicted_hi_s, hi, sizeof hi);
-            snprintf(band, sizeof band, ", band %s to %s", lo, hi);
+            if (isfinite(res->predicted_hi_s)) scv_fmt_time(res->predicted_hi_s, hi, sizeof hi);
+            snprintf(band, sizeof band, ", %.0f%% band %s to %s", 100 * p->policy.band_coverage, lo, hi);
         }
     }
     char first[96] = "";

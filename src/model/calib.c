@@ -46,13 +46,17 @@ scv_calib_policy scv_calib_policy_default(void)
         .target_mults = {1.3, 1.7, 2.2, 3, 4, 6, 9, 14},
         .beyond_share = 0.5,
         .max_points = 40,
+        .prior = 2,
+        .prior_members = 5,
+        .prior_min_share = 0.6,
+        .prior_log_scale = 2.5,
     };
     return p;
 }
 
 const char *scv_calib_kind_name(scv_calib_kind k)
 {
-    return k == SCV_CALIB_PRIMARY ? "fit" : k == SCV_CALIB_TAIL ? "tail" : "none";
+    return k == SCV_CALIB_PRIMARY ? "fit" : k == SCV_CALIB_TAIL ? "tail" : k == SCV_CALIB_PRIOR ? "prior" : "none";
 }
 
 void scv_lcurve_set_free(scv_lcurve_set *s)
@@ -70,6 +74,8 @@ void scv_lcurve_set_free(scv_lcurve_set *s)
 void scv_calib_free(scv_calib *c)
 {
     if (!c) return;
+    for (size_t i = 0; i < c->n_ref; i++) free(c->ref[i].u);
+    free(c->ref);
     for (int m = 0; m < 2; m++)
         for (int k = 0; k < SCV_CALIB_KINDS; k++)
             for (int b = 0; b < SCV_CALIB_BINS; b++) free(c->cell[m][k][b].r);
@@ -86,20 +92,149 @@ static int bin_of(const scv_calib_policy *pol, double rho)
     return b;
 }
 
-/* The fits behind raw predictions from the points x, y [0, n): scv_curve_fit's, and the
- * ideal-anchored power law where the first is not TAIL already (ok flags: fitted). */
+/* ---- the corpus prior: a run's prefix matched to each known curve ----
+ * In d = ln(distance to the ideal) (1 - accuracy, or the loss) against u = ln epochs, a
+ * known curve k (3-point smoothed) stands for the run when d_run(u) = d_k(u + l) + delta:
+ * the same shape, l = ln of how much faster or slower it goes (lambda), delta = ln of how
+ * far from the ideal it plateaus relatively. For each k, l on a grid over +-prior_log_scale
+ * (step PRIOR_STEP) and delta in closed form (the mean difference) minimise the squared
+ * difference over the prefix's points that fall inside k's range (at least prior_min_share
+ * of them, the last one among them). The prior_members best matched curves each predict the
+ * crossing of d_T = ln(distance of the target): the first u' > u_last + l where d_k <= d_T -
+ * delta, epochs exp(u' - l) (+inf: k never gets there); x^ is their median. */
+#define PRIOR_STEP 0.05
+
+static double dist_of(scv_metric m, double y)
+{
+    double d = m == SCV_METRIC_LOSS ? y : 1 - y;
+    return log(fmax(d, 1e-6));
+}
+
+/* d_k at u by linear interpolation (u inside [u_0, u_n-1]); *at: a search hint. */
+static double ref_at(const scv_calib_ref *k, double u, size_t *at)
+{
+    size_t i = *at;
+    while (i + 1 < k->n && k->u[i + 1] < u) i++;
+    while (i > 0 && k->u[i] > u) i--;
+    *at = i;
+    if (i + 1 >= k->n) return k->d[k->n - 1];
+    double w = (u - k->u[i]) / (k->u[i + 1] - k->u[i]);
+    return k->d[i] + w * (k->d[i + 1] - k->d[i]);
+}
+
+static int add_ref(scv_calib *cal, scv_metric metric, int group, const double *x, const double *y, size_t n,
+                   double n_train)
+{
+    if (n < 6 || !(n_train > 0)) return SCV_OK;
+    if (cal->n_ref == cal->ref_cap) {
+        size_t cap = cal->ref_cap ? 2 * cal->ref_cap : 32;
+        scv_calib_ref *t = realloc(cal->ref, cap * sizeof *t);
+        if (!t) return SCV_ENOMEM;
+        cal->ref = t, cal->ref_cap = cap;
+    }
+    scv_calib_ref *k = &cal->ref[cal->n_ref];
+    memset(k, 0, sizeof *k);
+    if (!(k->u = malloc(2 * n * sizeof(double)))) return SCV_ENOMEM;
+    k->d = k->u + n, k->metric = metric_ix(metric), k->group = group;
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] > 0)) continue;
+        double s = y[i];
+        int c = 1;
+        if (i > 0) s += y[i - 1], c++;
+        if (i + 1 < n) s += y[i + 1], c++;
+        double u = log(x[i] / n_train);
+        if (k->n && !(u > k->u[k->n - 1])) continue;
+        k->u[k->n] = u, k->d[k->n++] = dist_of(metric, s / c);
+    }
+    cal->n_ref++;
+    return SCV_OK;
+}
+
+static int cmp_double(const void *a, const void *b);
+
+/* The prior's matches of a prefix (u, d: n points, ln epochs and ln distance) among the refs
+ * of metric not in group `exclude` (-1: none): the best prior_members, best first. */
+static size_t prior_match(const scv_calib *cal, const scv_calib_policy *pol, int mi, int exclude, const double *u,
+                          const double *d, size_t n, prior_member *out)
+{
+    size_t nm = 0;
+    int cap = pol->prior_members < SCV_CALIB_MEMBERS ? pol->prior_members : SCV_CALIB_MEMBERS;
+    for (size_t r = 0; cal && r < cal->n_ref; r++) {
+        const scv_calib_ref *k = &cal->ref[r];
+        if (k->metric != mi || (exclude >= 0 && k->group == exclude) || k->n < 2) continue;
+        prior_member best = {.k = r, .score = INFINITY};
+        for (double l = -pol->prior_log_scale; l <= pol->prior_log_scale + 1e-9; l += PRIOR_STEP) {
+            if (u[n - 1] + l > k->u[k->n - 1] || u[n - 1] + l < k->u[0]) continue; /* the last point inside */
+            size_t at = 0, m = 0;
+            double sd = 0, sdd = 0;
+            for (size_t i = 0; i < n; i++) {
+                double v = u[i] + l;
+                if (v < k->u[0]) continue;
+                double diff = d[i] - ref_at(k, v, &at);
+                sd += diff, sdd += diff * diff, m++;
+            }
+            if ((double)m < pol->prior_min_share * (double)n || m < 3) continue;
+            double delta = sd / m, mse = sdd / m - delta * delta;
+            if (mse < best.score) best.score = mse, best.l = l, best.delta = delta;
+        }
+        if (!isfinite(best.score) || (nm == (size_t)cap && !(best.score < out[nm - 1].score))) continue;
+        size_t at = nm < (size_t)cap ? nm++ : nm - 1; /* keep the best cap, sorted */
+        while (at > 0 && out[at - 1].score > best.score) out[at] = out[at - 1], at--;
+        out[at] = best;
+    }
+    return nm;
+}
+
+/* The prior's x^ [epochs] of a target (ln distance d_t) from its matches, after u_last. */
+static double prior_crossing(const scv_calib *cal, const prior_member *mb, size_t nm, double u_last, double d_t)
+{
+    double e[SCV_CALIB_MEMBERS];
+    for (size_t j = 0; j < nm; j++) {
+        const scv_calib_ref *k = &cal->ref[mb[j].k];
+        e[j] = INFINITY;
+        for (size_t i = 0; i < k->n; i++)
+            if (k->u[i] > u_last + mb[j].l && k->d[i] <= d_t - mb[j].delta) {
+                e[j] = exp(k->u[i] - mb[j].l);
+                break;
+            }
+    }
+    qsort(e, nm, sizeof(double), cmp_double);
+    return nm % 2 ? e[nm / 2] : isinf(e[nm / 2]) ? INFINITY : sqrt(e[nm / 2 - 1] * e[nm / 2]);
+}
+
+/* The fits behind raw predictions from the points x, y [0, n): scv_curve_fit's, the
+ * ideal-anchored power law where the first is not TAIL already (ok flags: fitted), and the
+ * prior's matches (with cal's refs, none of group exclude; n_train > 0). */
 typedef struct raw_fits {
     scv_curve fit, tail;
     int fit_ok, tail_ok;
+    const scv_calib *cal;
+    prior_member mb[SCV_CALIB_MEMBERS];
+    size_t nm;
+    double u_last, n_train;
+    int prior;                  /* the policy's prior mode */
 } raw_fits;
 
-static void raw_fit(scv_metric metric, const double *x, const double *y, size_t n, raw_fits *f)
+static void raw_fit(scv_metric metric, const double *x, const double *y, size_t n, const scv_calib *cal,
+                    const scv_calib_policy *pol, int exclude, double n_train, raw_fits *f)
 {
     memset(f, 0, sizeof *f);
     f->fit_ok = scv_curve_fit(metric, x, y, n, NULL, &f->fit, NULL) == SCV_OK;
     if (f->fit_ok && f->fit.form == SCV_CURVE_TAIL) f->tail = f->fit, f->tail_ok = 1;
     else f->tail_ok = scv_curve_fit_form(SCV_CURVE_TAIL, metric, x, y, n, NULL, &f->tail, NULL) == SCV_OK &&
                       f->tail.b > 0;
+    f->prior = pol->prior;
+    if (!pol->prior || !cal || !cal->n_ref || !(n_train > 0) || !(x[n - 1] > 0)) return;
+    double *u = malloc(2 * n * sizeof(double)), *d = u ? u + n : NULL;
+    if (!u) return;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] > 0) u[m] = log(x[i] / n_train), d[m++] = dist_of(metric, y[i]);
+    if (m >= 3) {
+        f->cal = cal, f->n_train = n_train, f->u_last = u[m - 1];
+        f->nm = prior_match(cal, pol, metric_ix(metric), exclude, u, d, m, f->mb);
+    }
+    free(u);
 }
 
 /* The curve that describes the data best: scv_curve_fit's, else the tail's (the value a
@@ -110,20 +245,28 @@ static const scv_curve *best_fit(const raw_fits *f)
 }
 
 /* The raw prediction x^ of target (samples), its kind and the curve behind it; x_last is
- * the prefix's end (kind NONE's x^). */
-static scv_calib_kind raw_predict(const raw_fits *f, double target, double x_last, scv_curve *curve, double *xhat)
+ * the prefix's end (kind NONE's x^). Prior mode 1: the prior's crossing where it has one;
+ * 2: the geometric mean of the prior's and the fit's where both have one (kind PRIOR). */
+static scv_calib_kind raw_predict(const raw_fits *f, scv_metric metric, double target, double x_last,
+                                  scv_curve *curve, double *xhat)
 {
-    double xs;
-    if (f->fit_ok && isfinite(xs = scv_curve_crossing(&f->fit, target))) {
-        *curve = f->fit, *xhat = xs;
-        return SCV_CALIB_PRIMARY;
+    double xs = INFINITY, xp = INFINITY;
+    scv_calib_kind kind = SCV_CALIB_NONE;
+    *curve = *best_fit(f);
+    if (f->fit_ok && isfinite(xs = scv_curve_crossing(&f->fit, target))) kind = SCV_CALIB_PRIMARY;
+    else if (f->tail_ok && isfinite(xs = scv_curve_crossing(&f->tail, target))) *curve = f->tail, kind = SCV_CALIB_TAIL;
+    if (f->nm >= SCV_CALIB_MIN_MEMBERS)
+        xp = f->n_train * prior_crossing(f->cal, f->mb, f->nm, f->u_last, dist_of(metric, target));
+    if (isfinite(xp) && (f->prior == 1 || kind == SCV_CALIB_NONE)) {
+        *xhat = fmax(xp, x_last);
+        return SCV_CALIB_PRIOR;
     }
-    if (f->tail_ok && isfinite(xs = scv_curve_crossing(&f->tail, target))) {
-        *curve = f->tail, *xhat = xs;
-        return SCV_CALIB_TAIL;
+    if (isfinite(xp) && f->prior == 2) {
+        *xhat = sqrt(fmax(xp, x_last) * fmax(xs, x_last));
+        return SCV_CALIB_PRIOR;
     }
-    *curve = f->fit_ok ? f->fit : f->tail, *xhat = x_last;
-    return SCV_CALIB_NONE;
+    *xhat = kind == SCV_CALIB_NONE ? x_last : xs;
+    return kind;
 }
 
 static int push(scv_calib_cell *c, double r)
@@ -146,8 +289,8 @@ static long first_crossing(const double *m, size_t n, size_t from, double s, dou
     return -1;
 }
 
-int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const double *y, size_t n,
-                  const scv_calib_policy *pol, scv_err *err)
+int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const double *y, size_t n, double n_train,
+                  int group, const scv_calib_policy *pol, scv_err *err)
 {
     scv_calib_policy dp = scv_calib_policy_default();
     if (!pol) pol = &dp;
@@ -182,7 +325,7 @@ int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const doub
         size_t stride = (c + (size_t)pol->max_points) / (size_t)pol->max_points, np = 0;
         for (size_t i = c % stride; i <= c; i += stride) px[np] = x[i], py[np++] = y[i];
         raw_fits fits;
-        raw_fit(metric, px, py, np, &fits);
+        raw_fit(metric, px, py, np, cal, pol, group, n_train, &fits);
         scv_curve fit;
         for (int t = 0; t <= SCV_CALIB_MULTS && !rc; t++) {
             double target;
@@ -201,7 +344,7 @@ int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const doub
             }
             long i = first_crossing(m, n, c, s, target);
             double xhat;
-            scv_calib_kind kind = raw_predict(&fits, target, x[c], &fit, &xhat);
+            scv_calib_kind kind = raw_predict(&fits, metric, target, x[c], &fit, &xhat);
             double r;
             if (i >= 0) r = log(x[i] / xhat);
             else if (x_end >= xhat) r = INFINITY;
@@ -217,32 +360,47 @@ int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const doub
     return SCV_OK;
 }
 
+/* One metric's points of a corpus curve (those measured) into x, y; their count. */
+static size_t curve_points(const scv_lcurve *c, int mi, double *x, double *y)
+{
+    const double *v = mi ? c->loss : c->accuracy;
+    size_t k = 0;
+    for (size_t j = 0; j < c->n; j++)
+        if (isfinite(v[j]) && c->samples[j] > 0) x[k] = c->samples[j], y[k++] = v[j];
+    return k;
+}
+
 int scv_calib_build(const scv_lcurve_set *corpus, const scv_calib_policy *pol, scv_calib *out, scv_err *err)
 {
+    scv_calib_policy dp = scv_calib_policy_default();
+    if (!pol) pol = &dp;
     memset(out, 0, sizeof *out);
-    for (size_t i = 0; corpus && i < corpus->n; i++) {
-        const scv_lcurve *c = &corpus->c[i];
-        double *x = malloc(sizeof(double) * (c->n + 1)), *y = malloc(sizeof(double) * (c->n + 1));
-        if (!x || !y) {
-            free(x), free(y);
-            scv_calib_free(out);
-            return scv_err_set(err, SCV_ENOMEM, "out of memory");
-        }
-        int rc = SCV_OK;
-        for (int mi = 0; mi < 2 && !rc; mi++) {
-            const double *v = mi ? c->loss : c->accuracy;
-            size_t k = 0;
-            for (size_t j = 0; j < c->n; j++)
-                if (isfinite(v[j]) && c->samples[j] > 0) x[k] = c->samples[j], y[k++] = v[j];
-            rc = scv_calib_add(out, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, x, y, k, pol, err);
-        }
-        free(x), free(y);
-        if (rc) {
-            scv_calib_free(out);
-            return rc;
+    size_t most = 0;
+    for (size_t i = 0; corpus && i < corpus->n; i++) most = corpus->c[i].n > most ? corpus->c[i].n : most;
+    double *x = malloc(sizeof(double) * (most + 1)), *y = malloc(sizeof(double) * (most + 1));
+    int *group = malloc(sizeof(int) * (corpus ? corpus->n + 1 : 1)), rc = SCV_OK;
+    out->pol = *pol;
+    if (!x || !y || !group) rc = SCV_ENOMEM;
+    /* the prior's curves first, each in its job's group: an example never matches its own job */
+    for (size_t i = 0; !rc && corpus && i < corpus->n; i++) {
+        size_t g = 0;
+        while (strcmp(corpus->c[g].job, corpus->c[i].job)) g++;
+        group[i] = (int)g;
+        for (int mi = 0; mi < 2 && !rc && pol->prior; mi++) {
+            size_t k = curve_points(&corpus->c[i], mi, x, y);
+            rc = add_ref(out, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, group[i], x, y, k, corpus->c[i].n_train);
         }
     }
-    return SCV_OK;
+    if (rc) rc = scv_err_set(err, rc, "out of memory");
+    for (size_t i = 0; !rc && corpus && i < corpus->n; i++)
+        for (int mi = 0; mi < 2 && !rc; mi++) {
+            size_t k = curve_points(&corpus->c[i], mi, x, y);
+            rc = scv_calib_add(out, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, x, y, k, corpus->c[i].n_train,
+                               group[i], pol, err);
+        }
+    free(x), free(y), free(group);
+    if (rc) scv_calib_free(out);
+    return rc;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -317,11 +475,11 @@ int scv_calib_bin(const scv_calib_policy *pol, double rho)
 }
 
 int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_metric metric, const double *x,
-                       const double *y, size_t n, double target, double horizon, uint64_t seed,
+                       const double *y, size_t n, double n_train, double target, double horizon, uint64_t seed,
                        scv_forecast *out, scv_err *err)
 {
     scv_calib_policy dp = scv_calib_policy_default();
-    if (!pol) pol = &dp;
+    if (!pol) pol = cal ? &cal->pol : &dp;
     memset(out, 0, sizeof *out);
     out->x_med = out->lo = out->hi = out->x_hat = INFINITY;
     out->nearest = NAN;
@@ -333,8 +491,8 @@ int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_me
     if (!(xc > 0)) return scv_err_set(err, SCV_EINVAL, "learning curve: no samples trained yet");
     scv_curve fit;
     raw_fits fits;
-    raw_fit(metric, x, y, n, &fits);
-    out->kind = raw_predict(&fits, target, xc, &fit, &out->x_hat);
+    raw_fit(metric, x, y, n, cal, pol, -1, n_train, &fits);
+    out->kind = raw_predict(&fits, metric, target, xc, &fit, &out->x_hat);
     out->fit = fit;
     double xh = out->x_hat;
     out->rho = out->kind == SCV_CALIB_NONE ? 0 : log(xh / xc);

@@ -237,11 +237,13 @@ void scv_lcurve_set_free(scv_lcurve_set *s);
  * Split-conformal: the log errors ln(x_true / x^) of raw crossings x^ made from prefixes of
  * curves whose course is known, binned by metric, kind and extrapolation length
  * rho = ln(x^ / x_c); their quantiles turn a raw crossing into a median and a band. */
-typedef enum { SCV_CALIB_PRIMARY = 0, SCV_CALIB_TAIL, SCV_CALIB_NONE } scv_calib_kind;
-#define SCV_CALIB_KINDS 3
+typedef enum { SCV_CALIB_PRIMARY = 0, SCV_CALIB_TAIL, SCV_CALIB_NONE, SCV_CALIB_PRIOR } scv_calib_kind;
+#define SCV_CALIB_KINDS 4
+#define SCV_CALIB_MEMBERS 16    /* at most this many matched curves in the prior */
+#define SCV_CALIB_MIN_MEMBERS 3 /* ... and at least this many for a prior crossing */
 #define SCV_CALIB_BINS 6
 #define SCV_CALIB_MULTS 8
-const char *scv_calib_kind_name(scv_calib_kind k); /* "fit", "tail", "none" */
+const char *scv_calib_kind_name(scv_calib_kind k); /* "fit", "tail", "none", "prior" */
 
 typedef struct scv_calib_policy {
     double coverage;            /* 0.8: the band's nominal coverage */
@@ -255,6 +257,11 @@ typedef struct scv_calib_policy {
                                    gain beyond the curve's best (never reached) */
     int max_points;             /* 40: a prefix is thinned evenly to at most this many points
                                    (a run's evaluations every 0.25 epochs over 10 epochs) */
+    int prior;                  /* 2: the corpus prior's crossing (1: it alone where it has one;
+                                   2: its geometric mean with the fit's; 0: off) */
+    int prior_members;          /* 5: the best matched corpus curves that predict */
+    double prior_min_share;     /* 0.6: a match covers at least this share of the points */
+    double prior_log_scale;     /* 2.5: the speed ratio lambda searched in e^-2.5 .. e^2.5 */
 } scv_calib_policy;
 scv_calib_policy scv_calib_policy_default(void);
 
@@ -262,15 +269,30 @@ typedef struct scv_calib_cell {
     double *r;                  /* log errors (+inf: never reached past x^) */
     size_t n, cap;
 } scv_calib_cell;
+typedef struct scv_calib_ref {  /* a corpus curve as the prior matches it */
+    int metric;                 /* 0 accuracy, 1 loss */
+    int group;                  /* its job (an example never matches its own job's curves) */
+    size_t n;
+    double *u, *d;              /* ln epochs (increasing), ln distance to the ideal (smoothed) */
+} scv_calib_ref;
+typedef struct prior_member {   /* one matched curve: ref index, ln speed, offset, fit */
+    size_t k;
+    double l, delta, score;
+} prior_member;
 typedef struct scv_calib {
     scv_calib_cell cell[2][SCV_CALIB_KINDS][SCV_CALIB_BINS]; /* [accuracy, loss] */
     size_t n_examples[2], n_curves[2];
+    scv_calib_ref *ref;         /* the prior's curves */
+    size_t n_ref, ref_cap;
+    scv_calib_policy pol;       /* the policy it was built with (forecasts' default) */
 } scv_calib;
 /* Examples from every curve of the corpus (either metric where measured). */
 int scv_calib_build(const scv_lcurve_set *corpus, const scv_calib_policy *pol, scv_calib *out, scv_err *err);
-/* Examples from one more known curve (a stored run's): x samples (non-decreasing), y. */
-int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const double *y, size_t n,
-                  const scv_calib_policy *pol, scv_err *err);
+/* Examples from one more known curve (a stored run's): x samples (non-decreasing), y;
+ * n_train samples an epoch (the prior's unit); group: the corpus job whose curves its raw
+ * predictions must not match (-1: none). */
+int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const double *y, size_t n, double n_train,
+                  int group, const scv_calib_policy *pol, scv_err *err);
 void scv_calib_free(scv_calib *c);
 
 typedef struct scv_forecast {
@@ -292,9 +314,10 @@ typedef struct scv_forecast {
 int scv_calib_band(const scv_calib *cal, const scv_calib_policy *pol, scv_metric metric, scv_calib_kind kind,
                    int bin, double *q_lo, double *q_med, double *q_hi, size_t *n);
 int scv_calib_bin(const scv_calib_policy *pol, double rho); /* the bin of rho */
-/* Forecast from this curve's points x, y [0, n) (n >= the curve policy's min_points). */
+/* Forecast from this curve's points x, y [0, n) (n >= the curve policy's min_points; x in
+ * samples, n_train of them an epoch; pol NULL: cal's). */
 int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_metric metric, const double *x,
-                       const double *y, size_t n, double target, double horizon, uint64_t seed,
+                       const double *y, size_t n, double n_train, double target, double horizon, uint64_t seed,
                        scv_forecast *out, scv_err *err);
 
 /* A VM type's price per hour under a pricing policy: on-demand; spot = the middle of the

@@ -582,6 +582,7 @@ static int load_calib(loop *l, scv_err *err)
     scv_calib_policy cp = scv_calib_policy_default();
     cp.coverage = l->pol->band_coverage;
     int rc;
+    l->calib.pol = cp; /* (the build sets it too) */
     if (strcmp(path, "none")) {
         scv_lcurve_set set = {0};
         if ((rc = scv_lcurves_load(path, &set, err))) return rc;
@@ -606,7 +607,7 @@ static int load_calib(loop *l, scv_err *err)
                 if (x && y) {
                     for (size_t k = 0; k < g.nev; k++) x[k] = g.ev[k].samples, y[k] = g.ev[k].y;
                     size_t before = l->calib.n_examples[metric_of(p) == SCV_METRIC_LOSS];
-                    scv_calib_add(&l->calib, metric_of(p), x, y, g.nev, &cp, NULL);
+                    scv_calib_add(&l->calib, metric_of(p), x, y, g.nev, l->job.n_train, -1, &cp, NULL);
                     n_runs += l->calib.n_examples[metric_of(p) == SCV_METRIC_LOSS] > before;
                 }
                 free(x), free(y);
@@ -671,7 +672,7 @@ static void predict_target(loop *l)
         (l->pred_bn == bn || (isnan(l->pred_bn) && isnan(bn))))
         return;
     progress_predict(g, metric_of(l->p), target_value(l->p), l->p->batches[0], bn, l->pol->seed, &l->calib,
-                     horizon(l), &l->pred);
+                     l->job.n_train, horizon(l), &l->pred);
     l->pred_fitted = 1, l->pred_nev = g->nev, l->pred_nseg = g->nseg, l->pred_s1 = s1, l->pred_bn = bn;
 }
 
@@ -726,7 +727,8 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
             if (scv_stoprule_on_evaluation(&rule, target_y(l, &ev[i])) == SCV_STOP_TARGET)
                 *x = progress_ref_samples(&g, ev[i].samples_seen, t->batch, bn);
         if (isnan(*x) && extrapolate)
-            progress_predict(&g, metric_of(p), target_value(p), t->batch, bn, l->pol->seed, &l->calib, horizon(l), pr);
+            progress_predict(&g, metric_of(p), target_value(p), t->batch, bn, l->pol->seed, &l->calib, l->job.n_train,
+                             horizon(l), pr);
     }
     free(ev);
     progress_free(&g);
@@ -1294,11 +1296,15 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     if (src == SCV_TARGET_CURVE || src == SCV_TARGET_NOMINAL) { /* the statistical prediction, refitted */
         predict_target(l);
         int now = l->pred.ok;
-        double moved = now && src == SCV_TARGET_CURVE ? l->pred.x_star / l->planned_x_star - 1 : INFINITY;
+        double was = l->planned_x_star, is = l->pred.x_star, moved = is / was - 1;
         if (src == SCV_TARGET_NOMINAL && now) {
             *drifted = 1;
             note(l, SCV_EV_NOTE, "the learning curve now forecasts the target: re-plan with absolute times");
-        } else if (src == SCV_TARGET_CURVE && fabs(moved) > pol->stat_drift_tol) {
+        } else if (src == SCV_TARGET_CURVE && now && isfinite(was) != isfinite(is)) {
+            *drifted = 1;
+            note(l, SCV_EV_NOTE, "the target now looks %s the epoch bound: re-plan",
+                 isfinite(is) ? "within reach of" : "out of reach within");
+        } else if (src == SCV_TARGET_CURVE && now && fabs(moved) > pol->stat_drift_tol) {
             *drifted = 1;
             note(l, SCV_EV_NOTE, "the predicted samples to the target moved %+.0f%%: re-plan", 100 * moved);
         } else {

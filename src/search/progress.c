@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Crossings beyond this many times the horizon are reported as never. */
+#define PROGRESS_FAR_HORIZONS 10
+
 void progress_free(progress *p)
 {
     free(p->seg);
@@ -66,7 +69,7 @@ double progress_ref_samples(const progress *p, double samples, int b_ref, double
 }
 
 void progress_predict(const progress *p, scv_metric metric, double target, int b_ref, double b_noise,
-                      uint64_t seed, const scv_calib *cal, double horizon, progress_pred *out)
+                      uint64_t seed, const scv_calib *cal, double n_train, double horizon, progress_pred *out)
 {
     memset(out, 0, sizeof *out);
     out->b_ref = b_ref;
@@ -93,11 +96,15 @@ void progress_predict(const progress *p, scv_metric metric, double target, int b
     out->x_now = progress_ref_samples(p, last, b_ref, b_noise);
     scv_forecast f;
     scv_err e = {0};
-    if (scv_calib_forecast(cal, NULL, metric, x, y, p->nev, target, horizon, seed, &f, &e)) {
+    if (scv_calib_forecast(cal, NULL, metric, x, y, p->nev, n_train, target, horizon, seed, &f, &e)) {
         snprintf(out->why, sizeof out->why, "%.150s", e.msg);
     } else {
         out->ok = 1;
-        out->x_star = f.x_med, out->lo = f.lo, out->hi = f.hi, out->p_reach = f.p_reach;
+        /* a crossing past PROGRESS_FAR_HORIZONS times the horizon is no crossing (a nearly flat
+         * tail's extrapolation), and says so */
+        double far = horizon > 0 ? PROGRESS_FAR_HORIZONS * horizon : INFINITY;
+        out->x_star = f.x_med > far ? INFINITY : f.x_med, out->lo = f.lo > far ? INFINITY : f.lo;
+        out->hi = f.hi > far ? INFINITY : f.hi, out->p_reach = f.p_reach;
         out->reachable = isfinite(f.x_med) && (!(horizon > 0) || f.x_med <= horizon);
         out->nearest = f.nearest, out->calibrated = f.calibrated, out->n_examples = f.n_examples;
         if (f.kind == SCV_CALIB_NONE)
