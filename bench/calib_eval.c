@@ -4,9 +4,10 @@
  * every job of one model), the calibration is built from the other groups' curves and
  * judged on the group's own examples (every prefix x target of its curves, made as the
  * calibration makes them): the share of truths inside the 80% band (coverage), and the
- * median error of the crossing in samples, raw (the fitted curve's crossing) and calibrated
+ * median error of the crossing in samples, the point (the raw crossing inside the band) and shifted
  * (times exp of the bin's median log error); truths never reached count as misses of the
- * point estimate and as inside the band only when its top is +inf.
+ * point estimate and as inside the band only when its top is +inf. The point a forecast
+ * gives is the raw one inside the band (policy.shift_median 0).
  *
  *   cc -std=c11 -O2 -Iinclude -Isrc bench/calib_eval.c build/libscv.a -lcjson -lsqlite3 -lm \
  *      -o build/calib_eval && build/calib_eval data/curves.jsonl [job|model|curve]
@@ -42,6 +43,13 @@ static void judge(const scv_calib *train, const scv_calib *test, int mi, tally *
             if (scv_calib_band(train, &train->pol, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, (scv_calib_kind)k, b, &lo,
                                &med, &hi, &m))
                 continue;
+            if (getenv("CALIB_BINS")) {
+                size_t in = 0;
+                for (size_t i = 0; i < c->n; i++) in += c->r[i] >= lo && c->r[i] <= hi;
+                fprintf(stderr, "%s kind %s bin %d: %zu examples, coverage %.2f, q %.2f %.2f %.2f\n",
+                        mi ? "loss" : "acc", scv_calib_kind_name((scv_calib_kind)k), b, c->n, (double)in / c->n, lo,
+                        med, hi);
+            }
             for (size_t i = 0; i < c->n; i++) {
                 double r = c->r[i];
                 t->n++;
@@ -49,7 +57,8 @@ static void judge(const scv_calib *train, const scv_calib *test, int mi, tally *
                 if (isinf(r)) continue;
                 t->raw = realloc(t->raw, sizeof(double) * (t->reached + 1));
                 t->cal = realloc(t->cal, sizeof(double) * (t->reached + 1));
-                t->raw[t->reached] = fabs(exp(-r) - 1);         /* x^ / x_t - 1 */
+                double pt = fmin(fmax(0, lo), hi);              /* the point: x^ inside the band */
+                t->raw[t->reached] = fabs(exp(pt - r) - 1);     /* x_point / x_t - 1 */
                 t->cal[t->reached++] = isfinite(med) ? fabs(exp(med - r) - 1) : INFINITY;
             }
         }
@@ -79,7 +88,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "calib_eval: %s\n", e.msg);
         return 1;
     }
-    printf("| left out | metric | examples | 80%% band coverage | median error, raw | median error, calibrated |\n"
+    printf("| left out | metric | examples | 80%% band coverage | median error of the point (raw, inside the band) | ... with the median shift |\n"
            "|---|---|---|---|---|---|\n");
     tally tot[2] = {{0}};
     for (size_t g = 0; g < all.n; g++) {

@@ -728,6 +728,7 @@ typedef struct scv_eval_sample {
     double train_loss;          /* the period-mean training loss since the previous evaluation
                                    (NaN: not measured) */
     double train_loss_samples;  /* ... over this many samples (0: unknown) */
+    double seconds;             /* the evaluation's own time (NaN or 0: not measured) */
 } scv_eval_sample;
 /* Where a driver delivers measurements as they come (either callback may be NULL). */
 typedef struct scv_measure_sink {

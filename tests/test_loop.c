@@ -42,8 +42,9 @@ typedef struct fake {
     int calls;
     int opened;
     /* a learning curve: accuracy(x) = acc_max - acc_gap exp(-x / tau) in reference samples
-     * x at batch 32 (a sample at B is worth E(32)/E(B) of them); 0 = the fixed-need rule */
-    double tau, acc_max, acc_gap, target, x_ref;
+     * x at batch 32 (a sample at B is worth E(32)/E(B) of them); 0 = the fixed-need rule;
+     * with acc_c > 0 the power law to the ideal 1 - acc_gap (x / tau)^-acc_c instead */
+    double tau, acc_max, acc_gap, target, x_ref, acc_c;
     /* or a training loss loss_b x^-loss_c (x in reference samples) and a loss target */
     int by_loss;
     double loss_b, loss_c;
@@ -66,7 +67,14 @@ typedef struct fake {
     int n_ev;
 } fake;
 
-static double fake_acc(const fake *f) { return f->acc_max - f->acc_gap * exp(-f->x_ref / f->tau); }
+static double fake_acc(const fake *f)
+{
+    if (f->acc_c > 0) return f->x_ref > 0 ? fmax(0, 1 - f->acc_gap * pow(f->x_ref / f->tau, -f->acc_c)) : 0;
+    return f->acc_max - f->acc_gap * exp(-f->x_ref / f->tau);
+}
+
+/* The power-law fake's crossing of an accuracy [reference samples]. */
+static double fake_pow_crossing(const fake *f, double acc) { return f->tau * pow(f->acc_gap / (1 - acc), 1 / f->acc_c); }
 static double fake_loss_at(const fake *f, double x) { return f->loss_b * pow(x, -f->loss_c); }
 
 /* A new invocation: the window starts from the loop's history. */
@@ -605,7 +613,7 @@ static void t_first_run_absolute(void)
 {
     scv_store *db = open_db("curve.db");
     fake f = new_fake();
-    f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.9;
+    f.tau = 10000, f.acc_c = 0.5, f.acc_gap = 0.1414, f.target = 0.9; /* 0.9 at x = 20000 */
     scv_job_driver d = driver_of(&f);
     scv_run_params p = params(db, "job-curve");
     p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9;
@@ -613,10 +621,10 @@ static void t_first_run_absolute(void)
     scv_err e = {0};
     CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
     CHECK_MSG(res.target_source == SCV_TARGET_CURVE && !res.relative, "%s", res.target_note);
-    /* the curve's crossing x* = tau ln(gap / (max - target)) reference samples at B = 32; the
+    /* the curve's crossing x* = tau (gap / (1 - target))^(1/c) reference samples at B = 32; the
      * fake's smoothed rule held later (x_rule), and the plan's times include that lag */
     CHECK(res.reached);
-    double x_star = f.tau * log(f.acc_gap / (f.acc_max - f.target)), x_rule = f.x_ref;
+    double x_star = fake_pow_crossing(&f, f.target), x_rule = f.x_ref;
     CHECK(x_rule > x_star);
     CHECK_EQ_INT(res.target_batch, 32);
     CHECK_NEAR(res.target_epochs * f.job.n_train, x_star, 0.05, 0);
@@ -672,7 +680,7 @@ static void t_stored_target_carried(void)
 {
     scv_store *db = open_db("carry.db");
     fake f = new_fake();
-    f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.89;
+    f.tau = 10000, f.acc_c = 0.5, f.acc_gap = 0.1414, f.target = 0.89;
     scv_job_driver d = driver_of(&f);
     scv_run_params p = params(db, "job-carry");
     p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.89;
@@ -691,7 +699,7 @@ static void t_stored_target_carried(void)
     CHECK(isfinite(x875) && x875 / f.job.n_train < 0.95 * e89); /* well apart: the test tells them apart */
     /* 0.875: the epochs at which the stored run's smoothed curve crossed it, not 0.89's */
     fake g = new_fake();
-    g.tau = 10000, g.acc_max = 0.97, g.acc_gap = 0.5, g.target = 0.875;
+    g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.875;
     d = driver_of(&g);
     p.target_accuracy = 0.875;
     CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
@@ -708,7 +716,7 @@ static void t_stored_target_carried(void)
     /* 0.95, beyond both stored runs' evaluations: the nearest's curve extrapolated, with a
      * band, near the fake's crossing tau ln(gap / (max - 0.95)); not 0.89's epochs */
     fake h = new_fake();
-    h.tau = 10000, h.acc_max = 0.97, h.acc_gap = 0.5, h.target = 0.95;
+    h.tau = 10000, h.acc_c = 0.5, h.acc_gap = 0.1414, h.target = 0.95;
     d = driver_of(&h);
     p.target_accuracy = 0.95;
     CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
@@ -716,13 +724,13 @@ static void t_stored_target_carried(void)
               res.target_note);
     CHECK_MSG(strstr(res.target_note, "never reached 0.95") && strstr(res.target_note, "extrapolated"), "%s",
               res.target_note);
-    CHECK_NEAR(res.target_epochs * h.job.n_train, h.tau * log(h.acc_gap / (h.acc_max - 0.95)), 0.1, 0);
+    CHECK_NEAR(res.target_epochs * h.job.n_train, fake_pow_crossing(&h, 0.95), 0.1, 0);
     CHECK(res.target_epochs_lo <= res.target_epochs && res.target_epochs <= res.target_epochs_hi);
     CHECK(res.predicted_lo_s <= res.predicted_time_s && res.predicted_time_s <= res.predicted_hi_s);
     scv_run_result_free(&res);
     /* 0.99, which no stored curve reaches (asymptote 0.97): the store does not inform it */
     fake k = new_fake();
-    k.tau = 10000, k.acc_max = 0.97, k.acc_gap = 0.5, k.target = 0.99;
+    k.tau = 10000, k.acc_c = 0.5, k.acc_gap = 0.1414, k.target = 0.99;
     d = driver_of(&k);
     p.target_accuracy = 0.99, p.max_epochs = 6;
     rec r = {0};

@@ -231,7 +231,8 @@ static void deliver(trainjob *t, const char *line, int lineno)
                                                                    point of the curve */
         scv_eval_sample e = {.iteration = count_or0(x->iter), .epoch = x->epoch_progress,
                              .accuracy = x->test_accuracy, .loss = x->test_loss, .train_loss = x->train_loss,
-                             .train_loss_samples = x->train_loss_samples > 0 ? x->train_loss_samples : 0};
+                             .train_loss_samples = x->train_loss_samples > 0 ? x->train_loss_samples : 0,
+                             .seconds = x->eval_seconds};
         e.samples_seen = e.epoch * n_train;
         snprintf(t->wd_seen, sizeof t->wd_seen, "an evaluation at iteration %lld", (long long)e.iteration);
         if (t->sink && t->sink->on_eval) t->sink->on_eval(t->sink->ctx, &e);

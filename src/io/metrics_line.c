@@ -76,6 +76,7 @@ static const num_field eval_nums[] = {
     N(scv_ml_eval, "test_loss", test_loss, 0, MAX_SQNORM, 0),
     N(scv_ml_eval, "train_loss", train_loss, -MAX_SQNORM, MAX_SQNORM, 0),
     N(scv_ml_eval, "train_loss_samples", train_loss_samples, 0, MAX_COUNT, 0),
+    N(scv_ml_eval, "eval_seconds", eval_seconds, 0, MAX_SECONDS, 0),
 };
 static const str_field eval_strs[] = {S(scv_ml_eval, "role", role), S(scv_ml_eval, "set", set)};
 

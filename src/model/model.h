@@ -82,6 +82,10 @@ typedef struct scv_plan_request {
     scv_objective objective;
     double value_per_hour;                  /* SCV_OBJ_UTILITY: $ an hour saved is worth (> 0) */
     double deadline_s, budget;              /* 0 = none */
+    double eval_s_per_sample;               /* periodic evaluations' seconds per training sample
+                                               (as measured: an evaluation's time over the samples
+                                               between two), added to every point's time: time =
+                                               iterations (t_iter + B eval_s_per_sample); 0 = none */
     /* VM-type extrapolation (0 = not known / none): */
     int measured_threads;                   /* threads per worker of the measurements */
     double parallel_fraction;               /* Amdahl f in [0,1] (scv_amdahl_fit); used only
@@ -262,6 +266,10 @@ typedef struct scv_calib_policy {
     int prior_members;          /* 5: the best matched corpus curves that predict */
     double prior_min_share;     /* 0.6: a match covers at least this share of the points */
     double prior_log_scale;     /* 2.5: the speed ratio lambda searched in e^-2.5 .. e^2.5 */
+    int shift_median;           /* 0: the point is the raw crossing (1: times exp of its bin's
+                                   median log error) */
+    double acc_tail_from;       /* 0.1: accuracy's raw fit is TAIL on the points past this share
+                                   of the prefix (< 0: scv_curve_fit's selection) */
 } scv_calib_policy;
 scv_calib_policy scv_calib_policy_default(void);
 
@@ -300,8 +308,9 @@ typedef struct scv_forecast {
     scv_curve fit;              /* the curve behind x_hat */
     double x_hat;               /* raw crossing [samples] (kind NONE: the last x) */
     double rho;                 /* ln(x_hat / last x) */
-    double x_med, lo, hi;       /* calibrated median and band [samples]; hi +inf: the band's
-                                   top share never reaches the target */
+    double x_med, lo, hi;       /* the point (the raw crossing inside the band) and the
+                                   calibrated band [samples]; hi +inf: the band's top share
+                                   never reaches the target */
     double p_reach;             /* P(reached within the horizon) */
     double horizon;             /* [samples] (<= 0: none) */
     double nearest;             /* when the median is past the horizon: the target value

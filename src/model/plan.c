@@ -647,7 +647,7 @@ static void type_points(plan_build *pb, int vi)
                 p->batch = B;
                 p->t_iter = t_iter;
                 p->iterations = iters * p->comm_opt.iter_factor;
-                p->time_s = p->iterations * t_iter;
+                p->time_s = p->iterations * (t_iter + B * req->eval_s_per_sample);
                 p->price_hr = price;
                 p->cost = scv_cost_usd(K, p->time_s, price);
                 p->err_rel = req->perf->mare;
@@ -720,7 +720,7 @@ static void mix_points(plan_build *pb, size_t m)
             p->batch = B;
             p->t_iter = t_iter;
             p->iterations = iters * p->comm_opt.iter_factor;
-            p->time_s = p->iterations * t_iter;
+            p->time_s = p->iterations * (t_iter + B * req->eval_s_per_sample);
             p->price_hr = price / K;
             p->cost = scv_cost_usd(K, p->time_s, p->price_hr);
             p->err_rel = req->perf->mare;

@@ -105,6 +105,8 @@ typedef struct loop {
                                        this run trains) */
     scv_calib calib;                /* the band's calibration: the corpus's curves and the
                                        store's finished runs (load_calib) */
+    double eval_s_sum;              /* the evaluations' own times, summed, and how many: the */
+    int eval_n;                     /*   plan prices them per training sample */
 } loop;
 
 /* ---- events ---- */
@@ -377,6 +379,7 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
 {
     loop *l = ctx;
     l->last_accuracy = e->accuracy;
+    if (e->seconds > 0 && isfinite(e->seconds)) l->eval_s_sum += e->seconds, l->eval_n++;
     if (!l->profiling) progress_eval_add(&l->prog, target_x(l, e), target_y(l, e)); /* out of order or NaN: ignored */
     history_push(l, target_y(l, e));
     if (!l->profiling && overdue(l)) predict_target(l); /* the time left, re-estimated (emit) */
@@ -838,6 +841,14 @@ static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, dou
     return SCV_TARGET_NOMINAL;
 }
 
+/* The periodic evaluations' seconds per training sample: their mean time as measured, one
+ * every eval_every_epochs (0: none measured). */
+static double eval_s_per_sample(const loop *l)
+{
+    double per = l->pol->eval_every_epochs * l->job.n_train;
+    return l->eval_n && per > 0 ? l->eval_s_sum / l->eval_n / per : 0;
+}
+
 static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_model *sm, scv_err *err)
 {
     const scv_run_params *p = l->p;
@@ -863,6 +874,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             /* bounds on nominal times would be arbitrary: they apply from the
                              * first plan with absolute times (a re-plan once the curve knows) */
                             .deadline_s = relative ? 0 : p->deadline_s, .budget = relative ? 0 : p->budget,
+                            .eval_s_per_sample = eval_s_per_sample(l),
                             .objective = p->objective, .value_per_hour = p->value_per_hour,
                             .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib,
                             .measured_threads = l->job.threads, .worker_threads = l->job.threads,
@@ -937,7 +949,8 @@ static const char *comm_text(const loop *l, int comm, scv_sparse_coll coll, char
 static void predict_progress(loop *l)
 {
     const scv_plan_point *pt = find_point(l->r->plan, l->K, l->B, l->comm);
-    l->pred_t_iter = pt ? pt->t_iter : NAN;
+    /* an iteration's time with its share of the periodic evaluations (the plan prices them) */
+    l->pred_t_iter = pt ? (pt->iterations > 0 ? pt->time_s / pt->iterations : pt->t_iter) : NAN;
     l->pred_iter_factor = iter_factor(pt);
     l->need_iters = pt ? (double)l->iteration + rest_iters(l, &l->r->stat, l->B) * iter_factor(pt) : NAN;
 }
@@ -1244,6 +1257,10 @@ static int do_plan(loop *l, scv_err *err)
     }
     predict_progress(l);
     note(l, SCV_EV_NOTE, "target: %s", r->target_note);
+    if (l->eval_n && ch->time_s > 0)
+        note(l, SCV_EV_NOTE, "evaluations priced: %.0f ms each (mean of %d), one every %g epochs: %.1f%% of the chosen "
+             "configuration's time", 1e3 * l->eval_s_sum / l->eval_n, l->eval_n, l->pol->eval_every_epochs,
+             100 * ch->iterations * ch->batch * eval_s_per_sample(l) / ch->time_s);
     if (r->relative && (l->p->deadline_s > 0 || l->p->budget > 0))
         note(l, SCV_EV_NOTE, "the %s applies from the first plan with absolute times (the target's epochs are not "
              "known yet)", l->p->deadline_s > 0 ? "deadline" : "budget");
