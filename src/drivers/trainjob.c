@@ -298,8 +298,10 @@ void tj_watch_tick(void *ctx)
     if (!t->res) return;
     /* a stalled job has nothing to save (a retry resumes the last checkpoint): ended at once,
      * every process of it; the tick after the child was reaped finds none, and a job that
-     * exited is not called stalled */
-    if (!t->wd_fired && tj_stalled(t, t->wd_why, sizeof t->wd_why) && scv_run_self_kill_tree())
+     * exited is not called stalled. Once a stop was asked (SIGINT/SIGTERM passed on to it)
+     * the job is writing its checkpoint, however long its lines have been quiet: not ended */
+    if (!t->wd_fired && !scv_run_self_stopping() && tj_stalled(t, t->wd_why, sizeof t->wd_why) &&
+        scv_run_self_kill_tree())
         t->wd_fired = scv_now();
 }
 
