@@ -25,7 +25,7 @@
 # 2b. SIGTERM of the coordinator during the relaunch/elastic probe, and its job paused before
 #     its first metrics line (the watchdog): never a run left `running`.
 # Prints "ok N - name" / "not ok N - name: why" and "N passed, N failed" last; exits
-# non-zero on a failure. About 110 s on 2 busy cores.
+# non-zero on a failure. About 115 s on 2 busy cores.
 set -u
 SCV=${SCV_BIN:-build/scavenger}
 case "$SCV" in /*) ;; *) SCV=$(pwd)/$SCV ;; esac
