@@ -20,9 +20,12 @@
 # Every scenario has its own mktemp -d directory and --db, and finds its processes only by
 # that unique path. The mounts need root (those checks are skipped otherwise).
 # Uses $SCV_BIN (default build/scavenger); SCV_FAULTS_KEEP=1 keeps the temp directory;
-# SCV_FAULTS_DRIVER=NAME starts every run with --driver NAME (default: run's own default).
+# SCV_FAULTS_DRIVER=NAME starts every run with --driver NAME (default: run's own default);
+# SCV_FAULTS_ONLY=WORDS runs only the scenarios whose call holds WORDS (e.g. "probe").
+# 2b. SIGTERM of the coordinator during the relaunch/elastic probe, and its job paused before
+#     its first metrics line (the watchdog): never a run left `running`.
 # Prints "ok N - name" / "not ok N - name: why" and "N passed, N failed" last; exits
-# non-zero on a failure. About 110 s on 2 busy cores.
+# non-zero on a failure. About 115 s on 2 busy cores.
 set -u
 SCV=${SCV_BIN:-build/scavenger}
 case "$SCV" in /*) ;; *) SCV=$(pwd)/$SCV ;; esac
@@ -267,6 +270,61 @@ worker() {
     check "$name: no orphan process" 'left alive: $orphans' no_orphans "$d/" ""
 }
 
+# ---- 2b: the probe (relaunch and elastic: a one-iteration `scavenger train` that proves
+# the job starts, writing the run's job.jsonl) ----
+# probe TERM: SIGTERM to the coordinator while the probe runs (issue 24, 9; test_cli
+# probe_interrupt covers the exec driver's probe): exit 130, "interrupted", the run stored
+# interrupted, never `running`. probe STOP: the probe's trainer paused (SIGSTOP) before its
+# first metrics line (issue 24, 7; test_cli stall_watchdog covers an exec trainer): the
+# watchdog (--stall-timeout 3) ends it, the run fails saying the job does not start. Both:
+# no process left, the store intact. The data set is large so that the probe lasts seconds.
+PROBEJOB="$DRV --model mlp --hidden 32 --dataset synthetic:400000 --lr 0.003 --target-accuracy 0.96 --workers 1,2
+          --batch 32,128"
+probe() {
+    sig=$1
+    d=$(mktemp -d "$TOP/p-$1.XXXXXX")
+    name="SIG$sig of the probe's job before its first line"
+    [ "$sig" = TERM ] && name="SIGTERM of the coordinator during the probe"
+    extra=""
+    [ "$sig" = STOP ] && extra="--stall-timeout 3"
+    # shellcheck disable=SC2086
+    "$SCV" run --db "$d/r.db" $PROBEJOB $extra >"$d/run.log" 2>&1 &
+    pid=$!
+    pp="" i=0
+    while [ -z "$pp" ] && [ $i -lt 600 ] && alive "$pid"; do
+        pp=$(pgrep -f -- "scavenger train .*--metrics $d/r[.]db[.]runs/1/job[.]jsonl" 2>/dev/null | head -n 1)
+        [ -n "$pp" ] || sleep 0.05
+        i=$((i + 1))
+    done
+    if [ -z "$pp" ]; then
+        wait_exit "$pid" 60
+        not_ok "$name" "no probe seen (run exit $rc: $(tailof "$d/run.log"))"
+        return
+    fi
+    sleep 0.5
+    snap=$(descendants "$pid")
+    if [ "$sig" = TERM ]; then kill -TERM "$pid"; else kill -STOP "$pp"; fi
+    wait_exit "$pid" 60
+    "$SCV" runs --db "$d/r.db" >"$d/runs.txt" 2>&1
+    if [ $hung -eq 1 ]; then
+        not_ok "$name: the run ends" "it hung: killed after 60 s ($(tailof "$d/run.log"))"
+    elif [ "$sig" = TERM ]; then
+        check "$name: exit 130, interrupted" 'exit $rc: $(tailof "$d/run.log")' \
+            eval '[ $rc -eq 130 ] && has "$d/run.log" "interrupted"'
+        check "$name: the run is stored interrupted, not running" '$(cut -c1-300 "$d/runs.txt")' \
+            eval 'has "$d/runs.txt" "interrupted" && ! has "$d/runs.txt" "running"'
+    else
+        check "$name: the watchdog ends it, the run fails saying so" 'exit $rc: $(tailof "$d/run.log")' \
+            eval '[ $rc -eq 1 ] && has "$d/run.log" "does not start: no metrics line in 3 s"'
+        check "$name: the run is not shown running" '$(cut -c1-300 "$d/runs.txt")' \
+            eval '! has "$d/runs.txt" "running"'
+    fi
+    orphans=""
+    check "$name: no orphan process" 'left alive: $orphans' no_orphans "$d/" "$snap"
+    why=""
+    check "$name: store intact" '$why' integrity "$d/r.db"
+}
+
 # ---- 3, 4: a full disk and a read-only report directory ----
 # small_fs DIR SIZE: mounts a tmpfs of SIZE at DIR
 small_fs() {
@@ -391,13 +449,19 @@ concurrent() {
 
 [ -x "$SCV" ] || { echo "not ok 1 - $SCV is not built"; echo "0 passed, 1 failed"; exit 1; }
 start=$(date +%s)
-timed() { t0=$(date +%s); "$@"; echo "# $*: $(($(date +%s) - t0)) s"; }
+# SCV_FAULTS_ONLY=WORDS: only the scenarios whose line below holds WORDS ("probe", "worker 1")
+timed() {
+    case "$*" in *"${SCV_FAULTS_ONLY:-}"*) ;; *) return 0 ;; esac
+    t0=$(date +%s); "$@"; echo "# $*: $(($(date +%s) - t0)) s"
+}
 timed coordinator KILL
 timed coordinator TERM
 timed worker 1 WJOB KILL:train
 timed worker 0 WJOB TERM:train
 timed worker 0 SJOB KILL:warmup KILL:search
 timed worker 1 PJOB STOP:train
+timed probe TERM
+timed probe STOP
 if [ "$(id -u)" -eq 0 ]; then
     timed disk_full_report
     timed disk_full_db

@@ -10,6 +10,7 @@
 #include "scv_test_proc.h"
 #include "runtime/launch.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -102,6 +103,54 @@ static void t_resolve(void)
     CHECK_EQ_INT(scv_hostfile_check(write_hosts("local", "localhost slots=2\n127.0.0.1\n"), &pol, &err), SCV_OK);
 }
 
+/* The check in a threaded process (the service's HTTP threads): another thread holds a lock
+ * the resolver takes (as getaddrinfo takes the C library's) while the check starts. A
+ * resolver in a child forked then inherited the lock held for ever and the host was
+ * refused at the bound; in a thread it waits for the lock and the host resolves. */
+static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t ready_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ready_cv = PTHREAD_COND_INITIALIZER;
+static int holding;
+
+static void *hold_lock(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&held);
+    pthread_mutex_lock(&ready_mu);
+    holding = 1;
+    pthread_cond_signal(&ready_cv);
+    pthread_mutex_unlock(&ready_mu);
+    nanosleep(&(struct timespec){0, 150000000L}, NULL);
+    pthread_mutex_unlock(&held);
+    return NULL;
+}
+
+static int locking_resolve(const char *name)
+{
+    pthread_mutex_lock(&held);
+    pthread_mutex_unlock(&held);
+    return strcmp(name, "nosuch.test") ? 0 : -1;
+}
+
+static void t_threaded(void)
+{
+    pthread_t th;
+    holding = 0;
+    CHECK_EQ_INT(pthread_create(&th, NULL, hold_lock, NULL), 0);
+    pthread_mutex_lock(&ready_mu);
+    while (!holding) pthread_cond_wait(&ready_cv, &ready_mu);
+    pthread_mutex_unlock(&ready_mu);
+    scv_hostfile_policy pol = scv_hostfile_policy_default();
+    pol.resolve = locking_resolve, pol.resolve_timeout_ms = 1500;
+    scv_err err = {0};
+    CHECK_MSG(scv_hostfile_check(write_hosts("threaded", "node1 slots=2\nnode2\n"), &pol, &err) == SCV_OK, "%s",
+              err.msg);
+    pthread_join(th, NULL);
+    /* and an answer that comes is still read: refused by name, not by the bound */
+    CHECK_EQ_INT(scv_hostfile_check(write_hosts("threaded2", "node1\nnosuch.test\n"), &pol, &err), SCV_ENOTFOUND);
+    CHECK_MSG(strstr(err.msg, "threaded2:2: host 'nosuch.test' does not resolve"), "%s", err.msg);
+}
+
 /* through the command line: train --hosts refuses the file before mpirun, naming file:line
  * (a usage error: exit 2) */
 static void t_cli(void)
@@ -114,7 +163,7 @@ static void t_cli(void)
     CHECK_MSG(strstr(out, "/cli:2: 'slots=x': expected a whole number of slots"), "%s", out);
 }
 
-static const scv_test tests[] = {{"syntax", t_syntax}, {"resolve", t_resolve}, {"cli", t_cli}};
+static const scv_test tests[] = {{"syntax", t_syntax}, {"resolve", t_resolve}, {"threaded", t_threaded}, {"cli", t_cli}};
 
 int main(int argc, char **argv)
 {

@@ -659,6 +659,26 @@ static void t_threads_left_out(void)
     scv_json_free(out);
     free(r2);
     cJSON_Delete(js);
+    /* one rule for the job's threads (the profile's) and the models' (was: the smallest
+     * thread count for the profile, the most common for the models: 1 and 2 here) */
+    char *t4 = metrics_of("c5.xlarge", "mlp:784-32-10", 2, 3, sx, 1), p4[300];
+    snprintf(p4, sizeof p4, "%s/thr3.jsonl", tmp);
+    CHECK(t4 && !write_file(p4, t4));
+    scv_profile *prof = NULL;
+    snprintf(req, sizeof req, "%s,%s,%s", path[0], path[2], p4);
+    CHECK_EQ_INT(scv_profile_load(req, &prof, &err), SCV_OK);
+    CHECK_MSG(prof && prof->n == 3 && prof->job.threads == 2 && scv_profile_models_threads(prof) == 2,
+              "the profile's threads %d, the models' %d", prof ? prof->job.threads : -1,
+              prof ? scv_profile_models_threads(prof) : -1);
+    scv_profile_free(prof);
+    snprintf(req, sizeof req, "{\"profile\":\"%s,%s,%s\",\"target_epochs\":5}", path[0], path[2], p4);
+    out = NULL;
+    CHECK_EQ_INT(plan(req, &out, &err), SCV_OK);
+    snprintf(want, sizeof want, "\"left_out\":\"%s: 1 configuration at 1 thread left out of the fit (the models use 2 "
+             "threads)\"", path[0]);
+    CHECK_MSG(out && strstr(out, want), "%.600s", out ? out : err.msg);
+    scv_json_free(out);
+    free(t4);
     snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":5}", path[0], path[1]);
     out = NULL;
     CHECK_EQ_INT(plan(req, &out, &err), SCV_OK);

@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Every field set to a value of its own (split and history exact at 9 digits). */
@@ -596,12 +597,57 @@ static void t_tail_verdict(void)
     unlink(path);
 }
 
+/* A killed run's segment recovered (tj_recover): read as the tail reads it, its verdict
+ * its own (an earlier segment's divergence cleared) and a line longer than the tail's
+ * buffer one line, not several refused parts; the line numbers after it right. */
+static void t_recover_lines(void)
+{
+    char dir[128], path[300];
+    snprintf(dir, sizeof dir, "/tmp/scv-test-recover-%ld", (long)getpid());
+    mkdir(dir, 0755);
+    snprintf(path, sizeof path, "%s/seg-000-train-k2-b64.jsonl", dir);
+    static const char *iter = "{\"type\": \"iter\", \"iter\": %d, \"workers\": 2, \"batch\": 64, \"t_compute\": 0.01, "
+                              "\"t_comm\": 0.0, \"t_iter\": 0.01, \"grad_sqnorm_local_mean\": 1, "
+                              "\"grad_sqnorm_global\": 1, \"epoch_progress\": 0.1, \"loss\": 1.0, \"samples_seen\": %d}\n";
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, iter, 1, 64);
+    fputs("{\"type\": \"note\", \"text\": \"", f); /* 20 KB: more than the 8 KiB buffer twice */
+    for (int i = 0; i < 20000; i++) fputc('x', f);
+    fputs("\"}\n", f);
+    fprintf(f, iter, 2, 128);
+    fprintf(f, "{\"type\": \"eval\", \"iter\": 2, \"epoch_progress\": 0.2, \"test_accuracy\": 5.0}\n");
+    fclose(f);
+    for (int stale = 0; stale < 2; stale++) {
+        trainjob t;
+        memset(&t, 0, sizeof t);
+        snprintf(t.run_dir, sizeof t.run_dir, "%s", dir);
+        snprintf(t.ckpt_dir, sizeof t.ckpt_dir, "%s/ckpt", dir);
+        if (stale) /* the verdict of a segment read before */
+            scv_err_set(&t.diverged, SCV_EINVAL, "the trainer diverged (loss NaN at iteration 9, other.jsonl:9)");
+        scv_segment_result res;
+        char phase[32];
+        int K = 0, B = 0;
+        scv_err e = {0};
+        CHECK_EQ_INT(tj_recover(&t, 0, &res, phase, sizeof phase, &K, &B, &e), SCV_OK);
+        CHECK_MSG(K == 2 && B == 64 && !strcmp(phase, "train"), "%s K=%d B=%d", phase, K, B);
+        CHECK_MSG(res.iterations == 2 && res.total_iterations == 0, "%d iterations", (int)res.iterations);
+        CHECK_MSG(t.lineno == 4, "%d lines", t.lineno);
+        CHECK_MSG(t.diverged.code == 0, "a stale verdict kept: %s", t.diverged.msg);
+        /* the one bad line is the evaluation's, named at its own line */
+        CHECK_MSG(t.line_err.code && strstr(t.line_err.msg, ".jsonl:4: field 'test_accuracy'"), "%s", t.line_err.msg);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 static const scv_test tests[] = {
     {"json_round_trip", t_json_round_trip}, {"json_refused", t_json_refused},
     {"env_round_trip", t_env_round_trip},   {"argv_round_trip", t_argv_round_trip},
     {"from_spec", t_from_spec},             {"line_good", t_line_good},
     {"line_bad", t_line_bad},               {"profile_strict", t_profile_strict},
     {"line_nonfinite", t_line_nonfinite},   {"line_sequence", t_line_sequence},
-    {"tail_verdict", t_tail_verdict},
+    {"tail_verdict", t_tail_verdict},       {"recover_lines", t_recover_lines},
 };
 SCV_TEST_MAIN(tests)

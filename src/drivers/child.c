@@ -191,6 +191,8 @@ int scv_run_self_err(const char *exe, char *const *argv, char *json, size_t cap,
     return SCV_OK;
 }
 
+int scv_run_self_stopping(void) { return g_child > 0 && g_int; }
+
 void scv_run_self_signal(int sig)
 {
     if (g_child > 0) kill((pid_t)g_child, sig);

@@ -28,6 +28,9 @@ int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int
 int scv_run_self_err(const char *exe, char *const *argv, char *json, size_t cap, char *errline, size_t errcap,
                      int *status, int *interrupted, void (*tick)(void *ctx), void *ctx, int tick_ms,
                      scv_err *err);
+/* 1 once SIGINT or SIGTERM reached this process while scv_run_self waits for its child (the
+ * child was asked to stop and is saving its state): a tick must not end it then. */
+int scv_run_self_stopping(void);
 /* Sends sig to the child scv_run_self is waiting for (from its tick; none: no-op). */
 void scv_run_self_signal(int sig);
 /* scv_kill_tree on that child; 0 when there is none (it has exited and been reaped). */

@@ -166,16 +166,19 @@ static int start_job(elastic *e, scv_err *err)
             if (strstr(line, "\"ready\"")) break;
             continue;
         }
+        /* whether it runs, asked once: job_alive reaps a job that ended, and its status is
+         * read then or never (asked twice, an exit between the asks read -1, not its 2) */
         int st = -1;
-        if (scv_now() - t0 > t->wd.startup_s && job_alive(e, NULL)) { /* the watchdog: retried */
-            end_job_now(e);
-            return scv_err_set(err, SCV_EMPI, "the elastic job did not start: not ready in %.0f s (the start-up "
-                               "timeout, --stall-timeout); see %s", scv_now() - t0, e->log_path);
-        }
         if (!job_alive(e, &st)) { /* a usage error is the options'; anything else may pass (retried) */
             if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
             return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EMPI,
                                "the elastic job did not start (scavenger train exited %d); see %s", st, e->log_path);
+        }
+        /* the watchdog (retried), unless a stop was asked: the job is leaving by itself */
+        if (!g_int && scv_now() - t0 > t->wd.startup_s) {
+            end_job_now(e);
+            return scv_err_set(err, SCV_EMPI, "the elastic job did not start: not ready in %.0f s (the start-up "
+                               "timeout, --stall-timeout); see %s", scv_now() - t0, e->log_path);
         }
         nap_ms(5);
     }
@@ -264,7 +267,9 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         if (!job_alive(e, &status)) break;
         if (scv_now() - last_tick > 0.1) {
             tj_tail_tick(t), last_tick = scv_now();
-            if (tj_stalled(t, why, sizeof why)) { /* the watchdog: ended, retried like a dead worker */
+            /* the watchdog: ended, retried like a dead worker; not once a stop was asked (passed
+             * on to the job, which is writing its checkpoint, however quiet its lines) */
+            if (!g_int && tj_stalled(t, why, sizeof why)) {
                 stalled = 1;
                 end_job_now(e);
                 break;

@@ -57,15 +57,29 @@ static char *settings_json(char *const *names, char *const *values, int n)
     return s;
 }
 
-/* The catalog, the VM type and the cluster the job runs on. */
+/* The catalog, the VM type and the cluster the job runs on: the one check of where a job
+ * runs, for `scavenger run` and the service's submit (svc_job_check runs this setup), each
+ * error naming its option (--catalog, --cluster, --vm-type: the service's field). */
 static int setup_where(scv_job_setup *js, const char *catalog, const char *cl, scv_err *err)
 {
     scv_run_params *p = &js->params;
     char catbuf[4200];
     if (scv_catalog_load(catalog ? catalog : scv_data_file("vm-catalog.csv", catbuf, sizeof catbuf), &js->catalog,
-                         err))
+                         err)) {
+        if (catalog) {
+            char m[SCV_ERR_LEN];
+            snprintf(m, sizeof m, "%s", err->msg);
+            scv_err_set(err, err->code ? err->code : SCV_EIO, "--catalog: %s", m);
+        }
         return err->code ? err->code : SCV_EIO;
-    if (cl && scv_cluster_load(cl, &js->cluster, err)) return err->code ? err->code : SCV_EIO;
+    }
+    if (cl) {
+        scv_err ce = {0};
+        int rc = scv_cluster_load(cl, &js->cluster, &ce);
+        if (rc == SCV_ENOTFOUND || rc == SCV_EINVAL) /* no such cluster here, or no cluster's name: the setting's */
+            return bad(js, err, "--cluster: %s", ce.msg);
+        if (rc) return scv_err_set(err, rc, "--cluster: %s", ce.msg); /* its state damaged: not the setting's */
+    }
     if (!p->vm_type[0])
         snprintf(p->vm_type, sizeof p->vm_type, "%s", cl ? js->cluster.vm[0].catalog_type : SCV_JOB_DEFAULTS.vm_type);
     for (int i = 1; cl && i < js->cluster.n; i++) /* the loop plans and prices one type */
@@ -77,7 +91,7 @@ static int setup_where(scv_job_setup *js, const char *catalog, const char *cl, s
         }
     if (!scv_catalog_find(js->catalog, p->vm_type)) {
         char m[400], near[160];
-        snprintf(m, sizeof m, "--vm-type '%.200s': not a VM type of the catalog (see --catalog)%s", p->vm_type,
+        snprintf(m, sizeof m, "--vm-type '%.200s': not a VM type of the catalog (`scavenger vms` lists them)%s", p->vm_type,
                  scv_catalog_did_you_mean(js->catalog, p->vm_type, near, sizeof near));
         return bad(js, err, "%s", m);
     }

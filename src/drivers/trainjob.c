@@ -299,8 +299,10 @@ void tj_watch_tick(void *ctx)
     if (!t->res) return;
     /* a stalled job has nothing to save (a retry resumes the last checkpoint): ended at once,
      * every process of it; the tick after the child was reaped finds none, and a job that
-     * exited is not called stalled */
-    if (!t->wd_fired && tj_stalled(t, t->wd_why, sizeof t->wd_why) && scv_run_self_kill_tree())
+     * exited is not called stalled. Once a stop was asked (SIGINT/SIGTERM passed on to it)
+     * the job is writing its checkpoint, however long its lines have been quiet: not ended */
+    if (!t->wd_fired && !scv_run_self_stopping() && tj_stalled(t, t->wd_why, sizeof t->wd_why) &&
+        scv_run_self_kill_tree())
         t->wd_fired = scv_now();
 }
 
@@ -394,11 +396,27 @@ int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, siz
     snprintf(phase, cap, "%s", ph);
     FILE *f = fopen(best, "r");
     if (!f) return scv_err_set(err, SCV_EIO, "%s: cannot read: %s", best, strerror(errno));
-    t->res = out, t->sink = NULL, t->lineno = 0;
+    /* read as the tail reads a running segment: this file's verdict only (an earlier
+     * segment's bad line or divergence is not this one's), and a line longer than the tail's
+     * buffer counted as one line, not read (its parts are no lines: they were refused as
+     * "not a JSON object" at line numbers past the file's) */
+    t->res = out, t->sink = NULL, t->lineno = 0, t->overlong = 0;
+    memset(&t->line_err, 0, sizeof t->line_err);
+    memset(&t->diverged, 0, sizeof t->diverged);
     scv_ml_reader_init(&t->rd, *workers);
     snprintf(t->tail_path, sizeof t->tail_path, "%s", best);
-    char line[8192];
-    while (fgets(line, sizeof line, f)) deliver(t, line, ++t->lineno);
+    char line[sizeof t->partial];
+    while (fgets(line, sizeof line, f)) {
+        size_t len = strlen(line);
+        int ends = len && line[len - 1] == '\n';
+        if (!ends && !feof(f)) { /* overlong: the rest of it skipped */
+            int ch;
+            while ((ch = fgetc(f)) != EOF && ch != '\n') {}
+            ++t->lineno;
+            continue;
+        }
+        deliver(t, line, ++t->lineno);
+    }
     fclose(f);
     t->res = NULL;
     scv_profile *p = NULL;

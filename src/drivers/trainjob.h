@@ -101,7 +101,9 @@ int tj_tail_verdict(const trainjob *t, scv_err *err);
 /* The last lines (at most `lines`, each cut to fit) of a log file, joined by " | ", into
  * buf ("" when none). */
 void tj_log_tail(const char *path, int lines, char *buf, size_t cap);
-/* The driver's recover: segment `index`'s metrics (its last attempt) as if it had just ended. */
+/* The driver's recover: segment `index`'s metrics (its last attempt) as if it had just ended,
+ * read as the tail reads them (t->line_err, t->diverged: this file's alone; a line longer
+ * than the tail's buffer counted, not read). */
 int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, size_t cap, int *workers, int *batch,
                scv_err *err);
 #endif

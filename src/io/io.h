@@ -38,6 +38,12 @@ int scv_profile_load_texts(const char *const *texts, size_t n, const char *label
  * profile's order is by (K, B), not by the lines'). */
 const scv_config_stats *scv_profile_main(const scv_profile *p);
 
+/* The job's thread count, the one rule for the profile (p->job.threads, set by the
+ * loaders) and the planner's models (plan_job.c fits them on these configurations only):
+ * the thread count with the most configurations, of those the smallest; 0 when none is
+ * known. From the configurations, not the order of the files. */
+int scv_profile_models_threads(const scv_profile *p);
+
 /* The job line of a metrics file. */
 int scv_job_load(const char *path, scv_job_info *job, scv_err *err);
 /* From the metrics of a run that reached `accuracy`: the epochs it took and its batch. */

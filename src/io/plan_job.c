@@ -176,23 +176,6 @@ static double profile_t_compress(const scv_profile *prof, long *n)
     return *n ? sum / (double)*n : 0;
 }
 
-/* The thread count the models are fitted on: the one with the most configurations, of
- * those the smallest (0 when none is known). Chosen from the configurations, not the order
- * of the files. */
-static int models_threads(const scv_profile *prof)
-{
-    int best = 0;
-    size_t best_n = 0;
-    for (size_t i = 0; i < prof->n; i++) {
-        int t = prof->configs[i].threads;
-        size_t n = 0;
-        if (t <= 0) continue;
-        for (size_t k = 0; k < prof->n; k++) n += prof->configs[k].threads == t;
-        if (n > best_n || (n == best_n && t < best)) best = t, best_n = n;
-    }
-    return best;
-}
-
 /* The configurations at a thread count other than the models' (mthreads), said per file
  * into j->left_out ("p3.jsonl: 1 configuration at 2 threads left out of the fit (the
  * models use 1 thread)"): each file (or text) loaded on its own to name it; one that does
@@ -233,14 +216,14 @@ static void left_out_note(const scv_plan_args *a, scv_plan_job *j, int mthreads,
 
 /* Thread scaling, measured: a configuration profiled at several thread counts gives
  * Amdahl's parallel fraction (*pf, else -1); the models are fitted on one thread count
- * (*mthreads, models_threads), so the profile keeps only those configurations (and the
+ * (*mthreads, scv_profile_models_threads), so the profile keeps only those configurations (and the
  * ones of no known thread count). */
 static int thread_scaling(const scv_plan_args *a, scv_plan_job *j, int *mthreads, double *pf, scv_err *err)
 {
     scv_profile *prof = j->prof;
     int nthr = 0, thr[16];
     double tcs[16];
-    *mthreads = models_threads(prof);
+    *mthreads = scv_profile_models_threads(prof);
     *pf = -1;
     for (size_t i = 0; i < prof->n && nthr < 2; i++) { /* the first (K, B) at 2+ thread counts */
         nthr = 0;

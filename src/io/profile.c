@@ -217,6 +217,20 @@ static int cmp_rec(const void *pa, const void *pb)
     return 0;
 }
 
+int scv_profile_models_threads(const scv_profile *p)
+{
+    int best = 0;
+    size_t best_n = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        int t = p->configs[i].threads;
+        size_t n = 0;
+        if (t <= 0) continue;
+        for (size_t k = 0; k < p->n; k++) n += p->configs[k].threads == t;
+        if (n > best_n || (n == best_n && t < best)) best = t, best_n = n;
+    }
+    return best;
+}
+
 /* Configurations in their canonical order: by K, B, threads, VM type. */
 static int cmp_config(const void *pa, const void *pb)
 {
@@ -312,14 +326,11 @@ static int profile_load(const char *paths, const char *const *texts, size_t n_te
         c->threads = rs[i].threads;
         summarise(keep, m, c);
     }
-    /* in a canonical order, whatever the order of the files; the job's threads: the smallest
-     * thread count measured (the configurations carry each their own) */
+    /* in a canonical order, whatever the order of the files; the job's threads: the models'
+     * (scv_profile_models_threads; the configurations carry each their own) */
     if (!rc && p->n) {
         qsort(p->configs, p->n, sizeof *p->configs, cmp_config);
-        p->job.threads = 0;
-        for (size_t i = 0; i < p->n; i++)
-            if (p->configs[i].threads > 0 && (!p->job.threads || p->configs[i].threads < p->job.threads))
-                p->job.threads = p->configs[i].threads;
+        p->job.threads = scv_profile_models_threads(p);
     }
     if (!rc && p->n == 0)
         rc = scv_err_set(err, SCV_EINVAL, "%s: too few iterations (all are warm-up)", paths);

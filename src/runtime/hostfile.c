@@ -4,8 +4,13 @@
  * 1 to 63 characters, 253 in all; an optional "user@"), an IPv4 or an IPv6 address, every
  * field slots=N, max_slots=N (or max-slots=N) with N a whole number in range, and every
  * host resolving within a short bound. getaddrinfo() blocks with no timeout of its own, so
- * each host is resolved in a child process that is killed when the bound passes. Errors
- * name the file and line ("hosts:3: ..."): before, a 100 KB name crashed mpirun, and an
+ * each host is resolved in a detached thread of its own and waited for until the bound
+ * (a thread still resolving then is left to finish: it owns a reference to the shared
+ * state, freed by whoever is last). Threads, not child processes: the check runs in the
+ * service's HTTP threads too, and a child forked from a threaded process may only call
+ * async-signal-safe functions (getaddrinfo takes locks another thread may have held at the
+ * fork: the child would hang to the bound and a good host be refused). Errors name the
+ * file and line ("hosts:3: ..."): before, a 100 KB name crashed mpirun, and an
  * unresolvable host hung the launch for more than a minute with no word of which line.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -15,12 +20,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,9 +83,7 @@ static int field(const char *tok, int *which, long *v, long max)
 typedef struct {
     char *name;
     int line;
-    pid_t pid;
     int state;       /* 0 waiting, 1 running, 2 resolved, 3 does not resolve, 4 timed out */
-    double started;
 } host;
 
 static double now_s(void)
@@ -101,44 +104,126 @@ static int resolve_here(const char *name)
     return rc == 0 ? 0 : -1;
 }
 
-/* Resolves every host, at most pol->parallel at a time, each in a child killed after the
- * bound; fills state (2, 3 or 4). SCV_EIO when a child cannot be started. */
+/* What the caller and its resolver threads share: the names (copies), each one's state and
+ * when its thread started; freed by the last of them to let go (refs). */
+typedef struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int refs;
+    size_t n;
+    char **name;
+    int *state;
+    double *started;
+    int (*resolve)(const char *name);
+} shared;
+
+typedef struct {
+    shared *sh;
+    size_t i;
+} job;
+
+static void shared_put(shared *sh) /* under sh->mu; unlocks it */
+{
+    int last = --sh->refs == 0;
+    pthread_mutex_unlock(&sh->mu);
+    if (!last) return;
+    for (size_t i = 0; i < sh->n; i++) free(sh->name[i]);
+    free(sh->name), free(sh->state), free(sh->started);
+    pthread_cond_destroy(&sh->cv);
+    pthread_mutex_destroy(&sh->mu);
+    free(sh);
+}
+
+static void *resolver(void *arg)
+{
+    job j = *(job *)arg;
+    free(arg);
+    shared *sh = j.sh;
+    int ok = (sh->resolve ? sh->resolve(sh->name[j.i]) : resolve_here(sh->name[j.i])) == 0;
+    pthread_mutex_lock(&sh->mu);
+    if (sh->state[j.i] == 1) sh->state[j.i] = ok ? 2 : 3; /* else: timed out already */
+    pthread_cond_broadcast(&sh->cv);
+    shared_put(sh);
+    return NULL;
+}
+
+/* Resolves every host, at most pol->parallel at a time, each in a detached thread waited
+ * for until the bound; fills state (2, 3 or 4). SCV_EIO/SCV_ENOMEM when a thread cannot be
+ * started. */
 static int resolve_all(host *h, size_t n, const scv_hostfile_policy *pol, scv_err *err)
 {
-    size_t next = 0, running = 0, done = 0;
-    const double bound = pol->resolve_timeout_ms / 1000.0;
-    fflush(NULL);
-    while (done < n) {
-        while (running < (size_t)(pol->parallel > 0 ? pol->parallel : 1) && next < n) {
-            host *x = &h[next++];
-            pid_t pid = fork();
-            if (pid < 0) {
-                for (size_t i = 0; i < n; i++)
-                    if (h[i].state == 1) kill(h[i].pid, SIGKILL), waitpid(h[i].pid, NULL, 0);
-                return scv_err_set(err, SCV_EIO, "fork (resolving the hostfile's hosts): %s", strerror(errno));
-            }
-            if (pid == 0) _exit((pol->resolve ? pol->resolve(x->name) : resolve_here(x->name)) == 0 ? 0 : 1);
-            x->pid = pid, x->state = 1, x->started = now_s();
-            running++;
-        }
-        double t = now_s();
-        for (size_t i = 0; i < n; i++) {
-            host *x = &h[i];
-            if (x->state != 1) continue;
-            int st;
-            pid_t w = waitpid(x->pid, &st, WNOHANG);
-            if (w == x->pid) x->state = WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 2 : 3;
-            else if (w < 0 && errno != EINTR) x->state = 3;
-            else if (t - x->started > bound) {
-                kill(x->pid, SIGKILL);
-                while (waitpid(x->pid, &st, 0) < 0 && errno == EINTR) {}
-                x->state = 4;
-            }
-            if (x->state != 1) running--, done++;
-        }
-        if (done < n) nanosleep(&(struct timespec){0, 2000000L}, NULL);
+    shared *sh = calloc(1, sizeof *sh);
+    if (!sh) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    sh->name = calloc(n, sizeof *sh->name), sh->state = calloc(n, sizeof *sh->state);
+    sh->started = calloc(n, sizeof *sh->started);
+    sh->n = n, sh->refs = 1, sh->resolve = pol->resolve;
+    int bad = !sh->name || !sh->state || !sh->started;
+    for (size_t i = 0; i < n && !bad; i++) bad = !(sh->name[i] = strdup(h[i].name));
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&sh->mu, NULL);
+    pthread_cond_init(&sh->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (bad) {
+        pthread_mutex_lock(&sh->mu);
+        shared_put(sh);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
-    return SCV_OK;
+    pthread_attr_t ta;
+    pthread_attr_init(&ta);
+    pthread_attr_setdetachstate(&ta, PTHREAD_CREATE_DETACHED);
+    sigset_t all, old; /* the resolvers take no signals: they stay with the caller's threads */
+    sigfillset(&all);
+    const double bound = pol->resolve_timeout_ms / 1000.0;
+    const size_t par = (size_t)(pol->parallel > 0 ? pol->parallel : 1);
+    size_t next = 0, running = 0, done = 0;
+    int rc = SCV_OK;
+    pthread_mutex_lock(&sh->mu);
+    while (done < n && !rc) {
+        while (running < par && next < n && !rc) {
+            job *j = malloc(sizeof *j);
+            if (!j) {
+                rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+                break;
+            }
+            *j = (job){sh, next};
+            sh->state[next] = 1, sh->started[next] = now_s();
+            sh->refs++;
+            pthread_t tid;
+            pthread_sigmask(SIG_SETMASK, &all, &old);
+            int e = pthread_create(&tid, &ta, resolver, j);
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
+            if (e) {
+                sh->refs--, sh->state[next] = 0;
+                free(j);
+                rc = scv_err_set(err, SCV_EIO, "cannot start a thread (resolving the hostfile's hosts): %s",
+                                 strerror(e));
+                break;
+            }
+            next++, running++;
+        }
+        if (rc) break;
+        /* the ones that ended or passed their bound; then wait for the next of either */
+        double t = now_s(), wake = t + bound;
+        running = done = 0;
+        for (size_t i = 0; i < next; i++) {
+            if (sh->state[i] == 1 && t - sh->started[i] > bound) sh->state[i] = 4;
+            if (sh->state[i] == 1) {
+                running++;
+                if (sh->started[i] + bound < wake) wake = sh->started[i] + bound;
+            } else done++;
+        }
+        if (done == n) break;
+        if (running < par && next < n) continue;
+        wake += 0.001;
+        struct timespec ts = {(time_t)wake, (long)((wake - (double)(time_t)wake) * 1e9)};
+        pthread_cond_timedwait(&sh->cv, &sh->mu, &ts);
+    }
+    for (size_t i = 0; i < n; i++) h[i].state = sh->state[i] == 1 ? 4 : sh->state[i];
+    pthread_attr_destroy(&ta);
+    shared_put(sh);
+    return rc;
 }
 
 int scv_hostfile_check(const char *path, const scv_hostfile_policy *pol_in, scv_err *err)

@@ -54,12 +54,12 @@ typedef struct scv_hostfile_policy {
     int resolve_timeout_ms; /* 5000: a host not resolved by then is refused (0: not resolved) */
     int parallel;           /* 16 hosts resolved at a time */
     int (*resolve)(const char *name); /* NULL: getaddrinfo; tests: another resolver (0 = found),
-                                         called in the child process */
+                                         called in a thread of its own */
 } scv_hostfile_policy;
 scv_hostfile_policy scv_hostfile_policy_default(void);
 /* Checks the Open MPI hostfile at path under pol (NULL: the default policy): line length,
  * host name syntax (RFC 1123, an IP address, optional "user@"), the slots fields, and that
- * every host resolves within the bound (each in a child process, killed at the bound).
+ * every host resolves within the bound (each in a thread of its own, waited for until the bound).
  * SCV_EINVAL naming "path:line" and the fault; SCV_ENOTFOUND for an unreadable file or a
  * host that does not resolve (in time), naming path:line and the host. */
 int scv_hostfile_check(const char *path, const scv_hostfile_policy *pol, scv_err *err);

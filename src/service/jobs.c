@@ -24,7 +24,6 @@
 #include "../core/util.h"
 #include "../io/json_out.h"
 #include "drivers/jobsetup.h"
-#include "runtime/cluster.h"
 #include "search/jobopts.h"
 #include "../train/train.h"
 
@@ -98,52 +97,13 @@ static void setup_field(const char *msg, char *field, size_t fcap)
 }
 
 /* A job whose every field is well formed, checked against this machine as `scavenger run`
- * would check it before training: the VM type in the catalog, the cluster among the
- * existing ones, then the whole job through the run's own setup (scv_job_setup_init:
- * reads the catalog and the cluster, starts nothing). SCV_EINFEASIBLE (422) naming the
- * field: the job is well formed but cannot run here. */
-/* A field's value as the job file reads it (a string, or a number as %.17g); NULL if absent. */
-static const char *field_text(const cJSON *o, const char *name, char *buf, size_t cap)
-{
-    const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, name);
-    if (cJSON_IsString(it)) snprintf(buf, cap, "%s", it->valuestring);
-    else if (cJSON_IsNumber(it)) snprintf(buf, cap, "%.17g", it->valuedouble);
-    else return NULL;
-    return buf;
-}
-
+ * checks it before training, by the run's own setup (scv_job_setup_init: the catalog, the
+ * VM type in it, the cluster among the existing ones, the whole job; it reads the catalog
+ * and the cluster and starts nothing): one check for both. SCV_EINFEASIBLE (422) naming the
+ * field its message names (setup_field): the job is well formed but cannot run here. */
 static int job_runnable(const svc_config *cfg, const cJSON *o, scv_store *store, char *field, size_t fcap,
                         scv_err *err)
 {
-    char vmb[512], catb[512], clb[512];
-    const char *vm = field_text(o, "vm-type", vmb, sizeof vmb), *cat = field_text(o, "catalog", catb, sizeof catb);
-    const char *cl = field_text(o, "cluster", clb, sizeof clb);
-    if (vm) {
-        char catbuf[4200];
-        const char *path = cat ? cat : scv_data_file("vm-catalog.csv", catbuf, sizeof catbuf);
-        scv_catalog *c = NULL;
-        scv_err e = {0};
-        if (scv_catalog_load(path, &c, &e)) {
-            snprintf(field, fcap, "%s", cat ? "catalog" : "vm-type");
-            return scv_err_set(err, SCV_EINFEASIBLE, "field '%s': %s", field, e.msg);
-        }
-        int found = scv_catalog_find(c, vm) != NULL;
-        scv_catalog_free(c);
-        if (!found)
-            return field_err(field, fcap, "vm-type", err, SCV_EINFEASIBLE,
-                             "'%s': not a VM type of the catalog (GET /api/catalog lists them)", vm);
-    }
-    if (cl) {
-        char names[8192];
-        scv_cluster_list(names, sizeof names);
-        int found = 0;
-        char *save = NULL;
-        for (char *t = strtok_r(names, "\n", &save); t && !found; t = strtok_r(NULL, "\n", &save))
-            found = !strcmp(t, cl);
-        if (!found)
-            return field_err(field, fcap, "cluster", err, SCV_EINFEASIBLE,
-                             "'%s': no such cluster on this machine (GET /api/clusters lists them)", cl);
-    }
     /* the run's own setup on the job's settings, as strings (a number as the job file reads it) */
     enum { MAXF = 128 };
     char *names[MAXF], *values[MAXF], vals[MAXF][512];
