@@ -91,7 +91,7 @@ BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
 PYTHON      ?= $(shell command -v /usr/bin/python3 || command -v python3)
 PYTHONDIR   ?= $(if $(PYTHON),$(LIBDIR)/python$(shell $(PYTHON) -c \
                  'import sys; print("%d.%d" % sys.version_info[:2])')/dist-packages)
-DATA_FILES  := data/vm-catalog.csv data/emulated-vms.csv data/vm-catalog-SOURCES.md
+DATA_FILES  := data/vm-catalog.csv data/emulated-vms.csv data/vm-catalog-SOURCES.md data/curves.jsonl
 
 # src/core/datadir.c has DATADIR compiled in (where an installed scavenger finds its
 # catalog); the stamp changes, and the object is rebuilt, only when DATADIR does

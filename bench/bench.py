@@ -112,6 +112,16 @@ alternating the two systems rep by rep and quoting medians.
       truth (the decision's, or the first absolute plan's when the decision was relative),
       the chosen configuration's error and the regret against that system's oracle.
 
+  bench/bench.py corpus [--only N]
+      The learning-curve corpus the model's curve prior reads (data/curves.jsonl, installed
+      with the other data files; docs/CURVES.md): each job of CORPUS_JOBS trained for a fixed
+      number of epochs at every (batch, learning-rate rule, seed) it lists, K=1, 1 thread,
+      periodic evaluations every 0.05 epoch on the first 2000 test samples; one JSON line
+      per curve with the command that made it, the date and the machine, and its points
+      [samples seen, test accuracy, period-mean training loss]. Resumable: curves already
+      in the file are kept (delete it to measure again); written atomically after each
+      curve. --only N: job N (0-based) only. One training at a time; run it niced.
+
 Run from the repository root after `make` (scripts/install-deps.sh installs PyTorch, the peer).
 """
 import glob, json, os, platform, shutil, statistics, subprocess, sys, tempfile, time
@@ -465,6 +475,117 @@ def planspeed():
     print(f"# planning speed: `scavenger plan {' '.join(args)}`; {machine()}")
     print(f"| configurations evaluated | seconds (whole command, median of 5) |\n|---|---|\n"
           f"| {j['n_configs']} | {statistics.median(times):.3f} |")
+
+
+# The learning-curve corpus (bench/bench.py corpus -> data/curves.jsonl): built-in models
+# and datasets over batches and learning-rate rules (--lr-scaling RULE --base-batch 64), K=1.
+# Each curve is (batch, rule, seed); at B = 64 the three rules coincide, so only "none" is
+# run there. Epochs are long enough to show the plateau at the smallest batch. Left out as
+# they do not train (measured on 2026-11-25, 1 epoch): linear scaling of LeNet beyond B = 128
+# (B = 256, lr 0.2: test accuracy stays at chance) and of the MLP at B = 512 (lr 0.4:
+# diverges); logreg at lr 0.1 (with momentum 0.9 its training loss stays at 2-3, accuracy
+# 0.75-0.80 without a trend), so its base rate is 0.01.
+CORPUS_PATH = "data/curves.jsonl"
+CORPUS_BASE_BATCH = 64
+CORPUS_RULE = ["--eval-every-epochs", "0.05", "--eval-subset", "2000"]
+CORPUS_SIG = 5  # significant digits kept of accuracy and loss
+CORPUS_JOBS = [
+    {"name": "lenet-lr0.05", "model": "lenet", "dataset": "fashion-mnist", "lr": 0.05, "epochs": 10,
+     "opts": ["--model", "lenet", "--lr", "0.05"],
+     "curves": [(32, "none", 1), (64, "none", 1), (128, "none", 1), (256, "none", 1), (512, "none", 1),
+                (32, "sqrt", 1), (256, "sqrt", 1), (512, "sqrt", 1), (32, "linear", 1), (128, "linear", 1),
+                (64, "none", 2)]},
+    {"name": "mlp256x128-lr0.05", "model": "mlp", "dataset": "fashion-mnist", "lr": 0.05, "epochs": 15,
+     "opts": ["--model", "mlp", "--hidden", "256,128", "--lr", "0.05"],
+     "curves": [(32, "none", 1), (64, "none", 1), (128, "none", 1), (256, "none", 1), (512, "none", 1),
+                (32, "sqrt", 1), (128, "sqrt", 1), (256, "sqrt", 1), (512, "sqrt", 1),
+                (32, "linear", 1), (128, "linear", 1), (256, "linear", 1),
+                (64, "none", 2), (256, "sqrt", 2)]},
+    {"name": "logreg-lr0.01", "model": "logreg", "dataset": "fashion-mnist", "lr": 0.01, "epochs": 10,
+     "opts": ["--model", "logreg", "--lr", "0.01"],
+     "curves": [(32, "none", 1), (64, "none", 1), (128, "none", 1), (256, "none", 1), (512, "none", 1),
+                (32, "sqrt", 1), (128, "sqrt", 1), (256, "sqrt", 1), (512, "sqrt", 1),
+                (32, "linear", 1), (128, "linear", 1), (256, "linear", 1), (512, "linear", 1),
+                (64, "none", 2), (256, "sqrt", 2)]},
+    {"name": "mlp-synthetic-lr0.01", "model": "mlp", "dataset": "synthetic:20000", "lr": 0.01, "epochs": 5,
+     "opts": ["--model", "mlp", "--hidden", "256,128", "--dataset", "synthetic:20000", "--lr", "0.01"],
+     "curves": [(32, "none", 1), (64, "none", 1), (128, "none", 1), (256, "none", 1), (512, "none", 1),
+                (32, "sqrt", 1), (128, "sqrt", 1), (256, "sqrt", 1), (512, "sqrt", 1),
+                (32, "linear", 1), (128, "linear", 1), (256, "linear", 1), (512, "linear", 1),
+                (64, "none", 2)]},
+]
+
+
+def sig(x, digits=CORPUS_SIG):
+    """x to `digits` significant digits; None for a missing or non-finite value."""
+    if x is None or x != x or x in (float("inf"), float("-inf")):
+        return None
+    return float(f"{x:.{digits}g}")
+
+
+def corpus_points(metrics_path):
+    """(n_train, [[samples, accuracy, loss], ...]) of one metrics file's periodic evaluations;
+    samples are the samples seen at the evaluation's iteration (its iter line's samples_seen)."""
+    seen, n_train, pts = {}, None, []
+    for line in open(metrics_path):
+        o = json.loads(line)
+        t = o.get("type")
+        if t == "job":
+            n_train = o["n_train"]
+        elif t == "iter":
+            seen[o["iter"]] = o["samples_seen"]
+        elif t == "eval" and o.get("role") == "periodic":
+            acc, loss = sig(o.get("test_accuracy")), sig(o.get("train_loss"))
+            if acc is None and loss is None:
+                continue
+            pts.append([seen.get(o["iter"], round(o["epoch_progress"] * n_train)), acc, loss])
+    return n_train, pts
+
+
+def corpus_write(path, curves):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        for c in curves:
+            f.write(json.dumps(c, separators=(",", ":")) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def corpus(only=-1):
+    import shlex
+    curves = [json.loads(l) for l in open(CORPUS_PATH) if l.strip()] if os.path.exists(CORPUS_PATH) else []
+    have = {(c["job"], c["batch"], c["lr_scaling"], c["seed"]) for c in curves}
+    d = tempfile.mkdtemp()
+    metrics = os.path.join(d, "metrics.jsonl")
+    t_all = time.time()
+    for j, job in enumerate(CORPUS_JOBS):
+        if only >= 0 and j != only:
+            continue
+        for B, rule, seed in job["curves"]:
+            if (job["name"], B, rule, seed) in have:
+                continue
+            cmd = [BIN, "train", *job["opts"], "--workers", "1", "--threads", "1", "--batch", str(B),
+                   "--lr-scaling", rule, "--base-batch", str(CORPUS_BASE_BATCH), "--seed", str(seed),
+                   "--epochs", str(job["epochs"]), *CORPUS_RULE, "--metrics", metrics, "--json",
+                   "--progress", "never"]
+            t0 = time.time()
+            out = subprocess.run(cmd, capture_output=True, text=True)
+            if out.returncode != 0:
+                raise SystemExit(f"corpus {job['name']} B={B} {rule} seed {seed}: training failed "
+                                 f"(exit {out.returncode}): {out.stderr.strip()[-300:]}")
+            n_train, pts = corpus_points(metrics)
+            shown = [("build/scavenger" if a == BIN else "metrics.jsonl" if a == metrics else a) for a in cmd]
+            curves.append({"job": job["name"], "model": job["model"], "dataset": job["dataset"], "batch": B,
+                           "base_batch": CORPUS_BASE_BATCH, "lr_scaling": rule, "lr": job["lr"], "workers": 1,
+                           "seed": seed, "n_train": n_train, "epochs": job["epochs"], "command": shlex.join(shown),
+                           "date": time.strftime("%Y-%m-%d"), "machine": machine(), "points": pts})
+            have.add((job["name"], B, rule, seed))
+            corpus_write(CORPUS_PATH, curves)
+            last = pts[-1] if pts else None
+            print(f"corpus {job['name']} B={B} {rule} seed {seed}: {time.time() - t0:.1f} s, {len(pts)} points, "
+                  f"last {last}", file=sys.stderr, flush=True)
+    print(f"# corpus: {len(curves)} curves in {CORPUS_PATH} ({time.time() - t_all:.0f} s this run); {machine()}")
 
 
 # The decision-quality benchmark's jobs: the same target rule (smoothed, subset evaluations,
@@ -1220,7 +1341,8 @@ if __name__ == "__main__":
     cmds = {"throughput": throughput, "overhead": overhead, "accuracy": accuracy,
             "predict": predict, "statmodels": statmodels, "cluster": cluster, "loop": loop,
             "planspeed": planspeed, "decide": decide, "elastic": elastic, "straggler": straggler,
-            "hetero": hetero, "byot": byot, "comm": comm, "stream": stream, "noniid": noniid}
+            "hetero": hetero, "byot": byot, "comm": comm, "stream": stream, "noniid": noniid,
+            "corpus": corpus}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

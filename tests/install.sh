@@ -1,12 +1,12 @@
 #!/bin/sh
 # The install test (packaging as a C library): `make install DESTDIR=TMP PREFIX=/usr/local`
 #   1. puts every file where it belongs (binary, libscv.a, libscv.so with its soname and
-#      links, scv.h, scv.pc, the data files, the man page, the bash completion, the Python
-#      package);
+#      links, scv.h, scv.pc, the data files with the learning-curve corpus, the man page,
+#      the bash completion, the Python package);
 #   2. a C program compiled against the installed header and library with `pkg-config
 #      --cflags --libs scv` (shared, and static with --static) runs scv_plan_json and
 #      prints the report `scavenger plan --json` prints; the shared one finds the catalog
-#      beside the installed library;
+#      and the learning-curve corpus beside the installed library;
 #   3. the installed binary, run from another directory, finds its catalog (train
 #      --vm-type, plan) under share/scavenger;
 #   4. the man page renders without a warning (groff) and names every long option of every
@@ -59,7 +59,7 @@ PYDIR=$(ls -d "$I"/lib/python3*/dist-packages 2>/dev/null | head -n 1)
 missing=""
 for f in bin/scavenger lib/libscv.a "lib/libscv.so.$VERSION" lib/libscv.so.0 lib/libscv.so include/scv.h \
          lib/pkgconfig/scv.pc share/scavenger/vm-catalog.csv share/scavenger/emulated-vms.csv \
-         share/scavenger/vm-catalog-SOURCES.md share/man/man1/scavenger.1 \
+         share/scavenger/vm-catalog-SOURCES.md share/scavenger/curves.jsonl share/man/man1/scavenger.1 \
          share/bash-completion/completions/scavenger; do
     [ -e "$I/$f" ] || missing="$missing $f"
 done
@@ -72,6 +72,7 @@ check "the soname is libscv.so.0" 'readelf says "$soname"' [ "$soname" = libscv.
 check "the installed binary and library are executable, the header not" '$(ls -l "$I/bin/scavenger" "$I/include/scv.h")' \
       cond '[ -x "$I/bin/scavenger" ] && [ -x "$I/lib/libscv.so.$VERSION" ] && [ ! -x "$I/include/scv.h" ]'
 check "scv.h is the checkout's" 'it differs' cmp -s include/scv.h "$I/include/scv.h"
+check "the learning-curve corpus is the checkout's" 'it differs' cmp -s data/curves.jsonl "$I/share/scavenger/curves.jsonl"
 
 # ---- 2. pkg-config, and a program built against the installed library ----
 PC="env PKG_CONFIG_PATH=$I/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D pkg-config"
@@ -117,6 +118,9 @@ int main(int argc, char **argv)
     scv_json_free(out);
     /* the header's version and the library's at run time */
     printf("version %s %s %d %d\n", SCV_VERSION, scv_version(), SCV_VERSION_NUMBER, scv_version_number());
+    /* where the library finds the learning-curve corpus */
+    char buf[4096];
+    printf("curves %s\n", scv_data_file("curves.jsonl", buf, sizeof buf));
     /* an error names the field */
     rc = scv_plan_json("{\"target_epochs\":\"5\"}", &out, &err);
     printf("%s %s\n", scv_errname(rc), err.msg);
@@ -142,6 +146,8 @@ check "the program's scv.h and libscv.so are version $mv (pkg-config)" '$(grep ^
 (cd "$W" && LD_LIBRARY_PATH=$I/lib "$TOP/prog" "$TOP/p1.jsonl,$TOP/p2.jsonl" -) >"$TOP/prog2.out" 2>&1
 check "libscv.so finds the catalog beside itself (lib/../share/scavenger)" '$(head -c 300 "$TOP/prog2.out")' \
       grep -q "\"catalog\":\"$I/lib/../share/scavenger/vm-catalog.csv\"}" "$TOP/prog2.out"
+check "libscv.so finds the learning-curve corpus beside itself" '$(grep ^curves "$TOP/prog2.out")' \
+      grep -qx "curves $I/lib/../share/scavenger/curves.jsonl" "$TOP/prog2.out"
 # static: the archive and what it needs (Libs.private, Requires.private)
 slibs=$(env PKG_CONFIG_PATH="$I/lib/pkgconfig" pkg-config --define-variable=prefix="$I" --static --libs scv 2>&1)
 slibs=$(printf '%s\n' $slibs | grep -vx -- -lscv | tr '\n' ' ')

@@ -12,7 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "io.h"
-#include "model/model.h"
+#include "../model/model.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
