@@ -75,7 +75,6 @@ int scv_catalog_text_column(const char *path, const scv_catalog *c, const char *
 #define SCV_LCURVE_MAX_POINTS 100000        /* points of one curve */
 #define SCV_LCURVE_MAX_TOTAL_POINTS 4000000 /* points of all curves (about 100 MB read) */
 #define SCV_LCURVE_MAX_LINE (8 << 20)       /* bytes of one line, its newline left out */
-typedef struct scv_lcurve_set scv_lcurve_set;
 int scv_lcurves_load(const char *path, scv_lcurve_set *out, scv_err *err);
 
 void scv_plan_print_header(FILE *f);
@@ -88,15 +87,4 @@ int scv_plan_svg_write_nominal(const char *path, const scv_catalog *cat, const s
                                scv_err *err);
 void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *p);
 
-/* The learning-curve corpus (data/curves.jsonl, `bench/bench.py corpus`; docs/CURVES.md):
- * one JSON object per line per curve, read strictly into out (free with
- * scv_lcurve_set_free). Errors name the file, line and field ("curves.jsonl:12: field
- * 'batch': ..."): SCV_EPARSE for any fault of the text or a bound below exceeded,
- * SCV_ENOTFOUND when it cannot be opened, SCV_EIO on a read error; out is left empty. */
-#define SCV_LCURVE_MAX_CURVES 4096          /* curves in a corpus */
-#define SCV_LCURVE_MAX_POINTS 100000        /* points of one curve */
-#define SCV_LCURVE_MAX_TOTAL_POINTS 4000000 /* points of all curves (about 100 MB read) */
-#define SCV_LCURVE_MAX_LINE (8 << 20)       /* bytes of one line, its newline left out */
-typedef struct scv_lcurve_set scv_lcurve_set;
-int scv_lcurves_load(const char *path, scv_lcurve_set *out, scv_err *err);
 #endif /* SCV_IO_INTERNAL_H */
