@@ -112,6 +112,8 @@ int main(int argc, char **argv)
             return 1;
         }
         test.ref = train.ref, test.n_ref = train.n_ref, test.pol = pol;
+        scv_calib_policy tpol = pol;
+        tpol.fit_examples = 0; /* judged: the forecast a run would get */
         for (size_t h = 0; h < out.n; h++)
             for (int mi = 0; mi < 2; mi++) {
                 const scv_lcurve *c = &out.c[h];
@@ -120,7 +122,9 @@ int main(int argc, char **argv)
                 size_t k = 0;
                 for (size_t j = 0; j < c->n; j++)
                     if (isfinite(v[j]) && c->samples[j] > 0) x[k] = c->samples[j], y[k++] = v[j];
-                scv_calib_add(&test, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, x, y, k, c->n_train, -1, &pol, &e);
+                char key[64];
+                scv_calib_add(&test, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, x, y, k, c->n_train,
+                              scv_calib_key(c->model, c->dataset, key, sizeof key), -1, &tpol, &e);
                 free(x), free(y);
             }
         test.ref = NULL, test.n_ref = 0;

@@ -255,21 +255,21 @@ static void t_calib_coverage(void)
     const scv_lcurve *h = &b.c[0];
     double target = h->accuracy[120];
     scv_forecast f;
-    CHECK_EQ_INT(scv_calib_forecast(&ca, NULL, SCV_METRIC_ACCURACY, h->samples, h->accuracy, 30, 60000, target,
+    CHECK_EQ_INT(scv_calib_forecast(&ca, NULL, SCV_METRIC_ACCURACY, h->samples, h->accuracy, 30, 60000, NULL, target,
                                     30 * 60000.0, 1, &f, &e), SCV_OK);
     CHECK(f.calibrated && f.n_examples >= 30);
     CHECK(f.lo >= h->samples[29] && f.lo <= f.x_med && f.x_med <= f.hi);
     CHECK(f.p_reach >= 0 && f.p_reach <= 1);
     /* uncalibrated: the curve's bootstrap */
-    CHECK_EQ_INT(scv_calib_forecast(NULL, NULL, SCV_METRIC_ACCURACY, h->samples, h->accuracy, 30, 60000, target,
+    CHECK_EQ_INT(scv_calib_forecast(NULL, NULL, SCV_METRIC_ACCURACY, h->samples, h->accuracy, 30, 60000, NULL, target,
                                     30 * 60000.0, 1, &f, &e), SCV_OK);
     CHECK(!f.calibrated);
     /* a target past the ideal: never reached, said so */
-    CHECK_EQ_INT(scv_calib_forecast(&ca, NULL, SCV_METRIC_ACCURACY, h->samples, h->accuracy, 30, 60000, 0.9999,
+    CHECK_EQ_INT(scv_calib_forecast(&ca, NULL, SCV_METRIC_ACCURACY, h->samples, h->accuracy, 30, 60000, NULL, 0.9999,
                                     30 * 60000.0, 1, &f, &e), SCV_OK);
     CHECK(f.p_reach < 0.5 && !(f.x_med <= 30 * 60000.0));
     CHECK(isfinite(f.nearest) && f.nearest < 0.9999 && f.nearest > h->accuracy[29] - 0.05);
-    CHECK_EQ_INT(scv_calib_forecast(&ca, NULL, SCV_METRIC_ACCURACY, h->samples, h->accuracy, 2, 60000, target,
+    CHECK_EQ_INT(scv_calib_forecast(&ca, NULL, SCV_METRIC_ACCURACY, h->samples, h->accuracy, 2, 60000, NULL, target,
                                     30 * 60000.0, 1, &f, &e), SCV_EINVAL);
     scv_calib_free(&ca), scv_calib_free(&cb);
     scv_lcurve_set_free(&a), scv_lcurve_set_free(&b);

@@ -51,12 +51,13 @@ scv_calib_policy scv_calib_policy_default(void)
         .target_mults = {1.3, 1.7, 2.2, 3, 4, 6, 9, 14},
         .beyond_share = 0.5,
         .max_points = 40,
-        .prior = 2,
+        .prior = 1,
         .prior_members = 5,
         .prior_min_share = 0.6,
         .prior_log_scale = 2.5,
         .shift_median = 0,
         .acc_tail_from = 0.1,
+        .fit_examples = 1,
     };
     return p;
 }
@@ -129,8 +130,14 @@ static double ref_at(const scv_calib_ref *k, double u, size_t *at)
     return k->d[i] + w * (k->d[i + 1] - k->d[i]);
 }
 
-static int add_ref(scv_calib *cal, scv_metric metric, int group, const double *x, const double *y, size_t n,
-                   double n_train)
+const char *scv_calib_key(const char *model, const char *dataset, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s %s", model ? model : "", dataset ? dataset : "");
+    return buf;
+}
+
+static int add_ref(scv_calib *cal, scv_metric metric, const char *key, int group, const double *x, const double *y,
+                   size_t n, double n_train)
 {
     if (n < 6 || !(n_train > 0)) return SCV_OK;
     if (cal->n_ref == cal->ref_cap) {
@@ -143,6 +150,7 @@ static int add_ref(scv_calib *cal, scv_metric metric, int group, const double *x
     memset(k, 0, sizeof *k);
     if (!(k->u = malloc(2 * n * sizeof(double)))) return SCV_ENOMEM;
     k->d = k->u + n, k->metric = metric_ix(metric), k->group = group;
+    snprintf(k->key, sizeof k->key, "%s", key);
     for (size_t i = 0; i < n; i++) {
         if (!(x[i] > 0)) continue;
         double s = y[i];
@@ -160,15 +168,15 @@ static int add_ref(scv_calib *cal, scv_metric metric, int group, const double *x
 static int cmp_double(const void *a, const void *b);
 
 /* The prior's matches of a prefix (u, d: n points, ln epochs and ln distance) among the refs
- * of metric not in group `exclude` (-1: none): the best prior_members, best first. */
-static size_t prior_match(const scv_calib *cal, const scv_calib_policy *pol, int mi, int exclude, const double *u,
-                          const double *d, size_t n, prior_member *out)
+ * of metric and key not in group `exclude` (-1: none): the best prior_members, best first. */
+static size_t prior_match(const scv_calib *cal, const scv_calib_policy *pol, int mi, const char *key, int exclude,
+                          const double *u, const double *d, size_t n, prior_member *out)
 {
     size_t nm = 0;
     int cap = pol->prior_members < SCV_CALIB_MEMBERS ? pol->prior_members : SCV_CALIB_MEMBERS;
     for (size_t r = 0; cal && r < cal->n_ref; r++) {
         const scv_calib_ref *k = &cal->ref[r];
-        if (k->metric != mi || (exclude >= 0 && k->group == exclude) || k->n < 2) continue;
+        if (k->metric != mi || (exclude >= 0 && k->group == exclude) || k->n < 2 || strcmp(k->key, key)) continue;
         prior_member best = {.k = r, .score = INFINITY};
         for (double l = -pol->prior_log_scale; l <= pol->prior_log_scale + 1e-9; l += PRIOR_STEP) {
             if (u[n - 1] + l > k->u[k->n - 1] || u[n - 1] + l < k->u[0]) continue; /* the last point inside */
@@ -211,7 +219,7 @@ static double prior_crossing(const scv_calib *cal, const prior_member *mb, size_
 
 /* The fits behind raw predictions from the points x, y [0, n): scv_curve_fit's, the
  * ideal-anchored power law where the first is not TAIL already (ok flags: fitted), and the
- * prior's matches (with cal's refs, none of group exclude; n_train > 0). */
+ * prior's matches (with cal's refs of key, none of group exclude; n_train > 0; key NULL: none). */
 typedef struct raw_fits {
     scv_curve fit, tail;
     scv_curve_policy fit_pol;   /* the curve policy fit was made with */
@@ -224,7 +232,7 @@ typedef struct raw_fits {
 } raw_fits;
 
 static void raw_fit(scv_metric metric, const double *x, const double *y, size_t n, const scv_calib *cal,
-                    const scv_calib_policy *pol, int exclude, double n_train, raw_fits *f)
+                    const scv_calib_policy *pol, const char *key, int exclude, double n_train, raw_fits *f)
 {
     memset(f, 0, sizeof *f);
     scv_curve_policy cp = scv_curve_policy_default();
@@ -240,7 +248,7 @@ static void raw_fit(scv_metric metric, const double *x, const double *y, size_t 
     else f->tail_ok = scv_curve_fit_form(SCV_CURVE_TAIL, metric, x, y, n, NULL, &f->tail, NULL) == SCV_OK &&
                       f->tail.b > 0;
     f->prior = pol->prior;
-    if (!pol->prior || !cal || !cal->n_ref || !(n_train > 0) || !(x[n - 1] > 0)) return;
+    if (!pol->prior || !key || !cal || !cal->n_ref || !(n_train > 0) || !(x[n - 1] > 0)) return;
     double *u = malloc(2 * n * sizeof(double)), *d = u ? u + n : NULL;
     if (!u) return;
     size_t m = 0;
@@ -248,7 +256,7 @@ static void raw_fit(scv_metric metric, const double *x, const double *y, size_t 
         if (x[i] > 0) u[m] = log(x[i] / n_train), d[m++] = dist_of(metric, y[i]);
     if (m >= 3) {
         f->cal = cal, f->n_train = n_train, f->u_last = u[m - 1];
-        f->nm = prior_match(cal, pol, metric_ix(metric), exclude, u, d, m, f->mb);
+        f->nm = prior_match(cal, pol, metric_ix(metric), key, exclude, u, d, m, f->mb);
     }
     free(u);
 }
@@ -306,7 +314,7 @@ static long first_crossing(const double *m, size_t n, size_t from, double s, dou
 }
 
 int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const double *y, size_t n, double n_train,
-                  int group, const scv_calib_policy *pol, scv_err *err)
+                  const char *key, int group, const scv_calib_policy *pol, scv_err *err)
 {
     scv_calib_policy dp = scv_calib_policy_default();
     if (!pol) pol = &dp;
@@ -341,7 +349,7 @@ int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const doub
         size_t stride = (c + (size_t)pol->max_points) / (size_t)pol->max_points, np = 0;
         for (size_t i = c % stride; i <= c; i += stride) px[np] = x[i], py[np++] = y[i];
         raw_fits fits;
-        raw_fit(metric, px, py, np, cal, pol, group, n_train, &fits);
+        raw_fit(metric, px, py, np, cal, pol, key, group, n_train, &fits);
         scv_curve fit;
         for (int t = 0; t <= SCV_CALIB_MULTS && !rc; t++) {
             double target;
@@ -359,15 +367,23 @@ int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const doub
                 if (metric == SCV_METRIC_ACCURACY && !(target < 1)) continue;
             }
             long i = first_crossing(m, n, c, s, target);
-            double xhat;
-            scv_calib_kind kind = raw_predict(&fits, metric, target, x[c], &fit, &xhat);
-            double r;
-            if (i >= 0) r = log(x[i] / xhat);
-            else if (x_end >= xhat) r = INFINITY;
-            else continue; /* the curve stopped before the prediction: no label */
-            int bin = kind == SCV_CALIB_NONE ? 0 : bin_of(pol, log(xhat / x[c]));
-            rc = push(&cal->cell[mi][kind][bin], r);
-            if (!rc) cal->n_examples[mi]++;
+            /* an example for the raw prediction with the prior and, where the prior made it,
+             * one without (the fit's cells serve the runs the prior has no curves for) */
+            for (int with = 1; with >= 0 && !rc; with--) {
+                if (!with && fits.nm >= SCV_CALIB_MIN_MEMBERS && !pol->fit_examples) break;
+                double xhat;
+                raw_fits f1 = fits;
+                if (!with) f1.nm = 0;
+                scv_calib_kind kind = raw_predict(&f1, metric, target, x[c], &fit, &xhat);
+                if (with && kind != SCV_CALIB_PRIOR) continue; /* the same as without */
+                double r;
+                if (i >= 0) r = log(x[i] / xhat);
+                else if (x_end >= xhat) r = INFINITY;
+                else continue; /* the curve stopped before the prediction: no label */
+                int bin = kind == SCV_CALIB_NONE ? 0 : bin_of(pol, log(xhat / x[c]));
+                rc = push(&cal->cell[mi][kind][bin], r);
+                if (!rc) cal->n_examples[mi]++;
+            }
         }
     }
     free(m);
@@ -397,14 +413,15 @@ int scv_calib_build(const scv_lcurve_set *corpus, const scv_calib_policy *pol, s
     int *group = malloc(sizeof(int) * (corpus ? corpus->n + 1 : 1)), rc = SCV_OK;
     out->pol = *pol;
     if (!x || !y || !group) rc = SCV_ENOMEM;
-    /* the prior's curves first, each in its job's group: an example never matches its own job */
+    /* the prior's curves first, each its own group: an example never matches its own curve,
+     * and matches only the curves of its model and dataset (as a run would) */
+    char key[64];
     for (size_t i = 0; !rc && corpus && i < corpus->n; i++) {
-        size_t g = 0;
-        while (strcmp(corpus->c[g].job, corpus->c[i].job)) g++;
-        group[i] = (int)g;
+        group[i] = (int)i;
+        scv_calib_key(corpus->c[i].model, corpus->c[i].dataset, key, sizeof key);
         for (int mi = 0; mi < 2 && !rc && pol->prior; mi++) {
             size_t k = curve_points(&corpus->c[i], mi, x, y);
-            rc = add_ref(out, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, group[i], x, y, k, corpus->c[i].n_train);
+            rc = add_ref(out, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, key, group[i], x, y, k, corpus->c[i].n_train);
         }
     }
     if (rc) rc = scv_err_set(err, rc, "out of memory");
@@ -412,7 +429,8 @@ int scv_calib_build(const scv_lcurve_set *corpus, const scv_calib_policy *pol, s
         for (int mi = 0; mi < 2 && !rc; mi++) {
             size_t k = curve_points(&corpus->c[i], mi, x, y);
             rc = scv_calib_add(out, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, x, y, k, corpus->c[i].n_train,
-                               group[i], pol, err);
+                               scv_calib_key(corpus->c[i].model, corpus->c[i].dataset, key, sizeof key), group[i], pol,
+                               err);
         }
     free(x), free(y), free(group);
     if (rc) scv_calib_free(out);
@@ -491,8 +509,8 @@ int scv_calib_bin(const scv_calib_policy *pol, double rho)
 }
 
 int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_metric metric, const double *x,
-                       const double *y, size_t n, double n_train, double target, double horizon, uint64_t seed,
-                       scv_forecast *out, scv_err *err)
+                       const double *y, size_t n, double n_train, const char *key, double target, double horizon,
+                       uint64_t seed, scv_forecast *out, scv_err *err)
 {
     scv_calib_policy dp = scv_calib_policy_default();
     if (!pol) pol = cal ? &cal->pol : &dp;
@@ -507,7 +525,7 @@ int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_me
     if (!(xc > 0)) return scv_err_set(err, SCV_EINVAL, "learning curve: no samples trained yet");
     scv_curve fit;
     raw_fits fits;
-    raw_fit(metric, x, y, n, cal, pol, -1, n_train, &fits);
+    raw_fit(metric, x, y, n, cal, pol, key, -1, n_train, &fits);
     out->kind = raw_predict(&fits, metric, target, xc, &fit, &out->x_hat);
     out->fit = fit;
     double xh = out->x_hat;

@@ -261,8 +261,9 @@ typedef struct scv_calib_policy {
                                    gain beyond the curve's best (never reached) */
     int max_points;             /* 40: a prefix is thinned evenly to at most this many points
                                    (a run's evaluations every 0.25 epochs over 10 epochs) */
-    int prior;                  /* 2: the corpus prior's crossing (1: it alone where it has one;
-                                   2: its geometric mean with the fit's; 0: off) */
+    int prior;                  /* 1: the corpus prior's crossing where the corpus has curves of
+                                   the run's model and dataset (1: it alone; 2: its geometric
+                                   mean with the fit's; 0: off) */
     int prior_members;          /* 5: the best matched corpus curves that predict */
     double prior_min_share;     /* 0.6: a match covers at least this share of the points */
     double prior_log_scale;     /* 2.5: the speed ratio lambda searched in e^-2.5 .. e^2.5 */
@@ -270,6 +271,9 @@ typedef struct scv_calib_policy {
                                    median log error) */
     double acc_tail_from;       /* 0.1: accuracy's raw fit is TAIL on the points past this share
                                    of the prefix (< 0: scv_curve_fit's selection) */
+    int fit_examples;           /* 1: where the prior makes an example, the fit alone makes one
+                                   too (its cells serve runs the prior has no curves for); 0:
+                                   only the forecast's (bench/calib_eval.c judges those) */
 } scv_calib_policy;
 scv_calib_policy scv_calib_policy_default(void);
 
@@ -279,7 +283,8 @@ typedef struct scv_calib_cell {
 } scv_calib_cell;
 typedef struct scv_calib_ref {  /* a corpus curve as the prior matches it */
     int metric;                 /* 0 accuracy, 1 loss */
-    int group;                  /* its job (an example never matches its own job's curves) */
+    int group;                  /* its curve (an example never matches its own curve) */
+    char key[64];               /* "model dataset": the prior matches curves of the same */
     size_t n;
     double *u, *d;              /* ln epochs (increasing), ln distance to the ideal (smoothed) */
 } scv_calib_ref;
@@ -297,10 +302,10 @@ typedef struct scv_calib {
 /* Examples from every curve of the corpus (either metric where measured). */
 int scv_calib_build(const scv_lcurve_set *corpus, const scv_calib_policy *pol, scv_calib *out, scv_err *err);
 /* Examples from one more known curve (a stored run's): x samples (non-decreasing), y;
- * n_train samples an epoch (the prior's unit); group: the corpus job whose curves its raw
- * predictions must not match (-1: none). */
+ * n_train samples an epoch (the prior's unit); key "model dataset" (NULL: no prior), group:
+ * the corpus curve its raw predictions must not match (-1: none). */
 int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const double *y, size_t n, double n_train,
-                  int group, const scv_calib_policy *pol, scv_err *err);
+                  const char *key, int group, const scv_calib_policy *pol, scv_err *err);
 void scv_calib_free(scv_calib *c);
 
 typedef struct scv_forecast {
@@ -326,8 +331,10 @@ int scv_calib_bin(const scv_calib_policy *pol, double rho); /* the bin of rho */
 /* Forecast from this curve's points x, y [0, n) (n >= the curve policy's min_points; x in
  * samples, n_train of them an epoch; pol NULL: cal's). */
 int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_metric metric, const double *x,
-                       const double *y, size_t n, double n_train, double target, double horizon, uint64_t seed,
-                       scv_forecast *out, scv_err *err);
+                       const double *y, size_t n, double n_train, const char *key, double target, double horizon,
+                       uint64_t seed, scv_forecast *out, scv_err *err);
+/* The prior's key of a job: "model dataset" into buf. */
+const char *scv_calib_key(const char *model, const char *dataset, char *buf, size_t cap);
 
 /* A VM type's price per hour under a pricing policy: on-demand; spot = the middle of the
  * catalog's spot range; memory = vcpus * rate_cpu + ceil(mem_bytes in GiB) * rate_gib.

@@ -42,15 +42,16 @@ int scv_tm_flush(run_ctx *c, scv_err *err)
 int scv_tm_job(run_ctx *c)
 {
     const scv_train_params *p = c->p;
-    char vmj[256];
+    char vmj[256], dsj[600];
     size_t d = (size_t)c->train->c * c->train->h * c->train->w;
     return fprintf(c->metrics,
                    "{\"type\":\"job\",\"model\":\"%s\",\"arch\":\"%s\",\"params\":%zu,"
                    "\"act_bytes\":%zu,\"input_floats\":%zu,\"n_train\":%lld,\"vm\":%s,"
-                   "\"threads\":%d,\"workers\":%d,\"batch\":%d}\n",
+                   "\"threads\":%d,\"workers\":%d,\"batch\":%d,\"dataset\":%s}\n",
                    p->model, scv_net_arch(c->model), scv_net_nparams(c->model),
                    4 * scv_net_act_floats(c->model), d, (long long)c->train->n,
-                   scv_json_strbuf(vmj, sizeof vmj, p->vm_type), p->threads, c->K, p->batch);
+                   scv_json_strbuf(vmj, sizeof vmj, p->vm_type), p->threads, c->K, p->batch,
+                   scv_json_strbuf(dsj, sizeof dsj, p->dataset));
 }
 
 void scv_tm_latency(run_ctx *c, double seconds)

@@ -610,7 +610,7 @@ static int load_calib(loop *l, scv_err *err)
                 if (x && y) {
                     for (size_t k = 0; k < g.nev; k++) x[k] = g.ev[k].samples, y[k] = g.ev[k].y;
                     size_t before = l->calib.n_examples[metric_of(p) == SCV_METRIC_LOSS];
-                    scv_calib_add(&l->calib, metric_of(p), x, y, g.nev, l->job.n_train, -1, &cp, NULL);
+                    scv_calib_add(&l->calib, metric_of(p), x, y, g.nev, l->job.n_train, NULL, -1, &cp, NULL);
                     n_runs += l->calib.n_examples[metric_of(p) == SCV_METRIC_LOSS] > before;
                 }
                 free(x), free(y);
@@ -674,8 +674,9 @@ static void predict_target(loop *l)
     if (l->pred_fitted && l->pred_nev == g->nev && l->pred_nseg == g->nseg && l->pred_s1 == s1 &&
         (l->pred_bn == bn || (isnan(l->pred_bn) && isnan(bn))))
         return;
+    char key[64];
     progress_predict(g, metric_of(l->p), target_value(l->p), l->p->batches[0], bn, l->pol->seed, &l->calib,
-                     l->job.n_train, horizon(l), &l->pred);
+                     l->job.n_train, scv_calib_key(l->job.model, l->job.dataset, key, sizeof key), horizon(l), &l->pred);
     l->pred_fitted = 1, l->pred_nev = g->nev, l->pred_nseg = g->nseg, l->pred_s1 = s1, l->pred_bn = bn;
 }
 
@@ -729,9 +730,11 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
         for (size_t i = 0; i < n_ev && isnan(*x); i++)
             if (scv_stoprule_on_evaluation(&rule, target_y(l, &ev[i])) == SCV_STOP_TARGET)
                 *x = progress_ref_samples(&g, ev[i].samples_seen, t->batch, bn);
-        if (isnan(*x) && extrapolate)
+        if (isnan(*x) && extrapolate) {
+            char key[64];
             progress_predict(&g, metric_of(p), target_value(p), t->batch, bn, l->pol->seed, &l->calib, l->job.n_train,
-                             horizon(l), pr);
+                             scv_calib_key(l->job.model, l->job.dataset, key, sizeof key), horizon(l), pr);
+        }
     }
     free(ev);
     progress_free(&g);

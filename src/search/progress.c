@@ -69,7 +69,8 @@ double progress_ref_samples(const progress *p, double samples, int b_ref, double
 }
 
 void progress_predict(const progress *p, scv_metric metric, double target, int b_ref, double b_noise,
-                      uint64_t seed, const scv_calib *cal, double n_train, double horizon, progress_pred *out)
+                      uint64_t seed, const scv_calib *cal, double n_train, const char *key, double horizon,
+                      progress_pred *out)
 {
     memset(out, 0, sizeof *out);
     out->b_ref = b_ref;
@@ -96,7 +97,7 @@ void progress_predict(const progress *p, scv_metric metric, double target, int b
     out->x_now = progress_ref_samples(p, last, b_ref, b_noise);
     scv_forecast f;
     scv_err e = {0};
-    if (scv_calib_forecast(cal, NULL, metric, x, y, p->nev, n_train, target, horizon, seed, &f, &e)) {
+    if (scv_calib_forecast(cal, NULL, metric, x, y, p->nev, n_train, key, target, horizon, seed, &f, &e)) {
         snprintf(out->why, sizeof out->why, "%.150s", e.msg);
     } else {
         out->ok = 1;

@@ -65,8 +65,10 @@ void progress_rewind(progress *p, double samples);
 /* Reference samples at batch b_ref equivalent to `samples` in all. */
 double progress_ref_samples(const progress *p, double samples, int b_ref, double b_noise);
 /* Fits and forecasts (cal: the band's calibration and the corpus prior, NULL: none; n_train:
- * samples an epoch; horizon: reference samples of the epoch bound); never fails (out->ok = 0
- * with a reason when it cannot predict). */
+ * samples an epoch; key: the job's "model dataset" for the prior, NULL: none; horizon:
+ * reference samples of the epoch bound); never fails (out->ok = 0 with a reason when it
+ * cannot predict). */
 void progress_predict(const progress *p, scv_metric metric, double target, int b_ref, double b_noise,
-                      uint64_t seed, const scv_calib *cal, double n_train, double horizon, progress_pred *out);
+                      uint64_t seed, const scv_calib *cal, double n_train, const char *key, double horizon,
+                      progress_pred *out);
 #endif
