@@ -102,14 +102,15 @@ static int bin_of(const scv_calib_policy *pol, double rho)
 
 /* ---- the corpus prior: a run's prefix matched to each known curve ----
  * In d = ln(distance to the ideal) (1 - accuracy, or the loss) against u = ln epochs, a
- * known curve k (3-point smoothed) stands for the run when d_run(u) = d_k(u + l) + delta:
- * the same shape, l = ln of how much faster or slower it goes (lambda), delta = ln of how
- * far from the ideal it plateaus relatively. For each k, l on a grid over +-prior_log_scale
- * (step PRIOR_STEP) and delta in closed form (the mean difference) minimise the squared
- * difference over the prefix's points that fall inside k's range (at least prior_min_share
- * of them, the last one among them). The prior_members best matched curves each predict the
- * crossing of d_T = ln(distance of the target): the first u' > u_last + l where d_k <= d_T -
- * delta, epochs exp(u' - l) (+inf: k never gets there); x^ is their median. */
+ * known curve k (3-point smoothed) of the run's model and dataset stands for the run when
+ * d_run(u) = d_k(u + l): the same shape and plateau, l = ln of how much faster or slower it
+ * goes (lambda, the batch and the learning rate's doing). For each k, l on a grid over
+ * +-prior_log_scale (step PRIOR_STEP) minimises the squared difference over the prefix's
+ * points that fall inside k's range (at least prior_min_share of them, the last one among
+ * them). A fitted offset (d_k + delta: a plateau nearer or farther) made the loss's median
+ * error 29% where the speed alone made it 24% (bench/calib_eval.c, leave one curve out). The prior_members best matched curves each predict the
+ * crossing of d_T = ln(distance of the target): the first u' > u_last + l where d_k <= d_T,
+ * epochs exp(u' - l) (+inf: k never gets there); x^ is their median. */
 #define PRIOR_STEP 0.05
 
 static double dist_of(scv_metric m, double y)
@@ -181,16 +182,16 @@ static size_t prior_match(const scv_calib *cal, const scv_calib_policy *pol, int
         for (double l = -pol->prior_log_scale; l <= pol->prior_log_scale + 1e-9; l += PRIOR_STEP) {
             if (u[n - 1] + l > k->u[k->n - 1] || u[n - 1] + l < k->u[0]) continue; /* the last point inside */
             size_t at = 0, m = 0;
-            double sd = 0, sdd = 0;
+            double sdd = 0;
             for (size_t i = 0; i < n; i++) {
                 double v = u[i] + l;
                 if (v < k->u[0]) continue;
                 double diff = d[i] - ref_at(k, v, &at);
-                sd += diff, sdd += diff * diff, m++;
+                sdd += diff * diff, m++;
             }
             if ((double)m < pol->prior_min_share * (double)n || m < 3) continue;
-            double delta = sd / m, mse = sdd / m - delta * delta;
-            if (mse < best.score) best.score = mse, best.l = l, best.delta = delta;
+            double mse = sdd / m;
+            if (mse < best.score) best.score = mse, best.l = l;
         }
         if (!isfinite(best.score) || (nm == (size_t)cap && !(best.score < out[nm - 1].score))) continue;
         size_t at = nm < (size_t)cap ? nm++ : nm - 1; /* keep the best cap, sorted */
@@ -208,7 +209,7 @@ static double prior_crossing(const scv_calib *cal, const prior_member *mb, size_
         const scv_calib_ref *k = &cal->ref[mb[j].k];
         e[j] = INFINITY;
         for (size_t i = 0; i < k->n; i++)
-            if (k->u[i] > u_last + mb[j].l && k->d[i] <= d_t - mb[j].delta) {
+            if (k->u[i] > u_last + mb[j].l && k->d[i] <= d_t) {
                 e[j] = exp(k->u[i] - mb[j].l);
                 break;
             }

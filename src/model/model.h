@@ -288,9 +288,9 @@ typedef struct scv_calib_ref {  /* a corpus curve as the prior matches it */
     size_t n;
     double *u, *d;              /* ln epochs (increasing), ln distance to the ideal (smoothed) */
 } scv_calib_ref;
-typedef struct prior_member {   /* one matched curve: ref index, ln speed, offset, fit */
+typedef struct prior_member {   /* one matched curve: ref index, ln speed, mean squared error */
     size_t k;
-    double l, delta, score;
+    double l, score;
 } prior_member;
 typedef struct scv_calib {
     scv_calib_cell cell[2][SCV_CALIB_KINDS][SCV_CALIB_BINS]; /* [accuracy, loss] */
