@@ -947,6 +947,7 @@ typedef struct scv_run_policy {
 SCV_API scv_run_policy scv_run_policy_default(void);
 
 #define SCV_MAX_SPACE 256
+#define SCV_RUN_FORECASTS_MAX 64
 typedef struct scv_run_params {
     const char *job_key;        /* the job's identity in the store ("model=lenet;...") */
     const char *job_json;       /* its settings as JSON, kept for resume */
@@ -1070,6 +1071,17 @@ typedef struct scv_run_result {
     scv_run_step *steps;
     size_t n_steps;
     char why[256];              /* why the chosen configuration */
+    /* the forecasts made along the run, oldest first (at each plan and each training
+     * segment's end; halved, every other kept, when full): what it predicted when */
+    struct scv_run_forecast {
+        double at_s, at_epochs;     /* the run's time and epochs so far */
+        double remaining_s, remaining_lo_s, remaining_hi_s; /* to the target at the configuration
+                                       trained (NaN: none) */
+        double epochs, epochs_lo, epochs_hi; /* the target's epochs at target_batch (NaN: none) */
+        double p_reach;             /* within max_epochs (NaN: not from a curve) */
+        int workers, batch;
+    } forecasts[SCV_RUN_FORECASTS_MAX];
+    int n_forecasts;
 } scv_run_result;
 SCV_API void scv_run_result_free(scv_run_result *r); /* frees what r holds, not r */
 

@@ -528,6 +528,7 @@ int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_me
     raw_fits fits;
     raw_fit(metric, x, y, n, cal, pol, key, -1, n_train, &fits);
     out->kind = raw_predict(&fits, metric, target, xc, &fit, &out->x_hat);
+    out->n_members = out->kind == SCV_CALIB_PRIOR ? fits.nm : 0;
     out->fit = fit;
     double xh = out->x_hat;
     out->rho = out->kind == SCV_CALIB_NONE ? 0 : log(xh / xc);

@@ -321,6 +321,7 @@ typedef struct scv_forecast {
     double nearest;             /* when the median is past the horizon: the target value
                                    reached there with probability 1/2 (NaN otherwise) */
     int calibrated;             /* 0: no examples; band from the curve's bootstrap */
+    size_t n_members;           /* kind PRIOR: the corpus curves matched */
     size_t n_examples;          /* the pooled examples behind the band */
 } scv_forecast;
 /* The quantiles (1-C)/2, 1/2, (1+C)/2 of the log errors of a cell, pooled as a forecast pools

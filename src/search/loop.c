@@ -958,6 +958,25 @@ static void predict_progress(loop *l)
     l->need_iters = pt ? (double)l->iteration + rest_iters(l, &l->r->stat, l->B) * iter_factor(pt) : NAN;
 }
 
+/* Keeps the forecast of now in the result (scv_run_result.forecasts). */
+static void record_forecast(loop *l)
+{
+    scv_run_result *r = l->r;
+    if (r->n_forecasts == SCV_RUN_FORECASTS_MAX) { /* full: every other kept, the newest too */
+        for (int i = 0; i < SCV_RUN_FORECASTS_MAX / 2; i++) r->forecasts[i] = r->forecasts[2 * i + 1];
+        r->n_forecasts = SCV_RUN_FORECASTS_MAX / 2;
+    }
+    scv_run_event ev = {0};
+    time_left(l, &ev);
+    int curve = curve_crossing(r->target_source) && !r->relative;
+    r->forecasts[r->n_forecasts++] = (struct scv_run_forecast){
+        .at_s = elapsed(l), .at_epochs = l->job.n_train > 0 ? l->samples / l->job.n_train : NAN,
+        .remaining_s = r->relative ? NAN : ev.remaining_s, .remaining_lo_s = ev.remaining_lo_s,
+        .remaining_hi_s = ev.remaining_hi_s, .epochs = r->relative ? NAN : r->target_epochs,
+        .epochs_lo = curve ? r->target_epochs_lo : NAN, .epochs_hi = curve ? r->target_epochs_hi : NAN,
+        .p_reach = r->target_p_reach, .workers = l->K, .batch = l->B};
+}
+
 static int store_models(loop *l, scv_err *err)
 {
     const scv_perf_model *pf = &l->r->perf;
@@ -1259,6 +1278,7 @@ static int do_plan(loop *l, scv_err *err)
         r->predicted_hi_s = ch->time_s * r->target_epochs_hi / r->target_epochs;
     }
     predict_progress(l);
+    record_forecast(l);
     note(l, SCV_EV_NOTE, "target: %s", r->target_note);
     if (l->eval_n && ch->time_s > 0)
         note(l, SCV_EV_NOTE, "evaluations priced: %.0f ms each (mean of %d), one every %g epochs: %.1f%% of the chosen "
@@ -1331,6 +1351,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
             predict_progress(l);
         }
     }
+    if (!*drifted) record_forecast(l);
     return SCV_OK;
 }
 
@@ -1390,6 +1411,7 @@ static int do_replan(loop *l, scv_err *err)
     note_absolute(l);
     r->perf = pf, r->stat = sm;
     predict_progress(l);
+    record_forecast(l);
     emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = l->K, .batch = l->B, .plan = res,
                             .relative = r->relative});
     note(l, SCV_EV_DECISION, "re-plan: %s", why);

@@ -110,6 +110,8 @@ void progress_predict(const progress *p, scv_metric metric, double target, int b
         out->nearest = f.nearest, out->calibrated = f.calibrated, out->n_examples = f.n_examples;
         if (f.kind == SCV_CALIB_NONE)
             snprintf(out->curve, sizeof out->curve, "no rising fit");
+        else if (f.kind == SCV_CALIB_PRIOR)
+            snprintf(out->curve, sizeof out->curve, "the %zu nearest corpus curves of the job's model", f.n_members);
         else
             snprintf(out->curve, sizeof out->curve, "%s, rmse %.4f",
                      f.kind == SCV_CALIB_TAIL ? "tail to the ideal" : scv_curve_form_name(f.fit.form), f.fit.rmse);

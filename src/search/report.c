@@ -266,7 +266,22 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     json_num(f, "absolute_at_s", r->first_absolute ? r->absolute_at_s : NAN, 1);
     json_num(f, "absolute_at_epochs", r->first_absolute ? r->absolute_at_epochs : NAN, 1);
     json_num(f, "absolute_time_s", r->first_absolute ? r->absolute_time_s : NAN, 1);
-    fprintf(f, "}");
+    fprintf(f, ",\"forecasts\":[");
+    for (int i = 0; i < r->n_forecasts; i++) {
+        const struct scv_run_forecast *x = &r->forecasts[i];
+        fprintf(f, "%s{\"workers\":%d,\"batch\":%d", i ? "," : "", x->workers, x->batch);
+        json_num(f, "at_s", x->at_s, 1);
+        json_num(f, "at_epochs", x->at_epochs, 1);
+        json_num(f, "remaining_s", x->remaining_s, 1);
+        json_num(f, "remaining_lo_s", x->remaining_lo_s, 1);
+        json_num(f, "remaining_hi_s", x->remaining_hi_s, 1);
+        json_num(f, "epochs", x->epochs, 1);
+        json_num(f, "epochs_lo", x->epochs_lo, 1);
+        json_num(f, "epochs_hi", x->epochs_hi, 1);
+        json_num(f, "p_reach", x->p_reach, 1);
+        fputc('}', f);
+    }
+    fprintf(f, "]}");
     if (fclose(f) != 0) {
         free(buf);
         return NULL;
