@@ -710,6 +710,81 @@ def decide(seeds=2, only=-1, truth_only=0):
         subprocess.run([BIN, "cluster", "down", "--name", name])
 
 
+def corpus_without(model, dataset, path):
+    """The shipped corpus less the curves of the judged job's model and dataset (the runs are
+    judged on a job the corpus has not seen: never its truth)."""
+    n = 0
+    with open(path, "w") as out:
+        for line in open("data/curves.jsonl"):
+            o = json.loads(line)
+            if o["model"] == model and o["dataset"] == dataset:
+                continue
+            out.write(line)
+            n += 1
+    return n
+
+
+def forecast_at(r, share):
+    """The latest forecast made by share of the run's time: (at_s, predicted total s, band)."""
+    total, best = r["actual_time_s"], None
+    for f in r.get("forecasts", []):
+        if f["at_s"] is not None and f["at_s"] <= share * total and f["remaining_s"] is not None:
+            best = f
+    if not best:
+        return None
+    lo = best["at_s"] + best["remaining_lo_s"] if best["remaining_lo_s"] is not None else None
+    hi = best["at_s"] + best["remaining_hi_s"] if best["remaining_hi_s"] is not None else None
+    return best["at_s"], best["at_s"] + best["remaining_s"], lo, hi
+
+
+def decide_calibration(job, target, truth, seeds, reports):
+    """Epochs to target against the truth's seeds, the bands' coverage over (configuration,
+    seed), and the chosen configuration's total time as forecast at the first plan, 25% and
+    50% of the run, against the run's actual total."""
+    n_train = 60000
+    for a, r in reports:
+        f0 = (r.get("forecasts") or [None])[0]
+        pts = r.get("decision_points", [])
+        if not f0 or f0.get("epochs") is None or not pts:
+            print(f"{a} run: no absolute forecast at the first plan")
+            continue
+        e0, lo0, hi0 = f0["epochs"], f0.get("epochs_lo"), f0.get("epochs_hi")
+        rows, errs, inside, n = [], [], 0, 0
+        for q in pts:
+            kb = (q["workers"], q["batch"])
+            runs = [truth["runs"].get(f"{kb[0]},{kb[1]},{s}") for s in range(1, seeds + 1)]
+            tr = [truth_of(x, job, target) for x in runs if x]
+            ep = [x["targets"][str(target)]["epochs"] if "loss_targets" in job else x["epochs"]
+                  for x, (ok, _) in zip([x for x in runs if x], tr) if ok]
+            pe = q["iterations"] * q["batch"] / n_train
+            t_lo = q["time_s"] * lo0 / e0 if lo0 is not None else None
+            t_hi = q["time_s"] * hi0 / e0 if hi0 is not None else float("inf")
+            for ok, secs in tr:
+                n += 1
+                inside += ok and t_lo is not None and t_lo <= secs <= t_hi or (not ok and t_hi == float("inf"))
+            if ep:
+                m = statistics.mean(ep)
+                errs.append(abs(pe / m - 1))
+                rows.append(f"| {kb[0]} | {kb[1]} | {pe:.2f} | {m:.2f} ({min(ep):.2f}-{max(ep):.2f}) | "
+                            f"{100 * (pe / m - 1):+.0f}% | {100 * (max(ep) - min(ep)) / 2 / m:.0f}% |")
+        print(f"\n{a} run, first plan (after {f0['at_epochs']:.2f} epochs): target {e0:.2f} epochs, "
+              f"{100 * r['target'].get('band_coverage', 0.8):.0f}% band {lo0}-{hi0}\n")
+        print("| K | B | predicted epochs | truth: seed mean (min-max) | error | seeds' half-spread |\n|---|---|---|---|---|---|")
+        print("\n".join(rows))
+        print(f"\nmean epochs error {100 * statistics.mean(errs):.1f}% over {len(errs)} configurations; "
+              f"band coverage {inside}/{n} (configuration x seed)")
+        for share in (0.0, 0.25, 0.5):
+            fa = forecast_at(r, share) if share else (f0["at_s"], f0["at_s"] + f0["remaining_s"]
+                                                      if f0.get("remaining_s") is not None else None, None, None)
+            if not fa or fa[1] is None:
+                print(f"- {a} run at {100 * share:.0f}%: no forecast")
+                continue
+            act = r["actual_time_s"]
+            band = f", band {fa[2]:.1f}-{fa[3]:.1f} s" if fa[2] is not None and fa[3] is not None else ""
+            print(f"- {a} run, forecast at {fa[0]:.1f} s ({'first plan' if not share else f'{100 * share:.0f}% of the run'}): "
+                  f"total {fa[1]:.1f} s against {act:.1f} s, {100 * (fa[1] / act - 1):+.1f}%{band}")
+
+
 def decide_report(job, target, truth, seeds, cluster, price):
     med = {}
     for K in DECIDE_GRID["workers"]:
@@ -720,6 +795,9 @@ def decide_report(job, target, truth, seeds, cluster, price):
                 med[K, B] = (statistics.median(secs), min(secs), max(secs), len(secs))
     db = os.path.join(tempfile.mkdtemp(), "decide.db")
     udb = os.path.join(os.path.dirname(db), "universal.db")
+    model = job["job"][job["job"].index("--model") + 1]
+    corpus = os.path.join(os.path.dirname(db), "corpus.jsonl")
+    kept = corpus_without(model, "fashion-mnist", corpus)
     runs = [("first", db, "partial"), ("second", db, "partial")]
     if job.get("universal_seed") and target == targets_of(job)[0]:
         subprocess.run([BIN, "run", "--db", udb, "--cluster", cluster, *job["universal_seed"], "--report",
@@ -732,13 +810,14 @@ def decide_report(job, target, truth, seeds, cluster, price):
                         "--max-epochs", str(job["max_epochs"]),
                         "--workers", ",".join(map(str, DECIDE_GRID["workers"])),
                         "--batch", ",".join(map(str, DECIDE_GRID["batches"])), "--search", search,
-                        "--objective", "time", "--report", rep], stdout=subprocess.DEVNULL)
+                        "--objective", "time", "--curve-corpus", corpus, "--report", rep], stdout=subprocess.DEVNULL)
         reports.append((attempt, json.load(open(os.path.join(rep, "report.json")))))
     oracle = min(med, key=lambda kb: med[kb][0])
     naive = (max(DECIDE_GRID["workers"]), min(DECIDE_GRID["batches"]))
     ot = med[oracle][0]
     what = f"training loss {target}" if "loss_targets" in job else f"{target:.0%} test accuracy"
     print(f"\n# {job['name']} ({what}): {' '.join(job['job'])} on 4 emulated c5.xlarge VMs; {machine()}\n")
+    print(f"calibrated on the corpus less the {model} fashion-mnist curves ({kept} curves kept)\n")
     errs = {a: [] for a, _ in reports}
 
     for a, r in reports:
@@ -795,6 +874,7 @@ def decide_report(job, target, truth, seeds, cluster, price):
               f"{len(e)} configurations; search {sch:.1f} s of {r['actual_time_s']:.1f} s "
               f"({100 * sch / r['actual_time_s']:.1f}%){ovs}, {r.get('switches')} switches, idle median "
               f"{r.get('switch_idle_median_s')} s" if e and sch is not None else f"{a} run: no decision points")
+    decide_calibration(job, target, truth, seeds, reports)
 
 
 def segment_span(path):

@@ -829,11 +829,11 @@ static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, dou
         snprintf(band, sizeof band, isfinite(*hi) ? "%.3g-%.3g" : "%.3g-never", *lo, *hi);
         snprintf(cal, sizeof cal, pr->calibrated ? "%.0f%% band" : "uncalibrated band", 100 * l->pol->band_coverage);
         if (pr->reachable)
-            snprintf(note, cap, "learning curve (%.40s), %d evaluations: %.3g epochs at B=%d (%.20s %.24s), P(within %g "
+            snprintf(note, cap, "learning curve (%.48s), %d evaluations: %.3g epochs at B=%d (%.20s %.24s), P(within %g "
                      "epochs) %.2f, + %.2g the smoothed rule trails", pr->curve, pr->n_evals, *e0, *b0, cal, band,
                      p->max_epochs, pr->p_reach, rule_lag(l) / n);
         else
-            snprintf(note, cap, "likely out of reach: P(within %g epochs) %.2f (learning curve %.30s, %d evaluations, "
+            snprintf(note, cap, "likely out of reach: P(within %g epochs) %.2f (learning curve %.48s, %d evaluations, "
                      "%.20s %.24s epochs); by then %.4g is predicted; planned to the epoch bound", p->max_epochs, pr->p_reach,
                      pr->curve, pr->n_evals, cal, band, pr->nearest);
         return SCV_TARGET_CURVE;
