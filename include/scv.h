@@ -910,6 +910,9 @@ typedef struct scv_run_policy {
     int noise_window;           /* 40: warm-up until two windows of this many iterations ... */
     double noise_tol;           /* 0.25: ... agree on B_simple within this */
     int warmup_max_iters;       /* 400 */
+    int warmup_min_evals;       /* 5: a warm-up that stopped with fewer evaluations (the
+                                   learning curve's points; 4 at least make a forecast) goes on
+                                   until it has them, when the target's epochs are not given */
     double profile_rse;         /* 0.03: profile a configuration until its mean t_iter has this RSE */
     int profile_min_iters;      /* 30 */
     int profile_max_iters;      /* 60 */

@@ -1348,6 +1348,29 @@ static void t_calibrated_band(void)
     scv_store_close(db);
 }
 
+
+/* A warm-up whose noise settles before the learning curve has its points (2 evaluations at
+ * one every 0.1 epochs) goes on at the same configuration until it has warmup_min_evals, so
+ * the first plan forecasts the target instead of assuming nominal epochs. */
+static void t_warmup_until_points(void)
+{
+    scv_store *db = open_db("warmup-points.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_c = 0.5, f.acc_gap = 0.1414, f.target = 0.9;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-warmup-points");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9, p.policy.search_eval_every_epochs = 0.1;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(!res.decision_relative && res.target_source == SCV_TARGET_CURVE, "%s", res.target_note);
+    int warmups = 0;
+    for (size_t i = 0; i < res.n_steps; i++) warmups += !strcmp(res.steps[i].phase, "warmup");
+    CHECK_EQ_INT(warmups, 2);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 static const scv_test tests[] = {
     {"headline", t_headline},
     {"compress", t_compress},
@@ -1369,6 +1392,7 @@ static const scv_test tests[] = {
     {"eta_overdue", t_eta_overdue},
     {"nominal_labels", t_nominal_labels},
     {"calibrated_band", t_calibrated_band},
+    {"warmup_until_points", t_warmup_until_points},
 };
 
 int main(int argc, char **argv)

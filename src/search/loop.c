@@ -1039,6 +1039,8 @@ static void start_config(const scv_run_params *p, int *K, int *B)
     if (*B < *K) *B = *K;
 }
 
+static int spent(const loop *l);
+
 static int do_warmup(loop *l, scv_err *err)
 {
     int K, B;
@@ -1046,7 +1048,14 @@ static int do_warmup(loop *l, scv_err *err)
     const scv_run_policy *pol = l->pol;
     scv_segment_spec spec = {.until_iterations = l->iteration + pol->warmup_max_iters,
                              .noise_window = pol->noise_window, .noise_tol = pol->noise_tol};
-    return segment(l, "warmup", K, B, spec, NULL, err);
+    int rc = segment(l, "warmup", K, B, spec, NULL, err);
+    int need = pol->warmup_min_evals - (int)l->prog.nev;
+    if (rc || l->r->reached || need <= 0 || l->p->target_epochs > 0 || !(l->job.n_train > 0) || spent(l)) return rc;
+    /* the noise settled before the curve had its points: on, at the same configuration */
+    double iters = ceil(need * pol->search_eval_every_epochs * l->job.n_train / B) + 1;
+    if (!(iters <= pol->warmup_max_iters)) return rc; /* not within the warm-up's bound */
+    scv_segment_spec more = {.until_iterations = l->iteration + (int64_t)iters};
+    return segment(l, "warmup", K, B, more, NULL, err);
 }
 
 /* The configurations the search profiles, in order: those at the warm-up's K first, then
