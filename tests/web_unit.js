@@ -160,6 +160,10 @@ test('compare', (check) => {
   const heads = [...box.querySelectorAll('#compare-table tr:first-child th')].map((e) => e.textContent.trim());
   check(heads.length === 3 && /run 1/.test(heads[1]) && /run 2/.test(heads[2]), 'columns ' + heads);
   check(/K=8, B=128 on c5.2xlarge/.test(box.textContent) && /target not reached/.test(box.textContent), 'rows');
+  /* a stored job's numbers are text with 17 digits ("0.80000000000000004"): shown short */
+  const t = compareHtml([Object.assign(d(3, true), { job: { 'target-accuracy': '0.80000000000000004' } })]);
+  check(/accuracy \u2265 0\.8</.test(t), 'the target as stored: ' + /accuracy[^<]*/.exec(t));
+  check(!/style=/.test(t), 'no style attribute (the service\u2019s CSP drops them)');
   check(box.querySelectorAll('#compare-chart .pt').length === 4, 'a prediction and an outcome per run');
 });
 

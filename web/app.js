@@ -31,6 +31,7 @@ const fin = (v) => typeof v === 'number' && isFinite(v);
 
 function fmtTime(s) {
   if (!fin(s)) return '-';
+  if (s !== 0 && s < 1e-3) return (s * 1e6).toPrecision(3) + ' \u00b5s';
   if (s < 1) return (s * 1e3).toPrecision(3) + ' ms';
   if (s < 100) return s.toPrecision(3) + ' s';
   if (s < 3600 * 1.5) return (s / 60).toFixed(1) + ' min';
@@ -254,8 +255,15 @@ function chart(c) {
     if (l.kind === 'dot') svg += `<circle cx="${lx + 8}" cy="${ly}" r="4" fill="${l.color}"></circle>`;
     else if (l.kind === 'band') svg += `<rect x="${lx}" y="${ly - 5}" width="16" height="10" fill="${l.color}" fill-opacity="0.3"></rect>`;
     else svg += `<line x1="${lx}" x2="${lx + 16}" y1="${ly}" y2="${ly}" stroke="${l.color}" stroke-width="2"></line>`;
-    svg += `<text x="${lx + 22}" y="${ly + 4}">${esc(l.name)}</text>`;
-    ly += 15;
+    /* a long name on two lines (the legend is R - 32 px wide), the whole in its tooltip */
+    const words = String(l.name).split(' '), lines = [''];
+    for (const w of words) {
+      if (lines[lines.length - 1] && (lines[lines.length - 1] + ' ' + w).length > 26 && lines.length < 2) lines.push(w);
+      else lines[lines.length - 1] += (lines[lines.length - 1] ? ' ' : '') + w;
+    }
+    if (lines[1] && lines[1].length > 26) lines[1] = lines[1].slice(0, 25) + '\u2026';
+    svg += `<text x="${lx + 22}" y="${ly + 4}"><title>${esc(l.name)}</title>${lines.map((t, i) => `<tspan x="${lx + 22}" dy="${i ? 13 : 0}">${esc(t)}</tspan>`).join('')}</text>`;
+    ly += 15 + 13 * (lines.length - 1);
   }
   svg += '</g></svg>';
   return svg;
@@ -403,7 +411,7 @@ async function showRuns() {
 function rowsTable(id, rows, cols) {
   if (!rows || !rows.length) return `<p class="muted" id="${id}">none</p>`;
   let h = `<table id="${id}"><tr>${cols.map((c) => `<th>${esc(c[1])}</th>`).join('')}</tr>`;
-  for (const r of rows) h += '<tr>' + cols.map((c) => `<td${c[2] ? ' class="l"' : ''}>${c[3] ? c[3](r[c[0]], r) : esc(fin(r[c[0]]) ? fmtNum(r[c[0]]) : r[c[0]])}</td>`).join('') + '</tr>';
+  for (const r of rows) h += '<tr>' + cols.map((c) => `<td${c[2] ? ` class="l${c[2] === 2 ? ' wrap' : ''}"` : ''}>${c[3] ? c[3](r[c[0]], r) : esc(fin(r[c[0]]) ? fmtNum(r[c[0]]) : r[c[0]])}</td>`).join('') + '</tr>';
   return h + '</table>';
 }
 
@@ -558,7 +566,7 @@ function renderRun(st) {
     ['t_iter', 'iteration time', 0, (v) => fmtTime(v)], ['idle_before', 'idle before', 0, (v) => fmtTime(v)], ['accuracy', 'test acc.', 0, (v) => fin(v) ? v.toFixed(4) : '-'], ['reached', 'reached']]);
   h += '<h2>Decisions</h2>' + rowsTable('decisions-table', d.decisions, [['kind', 'kind', 1], ['workers', 'K'], ['batch', 'B'], ['vm', 'VM', 1],
     ['predicted_time', 'predicted time', 0, (v, x) => fmtTime(v) + (x._nominal ? ' ' + esc(nominalWord(true, x._nominal_epochs)) : '')],
-    ['predicted_cost', 'predicted cost', 0, (v, x) => fmtUsd(v) + (x._nominal ? ' nominal' : '')], ['reason', 'why', 1]]);
+    ['predicted_cost', 'predicted cost', 0, (v, x) => fmtUsd(v) + (x._nominal ? ' nominal' : '')], ['reason', 'why', 2]]);
   h += '<h2>Switches</h2>' + rowsTable('switches-table', d.switches, [['from_workers', 'from K'], ['from_batch', 'from B'], ['to_workers', 'to K'], ['to_batch', 'to B'], ['idle_s', 'idle', 0, (v) => fmtTime(v)]]);
   h += '<h2>Measurements</h2>' + rowsTable('measurements-table', d.measurements, [['phase', 'phase', 1], ['vm', 'VM', 1], ['workers', 'K'], ['batch', 'B'], ['iterations', 'iterations'],
     ['t_compute', 'compute', 0, (v) => fmtTime(v)], ['t_comm', 'comm', 0, (v) => fmtTime(v)], ['t_iter', 'iteration', 0, (v) => fmtTime(v)]]);
@@ -897,7 +905,7 @@ function compareHtml(docs) {
   const rows = [
     ['job', (d) => esc(d.run.job_key)],
     ['status', (d) => statusHtml(d.run)],
-    ['target', (d) => { const j = d.job || {}; return esc(j['target-loss'] ? 'loss \u2264 ' + j['target-loss'] : j['target-accuracy'] ? 'accuracy \u2265 ' + j['target-accuracy'] : '-'); }],
+    ['target', (d) => { const j = d.job || {}; return esc(+j['target-loss'] > 0 ? 'loss \u2264 ' + fmtNum(+j['target-loss']) : +j['target-accuracy'] > 0 ? 'accuracy \u2265 ' + fmtNum(+j['target-accuracy']) : '-'); }],
     ['chosen configuration', (d) => { const c = d.report && d.report.chosen; const x = c || (d.decisions || []).slice(-1)[0]; return x ? esc(`K=${x.workers}, B=${x.batch} on ${x.vm}`) : '-'; }],
     ['objective', (d) => esc((d.job || {}).objective || 'knee')],
     ['predicted time', (d) => fmtTime(d.run.predicted_time_s) + (d.run.nominal ? ' <span class="muted">nominal</span>' : '')],
@@ -910,7 +918,7 @@ function compareHtml(docs) {
     ['switches', (d) => String((d.switches || []).length)],
     ['created', (d) => fmtDateShort(d.run.created)],
   ];
-  let h = `<div class="table-wrap"><table id="compare-table"><tr><th class="l"></th>${docs.map((d, i) => `<th class="l"><span style="color:${RUN_COLORS[i % RUN_COLORS.length]}">\u25cf</span> <a href="#/run/${d.run.id}">run ${d.run.id}</a></th>`).join('')}</tr>`;
+  let h = `<div class="table-wrap"><table id="compare-table"><tr><th class="l"></th>${docs.map((d, i) => `<th class="l"><svg width="10" height="10" aria-hidden="true"><circle cx="5" cy="5" r="5" fill="${RUN_COLORS[i % RUN_COLORS.length]}"></circle></svg> <a href="#/run/${d.run.id}">run ${d.run.id}</a></th>`).join('')}</tr>`;
   for (const [name, f] of rows) h += `<tr><th class="l">${esc(name)}</th>${docs.map((d) => `<td class="l">${f(d)}</td>`).join('')}</tr>`;
   h += '</table></div>';
   const series = [];
