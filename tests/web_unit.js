@@ -153,6 +153,19 @@ test('job_form', (check) => {
   check(rest.join() === 'general,nosuch: x', 'the rest: ' + rest);
 });
 
+test('plan_request', (check) => {
+  const v = { target_epochs: '7', base_batch: '64', vm: 'c5.xlarge', workers: '1..16', batch: '32..1024', objective: 'cost',
+    deadline: '45m', budget: '2.5', pricing: 'spot' };
+  const { req, errors } = planRequest(v, ['a']);
+  check(Object.keys(errors).length === 0, JSON.stringify(errors));
+  check(req.deadline === '45m' && req.budget === 2.5 && req.pricing === 'spot' && req.target_epochs === 7, JSON.stringify(req));
+  check(planRequest(Object.assign({}, v, { deadline: '90' }), []).req.deadline === 90, 'seconds as a number');
+  const none = planRequest(Object.assign({}, v, { deadline: '', budget: '' }), []).req;
+  check(!('deadline' in none) && !('budget' in none), 'left out when not given');
+  const bad = planRequest(Object.assign({}, v, { deadline: 'soon', budget: '-1' }), []).errors;
+  check(bad.deadline && bad.budget, JSON.stringify(bad));
+});
+
 test('compare', (check) => {
   const d = (id, reached) => ({ run: runRow(id, { reached }), job: { 'target-accuracy': '0.9', objective: 'time' }, decisions: [{ workers: 4, batch: 64, vm: 'c5.xlarge' }],
     report: { chosen: { workers: 8, batch: 128, vm: 'c5.2xlarge' }, epochs: 7, search_time_s: 30 }, switches: [{}] });

@@ -785,6 +785,19 @@ function showSubmit() {
   return { stop() { alive = false; clearTimeout(timer); } };
 }
 
+/* The /api/plan request of the plan form's values (strings by field name) and the metrics
+ * files' texts, and the errors by field ({} when none): the deadline (seconds, or 45m,
+ * 2.5h) and the budget (dollars > 0) only when given, the pricing always. Pure. */
+function planRequest(v, metrics) {
+  const req = { metrics, target_epochs: +v.target_epochs, base_batch: +v.base_batch, vm: v.vm, workers: v.workers,
+    batch: v.batch, objective: v.objective, pricing: v.pricing || 'ondemand', all: true };
+  const errors = {};
+  const dl = String(v.deadline || '').replace(/\s/g, ''), bu = String(v.budget || '').trim();
+  if (dl) { if (DURATION_RE.test(dl)) req.deadline = /^[\d.]+$/.test(dl) ? +dl : dl; else errors.deadline = 'expected seconds, or 45m, 2.5h'; }
+  if (bu) { if (+bu > 0 && isFinite(+bu)) req.budget = +bu; else errors.budget = 'expected dollars > 0'; }
+  return { req, errors };
+}
+
 function showPlan() {
   view().innerHTML = `<h2>Plan from measurements</h2>
     <p class="muted">What <code>scavenger plan</code> does, from the metrics files of <code>scavenger train --metrics</code> (two or more configurations): paste their JSON lines, one file per box, or pick files (read in this browser). A plan stores and starts nothing: no token is needed where the service lets reads go without one.</p>
@@ -811,12 +824,8 @@ function showPlan() {
     e.preventDefault();
     const f = new FormData(e.target), out = $('#plan-result');
     const metrics = files.length ? files.slice() : [$('#plan-metrics').value, $('#plan-metrics2').value].filter((t) => t.trim());
-    const req = { metrics, target_epochs: +f.get('target_epochs'), base_batch: +f.get('base_batch'), vm: f.get('vm'),
-      workers: f.get('workers'), batch: f.get('batch'), objective: f.get('objective'), pricing: f.get('pricing'), all: true };
-    const errs = [];
-    const dl = String(f.get('deadline') || '').trim(), bu = String(f.get('budget') || '').trim();
-    if (dl) { if (DURATION_RE.test(dl)) req.deadline = /^[\d.]+$/.test(dl) ? +dl : dl; else errs.push('deadline: expected seconds, or 45m, 2.5h'); }
-    if (bu) { if (+bu > 0) req.budget = +bu; else errs.push('budget: expected dollars > 0'); }
+    const { req, errors } = planRequest(Object.fromEntries(f.entries()), metrics);
+    const errs = Object.entries(errors).map(([k, m]) => `${k}: ${m}`);
     $('#plan-errors').textContent = errs.join('; ');
     if (errs.length) return;
     try {
