@@ -53,9 +53,13 @@ mkdir -p "$ART"
 for p in $pages; do rm -f "$ART/dashboard-$p.png"; done
 
 # the pure pieces, in this browser, on a file page: in the background while the first run trains
-HERE=$(cd "$(dirname "$0")" && pwd)
+# (run as tests/browser.sh or as its copy build/tests/test_browser from the source tree)
+UNIT_PAGE=""
+for d in "$(dirname "$0")" tests "$(dirname "$0")/../../tests"; do
+    [ -f "$d/web_unit.html" ] && { UNIT_PAGE="$(cd "$d" && pwd)/web_unit.html"; break; }
+done
 timeout 60 $HEADLESS --user-data-dir="$TMP/chrome-unit" --window-size=1400,900 --virtual-time-budget=2000 \
-    --dump-dom "file://$HERE/web_unit.html" >"$TMP/unit.html" 2>/dev/null &
+    --dump-dom "file://${UNIT_PAGE:-/nonexistent/tests/web_unit.html}" >"$TMP/unit.html" 2>/dev/null &
 UNIT=$!
 unit_results() {
     wait "$UNIT"
