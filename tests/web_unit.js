@@ -66,6 +66,14 @@ test('chart_labels', (check) => {
     check(new Set(labels).size === labels.length, `${axis}: repeated ${labels}`);
     check(!labels.some((l) => /^\$0\.00$|^0\.00 ms$/.test(l)), `${axis}: ${labels}`);
   }
+  /* the front's labels (K=.. B=..) cover no marker (the chosen diamond on its point) and no other label */
+  const labs = [...box.querySelectorAll('text.pt-label')].map((e) => e.getBoundingClientRect());
+  const marks = [...box.querySelectorAll('.pt')].map((e) => e.getBoundingClientRect());
+  check(labs.length >= 2, `${labs.length} point labels`);
+  labs.forEach((a, i) => {
+    marks.forEach((m, j) => check(!overlap(a, m), `point label ${i} covers marker ${j}`));
+    labs.forEach((b, j) => check(j <= i || !overlap(a, b), `point labels ${i} and ${j} overlap`));
+  });
 });
 
 test('place_labels', (check) => {

@@ -220,7 +220,7 @@ function chart(c) {
   svg += `<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="none" stroke="#888"></rect>`;
   svg += `<text x="${(L + W - R) / 2}" y="${H - 8}" text-anchor="middle">${esc(c.xlabel)}</text>`;
   svg += `<text transform="translate(12 ${(T + H - B) / 2}) rotate(-90)" text-anchor="middle">${esc(c.ylabel)}</text>`;
-  const legend = [];
+  const legend = [], pointLabels = [], marks = [];
   for (const b of c.bands || []) {
     const a = fin(b.x0) ? fx(Math.max(b.x0, x0)) : L, z = fin(b.x1) ? fx(Math.min(b.x1, x1)) : W - R;
     svg += `<rect class="band" x="${a}" y="${T}" width="${Math.max(1, z - a)}" height="${H - T - B}" fill="${b.color}" fill-opacity="0.18"></rect>`;
@@ -244,9 +244,24 @@ function chart(c) {
       const tip = `<title>${esc(p.label || (s.name + ': ' + fmtx(p.x) + ', ' + fmty(p.y)))}</title>`;
       if (s.marker === 'diamond') svg += `<path class="pt" d="M${fx(p.x)} ${fy(p.y) - r}l${r} ${r}l${-r} ${r}l${-r} ${-r}z" fill="${s.color}" stroke="#000">${tip}</path>`;
       else if (s.marker !== 'none') svg += `<circle class="pt" cx="${fx(p.x)}" cy="${fy(p.y)}" r="${r}" fill="${s.color}"${s.stroke ? ' stroke="' + s.stroke + '"' : ''}>${tip}</circle>`;
-      if (s.labels && p.short) svg += `<text x="${fx(p.x) + 6}" y="${fy(p.y) - 6}">${esc(p.short)}</text>`;
+      if (s.labels && p.short) pointLabels.push({ x: fx(p.x), y: fy(p.y), text: p.short });
+      marks.push({ left: fx(p.x) - r - 1, right: fx(p.x) + r + 1, top: fy(p.y) - r - 1, bottom: fy(p.y) + r + 1 });
     }
     legend.push({ name: s.name, color: s.color, kind: s.marker === 'none' ? 'line' : 'dot' });
+  }
+  /* the points' labels after every marker: each where it covers no marker and no other
+   * label (right above, right below, left above, left below), else left out (its tooltip) */
+  const placed = [], hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  for (const l of pointLabels) {
+    const w = labelWidth(l.text);
+    for (const [dx, dy] of [[7, -8], [7, 16], [-7 - w, -8], [-7 - w, 16]]) {
+      const box = { left: l.x + dx, right: l.x + dx + w, top: l.y + dy - 12, bottom: l.y + dy + 4 };
+      if (box.left < L || box.right > W - R || box.top < T || box.bottom > H - B) continue;
+      if (marks.some((m) => hit(box, m)) || placed.some((m) => hit(box, m))) continue;
+      placed.push(box);
+      svg += `<text class="pt-label" x="${box.left}" y="${l.y + dy}">${esc(l.text)}</text>`;
+      break;
+    }
   }
   let ly = T + 8;
   svg += '<g class="legend">';
