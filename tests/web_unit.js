@@ -50,6 +50,9 @@ test('axis_ticks', (check) => {
   }
   check(axisTicks(0, 0.00734, 5, 'time').every((x) => / ms$/.test(x.label)), 'milliseconds for a 7 ms range');
   check(axisTicks(0, 500, 5, 'time')[1].label === '2 min', 'minutes for 500 s: ' + axisTicks(0, 500, 5, 'time')[1].label);
+  /* the tables' and tooltips' values: a zero is "0 s" and "$0" */
+  check(fmtTime(0) === '0 s' && fmtUsd(0) === '$0' && fmtTime(6.09e-4) === '609 \u00b5s' && fmtUsd(1.09e-6) === '$1.09e-6',
+    [fmtTime(0), fmtUsd(0), fmtTime(6.09e-4), fmtUsd(1.09e-6)].join());
   const lg = logAxisTicks(0.01, 30, 'time').map((x) => x.label);
   check(lg.join() === '10 ms,100 ms,1 s,10 s', 'log time ticks ' + lg);
   const lu = logAxisTicks(2e-7, 3e-6, 'usd').map((x) => x.label);

@@ -31,6 +31,7 @@ const fin = (v) => typeof v === 'number' && isFinite(v);
 
 function fmtTime(s) {
   if (!fin(s)) return '-';
+  if (s === 0) return '0 s';
   if (s !== 0 && s < 1e-3) return (s * 1e6).toPrecision(3) + ' \u00b5s';
   if (s < 1) return (s * 1e3).toPrecision(3) + ' ms';
   if (s < 100) return s.toPrecision(3) + ' s';
@@ -39,6 +40,7 @@ function fmtTime(s) {
 }
 function fmtUsd(c) {
   if (!fin(c)) return '-';
+  if (c === 0) return '$0';
   if (c >= 1) return '$' + c.toFixed(2);
   if (c !== 0 && Math.abs(c) < 1e-3) return '$' + c.toExponential(2);
   return '$' + c.toPrecision(3);
