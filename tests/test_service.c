@@ -224,7 +224,12 @@ static void t_auth(void)
     CHECK_EQ_INT(http("POST", "/api/runs", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", TINY, resp,
                       sizeof resp), 401);
     CHECK_EQ_INT(http("POST", "/api/runs", "short", TINY, resp, sizeof resp), 401);
-    CHECK_EQ_INT(http("POST", "/api/plan", NULL, "{}", resp, sizeof resp), 401);
+    /* a plan is a read (item 22): no token on loopback, as other reads; a cross-site page
+     * still cannot post one (Origin), nor name the service's files without the token */
+    CHECK_EQ_INT(http("POST", "/api/plan", NULL, "{}", resp, sizeof resp), 400);
+    CHECK_EQ_INT(http_x("POST", "/api/plan", NULL, "Origin: http://evil.example\r\n", "{}", resp, sizeof resp), 403);
+    CHECK_EQ_INT(http("POST", "/api/plan", NULL, "{\"catalog\":\"/etc/passwd\"}", resp, sizeof resp), 400);
+    CHECK(has_field(resp, "catalog"));
     CHECK_EQ_INT(http("POST", "/api/runs/1/stop", NULL, "", resp, sizeof resp), 401);
     CHECK_EQ_INT(http("POST", "/api/runs/1/resume", NULL, "", resp, sizeof resp), 401);
     CHECK_EQ_INT(http("POST", "/api/submissions/1/stop", NULL, "", resp, sizeof resp), 401);
@@ -376,6 +381,10 @@ static void t_submit_run(void)
     CHECK(cJSON_IsBool(nom));
     int listed_nominal = cJSON_IsTrue(nom);
     CHECK(jnum(o, "total") == 1);
+    /* item 22: the target and the VM type, named as report.json names them */
+    CHECK_MSG(jnum(r0, "target_accuracy") == 0.8 && !strcmp(jstr(r0, "target_metric"), "test_accuracy") &&
+                  cJSON_IsNull(cJSON_GetObjectItem(r0, "target_loss")) && !strcmp(jstr(r0, "vm"), "c5.xlarge"),
+              "%.800s", body_of(resp));
     cJSON_Delete(o);
     CHECK_EQ_INT(http("GET", "/api/runs?status=done&job=model%3Dmlp%3Bhidden%3D32%3Bdataset%3Dsynthetic%3A2000", NULL,
                       NULL, resp, sizeof resp), 200);
@@ -420,6 +429,56 @@ static void t_submit_run(void)
     CHECK_EQ_INT(http("POST", path, token, "", resp, sizeof resp), 409);
     snprintf(path, sizeof path, "/api/runs/%lld/stop", tiny_run);
     CHECK_EQ_INT(http("POST", path, token, "", resp, sizeof resp), 409);
+}
+
+/* Item 22: a served run's report lies in the run's own folder (DB.runs/ID) and is served
+ * (files/NAME, read access as other reads); its log is read in windows from a byte offset,
+ * bounded. A run whose job names an external trainer keeps both behind the token:
+ * hidden_reads. */
+static void t_run_files(void)
+{
+    CHECK(tiny_run > 0);
+    if (tiny_run < 1) return;
+    char path[600];
+    struct stat st;
+    snprintf(path, sizeof path, "%s.runs/%lld/report.json", db, tiny_run);
+    CHECK_MSG(stat(path, &st) == 0 && S_ISREG(st.st_mode), "no report in the run's folder: %s", path);
+    snprintf(path, sizeof path, "%s.runs/%lld/report.md", db, tiny_run);
+    CHECK(stat(path, &st) == 0);
+    const char *files[][2] = {{"report.md", "text/plain"}, {"report.json", "application/json"},
+                              {"tradeoff.svg", "image/svg+xml"}};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "/api/runs/%lld/files/%s", tiny_run, files[i][0]);
+        CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+        CHECK_MSG(strstr(resp, files[i][1]) && strlen(body_of(resp)) > 100, "%s: %.300s", files[i][0], resp);
+    }
+    const char *bad[] = {"files/passwd", "files/../runs.db", "files/", "logs"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "/api/runs/%lld/%s", tiny_run, bad[i]);
+        CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 404);
+    }
+    /* the log: the tail first, then from an offset; bounded; the offset checked */
+    snprintf(path, sizeof path, "/api/runs/%lld/log", tiny_run);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    cJSON *o = json_of(resp);
+    double next = jnum(o, "next"), size = jnum(o, "size");
+    CHECK_MSG(!strcmp(jstr(o, "name"), "run") && size > 0 && next == size && strlen(jstr(o, "text")) > 0 &&
+                  jnum(o, "max_bytes") <= 65536,
+              "%.500s", body_of(resp));
+    cJSON_Delete(o);
+    snprintf(path, sizeof path, "/api/runs/%lld/log?name=run&offset=%.0f", tiny_run, size > 10 ? size - 10 : 0);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    CHECK_MSG(jnum(o, "next") == size && strlen(jstr(o, "text")) == (size > 10 ? 10 : size), "%.500s", body_of(resp));
+    cJSON_Delete(o);
+    const char *qs[][2] = {{"offset=-1", "offset"}, {"offset=x", "offset"}, {"name=secrets", "name"}};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "/api/runs/%lld/log?%s", tiny_run, qs[i][0]);
+        CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 400);
+        CHECK(has_field(resp, qs[i][1]));
+    }
+    CHECK_EQ_INT(http("GET", "/api/runs/99999/log", NULL, NULL, resp, sizeof resp), 404);
+    /* an external trainer's run: hidden_reads (its files need the token) */
 }
 
 /* A longer run: live events while it trains, then stop (interrupted) and resume (done). */
@@ -1292,6 +1351,14 @@ static void t_hidden_reads(void)
     snprintf(p3, sizeof p3, "%s/events?token=%s", path, token);
     CHECK_EQ_INT(http("GET", p3, NULL, NULL, resp, sizeof resp), 200);
     CHECK_MSG(strstr(resp, "secret-train") != NULL, "%.400s", resp);
+    /* its report and logs would show them (item 22): with the token only */
+    const char *files[] = {"files/report.md", "files/tradeoff.svg", "log"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p3, sizeof p3, "%s/%s", path, files[i]);
+        CHECK_EQ_INT(http("GET", p3, NULL, NULL, resp, sizeof resp), 401);
+        CHECK_MSG(!strstr(resp, "secret-train"), "%.400s", resp);
+        CHECK_EQ_INT(http("GET", p3, token, NULL, resp, sizeof resp), 404); /* allowed: no report, no log */
+    }
 }
 
 /* Item 15: a well-formed job that cannot run here is refused on submit (422 naming the
@@ -1464,7 +1531,7 @@ static void t_token_strength(void)
 static const scv_test tests[] = {
     {"health", t_health}, {"token_file", t_token_file}, {"auth", t_auth}, {"validation", t_validation},
     {"body_limit", t_body_limit}, {"not_found", t_not_found}, {"dashboard", t_dashboard},
-    {"catalog_clusters", t_catalog_clusters}, {"submit_run", t_submit_run}, {"plan", t_plan},
+    {"catalog_clusters", t_catalog_clusters}, {"submit_run", t_submit_run}, {"run_files", t_run_files}, {"plan", t_plan},
     {"live_stop_resume", t_live_stop_resume}, {"bad_requests", t_bad_requests}, {"cache", t_cache},
     {"limit_plan", t_limit_plan}, {"limit_synthetic", t_limit_synthetic},
     {"limit_slow_clients", t_limit_slow_clients}, {"shutdown", t_shutdown}, {"restart_queue", t_restart_queue}, {"state_refused", t_state_refused},

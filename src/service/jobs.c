@@ -292,6 +292,36 @@ long long svc_sub_of_run(svc_state *s, long long run, int active_only)
     return id;
 }
 
+int svc_sub_log_path(svc_state *s, long long run, char *buf, size_t cap)
+{
+    int found = 0;
+    pthread_mutex_lock(&s->jobs_mu);
+    for (size_t i = 0; i < s->n_subs; i++) {
+        const svc_sub *u = &s->subs[i];
+        if ((u->run_id == run || u->resume_run == run) && u->log_path[0] && u->state != SUB_QUEUED) {
+            snprintf(buf, cap, "%s", u->log_path); /* the newest wins */
+            found = 1;
+        }
+    }
+    pthread_mutex_unlock(&s->jobs_mu);
+    return found;
+}
+
+/* The report of a run the service started lands in the run's own folder (DB.runs/ID, beside
+ * its segment files, where `scavenger run` puts a report by default): the child was given
+ * --report WORK_DIR/reports/TAG (the tag by which the service finds the run it created), so
+ * once the run exists that name becomes a link to DB.runs/ID. The report is written when
+ * the run ends, long after the manager (every 100 ms) found the run; if the child made the
+ * directory first, the report stays there (the stored job names it either way). */
+static void link_report_dir(svc_state *s, const svc_sub *u)
+{
+    char run_dir[1200];
+    struct stat st;
+    if (!u->report_dir[0] || !u->run_id || lstat(u->report_dir, &st) == 0) return;
+    snprintf(run_dir, sizeof run_dir, "%s.runs/%lld", s->cfg.db, u->run_id);
+    if (stat(run_dir, &st) == 0 && S_ISDIR(st.st_mode)) (void)!symlink(run_dir, u->report_dir);
+}
+
 /* The job file: atomically (a temporary file, fsync, rename), as a queued submission that
  * survives a crash needs it whole. */
 static int write_file(const char *path, const char *text, scv_err *err)
@@ -892,6 +922,7 @@ static void *manager(void *arg)
                 u->run_id = id;
                 changed |= id != 0;
             }
+            if (u->run_id && !u->resume_run) link_report_dir(s, u);
         }
         for (size_t i = 0; i < s->n_subs && running < s->cfg.max_runs; i++)
             if (s->subs[i].state == SUB_QUEUED) {

@@ -9,11 +9,14 @@
  *        phases, measurements, models with the latest plan's points, decisions, switches,
  *        evaluations and its report),
  *        /api/runs/ID/series (iteration time and noise scale over the run, from its
- *        segments' metrics files), /api/runs/ID/events (server-sent events: the run's
+ *        segments' metrics files), /api/runs/ID/files/NAME (its report: report.md,
+ *        report.json, tradeoff.svg), /api/runs/ID/log (a window of its log from a byte
+ *        offset, LOG_CHUNK at most), /api/runs/ID/events (server-sent events: the run's
  *        document each time it changes, then "end"), /api/submissions[/N], /api/catalog,
  *        /api/clusters;
  *   POST /api/runs (submit a job), /api/runs/ID/stop, /api/runs/ID/resume,
- *        /api/submissions/N/stop, /api/plan (scv_plan_json on posted metrics);
+ *        /api/submissions/N/stop, /api/plan (scv_plan_json on posted metrics: a read, no
+ *        token needed where reads need none);
  *   GET  /, /app.js, /app.css: the dashboard, built into the binary (web_assets.c).
  * The store is one connection behind a mutex; the submissions are jobs.c's. docs/API.md
  * documents every call.
@@ -262,6 +265,64 @@ static char *hide_report(const char *report)
     return out;
 }
 
+/* A job setting's value as a number (a job file may give it as a string); NaN when absent. */
+static double job_num(const cJSON *job, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(job, name);
+    if (cJSON_IsNumber(v)) return v->valuedouble;
+    if (cJSON_IsString(v)) {
+        char *e = NULL;
+        double x = strtod(v->valuestring, &e);
+        if (e != v->valuestring && !*e) return x;
+    }
+    return NAN;
+}
+
+/* One run of the list: the summary (scv_run_summary_json, the one writer `runs --json`
+ * shares) and what a table of runs needs besides: the target and the VM type, under the
+ * names report.json gives them (target_metric, target_accuracy, target_loss; vm: the
+ * newest decision's type, else the job's vm-type; null before either). store_mu not held. */
+static void run_row_json(svc_state *s, FILE *f, const scv_run_summary *r)
+{
+    char *sum = NULL, *job = malloc(65536), *dec = NULL, status[64];
+    size_t len = 0;
+    FILE *m = open_memstream(&sum, &len);
+    if (m) {
+        scv_run_summary_json(m, r);
+        fclose(m);
+    }
+    if (!sum || !len || sum[len - 1] != '}') { /* cannot happen but out of memory: the summary alone */
+        scv_run_summary_json(f, r);
+        free(sum);
+        free(job);
+        return;
+    }
+    pthread_mutex_lock(&s->store_mu);
+    int rc = job ? scv_store_run_get(s->store, r->id, job, 65536, status, sizeof status, NULL) : -1;
+    scv_store_run_rows_json(s->store, r->id, "decisions", &dec, NULL);
+    pthread_mutex_unlock(&s->store_mu);
+    cJSON *jo = rc == 0 ? cJSON_Parse(job) : NULL, *da = dec ? cJSON_Parse(dec) : NULL;
+    double acc = job_num(jo, "target-accuracy"), loss = job_num(jo, "target-loss");
+    const cJSON *last = cJSON_GetArrayItem(da, cJSON_GetArraySize(da) - 1);
+    const cJSON *vm = cJSON_GetObjectItemCaseSensitive(last, "vm");
+    if (!cJSON_IsString(vm) || !vm->valuestring[0]) vm = cJSON_GetObjectItemCaseSensitive(jo, "vm-type");
+    fprintf(f, "%.*s,\"target_metric\":", (int)(len - 1), sum);
+    if (isfinite(loss) && loss > 0) fputs("\"train_loss\"", f);
+    else if (isfinite(acc) && acc > 0) fputs("\"test_accuracy\"", f);
+    else fputs("null", f);
+    jnum(f, "target_accuracy", isfinite(acc) && acc > 0 ? acc : NAN, 1);
+    jnum(f, "target_loss", isfinite(loss) && loss > 0 ? loss : NAN, 1);
+    fputs(",\"vm\":", f);
+    if (cJSON_IsString(vm) && vm->valuestring[0]) scv_json_str(f, vm->valuestring);
+    else fputs("null", f);
+    fputc('}', f);
+    cJSON_Delete(jo);
+    cJSON_Delete(da);
+    free(dec);
+    free(job);
+    free(sum);
+}
+
 static char *runs_list(svc_state *s, struct MHD_Connection *c, int full, unsigned *code, char *field, size_t fcap,
                        char *msg, size_t mcap)
 {
@@ -325,7 +386,7 @@ static char *runs_list(svc_state *s, struct MHD_Connection *c, int full, unsigne
     for (size_t i = 0; i < n; i++) {
         if (i) fputc(',', f);
         if (!full) hide_job_key(rs[i].job_key, sizeof rs[i].job_key), svc_scrub_quoted(rs[i].why);
-        scv_run_summary_json(f, &rs[i]);
+        run_row_json(s, f, &rs[i]);
     }
     fprintf(f, "],\"total\":%lld,\"limit\":%lld,\"offset\":%lld}", total, limit, offset);
     free(rs);
@@ -377,6 +438,133 @@ static char *read_report(const char *path)
     for (char *p = r; *p; p++)
         if (*p == '\n' || *p == '\r') *p = ' ';
     return r;
+}
+
+/* ---- a run's files: its report (report.md, report.json, tradeoff.svg) and its logs ---- */
+
+/* Whether a read without the token may have a run's files: its stored job names no hidden
+ * setting (an external trainer's command, a hostfile, a path), the service's own report
+ * directory aside; the report and the logs would show them. */
+static int run_files_open(const char *job)
+{
+    cJSON *o = cJSON_Parse(job);
+    int open = o && cJSON_IsObject(o);
+    for (const cJSON *it = open ? o->child : NULL; it && open; it = it->next)
+        if (strcmp(it->string, "report") && hidden_setting(it->string, cJSON_IsString(it) ? it->valuestring : NULL))
+            open = 0;
+    cJSON_Delete(o);
+    return open;
+}
+
+static const struct {
+    const char *name, *type;
+} REPORT_FILES[] = {{"report.md", "text/plain; charset=utf-8"},
+                    {"report.json", "application/json"},
+                    {"tradeoff.svg", "image/svg+xml"}};
+
+#define LOG_CHUNK (64u << 10) /* bytes of a log one GET /api/runs/ID/log returns at most */
+
+/* Sends a file of the run: the report's (files/NAME) or a window of a log (log). */
+static enum MHD_Result run_file(svc_state *s, struct MHD_Connection *c, long long id, const char *rest, int full)
+{
+    char *job = malloc(65536), st[64], path[1400];
+    scv_err err = {0};
+    if (!job) return send_json(c, 500, NULL);
+    pthread_mutex_lock(&s->store_mu);
+    int rc = scv_store_run_get(s->store, id, job, 65536, st, sizeof st, &err);
+    pthread_mutex_unlock(&s->store_mu);
+    if (rc) {
+        free(job);
+        return send_error(c, rc == SCV_ENOTFOUND ? 404 : 500, NULL, rc == SCV_ENOTFOUND ? "no such run" : err.msg);
+    }
+    if (!full && !run_files_open(job)) {
+        free(job);
+        return send_error(c, 401, NULL, "this run's job names an external trainer, a hostfile or a path: its report "
+                                        "and logs need Authorization: Bearer TOKEN");
+    }
+    if (!strncmp(rest, "files/", 6)) {
+        const char *name = rest + 6, *type = NULL;
+        for (size_t i = 0; i < sizeof REPORT_FILES / sizeof REPORT_FILES[0]; i++)
+            if (!strcmp(name, REPORT_FILES[i].name)) type = REPORT_FILES[i].type;
+        report_path(s, id, job, path, sizeof path);
+        free(job);
+        if (!type) return send_error(c, 404, NULL, "no such file (report.md, report.json, tradeoff.svg)");
+        char *slash = strrchr(path, '/');
+        if (slash) snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "%s", name);
+        char *text = read_small(path, 16u << 20);
+        if (!text) return send_error(c, 404, NULL, "the run has no report (yet): it is written when the run ends");
+        struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+        if (!r) {
+            free(text);
+            return MHD_NO;
+        }
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+        MHD_add_response_header(r, "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
+        MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+        enum MHD_Result ret = MHD_queue_response(c, 200, r);
+        MHD_destroy_response(r);
+        return ret;
+    }
+    free(job);
+    /* the log: run (`scavenger run`'s output, for a run this service started), job (the
+     * elastic driver's training job), trainer (an external trainer's output) */
+    static const char *const NAMES[] = {"run", "job", "trainer"};
+    char paths[3][1400];
+    int have[3] = {0, 0, 0};
+    struct stat sb;
+    have[0] = svc_sub_log_path(s, id, paths[0], sizeof paths[0]) && stat(paths[0], &sb) == 0;
+    for (int i = 1; i < 3; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s.runs/%lld/%s.log", s->cfg.db, id, NAMES[i]);
+        have[i] = stat(paths[i], &sb) == 0 && S_ISREG(sb.st_mode);
+    }
+    const char *want = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "name");
+    const char *off = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "offset");
+    int pick = -1;
+    for (int i = 0; i < 3; i++)
+        if (want ? !strcmp(want, NAMES[i]) : have[i] && pick < 0) pick = i;
+    if (want && pick < 0) return send_error(c, 400, "name", "query 'name': expected run, job or trainer");
+    long long offset = -1;
+    if (off) {
+        char *e = NULL;
+        errno = 0;
+        offset = strtoll(off, &e, 10);
+        if (!*off || *e || errno || offset < 0)
+            return send_error(c, 400, "offset", "query 'offset': expected a byte offset >= 0");
+    }
+    if (pick < 0 || !have[pick])
+        return send_error(c, 404, NULL, pick < 0 ? "the run has no log here (a run of the command line keeps its "
+                                                   "output on its terminal)"
+                                                 : "no such log for this run");
+    FILE *f = fopen(paths[pick], "rb");
+    if (!f || fstat(fileno(f), &sb)) {
+        if (f) fclose(f);
+        return send_error(c, 404, NULL, "no such log for this run");
+    }
+    long long size = sb.st_size, start = offset < 0 ? (size > LOG_CHUNK ? size - LOG_CHUNK : 0) : offset;
+    int reset = start > size; /* the log was started again (a resume): from its beginning */
+    if (reset) start = 0;
+    size_t want_n = (size_t)(size - start < LOG_CHUNK ? size - start : LOG_CHUNK), n = 0;
+    char *buf = malloc(want_n + 1);
+    if (buf && !fseeko(f, (off_t)start, SEEK_SET)) n = fread(buf, 1, want_n, f);
+    fclose(f);
+    if (!buf) return send_json(c, 500, NULL);
+    for (size_t i = 0; i < n; i++) /* control bytes but newlines and tabs shown as '?' */
+        if ((unsigned char)buf[i] < 0x20 && buf[i] != '\n' && buf[i] != '\t') buf[i] = '?';
+    buf[n] = 0;
+    cJSON *o = cJSON_CreateObject(), *names = cJSON_AddArrayToObject(o, "names");
+    for (int i = 0; i < 3; i++)
+        if (have[i]) cJSON_AddItemToArray(names, cJSON_CreateString(NAMES[i]));
+    cJSON_AddStringToObject(o, "name", NAMES[pick]);
+    cJSON_AddNumberToObject(o, "offset", (double)start);
+    cJSON_AddNumberToObject(o, "next", (double)(start + (long long)n));
+    cJSON_AddNumberToObject(o, "size", (double)size);
+    cJSON_AddBoolToObject(o, "reset", reset);
+    cJSON_AddNumberToObject(o, "max_bytes", LOG_CHUNK);
+    cJSON_AddStringToObject(o, "text", buf);
+    free(buf);
+    char *out = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    return send_json(c, 200, out);
 }
 
 static const char *const ROW_TABLES[] = {"steps", "measurements", "evals", "decisions", "switches", "models",
@@ -774,7 +962,7 @@ static enum MHD_Result post_run(svc_state *s, struct MHD_Connection *c, const re
     return send_json(c, 202, svc_sub_json(s, id, 1));
 }
 
-static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, const req *q)
+static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, const req *q, int full)
 {
     const char *body = q->body ? q->body : "";
     cJSON *o = cJSON_Parse(body);
@@ -783,7 +971,7 @@ static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, const r
         return send_error(c, 400, "body", "body: not a JSON object");
     }
     static const char *const files[] = {"profile", "catalog", "target_run"};
-    for (int i = 0; i < 3 && !s->cfg.allow_paths; i++)
+    for (int i = 0; i < 3 && (!s->cfg.allow_paths || !full); i++) /* files: with the token only */
         if (cJSON_GetObjectItemCaseSensitive(o, files[i])) {
             cJSON_Delete(o);
             char m[200];
@@ -951,8 +1139,10 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
     if (!svc_is_loopback(s->cfg.listen_addr) && !full)
         return send_error(c, 401, NULL, "this service listens off loopback: every call needs Authorization: Bearer "
                                         "TOKEN (?token= only on /api/runs/ID/events)");
-    if (post && !full) return send_error(c, 401, NULL, "a write needs Authorization: Bearer TOKEN");
     const char *p = url + 5; /* after /api/ */
+    /* a plan is a read (it computes from what is posted, stores and starts nothing; its work
+     * is bounded by svc_limits): allowed where reads are, the Host/Origin checks above kept */
+    if (post && !full && strcmp(p, "plan")) return send_error(c, 401, NULL, "a write needs Authorization: Bearer TOKEN");
     if (!strcmp(p, "health")) {
         if (post) return send_error(c, 405, NULL, "GET only");
         char *b = NULL;
@@ -970,7 +1160,7 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
     }
     if (!strcmp(p, "plan")) {
         if (!post) return send_error(c, 405, NULL, "POST only");
-        return post_plan(s, c, q);
+        return post_plan(s, c, q, full);
     }
     if (!strcmp(p, "submissions")) {
         if (post) return send_error(c, 405, NULL, "GET only");
@@ -1012,6 +1202,10 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
             if (rc) return send_error(c, 404, NULL, "no such run");
             char *b = run_series(s, id, &code);
             return send_json(c, code, b);
+        }
+        if (!strcmp(rest, "log") || !strncmp(rest, "files/", 6)) {
+            if (post) return send_error(c, 405, NULL, "GET only");
+            return run_file(s, c, id, rest, full);
         }
         if (!strcmp(rest, "stop") || !strcmp(rest, "resume")) {
             if (!post) return send_error(c, 405, NULL, "POST only");

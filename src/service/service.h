@@ -151,6 +151,9 @@ int svc_submit(svc_state *s, const char *job, long long resume_run, long long *s
 int svc_stop_sub(svc_state *s, long long sub, scv_err *err);
 /* The submission running or queued for run (0: none), under jobs_mu. */
 long long svc_sub_of_run(svc_state *s, long long run, int active_only);
+/* The log of the newest submission that ran run (`scavenger run`'s output: WORK_DIR/logs/
+ * TAG.log) into buf; 0 when this service never ran it. */
+int svc_sub_log_path(svc_state *s, long long run, char *buf, size_t cap);
 /* JSON of one submission, or of all (malloc'ed). */
 /* full: the reader sent the token; without it a submission's error has its quoted commands
  * hidden (svc_scrub_quoted). */
