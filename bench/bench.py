@@ -743,10 +743,10 @@ def decide_calibration(job, target, truth, seeds, reports):
     50% of the run, against the run's actual total."""
     n_train = 60000
     for a, r in reports:
-        f0 = (r.get("forecasts") or [None])[0]
-        pts = r.get("decision_points", [])
-        if not f0 or f0.get("epochs") is None or not pts:
-            print(f"{a} run: no absolute forecast at the first plan")
+        f0 = next((f for f in r.get("forecasts", []) if f.get("epochs") is not None), None)
+        pts = r.get("absolute_points" if r.get("decision_relative") else "decision_points", [])
+        if not f0 or not pts:
+            print(f"{a} run: no absolute forecast")
             continue
         e0, lo0, hi0 = f0["epochs"], f0.get("epochs_lo"), f0.get("epochs_hi")
         rows, errs, inside, n = [], [], 0, 0
@@ -767,8 +767,8 @@ def decide_calibration(job, target, truth, seeds, reports):
                 errs.append(abs(pe / m - 1))
                 rows.append(f"| {kb[0]} | {kb[1]} | {pe:.2f} | {m:.2f} ({min(ep):.2f}-{max(ep):.2f}) | "
                             f"{100 * (pe / m - 1):+.0f}% | {100 * (max(ep) - min(ep)) / 2 / m:.0f}% |")
-        print(f"\n{a} run, first plan (after {f0['at_epochs']:.2f} epochs): target {e0:.2f} epochs, "
-              f"{100 * r['target'].get('band_coverage', 0.8):.0f}% band {lo0}-{hi0}\n")
+        band = f"{100 * (r['target'].get('band_coverage') or 0.8):.0f}% band {lo0}-{hi0}" if lo0 is not None else "no band"
+        print(f"\n{a} run, first absolute plan (after {f0['at_epochs']:.2f} epochs): target {e0:.2f} epochs, {band}\n")
         print("| K | B | predicted epochs | truth: seed mean (min-max) | error | seeds' half-spread |\n|---|---|---|---|---|---|")
         print("\n".join(rows))
         print(f"\nmean epochs error {100 * statistics.mean(errs):.1f}% over {len(errs)} configurations; "
