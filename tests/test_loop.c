@@ -646,7 +646,6 @@ static void t_first_run_absolute(void)
     CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
     CHECK_MSG(res.target_source == SCV_TARGET_CURVE && !res.relative && !res.decision_relative &&
               strstr(res.target_note, "likely out of reach"), "%s", res.target_note);
-    printf("# %s\n", res.target_note);
     CHECK_MSG(res.target_p_reach < 0.5, "%g", res.target_p_reach);
     CHECK_MSG(res.target_nearest > 0.9 && res.target_nearest < 0.99, "%g", res.target_nearest);
     CHECK_NEAR(res.target_epochs, p.max_epochs, 1e-9, 0); /* planned to the epoch bound */

@@ -476,6 +476,7 @@ static double *pooled(const scv_calib *cal, const scv_calib_policy *pol, int mi,
                     if (b < 0 || b >= SCV_CALIB_BINS || used[k][b]) continue;
                     used[k][b] = 1;
                     const scv_calib_cell *c = &cal->cell[mi][k][b];
+                    if (!c->n) continue;
                     memcpy(v + *n, c->r, c->n * sizeof(double));
                     *n += c->n;
                 }
