@@ -7,7 +7,8 @@
  * median error of the crossing in samples, the point (the raw crossing inside the band) and shifted
  * (times exp of the bin's median log error); truths never reached count as misses of the
  * point estimate and as inside the band only when its top is +inf. The point a forecast
- * gives is the raw one inside the band (policy.shift_median 0).
+ * gives is the raw one inside the band (policy.shift_median 0). CALIB_LOG=1 in the
+ * environment measures the error as |ln(x_point / x_t)| instead.
  *
  *   cc -std=c11 -O2 -Iinclude -Isrc bench/calib_eval.c build/libscv.a -lcjson -lsqlite3 -lm \
  *      -o build/calib_eval && build/calib_eval data/curves.jsonl [job|model|curve]
@@ -58,6 +59,11 @@ static void judge(const scv_calib *train, const scv_calib *test, int mi, tally *
                 t->raw = realloc(t->raw, sizeof(double) * (t->reached + 1));
                 t->cal = realloc(t->cal, sizeof(double) * (t->reached + 1));
                 double pt = fmin(fmax(0, lo), hi);              /* the point: x^ inside the band */
+                if (getenv("CALIB_LOG")) { /* |ln(x_point / x_t)| instead */
+                    t->raw[t->reached] = fabs(pt - r);
+                    t->cal[t->reached++] = isfinite(med) ? fabs(med - r) : INFINITY;
+                    continue;
+                }
                 t->raw[t->reached] = fabs(exp(pt - r) - 1);     /* x_point / x_t - 1 */
                 t->cal[t->reached++] = isfinite(med) ? fabs(exp(med - r) - 1) : INFINITY;
             }
