@@ -871,7 +871,16 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
         return rc;
     }
     if (curve_crossing(src)) sm->lag_epochs = rule_lag(l) / l->job.n_train;
-    scv_plan_request req = {.catalog = p->catalog, .vms = &l->vm_index, .n_vms = 1, .measured_vm = l->vm_index,
+    /* the VM types planned: the run's own first (measured, trained on), then the others of
+     * `run --vm`, carried from its measurements by the planner's stated method (docs/MODEL.md
+     * "VM types without measurements"; each point says how) */
+    int *vms = malloc(sizeof(int) * (p->n_vms + 1));
+    size_t nv = 0;
+    if (!vms) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    vms[nv++] = l->vm_index;
+    for (size_t i = 0; p->vms && i < p->n_vms; i++)
+        if (p->vms[i] != l->vm_index) vms[nv++] = p->vms[i];
+    scv_plan_request req = {.catalog = p->catalog, .vms = vms, .n_vms = nv, .measured_vm = l->vm_index,
                             .workers = p->workers, .n_workers = p->n_workers, .batches = l->bs,
                             .n_batches = l->n_bs, .perf = perf, .stat = sm, .job = &l->job,
                             /* bounds on nominal times would be arbitrary: they apply from the
@@ -883,7 +892,49 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             .measured_threads = l->job.threads, .worker_threads = l->job.threads,
                             .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs,
                             .comms = p->n_comms ? l->comms : NULL, .n_comms = p->n_comms};
-    if ((rc = scv_plan(&req, res, err))) {
+    rc = scv_plan(&req, res, err);
+    if (!rc && (*res)->points[(*res)->chosen].vm != l->vm_index) {
+        /* the plan chose another type: the run stays on its own, at that type's choice (the
+         * drivers start a job on the cluster's first K VMs and the models are fitted on this
+         * type's measurements: a run does not move to another VM type), and says so */
+        const scv_plan_point other = (*res)->points[(*res)->chosen];
+        scv_plan_request own = req;
+        own.n_vms = 1;
+        scv_plan_result *o = NULL;
+        if (!(rc = scv_plan(&own, &o, err))) {
+            const scv_plan_point *oc = &o->points[o->chosen];
+            for (size_t i = 0; i < (*res)->n_points; i++) {
+                const scv_plan_point *q = &(*res)->points[i];
+                if (q->vm != l->vm_index || q->workers != oc->workers || q->batch != oc->batch) continue;
+                if (q->comm == oc->comm) (*res)->chosen = (long)i;
+                if (o->chosen_dense >= 0 && q->comm == o->points[o->chosen_dense].comm &&
+                    q->workers == o->points[o->chosen_dense].workers && q->batch == o->points[o->chosen_dense].batch)
+                    (*res)->chosen_dense = (long)i;
+            }
+            char ot[32], oc_[32], mt[32], mc[32];
+            const scv_plan_point *mine = &(*res)->points[(*res)->chosen];
+            scv_fmt_time(other.time_s, ot, sizeof ot), scv_fmt_usd(other.cost, oc_, sizeof oc_);
+            scv_fmt_time(mine->time_s, mt, sizeof mt), scv_fmt_usd(mine->cost, mc, sizeof mc);
+            char w[640];
+            snprintf(w, sizeof w, "the plan chose %s (K=%d, B=%d, extrapolated); the run stays on %s, the type it "
+                     "measures: %s", p->catalog->vms[other.vm].name, other.workers, other.batch, l->vm->name, o->why);
+            w[sizeof (*res)->why - 1] = 0;
+            memcpy((*res)->why, w, sizeof (*res)->why);
+            if (!l->decided)
+                note(l, SCV_EV_NOTE, "VM type: the plan chose %s at K=%d, B=%d (%s, %s; %s) over %s's best, K=%d, B=%d "
+                     "(%s, %s); the run trains on %s, the type it measures: a run does not move to another VM type "
+                     "(the drivers start the job on the cluster's first K VMs and the models are fitted on this "
+                     "type's measurements): start a run with --vm-type %s on a cluster of that type to train there",
+                     p->catalog->vms[other.vm].name, other.workers, other.batch, ot, oc_, scv_extrap_desc(other.extrap),
+                     l->vm->name, mine->workers, mine->batch, mt, mc, l->vm->name, p->catalog->vms[other.vm].name);
+            scv_plan_result_free(o);
+        } else {
+            scv_plan_result_free(*res);
+            *res = NULL;
+        }
+    }
+    free(vms);
+    if (rc) {
         l->planned_x_star = planned;
         return rc;
     }
@@ -910,10 +961,14 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     return SCV_OK;
 }
 
+/* The point of K, B and option comm on the type the run trains on: the chosen point's (plan()
+ * keeps the choice on the run's type when the plan compares several, `run --vm`). */
 static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, int comm)
 {
     for (size_t i = 0; r && i < r->n_points; i++)
-        if (r->points[i].workers == K && r->points[i].batch == B && r->points[i].comm == comm) return &r->points[i];
+        if (r->points[i].workers == K && r->points[i].batch == B && r->points[i].comm == comm &&
+            r->points[i].vm == r->points[r->chosen].vm)
+            return &r->points[i];
     return NULL;
 }
 
