@@ -1417,6 +1417,9 @@ static void t_vm_types(void)
     CHECK_MSG(strstr(res.why, "the plan chose cheap.xlarge") && strstr(res.why, "stays on c5.xlarge"), "%s", res.why);
     CHECK_MSG(strstr(rc.notes, "VM type: the plan chose cheap.xlarge") && strstr(rc.notes, "the run trains on c5.xlarge"),
               "%s", rc.notes);
+    CHECK_MSG(strstr(rc.notes, "VM types (--vm): 3 planned: c5.xlarge (measured: the run trains on it); cheap.xlarge, "
+                               "big.2xlarge (extrapolated: other CPU type, same threads, compute as measured)"),
+              "%s", rc.notes);
     CHECK(fabs(res.price_hr - 0.17) < 1e-9);
     /* report.json: every point names its type and how it was predicted */
     char *js = scv_run_report_json(&p, &res);
@@ -1443,6 +1446,17 @@ static void t_vm_types(void)
     char *md = slurp(path);
     CHECK_MSG(md && strstr(md, "| cheap.xlarge |") && strstr(md, "extrapolated"), "%s", md ? md : "(none)");
     free(md);
+    scv_run_result_free(&res);
+    /* the plan keeps the run's own type (the other costs more at the same compute): its
+     * reason counts the types compared, and no note of another type's choice */
+    const int dearer[] = {2};
+    p.vms = dearer, p.n_vms = 1, p.job_key = "job-vm-types-own";
+    memset(&rc, 0, sizeof rc);
+    f = new_fake();
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK(res.decision && res.decision->points[res.decision->chosen].vm == 0);
+    CHECK_MSG(strstr(res.why, "; over 2 VM types (1 extrapolated)") && !strstr(res.why, "the plan chose"), "%s", res.why);
+    CHECK_MSG(!strstr(rc.notes, "VM type: the plan chose"), "%s", rc.notes);
     scv_run_result_free(&res);
     scv_store_close(db);
     scv_catalog_free(vc);
