@@ -1449,7 +1449,10 @@ static void t_vm_types(void)
     scv_run_result_free(&res);
     /* the plan keeps the run's own type (the other costs more at the same compute): its
      * reason counts the types compared, and no note of another type's choice */
-    const int dearer[] = {2};
+    const int dearer[] = {2}, beyond[] = {3};
+    p.vms = beyond, p.n_vms = 1; /* an index past the catalog: refused, naming the setting */
+    CHECK_EQ_INT(scv_run_params_check(&p, &e), SCV_EINVAL);
+    CHECK_MSG(!strncmp(e.msg, "vm:", 3), "%s", e.msg);
     p.vms = dearer, p.n_vms = 1, p.job_key = "job-vm-types-own";
     memset(&rc, 0, sizeof rc);
     f = new_fake();
