@@ -1620,6 +1620,22 @@ static void t_run_vm_list(void)
     CHECK_MSG(strstr(out, "\"id\"") == NULL, "a refused run was stored: %s", out);
     CHECK_EQ_INT(run(out, sizeof out, "%s run --help", bin), 0);
     CHECK_MSG(strstr(out, "--vm LIST|all") != NULL, "%s", out);
+    /* a run on c5.2xlarge comparing c5.xlarge (half the price at the measured compute: the
+     * plan's choice for cost): the table marks c5.xlarge's points extrapolated and shows the
+     * run's own choice, the decision and a note name the plan's choice, the run stays */
+    char rep[600], path[700];
+    snprintf(rep, sizeof rep, "%s/vmrep", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --model mlp --hidden 32 --dataset synthetic:4000 --lr 0.003 "
+                     "--target-accuracy 0.9 --workers 1,2 --batch 32,128 --vm-type c5.2xlarge --vm c5.xlarge "
+                     "--objective cost --max-epochs 3 --report %s", bin, db, rep), 0);
+    CHECK_MSG(strstr(out, "c5.xlarge ") && strstr(out, "(extrapolated)") && strstr(out, "\n>  c5.2xlarge ") &&
+                  strstr(out, "VM types (--vm): 2 planned: c5.2xlarge (measured") &&
+                  strstr(out, "the plan chose c5.xlarge (K=") && strstr(out, "the run stays on c5.2xlarge"),
+              "%s", out);
+    snprintf(path, sizeof path, "%s/report.json", rep);
+    CHECK(file_has(path, "\"vm\":\"c5.xlarge\"") && file_has(path, "\"how\":\"extrapolated: other CPU type"));
+    snprintf(path, sizeof path, "%s/report.md", rep);
+    CHECK(file_has(path, "the plan chose c5.xlarge") && file_has(path, "extrapolated |"));
 }
 
 static const scv_test tests[] = {
