@@ -877,6 +877,11 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
             if (od && q->workers == od->workers && q->batch == od->batch && q->comm == od->comm)
                 res->chosen_dense = (long)i;
         }
+        if (res->points[res->chosen].vm != l->vm_index) { /* the same request: never */
+            scv_plan_result_free(o);
+            return scv_err_set(err, SCV_EINVAL, "plan: %s's choice K=%d, B=%d is not among the points of the plan over "
+                               "its VM types", l->vm->name, oc->workers, oc->batch);
+        }
         char ot[32], oc_[32], mt[32], mc[32], w[640];
         const scv_plan_point *mine = &res->points[res->chosen];
         scv_fmt_time(other.time_s, ot, sizeof ot), scv_fmt_usd(other.cost, oc_, sizeof oc_);
@@ -912,9 +917,10 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
             else more++;
             shown++;
         }
+        if (more && len < sizeof list - 1)
+            len += (size_t)snprintf(list + len, sizeof list - len, " and %d more", more);
         if (shown && len < sizeof list - 1)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%.0d%s (%s%s)", more ? " and " : "", more,
-                                    more ? " more" : "", scv_extrap_desc((scv_extrap)e),
+            len += (size_t)snprintf(list + len, sizeof list - len, " (%s%s)", scv_extrap_desc((scv_extrap)e),
                                     e == SCV_EXTRAP_NONE ? ": the run trains on it" : "");
     }
     free(seen);
@@ -1004,9 +1010,10 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
  * keeps the choice on the run's type when the plan compares several, `run --vm`). */
 static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, int comm)
 {
+    int vm = r && r->chosen >= 0 && (size_t)r->chosen < r->n_points ? r->points[r->chosen].vm : -1;
     for (size_t i = 0; r && i < r->n_points; i++)
         if (r->points[i].workers == K && r->points[i].batch == B && r->points[i].comm == comm &&
-            r->points[i].vm == r->points[r->chosen].vm)
+            (vm < 0 || r->points[i].vm == vm))
             return &r->points[i];
     return NULL;
 }
