@@ -972,6 +972,9 @@ typedef struct scv_run_params {
     double deadline_s, budget;  /* 0 = none */
     const scv_catalog *catalog;
     char vm_type[96];           /* the catalog type the measurements stand for */
+    const int *vms; size_t n_vms; /* catalog indices of more types the plan compares (`run --vm`;
+                                   NULL/0: vm_type alone): extrapolated from vm_type's
+                                   measurements, the run trains on vm_type */
     scv_store *store;           /* required */
     const char *state_dir;      /* runs keep their files in state_dir/<run id>/ */
     long long resume_run;       /* 0 = a new run */

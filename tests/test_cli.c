@@ -1603,6 +1603,41 @@ static void t_kill_tree(void)
               proc_gone(cc) ? 0 : cc);
 }
 
+/* `run --vm` (issue 24 item 21): the types the plan compares are read by `plan --vm`'s parser
+ * before anything runs: an unknown one is a usage error naming it, with the nearest type,
+ * and no run is stored. */
+static void t_run_vm_list(void)
+{
+    char out[16384], db[512];
+    snprintf(db, sizeof db, "%s/vmlist.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " RUNJOB " --vm c5.xlarge,c5.xlarg", bin, db), 2);
+    CHECK_MSG(strstr(out, "--vm c5.xlarg: not a VM type of") && strstr(out, "did you mean 'c5.xlarge'?"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " RUNJOB " --vm c5.xlarge,nosuch", bin, db), 2);
+    CHECK_MSG(strstr(out, "--vm nosuch: not a VM type of"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s " RUNJOB " --vm ,", bin, db), 2);
+    CHECK_MSG(strstr(out, "--vm ',': expected VM types"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s runs --db %s --json 2>/dev/null; }", bin, db), 0);
+    CHECK_MSG(strstr(out, "\"id\"") == NULL, "a refused run was stored: %s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --help", bin), 0);
+    CHECK_MSG(strstr(out, "--vm LIST|all") != NULL, "%s", out);
+    /* a run on c5.2xlarge comparing c5.xlarge (half the price at the measured compute: the
+     * plan's choice for cost): the table marks c5.xlarge's points extrapolated and shows the
+     * run's own choice, the decision and a note name the plan's choice, the run stays */
+    char rep[600], path[700];
+    snprintf(rep, sizeof rep, "%s/vmrep", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --model mlp --hidden 32 --dataset synthetic:4000 --lr 0.003 "
+                     "--target-accuracy 0.9 --workers 1,2 --batch 32,128 --vm-type c5.2xlarge --vm c5.xlarge "
+                     "--objective cost --max-epochs 3 --report %s", bin, db, rep), 0);
+    CHECK_MSG(strstr(out, "c5.xlarge ") && strstr(out, "(extrapolated)") && strstr(out, "\n>  c5.2xlarge ") &&
+                  strstr(out, "VM types (--vm): 2 planned: c5.2xlarge (measured") &&
+                  strstr(out, "the plan chose c5.xlarge (K=") && strstr(out, "the run stays on c5.2xlarge"),
+              "%s", out);
+    snprintf(path, sizeof path, "%s/report.json", rep);
+    CHECK(file_has(path, "\"vm\":\"c5.xlarge\"") && file_has(path, "\"how\":\"extrapolated: other CPU type"));
+    snprintf(path, sizeof path, "%s/report.md", rep);
+    CHECK(file_has(path, "the plan chose c5.xlarge") && file_has(path, "extrapolated |"));
+}
+
 static const scv_test tests[] = {
     {"vms", t_vms}, {"did_you_mean", t_did_you_mean},
     {"kill_tree", t_kill_tree},
@@ -1623,6 +1658,7 @@ static const scv_test tests[] = {
     {"target_history", t_target_history}, {"target_loss", t_target_loss}, {"target_confirm", t_target_confirm},
     {"target_bad_values", t_target_bad_values}, {"run_validated_early", t_run_validated_early},
     {"db_missing_dir", t_db_missing_dir},
+    {"run_vm_list", t_run_vm_list},
 };
 
 int main(int argc, char **argv)

@@ -1370,6 +1370,100 @@ static void t_warmup_until_points(void)
     scv_store_close(db);
 }
 
+/* `run --vm` (issue 24 item 21): a run plans over the types it names besides its own. The
+ * measured type (c5.xlarge) is the one trained on; the others are carried from its
+ * measurements by the planner's stated method and marked so (extrapolated, how) in the plan,
+ * report.json and report.md; a plan that chooses another type (cheaper here at the same
+ * compute: the objective cost) leaves the run on its own type at that type's choice, and
+ * the decision and a note name the type the plan chose and why the run stayed. */
+static void t_vm_types(void)
+{
+    char cpath[512];
+    snprintf(cpath, sizeof cpath, "%s/vm-types.csv", tmp);
+    FILE *cf = fopen(cpath, "w");
+    CHECK(cf != NULL);
+    fputs("provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\n"
+          "aws,c5.xlarge,4,8,0.17\naws,cheap.xlarge,4,8,0.05\naws,big.2xlarge,8,16,0.34\n", cf);
+    fclose(cf);
+    scv_catalog *vc = NULL;
+    CHECK_EQ_INT(scv_catalog_load(cpath, &vc, NULL), SCV_OK);
+    scv_store *db = open_db("vm-types.db");
+    fake f = new_fake();
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-vm-types");
+    p.catalog = vc, p.objective = SCV_OBJ_COST;
+    const int vms[] = {1, 2, 0}; /* cheap.xlarge, big.2xlarge and the run's own, named again */
+    p.vms = vms, p.n_vms = 3;
+    rec rc = {0};
+    scv_run_observer obs = {.on_event = on_event, .ctx = &rc};
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK(res.plan != NULL && res.decision != NULL);
+    int per_type[3] = {0}, unmarked = 0;
+    for (size_t i = 0; res.decision && i < res.decision->n_points; i++) {
+        const scv_plan_point *q = &res.decision->points[i];
+        CHECK(q->vm >= 0 && q->vm < 3);
+        per_type[q->vm]++;
+        unmarked += (q->vm != 0) != (q->extrapolated && q->extrap != SCV_EXTRAP_NONE);
+    }
+    CHECK_MSG(per_type[0] > 0 && per_type[0] == per_type[1] && per_type[1] == per_type[2], "%d %d %d", per_type[0],
+              per_type[1], per_type[2]);
+    CHECK_EQ_INT(unmarked, 0);
+    /* the run trains on its own type, and says which type the plan chose */
+    const scv_plan_point *ch = res.decision ? &res.decision->points[res.decision->chosen] : NULL;
+    CHECK(ch && ch->vm == 0);
+    CHECK_MSG(strstr(res.why, "the plan chose cheap.xlarge") && strstr(res.why, "stays on c5.xlarge"), "%s", res.why);
+    CHECK_MSG(strstr(rc.notes, "VM type: the plan chose cheap.xlarge") && strstr(rc.notes, "the run trains on c5.xlarge"),
+              "%s", rc.notes);
+    CHECK_MSG(strstr(rc.notes, "VM types (--vm): 3 planned: c5.xlarge (measured: the run trains on it); cheap.xlarge, "
+                               "big.2xlarge (extrapolated: other CPU type, same threads, compute as measured)"),
+              "%s", rc.notes);
+    CHECK(fabs(res.price_hr - 0.17) < 1e-9);
+    /* report.json: every point names its type and how it was predicted */
+    char *js = scv_run_report_json(&p, &res);
+    cJSON *o = js ? cJSON_Parse(js) : NULL;
+    CHECK(o != NULL);
+    int seen_ex = 0, seen_meas = 0;
+    const cJSON *pts = cJSON_GetObjectItem(o, "points"), *it;
+    cJSON_ArrayForEach(it, pts) {
+        const char *vm = cJSON_GetStringValue(cJSON_GetObjectItem(it, "vm"));
+        const char *how = cJSON_GetStringValue(cJSON_GetObjectItem(it, "how"));
+        int ex = cJSON_IsTrue(cJSON_GetObjectItem(it, "extrapolated"));
+        CHECK(vm && how);
+        if (vm && how && strcmp(vm, "c5.xlarge")) seen_ex += ex && !strncmp(how, "extrapolated", 12);
+        if (vm && how && !strcmp(vm, "c5.xlarge")) seen_meas += !ex && !strcmp(how, "measured");
+    }
+    CHECK_MSG(seen_ex == 2 * per_type[0] && seen_meas == per_type[0], "%d %d", seen_ex, seen_meas);
+    CHECK(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(o, "why")), "the plan chose cheap.xlarge") != NULL);
+    cJSON_Delete(o);
+    free(js);
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/vm-types", tmp);
+    CHECK_EQ_INT(scv_run_report_write(&p, &res, dir, &e), SCV_OK);
+    snprintf(path, sizeof path, "%s/report.md", dir);
+    char *md = slurp(path);
+    CHECK_MSG(md && strstr(md, "| cheap.xlarge |") && strstr(md, "extrapolated"), "%s", md ? md : "(none)");
+    free(md);
+    scv_run_result_free(&res);
+    /* the plan keeps the run's own type (the other costs more at the same compute): its
+     * reason counts the types compared, and no note of another type's choice */
+    const int dearer[] = {2}, beyond[] = {3};
+    p.vms = beyond, p.n_vms = 1; /* an index past the catalog: refused, naming the setting */
+    CHECK_EQ_INT(scv_run_params_check(&p, &e), SCV_EINVAL);
+    CHECK_MSG(!strncmp(e.msg, "vm:", 3), "%s", e.msg);
+    p.vms = dearer, p.n_vms = 1, p.job_key = "job-vm-types-own";
+    memset(&rc, 0, sizeof rc);
+    f = new_fake();
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK(res.decision && res.decision->points[res.decision->chosen].vm == 0);
+    CHECK_MSG(strstr(res.why, "; over 2 VM types (1 extrapolated)") && !strstr(res.why, "the plan chose"), "%s", res.why);
+    CHECK_MSG(!strstr(rc.notes, "VM type: the plan chose"), "%s", rc.notes);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+    scv_catalog_free(vc);
+}
+
 static const scv_test tests[] = {
     {"headline", t_headline},
     {"compress", t_compress},
@@ -1392,6 +1486,7 @@ static const scv_test tests[] = {
     {"nominal_labels", t_nominal_labels},
     {"calibrated_band", t_calibrated_band},
     {"warmup_until_points", t_warmup_until_points},
+    {"vm_types", t_vm_types},
 };
 
 int main(int argc, char **argv)

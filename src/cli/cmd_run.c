@@ -214,9 +214,14 @@ static void on_event(void *ctx, const scv_run_event *ev)
             printf("trade-off (%zu configurations; predicted time and cost to the target, from the start):\n",
                    ev->plan->n_points);
         scv_plan_print_header_ex(stdout, v->comms);
-        for (size_t i = 0; i < ev->plan->n_front && i < 12; i++)
+        int shown = 0;
+        for (size_t i = 0; i < ev->plan->n_front && i < 12; i++) {
             scv_plan_print_point_ex(stdout, v->cat, &ev->plan->points[ev->plan->front[i]],
                                     (long)ev->plan->front[i] == ev->plan->chosen ? ">" : " ", v->comms);
+            shown |= (long)ev->plan->front[i] == ev->plan->chosen;
+        }
+        if (!shown && ev->plan->chosen >= 0) /* off the front: the run keeps its VM type (run --vm) */
+            scv_plan_print_point_ex(stdout, v->cat, &ev->plan->points[ev->plan->chosen], ">", v->comms);
         fflush(stdout);
         break;
     case SCV_EV_DECISION:

@@ -59,8 +59,8 @@ static char *settings_json(char *const *names, char *const *values, int n)
 
 /* The catalog, the VM type and the cluster the job runs on: the one check of where a job
  * runs, for `scavenger run` and the service's submit (svc_job_check runs this setup), each
- * error naming its option (--catalog, --cluster, --vm-type: the service's field). */
-static int setup_where(scv_job_setup *js, const char *catalog, const char *cl, scv_err *err)
+ * error naming its option (--catalog, --cluster, --vm-type, --vm: the service's field). */
+static int setup_where(scv_job_setup *js, const char *catalog, const char *cl, const char *vms, scv_err *err)
 {
     scv_run_params *p = &js->params;
     char catbuf[4200];
@@ -94,6 +94,17 @@ static int setup_where(scv_job_setup *js, const char *catalog, const char *cl, s
         snprintf(m, sizeof m, "--vm-type '%.200s': not a VM type of the catalog (`scavenger vms` lists them)%s", p->vm_type,
                  scv_catalog_did_you_mean(js->catalog, p->vm_type, near, sizeof near));
         return bad(js, err, "%s", m);
+    }
+    if (vms) { /* the types the plan compares: `plan --vm`'s parser, one check for run, job files and the service */
+        scv_err ve = {0};
+        if (!(js->vms = malloc(sizeof(int) * (js->catalog->n ? js->catalog->n : 1))))
+            return scv_err_set(err, SCV_ENOMEM, "out of memory");
+        int rc = scv_vm_list_parse(js->catalog, vms, "--vm",
+                                   catalog ? catalog : catbuf,
+                                   js->vms, &p->n_vms, &ve);
+        if (rc == SCV_ENOMEM) return scv_err_set(err, rc, "out of memory");
+        if (rc) return bad(js, err, "%s", ve.msg);
+        p->vms = js->vms;
     }
     if (cl && p->workers[p->n_workers - 1] > js->cluster.n)
         return scv_err_set(err, SCV_EINVAL, "--workers goes up to %d but cluster %s has %d VMs",
@@ -215,7 +226,9 @@ int scv_job_setup_init(scv_job_setup *js, char *const *names, char *const *value
         scv_err e = {0};
         if (scv_run_params_set(p, names[i], values[i], &e)) return bad(js, err, "--%s", e.msg);
     }
-    if ((rc = setup_where(js, get(names, values, n, "catalog"), get(names, values, n, "cluster"), err))) return rc;
+    if ((rc = setup_where(js, get(names, values, n, "catalog"), get(names, values, n, "cluster"),
+                          get(names, values, n, "vm"), err)))
+        return rc;
     if ((rc = setup_identity(js, names, values, n, err))) return rc;
     if ((rc = setup_driver(js, names, values, n, err))) return rc;
     if (!(js->job_json = settings_json(names, values, n))) return scv_err_set(err, SCV_ENOMEM, "out of memory");
@@ -240,6 +253,7 @@ void scv_job_setup_free(scv_job_setup *js)
     for (int i = 0; js->train_opts && js->train_opts[i]; i++) free((char *)js->train_opts[i]);
     free(js->train_opts);
     free(js->job_json);
+    free(js->vms);
     scv_catalog_free(js->catalog);
     memset(js, 0, sizeof *js);
 }

@@ -27,6 +27,7 @@ typedef struct scv_job_setup {
     char driver[16];            /* elastic | relaunch | exec */
     scv_relaunch_opts drv_opts; /* the driver's options */
     scv_catalog *catalog;
+    int *vms;                   /* params.vms: the catalog indices of --vm (NULL: none) */
     scv_cluster cluster;        /* when drv_opts.cluster */
     const char **train_opts;    /* "--NAME", value pairs of the trainer's keys, NULL-ended */
     char note[512];             /* something to tell the user (a cluster of mixed VM types), or "" */

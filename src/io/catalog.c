@@ -9,6 +9,7 @@
  * scv_vm_mix_parse reads a mixed cluster's spec "TYPE:COUNT[,TYPE:COUNT...]" (the syntax of
  * `scavenger cluster up --vm`; COUNT defaults to 1; a type named twice has its counts
  * added) against the catalog; its errors name the part of the spec at fault.
+ * scv_vm_list_parse reads a list of VM types "a,b" or "all" (`plan --vm`, `run --vm`).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
@@ -95,6 +96,36 @@ const char *scv_catalog_did_you_mean(const scv_catalog *c, const char *name, cha
     if (b) snprintf(buf, cap, " (did you mean '%s'?)", b);
     free(names);
     return buf;
+}
+
+int scv_vm_list_parse(const scv_catalog *c, const char *list, const char *option, const char *catalog_name,
+                      int *out, size_t *n, scv_err *err)
+{
+    *n = 0;
+    if (!strcmp(list, "all")) {
+        for (size_t i = 0; i < c->n; i++) out[(*n)++] = (int)i;
+        return SCV_OK;
+    }
+    char *copy = strdup(list), *save = NULL;
+    if (!copy) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        const scv_vm_type *v = scv_catalog_find(c, t);
+        if (!v) {
+            char near[160];
+            scv_catalog_did_you_mean(c, t, near, sizeof near);
+            if (option[0] == '-') scv_err_set(err, SCV_ENOTFOUND, "%s %s: not a VM type of %s%s", option, t, catalog_name, near);
+            else scv_err_set(err, SCV_ENOTFOUND, "field \"%s\": '%s' is not a VM type of %s%s", option, t, catalog_name, near);
+            free(copy);
+            return SCV_ENOTFOUND;
+        }
+        int idx = (int)(v - c->vms), dup = 0;
+        for (size_t i = 0; i < *n; i++) dup |= out[i] == idx;
+        if (!dup && *n < c->n) out[(*n)++] = idx;
+    }
+    free(copy);
+    if (*n) return SCV_OK;
+    return option[0] == '-' ? scv_err_set(err, SCV_EINVAL, "%s '%s': expected VM types a,b,... or all", option, list)
+                            : scv_err_set(err, SCV_EINVAL, "field \"%s\": '%s': expected VM types a,b,... or all", option, list);
 }
 
 int scv_catalog_text_column(const char *path, const scv_catalog *c, const char *column, char (*out)[48],

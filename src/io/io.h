@@ -60,6 +60,14 @@ int scv_vm_mix_parse(const scv_catalog *c, const char *spec, scv_vm_mix *out, sc
  * edit distance, core/util.h), else "" - for the errors that name an unknown type. */
 const char *scv_catalog_did_you_mean(const scv_catalog *c, const char *name, char *buf, size_t cap);
 
+/* A list of VM types, "c5.xlarge,c6i.4xlarge" or "all" (`plan --vm`, `run --vm`, the "vm" of
+ * a plan request or a job), into catalog indices (out holds c->n; a type named twice counts
+ * once; *n their count). Errors name the option ("--vm") or, without a leading '-', the field
+ * ("vm") and the catalog file catalog_name: SCV_ENOTFOUND for an unknown type, with the
+ * nearest name ("did you mean"), SCV_EINVAL for a list of no type. */
+int scv_vm_list_parse(const scv_catalog *c, const char *list, const char *option, const char *catalog_name,
+                      int *out, size_t *n, scv_err *err);
+
 /* The text of column `column` ("region", "gpu_model") of each VM type of c, read from the
  * catalog file at path that c was loaded from (by the types' lines): out[i] for c->vms[i],
  * "" where the column is empty or absent. SCV_ENOTFOUND / SCV_EPARSE naming the file. */

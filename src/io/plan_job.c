@@ -51,30 +51,14 @@ static int find_measured(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
 /* The catalog indices to plan over into vms (room for every type). */
 static int find_vms(const scv_plan_args *a, scv_plan_job *j, int *vms, size_t *nvms, scv_err *err)
 {
-    const scv_catalog *cat = j->cat;
     *nvms = 0;
-    if (!a->vms) vms[(*nvms)++] = (int)(j->measured - cat->vms);
-    else if (!strcmp(a->vms, "all"))
-        for (size_t i = 0; i < cat->n; i++) vms[(*nvms)++] = (int)i;
-    else {
-        char *list = strdup(a->vms), *save = NULL;
-        if (!list) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-        for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-            const scv_vm_type *v = scv_catalog_find(cat, t);
-            if (!v) {
-                char near[160];
-                scv_catalog_did_you_mean(cat, t, near, sizeof near);
-                if (a->option_names) scv_err_set(err, SCV_ENOTFOUND, "--vm %s: not a VM type of %s%s", t, j->catalog, near);
-                else scv_err_set(err, SCV_ENOTFOUND, "field \"vm\": '%s' is not a VM type of %s%s", t, j->catalog, near);
-                free(list);
-                j->bad_arg = 1;
-                return SCV_ENOTFOUND;
-            }
-            if (*nvms < cat->n) vms[(*nvms)++] = (int)(v - cat->vms);
-        }
-        free(list);
+    if (!a->vms) {
+        vms[(*nvms)++] = (int)(j->measured - j->cat->vms);
+        return SCV_OK;
     }
-    return SCV_OK;
+    int rc = scv_vm_list_parse(j->cat, a->vms, a->option_names ? "--vm" : "vm", j->catalog, vms, nvms, err);
+    if (rc && rc != SCV_ENOMEM) j->bad_arg = 1;
+    return rc;
 }
 
 /* Items of a list: separators + 1 (0 for NULL). */

@@ -107,6 +107,9 @@ static const scv_option JOB_OPTIONS[] = {
     {"cluster", "NAME", "an emulated cluster (else local processes)", 0, S, NULL},
     {"vm-type", "TYPE", "catalog type the measurements stand for (default: the\ncluster's type, else c5.xlarge)", 0,
      L, NULL},
+    {"vm", "LIST|all", "VM types the plan compares besides --vm-type (a,b or all):\n"
+                       "predicted from --vm-type's measurements (the report marks\n"
+                       "each point how); the run trains on --vm-type", 0, S, NULL},
     {"catalog", "CSV", "prices (default data/vm-catalog.csv)", 0, S | PATH, NULL},
     {NULL, NULL, "State and output:", 0, 0, NULL},
     {"db", "PATH", "run database (default ~/.local/share/scavenger/scavenger.db);\n"

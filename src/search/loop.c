@@ -852,6 +852,87 @@ static double eval_s_per_sample(const loop *l)
     return l->eval_n && per > 0 ? l->eval_s_sum / l->eval_n / per : 0;
 }
 
+/* `run --vm`: the plan res compares the run's type (the request's first, measured) with
+ * others carried from its measurements. When it chose another type the run stays on its
+ * own, at that type's choice (the same request over that type alone): the drivers start a
+ * job on the cluster's first K VMs and the models are fitted on this type's measurements, so
+ * a run does not move to another VM type; the reason and, at the decision, a note say which
+ * type the plan chose and why the run stayed. The reason counts the types compared. */
+static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res, scv_err *err)
+{
+    const scv_catalog *cat = l->p->catalog;
+    const scv_plan_point other = res->points[res->chosen];
+    if (other.vm != l->vm_index) {
+        scv_plan_request own = *req;
+        own.n_vms = 1;
+        scv_plan_result *o = NULL;
+        int rc = scv_plan(&own, &o, err);
+        if (rc) return rc;
+        const scv_plan_point *oc = &o->points[o->chosen], *od = o->chosen_dense >= 0 ? &o->points[o->chosen_dense] : NULL;
+        res->chosen_dense = -1;
+        for (size_t i = 0; i < res->n_points; i++) {
+            const scv_plan_point *q = &res->points[i];
+            if (q->vm != l->vm_index) continue;
+            if (q->workers == oc->workers && q->batch == oc->batch && q->comm == oc->comm) res->chosen = (long)i;
+            if (od && q->workers == od->workers && q->batch == od->batch && q->comm == od->comm)
+                res->chosen_dense = (long)i;
+        }
+        if (res->points[res->chosen].vm != l->vm_index) { /* the same request: never */
+            scv_plan_result_free(o);
+            return scv_err_set(err, SCV_EINVAL, "plan: %s's choice K=%d, B=%d is not among the points of the plan over "
+                               "its VM types", l->vm->name, oc->workers, oc->batch);
+        }
+        char ot[32], oc_[32], mt[32], mc[32], w[640];
+        const scv_plan_point *mine = &res->points[res->chosen];
+        scv_fmt_time(other.time_s, ot, sizeof ot), scv_fmt_usd(other.cost, oc_, sizeof oc_);
+        scv_fmt_time(mine->time_s, mt, sizeof mt), scv_fmt_usd(mine->cost, mc, sizeof mc);
+        snprintf(w, sizeof w, "the plan chose %s (K=%d, B=%d, extrapolated); the run stays on %s, the type it "
+                 "measures: %s", cat->vms[other.vm].name, other.workers, other.batch, l->vm->name, o->why);
+        w[sizeof res->why - 1] = 0;
+        memcpy(res->why, w, sizeof res->why);
+        if (!l->decided)
+            note(l, SCV_EV_NOTE, "VM type: the plan chose %s at K=%d, B=%d (%s, %s; %s) over %s's best, K=%d, B=%d "
+                 "(%s, %s); the run trains on %s, the type it measures: a run does not move to another VM type (the "
+                 "drivers start the job on the cluster's first K VMs and the models are fitted on this type's "
+                 "measurements): start a run with --vm-type %s on a cluster of that type to train there",
+                 cat->vms[other.vm].name, other.workers, other.batch, ot, oc_, scv_extrap_desc(other.extrap),
+                 l->vm->name, mine->workers, mine->batch, mt, mc, l->vm->name, cat->vms[other.vm].name);
+        scv_plan_result_free(o);
+    }
+    /* the types the plan holds points of, by how they were predicted */
+    char *seen = calloc(cat->n, 1);
+    if (!seen) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    int n_types = 0, n_extrap = 0;
+    char list[768] = "";
+    size_t len = 0;
+    for (int e = SCV_EXTRAP_NONE; e <= SCV_EXTRAP_GPU_AS_MEASURED; e++) {
+        int shown = 0, more = 0;
+        for (size_t i = 0; i < res->n_points; i++) {
+            const scv_plan_point *q = &res->points[i];
+            if ((int)q->extrap != e || q->vm < 0 || (size_t)q->vm >= cat->n || seen[q->vm]) continue;
+            seen[q->vm] = 1, n_types++, n_extrap += e != SCV_EXTRAP_NONE;
+            if (shown < 6 && len < sizeof list - 1)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", shown ? ", " : len ? "; " : "",
+                                        cat->vms[q->vm].name);
+            else more++;
+            shown++;
+        }
+        if (more && len < sizeof list - 1)
+            len += (size_t)snprintf(list + len, sizeof list - len, " and %d more", more);
+        if (shown && len < sizeof list - 1)
+            len += (size_t)snprintf(list + len, sizeof list - len, " (%s%s)", scv_extrap_desc((scv_extrap)e),
+                                    e == SCV_EXTRAP_NONE ? ": the run trains on it" : "");
+    }
+    free(seen);
+    size_t n = strlen(res->why);
+    if (n_types > 1 && n + 48 < sizeof res->why)
+        snprintf(res->why + n, sizeof res->why - n, "; over %d VM types (%d extrapolated)", n_types, n_extrap);
+    if (!l->decided)
+        note(l, SCV_EV_NOTE, "VM types (--vm): %d planned: %s%s", n_types, list,
+             res->n_excluded_gpu ? "; GPU types left out (not predicted from CPU measurements)" : "");
+    return SCV_OK;
+}
+
 static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_model *sm, scv_err *err)
 {
     const scv_run_params *p = l->p;
@@ -871,7 +952,16 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
         return rc;
     }
     if (curve_crossing(src)) sm->lag_epochs = rule_lag(l) / l->job.n_train;
-    scv_plan_request req = {.catalog = p->catalog, .vms = &l->vm_index, .n_vms = 1, .measured_vm = l->vm_index,
+    /* the VM types planned: the run's own first (measured, trained on), then the others of
+     * `run --vm`, carried from its measurements by the planner's stated method (docs/MODEL.md
+     * "VM types without measurements"; each point says how) */
+    int *vms = malloc(sizeof(int) * (p->n_vms + 1));
+    size_t nv = 0;
+    if (!vms) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    vms[nv++] = l->vm_index;
+    for (size_t i = 0; p->vms && i < p->n_vms; i++)
+        if (p->vms[i] != l->vm_index) vms[nv++] = p->vms[i];
+    scv_plan_request req = {.catalog = p->catalog, .vms = vms, .n_vms = nv, .measured_vm = l->vm_index,
                             .workers = p->workers, .n_workers = p->n_workers, .batches = l->bs,
                             .n_batches = l->n_bs, .perf = perf, .stat = sm, .job = &l->job,
                             /* bounds on nominal times would be arbitrary: they apply from the
@@ -883,7 +973,13 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             .measured_threads = l->job.threads, .worker_threads = l->job.threads,
                             .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs,
                             .comms = p->n_comms ? l->comms : NULL, .n_comms = p->n_comms};
-    if ((rc = scv_plan(&req, res, err))) {
+    rc = scv_plan(&req, res, err);
+    if (!rc && nv > 1 && (rc = plan_types(l, &req, *res, err))) {
+        scv_plan_result_free(*res);
+        *res = NULL;
+    }
+    free(vms);
+    if (rc) {
         l->planned_x_star = planned;
         return rc;
     }
@@ -910,10 +1006,15 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     return SCV_OK;
 }
 
+/* The point of K, B and option comm on the type the run trains on: the chosen point's (plan()
+ * keeps the choice on the run's type when the plan compares several, `run --vm`). */
 static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, int comm)
 {
+    int vm = r && r->chosen >= 0 && (size_t)r->chosen < r->n_points ? r->points[r->chosen].vm : -1;
     for (size_t i = 0; r && i < r->n_points; i++)
-        if (r->points[i].workers == K && r->points[i].batch == B && r->points[i].comm == comm) return &r->points[i];
+        if (r->points[i].workers == K && r->points[i].batch == B && r->points[i].comm == comm &&
+            (vm < 0 || r->points[i].vm == vm))
+            return &r->points[i];
     return NULL;
 }
 

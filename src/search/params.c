@@ -243,6 +243,9 @@ int scv_run_params_check(const scv_run_params *p, scv_err *err)
     if (!p->vm_type[0]) return scv_err_set(err, SCV_EINVAL, "vm-type: say which catalog type the job runs on");
     if (!scv_catalog_find(p->catalog, p->vm_type))
         return scv_err_set(err, SCV_ENOTFOUND, "vm-type '%s': not a type of the catalog", p->vm_type);
+    for (size_t i = 0; i < p->n_vms; i++)
+        if (!p->vms || p->vms[i] < 0 || (size_t)p->vms[i] >= p->catalog->n)
+            return scv_err_set(err, SCV_EINVAL, "vm: VM type %zu of %zu is not an index of the catalog", i + 1, p->n_vms);
     if (!p->state_dir) return scv_err_set(err, SCV_EINVAL, "run: no state directory");
     if (!(p->deadline_s >= 0) || !(p->budget >= 0) || !(p->max_epochs > 0) || p->target_epochs < 0)
         return scv_err_set(err, SCV_EINVAL, "deadline, budget, max-epochs or target-epochs out of range");

@@ -177,6 +177,9 @@ int svc_job_check(const svc_config *cfg, scv_store *store, const char *body, cha
         } else if (!strcmp(name, "cluster")) {
             if (!val[0] || strlen(val) > 31 || strspn(val, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(val))
                 rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected a cluster name", val);
+        } else if (!strcmp(name, "vm")) { /* the types: the run's own setup checks them against the catalog */
+            if (!val[0])
+                rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected VM types a,b,... or all", val);
         } else if ((key->flags & SCV_OPT_PATH) && !(!strcmp(name, "dataset") && (!strcmp(val, "fashion-mnist") ||
                                                                                !strncmp(val, "synthetic:", 10)))) {
             if (!cfg->allow_paths && !path_inside(cfg->data_dir, val))
