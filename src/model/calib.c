@@ -11,11 +11,14 @@
  * The raw prediction x^ is the crossing of a fitted curve (kind PRIMARY): for accuracy the
  * ideal-anchored power law (TAIL: y = 1 - b x^-c, fitted on the points past
  * policy.acc_tail_from of the prefix; it reaches any target short of the ideal), for loss
- * scv_curve_fit's (also TAIL). On jobs left out of the calibration, accuracy's TAIL from 0.1
- * erred 36% (median over prefixes and targets) where the selected power law or exponential
- * erred 48%, and the better of the two by held-out error 43% (bench/calib_eval.c,
- * 2026-11-25). Where it does not reach the target, the TAIL
- * fit of the curve module's policy (kind TAIL); where neither does, x^ = x_c (kind NONE). Examples are binned by metric, kind and the extrapolation length
+ * scv_curve_fit's (also TAIL). On jobs left out of the calibration, accuracy's TAIL from
+ * 0.1 erred 36% (median over prefixes and targets) where the selected power law or
+ * exponential erred 48%, and the better of the two by held-out error 43%
+ * (bench/calib_eval.c, 2026-11-25). Where it does not reach the target, the TAIL fit of
+ * the curve module's policy (kind TAIL); where neither does, x^ = x_c (kind NONE). Where
+ * the corpus holds curves of the run's model and dataset, the corpus prior's crossing
+ * instead (kind PRIOR; below). Examples are binned by metric, kind and the extrapolation
+ * length
  *   rho = ln(x^ / x_c)
  * (edges policy.rho_edges); a forecast takes the empirical quantiles of r in its bin (pooled
  * with the nearest bins of its kind, then of any kind, until policy.min_examples):
@@ -25,7 +28,8 @@
  *   p_reach P(x_t <= H) = share of r <= ln(H / x^)   H: the horizon (max epochs' samples)
  * This is split-conformal calibration on log errors: on examples exchangeable with the
  * calibration set the band covers the truth with probability C by construction; how well it
- * holds on new jobs is measured (bench/bench.py decide). When the median is beyond H, the
+ * holds on new jobs is measured (bench/calib_eval.c leaves jobs out; bench/bench.py decide
+ * judges whole runs). When the median is beyond H, the
  * target reached at H with probability one half is reported as the nearest reachable one:
  * the raw curve's value at H exp(-q_0.5).
  * Without examples (no corpus) the forecast is the curve's residual bootstrap (curve.c),
@@ -108,9 +112,10 @@ static int bin_of(const scv_calib_policy *pol, double rho)
  * +-prior_log_scale (step PRIOR_STEP) minimises the squared difference over the prefix's
  * points that fall inside k's range (at least prior_min_share of them, the last one among
  * them). A fitted offset (d_k + delta: a plateau nearer or farther) made the loss's median
- * error 29% where the speed alone made it 24% (bench/calib_eval.c, leave one curve out). The prior_members best matched curves each predict the
- * crossing of d_T = ln(distance of the target): the first u' > u_last + l where d_k <= d_T,
- * epochs exp(u' - l) (+inf: k never gets there); x^ is their median. */
+ * error 29% where the speed alone made it 24% (bench/calib_eval.c, leave one curve out).
+ * The prior_members best matched curves each predict the crossing of d_T = ln(distance of
+ * the target): the first u' > u_last + l where d_k <= d_T, epochs exp(u' - l) (+inf: k
+ * never gets there); x^ is their median. */
 #define PRIOR_STEP 0.05
 
 static double dist_of(scv_metric m, double y)
