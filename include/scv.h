@@ -895,6 +895,7 @@ typedef struct scv_run_event {
     double remaining_lo_s, remaining_hi_s; /* its statistical band (NaN: none; lo NaN with hi
                                    finite: "up to hi", the band's low end is passed) */
     const char *text;
+    double spent_usd;           /* the run's cost so far: its steps and the segment under way */
     int overdue;                /* the plan's predicted time to the target is spent and the
                                    target not reached: remaining_s is then the learning curve's
                                    re-estimate from this point, refitted at every evaluation
@@ -910,6 +911,7 @@ typedef struct scv_run_policy {
     int noise_window;           /* 40: warm-up until two windows of this many iterations ... */
     double noise_tol;           /* 0.25: ... agree on B_simple within this */
     int warmup_max_iters;       /* 400 */
+    double budget_warn_share;   /* 0.8: with a budget, a note when the spend passes this share */
     int warmup_min_evals;       /* 5: a warm-up that stopped with fewer evaluations (the
                                    learning curve's points; 4 at least make a forecast) goes on
                                    until it has them, when the target's epochs are not given */
@@ -1088,6 +1090,10 @@ typedef struct scv_run_result {
         int workers, batch;
     } forecasts[SCV_RUN_FORECASTS_MAX];
     int n_forecasts;
+    int budget_stopped;         /* stopped before the budget's cap (scv_run returns SCV_EINTR,
+                                   state interrupted, the job checkpointed): resumable with a
+                                   larger budget */
+    double budget_next_cost;    /* ... the next segment's predicted cost that did not fit */
 } scv_run_result;
 SCV_API void scv_run_result_free(scv_run_result *r); /* frees what r holds, not r */
 

@@ -41,6 +41,7 @@ typedef struct fake {
     int interrupt_at_call;    /* the train call (1-based) that is interrupted, 0 = none */
     int calls;
     int opened;
+    int checkpoints;          /* checkpoint calls (the loop's own: a stop at the budget) */
     /* a learning curve: accuracy(x) = acc_max - acc_gap exp(-x / tau) in reference samples
      * x at batch 32 (a sample at B is worth E(32)/E(B) of them); 0 = the fixed-need rule;
      * with acc_c > 0 the power law to the ideal 1 - acc_gap (x / tau)^-acc_c instead */
@@ -229,7 +230,8 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
 }
 static int f_checkpoint(void *ctx, scv_err *err)
 {
-    (void)ctx, (void)err;
+    (void)err;
+    ((fake *)ctx)->checkpoints++;
     return SCV_OK;
 }
 static void f_close(void *ctx) { (void)ctx; }
@@ -1464,6 +1466,48 @@ static void t_vm_types(void)
     scv_catalog_free(vc);
 }
 
+
+/* The budget as a cap: a run whose budget affords part of the job stops before the cap
+ * (its cost within the cap), checkpointed and stored interrupted; resumed with a larger
+ * budget it reaches the target; the spend rides on every event and the warning share is
+ * noted once. */
+static void t_budget_cap(void)
+{
+    scv_store *db = open_db("budget.db");
+    fake f = new_fake();
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-budget-free");
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+    double full = res.actual_cost;
+    CHECK(res.reached && full > 0 && !res.budget_stopped);
+    scv_run_result_free(&res);
+    fake g = new_fake();
+    d = driver_of(&g);
+    p = params(db, "job-budget");
+    p.budget = 0.5 * full;
+    rec r = {0};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_EINTR);
+    CHECK(res.budget_stopped && !res.reached && res.state == SCV_STATE_INTERRUPTED);
+    CHECK_MSG(res.actual_cost <= p.budget && res.actual_cost > 0.3 * p.budget, "%g of %g", res.actual_cost, p.budget);
+    CHECK_MSG(res.actual_cost + res.budget_next_cost > p.budget, "%g + %g", res.actual_cost, res.budget_next_cost);
+    CHECK_MSG(strstr(r.notes, "budget: ") && strstr(r.notes, "stopped, checkpointed"), "%.3000s", r.notes);
+    CHECK(g.checkpoints > 0);
+    long long id = res.run_id;
+    char job[4096], status[32];
+    CHECK_EQ_INT(scv_store_run_get(db, id, job, sizeof job, status, sizeof status, NULL), SCV_OK);
+    CHECK_MSG(!strcmp(status, "interrupted"), "%s", status);
+    scv_run_result_free(&res);
+    /* resumed with a larger budget: it reaches the target */
+    p.budget = 10 * full, p.resume_run = id;
+    CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK(res.reached && !res.budget_stopped);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 static const scv_test tests[] = {
     {"headline", t_headline},
     {"compress", t_compress},
@@ -1486,6 +1530,7 @@ static const scv_test tests[] = {
     {"nominal_labels", t_nominal_labels},
     {"calibrated_band", t_calibrated_band},
     {"warmup_until_points", t_warmup_until_points},
+    {"budget_cap", t_budget_cap},
     {"vm_types", t_vm_types},
 };
 

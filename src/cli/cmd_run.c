@@ -138,6 +138,7 @@ typedef struct view {
     int comms;                 /* planned with communication options: the table's comm column */
     double nominal_epochs;     /* a relative plan's epochs assumed (the policy's), at ... */
     int nominal_batch;         /* ... the space's first batch (the loop's target_of) */
+    double budget;             /* the run's cap in dollars (0: none): the progress line's spend */
 } view;
 
 static void progress_line(view *v, const scv_run_event *ev)
@@ -175,8 +176,10 @@ static void progress_line(view *v, const scv_run_event *ev)
         snprintf(rem, sizeof rem, "; target not reached at the %s time, re-estimating at the next evaluation", plan_t);
     }
     if (isfinite(v->accuracy)) snprintf(acc, sizeof acc, ", %s acc %.4f", v->subset ? "subset" : "test", v->accuracy);
-    fprintf(stderr, "\r\033[K  [%s] K=%d B=%d iteration %lld, epoch %.2f%s; %s in the run%s", scv_run_state_name(ev->state),
-            ev->workers, ev->batch, (long long)ev->iter->iteration, ev->iter->epoch, acc, el, rem);
+    char spend[64] = "";
+    if (v->budget > 0) snprintf(spend, sizeof spend, ", $%.4g of $%.4g", ev->spent_usd, v->budget);
+    fprintf(stderr, "\r\033[K  [%s] K=%d B=%d iteration %lld, epoch %.2f%s; %s in the run%s%s", scv_run_state_name(ev->state),
+            ev->workers, ev->batch, (long long)ev->iter->iteration, ev->iter->epoch, acc, el, spend, rem);
     fflush(stderr);
 }
 
@@ -406,11 +409,21 @@ int cmd_run(int argc, char **argv)
     view v = {.tty = isatty(STDERR_FILENO), .json = json, .accuracy = NAN, .cat = js.catalog,
               .comms = js.params.n_comms > 0, .nominal_epochs = js.params.policy.nominal_epochs,
               .nominal_batch = js.params.batches[0], .subset = js.params.policy.eval_subset,
-              .window = js.params.policy.target_window};
+              .window = js.params.policy.target_window, .budget = js.params.budget};
     fprintf(stderr, "scavenger run: %s (%s), search %s, state in %s/\n", resume ? "resuming" : "a new run",
             js.job_key, scv_search_name(js.params.search), state_dir);
     scv_run_observer obs = {.ctx = &v, .on_event = on_event};
     int st = scv_run(&js.params, drv, &obs, &res, &err);
+    if (st == SCV_EINTR && res.budget_stopped) { /* the run's cap, not a Ctrl-C */
+        char sp[32], nx[32];
+        scv_fmt_usd(res.actual_cost, sp, sizeof sp);
+        scv_fmt_usd(res.budget_next_cost, nx, sizeof nx);
+        fprintf(stderr, "scavenger run: stopped before the budget's cap: %s spent of $%.4g, the next segment would cost "
+                "%s; the checkpoint is kept: scavenger run --resume %lld --budget USD%s%s\n", sp, js.params.budget, nx,
+                res.run_id, dbarg ? " --db " : "", dbarg ? dbarg : "");
+        rc = EXIT_FAIL;
+        goto out_quiet;
+    }
     if (st == SCV_EINTR) {
         fprintf(stderr, "\nscavenger run: interrupted; the checkpoint is kept: scavenger run --resume %lld%s%s\n",
                 res.run_id, dbarg ? " --db " : "", dbarg ? dbarg : "");

@@ -107,6 +107,8 @@ typedef struct loop {
                                        store's finished runs (load_calib) */
     double eval_s_sum;              /* the evaluations' own times, summed, and how many: the */
     int eval_n;                     /*   plan prices them per training sample */
+    int budget_warned;              /* the budget's warning share was passed (noted once) */
+    int budget_stop;                /* the next segment does not fit the budget: the run stops */
 } loop;
 
 /* ---- events ---- */
@@ -170,11 +172,14 @@ static void time_left(const loop *l, scv_run_event *ev)
     if (isfinite(hi_s) && hi_s > 0) ev->remaining_hi_s = hi_s * t_sample;
 }
 
+static double spend_usd(const loop *l);
+
 static void emit(loop *l, scv_run_event ev)
 {
     if (!l->obs || !l->obs->on_event) return;
     ev.state = l->state;
     ev.elapsed_s = elapsed(l);
+    ev.spent_usd = spend_usd(l);
     time_left(l, &ev);
     l->obs->on_event(l->obs->ctx, &ev);
 }
@@ -489,10 +494,69 @@ static int record_step(loop *l, const char *phase, int K, int B, const scv_segme
 
 static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, int comm);
 
+/* The run's cost so far: the recorded steps (with their idle) and the segment under way. */
+static double spend_usd(const loop *l)
+{
+    double c = 0;
+    for (size_t i = 0; i < l->r->n_steps; i++) {
+        const scv_run_step *t = &l->r->steps[i];
+        double span = t->iterations ? t->last_end - t->first_start : 0;
+        c += scv_cost_usd(t->workers, span + (isfinite(t->idle_before) ? t->idle_before : 0),
+                          price_at(l, t->workers, t->batch));
+    }
+    if (isfinite(l->seg_t0) && l->seg_t1 > l->seg_t0 && l->K > 0)
+        c += scv_cost_usd(l->K, l->seg_t1 - l->seg_t0, price_at(l, l->K, l->B));
+    return c;
+}
+
+static double est_t_iter(const loop *l, int K, int B);
+static double eval_s_per_sample(const loop *l);
+
+/* The budget as a cap: the next segment at (K, B) is shortened to what the budget left
+ * affords at its predicted cost (iteration time with the evaluations' share, and a switch's
+ * idle), or, when not even segment_min_iters fit, not trained: the job is checkpointed and
+ * the run stops (budget_stop), resumable with a larger budget. A segment whose cost cannot
+ * be predicted yet (no iteration measured) trains as asked: the warm-up, bounded by
+ * warmup_max_iters. Returns 1 to stop. */
+static int budget_check(loop *l, const char *phase, int K, int B, scv_segment_spec *spec)
+{
+    const scv_run_params *p = l->p;
+    double left = p->budget - spend_usd(l), price = price_at(l, K, B);
+    if (!l->budget_warned && p->budget - left >= l->pol->budget_warn_share * p->budget) {
+        l->budget_warned = 1;
+        note(l, SCV_EV_NOTE, "budget: $%.4g spent, %.0f%% of the $%.4g cap", p->budget - left,
+             100 * (p->budget - left) / p->budget, p->budget);
+    }
+    double t_iter = est_t_iter(l, K, B), idle = K != l->cfg_K || B != l->cfg_B ? switch_idle(l) : 0;
+    if (!(t_iter > 0) || !(price > 0)) return 0;
+    t_iter += B * eval_s_per_sample(l);
+    double per_iter = scv_cost_usd(K, t_iter, price), fixed = scv_cost_usd(K, idle, price);
+    int64_t want = spec->until_iterations > l->iteration ? spec->until_iterations - l->iteration : 0;
+    double afford = (left - fixed) / per_iter;
+    if (want && afford >= (double)want) return 0;
+    int64_t min_iters = l->pol->segment_min_iters > 0 ? l->pol->segment_min_iters : 1;
+    if (afford >= (double)min_iters) {
+        spec->until_iterations = l->iteration + (int64_t)floor(afford);
+        note(l, SCV_EV_NOTE, "budget: the %s segment at K=%d, B=%d shortened to %lld iterations ($%.4g left of the "
+             "$%.4g cap)", phase, K, B, (long long)floor(afford), left, p->budget);
+        return 0;
+    }
+    l->budget_stop = 1;
+    l->r->budget_next_cost = fixed + per_iter * (double)(want ? want : min_iters);
+    note(l, SCV_EV_NOTE, "budget: $%.4g of the $%.4g cap spent; the next %s segment (K=%d, B=%d) would cost $%.4g: "
+         "stopped, checkpointed, resumable with a larger --budget", p->budget - left, p->budget, phase, K, B,
+         l->r->budget_next_cost);
+    return 1;
+}
+
 static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec, scv_run_step **out,
                    scv_err *err)
 {
     int rc;
+    if (l->p->budget > 0 && budget_check(l, phase, K, B, &spec)) {
+        if ((rc = l->d->checkpoint(l->d->ctx, err))) return rc;
+        return SCV_EINTR; /* unwinds to scv_run, which stops the run (budget_stop) */
+    }
     if (K != l->cfg_K || B != l->cfg_B) {
         if ((rc = l->d->configure(l->d->ctx, K, B, NULL, err))) return rc;
         if (l->cfg_K) emit(l, (scv_run_event){.kind = SCV_EV_SWITCH, .phase = phase, .workers = K, .batch = B});
@@ -1750,6 +1814,11 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
         default: break;
         }
         if (rc || s == SCV_STATE_DONE) break;
+    }
+    if (rc == SCV_EINTR && l->budget_stop) { /* not an error: the run stopped at its cap */
+        out->budget_stopped = 1;
+        snprintf(out->why, sizeof out->why, "stopped before the budget's cap ($%.4g): resumable with a larger budget",
+                 p->budget);
     }
     if (rc == SCV_EINTR) {
         l->state = out->state = SCV_STATE_INTERRUPTED;

@@ -17,7 +17,7 @@
 scv_run_policy scv_run_policy_default(void)
 {
     return (scv_run_policy){
-        .noise_window = 40, .noise_tol = 0.25, .warmup_max_iters = 400, .warmup_min_evals = 5,
+        .noise_window = 40, .noise_tol = 0.25, .warmup_max_iters = 400, .warmup_min_evals = 5, .budget_warn_share = 0.8,
         .profile_rse = 0.03, .profile_min_iters = 30, .profile_max_iters = 60,
         .drift_tol = 0.15, .switch_idle_factor = 1.5, .switch_remaining_share = 0.05,
         .switch_idle_default_s = 1.0, .max_retries = 2,

@@ -238,6 +238,9 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     json_num(f, "price_hr", r->price_hr, 1);
     json_num(f, "actual_time_s", r->actual_time_s, 1);
     json_num(f, "actual_cost", r->actual_cost, 1);
+    json_num(f, "budget", p->budget > 0 ? p->budget : NAN, 1);
+    fprintf(f, ",\"budget_stopped\":%s", r->budget_stopped ? "true" : "false");
+    json_num(f, "budget_next_cost", r->budget_stopped ? r->budget_next_cost : NAN, 1);
     json_num(f, "search_time_s", r->search_time_s, 1);
     json_num(f, "search_cost", r->search_cost, 1);
     json_num(f, "search_budget_s", r->search_budget_s, 1);
