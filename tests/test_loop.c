@@ -1508,6 +1508,34 @@ static void t_budget_cap(void)
     scv_store_close(db);
 }
 
+
+/* A target learnt from a stored run gets a band: the spread of reruns (the same job, batch
+ * and rule with another seed) in the shipped corpus, stated in the note and carried to the
+ * predicted time. */
+static void t_learnt_band(void)
+{
+    scv_store *db = open_db("learnt-band.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_c = 0.5, f.acc_gap = 0.1414, f.target = 0.9;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-learnt-band");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9, p.curve_corpus = NULL; /* data/curves.jsonl */
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+    scv_run_result_free(&res);
+    fake g = new_fake();
+    g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.9;
+    d = driver_of(&g);
+    CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(res.target_source == SCV_TARGET_LEARNT && strstr(res.target_note, "reruns of corpus jobs"), "%s",
+              res.target_note);
+    CHECK(res.target_epochs_lo < res.target_epochs && res.target_epochs < res.target_epochs_hi);
+    CHECK(res.predicted_lo_s < res.predicted_time_s && res.predicted_time_s < res.predicted_hi_s);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 static const scv_test tests[] = {
     {"headline", t_headline},
     {"compress", t_compress},
@@ -1531,6 +1559,7 @@ static const scv_test tests[] = {
     {"calibrated_band", t_calibrated_band},
     {"warmup_until_points", t_warmup_until_points},
     {"budget_cap", t_budget_cap},
+    {"learnt_band", t_learnt_band},
     {"vm_types", t_vm_types},
 };
 

@@ -88,6 +88,7 @@ void scv_calib_free(scv_calib *c)
     if (!c) return;
     for (size_t i = 0; i < c->n_ref; i++) free(c->ref[i].u);
     free(c->ref);
+    free(c->rerun[0].r), free(c->rerun[1].r);
     for (int m = 0; m < 2; m++)
         for (int k = 0; k < SCV_CALIB_KINDS; k++)
             for (int b = 0; b < SCV_CALIB_BINS; b++) free(c->cell[m][k][b].r);
@@ -172,6 +173,7 @@ static int add_ref(scv_calib *cal, scv_metric metric, const char *key, int group
 }
 
 static int cmp_double(const void *a, const void *b);
+static double quantile(const double *v, size_t n, double q);
 
 /* The prior's matches of a prefix (u, d: n points, ln epochs and ln distance) among the refs
  * of metric and key not in group `exclude` (-1: none): the best prior_members, best first. */
@@ -408,6 +410,46 @@ static size_t curve_points(const scv_lcurve *c, int mi, double *x, double *y)
     return k;
 }
 
+/* Two curves of one job, batch and rule that differ by their seed. */
+static int rerun_pair(const scv_lcurve *a, const scv_lcurve *b)
+{
+    return !strcmp(a->job, b->job) && a->batch == b->batch && a->lr_scaling == b->lr_scaling && a->seed != b->seed;
+}
+
+/* The 3-point moving average's first crossing of target on one metric of a corpus curve
+ * [samples] (NaN: never). */
+static double lcurve_crossing(const scv_lcurve *c, int mi, double target)
+{
+    const double *v = mi ? c->loss : c->accuracy;
+    double s = mi ? -1 : 1;
+    for (size_t i = 0; i < c->n; i++) {
+        double sum = 0;
+        int k = 0;
+        for (size_t j = i ? i - 1 : 0; j <= i + 1 && j < c->n; j++)
+            if (isfinite(v[j])) sum += v[j], k++;
+        if (k && s * (sum / k - target) >= 0) return c->samples[i];
+    }
+    return NAN;
+}
+
+/* Rerun examples of a pair: for targets at a's 3-point average at 10 log-spaced shares of its
+ * samples (2%-100%), ln(x_b / x_a) where both reach it. */
+static int rerun_examples(scv_calib *cal, const scv_lcurve *a, const scv_lcurve *b, int mi)
+{
+    const double *v = mi ? a->loss : a->accuracy;
+    if (a->n < 8) return SCV_OK;
+    for (int t = 0; t < 10; t++) {
+        size_t i = (size_t)((double)(a->n - 1) * 0.02 * pow(50, t / 9.0));
+        if (i < 1 || i + 1 >= a->n || !isfinite(v[i - 1] + v[i] + v[i + 1])) continue;
+        double target = (v[i - 1] + v[i] + v[i + 1]) / 3;
+        double xa = lcurve_crossing(a, mi, target), xb = lcurve_crossing(b, mi, target);
+        if (!(xa > 0 && xb > 0)) continue;
+        int rc = push(&cal->rerun[mi], log(xb / xa));
+        if (rc) return rc;
+    }
+    return SCV_OK;
+}
+
 int scv_calib_build(const scv_lcurve_set *corpus, const scv_calib_policy *pol, scv_calib *out, scv_err *err)
 {
     scv_calib_policy dp = scv_calib_policy_default();
@@ -438,9 +480,30 @@ int scv_calib_build(const scv_lcurve_set *corpus, const scv_calib_policy *pol, s
                                scv_calib_key(corpus->c[i].model, corpus->c[i].dataset, key, sizeof key), group[i], pol,
                                err);
         }
+    for (size_t i = 0; !rc && corpus && i < corpus->n; i++)
+        for (size_t j = 0; !rc && j < corpus->n; j++)
+            if (i != j && rerun_pair(&corpus->c[i], &corpus->c[j]))
+                for (int mi = 0; mi < 2 && !rc; mi++) rc = rerun_examples(out, &corpus->c[i], &corpus->c[j], mi);
+    if (rc) rc = scv_err_set(err, rc, "out of memory");
     free(x), free(y), free(group);
     if (rc) scv_calib_free(out);
     return rc;
+}
+
+int scv_calib_rerun_band(const scv_calib *cal, scv_metric metric, double e0, double *lo, double *hi, size_t *n)
+{
+    const scv_calib_cell *c = &cal->rerun[metric_ix(metric)];
+    *n = c->n;
+    *lo = *hi = NAN;
+    if (c->n < (size_t)cal->pol.min_examples || !(e0 > 0)) return SCV_ENOTFOUND;
+    double *v = malloc(sizeof(double) * c->n);
+    if (!v) return SCV_ENOMEM;
+    memcpy(v, c->r, sizeof(double) * c->n);
+    qsort(v, c->n, sizeof(double), cmp_double);
+    double a = (1 - cal->pol.coverage) / 2;
+    *lo = e0 * exp(quantile(v, c->n, a)), *hi = e0 * exp(quantile(v, c->n, 1 - a));
+    free(v);
+    return SCV_OK;
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -297,6 +297,9 @@ typedef struct scv_calib {
     size_t n_examples[2], n_curves[2];
     scv_calib_ref *ref;         /* the prior's curves */
     size_t n_ref, ref_cap;
+    scv_calib_cell rerun[2];    /* ln(x_t' / x_t): the same job, batch and rule trained again
+                                   with another seed, where each reached a target (both ways):
+                                   how far a stored run's epochs stand from a new run's */
     scv_calib_policy pol;       /* the policy it was built with (forecasts' default) */
 } scv_calib;
 /* Examples from every curve of the corpus (either metric where measured). */
@@ -334,6 +337,10 @@ int scv_calib_bin(const scv_calib_policy *pol, double rho); /* the bin of rho */
 int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_metric metric, const double *x,
                        const double *y, size_t n, double n_train, const char *key, double target, double horizon,
                        uint64_t seed, scv_forecast *out, scv_err *err);
+/* The band of a target taken from a stored run of the job (learnt, or carried through its
+ * evaluations): e0 exp(q) at the (1-C)/2 and (1+C)/2 quantiles of the corpus's rerun log
+ * ratios of the metric; SCV_ENOTFOUND (lo, hi NaN) with fewer than min_examples. */
+int scv_calib_rerun_band(const scv_calib *cal, scv_metric metric, double e0, double *lo, double *hi, size_t *n);
 /* The prior's key of a job: "model dataset" into buf. */
 const char *scv_calib_key(const char *model, const char *dataset, char *buf, size_t cap);
 

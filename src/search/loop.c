@@ -863,8 +863,17 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
         }
     }
     if (c->src == SCV_TARGET_NOMINAL) return c->src;
+    if ((c->src == SCV_TARGET_LEARNT || c->src == SCV_TARGET_CARRIED) && !isfinite(c->lo)) {
+        /* a stored run's epochs stand for a new run's as a rerun's do: the corpus's spread */
+        size_t n;
+        if (scv_calib_rerun_band(&l->calib, metric_of(p), c->e0, &c->lo, &c->hi, &n) == SCV_OK) {
+            size_t len = strlen(c->note);
+            snprintf(c->note + len, sizeof c->note - len, " (%.0f%% band %.3g-%.3g: the spread of %zu reruns of corpus "
+                     "jobs)", 100 * l->pol->band_coverage, c->lo, c->hi, n);
+        }
+    }
     *e0 = c->e0, *b0 = c->b0, *lo = c->lo, *hi = c->hi;
-    snprintf(text, cap, "%.191s", c->note); /* target_note's size */
+    snprintf(text, cap, "%s", c->note);
     return c->src;
 }
 
@@ -1133,12 +1142,12 @@ static void record_forecast(loop *l)
     }
     scv_run_event ev = {0};
     time_left(l, &ev);
-    int curve = curve_crossing(r->target_source) && !r->relative;
+    int band = !r->relative && isfinite(r->target_epochs_lo);
     r->forecasts[r->n_forecasts++] = (struct scv_run_forecast){
         .at_s = elapsed(l), .at_epochs = l->job.n_train > 0 ? l->samples / l->job.n_train : NAN,
         .remaining_s = r->relative ? NAN : ev.remaining_s, .remaining_lo_s = ev.remaining_lo_s,
         .remaining_hi_s = ev.remaining_hi_s, .epochs = r->relative ? NAN : r->target_epochs,
-        .epochs_lo = curve ? r->target_epochs_lo : NAN, .epochs_hi = curve ? r->target_epochs_hi : NAN,
+        .epochs_lo = band ? r->target_epochs_lo : NAN, .epochs_hi = band ? r->target_epochs_hi : NAN,
         .p_reach = r->target_p_reach, .workers = l->K, .batch = l->B};
 }
 
@@ -1179,7 +1188,7 @@ static int store_plan(loop *l, const scv_plan_result *res, scv_err *err)
     fputs(",\"chosen\":", f);
     scv_plan_point_json(f, l->p->catalog, ch);
     double lo = r->target_epochs_lo / r->target_epochs, hi = r->target_epochs_hi / r->target_epochs;
-    if (curve_crossing(r->target_source) && r->target_epochs > 0 && isfinite(lo) && isfinite(hi))
+    if (r->target_epochs > 0 && isfinite(lo) && isfinite(hi))
         fprintf(f, ",\"time_lo_s\":%.6g,\"time_hi_s\":%.6g", ch->time_s * lo, ch->time_s * hi);
     fputs(",\"points\":[", f);
     for (size_t i = 0; i < res->n_points; i++) {
@@ -1447,7 +1456,7 @@ static int do_plan(loop *l, scv_err *err)
     note_absolute(l); /* at the configuration decided */
     r->predicted_time_s = ch->time_s, r->predicted_cost = ch->cost, r->predicted_band = ch->err_rel;
     r->predicted_lo_s = r->predicted_hi_s = NAN;
-    if (curve_crossing(r->target_source) && r->target_epochs > 0) { /* time is proportional to the samples */
+    if (r->target_epochs > 0 && isfinite(r->target_epochs_lo)) { /* time is proportional to the samples */
         r->predicted_lo_s = ch->time_s * r->target_epochs_lo / r->target_epochs;
         r->predicted_hi_s = ch->time_s * r->target_epochs_hi / r->target_epochs;
     }
