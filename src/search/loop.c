@@ -107,6 +107,7 @@ typedef struct loop {
                                        store's finished runs (load_calib) */
     double eval_s_sum;              /* the evaluations' own times, summed, and how many: the */
     int eval_n;                     /*   plan prices them per training sample */
+    double eta_stored;              /* when the forecast was last stored (scv_now; 0: never) */
 } loop;
 
 /* ---- events ---- */
@@ -170,12 +171,29 @@ static void time_left(const loop *l, scv_run_event *ev)
     if (isfinite(hi_s) && hi_s > 0) ev->remaining_hi_s = hi_s * t_sample;
 }
 
+/* The store keeps a running run's latest forecast (the runs list, the dashboard): at each
+ * plan and segment's end (force), else at an evaluation at most every ETA_STORE_MIN_S; none
+ * before there is one. A failed write fails nothing (the next one may succeed). */
+#define ETA_STORE_MIN_S 1.0
+static void store_eta(loop *l, const scv_run_event *ev, int force)
+{
+    double now = scv_now();
+    if ((!force && now - l->eta_stored < ETA_STORE_MIN_S) || (!l->eta_stored && !isfinite(ev->remaining_s) && !ev->overdue))
+        return;
+    l->eta_stored = now;
+    struct scv_run_eta e = {.remaining_s = ev->remaining_s, .remaining_lo_s = ev->remaining_lo_s,
+                            .remaining_hi_s = ev->remaining_hi_s, .p_reach = l->r->target_p_reach,
+                            .overdue = ev->overdue, .nominal = ev->relative};
+    scv_store_run_eta(l->p->store, l->r->run_id, &e, NULL);
+}
+
 static void emit(loop *l, scv_run_event ev)
 {
-    if (!l->obs || !l->obs->on_event) return;
     ev.state = l->state;
     ev.elapsed_s = elapsed(l);
     time_left(l, &ev);
+    if (ev.kind == SCV_EV_EVAL) store_eta(l, &ev, 0);
+    if (!l->obs || !l->obs->on_event) return;
     l->obs->on_event(l->obs->ctx, &ev);
 }
 
@@ -968,6 +986,7 @@ static void record_forecast(loop *l)
     }
     scv_run_event ev = {0};
     time_left(l, &ev);
+    store_eta(l, &ev, 1);
     int curve = curve_crossing(r->target_source) && !r->relative;
     r->forecasts[r->n_forecasts++] = (struct scv_run_forecast){
         .at_s = elapsed(l), .at_epochs = l->job.n_train > 0 ? l->samples / l->job.n_train : NAN,
