@@ -37,6 +37,7 @@ static void when(double t, char *buf, size_t cap)
 
 /* A running run's latest forecast in words (buf "" when it has none): "ETA 3.2 min (2.1 min
  * to 5.0 min), P 0.91", "ETA 3.2 min nominal", "overdue" as the progress line says them. */
+#define ETA_AGE_SHOWN_S 10.0
 static void eta_text(const struct scv_run_eta *e, char *buf, size_t cap)
 {
     buf[0] = 0;
@@ -48,10 +49,10 @@ static void eta_text(const struct scv_run_eta *e, char *buf, size_t cap)
     if (isfinite(e->remaining_lo_s) && isfinite(e->remaining_hi_s)) snprintf(band, sizeof band, " (%s to %s)", lo, hi);
     else if (isfinite(e->remaining_hi_s)) snprintf(band, sizeof band, " (up to %s)", hi);
     if (isfinite(e->p_reach)) snprintf(p, sizeof p, ", P %.2f", e->p_reach);
-    double ago = (double)time(NULL) - e->written;
-    if (ago >= 0 && isfinite(ago)) {
+    double ago = (double)time(NULL) - e->written; /* an old one says how old (evaluations far apart) */
+    if (ago >= ETA_AGE_SHOWN_S) {
         char a[32];
-        scv_fmt_time(ago < 1 ? 0 : ago, a, sizeof a);
+        scv_fmt_time(ago, a, sizeof a);
         snprintf(age, sizeof age, " (as of %s ago)", a);
     }
     if (!isfinite(e->remaining_s))
