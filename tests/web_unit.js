@@ -151,7 +151,8 @@ test('eta_text', (check) => {
   check(t && t.left === 'overdue' && /^ETA: overdue, past the predicted time/.test(t.full), JSON.stringify(t));
   t = etaText(run({ remaining_s: 30, remaining_lo_s: null, remaining_hi_s: null, p_reach: null, nominal: true }));
   check(t && /^ETA 30.0 s nominal/.test(t.full) && t.pieces.includes('nominal'), JSON.stringify(t));
-  check(etaText(run({}, 'done')) === null && etaText({ status: 'running', eta: null }) === null, 'no forecast for a run not running or without one');
+  check(etaText(run({}, 'done')) === null && etaText({ status: 'running', eta: null }) === null && etaText(run({ remaining_s: null })) === null,
+    'no forecast for a run not running or without one');
   const box = mount(runsTableHtml([Object.assign(runRow(7, { status: 'running', actual_time_s: null }), { eta: eta({}) }), runRow(8, { eta: eta({}) })]));
   const rows = box.querySelectorAll('#runs-table tr');
   check(rows[1].textContent.includes('3.2 min left') && rows[1].textContent.includes('2.1\u20135.0 min P 0.91'), 'running: ' + rows[1].textContent);

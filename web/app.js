@@ -362,7 +362,7 @@ function statusHtml(r) {
  */
 function etaText(r) {
   const e = r && r.status === 'running' ? r.eta : null;
-  if (!e || !fin(e.written)) return null;
+  if (!e || !fin(e.written) || (!fin(e.remaining_s) && !e.overdue)) return null;
   const lo = e.remaining_lo_s, hi = e.remaining_hi_s, t = e.remaining_s;
   const range = fin(lo) && fin(hi) ? `${fmtTime(lo)} to ${fmtTime(hi)}` : fin(hi) ? `up to ${fmtTime(hi)}` : '';
   const p = fin(e.p_reach) ? `P ${e.p_reach.toFixed(2)}` : '';

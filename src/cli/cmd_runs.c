@@ -41,7 +41,7 @@ static void when(double t, char *buf, size_t cap)
 static void eta_text(const struct scv_run_eta *e, char *buf, size_t cap)
 {
     buf[0] = 0;
-    if (!(e->written > 0)) return;
+    if (!(e->written > 0) || (!isfinite(e->remaining_s) && !e->overdue)) return; /* none known */
     char t[32], lo[32], hi[32], band[80] = "", p[24] = "", age[48] = "";
     scv_fmt_time(e->remaining_s, t, sizeof t);
     scv_fmt_time(e->remaining_lo_s, lo, sizeof lo);

@@ -172,29 +172,31 @@ static void time_left(const loop *l, scv_run_event *ev)
 }
 
 /* The store keeps a running run's latest forecast (the runs list, the dashboard): at each
- * plan and segment's end (force), else at an evaluation at most every ETA_STORE_MIN_S; none
- * before there is one. A failed write fails nothing (the next one may succeed). */
+ * plan and segment's end (force), else at an evaluation at most every ETA_STORE_MIN_S; with
+ * P(reach) the latest curve's; cleared while there is none. A failed write fails nothing. */
 #define ETA_STORE_MIN_S 1.0
 static void store_eta(loop *l, const scv_run_event *ev, int force)
 {
     double now = scv_now();
-    if ((!force && now - l->eta_stored < ETA_STORE_MIN_S) || (!l->eta_stored && !isfinite(ev->remaining_s) && !ev->overdue))
-        return;
+    int none = !isfinite(ev->remaining_s) && !ev->overdue;
+    if ((!force && now - l->eta_stored < ETA_STORE_MIN_S) || (none && !l->eta_stored)) return;
     l->eta_stored = now;
+    int curve = l->r->target_source == SCV_TARGET_CURVE && l->pred.ok;
     struct scv_run_eta e = {.remaining_s = ev->remaining_s, .remaining_lo_s = ev->remaining_lo_s,
-                            .remaining_hi_s = ev->remaining_hi_s, .p_reach = l->r->target_p_reach,
+                            .remaining_hi_s = ev->remaining_hi_s, .p_reach = curve ? l->pred.p_reach : NAN,
                             .overdue = ev->overdue, .nominal = ev->relative};
-    scv_store_run_eta(l->p->store, l->r->run_id, &e, NULL);
+    scv_store_run_eta(l->p->store, l->r->run_id, none ? NULL : &e, NULL);
 }
 
 static void emit(loop *l, scv_run_event ev)
 {
+    int observed = l->obs && l->obs->on_event;
+    if (!observed && ev.kind != SCV_EV_EVAL) return;
     ev.state = l->state;
     ev.elapsed_s = elapsed(l);
     time_left(l, &ev);
     if (ev.kind == SCV_EV_EVAL) store_eta(l, &ev, 0);
-    if (!l->obs || !l->obs->on_event) return;
-    l->obs->on_event(l->obs->ctx, &ev);
+    if (observed) l->obs->on_event(l->obs->ctx, &ev);
 }
 
 static void predict_target(loop *l);
