@@ -1139,6 +1139,16 @@ typedef struct scv_run_summary {
                                    target's epochs were unknown): */
     double nominal_epochs;      /* ... this many epochs were assumed (NaN: not recorded) */
     int nominal_batch;          /* ... at this batch (0: not recorded) */
+    /* A running run's latest forecast (the loop writes it at each plan and, at most once a
+     * second, at each evaluation; cleared when the run stops; only a running run has one). */
+    struct scv_run_eta {
+        double written;             /* when (s since the epoch; 0: no forecast) */
+        double remaining_s;         /* time left to the target (NaN: none yet, overdue) */
+        double remaining_lo_s, remaining_hi_s; /* its band (NaN: none; lo NaN alone: "up to") */
+        double p_reach;             /* P(the target within max_epochs) (NaN: not known) */
+        int overdue;                /* past the predicted time: the curve's re-estimate */
+        int nominal;                /* remaining_s is nominal (the target's epochs unknown) */
+    } eta;
 } scv_run_summary;
 SCV_API int scv_store_runs(scv_store *s, scv_run_summary **out, size_t *n, scv_err *err);
 SCV_API int scv_store_run_summary(scv_store *s, long long run, scv_run_summary *out, scv_err *err);

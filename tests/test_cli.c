@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 #include "train/ckpt.h"
 #include "drivers/child.h"
+#include "store/store.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -1638,6 +1639,58 @@ static void t_run_vm_list(void)
     CHECK(file_has(path, "the plan chose c5.xlarge") && file_has(path, "extrapolated |"));
 }
 
+/* `runs` shows a running run's latest forecast (the store's, scv_store_run_eta): a line
+ * under it in the table ("ETA ... (lo to hi), P ..."), overdue and nominal said so, `runs
+ * show`, and --json's "eta" object (the service's names); none for a run that ended. */
+static void t_runs_eta(void)
+{
+    char db[400], out[16384];
+    snprintf(db, sizeof db, "%s/eta.db", tmp);
+    unlink(db);
+    scv_store *s = NULL;
+    scv_err err = {0};
+    long long a = 0, b = 0, c = 0;
+    CHECK_EQ_INT(scv_store_open(db, &s, &err), SCV_OK);
+    if (!s) return;
+    /* runs of this process: running while it lives */
+    CHECK_EQ_INT(scv_store_run_new(s, "job-eta-a", "{}", &a, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_new(s, "job-eta-b", "{}", &b, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_new(s, "job-eta-c", "{}", &c, &err), SCV_OK);
+    struct scv_run_eta e = {.remaining_s = 192, .remaining_lo_s = 126, .remaining_hi_s = 300, .p_reach = 0.91};
+    CHECK_EQ_INT(scv_store_run_eta(s, a, &e, &err), SCV_OK);
+    e = (struct scv_run_eta){.remaining_s = 30, .remaining_lo_s = NAN, .remaining_hi_s = NAN, .p_reach = NAN,
+                             .nominal = 1};
+    CHECK_EQ_INT(scv_store_run_eta(s, b, &e, &err), SCV_OK);
+    e = (struct scv_run_eta){.remaining_s = NAN, .remaining_lo_s = NAN, .remaining_hi_s = NAN, .p_reach = NAN,
+                             .overdue = 1};
+    CHECK_EQ_INT(scv_store_run_eta(s, c, &e, &err), SCV_OK);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s", bin, db), 0);
+    CHECK_MSG(strstr(out, "ETA 3.2 min (2.1 min to 5.0 min), P 0.91"), "%s", out);
+    CHECK_MSG(strstr(out, "ETA 30.0 s nominal"), "%s", out);
+    CHECK_MSG(strstr(out, "ETA: overdue"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs show %lld --db %s", bin, a, db), 0);
+    CHECK_MSG(strstr(out, "ETA 3.2 min (2.1 min to 5.0 min), P 0.91"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s runs --db %s --json 2>/dev/null; }", bin, db), 0);
+    cJSON *o = cJSON_Parse(out), *r0 = cJSON_GetArrayItem(o, 0), *j = cJSON_GetObjectItem(r0, "eta");
+    CHECK_MSG(cJSON_IsObject(j), "%s", out);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "remaining_s")), 192, 0, 1e-9);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "remaining_lo_s")), 126, 0, 1e-9);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "remaining_hi_s")), 300, 0, 1e-9);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "p_reach")), 0.91, 0, 1e-9);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j, "overdue")) && cJSON_IsFalse(cJSON_GetObjectItem(j, "nominal")) &&
+          cJSON_GetNumberValue(cJSON_GetObjectItem(j, "written")) > 1.5e9);
+    cJSON_Delete(o);
+    /* ended: no forecast anywhere */
+    CHECK_EQ_INT(scv_store_outcome(s, a, 200, 0.01, 0.9, 1, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_status(s, b, "interrupted", &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_status(s, c, "failed", &err), SCV_OK);
+    scv_store_close(s);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s", bin, db), 0);
+    CHECK_MSG(!strstr(out, "ETA"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s runs --db %s --json 2>/dev/null; }", bin, db), 0);
+    CHECK_MSG(strstr(out, "\"eta\":null") && !strstr(out, "\"eta\":{"), "%s", out);
+}
+
 static const scv_test tests[] = {
     {"vms", t_vms}, {"did_you_mean", t_did_you_mean},
     {"kill_tree", t_kill_tree},
@@ -1659,6 +1712,7 @@ static const scv_test tests[] = {
     {"target_bad_values", t_target_bad_values}, {"run_validated_early", t_run_validated_early},
     {"db_missing_dir", t_db_missing_dir},
     {"run_vm_list", t_run_vm_list},
+    {"runs_eta", t_runs_eta},
 };
 
 int main(int argc, char **argv)

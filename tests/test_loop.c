@@ -1536,6 +1536,67 @@ static void t_learnt_band(void)
     scv_store_close(db);
 }
 
+/* The store's forecast of a running run (the runs list and the dashboard read it), seen
+ * from the observer at each evaluation while training: there, positive (or overdue without
+ * one yet), never zero or less; rewritten at most once a second from the evaluations (plans
+ * and segments' ends aside); gone once the run is done. */
+typedef struct eta_rec {
+    rec r;
+    scv_store *db;
+    const scv_run_result *res;
+    int evals, missing, nonpos, changes, segments;
+    double last_written;
+} eta_rec;
+
+static void on_event_eta(void *ctx, const scv_run_event *ev)
+{
+    eta_rec *x = ctx;
+    on_event(&x->r, ev);
+    if (ev->kind == SCV_EV_SEGMENT_START) x->segments++;
+    if (ev->kind != SCV_EV_EVAL || ev->state != SCV_STATE_TRAIN) return;
+    scv_run_summary s;
+    x->evals++;
+    if (scv_store_run_summary(x->db, x->res->run_id, &s, NULL) != SCV_OK || !(s.eta.written > 0)) {
+        x->missing++;
+        return;
+    }
+    if (isfinite(s.eta.remaining_s) ? s.eta.remaining_s <= 0 : !s.eta.overdue) x->nonpos++;
+    if (isfinite(s.eta.remaining_lo_s) && s.eta.remaining_lo_s <= 0) x->nonpos++;
+    if (s.eta.written != x->last_written) x->changes++, x->last_written = s.eta.written;
+}
+
+static void t_eta_stored(void)
+{
+    scv_store *db = open_db("eta-stored.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.9;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-eta-stored");
+    p.search = SCV_SEARCH_NONE;
+    p.target_epochs = 0.8, p.target_batch = 32; /* overdue once the plan's time is spent */
+    p.policy.eval_every_epochs = 0.02; /* many evaluations: the writes limited */
+    scv_run_result res;
+    eta_rec x = {.db = db, .res = &res};
+    scv_run_observer obs = {&x, on_event_eta};
+    scv_err e = {0};
+    double t0 = scv_now();
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+    double wall = scv_now() - t0;
+    CHECK(res.reached && x.r.overdue > 0);
+    CHECK_MSG(x.evals > 5 && x.missing == 0, "%d evaluations while training, %d without a stored forecast", x.evals,
+              x.missing);
+    CHECK_MSG(x.nonpos == 0, "%d stored forecasts <= 0 while training", x.nonpos);
+    /* rate-limited: the evaluations' writes at most one a second, besides the plans' and
+     * the segments' */
+    CHECK_MSG(x.changes <= x.r.plans + x.segments + 2 + (int)wall, "%d writes seen over %d evaluations in %.1f s "
+              "(%d plans, %d segments)", x.changes, x.evals, wall, x.r.plans, x.segments);
+    scv_run_summary s;
+    CHECK_EQ_INT(scv_store_run_summary(db, res.run_id, &s, &e), SCV_OK);
+    CHECK_MSG(!strcmp(s.status, "done") && s.eta.written == 0, "%s, forecast written at %f", s.status, s.eta.written);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 static const scv_test tests[] = {
     {"headline", t_headline},
     {"compress", t_compress},
@@ -1561,6 +1622,7 @@ static const scv_test tests[] = {
     {"budget_cap", t_budget_cap},
     {"learnt_band", t_learnt_band},
     {"vm_types", t_vm_types},
+    {"eta_stored", t_eta_stored},
 };
 
 int main(int argc, char **argv)

@@ -1547,6 +1547,42 @@ static void t_submit_vm_list(void)
     CHECK_MSG(st == 400 && has_field(resp, "vm"), "%d %s", st, body_of(resp));
 }
 
+/* The runs list and a run's view carry a running run's latest forecast (the store's, written
+ * by the loop) under the names `runs --json` gives it (one writer): "eta" {remaining_s, its
+ * band, p_reach, overdue, nominal, written}; null once the run has ended. */
+static void t_runs_eta(void)
+{
+    scv_store *s = NULL;
+    scv_err err = {0};
+    long long id = 0;
+    CHECK_EQ_INT(scv_store_open(db, &s, &err), SCV_OK);
+    if (!s) return;
+    CHECK_EQ_INT(scv_store_run_new(s, "job-eta-svc", "{}", &id, &err), SCV_OK); /* this process's: running */
+    struct scv_run_eta e = {.remaining_s = 192, .remaining_lo_s = 126, .remaining_hi_s = 300, .p_reach = 0.91};
+    CHECK_EQ_INT(scv_store_run_eta(s, id, &e, &err), SCV_OK);
+    CHECK_EQ_INT(http("GET", "/api/runs?job=job-eta-svc", NULL, NULL, resp, sizeof resp), 200);
+    cJSON *o = json_of(resp);
+    const cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "runs"), 0);
+    CHECK_MSG(jnum(r0, "id") == id && jnum(r0, "eta.remaining_s") == 192 && jnum(r0, "eta.remaining_lo_s") == 126 &&
+                  jnum(r0, "eta.remaining_hi_s") == 300 && jnum(r0, "eta.p_reach") == 0.91 &&
+                  jnum(r0, "eta.written") > 1.5e9 && cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(r0, "eta"), "overdue")),
+              "%.1500s", body_of(resp));
+    cJSON_Delete(o);
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld", id);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    CHECK_MSG(jnum(o, "run.eta.remaining_s") == 192, "%.1500s", body_of(resp));
+    cJSON_Delete(o);
+    /* ended: none in the list nor the view */
+    CHECK_EQ_INT(scv_store_outcome(s, id, 200, 0.01, 0.9, 1, &err), SCV_OK);
+    scv_store_close(s);
+    CHECK_EQ_INT(http("GET", "/api/runs?job=job-eta-svc", NULL, NULL, resp, sizeof resp), 200);
+    CHECK_MSG(strstr(body_of(resp), "\"eta\":null") && !strstr(body_of(resp), "\"eta\":{"), "%.1500s", body_of(resp));
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    CHECK_MSG(strstr(body_of(resp), "\"eta\":null") != NULL, "%.1500s", body_of(resp));
+}
+
 static const scv_test tests[] = {
     {"health", t_health}, {"token_file", t_token_file}, {"auth", t_auth}, {"validation", t_validation},
     {"body_limit", t_body_limit}, {"not_found", t_not_found}, {"dashboard", t_dashboard},
@@ -1557,6 +1593,7 @@ static const scv_test tests[] = {
     {"resume_checked", t_resume_checked}, {"host_origin", t_host_origin}, {"hidden_reads", t_hidden_reads},
     {"submit_runnable", t_submit_runnable}, {"reject_reason", t_reject_reason}, {"token_strength", t_token_strength},
     {"submit_vm_list", t_submit_vm_list},
+    {"runs_eta", t_runs_eta},
 };
 
 int main(int argc, char **argv)

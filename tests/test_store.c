@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define N 8
@@ -307,7 +308,7 @@ static void t_summary_json(void)
     CHECK_MSG(cJSON_IsObject(o), "not JSON: %s", buf);
     const char *names[] = {"id", "created", "job_key", "status", "state", "workers", "batch", "predicted_time_s",
                            "predicted_cost", "actual_time_s", "actual_cost", "accuracy", "reached", "n_steps", "why",
-                           "nominal", "nominal_epochs"};
+                           "nominal", "nominal_epochs", "eta"};
     CHECK_EQ_INT(cJSON_GetArraySize(o), (int)(sizeof names / sizeof names[0]));
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         CHECK_MSG(cJSON_GetObjectItemCaseSensitive(o, names[i]) != NULL, "no \"%s\": %s", names[i], buf);
@@ -319,6 +320,7 @@ static void t_summary_json(void)
     CHECK_EQ_INT(cJSON_GetObjectItem(o, "n_steps")->valueint, 3);
     /* a run without a plan: not nominal, no epochs assumed */
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(o, "nominal")) && cJSON_IsNull(cJSON_GetObjectItem(o, "nominal_epochs")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(o, "eta"))); /* no forecast written */
     cJSON_Delete(o);
     free(buf);
 }
@@ -368,6 +370,105 @@ static void t_stale_running(void)
     scv_store_close(s);
 }
 
+/* The summary as JSON (scv_run_summary_json) parsed; NULL when not JSON. */
+static cJSON *summary_cjson(const scv_run_summary *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    scv_run_summary_json(f, r);
+    fclose(f);
+    cJSON *o = cJSON_Parse(buf);
+    free(buf);
+    return o;
+}
+
+/* A running run's latest forecast (scv_store_run_eta, schema 7): read back by the summaries
+ * and written by the one JSON writer; rewritten in place; cleared when the run stops (status,
+ * outcome) and not written once it has stopped; a store of an older schema (tests/data/
+ * store-v3.db) migrates and keeps forecasts too. */
+static void t_run_eta(void)
+{
+    char path[400], cmd[900];
+    snprintf(path, sizeof path, "%s/eta.db", tmp);
+    scv_store *s = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_OK);
+    if (!s) return;
+    long long id = 0;
+    CHECK_EQ_INT(scv_store_run_new(s, "job-eta", "{}", &id, &err), SCV_OK);
+    scv_run_summary r;
+    CHECK_EQ_INT(scv_store_run_summary(s, id, &r, &err), SCV_OK);
+    CHECK(r.eta.written == 0 && isnan(r.eta.remaining_s)); /* none yet */
+    struct scv_run_eta e = {.remaining_s = 192, .remaining_lo_s = 126, .remaining_hi_s = 300, .p_reach = 0.91};
+    double t0 = (double)time(NULL);
+    CHECK_MSG(scv_store_run_eta(s, id, &e, &err) == SCV_OK, "%s", err.msg);
+    CHECK_EQ_INT(scv_store_run_summary(s, id, &r, &err), SCV_OK);
+    CHECK_MSG(r.eta.written >= t0 - 1 && r.eta.written <= t0 + 5, "written %f", r.eta.written);
+    CHECK(r.eta.remaining_s == 192 && r.eta.remaining_lo_s == 126 && r.eta.remaining_hi_s == 300 &&
+          r.eta.p_reach == 0.91 && !r.eta.overdue && !r.eta.nominal);
+    cJSON *o = summary_cjson(&r), *j = cJSON_GetObjectItem(o, "eta");
+    CHECK(cJSON_IsObject(j));
+    const char *names[] = {"written", "remaining_s", "remaining_lo_s", "remaining_hi_s", "p_reach", "overdue", "nominal"};
+    CHECK_EQ_INT(cJSON_GetArraySize(j), (int)(sizeof names / sizeof names[0]));
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        CHECK_MSG(cJSON_GetObjectItemCaseSensitive(j, names[i]) != NULL, "no eta.%s", names[i]);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(j, "remaining_s")), 192, 0, 1e-9);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j, "overdue")));
+    cJSON_Delete(o);
+    /* rewritten: overdue, no band, no P (NaN: NULL, null in JSON) */
+    e = (struct scv_run_eta){.remaining_s = 40, .remaining_lo_s = NAN, .remaining_hi_s = NAN, .p_reach = NAN,
+                             .overdue = 1, .nominal = 1};
+    CHECK_EQ_INT(scv_store_run_eta(s, id, &e, &err), SCV_OK);
+    scv_run_summary *all = NULL;
+    size_t n = 0;
+    CHECK_EQ_INT(scv_store_runs(s, &all, &n, &err), SCV_OK);
+    CHECK(n == 1 && all[0].eta.remaining_s == 40 && isnan(all[0].eta.remaining_lo_s) && isnan(all[0].eta.p_reach) &&
+          all[0].eta.overdue && all[0].eta.nominal);
+    if (n == 1) {
+        o = summary_cjson(&all[0]);
+        j = cJSON_GetObjectItem(o, "eta");
+        CHECK(cJSON_IsNull(cJSON_GetObjectItem(j, "remaining_lo_s")) && cJSON_IsNull(cJSON_GetObjectItem(j, "p_reach")) &&
+              cJSON_IsTrue(cJSON_GetObjectItem(j, "overdue")) && cJSON_IsTrue(cJSON_GetObjectItem(j, "nominal")));
+        cJSON_Delete(o);
+    }
+    free(all);
+    /* stopped (interrupted): no forecast, and none comes back when it is resumed */
+    CHECK_EQ_INT(scv_store_run_status(s, id, "interrupted", &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_summary(s, id, &r, &err), SCV_OK);
+    CHECK(r.eta.written == 0);
+    CHECK_EQ_INT(scv_store_run_status(s, id, "running", &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_summary(s, id, &r, &err), SCV_OK);
+    CHECK_MSG(r.eta.written == 0, "a resumed run shows its interrupted forecast");
+    /* done (the outcome): cleared; a late write after it changes nothing */
+    CHECK_EQ_INT(scv_store_run_eta(s, id, &e, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_outcome(s, id, 100, 0.01, 0.9, 1, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_eta(s, id, &e, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_status(s, id, "running", &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_summary(s, id, &r, &err), SCV_OK);
+    CHECK_MSG(r.eta.written == 0, "a finished run kept or took a forecast");
+    CHECK_EQ_INT(scv_store_run_eta(s, id, &e, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_eta(s, id, NULL, &err), SCV_OK); /* NULL clears */
+    CHECK_EQ_INT(scv_store_run_summary(s, id, &r, &err), SCV_OK);
+    CHECK(r.eta.written == 0);
+    scv_store_close(s);
+    /* an older schema migrates: its run resumed takes a forecast */
+    snprintf(path, sizeof path, "%s/eta-v3.db", tmp);
+    snprintf(cmd, sizeof cmd, "cp tests/data/store-v3.db %s", path);
+    CHECK_EQ_INT(system(cmd), 0);
+    CHECK_MSG(scv_store_open(path, &s, &err) == SCV_OK, "%s", err.msg);
+    if (!s) return;
+    CHECK_EQ_INT(scv_store_run_summary(s, 1, &r, &err), SCV_OK);
+    CHECK(r.eta.written == 0);
+    CHECK_EQ_INT(scv_store_run_status(s, 1, "running", &err), SCV_OK);
+    e = (struct scv_run_eta){.remaining_s = 5, .remaining_lo_s = NAN, .remaining_hi_s = 9, .p_reach = 0.5};
+    CHECK_MSG(scv_store_run_eta(s, 1, &e, &err) == SCV_OK, "%s", err.msg);
+    CHECK_EQ_INT(scv_store_run_summary(s, 1, &r, &err), SCV_OK);
+    CHECK(r.eta.remaining_s == 5 && r.eta.remaining_hi_s == 9 && isnan(r.eta.remaining_lo_s));
+    scv_store_close(s);
+}
+
 static const scv_test tests[] = {
     {"stale_running", t_stale_running},
     {"migrate_v3", t_migrate_v3},
@@ -377,6 +478,7 @@ static const scv_test tests[] = {
     {"not_a_db", t_not_a_db},
     {"missing_dir", t_missing_dir},
     {"summary_json", t_summary_json},
+    {"run_eta", t_run_eta},
 };
 
 int main(int argc, char **argv)

@@ -3,7 +3,8 @@
  * real stylesheet and layout: axis ticks at 1-2-5 steps with unit-aware labels, the phase
  * timeline's labels never overlapping, the runs table fitting 1400 px (and scrolling in its
  * own box when narrower), no "actual time" line for a run that missed its target, the job
- * built from the submit form with errors by field, the comparison of runs. Loaded by
+ * built from the submit form with errors by field, the comparison of runs, a running run's
+ * forecast (ETA, band, P) in words and in the runs table. Loaded by
  * tests/web_unit.html; results in <pre id="results">.
  */
 'use strict';
@@ -118,7 +119,8 @@ function runRow(id, extra) {
     target_metric: 'test_accuracy', target_accuracy: 0.9, target_loss: null, vm: 'c6i.16xlarge' }, extra || {});
 }
 test('runs_table', (check) => {
-  const runs = [runRow(123456), runRow(2, { status: 'running', state: 'search' }), runRow(3, { status: 'target not reached', state: 'done', reached: false }),
+  const runs = [runRow(123456), runRow(2, { status: 'running', state: 'train', actual_time_s: null, actual_cost: null, accuracy: null,
+    eta: { written: 1795649285.5, remaining_s: 192, remaining_lo_s: 126, remaining_hi_s: 300, p_reach: 0.91, overdue: false, nominal: false } }), runRow(3, { status: 'target not reached', state: 'done', reached: false }),
     runRow(4, { target_metric: 'train_loss', target_loss: 0.25, target_accuracy: null, vm: null })];
   /* a 1400 px window: main's 1.5em padding each side leaves 1352 px */
   let box = mount(runsTableHtml(runs, new Set(['2'])), 1352);
@@ -133,6 +135,28 @@ test('runs_table', (check) => {
   box = mount(runsTableHtml(runs), 640);
   const wrap = box.querySelector('.table-wrap');
   check(wrap.getBoundingClientRect().width <= 640 && wrap.scrollWidth > wrap.clientWidth, `at 640 px: box ${wrap.getBoundingClientRect().width}, content ${wrap.scrollWidth}`);
+});
+
+/* a running run's forecast (run.eta): in words as `scavenger runs` says it, in the runs
+ * table's actual-time cell with its band, nominal and overdue said so; none for a run that
+ * is not running (even with a stale eta) */
+test('eta_text', (check) => {
+  const eta = (x) => Object.assign({ written: 1795649285.5, remaining_s: 192, remaining_lo_s: 126, remaining_hi_s: 300, p_reach: 0.91, overdue: false, nominal: false }, x);
+  const run = (x, status) => ({ id: 7, status: status || 'running', eta: eta(x) });
+  let t = etaText(run({}));
+  check(t && t.full === 'ETA 3.2 min (2.1 min to 5.0 min), P 0.91' && t.left === '3.2 min left' && t.pieces.join(' ') === '2.1\u20135.0 min P 0.91', JSON.stringify(t));
+  t = etaText(run({ remaining_lo_s: null, p_reach: null, overdue: true, remaining_s: 40, remaining_hi_s: 70 }));
+  check(t && t.full === 'ETA 40.0 s (up to 70.0 s), overdue: re-estimated from the learning curve', JSON.stringify(t));
+  t = etaText(run({ remaining_s: null, remaining_lo_s: null, remaining_hi_s: null, p_reach: null, overdue: true }));
+  check(t && t.left === 'overdue' && /^ETA: overdue, past the predicted time/.test(t.full), JSON.stringify(t));
+  t = etaText(run({ remaining_s: 30, remaining_lo_s: null, remaining_hi_s: null, p_reach: null, nominal: true }));
+  check(t && /^ETA 30.0 s nominal/.test(t.full) && t.pieces.includes('nominal'), JSON.stringify(t));
+  check(etaText(run({}, 'done')) === null && etaText({ status: 'running', eta: null }) === null && etaText(run({ remaining_s: null })) === null,
+    'no forecast for a run not running or without one');
+  const box = mount(runsTableHtml([Object.assign(runRow(7, { status: 'running', actual_time_s: null }), { eta: eta({}) }), runRow(8, { eta: eta({}) })]));
+  const rows = box.querySelectorAll('#runs-table tr');
+  check(rows[1].textContent.includes('3.2 min left') && rows[1].textContent.includes('2.1\u20135.0 min P 0.91'), 'running: ' + rows[1].textContent);
+  check(!rows[2].textContent.includes('left') && rows[2].textContent.includes('1.56 h'), 'done: ' + rows[2].textContent);
 });
 
 test('predicted_actual', (check) => {

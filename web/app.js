@@ -1,12 +1,14 @@
 /*
  * app.js - the Scavenger dashboard: a single page drawn from the service's JSON API with
  * plain DOM and SVG (no library, nothing fetched from elsewhere). Views by the URL's hash:
- *   #/          the runs table (paged, filtered by job and status; refreshed every 3 s);
+ *   #/          the runs table (paged, filtered by job and status; refreshed every 3 s; a
+ *               running run's latest time left, its band and P(reach) in its actual-time cell);
  *   #/run/ID    one run: the chosen configuration, the time-cost trade-off (every point,
  *               the Pareto front, the choice with its band, the outcome; while the run
  *               trains, from the latest plan the loop stored), the phase
  *               timeline (segments, switches and their idle), predicted against actual
- *               time to the target, iteration time and noise scale, test accuracy; live
+ *               time to the target, iteration time and noise scale, test accuracy, the time
+ *               left to the target while it trains (run.eta, rewritten by the loop); live
  *               through server-sent events while the run trains;
  *   #/run/ID/logs    the run's log, tailed from a byte offset (GET /api/runs/ID/log);
  *   #/run/ID/report  the run's report.md and tradeoff.svg (GET /api/runs/ID/files/NAME);
@@ -17,7 +19,7 @@
  *   #/plan      posts metrics files' text to /api/plan and draws the plan's curves (a read:
  *               no token on loopback), with a deadline, a budget and the pricing.
  * The pure pieces (axis ticks and their labels, the timeline's label placement, the runs
- * table, the predicted-against-actual figure's spec, the job built from the form) are
+ * table, a forecast in words, the predicted-against-actual figure's spec, the job built from the form) are
  * tested in a browser by tests/web_unit.html (tests/browser.sh).
  * Writes send the token from the header's field (kept in this browser's localStorage).
  */
@@ -352,6 +354,38 @@ function statusHtml(r) {
   return `<span class="badge ${esc(r.status)}" title="${esc(r.why || '')}">${esc(r.status)}</span>${more}`;
 }
 /*
+ * A running run's latest forecast (the API's run.eta, which the loop rewrites at each plan
+ * and evaluation) in words, as `scavenger runs` says it; null for a run that is not running
+ * or has none. full: "ETA 3.2 min (2.1 min to 5.0 min), P 0.91"; for a table's narrow cell
+ * its pieces: left "3.2 min left", then "2.1-5.0 min", "P 0.91". A nominal time and an
+ * overdue one say so.
+ */
+function etaText(r) {
+  const e = r && r.status === 'running' ? r.eta : null;
+  if (!e || !fin(e.written) || (!fin(e.remaining_s) && !e.overdue)) return null;
+  const lo = e.remaining_lo_s, hi = e.remaining_hi_s, t = e.remaining_s;
+  const range = fin(lo) && fin(hi) ? `${fmtTime(lo)} to ${fmtTime(hi)}` : fin(hi) ? `up to ${fmtTime(hi)}` : '';
+  const p = fin(e.p_reach) ? `P ${e.p_reach.toFixed(2)}` : '';
+  if (!fin(t)) {
+    return { left: 'overdue', pieces: ['re-estimating'],
+      full: `ETA: overdue, past the ${e.nominal ? 'nominal' : 'predicted'} time; re-estimating at the next evaluation` };
+  }
+  if (e.nominal && !e.overdue)
+    return { left: `${fmtTime(t)} left`, pieces: ['nominal'], full: `ETA ${fmtTime(t)} nominal (the target\u2019s epochs unknown; not a prediction)` };
+  /* "2.1-5.0 min" where both ends have one unit */
+  const ul = fmtTime(lo).split(' '), uh = fmtTime(hi).split(' ');
+  const short = !range ? '' : !fin(lo) ? range : ul[1] === uh[1] ? `${ul[0]}\u2013${uh[0]} ${uh[1]}` : `${fmtTime(lo)}\u2013${fmtTime(hi)}`;
+  return { left: `${fmtTime(t)} left`, pieces: [short, p, e.overdue ? 'overdue' : ''].filter((x) => x),
+    full: `ETA ${fmtTime(t)}${range ? ` (${range})` : ''}${p ? ', ' + p : ''}${e.overdue ? ', overdue: re-estimated from the learning curve' : ''}` };
+}
+/* The actual-time cell: the time, or (while a run trains) its forecast, its band and P under
+ * it in pieces that wrap (the table fits 1400 px). */
+function actualTimeHtml(r) {
+  const eta = etaText(r);
+  if (eta) return `<span class="eta" title="${esc(eta.full)}, as of ${esc(fmtDate(r.eta.written))}">${esc(eta.left)}</span>${eta.pieces.map((x) => ` <span class="muted eta-band">${esc(x)}</span>`).join('')}`;
+  return r.reached ? fmtTime(r.actual_time_s) : fin(r.actual_time_s) ? `<span class="muted" title="target not reached: time to the end">(${fmtTime(r.actual_time_s)})</span>` : '-';
+}
+/*
  * The runs table (the API's runs, picked: ids ticked for a comparison): one status column,
  * the target and the VM type; the job key cut with an ellipsis (whole in its tooltip); in a
  * container that scrolls sideways by itself where the window is narrower than the table.
@@ -359,14 +393,14 @@ function statusHtml(r) {
 function runsTableHtml(runs, pickedIds) {
   const sel = pickedIds || new Set();
   let h = `<div class="table-wrap"><table id="runs-table"><tr><th title="tick two or more to compare">\u2713</th><th>run</th><th class="l">job</th><th class="l">status</th><th class="l">target</th><th class="l">VM</th><th>K</th><th>B</th>
-    <th>predicted time</th><th>predicted cost</th><th>actual time</th><th>actual cost</th><th>test acc.</th><th class="l">created</th></tr>`;
+    <th>predicted time</th><th>predicted cost</th><th title="a running run: its latest time left to the target (ETA), the band and P(reach)">actual time / ETA</th><th>actual cost</th><th>test acc.</th><th class="l">created</th></tr>`;
   for (const r of runs) {
     const nom = r.nominal ? `<span class="muted nominal" title="${esc(nominalWord(true, r.nominal_epochs))}: the target\u2019s epochs were unknown, not a prediction">*</span>` : '';
     h += `<tr><td><input type="checkbox" class="pick" value="${r.id}"${sel.has(String(r.id)) ? ' checked' : ''} aria-label="compare run ${r.id}"></td>
       <td><a href="#/run/${r.id}">${r.id}</a></td><td class="l job" title="${esc(r.job_key)}">${esc(r.job_key)}</td><td class="l">${statusHtml(r)}</td>
       <td class="l">${esc(targetText(r))}</td><td class="l">${esc(r.vm || '-')}</td><td>${r.workers || '-'}</td><td>${r.batch || '-'}</td>
       <td>${fmtTime(r.predicted_time_s)}${nom}</td><td>${fmtUsd(r.predicted_cost)}${nom}</td>
-      <td>${r.reached ? fmtTime(r.actual_time_s) : fin(r.actual_time_s) ? `<span class="muted" title="target not reached: time to the end">(${fmtTime(r.actual_time_s)})</span>` : '-'}</td>
+      <td class="eta-cell">${actualTimeHtml(r)}</td>
       <td>${fmtUsd(r.actual_cost)}</td><td>${fin(r.accuracy) ? r.accuracy.toFixed(4) : '-'}</td><td class="l">${fmtDateShort(r.created)}</td></tr>`;
   }
   h += '</table>';
@@ -544,6 +578,7 @@ function renderRun(st) {
     <p class="muted">${esc(r.job_key)} · state ${esc(r.state)} · created ${fmtDate(r.created)}${sub ? ` · submission ${sub.id} (${esc(sub.state)})` : ''}</p>
     <div class="card"><div class="chosen" id="chosen"><b>Chosen configuration:</b> <span id="chosen-config">${chosen}</span></div>
     <div class="muted">${esc(why || '')}</div>
+    ${etaText(r) ? `<div id="eta"><b>Time left to the target:</b> ${esc(etaText(r).full)} <span class="muted">(as of ${esc(fmtDate(r.eta.written))})</span></div>` : ''}
     ${rep ? `<div>Outcome: ${rep.reached ? 'target reached' : 'target NOT reached'}; test accuracy ${fin(rep.test_accuracy) ? rep.test_accuracy.toFixed(4) : '-'} after ${fmtNum(rep.epochs)} epochs in ${fmtTime(rep.actual_time_s)}, ${fmtUsd(rep.actual_cost)}; ${esc(repWord)} at the decision ${fmtTime(rep.predicted_time_s)}${fin(rep.predicted_time_lo_s) ? ` (band ${fmtTime(rep.predicted_time_lo_s)} to ${fmtTime(rep.predicted_time_hi_s)})` : ''}; search ${fmtTime(rep.search_time_s)}, ${rep.switches} switch(es)</div>` : ''}
     ${sub && sub.error ? `<div class="err">${esc(sub.error)}</div>` : ''}
     <p class="links"><a id="logs-link" href="#/run/${r.id}/logs">logs</a>${rep ? ` · report: <a id="report-link" href="#/run/${r.id}/report">view</a> · <a href="/api/runs/${r.id}/files/report.md">report.md</a> · <a href="/api/runs/${r.id}/files/report.json">report.json</a> · <a href="/api/runs/${r.id}/files/tradeoff.svg">tradeoff.svg</a>` : ' · report: written when the run ends'} · <a href="#/compare/${r.id}">compare with…</a></p>

@@ -35,6 +35,36 @@ static void when(double t, char *buf, size_t cap)
     else strftime(buf, cap, "%Y-%m-%d %H:%M", &tm);
 }
 
+/* A running run's latest forecast in words (buf "" when it has none): "ETA 3.2 min (2.1 min
+ * to 5.0 min), P 0.91", "ETA 3.2 min nominal", "overdue" as the progress line says them. */
+#define ETA_AGE_SHOWN_S 10.0
+static void eta_text(const struct scv_run_eta *e, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!(e->written > 0) || (!isfinite(e->remaining_s) && !e->overdue)) return; /* none known */
+    char t[32], lo[32], hi[32], band[80] = "", p[24] = "", age[48] = "";
+    scv_fmt_time(e->remaining_s, t, sizeof t);
+    scv_fmt_time(e->remaining_lo_s, lo, sizeof lo);
+    scv_fmt_time(e->remaining_hi_s, hi, sizeof hi);
+    if (isfinite(e->remaining_lo_s) && isfinite(e->remaining_hi_s)) snprintf(band, sizeof band, " (%s to %s)", lo, hi);
+    else if (isfinite(e->remaining_hi_s)) snprintf(band, sizeof band, " (up to %s)", hi);
+    if (isfinite(e->p_reach)) snprintf(p, sizeof p, ", P %.2f", e->p_reach);
+    double ago = (double)time(NULL) - e->written; /* an old one says how old (evaluations far apart) */
+    if (ago >= ETA_AGE_SHOWN_S) {
+        char a[32];
+        scv_fmt_time(ago, a, sizeof a);
+        snprintf(age, sizeof age, " (as of %s ago)", a);
+    }
+    if (!isfinite(e->remaining_s))
+        snprintf(buf, cap, "ETA: overdue, past the %s time; re-estimating at the next evaluation%s",
+                 e->nominal ? "nominal" : "predicted", age);
+    else if (e->nominal && !e->overdue)
+        snprintf(buf, cap, "ETA %s nominal (the target's epochs unknown; not a prediction)%s", t, age);
+    else
+        snprintf(buf, cap, "ETA %s%s%s%s%s", t, band, p, e->overdue ? ", overdue: re-estimated from the learning curve" : "",
+                 age);
+}
+
 static int list(scv_store *db, int json, scv_err *err)
 {
     scv_run_summary *r;
@@ -69,6 +99,9 @@ static int list(scv_store *db, int json, scv_err *err)
             if (isfinite(r[i].accuracy)) snprintf(acc, sizeof acc, "%.4f", r[i].accuracy);
             printf("%5lld  %-16s  %-26s  %-12s  %13s  %10s  %10s  %10s  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
                    acc, r[i].job_key);
+            char eta[256]; /* a running run's forecast, on a line of its own under it */
+            eta_text(&r[i].eta, eta, sizeof eta);
+            if (eta[0]) printf("%5s  %s\n", "", eta);
         }
         if (nominal)
             printf("nom.: nominal, not predicted: the target's epochs were unknown at the decision and a nominal "
@@ -118,6 +151,9 @@ static int show(scv_store *db, long long id, int json, scv_err *err)
             snprintf(nom, sizeof nom, "nominal (the target's epochs were unknown; not a prediction)");
         if (r.workers) printf("chose K=%d, B=%d: %s\n%s %s, %s; actual %s, %s\n", r.workers, r.batch, r.why, nom, pt,
                               pc, at, ac);
+        char eta[256];
+        eta_text(&r.eta, eta, sizeof eta);
+        if (eta[0]) printf("%s\n", eta);
         printf("\n%3s  %-7s  %4s  %6s  %10s  %12s  %8s  %8s\n", "#", "phase", "K", "B", "iterations", "ms/iteration",
                "idle s", "test acc");
         for (size_t i = 0; i < n; i++)
@@ -145,7 +181,8 @@ int cmd_runs(int argc, char **argv)
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             printf(RUNS_USAGE "\nLists the runs `scavenger run` stored: status, the first decision, its\n"
-                              "predicted and actual time and cost. `show ID` adds every step.\n");
+                              "predicted and actual time and cost; a running run's latest time left to the\n"
+                              "target (ETA, its band, P(reach)) under it. `show ID` adds every step.\n");
             cli_opt_help(stdout, RUNS_OPTIONS, 14, 0);
             return EXIT_OK;
         }

@@ -83,5 +83,17 @@ void scv_run_summary_json(FILE *f, const scv_run_summary *r)
     /* predicted_* are nominal (not predictions) when the first decision's target was unknown */
     fprintf(f, ",\"nominal\":%s", r->nominal ? "true" : "false");
     num(f, "nominal_epochs", "%.6g", r->nominal ? r->nominal_epochs : NAN);
-    fputc('}', f);
+    /* a running run's latest forecast (null: none, or not running) */
+    const struct scv_run_eta *e = &r->eta;
+    if (!(e->written > 0)) {
+        fputs(",\"eta\":null}", f);
+        return;
+    }
+    fputs(",\"eta\":{", f);
+    fprintf(f, "\"written\":%.6f", e->written);
+    num(f, "remaining_s", "%.6g", e->remaining_s);
+    num(f, "remaining_lo_s", "%.6g", e->remaining_lo_s);
+    num(f, "remaining_hi_s", "%.6g", e->remaining_hi_s);
+    num(f, "p_reach", "%.4g", e->p_reach);
+    fprintf(f, ",\"overdue\":%s,\"nominal\":%s}}", e->overdue ? "true" : "false", e->nominal ? "true" : "false");
 }

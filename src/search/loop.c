@@ -109,6 +109,7 @@ typedef struct loop {
     int eval_n;                     /*   plan prices them per training sample */
     int budget_warned;              /* the budget's warning share was passed (noted once) */
     int budget_stop;                /* the next segment does not fit the budget: the run stops */
+    double eta_stored;              /* when the forecast was last stored (scv_now; 0: never) */
 } loop;
 
 /* ---- events ---- */
@@ -174,14 +175,33 @@ static void time_left(const loop *l, scv_run_event *ev)
 
 static double spend_usd(const loop *l);
 
+/* The store keeps a running run's latest forecast (the runs list, the dashboard): at each
+ * plan and segment's end (force), else at an evaluation at most every ETA_STORE_MIN_S; with
+ * P(reach) the latest curve's; cleared while there is none. A failed write fails nothing. */
+#define ETA_STORE_MIN_S 1.0
+static void store_eta(loop *l, const scv_run_event *ev, int force)
+{
+    double now = scv_now();
+    int none = !isfinite(ev->remaining_s) && !ev->overdue;
+    if ((!force && now - l->eta_stored < ETA_STORE_MIN_S) || (none && !l->eta_stored)) return;
+    l->eta_stored = now;
+    int curve = l->r->target_source == SCV_TARGET_CURVE && l->pred.ok;
+    struct scv_run_eta e = {.remaining_s = ev->remaining_s, .remaining_lo_s = ev->remaining_lo_s,
+                            .remaining_hi_s = ev->remaining_hi_s, .p_reach = curve ? l->pred.p_reach : NAN,
+                            .overdue = ev->overdue, .nominal = ev->relative};
+    scv_store_run_eta(l->p->store, l->r->run_id, none ? NULL : &e, NULL);
+}
+
 static void emit(loop *l, scv_run_event ev)
 {
-    if (!l->obs || !l->obs->on_event) return;
+    int observed = l->obs && l->obs->on_event;
+    if (!observed && ev.kind != SCV_EV_EVAL) return;
     ev.state = l->state;
     ev.elapsed_s = elapsed(l);
     ev.spent_usd = spend_usd(l);
     time_left(l, &ev);
-    l->obs->on_event(l->obs->ctx, &ev);
+    if (ev.kind == SCV_EV_EVAL) store_eta(l, &ev, 0);
+    if (observed) l->obs->on_event(l->obs->ctx, &ev);
 }
 
 static void predict_target(loop *l);
@@ -1142,6 +1162,7 @@ static void record_forecast(loop *l)
     }
     scv_run_event ev = {0};
     time_left(l, &ev);
+    store_eta(l, &ev, 1);
     int band = !r->relative && isfinite(r->target_epochs_lo);
     r->forecasts[r->n_forecasts++] = (struct scv_run_forecast){
         .at_s = elapsed(l), .at_epochs = l->job.n_train > 0 ? l->samples / l->job.n_train : NAN,

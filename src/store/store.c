@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SCHEMA_VERSION 6
+#define SCHEMA_VERSION 7
 
 struct scv_store {
     sqlite3 *db;
@@ -63,6 +63,16 @@ static const char *MIGRATE_LATENCY_5 = "ALTER TABLE measurements ADD COLUMN t_la
 /* 6: the process a running run lives in ("HOST:PID:START", run_owner): a run whose process
  * is gone is not shown as running (summary_row) */
 static const char *MIGRATE_OWNER_6 = "ALTER TABLE runs ADD COLUMN owner TEXT;";
+/* 7: a running run's latest forecast (scv_store_run_eta; NULL when none): when it was
+ * written, the time left, its band, P(reach), overdue, nominal */
+static const char *MIGRATE_ETA_7 =
+    "ALTER TABLE runs ADD COLUMN eta_written REAL; ALTER TABLE runs ADD COLUMN eta_s REAL;"
+    " ALTER TABLE runs ADD COLUMN eta_lo_s REAL; ALTER TABLE runs ADD COLUMN eta_hi_s REAL;"
+    " ALTER TABLE runs ADD COLUMN eta_p_reach REAL; ALTER TABLE runs ADD COLUMN eta_overdue INTEGER;"
+    " ALTER TABLE runs ADD COLUMN eta_nominal INTEGER;";
+/* a run that stops running keeps no forecast (with its status, in the same UPDATE) */
+#define ETA_CLEAR ", eta_written=NULL, eta_s=NULL, eta_lo_s=NULL, eta_hi_s=NULL, eta_p_reach=NULL, eta_overdue=NULL," \
+                  " eta_nominal=NULL"
 
 static double now_s(void)
 {
@@ -135,8 +145,9 @@ static int schema_setup(scv_store *s, int *version, const char **what, char *msg
             (*version >= 1 && *version < 5 &&
              (rc = sqlite3_exec(s->db, MIGRATE_LATENCY_5, NULL, NULL, NULL)) != SQLITE_OK) ||
             (*version < 6 && (rc = sqlite3_exec(s->db, MIGRATE_OWNER_6, NULL, NULL, NULL)) != SQLITE_OK) ||
+            (*version < 7 && (rc = sqlite3_exec(s->db, MIGRATE_ETA_7, NULL, NULL, NULL)) != SQLITE_OK) ||
             (rc = sqlite3_exec(s->db, SCHEMA, NULL, NULL, NULL)) != SQLITE_OK ||
-            (rc = sqlite3_exec(s->db, "PRAGMA user_version=6;", NULL, NULL, NULL)) != SQLITE_OK)
+            (rc = sqlite3_exec(s->db, "PRAGMA user_version=7;", NULL, NULL, NULL)) != SQLITE_OK)
             goto fail;
     }
     *what = "commit";
@@ -344,7 +355,8 @@ int scv_store_run_new(scv_store *s, const char *job_key, const char *job_json, l
 
 int scv_store_run_status(scv_store *s, long long id, const char *status, scv_err *err)
 {
-    if (strcmp(status, "running")) return exec_bind(s, err, "UPDATE runs SET status=? WHERE id=?", "tI", status, id);
+    if (strcmp(status, "running"))
+        return exec_bind(s, err, "UPDATE runs SET status=?" ETA_CLEAR " WHERE id=?", "tI", status, id);
     char owner[320]; /* a resumed run lives in this process now */
     run_owner(owner, sizeof owner);
     return exec_bind(s, err, "UPDATE runs SET status=?, owner=? WHERE id=?", "ttI", status, owner, id);
@@ -507,7 +519,7 @@ int scv_store_outcome(scv_store *s, long long run, double actual_time, double ac
                       double accuracy, int reached, scv_err *err)
 {
     return exec_bind(s, err,
-                     "UPDATE runs SET actual_time=?, actual_cost=?, accuracy=?, reached=?, status=? WHERE id=?",
+                     "UPDATE runs SET actual_time=?, actual_cost=?, accuracy=?, reached=?, status=?" ETA_CLEAR " WHERE id=?",
                      "dddItI", actual_time, actual_cost, accuracy, (long long)reached,
                      reached ? "done" : "target not reached", run);
 }
@@ -581,6 +593,16 @@ int scv_store_targets(scv_store *s, const char *job_key, scv_metric metric, long
     }
     sqlite3_finalize(st);
     return SCV_OK;
+}
+
+int scv_store_run_eta(scv_store *s, long long run, const struct scv_run_eta *e, scv_err *err)
+{
+    if (!e) return exec_bind(s, err, "UPDATE runs SET status=status" ETA_CLEAR " WHERE id=?", "I", run);
+    /* only a running run has one: a late write after the end changes nothing (NaN binds as NULL) */
+    return exec_bind(s, err, "UPDATE runs SET eta_written=?, eta_s=?, eta_lo_s=?, eta_hi_s=?, eta_p_reach=?,"
+                             " eta_overdue=?, eta_nominal=? WHERE id=? AND status='running'", "dddddiiI", now_s(),
+                     e->remaining_s, e->remaining_lo_s, e->remaining_hi_s, e->p_reach, e->overdue != 0,
+                     e->nominal != 0, run);
 }
 
 int scv_store_run_state(scv_store *s, long long run, const char *state, scv_err *err)
@@ -660,6 +682,17 @@ static void summary_row(sqlite3_stmt *st, scv_run_summary *r)
     r->nominal = pj && !strncmp(pj, REL, sizeof REL - 1);
     if (r->nominal && (q = strstr(pj, "\"nominal_epochs\":"))) r->nominal_epochs = strtod(q + 17, NULL);
     if (r->nominal && (q = strstr(pj, "\"nominal_batch\":"))) r->nominal_batch = atoi(q + 16);
+    /* the latest forecast: a running run's only (written 0: none) */
+    r->eta.remaining_s = r->eta.remaining_lo_s = r->eta.remaining_hi_s = r->eta.p_reach = NAN;
+    if (!strcmp(r->status, "running") && sqlite3_column_type(st, 17) != SQLITE_NULL) {
+        r->eta.written = col_d(st, 17);
+        r->eta.remaining_s = col_d(st, 18);
+        r->eta.remaining_lo_s = col_d(st, 19);
+        r->eta.remaining_hi_s = col_d(st, 20);
+        r->eta.p_reach = col_d(st, 21);
+        r->eta.overdue = sqlite3_column_int(st, 22);
+        r->eta.nominal = sqlite3_column_int(st, 23);
+    }
 }
 
 #define SUMMARY_SQL                                                                                        \
@@ -667,7 +700,7 @@ static void summary_row(sqlite3_stmt *st, scv_run_summary *r)
     " r.reached, d.workers, d.batch, d.predicted_time, d.predicted_cost, d.reason,"                       \
     " (SELECT COUNT(*) FROM steps WHERE run=r.id),"                                                         \
     " (SELECT substr(json, 1, 160) FROM models WHERE run=r.id AND kind='plan' ORDER BY rowid LIMIT 1),"     \
-    " r.owner"                                                                                              \
+    " r.owner, r.eta_written, r.eta_s, r.eta_lo_s, r.eta_hi_s, r.eta_p_reach, r.eta_overdue, r.eta_nominal" \
     " FROM runs r LEFT JOIN decisions d ON d.rowid ="                                                      \
     " (SELECT rowid FROM decisions WHERE run=r.id AND kind='plan' ORDER BY rowid LIMIT 1) "
 

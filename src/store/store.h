@@ -56,6 +56,10 @@ typedef struct scv_stored_target {
  * most max into out, *n of them (the loop carries them to another target value). */
 int scv_store_targets(scv_store *s, const char *job_key, scv_metric metric, long long exclude, scv_stored_target *out,
                       size_t max, size_t *n, scv_err *err);
+/* A running run's latest forecast (struct scv_run_eta, scv.h; `written` is stamped here):
+ * one UPDATE of its row, ignored once the run is not running; e NULL clears it. A run that
+ * stops (scv_store_run_status other than "running", scv_store_outcome) loses it. */
+int scv_store_run_eta(scv_store *s, long long run, const struct scv_run_eta *e, scv_err *err);
 /* The loop's current state ("warmup", ... as scv_run_state_name) and its steps. */
 int scv_store_run_state(scv_store *s, long long run, const char *state, scv_err *err);
 int scv_store_step(scv_store *s, long long run, int idx, const scv_run_step *t, scv_err *err);
