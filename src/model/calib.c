@@ -29,9 +29,9 @@
  * This is split-conformal calibration on log errors: on examples exchangeable with the
  * calibration set the band covers the truth with probability C by construction; how well it
  * holds on new jobs is measured (bench/calib_eval.c leaves jobs out; bench/bench.py decide
- * judges whole runs). When the median is beyond H, the
- * target reached at H with probability one half is reported as the nearest reachable one:
- * the raw curve's value at H exp(-q_0.5).
+ * judges whole runs). When P(reach within H) < 1/2, the target reached at H with
+ * probability one half is reported as the nearest reachable one: the fitted curve's value at
+ * H exp(-q_0.5).
  * Without examples (no corpus) the forecast is the curve's residual bootstrap (curve.c),
  * flagged uncalibrated.
  */
@@ -638,7 +638,7 @@ int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_me
     double lim = horizon > 0 ? log(horizon / xh) : INFINITY;
     while (k < nr && r[k] <= lim) k++;
     out->p_reach = (double)k / nr;
-    if (horizon > 0 && !(out->x_med <= horizon) && (fits.fit_ok || fits.tail_ok))
+    if (horizon > 0 && out->p_reach < 0.5 && (fits.fit_ok || fits.tail_ok))
         out->nearest = scv_curve_eval(best_fit(&fits), isfinite(q_med) ? horizon * exp(-q_med) : horizon);
     free(r);
     return SCV_OK;

@@ -321,7 +321,7 @@ typedef struct scv_forecast {
                                    never reaches the target */
     double p_reach;             /* P(reached within the horizon) */
     double horizon;             /* [samples] (<= 0: none) */
-    double nearest;             /* when the median is past the horizon: the target value
+    double nearest;             /* when P(reach within the horizon) < 1/2: the target value
                                    reached there with probability 1/2 (NaN otherwise) */
     int calibrated;             /* 0: no examples; band from the curve's bootstrap */
     size_t n_members;           /* kind PRIOR: the corpus curves matched */

@@ -916,7 +916,8 @@ static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, dou
     const progress_pred *pr = &l->pred;
     if (pr->ok && n > 0) {
         /* out of reach within the epoch bound (the median beyond it): planned to the bound */
-        *e0 = (pr->reachable ? pr->x_star : pr->horizon) / n, *b0 = pr->b_ref, *lo = pr->lo / n, *hi = pr->hi / n;
+        *e0 = (pr->reachable ? fmin(pr->x_star, pr->horizon) : pr->horizon) / n, *b0 = pr->b_ref, *lo = pr->lo / n;
+        *hi = pr->hi / n;
         l->planned_x_star = pr->x_star;
         char band[80], cal[48];
         snprintf(band, sizeof band, isfinite(*hi) ? "%.3g-%.3g" : "%.3g-never", *lo, *hi);

@@ -106,7 +106,10 @@ void progress_predict(const progress *p, scv_metric metric, double target, int b
         double far = horizon > 0 ? PROGRESS_FAR_HORIZONS * horizon : INFINITY;
         out->x_star = f.x_med > far ? INFINITY : f.x_med, out->lo = f.lo > far ? INFINITY : f.lo;
         out->hi = f.hi > far ? INFINITY : f.hi, out->p_reach = f.p_reach;
-        out->reachable = isfinite(f.x_med) && (!(horizon > 0) || f.x_med <= horizon);
+        /* within reach: calibrated, by its probability within the horizon (the point, the raw
+         * crossing inside the band, is not the median); else the point within the horizon */
+        out->reachable = f.calibrated && horizon > 0 ? f.p_reach >= 0.5
+                                                     : isfinite(f.x_med) && (!(horizon > 0) || f.x_med <= horizon);
         out->nearest = f.nearest, out->calibrated = f.calibrated, out->n_examples = f.n_examples;
         if (f.kind == SCV_CALIB_NONE)
             snprintf(out->curve, sizeof out->curve, "no rising fit");

@@ -36,7 +36,8 @@ typedef struct progress {
 
 typedef struct progress_pred {
     int ok;                     /* a prediction was made (else why[] says why not) */
-    int reachable;              /* the median x_star is finite and within the horizon */
+    int reachable;              /* P(reach within the horizon) >= 1/2 (uncalibrated: x_star
+                                   within the horizon) */
     int b_ref;                  /* the reference batch of x_* */
     double b_noise;             /* the noise scale used to carry samples across batches */
     double x_now;               /* reference samples done so far */
