@@ -171,8 +171,9 @@ static void notice_sleeper(const char *name, int vm, double at, double notice_s)
     if (keep < 0) _exit(1);
     struct timespec ts = {(time_t)floor(at), (long)((at - floor(at)) * 1e9)};
     while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR) {}
-    int lock = vm_lock(name, vm, NULL);
     struct stat held, now;
+    if (fstat(keep, &held) != 0 || held.st_nlink == 0) _exit(0); /* restored, or the cluster is gone */
+    int lock = vm_lock(name, vm, NULL);
     if (lock >= 0 && fstat(keep, &held) == 0 && held.st_nlink > 0 && stat(path, &now) == 0 &&
         now.st_ino == held.st_ino && now.st_dev == held.st_dev &&
         scv_cluster_vm_state(name, vm, NULL) == SCV_VM_NOTICE)
