@@ -476,8 +476,7 @@ int scv_cluster_throttle(const char *name, int vm, double cores, scv_err *err)
 int scv_cluster_enter(const scv_cluster *c, int vm, scv_err *err)
 {
     char path[512], pid[32];
-    double at;
-    if (scv_cluster_vm_state(c->name, vm, &at) == SCV_VM_PREEMPTED)
+    if (scv_cluster_vm_state(c->name, vm, NULL) == SCV_VM_PREEMPTED) /* stat only: safe after fork */
         return scv_err_set(err, SCV_EINVAL, "VM %s-%d is preempted (scavenger cluster restore %s %d)", c->name,
                            vm, c->name, vm);
     /* where a preemption notice for this VM appears (docs/CLUSTER.md "Preemptions") */
