@@ -1691,6 +1691,33 @@ static void t_runs_eta(void)
     CHECK_MSG(strstr(out, "\"eta\":null") && !strstr(out, "\"eta\":{"), "%s", out);
 }
 
+/* `cluster replay`: the drawn trace is the same for a seed (no cluster needed with --dry-run
+ * and --vms), a bad trace line is named FILE:LINE, and preempt's and replay's usage errors. */
+static void t_cluster_replay_cli(void)
+{
+    static char a[1 << 14], b[1 << 14];
+    const char *draw = "%s cluster replay nosuch --random 9 --mean-life 100 --horizon 1000 --vms 2,3 --dry-run";
+    CHECK_EQ_INT(run(a, sizeof a, draw, bin), 0);
+    CHECK_EQ_INT(run(b, sizeof b, draw, bin), 0);
+    CHECK_MSG(!strcmp(a, b) && strstr(a, " 2 notice:30\n") && strstr(a, "exponential, mean 100 s"), "%.400s", a);
+    char trace[300];
+    snprintf(trace, sizeof trace, "%s/bad.trace", tmp);
+    FILE *f = fopen(trace, "w");
+    if (f) {
+        fputs("# ok\n0 2 kill\n1 2 bogus\n", f);
+        fclose(f);
+    }
+    CHECK_EQ_INT(run(a, sizeof a, "%s cluster replay nosuch --trace %s --dry-run", bin, trace), 1);
+    snprintf(b, sizeof b, "%s:3: event 'bogus'", trace);
+    CHECK_MSG(strstr(a, b), "%s", a);
+    CHECK_EQ_INT(run(a, sizeof a, "%s cluster preempt nosuch 2", bin), 1);
+    CHECK_MSG(strstr(a, "no cluster 'nosuch'"), "%s", a);
+    CHECK_EQ_INT(run(a, sizeof a, "%s cluster up --name x --vm c5.xlarge:1 --notice 3", bin), 2);
+    CHECK_MSG(strstr(a, "--notice is not an option of 'up'"), "%s", a);
+    CHECK_EQ_INT(run(a, sizeof a, "%s cluster replay nosuch --trace %s --mean-life 3", bin, trace), 2);
+    CHECK_MSG(strstr(a, "go with --random"), "%s", a);
+}
+
 static const scv_test tests[] = {
     {"vms", t_vms}, {"did_you_mean", t_did_you_mean},
     {"kill_tree", t_kill_tree},
@@ -1713,6 +1740,7 @@ static const scv_test tests[] = {
     {"db_missing_dir", t_db_missing_dir},
     {"run_vm_list", t_run_vm_list},
     {"runs_eta", t_runs_eta},
+    {"cluster_replay_cli", t_cluster_replay_cli},
 };
 
 int main(int argc, char **argv)

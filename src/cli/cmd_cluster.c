@@ -1,7 +1,8 @@
 /*
- * cmd_cluster.c - `scavenger cluster up|down|status|throttle|exec|agent`: the emulated
- * cloud cluster (src/runtime/cluster.c). `agent` is the rsh agent mpirun uses to start its
- * daemons inside the emulated VMs; users do not call it.
+ * cmd_cluster.c - `scavenger cluster up|down|status|throttle|exec|agent|preempt|restore|replay`:
+ * the emulated cloud cluster (src/runtime/cluster.c) and its emulated preemptions
+ * (src/runtime/preempt.c). `agent` is the rsh agent mpirun uses to start its daemons inside
+ * the emulated VMs; users do not call it.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -10,9 +11,12 @@
 #include "../core/util.h"
 #include "../runtime/cluster.h"
 
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CLUSTER_USAGE                                                                         \
@@ -20,17 +24,49 @@
     "       scavenger cluster down --name NAME\n"                                            \
     "       scavenger cluster status [--json]\n"                                             \
     "       scavenger cluster throttle NAME VM CORES\n"                                       \
-    "       scavenger cluster exec NAME VM -- COMMAND [ARGS...]\n"
+    "       scavenger cluster exec NAME VM -- COMMAND [ARGS...]\n"                          \
+    "       scavenger cluster preempt NAME VM [--notice S] [--wait]\n"                       \
+    "       scavenger cluster restore NAME VM\n"                                             \
+    "       scavenger cluster replay NAME (--trace FILE | --random SEED --mean-life S\n"      \
+    "                --horizon S [--notice S] [--down S] [--vms LIST]) [--save FILE] [--dry-run]\n"
 
-enum { C_NAME = 1, C_VM, C_TYPES, C_JSON };
-/* the options of up, down and status (--help and the completion are made from it) */
+enum { C_NAME = 1, C_VM, C_TYPES, C_JSON, C_NOTICE, C_WAIT, C_TRACE, C_RANDOM, C_MEANLIFE, C_DOWN, C_HORIZON,
+       C_VMS, C_SAVE, C_DRYRUN };
+/* the options of the subcommands (--help and the completion are made from it) */
 const scv_option CLUSTER_OPTIONS[] = {
     {"name", "NAME", "the cluster (up, down)", C_NAME, 0, NULL},
     {"vm", "TYPE:COUNT[,...]", "its VMs (up): types of data/emulated-vms.csv", C_VM, 0, NULL},
     {"types", "CSV", "the emulated VM types (default data/emulated-vms.csv)", C_TYPES, 0, NULL},
     {"json", NULL, "status as JSON", C_JSON, 0, NULL},
+    {"notice", "S", "preempt: seconds of notice before the VM goes (default 30;\n0: no notice)."
+                    " replay --random: each preemption's notice", C_NOTICE, 0, NULL},
+    {"wait", NULL, "preempt: return only once the VM is down", C_WAIT, 0, NULL},
+    {"trace", "FILE", "replay: lines SECONDS VM notice[:S]|kill|restore", C_TRACE, 0, NULL},
+    {"random", "SEED", "replay: draw the trace from this seed (exponential lifetimes)", C_RANDOM, 0, NULL},
+    {"mean-life", "S", "replay --random: mean lifetime of a VM to its notice", C_MEANLIFE, 0, NULL},
+    {"down", "S", "replay --random: time from a take-down to the restore (default 60)", C_DOWN, 0, NULL},
+    {"horizon", "S", "replay --random: no event drawn from this time on", C_HORIZON, 0, NULL},
+    {"vms", "LIST", "replay --random: the VMs that can be preempted (default all)", C_VMS, 0, NULL},
+    {"save", "FILE", "replay: write the trace replayed (to keep a drawn one)", C_SAVE, 0, NULL},
+    {"dry-run", NULL, "replay: print the trace and stop", C_DRYRUN, 0, NULL},
     {NULL, NULL, NULL, 0, 0, NULL},
 };
+
+/* which subcommand takes which option */
+static int option_for(int id, const char *sub)
+{
+    if (id <= C_JSON) return !strcmp(sub, "up") || !strcmp(sub, "down") || !strcmp(sub, "status");
+    if (id == C_NOTICE) return !strcmp(sub, "preempt") || !strcmp(sub, "replay");
+    if (id == C_WAIT) return !strcmp(sub, "preempt");
+    return !strcmp(sub, "replay");
+}
+
+static volatile sig_atomic_t stop_replay;
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_replay = 1;
+}
 
 static void help(void)
 {
@@ -40,8 +76,30 @@ static void help(void)
            "from data/emulated-vms.csv, each standing for the catalog type of the same name\n"
            "scaled down by one factor. Needs root. train and run use it by its NAME (their cluster\n"
            "option) and run MPI across it.\n"
-           "`throttle` changes a VM's CPU quota (in host cores) while a job runs (a straggler).\n\n");
+           "`throttle` changes a VM's CPU quota (in host cores) while a job runs (a straggler).\n"
+           "`preempt` takes a VM away as a cloud does: a notice first (the file named by\n"
+           "$SCV_PREEMPT_NOTICE_FILE in the VM's processes), then its processes killed and its\n"
+           "link down; `restore` brings it back in place; `replay` plays a preemption trace in\n"
+           "real time. See docs/CLUSTER.md \"Preemptions\".\n\n");
     cli_opt_help(stdout, CLUSTER_OPTIONS, 24, 0);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* VM as "I" or "NAME-I" */
+static int parse_vm(const char *name, const char *s, int *vm)
+{
+    int64_t v;
+    size_t len = strlen(name);
+    if (!strncmp(s, name, len) && s[len] == '-') s += len + 1;
+    if (scv_parse_i64(s, &v) || v < 1 || v > SCV_CLUSTER_MAX_VMS) return -1;
+    *vm = (int)v;
+    return 0;
 }
 
 static int fail(scv_err *err)
@@ -66,9 +124,16 @@ int cmd_cluster(int argc, char **argv)
     }
     scv_err err = {0};
     const char *name = NULL, *spec = NULL, *types = NULL;
-    int json = 0;
-    if (!strcmp(sub, "up") || !strcmp(sub, "down") || !strcmp(sub, "status")) {
+    const char *pos[3] = {NULL, NULL, NULL}, *val[C_DRYRUN + 1] = {NULL};
+    int json = 0, npos = 0, wait = 0, dry = 0;
+    if (!strcmp(sub, "up") || !strcmp(sub, "down") || !strcmp(sub, "status") || !strcmp(sub, "preempt") ||
+        !strcmp(sub, "restore") || !strcmp(sub, "replay")) {
         for (int i = 2; i < argc; i++) {
+            if (argv[i][0] != '-' && strcmp(sub, "up") && strcmp(sub, "down") && strcmp(sub, "status")) {
+                if (npos == 2) return usage("too many arguments");
+                pos[npos++] = argv[i];
+                continue;
+            }
             if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
                 help();
                 return EXIT_OK;
@@ -81,10 +146,18 @@ int cmd_cluster(int argc, char **argv)
                          near ? "; did you mean '--" : "", near ? near : "", near ? "'?" : "");
                 return usage(m);
             }
+            if (!option_for(o->id, sub)) {
+                char m[200];
+                snprintf(m, sizeof m, "--%s is not an option of '%s'", o->name, sub);
+                return usage(m);
+            }
             if (o->id == C_JSON) json = 1;
+            else if (o->id == C_WAIT) wait = 1;
+            else if (o->id == C_DRYRUN) dry = 1;
             else if (o->id == C_NAME) name = argv[++i];
             else if (o->id == C_VM) spec = argv[++i];
-            else types = argv[++i];
+            else if (o->id == C_TYPES) types = argv[++i];
+            else val[o->id] = argv[++i];
         }
     }
     if (!strcmp(sub, "up")) {
@@ -120,14 +193,22 @@ int cmd_cluster(int argc, char **argv)
                 scv_cluster_addr(&c, i, a, sizeof a);
                 snprintf(ns, sizeof ns, "/var/run/netns/scv-%s-%d", c.name, i);
                 int alive = access(ns, F_OK) == 0;
+                double at;
+                scv_vm_state st = scv_cluster_vm_state(c.name, i, &at);
+                static const char *const state_name[] = {"up", "notice", "preempted"};
+                char pre[96] = "";
+                if (st == SCV_VM_NOTICE) snprintf(pre, sizeof pre, "  (preemption notice: goes in %.0f s)", at - now_s());
+                else if (st == SCV_VM_PREEMPTED) snprintf(pre, sizeof pre, "  (preempted %.0f s ago)", now_s() - at);
                 if (json)
                     printf("%s{\"cluster\":\"%s\",\"vm\":%d,\"type\":\"%s\",\"address\":\"%s\","
-                           "\"cores\":%g,\"bandwidth_mbit\":%g,\"present\":%s}",
+                           "\"cores\":%g,\"bandwidth_mbit\":%g,\"present\":%s,\"state\":\"%s\"",
                            first ? "" : ",", c.name, i, c.vm[i - 1].name, a, c.quota[i - 1],
-                           c.vm[i - 1].bandwidth_mbit, alive ? "true" : "false");
+                           c.vm[i - 1].bandwidth_mbit, alive ? "true" : "false", state_name[st]);
+                if (json && st != SCV_VM_UP && isfinite(at)) printf(",\"state_at\":%.3f", at);
+                if (json) printf("}");
                 else
-                    printf("%s-%d  %-12s %s  %.2f cores  %.0f Mbit/s%s\n", c.name, i, c.vm[i - 1].name, a,
-                           c.quota[i - 1], c.vm[i - 1].bandwidth_mbit, alive ? "" : "  (namespace missing)");
+                    printf("%s-%d  %-12s %s  %.2f cores  %.0f Mbit/s%s%s\n", c.name, i, c.vm[i - 1].name, a,
+                           c.quota[i - 1], c.vm[i - 1].bandwidth_mbit, alive ? "" : "  (namespace missing)", pre);
                 first = 0;
             }
         }
@@ -154,6 +235,92 @@ int cmd_cluster(int argc, char **argv)
         execvp(argv[5], argv + 5);
         perror("scavenger cluster exec");
         return 127;
+    }
+    if (!strcmp(sub, "preempt") || !strcmp(sub, "restore")) {
+        int vm;
+        if (npos != 2) return usage(!strcmp(sub, "preempt") ? "preempt needs NAME VM" : "restore needs NAME VM");
+        if (parse_vm(pos[0], pos[1], &vm)) return usage("VM must be a VM number (or NAME-NUMBER)");
+        if (!strcmp(sub, "restore")) {
+            if (scv_cluster_restore(pos[0], vm, &err)) return fail(&err);
+            printf("%s-%d restored\n", pos[0], vm);
+            return EXIT_OK;
+        }
+        double notice = SCV_PREEMPT_POLICY.default_notice_s;
+        if (val[C_NOTICE] && (scv_parse_f64(val[C_NOTICE], &notice) || !isfinite(notice)))
+            return usage("--notice must be a number of seconds");
+        if (scv_cluster_preempt(pos[0], vm, notice, 0, &err)) return fail(&err);
+        if (notice > 0) {
+            char dir[300];
+            scv_cluster_vm_dir(pos[0], vm, 0, dir, sizeof dir, NULL);
+            printf("%s-%d: notice given (%s/" SCV_PREEMPT_NOTICE_FILE "); it goes in %g s\n", pos[0], vm, dir, notice);
+        }
+        fflush(stdout);
+        if (notice == 0 || wait) {
+            if (scv_cluster_vm_wait(pos[0], vm, notice + 60) != SCV_VM_PREEMPTED) {
+                fprintf(stderr, "scavenger cluster: %s-%d was restored before its notice ended\n", pos[0], vm);
+                return EXIT_FAIL;
+            }
+            printf("%s-%d preempted: its processes killed, its link down\n", pos[0], vm);
+        }
+        return EXIT_OK;
+    }
+    if (!strcmp(sub, "replay")) {
+        if (npos != 1) return usage("replay needs NAME");
+        if (!val[C_TRACE] == !val[C_RANDOM]) return usage("replay needs --trace FILE or --random SEED");
+        if (val[C_TRACE] && (val[C_MEANLIFE] || val[C_HORIZON] || val[C_DOWN] || val[C_VMS] || val[C_NOTICE]))
+            return usage("--mean-life, --horizon, --notice, --down and --vms go with --random, not --trace");
+        scv_cluster c;
+        int have = scv_cluster_load(pos[0], &c, &err) == SCV_OK;
+        if (!have && !dry) return fail(&err);
+        scv_preempt_event *ev = NULL;
+        size_t n = 0;
+        scv_preempt_random rnd = {0};
+        int *vms = NULL, rc = SCV_OK;
+        if (val[C_TRACE]) rc = scv_preempt_trace_read(val[C_TRACE], have ? c.n : 0, &ev, &n, &err);
+        else {
+            int64_t seed;
+            if (scv_parse_i64(val[C_RANDOM], &seed) || seed < 0) return usage("--random: the seed must be an integer >= 0");
+            if (!val[C_MEANLIFE] || !val[C_HORIZON]) return usage("--random needs --mean-life S and --horizon S");
+            rnd.seed = (uint64_t)seed;
+            rnd.notice_s = SCV_PREEMPT_POLICY.default_notice_s;
+            rnd.down_s = SCV_PREEMPT_POLICY.default_down_s;
+            if (scv_parse_f64(val[C_MEANLIFE], &rnd.mean_life_s) || scv_parse_f64(val[C_HORIZON], &rnd.horizon_s) ||
+                (val[C_NOTICE] && scv_parse_f64(val[C_NOTICE], &rnd.notice_s)) ||
+                (val[C_DOWN] && scv_parse_f64(val[C_DOWN], &rnd.down_s)))
+                return usage("--mean-life, --horizon, --notice and --down take seconds");
+            if (!val[C_VMS] && !have) return usage("replay --dry-run without the cluster needs --vms LIST");
+            char all[32];
+            snprintf(all, sizeof all, "1..%d", have ? c.n : SCV_CLUSTER_MAX_VMS);
+            long nv = scv_parse_int_set(val[C_VMS] ? val[C_VMS] : all, 0, 1, have ? c.n : SCV_CLUSTER_MAX_VMS, &vms, &err);
+            if (nv < 0) {
+                fprintf(stderr, "scavenger cluster: --vms: %s\n", err.msg);
+                return EXIT_USAGE;
+            }
+            rnd.vms = vms;
+            rnd.n_vms = (int)nv;
+            rc = scv_preempt_trace_random(&rnd, &ev, &n, &err);
+        }
+        if (!rc && val[C_SAVE]) {
+            FILE *f = fopen(val[C_SAVE], "w");
+            if (!f) rc = scv_err_set(&err, SCV_EIO, "--save %s: cannot write", val[C_SAVE]);
+            else {
+                scv_preempt_trace_write(f, val[C_RANDOM] ? &rnd : NULL, ev, n);
+                if (fclose(f)) rc = scv_err_set(&err, SCV_EIO, "--save %s: write failed", val[C_SAVE]);
+            }
+        }
+        if (!rc && dry) scv_preempt_trace_write(stdout, val[C_RANDOM] ? &rnd : NULL, ev, n);
+        else if (!rc) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = on_stop;
+            sigaction(SIGINT, &sa, NULL);
+            sigaction(SIGTERM, &sa, NULL);
+            rc = scv_preempt_replay(pos[0], ev, n, &stop_replay, stderr, &err);
+        }
+        free(ev);
+        free(vms);
+        if (rc) return fail(&err);
+        return EXIT_OK;
     }
     if (!strcmp(sub, "agent")) {
         /* mpirun calls: AGENT [options] HOST COMMAND...; run COMMAND inside HOST's VM */

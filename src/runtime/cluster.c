@@ -10,6 +10,9 @@
  * removes the namespaces (which removes their links and qdiscs), the cgroups and the state;
  * `up` first does the same for
  * the name, so a crash leaves nothing that the next `up` or `down` does not clean.
+ * Each VM's own files (a preemption's notice and mark, preempt.c) live in
+ * /run/scavenger/clusters/NAME.d/<i>; `enter` refuses a preempted VM and tells the process
+ * where its notice would appear (SCV_PREEMPT_NOTICE_FILE).
  */
 #define _GNU_SOURCE
 #include "cluster.h"
@@ -320,7 +323,52 @@ int scv_cluster_down(const char *name, scv_err *err)
     }
     snprintf(path, sizeof path, STATE_DIR "/%s", name);
     unlink(path);
+    /* the VMs' own files: NAME.d/<i>/<file> */
+    snprintf(path, sizeof path, STATE_DIR "/%s.d", name);
+    d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char sub[600];
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        DIR *s2 = opendir(sub);
+        for (struct dirent *f; s2 && (f = readdir(s2));) {
+            char file[900];
+            snprintf(file, sizeof file, "%s/%s", sub, f->d_name);
+            if (strcmp(f->d_name, ".") && strcmp(f->d_name, "..")) unlink(file);
+        }
+        if (s2) closedir(s2);
+        rmdir(sub);
+    }
+    if (d) closedir(d);
+    rmdir(path);
     return SCV_OK;
+}
+
+int scv_cluster_vm_dir(const char *name, int vm, int make, char *buf, size_t cap, scv_err *err)
+{
+    if (!valid_name(name))
+        return scv_err_set(err, SCV_EINVAL, "cluster name '%s': use 1-8 lower-case letters or digits", name);
+    snprintf(buf, cap, STATE_DIR "/%s.d", name);
+    if (make && mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", buf, strerror(errno));
+    snprintf(buf, cap, STATE_DIR "/%s.d/%d", name, vm);
+    if (make && mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", buf, strerror(errno));
+    return SCV_OK;
+}
+
+void scv_cluster_vm_kill(const char *name, int vm)
+{
+    char procs[512];
+    snprintf(procs, sizeof procs, "%s/scavenger/%s-%d/cgroup.procs", cg_root(), name, vm);
+    kill_members(procs);
+}
+
+int scv_cluster_vm_link(const char *name, int vm, int up, scv_err *err)
+{
+    const char *how = up ? "up" : "down";
+    int rc = sh(err, "ip -n scv-%s-%d link set eth0 %s", name, vm, how);
+    return rc ? rc : sh(err, "ip -n scv-%s-sw link set p%d %s", name, vm, how);
 }
 
 static int mbit_burst(double mbit)
@@ -428,6 +476,15 @@ int scv_cluster_throttle(const char *name, int vm, double cores, scv_err *err)
 int scv_cluster_enter(const scv_cluster *c, int vm, scv_err *err)
 {
     char path[512], pid[32];
+    if (scv_cluster_vm_state(c->name, vm, NULL) == SCV_VM_PREEMPTED) /* stat only: safe after fork */
+        return scv_err_set(err, SCV_EINVAL, "VM %s-%d is preempted (scavenger cluster restore %s %d)", c->name,
+                           vm, c->name, vm);
+    /* where a preemption notice for this VM appears (docs/CLUSTER.md "Preemptions") */
+    if (scv_cluster_vm_dir(c->name, vm, 0, path, sizeof path, err) == SCV_OK) {
+        char file[600];
+        snprintf(file, sizeof file, "%s/" SCV_PREEMPT_NOTICE_FILE, path);
+        setenv(SCV_PREEMPT_NOTICE_ENV, file, 1);
+    }
     snprintf(path, sizeof path, "%s/scavenger/%s-%d/cgroup.procs", cg_root(), c->name, vm);
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
     if (write_file(path, pid)) return scv_err_set(err, SCV_EIO, "%s: cannot join: %s", path, strerror(errno));
