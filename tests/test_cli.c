@@ -487,6 +487,10 @@ static void t_run_loop(void)
         cJSON *r0 = cJSON_GetArrayItem(o, 0);
         CHECK_MSG(cJSON_IsString(cJSON_GetObjectItem(r0, "job_key")) && cJSON_IsNumber(cJSON_GetObjectItem(r0, "n_steps"))
                       && cJSON_GetObjectItem(r0, "accuracy") && !cJSON_GetObjectItem(r0, "job"), "%s", out);
+        /* ... and the list's target and VM type (scv_run_row_json: the service's rows too) */
+        CHECK_MSG(cJSON_IsString(cJSON_GetObjectItem(r0, "target_metric")) &&
+                      cJSON_IsNumber(cJSON_GetObjectItem(r0, "target_accuracy")) &&
+                      cJSON_IsString(cJSON_GetObjectItem(r0, "vm")), "%s", out);
         const char *cr = strstr(out, "\"created\":");
         CHECK_MSG(cr && strspn(cr + 10, "0123456789") == 10 && cr[20] == '.' && strspn(cr + 21, "0123456789") == 6,
                   "%s", out);

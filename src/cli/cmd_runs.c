@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "cli/opt.h"
 #include "../io/json_out.h"
+#include "../search/report.h"
 #include "scv.h"
 #include "../core/util.h"
 
@@ -75,7 +76,7 @@ static int list(scv_store *db, int json, scv_err *err)
         printf("[");
         for (size_t i = 0; i < n; i++) {
             if (i) putchar(',');
-            scv_run_summary_json(stdout, &r[i]);
+            scv_run_row_json(db, stdout, &r[i]);
         }
         printf("]\n");
     } else if (!n) {
@@ -121,7 +122,7 @@ static int show(scv_store *db, long long id, int json, scv_err *err)
     if ((rc = scv_store_load_steps(db, id, &t, &n, err))) return rc;
     if (json) {
         printf("{\"run\":");
-        scv_run_summary_json(stdout, &r);
+        scv_run_row_json(db, stdout, &r);
         printf(",\"steps\":[");
         for (size_t i = 0; i < n; i++) {
             printf("%s{\"phase\":", i ? "," : "");

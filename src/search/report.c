@@ -14,6 +14,8 @@
 #include "../model/stoprule.h"
 #include "report.h"
 
+#include <cjson/cJSON.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -496,4 +498,56 @@ int scv_run_report_write(const scv_run_params *p, const scv_run_result *r, const
                                         r->relative ? r->target_epochs : 0, r->target_batch, err);
     }
     return rc;
+}
+
+/* A job setting's value as a number (a job file may give it as a string); NaN when absent. */
+static double job_num(const cJSON *job, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(job, name);
+    if (cJSON_IsNumber(v)) return v->valuedouble;
+    if (cJSON_IsString(v)) {
+        char *e = NULL;
+        double x = strtod(v->valuestring, &e);
+        if (e != v->valuestring && !*e) return x;
+    }
+    return NAN;
+}
+
+void scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r)
+{
+    char *sum = NULL, *job = malloc(65536), *dec = NULL, status[64];
+    size_t len = 0;
+    FILE *m = open_memstream(&sum, &len);
+    if (m) {
+        scv_run_summary_json(m, r);
+        fclose(m);
+    }
+    if (!sum || !len || sum[len - 1] != '}') { /* out of memory: the summary alone */
+        scv_run_summary_json(f, r);
+        free(sum);
+        free(job);
+        return;
+    }
+    int rc = job ? scv_store_run_get(store, r->id, job, 65536, status, sizeof status, NULL) : -1;
+    scv_store_run_rows_json(store, r->id, "decisions", &dec, NULL);
+    cJSON *jo = rc == 0 ? cJSON_Parse(job) : NULL, *da = dec ? cJSON_Parse(dec) : NULL;
+    double acc = job_num(jo, "target-accuracy"), loss = job_num(jo, "target-loss");
+    const cJSON *last = cJSON_GetArrayItem(da, cJSON_GetArraySize(da) - 1);
+    const cJSON *vm = cJSON_GetObjectItemCaseSensitive(last, "vm");
+    if (!cJSON_IsString(vm) || !vm->valuestring[0]) vm = cJSON_GetObjectItemCaseSensitive(jo, "vm-type");
+    fprintf(f, "%.*s,\"target_metric\":", (int)(len - 1), sum);
+    if (isfinite(loss) && loss > 0) fputs("\"train_loss\"", f);
+    else if (isfinite(acc) && acc > 0) fputs("\"test_accuracy\"", f);
+    else fputs("null", f);
+    json_num(f, "target_accuracy", isfinite(acc) && acc > 0 ? acc : NAN, 1);
+    json_num(f, "target_loss", isfinite(loss) && loss > 0 ? loss : NAN, 1);
+    fputs(",\"vm\":", f);
+    if (cJSON_IsString(vm) && vm->valuestring[0]) scv_json_str(f, vm->valuestring);
+    else fputs("null", f);
+    fputc('}', f);
+    cJSON_Delete(jo);
+    cJSON_Delete(da);
+    free(dec);
+    free(job);
+    free(sum);
 }

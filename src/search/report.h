@@ -18,4 +18,9 @@
  * "target NOT reached". tol: the confirmation's tolerance (SCV_TARGET_CONFIRM_TOL). */
 void scv_run_headline(const scv_run_params *p, const scv_run_result *r, double tol, double window_mean, int subset,
                       char *buf, size_t cap);
+/* One run as a runs list gives it (`runs --json`, GET /api/runs): the summary
+ * (scv_run_summary_json) and what a table of runs needs besides, under report.json's names:
+ * target_metric, target_accuracy, target_loss, and vm (the newest decision's type, else the
+ * job's vm-type; null before either). Reads the store: a service holds its lock around it. */
+void scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r);
 #endif

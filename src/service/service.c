@@ -29,6 +29,7 @@
 #include "../io/metrics_line.h"
 #include "../runtime/cluster.h"
 #include "search/jobopts.h"
+#include "search/report.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -265,62 +266,12 @@ static char *hide_report(const char *report)
     return out;
 }
 
-/* A job setting's value as a number (a job file may give it as a string); NaN when absent. */
-static double job_num(const cJSON *job, const char *name)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(job, name);
-    if (cJSON_IsNumber(v)) return v->valuedouble;
-    if (cJSON_IsString(v)) {
-        char *e = NULL;
-        double x = strtod(v->valuestring, &e);
-        if (e != v->valuestring && !*e) return x;
-    }
-    return NAN;
-}
-
-/* One run of the list: the summary (scv_run_summary_json, the one writer `runs --json`
- * shares) and what a table of runs needs besides: the target and the VM type, under the
- * names report.json gives them (target_metric, target_accuracy, target_loss; vm: the
- * newest decision's type, else the job's vm-type; null before either). store_mu not held. */
+/* One run of the list (scv_run_row_json, the writer `runs --json` shares), under the store's lock. */
 static void run_row_json(svc_state *s, FILE *f, const scv_run_summary *r)
 {
-    char *sum = NULL, *job = malloc(65536), *dec = NULL, status[64];
-    size_t len = 0;
-    FILE *m = open_memstream(&sum, &len);
-    if (m) {
-        scv_run_summary_json(m, r);
-        fclose(m);
-    }
-    if (!sum || !len || sum[len - 1] != '}') { /* cannot happen but out of memory: the summary alone */
-        scv_run_summary_json(f, r);
-        free(sum);
-        free(job);
-        return;
-    }
     pthread_mutex_lock(&s->store_mu);
-    int rc = job ? scv_store_run_get(s->store, r->id, job, 65536, status, sizeof status, NULL) : -1;
-    scv_store_run_rows_json(s->store, r->id, "decisions", &dec, NULL);
+    scv_run_row_json(s->store, f, r);
     pthread_mutex_unlock(&s->store_mu);
-    cJSON *jo = rc == 0 ? cJSON_Parse(job) : NULL, *da = dec ? cJSON_Parse(dec) : NULL;
-    double acc = job_num(jo, "target-accuracy"), loss = job_num(jo, "target-loss");
-    const cJSON *last = cJSON_GetArrayItem(da, cJSON_GetArraySize(da) - 1);
-    const cJSON *vm = cJSON_GetObjectItemCaseSensitive(last, "vm");
-    if (!cJSON_IsString(vm) || !vm->valuestring[0]) vm = cJSON_GetObjectItemCaseSensitive(jo, "vm-type");
-    fprintf(f, "%.*s,\"target_metric\":", (int)(len - 1), sum);
-    if (isfinite(loss) && loss > 0) fputs("\"train_loss\"", f);
-    else if (isfinite(acc) && acc > 0) fputs("\"test_accuracy\"", f);
-    else fputs("null", f);
-    jnum(f, "target_accuracy", isfinite(acc) && acc > 0 ? acc : NAN, 1);
-    jnum(f, "target_loss", isfinite(loss) && loss > 0 ? loss : NAN, 1);
-    fputs(",\"vm\":", f);
-    if (cJSON_IsString(vm) && vm->valuestring[0]) scv_json_str(f, vm->valuestring);
-    else fputs("null", f);
-    fputc('}', f);
-    cJSON_Delete(jo);
-    cJSON_Delete(da);
-    free(dec);
-    free(job);
-    free(sum);
 }
 
 static char *runs_list(svc_state *s, struct MHD_Connection *c, int full, unsigned *code, char *field, size_t fcap,
