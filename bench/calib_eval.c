@@ -7,7 +7,7 @@
  * median error of the crossing in samples, the point (the raw crossing inside the band) and shifted
  * (times exp of the bin's median log error); truths never reached count as misses of the
  * point estimate and as inside the band only when its top is +inf. The point a forecast
- * gives is the raw one where inside the band, else the median (policy.shift_median 0). CALIB_LOG=1 in the
+ * gives is the raw one clamped into the band (policy.shift_median 0). CALIB_LOG=1 in the
  * environment measures the error as |ln(x_point / x_t)| instead.
  *
  *   cc -std=c11 -O2 -Iinclude -Isrc bench/calib_eval.c build/libscv.a -lcjson -lsqlite3 -lm \
@@ -58,7 +58,7 @@ static void judge(const scv_calib *train, const scv_calib *test, int mi, tally *
                 if (isinf(r)) continue;
                 t->raw = realloc(t->raw, sizeof(double) * (t->reached + 1));
                 t->cal = realloc(t->cal, sizeof(double) * (t->reached + 1));
-                double pt = (0 >= lo && 0 <= hi) || !isfinite(med) ? 0 : med; /* the point: x^, or the median */
+                double pt = fmin(fmax(0, lo), hi);              /* the point: x^ clamped into the band */
                 if (getenv("CALIB_LOG")) { /* |ln(x_point / x_t)| instead */
                     t->raw[t->reached] = fabs(pt - r);
                     t->cal[t->reached++] = isfinite(med) ? fabs(med - r) : INFINITY;
@@ -94,7 +94,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "calib_eval: %s\n", e.msg);
         return 1;
     }
-    printf("| left out | metric | examples | 80%% band coverage | median error of the point (raw inside the band, else the median) | ... with the median shift |\n"
+    printf("| left out | metric | examples | 80%% band coverage | median error of the point (raw, clamped into the band) | ... with the median shift |\n"
            "|---|---|---|---|---|---|\n");
     tally tot[2] = {{0}};
     for (size_t g = 0; g < all.n; g++) {

@@ -267,8 +267,8 @@ typedef struct scv_calib_policy {
     int prior_members;          /* 5: the best matched corpus curves that predict */
     double prior_min_share;     /* 0.6: a match covers at least this share of the points */
     double prior_log_scale;     /* 2.5: the speed ratio lambda searched in e^-2.5 .. e^2.5 */
-    int shift_median;           /* 0: the point is the raw crossing where inside its band, else
-                                   the bin's median (1: the median always) */
+    int shift_median;           /* 0: the point is the raw crossing clamped into its band (1:
+                                   times exp of its bin's median log error) */
     double acc_tail_from;       /* 0.1: accuracy's raw fit is TAIL on the points past this share
                                    of the prefix (< 0: scv_curve_fit's selection) */
     int fit_examples;           /* 1: where the prior makes an example, the fit alone makes one
@@ -316,9 +316,9 @@ typedef struct scv_forecast {
     scv_curve fit;              /* the curve behind x_hat */
     double x_hat;               /* raw crossing [samples] (kind NONE: the last x) */
     double rho;                 /* ln(x_hat / last x) */
-    double x_med, lo, hi;       /* the point (the raw crossing where inside the band, else the
-                                   bin's median) and the calibrated band [samples]; hi +inf:
-                                   the band's top share never reaches the target */
+    double x_med, lo, hi;       /* the point (the raw crossing clamped into the band) and the
+                                   calibrated band [samples]; hi +inf: the band's top share
+                                   never reaches the target */
     double p_reach;             /* P(reached within the horizon) */
     double horizon;             /* [samples] (<= 0: none) */
     double nearest;             /* when P(reach within the horizon) < 1/2: the target value
