@@ -262,16 +262,26 @@ double scv_parse_duration(const char *s)
     return *end || !isfinite(v * mul) ? -1 : v * mul; /* "1e308h" is not a duration */
 }
 
-static int cmp_double(const void *a, const void *b)
+int scv_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
+double scv_quantile_sorted(const double *v, size_t n, double q)
+{
+    double h = q * (double)(n - 1);
+    size_t i = (size_t)floor(h);
+    if (i >= n - 1) return v[n - 1];
+    double lo = v[i], hi = v[i + 1];
+    if (isinf(lo) || isinf(hi)) return h == (double)i ? lo : INFINITY;
+    return lo + (h - (double)i) * (hi - lo);
+}
+
 double scv_median(double *x, size_t n)
 {
     if (n == 0) return NAN;
-    qsort(x, n, sizeof *x, cmp_double);
+    qsort(x, n, sizeof *x, scv_cmp_double);
     return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 

@@ -25,6 +25,11 @@ uint64_t scv_hash64(uint64_t x);     /* splitmix64 finaliser */
 /* The median of x[0..n) (x is sorted in place; the mean of the middle two when n is even;
  * NaN when n = 0). */
 double scv_median(double *x, size_t n);
+/* qsort's comparison of doubles, ascending. */
+int scv_cmp_double(const void *a, const void *b);
+/* The q-quantile of sorted v[0, n) (n >= 1), linear between order statistics; +inf when it
+ * touches +inf. */
+double scv_quantile_sorted(const double *v, size_t n, double q);
 
 /* "Did you mean": the optimal-string-alignment distance between a and b (insertions,
  * deletions, substitutions and swaps of two neighbours, ASCII case ignored), and the name

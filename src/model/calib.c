@@ -40,6 +40,7 @@
  */
 #include "scv.h"
 #include "model.h"
+#include "../core/util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -146,6 +147,17 @@ const char *scv_calib_key(const char *model, const char *dataset, char *buf, siz
     return buf;
 }
 
+/* The centred 3-point mean of y[0, n) at i (2 points at the ends): the smoothing of the
+ * truth's crossings and of the prior's curves. */
+static double smooth3_at(const double *y, size_t n, size_t i)
+{
+    double s = y[i];
+    int k = 1;
+    if (i > 0) s += y[i - 1], k++;
+    if (i + 1 < n) s += y[i + 1], k++;
+    return s / k;
+}
+
 static int add_ref(scv_calib *cal, scv_metric metric, const char *key, int group, const double *x, const double *y,
                    size_t n, double n_train)
 {
@@ -163,20 +175,14 @@ static int add_ref(scv_calib *cal, scv_metric metric, const char *key, int group
     snprintf(k->key, sizeof k->key, "%s", key);
     for (size_t i = 0; i < n; i++) {
         if (!(x[i] > 0)) continue;
-        double s = y[i];
-        int c = 1;
-        if (i > 0) s += y[i - 1], c++;
-        if (i + 1 < n) s += y[i + 1], c++;
         double u = log(x[i] / n_train);
         if (k->n && !(u > k->u[k->n - 1])) continue;
-        k->u[k->n] = u, k->d[k->n++] = dist_of(metric, s / c);
+        k->u[k->n] = u, k->d[k->n++] = dist_of(metric, smooth3_at(y, n, i));
     }
     cal->n_ref++;
     return SCV_OK;
 }
 
-static int cmp_double(const void *a, const void *b);
-static double quantile(const double *v, size_t n, double q);
 
 /* The prior's matches of a prefix (u, d: n points, ln epochs and ln distance) among the refs
  * of metric and key not in group `exclude` (-1: none): the best prior_members, best first. */
@@ -224,7 +230,7 @@ static double prior_crossing(const scv_calib *cal, const prior_member *mb, size_
                 break;
             }
     }
-    qsort(e, nm, sizeof(double), cmp_double);
+    qsort(e, nm, sizeof(double), scv_cmp_double);
     return nm % 2 ? e[nm / 2] : isinf(e[nm / 2]) ? INFINITY : sqrt(e[nm / 2 - 1] * e[nm / 2]);
 }
 
@@ -316,10 +322,11 @@ static int push(scv_calib_cell *c, double r)
     return SCV_OK;
 }
 
-/* First index > from whose moving average (3 points, centred) reaches target; -1 if none. */
-static long first_crossing(const double *m, size_t n, size_t from, double s, double target)
+/* First index >= start whose moving average m (3 points, centred) reaches target in
+ * direction s; -1 if none. */
+static long first_crossing(const double *m, size_t n, size_t start, double s, double target)
 {
-    for (size_t i = from + 1; i < n; i++)
+    for (size_t i = start; i < n; i++)
         if (s * (m[i] - target) >= 0) return (long)i;
     return -1;
 }
@@ -333,13 +340,7 @@ int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const doub
     if (n < (size_t)cp.min_points + 2 || !(x[n - 1] > 0)) return SCV_OK; /* too short to teach anything */
     double *m = calloc(3 * n, sizeof(double)), *px = m + n, *py = m + 2 * n;
     if (!m) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        double s = y[i];
-        int k = 1;
-        if (i > 0) s += y[i - 1], k++;
-        if (i + 1 < n) s += y[i + 1], k++;
-        m[i] = s / k;
-    }
+    for (size_t i = 0; i < n; i++) m[i] = smooth3_at(y, n, i);
     double s = dir_of(metric), x_end = x[n - 1], best_all = m[0];
     for (size_t i = 1; i < n; i++)
         if (s * (m[i] - best_all) > 0) best_all = m[i];
@@ -377,7 +378,7 @@ int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const doub
                 if (metric == SCV_METRIC_LOSS && !(target > 0)) continue;
                 if (metric == SCV_METRIC_ACCURACY && !(target < 1)) continue;
             }
-            long i = first_crossing(m, n, c, s, target);
+            long i = first_crossing(m, n, c + 1, s, target);
             /* an example for the raw prediction with the prior and, where the prior made it,
              * one without (the fit's cells serve the runs the prior has no curves for) */
             for (int with = 1; with >= 0 && !rc; with--) {
@@ -419,38 +420,32 @@ static int rerun_pair(const scv_lcurve *a, const scv_lcurve *b)
     return !strcmp(a->job, b->job) && a->batch == b->batch && a->lr_scaling == b->lr_scaling && a->seed != b->seed;
 }
 
-/* The 3-point moving average's first crossing of target on one metric of a corpus curve
- * [samples] (NaN: never). */
-static double lcurve_crossing(const scv_lcurve *c, int mi, double target)
+/* One metric of a corpus curve as the calibration reads it: its measured points x and
+ * their 3-point means m (y: scratch); the count. */
+static size_t curve_smoothed(const scv_lcurve *c, int mi, double *x, double *y, double *m)
 {
-    const double *v = mi ? c->loss : c->accuracy;
-    double s = mi ? -1 : 1;
-    for (size_t i = 0; i < c->n; i++) {
-        double sum = 0;
-        int k = 0;
-        for (size_t j = i ? i - 1 : 0; j <= i + 1 && j < c->n; j++)
-            if (isfinite(v[j])) sum += v[j], k++;
-        if (k && s * (sum / k - target) >= 0) return c->samples[i];
-    }
-    return NAN;
+    size_t k = curve_points(c, mi, x, y);
+    for (size_t i = 0; i < k; i++) m[i] = smooth3_at(y, k, i);
+    return k;
 }
 
-/* Rerun examples of a pair: for targets at a's 3-point average at 10 log-spaced shares of its
- * samples (2%-100%), ln(x_b / x_a) where both reach it. */
+/* Rerun examples of a pair: for targets at a's 3-point mean at 10 log-spaced shares of its
+ * points (2%-100%), ln(x_b / x_a) of the two means' first crossings, where both reach it. */
 static int rerun_examples(scv_calib *cal, const scv_lcurve *a, const scv_lcurve *b, int mi)
 {
-    const double *v = mi ? a->loss : a->accuracy;
-    if (a->n < 8) return SCV_OK;
-    for (int t = 0; t < 10; t++) {
-        size_t i = (size_t)((double)(a->n - 1) * 0.02 * pow(50, t / 9.0));
-        if (i < 1 || i + 1 >= a->n || !isfinite(v[i - 1] + v[i] + v[i + 1])) continue;
-        double target = (v[i - 1] + v[i] + v[i + 1]) / 3;
-        double xa = lcurve_crossing(a, mi, target), xb = lcurve_crossing(b, mi, target);
-        if (!(xa > 0 && xb > 0)) continue;
-        int rc = push(&cal->rerun[mi], log(xb / xa));
-        if (rc) return rc;
+    double *w = malloc(sizeof(double) * 3 * (a->n + b->n + 1));
+    if (!w) return SCV_ENOMEM;
+    double *xa = w, *ma = xa + a->n, *xb = ma + a->n, *mb = xb + b->n, *y = mb + b->n, s = mi ? -1 : 1;
+    size_t na = curve_smoothed(a, mi, xa, y, ma), nb = curve_smoothed(b, mi, xb, y, mb);
+    int rc = SCV_OK;
+    for (int t = 0; t < 10 && na >= 8 && !rc; t++) {
+        size_t i = (size_t)((double)(na - 1) * 0.02 * pow(50, t / 9.0));
+        if (i < 1 || i + 1 >= na) continue;
+        long ia = first_crossing(ma, na, 0, s, ma[i]), ib = first_crossing(mb, nb, 0, s, ma[i]);
+        if (ia >= 0 && ib >= 0) rc = push(&cal->rerun[mi], log(xb[ib] / xa[ia]));
     }
-    return SCV_OK;
+    free(w);
+    return rc;
 }
 
 int scv_calib_build(const scv_lcurve_set *corpus, const scv_calib_policy *pol, scv_calib *out, scv_err *err)
@@ -493,6 +488,14 @@ int scv_calib_build(const scv_lcurve_set *corpus, const scv_calib_policy *pol, s
     return rc;
 }
 
+/* The band's quantiles of sorted log errors r[0, n): q[0] (1-C)/2, q[1] the median,
+ * q[2] (1+C)/2 for coverage C. */
+static void band_quantiles(const double *r, size_t n, double coverage, double q[3])
+{
+    double a = (1 - coverage) / 2;
+    q[0] = scv_quantile_sorted(r, n, a), q[1] = scv_quantile_sorted(r, n, 0.5), q[2] = scv_quantile_sorted(r, n, 1 - a);
+}
+
 int scv_calib_rerun_band(const scv_calib *cal, scv_metric metric, double e0, double *lo, double *hi, size_t *n)
 {
     const scv_calib_cell *c = &cal->rerun[metric_ix(metric)];
@@ -502,27 +505,12 @@ int scv_calib_rerun_band(const scv_calib *cal, scv_metric metric, double e0, dou
     double *v = malloc(sizeof(double) * c->n);
     if (!v) return SCV_ENOMEM;
     memcpy(v, c->r, sizeof(double) * c->n);
-    qsort(v, c->n, sizeof(double), cmp_double);
-    double a = (1 - cal->pol.coverage) / 2;
-    *lo = e0 * exp(quantile(v, c->n, a)), *hi = e0 * exp(quantile(v, c->n, 1 - a));
+    qsort(v, c->n, sizeof(double), scv_cmp_double);
+    double q[3];
+    band_quantiles(v, c->n, cal->pol.coverage, q);
+    *lo = e0 * exp(q[0]), *hi = e0 * exp(q[2]);
     free(v);
     return SCV_OK;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* q-quantile of sorted v[0, n), linear between order statistics; +inf when it touches one. */
-static double quantile(const double *v, size_t n, double q)
-{
-    double h = q * (double)(n - 1);
-    size_t i = (size_t)floor(h);
-    if (i + 1 >= n) return v[n - 1];
-    if (isinf(v[i + 1])) return h == (double)i ? v[i] : INFINITY;
-    return v[i] + (h - (double)i) * (v[i + 1] - v[i]);
 }
 
 /* The residuals for (metric, kind, bin), pooled outward until min_examples: sorted copy. */
@@ -552,7 +540,7 @@ static double *pooled(const scv_calib *cal, const scv_calib_policy *pol, int mi,
                     *n += c->n;
                 }
             }
-    qsort(v, *n, sizeof(double), cmp_double);
+    qsort(v, *n, sizeof(double), scv_cmp_double);
     return v;
 }
 
@@ -569,8 +557,9 @@ int scv_calib_band(const scv_calib *cal, const scv_calib_policy *pol, scv_metric
         *q_lo = *q_med = *q_hi = NAN;
         return SCV_ENOTFOUND;
     }
-    double a = (1 - pol->coverage) / 2;
-    *q_lo = quantile(r, nr, a), *q_med = quantile(r, nr, 0.5), *q_hi = quantile(r, nr, 1 - a);
+    double q[3];
+    band_quantiles(r, nr, pol->coverage, q);
+    *q_lo = q[0], *q_med = q[1], *q_hi = q[2];
     free(r);
     return SCV_OK;
 }
@@ -630,8 +619,9 @@ int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_me
         return SCV_OK;
     }
     out->calibrated = 1, out->n_examples = nr;
-    double a = (1 - pol->coverage) / 2;
-    double q_lo = quantile(r, nr, a), q_med = quantile(r, nr, 0.5), q_hi = quantile(r, nr, 1 - a);
+    double q[3];
+    band_quantiles(r, nr, pol->coverage, q);
+    double q_lo = q[0], q_med = q[1], q_hi = q[2];
     /* the point: the raw crossing (or the bin's median when shift_median), inside the band */
     out->lo = xh * exp(q_lo), out->hi = xh * exp(q_hi);
     out->x_med = fmin(fmax(pol->shift_median && isfinite(q_med) ? xh * exp(q_med) : xh, out->lo), out->hi);

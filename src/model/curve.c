@@ -55,6 +55,7 @@
 #include "scv.h"
 #include "model.h"
 #include "stoprule.h"
+#include "../core/util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -557,23 +558,6 @@ static uint64_t mix_next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* q-quantile of sorted v[0, n) by linear interpolation; +inf when it touches +inf */
-static double quantile(const double *v, size_t n, double q)
-{
-    double h = q * (double)(n - 1);
-    size_t i = (size_t)floor(h);
-    if (i >= n - 1) return v[n - 1];
-    double lo = v[i], hi = v[i + 1];
-    if (isinf(lo) || isinf(hi)) return h == (double)i ? lo : INFINITY;
-    return lo + (h - (double)i) * (hi - lo);
-}
-
 int scv_curve_predict(const scv_curve *fit, const double *x, const double *y, size_t n,
                       double target, uint64_t seed, const scv_curve_policy *pol,
                       scv_curve_prediction *out, scv_err *err)
@@ -631,9 +615,9 @@ int scv_curve_predict(const scv_curve *fit, const double *x, const double *y, si
         xs[k] = c.b > 0 ? scv_curve_crossing(&c, target) : INFINITY;
         if (isfinite(xs[k])) reach++;
     }
-    qsort(xs, nb, sizeof(double), cmp_double);
-    out->lo = quantile(xs, nb, pol->band_lo);
-    out->hi = quantile(xs, nb, pol->band_hi);
+    qsort(xs, nb, sizeof(double), scv_cmp_double);
+    out->lo = scv_quantile_sorted(xs, nb, pol->band_lo);
+    out->hi = scv_quantile_sorted(xs, nb, pol->band_hi);
     out->p_reach = (double)reach / (double)nb;
     out->n_boot = (int)nb;
     free(fv), free(r), free(yb), free(u), free(xs);
