@@ -333,6 +333,17 @@ static double price_at(const loop *l, int K, int B)
                         l->rate_gib);
 }
 
+/* A recorded step's seconds (its iterations' span and the idle before it) and cost. */
+static double step_seconds(const scv_run_step *t)
+{
+    return (t->iterations ? t->last_end - t->first_start : 0) + (isfinite(t->idle_before) ? t->idle_before : 0);
+}
+
+static double step_cost(const loop *l, const scv_run_step *t)
+{
+    return scv_cost_usd(t->workers, step_seconds(t), price_at(l, t->workers, t->batch));
+}
+
 /* Outcome figures of the steps so far: one source for the progress, the store and the report. */
 static void tally(loop *l)
 {
@@ -344,12 +355,10 @@ static void tally(loop *l)
     r->relaunches = r->n_steps ? (int)r->n_steps - 1 : 0;
     for (size_t i = 0; i < r->n_steps; i++) {
         const scv_run_step *t = &r->steps[i];
-        double span = t->iterations ? t->last_end - t->first_start : 0;
-        double idle = isfinite(t->idle_before) ? t->idle_before : 0;
-        double c = scv_cost_usd(t->workers, span + idle, price_at(l, t->workers, t->batch));
-        r->actual_time_s += span + idle;
+        double secs = step_seconds(t), c = step_cost(l, t);
+        r->actual_time_s += secs;
         r->actual_cost += c;
-        if (strcmp(t->phase, "train")) r->search_time_s += span + idle, r->search_cost += c;
+        if (strcmp(t->phase, "train")) r->search_time_s += secs, r->search_cost += c;
         if (i > 0 && (t->workers != r->steps[i - 1].workers || t->batch != r->steps[i - 1].batch)) {
             r->switches++;
             if (isfinite(t->idle_before) && nid < 1024) idles[nid++] = t->idle_before;
@@ -518,12 +527,7 @@ static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, 
 static double spend_usd(const loop *l)
 {
     double c = 0;
-    for (size_t i = 0; i < l->r->n_steps; i++) {
-        const scv_run_step *t = &l->r->steps[i];
-        double span = t->iterations ? t->last_end - t->first_start : 0;
-        c += scv_cost_usd(t->workers, span + (isfinite(t->idle_before) ? t->idle_before : 0),
-                          price_at(l, t->workers, t->batch));
-    }
+    for (size_t i = 0; i < l->r->n_steps; i++) c += step_cost(l, &l->r->steps[i]);
     if (isfinite(l->seg_t0) && l->seg_t1 > l->seg_t0 && l->K > 0)
         c += scv_cost_usd(l->K, l->seg_t1 - l->seg_t0, price_at(l, l->K, l->B));
     return c;
