@@ -114,6 +114,152 @@ static int usage(const char *what)
     return EXIT_USAGE;
 }
 
+/* The settings of a `cluster` subcommand, as parsed. */
+typedef struct cluster_args {
+    const char *sub, *name, *spec, *types;
+    const char *pos[3], *val[C_DRYRUN + 1];
+    int json, npos, wait, dry;
+} cluster_args;
+
+/* `cluster status`: every emulated VM, its state (up, under notice, preempted). */
+static int cluster_status(const cluster_args *a)
+{
+    scv_err err = {0};
+    int json = a->json;
+    char names[4096];
+    scv_cluster_list(names, sizeof names);
+    if (json) printf("[");
+    int first = 1;
+    for (char *t = strtok(names, "\n"); t; t = strtok(NULL, "\n")) {
+        scv_cluster c;
+        if (scv_cluster_load(t, &c, &err)) continue;
+        for (int i = 1; i <= c.n; i++) {
+            char a[32], ns[96];
+            scv_cluster_addr(&c, i, a, sizeof a);
+            snprintf(ns, sizeof ns, "/var/run/netns/scv-%s-%d", c.name, i);
+            int alive = access(ns, F_OK) == 0;
+            double at;
+            scv_vm_state st = scv_cluster_vm_state(c.name, i, &at);
+            static const char *const state_name[] = {"up", "notice", "preempted"};
+            char pre[96] = "";
+            if (st == SCV_VM_NOTICE) snprintf(pre, sizeof pre, "  (preemption notice: goes in %.0f s)", at - now_s());
+            else if (st == SCV_VM_PREEMPTED) snprintf(pre, sizeof pre, "  (preempted %.0f s ago)", now_s() - at);
+            if (json)
+                printf("%s{\"cluster\":\"%s\",\"vm\":%d,\"type\":\"%s\",\"address\":\"%s\","
+                       "\"cores\":%g,\"bandwidth_mbit\":%g,\"present\":%s,\"state\":\"%s\"",
+                       first ? "" : ",", c.name, i, c.vm[i - 1].name, a, c.quota[i - 1],
+                       c.vm[i - 1].bandwidth_mbit, alive ? "true" : "false", state_name[st]);
+            if (json && st != SCV_VM_UP && isfinite(at)) printf(",\"state_at\":%.3f", at);
+            if (json) printf("}");
+            else
+                printf("%s-%d  %-12s %s  %.2f cores  %.0f Mbit/s%s%s\n", c.name, i, c.vm[i - 1].name, a,
+                       c.quota[i - 1], c.vm[i - 1].bandwidth_mbit, alive ? "" : "  (namespace missing)", pre);
+            first = 0;
+        }
+    }
+    if (json) printf("]\n");
+    else if (first) printf("no emulated cluster\n");
+    return EXIT_OK;
+}
+
+/* `cluster preempt NAME VM [--notice S] [--wait]` and `cluster restore NAME VM`. */
+static int cluster_preempt_restore(const cluster_args *a)
+{
+    scv_err err = {0};
+    const char *sub = a->sub, *const *pos = a->pos, *const *val = a->val;
+    int npos = a->npos, wait = a->wait;
+    int vm;
+    if (npos != 2) return usage(!strcmp(sub, "preempt") ? "preempt needs NAME VM" : "restore needs NAME VM");
+    if (parse_vm(pos[0], pos[1], &vm)) return usage("VM must be a VM number (or NAME-NUMBER)");
+    if (!strcmp(sub, "restore")) {
+        if (scv_cluster_restore(pos[0], vm, &err)) return fail(&err);
+        printf("%s-%d restored\n", pos[0], vm);
+        return EXIT_OK;
+    }
+    double notice = SCV_PREEMPT_POLICY.default_notice_s;
+    if (val[C_NOTICE] && (scv_parse_f64(val[C_NOTICE], &notice) || !isfinite(notice)))
+        return usage("--notice must be a number of seconds");
+    if (scv_cluster_preempt(pos[0], vm, notice, 0, &err)) return fail(&err);
+    if (notice > 0) {
+        char dir[300];
+        scv_cluster_vm_dir(pos[0], vm, 0, dir, sizeof dir, NULL);
+        printf("%s-%d: notice given (%s/" SCV_PREEMPT_NOTICE_FILE "); it goes in %g s\n", pos[0], vm, dir, notice);
+    }
+    fflush(stdout);
+    if (notice == 0 || wait) {
+        if (scv_cluster_vm_wait(pos[0], vm, notice + 60) != SCV_VM_PREEMPTED) {
+            fprintf(stderr, "scavenger cluster: %s-%d was restored before its notice ended\n", pos[0], vm);
+            return EXIT_FAIL;
+        }
+        printf("%s-%d preempted: its processes killed, its link down\n", pos[0], vm);
+    }
+    return EXIT_OK;
+}
+
+/* `cluster replay NAME (--trace FILE | --random ...) [--save FILE] [--dry-run]`. */
+static int cluster_replay(const cluster_args *a)
+{
+    scv_err err = {0};
+    const char *const *pos = a->pos, *const *val = a->val;
+    int npos = a->npos, dry = a->dry;
+    if (npos != 1) return usage("replay needs NAME");
+    if (!val[C_TRACE] == !val[C_RANDOM]) return usage("replay needs --trace FILE or --random SEED");
+    if (val[C_TRACE] && (val[C_MEANLIFE] || val[C_HORIZON] || val[C_DOWN] || val[C_VMS] || val[C_NOTICE]))
+        return usage("--mean-life, --horizon, --notice, --down and --vms go with --random, not --trace");
+    scv_cluster c;
+    int have = scv_cluster_load(pos[0], &c, &err) == SCV_OK;
+    if (!have && !dry) return fail(&err);
+    scv_preempt_event *ev = NULL;
+    size_t n = 0;
+    scv_preempt_random rnd = {0};
+    int *vms = NULL, rc = SCV_OK;
+    if (val[C_TRACE]) rc = scv_preempt_trace_read(val[C_TRACE], have ? c.n : 0, &ev, &n, &err);
+    else {
+        int64_t seed;
+        if (scv_parse_i64(val[C_RANDOM], &seed) || seed < 0) return usage("--random: the seed must be an integer >= 0");
+        if (!val[C_MEANLIFE] || !val[C_HORIZON]) return usage("--random needs --mean-life S and --horizon S");
+        rnd.seed = (uint64_t)seed;
+        rnd.notice_s = SCV_PREEMPT_POLICY.default_notice_s;
+        rnd.down_s = SCV_PREEMPT_POLICY.default_down_s;
+        if (scv_parse_f64(val[C_MEANLIFE], &rnd.mean_life_s) || scv_parse_f64(val[C_HORIZON], &rnd.horizon_s) ||
+            (val[C_NOTICE] && scv_parse_f64(val[C_NOTICE], &rnd.notice_s)) ||
+            (val[C_DOWN] && scv_parse_f64(val[C_DOWN], &rnd.down_s)))
+            return usage("--mean-life, --horizon, --notice and --down take seconds");
+        if (!val[C_VMS] && !have) return usage("replay --dry-run without the cluster needs --vms LIST");
+        char all[32];
+        snprintf(all, sizeof all, "1..%d", have ? c.n : SCV_CLUSTER_MAX_VMS);
+        long nv = scv_parse_int_set(val[C_VMS] ? val[C_VMS] : all, 0, 1, have ? c.n : SCV_CLUSTER_MAX_VMS, &vms, &err);
+        if (nv < 0) {
+            fprintf(stderr, "scavenger cluster: --vms: %s\n", err.msg);
+            return EXIT_USAGE;
+        }
+        rnd.vms = vms;
+        rnd.n_vms = (int)nv;
+        rc = scv_preempt_trace_random(&rnd, &ev, &n, &err);
+    }
+    if (!rc && val[C_SAVE]) {
+        FILE *f = fopen(val[C_SAVE], "w");
+        if (!f) rc = scv_err_set(&err, SCV_EIO, "--save %s: cannot write", val[C_SAVE]);
+        else {
+            scv_preempt_trace_write(f, val[C_RANDOM] ? &rnd : NULL, ev, n);
+            if (fclose(f)) rc = scv_err_set(&err, SCV_EIO, "--save %s: write failed", val[C_SAVE]);
+        }
+    }
+    if (!rc && dry) scv_preempt_trace_write(stdout, val[C_RANDOM] ? &rnd : NULL, ev, n);
+    else if (!rc) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        rc = scv_preempt_replay(pos[0], ev, n, &stop_replay, stderr, &err);
+    }
+    free(ev);
+    free(vms);
+    if (rc) return fail(&err);
+    return EXIT_OK;
+}
+
 int cmd_cluster(int argc, char **argv)
 {
     if (argc < 2) return usage("missing subcommand");
@@ -123,15 +269,14 @@ int cmd_cluster(int argc, char **argv)
         return EXIT_OK;
     }
     scv_err err = {0};
+    cluster_args A = {.sub = sub};
     const char *name = NULL, *spec = NULL, *types = NULL;
-    const char *pos[3] = {NULL, NULL, NULL}, *val[C_DRYRUN + 1] = {NULL};
-    int json = 0, npos = 0, wait = 0, dry = 0;
     if (!strcmp(sub, "up") || !strcmp(sub, "down") || !strcmp(sub, "status") || !strcmp(sub, "preempt") ||
         !strcmp(sub, "restore") || !strcmp(sub, "replay")) {
         for (int i = 2; i < argc; i++) {
             if (argv[i][0] != '-' && strcmp(sub, "up") && strcmp(sub, "down") && strcmp(sub, "status")) {
-                if (npos == 2) return usage("too many arguments");
-                pos[npos++] = argv[i];
+                if (A.npos == 2) return usage("too many arguments");
+                A.pos[A.npos++] = argv[i];
                 continue;
             }
             if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -151,13 +296,13 @@ int cmd_cluster(int argc, char **argv)
                 snprintf(m, sizeof m, "--%s is not an option of '%s'", o->name, sub);
                 return usage(m);
             }
-            if (o->id == C_JSON) json = 1;
-            else if (o->id == C_WAIT) wait = 1;
-            else if (o->id == C_DRYRUN) dry = 1;
+            if (o->id == C_JSON) A.json = 1;
+            else if (o->id == C_WAIT) A.wait = 1;
+            else if (o->id == C_DRYRUN) A.dry = 1;
             else if (o->id == C_NAME) name = argv[++i];
             else if (o->id == C_VM) spec = argv[++i];
             else if (o->id == C_TYPES) types = argv[++i];
-            else val[o->id] = argv[++i];
+            else A.val[o->id] = argv[++i];
         }
     }
     if (!strcmp(sub, "up")) {
@@ -180,42 +325,7 @@ int cmd_cluster(int argc, char **argv)
         if (scv_cluster_down(name, &err) || err.msg[0]) return fail(&err);
         return EXIT_OK;
     }
-    if (!strcmp(sub, "status")) {
-        char names[4096];
-        scv_cluster_list(names, sizeof names);
-        if (json) printf("[");
-        int first = 1;
-        for (char *t = strtok(names, "\n"); t; t = strtok(NULL, "\n")) {
-            scv_cluster c;
-            if (scv_cluster_load(t, &c, &err)) continue;
-            for (int i = 1; i <= c.n; i++) {
-                char a[32], ns[96];
-                scv_cluster_addr(&c, i, a, sizeof a);
-                snprintf(ns, sizeof ns, "/var/run/netns/scv-%s-%d", c.name, i);
-                int alive = access(ns, F_OK) == 0;
-                double at;
-                scv_vm_state st = scv_cluster_vm_state(c.name, i, &at);
-                static const char *const state_name[] = {"up", "notice", "preempted"};
-                char pre[96] = "";
-                if (st == SCV_VM_NOTICE) snprintf(pre, sizeof pre, "  (preemption notice: goes in %.0f s)", at - now_s());
-                else if (st == SCV_VM_PREEMPTED) snprintf(pre, sizeof pre, "  (preempted %.0f s ago)", now_s() - at);
-                if (json)
-                    printf("%s{\"cluster\":\"%s\",\"vm\":%d,\"type\":\"%s\",\"address\":\"%s\","
-                           "\"cores\":%g,\"bandwidth_mbit\":%g,\"present\":%s,\"state\":\"%s\"",
-                           first ? "" : ",", c.name, i, c.vm[i - 1].name, a, c.quota[i - 1],
-                           c.vm[i - 1].bandwidth_mbit, alive ? "true" : "false", state_name[st]);
-                if (json && st != SCV_VM_UP && isfinite(at)) printf(",\"state_at\":%.3f", at);
-                if (json) printf("}");
-                else
-                    printf("%s-%d  %-12s %s  %.2f cores  %.0f Mbit/s%s%s\n", c.name, i, c.vm[i - 1].name, a,
-                           c.quota[i - 1], c.vm[i - 1].bandwidth_mbit, alive ? "" : "  (namespace missing)", pre);
-                first = 0;
-            }
-        }
-        if (json) printf("]\n");
-        else if (first) printf("no emulated cluster\n");
-        return EXIT_OK;
-    }
+    if (!strcmp(sub, "status")) return cluster_status(&A);
     if (!strcmp(sub, "throttle")) {
         if (argc != 5) return usage("throttle needs NAME VM CORES");
         int64_t vm;
@@ -236,92 +346,8 @@ int cmd_cluster(int argc, char **argv)
         perror("scavenger cluster exec");
         return 127;
     }
-    if (!strcmp(sub, "preempt") || !strcmp(sub, "restore")) {
-        int vm;
-        if (npos != 2) return usage(!strcmp(sub, "preempt") ? "preempt needs NAME VM" : "restore needs NAME VM");
-        if (parse_vm(pos[0], pos[1], &vm)) return usage("VM must be a VM number (or NAME-NUMBER)");
-        if (!strcmp(sub, "restore")) {
-            if (scv_cluster_restore(pos[0], vm, &err)) return fail(&err);
-            printf("%s-%d restored\n", pos[0], vm);
-            return EXIT_OK;
-        }
-        double notice = SCV_PREEMPT_POLICY.default_notice_s;
-        if (val[C_NOTICE] && (scv_parse_f64(val[C_NOTICE], &notice) || !isfinite(notice)))
-            return usage("--notice must be a number of seconds");
-        if (scv_cluster_preempt(pos[0], vm, notice, 0, &err)) return fail(&err);
-        if (notice > 0) {
-            char dir[300];
-            scv_cluster_vm_dir(pos[0], vm, 0, dir, sizeof dir, NULL);
-            printf("%s-%d: notice given (%s/" SCV_PREEMPT_NOTICE_FILE "); it goes in %g s\n", pos[0], vm, dir, notice);
-        }
-        fflush(stdout);
-        if (notice == 0 || wait) {
-            if (scv_cluster_vm_wait(pos[0], vm, notice + 60) != SCV_VM_PREEMPTED) {
-                fprintf(stderr, "scavenger cluster: %s-%d was restored before its notice ended\n", pos[0], vm);
-                return EXIT_FAIL;
-            }
-            printf("%s-%d preempted: its processes killed, its link down\n", pos[0], vm);
-        }
-        return EXIT_OK;
-    }
-    if (!strcmp(sub, "replay")) {
-        if (npos != 1) return usage("replay needs NAME");
-        if (!val[C_TRACE] == !val[C_RANDOM]) return usage("replay needs --trace FILE or --random SEED");
-        if (val[C_TRACE] && (val[C_MEANLIFE] || val[C_HORIZON] || val[C_DOWN] || val[C_VMS] || val[C_NOTICE]))
-            return usage("--mean-life, --horizon, --notice, --down and --vms go with --random, not --trace");
-        scv_cluster c;
-        int have = scv_cluster_load(pos[0], &c, &err) == SCV_OK;
-        if (!have && !dry) return fail(&err);
-        scv_preempt_event *ev = NULL;
-        size_t n = 0;
-        scv_preempt_random rnd = {0};
-        int *vms = NULL, rc = SCV_OK;
-        if (val[C_TRACE]) rc = scv_preempt_trace_read(val[C_TRACE], have ? c.n : 0, &ev, &n, &err);
-        else {
-            int64_t seed;
-            if (scv_parse_i64(val[C_RANDOM], &seed) || seed < 0) return usage("--random: the seed must be an integer >= 0");
-            if (!val[C_MEANLIFE] || !val[C_HORIZON]) return usage("--random needs --mean-life S and --horizon S");
-            rnd.seed = (uint64_t)seed;
-            rnd.notice_s = SCV_PREEMPT_POLICY.default_notice_s;
-            rnd.down_s = SCV_PREEMPT_POLICY.default_down_s;
-            if (scv_parse_f64(val[C_MEANLIFE], &rnd.mean_life_s) || scv_parse_f64(val[C_HORIZON], &rnd.horizon_s) ||
-                (val[C_NOTICE] && scv_parse_f64(val[C_NOTICE], &rnd.notice_s)) ||
-                (val[C_DOWN] && scv_parse_f64(val[C_DOWN], &rnd.down_s)))
-                return usage("--mean-life, --horizon, --notice and --down take seconds");
-            if (!val[C_VMS] && !have) return usage("replay --dry-run without the cluster needs --vms LIST");
-            char all[32];
-            snprintf(all, sizeof all, "1..%d", have ? c.n : SCV_CLUSTER_MAX_VMS);
-            long nv = scv_parse_int_set(val[C_VMS] ? val[C_VMS] : all, 0, 1, have ? c.n : SCV_CLUSTER_MAX_VMS, &vms, &err);
-            if (nv < 0) {
-                fprintf(stderr, "scavenger cluster: --vms: %s\n", err.msg);
-                return EXIT_USAGE;
-            }
-            rnd.vms = vms;
-            rnd.n_vms = (int)nv;
-            rc = scv_preempt_trace_random(&rnd, &ev, &n, &err);
-        }
-        if (!rc && val[C_SAVE]) {
-            FILE *f = fopen(val[C_SAVE], "w");
-            if (!f) rc = scv_err_set(&err, SCV_EIO, "--save %s: cannot write", val[C_SAVE]);
-            else {
-                scv_preempt_trace_write(f, val[C_RANDOM] ? &rnd : NULL, ev, n);
-                if (fclose(f)) rc = scv_err_set(&err, SCV_EIO, "--save %s: write failed", val[C_SAVE]);
-            }
-        }
-        if (!rc && dry) scv_preempt_trace_write(stdout, val[C_RANDOM] ? &rnd : NULL, ev, n);
-        else if (!rc) {
-            struct sigaction sa;
-            memset(&sa, 0, sizeof sa);
-            sa.sa_handler = on_stop;
-            sigaction(SIGINT, &sa, NULL);
-            sigaction(SIGTERM, &sa, NULL);
-            rc = scv_preempt_replay(pos[0], ev, n, &stop_replay, stderr, &err);
-        }
-        free(ev);
-        free(vms);
-        if (rc) return fail(&err);
-        return EXIT_OK;
-    }
+    if (!strcmp(sub, "preempt") || !strcmp(sub, "restore")) return cluster_preempt_restore(&A);
+    if (!strcmp(sub, "replay")) return cluster_replay(&A);
     if (!strcmp(sub, "agent")) {
         /* mpirun calls: AGENT [options] HOST COMMAND...; run COMMAND inside HOST's VM */
         int i = 2;
