@@ -423,6 +423,11 @@ typedef struct scv_job_info {
     double input_floats;    /* floats per input sample */
     double n_train;         /* training-set size */
     int threads;
+    /* the learning-rate rule, where the driver knows it (the built-in trainer's options):
+     * lr at base_batch, scaled by lr_scaling at other batches; lr 0 = not known */
+    double lr;
+    int base_batch;
+    scv_lr_scaling lr_scaling;
 } scv_job_info;
 
 /* A profile: the configurations measured in one or more metrics files of the trainer.
@@ -1056,6 +1061,12 @@ typedef struct scv_run_result {
                                    curve) */
     double target_nearest;      /* the target predicted out of reach: the value reached by
                                    max_epochs with probability 1/2 (NaN otherwise) */
+    /* how the target's samples are carried to other batches: S(B) = S(b0) (B + Bn)/(b0 + Bn)
+     * with Bn learnt from the corpus's curves of the job under its learning-rate rule
+     * (carry_learnt; its band ln-quantiles and median |ln error|, each batch left out), else
+     * the measured noise scale (the other fields NaN) */
+    int carry_learnt;
+    double carry_noise_scale, carry_q_lo, carry_q_hi, carry_err;
     double price_hr;            /* per VM under the run's pricing */
     double actual_time_s, actual_cost; /* the whole run, search and idle included */
     double search_time_s, search_cost; /* warm-up and search steps */

@@ -275,6 +275,63 @@ static void t_calib_coverage(void)
     scv_lcurve_set_free(&a), scv_lcurve_set_free(&b);
 }
 
+
+/* One synthetic corpus curve: accuracy 0.9 - 0.6 exp(-x / tau), tau at batch b carried from
+ * 60000 samples at 64 by the GNS law with noise scale bn; 100 evaluations over 10 epochs. */
+static void carry_curve(scv_lcurve *c, const char *model, int b, scv_lr_scaling rule, double lr, double bn)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->job, sizeof c->job, "%s-job", model);
+    snprintf(c->model, sizeof c->model, "%s", model);
+    snprintf(c->dataset, sizeof c->dataset, "fashion-mnist");
+    c->batch = b, c->base_batch = 64, c->lr_scaling = rule, c->lr = lr, c->workers = 1, c->seed = 1;
+    c->n_train = 60000, c->n = 100;
+    c->samples = malloc(sizeof(double) * c->n), c->accuracy = malloc(sizeof(double) * c->n);
+    c->loss = malloc(sizeof(double) * c->n);
+    double tau = 60000 * (b + bn) / (64 + bn);
+    for (size_t i = 0; i < c->n; i++) {
+        c->samples[i] = 6000.0 * (double)(i + 1);
+        c->accuracy[i] = 0.9 - 0.6 * exp(-c->samples[i] / tau);
+        c->loss[i] = NAN;
+    }
+}
+
+static void t_carry_learnt(void)
+{
+    /* curves at 4 batches under sqrt (B=64 counts for any rule), one at 512 under another rule
+     * whose times follow a very different noise scale, one of another model */
+    scv_lcurve cs[6];
+    carry_curve(&cs[0], "lenet", 32, SCV_LR_SCALE_SQRT, 0.05, 300);
+    carry_curve(&cs[1], "lenet", 64, SCV_LR_SCALE_NONE, 0.05, 300);
+    carry_curve(&cs[2], "lenet", 128, SCV_LR_SCALE_SQRT, 0.05, 300);
+    carry_curve(&cs[3], "lenet", 256, SCV_LR_SCALE_SQRT, 0.05, 300);
+    carry_curve(&cs[4], "lenet", 512, SCV_LR_SCALE_LINEAR, 0.05, 8);
+    carry_curve(&cs[5], "mlp", 512, SCV_LR_SCALE_SQRT, 0.05, 8);
+    scv_lcurve_set set = {.c = cs, .n = 6};
+    scv_carry c;
+    scv_carry_job job = {.lr = 0.05, .base_batch = 64, .lr_scaling = SCV_LR_SCALE_SQRT};
+    CHECK(scv_carry_learn(&set, "lenet fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) == SCV_OK);
+    CHECK_MSG(c.b_noise >= 300 / sqrt(2) && c.b_noise <= 300 * sqrt(2), "Bn_eff %g, truth 300", c.b_noise);
+    CHECK(c.n_batches == 4);
+    CHECK_MSG(c.med_abs < 0.05 && c.q_lo <= 0 + 0.05 && c.q_hi >= -0.05 && c.q_hi < 0.1, "err %g band %g %g",
+              c.med_abs, c.q_lo, c.q_hi);
+    /* the linear rule's curves: B=64 and 512 only, too few batches */
+    job.lr_scaling = SCV_LR_SCALE_LINEAR;
+    CHECK(scv_carry_learn(&set, "lenet fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) == SCV_ENOTFOUND);
+    CHECK(isnan(c.b_noise) && isnan(c.q_lo));
+    /* another base learning rate, another job, a metric not measured: none */
+    job.lr_scaling = SCV_LR_SCALE_SQRT, job.lr = 0.1;
+    CHECK(scv_carry_learn(&set, "lenet fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) == SCV_ENOTFOUND);
+    job.lr = 0.05;
+    CHECK(scv_carry_learn(&set, "mlp fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) == SCV_ENOTFOUND);
+    CHECK(scv_carry_learn(&set, "lenet fashion-mnist", &job, SCV_METRIC_LOSS, NULL, 0.8, &c) == SCV_ENOTFOUND);
+    /* a batch whose curve departs from the law (2x slower at 256): the error left out shows it */
+    for (size_t i = 0; i < cs[3].n; i++) cs[3].samples[i] *= 2;
+    CHECK(scv_carry_learn(&set, "lenet fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) == SCV_OK);
+    CHECK_MSG(c.q_hi > 0.3, "band hi %g: the 2x outlier's error", c.q_hi);
+    for (int i = 0; i < 6; i++) free(cs[i].samples), free(cs[i].accuracy), free(cs[i].loss);
+}
+
 static const scv_test tests[] = {
     {"fit_recovers_each_form", t_fit_recovers_each_form},
     {"band_covers_truth", t_band_covers_truth},
@@ -282,5 +339,6 @@ static const scv_test tests[] = {
     {"smoothed_target", t_smoothed_target},
     {"batch_carry_over", t_batch_carry_over},
     {"calib_coverage", t_calib_coverage},
+    {"carry_learnt", t_carry_learnt},
 };
 SCV_TEST_MAIN(tests)

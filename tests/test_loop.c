@@ -1597,6 +1597,61 @@ static void t_eta_stored(void)
     scv_store_close(db);
 }
 
+/* The batch carry-over learnt from a corpus of the job's curves at three batches (tau of
+ * the GNS law with noise scale 400, the fake's own 100): the run carries by the learnt one,
+ * says so, and widens the band of a batch it did not predict at; another base learning
+ * rate matches no curve and the measured noise scale carries. */
+static void t_carry_learnt_run(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/carry-corpus.jsonl", tmp);
+    FILE *f = fopen(path, "w");
+    static const int B[] = {32, 64, 128};
+    for (int c = 0; c < 12; c++) {
+        double tau = 10000 * (B[c % 3] + 400.0) / (32 + 400.0) * (0.9 + 0.05 * (c / 3));
+        fprintf(f, "{\"job\":\"fake\",\"model\":\"exec\",\"dataset\":\"synthetic:10000\",\"batch\":%d,"
+                   "\"base_batch\":32,\"lr_scaling\":\"sqrt\",\"lr\":0.05,\"workers\":1,\"seed\":%d,"
+                   "\"n_train\":10000,\"epochs\":8,\"command\":\"test\",\"date\":\"2026-11-26\",\"machine\":\"test\","
+                   "\"points\":[", B[c % 3], 1 + c / 3);
+        for (int k = 1; k <= 160; k++) {
+            double x = 500.0 * k, acc = fmax(0, 1 - 0.1414 * pow(x / tau, -0.5));
+            fprintf(f, "%s[%g,%.5f,null]", k > 1 ? "," : "", x, acc);
+        }
+        fprintf(f, "]}\n");
+    }
+    fclose(f);
+    for (int other_lr = 0; other_lr < 2; other_lr++) {
+        scv_store *db = open_db(other_lr ? "carry2.db" : "carry.db");
+        fake g = new_fake();
+        snprintf(g.job.model, sizeof g.job.model, "exec");
+        snprintf(g.job.dataset, sizeof g.job.dataset, "synthetic:10000");
+        g.job.lr = other_lr ? 0.1 : 0.05, g.job.base_batch = 32, g.job.lr_scaling = SCV_LR_SCALE_SQRT;
+        g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.9;
+        scv_job_driver d = driver_of(&g);
+        scv_run_params p = params(db, "job-carry");
+        p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9, p.curve_corpus = path;
+        scv_run_result res;
+        scv_err e = {0};
+        rec r = {0};
+        scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+        CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+        if (other_lr) {
+            CHECK(!res.carry_learnt && isnan(res.carry_q_lo) && !strstr(r.notes, "carry-over learnt"));
+        } else {
+            CHECK_MSG(res.carry_learnt && strstr(r.notes, "batch carry-over learnt from the corpus's curves of this job at 3"),
+                      "%.3000s", r.notes);
+            CHECK_MSG(res.carry_noise_scale >= 400 / sqrt(2) && res.carry_noise_scale <= 400 * sqrt(2), "%g",
+                      res.carry_noise_scale);
+            CHECK(res.carry_q_lo <= 0 && res.carry_q_hi >= 0);
+            if (res.batch != res.target_batch && isfinite(res.predicted_hi_s) && res.target_epochs > 0)
+                CHECK(res.predicted_hi_s / res.predicted_time_s >=
+                      res.target_epochs_hi / res.target_epochs - 1e-9);
+        }
+        scv_run_result_free(&res);
+        scv_store_close(db);
+    }
+}
+
 static const scv_test tests[] = {
     {"headline", t_headline},
     {"compress", t_compress},
@@ -1616,8 +1671,10 @@ static const scv_test tests[] = {
     {"epochs_spent_early", t_epochs_spent_early},
     {"report", t_report},
     {"eta_overdue", t_eta_overdue},
+
     {"nominal_labels", t_nominal_labels},
     {"calibrated_band", t_calibrated_band},
+    {"carry_learnt_run", t_carry_learnt_run},
     {"warmup_until_points", t_warmup_until_points},
     {"budget_cap", t_budget_cap},
     {"learnt_band", t_learnt_band},

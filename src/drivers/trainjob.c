@@ -121,6 +121,23 @@ void tj_dirs(trainjob *t, const char *run_dir)
     t->next_seg = first_free_segment(run_dir);
 }
 
+/* The job's learning-rate rule into t->job, from its options (train's defaults where it
+ * gives none; a later option wins, as in train's getopt): the loop carries its target
+ * across batches by it (src/model/carry.c). */
+static void job_lr_rule(trainjob *t)
+{
+    scv_train_params d = scv_train_params_default();
+    t->job.lr = d.lr, t->job.base_batch = d.base_batch, t->job.lr_scaling = d.lr_scaling;
+    for (int i = 0; t->opts && t->opts[i] && t->opts[i + 1]; i += 2) {
+        const char *k = t->opts[i], *v = t->opts[i + 1];
+        if (!strcmp(k, "--lr")) t->job.lr = strtod(v, NULL);
+        else if (!strcmp(k, "--base-batch")) t->job.base_batch = atoi(v);
+        else if (!strcmp(k, "--lr-scaling"))
+            t->job.lr_scaling = !strcmp(v, "sqrt") ? SCV_LR_SCALE_SQRT : !strcmp(v, "linear") ? SCV_LR_SCALE_LINEAR
+                                                                                             : SCV_LR_SCALE_NONE;
+    }
+}
+
 int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err)
 {
     tj_dirs(t, run_dir);
@@ -159,7 +176,7 @@ int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err)
                            "the job does not start (scavenger train exited %d%s%s): try its options with "
                            "`scavenger train`", st, why[0] ? ": " : "", why);
     rc = scv_job_load(path, &t->job, err);
-    if (!rc) *job = t->job;
+    if (!rc) job_lr_rule(t), *job = t->job;
     return rc;
 }
 

@@ -344,6 +344,34 @@ int scv_calib_rerun_band(const scv_calib *cal, scv_metric metric, double e0, dou
 /* The prior's key of a job: "model dataset" into buf. */
 const char *scv_calib_key(const char *model, const char *dataset, char *buf, size_t cap);
 
+/* ---- the batch carry-over learnt from curves at several batches (src/model/carry.c) ---- */
+#define SCV_CARRY_SHARES 4
+typedef struct scv_carry_policy {
+    int min_batches;            /* 3: curves at this many batches at least */
+    double shares[SCV_CARRY_SHARES]; /* 0.3 0.5 0.7 0.85: the targets, as shares of the range */
+    double lr_rel_tol;          /* 1e-6: "the same base learning rate" */
+    int any_rule;               /* 0; 1: curves under every rule (what knowing it is worth) */
+    double fixed_b_noise;       /* 0; > 0: this noise scale judged instead of one fitted */
+} scv_carry_policy;
+scv_carry_policy scv_carry_policy_default(void);
+typedef struct scv_carry_job {  /* the job's learning-rate rule */
+    double lr;                  /* at base_batch */
+    int base_batch;
+    scv_lr_scaling lr_scaling;
+} scv_carry_job;
+typedef struct scv_carry {
+    double b_noise;             /* Bn_eff [samples]: the law's noise scale fitted to the curves */
+    int n_batches;              /* the batches the curves hold */
+    size_t n_errors;            /* leave-one-batch-out errors measured */
+    double q_lo, q_hi;          /* their (1-C)/2 and (1+C)/2 quantiles: ln(true / carried) */
+    double med_abs;             /* their median |ln error| */
+} scv_carry;
+/* Learns the carry of job (key "model dataset") for metric from the curves of set that
+ * match it (same key, base learning rate, base batch and rule; a curve at the base batch
+ * under any rule); SCV_ENOTFOUND (out's fields NaN) with too few. pol NULL: the default. */
+int scv_carry_learn(const scv_lcurve_set *set, const char *key, const scv_carry_job *job, scv_metric metric,
+                    const scv_carry_policy *pol, double coverage, scv_carry *out);
+
 /* A VM type's price per hour under a pricing policy: on-demand; spot = the middle of the
  * catalog's spot range; memory = vcpus * rate_cpu + ceil(mem_bytes in GiB) * rate_gib.
  * NaN when the catalog has no such price. */

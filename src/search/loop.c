@@ -105,6 +105,8 @@ typedef struct loop {
                                        this run trains) */
     scv_calib calib;                /* the band's calibration: the corpus's curves and the
                                        store's finished runs (load_calib) */
+    scv_carry carry;                /* the batch carry-over learnt from the corpus's curves of
+                                       this job under its learning-rate rule (NaN: none) */
     double eval_s_sum;              /* the evaluations' own times, summed, and how many: the */
     int eval_n;                     /*   plan prices them per training sample */
     int budget_warned;              /* the budget's warning share was passed (noted once) */
@@ -128,6 +130,7 @@ static double elapsed(const loop *l)
 }
 
 static double rule_lag(const loop *l);
+static void carry_band(const loop *l, int B, int b0, double *lo, double *hi);
 
 /* The plan's iterations to the target at the configuration trained at are done (while
  * training goes on: the target was not reached at the predicted time). */
@@ -152,9 +155,11 @@ static void time_left(const loop *l, scv_run_event *ev)
     if (rest > 0) {
         ev->remaining_s = rest * l->pred_t_iter;
         if (l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->x_star > pr->x_now) {
-            double r = pr->x_star - pr->x_now; /* the band of the reference samples still to go */
-            if (pr->lo > pr->x_now) ev->remaining_lo_s = ev->remaining_s * (pr->lo - pr->x_now) / r; /* else none: "up to" */
-            ev->remaining_hi_s = ev->remaining_s * fmax(0, pr->hi - pr->x_now) / r;
+            /* the band of the reference samples still to go, carried to the batch trained at */
+            double r = pr->x_star - pr->x_now, lo = (pr->lo - pr->x_now) / r, hi = fmax(0, pr->hi - pr->x_now) / r;
+            carry_band(l, l->B, pr->b_ref, &lo, &hi); /* (lo <= 0 stays: the log is not finite) */
+            if (lo > 0) ev->remaining_lo_s = ev->remaining_s * lo; /* else none: "up to" */
+            ev->remaining_hi_s = ev->remaining_s * hi;
         }
         return;
     }
@@ -661,6 +666,23 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
 /* The stored runs whose curves calibrate the band: the newest finished ones. */
 #define SCV_CALIB_STORED_RUNS 64
 
+/* The batch carry-over of this job under its learning-rate rule, learnt from the corpus's
+ * curves of it at several batches (carry.c), stated in a note; none: the measured noise
+ * scale carries (carry_scale). */
+static void learn_carry(loop *l, const scv_lcurve_set *set)
+{
+    char key[64];
+    const scv_job_info *j = &l->job;
+    scv_carry_job cj = {.lr = j->lr, .base_batch = j->base_batch, .lr_scaling = j->lr_scaling};
+    if (!(j->lr > 0) || scv_carry_learn(set, scv_calib_key(j->model, j->dataset, key, sizeof key), &cj, metric_of(l->p),
+                                        NULL, l->pol->band_coverage, &l->carry) != SCV_OK)
+        return;
+    note(l, SCV_EV_NOTE, "batch carry-over learnt from the corpus's curves of this job at %d batches under its "
+         "learning-rate rule: noise scale %.0f; carried to another batch it erred %.0f%% (median, each batch left "
+         "out), %.0f%% band x%.2f-x%.2f", l->carry.n_batches, l->carry.b_noise, 100 * (exp(l->carry.med_abs) - 1),
+         100 * l->pol->band_coverage, exp(l->carry.q_lo), exp(l->carry.q_hi));
+}
+
 /* The band's calibration: the corpus's curves (p->curve_corpus, default the shipped
  * data/curves.jsonl, "none": none) and the finished runs of the store, each a labelled
  * example of prediction against outcome (scv_calib_add). A corpus that cannot be read is
@@ -674,10 +696,12 @@ static int load_calib(loop *l, scv_err *err)
     cp.coverage = l->pol->band_coverage;
     int rc;
     l->calib.pol = cp; /* (the build sets it too) */
+    l->carry.b_noise = l->carry.q_lo = l->carry.q_hi = NAN;
     if (strcmp(path, "none")) {
         scv_lcurve_set set = {0};
         if ((rc = scv_lcurves_load(path, &set, err))) return rc;
         rc = scv_calib_build(&set, &cp, &l->calib, err);
+        if (!rc) learn_carry(l, &set);
         scv_lcurve_set_free(&set);
         if (rc) return rc;
     }
@@ -746,6 +770,25 @@ static double noise_scale(const loop *l)
     return sm.b_simple > 0 ? sm.b_simple : NAN;
 }
 
+/* The noise scale that carries samples across batches: the learnt carry's, else the
+ * measured one (NaN without one). */
+static double carry_scale(const loop *l)
+{
+    return isfinite(l->carry.b_noise) ? l->carry.b_noise : noise_scale(l);
+}
+
+/* A band relative to its point (lo <= 1 <= hi, from the target's prediction at batch b0),
+ * carried to batch B: widened by the learnt carry's band when B is not b0, the two log
+ * widths added in quadrature (independent errors). Unchanged without a learnt carry. */
+static void carry_band(const loop *l, int B, int b0, double *lo, double *hi)
+{
+    const scv_carry *c = &l->carry;
+    if (B == b0 || !isfinite(c->b_noise)) return;
+    double wl = log(*lo), wh = log(*hi);
+    if (isfinite(wl)) *lo = exp(-sqrt(wl * wl + c->q_lo * c->q_lo * (c->q_lo < 0)));
+    if (isfinite(wh)) *hi = exp(sqrt(wh * wh + c->q_hi * c->q_hi * (c->q_hi > 0)));
+}
+
 /* Reference samples of the run's epoch bound: the horizon of the target's forecast. */
 static double horizon(const loop *l)
 {
@@ -758,7 +801,7 @@ static double horizon(const loop *l)
 static void predict_target(loop *l)
 {
     const progress *g = &l->prog;
-    double bn = noise_scale(l), s1 = g->nseg ? g->seg[g->nseg - 1].s1 : 0;
+    double bn = carry_scale(l), s1 = g->nseg ? g->seg[g->nseg - 1].s1 : 0;
     if (l->pred_fitted && l->pred_nev == g->nev && l->pred_nseg == g->nseg && l->pred_s1 == s1 &&
         (l->pred_bn == bn || (isnan(l->pred_bn) && isnan(bn))))
         return;
@@ -807,7 +850,7 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
     int rc = stored_curve(l, t->run, steps, n_steps, &g, &ev, &n_ev, NULL);
     free(steps);
     if (!rc) {
-        double bn = stored_noise_scale(l, t->run);
+        double bn = isfinite(l->carry.b_noise) ? l->carry.b_noise : stored_noise_scale(l, t->run);
         if (!isfinite(bn)) bn = noise_scale(l);  /* the same job's: this run's estimate */
         if (!isfinite(bn)) bn = INFINITY;        /* none: samples count the same at any batch */
         scv_stoprule_spec rs = {.window = l->pol->target_window};
@@ -1086,6 +1129,8 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     r->target_epochs = e0, r->target_batch = b0, r->target_epochs_lo = lo, r->target_epochs_hi = hi;
     r->target_p_reach = src == SCV_TARGET_CURVE && l->pred.ok ? l->pred.p_reach : NAN;
     r->target_nearest = src == SCV_TARGET_CURVE && l->pred.ok ? l->pred.nearest : NAN;
+    r->carry_learnt = isfinite(l->carry.b_noise), r->carry_noise_scale = carry_scale(l);
+    r->carry_q_lo = l->carry.q_lo, r->carry_q_hi = l->carry.q_hi, r->carry_err = l->carry.med_abs;
     const scv_plan_point *cp = &(*res)->points[(*res)->chosen], *dp;
     if (cp->workers == 1 && cp->comm != l->dense && (dp = find_point(*res, 1, cp->batch, l->dense))) {
         /* one worker exchanges nothing: its compressed point ties with the dense one (less
@@ -1214,6 +1259,7 @@ static int store_plan(loop *l, const scv_plan_result *res, scv_err *err)
     fputs(",\"chosen\":", f);
     scv_plan_point_json(f, l->p->catalog, ch);
     double lo = r->target_epochs_lo / r->target_epochs, hi = r->target_epochs_hi / r->target_epochs;
+    carry_band(l, ch->batch, r->target_batch, &lo, &hi);
     if (r->target_epochs > 0 && isfinite(lo) && isfinite(hi))
         fprintf(f, ",\"time_lo_s\":%.6g,\"time_hi_s\":%.6g", ch->time_s * lo, ch->time_s * hi);
     fputs(",\"points\":[", f);
@@ -1310,7 +1356,7 @@ typedef struct target_est {
 
 static target_est target_now(loop *l)
 {
-    double e0, lo, hi, bn = noise_scale(l);
+    double e0, lo, hi, bn = carry_scale(l);
     int b0;
     char note[sizeof ((scv_run_result *)0)->target_note];
     target_est t = {NAN, isfinite(bn) ? bn : INFINITY, 0, 0};
@@ -1483,8 +1529,9 @@ static int do_plan(loop *l, scv_err *err)
     r->predicted_time_s = ch->time_s, r->predicted_cost = ch->cost, r->predicted_band = ch->err_rel;
     r->predicted_lo_s = r->predicted_hi_s = NAN;
     if (r->target_epochs > 0 && isfinite(r->target_epochs_lo)) { /* time is proportional to the samples */
-        r->predicted_lo_s = ch->time_s * r->target_epochs_lo / r->target_epochs;
-        r->predicted_hi_s = ch->time_s * r->target_epochs_hi / r->target_epochs;
+        double lo = r->target_epochs_lo / r->target_epochs, hi = r->target_epochs_hi / r->target_epochs;
+        carry_band(l, ch->batch, r->target_batch, &lo, &hi);
+        r->predicted_lo_s = ch->time_s * lo, r->predicted_hi_s = ch->time_s * hi;
     }
     predict_progress(l);
     record_forecast(l);
@@ -1716,7 +1763,7 @@ static int finish(loop *l, scv_err *err)
         /* the epochs it took (dense training only: a later run's plan takes them as
          * dense epochs), at one batch: samples at other batches carried to the
          * smallest by the noise scale (as the learning curve counts them) */
-        double bn = noise_scale(l), e = r->epochs;
+        double bn = carry_scale(l), e = r->epochs;
         int b = l->B;
         if (isfinite(bn) && l->job.n_train > 0)
             e = progress_ref_samples(&l->prog, l->samples, l->p->batches[0], bn) / l->job.n_train, b = l->p->batches[0];
@@ -1745,6 +1792,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     out->predicted_lo_s = out->predicted_hi_s = out->search_budget_s = NAN;
     out->absolute_at_s = out->absolute_at_epochs = out->absolute_time_s = NAN;
     out->target_p_reach = out->target_nearest = NAN;
+    out->carry_noise_scale = out->carry_q_lo = out->carry_q_hi = out->carry_err = NAN;
     out->state = SCV_STATE_FAILED;
     int rc = scv_run_params_check(p, err);
     if (rc) return rc;

@@ -236,7 +236,12 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     fprintf(f, ",\"batch\":%d,\"nominal\":%s,\"note\":", r->target_batch,
             r->target_source == SCV_TARGET_NOMINAL ? "true" : "false");
     scv_json_str(f, r->target_note);
-    fputc('}', f);
+    fprintf(f, ",\"carry\":{\"method\":\"%s\"", r->carry_learnt ? "learnt" : "measured");
+    json_num(f, "noise_scale", r->carry_noise_scale, 1);
+    json_num(f, "band_lo", exp(r->carry_q_lo), 1);
+    json_num(f, "band_hi", exp(r->carry_q_hi), 1);
+    json_num(f, "median_error", exp(r->carry_err) - 1, 1);
+    fputs("}}", f);
     json_num(f, "price_hr", r->price_hr, 1);
     json_num(f, "actual_time_s", r->actual_time_s, 1);
     json_num(f, "actual_cost", r->actual_cost, 1);

@@ -1,0 +1,181 @@
+/*
+ * carry.c - the batch carry-over learnt from curves of one job at several batches.
+ *
+ * The loop predicts the samples to its target at a reference batch b0 and carries them to
+ * the other batches B of its space with the gradient-noise-scale law (curve.c):
+ *   S(B) = S(b0) (B + Bn) / (b0 + Bn)        S [samples], B, b0, Bn [samples per step]
+ * That law holds for a learning rate tuned at every batch (McCandlish et al. 2018). Under a
+ * fixed rule (the learning rate constant, or scaled by sqrt(B / B_base) or B / B_base) the
+ * truth departs from it job by job, and not in one direction per rule: over the shipped
+ * corpus (4 jobs, B = 32..512, all three rules) the median ln error of the law with one
+ * noise scale per job ranged 0.21-0.62 by job, and a correction per rule learnt on the other
+ * jobs made it no better (0.53-0.55). What does carry is the job's own behaviour under its
+ * rule. So, where curves of the same job (model and dataset), base learning rate, base
+ * batch and rule are known at `policy.min_batches` batches or more (a curve at the base
+ * batch counts for every rule: its learning rate is the base one under each), the law's
+ * noise scale is fitted to them, Bn_eff:
+ *   targets   shares policy.shares of the way from the curves' value at their third
+ *             evaluation (the furthest from the ideal) to the least extreme value every curve
+ *             reaches (3-point moving averages, as the target rule smooths)
+ *   E_b       the seeds' mean of the first crossing at batch b [samples]
+ *   Bn_eff    on a log grid (2^(k/2), k = 6..34), the least median over targets and ordered
+ *             batch pairs (a, b) of |ln(E_b / (E_a (b + Bn) / (a + Bn)))|
+ * Its error at each batch is measured leaving that batch out: Bn fitted on the others, the
+ * signed errors ln(E_b / E^_b) of the batch's crossings predicted from each other batch.
+ * Their (1-C)/2 and (1+C)/2 quantiles widen a prediction carried to another batch
+ * (coverage C); their median absolute value is the law's stated error. Without such curves
+ * the law keeps the measured noise scale and the carry states no error of its own.
+ */
+#include "scv.h"
+#include "model.h"
+#include "../core/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+scv_carry_policy scv_carry_policy_default(void)
+{
+    return (scv_carry_policy){.min_batches = 3, .shares = {0.3, 0.5, 0.7, 0.85}, .lr_rel_tol = 1e-6};
+}
+
+#define GRID_LO 6
+#define GRID_HI 34
+#define MAX_BATCHES 16
+
+/* The curves' batches and, per target and batch, the seeds' mean crossing [samples]. */
+typedef struct carry_table {
+    int batch[MAX_BATCHES];
+    size_t nb;
+    double e[SCV_CARRY_SHARES][MAX_BATCHES]; /* NaN: not every seed reached it */
+} carry_table;
+
+static int curve_matches(const scv_lcurve *c, const char *key, const scv_carry_job *job, const scv_carry_policy *pol)
+{
+    char k[64];
+    scv_calib_key(c->model, c->dataset, k, sizeof k);
+    if (strcmp(k, key) || c->base_batch != job->base_batch || !(job->lr > 0)) return 0;
+    if (fabs(c->lr - job->lr) > pol->lr_rel_tol * job->lr) return 0;
+    return pol->any_rule || c->lr_scaling == job->lr_scaling || c->batch == c->base_batch;
+}
+
+/* The 3-point mean of one metric at point i of c (the measured points only). */
+static double smooth_at(const scv_lcurve *c, int mi, size_t i)
+{
+    const double *v = mi ? c->loss : c->accuracy;
+    double s = 0;
+    int k = 0;
+    for (size_t j = i ? i - 1 : 0; j <= i + 1 && j < c->n; j++)
+        if (isfinite(v[j])) s += v[j], k++;
+    return k ? s / k : NAN;
+}
+
+/* Samples at the first point whose 3-point mean reaches y (dir +1: >=, -1: <=); NaN: never. */
+static double crossing(const scv_lcurve *c, int mi, double dir, double y)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        double m = smooth_at(c, mi, i);
+        if (isfinite(m) && dir * (m - y) >= 0) return c->samples[i];
+    }
+    return NAN;
+}
+
+static int table_of(const scv_lcurve_set *set, const char *key, const scv_carry_job *job, scv_metric metric,
+                    const scv_carry_policy *pol, carry_table *t)
+{
+    int mi = metric == SCV_METRIC_LOSS;
+    double dir = mi ? -1 : 1, start = NAN, reach = NAN;
+    memset(t, 0, sizeof *t);
+    for (size_t i = 0; set && i < set->n; i++) {
+        const scv_lcurve *c = &set->c[i];
+        if (!curve_matches(c, key, job, pol) || c->n < 8) continue;
+        double best = NAN;
+        for (size_t j = 0; j < c->n; j++) {
+            double m = smooth_at(c, mi, j);
+            if (isfinite(m) && !(dir * (m - best) <= 0)) best = m;
+        }
+        double s = smooth_at(c, mi, 2);
+        if (!isfinite(best) || !isfinite(s)) continue;
+        if (!(dir * (s - start) <= 0)) start = s;     /* the furthest along at the third point */
+        if (!(dir * (best - reach) >= 0)) reach = best; /* the least extreme best */
+        size_t b = 0;
+        while (b < t->nb && t->batch[b] != c->batch) b++;
+        if (b == t->nb && t->nb < MAX_BATCHES) t->batch[t->nb++] = c->batch;
+    }
+    if (t->nb < (size_t)pol->min_batches || !(dir * (reach - start) > 0)) return 0;
+    for (int s = 0; s < SCV_CARRY_SHARES; s++) {
+        double y = start + pol->shares[s] * (reach - start);
+        for (size_t b = 0; b < t->nb; b++) {
+            double sum = 0;
+            int k = 0, miss = 0;
+            for (size_t i = 0; i < set->n; i++) {
+                const scv_lcurve *c = &set->c[i];
+                if (c->batch != t->batch[b] || !curve_matches(c, key, job, pol) || c->n < 8) continue;
+                double x = crossing(c, mi, dir, y);
+                if (isfinite(x)) sum += x, k++;
+                else miss = 1;
+            }
+            t->e[s][b] = k && !miss ? sum / k : NAN;
+        }
+    }
+    return 1;
+}
+
+static double law_err(const carry_table *t, int s, size_t a, size_t b, double bn)
+{
+    return log(t->e[s][b] / (t->e[s][a] * (t->batch[b] + bn) / (t->batch[a] + bn)));
+}
+
+/* The grid's noise scale of least median |error| over the ordered pairs, leaving batch
+ * `skip` out (-1: none); NAN when no pair is known. */
+static double fit_bn(const carry_table *t, long skip, const scv_carry_policy *pol)
+{
+    if (pol->fixed_b_noise > 0) return pol->fixed_b_noise;
+    double best = NAN, best_e = INFINITY, r[SCV_CARRY_SHARES * MAX_BATCHES * MAX_BATCHES];
+    for (int k = GRID_LO; k <= GRID_HI; k++) {
+        double bn = pow(2, k / 2.0);
+        size_t n = 0;
+        for (int s = 0; s < SCV_CARRY_SHARES; s++)
+            for (size_t a = 0; a < t->nb; a++)
+                for (size_t b = 0; b < t->nb; b++)
+                    if (a != b && (long)a != skip && (long)b != skip && isfinite(t->e[s][a]) && isfinite(t->e[s][b]))
+                        r[n++] = fabs(law_err(t, s, a, b, bn));
+        if (!n) return NAN;
+        double m = scv_median(r, n);
+        if (m < best_e) best_e = m, best = bn;
+    }
+    return best;
+}
+
+int scv_carry_learn(const scv_lcurve_set *set, const char *key, const scv_carry_job *job, scv_metric metric,
+                    const scv_carry_policy *pol, double coverage, scv_carry *out)
+{
+    scv_carry_policy dp = scv_carry_policy_default();
+    if (!pol) pol = &dp;
+    memset(out, 0, sizeof *out);
+    out->b_noise = out->q_lo = out->q_hi = out->med_abs = NAN;
+    carry_table t;
+    if (!job || !key || !table_of(set, key, job, metric, pol, &t)) return SCV_ENOTFOUND;
+    double bn = fit_bn(&t, -1, pol);
+    if (!isfinite(bn)) return SCV_ENOTFOUND;
+    /* leave-one-batch-out: the held-out batch's crossings predicted from each other batch */
+    double r[SCV_CARRY_SHARES * MAX_BATCHES * MAX_BATCHES], a_r[SCV_CARRY_SHARES * MAX_BATCHES * MAX_BATCHES];
+    size_t n = 0;
+    for (size_t h = 0; h < t.nb; h++) {
+        double bh = fit_bn(&t, (long)h, pol);
+        if (!isfinite(bh)) continue;
+        for (int s = 0; s < SCV_CARRY_SHARES; s++)
+            for (size_t a = 0; a < t.nb; a++)
+                if (a != h && isfinite(t.e[s][a]) && isfinite(t.e[s][h])) r[n++] = law_err(&t, s, a, h, bh);
+    }
+    if (n < 4) return SCV_ENOTFOUND;
+    for (size_t i = 0; i < n; i++) a_r[i] = fabs(r[i]);
+    qsort(r, n, sizeof *r, scv_cmp_double);
+    out->b_noise = bn;
+    out->n_batches = (int)t.nb;
+    out->n_errors = n;
+    out->q_lo = scv_quantile_sorted(r, n, (1 - coverage) / 2);
+    out->q_hi = scv_quantile_sorted(r, n, (1 + coverage) / 2);
+    out->med_abs = scv_median(a_r, n);
+    return SCV_OK;
+}
