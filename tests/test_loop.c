@@ -986,6 +986,37 @@ static void t_search_budget(void)
     scv_store_close(db);
 }
 
+/* A budget too small for any profile still buys the second worker count the plan needs
+ * (else every other K's iteration time is extrapolated from one), with the trade stated;
+ * nothing else beyond it. */
+static void t_search_needs_two_k(void)
+{
+    scv_store *db = open_db("budget-k.db");
+    fake f = new_fake();
+    scv_job_driver d = driver_of(&f);
+    rec r;
+    memset(&r, 0, sizeof r);
+    scv_run_observer obs = {&r, on_event};
+    scv_run_params p = params(db, "job-budget-k");
+    p.search = SCV_SEARCH_FULL;
+    p.policy.search_budget_share = 1e-6;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+    CHECK_MSG(strstr(r.notes, "profiled beyond the budget") && strstr(r.notes, "two worker counts"), "%.3000s", r.notes);
+    CHECK_MSG(res.n_profiled == 1 && res.n_skipped_budget > 0, "profiled %d, skipped %d", res.n_profiled,
+              res.n_skipped_budget);
+    int k[8] = {0}, nk = 0;
+    for (size_t i = 0; i < res.n_steps; i++) {
+        int j = 0;
+        while (j < nk && k[j] != res.steps[i].workers) j++;
+        if (j == nk && nk < 8) k[nk++] = res.steps[i].workers;
+    }
+    CHECK_MSG(nk >= 2, "trained at %d worker counts", nk);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* The epochs run out during the warm-up: the run ends "not reached", without searching or
  * failing. */
 static void t_epochs_spent_early(void)
@@ -1668,6 +1699,7 @@ static const scv_test tests[] = {
     {"throughput_policy", t_throughput_policy},
     {"deadline_switch", t_deadline_switch},
     {"search_budget", t_search_budget},
+    {"search_needs_two_k", t_search_needs_two_k},
     {"epochs_spent_early", t_epochs_spent_early},
     {"report", t_report},
     {"eta_overdue", t_eta_overdue},

@@ -1432,6 +1432,27 @@ static int search_throughput(loop *l, scv_err *err)
     return rc;
 }
 
+/* Whether K is measured at some batch, and how many worker counts are (the parallel model
+ * fits communication only from two or more). */
+static int measured_workers(const loop *l, int K)
+{
+    int n = 0, seen[SCV_MAX_SPACE];
+    for (size_t i = 0; i < l->ncs; i++) {
+        if (!(l->cs[i].t_iter > 0)) continue;
+        if (K && l->cs[i].workers == K) return 1;
+        int j = 0;
+        while (j < n && seen[j] != l->cs[i].workers) j++;
+        if (j == n && n < SCV_MAX_SPACE) seen[n++] = l->cs[i].workers;
+    }
+    return K ? 0 : n;
+}
+
+/* The space has other worker counts than the one measured, and only one is measured. */
+static int p_needs_workers(const loop *l)
+{
+    return l->p->n_workers >= 2 && measured_workers(l, 0) < 2;
+}
+
 static int do_search(loop *l, scv_err *err)
 {
     if (l->p->scaling == SCV_SCALING_THROUGHPUT) return search_throughput(l, err);
@@ -1450,7 +1471,15 @@ static int do_search(loop *l, scv_err *err)
         int K = cfg[q][0], B = cfg[q][1];
         if (B < K || measured(l, K, B)) continue;
         double cost = pol->profile_min_iters * est_t_iter(l, K, B) + switch_idle(l);
-        if (isfinite(r->search_budget_s) && r->search_time_s + cost > r->search_budget_s) {
+        /* the plan needs iteration times at two worker counts: else every other K's is the
+         * one measured scaled by its per-worker batch, communication unknown */
+        int needed = p_needs_workers(l) && !measured_workers(l, K);
+        if (needed && isfinite(r->search_budget_s) && r->search_time_s + cost > r->search_budget_s)
+            note(l, SCV_EV_NOTE, "search: K=%d, B=%d profiled beyond the budget (about %.2f s, %.2f s spent of a %.2f "
+                 "s budget): the plan needs iteration times at two worker counts at least, or every other K's is "
+                 "extrapolated from one with its communication unknown", K, B, cost, r->search_time_s,
+                 r->search_budget_s);
+        else if (isfinite(r->search_budget_s) && r->search_time_s + cost > r->search_budget_s) {
             r->n_skipped_budget++;
             note(l, SCV_EV_NOTE, "search: K=%d, B=%d skipped: profiling it (about %.2f s) would exceed the budget "
                  "(%.2f s spent of a %.2f s budget)", K, B, cost, r->search_time_s, r->search_budget_s);
@@ -1459,7 +1488,7 @@ static int do_search(loop *l, scv_err *err)
         te = target_now(l); /* the last profile added measurements and evaluations */
         double best = INFINITY, mine = est_job_time(l, &te, K, B);
         for (size_t i = 0; i < l->ncs; i++) best = fmin(best, est_job_time(l, &te, l->cs[i].workers, l->cs[i].batch));
-        if (l->ncs >= 2 && mine > pol->search_rule_out * best) {
+        if (!needed && l->ncs >= 2 && mine > pol->search_rule_out * best) {
             r->n_skipped_ruled_out++;
             note(l, SCV_EV_NOTE, "search: K=%d, B=%d skipped: predicted %.1f s to the target, over %.1fx the best "
                  "measured (%.1f s)", K, B, mine, pol->search_rule_out, best);
