@@ -29,6 +29,7 @@
 #include "../model/stoprule.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -995,22 +996,21 @@ static int vm_held(const loop *l, int vm)
 static int vm_place(const loop *l, const scv_plan_point *other, char *why, size_t cap)
 {
     const char *name = l->p->catalog->vms[other->vm].name;
+    int held = vm_held(l, other->vm);
     why[0] = 0;
-    if (l->decided || other->vm == l->vm_index) {
-        if (other->vm != l->train_vm)
-            snprintf(why, cap, "a re-plan keeps the VM type the run decided on, %s",
-                     l->p->catalog->vms[l->train_vm].name);
+    if (other->vm == l->vm_index) return l->decided ? l->train_vm : l->vm_index;
+    if (held >= other->workers) {
+        if (!l->decided || other->vm == l->train_vm) return other->vm;
+        snprintf(why, cap, "a re-plan keeps the VM type the run decided on, %s", l->p->catalog->vms[l->train_vm].name);
         return l->train_vm;
     }
-    int held = vm_held(l, other->vm);
-    if (held >= other->workers) return other->vm;
     if (held)
         snprintf(why, cap, "the driver holds %d VM%s of %s, K=%d needs %d", held, held == 1 ? "" : "s", name,
                  other->workers, other->workers);
     else
         snprintf(why, cap, "the driver holds no VM of %s (only an emulated cluster with VMs of that type does: "
                  "`scavenger cluster up --vm %s:N`, then --cluster)", name, name);
-    return l->vm_index;
+    return l->decided ? l->train_vm : l->vm_index;
 }
 
 /* `run --vm`: the plan res compares the run's type (the request's first, measured) with
@@ -1027,9 +1027,17 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
     char stay[320];
     int want = vm_place(l, &other, stay, sizeof stay);
     if (!l->decided) l->train_vm = want;
-    if (other.vm != want) {
+    /* on another type than the run's, K up to the VMs the driver holds of it (a re-plan may
+     * choose more than the decision's) */
+    int ks[SCV_MAX_SPACE], nk = 0, cap_k = want != l->vm_index ? vm_held(l, want) : INT_MAX;
+    for (size_t i = 0; i < req->n_workers && nk < SCV_MAX_SPACE; i++)
+        if (req->workers[i] <= cap_k) ks[nk++] = req->workers[i];
+    if (other.vm == want && other.workers > cap_k)
+        snprintf(stay, sizeof stay, "the driver holds %d VMs of it", cap_k);
+    if (other.vm != want || other.workers > cap_k) {
         scv_plan_request own = *req;
         own.vms = &want, own.n_vms = 1; /* (measured_vm stays the run's: the others are carried from it) */
+        if (want != l->vm_index) own.workers = ks, own.n_workers = (size_t)nk;
         scv_plan_result *o = NULL;
         int rc = scv_plan(&own, &o, err);
         if (rc) return rc;
