@@ -1033,7 +1033,7 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
     for (size_t i = 0; i < req->n_workers && nk < SCV_MAX_SPACE; i++)
         if (req->workers[i] <= cap_k) ks[nk++] = req->workers[i];
     if (other.vm == want && other.workers > cap_k)
-        snprintf(stay, sizeof stay, "the driver holds %d VMs of it", cap_k);
+        snprintf(stay, sizeof stay, "the driver holds %d VM%s of it", cap_k, cap_k == 1 ? "" : "s");
     if (other.vm != want || other.workers > cap_k) {
         scv_plan_request own = *req;
         own.vms = &want, own.n_vms = 1; /* (measured_vm stays the run's: the others are carried from it) */
@@ -1072,9 +1072,9 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
         scv_plan_result_free(o);
     } else if (want != l->vm_index && !l->decided) {
         note(l, SCV_EV_NOTE, "VM type: the plan chose %s at K=%d, B=%d (%s); the run trains there: the driver holds "
-             "%d VMs of it (warm-up and search measured %s, which the models stay fitted on; its segments on %s are "
+             "%d VM%s of it (warm-up and search measured %s, which the models stay fitted on; its segments on %s are "
              "priced at %s's rate)", cat->vms[want].name, other.workers, other.batch, scv_extrap_desc(other.extrap),
-             vm_held(l, want), l->vm->name, cat->vms[want].name, cat->vms[want].name);
+             vm_held(l, want), vm_held(l, want) == 1 ? "" : "s", l->vm->name, cat->vms[want].name, cat->vms[want].name);
     }
     /* the types the plan holds points of, by how they were predicted */
     char *seen = calloc(cat->n, 1);
