@@ -428,6 +428,14 @@ typedef struct scv_job_info {
     double lr;
     int base_batch;
     scv_lr_scaling lr_scaling;
+    /* the VM types a driver can place a segment on (scv_segment_spec.vm_type) and how many
+     * VMs of each it holds, filled by the driver's open: an emulated cluster's types; none
+     * (n_types = 0) where the driver places only on vm, the type its measurements stand for
+     * (local processes, a hostfile) */
+#define SCV_JOB_MAX_TYPES 8
+    int n_types;
+    char types[SCV_JOB_MAX_TYPES][64];
+    int type_vms[SCV_JOB_MAX_TYPES];
 } scv_job_info;
 
 /* A profile: the configurations measured in one or more metrics files of the trainer.
@@ -783,6 +791,12 @@ typedef struct scv_segment_spec {
      * collective the plan priced (the option's, or the model's pick for AUTO) */
     const scv_plan_comm *comm;
     scv_coll_pref comm_collective;
+    /* the VM type to place the segment's K workers on (a catalog type; NULL or the driver's
+     * own type: where it always places). Another type must be one of job.types with at least
+     * K VMs, else train refuses the segment (SCV_EINVAL naming the type); the elastic driver
+     * moves to another type by a relaunch of its job at the new placement (from the
+     * checkpoint its stop writes) */
+    const char *vm_type;
 } scv_segment_spec;
 
 /* What a segment did. first_start / last_end are wall-clock stamps of its first
@@ -887,6 +901,8 @@ typedef struct scv_run_event {
     scv_run_state state;
     const char *phase;
     int workers, batch;
+    const char *vm;             /* SEGMENT_START, SEGMENT_END, SWITCH: the VM type the segment
+                                   trains on (NULL: not said) */
     const scv_segment_result *segment;
     const scv_iter_sample *iter;
     const scv_eval_sample *eval;
@@ -1027,6 +1043,7 @@ typedef struct scv_run_step {
     double t_iter;              /* mean measured, s (NaN: too few iterations) */
     double accuracy;            /* NaN: not evaluated */
     int reached;
+    char vm[96];                /* the VM type it trained on ("": the run's, params.vm_type) */
 } scv_run_step;
 
 typedef struct scv_run_result {

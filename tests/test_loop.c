@@ -66,6 +66,7 @@ typedef struct fake {
      * loop saw them */
     double ev_acc[1024], ev_loss[1024], ev_x[1024];
     int n_ev;
+    char seg_vms[4096];       /* "phase:VM " of every train call (the type the segment named) */
 } fake;
 
 static double fake_acc(const fake *f)
@@ -136,6 +137,9 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
     memset(out, 0, sizeof *out);
     out->accuracy = NAN;
     f->calls++;
+    size_t sl = strlen(f->seg_vms);
+    if (sl + 128 < sizeof f->seg_vms)
+        snprintf(f->seg_vms + sl, sizeof f->seg_vms - sl, "%s:%s ", sp->phase, sp->vm_type ? sp->vm_type : "(none)");
     if (f->fail_calls > 0) {
         f->fail_calls--;
         f->clock += 5;
@@ -1498,6 +1502,100 @@ static void t_vm_types(void)
 }
 
 
+/* `run --vm` trains on the chosen type where the driver holds it (issue 24 item 21): the
+ * fake driver holds VMs of c5.xlarge and cheap.xlarge (scv_job_info.types); the plan chooses
+ * cheap.xlarge (same compute, cheaper: objective cost), so every training segment names
+ * cheap.xlarge (warm-up and search name c5.xlarge, the type measured), each step records its
+ * type, the cost prices each step at its own type's rate and price_hr is cheap.xlarge's;
+ * report.json's steps say the type. A driver holding fewer VMs of it than the choice's K:
+ * the run stays, saying why. */
+static void t_vm_train_on_chosen(void)
+{
+    char cpath[512];
+    snprintf(cpath, sizeof cpath, "%s/vm-place.csv", tmp);
+    FILE *cf = fopen(cpath, "w");
+    CHECK(cf != NULL);
+    fputs("provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\n"
+          "aws,c5.xlarge,4,8,0.17\naws,cheap.xlarge,4,8,0.05\n", cf);
+    fclose(cf);
+    scv_catalog *vc = NULL;
+    CHECK_EQ_INT(scv_catalog_load(cpath, &vc, NULL), SCV_OK);
+    scv_store *db = open_db("vm-place.db");
+    fake f = new_fake();
+    f.job.n_types = 2;
+    snprintf(f.job.types[0], sizeof f.job.types[0], "c5.xlarge"), f.job.type_vms[0] = 4;
+    snprintf(f.job.types[1], sizeof f.job.types[1], "cheap.xlarge"), f.job.type_vms[1] = 4;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-vm-place");
+    p.catalog = vc, p.objective = SCV_OBJ_COST;
+    const int vms[] = {1};
+    p.vms = vms, p.n_vms = 1;
+    rec rc = {0};
+    scv_run_observer obs = {.on_event = on_event, .ctx = &rc};
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    const scv_plan_point *ch = res.decision ? &res.decision->points[res.decision->chosen] : NULL;
+    CHECK_MSG(ch && ch->vm == 1, "%s", res.why);
+    CHECK_MSG(strstr(rc.notes, "the run trains there: the driver holds 4 VMs of it"), "%s", rc.notes);
+    /* the driver was asked for the type of every segment */
+    CHECK_MSG(strstr(f.seg_vms, "warmup:c5.xlarge ") && strstr(f.seg_vms, "train:cheap.xlarge ") &&
+              !strstr(f.seg_vms, "train:c5.xlarge") && !strstr(f.seg_vms, "(none)") &&
+              !strstr(f.seg_vms, "warmup:cheap") && !strstr(f.seg_vms, "search:cheap"), "%s", f.seg_vms);
+    /* each step names its type and is priced at its rate */
+    double cost = 0;
+    int n_train = 0;
+    for (size_t i = 0; i < res.n_steps; i++) {
+        const scv_run_step *t = &res.steps[i];
+        int train = !strcmp(t->phase, "train");
+        n_train += train;
+        CHECK_MSG(!strcmp(t->vm, train ? "cheap.xlarge" : "c5.xlarge"), "step %zu (%s): %s", i, t->phase, t->vm);
+        double secs = (t->iterations ? t->last_end - t->first_start : 0) + (isfinite(t->idle_before) ? t->idle_before : 0);
+        cost += scv_cost_usd(t->workers, secs, train ? 0.05 : 0.17);
+    }
+    CHECK(n_train > 0);
+    CHECK_MSG(fabs(res.actual_cost - cost) < 1e-9 * fmax(1, cost), "%.9g vs %.9g", res.actual_cost, cost);
+    CHECK_MSG(fabs(res.price_hr - 0.05) < 1e-9, "%g", res.price_hr);
+    /* report.json's steps say the type */
+    char *js = scv_run_report_json(&p, &res);
+    cJSON *o = js ? cJSON_Parse(js) : NULL;
+    CHECK(o != NULL);
+    const cJSON *it;
+    int named = 0;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(o, "steps")) {
+        const char *vm = cJSON_GetStringValue(cJSON_GetObjectItem(it, "vm"));
+        const char *ph = cJSON_GetStringValue(cJSON_GetObjectItem(it, "phase"));
+        named += vm && ph && !strcmp(vm, strcmp(ph, "train") ? "c5.xlarge" : "cheap.xlarge");
+    }
+    CHECK_EQ_INT(named, (int)res.n_steps);
+    cJSON_Delete(o);
+    free(js);
+    /* the stored steps keep the type (a resumed run prices them so) */
+    scv_run_step *st = NULL;
+    size_t ns = 0;
+    CHECK_EQ_INT(scv_store_load_steps(db, res.run_id, &st, &ns, NULL), SCV_OK);
+    CHECK(ns == res.n_steps && ns && !strcmp(st[ns - 1].vm, "cheap.xlarge"));
+    free(st);
+    int K = ch ? ch->workers : 1;
+    scv_run_result_free(&res);
+    /* fewer VMs of the chosen type than its K (none, at K = 1): the run stays on its own
+     * type, saying why */
+    {
+        f = new_fake();
+        f.job.n_types = 1;
+        snprintf(f.job.types[0], sizeof f.job.types[0], "cheap.xlarge"), f.job.type_vms[0] = K - 1;
+        p.job_key = "job-vm-place-few";
+        memset(&rc, 0, sizeof rc);
+        CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+        CHECK_MSG(!strstr(f.seg_vms, "cheap.xlarge"), "%s", f.seg_vms);
+        CHECK_MSG(strstr(rc.notes, "the driver holds") && strstr(rc.notes, "of cheap.xlarge"), "%s", rc.notes);
+        CHECK(fabs(res.price_hr - 0.17) < 1e-9);
+        scv_run_result_free(&res);
+    }
+    scv_store_close(db);
+    scv_catalog_free(vc);
+}
+
 /* The budget as a cap: a run whose budget affords part of the job stops before the cap
  * (its cost within the cap), checkpointed and stored interrupted; resumed with a larger
  * budget it reaches the target; the spend rides on every event and the warning share is
@@ -1711,6 +1809,7 @@ static const scv_test tests[] = {
     {"budget_cap", t_budget_cap},
     {"learnt_band", t_learnt_band},
     {"vm_types", t_vm_types},
+    {"vm_train_on_chosen", t_vm_train_on_chosen},
     {"eta_stored", t_eta_stored},
 };
 

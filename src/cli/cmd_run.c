@@ -188,7 +188,8 @@ static void on_event(void *ctx, const scv_run_event *ev)
     view *v = ctx;
     switch (ev->kind) {
     case SCV_EV_SEGMENT_START:
-        fprintf(stderr, "scavenger run: %-7s K=%d B=%d ...%s", ev->phase, ev->workers, ev->batch, v->tty ? "\n" : "");
+        fprintf(stderr, "scavenger run: %-7s K=%d B=%d%s%s ...%s", ev->phase, ev->workers, ev->batch,
+                ev->vm ? " on " : "", ev->vm ? ev->vm : "", v->tty ? "\n" : "");
         break;
     case SCV_EV_ITER:
         if (v->tty) progress_line(v, ev);

@@ -132,6 +132,10 @@ static int show(scv_store *db, long long id, int json, scv_err *err)
             json_num("t_iter", t[i].t_iter);
             json_num("idle_before_s", t[i].idle_before);
             json_num("test_accuracy", t[i].accuracy);
+            if (t[i].vm[0]) { /* the VM type it trained on (stored from schema 8) */
+                printf(",\"vm\":");
+                json_str(t[i].vm);
+            }
             printf("}");
         }
         printf("]}\n");
@@ -155,11 +159,12 @@ static int show(scv_store *db, long long id, int json, scv_err *err)
         char eta[256];
         eta_text(&r.eta, eta, sizeof eta);
         if (eta[0]) printf("%s\n", eta);
-        printf("\n%3s  %-7s  %4s  %6s  %10s  %12s  %8s  %8s\n", "#", "phase", "K", "B", "iterations", "ms/iteration",
-               "idle s", "test acc");
+        printf("\n%3s  %-7s  %4s  %6s  %10s  %12s  %8s  %8s  %s\n", "#", "phase", "K", "B", "iterations",
+               "ms/iteration", "idle s", "test acc", "VM");
         for (size_t i = 0; i < n; i++)
-            printf("%3zu  %-7s  %4d  %6d  %10lld  %12.2f  %8.2f  %8.4f\n", i + 1, t[i].phase, t[i].workers, t[i].batch,
-                   (long long)t[i].iterations, 1e3 * t[i].t_iter, t[i].idle_before, t[i].accuracy);
+            printf("%3zu  %-7s  %4d  %6d  %10lld  %12.2f  %8.2f  %8.4f  %s\n", i + 1, t[i].phase, t[i].workers,
+                   t[i].batch, (long long)t[i].iterations, 1e3 * t[i].t_iter, t[i].idle_before, t[i].accuracy,
+                   t[i].vm[0] ? t[i].vm : "-");
     }
     free(t);
     return SCV_OK;

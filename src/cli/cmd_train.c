@@ -125,7 +125,8 @@ const scv_option TRAIN_OPTIONS[] = {
     {"seed", NULL, NULL, O_SEED, JOBKEY, NULL},
     {"metrics", "FILE", "one JSON object per iteration (and per evaluation)", O_METRICS, 0, NULL},
     {"vm-type", "TYPE", "catalog VM type the measurements stand for (metrics);\n"
-                        "checked against the catalog", O_VM, 0, NULL},
+                        "checked against the catalog; with --cluster the ranks go\n"
+                        "on that type's VMs first", O_VM, 0, NULL},
     {"catalog", "CSV", "VM catalog for --vm-type (default data/vm-catalog.csv)", O_CATALOG, 0, NULL},
     {"checkpoint", "DIR", "write DIR/checkpoint.scv at the end (and every N)", O_CKPT, 0, NULL},
     {"checkpoint-every", "N", "also every N iterations", O_CKPT_EVERY, 0, NULL},
@@ -664,8 +665,11 @@ static int train_parsed(scv_train_params p, int argc, char **argv, int json, con
             free(args);
             return EXIT_USAGE;
         }
+        /* on a cluster the ranks go on the VMs of the type the measurements stand for
+         * (its VMs first: a mixed cluster's other types after them) */
         scv_launch l = {.workers = p.workers, .threads = p.threads, .argv = args, .argc = na,
-                        .cluster = cluster, .hostfile = hosts, .elastic = p.elastic_control != NULL};
+                        .cluster = cluster, .hostfile = hosts, .elastic = p.elastic_control != NULL,
+                        .place_type = cluster ? (p.vm_type ? p.vm_type : cl.vm[0].catalog_type) : NULL};
         int st = 0;
         int lrc = scv_launch_mpirun(&l, &st, &err);
         free(args);

@@ -43,6 +43,7 @@ typedef struct elastic {
     FILE *reply;               /* the reply file, open while a job runs (NULL: not yet) */
     long reply_off;            /* how much of it was read */
     double start_s;            /* seconds the last job start took until it was ready */
+    char job_type[64];         /* the VM type the job runs on ("": the driver's own) */
 } elastic;
 
 /* SIGINT/SIGTERM while a segment runs: passed on to the job (a terminal's Ctrl-C reaches
@@ -134,8 +135,9 @@ static int start_job(elastic *e, scv_err *err)
     w->workers = t->K, w->batch = t->B, w->final_eval = 1, w->resume = tj_has_checkpoint(t);
     scv_segwire_set_split(w, t->K, t->split);
     snprintf(w->checkpoint_dir, sizeof w->checkpoint_dir, "%s", t->ckpt_dir);
-    scv_train_cmd c = {.job_opts = (const char *const *)t->opts, .cluster = t->cluster, .vm_type = t->vm_type,
-                       .catalog = t->catalog, .elastic_control = e->dir, .seg = w};
+    scv_train_cmd c = {.job_opts = (const char *const *)t->opts, .cluster = t->cluster,
+                       .vm_type = e->job_type[0] ? e->job_type : t->vm_type, .catalog = t->catalog,
+                       .elastic_control = e->dir, .seg = w};
     scv_argv a = {0};
     scv_train_argv(&a, &c);
     free(w);
@@ -226,6 +228,8 @@ static void end_job(elastic *e)
     e->pid = 0;
 }
 
+static void stop_job(elastic *e);
+
 static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_sink *sink, scv_segment_result *out,
                    scv_err *err)
 {
@@ -234,6 +238,16 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     memset(out, 0, sizeof *out);
     out->accuracy = NAN;
     if (!t->K) return scv_err_set(err, SCV_EINVAL, "elastic driver: train before configure");
+    /* the segment's VM type: another than the running job's is a relaunch at the new
+     * placement (the job stops, writing its checkpoint, and a new one starts from it on
+     * that type's VMs); a type not held is refused */
+    const char *type;
+    int prc = tj_place(t, spec, &type, err);
+    if (prc) return prc;
+    if (strcmp(type ? type : "", e->job_type)) {
+        stop_job(e);
+        snprintf(e->job_type, sizeof e->job_type, "%s", type ? type : "");
+    }
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

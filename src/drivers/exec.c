@@ -120,7 +120,8 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
     char log[1200];
     snprintf(log, sizeof log, "%s/trainer.log", t->run_dir);
     scv_launch l = {.workers = K, .threads = 1, .program = "/bin/sh", .argv = argv, .argc = 2,
-                    .cluster = t->cluster, .hostfile = t->hostfile, .log = log, .own_group = 1};
+                    .cluster = t->cluster, .hostfile = t->hostfile, .log = log, .own_group = 1,
+                    .place_type = probe ? NULL : t->placed};
     char addr[256];
     int rc = scv_launch_rank0_addr(&l, addr, sizeof addr, err);
     if (rc) {
@@ -265,7 +266,7 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
                            "its output is in %s; docs/TRAINER-CONTRACT.md)",
                            t->exec, st, said[0] ? ": \"" : "", said, said[0] ? "\"" : "", log);
     }
-    if ((rc = scv_job_load(path, &t->job, err))) return rc;
+    if ((rc = scv_job_load(path, &t->job, err)) || (rc = tj_types(t, &t->job, err))) return rc;
     *job = t->job;
     return SCV_OK;
 }
@@ -292,6 +293,8 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         return scv_err_set(err, SCV_EINVAL,
                            "exec driver: the %s segment asks for a compressed exchange; an external trainer cannot "
                            "be told to compress (docs/TRAINER-CONTRACT.md)", spec->phase);
+    int rc = tj_place(t, spec, &t->placed, err); /* the segment's VM type: held, or refused */
+    if (rc) return rc;
     char metrics[1400];
     tj_segment_path(t, spec->phase, metrics, sizeof metrics);
     scv_exec_rules_init(&e->r, spec, t->K);
@@ -300,7 +303,7 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     struct sigaction old_int, old_term;
     catch_stops(&old_int, &old_term);
     pid_t pid;
-    int rc = launch(e, t->K, t->B, t->split, metrics, t->ckpt_dir, tj_has_checkpoint(t), 0, spec, &pid, err);
+    rc = launch(e, t->K, t->B, t->split, metrics, t->ckpt_dir, tj_has_checkpoint(t), 0, spec, &pid, err);
     int st = -1, stopped = 0, stalled = 0;
     char why[1024] = "";
     if (!rc) {

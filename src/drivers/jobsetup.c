@@ -85,8 +85,9 @@ static int setup_where(scv_job_setup *js, const char *catalog, const char *cl, c
     for (int i = 1; cl && i < js->cluster.n; i++) /* the loop plans and prices one type */
         if (strcmp(js->cluster.vm[i].catalog_type, js->cluster.vm[0].catalog_type)) {
             snprintf(js->note, sizeof js->note, "cluster %s mixes VM types (VM %d is %s, VM 1 %s): the measurements "
-                     "stand for the first K VMs and are priced as %s; `scavenger plan --mix` prices a mix", cl, i + 1,
-                     js->cluster.vm[i].catalog_type, js->cluster.vm[0].catalog_type, p->vm_type);
+                     "stand for K VMs of %s (its VMs first, then the others) and are priced as %s; a segment on "
+                     "another type of `--vm` goes on that type's VMs; `scavenger plan --mix` prices a mix", cl, i + 1,
+                     js->cluster.vm[i].catalog_type, js->cluster.vm[0].catalog_type, p->vm_type, p->vm_type);
             break;
         }
     if (!scv_catalog_find(js->catalog, p->vm_type)) {

@@ -55,6 +55,9 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     memset(out, 0, sizeof *out);
     out->accuracy = NAN;
     if (!r->K) return scv_err_set(err, SCV_EINVAL, "relaunch driver: train before configure");
+    const char *type; /* the segment's VM type: the child places its ranks on that type's VMs */
+    int prc = tj_place(r, spec, &type, err);
+    if (prc) return prc;
     char metrics[1400], json[16384];
     tj_segment_path(r, spec->phase, metrics, sizeof metrics);
     scv_segwire *w = calloc(1, sizeof *w);
@@ -64,7 +67,7 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     snprintf(w->metrics, sizeof w->metrics, "%s", metrics);
     w->resume = tj_has_checkpoint(r);
     scv_train_cmd c = {.job_opts = (const char *const *)r->opts, .cluster = r->cluster, .hosts = r->hostfile,
-                       .vm_type = r->vm_type, .catalog = r->catalog, .progress = r->show_progress, .seg = w};
+                       .vm_type = type, .catalog = r->catalog, .progress = r->show_progress, .seg = w};
     scv_argv a = {0};
     scv_train_argv(&a, &c);
     free(w);

@@ -8,6 +8,7 @@
 #include "../train/ckpt.h"
 #include "../io/io.h"
 #include "../core/util.h"
+#include "../runtime/cluster.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -176,8 +177,49 @@ int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err)
                            "the job does not start (scavenger train exited %d%s%s): try its options with "
                            "`scavenger train`", st, why[0] ? ": " : "", why);
     rc = scv_job_load(path, &t->job, err);
-    if (!rc) job_lr_rule(t), *job = t->job;
+    if (!rc) job_lr_rule(t), rc = tj_types(t, &t->job, err);
+    if (!rc) *job = t->job;
     return rc;
+}
+
+int tj_types(const trainjob *t, scv_job_info *job, scv_err *err)
+{
+    job->n_types = 0;
+    if (!t->cluster) return SCV_OK; /* local processes, a hostfile: its own type only */
+    scv_cluster c;
+    int rc = scv_cluster_load(t->cluster, &c, err);
+    if (rc) return rc;
+    for (int i = 0; i < c.n; i++) {
+        int k = 0;
+        while (k < job->n_types && strcmp(job->types[k], c.vm[i].catalog_type)) k++;
+        if (k == SCV_JOB_MAX_TYPES) continue; /* (a cluster of more types: the first ones) */
+        if (k == job->n_types) {
+            snprintf(job->types[k], sizeof job->types[k], "%s", c.vm[i].catalog_type);
+            job->type_vms[k] = 0, job->n_types++;
+        }
+        job->type_vms[k]++;
+    }
+    return SCV_OK;
+}
+
+int tj_place(const trainjob *t, const scv_segment_spec *spec, const char **type, scv_err *err)
+{
+    *type = t->vm_type;
+    if (!spec->vm_type || (t->vm_type && !strcmp(spec->vm_type, t->vm_type))) return SCV_OK;
+    if (!t->cluster)
+        return scv_err_set(err, SCV_EINVAL, "the %s segment asks for VM type %s: this driver places only on %s "
+                           "(%s; only an emulated cluster, --cluster, holds VMs of other types)", spec->phase,
+                           spec->vm_type, t->vm_type ? t->vm_type : "its own type",
+                           t->hostfile ? "a hostfile's machines" : "local processes");
+    scv_cluster c;
+    int rc = scv_cluster_load(t->cluster, &c, err);
+    if (rc) return rc;
+    int n = scv_cluster_count_type(&c, spec->vm_type);
+    if (n < t->K)
+        return scv_err_set(err, SCV_EINVAL, "the %s segment asks for K=%d VMs of type %s: cluster %s holds %d of "
+                           "it", spec->phase, t->K, spec->vm_type, t->cluster, n);
+    *type = spec->vm_type;
+    return SCV_OK;
 }
 
 int tj_configure(trainjob *t, int workers, int batch, const double *split, scv_err *err)

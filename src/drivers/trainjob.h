@@ -37,6 +37,8 @@ typedef struct trainjob {
     char run_dir[1024], ckpt_dir[1100];
     scv_job_info job;
     int K, B;                  /* configured (0: not yet) */
+    const char *placed;        /* the VM type the segment under way goes on (tj_place; valid
+                                  during train; NULL: none said, VMs 1..K) */
     double *split;
     int next_seg;              /* number of the next segment file */
     int attempt;               /* retries of the current segment */
@@ -66,6 +68,13 @@ void tj_free(trainjob *t);
 /* The driver's open: the run directory, and a one-iteration probe that proves the job
  * starts and describes it. */
 int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err);
+/* The VM types the driver can place segments on (job->types: the cluster's, with their
+ * counts; none without a cluster). */
+int tj_types(const trainjob *t, scv_job_info *job, scv_err *err);
+/* Where the segment's K workers go: *type = spec->vm_type when it is another type than the
+ * driver's own and the cluster holds K VMs of it, else the driver's own (t->vm_type, maybe
+ * NULL); SCV_EINVAL naming the type when it is not held (no cluster, or fewer than K). */
+int tj_place(const trainjob *t, const scv_segment_spec *spec, const char **type, scv_err *err);
 /* Only the run directory, checkpoint directory and segment numbering of tj_open. */
 void tj_dirs(trainjob *t, const char *run_dir);
 /* Iterations and samples of the latest checkpoint (0 when none). */

@@ -241,6 +241,22 @@ void scv_cluster_addr(const scv_cluster *c, int vm, char *buf, size_t cap)
     snprintf(buf, cap, "10.213.%d.%d", c->subnet, vm);
 }
 
+int scv_cluster_count_type(const scv_cluster *c, const char *type)
+{
+    int n = 0;
+    for (int i = 0; type && i < c->n; i++) n += !strcmp(c->vm[i].catalog_type, type);
+    return n;
+}
+
+int scv_cluster_place_order(const scv_cluster *c, const char *type, int *order)
+{
+    int n = 0, held = scv_cluster_count_type(c, type);
+    for (int pass = held ? 0 : 1; pass < 2; pass++) /* the type's VMs, then the others */
+        for (int i = 0; i < c->n; i++)
+            if (!held || (pass == 0) == !strcmp(c->vm[i].catalog_type, type)) order[n++] = i + 1;
+    return held;
+}
+
 /* ---- up / down ---- */
 
 int scv_cluster_check(scv_err *err)

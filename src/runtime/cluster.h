@@ -42,6 +42,12 @@ int scv_cluster_enter(const scv_cluster *c, int vm, scv_err *err);
 /* Finds the cluster and VM of an address 10.213.S.I. */
 int scv_cluster_by_host(const char *host, scv_cluster *out, int *vm, scv_err *err);
 void scv_cluster_addr(const scv_cluster *c, int vm, char *buf, size_t cap);
+/* The VMs of c in placement order for a catalog type (a launch's place_type): those of that
+ * type first, in their order, then the others; 1-based, c->n of them into order. Returns how
+ * many are of the type (0, or type NULL: order is 1..n). */
+int scv_cluster_place_order(const scv_cluster *c, const char *type, int *order);
+/* How many VMs of c are of catalog type `type`. */
+int scv_cluster_count_type(const scv_cluster *c, const char *type);
 
 /* ---- the VM-level operations preemptions use (cluster.c) ---- */
 /* A VM's own state directory, /run/scavenger/clusters/NAME.d/I (made by mkdir_p when asked). */

@@ -7,8 +7,9 @@
  * parent dies (PR_SET_PDEATHSIG), so neither mpirun nor its ranks outlive a killed
  * `scavenger train` or `scavenger run`.
  *
- * On an emulated cluster, mpirun itself runs inside VM 1 (its network namespace and CPU
- * cgroup, so rank 0 is confined like the others), the hostfile lists one slot per VM, and
+ * On an emulated cluster, mpirun itself runs inside the first VM (VM 1, or the first of the
+ * launch's place_type: its network namespace and CPU cgroup, so rank 0 is confined like the
+ * others), the hostfile lists one slot per VM (that type's first), and
  * the rsh agent (`scavenger cluster agent`) starts each remote daemon inside its VM. Open
  * MPI's default allreduce choice is poor on shaped links, so the ring is set explicitly
  * (coll_tuned algorithm 4, libnbc algorithm 1 for the non-blocking form), and shared memory
@@ -73,14 +74,16 @@ static int cluster_args(const scv_launch *l, const char *exe, const char **args,
     if (l->workers > c->n)
         return scv_err_set(err, SCV_EINVAL, "--workers %d but cluster %s has %d VMs", l->workers,
                            l->cluster, c->n);
+    int order[SCV_CLUSTER_MAX_VMS];
+    scv_cluster_place_order(c, l->place_type, order);
     snprintf(hostfile, 256, "/run/scavenger/%s.hosts", c->name);
     snprintf(agent, 256, "/run/scavenger/%s.agent", c->name);
     snprintf(net, 64, "10.213.%d.0/24", c->subnet);
     char text[SCV_CLUSTER_MAX_VMS * 40 + 4200];
     size_t len = 0;
     int nh = l->elastic ? c->n : l->workers;
-    for (int i = 1; i <= nh && len < sizeof text; i++)
-        len += (size_t)snprintf(text + len, sizeof text - len, "10.213.%d.%d slots=1\n", c->subnet, i);
+    for (int i = 0; i < nh && len < sizeof text; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "10.213.%d.%d slots=1\n", c->subnet, order[i]);
     if ((rc = write_text(hostfile, text, 0644, err))) return rc;
     snprintf(text, sizeof text, "#!/bin/sh\nexec '%s' cluster agent \"$@\"\n", exe);
     if ((rc = write_text(agent, text, 0755, err))) return rc;
@@ -92,8 +95,8 @@ static int cluster_args(const scv_launch *l, const char *exe, const char **args,
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) args[(*n)++] = extra[i];
     if (l->elastic) {
         size_t hl = (size_t)snprintf(hosts, hosts_cap, "SCV_ELASTIC_HOSTS=");
-        for (int i = 1; i <= c->n && hl < hosts_cap; i++)
-            hl += (size_t)snprintf(hosts + hl, hosts_cap - hl, "%s10.213.%d.%d", i > 1 ? "," : "", c->subnet, i);
+        for (int i = 0; i < c->n && hl < hosts_cap; i++)
+            hl += (size_t)snprintf(hosts + hl, hosts_cap - hl, "%s10.213.%d.%d", i ? "," : "", c->subnet, order[i]);
         args[(*n)++] = "-x";
         args[(*n)++] = hosts;
     }
@@ -185,7 +188,9 @@ static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
         dfl.sa_handler = SIG_DFL;
         sigaction(SIGINT, &dfl, NULL);
         scv_err e2 = {0};
-        if (l->cluster && scv_cluster_enter(&c, 1, &e2)) child_fail(pfd[1], &e2);
+        int first[SCV_CLUSTER_MAX_VMS];
+        if (l->cluster) scv_cluster_place_order(&c, l->place_type, first);
+        if (l->cluster && scv_cluster_enter(&c, first[0], &e2)) child_fail(pfd[1], &e2);
         execvp("mpirun", args);
         scv_err_set(&e2, errno == ENOENT ? SCV_ENOTFOUND : SCV_EIO,
                     "cannot start mpirun: %s (install Open MPI: scripts/install-deps.sh)",
@@ -221,7 +226,9 @@ int scv_launch_rank0_addr(const scv_launch *l, char *buf, size_t cap, scv_err *e
         scv_cluster c;
         int rc = scv_cluster_load(l->cluster, &c, err);
         if (rc) return rc;
-        snprintf(buf, cap, "10.213.%d.1", c.subnet);
+        int order[SCV_CLUSTER_MAX_VMS];
+        scv_cluster_place_order(&c, l->place_type, order);
+        snprintf(buf, cap, "10.213.%d.%d", c.subnet, order[0]);
         return SCV_OK;
     }
     if (!l->hostfile) {

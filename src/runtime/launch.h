@@ -25,12 +25,15 @@ typedef struct scv_launch {
     int elastic;          /* an elastic job: on a cluster the hostfile lists every VM (spawned
                              processes go to the ones after the first K) and the ranks get
                              SCV_ELASTIC_HOSTS (the VMs' addresses, in order) */
+    const char *place_type; /* on a cluster: the VMs of this catalog type come first, in their
+                             order, then the others (NULL, or a type the cluster does not
+                             hold: VMs 1..n); rank 0 and mpirun run on the first */
 } scv_launch;
 
 /* Runs `mpirun ... <this executable> argv...` and waits. Sets what Open MPI needs as root,
  * disables binding; locally it oversubscribes, on a cluster it places one rank per VM
  * (VMs 1..K) through the cluster's rsh agent, over TCP only, with the ring allreduce.
- * Returns SCV_OK when mpirun ran to its end, with its exit status in *exit_status (0 when
+ * (the VMs in place_type's order). Returns SCV_OK when mpirun ran to its end, with its exit status in *exit_status (0 when
  * every rank succeeded, else the first failing rank's; 128 + N when signal N ended it).
  * Returns an SCV_E* code with err set when the job could not be started: the cluster's
  * own code (no such cluster, ...), SCV_EINVAL for more workers than the cluster has VMs,
@@ -42,8 +45,8 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err);
  * errors. The caller waits for it (waitpid) and passes signals on: Open MPI's mpirun
  * forwards SIGUSR1 and SIGUSR2 to every rank; SIGTERM and SIGINT end the job. */
 int scv_launch_start(const scv_launch *l, pid_t *pid, scv_err *err);
-/* The address rank 0 of such a launch runs at: 127.0.0.1 locally, VM 1's on a cluster, the
- * hostfile's first host. */
+/* The address rank 0 of such a launch runs at: 127.0.0.1 locally, the first VM's (in
+ * place_type's order) on a cluster, the hostfile's first host. */
 int scv_launch_rank0_addr(const scv_launch *l, char *buf, size_t cap, scv_err *err);
 
 /* What a hostfile may hold (src/runtime/hostfile.c), and how long a host may take to resolve. */

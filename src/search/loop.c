@@ -29,6 +29,7 @@
 #include "../model/stoprule.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,6 +58,11 @@ typedef struct loop {
     scv_job_info job;
     const scv_vm_type *vm;
     int vm_index;
+    int train_vm;                   /* the VM type (catalog index) training segments go on: the
+                                       run's own, or the decision's choice where the driver holds
+                                       K VMs of it (`run --vm`, vm_place); re-plans keep it */
+    int seg_vm;                     /* ... the current (or last) segment's: warm-up and search
+                                       measure on the run's own */
     double rate_cpu, rate_gib;      /* memory pricing */
     scv_config_stats *cs;           /* the measurements the models are fitted to */
     size_t ncs, cs_cap, steps_cap;
@@ -332,10 +338,19 @@ static int measured(const loop *l, int K, int B)
     return 0;
 }
 
-static double price_at(const loop *l, int K, int B)
+/* The hourly price of one VM of type vm (a catalog index) at (K, B) under the run's pricing
+ * (memory pricing at the run's provider's rates, as the plan prices every type). */
+static double price_at(const loop *l, int vm, int K, int B)
 {
-    return scv_vm_price(l->vm, l->p->pricing, scv_worker_mem_bytes(&l->job, (double)B / K), l->rate_cpu,
-                        l->rate_gib);
+    return scv_vm_price(&l->p->catalog->vms[vm], l->p->pricing, scv_worker_mem_bytes(&l->job, (double)B / K),
+                        l->rate_cpu, l->rate_gib);
+}
+
+/* The catalog index of the type a step trained on (its vm; "" or not in the catalog: the run's). */
+static int step_vm(const loop *l, const scv_run_step *t)
+{
+    const scv_vm_type *v = t->vm[0] ? scv_catalog_find(l->p->catalog, t->vm) : NULL;
+    return v ? (int)(v - l->p->catalog->vms) : l->vm_index;
 }
 
 /* A recorded step's seconds (its iterations' span and the idle before it) and cost. */
@@ -346,7 +361,7 @@ static double step_seconds(const scv_run_step *t)
 
 static double step_cost(const loop *l, const scv_run_step *t)
 {
-    return scv_cost_usd(t->workers, step_seconds(t), price_at(l, t->workers, t->batch));
+    return scv_cost_usd(t->workers, step_seconds(t), price_at(l, step_vm(l, t), t->workers, t->batch));
 }
 
 /* Outcome figures of the steps so far: one source for the progress, the store and the report. */
@@ -364,7 +379,8 @@ static void tally(loop *l)
         r->actual_time_s += secs;
         r->actual_cost += c;
         if (strcmp(t->phase, "train")) r->search_time_s += secs, r->search_cost += c;
-        if (i > 0 && (t->workers != r->steps[i - 1].workers || t->batch != r->steps[i - 1].batch)) {
+        if (i > 0 && (t->workers != r->steps[i - 1].workers || t->batch != r->steps[i - 1].batch ||
+                      step_vm(l, t) != step_vm(l, &r->steps[i - 1]))) {
             r->switches++;
             if (isfinite(t->idle_before) && nid < 1024) idles[nid++] = t->idle_before;
         }
@@ -388,7 +404,7 @@ static void tally(loop *l)
     }
     r->idle_median_s = nid ? idles[nid / 2] : NAN;
     r->idle_worst_s = nid ? idles[nid - 1] : NAN;
-    r->price_hr = l->K ? price_at(l, l->K, l->B) : NAN;
+    r->price_hr = l->K ? price_at(l, l->seg_vm, l->K, l->B) : NAN;
 }
 
 /* The idle a switch costs: the mean measured between steps, else the policy's default. */
@@ -476,6 +492,7 @@ static int record_step(loop *l, const char *phase, int K, int B, const scv_segme
     scv_run_step *t = &r->steps[r->n_steps];
     memset(t, 0, sizeof *t);
     snprintf(t->phase, sizeof t->phase, "%s", phase);
+    snprintf(t->vm, sizeof t->vm, "%s", l->p->catalog->vms[l->seg_vm].name);
     t->workers = K, t->batch = B, t->iterations = res.iterations;
     t->first_start = res.first_start, t->last_end = res.last_end;
     t->t_iter = res.stats.workers ? res.stats.t_iter : NAN;
@@ -508,8 +525,10 @@ static int record_step(loop *l, const char *phase, int K, int B, const scv_segme
         if ((rc = scv_store_straggler(l->p->store, r->run_id, e, err))) return rc;
     }
     if (res.n_shares > 0 && (rc = record_shares(l, (int)r->n_steps - 1, K, B, &res, err))) return rc;
-    /* a segment whose straggler was replaced mixed two clusters: its times stand for neither */
-    if (res.stats.workers && !replaced && !l->seg_compressed) {
+    /* a segment whose straggler was replaced mixed two clusters: its times stand for neither;
+     * one on another VM type than the run's is not a measurement of the type the models are
+     * fitted on */
+    if (res.stats.workers && !replaced && !l->seg_compressed && l->seg_vm == l->vm_index) {
         if ((rc = scv_store_measurement(l->p->store, r->run_id, phase, &res.stats, err))) return rc;
         if ((rc = keep_measurement(l, &res.stats, err))) return rc;
     }
@@ -534,7 +553,7 @@ static double spend_usd(const loop *l)
     double c = 0;
     for (size_t i = 0; i < l->r->n_steps; i++) c += step_cost(l, &l->r->steps[i]);
     if (isfinite(l->seg_t0) && l->seg_t1 > l->seg_t0 && l->K > 0)
-        c += scv_cost_usd(l->K, l->seg_t1 - l->seg_t0, price_at(l, l->K, l->B));
+        c += scv_cost_usd(l->K, l->seg_t1 - l->seg_t0, price_at(l, l->seg_vm, l->K, l->B));
     return c;
 }
 
@@ -550,13 +569,17 @@ static double eval_s_per_sample(const loop *l);
 static int budget_check(loop *l, const char *phase, int K, int B, scv_segment_spec *spec)
 {
     const scv_run_params *p = l->p;
-    double left = p->budget - spend_usd(l), price = price_at(l, K, B);
+    double left = p->budget - spend_usd(l), price = price_at(l, l->seg_vm, K, B);
     if (!l->budget_warned && p->budget - left >= l->pol->budget_warn_share * p->budget) {
         l->budget_warned = 1;
         note(l, SCV_EV_NOTE, "budget: $%.4g spent, %.0f%% of the $%.4g cap", p->budget - left,
              100 * (p->budget - left) / p->budget, p->budget);
     }
     double t_iter = est_t_iter(l, K, B), idle = K != l->cfg_K || B != l->cfg_B ? switch_idle(l) : 0;
+    if (l->seg_vm != l->vm_index) { /* another type: the plan's (extrapolated) iteration there */
+        const scv_plan_point *pt = find_point(l->r->plan, K, B, l->comm);
+        t_iter = pt ? pt->t_iter : NAN;
+    }
     if (!(t_iter > 0) || !(price > 0)) return 0;
     t_iter += B * eval_s_per_sample(l);
     double per_iter = scv_cost_usd(K, t_iter, price), fixed = scv_cost_usd(K, idle, price);
@@ -581,14 +604,20 @@ static int budget_check(loop *l, const char *phase, int K, int B, scv_segment_sp
 static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec, scv_run_step **out,
                    scv_err *err)
 {
-    int rc;
+    int rc, was_vm = l->seg_vm;
+    /* the VM type: training segments at the decision's (vm_place), warm-up and search on the
+     * run's own (they measure the type the models are fitted on); the driver is told it */
+    l->seg_vm = !strcmp(phase, "train") ? l->train_vm : l->vm_index;
+    const char *vm = l->p->catalog->vms[l->seg_vm].name;
+    spec.vm_type = vm;
     if (l->p->budget > 0 && budget_check(l, phase, K, B, &spec)) {
         if ((rc = l->d->checkpoint(l->d->ctx, err))) return rc;
         return SCV_EINTR; /* unwinds to scv_run, which stops the run (budget_stop) */
     }
-    if (K != l->cfg_K || B != l->cfg_B) {
-        if ((rc = l->d->configure(l->d->ctx, K, B, NULL, err))) return rc;
-        if (l->cfg_K) emit(l, (scv_run_event){.kind = SCV_EV_SWITCH, .phase = phase, .workers = K, .batch = B});
+    if (K != l->cfg_K || B != l->cfg_B || l->seg_vm != was_vm) {
+        if ((K != l->cfg_K || B != l->cfg_B) && (rc = l->d->configure(l->d->ctx, K, B, NULL, err))) return rc;
+        if (l->cfg_K)
+            emit(l, (scv_run_event){.kind = SCV_EV_SWITCH, .phase = phase, .workers = K, .batch = B, .vm = vm});
         l->cfg_K = K, l->cfg_B = B;
     }
     l->K = K, l->B = B;
@@ -619,7 +648,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     l->seg_compressed = spec.comm != NULL;
     l->trained_compressed |= l->seg_compressed;
     l->seg_t0 = l->seg_t1 = NAN;
-    emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_START, .phase = phase, .workers = K, .batch = B});
+    emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_START, .phase = phase, .workers = K, .batch = B, .vm = vm});
     scv_measure_sink sink = {.ctx = l, .on_iter = on_iter, .on_eval = on_eval};
     scv_segment_result res;
     for (;;) {
@@ -650,7 +679,8 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     if (rc) return rc;
     if (l->sink_err.code) return scv_err_set(err, l->sink_err.code, "%.400s", l->sink_err.msg);
     if ((rc = record_step(l, phase, K, B, &res, out, err))) return rc;
-    emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_END, .phase = phase, .workers = K, .batch = B, .segment = &res});
+    emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_END, .phase = phase, .workers = K, .batch = B, .vm = vm,
+                            .segment = &res});
     for (int i = 0; i < res.n_stragglers; i++) {
         const scv_straggler_event *e = &res.stragglers[i];
         char by[96] = "";
@@ -993,19 +1023,64 @@ static double eval_s_per_sample(const loop *l)
     return l->eval_n && per > 0 ? l->eval_s_sum / l->eval_n / per : 0;
 }
 
+/* How many VMs of catalog type vm the driver can place a segment on (scv_job_info.types, from
+ * its open): 0 when it holds none of it. */
+static int vm_held(const loop *l, int vm)
+{
+    const char *name = l->p->catalog->vms[vm].name;
+    for (int i = 0; i < l->job.n_types && i < SCV_JOB_MAX_TYPES; i++)
+        if (!strcmp(l->job.types[i], name)) return l->job.type_vms[i];
+    return 0;
+}
+
+/* The type training goes on, from the plan's choice `other` (vm_place): at the decision the
+ * choice's type where the driver holds K VMs of it, else the run's own, with why (cap bytes,
+ * "" when it is the choice's); re-plans keep the decision's type. */
+static int vm_place(const loop *l, const scv_plan_point *other, char *why, size_t cap)
+{
+    const char *name = l->p->catalog->vms[other->vm].name;
+    int held = vm_held(l, other->vm);
+    why[0] = 0;
+    if (other->vm == l->vm_index) return l->decided ? l->train_vm : l->vm_index;
+    if (held >= other->workers) {
+        if (!l->decided || other->vm == l->train_vm) return other->vm;
+        snprintf(why, cap, "a re-plan keeps the VM type the run decided on, %s", l->p->catalog->vms[l->train_vm].name);
+        return l->train_vm;
+    }
+    if (held)
+        snprintf(why, cap, "the driver holds %d VM%s of %s, K=%d needs %d", held, held == 1 ? "" : "s", name,
+                 other->workers, other->workers);
+    else
+        snprintf(why, cap, "the driver holds no VM of %s (only an emulated cluster with VMs of that type does: "
+                 "`scavenger cluster up --vm %s:N`, then --cluster)", name, name);
+    return l->decided ? l->train_vm : l->vm_index;
+}
+
 /* `run --vm`: the plan res compares the run's type (the request's first, measured) with
- * others carried from its measurements. When it chose another type the run stays on its
- * own, at that type's choice (the same request over that type alone): the drivers start a
- * job on the cluster's first K VMs and the models are fitted on this type's measurements, so
- * a run does not move to another VM type; the reason and, at the decision, a note say which
- * type the plan chose and why the run stayed. The reason counts the types compared. */
+ * others carried from its measurements. At the decision the run moves to the chosen type
+ * where the driver holds K VMs of it (its segments name the type; the models stay fitted on
+ * the run's own type's measurements, which warm-up and search make); elsewhere, and at every
+ * re-plan for any type but the decided one, the choice is the best of the type trained on
+ * (the same request over that type alone); the reason and, at the decision, a note say which
+ * type the plan chose and where the run trains. The reason counts the types compared. */
 static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res, scv_err *err)
 {
     const scv_catalog *cat = l->p->catalog;
     const scv_plan_point other = res->points[res->chosen];
-    if (other.vm != l->vm_index) {
+    char stay[320];
+    int want = vm_place(l, &other, stay, sizeof stay);
+    if (!l->decided) l->train_vm = want;
+    /* on another type than the run's, K up to the VMs the driver holds of it (a re-plan may
+     * choose more than the decision's) */
+    int ks[SCV_MAX_SPACE], nk = 0, cap_k = want != l->vm_index ? vm_held(l, want) : INT_MAX;
+    for (size_t i = 0; i < req->n_workers && nk < SCV_MAX_SPACE; i++)
+        if (req->workers[i] <= cap_k) ks[nk++] = req->workers[i];
+    if (other.vm == want && other.workers > cap_k)
+        snprintf(stay, sizeof stay, "the driver holds %d VM%s of it", cap_k, cap_k == 1 ? "" : "s");
+    if (other.vm != want || other.workers > cap_k) {
         scv_plan_request own = *req;
-        own.n_vms = 1;
+        own.vms = &want, own.n_vms = 1; /* (measured_vm stays the run's: the others are carried from it) */
+        if (want != l->vm_index) own.workers = ks, own.n_workers = (size_t)nk;
         scv_plan_result *o = NULL;
         int rc = scv_plan(&own, &o, err);
         if (rc) return rc;
@@ -1013,32 +1088,36 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
         res->chosen_dense = -1;
         for (size_t i = 0; i < res->n_points; i++) {
             const scv_plan_point *q = &res->points[i];
-            if (q->vm != l->vm_index) continue;
+            if (q->vm != want) continue;
             if (q->workers == oc->workers && q->batch == oc->batch && q->comm == oc->comm) res->chosen = (long)i;
             if (od && q->workers == od->workers && q->batch == od->batch && q->comm == od->comm)
                 res->chosen_dense = (long)i;
         }
-        if (res->points[res->chosen].vm != l->vm_index) { /* the same request: never */
+        if (res->points[res->chosen].vm != want) { /* the same request: never */
             scv_plan_result_free(o);
             return scv_err_set(err, SCV_EINVAL, "plan: %s's choice K=%d, B=%d is not among the points of the plan over "
-                               "its VM types", l->vm->name, oc->workers, oc->batch);
+                               "its VM types", cat->vms[want].name, oc->workers, oc->batch);
         }
         char ot[32], oc_[32], mt[32], mc[32], w[640];
         const scv_plan_point *mine = &res->points[res->chosen];
         scv_fmt_time(other.time_s, ot, sizeof ot), scv_fmt_usd(other.cost, oc_, sizeof oc_);
         scv_fmt_time(mine->time_s, mt, sizeof mt), scv_fmt_usd(mine->cost, mc, sizeof mc);
-        snprintf(w, sizeof w, "the plan chose %s (K=%d, B=%d, extrapolated); the run stays on %s, the type it "
-                 "measures: %s", cat->vms[other.vm].name, other.workers, other.batch, l->vm->name, o->why);
+        snprintf(w, sizeof w, "the plan chose %s (K=%d, B=%d%s); the run stays on %s (%s): %s",
+                 cat->vms[other.vm].name, other.workers, other.batch,
+                 other.extrap != SCV_EXTRAP_NONE ? ", extrapolated" : "", cat->vms[want].name, stay, o->why);
         w[sizeof res->why - 1] = 0;
         memcpy(res->why, w, sizeof res->why);
         if (!l->decided)
             note(l, SCV_EV_NOTE, "VM type: the plan chose %s at K=%d, B=%d (%s, %s; %s) over %s's best, K=%d, B=%d "
-                 "(%s, %s); the run trains on %s, the type it measures: a run does not move to another VM type (the "
-                 "drivers start the job on the cluster's first K VMs and the models are fitted on this type's "
-                 "measurements): start a run with --vm-type %s on a cluster of that type to train there",
+                 "(%s, %s); the run trains on %s: %s",
                  cat->vms[other.vm].name, other.workers, other.batch, ot, oc_, scv_extrap_desc(other.extrap),
-                 l->vm->name, mine->workers, mine->batch, mt, mc, l->vm->name, cat->vms[other.vm].name);
+                 cat->vms[want].name, mine->workers, mine->batch, mt, mc, cat->vms[want].name, stay);
         scv_plan_result_free(o);
+    } else if (want != l->vm_index && !l->decided) {
+        note(l, SCV_EV_NOTE, "VM type: the plan chose %s at K=%d, B=%d (%s); the run trains there: the driver holds "
+             "%d VM%s of it (warm-up and search measured %s, which the models stay fitted on; its segments on %s are "
+             "priced at %s's rate)", cat->vms[want].name, other.workers, other.batch, scv_extrap_desc(other.extrap),
+             vm_held(l, want), vm_held(l, want) == 1 ? "" : "s", l->vm->name, cat->vms[want].name, cat->vms[want].name);
     }
     /* the types the plan holds points of, by how they were predicted */
     char *seen = calloc(cat->n, 1);
@@ -1062,7 +1141,9 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
             len += (size_t)snprintf(list + len, sizeof list - len, " and %d more", more);
         if (shown && len < sizeof list - 1)
             len += (size_t)snprintf(list + len, sizeof list - len, " (%s%s)", scv_extrap_desc((scv_extrap)e),
-                                    e == SCV_EXTRAP_NONE ? ": the run trains on it" : "");
+                                    e != SCV_EXTRAP_NONE            ? ""
+                                    : l->train_vm == l->vm_index ? ": the run trains on it"
+                                                                 : ": the run measures it");
     }
     free(seen);
     size_t n = strlen(res->why);
@@ -1541,7 +1622,8 @@ static int do_plan(loop *l, scv_err *err)
         snprintf(r->why, sizeof r->why, "%s", res->why);
         char sw[400]; /* the stored decision names the option */
         snprintf(sw, sizeof sw, "%s%s%s", ct[0] ? ct + 1 : "", ct[0] ? ": " : "", res->why);
-        if ((rc = scv_store_decision(l->p->store, r->run_id, "plan", l->K, l->B, l->vm->name, ch->time_s, ch->cost,
+        if ((rc = scv_store_decision(l->p->store, r->run_id, "plan", l->K, l->B, l->p->catalog->vms[l->train_vm].name,
+                                     ch->time_s, ch->cost,
                                      sw, err)))
             return rc;
     } else {
@@ -1598,6 +1680,15 @@ static int do_train(loop *l, int *drifted, scv_err *err)
         return SCV_OK;
     const scv_plan_point *pp = find_point(l->r->plan, l->K, l->B, l->comm);
     *drifted = pp && isfinite(t->t_iter) && fabs(t->t_iter / pp->t_iter - 1) > pol->drift_tol;
+    if (*drifted && l->seg_vm != l->vm_index) {
+        /* another type's iteration, against the plan's extrapolation: a re-plan refits the
+         * run's own type's measurements and would extrapolate the same again; said, not re-planned */
+        *drifted = 0;
+        note(l, SCV_EV_NOTE, "iteration time %.2f ms on %s is %.0f%% off the plan's %.2f ms (extrapolated from %s's "
+             "measurements): not re-planned (the models are fitted on %s)", 1e3 * t->t_iter,
+             l->p->catalog->vms[l->seg_vm].name, 100 * (t->t_iter / pp->t_iter - 1), 1e3 * pp->t_iter, l->vm->name,
+             l->vm->name);
+    }
     if (*drifted && l->seg_compressed) {
         /* the option's iteration is measured now: its points are the model's x measured /
          * model (a compressed step corrects no dense fit, so without this every such segment
@@ -1689,7 +1780,8 @@ static int do_replan(loop *l, scv_err *err)
         snprintf(why, sizeof why, "nominal times (%.3g epochs assumed): %.200s", r->target_epochs, w);
     }
     const scv_plan_point *at = find_point(res, l->K, l->B, l->comm);
-    int rc = scv_store_decision(l->p->store, r->run_id, "replan", l->K, l->B, l->vm->name, at ? at->time_s : NAN,
+    int rc = scv_store_decision(l->p->store, r->run_id, "replan", l->K, l->B, l->p->catalog->vms[l->train_vm].name,
+                                at ? at->time_s : NAN,
                                 at ? at->cost : NAN, why, err);
     set_plan(r, res);
     if (!rc) rc = store_plan(l, res, err);
@@ -1743,8 +1835,16 @@ static int first_state(loop *l, scv_run_state *s, scv_err *err)
 {
     const scv_run_params *p = l->p;
     int K, B;
-    if (p->resume_run && scv_store_last_decision(p->store, p->resume_run, &K, &B, NULL) == SCV_OK) {
+    char vm[96] = "";
+    if (p->resume_run && scv_store_last_decision(p->store, p->resume_run, &K, &B, vm, sizeof vm, NULL) == SCV_OK) {
         l->decided = 1, l->K = K, l->B = B, l->resumed_decision = 1;
+        /* the type the decision trains on, where the driver still holds K VMs of it */
+        const scv_vm_type *v = vm[0] ? scv_catalog_find(p->catalog, vm) : NULL;
+        int vi = v ? (int)(v - p->catalog->vms) : l->vm_index;
+        if (vi != l->vm_index && vm_held(l, vi) >= K) l->train_vm = vi;
+        else if (vi != l->vm_index)
+            note(l, SCV_EV_NOTE, "VM type: the stored decision trains on %s; the driver holds %d VMs of it now, K=%d "
+                 "needs %d: the run trains on %s", vm, vm_held(l, vi), K, K, l->vm->name);
         *s = l->r->reached ? SCV_STATE_DONE : SCV_STATE_PLAN;
         if (!l->ncs) { /* planned from an earlier run's measurements (--search none) */
             long long from;
@@ -1844,7 +1944,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
         l->bs[at] = B, l->n_bs++;
     }
     l->vm = scv_catalog_find(p->catalog, p->vm_type);
-    l->vm_index = (int)(l->vm - p->catalog->vms);
+    l->vm_index = l->train_vm = l->seg_vm = (int)(l->vm - p->catalog->vms);
     if (p->pricing == SCV_PRICE_MEMORY &&
         (rc = scv_memory_rates(p->catalog, l->vm->provider, &l->rate_cpu, &l->rate_gib, err)))
         return rc;

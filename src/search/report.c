@@ -150,14 +150,17 @@ static void models_json(FILE *f, const scv_run_result *r)
     fputc('}', f);
 }
 
-/* The run's steps (segments), in order. */
-static void steps_json(FILE *f, const scv_run_result *r)
+/* The run's steps (segments), in order, each with the VM type it trained on (a step stored
+ * before the type was: the run's). */
+static void steps_json(FILE *f, const scv_run_params *p, const scv_run_result *r)
 {
     fprintf(f, ",\"steps\":[");
     for (size_t i = 0; i < r->n_steps; i++) {
         const scv_run_step *t = &r->steps[i];
         fprintf(f, "%s{\"phase\":\"%s\",\"workers\":%d,\"batch\":%d,\"iterations\":%lld", i ? "," : "", t->phase,
                 t->workers, t->batch, (long long)t->iterations);
+        fputs(",\"vm\":", f);
+        scv_json_str(f, t->vm[0] ? t->vm : vm_name(p));
         json_num(f, "t_iter", t->t_iter, 1);
         json_num(f, "seconds", t->iterations ? t->last_end - t->first_start : 0, 1);
         json_num(f, "idle_before_s", t->idle_before, 1);
@@ -265,7 +268,7 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     }
     stragglers_json(f, r);
     if (res) models_json(f, r);
-    steps_json(f, r);
+    steps_json(f, p, r);
     points_json(f, p->catalog, "front", res, 1);
     points_json(f, p->catalog, "points", res, 0);
     /* what was predicted when the decision was made, before any outcome was known */
@@ -358,8 +361,8 @@ static void md_choice(FILE *f, const scv_run_params *p, const scv_run_result *r,
 static void md_steps_models(FILE *f, const scv_run_params *p, const scv_run_result *r)
 {
     const scv_plan_result *res = r->plan;
-    fprintf(f, "## Steps\n\n| # | phase | K | B | iterations | ms/iteration | seconds | idle before (s) | test acc |\n"
-               "|---|---|---|---|---|---|---|---|---|\n");
+    fprintf(f, "## Steps\n\n| # | phase | K | B | iterations | ms/iteration | seconds | idle before (s) | test acc | VM |\n"
+               "|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < r->n_steps; i++) {
         const scv_run_step *t = &r->steps[i];
         fprintf(f, "| %zu | %s | %d | %d | %lld | ", i + 1, t->phase, t->workers, t->batch, (long long)t->iterations);
@@ -371,7 +374,7 @@ static void md_steps_models(FILE *f, const scv_run_params *p, const scv_run_resu
         fputs(" | ", f);
         if (isfinite(t->accuracy)) fprintf(f, "%.4f%s", t->accuracy, t->reached ? " (target)" : "");
         else fputs("-", f);
-        fputs(" |\n", f);
+        fprintf(f, " | %s |\n", t->vm[0] ? t->vm : vm_name(p));
     }
     if (res) {
         const scv_perf_model *pf = &r->perf;

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SCHEMA_VERSION 7
+#define SCHEMA_VERSION 8
 
 struct scv_store {
     sqlite3 *db;
@@ -39,7 +39,7 @@ static const char *SCHEMA =
     " epochs REAL, batch INTEGER, metric TEXT DEFAULT 'accuracy');"
     "CREATE TABLE IF NOT EXISTS steps(run INTEGER REFERENCES runs(id), idx INTEGER, phase TEXT,"
     " workers INTEGER, batch INTEGER, iterations INTEGER, first_start REAL, last_end REAL,"
-    " idle_before REAL, t_iter REAL, accuracy REAL, reached INTEGER);"
+    " idle_before REAL, t_iter REAL, accuracy REAL, reached INTEGER, vm TEXT);"
     "CREATE TABLE IF NOT EXISTS evals(run INTEGER REFERENCES runs(id), workers INTEGER, batch INTEGER,"
     " iteration INTEGER, samples REAL, epoch REAL, accuracy REAL, loss REAL, train_loss REAL,"
     " train_loss_samples REAL);"
@@ -70,6 +70,8 @@ static const char *MIGRATE_ETA_7 =
     " ALTER TABLE runs ADD COLUMN eta_lo_s REAL; ALTER TABLE runs ADD COLUMN eta_hi_s REAL;"
     " ALTER TABLE runs ADD COLUMN eta_p_reach REAL; ALTER TABLE runs ADD COLUMN eta_overdue INTEGER;"
     " ALTER TABLE runs ADD COLUMN eta_nominal INTEGER;";
+/* 8: the VM type each step trained on (steps exists from 2; NULL: the run's own, before 8) */
+static const char *MIGRATE_STEP_VM_8 = "ALTER TABLE steps ADD COLUMN vm TEXT;";
 /* a run that stops running keeps no forecast (with its status, in the same UPDATE) */
 #define ETA_CLEAR ", eta_written=NULL, eta_s=NULL, eta_lo_s=NULL, eta_hi_s=NULL, eta_p_reach=NULL, eta_overdue=NULL," \
                   " eta_nominal=NULL"
@@ -146,8 +148,10 @@ static int schema_setup(scv_store *s, int *version, const char **what, char *msg
              (rc = sqlite3_exec(s->db, MIGRATE_LATENCY_5, NULL, NULL, NULL)) != SQLITE_OK) ||
             (*version < 6 && (rc = sqlite3_exec(s->db, MIGRATE_OWNER_6, NULL, NULL, NULL)) != SQLITE_OK) ||
             (*version < 7 && (rc = sqlite3_exec(s->db, MIGRATE_ETA_7, NULL, NULL, NULL)) != SQLITE_OK) ||
+            (*version >= 2 && *version < 8 &&
+             (rc = sqlite3_exec(s->db, MIGRATE_STEP_VM_8, NULL, NULL, NULL)) != SQLITE_OK) ||
             (rc = sqlite3_exec(s->db, SCHEMA, NULL, NULL, NULL)) != SQLITE_OK ||
-            (rc = sqlite3_exec(s->db, "PRAGMA user_version=7;", NULL, NULL, NULL)) != SQLITE_OK)
+            (rc = sqlite3_exec(s->db, "PRAGMA user_version=8;", NULL, NULL, NULL)) != SQLITE_OK)
             goto fail;
     }
     *what = "commit";
@@ -524,10 +528,11 @@ int scv_store_outcome(scv_store *s, long long run, double actual_time, double ac
                      reached ? "done" : "target not reached", run);
 }
 
-int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batch, scv_err *err)
+int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batch, char *vm, size_t vm_cap,
+                            scv_err *err)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT workers, batch FROM decisions WHERE run=? ORDER BY rowid DESC LIMIT 1",
+    if (sqlite3_prepare_v2(s->db, "SELECT workers, batch, vm FROM decisions WHERE run=? ORDER BY rowid DESC LIMIT 1",
                            -1, &st, NULL) != SQLITE_OK)
         return db_fail(s, err, "prepare");
     sqlite3_bind_int64(st, 1, run);
@@ -535,6 +540,7 @@ int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batc
     if (sqlite3_step(st) == SQLITE_ROW) {
         *workers = sqlite3_column_int(st, 0);
         *batch = sqlite3_column_int(st, 1);
+        if (vm && vm_cap) col_text(st, 2, vm, vm_cap);
         rc = SCV_OK;
     }
     sqlite3_finalize(st);
@@ -612,9 +618,9 @@ int scv_store_run_state(scv_store *s, long long run, const char *state, scv_err 
 
 int scv_store_step(scv_store *s, long long run, int idx, const scv_run_step *t, scv_err *err)
 {
-    return exec_bind(s, err, "INSERT INTO steps VALUES(?,?,?,?,?,?,?,?,?,?,?,?)", "Iitiiidddddi", run, idx,
+    return exec_bind(s, err, "INSERT INTO steps VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", "Iitiiidddddit", run, idx,
                      t->phase, t->workers, t->batch, (long long)t->iterations, t->first_start, t->last_end,
-                     t->idle_before, t->t_iter, t->accuracy, t->reached);
+                     t->idle_before, t->t_iter, t->accuracy, t->reached, t->vm);
 }
 
 static void step_row(sqlite3_stmt *st, void *p)
@@ -630,12 +636,13 @@ static void step_row(sqlite3_stmt *st, void *p)
     t->t_iter = col_d(st, 7);
     t->accuracy = col_d(st, 8);
     t->reached = sqlite3_column_int(st, 9);
+    col_text(st, 10, t->vm, sizeof t->vm); /* NULL (before schema 8): "" */
 }
 
 int scv_store_load_steps(scv_store *s, long long run, scv_run_step **out, size_t *n, scv_err *err)
 {
     return load_rows(s, "SELECT phase, workers, batch, iterations, first_start, last_end, idle_before, t_iter, accuracy, "
-                        "reached FROM steps WHERE run=? ORDER BY idx", run, sizeof **out, step_row, (void **)out, n, err);
+                        "reached, vm FROM steps WHERE run=? ORDER BY idx", run, sizeof **out, step_row, (void **)out, n, err);
 }
 
 int scv_store_run_measurements(scv_store *s, long long run, scv_config_stats **out, size_t *n, scv_err *err)

@@ -30,8 +30,10 @@ int scv_store_model(scv_store *s, long long run, const char *kind, const char *j
 int scv_store_decision(scv_store *s, long long run, const char *kind, int workers, int batch,
                        const char *vm, double predicted_time, double predicted_cost,
                        const char *reason, scv_err *err);
-/* The latest decision of a run (to resume at the chosen configuration); SCV_ENOTFOUND if none. */
-int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batch, scv_err *err);
+/* The latest decision of a run (to resume at the chosen configuration): K, B and the VM type
+ * it trains on (vm may be NULL; "" when none stored); SCV_ENOTFOUND if none. */
+int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batch, char *vm, size_t vm_cap,
+                            scv_err *err);
 int scv_store_switch(scv_store *s, long long run, int from_k, int from_b, int to_k, int to_b,
                      double idle_s, scv_err *err);
 int scv_store_outcome(scv_store *s, long long run, double actual_time, double actual_cost,
