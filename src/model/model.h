@@ -350,4 +350,68 @@ const char *scv_calib_key(const char *model, const char *dataset, char *buf, siz
 double scv_vm_price(const scv_vm_type *v, scv_pricing pricing, double mem_bytes,
                     double rate_cpu, double rate_gib);
 
+/* ---- spot pricing with the risk of preemption (src/model/spot.c states the equations) ---- */
+typedef enum { SCV_SPOT_RESTART = 0, SCV_SPOT_INPLACE } scv_spot_recovery;
+typedef enum { SCV_SPOT_ONDEMAND = 0, SCV_SPOT_SPOT, SCV_SPOT_MIX, SCV_SPOT_FALLBACK } scv_spot_mode;
+#define SCV_SPOT_MODES 4
+const char *scv_spot_mode_name(scv_spot_mode m); /* "ondemand", "spot", "mix", "spot+fallback" */
+
+/* The policy's numbers, defaults and their sources in scv_spot_policy_default() (spot.c). */
+typedef struct scv_spot_policy {
+    double rate_aws, rate_gcp, rate_azure, rate_other; /* preemptions per VM-hour by provider */
+    double restart_s;           /* 80: a checkpoint-restart's idle */
+    double inplace_idle_s;      /* 1.0: a shrink and a grow in place */
+    double replace_s;           /* 120: until a replacement VM has joined */
+    double ckpt_every;          /* 100 iterations between checkpoints */
+    double mix_ondemand_share;  /* 0.25: the mix's on-demand workers, ceil(share K) */
+} scv_spot_policy;
+scv_spot_policy scv_spot_policy_default(void);
+
+#define SCV_SPOT_MAX_RATES 32
+typedef struct scv_spot_rates { /* the user's figures */
+    double all;                 /* one rate for every type (< 0: none) */
+    int vm[SCV_SPOT_MAX_RATES]; /* catalog indices ... */
+    double rate[SCV_SPOT_MAX_RATES]; /* ... and their rates */
+    size_t n;
+} scv_spot_rates;
+/* "R" (every type) or "TYPE=R[,TYPE=R...]", R in [0, 3600] preemptions per VM-hour, TYPE a
+ * type of cat. err's message names the bad part (the caller prefixes its option or field). */
+int scv_spot_rates_parse(const char *spec, const scv_catalog *cat, scv_spot_rates *out, scv_err *err);
+/* The rate of catalog type vm: the user's for it, else the user's for all, else the policy's
+ * for its provider (*from_user 0). */
+double scv_spot_rate(const scv_spot_policy *pol, const scv_spot_rates *user, const scv_catalog *cat, int vm,
+                     int *from_user);
+/* L: the job's wall time lost per preemption (t_iter: s per iteration, lost work). */
+double scv_spot_lost_s(const scv_spot_policy *pol, scv_spot_recovery how, double t_iter);
+
+typedef struct scv_spot_in {
+    const scv_spot_policy *pol;
+    scv_spot_recovery recovery;
+    int workers;                /* K */
+    int homogeneous;            /* one VM type (a mix mode is priced only then) */
+    double t0_s;                /* the on-demand-equivalent time [s] */
+    double t_iter;              /* s per iteration */
+    double lam;                 /* preemptions per hour over all K workers on spot */
+    double price_od, price_spot; /* $ per hour of all K workers */
+    double deadline_s;          /* 0: none */
+    scv_objective objective;    /* SCV_OBJ_TIME: the fastest mode; otherwise the cheapest */
+} scv_spot_in;
+typedef struct scv_spot_price {
+    int ok;                     /* priced (mix: K >= 2, one type; fallback: a deadline with room) */
+    int n_ondemand, n_spot;     /* workers bought each way */
+    double rho;                 /* s lost per s of wall time */
+    double preemptions, time_s, cost; /* expected; inf: never finishes (rho >= 1) */
+} scv_spot_price;
+typedef struct scv_spot_result {
+    scv_spot_price mode[SCV_SPOT_MODES];
+    double lost_s, delay_s;     /* L and d = L + R/K per preemption [s] */
+    double switch_s, margin_s;  /* S and M of the fallback [s] */
+    double fallback_s;          /* t*: the latest switch to on-demand at the expected progress
+                                   (NaN: no deadline; 0: no room, on-demand from the start;
+                                   inf: never needed, no preemption) */
+    scv_spot_mode best;         /* the cheapest meeting the deadline (else the fastest) */
+    int meets;                  /* best meets the deadline (1 without one) */
+} scv_spot_result;
+int scv_spot_eval(const scv_spot_in *in, scv_spot_result *out, scv_err *err);
+
 #endif /* SCV_NET_INTERNAL_H */
