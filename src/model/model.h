@@ -375,7 +375,8 @@ typedef struct scv_spot_rates { /* the user's figures */
     size_t n;
 } scv_spot_rates;
 /* "R" (every type) or "TYPE=R[,TYPE=R...]", R in [0, 3600] preemptions per VM-hour, TYPE a
- * type of cat. err's message names the bad part (the caller prefixes its option or field). */
+ * type of cat (NULL: the form alone is checked, vm -1). err's message names the bad part (the
+ * caller prefixes its option or field). */
 int scv_spot_rates_parse(const char *spec, const scv_catalog *cat, scv_spot_rates *out, scv_err *err);
 /* The rate of catalog type vm: the user's for it, else the user's for all, else the policy's
  * for its provider (*from_user 0). */
@@ -392,7 +393,7 @@ typedef struct scv_spot_in {
     double t0_s;                /* the on-demand-equivalent time [s] */
     double t_iter;              /* s per iteration */
     double lam;                 /* preemptions per hour over all K workers on spot */
-    double price_od, price_spot; /* $ per hour of all K workers */
+    double price_od, price_spot; /* $ per hour of all K workers (spot NaN: none, on-demand only) */
     double deadline_s;          /* 0: none */
     scv_objective objective;    /* SCV_OBJ_TIME: the fastest mode; otherwise the cheapest */
 } scv_spot_in;

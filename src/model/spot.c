@@ -108,7 +108,7 @@ int scv_spot_rates_parse(const char *spec, const scv_catalog *cat, scv_spot_rate
         long vi = -1;
         for (size_t i = 0; cat && i < cat->n && vi < 0; i++)
             if (!strcmp(cat->vms[i].name, tok)) vi = (long)i;
-        if (vi < 0) return scv_err_set(err, SCV_ENOTFOUND, "'%s': not a VM type of the catalog", tok);
+        if (vi < 0 && cat) return scv_err_set(err, SCV_ENOTFOUND, "'%s': not a VM type of the catalog", tok);
         if (out->n == SCV_SPOT_MAX_RATES)
             return scv_err_set(err, SCV_EINVAL, "more than %d types", SCV_SPOT_MAX_RATES);
         out->vm[out->n] = (int)vi;
@@ -164,22 +164,25 @@ int scv_spot_eval(const scv_spot_in *in, scv_spot_result *out, scv_err *err)
     memset(out, 0, sizeof *out);
     const scv_spot_policy *pol = in->pol;
     int K = in->workers;
-    if (K < 1 || !(in->t0_s > 0) || !isfinite(in->t0_s) || !(in->price_od > 0) || !(in->price_spot > 0) ||
-        !(in->lam >= 0) || !isfinite(in->lam))
-        return scv_err_set(err, SCV_EINVAL, "spot: needs K >= 1, T0 > 0, on-demand and spot prices > 0, a rate >= 0");
+    if (K < 1 || !(in->t0_s > 0) || !isfinite(in->t0_s) || !(in->price_od > 0) || !(in->lam >= 0) ||
+        !isfinite(in->lam))
+        return scv_err_set(err, SCV_EINVAL, "spot: needs K >= 1, T0 > 0, an on-demand price > 0, a rate >= 0");
     double L = scv_spot_lost_s(pol, in->recovery, in->t_iter), d = L + pol->replace_s / K;
     out->lost_s = L, out->delay_s = d;
+    out->fallback_s = NAN;
+    out->switch_s = pol->replace_s + pol->restart_s;
+    out->margin_s = out->switch_s + d;
     /* on-demand: no preemption */
     scv_spot_price *od = &out->mode[SCV_SPOT_ONDEMAND];
     od->ok = 1, od->n_ondemand = K, od->time_s = in->t0_s, od->cost = in->price_od * in->t0_s / 3600;
+    out->best = SCV_SPOT_ONDEMAND;
+    out->meets = !(in->deadline_s > 0 && in->t0_s > in->deadline_s);
+    if (!(in->price_spot > 0) || !isfinite(in->price_spot)) return SCV_OK; /* no spot price: on-demand only */
     price_mode(in, d, 0, in->lam, &out->mode[SCV_SPOT_SPOT]);
     /* mix: ceil(share K) on-demand, at least one on spot (a homogeneous configuration only) */
     int m = (int)ceil(pol->mix_ondemand_share * K - 1e-9);
     if (in->homogeneous && K >= 2 && m >= 1 && m < K) price_mode(in, d, m, in->lam * (K - m) / K, &out->mode[SCV_SPOT_MIX]);
     /* spot with fallback */
-    out->fallback_s = NAN;
-    out->switch_s = pol->replace_s + pol->restart_s;
-    out->margin_s = out->switch_s + d;
     const scv_spot_price *sp = &out->mode[SCV_SPOT_SPOT];
     if (in->deadline_s > 0) {
         double rho = sp->rho, slack = in->deadline_s - in->t0_s - out->margin_s;
