@@ -377,8 +377,11 @@ static void spot_json(FILE *f, const scv_plan_args *a, const scv_plan_job *j)
     fprintf(f, ",\"front\":[");
     for (size_t i = 0; i < j->res->n_front; i++) {
         const scv_plan_point *p = &j->res->points[j->res->front[i]];
+        char vm[256]; /* the type, or a mix's "a:2+b:1" */
+        if (p->mix_types.n > 0) scv_vm_mix_format(j->cat, &p->mix_types, vm, sizeof vm);
+        else snprintf(vm, sizeof vm, "%s", j->cat->vms[p->vm].name);
         fprintf(f, "%s{\"vm\":%s,\"workers\":%d,\"batch\":%d,\"risk\":", i ? "," : "",
-                scv_json_strbuf(b, sizeof b, j->cat->vms[p->vm].name), p->workers, p->batch);
+                scv_json_strbuf(b, sizeof b, vm), p->workers, p->batch);
         spot_result_json(f, &j->spot_front[i]);
         fputc('}', f);
     }
@@ -461,8 +464,8 @@ void scv_plan_job_spot_print(FILE *f, const scv_plan_args *a, const scv_plan_job
             char e[32];
             scv_fmt_time(r->mode[SCV_SPOT_SPOT].time_s, e, sizeof e);
             if (r->fallback_s >= r->mode[SCV_SPOT_SPOT].time_s)
-                fprintf(f, "  fallback (Can't Be Late): none expected, spot is expected to end at %s, before the latest "
-                           "switch to on-demand (%s after the start)", e, t);
+                fprintf(f, "  fallback (Can't Be Late): none expected, spot is expected to end at %s with the margin "
+                           "to spare before the deadline", e);
             else
                 fprintf(f, "  fallback (Can't Be Late): switch the chosen configuration to on-demand by %s after the "
                            "start (at spot's expected progress; spot alone would end at %s)", t, e);
