@@ -1346,6 +1346,77 @@ static void t_profile(void)
     CHECK(scv_profile_load(path, &p, &err) == SCV_ENOTFOUND);
 }
 
+/* The planner on spot with the risk (scv_plan_request.spot_risk, SCV_PRICE_SPOT): every point's
+ * time is T0 / (1 - rho) and its cost (K p T - N R p) / 3600 against the same plan at spot's
+ * bare price, the points preempted faster than they progress are left out (the note says so),
+ * and the fastest choice moves to fewer workers (on the bare price: the most). */
+static void t_plan_spot_risk(void)
+{
+    scv_catalog *cat = load_cat();
+    if (!cat) return;
+    int vm = (int)(scv_catalog_find(cat, "c5.xlarge") - cat->vms);
+    int workers[16], batches[1] = {512};
+    for (int i = 0; i < 16; i++) workers[i] = i + 1;
+    scv_perf_model perf = {.topology = SCV_TOPO_RING, .c0 = 1e-3, .c1 = 5e-3, .alpha = 1e-3,
+                           .beta = 1e-10, .model_bytes = 1e7, .mare = 0.03};
+    scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 500, .s_min = 2000};
+    scv_job_info job = {.n_params = 2.5e6, .act_bytes = 2e5, .input_floats = 3072, .n_train = 50000};
+    scv_plan_request r = {.catalog = cat, .vms = &vm, .n_vms = 1, .measured_vm = vm, .workers = workers,
+                          .n_workers = 16, .batches = batches, .n_batches = 1, .pricing = SCV_PRICE_SPOT,
+                          .perf = &perf, .stat = &st, .job = &job, .objective = SCV_OBJ_TIME};
+    scv_plan_result *bare = NULL, *res = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_plan(&r, &bare, &err), SCV_OK);
+    /* 3 preemptions per VM-hour, restart 80 s + 50 iterations, replacement 120 s: rho =
+     * 3 K (80 + 50 t_iter + 120 / K) / 3600 >= 1 from K = 15 */
+    scv_spot_policy pol = scv_spot_policy_default();
+    scv_spot_rates rates = {.all = 3};
+    scv_spot_risk risk = {.pol = &pol, .rates = &rates, .recovery = SCV_SPOT_RESTART};
+    r.spot_risk = &risk;
+    CHECK_EQ_INT(scv_plan(&r, &res, &err), SCV_OK);
+    if (!bare || !res) goto out;
+    CHECK_EQ_INT(bare->points[bare->chosen].workers, 16);
+    CHECK_MSG(res->points[res->chosen].workers < 14, "K=%d", res->points[res->chosen].workers);
+    size_t kept = 0;
+    for (size_t i = 0; i < bare->n_points; i++) {
+        const scv_plan_point *b = &bare->points[i];
+        double rho = scv_spot_rho(&pol, SCV_SPOT_RESTART, b->workers, b->t_iter, 3.0 * b->workers);
+        const scv_plan_point *q = NULL;
+        for (size_t k = 0; k < res->n_points; k++)
+            if (res->points[k].workers == b->workers) q = &res->points[k];
+        if (rho >= 1) {
+            CHECK_MSG(!q, "K=%d kept at rho %g", b->workers, rho);
+            continue;
+        }
+        kept++;
+        CHECK_MSG(q != NULL, "K=%d left out at rho %g", b->workers, rho);
+        if (!q) continue;
+        double T = b->time_s / (1 - rho), N = 3.0 * b->workers * T / 3600;
+        CHECK_NEAR(q->time_s, T, 1e-12, 0);
+        CHECK_NEAR(q->cost, (b->workers * b->price_hr * T - N * pol.replace_s * b->price_hr) / 3600, 1e-12, 0);
+    }
+    CHECK(kept == res->n_points && kept >= 10 && kept < 16);
+    CHECK_MSG(strstr(res->note, "spot times and costs are expected ones") &&
+                  strstr(res->note, "left out: preempted faster than they progress"), "%s", res->note);
+    scv_plan_result_free(res);
+    res = NULL;
+    /* on-demand pricing: the risk does not apply */
+    r.pricing = SCV_PRICE_ONDEMAND;
+    CHECK_EQ_INT(scv_plan(&r, &res, &err), SCV_OK);
+    CHECK(res && res->n_points == 16 && !strstr(res->note, "spot times"));
+    /* every point preempted faster than it progresses: an error that says so */
+    r.pricing = SCV_PRICE_SPOT;
+    rates.all = 1000;
+    scv_plan_result_free(res);
+    res = NULL;
+    CHECK_EQ_INT(scv_plan(&r, &res, &err), SCV_EINFEASIBLE);
+    CHECK_MSG(strstr(err.msg, "no configuration can finish on spot"), "%s", err.msg);
+out:
+    scv_plan_result_free(bare);
+    scv_plan_result_free(res);
+    scv_catalog_free(cat);
+}
+
 /* Spot with the risk of preemption (model/spot.c): on scripted rates and prices the mode is
  * spot when spot is cheap and rarely preempted, on-demand when preemptions are frequent and
  * the deadline tight (spot at its bare price would be 3.7x cheaper), and spot falling back to
@@ -1458,6 +1529,7 @@ static const scv_test tests[] = {
     {"plan_compress", t_plan_compress},
     {"plan_comm_parse", t_plan_comm_parse},
     {"spot_modes", t_spot_modes},
+    {"plan_spot_risk", t_plan_spot_risk},
     {"spot_rates_parse", t_spot_rates_parse},
 };
 SCV_TEST_MAIN(tests)

@@ -264,16 +264,19 @@ static int spot_point(const scv_plan_args *a, const scv_plan_job *j, const scv_p
     const scv_catalog *cat = j->cat;
     scv_vm_mix one = {.n = 1, .vm = {p->vm}, .count = {p->workers}};
     const scv_vm_mix *mx = p->mix_types.n > 0 ? &p->mix_types : &one;
-    double lam = 0, od = 0, sp = 0;
+    scv_spot_recovery how = a->spot_inplace ? SCV_SPOT_INPLACE : SCV_SPOT_RESTART;
+    scv_spot_risk risk = {.pol = &j->spot_pol, .rates = &j->spot_rates, .recovery = how};
+    double lam = scv_spot_lam(&risk, cat, mx->vm, mx->count, mx->n), od = 0, sp = 0;
     for (int i = 0; i < mx->n; i++) {
         const scv_vm_type *v = &cat->vms[mx->vm[i]];
-        int user;
-        lam += mx->count[i] * scv_spot_rate(&j->spot_pol, &j->spot_rates, cat, mx->vm[i], &user);
         od += mx->count[i] * v->ondemand;
         sp += mx->count[i] * scv_vm_price(v, SCV_PRICE_SPOT, 0, 0, 0);
     }
-    scv_spot_in in = {.pol = &j->spot_pol, .recovery = a->spot_inplace ? SCV_SPOT_INPLACE : SCV_SPOT_RESTART,
-                      .workers = p->workers, .homogeneous = mx->n == 1, .t0_s = p->time_s, .t_iter = p->t_iter,
+    /* T0: the plan's time, less the preemptions' share when the plan priced spot with the risk */
+    double t0 = p->time_s;
+    if (a->pricing == SCV_PRICE_SPOT) t0 *= 1 - scv_spot_rho(&j->spot_pol, how, p->workers, p->t_iter, lam);
+    scv_spot_in in = {.pol = &j->spot_pol, .recovery = how,
+                      .workers = p->workers, .homogeneous = mx->n == 1, .t0_s = t0, .t_iter = p->t_iter,
                       .lam = lam, .price_od = od, .price_spot = sp, .deadline_s = a->deadline_s,
                       .objective = a->objective};
     return scv_spot_eval(&in, out, err);
@@ -525,6 +528,9 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
                             .gpu_speedup = a->gpu_speedup, .mixes = mixes, .n_mixes = nmix,
                             .comms = ncomm ? comms : NULL, .n_comms = ncomm,
                             .t_compress = profile_t_compress(j->prof, &n_compressed)};
+    scv_spot_risk risk = {.pol = &j->spot_pol, .rates = &j->spot_rates,
+                          .recovery = a->spot_inplace ? SCV_SPOT_INPLACE : SCV_SPOT_RESTART};
+    if (j->spot_on && a->pricing == SCV_PRICE_SPOT) req.spot_risk = &risk; /* the front on spot's expected figures */
     if (a->pricing == SCV_PRICE_MEMORY &&
         (rc = scv_memory_rates(j->cat, j->measured->provider, &req.mem_rate_cpu, &req.mem_rate_gib, err)))
         goto done;

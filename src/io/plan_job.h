@@ -52,7 +52,8 @@ typedef struct scv_plan_args {
                                        (0: no limit; SCV_ERANGE beyond, naming the limit) */
     int option_names;               /* errors name the command's options (--vm), not fields (vm) */
     /* spot with the risk of preemption (model/spot.c), compared for the chosen configuration
-     * and the front's when preempt_rate is given, spot_risk is set or pricing is spot */
+     * and the front's when preempt_rate is given, spot_risk is set or pricing is spot (which
+     * then plans on spot's expected times and costs: scv_plan_request.spot_risk) */
     const char *preempt_rate;       /* "R" or "TYPE=R[,TYPE=R...]" per VM-hour (NULL: the
                                        policy's defaults by provider) */
     int spot_risk;                  /* compare even without preempt_rate or spot pricing */

@@ -106,6 +106,11 @@ typedef struct scv_plan_request {
     double t_compress;                      /* s per compressed (TOPK) step of compression kernels
                                                (error feedback, selection), measured; 0 = not
                                                known: left out (the note says so) */
+    /* SCV_PRICE_SPOT with the risk of preemption (NULL = spot at its bare price, as before):
+     * every point's time and cost are spot's expected ones (model/spot.c: T = T0 / (1 - rho),
+     * C = (K p T - N replace_s p) / 3600); a point preempted faster than it progresses
+     * (rho >= 1) is left out, counted in the note */
+    const struct scv_spot_risk *spot_risk;
 } scv_plan_request;
 
 /* Chooses as docs/MODEL.md "Choosing" states: the objective's point on the whole front,
@@ -384,6 +389,18 @@ double scv_spot_rate(const scv_spot_policy *pol, const scv_spot_rates *user, con
                      int *from_user);
 /* L: the job's wall time lost per preemption (t_iter: s per iteration, lost work). */
 double scv_spot_lost_s(const scv_spot_policy *pol, scv_spot_recovery how, double t_iter);
+/* rho = lam d / 3600 (d = L + replace_s / K): the share of wall time K workers lose at lam
+ * preemptions per hour over them. */
+double scv_spot_rho(const scv_spot_policy *pol, scv_spot_recovery how, int K, double t_iter, double lam);
+
+/* What the planner needs to price spot with the risk (scv_plan_request.spot_risk). */
+typedef struct scv_spot_risk {
+    const scv_spot_policy *pol;     /* NULL: scv_spot_policy_default() */
+    const scv_spot_rates *rates;    /* the user's (NULL: the policy's by provider) */
+    scv_spot_recovery recovery;
+} scv_spot_risk;
+/* Lam: the preemptions per hour of count[i] workers of catalog types vm[i] (i < n). */
+double scv_spot_lam(const scv_spot_risk *r, const scv_catalog *cat, const int *vm, const int *count, int n);
 
 typedef struct scv_spot_in {
     const scv_spot_policy *pol;

@@ -136,6 +136,23 @@ double scv_spot_lost_s(const scv_spot_policy *pol, scv_spot_recovery how, double
     return pol->restart_s + 0.5 * pol->ckpt_every * (t_iter > 0 && isfinite(t_iter) ? t_iter : 0);
 }
 
+double scv_spot_rho(const scv_spot_policy *pol, scv_spot_recovery how, int K, double t_iter, double lam)
+{
+    return lam * (scv_spot_lost_s(pol, how, t_iter) + pol->replace_s / (K > 0 ? K : 1)) / 3600;
+}
+
+double scv_spot_lam(const scv_spot_risk *r, const scv_catalog *cat, const int *vm, const int *count, int n)
+{
+    scv_spot_policy dflt = scv_spot_policy_default();
+    const scv_spot_policy *pol = r->pol ? r->pol : &dflt;
+    double lam = 0;
+    for (int i = 0; i < n; i++) {
+        int user;
+        lam += count[i] * scv_spot_rate(pol, r->rates, cat, vm[i], &user);
+    }
+    return lam;
+}
+
 /* On n_spot of K workers at Lam_spot preemptions per hour: time, preemptions, cost. */
 static void price_mode(const scv_spot_in *in, double d, int n_od, double lam_spot, scv_spot_price *m)
 {
