@@ -39,12 +39,13 @@
  * per VM-hour: AWS's Spot Instance Advisor buckets interruptions per month (< 5% .. > 20%):
  * 0.20 / 730 h; GCP stated its preemptible VMs' preemption rate as 5-15% a day: 0.15 / 24 h;
  * Azure's eviction-rate buckets (0-5% .. 20%+) read as AWS's: 0.20 / 730 h; another provider:
- * GCP's. These are averages over whole fleets: GPU types in demand are preempted far more
- * often (the traces of Bamboo and Parcae: several an hour across a cluster), so a user's
- * figure should replace them. restart_s 80: checkpoint-restart measured 73-83 s for small
- * models on clouds (Or et al.; the emulated cluster's relaunch here, 1.0-1.6 s, starts no
- * VM); inplace_idle_s 1.0: a shrink (57 ms) and a spawning grow (0.93 s) measured on the
- * emulated cluster (docs/BENCHMARKS.md); replace_s 120: a new VM's boot and join, assumed
+ * GCP's. These are averages over whole fleets: GPU types in demand are preempted much more
+ * often (the reason Bamboo, Oobleck and Parcae exist), so a user's figure should replace
+ * them. restart_s 80: checkpoint-restart measured 72.8-81.2 s for small models on clouds
+ * (Or et al., as docs/BENCHMARKS.md cites them; the emulated cluster's relaunch here, 1.0-1.6
+ * s, starts no VM); inplace_idle_s 1.0: a shrink (57 ms) and a spawning grow (0.93 s)
+ * measured on the emulated cluster (docs/BENCHMARKS.md; a profile holds no resize timing);
+ * replace_s 120: a new VM's boot and join, assumed
  * (no measurement here); ckpt_every 100 iterations: the loop's default.
  */
 #include "scv.h"
