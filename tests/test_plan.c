@@ -1500,6 +1500,7 @@ static void t_spot_rates_parse(void)
         {"c5.xlarge=abc", "c5.xlarge='abc': expected a rate", SCV_EINVAL},
         {"nosuch=0.1", "'nosuch': not a VM type", SCV_ENOTFOUND},
         {"=0.1", "'=0.1': expected TYPE=R", SCV_EINVAL},
+        {"c5.xlarge=0.1,c5.xlarge=0.2", "'c5.xlarge': given twice", SCV_EINVAL},
         {"", "empty", SCV_EINVAL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

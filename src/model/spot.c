@@ -70,7 +70,7 @@ const char *scv_spot_mode_name(scv_spot_mode m)
     return (unsigned)m < SCV_SPOT_MODES ? names[m] : "?";
 }
 
-/* One number > 0 and finite: 0, else -1. */
+/* One rate in [0, 3600] per VM-hour: 0, else -1. */
 static int rate_value(const char *s, double *out)
 {
     char *end = NULL;
@@ -110,6 +110,8 @@ int scv_spot_rates_parse(const char *spec, const scv_catalog *cat, scv_spot_rate
         for (size_t i = 0; cat && i < cat->n && vi < 0; i++)
             if (!strcmp(cat->vms[i].name, tok)) vi = (long)i;
         if (vi < 0 && cat) return scv_err_set(err, SCV_ENOTFOUND, "'%s': not a VM type of the catalog", tok);
+        for (size_t i = 0; vi >= 0 && i < out->n; i++)
+            if (out->vm[i] == (int)vi) return scv_err_set(err, SCV_EINVAL, "'%s': given twice", tok);
         if (out->n == SCV_SPOT_MAX_RATES)
             return scv_err_set(err, SCV_EINVAL, "more than %d types", SCV_SPOT_MAX_RATES);
         out->vm[out->n] = (int)vi;
