@@ -255,6 +255,15 @@ static int find_rates(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
                        rc == SCV_ENOTFOUND ? ")" : "");
 }
 
+/* "c5.xlarge K=8 B=512" (a mix: its types) */
+static void point_label(const scv_plan_job *j, const scv_plan_point *p, char *b, size_t cap)
+{
+    char vm[256];
+    if (p->mix_types.n > 0) scv_vm_mix_format(j->cat, &p->mix_types, vm, sizeof vm);
+    else snprintf(vm, sizeof vm, "%s", j->cat->vms[p->vm].name);
+    snprintf(b, cap, "%.200s K=%d B=%d", vm, p->workers, p->batch);
+}
+
 /* One point's comparison: its time is the on-demand-equivalent T0 (scv_plan prices no
  * preemption), its prices the catalog's on-demand and spot (the middle of the spot range)
  * summed over its workers, its rate the sum of its workers'. */
@@ -279,7 +288,14 @@ static int spot_point(const scv_plan_args *a, const scv_plan_job *j, const scv_p
                       .workers = p->workers, .homogeneous = mx->n == 1, .t0_s = t0, .t_iter = p->t_iter,
                       .lam = lam, .price_od = od, .price_spot = sp, .deadline_s = a->deadline_s,
                       .objective = a->objective};
-    return scv_spot_eval(&in, out, err);
+    scv_err e = {0};
+    int rc = scv_spot_eval(&in, out, &e);
+    if (rc) {
+        char label[256];
+        point_label(j, p, label, sizeof label);
+        scv_err_set(err, rc, "%s (%s: %.3g $/h on-demand in %s)", e.msg, label, od, j->catalog);
+    }
+    return rc;
 }
 
 /* r's best mode is better than b's: meeting the deadline first, then by the objective (time:
@@ -391,14 +407,6 @@ static void spot_json(FILE *f, const scv_plan_args *a, const scv_plan_job *j)
     fprintf(f, "],\"best_on_front\":%ld}", j->spot_best);
 }
 
-/* "c5.xlarge K=8 B=512" (a mix: its types) */
-static void point_label(const scv_plan_job *j, const scv_plan_point *p, char *b, size_t cap)
-{
-    char vm[256];
-    if (p->mix_types.n > 0) scv_vm_mix_format(j->cat, &p->mix_types, vm, sizeof vm);
-    else snprintf(vm, sizeof vm, "%s", j->cat->vms[p->vm].name);
-    snprintf(b, cap, "%.200s K=%d B=%d", vm, p->workers, p->batch);
-}
 
 static void spot_row(FILE *f, const char *mark, const char *label, const scv_spot_price *p, scv_spot_mode m)
 {
