@@ -1346,6 +1346,170 @@ static void t_profile(void)
     CHECK(scv_profile_load(path, &p, &err) == SCV_ENOTFOUND);
 }
 
+/* The planner on spot with the risk (scv_plan_request.spot_risk, SCV_PRICE_SPOT): every point's
+ * time is T0 / (1 - rho) and its cost (K p T - N R p) / 3600 against the same plan at spot's
+ * bare price, the points preempted faster than they progress are left out (the note says so),
+ * and the fastest choice moves to fewer workers (on the bare price: the most). */
+static void t_plan_spot_risk(void)
+{
+    scv_catalog *cat = load_cat();
+    if (!cat) return;
+    int vm = (int)(scv_catalog_find(cat, "c5.xlarge") - cat->vms);
+    int workers[16], batches[1] = {512};
+    for (int i = 0; i < 16; i++) workers[i] = i + 1;
+    scv_perf_model perf = {.topology = SCV_TOPO_RING, .c0 = 1e-3, .c1 = 5e-3, .alpha = 1e-3,
+                           .beta = 1e-10, .model_bytes = 1e7, .mare = 0.03};
+    scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 500, .s_min = 2000};
+    scv_job_info job = {.n_params = 2.5e6, .act_bytes = 2e5, .input_floats = 3072, .n_train = 50000};
+    scv_plan_request r = {.catalog = cat, .vms = &vm, .n_vms = 1, .measured_vm = vm, .workers = workers,
+                          .n_workers = 16, .batches = batches, .n_batches = 1, .pricing = SCV_PRICE_SPOT,
+                          .perf = &perf, .stat = &st, .job = &job, .objective = SCV_OBJ_TIME};
+    scv_plan_result *bare = NULL, *res = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_plan(&r, &bare, &err), SCV_OK);
+    /* 3 preemptions per VM-hour, restart 80 s + 50 iterations, replacement 120 s: rho =
+     * 3 K (80 + 50 t_iter + 120 / K) / 3600 >= 1 from K = 15 */
+    scv_spot_policy pol = scv_spot_policy_default();
+    scv_spot_rates rates = {.all = 3};
+    scv_spot_risk risk = {.pol = &pol, .rates = &rates, .recovery = SCV_SPOT_RESTART};
+    r.spot_risk = &risk;
+    CHECK_EQ_INT(scv_plan(&r, &res, &err), SCV_OK);
+    if (!bare || !res) goto out;
+    CHECK_EQ_INT(bare->points[bare->chosen].workers, 16);
+    CHECK_MSG(res->points[res->chosen].workers < 14, "K=%d", res->points[res->chosen].workers);
+    size_t kept = 0;
+    for (size_t i = 0; i < bare->n_points; i++) {
+        const scv_plan_point *b = &bare->points[i];
+        double rho = scv_spot_rho(&pol, SCV_SPOT_RESTART, b->workers, b->t_iter, 3.0 * b->workers);
+        const scv_plan_point *q = NULL;
+        for (size_t k = 0; k < res->n_points; k++)
+            if (res->points[k].workers == b->workers) q = &res->points[k];
+        if (rho >= 1) {
+            CHECK_MSG(!q, "K=%d kept at rho %g", b->workers, rho);
+            continue;
+        }
+        kept++;
+        CHECK_MSG(q != NULL, "K=%d left out at rho %g", b->workers, rho);
+        if (!q) continue;
+        double T = b->time_s / (1 - rho), N = 3.0 * b->workers * T / 3600;
+        CHECK_NEAR(q->time_s, T, 1e-12, 0);
+        CHECK_NEAR(q->cost, (b->workers * b->price_hr * T - N * pol.replace_s * b->price_hr) / 3600, 1e-12, 0);
+    }
+    CHECK(kept == res->n_points && kept >= 10 && kept < 16);
+    CHECK_MSG(strstr(res->note, "spot times and costs are expected ones") &&
+                  strstr(res->note, "left out: preempted faster than they progress"), "%s", res->note);
+    scv_plan_result_free(res);
+    res = NULL;
+    /* on-demand pricing: the risk does not apply */
+    r.pricing = SCV_PRICE_ONDEMAND;
+    CHECK_EQ_INT(scv_plan(&r, &res, &err), SCV_OK);
+    CHECK(res && res->n_points == 16 && !strstr(res->note, "spot times"));
+    /* every point preempted faster than it progresses: an error that says so */
+    r.pricing = SCV_PRICE_SPOT;
+    rates.all = 1000;
+    scv_plan_result_free(res);
+    res = NULL;
+    CHECK_EQ_INT(scv_plan(&r, &res, &err), SCV_EINFEASIBLE);
+    CHECK_MSG(strstr(err.msg, "no configuration can finish on spot"), "%s", err.msg);
+out:
+    scv_plan_result_free(bare);
+    scv_plan_result_free(res);
+    scv_catalog_free(cat);
+}
+
+/* Spot with the risk of preemption (model/spot.c): on scripted rates and prices the mode is
+ * spot when spot is cheap and rarely preempted, on-demand when preemptions are frequent and
+ * the deadline tight (spot at its bare price would be 3.7x cheaper), and spot falling back to
+ * on-demand at the hand-worked time t* otherwise. K = 4, T0 = 1 h, $1/h on-demand and
+ * $0.30/h spot per worker; restart 60 s, 100 iterations between checkpoints of 1.2 s each,
+ * replacement 120 s: L = 60 + 50 x 1.2 = 120 s, d = 120 + 120/4 = 150 s. */
+static void t_spot_modes(void)
+{
+    scv_spot_policy pol = scv_spot_policy_default();
+    pol.restart_s = 60, pol.ckpt_every = 100, pol.replace_s = 120, pol.mix_ondemand_share = 0.25;
+    scv_spot_in in = {.pol = &pol, .recovery = SCV_SPOT_RESTART, .workers = 4, .homogeneous = 1, .t0_s = 3600,
+                      .t_iter = 1.2, .price_od = 4.0, .price_spot = 1.2, .objective = SCV_OBJ_KNEE};
+    scv_spot_result r;
+    scv_err err = {0};
+    /* cheap spot, 0.01 preemptions per VM-hour: spot */
+    in.lam = 0.04;
+    CHECK_EQ_INT(scv_spot_eval(&in, &r, &err), SCV_OK);
+    CHECK_NEAR(r.delay_s, 150, 1e-12, 0);
+    CHECK_NEAR(r.mode[SCV_SPOT_SPOT].time_s, 3600 / (1 - 0.04 * 150 / 3600), 1e-12, 0);
+    CHECK_NEAR(r.mode[SCV_SPOT_SPOT].preemptions, 0.04 * r.mode[SCV_SPOT_SPOT].time_s / 3600, 1e-12, 0);
+    CHECK_MSG(r.best == SCV_SPOT_SPOT && r.meets, "best %s", scv_spot_mode_name(r.best));
+    CHECK(r.mode[SCV_SPOT_MIX].ok && r.mode[SCV_SPOT_MIX].n_ondemand == 1 && r.mode[SCV_SPOT_MIX].n_spot == 3);
+    CHECK(isnan(r.fallback_s) && !r.mode[SCV_SPOT_FALLBACK].ok);
+    /* 5 preemptions per VM-hour: spot loses 83% of its time and costs more than on-demand
+     * even without a deadline; with a tight one (3700 s) there is no room to try it */
+    in.lam = 20;
+    CHECK_EQ_INT(scv_spot_eval(&in, &r, &err), SCV_OK);
+    CHECK_NEAR(r.mode[SCV_SPOT_SPOT].time_s, 21600, 1e-12, 0);
+    CHECK_MSG(r.best == SCV_SPOT_ONDEMAND, "best %s", scv_spot_mode_name(r.best));
+    in.deadline_s = 3700;
+    CHECK_EQ_INT(scv_spot_eval(&in, &r, &err), SCV_OK);
+    CHECK_MSG(r.best == SCV_SPOT_ONDEMAND && r.meets && r.fallback_s == 0 && !r.mode[SCV_SPOT_FALLBACK].ok,
+              "best %s, fallback %g", scv_spot_mode_name(r.best), r.fallback_s);
+    /* the fallback by hand: 0.25 per VM-hour, rho = 1 x 150 / 3600 = 1/24, D = 4000 s;
+     * S = 120 + 60 = 180, M = S + d = 330; t* = (4000 - 3600 - 330) x 24 = 1680 s; the work
+     * left there 3600 - (23/24) 1680 = 1990 s, on-demand with S: the end at 1680 + 1990 + 180 =
+     * 3850 = D - d; cost (1.2 x 1680 - (1680/3600) x 120 x 0.3) / 3600 + 4 x 2170 / 3600.
+     * Spot alone (3756.5 s) and the mix (3716.1 s) leave less than M before D. */
+    in.lam = 1, in.deadline_s = 4000;
+    CHECK_EQ_INT(scv_spot_eval(&in, &r, &err), SCV_OK);
+    CHECK_NEAR(r.margin_s, 330, 1e-12, 0);
+    CHECK_NEAR(r.fallback_s, 1680, 1e-9, 0);
+    const scv_spot_price *fb = &r.mode[SCV_SPOT_FALLBACK];
+    CHECK(fb->ok);
+    CHECK_NEAR(fb->time_s, 3850, 1e-9, 0);
+    CHECK_NEAR(fb->cost, (1.2 * 1680 - (1680.0 / 3600) * 120 * 0.3) / 3600 + 4.0 * 2170 / 3600, 1e-9, 0);
+    CHECK_MSG(r.best == SCV_SPOT_FALLBACK && r.meets, "best %s", scv_spot_mode_name(r.best));
+    /* a roomy deadline: spot ends in time at its expected progress, the fallback is not
+     * expected, and spot+fallback (the safer of equal prices) is chosen at spot's price */
+    in.deadline_s = 8000;
+    CHECK_EQ_INT(scv_spot_eval(&in, &r, &err), SCV_OK);
+    CHECK(r.fallback_s > r.mode[SCV_SPOT_SPOT].time_s && r.best == SCV_SPOT_FALLBACK);
+    CHECK_NEAR(r.mode[SCV_SPOT_FALLBACK].cost, r.mode[SCV_SPOT_SPOT].cost, 1e-12, 0);
+    /* objective time: on-demand, never slowed by preemptions */
+    in.objective = SCV_OBJ_TIME;
+    CHECK_EQ_INT(scv_spot_eval(&in, &r, &err), SCV_OK);
+    CHECK(r.best == SCV_SPOT_ONDEMAND);
+    /* in place: the measured idle replaces the restart and the lost work */
+    in.recovery = SCV_SPOT_INPLACE;
+    CHECK_EQ_INT(scv_spot_eval(&in, &r, &err), SCV_OK);
+    CHECK_NEAR(r.lost_s, pol.inplace_idle_s, 1e-12, 0);
+}
+
+/* --preempt-rate's values: one rate, per type, and the errors naming the bad part. */
+static void t_spot_rates_parse(void)
+{
+    scv_catalog *cat = load_cat();
+    scv_spot_policy pol = scv_spot_policy_default();
+    scv_spot_rates u;
+    scv_err err = {0};
+    int c5 = (int)(scv_catalog_find(cat, "c5.xlarge") - cat->vms), user;
+    CHECK_EQ_INT(scv_spot_rates_parse("0.5", cat, &u, &err), SCV_OK);
+    CHECK(u.all == 0.5 && scv_spot_rate(&pol, &u, cat, c5, &user) == 0.5 && user);
+    CHECK_EQ_INT(scv_spot_rates_parse("c5.xlarge=0.2,c5.2xlarge=0", cat, &u, &err), SCV_OK);
+    CHECK(u.n == 2 && scv_spot_rate(&pol, &u, cat, c5, &user) == 0.2 && user);
+    CHECK_EQ_INT(scv_spot_rates_parse("c5.2xlarge=1", cat, &u, &err), SCV_OK);
+    CHECK(scv_spot_rate(&pol, &u, cat, c5, &user) == pol.rate_aws && !user); /* aws's default */
+    struct { const char *spec, *msg; int rc; } bad[] = {
+        {"-1", "'-1': expected a rate", SCV_EINVAL},
+        {"fast", "'fast': expected a rate", SCV_EINVAL},
+        {"c5.xlarge=abc", "c5.xlarge='abc': expected a rate", SCV_EINVAL},
+        {"nosuch=0.1", "'nosuch': not a VM type", SCV_ENOTFOUND},
+        {"=0.1", "'=0.1': expected TYPE=R", SCV_EINVAL},
+        {"c5.xlarge=0.1,c5.xlarge=0.2", "'c5.xlarge': given twice", SCV_EINVAL},
+        {"", "empty", SCV_EINVAL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = scv_spot_rates_parse(bad[i].spec, cat, &u, &err);
+        CHECK_MSG(rc == bad[i].rc && strstr(err.msg, bad[i].msg), "'%s': %d %s", bad[i].spec, rc, err.msg);
+    }
+    scv_catalog_free(cat);
+}
+
 static const scv_test tests[] = {
     {"perf_fit_recovers_truth", t_perf_fit_recovers_truth},
     {"fmt_usd", t_fmt_usd},
@@ -1365,5 +1529,8 @@ static const scv_test tests[] = {
     {"mix_parse", t_mix_parse},
     {"plan_compress", t_plan_compress},
     {"plan_comm_parse", t_plan_comm_parse},
+    {"spot_modes", t_spot_modes},
+    {"plan_spot_risk", t_plan_spot_risk},
+    {"spot_rates_parse", t_spot_rates_parse},
 };
 SCV_TEST_MAIN(tests)

@@ -762,6 +762,107 @@ static void t_limits(void)
     CHECK_MSG(strstr(err.msg, "field \"max_points\"") && strstr(err.msg, "--max-plan-points"), "%s", err.msg);
 }
 
+/* Spot with the risk of preemption (--preempt-rate, --spot-risk, --spot-recovery; the fields
+ * "preempt_rate", "spot_risk", "spot_recovery"): the table's section and the report's "spot"
+ * (the same bytes from both), the choice moving from spot to on-demand as the rate grows,
+ * the fallback time against its equation, and the errors naming the option or field. */
+static void t_spot(void)
+{
+    static char out[1 << 16];
+    const char *base = "--target-epochs 1000000 --workers 1..4 --batch 64,256";
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s %s --preempt-rate c5.xlarge=0.05 --spot-recovery inplace",
+                     bin, f1, f2, base), 0);
+    CHECK_MSG(strstr(out, "spot with the risk of preemption") && strstr(out, "recovery in place: 1 s idle") &&
+                  strstr(out, "preemptions per VM-hour: c5.xlarge 0.05 (--preempt-rate)") &&
+                  strstr(out, "CONFIGURATION                PRICING        OD+SPOT  E[PREEMPT]  TIME       COST") &&
+                  strstr(out, "the front, each configuration's best pricing:"),
+              "%s", out);
+    char args[1024], req[1024], *rep;
+    scv_err err;
+    /* a low rate: spot; a high one: on-demand (each point's best); the same report both ways */
+    const char *rates[2] = {"0.05", "50"}, *want[2] = {"spot", "ondemand"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(args, sizeof args, "--profile %s,%s %s --preempt-rate %s", f1, f2, base, rates[i]);
+        snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":1000000,\"workers\":\"1..4\","
+                                  "\"batch\":[64,256],\"preempt_rate\":%s}", f1, f2, rates[i]);
+        CHECK_EQ_INT(plan(req, &rep, &err), SCV_OK);
+        CHECK_MSG(rep && !strcmp(rep, cli_json(args)), "%s", rep ? rep : err.msg);
+        cJSON *o = cJSON_Parse(rep);
+        const cJSON *sp = cJSON_GetObjectItem(o, "spot"), *ch = cJSON_GetObjectItem(sp, "chosen");
+        const cJSON *best = cJSON_GetObjectItem(ch, "best");
+        CHECK_MSG(cJSON_IsString(best) && !strcmp(best->valuestring, want[i]), "rate %s: %s", rates[i], rep);
+        const cJSON *r0 = cJSON_GetArrayItem(cJSON_GetObjectItem(sp, "rates"), 0);
+        CHECK(r0 && !strcmp(cJSON_GetObjectItem(r0, "source")->valuestring, "user") &&
+              cJSON_GetObjectItem(r0, "per_vm_hour")->valuedouble == atof(rates[i]));
+        CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(sp, "front")) == cJSON_GetArraySize(cJSON_GetObjectItem(o, "front")));
+        cJSON_Delete(o);
+        if (rep) scv_json_free(rep);
+    }
+    /* a deadline: the latest switch to on-demand t* = (D - T0 - M) / rho, from the report's own
+     * figures (T0 the on-demand time, rho spot's lost share, M the margin) */
+    snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":1000000,\"workers\":[2],\"batch\":[256],"
+                              "\"preempt_rate\":\"c5.xlarge=2\",\"deadline\":\"25h\"}", f1, f2);
+    CHECK_EQ_INT(plan(req, &rep, &err), SCV_OK);
+    cJSON *o = cJSON_Parse(rep);
+    const cJSON *ch = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "spot"), "chosen"), *m;
+    double t0 = NAN, rho = NAN;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItem(ch, "modes"))
+    {
+        const char *k = cJSON_GetObjectItem(m, "pricing")->valuestring;
+        if (!strcmp(k, "ondemand")) t0 = cJSON_GetObjectItem(m, "time_s")->valuedouble;
+        if (!strcmp(k, "spot")) rho = cJSON_GetObjectItem(m, "lost_share")->valuedouble;
+    }
+    const cJSON *fb = cJSON_GetObjectItem(ch, "fallback_at_s"), *mg = cJSON_GetObjectItem(ch, "fallback_margin_s");
+    CHECK_MSG(cJSON_IsNumber(fb) && cJSON_IsNumber(mg) && t0 > 0 && rho > 0, "%s", rep ? rep : "");
+    if (cJSON_IsNumber(fb) && cJSON_IsNumber(mg))
+        CHECK_NEAR(fb->valuedouble, fmax(0, (90000 - t0 - mg->valuedouble) / rho), 1e-4, 0);
+    cJSON_Delete(o);
+    if (rep) scv_json_free(rep);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 1000000 --workers 2 --batch 256 "
+                     "--preempt-rate c5.xlarge=2 --deadline 25h", bin, f1, f2), 0);
+    CHECK_MSG(strstr(out, "fallback (Can't Be Late): ") && strstr(out, "minus the work left (on-demand seconds) falls to"),
+              "%s", out);
+    /* without the options: no "spot" (the report as before) */
+    snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":5}", f1, f2);
+    CHECK_EQ_INT(plan(req, &rep, &err), SCV_OK);
+    CHECK(rep && !strstr(rep, "\"spot\":"));
+    if (rep) scv_json_free(rep);
+    snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":5,\"spot_risk\":true}", f1, f2);
+    CHECK_EQ_INT(plan(req, &rep, &err), SCV_OK);
+    CHECK_MSG(rep && strstr(rep, "\"spot\":{\"recovery\":\"restart\"") && strstr(rep, "\"source\":\"provider default\""),
+              "%s", rep ? rep : err.msg);
+    if (rep) scv_json_free(rep);
+    static const struct {
+        const char *args, *want;
+    } bad[] = {
+        {"--preempt-rate fast", "--preempt-rate 'fast': expected a rate in [0, 3600] preemptions per VM-hour"},
+        {"--preempt-rate c5.xlarge=-1", "--preempt-rate c5.xlarge='-1': expected a rate"},
+        {"--preempt-rate nosuch=0.1", "--preempt-rate 'nosuch': not a VM type of the catalog"},
+        {"--spot-recovery maybe", "--spot-recovery 'maybe': expected restart or inplace"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 %s", bin, f1, f2, bad[i].args);
+        CHECK_MSG(rc == 2, "%s: exit %d", bad[i].args, rc);
+        CHECK_MSG(strstr(out, bad[i].want) != NULL, "%s: '%s' lacks '%s'", bad[i].args, out, bad[i].want);
+    }
+    static const struct {
+        const char *field, *want;
+    } badj[] = {
+        {"\"preempt_rate\":\"nosuch=1\"", "field \"preempt_rate\": 'nosuch': not a VM type"},
+        {"\"preempt_rate\":true", "field \"preempt_rate\": expected preemptions per VM-hour"},
+        {"\"preempt_rate\":-2", "field \"preempt_rate\": '-2': expected a rate"},
+        {"\"spot_recovery\":\"later\"", "field \"spot_recovery\": expected \"restart\" or \"inplace\""},
+        {"\"spot_risk\":1", "field \"spot_risk\": expected true or false"},
+    };
+    for (size_t i = 0; i < sizeof badj / sizeof badj[0]; i++) {
+        snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":5,%s}", f1, f2, badj[i].field);
+        CHECK_EQ_INT(plan(req, &rep, &err) != SCV_OK, 1);
+        CHECK_MSG(strstr(err.msg, badj[i].want), "%s: %s", badj[i].field, err.msg);
+    }
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --help", bin), 0);
+    CHECK(strstr(out, "--preempt-rate R|TYPE=R,..") && strstr(out, "--spot-risk") && strstr(out, "--spot-recovery"));
+}
+
 static const scv_test tests[] = {
     {"same_as_cli", t_same_as_cli},
     {"fields_used", t_fields_used},
@@ -769,6 +870,7 @@ static const scv_test tests[] = {
     {"limits", t_limits},
     {"mix", t_mix},
     {"compress", t_compress},
+    {"spot", t_spot},
     {"profile_texts", t_profile_texts},
     {"file_order", t_file_order},
     {"file_jobs_differ", t_file_jobs_differ}, {"threads_left_out", t_threads_left_out},

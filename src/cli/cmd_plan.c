@@ -4,8 +4,9 @@
  * catalog, and prints the Pareto front, the chosen configuration and why (--json for a
  * machine-readable report, --svg for the cost-time trade-off figure); --mix adds mixed
  * clusters (docs/MODEL.md "Mixed clusters"), --compress communication options (Top-k,
- * SelSync; docs/MODEL.md "Compression in the plan"), reported beside the plan without them.
- * The options become
+ * SelSync; docs/MODEL.md "Compression in the plan"), reported beside the plan without them;
+ * --preempt-rate/--spot-risk price spot with the risk of preemption against on-demand, a mix
+ * and a fallback to on-demand before --deadline (model/spot.c). The options become
  * scv_plan_args; the pipeline and the JSON report are src/io/plan_job.c, shared with
  * scv_plan_json().
  */
@@ -30,7 +31,8 @@
 enum {
     O_PROFILE = 256, O_CATALOG, O_MEASURED, O_TEPOCHS, O_BASE, O_TRUN, O_TACC, O_VM, O_WORKERS,
     O_BATCH, O_BMIN, O_BMAX, O_COMM, O_OVERLAP, O_STAT, O_PRICING, O_OBJ, O_DEADLINE, O_BUDGET, O_VALUE,
-    O_TOP, O_SVG, O_JSON, O_ALL, O_SORT, O_GPU, O_MIX, O_COMPRESS, O_COMPRESS_ITERS
+    O_TOP, O_SVG, O_JSON, O_ALL, O_SORT, O_GPU, O_MIX, O_COMPRESS, O_COMPRESS_ITERS, O_PREEMPT, O_SPOT_RISK,
+    O_RECOVERY
 };
 
 /* plan's options, declared once: getopt_long's table, --help, the completion and the man
@@ -69,6 +71,15 @@ const scv_option PLAN_OPTIONS[] = {
     {"overlap", "X", "compute/communication overlap in [0,1] (default 0)", O_OVERLAP, 0, NULL},
     {"stat", "gns|scavenger", "statistical model (default gns)", O_STAT, 0, "gns|scavenger"},
     {"pricing", "P", "ondemand (default) | spot | memory", O_PRICING, 0, "ondemand|spot|memory"},
+    {"preempt-rate", "R|TYPE=R,..", "spot preemptions per VM-hour, for every type or per\n"
+                                    "type (default: the provider's published rate, MODEL.md);\n"
+                                    "compares on-demand, spot, a mix and spot falling back\n"
+                                    "to on-demand before --deadline", O_PREEMPT, 0, NULL},
+    {"spot-risk", NULL, "compare those pricings with the default rates (also on\n"
+                        "with --pricing spot or --preempt-rate)", O_SPOT_RISK, 0, NULL},
+    {"spot-recovery", "restart|inplace", "how a preemption is survived: checkpoint-restart\n"
+                                         "(default) or a shrink/grow in place", O_RECOVERY, 0,
+     "restart|inplace"},
     {"assume-gpu-speedup", "X", "include GPU types with compute X times faster than the\n"
                                 "measured CPU type (else GPU types are left out: CPU\n"
                                 "measurements do not predict them)", O_GPU, 0, NULL},
@@ -197,7 +208,8 @@ typedef struct plan_cli {
     const char *profile, *catalog, *measured, *trun, *vms_arg, *workers_arg, *batch_arg, *svg, *compress;
     double tepochs, tacc, overlap, deadline, budget, gpu_speedup, value, compress_iters;
     int64_t base, bmin, bmax, top;
-    int json, all, sort;
+    const char *preempt_rate;
+    int json, all, sort, spot_risk, spot_inplace;
     scv_topology topology;
     scv_stat_kind stat;
     scv_pricing pricing;
@@ -235,6 +247,20 @@ static int plan_options(int argc, char **argv, plan_cli *o)
             o->mix_len += strlen(optarg) + 1;
             break;
         case O_ALL: o->all = 1; break;
+        case O_PREEMPT: { /* the form here; the types against the catalog once it is loaded */
+            scv_spot_rates r;
+            if (scv_spot_rates_parse(optarg, NULL, &r, &err))
+                return usage_error("--preempt-rate %s", err.msg);
+            o->preempt_rate = optarg;
+            break;
+        }
+        case O_SPOT_RISK: o->spot_risk = 1; break;
+        case O_RECOVERY: {
+            static const char *const HOW[] = {"restart", "inplace", NULL};
+            if ((o->spot_inplace = cli_choice(optarg, HOW)) < 0)
+                return usage_error("--spot-recovery '%s': expected restart or inplace", optarg);
+            break;
+        }
         case O_COMPRESS: {
             scv_plan_comm tmp[SCV_PLAN_MAX_COMMS + 1];
             size_t ntmp;
@@ -414,7 +440,8 @@ int cmd_plan(int argc, char **argv)
                           .stat = o.stat, .pricing = o.pricing, .gpu_speedup = o.gpu_speedup, .objective = o.obj,
                           .value_per_hour = o.value, .deadline_s = o.deadline, .budget = o.budget,
                           .all_points = o.all, .option_names = 1, .mixes = mixes, .compress = o.compress,
-                          .compress_iterations = o.compress_iters};
+                          .compress_iterations = o.compress_iters, .preempt_rate = o.preempt_rate,
+                          .spot_risk = o.spot_risk, .spot_inplace = o.spot_inplace};
     scv_plan_job job = {0};
     if (o.n_mix_args && !mixes) {
         scv_err_set(&err, SCV_ENOMEM, "out of memory");
@@ -430,6 +457,8 @@ int cmd_plan(int argc, char **argv)
         putchar('\n');
     } else if (print_table(&o, &job, &err)) {
         goto fail;
+    } else {
+        scv_plan_job_spot_print(stdout, &args, &job, (size_t)o.top);
     }
     rc = EXIT_OK;
 fail:

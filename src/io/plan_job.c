@@ -13,6 +13,7 @@
 #include "json_out.h"
 #include "../model/model.h"
 #include "io.h"
+#include "../core/util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +23,8 @@
 void scv_plan_job_free(scv_plan_job *j)
 {
     if (!j) return;
+    free(j->spot_front);
+    j->spot_front = NULL;
     scv_plan_result_free(j->res);
     scv_profile_free(j->prof);
     scv_catalog_free(j->cat);
@@ -233,6 +236,257 @@ static int thread_scaling(const scv_plan_args *a, scv_plan_job *j, int *mthreads
     return SCV_OK;
 }
 
+/* ---- spot with the risk of preemption (model/spot.c) ---- */
+
+/* Whether to compare, the policy, and the user's rates (checked against the catalog). */
+static int find_rates(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
+{
+    j->spot_pol = scv_spot_policy_default();
+    j->spot_rates = (scv_spot_rates){.all = -1};
+    j->spot_best = -1;
+    j->spot_on = a->preempt_rate || a->spot_risk || a->pricing == SCV_PRICE_SPOT;
+    if (!a->preempt_rate) return SCV_OK;
+    scv_err e = {0};
+    int rc = scv_spot_rates_parse(a->preempt_rate, j->cat, &j->spot_rates, &e);
+    if (!rc) return SCV_OK;
+    j->bad_arg = 1;
+    return scv_err_set(err, rc, "%s %s%s%s%s", a->option_names ? "--preempt-rate" : "field \"preempt_rate\":", e.msg,
+                       rc == SCV_ENOTFOUND ? " (" : "", rc == SCV_ENOTFOUND ? j->catalog : "",
+                       rc == SCV_ENOTFOUND ? ")" : "");
+}
+
+/* "c5.xlarge K=8 B=512" (a mix: its types) */
+static void point_label(const scv_plan_job *j, const scv_plan_point *p, char *b, size_t cap)
+{
+    char vm[256];
+    if (p->mix_types.n > 0) scv_vm_mix_format(j->cat, &p->mix_types, vm, sizeof vm);
+    else snprintf(vm, sizeof vm, "%s", j->cat->vms[p->vm].name);
+    snprintf(b, cap, "%.200s K=%d B=%d", vm, p->workers, p->batch);
+}
+
+/* One point's comparison: its time is the on-demand-equivalent T0 (scv_plan prices no
+ * preemption), its prices the catalog's on-demand and spot (the middle of the spot range)
+ * summed over its workers, its rate the sum of its workers'. */
+static int spot_point(const scv_plan_args *a, const scv_plan_job *j, const scv_plan_point *p, scv_spot_result *out,
+                      scv_err *err)
+{
+    const scv_catalog *cat = j->cat;
+    scv_vm_mix one = {.n = 1, .vm = {p->vm}, .count = {p->workers}};
+    const scv_vm_mix *mx = p->mix_types.n > 0 ? &p->mix_types : &one;
+    scv_spot_recovery how = a->spot_inplace ? SCV_SPOT_INPLACE : SCV_SPOT_RESTART;
+    scv_spot_risk risk = {.pol = &j->spot_pol, .rates = &j->spot_rates, .recovery = how};
+    double lam = scv_spot_lam(&risk, cat, mx->vm, mx->count, mx->n), od = 0, sp = 0;
+    for (int i = 0; i < mx->n; i++) {
+        const scv_vm_type *v = &cat->vms[mx->vm[i]];
+        od += mx->count[i] * v->ondemand;
+        sp += mx->count[i] * scv_vm_price(v, SCV_PRICE_SPOT, 0, 0, 0);
+    }
+    /* T0: the plan's time, less the preemptions' share when the plan priced spot with the risk */
+    double t0 = p->time_s;
+    if (a->pricing == SCV_PRICE_SPOT) t0 *= 1 - scv_spot_rho(&j->spot_pol, how, p->workers, p->t_iter, lam);
+    scv_spot_in in = {.pol = &j->spot_pol, .recovery = how,
+                      .workers = p->workers, .homogeneous = mx->n == 1, .t0_s = t0, .t_iter = p->t_iter,
+                      .lam = lam, .price_od = od, .price_spot = sp, .deadline_s = a->deadline_s,
+                      .objective = a->objective};
+    scv_err e = {0};
+    int rc = scv_spot_eval(&in, out, &e);
+    if (rc) {
+        char label[256];
+        point_label(j, p, label, sizeof label);
+        scv_err_set(err, rc, "%s (%s: %.3g $/h on-demand in %s)", e.msg, label, od, j->catalog);
+    }
+    return rc;
+}
+
+/* r's best mode is better than b's: meeting the deadline first, then by the objective (time:
+ * the faster; otherwise the cheaper). */
+static int spot_better(const scv_spot_result *r, const scv_spot_result *b, scv_objective obj)
+{
+    const scv_spot_price *x = &r->mode[r->best], *y = &b->mode[b->best];
+    if (r->meets != b->meets) return r->meets;
+    return obj == SCV_OBJ_TIME ? x->time_s < y->time_s : x->cost < y->cost;
+}
+
+/* The chosen point's comparison and every front point's. */
+static int spot_compare(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
+{
+    const scv_plan_result *res = j->res;
+    int rc = spot_point(a, j, &res->points[res->chosen], &j->spot_chosen, err);
+    if (rc) return rc;
+    if (!(j->spot_front = calloc(res->n_front ? res->n_front : 1, sizeof *j->spot_front)))
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    for (size_t i = 0; i < res->n_front && !rc; i++) {
+        rc = spot_point(a, j, &res->points[res->front[i]], &j->spot_front[i], err);
+        if (!rc && (j->spot_best < 0 || spot_better(&j->spot_front[i], &j->spot_front[j->spot_best], a->objective)))
+            j->spot_best = (long)i;
+    }
+    return rc;
+}
+
+/* The catalog types of a point (one, or a mix's) into vm; returns how many. */
+static int point_types(const scv_plan_point *p, int *vm)
+{
+    if (p->mix_types.n <= 0) return vm[0] = p->vm, 1;
+    for (int i = 0; i < p->mix_types.n; i++) vm[i] = p->mix_types.vm[i];
+    return p->mix_types.n;
+}
+
+/* The distinct types of the chosen point and the front, at most cap, into vm. */
+static size_t spot_types(const scv_plan_job *j, int *vm, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i <= j->res->n_front; i++) {
+        const scv_plan_point *p = &j->res->points[i == 0 ? (size_t)j->res->chosen : j->res->front[i - 1]];
+        int t[SCV_MIX_MAX_TYPES], nt = point_types(p, t);
+        for (int k = 0; k < nt; k++) {
+            size_t q = 0;
+            while (q < n && vm[q] != t[k]) q++;
+            if (q == n && n < cap) vm[n++] = t[k];
+        }
+    }
+    return n;
+}
+
+static void fmt_num(char *b, size_t cap, double v)
+{
+    if (isfinite(v)) snprintf(b, cap, "%.6g", v);
+    else snprintf(b, cap, "null");
+}
+
+static void spot_result_json(FILE *f, const scv_spot_result *r)
+{
+    char t[32], c[32], n[32], rho[32];
+    fprintf(f, "{\"best\":\"%s\",\"meets_deadline\":%s,\"lost_s_per_preemption\":%.6g,\"delay_s_per_preemption\":%.6g,"
+               "\"modes\":[", scv_spot_mode_name(r->best), r->meets ? "true" : "false", r->lost_s, r->delay_s);
+    for (int m = 0, first = 1; m < SCV_SPOT_MODES; m++) {
+        const scv_spot_price *p = &r->mode[m];
+        if (!p->ok) continue;
+        fmt_num(t, sizeof t, p->time_s), fmt_num(c, sizeof c, p->cost), fmt_num(n, sizeof n, p->preemptions);
+        fmt_num(rho, sizeof rho, p->rho);
+        fprintf(f, "%s{\"pricing\":\"%s\",\"ondemand_workers\":%d,\"spot_workers\":%d,\"expected_preemptions\":%s,"
+                   "\"lost_share\":%s,\"time_s\":%s,\"cost\":%s}",
+                first ? "" : ",", scv_spot_mode_name((scv_spot_mode)m), p->n_ondemand, p->n_spot, n, rho, t, c);
+        first = 0;
+    }
+    fmt_num(t, sizeof t, r->fallback_s);
+    fprintf(f, "],\"fallback_at_s\":%s", t);
+    if (!isnan(r->fallback_s)) fprintf(f, ",\"fallback_margin_s\":%.6g,\"fallback_switch_s\":%.6g", r->margin_s, r->switch_s);
+    fputc('}', f);
+}
+
+/* "spot": the policy, the rates, the chosen point's comparison and the front's. */
+static void spot_json(FILE *f, const scv_plan_args *a, const scv_plan_job *j)
+{
+    const scv_spot_policy *pol = &j->spot_pol;
+    char b[256];
+    fprintf(f, ",\"spot\":{\"recovery\":\"%s\",\"policy\":{\"restart_s\":%.6g,\"inplace_idle_s\":%.6g,"
+               "\"replace_s\":%.6g,\"ckpt_every\":%.6g,\"mix_ondemand_share\":%.6g},\"rates\":[",
+            a->spot_inplace ? "inplace" : "restart", pol->restart_s, pol->inplace_idle_s, pol->replace_s,
+            pol->ckpt_every, pol->mix_ondemand_share);
+    int vm[64];
+    size_t n = spot_types(j, vm, 64);
+    for (size_t i = 0; i < n; i++) {
+        int user;
+        double r = scv_spot_rate(pol, &j->spot_rates, j->cat, vm[i], &user);
+        fprintf(f, "%s{\"vm\":%s,\"per_vm_hour\":%.6g,\"source\":\"%s\"}", i ? "," : "",
+                scv_json_strbuf(b, sizeof b, j->cat->vms[vm[i]].name), r, user ? "user" : "provider default");
+    }
+    fprintf(f, "],\"chosen\":");
+    spot_result_json(f, &j->spot_chosen);
+    fprintf(f, ",\"front\":[");
+    for (size_t i = 0; i < j->res->n_front; i++) {
+        const scv_plan_point *p = &j->res->points[j->res->front[i]];
+        char vm[256]; /* the type, or a mix's "a:2+b:1" */
+        if (p->mix_types.n > 0) scv_vm_mix_format(j->cat, &p->mix_types, vm, sizeof vm);
+        else snprintf(vm, sizeof vm, "%s", j->cat->vms[p->vm].name);
+        fprintf(f, "%s{\"vm\":%s,\"workers\":%d,\"batch\":%d,\"risk\":", i ? "," : "",
+                scv_json_strbuf(b, sizeof b, vm), p->workers, p->batch);
+        spot_result_json(f, &j->spot_front[i]);
+        fputc('}', f);
+    }
+    fprintf(f, "],\"best_on_front\":%ld}", j->spot_best);
+}
+
+
+static void spot_row(FILE *f, const char *mark, const char *label, const scv_spot_price *p, scv_spot_mode m)
+{
+    char t[32], c[32], od[24];
+    scv_fmt_time(p->time_s, t, sizeof t);
+    scv_fmt_usd(p->cost, c, sizeof c);
+    snprintf(od, sizeof od, "%d+%d", p->n_ondemand, p->n_spot);
+    fprintf(f, "%s %-28s %-14s %-8s %-11.3g %-10s %s\n", mark, label, scv_spot_mode_name(m), od, p->preemptions,
+            isfinite(p->time_s) ? t : "never", isfinite(p->cost) ? c : "-");
+}
+
+void scv_plan_job_spot_print(FILE *f, const scv_plan_args *a, const scv_plan_job *j, size_t top)
+{
+    if (!j->spot_on || !j->spot_front) return;
+    const scv_spot_policy *pol = &j->spot_pol;
+    const scv_spot_result *r = &j->spot_chosen;
+    fprintf(f, "\nspot with the risk of preemption (model/spot.c; docs/MODEL.md \"Spot with the risk\"):\n");
+    if (a->spot_inplace)
+        fprintf(f, "  recovery in place: %.3g s idle per preemption;", pol->inplace_idle_s);
+    else
+        fprintf(f, "  recovery by checkpoint-restart: %.3g s plus half of %.0f iterations lost per preemption;",
+                pol->restart_s, pol->ckpt_every);
+    fprintf(f, " a replacement joins after %.3g s\n  preemptions per VM-hour:", pol->replace_s);
+    int vm[64];
+    size_t n = spot_types(j, vm, 64);
+    for (size_t i = 0; i < n; i++) {
+        int user;
+        double rate = scv_spot_rate(pol, &j->spot_rates, j->cat, vm[i], &user);
+        fprintf(f, "%s %s %.3g (%s)", i ? "," : "", j->cat->vms[vm[i]].name, rate,
+                user ? "--preempt-rate" : j->cat->vms[vm[i]].provider);
+    }
+    fprintf(f, "%s\n\n", n && !a->preempt_rate ? "; provider defaults: --preempt-rate gives your figures" : "");
+    char label[256];
+    fprintf(f, "  %-28s %-14s %-8s %-11s %-10s %s\n", "CONFIGURATION", "PRICING", "OD+SPOT", "E[PREEMPT]", "TIME",
+            "COST");
+    point_label(j, &j->res->points[j->res->chosen], label, sizeof label);
+    for (int m = 0; m < SCV_SPOT_MODES; m++) {
+        if (!r->mode[m].ok) continue;
+        spot_row(f, (int)r->best == m ? ">" : " ", label, &r->mode[m], (scv_spot_mode)m);
+        label[0] = 0;
+    }
+    fprintf(f, "\n  the front, each configuration's best pricing:\n");
+    for (size_t i = 0; i < j->res->n_front && i < top; i++) {
+        const scv_spot_result *q = &j->spot_front[i];
+        point_label(j, &j->res->points[j->res->front[i]], label, sizeof label);
+        spot_row(f, (long)i == j->spot_best ? "*" : " ", label, &q->mode[q->best], q->best);
+    }
+    if (j->res->n_front > top) fprintf(f, "   ... %zu more on the front\n", j->res->n_front - top);
+    if (j->spot_best >= 0) {
+        const scv_spot_result *q = &j->spot_front[j->spot_best];
+        point_label(j, &j->res->points[j->res->front[j->spot_best]], label, sizeof label);
+        fprintf(f, "  * with the risk, the %s on the front%s: %s on %s\n",
+                a->objective == SCV_OBJ_TIME ? "fastest" : "cheapest", a->deadline_s > 0 ? " meeting the deadline" : "",
+                label, scv_spot_mode_name(q->best));
+    }
+    if (!isnan(r->fallback_s)) {
+        char t[32], d[32];
+        scv_fmt_time(r->fallback_s, t, sizeof t);
+        scv_fmt_time(a->deadline_s, d, sizeof d);
+        if (r->fallback_s == 0)
+            fprintf(f, "  fallback: no room for spot before the deadline (%s needs the on-demand time plus a %.0f s "
+                       "margin): on-demand from the start\n", d, r->margin_s);
+        else if (!isfinite(r->fallback_s))
+            fprintf(f, "  fallback: no preemption expected (rate 0): none needed\n");
+        else {
+            char e[32];
+            scv_fmt_time(r->mode[SCV_SPOT_SPOT].time_s, e, sizeof e);
+            if (r->fallback_s >= r->mode[SCV_SPOT_SPOT].time_s)
+                fprintf(f, "  fallback (Can't Be Late): none expected, spot is expected to end at %s with the margin "
+                           "to spare before the deadline", e);
+            else
+                fprintf(f, "  fallback (Can't Be Late): switch the chosen configuration to on-demand by %s after the "
+                           "start (at spot's expected progress; spot alone would end at %s)", t, e);
+            fprintf(f, "; at run time, switch as soon as the time left to the deadline (%s) minus the work left "
+                       "(on-demand seconds) falls to %.0f s (the switch's %.0f s and one more preemption's %.0f s)\n",
+                    d, r->margin_s, r->switch_s, r->delay_s);
+        }
+    }
+}
+
 int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
 {
     memset(j, 0, sizeof *j);
@@ -252,7 +506,8 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
     long n_compressed = 0;
     if (!vms) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     if ((rc = find_vms(a, j, vms, &nvms, err)) || (rc = find_mixes(a, j, &mixes, &nmix, err)) ||
-        (rc = find_comms(a, j, comms, &ncomm, err)) || (rc = thread_scaling(a, j, &mthreads, &pf, err)))
+        (rc = find_comms(a, j, comms, &ncomm, err)) || (rc = find_rates(a, j, err)) ||
+        (rc = thread_scaling(a, j, &mthreads, &pf, err)))
         goto done;
     /* models */
     j->perf = (scv_perf_model){.overlap = a->overlap};
@@ -281,6 +536,9 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
                             .gpu_speedup = a->gpu_speedup, .mixes = mixes, .n_mixes = nmix,
                             .comms = ncomm ? comms : NULL, .n_comms = ncomm,
                             .t_compress = profile_t_compress(j->prof, &n_compressed)};
+    scv_spot_risk risk = {.pol = &j->spot_pol, .rates = &j->spot_rates,
+                          .recovery = a->spot_inplace ? SCV_SPOT_INPLACE : SCV_SPOT_RESTART};
+    if (j->spot_on && a->pricing == SCV_PRICE_SPOT) req.spot_risk = &risk; /* the front on spot's expected figures */
     if (a->pricing == SCV_PRICE_MEMORY &&
         (rc = scv_memory_rates(j->cat, j->measured->provider, &req.mem_rate_cpu, &req.mem_rate_gib, err)))
         goto done;
@@ -291,6 +549,7 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
                  "; %ld profiled iteration(s) were compressed: the parallel model's communication was fitted on "
                  "them too", n_compressed);
     }
+    if (!rc && j->spot_on) rc = spot_compare(a, j, err);
 done:
     free(vms);
     free(mixes);
@@ -352,8 +611,10 @@ void scv_plan_job_json(FILE *f, const scv_plan_args *a, const scv_plan_job *j)
     fprintf(f, "],\"left_out\":%s,", j->left_out[0] ? scv_json_strbuf(j1, sizeof j1, j->left_out) : "null");
     fprintf(f, "\"stat\":{\"model\":\"%s\",\"b_simple\":%.6g,\"s_min\":%.6g,\"gamma_a\":%.6g,"
                "\"gamma_s\":%.6g,\"theta\":%.6g,\"target_epochs\":%.6g,\"target_batch\":%d,"
-               "\"note\":%s},\"measured_on\":%s,\"catalog\":%s}",
+               "\"note\":%s},\"measured_on\":%s,\"catalog\":%s",
             a->stat == SCV_STAT_GNS ? "gns" : "scavenger", sm->b_simple, sm->s_min, sm->gamma_a,
             sm->gamma_s, sm->theta, sm->target_epochs, j->target_batch, scv_json_strbuf(j1, sizeof j1, sm->note),
             scv_json_strbuf(j2, sizeof j2, j->measured->name), scv_json_strbuf(j3, sizeof j3, j->catalog));
+    if (j->spot_on && j->spot_front) spot_json(f, a, j);
+    fputc('}', f);
 }

@@ -10,6 +10,7 @@
 #define SCV_IO_PLAN_JOB_H
 #include <stdio.h>
 #include "scv.h"
+#include "../model/model.h"
 
 typedef struct scv_plan_args {
     /* the measurements: metrics files (comma-separated), or their texts in memory */
@@ -50,6 +51,13 @@ typedef struct scv_plan_args {
                                        types (and mixes) x K x B x communication options
                                        (0: no limit; SCV_ERANGE beyond, naming the limit) */
     int option_names;               /* errors name the command's options (--vm), not fields (vm) */
+    /* spot with the risk of preemption (model/spot.c), compared for the chosen configuration
+     * and the front's when preempt_rate is given, spot_risk is set or pricing is spot (which
+     * then plans on spot's expected times and costs: scv_plan_request.spot_risk) */
+    const char *preempt_rate;       /* "R" or "TYPE=R[,TYPE=R...]" per VM-hour (NULL: the
+                                       policy's defaults by provider) */
+    int spot_risk;                  /* compare even without preempt_rate or spot pricing */
+    int spot_inplace;               /* recovery in place (shrink/grow), else checkpoint-restart */
 } scv_plan_args;
 
 typedef struct scv_plan_job {
@@ -68,6 +76,15 @@ typedef struct scv_plan_job {
                                        models', per file, left out of the fit ("" = none) */
     scv_plan_result *res;
     int bad_arg;                    /* the failure is a bad argument (a type of vms): usage */
+    /* spot with the risk (spot_on: compared): the chosen point's and each front point's (in
+     * res->front's order; NULL when not compared) */
+    int spot_on;
+    scv_spot_policy spot_pol;
+    scv_spot_rates spot_rates;
+    scv_spot_result spot_chosen;
+    scv_spot_result *spot_front;
+    long spot_best;                 /* the front's index with the best (point, mode) by the
+                                       rule of scv_spot_eval (-1: none) */
 } scv_plan_job;
 
 /* Loads, fits and plans into *job (zeroed first). Free job with scv_plan_job_free whatever
@@ -76,4 +93,7 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *job, scv_err *err);
 void scv_plan_job_free(scv_plan_job *job); /* what job holds, not job */
 /* The JSON report of a planned job (one line, no newline); f's errors are the caller's. */
 void scv_plan_job_json(FILE *f, const scv_plan_args *a, const scv_plan_job *job);
+/* The spot comparison for people (nothing when not compared): the chosen configuration's
+ * modes, the best mode of each of the first `top` front points, the fallback's note. */
+void scv_plan_job_spot_print(FILE *f, const scv_plan_args *a, const scv_plan_job *job, size_t top);
 #endif

@@ -26,7 +26,7 @@ static const char *const FIELDS[] = {
     "profile", "metrics", "catalog", "measured_on", "target_epochs", "base_batch", "target_run",
     "target_accuracy", "vm", "workers", "batch", "b_min", "b_max", "comm", "overlap", "stat",
     "pricing", "assume_gpu_speedup", "objective", "value_per_hour", "deadline", "budget", "all", "mix",
-    "compress", "compress_iterations", "max_points", NULL};
+    "compress", "compress_iterations", "max_points", "preempt_rate", "spot_risk", "spot_recovery", NULL};
 
 /* What a request holds, and owns, once read. */
 typedef struct request {
@@ -34,6 +34,7 @@ typedef struct request {
     char *profile, *vms, *mixes, *compress; /* joined lists (malloc'ed) */
     const char **metrics;           /* pointers into the cJSON tree */
     int *workers, *batches;
+    char rate[32];                  /* "preempt_rate" given as a number */
 } request;
 
 static void request_free(request *r)
@@ -270,6 +271,23 @@ static int read_request(const cJSON *o, const scv_plan_limits *lim, int allow_ra
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "all"))) {
         if (!cJSON_IsBool(v)) return bad(err, "all", "true or false");
         a->all_points = cJSON_IsTrue(v);
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "spot_risk"))) {
+        if (!cJSON_IsBool(v)) return bad(err, "spot_risk", "true or false");
+        a->spot_risk = cJSON_IsTrue(v);
+    }
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "spot_recovery"))) {
+        if (!cJSON_IsString(v) || (strcmp(v->valuestring, "restart") && strcmp(v->valuestring, "inplace")))
+            return bad(err, "spot_recovery", "\"restart\" or \"inplace\"");
+        a->spot_inplace = !strcmp(v->valuestring, "inplace");
+    }
+    /* preemptions per VM-hour: a number (every type) or "R" / "TYPE=R[,TYPE=R...]", read
+     * against the catalog in plan_job.c */
+    if ((v = cJSON_GetObjectItemCaseSensitive(o, "preempt_rate"))) {
+        if (cJSON_IsNumber(v) && isfinite(v->valuedouble)) snprintf(r->rate, sizeof r->rate, "%.17g", v->valuedouble);
+        else if (!cJSON_IsString(v) || !v->valuestring[0])
+            return bad(err, "preempt_rate", "preemptions per VM-hour: a number, or \"TYPE=R[,TYPE=R...]\"");
+        a->preempt_rate = cJSON_IsNumber(v) ? r->rate : v->valuestring;
     }
     a->profile = r->profile;
     a->metrics = r->metrics;

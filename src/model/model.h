@@ -106,6 +106,11 @@ typedef struct scv_plan_request {
     double t_compress;                      /* s per compressed (TOPK) step of compression kernels
                                                (error feedback, selection), measured; 0 = not
                                                known: left out (the note says so) */
+    /* SCV_PRICE_SPOT with the risk of preemption (NULL = spot at its bare price, as before):
+     * every point's time and cost are spot's expected ones (model/spot.c: T = T0 / (1 - rho),
+     * C = (K p T - N replace_s p) / 3600); a point preempted faster than it progresses
+     * (rho >= 1) is left out, counted in the note */
+    const struct scv_spot_risk *spot_risk;
 } scv_plan_request;
 
 /* Chooses as docs/MODEL.md "Choosing" states: the objective's point on the whole front,
@@ -377,5 +382,82 @@ int scv_carry_learn(const scv_lcurve_set *set, const char *key, const scv_carry_
  * NaN when the catalog has no such price. */
 double scv_vm_price(const scv_vm_type *v, scv_pricing pricing, double mem_bytes,
                     double rate_cpu, double rate_gib);
+
+/* ---- spot pricing with the risk of preemption (src/model/spot.c states the equations) ---- */
+typedef enum { SCV_SPOT_RESTART = 0, SCV_SPOT_INPLACE } scv_spot_recovery;
+typedef enum { SCV_SPOT_ONDEMAND = 0, SCV_SPOT_SPOT, SCV_SPOT_MIX, SCV_SPOT_FALLBACK } scv_spot_mode;
+#define SCV_SPOT_MODES 4
+const char *scv_spot_mode_name(scv_spot_mode m); /* "ondemand", "spot", "mix", "spot+fallback" */
+
+/* The policy's numbers, defaults and their sources in scv_spot_policy_default() (spot.c). */
+typedef struct scv_spot_policy {
+    double rate_aws, rate_gcp, rate_azure, rate_other; /* preemptions per VM-hour by provider */
+    double restart_s;           /* 80: a checkpoint-restart's idle */
+    double inplace_idle_s;      /* 1.0: a shrink and a grow in place */
+    double replace_s;           /* 120: until a replacement VM has joined */
+    double ckpt_every;          /* 100 iterations between checkpoints */
+    double mix_ondemand_share;  /* 0.25: the mix's on-demand workers, ceil(share K) */
+} scv_spot_policy;
+scv_spot_policy scv_spot_policy_default(void);
+
+#define SCV_SPOT_MAX_RATES 32
+typedef struct scv_spot_rates { /* the user's figures */
+    double all;                 /* one rate for every type (< 0: none) */
+    int vm[SCV_SPOT_MAX_RATES]; /* catalog indices ... */
+    double rate[SCV_SPOT_MAX_RATES]; /* ... and their rates */
+    size_t n;
+} scv_spot_rates;
+/* "R" (every type) or "TYPE=R[,TYPE=R...]", R in [0, 3600] preemptions per VM-hour, TYPE a
+ * type of cat (NULL: the form alone is checked, vm -1). err's message names the bad part (the
+ * caller prefixes its option or field). */
+int scv_spot_rates_parse(const char *spec, const scv_catalog *cat, scv_spot_rates *out, scv_err *err);
+/* The rate of catalog type vm: the user's for it, else the user's for all, else the policy's
+ * for its provider (*from_user 0). */
+double scv_spot_rate(const scv_spot_policy *pol, const scv_spot_rates *user, const scv_catalog *cat, int vm,
+                     int *from_user);
+/* L: the job's wall time lost per preemption (t_iter: s per iteration, lost work). */
+double scv_spot_lost_s(const scv_spot_policy *pol, scv_spot_recovery how, double t_iter);
+/* rho = lam d / 3600 (d = L + replace_s / K): the share of wall time K workers lose at lam
+ * preemptions per hour over them. */
+double scv_spot_rho(const scv_spot_policy *pol, scv_spot_recovery how, int K, double t_iter, double lam);
+
+/* What the planner needs to price spot with the risk (scv_plan_request.spot_risk). */
+typedef struct scv_spot_risk {
+    const scv_spot_policy *pol;     /* NULL: scv_spot_policy_default() */
+    const scv_spot_rates *rates;    /* the user's (NULL: the policy's by provider) */
+    scv_spot_recovery recovery;
+} scv_spot_risk;
+/* Lam: the preemptions per hour of count[i] workers of catalog types vm[i] (i < n). */
+double scv_spot_lam(const scv_spot_risk *r, const scv_catalog *cat, const int *vm, const int *count, int n);
+
+typedef struct scv_spot_in {
+    const scv_spot_policy *pol;
+    scv_spot_recovery recovery;
+    int workers;                /* K */
+    int homogeneous;            /* one VM type (a mix mode is priced only then) */
+    double t0_s;                /* the on-demand-equivalent time [s] */
+    double t_iter;              /* s per iteration */
+    double lam;                 /* preemptions per hour over all K workers on spot */
+    double price_od, price_spot; /* $ per hour of all K workers (spot NaN: none, on-demand only) */
+    double deadline_s;          /* 0: none */
+    scv_objective objective;    /* SCV_OBJ_TIME: the fastest mode; otherwise the cheapest */
+} scv_spot_in;
+typedef struct scv_spot_price {
+    int ok;                     /* priced (mix: K >= 2, one type; fallback: a deadline with room) */
+    int n_ondemand, n_spot;     /* workers bought each way */
+    double rho;                 /* s lost per s of wall time */
+    double preemptions, time_s, cost; /* expected; inf: never finishes (rho >= 1) */
+} scv_spot_price;
+typedef struct scv_spot_result {
+    scv_spot_price mode[SCV_SPOT_MODES];
+    double lost_s, delay_s;     /* L and d = L + R/K per preemption [s] */
+    double switch_s, margin_s;  /* S and M of the fallback [s] */
+    double fallback_s;          /* t*: the latest switch to on-demand at the expected progress
+                                   (NaN: no deadline; 0: no room, on-demand from the start;
+                                   inf: never needed, no preemption) */
+    scv_spot_mode best;         /* the cheapest meeting the deadline (else the fastest) */
+    int meets;                  /* best meets the deadline (1 without one) */
+} scv_spot_result;
+int scv_spot_eval(const scv_spot_in *in, scv_spot_result *out, scv_err *err);
 
 #endif /* SCV_NET_INTERNAL_H */

@@ -63,6 +63,11 @@
  *           res->comm_note says so.
  * The result also holds the dense points' own front and the objective's choice among them
  * (front_dense, chosen_dense): the plan without compression, beside the plan with it.
+ *
+ * Spot with the risk (req->spot_risk with SCV_PRICE_SPOT; model/spot.c): each point's time
+ * becomes T0 / (1 - rho), rho = Lam (L + R/K) / 3600 the share of wall time its workers'
+ * preemptions cost, and its cost (K p T - N R p) / 3600 with N = Lam T / 3600; rho >= 1 leaves
+ * the point out. The front and the choice are then made on the expected figures.
  */
 #include "scv.h"
 #include "model.h"
@@ -577,7 +582,29 @@ typedef struct plan_build {
     double t_compress;          /* a measured compression kernel time, for Top-k points */
     size_t np, no_price, n_held;
     size_t n_extrap[SCV_EXTRAP_GPU_AS_MEASURED + 1];
+    size_t n_never;             /* spot with the risk: points preempted faster than they progress */
 } plan_build;
+
+/* Spot with the risk (req->spot_risk, SCV_PRICE_SPOT): p's time and cost become spot's expected
+ * ones for its workers (count[i] of types vm[i]); -1 (p left out, counted) when it would never
+ * finish. Equations in model/spot.c. */
+static int spot_risk(plan_build *pb, scv_plan_point *p, const int *vm, const int *count, int n)
+{
+    const scv_plan_request *req = pb->req;
+    if (!req->spot_risk || req->pricing != SCV_PRICE_SPOT) return 0;
+    scv_spot_policy dflt = scv_spot_policy_default();
+    const scv_spot_policy *pol = req->spot_risk->pol ? req->spot_risk->pol : &dflt;
+    double lam = scv_spot_lam(req->spot_risk, req->catalog, vm, count, n);
+    double rho = scv_spot_rho(pol, req->spot_risk->recovery, p->workers, p->t_iter, lam);
+    if (!(rho < 1)) {
+        pb->n_never++;
+        return -1;
+    }
+    p->time_s /= 1 - rho;
+    double preemptions = lam * p->time_s / 3600;
+    p->cost = scv_cost_usd(p->workers, p->time_s, p->price_hr) - preemptions * pol->replace_s * p->price_hr / 3600;
+    return 0;
+}
 
 /* The request's own consistency: a non-empty space, catalog indices, mixes, utility's V. */
 static int check_request(const scv_plan_request *req, scv_err *err)
@@ -655,6 +682,7 @@ static void type_points(plan_build *pb, int vi)
                 p->compute_scale = scale;
                 p->extrapolated = how != SCV_EXTRAP_NONE;
                 p->pareto = 0;
+                if (spot_risk(pb, p, &vi, &K, 1)) pb->np--;
             }
         }
     }
@@ -731,6 +759,7 @@ static void mix_points(plan_build *pb, size_t m)
             p->mix_types = *mx;
             for (int i = 0; i < n; i++) p->mix_batch[i] = bt[i];
             p->comm_scale = g;
+            if (spot_risk(pb, p, mx->vm, mx->count, n)) pb->np--;
         }
     }
 }
@@ -761,6 +790,13 @@ static void build_note(const plan_build *pb)
     if (pb->n_held)
         add(res->note, sizeof res->note, "%zu mix configuration(s) with a type too slow to keep up (held at "
             "the trainer's floor share of B, it sets the compute time); ", pb->n_held);
+    if (req->spot_risk && req->pricing == SCV_PRICE_SPOT) {
+        add(res->note, sizeof res->note, "spot times and costs are expected ones, with the preemptions' lost time "
+            "(model/spot.c); ");
+        if (pb->n_never)
+            add(res->note, sizeof res->note, "%zu configuration(s) left out: preempted faster than they progress; ",
+                pb->n_never);
+    }
     size_t nl = strlen(res->note);
     if (nl >= 2 && res->note[nl - 2] == ';') res->note[nl - 2] = 0;
 }
@@ -775,6 +811,9 @@ static int empty_error(const plan_build *pb, size_t n_mixes, scv_err *err)
                            "no VM type can be predicted: %s measurements do not predict %s "
                            "types (state an assumed GPU speed-up to include GPU types)",
                            mv->gpus ? "GPU" : "CPU", mv->gpus ? "CPU" : "GPU");
+    if (pb->n_never && !pb->no_price)
+        return scv_err_set(err, SCV_EINFEASIBLE, "no configuration can finish on spot: every one is preempted "
+                           "faster than it progresses (%zu; a lower preemption rate or on-demand pricing)", pb->n_never);
     if (pb->no_price)
         return scv_err_set(err, SCV_EINFEASIBLE,
                            "no configuration has a price under this pricing policy "
