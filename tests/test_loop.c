@@ -1021,6 +1021,37 @@ static void t_search_needs_two_k(void)
     scv_store_close(db);
 }
 
+/* A run priced on spot plans on spot's expected times and costs with the risk of
+ * preemption (model/spot.c), as `plan` does: its plan says so and its times are longer
+ * than the same plan's on demand. */
+static void t_spot_risk_run(void)
+{
+    double t[2];
+    for (int spot = 0; spot < 2; spot++) {
+        scv_store *db = open_db(spot ? "spot.db" : "ondemand.db");
+        fake f = new_fake();
+        scv_job_driver d = driver_of(&f);
+        scv_run_params p = params(db, "job-spot");
+        p.pricing = spot ? SCV_PRICE_SPOT : SCV_PRICE_ONDEMAND;
+        scv_run_result res;
+        scv_err e = {0};
+        CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+        CHECK(res.decision != NULL);
+        if (res.decision) {
+            CHECK_MSG(!spot == !strstr(res.decision->note, "spot times and costs are expected ones"), "%s",
+                      res.decision->note);
+            t[spot] = NAN;
+            for (size_t i = 0; i < res.decision->n_points; i++) {
+                const scv_plan_point *q = &res.decision->points[i];
+                if (q->workers == 1 && q->batch == 32) t[spot] = q->time_s;
+            }
+        }
+        scv_run_result_free(&res);
+        scv_store_close(db);
+    }
+    CHECK_MSG(t[1] > t[0], "K=1 B=32: spot %g s, on demand %g s", t[1], t[0]);
+}
+
 /* The epochs run out during the warm-up: the run ends "not reached", without searching or
  * failing. */
 static void t_epochs_spent_early(void)
@@ -1797,6 +1828,7 @@ static const scv_test tests[] = {
     {"throughput_policy", t_throughput_policy},
     {"deadline_switch", t_deadline_switch},
     {"search_budget", t_search_budget},
+    {"spot_risk_run", t_spot_risk_run},
     {"search_needs_two_k", t_search_needs_two_k},
     {"epochs_spent_early", t_epochs_spent_early},
     {"report", t_report},

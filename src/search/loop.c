@@ -1183,6 +1183,9 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     vms[nv++] = l->vm_index;
     for (size_t i = 0; p->vms && i < p->n_vms; i++)
         if (p->vms[i] != l->vm_index) vms[nv++] = p->vms[i];
+    /* spot priced with the risk of preemption: the default rates by provider, recovery by
+     * checkpoint-restart (model/spot.c; `plan` takes the user's rates) */
+    scv_spot_risk risk = {.pol = NULL, .rates = NULL, .recovery = SCV_SPOT_RESTART};
     scv_plan_request req = {.catalog = p->catalog, .vms = vms, .n_vms = nv, .measured_vm = l->vm_index,
                             .workers = p->workers, .n_workers = p->n_workers, .batches = l->bs,
                             .n_batches = l->n_bs, .perf = perf, .stat = sm, .job = &l->job,
@@ -1194,7 +1197,8 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib,
                             .measured_threads = l->job.threads, .worker_threads = l->job.threads,
                             .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs,
-                            .comms = p->n_comms ? l->comms : NULL, .n_comms = p->n_comms};
+                            .comms = p->n_comms ? l->comms : NULL, .n_comms = p->n_comms,
+                            .spot_risk = p->pricing == SCV_PRICE_SPOT ? &risk : NULL};
     rc = scv_plan(&req, res, err);
     if (!rc && nv > 1 && (rc = plan_types(l, &req, *res, err))) {
         scv_plan_result_free(*res);
