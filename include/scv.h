@@ -953,6 +953,8 @@ typedef struct scv_run_policy {
     double stat_drift_tol;      /* 0.15: re-plan when the predicted samples to target move this much */
     double search_eval_every_epochs; /* 0.05: evaluations while warming up and searching
                                    (the learning curve needs points early) */
+    double search_eval_share;   /* 0.1: ... at most this share of those segments' time, the
+                                   period widened once evaluations are measured (0 = off) */
     int eval_subset;            /* 2000: periodic evaluations on this many held-out samples
                                    (0 = all); the target is confirmed on the whole test set */
     int target_window;          /* 3: reached when the mean of this many evaluations >= target */

@@ -67,6 +67,8 @@ typedef struct fake {
     double ev_acc[1024], ev_loss[1024], ev_x[1024];
     int n_ev;
     char seg_vms[4096];       /* "phase:VM " of every train call (the type the segment named) */
+    double eval_s;            /* each evaluation's own seconds (0: not measured) */
+    double eval_every_max[2]; /* the longest evaluation period asked: [warm-up and search, train] */
 } fake;
 
 static double fake_acc(const fake *f)
@@ -137,6 +139,8 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
     memset(out, 0, sizeof *out);
     out->accuracy = NAN;
     f->calls++;
+    int tr = !strcmp(sp->phase, "train");
+    f->eval_every_max[tr] = fmax(f->eval_every_max[tr], sp->eval_every_epochs);
     size_t sl = strlen(f->seg_vms);
     if (sl + 128 < sizeof f->seg_vms)
         snprintf(f->seg_vms + sl, sizeof f->seg_vms - sl, "%s:%s ", sp->phase, sp->vm_type ? sp->vm_type : "(none)");
@@ -195,7 +199,9 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
                 double tl = f->by_loss ? fake_loss_at(f, 0.5 * (f->x_at_eval + f->x_ref)) : NAN;
                 scv_eval_sample e = {.iteration = f->iteration, .samples_seen = f->samples,
                                      .epoch = f->samples / f->job.n_train, .accuracy = fake_acc(f), .loss = 0.1,
-                                     .train_loss = tl, .train_loss_samples = f->samples - f->samples_at_eval};
+                                     .train_loss = tl, .train_loss_samples = f->samples - f->samples_at_eval,
+                                     .seconds = f->eval_s};
+                f->clock += f->eval_s;
                 f->x_at_eval = f->x_ref, f->samples_at_eval = f->samples;
                 fake_record(f, e.accuracy, tl);
                 if (sink && sink->on_eval) sink->on_eval(sink->ctx, &e);
@@ -1052,6 +1058,38 @@ static void t_spot_risk_run(void)
     CHECK_MSG(t[1] > t[0], "K=1 B=32: spot %g s, on demand %g s", t[1], t[0]);
 }
 
+/* Evaluations that cost much (2 s each, against 0.05 epochs of training in about 0.4 s):
+ * the warm-up and search widen their period so that they take at most search_eval_share
+ * of the time, and say so; with the share off, the policy's period stays. */
+static void t_search_eval_share(void)
+{
+    for (int off = 0; off < 2; off++) {
+        scv_store *db = open_db(off ? "evalshare0.db" : "evalshare.db");
+        fake f = new_fake();
+        f.tau = 10000, f.acc_max = 0.97, f.acc_gap = 0.5, f.target = 0.9, f.eval_s = 2;
+        scv_job_driver d = driver_of(&f);
+        rec r = {0};
+        scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+        scv_run_params p = params(db, "job-evalshare");
+        p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9;
+        if (off) p.policy.search_eval_share = 0;
+        scv_run_result res;
+        scv_err e = {0};
+        CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+        if (off) {
+            CHECK_MSG(f.eval_every_max[0] == p.policy.search_eval_every_epochs, "%g", f.eval_every_max[0]);
+            CHECK(!strstr(r.notes, "warm-up and search evaluate every"));
+        } else {
+            CHECK_MSG(strstr(r.notes, "warm-up and search evaluate every") && strstr(r.notes, "kept to 10% of the time"),
+                      "%.3000s", r.notes);
+            CHECK_MSG(f.eval_every_max[0] > 2 * p.policy.search_eval_every_epochs, "%g", f.eval_every_max[0]);
+        }
+        CHECK(f.eval_every_max[1] == p.policy.eval_every_epochs);
+        scv_run_result_free(&res);
+        scv_store_close(db);
+    }
+}
+
 /* The epochs run out during the warm-up: the run ends "not reached", without searching or
  * failing. */
 static void t_epochs_spent_early(void)
@@ -1828,6 +1866,7 @@ static const scv_test tests[] = {
     {"throughput_policy", t_throughput_policy},
     {"deadline_switch", t_deadline_switch},
     {"search_budget", t_search_budget},
+    {"search_eval_share", t_search_eval_share},
     {"spot_risk_run", t_spot_risk_run},
     {"search_needs_two_k", t_search_needs_two_k},
     {"epochs_spent_early", t_epochs_spent_early},

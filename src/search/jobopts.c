@@ -91,6 +91,8 @@ static const scv_option JOB_OPTIONS[] = {
     {"eval-every-epochs", "E", "evaluation period while training (default 0.25)", 0, L, NULL},
     {"search-eval-every-epochs", "E", "evaluation period while warming up and searching\n(default 0.05)", 0, L,
      NULL},
+    {"search-eval-share", "S", "warm-up and search evaluations cost at most this share\nof their time once measured (default 0.1; 0 = off)",
+     0, L, NULL},
     {"target-epochs", "E", "the target's epochs, if known (else learnt from a stored run\n"
                            "of the same job, else forecast from this run's learning curve\n"
                            "with a calibrated band; nominal only before its first\n"

@@ -118,6 +118,7 @@ typedef struct loop {
     int budget_warned;              /* the budget's warning share was passed (noted once) */
     int budget_stop;                /* the next segment does not fit the budget: the run stops */
     double eta_stored;              /* when the forecast was last stored (scv_now; 0: never) */
+    int eval_widened;               /* the warm-up's evaluation period was widened (noted once) */
 } loop;
 
 /* ---- events ---- */
@@ -560,6 +561,27 @@ static double spend_usd(const loop *l)
 static double est_t_iter(const loop *l, int K, int B);
 static double eval_s_per_sample(const loop *l);
 
+static double est_t_iter(const loop *l, int K, int B);
+
+/* The evaluation period of a warm-up or search segment at (K, B) [epochs]: the policy's,
+ * widened so that the evaluations cost at most search_eval_share of the segment's time once
+ * one is measured (a subset's evaluation takes the same at any period; with e seconds an
+ * evaluation and s seconds a training sample, D samples apart cost e / (e + D s) <= share):
+ *   D >= e (1 - share) / (share s)
+ * noted when it widens. */
+static double search_eval_every(loop *l, int K, int B)
+{
+    double every = l->pol->search_eval_every_epochs, share = l->pol->search_eval_share, t = est_t_iter(l, K, B);
+    if (!(share > 0) || !l->eval_n || !(t > 0) || !(l->job.n_train > 0)) return every;
+    double e = l->eval_s_sum / l->eval_n, d = e * (1 - share) / (share * t / B) / l->job.n_train;
+    if (d > every && !l->eval_widened) {
+        l->eval_widened = 1;
+        note(l, SCV_EV_NOTE, "warm-up and search evaluate every %.3g epochs, not %.3g: an evaluation takes %.3g s, "
+             "kept to %.0f%% of the time", d, every, e, 100 * share);
+    }
+    return fmax(every, d);
+}
+
 /* The budget as a cap: the next segment at (K, B) is shortened to what the budget left
  * affords at its predicted cost (iteration time with the evaluations' share, and a switch's
  * idle), or, when not even segment_min_iters fit, not trained: the job is checkpointed and
@@ -626,7 +648,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     spec.target_accuracy = l->p->target_accuracy;
     spec.target_loss = l->p->target_loss;
     spec.max_epochs = l->p->max_epochs;
-    spec.eval_every_epochs = strcmp(phase, "train") ? l->pol->search_eval_every_epochs : l->pol->eval_every_epochs;
+    spec.eval_every_epochs = strcmp(phase, "train") ? search_eval_every(l, K, B) : l->pol->eval_every_epochs;
     spec.checkpoint_every = l->pol->checkpoint_every;
     spec.eval_subset = l->pol->eval_subset;
     spec.target_window = l->pol->target_window > 1 ? l->pol->target_window : 0;
@@ -1383,7 +1405,7 @@ static int do_warmup(loop *l, scv_err *err)
     int need = pol->warmup_min_evals - (int)l->prog.nev;
     if (rc || l->r->reached || need <= 0 || l->p->target_epochs > 0 || !(l->job.n_train > 0) || spent(l)) return rc;
     /* the noise settled before the curve had its points: on, at the same configuration */
-    double iters = ceil(need * pol->search_eval_every_epochs * l->job.n_train / B) + 1;
+    double iters = ceil(need * search_eval_every(l, K, B) * l->job.n_train / B) + 1;
     if (!(iters <= pol->warmup_max_iters)) return rc; /* not within the warm-up's bound */
     scv_segment_spec more = {.until_iterations = l->iteration + (int64_t)iters};
     return segment(l, "warmup", K, B, more, NULL, err);

@@ -23,7 +23,7 @@ scv_run_policy scv_run_policy_default(void)
         .switch_idle_default_s = 1.0, .max_retries = 2,
         .segment_share = 0.5, .segment_min_iters = 200, .max_segments = 200,
         .eval_every_epochs = 0.25, .checkpoint_every = 100, .nominal_epochs = 10,
-        .stat_drift_tol = 0.15, .search_eval_every_epochs = 0.05, .eval_subset = 2000, .target_window = 3,
+        .stat_drift_tol = 0.15, .search_eval_every_epochs = 0.05, .search_eval_share = 0.1, .eval_subset = 2000, .target_window = 3,
         .seed = 1, .search_budget_share = 0.05, .search_rule_out = 2, .band_coverage = 0.8,
         .unknown_segment_epochs = 1, .scaling_threshold = 0.1, .straggler = scv_straggler_rule_default(),
     };
@@ -160,6 +160,14 @@ int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_e
     }
     if (!strcmp(name, "search-eval-every-epochs"))
         return positive(name, v, &p->policy.search_eval_every_epochs, 1e6, err);
+    if (!strcmp(name, "search-eval-share")) {
+        double x;
+        if (scv_parse_f64(v, &x) || !(x >= 0) || x >= 1)
+            return scv_err_set(err, SCV_EINVAL, "search-eval-share '%s': expected a share of the time in [0, 1) "
+                                                "(0 = the period as given)", v);
+        p->policy.search_eval_share = x;
+        return SCV_OK;
+    }
     if (!strcmp(name, "search-budget")) {
         double x;
         if (scv_parse_f64(v, &x) || x < 0 || x > 1)
