@@ -194,9 +194,83 @@ static void t_exchange_carried(void)
     CHECK_EQ_INT(count_lines(m[1], "\"cf\":10,"), 40);
 }
 
+/* Waits until path holds a line with needle or other holds one with stop (at most 60 s):
+ * 1 for the first. */
+static int wait_line_or(const char *path, const char *needle, const char *other, const char *stop)
+{
+    struct timespec ts = {0, 5000000L};
+    for (int i = 0; i < 12000; i++) {
+        if (count_lines(path, needle) >= 1) return 1;
+        if (count_lines(other, stop) >= 1) return count_lines(path, needle) >= 1;
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+/* A preemption notice for worker 1's process (CONTROL/preempt-notice.1) while a segment
+ * runs at K = 2: the job shrinks in place to K = 1 at the same B (no checkpoint written or
+ * read), goes on, and grows back to 2 when the notice is removed (a restore), all within
+ * the segment. Its parameters are those of an uninterrupted run with the same sample order
+ * (K = 1, B = 64: the order does not depend on K) within 1e-5 (summed over other splits),
+ * its data position exactly the same (no sample skipped or seen twice). */
+static void t_notice_shrink_regrow(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    char cmdf[600], reply[600], dir[512], udir[512], m[600], notice[600], line[1024];
+    const int N = 600;
+    snprintf(dir, sizeof dir, "%s/elasticp", tmp);
+    snprintf(udir, sizeof udir, "%s/uninterrupted", tmp);
+    snprintf(m, sizeof m, "%s/mp.jsonl", tmp);
+    snprintf(notice, sizeof notice, "%s/ctlp/preempt-notice.1", tmp);
+    start_elastic(bin, "ctlp", 2, dir, cmdf, reply);
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":%d,\"metrics\":\"%s\"}", N, m);
+    append(cmdf, line);
+    CHECK_MSG(wait_line_or(m, "\"iter\":3,", reply, "\"rc\":"), "the segment did not start");
+    FILE *f = fopen(notice, "w"); /* the notice, as `cluster preempt` writes it */
+    CHECK(f != NULL);
+    if (f) fputs("{\"vm\":\"local-1\",\"at\":0,\"notice_s\":30}\n", f), fclose(f);
+    CHECK_MSG(wait_line_or(m, "\"workers\":1,", reply, "\"rc\":"), "no iteration at K=1 after the notice");
+    unlink(notice); /* restored: the job grows back */
+    CHECK_MSG(wait_lines(reply, "\"rc\":0", 1), "the segment did not answer");
+    stop_elastic("ctlp", cmdf);
+    CHECK_EQ_INT(count_lines(reply, "\"event\":\"notice\",\"workers\":1"), 1);
+    CHECK_EQ_INT(count_lines(reply, "\"event\":\"restored\",\"workers\":2"), 1);
+    CHECK_MSG(count_lines(reply, "\"iteration\":0,\"process\":1") == 0, "the notice was taken within the segment");
+    /* the last iteration ran at K = 2 again: the regrow happened within the segment */
+    int last_k2 = 0;
+    FILE *mf = fopen(m, "r");
+    char buf[8192];
+    while (mf && fgets(buf, sizeof buf, mf))
+        if (strstr(buf, "\"type\":\"iter\"")) last_k2 = strstr(buf, "\"workers\":2,") != NULL;
+    if (mf) fclose(mf);
+    CHECK_MSG(last_k2, "the job did not grow back to K=2 before the segment's end");
+    CHECK_EQ_INT(sh("%s train " JOB " --workers 1 --batch 64 --iterations %d --checkpoint %s --no-final-eval "
+                    ">/dev/null 2>&1", bin, N, udir), 0);
+    scv_ckpt_state a, b;
+    float *pa = NULL, *ma = NULL, *pb = NULL, *mb = NULL;
+    size_t na = 0, nb = 0;
+    if (load(udir, &a, &pa, &ma, &na) == SCV_OK && load(dir, &b, &pb, &mb, &nb) == SCV_OK) {
+        CHECK_EQ_INT(b.iteration, N);
+        CHECK_EQ_INT(a.iteration, N);
+        CHECK_EQ_INT(b.samples_seen, a.samples_seen);
+        CHECK_EQ_INT(b.epoch, a.epoch);
+        CHECK_EQ_INT(b.pos, a.pos);
+        CHECK_EQ_INT((long long)nb, (long long)na);
+        double worst = 0;
+        for (size_t i = 0; i < na && i < nb; i++) {
+            double d = fabs((double)pa[i] - (double)pb[i]);
+            if (d > worst) worst = d;
+        }
+        CHECK_MSG(worst <= 1e-5, "parameters differ from the uninterrupted run's by up to %.3g", worst);
+    }
+    free(pa), free(ma), free(pb), free(mb);
+}
+
 static const scv_test tests[] = {
     {"same_as_relaunch", t_same_as_relaunch},
     {"exchange_carried", t_exchange_carried},
+    {"notice_shrink_regrow", t_notice_shrink_regrow},
 };
 
 int main(int argc, char **argv)
