@@ -267,10 +267,95 @@ static void t_notice_shrink_regrow(void)
     free(pa), free(ma), free(pb), free(mb);
 }
 
+/* Field key (a count) of the last iteration line in the files matching glob pattern pat
+ * (-1: none). */
+static long long last_iter(const char *pat, const char *key)
+{
+    char cmd[800], out[64] = "";
+    snprintf(cmd, sizeof cmd,
+             "cat %s 2>/dev/null | grep '\"type\":\"iter\"' | tail -1 | sed 's/.*\"%s\":\\([0-9]*\\).*/\\1/'", pat,
+             key);
+    FILE *f = popen(cmd, "r");
+    if (f && !fgets(out, sizeof out, f)) out[0] = 0;
+    if (f) pclose(f);
+    return out[0] ? atoll(out) : -1;
+}
+
+/* A kill without notice mid-segment (every process of the elastic job SIGKILLed, as a VM
+ * taken without notice takes its worker, and without ULFM the MPI job with it), through
+ * the elastic driver on the real trainer: the segment fails (the loop retries it) stating
+ * the samples lost, which are those reported after the checkpoint it resumes from; the
+ * retry resumes from that checkpoint and ends with an uninterrupted run's data position
+ * (no sample counted twice) and parameters (within 1e-5; K = 1, the same sample order). */
+static void t_kill_resumes(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    const char *opts[] = {"--model", "mlp", "--hidden", "32", "--dataset", "synthetic:3000", "--seed", "5",
+                          "--lr", "0.05", "--progress", "never", NULL};
+    char run[512], udir[512], ck[600], pat[700];
+    const int N = 300;
+    snprintf(run, sizeof run, "%s/killrun", tmp);
+    snprintf(udir, sizeof udir, "%s/uninterrupted-k", tmp);
+    snprintf(ck, sizeof ck, "%s/ckpt", run);
+    snprintf(pat, sizeof pat, "%s/seg-*-train-k2-b64.jsonl", run);
+    mkdir(run, 0755);
+    scv_relaunch_opts o = {.exe = bin, .train_opts = opts, .vm_type = "c5.xlarge"};
+    scv_job_driver *d = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_elastic_driver_new(&o, &d, &err), SCV_OK);
+    if (!d) return;
+    scv_job_info job;
+    CHECK_MSG(d->open(d->ctx, run, &job, &err) == SCV_OK, "%s", err.msg);
+    CHECK_MSG(d->configure(d->ctx, 2, 64, NULL, &err) == SCV_OK, "%s", err.msg);
+    /* the kill: once iteration 50 is reported (checkpoints every 40), within 10 s */
+    CHECK_EQ_INT(sh("(for i in $(seq 1000); do grep -qs '\"iter\":50,' %s && break; sleep 0.01; done; "
+                    "kill -9 $(pgrep -f -- '[-]-elastic-control %s/elastic')) >/dev/null 2>&1 &", pat, run), 0);
+    scv_segment_spec spec = {.phase = "train", .until_iterations = N, .checkpoint_every = 40};
+    scv_segment_result res;
+    CHECK_EQ_INT(d->train(d->ctx, &spec, NULL, &res, &err), SCV_EMPI);
+    long long lost = -1, a = -1, b = -1;
+    const char *l = strstr(err.msg, "; lost ");
+    if (l && !strncmp(l, "; lost no samples", 17)) /* the kill came right after a checkpoint */
+        lost = 0, sscanf(l, "; lost no samples (the checkpoint holds iteration %lld", &b), a = b + 1;
+    else
+        CHECK_MSG(l && sscanf(l, "; lost %lld samples (iterations %lld-%lld", &lost, &a, &b) == 3, "no loss stated: %s",
+                  err.msg);
+    scv_ckpt_state st;
+    float *pa = NULL, *ma = NULL, *pb = NULL, *mb = NULL;
+    size_t na = 0, nb = 0;
+    if (load(ck, &st, &pa, &ma, &na) == SCV_OK) { /* what the retry resumes from */
+        CHECK_EQ_INT(a, (long long)st.iteration + 1);
+        CHECK_EQ_INT(b, last_iter(pat, "iter")); /* the last iteration reported */
+        CHECK_EQ_INT(lost, last_iter(pat, "samples_seen") - (long long)st.samples_seen);
+        CHECK_MSG(b >= 50, "the kill came at iteration %lld", b);
+    }
+    free(pa), free(ma), pa = ma = NULL;
+    CHECK_MSG(d->train(d->ctx, &spec, NULL, &res, &err) == SCV_OK, "the retry: %s", err.msg);
+    CHECK_EQ_INT(res.total_iterations, N);
+    d->destroy(d->ctx);
+    CHECK_EQ_INT(sh("%s train " JOB " --workers 1 --batch 64 --iterations %d --checkpoint %s --no-final-eval "
+                    ">/dev/null 2>&1", bin, N, udir), 0);
+    scv_ckpt_state u;
+    if (load(udir, &u, &pa, &ma, &na) == SCV_OK && load(ck, &st, &pb, &mb, &nb) == SCV_OK) {
+        CHECK_EQ_INT(st.iteration, N);
+        CHECK_EQ_INT(st.samples_seen, u.samples_seen); /* none counted twice */
+        CHECK_EQ_INT(st.epoch, u.epoch);
+        CHECK_EQ_INT(st.pos, u.pos);
+        double worst = 0;
+        for (size_t i = 0; i < na && i < nb; i++) {
+            double dd = fabs((double)pa[i] - (double)pb[i]);
+            if (dd > worst) worst = dd;
+        }
+        CHECK_MSG(na == nb && worst <= 1e-5, "parameters differ from the uninterrupted run's by up to %.3g", worst);
+    }
+    free(pa), free(ma), free(pb), free(mb);
+}
+
 static const scv_test tests[] = {
     {"same_as_relaunch", t_same_as_relaunch},
     {"exchange_carried", t_exchange_carried},
     {"notice_shrink_regrow", t_notice_shrink_regrow},
+    {"kill_resumes", t_kill_resumes},
 };
 
 int main(int argc, char **argv)
