@@ -822,8 +822,11 @@ static void elastic_abort(run_ctx *c, scv_err *err, const char *what)
  * 0 runs the job and never leaves: its preemption ends the job (the driver resumes it from
  * the checkpoint, stating the samples lost). */
 static const struct {
-    double poll_s; /* the notices are stat'ed at most this often (a cloud's notice: 30-120 s) */
-} SCV_SURVIVE_POLICY = {.poll_s = 0.005};
+    double poll_s;            /* the notices are stat'ed at most this often (a cloud's notice: 30-120 s) */
+    int checkpoint_on_notice; /* 1: the state is also written at a notice (the job goes on), so that a
+                                 take-down the job cannot survive (a process 0's, MPI without ULFM)
+                                 loses only the work since the notice */
+} SCV_SURVIVE_POLICY = {.poll_s = 0.005, .checkpoint_on_notice = 1};
 
 /* 1 when process proc (>= 1) has a notice or is preempted. */
 static int proc_gone_now(const ejob *j, int proc)
@@ -847,8 +850,9 @@ static int proc_gone_now(const ejob *j, int proc)
     return 0;
 }
 
-/* The root, before an allreduce: 1 when the job must resize now (an active process got a
- * notice, or a gone one is back while the job runs short of the workers asked for). */
+/* The root, before an allreduce: 1 when the job must resize now for a notice (an active
+ * process got one), 2 for a restore (a gone process is back while the job runs short of the
+ * workers asked for), 0 when not. */
 static int preempt_poll(void *ctx)
 {
     ejob *j = ctx;
@@ -860,7 +864,7 @@ static int preempt_poll(void *ctx)
         if (proc_gone_now(j, pr->members[k])) return 1;
     int all = scv_comm_all_size(j->run->comm), wanted = j->last.workers;
     for (int i = 1; i < all && pr->n_members < wanted; i++)
-        if (pr->gone[i] && !proc_gone_now(j, i)) return 1;
+        if (pr->gone[i] && !proc_gone_now(j, i)) return 2;
     return 0;
 }
 
@@ -938,12 +942,24 @@ static void preempt_events_json(ejob *j, char *buf, size_t cap)
 }
 
 /* A notice or a restore stopped the segment (every worker at the same iteration): it goes on
- * at the new K, as a command the root gives itself (like a straggler's replacement). */
-static void elastic_preempted(run_ctx *c, ejob *j, scv_err *err)
+ * at the new K, as a command the root gives itself (like a straggler's replacement); at a
+ * notice the state is written first (SCV_SURVIVE_POLICY.checkpoint_on_notice; collective).
+ * 0 when the job cannot go on (*rc). */
+static int elastic_preempted(run_ctx *c, ejob *j, int notice, int *rc, scv_err *err)
 {
     c->n_shares = 0; /* another K: dynamic batching starts again */
+    double t0 = scv_now();
+    if (notice && SCV_SURVIVE_POLICY.checkpoint_on_notice && j->base->checkpoint_dir) {
+        c->p = &j->last;
+        *rc = scv_train_save_checkpoint(c, 0, err);
+        c->p = j->base;
+        if (*rc) {
+            j->release = 1;
+            return 0;
+        }
+    }
     if (j->root) {
-        j->t0 = scv_now();
+        j->t0 = t0;
         if (!rewrite_cmd(j->cmd, CMD_BYTES, j->pr, -1, c, scv_comm_all_size(c->comm)) ||
             !preempt_apply(j, j->cmd, CMD_BYTES)) {
             scv_err_set(err, SCV_ENOMEM, "elastic: the continued command does not fit");
@@ -952,6 +968,7 @@ static void elastic_preempted(run_ctx *c, ejob *j, scv_err *err)
         j->have = 1;
     }
     j->dirty = 1;
+    return 1;
 }
 
 /* The job's start: this program's path, the control files (root), the buffers. */
@@ -1124,10 +1141,8 @@ static int elastic_segment(run_ctx *c, ejob *j, cJSON *o, scv_train_result *res,
         elastic_replace(c, j, res, err);
         return 1;
     }
-    if (!src && !strcmp(res->stopped_by, "preempt")) {
-        elastic_preempted(c, j, err);
-        return 1;
-    }
+    if (!src && (!strcmp(res->stopped_by, "preempt") || !strcmp(res->stopped_by, "restored")))
+        return elastic_preempted(c, j, !strcmp(res->stopped_by, "preempt"), rc, err);
     elastic_reply(c, j, res, src, &se, resize_s);
     if (src) { /* interrupted or failed (every active rank alike: train_segment agrees):
                 * the job ends; the driver resumes from the checkpoint */
