@@ -194,6 +194,20 @@ static void t_exchange_carried(void)
     CHECK_EQ_INT(count_lines(m[1], "\"cf\":10,"), 40);
 }
 
+/* Field key (a count) of the last iteration line in the files matching glob pattern pat
+ * (-1: none). */
+static long long last_iter(const char *pat, const char *key)
+{
+    char cmd[800], out[64] = "";
+    snprintf(cmd, sizeof cmd,
+             "cat %s 2>/dev/null | grep '\"type\":\"iter\"' | tail -1 | sed 's/.*\"%s\":\\([0-9]*\\).*/\\1/'", pat,
+             key);
+    FILE *f = popen(cmd, "r");
+    if (f && !fgets(out, sizeof out, f)) out[0] = 0;
+    if (f) pclose(f);
+    return out[0] ? atoll(out) : -1;
+}
+
 /* Waits until path holds a line with needle or other holds one with stop (at most 60 s):
  * 1 for the first. */
 static int wait_line_or(const char *path, const char *needle, const char *other, const char *stop)
@@ -208,43 +222,81 @@ static int wait_line_or(const char *path, const char *needle, const char *other,
 }
 
 /* A preemption notice for worker 1's process (CONTROL/preempt-notice.1) while a segment
- * runs at K = 2: the job shrinks in place to K = 1 at the same B (no checkpoint written or
- * read), goes on, and grows back to 2 when the notice is removed (a restore), all within
- * the segment. Its parameters are those of an uninterrupted run with the same sample order
- * (K = 1, B = 64: the order does not depend on K) within 1e-5 (summed over other splits),
- * its data position exactly the same (no sample skipped or seen twice). */
+ * runs at K = 2: the job shrinks in place to K = 1 at the same B (no checkpoint read), goes
+ * on, and grows back to 2 once the process is back, within the segment (a second segment
+ * follows at K = 2). It is back only when neither its
+ * own notice nor its VM's marks are there: the job runs as if on VMs 10.213.77.1-2 of an
+ * emulated cluster (the host list and the root's $SCV_PREEMPT_NOTICE_FILE a cluster gives),
+ * and VM 2's "preempted" mark, made before the notice is removed, keeps it out until it is
+ * removed too (a restore). Its parameters are those of an uninterrupted run with the same
+ * sample order (K = 1, B = 64: the order does not depend on K) within 1e-5 (summed over
+ * other splits), its data position exactly the same (no sample skipped or seen twice). */
 static void t_notice_shrink_regrow(void)
 {
     const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
-    char cmdf[600], reply[600], dir[512], udir[512], m[600], notice[600], line[1024];
-    const int N = 600;
+    char cmdf[600], reply[600], dir[512], udir[512], m[600], m2[600], notice[600], line[1024];
+    const int N1 = 800, N = 900;
     snprintf(dir, sizeof dir, "%s/elasticp", tmp);
     snprintf(udir, sizeof udir, "%s/uninterrupted", tmp);
     snprintf(m, sizeof m, "%s/mp.jsonl", tmp);
+    snprintf(m2, sizeof m2, "%s/mp2.jsonl", tmp);
     snprintf(notice, sizeof notice, "%s/ctlp/preempt-notice.1", tmp);
+    char vmdir[600], own[700], mark[700];
+    snprintf(vmdir, sizeof vmdir, "%s/clusters/t.d", tmp);
+    CHECK_EQ_INT(sh("mkdir -p %s/1 %s/2", vmdir, vmdir), 0);
+    snprintf(own, sizeof own, "%s/1/preempt-notice", vmdir);
+    snprintf(mark, sizeof mark, "%s/2/preempted", vmdir);
+    setenv("SCV_PREEMPT_NOTICE_FILE", own, 1);
+    setenv("SCV_ELASTIC_HOSTS", "10.213.77.1,10.213.77.2", 1);
     start_elastic(bin, "ctlp", 2, dir, cmdf, reply);
+    unsetenv("SCV_PREEMPT_NOTICE_FILE");
+    unsetenv("SCV_ELASTIC_HOSTS");
     snprintf(line, sizeof line,
-             "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":%d,\"metrics\":\"%s\"}", N, m);
+             "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":%d,\"metrics\":\"%s\"}", N1, m);
     append(cmdf, line);
     CHECK_MSG(wait_line_or(m, "\"iter\":3,", reply, "\"rc\":"), "the segment did not start");
     FILE *f = fopen(notice, "w"); /* the notice, as `cluster preempt` writes it */
     CHECK(f != NULL);
     if (f) fputs("{\"vm\":\"local-1\",\"at\":0,\"notice_s\":30}\n", f), fclose(f);
     CHECK_MSG(wait_line_or(m, "\"workers\":1,", reply, "\"rc\":"), "no iteration at K=1 after the notice");
-    unlink(notice); /* restored: the job grows back */
-    CHECK_MSG(wait_lines(reply, "\"rc\":0", 1), "the segment did not answer");
+    f = fopen(mark, "w"); /* the take-down's mark: out until restored */
+    CHECK(f != NULL);
+    if (f) fclose(f);
+    unlink(notice);
+    struct timespec pause = {0, 30000000L};
+    nanosleep(&pause, NULL);
+    long long marked_until = last_iter(m, "iter");
+    unlink(mark); /* restored: the job grows back within the segment */
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":%d,\"metrics\":\"%s\"}", N, m2);
+    append(cmdf, line);
+    CHECK_MSG(wait_lines(reply, "\"rc\":0", 2), "the segments did not answer");
+    long long back = -1;
+    const char *r = NULL;
+    FILE *rf = fopen(reply, "r");
+    char rl[8192];
+    while (rf && fgets(rl, sizeof rl, rf))
+        if ((r = strstr(rl, "\"event\":\"restored\"")) != NULL) {
+            while (r > rl && strncmp(r, "{\"iteration\":", 13)) r--;
+            back = atoll(r + 13);
+            break;
+        }
+    if (rf) fclose(rf);
+    CHECK_MSG(back >= marked_until, "back at iteration %lld while VM 2 was marked preempted until %lld", back,
+              marked_until);
+    CHECK_MSG(back > 0 && back < N1, "back at iteration %lld: not within the segment (1-%d)", back, N1 - 1);
     stop_elastic("ctlp", cmdf);
     CHECK_EQ_INT(count_lines(reply, "\"event\":\"notice\",\"workers\":1"), 1);
     CHECK_EQ_INT(count_lines(reply, "\"event\":\"restored\",\"workers\":2"), 1);
     CHECK_MSG(count_lines(reply, "\"iteration\":0,\"process\":1") == 0, "the notice was taken within the segment");
-    /* the last iteration ran at K = 2 again: the regrow happened within the segment */
+    /* the last iteration ran at K = 2 again */
     int last_k2 = 0;
-    FILE *mf = fopen(m, "r");
+    FILE *mf = fopen(m2, "r");
     char buf[8192];
     while (mf && fgets(buf, sizeof buf, mf))
         if (strstr(buf, "\"type\":\"iter\"")) last_k2 = strstr(buf, "\"workers\":2,") != NULL;
     if (mf) fclose(mf);
-    CHECK_MSG(last_k2, "the job did not grow back to K=2 before the segment's end");
+    CHECK_MSG(last_k2, "the job did not grow back to K=2");
     CHECK_EQ_INT(sh("%s train " JOB " --workers 1 --batch 64 --iterations %d --checkpoint %s --no-final-eval "
                     ">/dev/null 2>&1", bin, N, udir), 0);
     scv_ckpt_state a, b;
@@ -265,20 +317,6 @@ static void t_notice_shrink_regrow(void)
         CHECK_MSG(worst <= 1e-5, "parameters differ from the uninterrupted run's by up to %.3g", worst);
     }
     free(pa), free(ma), free(pb), free(mb);
-}
-
-/* Field key (a count) of the last iteration line in the files matching glob pattern pat
- * (-1: none). */
-static long long last_iter(const char *pat, const char *key)
-{
-    char cmd[800], out[64] = "";
-    snprintf(cmd, sizeof cmd,
-             "cat %s 2>/dev/null | grep '\"type\":\"iter\"' | tail -1 | sed 's/.*\"%s\":\\([0-9]*\\).*/\\1/'", pat,
-             key);
-    FILE *f = popen(cmd, "r");
-    if (f && !fgets(out, sizeof out, f)) out[0] = 0;
-    if (f) pclose(f);
-    return out[0] ? atoll(out) : -1;
 }
 
 /* A kill without notice mid-segment (every process of the elastic job SIGKILLed, as a VM

@@ -795,6 +795,7 @@ typedef struct ejob {
     double poll_t;      /* root: when the notices were last polled */
     preempt_event pev[64];
     int n_pev;          /* root: preemption events since the last reply (idle_s < 0: not resized yet) */
+    int wanted;         /* root: the workers the driver asked for (the command's "workers_wanted") */
 } ejob;
 
 /* A failure that the processes do not share (in the job's start, or a broken collective)
@@ -862,8 +863,8 @@ static int preempt_poll(void *ctx)
     const procs *pr = j->pr;
     for (int k = 1; k < pr->n_members; k++)
         if (proc_gone_now(j, pr->members[k])) return 1;
-    int all = scv_comm_all_size(j->run->comm), wanted = j->last.workers;
-    for (int i = 1; i < all && pr->n_members < wanted; i++)
+    int all = scv_comm_all_size(j->run->comm);
+    for (int i = 1; i < all && pr->n_members < j->wanted; i++)
         if (pr->gone[i] && !proc_gone_now(j, i)) return 2;
     return 0;
 }
@@ -917,6 +918,7 @@ static int preempt_apply(ejob *j, char *cmd, size_t cap)
     }
     snprintf(cmd, cap, "%s", out);
     free(out);
+    j->wanted = wanted;
     for (int i = 0; i < n_changed && j->n_pev < (int)(sizeof j->pev / sizeof j->pev[0]); i++) {
         int p = changed[i];
         j->pev[j->n_pev++] = (preempt_event){.iteration = (int64_t)c->st.iteration, .proc = p,
