@@ -7,7 +7,11 @@
  *     the relaunched one's), bit for bit: the same samples in the same order, split the
  *     same way, summed by the same collectives;
  *   - a grow spawns processes (the job had fewer) and a later grow reuses parked ones;
- *   - a bad command is refused with a reply and the job goes on; a stop ends every process.
+ *   - a bad command is refused with a reply and the job goes on; a stop ends every process;
+ *   - a preemption notice shrinks the job in place and a restore grows it back, within a
+ *     segment, with an uninterrupted run's position and parameters (within 1e-5);
+ *   - a kill without notice, through the elastic driver: the samples lost are stated and
+ *     the retry resumes from the checkpoint, none counted twice.
  * Local processes (mpirun --oversubscribe); the emulated cluster is covered by the bench.
  */
 #define _POSIX_C_SOURCE 200809L

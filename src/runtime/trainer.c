@@ -510,6 +510,10 @@ static void teardown(run_ctx *c)
  *       rank 0 to the active ranks in memory; B takes effect at the first iteration;
  *       then one segment trains and rank 0 answers {"type":"segment","rc":..,"result":..}
  *   {"cmd":"stop"} every process leaves (the last checkpoint is the segment's).
+ * The root rewrites each segment command before the broadcast: the stragglers left out
+ * ("exclude"), the processes under a preemption notice ("preempted", with K cut to the
+ * processes left: "workers", the driver's own K kept as "workers_wanted"); the reply lists
+ * the notices and restores acted on ("preemptions", preempt_apply below).
  * A grow re-broadcasts the same command over the grown job, so the newcomers (which start
  * parked, load the data and wait for a command) apply it with everyone else. */
 #define CMD_BYTES 16384
