@@ -232,7 +232,8 @@ static int wait_line_or(const char *path, const char *needle, const char *other,
  * own notice nor its VM's marks are there: the job runs as if on VMs 10.213.77.1-2 of an
  * emulated cluster (the host list and the root's $SCV_PREEMPT_NOTICE_FILE a cluster gives),
  * and VM 2's "preempted" mark, made before the notice is removed, keeps it out until it is
- * removed too (a restore). Its parameters are those of an uninterrupted run with the same
+ * removed too (a restore); VM 1's notice (process 0, which runs the job) is reported and
+ * the job goes on. Its parameters are those of an uninterrupted run with the same
  * sample order (K = 1, B = 64: the order does not depend on K) within 1e-5 (summed over
  * other splits), its data position exactly the same (no sample skipped or seen twice). */
 static void t_notice_shrink_regrow(void)
@@ -274,7 +275,12 @@ static void t_notice_shrink_regrow(void)
     snprintf(line, sizeof line,
              "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":%d,\"metrics\":\"%s\"}", N, m2);
     append(cmdf, line);
+    f = fopen(own, "w"); /* VM 1's notice: process 0 runs the job and stays (its state written) */
+    CHECK(f != NULL);
+    if (f) fclose(f);
     CHECK_MSG(wait_lines(reply, "\"rc\":0", 2), "the segments did not answer");
+    unlink(own);
+    CHECK_EQ_INT(count_lines(reply, "\"process\":0,\"event\":\"notice\""), 1);
     long long back = -1;
     const char *r = NULL;
     FILE *rf = fopen(reply, "r");

@@ -800,6 +800,7 @@ typedef struct ejob {
     preempt_event pev[64];
     int n_pev;          /* root: preemption events since the last reply (idle_s < 0: not resized yet) */
     int wanted;         /* root: the workers the driver asked for (the command's "workers_wanted") */
+    int root_noticed;   /* root: its own process has a notice, acted on (the state written) */
 } ejob;
 
 /* A failure that the processes do not share (in the job's start, or a broken collective)
@@ -824,8 +825,9 @@ static void elastic_abort(run_ctx *c, scv_err *err, const char *what)
  * twice). No checkpoint is written or read. Once its notice is gone (`cluster restore`) the
  * process comes back the same way, up to the workers the driver asked for
  * ("workers_wanted"). A replacement is spawned only on a spare host of a host list. Process
- * 0 runs the job and never leaves: its preemption ends the job (the driver resumes it from
- * the checkpoint, stating the samples lost). */
+ * 0 runs the job and never leaves: at its notice the state is written and the job goes on
+ * at the same K; its take-down ends the job (the driver resumes it from that checkpoint,
+ * stating the samples lost since). */
 static const struct {
     double poll_s;            /* the notices are stat'ed at most this often (a cloud's notice: 30-120 s) */
     int checkpoint_on_notice; /* 1: the state is also written at a notice (the job goes on), so that a
@@ -833,7 +835,7 @@ static const struct {
                                  loses only the work since the notice */
 } SCV_SURVIVE_POLICY = {.poll_s = 0.005, .checkpoint_on_notice = 1};
 
-/* 1 when process proc (>= 1) has a notice or is preempted. */
+/* 1 when process proc has a notice or is preempted. */
 static int proc_gone_now(const ejob *j, int proc)
 {
     char path[4400];
@@ -867,6 +869,7 @@ static int preempt_poll(void *ctx)
     const procs *pr = j->pr;
     for (int k = 1; k < pr->n_members; k++)
         if (proc_gone_now(j, pr->members[k])) return 1;
+    if (!j->root_noticed && proc_gone_now(j, 0)) return 1; /* it stays; its state is written */
     int all = scv_comm_all_size(j->run->comm);
     for (int i = 1; i < all && pr->n_members < j->wanted; i++)
         if (pr->gone[i] && !proc_gone_now(j, i)) return 2;
@@ -895,6 +898,9 @@ static int preempt_apply(ejob *j, char *cmd, size_t cap)
         return 0;
     }
     int all = scv_comm_all_size(c->comm), n_gone = 0, changed[SCV_MAX_WORKERS] = {0}, n_changed = 0;
+    const int root_notice = proc_gone_now(j, 0);
+    if (root_notice && !j->root_noticed) changed[n_changed++] = 0; /* reported; it stays */
+    j->root_noticed = root_notice;
     for (int i = 1; i < all; i++) {
         int g = proc_gone_now(j, i);
         if (g != pr->gone[i]) changed[n_changed++] = i;
@@ -926,10 +932,12 @@ static int preempt_apply(ejob *j, char *cmd, size_t cap)
     for (int i = 0; i < n_changed && j->n_pev < (int)(sizeof j->pev / sizeof j->pev[0]); i++) {
         int p = changed[i];
         j->pev[j->n_pev++] = (preempt_event){.iteration = (int64_t)c->st.iteration, .proc = p,
-                                                  .restored = !pr->gone[p], .workers = K, .idle_s = -1};
+                                                  .restored = p && !pr->gone[p], .workers = K, .idle_s = -1};
         fprintf(stderr, "scavenger train: iteration %llu: process %d%s%s %s; the job goes on with %d worker(s)\n",
                 (unsigned long long)c->st.iteration, p, pr->nh ? " on " : "", host_of(pr, p),
-                pr->gone[p] ? "has a preemption notice" : "is back", K);
+                !p ? "has a preemption notice (it runs the job and stays: the state is written, and its take-down "
+                     "ends the job, resumed from that checkpoint)"
+                : pr->gone[p] ? "has a preemption notice" : "is back", K);
     }
     return 1;
 }
