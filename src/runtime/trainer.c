@@ -917,9 +917,9 @@ static int preempt_apply(ejob *j, char *cmd, size_t cap)
     cJSON_DeleteItemFromObjectCaseSensitive(o, "preempted");
     cJSON_DeleteItemFromObjectCaseSensitive(o, "workers");
     cJSON_DeleteItemFromObjectCaseSensitive(o, "workers_wanted");
-    ok = ok && cJSON_AddItemToObject(o, "preempted", gl) && cJSON_AddNumberToObject(o, "workers", K) &&
-         cJSON_AddNumberToObject(o, "workers_wanted", wanted);
-    if (!ok) cJSON_Delete(gl);
+    if (!ok || !cJSON_AddItemToObject(o, "preempted", gl)) /* else o owns it */
+        cJSON_Delete(gl), ok = 0;
+    ok = ok && cJSON_AddNumberToObject(o, "workers", K) && cJSON_AddNumberToObject(o, "workers_wanted", wanted);
     char *out = ok ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
     if (!out || strlen(out) >= cap) {
