@@ -7,7 +7,11 @@
  *     the relaunched one's), bit for bit: the same samples in the same order, split the
  *     same way, summed by the same collectives;
  *   - a grow spawns processes (the job had fewer) and a later grow reuses parked ones;
- *   - a bad command is refused with a reply and the job goes on; a stop ends every process.
+ *   - a bad command is refused with a reply and the job goes on; a stop ends every process;
+ *   - a preemption notice shrinks the job in place and a restore grows it back, within a
+ *     segment, with an uninterrupted run's position and parameters (within 1e-5);
+ *   - a kill without notice, through the elastic driver: the samples lost are stated and
+ *     the retry resumes from the checkpoint, none counted twice.
  * Local processes (mpirun --oversubscribe); the emulated cluster is covered by the bench.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -194,9 +198,212 @@ static void t_exchange_carried(void)
     CHECK_EQ_INT(count_lines(m[1], "\"cf\":10,"), 40);
 }
 
+/* Field key (a count) of the last iteration line in the files matching glob pattern pat
+ * (-1: none). */
+static long long last_iter(const char *pat, const char *key)
+{
+    char cmd[800], out[64] = "";
+    snprintf(cmd, sizeof cmd,
+             "cat %s 2>/dev/null | grep '\"type\":\"iter\"' | tail -1 | sed 's/.*\"%s\":\\([0-9]*\\).*/\\1/'", pat,
+             key);
+    FILE *f = popen(cmd, "r");
+    if (f && !fgets(out, sizeof out, f)) out[0] = 0;
+    if (f) pclose(f);
+    return out[0] ? atoll(out) : -1;
+}
+
+/* Waits until path holds a line with needle or other holds one with stop (at most 60 s):
+ * 1 for the first. */
+static int wait_line_or(const char *path, const char *needle, const char *other, const char *stop)
+{
+    struct timespec ts = {0, 5000000L};
+    for (int i = 0; i < 12000; i++) {
+        if (count_lines(path, needle) >= 1) return 1;
+        if (count_lines(other, stop) >= 1) return count_lines(path, needle) >= 1;
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+/* A preemption notice for worker 1's process (CONTROL/preempt-notice.1) while a segment
+ * runs at K = 2: the job shrinks in place to K = 1 at the same B (no checkpoint read), goes
+ * on, and grows back to 2 once the process is back, within the segment (a second segment
+ * follows at K = 2). It is back only when neither its
+ * own notice nor its VM's marks are there: the job runs as if on VMs 10.213.77.1-2 of an
+ * emulated cluster (the host list and the root's $SCV_PREEMPT_NOTICE_FILE a cluster gives),
+ * and VM 2's "preempted" mark, made before the notice is removed, keeps it out until it is
+ * removed too (a restore); VM 1's notice (process 0, which runs the job) is reported and
+ * the job goes on. Its parameters are those of an uninterrupted run with the same
+ * sample order (K = 1, B = 64: the order does not depend on K) within 1e-5 (summed over
+ * other splits), its data position exactly the same (no sample skipped or seen twice). */
+static void t_notice_shrink_regrow(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    char cmdf[600], reply[600], dir[512], udir[512], m[600], m2[600], notice[600], line[1024];
+    const int N1 = 800, N = 900;
+    snprintf(dir, sizeof dir, "%s/elasticp", tmp);
+    snprintf(udir, sizeof udir, "%s/uninterrupted", tmp);
+    snprintf(m, sizeof m, "%s/mp.jsonl", tmp);
+    snprintf(m2, sizeof m2, "%s/mp2.jsonl", tmp);
+    snprintf(notice, sizeof notice, "%s/ctlp/preempt-notice.1", tmp);
+    char vmdir[600], own[700], mark[700];
+    snprintf(vmdir, sizeof vmdir, "%s/clusters/t.d", tmp);
+    CHECK_EQ_INT(sh("mkdir -p %s/1 %s/2", vmdir, vmdir), 0);
+    snprintf(own, sizeof own, "%s/1/preempt-notice", vmdir);
+    snprintf(mark, sizeof mark, "%s/2/preempted", vmdir);
+    setenv("SCV_PREEMPT_NOTICE_FILE", own, 1);
+    setenv("SCV_ELASTIC_HOSTS", "10.213.77.1,10.213.77.2", 1);
+    start_elastic(bin, "ctlp", 2, dir, cmdf, reply);
+    unsetenv("SCV_PREEMPT_NOTICE_FILE");
+    unsetenv("SCV_ELASTIC_HOSTS");
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":%d,\"metrics\":\"%s\"}", N1, m);
+    append(cmdf, line);
+    CHECK_MSG(wait_line_or(m, "\"iter\":3,", reply, "\"rc\":"), "the segment did not start");
+    FILE *f = fopen(notice, "w"); /* the notice, as `cluster preempt` writes it */
+    CHECK(f != NULL);
+    if (f) fputs("{\"vm\":\"local-1\",\"at\":0,\"notice_s\":30}\n", f), fclose(f);
+    CHECK_MSG(wait_line_or(m, "\"workers\":1,", reply, "\"rc\":"), "no iteration at K=1 after the notice");
+    f = fopen(mark, "w"); /* the take-down's mark: out until restored */
+    CHECK(f != NULL);
+    if (f) fclose(f);
+    unlink(notice);
+    struct timespec pause = {0, 30000000L};
+    nanosleep(&pause, NULL);
+    long long marked_until = last_iter(m, "iter");
+    unlink(mark); /* restored: the job grows back within the segment */
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":%d,\"metrics\":\"%s\"}", N, m2);
+    append(cmdf, line);
+    f = fopen(own, "w"); /* VM 1's notice: process 0 runs the job and stays (its state written) */
+    CHECK(f != NULL);
+    if (f) fclose(f);
+    CHECK_MSG(wait_lines(reply, "\"rc\":0", 2), "the segments did not answer");
+    unlink(own);
+    CHECK_EQ_INT(count_lines(reply, "\"process\":0,\"event\":\"notice\""), 1);
+    long long back = -1;
+    const char *r = NULL;
+    FILE *rf = fopen(reply, "r");
+    char rl[8192];
+    while (rf && fgets(rl, sizeof rl, rf))
+        if ((r = strstr(rl, "\"event\":\"restored\"")) != NULL) {
+            while (r > rl && strncmp(r, "{\"iteration\":", 13)) r--;
+            back = atoll(r + 13);
+            break;
+        }
+    if (rf) fclose(rf);
+    CHECK_MSG(back >= marked_until, "back at iteration %lld while VM 2 was marked preempted until %lld", back,
+              marked_until);
+    CHECK_MSG(back > 0 && back < N1, "back at iteration %lld: not within the segment (1-%d)", back, N1 - 1);
+    stop_elastic("ctlp", cmdf);
+    CHECK_EQ_INT(count_lines(reply, "\"event\":\"notice\",\"workers\":1"), 1);
+    CHECK_EQ_INT(count_lines(reply, "\"event\":\"restored\",\"workers\":2"), 1);
+    CHECK_MSG(count_lines(reply, "\"iteration\":0,\"process\":1") == 0, "the notice was taken within the segment");
+    /* the last iteration ran at K = 2 again */
+    int last_k2 = 0;
+    FILE *mf = fopen(m2, "r");
+    char buf[8192];
+    while (mf && fgets(buf, sizeof buf, mf))
+        if (strstr(buf, "\"type\":\"iter\"")) last_k2 = strstr(buf, "\"workers\":2,") != NULL;
+    if (mf) fclose(mf);
+    CHECK_MSG(last_k2, "the job did not grow back to K=2");
+    CHECK_EQ_INT(sh("%s train " JOB " --workers 1 --batch 64 --iterations %d --checkpoint %s --no-final-eval "
+                    ">/dev/null 2>&1", bin, N, udir), 0);
+    scv_ckpt_state a, b;
+    float *pa = NULL, *ma = NULL, *pb = NULL, *mb = NULL;
+    size_t na = 0, nb = 0;
+    if (load(udir, &a, &pa, &ma, &na) == SCV_OK && load(dir, &b, &pb, &mb, &nb) == SCV_OK) {
+        CHECK_EQ_INT(b.iteration, N);
+        CHECK_EQ_INT(a.iteration, N);
+        CHECK_EQ_INT(b.samples_seen, a.samples_seen);
+        CHECK_EQ_INT(b.epoch, a.epoch);
+        CHECK_EQ_INT(b.pos, a.pos);
+        CHECK_EQ_INT((long long)nb, (long long)na);
+        double worst = 0;
+        for (size_t i = 0; i < na && i < nb; i++) {
+            double d = fabs((double)pa[i] - (double)pb[i]);
+            if (d > worst) worst = d;
+        }
+        CHECK_MSG(worst <= 1e-5, "parameters differ from the uninterrupted run's by up to %.3g", worst);
+    }
+    free(pa), free(ma), free(pb), free(mb);
+}
+
+/* A kill without notice mid-segment (every process of the elastic job SIGKILLed, as a VM
+ * taken without notice takes its worker, and without ULFM the MPI job with it), through
+ * the elastic driver on the real trainer: the segment fails (the loop retries it) stating
+ * the samples lost, which are those reported after the checkpoint it resumes from; the
+ * retry resumes from that checkpoint and ends with an uninterrupted run's data position
+ * (no sample counted twice) and parameters (within 1e-5; K = 1, the same sample order). */
+static void t_kill_resumes(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    const char *opts[] = {"--model", "mlp", "--hidden", "32", "--dataset", "synthetic:3000", "--seed", "5",
+                          "--lr", "0.05", "--progress", "never", NULL};
+    char run[512], udir[512], ck[600], pat[700];
+    const int N = 300;
+    snprintf(run, sizeof run, "%s/killrun", tmp);
+    snprintf(udir, sizeof udir, "%s/uninterrupted-k", tmp);
+    snprintf(ck, sizeof ck, "%s/ckpt", run);
+    snprintf(pat, sizeof pat, "%s/seg-*-train-k2-b64.jsonl", run);
+    mkdir(run, 0755);
+    scv_relaunch_opts o = {.exe = bin, .train_opts = opts, .vm_type = "c5.xlarge"};
+    scv_job_driver *d = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_elastic_driver_new(&o, &d, &err), SCV_OK);
+    if (!d) return;
+    scv_job_info job;
+    CHECK_MSG(d->open(d->ctx, run, &job, &err) == SCV_OK, "%s", err.msg);
+    CHECK_MSG(d->configure(d->ctx, 2, 64, NULL, &err) == SCV_OK, "%s", err.msg);
+    /* the kill: once iteration 50 is reported (checkpoints every 40), within 10 s */
+    CHECK_EQ_INT(sh("(for i in $(seq 1000); do grep -qs '\"iter\":50,' %s && break; sleep 0.01; done; "
+                    "kill -9 $(pgrep -f -- '[-]-elastic-control %s/elastic')) >/dev/null 2>&1 &", pat, run), 0);
+    scv_segment_spec spec = {.phase = "train", .until_iterations = N, .checkpoint_every = 40};
+    scv_segment_result res;
+    CHECK_EQ_INT(d->train(d->ctx, &spec, NULL, &res, &err), SCV_EMPI);
+    long long lost = -1, a = -1, b = -1;
+    const char *l = strstr(err.msg, "; lost ");
+    if (l && !strncmp(l, "; lost no samples", 17)) /* the kill came right after a checkpoint */
+        lost = 0, sscanf(l, "; lost no samples (the checkpoint holds iteration %lld", &b), a = b + 1;
+    else
+        CHECK_MSG(l && sscanf(l, "; lost %lld samples (iterations %lld-%lld", &lost, &a, &b) == 3, "no loss stated: %s",
+                  err.msg);
+    scv_ckpt_state st;
+    float *pa = NULL, *ma = NULL, *pb = NULL, *mb = NULL;
+    size_t na = 0, nb = 0;
+    if (load(ck, &st, &pa, &ma, &na) == SCV_OK) { /* what the retry resumes from */
+        CHECK_EQ_INT(a, (long long)st.iteration + 1);
+        CHECK_EQ_INT(b, last_iter(pat, "iter")); /* the last iteration reported */
+        CHECK_EQ_INT(lost, last_iter(pat, "samples_seen") - (long long)st.samples_seen);
+        CHECK_MSG(b >= 50, "the kill came at iteration %lld", b);
+    }
+    free(pa), free(ma), pa = ma = NULL;
+    CHECK_MSG(d->train(d->ctx, &spec, NULL, &res, &err) == SCV_OK, "the retry: %s", err.msg);
+    CHECK_EQ_INT(res.total_iterations, N);
+    d->destroy(d->ctx);
+    CHECK_EQ_INT(sh("%s train " JOB " --workers 1 --batch 64 --iterations %d --checkpoint %s --no-final-eval "
+                    ">/dev/null 2>&1", bin, N, udir), 0);
+    scv_ckpt_state u;
+    if (load(udir, &u, &pa, &ma, &na) == SCV_OK && load(ck, &st, &pb, &mb, &nb) == SCV_OK) {
+        CHECK_EQ_INT(st.iteration, N);
+        CHECK_EQ_INT(st.samples_seen, u.samples_seen); /* none counted twice */
+        CHECK_EQ_INT(st.epoch, u.epoch);
+        CHECK_EQ_INT(st.pos, u.pos);
+        double worst = 0;
+        for (size_t i = 0; i < na && i < nb; i++) {
+            double dd = fabs((double)pa[i] - (double)pb[i]);
+            if (dd > worst) worst = dd;
+        }
+        CHECK_MSG(na == nb && worst <= 1e-5, "parameters differ from the uninterrupted run's by up to %.3g", worst);
+    }
+    free(pa), free(ma), free(pb), free(mb);
+}
+
 static const scv_test tests[] = {
     {"same_as_relaunch", t_same_as_relaunch},
     {"exchange_carried", t_exchange_carried},
+    {"notice_shrink_regrow", t_notice_shrink_regrow},
+    {"kill_resumes", t_kill_resumes},
 };
 
 int main(int argc, char **argv)

@@ -304,8 +304,10 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         if (stalled)
             return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) was ended: %s; see %s", spec->phase, t->K,
                                t->B, why, e->log_path);
-        return scv_err_set(err, SCV_EMPI, "the elastic job ended during the %s segment (K=%d B=%d; exit %d; see %s)",
-                           spec->phase, t->K, t->B, status, e->log_path);
+        char lost[512];
+        tj_lost_work(t, out, lost, sizeof lost);
+        return scv_err_set(err, SCV_EMPI, "the elastic job ended during the %s segment (K=%d B=%d; exit %d; see %s)%s",
+                           spec->phase, t->K, t->B, status, e->log_path, lost);
     }
     cJSON *o = cJSON_Parse(line);
     const cJSON *jrc = cJSON_GetObjectItemCaseSensitive(o, "rc");

@@ -495,3 +495,19 @@ void tj_result_shares(const void *result, scv_segment_result *out)
     }
     if (k) out->n_shares = k;
 }
+
+void tj_lost_work(trainjob *t, const scv_segment_result *out, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    int64_t ck_it = 0;
+    double ck_s = 0;
+    if (!out || out->iterations <= 0 || tj_progress(t, &ck_it, &ck_s, NULL) != SCV_OK) return;
+    const double lost = out->samples_seen - ck_s;
+    if (lost <= 0)
+        snprintf(buf, cap, "; lost no samples (the checkpoint holds iteration %lld, the last one reported)",
+                 (long long)ck_it);
+    else
+        snprintf(buf, cap, "; lost %.0f samples (iterations %lld-%lld, trained after the checkpoint at iteration "
+                 "%lld: trained again from it, none counted twice)", lost, (long long)ck_it + 1,
+                 (long long)out->total_iterations, (long long)ck_it);
+}

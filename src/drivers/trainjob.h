@@ -115,4 +115,9 @@ void tj_log_tail(const char *path, int lines, char *buf, size_t cap);
  * than the tail's buffer counted, not read). */
 int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, size_t cap, int *workers, int *batch,
                scv_err *err);
+/* A segment whose job died without an answer (a kill, a preemption without notice): the
+ * work it loses, stated for its error message ("; lost N samples (iterations A-B ...)"):
+ * what the tail saw in out (its last metrics line's samples_seen and iteration) less the
+ * checkpoint the retry resumes from; "" when the tail saw no line. */
+void tj_lost_work(trainjob *t, const scv_segment_result *out, char *buf, size_t cap);
 #endif

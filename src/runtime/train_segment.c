@@ -42,9 +42,11 @@ typedef struct step_scalars {
     float straggler;   /* rank 0: 1 + the worker just found (negative: replace it) */
     float rebalance;   /* rank 0: new shares follow */
     float stream_hi, stream_lo; /* rank 0's stream clock */
+    float preempt;     /* rank 0, elastic mode: the job resizes after this iteration for a
+                          preemption notice (1) or a restore (2) (c->preempt_poll) */
 } step_scalars;
 #define STEP_SCALARS (sizeof(step_scalars) / sizeof(float))
-_Static_assert(sizeof(step_scalars) == 10 * sizeof(float), "step_scalars: floats only, no padding");
+_Static_assert(sizeof(step_scalars) == 11 * sizeof(float), "step_scalars: floats only, no padding");
 _Static_assert(STEP_SCALARS + 2 * SCV_MAX_WORKERS + SCV_EXCHANGE_CTL_FIXED + SCV_MAX_WORKERS <= SCV_GRAD_EXTRA,
                "the allreduce's scalars (and the exchange's, scv_exchange_ctl) outgrow SCV_GRAD_EXTRA");
 
@@ -454,6 +456,7 @@ typedef struct seg {
     int exact;
     float lr;
     int flagged, strag_end; /* the straggler rank 0 flagged in the last step; replace it */
+    int preempt_end;        /* rank 0 saw a preemption notice (1) or a restore (2): resize in place */
 } seg;
 
 /* The segment's settings and state; latency probe. */
@@ -576,6 +579,7 @@ static int seg_step(run_ctx *c, seg *s, scv_err *err)
     x->time_stable = (float)c->time_stable;
     x->straggler = (float)c->strag_flag;
     x->rebalance = (float)c->dyn_send;
+    x->preempt = (float)(c->rank == 0 && c->preempt_poll ? c->preempt_poll(c->preempt_ctx) : 0);
     double clk = s->bp.stream_on && c->rank == 0 ? scv_now() - s->t_start : 0;
     x->stream_hi = (float)clk;
     x->stream_lo = (float)(clk - (double)x->stream_hi);
@@ -637,6 +641,7 @@ static int seg_account(run_ctx *c, seg *s, scv_err *err)
     /* a straggler found in the previous iteration; a negative flag: replace it */
     const int flagged = s->flagged = (int)fabsf(x->straggler) - 1;
     s->strag_end = x->straggler < 0;
+    s->preempt_end = (int)lrintf(x->preempt);
     c->strag_flag = 0;
     if (s->watch && c->rank == 0 && flagged < 0) straggler_watch(c, s->v.t_workers, s->t4 - s->t0);
     if (s->dyn && x->rebalance > 0) /* rank 0's new shares: from the next iteration */
@@ -771,6 +776,10 @@ static int seg_stop_after(run_ctx *c, seg *s, int stop_now, int last, scv_train_
         snprintf(res->stopped_by, sizeof res->stopped_by, "straggler");
         res->straggler = s->flagged;
         res->straggler_ratio = c->rank == 0 ? c->events[c->strag_event].ratio : NAN;
+        return 1;
+    }
+    if (s->preempt_end && !last && !s->time_stop) { /* the job resizes for a notice or a restore */
+        snprintf(res->stopped_by, sizeof res->stopped_by, s->preempt_end == 1 ? "preempt" : "restored");
         return 1;
     }
     const scv_stop_verdict v =

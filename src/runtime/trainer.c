@@ -36,6 +36,7 @@
 #include "comm.h"
 #include "exchange.h"
 #include "trainer.h"
+#include "cluster.h"
 #include "../model/stoprule.h"
 #include "../core/util.h"
 #include "../io/json_out.h"
@@ -509,6 +510,10 @@ static void teardown(run_ctx *c)
  *       rank 0 to the active ranks in memory; B takes effect at the first iteration;
  *       then one segment trains and rank 0 answers {"type":"segment","rc":..,"result":..}
  *   {"cmd":"stop"} every process leaves (the last checkpoint is the segment's).
+ * The root rewrites each segment command before the broadcast: the stragglers left out
+ * ("exclude"), the processes under a preemption notice ("preempted", with K cut to the
+ * processes left: "workers", the driver's own K kept as "workers_wanted"); the reply lists
+ * the notices and restores acted on ("preemptions", preempt_apply below).
  * A grow re-broadcasts the same command over the grown job, so the newcomers (which start
  * parked, load the data and wait for a command) apply it with everyone else. */
 #define CMD_BYTES 16384
@@ -626,6 +631,8 @@ typedef struct {
     const char *hosts[SCV_MAX_WORKERS];
     int nh;                         /* 0: no host list (local processes) */
     char excl[SCV_MAX_WORKERS];     /* processes left out for good (stragglers) */
+    char gone[SCV_MAX_WORKERS];     /* processes under a preemption notice or preempted (the
+                                       command's "preempted"): out until restored */
     int members[SCV_MAX_WORKERS];   /* the active ones, by rank in all (worker k = members[k]) */
     int n_members;
 } procs;
@@ -646,7 +653,7 @@ static const char *host_of(const procs *pr, int proc) { return proc >= 0 && proc
 static int n_kept(const procs *pr, int all_size)
 {
     int n = 0;
-    for (int i = 0; i < all_size; i++) n += !pr->excl[i];
+    for (int i = 0; i < all_size; i++) n += !pr->excl[i] && !pr->gone[i];
     return n;
 }
 
@@ -682,7 +689,7 @@ static int elastic_resize(run_ctx *c, control *ctl, procs *pr, const scv_train_p
     }
     int members[SCV_MAX_WORKERS], n = 0, changed = K != pr->n_members;
     for (int i = 0; i < have && n < K; i++)
-        if (!pr->excl[i]) members[n++] = i;
+        if (!pr->excl[i] && !pr->gone[i]) members[n++] = i;
     for (int k = 0; k < K; k++) {
         int was = 0;
         for (int j = 0; j < pr->n_members && !was; j++) was = pr->members[j] == members[k];
@@ -766,6 +773,13 @@ static void events_json(char *buf, size_t cap, run_ctx *c)
     c->n_events = 0;
 }
 
+/* A process that got a notice (left) or came back, as the segment's reply reports it. */
+typedef struct {
+    int64_t iteration;
+    int proc, restored, workers; /* workers: the job's K after it */
+    double idle_s;               /* the resize's seconds (-1: not resized yet) */
+} preempt_event;
+
 /* The elastic job's loop state (every process keeps its own copy). */
 typedef struct ejob {
     control ctl;
@@ -781,6 +795,12 @@ typedef struct ejob {
     int release;        /* a failed segment ends the job: the parked processes get a stop */
     int pending;        /* root: the straggler event whose replacement the next resize makes */
     double t0;          /* when the command was read (a grow's spawn counts in its resize time) */
+    run_ctx *run;
+    double poll_t;      /* root: when the notices were last polled */
+    preempt_event pev[64];
+    int n_pev;          /* root: preemption events since the last reply (idle_s < 0: not resized yet) */
+    int wanted;         /* root: the workers the driver asked for (the command's "workers_wanted") */
+    int root_noticed;   /* root: its own process has a notice, acted on (the state written) */
 } ejob;
 
 /* A failure that the processes do not share (in the job's start, or a broken collective)
@@ -790,6 +810,179 @@ static void elastic_abort(run_ctx *c, scv_err *err, const char *what)
 {
     fprintf(stderr, "scavenger train: %s\n", err ? err->msg : what);
     scv_comm_abort(c->comm, 1);
+}
+
+/* ---- preemptions survived in place (docs/CLUSTER.md "Surviving a preemption") ----
+ * The job's root polls, between iterations (at most every poll_s), the notice of every
+ * process of the job: CONTROL/preempt-notice.P (a job on one machine: the driver, an
+ * operator or a test gives process P a notice) or, on the emulated cluster, the notice and
+ * the preempted mark of the VM process P runs on (host 10.213.S.I is VM I; its files sit
+ * beside the root's own $SCV_PREEMPT_NOTICE_FILE). A process under notice or preempted is
+ * "gone": the root's verdict rides in the next allreduce (step_scalars.preempt), every rank
+ * stops after the same iteration, and the segment goes on, as a command the root gives
+ * itself, without it: K - 1 workers at the same B (the leaving worker's share is split over
+ * the others; the position and the sample order carry, so no sample is skipped or seen
+ * twice). No checkpoint is written or read. Once its notice is gone (`cluster restore`) the
+ * process comes back the same way, up to the workers the driver asked for
+ * ("workers_wanted"). A replacement is spawned only on a spare host of a host list. Process
+ * 0 runs the job and never leaves: at its notice the state is written and the job goes on
+ * at the same K; its take-down ends the job (the driver resumes it from that checkpoint,
+ * stating the samples lost since). */
+static const struct {
+    double poll_s;            /* the notices are stat'ed at most this often (a cloud's notice: 30-120 s) */
+    int checkpoint_on_notice; /* 1: the state is also written at a notice (the job goes on), so that a
+                                 take-down the job cannot survive (a process 0's, MPI without ULFM)
+                                 loses only the work since the notice */
+} SCV_SURVIVE_POLICY = {.poll_s = 0.005, .checkpoint_on_notice = 1};
+
+/* 1 when process proc has a notice or is preempted. */
+static int proc_gone_now(const ejob *j, int proc)
+{
+    char path[4400];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/preempt-notice.%d", j->base->elastic_control, proc);
+    if (stat(path, &st) == 0) return 1;
+    const char *own = getenv(SCV_PREEMPT_NOTICE_ENV); /* .../NAME.d/<vm>/preempt-notice */
+    int a, b, cc, vm;
+    if (!own || sscanf(host_of(j->pr, proc), "%d.%d.%d.%d", &a, &b, &cc, &vm) != 4) return 0;
+    const char *end = strrchr(own, '/');
+    const char *dir = end;
+    while (dir && dir > own && *--dir != '/') {}
+    if (!end || !dir || *dir != '/') return 0;
+    const char *files[] = {SCV_PREEMPT_NOTICE_FILE, SCV_PREEMPT_DONE_FILE};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%.*s/%d/%s", (int)(dir - own), own, vm, files[i]);
+        if (stat(path, &st) == 0) return 1;
+    }
+    return 0;
+}
+
+/* The root, before an allreduce: 1 when the job must resize now for a notice (an active
+ * process got one), 2 for a restore (a gone process is back while the job runs short of the
+ * workers asked for), 0 when not. */
+static int preempt_poll(void *ctx)
+{
+    ejob *j = ctx;
+    double now = scv_now();
+    if (now - j->poll_t < SCV_SURVIVE_POLICY.poll_s) return 0;
+    j->poll_t = now;
+    const procs *pr = j->pr;
+    for (int k = 1; k < pr->n_members; k++)
+        if (proc_gone_now(j, pr->members[k])) return 1;
+    if (!j->root_noticed && proc_gone_now(j, 0)) return 1; /* it stays; its state is written */
+    int all = scv_comm_all_size(j->run->comm);
+    for (int i = 1; i < all && pr->n_members < j->wanted; i++)
+        if (pr->gone[i] && !proc_gone_now(j, i)) return 2;
+    return 0;
+}
+
+/* Root: the gone processes polled again (events kept for the reply), and the command in cmd
+ * rewritten with them: "preempted", "workers_wanted" (the driver's K) and "workers" (as many
+ * as the processes left and the spare hosts allow, at least 1); a split of B over another K
+ * is dropped (the even split). 0 when the command cannot be rewritten (left as it was). */
+static int preempt_apply(ejob *j, char *cmd, size_t cap)
+{
+    run_ctx *c = j->run;
+    procs *pr = j->pr;
+    cJSON *o = cJSON_Parse(cmd);
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "cmd");
+    if (!cJSON_IsString(k) || strcmp(k->valuestring, "segment")) {
+        cJSON_Delete(o);
+        return 0;
+    }
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "workers_wanted");
+    if (!cJSON_IsNumber(w)) w = cJSON_GetObjectItemCaseSensitive(o, "workers");
+    int wanted = cJSON_IsNumber(w) && w->valuedouble >= 1 && w->valuedouble <= SCV_MAX_WORKERS ? (int)w->valuedouble : 0;
+    if (!wanted) { /* refused by segment_params, as it is */
+        cJSON_Delete(o);
+        return 0;
+    }
+    int all = scv_comm_all_size(c->comm), n_gone = 0, changed[SCV_MAX_WORKERS] = {0}, n_changed = 0;
+    const int root_notice = proc_gone_now(j, 0);
+    if (root_notice && !j->root_noticed) changed[n_changed++] = 0; /* reported; it stays */
+    j->root_noticed = root_notice;
+    for (int i = 1; i < all; i++) {
+        int g = proc_gone_now(j, i);
+        if (g != pr->gone[i]) changed[n_changed++] = i;
+        pr->gone[i] = (char)g, n_gone += g;
+    }
+    int avail = n_kept(pr, all) + (pr->nh ? (pr->nh > all ? pr->nh - all : 0) : n_gone ? 0 : SCV_MAX_WORKERS);
+    int K = wanted < avail ? wanted : avail > 0 ? avail : 1;
+    cJSON *gl = cJSON_CreateArray();
+    int ok = gl != NULL;
+    for (int i = 1; ok && i < all; i++)
+        if (pr->gone[i]) ok = cJSON_AddItemToArray(gl, cJSON_CreateNumber(i));
+    const cJSON *was = cJSON_GetObjectItemCaseSensitive(o, "workers");
+    if (ok && cJSON_IsNumber(was) && (int)was->valuedouble != K) cJSON_DeleteItemFromObjectCaseSensitive(o, "split");
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "preempted");
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "workers");
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "workers_wanted");
+    if (!ok || !cJSON_AddItemToObject(o, "preempted", gl)) /* else o owns it */
+        cJSON_Delete(gl), ok = 0;
+    ok = ok && cJSON_AddNumberToObject(o, "workers", K) && cJSON_AddNumberToObject(o, "workers_wanted", wanted);
+    char *out = ok ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    if (!out || strlen(out) >= cap) {
+        free(out);
+        return 0;
+    }
+    snprintf(cmd, cap, "%s", out);
+    free(out);
+    j->wanted = wanted;
+    for (int i = 0; i < n_changed && j->n_pev < (int)(sizeof j->pev / sizeof j->pev[0]); i++) {
+        int p = changed[i];
+        j->pev[j->n_pev++] = (preempt_event){.iteration = (int64_t)c->st.iteration, .proc = p,
+                                                  .restored = p && !pr->gone[p], .workers = K, .idle_s = -1};
+        fprintf(stderr, "scavenger train: iteration %llu: process %d%s%s %s; the job goes on with %d worker(s)\n",
+                (unsigned long long)c->st.iteration, p, pr->nh ? " on " : "", host_of(pr, p),
+                !p ? "has a preemption notice (it runs the job and stays: the state is written, and its take-down "
+                     "ends the job, resumed from that checkpoint)"
+                : pr->gone[p] ? "has a preemption notice" : "is back", K);
+    }
+    return 1;
+}
+
+/* Root: the reply's "preemptions" array (the events since the last reply). */
+static void preempt_events_json(ejob *j, char *buf, size_t cap)
+{
+    size_t len = (size_t)snprintf(buf, cap, "[");
+    for (int i = 0; i < j->n_pev && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len,
+                                "%s{\"iteration\":%lld,\"process\":%d,\"event\":\"%s\",\"workers\":%d,\"idle_s\":%.6f}",
+                                i ? "," : "", (long long)j->pev[i].iteration, j->pev[i].proc,
+                                j->pev[i].restored ? "restored" : "notice", j->pev[i].workers, j->pev[i].idle_s);
+    if (len < cap) snprintf(buf + len, cap - len, "]");
+    j->n_pev = 0;
+}
+
+/* A notice or a restore stopped the segment (every worker at the same iteration): it goes on
+ * at the new K, as a command the root gives itself (like a straggler's replacement); at a
+ * notice the state is written first (SCV_SURVIVE_POLICY.checkpoint_on_notice; collective).
+ * 0 when the job cannot go on (*rc). */
+static int elastic_preempted(run_ctx *c, ejob *j, int notice, int *rc, scv_err *err)
+{
+    c->n_shares = 0; /* another K: dynamic batching starts again */
+    double t0 = scv_now();
+    if (notice && SCV_SURVIVE_POLICY.checkpoint_on_notice && j->base->checkpoint_dir) {
+        c->p = &j->last;
+        *rc = scv_train_save_checkpoint(c, 0, err);
+        c->p = j->base;
+        if (*rc) {
+            j->release = 1;
+            return 0;
+        }
+    }
+    if (j->root) {
+        j->t0 = t0;
+        if (!rewrite_cmd(j->cmd, CMD_BYTES, j->pr, -1, c, scv_comm_all_size(c->comm)) ||
+            !preempt_apply(j, j->cmd, CMD_BYTES)) {
+            scv_err_set(err, SCV_ENOMEM, "elastic: the continued command does not fit");
+            elastic_abort(c, err, "elastic: the continued command does not fit");
+        }
+        j->have = 1;
+    }
+    j->dirty = 1;
+    return 1;
 }
 
 /* The job's start: this program's path, the control files (root), the buffers. */
@@ -819,6 +1012,8 @@ static int elastic_open(run_ctx *c, ejob *j, scv_err *err)
         for (int i = 0; i < scv_comm_size(c->comm); i++) j->pr->members[j->pr->n_members++] = i;
     j->last = *j->base;
     j->pending = -1;
+    j->run = c;
+    if (j->root) c->preempt_poll = preempt_poll, c->preempt_ctx = j;
     return rc;
 }
 
@@ -833,6 +1028,8 @@ static cJSON *elastic_next(run_ctx *c, ejob *j, scv_err *err)
         else if (!rewrite_cmd(j->cmd, CMD_BYTES, j->pr, -1, NULL, scv_comm_all_size(c->comm))) /* too long or
                                                                                   not JSON: refused below */
             snprintf(j->cmd, CMD_BYTES, "{\"cmd\":\"not a command\"}");
+        else
+            preempt_apply(j, j->cmd, CMD_BYTES); /* the processes gone: the workers left */
     } else if (!j->root && !j->resend) {
         j->t0 = scv_now();
     }
@@ -894,11 +1091,13 @@ static void elastic_reply(run_ctx *c, ejob *j, const scv_train_result *res, int 
     if (c->rank == 0) {
         char js[16384], esc[2 * sizeof se->msg];
         scv_train_result_json(res, js, sizeof js);
+        char pev[4096];
         events_json(j->evs, CMD_BYTES, c);
+        preempt_events_json(j, pev, sizeof pev);
         control_reply(&j->ctl,
                       "{\"type\":\"segment\",\"rc\":%d,\"error\":%s,\"resize_s\":%.6f,\"stragglers\":%s,"
-                      "\"result\":%s}",
-                      src, scv_json_strbuf(esc, sizeof esc, src ? se->msg : ""), resize_s, j->evs, js);
+                      "\"preemptions\":%s,\"result\":%s}",
+                      src, scv_json_strbuf(esc, sizeof esc, src ? se->msg : ""), resize_s, j->evs, pev, js);
     }
 }
 
@@ -911,6 +1110,9 @@ static int elastic_segment(run_ctx *c, ejob *j, cJSON *o, scv_train_result *res,
     memset(pr->excl, 0, sizeof pr->excl); /* the command's list is the whole of it */
     cJSON_ArrayForEach(v, ex) if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < SCV_MAX_WORKERS)
         pr->excl[(int)v->valuedouble] = 1;
+    memset(pr->gone, 0, sizeof pr->gone); /* and its "preempted" */
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(o, "preempted"))
+        if (cJSON_IsNumber(v) && v->valuedouble >= 1 && v->valuedouble < SCV_MAX_WORKERS) pr->gone[(int)v->valuedouble] = 1;
     scv_train_params q;
     scv_err qe = {0};
     int qrc = segment_params(j->base, o, &q, j->split, j->hist, j->metrics, sizeof j->metrics, &qe);
@@ -932,6 +1134,8 @@ static int elastic_segment(run_ctx *c, ejob *j, cJSON *o, scv_train_result *res,
         e->idle_s = resize_s;
         j->pending = -1;
     }
+    for (int i = 0; j->root && i < j->n_pev; i++) /* the preemptions' resize */
+        if (j->pev[i].idle_s < 0) j->pev[i].idle_s = resize_s;
     if (c->rank < 0) return 1; /* parked: wait for the next command */
     c->p = &q;
     c->strag_stop = can_replace(pr, scv_comm_all_size(c->comm), q.workers);
@@ -951,6 +1155,8 @@ static int elastic_segment(run_ctx *c, ejob *j, cJSON *o, scv_train_result *res,
         elastic_replace(c, j, res, err);
         return 1;
     }
+    if (!src && (!strcmp(res->stopped_by, "preempt") || !strcmp(res->stopped_by, "restored")))
+        return elastic_preempted(c, j, !strcmp(res->stopped_by, "preempt"), rc, err);
     elastic_reply(c, j, res, src, &se, resize_s);
     if (src) { /* interrupted or failed (every active rank alike: train_segment agrees):
                 * the job ends; the driver resumes from the checkpoint */

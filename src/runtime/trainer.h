@@ -55,6 +55,10 @@ typedef struct {
     int strag_event;    /* rank 0: the event of the worker flagged last */
     scv_straggler_event events[SCV_MAX_STRAGGLER_EVENTS]; /* rank 0: found since the last */
     int n_events;       /*   command (elastic mode reports them) */
+    /* preemption notices (elastic mode): rank 0 asks before each allreduce; 1 ends the
+     * segment after that iteration for a resize in place (trainer.c, preempt_poll) */
+    int (*preempt_poll)(void *ctx);
+    void *preempt_ctx;
     /* dynamic batching: the shares of B in use (every rank), the controller (rank 0) */
     double shares[SCV_MAX_WORKERS];
     int n_shares;       /* K of shares (0: none, the parameters' split) */
