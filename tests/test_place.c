@@ -187,11 +187,51 @@ static void t_elastic_switch(void)
               log);
 }
 
+/* A relaunch segment whose job dies (issue 25 item 2): the failure states the samples lost,
+ * those reported after the checkpoint the retry resumes from (none here: all of them). The
+ * fake job reports iterations 1-3 (64 samples each) and exits 1 without a result. */
+static void t_relaunch_lost(void)
+{
+    char fake[400];
+    snprintf(fake, sizeof fake, "%s/fake-dies", tmp);
+    FILE *f = fopen(fake, "w");
+    if (!f) return;
+    fprintf(f, "#!/bin/sh\n"
+               "metrics=\n"
+               "while [ $# -gt 0 ]; do case \"$1\" in --metrics) metrics=$2; shift ;; esac; shift; done\n"
+               "echo '{\"type\":\"job\",\"model\":\"mlp\",\"arch\":\"mlp\",\"params\":10,\"act_bytes\":0,"
+               "\"input_floats\":4,\"n_train\":640,\"vm\":\"c5.xlarge\",\"threads\":1}' > \"$metrics\"\n"
+               "case \"$metrics\" in */job.jsonl) echo '{}'; exit 0 ;; esac\n"
+               "for i in 1 2 3; do echo \"{\\\"type\\\":\\\"iter\\\",\\\"iter\\\":$i,\\\"workers\\\":2,"
+               "\\\"batch\\\":64,\\\"t_compute\\\":0.01,\\\"t_comm\\\":0.001,\\\"t_iter\\\":0.011,"
+               "\\\"grad_sqnorm_local_mean\\\":1,\\\"grad_sqnorm_global\\\":1,\\\"epoch_progress\\\":0.1,"
+               "\\\"samples_seen\\\":$((i * 64))}\" >> \"$metrics\"; done\n"
+               "echo 'scavenger train: a worker died' >&2; exit 1\n");
+    fclose(f);
+    chmod(fake, 0755);
+    scv_relaunch_opts o = {.exe = fake, .vm_type = "c5.xlarge", .stall_timeout_s = 5};
+    scv_job_driver *d = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_relaunch_driver_new(&o, &d, &err), SCV_OK);
+    if (!d) return;
+    char dir[400];
+    snprintf(dir, sizeof dir, "%s/lost", tmp);
+    mkdir(dir, 0755);
+    scv_job_info job;
+    CHECK_MSG(d->open(d->ctx, dir, &job, &err) == SCV_OK, "%s", err.msg);
+    d->configure(d->ctx, 2, 64, NULL, NULL);
+    CHECK_EQ_INT(seg(d, NULL, &err), SCV_EMPI);
+    CHECK_MSG(strstr(err.msg, "exited 1") && strstr(err.msg, "; lost 192 samples (iterations 1-3, trained after the "
+                                                             "checkpoint at iteration 0"), "%s", err.msg);
+    scv_job_driver_free(d);
+}
+
 static const scv_test tests[] = {
     {"order", t_order},
     {"relaunch", t_relaunch},
     {"local_refuses", t_local_refuses},
     {"elastic_switch", t_elastic_switch},
+    {"relaunch_lost", t_relaunch_lost},
 };
 
 int main(int argc, char **argv)

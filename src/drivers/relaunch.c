@@ -89,10 +89,12 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         r->attempt++;
         return rc;
     }
+    char lost[512]; /* the work trained since the checkpoint the retry resumes from, stated */
+    tj_lost_work(r, out, lost, sizeof lost);
     if (stalled) { /* a hang is a failed segment: retried from the checkpoint like a dead worker */
         r->attempt++;
-        return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) was ended: %s", spec->phase, r->K, r->B,
-                           r->wd_why);
+        return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) was ended: %s%s", spec->phase, r->K, r->B,
+                           r->wd_why, lost);
     }
     cJSON *o = json[0] ? cJSON_Parse(json) : NULL;
     if (!o || (st != 0 && st != 1)) {
@@ -109,10 +111,10 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
                                msg);
         if (st == 130)
             return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) stopped: a worker got SIGTERM or "
-                               "SIGINT (scavenger train exited 130); metrics in %s", spec->phase, r->K, r->B,
-                               metrics);
-        return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) failed (scavenger train exited %d%s%.300s); "
-                           "metrics in %s", spec->phase, r->K, r->B, st, msg[0] ? ": " : "", msg, metrics);
+                               "SIGINT (scavenger train exited 130)%s; metrics in %s", spec->phase, r->K, r->B,
+                               lost, metrics);
+        return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) failed (scavenger train exited %d%s%.200s)%s; "
+                           "metrics in %s", spec->phase, r->K, r->B, st, msg[0] ? ": " : "", msg, lost, metrics);
     }
     const cJSON *acc = cJSON_GetObjectItemCaseSensitive(o, "test_accuracy");
     out->accuracy = cJSON_IsNumber(acc) && acc->valuedouble >= 0 ? acc->valuedouble : NAN;
