@@ -329,6 +329,60 @@ static void t_notice_shrink_regrow(void)
     free(pa), free(ma), free(pb), free(mb);
 }
 
+/* A job restarted while a VM is down (issue 25 item 2): the launch starts it on the VMs up
+ * (here 1 process, as if on VM 1 of 2) and lists the preempted VM last in its hosts; the
+ * command asks K = 2. The job runs at K = 1 while VM 2 is marked preempted (no process is
+ * spawned on it), and grows onto it once it is restored, within the segment, reporting it
+ * ("restored"). The hosts are 127.0.0.1-2 (VMs 1-2 of the cluster's file layout under tmp,
+ * read through the root's $SCV_PREEMPT_NOTICE_FILE as on a cluster), and Open MPI starts the
+ * daemon for 127.0.0.2 through an rsh agent that runs it on this machine. */
+static void t_start_short_grow(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    char cmdf[600], reply[600], dir[512], m[600], line[1024], vmdir[600], own[700], mark[700], agent[600];
+    snprintf(dir, sizeof dir, "%s/elastics", tmp);
+    snprintf(m, sizeof m, "%s/ms.jsonl", tmp);
+    snprintf(vmdir, sizeof vmdir, "%s/clusters/s.d", tmp);
+    CHECK_EQ_INT(sh("mkdir -p %s/1 %s/2", vmdir, vmdir), 0);
+    snprintf(own, sizeof own, "%s/1/preempt-notice", vmdir);
+    snprintf(mark, sizeof mark, "%s/2/preempted", vmdir);
+    snprintf(agent, sizeof agent, "%s/agent.sh", tmp);
+    FILE *f = fopen(agent, "w");
+    CHECK(f != NULL);
+    if (f) fputs("#!/bin/sh\nwhile [ \"${1#-}\" != \"$1\" ]; do shift; done\nshift\nexec sh -c \"$*\"\n", f), fclose(f);
+    chmod(agent, 0755);
+    f = fopen(mark, "w"); /* VM 2 taken down before the job's start */
+    CHECK(f != NULL);
+    if (f) fclose(f);
+    setenv("SCV_PREEMPT_NOTICE_FILE", own, 1);
+    setenv("SCV_ELASTIC_HOSTS", "127.0.0.1,127.0.0.2", 1);
+    setenv("OMPI_MCA_plm_rsh_agent", agent, 1);
+    start_elastic(bin, "ctls", 1, dir, cmdf, reply);
+    unsetenv("SCV_PREEMPT_NOTICE_FILE");
+    unsetenv("SCV_ELASTIC_HOSTS");
+    unsetenv("OMPI_MCA_plm_rsh_agent");
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":600,\"metrics\":\"%s\"}", m);
+    append(cmdf, line);
+    CHECK_MSG(wait_line_or(m, "\"iter\":30,", reply, "\"rc\":"), "the segment did not start");
+    CHECK_MSG(count_lines(m, "\"workers\":2,") == 0 && count_lines(m, "\"workers\":1,") >= 30,
+              "K=2 while VM 2 was preempted (%d lines at K=2)", count_lines(m, "\"workers\":2,"));
+    long long marked_until = last_iter(m, "iter");
+    unlink(mark); /* restored: the job grows onto it */
+    CHECK_MSG(wait_line_or(m, "\"workers\":2,", reply, "\"rc\":"), "the job did not grow onto the restored VM");
+    CHECK_MSG(wait_lines(reply, "\"rc\":0", 1), "the segment did not answer");
+    CHECK_EQ_INT(count_lines(reply, "\"process\":1,\"event\":\"restored\",\"workers\":2"), 1);
+    long long first_k2 = -1;
+    FILE *mf = fopen(m, "r");
+    char buf[8192];
+    while (mf && fgets(buf, sizeof buf, mf) && first_k2 < 0)
+        if (strstr(buf, "\"type\":\"iter\"") && strstr(buf, "\"workers\":2,")) first_k2 = atoll(strstr(buf, "\"iter\":") + 7);
+    if (mf) fclose(mf);
+    CHECK_MSG(first_k2 > marked_until && first_k2 < 600, "K=2 from iteration %lld (VM 2 marked until %lld)", first_k2,
+              marked_until);
+    stop_elastic("ctls", cmdf);
+}
+
 /* A kill without notice mid-segment (every process of the elastic job SIGKILLed, as a VM
  * taken without notice takes its worker, and without ULFM the MPI job with it), through
  * the elastic driver on the real trainer: the segment fails (the loop retries it) stating
@@ -404,6 +458,7 @@ static const scv_test tests[] = {
     {"exchange_carried", t_exchange_carried},
     {"notice_shrink_regrow", t_notice_shrink_regrow},
     {"kill_resumes", t_kill_resumes},
+    {"start_short_grow", t_start_short_grow},
 };
 
 int main(int argc, char **argv)
@@ -418,6 +473,6 @@ int main(int argc, char **argv)
     int rc = scv_test_main(tests, (int)(sizeof tests / sizeof tests[0]), argc, argv);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
-    if (rc == 0 && system(cmd) != 0) rc = 1;
+    if (rc == 0 && !getenv("SCV_TEST_KEEP") && system(cmd) != 0) rc = 1;
     return rc;
 }

@@ -12,6 +12,7 @@
 #include "scv.h"
 #include "scv_test.h"
 #include "../src/runtime/cluster.h"
+#include "../src/runtime/launch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,40 @@ static void t_elastic_switch(void)
               log);
 }
 
+/* A launch after a take-down (issue 25 item 2): the VMs up first, then those under a notice,
+ * then the preempted ones (`enter` refuses them); a job of more workers than VMs up is
+ * refused before mpirun starts, naming the preempted VM and the restore. */
+static void t_place_up(void)
+{
+    scv_cluster c;
+    scv_err err = {0};
+    CHECK_MSG(scv_cluster_load(cname, &c, &err) == SCV_OK, "%s", err.msg);
+    char d2[300], d3[300], path[400];
+    CHECK_EQ_INT(scv_cluster_vm_dir(cname, 2, 1, d2, sizeof d2, &err), SCV_OK);
+    CHECK_EQ_INT(scv_cluster_vm_dir(cname, 3, 1, d3, sizeof d3, &err), SCV_OK);
+    snprintf(path, sizeof path, "%s/" SCV_PREEMPT_DONE_FILE, d2);
+    FILE *f = fopen(path, "w");
+    if (f) fputs("{\"vm\":\"x-2\",\"at\":1,\"notice_s\":0}\n", f), fclose(f);
+    int o[SCV_CLUSTER_MAX_VMS];
+    CHECK_EQ_INT(scv_cluster_place_up(&c, "cheap.xlarge", o), 2); /* the type's 2, 3, then 1 */
+    CHECK_MSG(o[0] == 3 && o[1] == 1 && o[2] == 2, "%d %d %d", o[0], o[1], o[2]);
+    snprintf(path, sizeof path, "%s/" SCV_PREEMPT_NOTICE_FILE, d3);
+    if ((f = fopen(path, "w"))) fputs("{\"vm\":\"x-3\",\"at\":1,\"notice_s\":30}\n", f), fclose(f);
+    CHECK_EQ_INT(scv_cluster_place_up(&c, "cheap.xlarge", o), 2);
+    CHECK_MSG(o[0] == 1 && o[1] == 3 && o[2] == 2, "%d %d %d", o[0], o[1], o[2]);
+    char *argv[] = {"train", NULL};
+    scv_launch l = {.workers = 3, .threads = 1, .argv = argv, .argc = 1, .cluster = cname, .place_type = "c5.xlarge"};
+    pid_t pid = 0;
+    memset(&err, 0, sizeof err);
+    CHECK_EQ_INT(scv_launch_start(&l, &pid, &err), SCV_EMPI);
+    char want[200];
+    snprintf(want, sizeof want, "has 2 of its 3 VMs up (VM 2 preempted: scavenger cluster restore %s 2)", cname);
+    CHECK_MSG(strstr(err.msg, want), "%s", err.msg);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf /run/scavenger/clusters/%s.d", cname);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
 /* A relaunch segment whose job dies (issue 25 item 2): the failure states the samples lost,
  * those reported after the checkpoint the retry resumes from (none here: all of them). The
  * fake job reports iterations 1-3 (64 samples each) and exits 1 without a result. */
@@ -232,6 +267,7 @@ static const scv_test tests[] = {
     {"local_refuses", t_local_refuses},
     {"elastic_switch", t_elastic_switch},
     {"relaunch_lost", t_relaunch_lost},
+    {"place_up", t_place_up},
 };
 
 int main(int argc, char **argv)

@@ -81,6 +81,10 @@ scv_vm_state scv_cluster_vm_wait(const char *name, int vm, double timeout_s);
  * takes the VM down at the notice's end; with 0 takes it down now. A VM already under notice
  * or preempted is refused, except that kill_now (notice_s 0) ends a running notice early. */
 int scv_cluster_preempt(const char *name, int vm, double notice_s, int kill_now, scv_err *err);
+/* scv_cluster_place_order, with the VMs a launch can use first: those up, then those under a
+ * notice, then the preempted ones (`enter` refuses them), each group in placement order.
+ * Returns how many are not preempted (the first ones of order). */
+int scv_cluster_place_up(const scv_cluster *c, const char *type, int *order);
 /* Brings a preempted VM back in place (or cancels its notice): link up, files removed. */
 int scv_cluster_restore(const char *name, int vm, scv_err *err);
 

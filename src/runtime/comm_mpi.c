@@ -185,7 +185,9 @@ int scv_comm_grow(scv_comm *c, const char *exe, char **argv, int n_new, const ch
     for (int i = 0; i < n_new; i++) { /* one process per host (MPI_Comm_spawn_multiple) */
         cmds[i] = (char *)exe, argvs[i] = argv, maxprocs[i] = 1;
         MPI_Info_create(&infos[i]);
-        if (hosts && hosts[i]) MPI_Info_set(infos[i], "host", hosts[i]);
+        if (hosts && hosts[i]) /* a host left out of the job's hostfile (a VM preempted at its start,
+                                  restored since) gets a daemon: Open MPI's "add-host" */
+            MPI_Info_set(infos[i], "host", hosts[i]), MPI_Info_set(infos[i], "add-host", hosts[i]);
     }
     MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
     int rc = MPI_Comm_spawn_multiple(n_new, cmds, argvs, maxprocs, infos, 0, c->all, &inter, codes);

@@ -64,24 +64,44 @@ static int write_text(const char *path, const char *text, mode_t mode, scv_err *
     return SCV_OK;
 }
 
-/* Writes the hostfile and agent script of a cluster launch; fills args. */
-static int cluster_args(const scv_launch *l, const char *exe, const char **args, int *n,
-                        scv_cluster *c, char *hostfile, char *agent, char *net, char *hosts, size_t hosts_cap,
-                        scv_err *err)
+/* The preempted VMs of c (order[up..n)) as " (VM I, VM J preempted: scavenger cluster restore NAME I)". */
+static void preempted_note(const scv_cluster *c, const int *order, int up, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = up; i < c->n && len < cap; i++)
+        len += (size_t)snprintf(buf + len, cap - len, "%sVM %d", i > up ? ", " : " (", order[i]);
+    if (up < c->n && len < cap)
+        snprintf(buf + len, cap - len, " preempted: scavenger cluster restore %s %d)", c->name, order[up]);
+}
+
+/* Writes the hostfile and agent script of a cluster launch; fills args. The ranks go on the
+ * VMs that are up (scv_cluster_place_up: a job restarted after a take-down is placed around
+ * the preempted VM, which `enter` and so mpirun's daemon there would refuse). An elastic job
+ * starts on as many as are up (np rewritten, at most --workers) and gets every VM in
+ * SCV_ELASTIC_HOSTS, the preempted ones last: it grows onto one once it is restored. */
+static int cluster_args(const scv_launch *l, const char *exe, const char **args, int *n, char *np,
+                        scv_cluster *c, int *order, char *hostfile, char *agent, char *net, char *hosts,
+                        size_t hosts_cap, scv_err *err)
 {
     int rc = scv_cluster_load(l->cluster, c, err);
     if (rc) return rc;
     if (l->workers > c->n)
         return scv_err_set(err, SCV_EINVAL, "--workers %d but cluster %s has %d VMs", l->workers,
                            l->cluster, c->n);
-    int order[SCV_CLUSTER_MAX_VMS];
-    scv_cluster_place_order(c, l->place_type, order);
+    int up = scv_cluster_place_up(c, l->place_type, order);
+    char note[SCV_CLUSTER_MAX_VMS * 12 + 128];
+    preempted_note(c, order, up, note, sizeof note);
+    if (up < 1 || (!l->elastic && l->workers > up))
+        return scv_err_set(err, SCV_EMPI, "--workers %d but cluster %s has %d of its %d VMs up%s", l->workers,
+                           l->cluster, up, c->n, note);
+    if (l->elastic && l->workers > up) snprintf(np, 16, "%d", up);
     snprintf(hostfile, 256, "/run/scavenger/%s.hosts", c->name);
     snprintf(agent, 256, "/run/scavenger/%s.agent", c->name);
     snprintf(net, 64, "10.213.%d.0/24", c->subnet);
     char text[SCV_CLUSTER_MAX_VMS * 40 + 4200];
     size_t len = 0;
-    int nh = l->elastic ? c->n : l->workers;
+    int nh = l->elastic ? up : l->workers;
     for (int i = 0; i < nh && len < sizeof text; i++)
         len += (size_t)snprintf(text + len, sizeof text - len, "10.213.%d.%d slots=1\n", c->subnet, order[i]);
     if ((rc = write_text(hostfile, text, 0644, err))) return rc;
@@ -121,13 +141,15 @@ static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
     exe[n] = 0;
     if (l->cluster && l->hostfile) return scv_err_set(err, SCV_EINVAL, "a cluster or a hostfile, not both");
     char np[16], omp[48], hostfile[256], agent[256], net[64], hosts[SCV_CLUSTER_MAX_VMS * 20 + 32];
+    int first[SCV_CLUSTER_MAX_VMS]; /* a cluster's VMs in placement order, those up first */
     snprintf(np, sizeof np, "%d", l->workers);
     snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", l->threads);
     const char *fixed[MAX_FIXED] = {"mpirun", "--bind-to", "none", "-np", np, "-x", omp};
     int nf = 7, rc, n_env = 0;
     scv_cluster c;
     if (l->cluster) {
-        if ((rc = cluster_args(l, exe, fixed, &nf, &c, hostfile, agent, net, hosts, sizeof hosts, err))) return rc;
+        if ((rc = cluster_args(l, exe, fixed, &nf, np, &c, first, hostfile, agent, net, hosts, sizeof hosts, err)))
+            return rc;
     } else if (l->hostfile) {
         if ((rc = scv_hostfile_check(l->hostfile, NULL, err))) return rc; /* before mpirun reads it */
         fixed[nf++] = "--hostfile", fixed[nf++] = l->hostfile;
@@ -188,8 +210,6 @@ static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
         dfl.sa_handler = SIG_DFL;
         sigaction(SIGINT, &dfl, NULL);
         scv_err e2 = {0};
-        int first[SCV_CLUSTER_MAX_VMS];
-        if (l->cluster) scv_cluster_place_order(&c, l->place_type, first);
         if (l->cluster && scv_cluster_enter(&c, first[0], &e2)) child_fail(pfd[1], &e2);
         execvp("mpirun", args);
         scv_err_set(&e2, errno == ENOENT ? SCV_ENOTFOUND : SCV_EIO,
@@ -227,7 +247,7 @@ int scv_launch_rank0_addr(const scv_launch *l, char *buf, size_t cap, scv_err *e
         int rc = scv_cluster_load(l->cluster, &c, err);
         if (rc) return rc;
         int order[SCV_CLUSTER_MAX_VMS];
-        scv_cluster_place_order(&c, l->place_type, order);
+        scv_cluster_place_up(&c, l->place_type, order);
         snprintf(buf, cap, "10.213.%d.%d", c.subnet, order[0]);
         return SCV_OK;
     }

@@ -470,3 +470,16 @@ int scv_preempt_replay(const char *name, const scv_preempt_event *ev, size_t n, 
     if (progress) fprintf(progress, "replay %s: done, %zu events in %.1f s\n", name, n, mono_now() - t0);
     return SCV_OK;
 }
+
+int scv_cluster_place_up(const scv_cluster *c, const char *type, int *order)
+{
+    int all[SCV_CLUSTER_MAX_VMS], n = 0, up = 0;
+    scv_cluster_place_order(c, type, all);
+    for (int want = SCV_VM_UP; want <= SCV_VM_PREEMPTED; want++) /* up, under notice, preempted */
+        for (int i = 0; i < c->n; i++)
+            if ((int)scv_cluster_vm_state(c->name, all[i], NULL) == want) {
+                order[n++] = all[i];
+                up += want != SCV_VM_PREEMPTED;
+            }
+    return up;
+}

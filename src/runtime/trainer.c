@@ -421,7 +421,8 @@ static int setup(run_ctx *c, scv_err *err)
     c->rank = scv_comm_rank(c->comm);
     c->K = scv_comm_size(c->comm);
     const int joined = scv_comm_joined(c->comm); /* spawned into an elastic job: parked */
-    if (!joined && c->K != p->workers)
+    /* an elastic job may start short (a cluster's VMs preempted at its start): its commands say K */
+    if (!joined && c->K != p->workers && !(p->elastic_control && c->K < p->workers))
         rc = scv_err_set(err, SCV_EINVAL, "--workers %d but %d ranks were started", p->workers, c->K);
     if (!rc && c->rank == 0 && p->checkpoint_dir) rc = lock_checkpoint_dir(c, err);
     /* the data can take long (synthetic:N is generated on every rank): a stop during it is
@@ -801,6 +802,7 @@ typedef struct ejob {
     int n_pev;          /* root: preemption events since the last reply (idle_s < 0: not resized yet) */
     int wanted;         /* root: the workers the driver asked for (the command's "workers_wanted") */
     int root_noticed;   /* root: its own process has a notice, acted on (the state written) */
+    int spare_up;       /* root: the spare hosts usable at the last preempt_apply (spare_hosts_up) */
 } ejob;
 
 /* A failure that the processes do not share (in the job's start, or a broken collective)
@@ -857,9 +859,21 @@ static int proc_gone_now(const ejob *j, int proc)
     return 0;
 }
 
+/* The spare hosts of the host list (those after the job's processes) that a process can be
+ * spawned on: the first ones whose VM is neither under notice nor preempted (a job started
+ * while a VM was down lists it last, launch.c); without a host list, limit. */
+static int spare_hosts_up(const ejob *j, int all, int limit)
+{
+    const procs *pr = j->pr;
+    if (!pr->nh) return limit;
+    int n = 0;
+    while (all + n < pr->nh && !proc_gone_now(j, all + n)) n++;
+    return n;
+}
+
 /* The root, before an allreduce: 1 when the job must resize now for a notice (an active
- * process got one), 2 for a restore (a gone process is back while the job runs short of the
- * workers asked for), 0 when not. */
+ * process got one), 2 for a restore (a gone process is back, or a spare host's VM is, while
+ * the job runs short of the workers asked for), 0 when not. */
 static int preempt_poll(void *ctx)
 {
     ejob *j = ctx;
@@ -873,6 +887,8 @@ static int preempt_poll(void *ctx)
     int all = scv_comm_all_size(j->run->comm);
     for (int i = 1; i < all && pr->n_members < j->wanted; i++)
         if (pr->gone[i] && !proc_gone_now(j, i)) return 2;
+    if (pr->nh && j->spare_up >= 0 && pr->n_members < j->wanted && spare_hosts_up(j, all, 0) > j->spare_up)
+        return 2;
     return 0;
 }
 
@@ -906,7 +922,11 @@ static int preempt_apply(ejob *j, char *cmd, size_t cap)
         if (g != pr->gone[i]) changed[n_changed++] = i;
         pr->gone[i] = (char)g, n_gone += g;
     }
-    int avail = n_kept(pr, all) + (pr->nh ? (pr->nh > all ? pr->nh - all : 0) : n_gone ? 0 : SCV_MAX_WORKERS);
+    const int spare = spare_hosts_up(j, all, n_gone ? 0 : SCV_MAX_WORKERS);
+    if (pr->nh && j->spare_up >= 0 && spare > j->spare_up) /* a spare host's VM is back: spawned on */
+        changed[n_changed++] = all + j->spare_up;
+    j->spare_up = spare;
+    int avail = n_kept(pr, all) + spare;
     int K = wanted < avail ? wanted : avail > 0 ? avail : 1;
     cJSON *gl = cJSON_CreateArray();
     int ok = gl != NULL;
@@ -1012,6 +1032,7 @@ static int elastic_open(run_ctx *c, ejob *j, scv_err *err)
         for (int i = 0; i < scv_comm_size(c->comm); i++) j->pr->members[j->pr->n_members++] = i;
     j->last = *j->base;
     j->pending = -1;
+    j->spare_up = -1; /* not counted yet: the first command's spare hosts are no restore */
     j->run = c;
     if (j->root) c->preempt_poll = preempt_poll, c->preempt_ctx = j;
     return rc;
