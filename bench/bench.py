@@ -121,6 +121,23 @@ alternating the two systems rep by rep and quoting medians.
       [samples seen, test accuracy, period-mean training loss]. Resumable: curves already
       in the file are kept (delete it to measure again); written atomically after each
       curve. --only N: job N (0-based) only. One training at a time; run it niced.
+  bench/bench.py spot [--smoke 1]
+      Spot with preemptions on an emulated cluster (3 c5.2xlarge VMs: 0.5 core, 156 Mbit/s):
+      LeNet K=3 B=192 to 86% test accuracy (`scavenger run` at one configuration), first
+      on-demand, then under a preemption trace written from the on-demand time T (VM 2 at
+      0.15 T, VM 3 at 0.40 T, VM 2 at 0.65 T: a 30 s notice each, restored 60 s after the
+      take-down; VM 1, which runs the job's root, is spared; SPOT_TRACE=FILE replays a given
+      trace instead) with in-place recovery (the elastic driver) and with checkpoint-restart
+      (the relaunch driver). A run whose retries are spent is resumed (`run --resume`), the
+      relaunch one once K VMs are up again. Prints, per arm, the wall time to the target and
+      its cost (each VM billed while up; spot at the middle of the catalog's range), the idle
+      per preemption (time between iterations beyond the on-demand run's, per preemption),
+      the time lost per preemption; then the planner's spot model (`plan --preempt-rate` at
+      the trace's rate, `--spot-recovery inplace|restart`, profile and epochs from the
+      on-demand run) and the same model with the measured idle and down time, against the
+      actual time and cost. --smoke 1: a tiny MLP job at K=2 and one short preemption (a 1 s
+      notice at 1 s, restored 4 s after the take-down): the pipeline checked in under 2
+      minutes (40 s measured). Needs root.
 
 Run from the repository root after `make` (scripts/install-deps.sh installs PyTorch, the peer).
 """
@@ -1415,12 +1432,207 @@ def noniid(reps=2, selsync=1):
               f"| {cp:.0f} ({mb:.1f} MB) |")
 
 
+SPOT_NOTICE_S, SPOT_DOWN_S = 30, 60  # a GCP/Azure-style notice; take-down to restore (full mode)
+
+
+def spot_trace_events(path):
+    """[(seconds, vm, event)] of a trace file (`cluster replay --trace`; checked by the replay)."""
+    out = []
+    for line in open(path):
+        f = line.split("#", 1)[0].split()
+        if len(f) == 3:
+            out.append((float(f[0]), int(f[1]), f[2]))
+    return out
+
+
+def spot_downtime(events, vm, t_end):
+    """Seconds VM vm was down (take-down to restore) within [0, t_end] of the trace's clock."""
+    down, since = 0.0, None
+    for t, v, ev in events:
+        if v != vm:
+            continue
+        if ev.startswith("notice") or ev == "kill":
+            gone = t + (float(ev.split(":")[1]) if ev.startswith("notice:") else 30.0 if ev == "notice" else 0.0)
+            since = gone if since is None else min(since, gone)
+        elif ev == "restore" and since is not None:
+            down += max(0.0, min(t, t_end) - min(since, t_end))
+            since = None
+    if since is not None:
+        down += max(0.0, t_end - min(since, t_end))
+    return down
+
+
+def spot_idle(run_dir):
+    """Wall seconds between iterations (not in one), over every segment file of a run: from
+    one iteration's end to the next one's start, in time order (evaluations, switches,
+    restarts and waits for capacity included)."""
+    its = []
+    for path in glob.glob(os.path.join(run_dir, "seg-*.jsonl")):
+        for line in open(path):
+            if '"type":"iter"' in line:
+                o = json.loads(line)
+                its.append((o["ts"] - o["t_iter"], o["ts"]))
+    its.sort()
+    return sum(max(0.0, its[i][0] - its[i - 1][1]) for i in range(1, len(its)))
+
+
+def spot_arm(name, K, driver, job, events, trace, vm_type):
+    """One run to the target: `scavenger run` on the cluster at K workers with the driver,
+    the trace replayed from its start (none: on-demand); a run that fails (its retries
+    spent: each take-down costs one) is resumed (`run --resume`), after waiting for K VMs
+    up when its K is fixed (relaunch). Wall time from the start to the target."""
+    for vm in range(2, K + 1):  # every VM up, no notice pending
+        subprocess.run([BIN, "cluster", "restore", name, str(vm)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    d = tempfile.mkdtemp(prefix="spot-")
+    db, rep = os.path.join(d, "s.db"), os.path.join(d, "rep")
+    cmd = [BIN, "run", "--db", db, "--cluster", name, "--vm-type", vm_type, "--driver", driver, *job,
+           "--workers", str(K), "--report", rep]
+    t0 = time.time()
+    replay = subprocess.Popen([BIN, "cluster", "replay", name, "--trace", trace], stdout=subprocess.DEVNULL,
+                              stderr=open(os.path.join(d, "replay.log"), "w")) if trace else None
+    log = open(os.path.join(d, "run.log"), "w")
+    rc, resumes = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=log).returncode, 0
+    while rc != 0 and resumes < 20:
+        if driver == "relaunch":  # K fixed: the restart waits for K VMs up
+            while True:
+                st = json.loads(subprocess.run([BIN, "cluster", "status", "--json"], capture_output=True,
+                                               text=True).stdout)
+                if sum(v["state"] == "up" for v in st if v["cluster"] == name) >= K:
+                    break
+                time.sleep(0.2)
+        resumes += 1
+        rc = subprocess.run([BIN, "run", "--db", db, "--resume", "1", "--report", rep], stdout=subprocess.DEVNULL,
+                            stderr=log).returncode
+    wall = time.time() - t0
+    if replay:
+        replay.terminate()
+        replay.wait()
+    r = json.load(open(os.path.join(rep, "report.json")))
+    run_dir = db + ".runs/1"
+    n_pre = sum(1 for t, v, ev in events if (ev.startswith("notice") or ev == "kill") and t < wall)
+    return {"wall": wall, "reached": r.get("reached"), "epochs": r.get("epochs"), "resumes": resumes,
+            "idle": spot_idle(run_dir), "preemptions": n_pre, "dir": d, "run_dir": run_dir}
+
+
+def spot(smoke=0):
+    """Time and cost to the target on spot VMs with a preemption trace: on-demand, spot with
+    in-place recovery (the elastic driver) and spot with checkpoint-restart (the relaunch
+    driver), side by side; idle per preemption; the planner's spot model against actual."""
+    import csv
+    name, vm_type = "spot", "c5.2xlarge"
+    if smoke:  # a tiny job, one short preemption: checks the pipeline, under 2 minutes
+        K, job = 2, ["--model", "mlp", "--hidden", "128", "--batch", "128", "--target-accuracy", "0.84", "--lr",
+                     "0.05", "--max-epochs", "10"]
+    else:
+        K, job = 3, ["--model", "lenet", "--batch", "192", "--target-accuracy", "0.86", "--lr", "0.05",
+                     "--lr-scaling", "sqrt", "--base-batch", "64", "--max-epochs", "15"]
+    price = {}
+    for row in csv.DictReader(open("data/vm-catalog.csv")):
+        if row["instance_type"] == vm_type:
+            price = {"od": float(row["ondemand_usd_per_hr"]),
+                     "spot": (float(row["spot_usd_per_hr_min"]) + float(row["spot_usd_per_hr_max"])) / 2}
+    subprocess.run([BIN, "cluster", "up", "--name", name, "--vm", f"{vm_type}:{K}"], check=True,
+                   stdout=subprocess.DEVNULL)
+    try:  # a few iterations first: the cluster's first job pays start-up costs the arms should not
+        subprocess.run([BIN, "train", "--cluster", name, "--vm-type", vm_type, "--workers", str(K), "--model", "mlp",
+                        "--iterations", "5", "--progress", "never"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        od = spot_arm(name, K, "elastic", job, [], None, vm_type)
+        T = od["wall"]
+        print(f"# on-demand: {T:.1f} s, reached {od['reached']}, {od['epochs']} epochs", file=sys.stderr, flush=True)
+        trace = os.environ.get("SPOT_TRACE")
+        if not trace:  # VM 1 runs mpirun and the job's root: spared (docs/CLUSTER.md "Surviving a preemption")
+            trace = os.path.join(tempfile.mkdtemp(prefix="spot-trace-"), "trace")
+            if smoke:
+                notice, down, evs = 1, 4, [(1.0, 2)]  # taken down in the warm-up, whatever T
+            else:
+                notice, down, evs = SPOT_NOTICE_S, SPOT_DOWN_S, [(0.15 * T, 2), (0.40 * T, 3 if K > 2 else 2),
+                                                                 (0.65 * T, 2)]
+            with open(trace, "w") as f:
+                f.write(f"# bench spot: on-demand {T:.1f} s; notice {notice} s, restore {down} s after the take-down\n")
+                for t, vm in evs:
+                    f.write(f"{t:.1f} {vm} notice:{notice}\n{t + notice + down:.1f} {vm} restore\n")
+        events = spot_trace_events(trace)
+        print(f"# trace: {trace}", file=sys.stderr, flush=True)
+        arms = {"on-demand": od}
+        for label, driver in (("spot, in place (elastic)", "elastic"), ("spot, checkpoint-restart (relaunch)",
+                                                                        "relaunch")):
+            arms[label] = spot_arm(name, K, driver, job, events, trace, vm_type)
+            a = arms[label]
+            print(f"# {label}: {a['wall']:.1f} s, reached {a['reached']}, {a['preemptions']} preemptions, "
+                  f"{a['resumes']} resumes", file=sys.stderr, flush=True)
+        # cost: each VM billed while up (a preempted VM is not billed until its restore)
+        for label, a in arms.items():
+            if label == "on-demand":
+                a["cost"] = K * a["wall"] * price["od"] / 3600
+            else:
+                vm_s = sum(a["wall"] - spot_downtime(events, vm, a["wall"]) for vm in range(1, K + 1))
+                a["cost"] = vm_s * price["spot"] / 3600
+        n = max(1, max(a["preemptions"] for a in arms.values()))
+        rate = n / (K * T / 3600)  # the trace's preemptions per VM-hour over the on-demand run
+        down_s = statistics.mean([t2 - t1 for (t1, v1, e1) in events if e1.startswith("notice")
+                                  for (t2, v2, e2) in events if v2 == v1 and e2 == "restore" and t2 > t1][:n] or [0])
+        print(f"\n# spot: {'smoke, ' if smoke else ''}{' '.join(job)}; K={K} on {K} emulated {vm_type} VMs; trace "
+              f"{trace} ({n} preemption(s), {rate:.2f} per VM-hour, notice to restore {down_s:.0f} s); prices "
+              f"${price['od']}/h on-demand, ${price['spot']:.4f}/h spot (the catalog's range's middle); {machine()}\n")
+        print("| arm | time to target (s) | vs on-demand | cost ($) | vs on-demand | reached | preemptions | resumes "
+              "| idle (s) | idle per preemption (s) | time lost per preemption (s) |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for label, a in arms.items():
+            extra = a["idle"] - od["idle"]
+            per = f"{extra / a['preemptions']:.2f}" if a["preemptions"] else "-"
+            lost = f"{(a['wall'] - T) / a['preemptions']:.1f}" if a["preemptions"] else "-"
+            print(f"| {label} | {a['wall']:.1f} | {a['wall'] / T:.2f}x | {a['cost']:.6f} | {a['cost'] / od['cost']:.2f}x "
+                  f"| {a['reached']} | {a['preemptions']} | {a['resumes']} | {a['idle']:.1f} | {per} | {lost} |")
+        # predicted: the planner's spot model at this K and B, from the on-demand run's profile
+        prof = ",".join(sorted(glob.glob(os.path.join(od["run_dir"], "seg-*-train-*.jsonl"))))
+        B = job[job.index("--batch") + 1]
+        print("\n| recovery | source | predicted on-demand (s, $) | predicted spot (s, $) | expected preemptions "
+              "| lost per preemption (s) | actual spot (s, $) | error: time, cost |")
+        print("|---|---|---|---|---|---|---|---|")
+        for how, label in (("inplace", "spot, in place (elastic)"), ("restart", "spot, checkpoint-restart (relaunch)")):
+            a = arms[label]
+            out = subprocess.run([BIN, "plan", "--json", "--profile", prof, "--vm", vm_type, "--workers", str(K),
+                                  "--batch", B, "--base-batch", B, "--target-epochs", str(od["epochs"]),
+                                  "--preempt-rate", f"{rate:.6g}", "--spot-recovery", how],
+                                 capture_output=True, text=True)
+            rows = []
+            try:
+                sp = json.loads(out.stdout)["spot"]
+                modes = {m["pricing"]: m for m in sp["chosen"]["modes"]}
+                pol = sp["policy"]
+                rows.append(("planner (its policy: restart %gs, in place %gs, replace %gs)" % (
+                    pol["restart_s"], pol["inplace_idle_s"], pol["replace_s"]), modes["ondemand"]["time_s"],
+                    modes["ondemand"]["cost"], modes["spot"]["time_s"], modes["spot"]["cost"],
+                    modes["spot"]["expected_preemptions"], sp["chosen"]["lost_s_per_preemption"]))
+            except (ValueError, KeyError) as e:
+                print(f"# plan failed ({e}): {out.stderr.strip()[-300:]}", file=sys.stderr)
+            # the same model (docs/MODEL.md "Spot with the risk") with this run's measured inputs:
+            # T0 the on-demand time, L the idle per preemption measured, replace_s the trace's down time
+            L = (a["idle"] - od["idle"]) / a["preemptions"] if a["preemptions"] else 0.0
+            lam = K * rate
+            rho = lam * (L + down_s / K) / 3600
+            if rho < 1:
+                Tm = T / (1 - rho)
+                N = lam * Tm / 3600
+                Cm = (K * price["spot"] * Tm - N * down_s * price["spot"]) / 3600
+                rows.append(("model, measured inputs", T, od["cost"], Tm, Cm, N, L))
+            else:
+                rows.append(("model, measured inputs", T, od["cost"], None, None, None, L))
+            num = lambda x, f: "never" if x is None else format(x, f)  # rho >= 1: the model's job never ends
+            for src, tod, cod, ts, cs, npre, lost in rows:
+                err = "-" if ts is None else f"{100 * (ts / a['wall'] - 1):+.0f}%, {100 * (cs / a['cost'] - 1):+.0f}%"
+                print(f"| {how} | {src} | {num(tod, '.1f')}, {num(cod, '.6f')} | {num(ts, '.1f')}, {num(cs, '.6f')} "
+                      f"| {num(npre, '.2f')} | {num(lost, '.2f')} | {a['wall']:.1f}, {a['cost']:.6f} | {err} |")
+        print("\nruns: " + ", ".join(f"{label}: {a['dir']}" for label, a in arms.items()))
+    finally:
+        subprocess.run([BIN, "cluster", "down", "--name", name])
+
 if __name__ == "__main__":
     cmds = {"throughput": throughput, "overhead": overhead, "accuracy": accuracy,
             "predict": predict, "statmodels": statmodels, "cluster": cluster, "loop": loop,
             "planspeed": planspeed, "decide": decide, "elastic": elastic, "straggler": straggler,
             "hetero": hetero, "byot": byot, "comm": comm, "stream": stream, "noniid": noniid,
-            "corpus": corpus}
+            "corpus": corpus, "spot": spot}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)
