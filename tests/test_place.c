@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char tmp[256], cname[16], cstate[256], logpath[400];
@@ -222,6 +223,36 @@ static void t_place_up(void)
     CHECK_EQ_INT(system(cmd), 0);
 }
 
+/* Checkpoint-restart after a take-down (issue 25 item 2): the relaunch driver's K is fixed,
+ * so its segment starts only once K VMs are up again (here VM 2, restored 0.4 s later by a
+ * background shell), not at once into a launch that would refuse the preempted VM. */
+static void t_relaunch_waits(void)
+{
+    unlink(logpath);
+    scv_job_info job;
+    scv_job_driver *d = open_driver(0, "waits", 3, &job);
+    if (!d) return;
+    char dir[300], mark[400];
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_cluster_vm_dir(cname, 2, 1, dir, sizeof dir, &err), SCV_OK);
+    snprintf(mark, sizeof mark, "%s/" SCV_PREEMPT_DONE_FILE, dir);
+    FILE *f = fopen(mark, "w");
+    if (f) fputs("{\"vm\":\"x-2\",\"at\":1,\"notice_s\":0}\n", f), fclose(f);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "(sleep 0.4; rm -f '%s') >/dev/null 2>&1 &", mark);
+    CHECK_EQ_INT(system(cmd), 0);
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    CHECK_MSG(seg(d, NULL, &err) == SCV_OK, "%s", err.msg);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double waited = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    CHECK_MSG(waited >= 0.35 && access(mark, F_OK) != 0, "the segment started after %.2f s, VM 2 %s", waited,
+              access(mark, F_OK) ? "restored" : "still preempted");
+    scv_job_driver_free(d);
+    snprintf(cmd, sizeof cmd, "rm -rf /run/scavenger/clusters/%s.d", cname);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
 /* A relaunch segment whose job dies (issue 25 item 2): the failure states the samples lost,
  * those reported after the checkpoint the retry resumes from (none here: all of them). The
  * fake job reports iterations 1-3 (64 samples each) and exits 1 without a result. */
@@ -268,6 +299,7 @@ static const scv_test tests[] = {
     {"elastic_switch", t_elastic_switch},
     {"relaunch_lost", t_relaunch_lost},
     {"place_up", t_place_up},
+    {"relaunch_waits", t_relaunch_waits},
 };
 
 int main(int argc, char **argv)

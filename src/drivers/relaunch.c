@@ -14,21 +14,77 @@
 #include "child.h"
 #include "scv.h"
 #include "trainjob.h"
+#include "../core/util.h"
+#include "../runtime/cluster.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct relaunch {
     scv_job_driver vt;
     trainjob tj;
 } relaunch;
+
+/* Checkpoint-restart on a cluster whose VMs are taken back (docs/CLUSTER.md "Surviving a
+ * preemption"): the job's K is fixed, so a segment (a retry after a take-down, mostly) starts
+ * once K VMs are up again, as a cloud's replacement comes, waiting at most max_wait_s. */
+static const struct {
+    double max_wait_s; /* a cloud's replacement VM: about 2 minutes (docs/MODEL.md's replace_s) */
+    double poll_s;
+} SCV_RESTART_WAIT = {.max_wait_s = 600, .poll_s = 0.1};
+
+static volatile sig_atomic_t g_wait_int;
+static void on_wait_signal(int sig)
+{
+    (void)sig;
+    g_wait_int = 1;
+}
+
+/* Waits until the cluster (if any) has K VMs that are not preempted (scv_cluster_place_up):
+ * SCV_OK, or SCV_EMPI naming the preempted VMs after SCV_RESTART_WAIT.max_wait_s (the loop
+ * retries), SCV_EINTR on SIGINT/SIGTERM. */
+static int wait_for_vms(const trainjob *r, const char *type, scv_err *err)
+{
+    if (!r->cluster) return SCV_OK;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_wait_signal;
+    g_wait_int = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    const double t0 = scv_now();
+    int rc = SCV_OK;
+    for (;;) {
+        scv_cluster c;
+        int order[SCV_CLUSTER_MAX_VMS];
+        if ((rc = scv_cluster_load(r->cluster, &c, err))) break;
+        int up = scv_cluster_place_up(&c, type, order);
+        if (up >= r->K || r->K > c.n) break; /* more than it holds: the launch says so */
+        if (g_wait_int) {
+            rc = scv_err_set(err, SCV_EINTR, "interrupted while waiting for VMs of cluster %s", r->cluster);
+            break;
+        }
+        if (scv_now() - t0 > SCV_RESTART_WAIT.max_wait_s) {
+            rc = scv_err_set(err, SCV_EMPI, "K=%d: cluster %s has %d of its %d VMs up (VM %d preempted) after %.0f s "
+                             "of waiting for a restore", r->K, r->cluster, up, c.n, order[up], scv_now() - t0);
+            break;
+        }
+        struct timespec ts = {0, (long)(SCV_RESTART_WAIT.poll_s * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return rc;
+}
 
 static int r_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *err)
 {
@@ -58,6 +114,10 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     const char *type; /* the segment's VM type: the child places its ranks on that type's VMs */
     int prc = tj_place(r, spec, &type, err);
     if (prc) return prc;
+    if ((prc = wait_for_vms(r, type, err))) {
+        if (prc != SCV_EINTR) r->attempt++;
+        return prc;
+    }
     char metrics[1400], json[16384];
     tj_segment_path(r, spec->phase, metrics, sizeof metrics);
     scv_segwire *w = calloc(1, sizeof *w);
