@@ -333,7 +333,8 @@ static void t_notice_shrink_regrow(void)
  * (here 1 process, as if on VM 1 of 2) and lists the preempted VM last in its hosts; the
  * command asks K = 2. The job runs at K = 1 while VM 2 is marked preempted (no process is
  * spawned on it), and grows onto it once it is restored, within the segment, reporting it
- * ("restored"). The hosts are 127.0.0.1-2 (VMs 1-2 of the cluster's file layout under tmp,
+ * ("restored"). It is started as a cluster's launch starts it, one process (mpirun -np 1)
+ * for --workers 2. The hosts are 127.0.0.1-2 (VMs 1-2 of the cluster's file layout under tmp,
  * read through the root's $SCV_PREEMPT_NOTICE_FILE as on a cluster), and Open MPI starts the
  * daemon for 127.0.0.2 through an rsh agent that runs it on this machine. */
 static void t_start_short_grow(void)
@@ -357,7 +358,18 @@ static void t_start_short_grow(void)
     setenv("SCV_PREEMPT_NOTICE_FILE", own, 1);
     setenv("SCV_ELASTIC_HOSTS", "127.0.0.1,127.0.0.2", 1);
     setenv("OMPI_MCA_plm_rsh_agent", agent, 1);
-    start_elastic(bin, "ctls", 1, dir, cmdf, reply);
+    /* as a cluster's launch starts it: mpirun -np 1 (the VMs up) for --workers 2 */
+    char ctl[512];
+    snprintf(ctl, sizeof ctl, "%s/ctls", tmp);
+    snprintf(cmdf, sizeof cmdf, "%s/cmd", ctl);
+    snprintf(reply, sizeof reply, "%s/reply", ctl);
+    mkdir(ctl, 0755);
+    fclose(fopen(cmdf, "w"));
+    fclose(fopen(reply, "w"));
+    CHECK_EQ_INT(sh("mpirun --oversubscribe -q -x SCV_PREEMPT_NOTICE_FILE -x SCV_ELASTIC_HOSTS -np 1 %s train " JOB
+                    " --workers 2 --batch 64 --elastic-control %s --checkpoint %s >%s.log 2>&1 &",
+                    bin, ctl, dir, ctl), 0);
+    CHECK_MSG(wait_lines(reply, "\"ready\"", 1), "the elastic job did not start (%s.log)", ctl);
     unsetenv("SCV_PREEMPT_NOTICE_FILE");
     unsetenv("SCV_ELASTIC_HOSTS");
     unsetenv("OMPI_MCA_plm_rsh_agent");
