@@ -369,10 +369,12 @@ static void t_start_short_grow(void)
     CHECK_EQ_INT(sh("mpirun --oversubscribe -q -x SCV_PREEMPT_NOTICE_FILE -x SCV_ELASTIC_HOSTS -np 1 %s train " JOB
                     " --workers 2 --batch 64 --elastic-control %s --checkpoint %s >%s.log 2>&1 &",
                     bin, ctl, dir, ctl), 0);
-    CHECK_MSG(wait_lines(reply, "\"ready\"", 1), "the elastic job did not start (%s.log)", ctl);
+    int ready = wait_lines(reply, "\"ready\"", 1);
     unsetenv("SCV_PREEMPT_NOTICE_FILE");
     unsetenv("SCV_ELASTIC_HOSTS");
     unsetenv("OMPI_MCA_plm_rsh_agent");
+    CHECK_MSG(ready, "the elastic job did not start (%s.log)", ctl);
+    if (!ready) return;
     snprintf(line, sizeof line,
              "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":600,\"metrics\":\"%s\"}", m);
     append(cmdf, line);
