@@ -922,12 +922,12 @@ static int preempt_apply(ejob *j, char *cmd, size_t cap)
         if (g != pr->gone[i]) changed[n_changed++] = i;
         pr->gone[i] = (char)g, n_gone += g;
     }
-    const int spare = spare_hosts_up(j, all, n_gone ? 0 : SCV_MAX_WORKERS);
-    if (pr->nh && j->spare_up >= 0 && spare > j->spare_up) /* a spare host's VM is back: spawned on */
-        changed[n_changed++] = all + j->spare_up;
-    j->spare_up = spare;
-    int avail = n_kept(pr, all) + spare;
+    const int spare = spare_hosts_up(j, all, n_gone ? 0 : SCV_MAX_WORKERS), kept = n_kept(pr, all);
+    int avail = kept + spare;
     int K = wanted < avail ? wanted : avail > 0 ? avail : 1;
+    if (pr->nh && j->spare_up >= 0 && spare > j->spare_up && K > kept) /* a spare host's VM is back, and */
+        changed[n_changed++] = all + j->spare_up;                        /* a process is spawned on it */
+    j->spare_up = spare;
     cJSON *gl = cJSON_CreateArray();
     int ok = gl != NULL;
     for (int i = 1; ok && i < all; i++)
