@@ -763,6 +763,17 @@ typedef struct scv_straggler_event {
 } scv_straggler_event;
 #define SCV_MAX_STRAGGLER_EVENTS 8
 
+/* A preemption the job survived in place (docs/CLUSTER.md "Surviving a preemption"): a
+ * worker's notice (the job shrank to `workers`) or its VM's restore (it grew back). */
+typedef struct scv_survive_event {
+    int64_t iteration;          /* when it was acted on (total) */
+    int process;                /* the job's process it concerned */
+    int restored;               /* 0: a notice; 1: the VM came back */
+    int workers;                /* K after it */
+    double idle_s;              /* training stood still this long for it */
+} scv_survive_event;
+#define SCV_MAX_PREEMPT_EVENTS 8
+
 /* One training segment: train at the configured (K, B) until one of the rules stops it. */
 typedef struct scv_segment_spec {
     const char *phase;          /* "warmup" | "search" | "train": names files and steps */
@@ -812,6 +823,8 @@ typedef struct scv_segment_result {
     scv_config_stats stats;     /* summary of the segment (stats.workers = 0: too few iterations) */
     scv_straggler_event stragglers[SCV_MAX_STRAGGLER_EVENTS]; /* found in this segment */
     int n_stragglers;
+    scv_survive_event preemptions[SCV_MAX_PREEMPT_EVENTS]; /* survived in this segment */
+    int n_preemptions;
     int rebalances;             /* dynamic batching: the controller's adjustments in it */
     int n_shares;               /* K of shares (0: dynamic batching off or not reported) */
     double shares[SCV_MAX_WORKERS]; /* the workers' shares of B at its end */
@@ -1101,6 +1114,8 @@ typedef struct scv_run_result {
     double idle_median_s, idle_worst_s;
     scv_straggler_event *stragglers; /* found during the run, oldest first */
     size_t n_stragglers;
+    scv_survive_event *preemptions; /* survived in place in this invocation, oldest first */
+    size_t n_preemptions;
     int rebalances;             /* dynamic batching: the controller's adjustments in this
                                    invocation's segments (each segment's in the store, models
                                    kind "dynbatch") */

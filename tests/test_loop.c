@@ -68,6 +68,7 @@ typedef struct fake {
     int n_ev;
     char seg_vms[4096];       /* "phase:VM " of every train call (the type the segment named) */
     double eval_s;            /* each evaluation's own seconds (0: not measured) */
+    int preempt_at_call;      /* this train call (1-based) survives a notice and a restore */
     double eval_every_max[2]; /* the longest evaluation period asked: [warm-up and search, train] */
 } fake;
 
@@ -140,6 +141,13 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
     out->accuracy = NAN;
     f->calls++;
     int tr = !strcmp(sp->phase, "train");
+    if (f->calls == f->preempt_at_call) { /* as the elastic job reports them */
+        out->preemptions[0] = (scv_survive_event){.iteration = f->iteration + 5, .process = 1, .workers = f->K - 1,
+                                                  .idle_s = 0.004};
+        out->preemptions[1] = (scv_survive_event){.iteration = f->iteration + 20, .process = 1, .restored = 1,
+                                                  .workers = f->K, .idle_s = 0.008};
+        out->n_preemptions = 2;
+    }
     f->eval_every_max[tr] = fmax(f->eval_every_max[tr], sp->eval_every_epochs);
     size_t sl = strlen(f->seg_vms);
     if (sl + 128 < sizeof f->seg_vms)
@@ -1090,6 +1098,38 @@ static void t_search_eval_share(void)
     }
 }
 
+/* Preemptions the driver survived in place: each noted, kept in the result and the report,
+ * and the segment (trained at two K) not taken as a measurement of its configuration. */
+static void t_preempt_survived(void)
+{
+    scv_store *db = open_db("survived.db");
+    fake f = new_fake();
+    f.preempt_at_call = 1; /* the warm-up's segment at K=2 */
+    scv_job_driver d = driver_of(&f);
+    rec r = {0};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+    scv_run_params p = params(db, "job-survived");
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(strstr(r.notes, "preemption: process 1 had a notice at iteration") &&
+              strstr(r.notes, "preemption: process 1 is back"), "%.3000s", r.notes);
+    CHECK(res.n_preemptions == 2 && !res.preemptions[0].restored && res.preemptions[1].restored);
+    char *js = scv_run_report_json(&p, &res);
+    CHECK(js && strstr(js, "\"preemptions\":[{\"iteration\":") && strstr(js, "\"event\":\"restored\""));
+    free(js);
+    /* the warm-up's segment is not a measurement: no stored measurement of its phase */
+    scv_config_stats *cs;
+    size_t n;
+    CHECK(scv_store_run_measurements(db, res.run_id, &cs, &n, NULL) == SCV_OK);
+    int warm_k2 = 0;
+    for (size_t i = 0; i < n; i++) warm_k2 += cs[i].workers == 2 && cs[i].batch == 32;
+    free(cs);
+    CHECK_MSG(res.steps[0].workers == 2 && warm_k2 == 0, "K=2 B=32 stored %d times", warm_k2);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* The epochs run out during the warm-up: the run ends "not reached", without searching or
  * failing. */
 static void t_epochs_spent_early(void)
@@ -1866,6 +1906,7 @@ static const scv_test tests[] = {
     {"throughput_policy", t_throughput_policy},
     {"deadline_switch", t_deadline_switch},
     {"search_budget", t_search_budget},
+    {"preempt_survived", t_preempt_survived},
     {"search_eval_share", t_search_eval_share},
     {"spot_risk_run", t_spot_risk_run},
     {"search_needs_two_k", t_search_needs_two_k},

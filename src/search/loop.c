@@ -525,8 +525,17 @@ static int record_step(loop *l, const char *phase, int K, int B, const scv_segme
         replaced |= e->replaced;
         if ((rc = scv_store_straggler(l->p->store, r->run_id, e, err))) return rc;
     }
+    if (res.n_preemptions > 0) { /* survived in place: the segment trained at more than one K */
+        scv_survive_event *n = realloc(r->preemptions, (r->n_preemptions + (size_t)res.n_preemptions) * sizeof *n);
+        if (!n) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+        r->preemptions = n;
+        memcpy(r->preemptions + r->n_preemptions, res.preemptions, (size_t)res.n_preemptions * sizeof *n);
+        r->n_preemptions += (size_t)res.n_preemptions;
+        replaced = 1;
+    }
     if (res.n_shares > 0 && (rc = record_shares(l, (int)r->n_steps - 1, K, B, &res, err))) return rc;
-    /* a segment whose straggler was replaced mixed two clusters: its times stand for neither;
+    /* a segment whose straggler was replaced, or that shrank or grew at a preemption, mixed
+     * clusters: its times stand for none of them;
      * one on another VM type than the run's is not a measurement of the type the models are
      * fitted on */
     if (res.stats.workers && !replaced && !l->seg_compressed && l->seg_vm == l->vm_index) {
@@ -709,6 +718,12 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
         if (e->replaced) snprintf(by, sizeof by, " by %s, %.2f s idle", e->by_host[0] ? e->by_host : "a spare", e->idle_s);
         note(l, SCV_EV_NOTE, "straggler: worker %d%s%s at iteration %lld, %.2f of the median's throughput: %s%s", e->worker,
              e->host[0] ? " on " : "", e->host, (long long)e->iteration, e->ratio, e->note, by);
+    }
+    for (int i = 0; i < res.n_preemptions; i++) {
+        const scv_survive_event *e = &res.preemptions[i];
+        note(l, SCV_EV_NOTE, "preemption: process %d %s at iteration %lld; training went on in place with K=%d "
+             "(%.3f s idle)", e->process, e->restored ? "is back" : "had a notice", (long long)e->iteration, e->workers,
+             e->idle_s);
     }
     return SCV_OK;
 }
@@ -1936,7 +1951,9 @@ void scv_run_result_free(scv_run_result *r)
     r->first_absolute = NULL;
     free(r->steps);
     free(r->stragglers);
+    free(r->preemptions);
     r->decision = NULL, r->steps = NULL, r->n_steps = 0, r->stragglers = NULL, r->n_stragglers = 0;
+    r->preemptions = NULL, r->n_preemptions = 0;
 }
 
 int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_observer *obs, scv_run_result *out,

@@ -127,6 +127,20 @@ static void stragglers_json(FILE *f, const scv_run_result *r)
     fputc(']', f);
 }
 
+/* The preemptions survived in place (notices shrunk at, restores grown back at). */
+static void preemptions_json(FILE *f, const scv_run_result *r)
+{
+    fputs(",\"preemptions\":[", f);
+    for (size_t i = 0; i < r->n_preemptions; i++) {
+        const scv_survive_event *e = &r->preemptions[i];
+        fprintf(f, "%s{\"iteration\":%lld,\"process\":%d,\"event\":\"%s\",\"workers\":%d", i ? "," : "",
+                (long long)e->iteration, e->process, e->restored ? "restored" : "notice", e->workers);
+        json_num(f, "idle_s", e->idle_s, 1);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
 /* The fitted performance and statistical models. */
 static void models_json(FILE *f, const scv_run_result *r)
 {
@@ -267,6 +281,7 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
         fputs("]}", f);
     }
     stragglers_json(f, r);
+    preemptions_json(f, r);
     if (res) models_json(f, r);
     steps_json(f, p, r);
     points_json(f, p->catalog, "front", res, 1);
@@ -465,6 +480,15 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
             if (e->replaced)
                 fprintf(f, " by %s, %.2f s idle", e->by_host[0] ? e->by_host : "a spare process", e->idle_s);
             fputs(".\n", f);
+        }
+        fputc('\n', f);
+    }
+    if (r->n_preemptions) {
+        fputs("Preemptions survived in place (docs/CLUSTER.md \"Surviving a preemption\"):\n\n", f);
+        for (size_t i = 0; i < r->n_preemptions; i++) {
+            const scv_survive_event *e = &r->preemptions[i];
+            fprintf(f, "- iteration %lld: process %d %s; K=%d after it, %.3f s idle.\n", (long long)e->iteration,
+                    e->process, e->restored ? "back (its VM restored)" : "had a notice", e->workers, e->idle_s);
         }
         fputc('\n', f);
     }
