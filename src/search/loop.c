@@ -1135,11 +1135,11 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
             return scv_err_set(err, SCV_EINVAL, "plan: %s's choice K=%d, B=%d is not among the points of the plan over "
                                "its VM types", cat->vms[want].name, oc->workers, oc->batch);
         }
-        char ot[32], oc_[32], mt[32], mc[32], w[640];
+        char ot[32], oc_[32], mt[32], mc[32], w[1200];
         const scv_plan_point *mine = &res->points[res->chosen];
         scv_fmt_time(other.time_s, ot, sizeof ot), scv_fmt_usd(other.cost, oc_, sizeof oc_);
         scv_fmt_time(mine->time_s, mt, sizeof mt), scv_fmt_usd(mine->cost, mc, sizeof mc);
-        snprintf(w, sizeof w, "the plan chose %s (K=%d, B=%d%s); the run stays on %s (%s): %s",
+        snprintf(w, sizeof w, "the plan chose %.64s (K=%d, B=%d%s); the run stays on %.64s (%.300s): %.256s",
                  cat->vms[other.vm].name, other.workers, other.batch,
                  other.extrap != SCV_EXTRAP_NONE ? ", extrapolated" : "", cat->vms[want].name, stay, o->why);
         w[sizeof res->why - 1] = 0;
