@@ -1541,6 +1541,50 @@ static void t_exec_confirm(void)
 #undef FAKE1
 }
 
+/* Issue 26 item 7: report.json says where the trained model is (the trainer's checkpoint
+ * directory, with its scavenger-state.json), names the configuration the run really ended at
+ * (its last step that trained) and calls a configuration "measured" only where the run
+ * trained at it, "predicted" where the models carried it. */
+static void t_exec_report(void)
+{
+    static char out[1 << 17];
+    char db[512], path[700];
+    snprintf(db, sizeof db, "%s/report.db", tmp);
+    int rc = run(out, sizeof out, "%s run --db %s --exec '/usr/bin/python3 tests/fake_trainer.py' --workers 1,2 "
+                 "--batch 64,128 --target-accuracy 0.8 --max-epochs 3", bin, db);
+    CHECK_MSG(rc == 0 || rc == 1, "%s", out);
+    snprintf(path, sizeof path, "%s.runs/1/report.json", db);
+    CHECK_EQ_INT(run(out, sizeof out, "cat %s", path), 0);
+    cJSON *r = cJSON_Parse(out);
+    CHECK_MSG(r != NULL, "%.300s", out);
+    if (!r) return;
+    const cJSON *steps = cJSON_GetObjectItem(r, "steps"), *st, *pt;
+    int lastK = 0, lastB = 0, n_pred = 0, n_meas = 0;
+    cJSON_ArrayForEach(st, steps) if (cJSON_GetObjectItem(st, "iterations")->valuedouble > 0)
+        lastK = cJSON_GetObjectItem(st, "workers")->valueint, lastB = cJSON_GetObjectItem(st, "batch")->valueint;
+    const cJSON *fin = cJSON_GetObjectItem(r, "final"), *model = cJSON_GetObjectItem(r, "model");
+    CHECK_MSG(lastK && cJSON_GetObjectItem(fin, "workers")->valueint == lastK &&
+                  cJSON_GetObjectItem(fin, "batch")->valueint == lastB, "final is not the last step K=%d B=%d", lastK,
+              lastB);
+    const cJSON *ck = cJSON_GetObjectItem(model, "checkpoint_dir");
+    CHECK_MSG(cJSON_IsString(ck) && strstr(ck->valuestring, ".runs/1/ckpt"), "no model's checkpoint_dir");
+    if (cJSON_IsString(ck)) {
+        snprintf(path, sizeof path, "%s/scavenger-state.json", ck->valuestring);
+        CHECK_MSG(access(path, F_OK) == 0, "%s", path);
+    }
+    cJSON_ArrayForEach(pt, cJSON_GetObjectItem(r, "points")) {
+        int K = cJSON_GetObjectItem(pt, "workers")->valueint, B = cJSON_GetObjectItem(pt, "batch")->valueint, ran = 0;
+        cJSON_ArrayForEach(st, steps) ran |= cJSON_GetObjectItem(st, "iterations")->valuedouble > 0 &&
+                                             cJSON_GetObjectItem(st, "workers")->valueint == K &&
+                                             cJSON_GetObjectItem(st, "batch")->valueint == B;
+        const char *how = cJSON_GetObjectItem(pt, "how")->valuestring;
+        CHECK_MSG(!strcmp(how, ran ? "measured" : "predicted"), "K=%d B=%d ran=%d how=%s", K, B, ran, how);
+        n_pred += !ran, n_meas += ran;
+    }
+    CHECK_MSG(n_pred >= 1 && n_meas >= 1, "%d predicted, %d measured", n_pred, n_meas);
+    cJSON_Delete(r);
+}
+
 /* Issue 26 item 2: every exec segment gets torchrun's environment (RANK, WORLD_SIZE,
  * LOCAL_RANK, LOCAL_WORLD_SIZE from Open MPI's, MASTER_ADDR and MASTER_PORT as SCV_MASTER_*):
  * the fake trainer checks them in every process and exits 2 naming a wrong one, and with
@@ -1807,6 +1851,7 @@ static const scv_test tests[] = {
     {"exec_torchrun", t_exec_torchrun},
     {"exec_probe", t_exec_probe},
     {"exec_confirm", t_exec_confirm},
+    {"exec_report", t_exec_report},
     {"reliability", t_reliability},
     {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},
     {"k2_equals_k1", t_k2_equals_k1},     {"comm_efficiency", t_comm_efficiency},     {"resume_same_k", t_resume_same_k},
