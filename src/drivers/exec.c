@@ -7,8 +7,13 @@
  * an epoch bound); the segment's other stopping rules (the target over a window of
  * evaluations, the warm-up's noise rule, the profiling rule on the iteration time) are
  * evaluated here on the metrics as they are written, and the driver stops the trainer with
- * SIGUSR1 (which mpirun forwards to every process). Its progress is the trainer's
- * scavenger-state.json. Metrics files, tailing and recovery are trainjob.c's.
+ * SIGUSR1 (which mpirun forwards to every process); an accuracy target reached on subset
+ * evaluations waits for the trainer's final evaluation on the whole test set (exec_rules.h).
+ * Every process also gets torchrun's variables (RANK, WORLD_SIZE, LOCAL_RANK,
+ * LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT: a port free for each segment). The start-up
+ * probe is bounded (tj_watchdog's probe_s, probe_iters) and its lines are checked as they
+ * come. Its progress is the trainer's scavenger-state.json. Metrics files, tailing and
+ * recovery are trainjob.c's.
  * Files: RUN_DIR/job.jsonl (the probe), RUN_DIR/seg-NNN-PHASE-kK-bB[-retryN].jsonl,
  * RUN_DIR/ckpt/ (the trainer's).
  */
