@@ -1583,6 +1583,8 @@ static void t_exec_report(void)
     }
     CHECK_MSG(n_pred >= 1 && n_meas >= 1, "%d predicted, %d measured", n_pred, n_meas);
     cJSON_Delete(r);
+    snprintf(path, sizeof path, "%s.runs/1/report.md", db);
+    CHECK(file_has(path, "Trained model: the checkpoint in `") && file_has(path, ".runs/1/ckpt` (K = "));
 }
 
 /* Issue 26 item 2: every exec segment gets torchrun's environment (RANK, WORLD_SIZE,

@@ -380,11 +380,19 @@ static void md_choice(FILE *f, const scv_run_params *p, const scv_run_result *r,
                        "%s into the run): %s to the target from the start.\n\n", r->absolute_at_epochs, fa, ft);
         }
         fprintf(f, "Target (the latest plan): %s.\n\n", r->target_note);
-        if (r->workers != ch->workers || r->batch != ch->batch)
-            fprintf(f, "Finished at K = %d, B = %d after re-planning.\n\n", r->workers, r->batch);
     } else {
         fprintf(f, "%s.\n\n", r->why[0] ? r->why : "no plan was made");
     }
+    /* where the run really ended (its last step that trained) and the model trained there */
+    const scv_run_step *end = last_trained(r);
+    const scv_plan_point *ch = res ? &(r->decision ? r->decision : res)->points[(r->decision ? r->decision : res)->chosen]
+                                   : NULL;
+    if (end && ch && (end->workers != ch->workers || end->batch != ch->batch))
+        fprintf(f, "Finished at K = %d, B = %d (its last step that trained, %s), not at the choice.\n\n", end->workers,
+                end->batch, end->phase);
+    if (end && r->run_dir[0])
+        fprintf(f, "Trained model: the checkpoint in `%s/ckpt` (K = %d, B = %d).\n\n", r->run_dir, end->workers,
+                end->batch);
 }
 
 /* report.md's steps table, the fitted models and the latest plan's front. */
