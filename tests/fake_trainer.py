@@ -13,7 +13,8 @@ loss is NaN, as json.dumps writes it: the trainer diverged), percent (test accur
 percent), crash (exit 1 at the 5th iteration of a segment), stall (pauses itself with SIGSTOP
 at the 5th iteration of its first segment, once: the watchdog's case), noprobe (ignores
 SCV_UNTIL_ITERATIONS: trains 200 iterations in the start-up probe), nojobfield (a job line
-without n_train), nofinal (ignores SCV_FINAL_EVAL).
+without n_train), nofinal (ignores SCV_FINAL_EVAL), noacc (periodic evaluations without
+test_accuracy).
 
 Every process checks torchrun's variables against Open MPI's and the contract's (RANK,
 WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT) and exits 2 naming the one
@@ -139,10 +140,13 @@ while not stop:
             os.kill(os.getpid(), signal.SIGSTOP)
     if next_eval is not None and ep >= next_eval - 1e-12:
         acc = 0.95 - 0.5 * math.exp(-0.5 * ep) + (bonus if subset else 0)
-        out.write(json.dumps({"type": "eval", "iter": it, "epoch_progress": ep,
-                              "test_accuracy": min(acc, 1.0) * (100 if mode == "percent" else 1), "test_loss": loss,
-                              "train_loss": period_loss / period_n, "train_loss_samples": period_n,
-                              "role": "periodic", "set": "subset" if subset else "full"}) + "\n")
+        ev = {"type": "eval", "iter": it, "epoch_progress": ep,
+              "test_accuracy": min(acc, 1.0) * (100 if mode == "percent" else 1), "test_loss": loss,
+              "train_loss": period_loss / period_n, "train_loss_samples": period_n,
+              "role": "periodic", "set": "subset" if subset else "full"}
+        if mode == "noacc":
+            del ev["test_accuracy"]
+        out.write(json.dumps(ev) + "\n")
         period_loss = period_n = 0.0
         next_eval += eval_every
 if final_eval and env.get("SCV_PROBE") != "1":

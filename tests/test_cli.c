@@ -1518,9 +1518,10 @@ static void t_stall_watchdog(void)
 /* Issue 26 item 5: with --exec the target is the built-in trainer's rule. The trainer is
  * given --eval-subset (SCV_EVAL_SUBSET) and says which set each evaluation is on; a window
  * reached on subset evaluations is "reached" only when the whole test set confirms it (the
- * trainer's final evaluation, SCV_FINAL_EVAL=1). A subset that flatters the model by 0.1
- * reaches 0.9 where the whole set does not: not reached (exit 1), the report says so; a
- * trainer that writes no evaluation on the whole set is refused, naming SCV_FINAL_EVAL. */
+ * trainer's final evaluation, SCV_FINAL_EVAL=1). A subset that flatters the model by 0.2
+ * reaches 0.7 where the whole set does not: not reached (exit 1), the report says so; a
+ * trainer that writes no evaluation on the whole set is refused, naming SCV_FINAL_EVAL; one
+ * whose periodic evaluations lack test_accuracy is named at once. */
 static void t_exec_confirm(void)
 {
     char out[32768], db[512], path[700];
@@ -1538,6 +1539,12 @@ static void t_exec_confirm(void)
     CHECK_EQ_INT(run(out, sizeof out, "FAKE_SUBSET_BONUS=0.2 FAKE_MODE=nofinal %s run --db %s " FAKE1, bin, db), 1);
     CHECK_MSG(strstr(out, "reached on subset evaluations") && strstr(out, "SCV_FINAL_EVAL=1") &&
                   strstr(out, "--eval-subset 0"), "%s", out);
+    /* a periodic evaluation without the accuracy an accuracy target needs: named at once,
+     * not a run that silently never reaches its target */
+    snprintf(db, sizeof db, "%s/confirm-noacc.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "FAKE_MODE=noacc %s run --db %s " FAKE1, bin, db), 1);
+    CHECK_MSG(strstr(out, "evaluation line lacks field 'test_accuracy': an accuracy target") &&
+                  strstr(out, "seg-000-warmup-k2-b64.jsonl:"), "%s", out);
 #undef FAKE1
 }
 

@@ -131,7 +131,8 @@ static void on_iter(void *ctx, const scv_iter_sample *x)
 
 /* An evaluation line as read: its set (for on_eval, which follows for a periodic one); a
  * non-periodic one on the whole set decides a window that waits for it; a periodic one
- * without the target's metric breaks the contract (it could never reach the target). */
+ * without the accuracy an accuracy target needs breaks the contract (it could never reach
+ * the target). */
 static void on_eval_line(void *ctx, const scv_ml_eval *x, int lineno)
 {
     exec_drv *e = ctx;
@@ -139,13 +140,12 @@ static void on_eval_line(void *ctx, const scv_ml_eval *x, int lineno)
     int periodic = !x->role[0] || !strcmp(x->role, "periodic");
     e->subset_now = !strcmp(x->set, "subset");
     if (!periodic && !e->subset_now) scv_exec_rules_full(&e->r, x->test_accuracy);
-    const int by_loss = e->r.r.spec.target_loss > 0, by_acc = e->r.r.spec.target_accuracy > 0;
-    const char *need = by_loss && isnan(x->train_loss) ? "train_loss" : by_acc && isnan(x->test_accuracy)
-                                                                          ? "test_accuracy" : NULL;
-    if (periodic && need && !t->line_err.code)
-        scv_err_set(&t->line_err, SCV_EPARSE, "%s:%d: evaluation line lacks field '%s': a %s target (--target-%s) "
-                    "needs it on every periodic evaluation", t->tail_path, lineno, need, by_loss ? "loss" : "accuracy",
-                    by_loss ? "loss" : "accuracy");
+    /* (a loss target's train_loss may be null: a period without samples) */
+    if (periodic && e->r.r.spec.target_accuracy > 0 && !(e->r.r.spec.target_loss > 0) && isnan(x->test_accuracy) &&
+        !t->line_err.code)
+        scv_err_set(&t->line_err, SCV_EPARSE, "%s:%d: evaluation line lacks field 'test_accuracy': an accuracy target "
+                    "(--target-accuracy) needs it on every periodic evaluation (a fraction in 0..1)", t->tail_path,
+                    lineno);
 }
 
 static void on_eval(void *ctx, const scv_eval_sample *x)
