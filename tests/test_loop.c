@@ -1130,6 +1130,25 @@ static void t_preempt_survived(void)
     scv_store_close(db);
 }
 
+/* A rest the models cannot bound (a given target of 1e300 epochs): the training segments
+ * stop at the epoch bound, not at an overflowed iteration count (which ended the run at
+ * once with 0 iterations). */
+static void t_unbounded_rest(void)
+{
+    scv_store *db = open_db("unbounded.db");
+    fake f = new_fake();
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-unbounded");
+    p.target_epochs = 1e300, p.max_epochs = 2;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(!res.reached && res.epochs >= 2 - 1e-6, "epochs %g", res.epochs);
+    for (size_t i = 0; i < res.n_steps; i++) CHECK(res.steps[i].iterations >= 0);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* The epochs run out during the warm-up: the run ends "not reached", without searching or
  * failing. */
 static void t_epochs_spent_early(void)
@@ -1912,6 +1931,7 @@ static const scv_test tests[] = {
     {"throughput_policy", t_throughput_policy},
     {"deadline_switch", t_deadline_switch},
     {"search_budget", t_search_budget},
+    {"unbounded_rest", t_unbounded_rest},
     {"preempt_survived", t_preempt_survived},
     {"search_eval_share", t_search_eval_share},
     {"spot_risk_run", t_spot_risk_run},

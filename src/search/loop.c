@@ -1712,6 +1712,10 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     /* no evaluation of the whole test set when a segment ends (2.4 s of LeNet on a
      * 0.25-core VM, a few % of the run over its segments): the trainer makes one where the
      * run ends (the target, the epoch bound) */
+    /* never past the epoch bound (nor unbounded: a rest the models cannot bound is infinite) */
+    double bound = l->job.n_train > 0 ? ceil((l->p->max_epochs * l->job.n_train - l->samples) / l->B) : NAN;
+    if (bound >= 1 && !(chunk <= bound)) chunk = bound;
+    if (!(chunk <= 1e15)) chunk = pol->segment_min_iters;
     scv_segment_spec spec = {.until_iterations = l->iteration + (int64_t)ceil(chunk)};
     scv_run_step *t;
     int rc = segment(l, "train", l->K, l->B, spec, &t, err);
