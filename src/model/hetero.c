@@ -82,6 +82,12 @@ double scv_hetero_speed_of_ratio(double ratio, int K)
     return ratio;
 }
 
+double scv_hetero_ratio_of_speed(double r, int K)
+{
+    if (!(r > 0)) return 0;
+    return K == 2 ? 2 * r / (1 + r) : r;
+}
+
 /* The compute part T of an iteration with the slow worker (above). */
 static double slow_compute(const scv_perf_model *m, int K, double B, double r, int balanced, double floor_share)
 {

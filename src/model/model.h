@@ -498,5 +498,6 @@ int scv_hetero_thresholds(const scv_hetero_case *c, const scv_hetero_policy *pol
                           double *replace_below, scv_err *err);
 /* A straggler rule's ratio (throughput over the median worker's) as the speed r above. */
 double scv_hetero_speed_of_ratio(double ratio, int K);
+double scv_hetero_ratio_of_speed(double r, int K); /* and back */
 
 #endif /* SCV_NET_INTERNAL_H */
