@@ -1021,9 +1021,11 @@ static int elastic_open(run_ctx *c, ejob *j, scv_err *err)
     return rc;
 }
 
-/* Root: cmd's "workers" set to K (and a split of B over the old K dropped: the even split).
- * 0 when it does not fit or is not a segment command (left as it was). */
-static int cmd_set_workers(char *cmd, size_t cap, int K)
+/* Root: cmd's "workers" set to K (and a split of B over the old K dropped: the even split);
+ * with no_drop, its straggler rule's "drop_below" set to 0 (the speed was the model's for the
+ * old K: the loop's next segment brings one for the K it asks). 0 when it does not fit or
+ * is not a segment command (left as it was). */
+static int cmd_set_workers(char *cmd, size_t cap, int K, int no_drop)
 {
     cJSON *o = cJSON_Parse(cmd);
     int ok = cJSON_IsObject(o) && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "workers"));
@@ -1031,6 +1033,11 @@ static int cmd_set_workers(char *cmd, size_t cap, int K)
         cJSON_DeleteItemFromObjectCaseSensitive(o, "split");
         cJSON_DeleteItemFromObjectCaseSensitive(o, "workers");
         ok = cJSON_AddNumberToObject(o, "workers", K) != NULL;
+    }
+    cJSON *sr = cJSON_GetObjectItemCaseSensitive(o, "straggler");
+    if (ok && no_drop && cJSON_IsObject(sr)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(sr, "drop_below");
+        ok = cJSON_AddNumberToObject(sr, "drop_below", 0) != NULL;
     }
     char *out = ok ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
@@ -1057,7 +1064,7 @@ static int drop_cap(ejob *j, char *cmd, size_t cap)
     if (K <= most || most < 1) return 1;
     fprintf(stderr, "scavenger train: %d worker(s) asked for, %d process(es) dropped as too slow: %d\n", K, n_dropped,
             most);
-    return cmd_set_workers(cmd, cap, most);
+    return cmd_set_workers(cmd, cap, most, 0);
 }
 
 /* The next command, read by the root (unless it holds one already) and broadcast to every
@@ -1130,11 +1137,12 @@ static void elastic_drop(run_ctx *c, ejob *j, const scv_train_result *res, scv_e
         scv_straggler_event *e = &c->events[c->strag_event];
         e->dropped = 1;
         size_t n = strlen(e->note);
-        snprintf(e->note + n, sizeof e->note - n, "; dropped: %d worker(s) at B = %d", K, j->last.batch);
+        snprintf(e->note + n, sizeof e->note - n, "; dropped: %d worker(s) at B = %d (no more drops in this segment)",
+                 K, j->last.batch);
         j->dropped[proc] = 1;
         j->pending = c->strag_event;
         j->t0 = scv_now();
-        if (!cmd_set_workers(j->cmd, CMD_BYTES, K) ||
+        if (!cmd_set_workers(j->cmd, CMD_BYTES, K, 1) ||
             !rewrite_cmd(j->cmd, CMD_BYTES, j->pr, proc, c, scv_comm_all_size(c->comm))) {
             scv_err_set(err, SCV_ENOMEM, "elastic: the continued command does not fit");
             elastic_abort(c, err, "elastic: the continued command does not fit");
