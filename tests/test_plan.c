@@ -979,6 +979,8 @@ static void t_hetero_thresholds(void)
             }
     CHECK_NEAR(scv_hetero_speed_of_ratio(0.5, 3), 0.5, 0, 0);
     CHECK_NEAR(scv_hetero_speed_of_ratio(2 * 0.25 / 1.25, 2), 0.25, 1e-12, 0);
+    for (double x = 0.05; x <= 1; x += 0.05) /* and back */
+        CHECK_NEAR(scv_hetero_speed_of_ratio(scv_hetero_ratio_of_speed(x, 2), 2), x, 1e-12, 0);
 }
 
 /* The slow VM's drag against docs/BENCHMARKS.md's heterogeneous cluster: K = 3, B = 192,
