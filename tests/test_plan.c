@@ -977,6 +977,12 @@ static void t_hetero_thresholds(void)
                               r, scv_hetero_choice_name(by), scv_hetero_choice_name(p.choice));
                 }
             }
+    /* nothing left to do: no change is worth its idle, whatever the speed */
+    scv_hetero_case done = {.perf = &m, .K = 4, .B = 256, .iters_left = 0, .spare = 1, .drop_idle_s = 0,
+                            .replace_idle_s = 0};
+    double drop = -1, rep = -1;
+    CHECK(scv_hetero_thresholds(&done, &pol, &drop, &rep, &err) == SCV_OK);
+    CHECK_MSG(drop == 0 && rep == 0, "drop under %g, replace under %g with no work left", drop, rep);
     CHECK_NEAR(scv_hetero_speed_of_ratio(0.5, 3), 0.5, 0, 0);
     CHECK_NEAR(scv_hetero_speed_of_ratio(2 * 0.25 / 1.25, 2), 0.25, 1e-12, 0);
     for (double x = 0.05; x <= 1; x += 0.05) /* and back */

@@ -135,17 +135,18 @@ int scv_hetero_predict(const scv_hetero_case *c, const scv_hetero_policy *pol, s
     return SCV_OK;
 }
 
-/* The r in (0, 1] at which absorbing takes `other` seconds (absorbing falls as r rises):
- * 1 when absorbing at full speed is not faster, 0 when it is faster down to the smallest r. */
+/* The r in (0, 1] at which absorbing takes `other` seconds (absorbing falls as r rises;
+ * a tie keeps the worker, as scv_hetero_predict does): 1 when absorbing at full speed is
+ * slower, 0 when it is no slower down to the smallest r (nothing left to do, say). */
 static double crossing(const scv_hetero_case *c, const scv_hetero_policy *pol, double other)
 {
     const double n = c->iters_left;
-    if (!(n * scv_hetero_t_absorb(c->perf, c->K, c->B, 1, c->balanced, pol) < other)) return 1;
+    if (!(n * scv_hetero_t_absorb(c->perf, c->K, c->B, 1, c->balanced, pol) <= other)) return 1;
     double lo = 1e-6, hi = 1;
-    if (n * scv_hetero_t_absorb(c->perf, c->K, c->B, lo, c->balanced, pol) < other) return 0;
+    if (n * scv_hetero_t_absorb(c->perf, c->K, c->B, lo, c->balanced, pol) <= other) return 0;
     for (int i = 0; i < 60; i++) {
         double mid = 0.5 * (lo + hi);
-        if (n * scv_hetero_t_absorb(c->perf, c->K, c->B, mid, c->balanced, pol) < other) hi = mid;
+        if (n * scv_hetero_t_absorb(c->perf, c->K, c->B, mid, c->balanced, pol) <= other) hi = mid;
         else lo = mid;
     }
     return hi;
