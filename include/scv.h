@@ -136,6 +136,14 @@ typedef struct scv_straggler_rule {
     double alpha;               /* 0.1 */
     double window_s;            /* 5 */
     int min_iterations;         /* 10 */
+    /* What the elastic job does with a straggler it finds at speed r (its throughput over a
+     * normal worker's; model/hetero.c): by_model 0 (the default): replaced by a spare VM's
+     * process whenever one exists, else kept; 1: replaced when a spare exists and
+     * r < replace_below, else dropped (parked: the job goes on at K - 1 with the same B) when
+     * r < drop_below, else kept (absorbed by dynamic batching when it is on). `scavenger run`
+     * sets them per training segment from its performance model and the work left. */
+    int by_model;
+    double drop_below, replace_below; /* speeds in [0, 1] */
 } scv_straggler_rule;
 SCV_API scv_straggler_rule scv_straggler_rule_default(void);
 
@@ -757,9 +765,10 @@ typedef struct scv_straggler_event {
     char host[64];              /* where it ran ("": this machine) */
     double ratio;               /* its smoothed throughput over the median's */
     int replaced;               /* 1: a fresh worker took its place, on by_host */
+    int dropped;                /* 1: left out, the job went on at K - 1 with the same B */
     char by_host[64];
     double idle_s;              /* training stood still this long for the replacement */
-    char note[160];             /* what was done, and why not more */
+    char note[256];             /* what was done, and why not more (and the model's times) */
 } scv_straggler_event;
 #define SCV_MAX_STRAGGLER_EVENTS 8
 

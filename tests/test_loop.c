@@ -70,6 +70,10 @@ typedef struct fake {
     double eval_s;            /* each evaluation's own seconds (0: not measured) */
     int preempt_at_call;      /* this train call (1-based) survives a notice and a restore */
     double eval_every_max[2]; /* the longest evaluation period asked: [warm-up and search, train] */
+    /* the training segments' straggler rule, as the last one carried it; strag_ratio > 0: the
+     * first training segment reports a slow worker at that ratio, decided by the model */
+    int strag_train, strag_by_model;
+    double strag_drop, strag_rep, strag_ratio;
 } fake;
 
 static double fake_acc(const fake *f)
@@ -230,6 +234,16 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
                              .train_loss = NAN}; /* no training period: not a point of a loss curve */
         fake_record(f, acc, NAN);
         if (sink && sink->on_eval) sink->on_eval(sink->ctx, &e);
+    }
+    if (tr && sp->straggler) {
+        f->strag_train++, f->strag_by_model = sp->straggler->by_model;
+        f->strag_drop = sp->straggler->drop_below, f->strag_rep = sp->straggler->replace_below;
+        if (f->strag_ratio > 0 && f->strag_train == 1 && n > 0) {
+            scv_straggler_event *e = &out->stragglers[out->n_stragglers++];
+            *e = (scv_straggler_event){.iteration = f->iteration - n / 2, .worker = 1, .ratio = f->strag_ratio,
+                                       .idle_s = NAN};
+            snprintf(e->note, sizeof e->note, "speed %.2f, the model's choice: absorb", f->strag_ratio);
+        }
     }
     out->iterations = n;
     out->total_iterations = f->iteration;
@@ -1860,6 +1874,38 @@ static void t_eta_stored(void)
     scv_store_close(db);
 }
 
+/* A slow worker while training (issue 25 item 5): every training segment at K >= 2 carries
+ * the speeds under which the model (model/hetero.c) predicts dropping or replacing a slow
+ * worker beats keeping it, computed from the fitted performance model and the work left;
+ * warm-up and search segments look for none; a straggler the job decided on by the model
+ * gets the predicted times to finish in its note. */
+static void t_hetero_rule(void)
+{
+    scv_store *db = open_db("hetero.db");
+    fake f = new_fake();
+    f.strag_ratio = 0.3;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-hetero");
+    p.objective = SCV_OBJ_TIME; /* K = 4: the fastest */
+    rec r;
+    memset(&r, 0, sizeof r);
+    scv_run_observer obs = {&r, on_event};
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(res.reached && res.decision && res.decision->points[res.decision->chosen].workers >= 2, "%s", r.seq);
+    CHECK_MSG(f.strag_train > 0 && f.strag_by_model == 1, "%d training segments, by_model %d", f.strag_train,
+              f.strag_by_model);
+    CHECK_MSG(f.strag_drop > 0 && f.strag_drop <= 1 && f.strag_rep >= 0 && f.strag_rep <= 1, "drop %g, replace %g",
+              f.strag_drop, f.strag_rep);
+    /* the fake's times: t(K, B) = c0 + c1 B / K + alpha (K - 1), the fit's own; keeping a worker at
+     * 0.3 of the others' speed costs more than K - 1 workers (its step and drag on the exchange) */
+    CHECK_MSG(f.strag_drop > 0.3, "drop under %g", f.strag_drop);
+    CHECK_MSG(strstr(r.notes, "predicted to finish: absorb") != NULL, "%.3000s", r.notes);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* The batch carry-over learnt from a corpus of the job's curves at three batches (tau of
  * the GNS law with noise scale 400, the fake's own 100): the run carries by the learnt one,
  * says so, and widens the band of a batch it did not predict at; another base learning
@@ -1949,6 +1995,7 @@ static const scv_test tests[] = {
     {"vm_types", t_vm_types},
     {"vm_train_on_chosen", t_vm_train_on_chosen},
     {"eta_stored", t_eta_stored},
+    {"hetero_rule", t_hetero_rule},
 };
 
 int main(int argc, char **argv)

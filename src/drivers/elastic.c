@@ -347,6 +347,7 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         e->ratio = cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(ev, "ratio")) ? x->valuedouble : NAN;
         e->idle_s = cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(ev, "idle_s")) ? x->valuedouble : NAN;
         e->replaced = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "replaced"));
+        e->dropped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "dropped"));
         if (cJSON_IsString(x = cJSON_GetObjectItemCaseSensitive(ev, "host"))) snprintf(e->host, sizeof e->host, "%s", x->valuestring);
         if (cJSON_IsString(x = cJSON_GetObjectItemCaseSensitive(ev, "by_host")))
             snprintf(e->by_host, sizeof e->by_host, "%s", x->valuestring);

@@ -105,6 +105,9 @@ static const struct {
     {"alpha", offsetof(scv_straggler_rule, alpha), T_DBL, 0, 1},
     {"window_s", offsetof(scv_straggler_rule, window_s), T_DBL, 0, 1e9},
     {"min_iterations", offsetof(scv_straggler_rule, min_iterations), T_INT, 0, 1e9},
+    {"by_model", offsetof(scv_straggler_rule, by_model), T_INT, 0, 1},
+    {"drop_below", offsetof(scv_straggler_rule, drop_below), T_DBL, 0, 1},
+    {"replace_below", offsetof(scv_straggler_rule, replace_below), T_DBL, 0, 1},
 };
 
 static const char *const coll_names[] = {[SCV_COLL_AUTO] = "auto", [SCV_COLL_ALLGATHER] = "allgather",
