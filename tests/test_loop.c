@@ -1902,6 +1902,9 @@ static void t_hetero_rule(void)
      * 0.3 of the others' speed costs more than K - 1 workers (its step and drag on the exchange) */
     CHECK_MSG(f.strag_drop > 0.3, "drop under %g", f.strag_drop);
     CHECK_MSG(strstr(r.notes, "predicted to finish: absorb") != NULL, "%.3000s", r.notes);
+    char *js = scv_run_report_json(&p, &res); /* each straggler with what was done: kept here */
+    CHECK(js && strstr(js, "\"replaced\":false,\"dropped\":false"));
+    free(js);
     scv_run_result_free(&res);
     scv_store_close(db);
 }

@@ -117,7 +117,8 @@ static void stragglers_json(FILE *f, const scv_run_result *r)
         fprintf(f, "%s{\"iteration\":%lld,\"worker\":%d,\"host\":", i ? "," : "", (long long)e->iteration, e->worker);
         scv_json_str(f, e->host);
         json_num(f, "ratio", e->ratio, 1);
-        fprintf(f, ",\"replaced\":%s,\"by_host\":", e->replaced ? "true" : "false");
+        fprintf(f, ",\"replaced\":%s,\"dropped\":%s,\"by_host\":", e->replaced ? "true" : "false",
+                e->dropped ? "true" : "false");
         scv_json_str(f, e->by_host);
         json_num(f, "idle_s", e->idle_s, 1);
         fputs(",\"note\":", f);
@@ -525,6 +526,8 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
                     e->host[0] ? " on " : "", e->host, e->ratio, e->note);
             if (e->replaced)
                 fprintf(f, " by %s, %.2f s idle", e->by_host[0] ? e->by_host : "a spare process", e->idle_s);
+            else if (e->dropped)
+                fprintf(f, "; dropped, training went on at K-1, %.2f s idle", e->idle_s);
             fputs(".\n", f);
         }
         fputc('\n', f);
