@@ -337,6 +337,110 @@ probe() {
 }
 check "SCV_PROBE=1: the job line and one iteration, no checkpoint" probe
 
+continues_at() { # continues_at DIR I0 S B: the last invocation's first iter line is I0 with samples_seen S, batch <= B
+    $PY - "$@" <<'EOF'
+import json, os, sys
+d, i0, s, B = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+lines = [json.loads(l) for l in open(os.path.join(d, "metrics.jsonl"))]
+last_job = [k for k, l in enumerate(lines) if l["type"] == "job"][-1]
+new = [l for l in lines[last_job:] if l["type"] == "iter"]
+assert new[0]["iter"] == i0 and new[0]["samples_seen"] == s, new[0]
+assert all(l["batch"] <= B for l in new) and lines[last_job]["batch"] == B, lines[last_job]
+EOF
+}
+wrapped_state() { # wrapped_state DIR: no rank died; scavenger-state.json is the last iter line's totals (n = 200)
+    if grep -q "exited on signal\|non-zero\|Traceback" "$1/out"; then cat "$1/out"; return 1; fi
+    $PY - "$1" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+st = json.load(open(os.path.join(d, "scavenger-state.json")))
+last = [json.loads(l) for l in open(os.path.join(d, "metrics.jsonl")) if '"type":"iter"' in l][-1]
+assert st["iteration"] == last["iter"] >= 30 and st["samples_seen"] == last["samples_seen"], (st, last)
+assert st["samples_seen"] == 200 * st["epoch"] + st["position"], st
+EOF
+}
+# --- (i) scavenger.torch: the wrappers that keep the user's loop (tests/torch_wrappers.py: its own
+# loop, a DataLoader with a persistent worker process, StepLR, gradient clipping, a peek at the
+# batch, linear LR scaling on B), on a synthetic problem of 200 samples (7 iterations an epoch at
+# B=32): the weights equal plain single-process training on the same samples at K=1 and K=2, and
+# after a resume at another K and B
+TW=tests/torch_wrappers.py
+wrap() { # wrap K DIR: one invocation as Scavenger starts it, the other SCV_* variables from the caller
+    k=$1 d=$2
+    mkdir -p "$d"
+    SCV_WORKERS=$k SCV_MASTER_ADDR=127.0.0.1 SCV_MASTER_PORT=$(free_port) SCV_METRICS=$d/metrics.jsonl \
+        SCV_CHECKPOINT_DIR=$d SCV_SEED=5 SCV_RESUME=${SCV_RESUME:-0} SCV_EVAL_EVERY_EPOCHS=${SCV_EVAL_EVERY_EPOCHS:-0.5} \
+        SCV_UNTIL_ITERATIONS=${SCV_UNTIL_ITERATIONS:-0} SCV_BATCH=${SCV_BATCH:-32} \
+        timeout 60 nice -n 19 /bin/sh -c 'echo $$ >"$0"; exec "$@"' "$d/mpirun.pid" \
+        $(if [ "$HAVE_MPI" = 1 ]; then echo mpirun --oversubscribe -np "$k"; fi) $PY $TW train >>"$d/out" 2>&1
+}
+wrapped_fields() { # wrapped_fields FILE K: every line has what the strict reader (src/io/metrics_line.c) requires
+    $PY - "$@" <<'EOF'
+import json, math, sys
+path, K = sys.argv[1], int(sys.argv[2])
+lines = [json.loads(l) for l in open(path)]
+num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+assert lines[0]["type"] == "job", lines[0]
+seen = None
+for i, l in enumerate(lines, 1):
+    t = l["type"]
+    if t == "job":
+        for f in ("params", "n_train", "act_bytes", "input_floats", "workers", "batch", "threads"):
+            assert num(l.get(f)), "line %d: job %s = %r" % (i, f, l.get(f))
+        assert l["params"] == 195 and l["n_train"] == 200 and l["input_floats"] == 8 and l["act_bytes"] == 140, l
+        assert l["workers"] == K, l
+    elif t == "iter":
+        for f in ("iter", "workers", "batch", "t_compute", "t_comm", "t_iter", "samples_seen", "ts", "epoch_progress",
+                  "loss", "grad_sqnorm_local_mean", "grad_sqnorm_global"):
+            assert num(l.get(f)), "line %d: iter %s = %r" % (i, f, l.get(f))
+        assert l["workers"] == K and abs(l["epoch_progress"] - l["samples_seen"] / 200) < 1e-9, l
+        assert 0 <= l["t_compute"] <= l["t_iter"] and l["t_comm"] >= 0, l
+        if K == 1:
+            assert abs(l["grad_sqnorm_local_mean"] - l["grad_sqnorm_global"]) <= 1e-6 * l["grad_sqnorm_global"], l
+        else:  # equal shares: mean |g_k|^2 >= |mean g_k|^2
+            assert l["grad_sqnorm_local_mean"] >= l["grad_sqnorm_global"] * (1 - 1e-5), l
+        assert seen is None or l["samples_seen"] == seen + l["batch"], (seen, l)
+        seen = l["samples_seen"]
+    elif t == "eval":
+        assert num(l.get("iter")) and num(l.get("epoch_progress")) and l["role"] == "periodic", l
+        assert num(l.get("train_loss")) or num(l.get("test_accuracy")), l
+EOF
+}
+W=$T/wrap
+if [ "$HAVE_MPI" = 1 ]; then
+    SCV_UNTIL_ITERATIONS=12 wrap 1 "$W/k1" || { nok "wrappers: K=1 run exits 0"; sed 's/^/#   /' "$W/k1/out"; }
+    SCV_UNTIL_ITERATIONS=12 wrap 2 "$W/k2" || { nok "wrappers: K=2 run exits 0"; sed 's/^/#   /' "$W/k2/out"; }
+    check "wrappers: K=1, the user's loop, 12 iterations: plain training's weights (1e-5 relative)" $PY $TW check "$W/k1" 32x12
+    check "wrappers: K=2, the user's loop, 12 iterations: plain training's weights (1e-5 relative)" $PY $TW check "$W/k2" 32x12
+    check "wrappers: K=1 metrics lines carry every field the reader requires" wrapped_fields "$W/k1/metrics.jsonl" 1
+    check "wrappers: K=2 metrics lines carry every field the reader requires" wrapped_fields "$W/k2/metrics.jsonl" 2
+    # a resume at another K and B at the same data position (StepLR's state, momentum, LR scaled on B)
+    SCV_UNTIL_ITERATIONS=5 wrap 1 "$W/r" || { nok "wrappers: K=1 B=32 to 5 exits 0"; sed 's/^/#   /' "$W/r/out"; }
+    SCV_RESUME=1 SCV_BATCH=48 SCV_UNTIL_ITERATIONS=10 wrap 2 "$W/r" || { nok "wrappers: resume at K=2 B=48 exits 0"; sed 's/^/#   /' "$W/r/out"; }
+    check "wrappers: K=1 B=32 to 5, resumed at K=2 B=48 to 10: plain training's weights on the same samples" $PY $TW check "$W/r" 32x5 48x5
+    check "wrappers: the resumed run continues at iteration 6, samples_seen 160 + 40 (the epoch's end)" continues_at "$W/r" 6 200 48
+    # Scavenger's stop: SIGUSR1 to mpirun mid-run; every worker stops at the same iteration
+    SCV_BATCH=16 wrap 2 "$W/sig" &
+    TP=$!
+    n=0; while [ $n -lt 300 ] && ! grep -q '"iter":30,' "$W/sig/metrics.jsonl" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+    kill -USR1 "$(cat "$W/sig/mpirun.pid")" 2>/dev/null
+    wait $TP; rc=$?
+    if [ $rc -eq 0 ] || [ $rc -eq 138 ]; then ok "wrappers: SIGUSR1 to mpirun stops the user's loop (mpirun exit $rc)"
+    else nok "wrappers: SIGUSR1 to mpirun stops the user's loop (got $rc)"; sed 's/^/#   /' "$W/sig/out"; fi
+    check "wrappers: after SIGUSR1 every worker exited 0, state at the last iter line" wrapped_state "$W/sig"
+else
+    nok "wrappers at K=1 and K=2: no mpirun (scripts/install-deps.sh installs Open MPI)"
+fi
+probe_wrapped() {
+    mkdir -p "$T/wprobe"
+    SCV_PROBE=1 SCV_BATCH=32 SCV_METRICS=$T/wprobe/m.jsonl SCV_CHECKPOINT_DIR=$T/wprobe timeout 60 $PY $TW train || return 1
+    [ "$(grep -c '"type":"job"' "$T/wprobe/m.jsonl")" = 1 ] && [ "$(grep -c '"type":"iter"' "$T/wprobe/m.jsonl")" = 1 ] &&
+        [ ! -e "$T/wprobe/checkpoint.pt" ]
+}
+check "wrappers: SCV_PROBE=1: the job line and one iteration, no checkpoint" probe_wrapped
+check "wrappers: on CUDA with NCCL when there is a GPU, else the CPU with gloo: plain training's weights, statistics on the gradients' device" \
+    timeout 60 $PY $TW device
+
 # --- (g) the issue's end-to-end case: `scavenger run --exec` drives this example (8000 training
 # samples) over a 2 x 2 space through the whole loop: warm-up, every configuration profiled
 # (K=1 B=128 may be ruled out, said so, once the target's forecast puts it over 2x the best

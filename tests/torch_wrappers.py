@@ -143,7 +143,7 @@ def device():
     model = net().to(got)
     opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=GAMMA)
-    model = scv.DDP(model, opt, sched, device_ids=[got.index] if dev == "cuda" else None)
+    model = scv.DDP(model, opt, sched, lr_scaling="linear", device_ids=[got.index] if dev == "cuda" else None)
     seen_dev = []
     for epoch in scv.epochs(0, 2):
         for xb, yb in loader:
