@@ -374,10 +374,11 @@ wrap() { # wrap K DIR: one invocation as Scavenger starts it, the other SCV_* va
         timeout 60 nice -n 19 /bin/sh -c 'echo $$ >"$0"; exec "$@"' "$d/mpirun.pid" \
         $(if [ "$HAVE_MPI" = 1 ]; then echo mpirun --oversubscribe -np "$k"; fi) $PY $TW train >>"$d/out" 2>&1
 }
-wrapped_fields() { # wrapped_fields FILE K: every line has what the strict reader (src/io/metrics_line.c) requires
-    $PY - "$@" <<'EOF'
+wrapped_fields() { # wrapped_fields FILE K [N_TRAIN PARAMS]: every line has what the strict reader
+    $PY - "$@" <<'EOF'    # (src/io/metrics_line.c) requires; the job line's sizes (default: the synthetic problem's)
 import json, math, sys
 path, K = sys.argv[1], int(sys.argv[2])
+n_train, params = (int(sys.argv[3]), int(sys.argv[4])) if len(sys.argv) > 4 else (200, 195)
 lines = [json.loads(l) for l in open(path)]
 num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 assert lines[0]["type"] == "job", lines[0]
@@ -387,14 +388,16 @@ for i, l in enumerate(lines, 1):
     if t == "job":
         for f in ("params", "n_train", "act_bytes", "input_floats", "workers", "batch", "threads"):
             assert num(l.get(f)), "line %d: job %s = %r" % (i, f, l.get(f))
-        assert l["params"] == 195 and l["n_train"] == 200 and l["input_floats"] == 8 and l["act_bytes"] == 140, l
+        assert l["params"] == params and l["n_train"] == n_train and l["input_floats"] > 0 and l["act_bytes"] > 0, l
+        assert n_train != 200 or (l["input_floats"] == 8 and l["act_bytes"] == 140), l
         assert l["workers"] == K, l
     elif t == "iter":
         for f in ("iter", "workers", "batch", "t_compute", "t_comm", "t_iter", "samples_seen", "ts", "epoch_progress",
-                  "loss", "grad_sqnorm_local_mean", "grad_sqnorm_global"):
+                  "grad_sqnorm_local_mean", "grad_sqnorm_global"):
             assert num(l.get(f)), "line %d: iter %s = %r" % (i, f, l.get(f))
-        assert l["workers"] == K and abs(l["epoch_progress"] - l["samples_seen"] / 200) < 1e-9, l
+        assert l["workers"] == K and abs(l["epoch_progress"] - l["samples_seen"] / n_train) < 1e-9, l
         assert 0 <= l["t_compute"] <= l["t_iter"] and l["t_comm"] >= 0, l
+        assert num(l.get("loss")) or (l.get("loss") is None and "loss" in l), l
         if K == 1:
             assert abs(l["grad_sqnorm_local_mean"] - l["grad_sqnorm_global"]) <= 1e-6 * l["grad_sqnorm_global"], l
         else:  # equal shares: mean |g_k|^2 >= |mean g_k|^2
@@ -431,6 +434,20 @@ if [ "$HAVE_MPI" = 1 ]; then
 else
     nok "wrappers at K=1 and K=2: no mpirun (scripts/install-deps.sh installs Open MPI)"
 fi
+# the two converted PyTorch examples (examples/mnist_main.py, examples/ddp_multigpu_torchrun.py) at K=2
+# for a few iterations: they run under the contract's variables and write the lines it requires
+example() { # example NAME ARGS...: K=2 (K=1 without mpirun), B=64, 3 iterations, in $T/ex-NAME
+    d=$T/ex-$1; mkdir -p "$d"; f=$(pwd)/examples/$1.py; shift
+    k=2; [ "$HAVE_MPI" = 1 ] || k=1
+    (cd "$d" && PYTHONPATH=$OLDPWD/python SCV_WORKERS=$k SCV_BATCH=64 SCV_SEED=1 SCV_METRICS=$d/m.jsonl SCV_CHECKPOINT_DIR=$d \
+        SCV_UNTIL_ITERATIONS=3 SCV_EVAL_EVERY_EPOCHS=0 SCV_MASTER_ADDR=127.0.0.1 SCV_MASTER_PORT=$(free_port) \
+        timeout 120 nice -n 19 $(if [ "$HAVE_MPI" = 1 ]; then echo mpirun --oversubscribe -np 2; fi) $PY "$f" "$@" \
+        >"$d/out" 2>&1) || { cat "$d/out"; return 1; }
+    wrapped_fields "$d/m.jsonl" $k "$N_TRAIN" "$PARAMS" &&
+        [ "$(grep -c '"type":"iter"' "$d/m.jsonl")" = 3 ] && grep -q '"iteration": 3' "$d/scavenger-state.json"
+}
+N_TRAIN=60000 PARAMS=1199882 check "examples/mnist_main.py (PyTorch's MNIST example, converted): 3 iterations at K=2 under the contract" example mnist_main
+N_TRAIN=60000 PARAMS=7850 check "examples/ddp_multigpu_torchrun.py (PyTorch's DDP tutorial, converted): 3 iterations at K=2 under the contract" example ddp_multigpu_torchrun 50 10
 probe_wrapped() {
     mkdir -p "$T/wprobe"
     SCV_PROBE=1 SCV_BATCH=32 SCV_METRICS=$T/wprobe/m.jsonl SCV_CHECKPOINT_DIR=$T/wprobe timeout 60 $PY $TW train || return 1

@@ -48,7 +48,7 @@ from torch.nn.parallel import DistributedDataParallel as _TorchDDP
 
 from . import trainer as _t
 
-__all__ = ["init", "device", "rank", "world_size", "DDP", "DistributedDataParallel", "DataLoader",
+__all__ = ["init", "device", "device_id", "rank", "world_size", "DDP", "DistributedDataParallel", "DataLoader",
            "epochs", "report", "report_loss", "evaluation", "fashion_mnist", "under_scavenger",
            "UsageError", "WriteError"]
 
@@ -97,6 +97,21 @@ class _Session:
 
 
 _S = None
+
+
+def _local_cuda_device():
+    """Under a launcher (Open MPI, torchrun), CUDA's current device is the local rank's from
+    the import on, so that a script's `torch.device("cuda")` means its own GPU even before
+    init() runs (the MNIST example moves its model there first)."""
+    lr = os.environ.get("OMPI_COMM_WORLD_LOCAL_RANK") or os.environ.get("LOCAL_RANK")
+    if lr and lr.strip().isdigit() and torch.cuda.is_available():
+        try:
+            torch.cuda.set_device(int(lr) % torch.cuda.device_count())
+        except RuntimeError:
+            pass
+
+
+_local_cuda_device()
 
 
 def _session():
@@ -153,6 +168,14 @@ def init(backend=None, timeout_s=1800):
 def device():
     """This process's device: cuda:LOCAL_RANK when CUDA is available, else the CPU."""
     return _session().device
+
+
+def device_id():
+    """What torchrun scripts call their gpu_id: the local GPU's index (an int: torchrun's
+    LOCAL_RANK modulo the GPUs) when CUDA is available, else torch.device("cpu"). Either goes
+    to .to(), device_ids=[...] and torch.load(map_location=...)."""
+    d = _session().device
+    return d.index if d.type == "cuda" else d
 
 
 def rank():
