@@ -441,8 +441,10 @@ class DataLoader(_tud.DataLoader):
             t0 = time.perf_counter()
             batch = next(base)
             if s.loader is self:
+                sc = s.ddp.scv_scaler if s.ddp is not None else None
                 s.pending = {"B": Bc, "bk": bk, "t0": t0, "t_yield": time.perf_counter(),
-                             "fwd": s.forwards, "epoch": sampler.epoch, "fwd_t": None, "loss": None}
+                             "fwd": s.forwards, "epoch": sampler.epoch, "fwd_t": None, "loss": None,
+                             "scale": float(sc.get_scale()) if sc is not None and sc.is_enabled() else 1.0}
                 s.stats.begin(bk, Bc, 0.0, s.stats.stop, s.stats.error)
             yield batch
             if s.loader is self:
@@ -594,12 +596,13 @@ def _finish_pending(s):
         t_compute, t_comm = now - t_fwd, 0.0
     if synced and st.error_total > 0 and s.error is None:
         s.error = WriteError("worker 0 could not write its files (see its message)")
+    sq = 1.0 / (p["scale"] * p["scale"])  # a GradScaler's gradients: the norms of the unscaled ones
     line = {"type": "iter", "iter": s.iteration, "epoch": p["epoch"],
             "epoch_progress": s.samples_seen / _n_train(s), "workers": s.env.workers,
             "batch": Bc, "local_batch": p["bk"], "t_compute": t_compute, "t_comm": t_comm,
             "t_iter": now - p["t0"], "loss": loss_mean,
-            "grad_sqnorm_local_mean": (st.local_sq_sum / st.has) if synced and st.has > 0 else None,
-            "grad_sqnorm_global": st.global_sq if synced else None,
+            "grad_sqnorm_local_mean": (st.local_sq_sum / st.has * sq) if synced and st.has > 0 else None,
+            "grad_sqnorm_global": st.global_sq * sq if synced else None,
             "samples_seen": s.samples_seen, "ts": time.time()}
     if s.ddp is not None and s.ddp.scv_optimizer is not None and s.ddp.scv_optimizer.param_groups:
         lr = s.ddp.scv_optimizer.param_groups[0].get("lr")  # as the step used it
