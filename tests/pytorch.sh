@@ -422,6 +422,12 @@ if [ "$HAVE_MPI" = 1 ]; then
     SCV_RESUME=1 SCV_BATCH=48 SCV_UNTIL_ITERATIONS=10 wrap 2 "$W/r" || { nok "wrappers: resume at K=2 B=48 exits 0"; sed 's/^/#   /' "$W/r/out"; }
     check "wrappers: K=1 B=32 to 5, resumed at K=2 B=48 to 10: plain training's weights on the same samples" $PY $TW check "$W/r" 32x5 48x5
     check "wrappers: the resumed run continues at iteration 6, samples_seen 160 + 40 (the epoch's end)" continues_at "$W/r" 6 200 48
+    # a stop on an epoch's last batch (iteration 7 of 7) waits until the user's epoch-end code ran
+    # (StepLR's step is in the checkpoint): resumed, the run equals plain training
+    SCV_UNTIL_ITERATIONS=7 wrap 1 "$W/e" || { nok "wrappers: K=1 to 7 exits 0"; sed 's/^/#   /' "$W/e/out"; }
+    SCV_RESUME=1 SCV_UNTIL_ITERATIONS=10 wrap 2 "$W/e" || { nok "wrappers: resume at K=2 to 10 exits 0"; sed 's/^/#   /' "$W/e/out"; }
+    check "wrappers: stopped at an epoch's end (iteration 7), resumed at K=2: plain training's weights (the scheduler stepped once)" \
+        $PY $TW check "$W/e" 32x10
     # Scavenger's stop: SIGUSR1 to mpirun mid-run; every worker stops at the same iteration
     SCV_BATCH=16 wrap 2 "$W/sig" &
     TP=$!
@@ -448,6 +454,38 @@ example() { # example NAME ARGS...: K=2 (K=1 without mpirun), B=64, 3 iterations
 }
 N_TRAIN=60000 PARAMS=1199882 check "examples/mnist_main.py (PyTorch's MNIST example, converted): 3 iterations at K=2 under the contract" example mnist_main
 N_TRAIN=60000 PARAMS=7850 check "examples/ddp_multigpu_torchrun.py (PyTorch's DDP tutorial, converted): 3 iterations at K=2 under the contract" example ddp_multigpu_torchrun 50 10
+check "wrappers: the loader's plan gives every worker a sample (a last batch smaller than K joins the one before); each sample once" $PY - <<'EOF'
+import sys; sys.path.insert(0, "python")
+import torch
+import scavenger.torch as scv
+from scavenger import trainer as t
+n = 200
+for K, B, w in ((3, 66, None), (2, 199, None), (4, 50, [1, 2, 3, 4]), (3, 7, None)):
+    parts = []
+    for r in range(K):
+        scv._S = scv._Session(t.Env(workers=K, rank=r, batch=B, split=w, seed=5), True, torch.device("cpu"))
+        scv._S.batch_from_env = True
+        ld = scv.DataLoader(list(range(n)), batch_size=B)
+        parts.append(ld.scv_plan.steps())
+    steps = len(parts[0])
+    assert all(len(p) == steps for p in parts)
+    got = []
+    for i in range(steps):
+        Bc = parts[0][i][1]
+        assert all(p[i][1] == Bc for p in parts) and sum(p[i][2] for p in parts) == Bc
+        assert all(len(p[i][0]) == p[i][2] > 0 for p in parts), (K, B, i, [p[i][2] for p in parts])
+        assert Bc == B or i == steps - 1, (K, B, i, Bc)
+        for p in parts:
+            got.extend(p[i][0])
+    assert sorted(got) == list(range(n)) and got == t.epoch_order(n, 5, 0).tolist(), (K, B)
+scv._S = None
+EOF
+usage_wrapped() { # usage_wrapped VAR=VALUE TEXT: the wrapper path exits 2 naming the variable
+    out=$(cd "$T" && env "$1" SCV_WORKERS=1 timeout 60 $PY "$OLDPWD/$TW" train 2>&1); rc=$?
+    [ $rc -eq 2 ] && printf '%s' "$out" | grep -q "$2" || { echo "exit $rc: $out"; return 1; }
+}
+check "wrappers: SCV_BATCH=12x exits 2 naming SCV_BATCH" usage_wrapped SCV_BATCH=12x SCV_BATCH
+check "wrappers: SCV_RESUME=1 without a checkpoint exits 2" usage_wrapped SCV_RESUME=1 "SCV_RESUME=1 needs SCV_CHECKPOINT_DIR"
 probe_wrapped() {
     mkdir -p "$T/wprobe"
     SCV_PROBE=1 SCV_BATCH=32 SCV_METRICS=$T/wprobe/m.jsonl SCV_CHECKPOINT_DIR=$T/wprobe timeout 60 $PY $TW train || return 1

@@ -130,8 +130,13 @@ def init(backend=None, timeout_s=1800):
     global _S
     if _S is not None:
         return _S.device
-    env = _t.Env.from_environ(seed=torch.initial_seed() % (2 ** 63))
     managed = under_scavenger()
+    try:
+        env = _t.Env.from_environ(seed=torch.initial_seed() % (2 ** 63))
+    except UsageError as e:
+        if not managed:
+            raise
+        _exit_now("%s: %s" % (os.path.basename(sys.argv[0] or "trainer"), e), _t.EXIT_USAGE)
     dev = torch.device("cpu")
     if torch.cuda.is_available() and (backend in (None, "nccl")):
         dev = torch.device("cuda", env.local_rank % torch.cuda.device_count())
@@ -151,9 +156,13 @@ def init(backend=None, timeout_s=1800):
                 pass
         prev_hook = sys.excepthook
 
-        def excepthook(*a):
-            s.crashed = True
-            prev_hook(*a)
+        def excepthook(etype, value, tb):  # the contract's codes: 2 refused, 3 a file, 1 a failure
+            s.crashed = (_t.EXIT_USAGE if issubclass(etype, UsageError) else
+                         _t.EXIT_WRITE if issubclass(etype, WriteError) else 1)
+            if s.crashed == 1:
+                prev_hook(etype, value, tb)
+            else:
+                print("%s: %s" % (os.path.basename(sys.argv[0] or "trainer"), value), file=sys.stderr)
         sys.excepthook = excepthook
         atexit.register(_at_exit)
     if env.resume:
@@ -345,6 +354,8 @@ class _Plan(_tud.Sampler):
         B = _global_batch(s, ld)
         while pos < n:
             Bc = min(B, n - pos)
+            if 0 < n - pos - Bc < env.workers:  # a last batch smaller than K would leave a worker
+                Bc = n - pos                    # with no sample: it joins the one before
             counts, offsets = _t.split_batch(Bc, env.workers, env.split)
             lo = pos + offsets[env.rank]
             out.append((order[lo:lo + counts[env.rank]].tolist(), Bc, counts[env.rank]))
@@ -714,12 +725,18 @@ def _stop(s, reason, code, message=None):
         code = _agree(s, code)
     except Exception:  # noqa: B902 - another worker is gone: exit with our own code
         pass
+    _exit_now(None, code)  # os._exit, see trainer.run_main: PyTorch 1.13 can hang destroying gloo at exit
+
+
+def _exit_now(message, code):
+    if message:
+        print(message, file=sys.stderr)
     for f in (sys.stdout, sys.stderr):
         try:
             f.flush()
         except (OSError, ValueError):
             pass
-    os._exit(int(code))  # see trainer.run_main: PyTorch 1.13 can hang destroying gloo at exit
+    os._exit(int(code))
 
 
 def _at_exit():
@@ -729,12 +746,7 @@ def _at_exit():
     if s is None or s.exiting:
         return
     if s.crashed:
-        for f in (sys.stdout, sys.stderr):
-            try:
-                f.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(1)
+        _exit_now(None, s.crashed)
     _finish_pending(s)
     _stop(s, "end", 0)
 
