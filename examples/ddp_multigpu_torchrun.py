@@ -49,6 +49,7 @@ import os
 
 def ddp_setup():
     scv.init()
+    scv.evaluation()
 
 class Trainer:
     def __init__(

@@ -404,9 +404,10 @@ for i, l in enumerate(lines, 1):
             assert l["grad_sqnorm_local_mean"] >= l["grad_sqnorm_global"] * (1 - 1e-5), l
         assert seen is None or l["samples_seen"] == seen + l["batch"], (seen, l)
         seen = l["samples_seen"]
-    elif t == "eval":
-        assert num(l.get("iter")) and num(l.get("epoch_progress")) and l["role"] == "periodic", l
-        assert num(l.get("train_loss")) or num(l.get("test_accuracy")), l
+    elif t == "eval":  # periodic ones at Scavenger's cadence (scv.evaluation), the script's own as "user"
+        assert num(l.get("iter")) and num(l.get("epoch_progress")) and l["role"] in ("periodic", "user"), l
+        assert l["set"] == "full" and (num(l.get("train_loss")) or num(l.get("test_accuracy"))), l
+        assert l["role"] == "user" or num(l.get("train_loss")), l
 EOF
 }
 W=$T/wrap

@@ -60,6 +60,7 @@ def train():
     opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=GAMMA)
     model = scv.DDP(model, opt, sched, lr_scaling="linear")        # scavenger
+    scv.evaluation()  # Scavenger's cadence: train_loss lines       # scavenger
     next(iter(loader))  # a peek at the batch (as the DDP tutorial does): not a step
     for epoch in scv.epochs(0, 100):                                # scavenger
         model.train()
@@ -126,9 +127,7 @@ def check(d, segs):
 
 def device():
     """K=1 through the wrappers in this process, on CUDA when present (the backend follows)."""
-    import tempfile
     dev = "cuda" if torch.cuda.is_available() else "cpu"
-    d = tempfile.mkdtemp(prefix="scv-dev.")
     for k in list(os.environ):
         if k.startswith("SCV_") or k in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
             del os.environ[k]

@@ -92,7 +92,6 @@ class _Session:
         self.old_handlers = {}
         self.exiting = False
         self.last_stop_flag = False
-        self.user_reported = False
         self.batch_from_env = bool(os.environ.get("SCV_BATCH"))
 
 
@@ -501,13 +500,16 @@ def report_loss(loss):
     s.stats.loss_sum = loss * bk if bk > 0 else 0.0
 
 
-def evaluation(fn):
-    """Registers your evaluation: fn() (no argument; your own test loop) is called when one is
-    due (every SCV_EVAL_EVERY_EPOCHS epochs of samples), between two iterations, with the
-    model's train/eval mode put back after it. It reports its figures with scv.report(...) or
-    returns them as a dict. Without it, your own scv.report() calls are the periodic
+def evaluation(fn=None):
+    """Lets Scavenger choose when to evaluate: every SCV_EVAL_EVERY_EPOCHS epochs of samples,
+    between two iterations, fn() (no argument; your own test loop) is called, with the model's
+    train/eval mode put back after it; it reports its figures with scv.report(...) or returns
+    them as a dict, and the periodic line gets them with the period's train_loss. fn=None: no
+    evaluation of yours, the periodic lines carry the train_loss of scv.report_loss only (a
+    loss target). Without a call to evaluation(), your own scv.report() calls are the periodic
     evaluations (at your loop's cadence)."""
-    _session().eval_fn = fn
+    s = _session()
+    s.eval_fn = fn if fn is not None else (lambda: None)
     return fn
 
 
@@ -523,7 +525,6 @@ def report(**fields):
         s.last_eval_fields = fields
         return
     _finish_pending(s)
-    s.user_reported = True
     _write_eval(s, fields, "periodic" if s.eval_fn is None else "user", None)
 
 
@@ -536,6 +537,7 @@ def _write_eval(s, fields, role, seconds):
         line["train_loss_samples"] = int(s.period_samples)
         s.period_loss = s.period_samples = 0.0
     line["role"] = role
+    line.setdefault("set", "full")  # your evaluation, on the test set you give it (say "subset" if not)
     if seconds is not None:
         line["eval_seconds"] = seconds
     _write(s, line)
@@ -630,10 +632,8 @@ def _finish_pending(s):
 
 def _evaluate_if_due(s, prev_seen):
     E, n = s.env.eval_every_epochs, _n_train(s)
-    if not s.managed or not (E > 0) or s.env.probe or not n:
-        return
-    if s.eval_fn is None and (s.user_reported or not s.period_samples):
-        return  # your own scv.report() calls are the periodic evaluations
+    if not s.managed or not (E > 0) or s.env.probe or not n or s.eval_fn is None:
+        return  # without evaluation(), your own scv.report() calls are the periodic evaluations
     period = E * n
     if math.floor(s.samples_seen / period + 1e-9) <= math.floor(prev_seen / period + 1e-9):
         return
