@@ -429,6 +429,12 @@ if [ "$HAVE_MPI" = 1 ]; then
     SCV_RESUME=1 SCV_UNTIL_ITERATIONS=10 wrap 2 "$W/e" || { nok "wrappers: resume at K=2 to 10 exits 0"; sed 's/^/#   /' "$W/e/out"; }
     check "wrappers: stopped at an epoch's end (iteration 7), resumed at K=2: plain training's weights (the scheduler stepped once)" \
         $PY $TW check "$W/e" 32x10
+    # gradient accumulation (no_sync() on every other micro-batch, the step on the second) at K=2:
+    # plain single-process accumulation's weights; norms null on the micro-batches without allreduce
+    TW_ACCUM=2 SCV_UNTIL_ITERATIONS=12 wrap 2 "$W/acc" || { nok "wrappers: accumulation at K=2 exits 0"; sed 's/^/#   /' "$W/acc/out"; }
+    check "wrappers: accumulation over 2 micro-batches at K=2: plain accumulation's weights" $PY $TW check "$W/acc" accum=2 32x12
+    check "wrappers: accumulation: the 6 micro-batches without allreduce have null norms" \
+        test "$(grep -c '"grad_sqnorm_local_mean":null,"grad_sqnorm_global":null' "$W/acc/metrics.jsonl")" = 6
     # Scavenger's stop: SIGUSR1 to mpirun mid-run; every worker stops at the same iteration
     SCV_BATCH=16 wrap 2 "$W/sig" &
     TP=$!

@@ -6,15 +6,17 @@ tiny synthetic problem, for tests/pytorch.sh.
                                         process, persistent), StepLR and gradient clipping,
                                         with the wrapper calls; started as Scavenger starts it
                                         (mpirun -np K, SCV_* variables)
-  torch_wrappers.py check DIR B1[xN1] B2[xN2] ...
+  torch_wrappers.py check DIR [accum=A] B1[xN1] B2[xN2] ...
                                         the weights of DIR/checkpoint.pt against plain
                                         single-process training (no scavenger) on the same
                                         samples: N1 iterations at batch B1, then N2 at B2, ...
-                                        (the segments of the run); relative 1e-5
+                                        (the segments of the run); relative 1e-5; with
+                                        TW_ACCUM=A in train: a step every A micro-batches
   torch_wrappers.py device              the same problem on CUDA when there is one (NCCL), the
                                         CPU otherwise (gloo): K=1 wrapper run in this process
                                         against the plain loop, and the statistics' device
 """
+import contextlib
 import os
 import sys
 
@@ -62,15 +64,20 @@ def train():
     model = scv.DDP(model, opt, sched, lr_scaling="linear")        # scavenger
     scv.evaluation()  # Scavenger's cadence: train_loss lines       # scavenger
     next(iter(loader))  # a peek at the batch (as the DDP tutorial does): not a step
+    accum, micro = int(os.environ.get("TW_ACCUM", "1")), 0  # gradient accumulation over micro-batches
     for epoch in scv.epochs(0, 100):                                # scavenger
         model.train()
         for xb, yb in loader:
-            opt.zero_grad()
-            loss = F.cross_entropy(model(xb), yb)
-            scv.report_loss(loss)                                   # scavenger
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), CLIP)
-            opt.step()
+            sync = micro % accum == accum - 1
+            with (contextlib.nullcontext() if sync else model.no_sync()):
+                loss = F.cross_entropy(model(xb), yb)
+                scv.report_loss(loss)                               # scavenger
+                loss.backward()
+            micro += 1
+            if sync:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), CLIP)
+                opt.step()
+                opt.zero_grad()
         model.eval()
         with torch.no_grad():
             acc = (model(x).argmax(1) == y).float().mean().item()
@@ -78,9 +85,10 @@ def train():
         sched.step()
 
 
-def plain(segments, seed, dev="cpu"):
+def plain(segments, seed, dev="cpu", accum=1):
     """Single-process training with no scavenger: the same samples in the same order (the
-    epoch permutation of (seed, epoch)), StepLR at each epoch's end, linear scaling on B."""
+    epoch permutation of (seed, epoch)), StepLR at each epoch's end, linear scaling on B (the
+    last micro-batch's, with accumulation over accum micro-batches)."""
     from scavenger.trainer import EpochSampler
     x, y = data()
     x, y = x.to(dev), y.to(dev)
@@ -88,18 +96,21 @@ def plain(segments, seed, dev="cpu"):
     opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=GAMMA)
     s = EpochSampler(N, seed)
+    micro = 0
     for B, iters in segments:
         for _ in range(iters):
             idx, Bc, _ = s.next_batch(B)
             idx = idx.to(dev)
-            opt.zero_grad()
             F.cross_entropy(model(x[idx]), y[idx]).backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), CLIP)
-            for g in opt.param_groups:
-                g["lr"] *= Bc / BASE_BATCH
-            opt.step()
-            for g in opt.param_groups:
-                g["lr"] /= Bc / BASE_BATCH
+            micro += 1
+            if micro % accum == 0:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), CLIP)
+                for g in opt.param_groups:
+                    g["lr"] *= Bc / BASE_BATCH
+                opt.step()
+                for g in opt.param_groups:
+                    g["lr"] /= Bc / BASE_BATCH
+                opt.zero_grad()
             e = s.epoch
             s.advance(Bc)
             if s.epoch != e:
@@ -112,6 +123,9 @@ def flat(state):
 
 
 def check(d, segs):
+    accum = 1
+    if segs and segs[0].startswith("accum="):
+        accum, segs = int(segs[0][6:]), segs[1:]
     segments = []
     for a in segs:
         B, _, n = a.partition("x")
@@ -119,7 +133,7 @@ def check(d, segs):
     ck = torch.load(os.path.join(d, "checkpoint.pt"))
     total = sum(n for _, n in segments)
     assert ck["iteration"] == total, "checkpoint at iteration %s, expected %d" % (ck["iteration"], total)
-    a, b = flat(plain(segments, ck["seed"]).state_dict()), flat(ck["model"])
+    a, b = flat(plain(segments, ck["seed"], accum=accum).state_dict()), flat(ck["model"])
     rel = float((a - b).abs().max() / a.abs().max())
     print("%s: max |w_plain - w| / max |w_plain| = %.3g after %d iterations %s" % (d, rel, total, segments))
     return 0 if rel < 1e-5 else 1
