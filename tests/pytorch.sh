@@ -1,13 +1,16 @@
 #!/bin/sh
 # tests/pytorch.sh - the PyTorch side of the trainer contract (python/scavenger/trainer.py and
-# examples/pytorch_fashion_mnist.py, docs/TRAINER-CONTRACT.md). Run from the repository root:
+# examples/pytorch_fashion_mnist.py, docs/TRAINER-CONTRACT.md; (i): the wrappers that keep the
+# user's loop, python/scavenger/torch.py, through tests/torch_wrappers.py, and the converted
+# PyTorch examples examples/mnist_main.py, examples/ddp_multigpu_torchrun.py). Run from the repository root:
 #   sh tests/pytorch.sh
 # Prints "ok - NAME" / "not ok - NAME" per check and "N passed, N failed" last; exits non-zero
 # on a failure. Needs Debian's python3-torch (/usr/bin/python3), the Fashion-MNIST files,
 # build/libscv.so and Open MPI's mpirun (scripts/install-deps.sh and make provide them; a
 # missing one is a failure, not a skip). About 40 s on 2 cores (LeNet on 2000 samples, at
-# most 2 processes), plus about 60 s for (g), `scavenger run --exec` on this example, and 50 s
-# for (h), the same with a worker killed.
+# most 2 processes), plus about 60 s for (g), `scavenger run --exec` on this example, 50 s
+# for (h), the same with a worker killed, and 30 s of CPU for (i) (a 200-sample problem; the
+# two converted examples for 3 iterations each).
 set -u
 PY=/usr/bin/python3
 EX=examples/pytorch_fashion_mnist.py
