@@ -587,10 +587,10 @@ def _finish_pending(s):
     if s.forwards == p["fwd"]:  # fetched, never trained: it is yielded again
         s.stats.pending = []
         return
-    now = time.perf_counter()
     st = s.stats
     synced = bool(st.pending)
-    st.collect()
+    st.collect()  # one copy to the host: on CUDA it waits for the iteration's kernels
+    now = time.perf_counter()
     Bc, prev = p["B"], s.samples_seen
     s.iteration += 1
     s.samples_seen += Bc
