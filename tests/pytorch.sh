@@ -438,6 +438,21 @@ if [ "$HAVE_MPI" = 1 ]; then
     check "wrappers: accumulation over 2 micro-batches at K=2: plain accumulation's weights" $PY $TW check "$W/acc" accum=2 32x12
     check "wrappers: accumulation: the 6 micro-batches without allreduce have null norms" \
         test "$(grep -c '"grad_sqnorm_local_mean":null,"grad_sqnorm_global":null' "$W/acc/metrics.jsonl")" = 6
+    # an evaluation that takes the number of test samples: periodic ones on SCV_EVAL_SUBSET, and with
+    # SCV_FINAL_EVAL=1 one on the whole set at the stop, before the checkpoint (role final)
+    TW_EVAL=subset SCV_EVAL_SUBSET=50 SCV_FINAL_EVAL=1 SCV_UNTIL_ITERATIONS=10 wrap 2 "$W/sub" ||
+        { nok "wrappers: SCV_EVAL_SUBSET and SCV_FINAL_EVAL at K=2 exit 0"; sed 's/^/#   /' "$W/sub/out"; }
+    check "wrappers: periodic evaluations on SCV_EVAL_SUBSET=50 (\"set\":\"subset\"), the final one on the whole set last" $PY - "$W/sub/metrics.jsonl" <<'EOF'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+ev = [l for l in lines if l["type"] == "eval"]
+per = [l for l in ev if l["role"] == "periodic"]
+assert len(per) == 2 and all(l["set"] == "subset" and l["n"] == 50 and 0 <= l["test_accuracy"] <= 1 for l in per), per
+last = lines[-1]
+assert last["type"] == "eval" and last["role"] == "final" and last["set"] == "full" and last["iter"] == 10, last
+assert sum(l["role"] == "final" for l in ev) == 1, ev
+EOF
+    check "wrappers: the evaluations leave the weights as plain training's" $PY $TW check "$W/sub" 32x10
     # Scavenger's stop: SIGUSR1 to mpirun mid-run; every worker stops at the same iteration
     SCV_BATCH=16 wrap 2 "$W/sig" &
     TP=$!

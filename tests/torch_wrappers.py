@@ -62,7 +62,15 @@ def train():
     opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=GAMMA)
     model = scv.DDP(model, opt, sched, lr_scaling="linear")        # scavenger
-    scv.evaluation()  # Scavenger's cadence: train_loss lines       # scavenger
+    if os.environ.get("TW_EVAL") == "subset":  # an evaluation on the first n test samples (0: all)
+        def test(n):
+            model.eval()
+            with torch.no_grad():
+                xs, ys = (x[:n], y[:n]) if n else (x, y)
+                scv.report(test_accuracy=(model(xs).argmax(1) == ys).float().mean().item())
+        scv.evaluation(test)
+    else:
+        scv.evaluation()  # Scavenger's cadence: train_loss lines   # scavenger
     next(iter(loader))  # a peek at the batch (as the DDP tutorial does): not a step
     accum, micro = int(os.environ.get("TW_ACCUM", "1")), 0  # gradient accumulation over micro-batches
     for epoch in scv.epochs(0, 100):                                # scavenger

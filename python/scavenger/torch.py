@@ -33,6 +33,7 @@ Standalone (no SCV_* variable) the script trains as before on one process (or un
 writes no metrics and no checkpoint, and installs no signal handler. See README.md.
 """
 import atexit
+import inspect
 import math
 import os
 import shutil
@@ -92,6 +93,9 @@ class _Session:
         self.old_handlers = {}
         self.exiting = False
         self.last_stop_flag = False
+        self.eval_takes_subset = False
+        self.eval_subset = 0        # SCV_EVAL_SUBSET, SCV_FINAL_EVAL (init() reads them)
+        self.final_eval = False
         self.batch_from_env = bool(os.environ.get("SCV_BATCH"))
 
 
@@ -132,6 +136,8 @@ def init(backend=None, timeout_s=1800):
     managed = under_scavenger()
     try:
         env = _t.Env.from_environ(seed=torch.initial_seed() % (2 ** 63))
+        eval_subset = _t._env_int("SCV_EVAL_SUBSET", 0, lo=0) if managed else 0
+        final_eval = _t._env_bool("SCV_FINAL_EVAL", False) if managed else False
     except UsageError as e:
         if not managed:
             raise
@@ -142,6 +148,7 @@ def init(backend=None, timeout_s=1800):
         torch.cuda.set_device(dev)
     backend = backend or _t.default_backend(dev)
     _S = s = _Session(env, managed, dev)
+    s.eval_subset, s.final_eval = eval_subset, final_eval
     _t.init_distributed(env, timeout_s, backend=backend, single=True)
     if env.workers > 1 and not os.environ.get("SCV_SEED"):  # torch's seeds differ: worker 0's for all
         box = [env.seed]
@@ -502,14 +509,26 @@ def report_loss(loss):
 
 def evaluation(fn=None):
     """Lets Scavenger choose when to evaluate: every SCV_EVAL_EVERY_EPOCHS epochs of samples,
-    between two iterations, fn() (no argument; your own test loop) is called, with the model's
-    train/eval mode put back after it; it reports its figures with scv.report(...) or returns
-    them as a dict, and the periodic line gets them with the period's train_loss. fn=None: no
+    between two iterations, fn() (your own test loop) is called, with the model's train/eval
+    mode put back after it; it reports its figures with scv.report(...) or returns them as a
+    dict, and the periodic line gets them with the period's train_loss. A fn that takes one
+    argument gets the number of test samples to use, SCV_EVAL_SUBSET (0: all): its periodic
+    lines say "set":"subset", and with SCV_FINAL_EVAL=1 it is called once more with 0 when the
+    invocation stops (before the checkpoint), the line that confirms an accuracy target reached
+    on subsets ("role":"final","set":"full"). fn=None: no
     evaluation of yours, the periodic lines carry the train_loss of scv.report_loss only (a
     loss target). Without a call to evaluation(), your own scv.report() calls are the periodic
     evaluations (at your loop's cadence)."""
     s = _session()
     s.eval_fn = fn if fn is not None else (lambda: None)
+    s.eval_takes_subset = False
+    if fn is not None:
+        try:
+            ps = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+            s.eval_takes_subset = len(ps) >= 1
+        except (TypeError, ValueError):
+            pass
     return fn
 
 
@@ -630,6 +649,28 @@ def _finish_pending(s):
     _evaluate_if_due(s, prev)
 
 
+def _run_eval(s, subset):
+    """Your evaluation function, called as Scavenger asks: fn(subset) when it takes an argument
+    (the first `subset` test samples; 0: the whole set), else fn(). Its fields (from scv.report
+    inside it, or its returned dict) and the set they are on."""
+    m = s.ddp if s.ddp is not None else None
+    was = m.training if m is not None else None
+    s.in_eval, s.last_eval_fields = True, None
+    try:
+        got = s.eval_fn(subset) if s.eval_takes_subset else s.eval_fn()
+    finally:
+        s.in_eval = False
+        if m is not None:
+            m.train(was)
+    fields = dict(s.last_eval_fields or {})
+    if isinstance(got, dict):
+        fields.update(got)
+    if s.eval_takes_subset and subset > 0:
+        fields.setdefault("set", "subset")
+        fields.setdefault("n", subset)
+    return fields
+
+
 def _evaluate_if_due(s, prev_seen):
     E, n = s.env.eval_every_epochs, _n_train(s)
     if not s.managed or not (E > 0) or s.env.probe or not n or s.eval_fn is None:
@@ -637,22 +678,20 @@ def _evaluate_if_due(s, prev_seen):
     period = E * n
     if math.floor(s.samples_seen / period + 1e-9) <= math.floor(prev_seen / period + 1e-9):
         return
-    fields = {}
     t0 = time.perf_counter()
-    if s.eval_fn is not None:
-        m = s.ddp if s.ddp is not None else None
-        was = m.training if m is not None else None
-        s.in_eval, s.last_eval_fields = True, None
-        try:
-            got = s.eval_fn()
-        finally:
-            s.in_eval = False
-            if m is not None:
-                m.train(was)
-        fields = dict(s.last_eval_fields or {})
-        if isinstance(got, dict):
-            fields.update(got)
+    fields = _run_eval(s, s.eval_subset)
     _write_eval(s, fields, "periodic", time.perf_counter() - t0)
+
+
+def _final_eval(s):
+    """SCV_FINAL_EVAL=1 at a stop: your evaluation on the whole test set, as the line that
+    confirms (or not) an accuracy target reached on subset evaluations."""
+    if not (s.final_eval and s.managed and s.eval_fn is not None and s.eval_takes_subset) or s.env.probe:
+        return
+    t0 = time.perf_counter()
+    fields = _run_eval(s, 0)
+    fields["set"] = "full"
+    _write_eval(s, fields, "final", time.perf_counter() - t0)
 
 
 def _check_stop(s):
@@ -708,6 +747,8 @@ def _stop(s, reason, code, message=None):
     s.exiting = True
     if message:
         print("%s: %s" % (os.path.basename(sys.argv[0] or "trainer"), message), file=sys.stderr)
+    if code == 0 and s.error is None:
+        _final_eval(s)  # every worker (your evaluation may use collectives), before the checkpoint
     if code == 0 and s.error is None and not s.env.probe:
         try:
             _checkpoint(s)
