@@ -136,6 +136,14 @@ typedef struct scv_straggler_rule {
     double alpha;               /* 0.1 */
     double window_s;            /* 5 */
     int min_iterations;         /* 10 */
+    /* What the elastic job does with a straggler it finds at speed r (its throughput over a
+     * normal worker's; model/hetero.c): by_model 0 (the default): replaced by a spare VM's
+     * process whenever one exists, else kept; 1: replaced when a spare exists and
+     * r < replace_below, else dropped (parked: the job goes on at K - 1 with the same B) when
+     * r < drop_below, else kept (absorbed by dynamic batching when it is on). `scavenger run`
+     * sets them per training segment from its performance model and the work left. */
+    int by_model;
+    double drop_below, replace_below; /* speeds in [0, 1] */
 } scv_straggler_rule;
 SCV_API scv_straggler_rule scv_straggler_rule_default(void);
 
@@ -757,11 +765,23 @@ typedef struct scv_straggler_event {
     char host[64];              /* where it ran ("": this machine) */
     double ratio;               /* its smoothed throughput over the median's */
     int replaced;               /* 1: a fresh worker took its place, on by_host */
+    int dropped;                /* 1: left out, the job went on at K - 1 with the same B */
     char by_host[64];
     double idle_s;              /* training stood still this long for the replacement */
-    char note[160];             /* what was done, and why not more */
+    char note[256];             /* what was done, and why not more (and the model's times) */
 } scv_straggler_event;
 #define SCV_MAX_STRAGGLER_EVENTS 8
+
+/* A preemption the job survived in place (docs/CLUSTER.md "Surviving a preemption"): a
+ * worker's notice (the job shrank to `workers`) or its VM's restore (it grew back). */
+typedef struct scv_survive_event {
+    int64_t iteration;          /* when it was acted on (total) */
+    int process;                /* the job's process it concerned */
+    int restored;               /* 0: a notice; 1: the VM came back */
+    int workers;                /* K after it */
+    double idle_s;              /* training stood still this long for it */
+} scv_survive_event;
+#define SCV_MAX_PREEMPT_EVENTS 8
 
 /* One training segment: train at the configured (K, B) until one of the rules stops it. */
 typedef struct scv_segment_spec {
@@ -812,6 +832,8 @@ typedef struct scv_segment_result {
     scv_config_stats stats;     /* summary of the segment (stats.workers = 0: too few iterations) */
     scv_straggler_event stragglers[SCV_MAX_STRAGGLER_EVENTS]; /* found in this segment */
     int n_stragglers;
+    scv_survive_event preemptions[SCV_MAX_PREEMPT_EVENTS]; /* survived in this segment */
+    int n_preemptions;
     int rebalances;             /* dynamic batching: the controller's adjustments in it */
     int n_shares;               /* K of shares (0: dynamic batching off or not reported) */
     double shares[SCV_MAX_WORKERS]; /* the workers' shares of B at its end */
@@ -1101,6 +1123,8 @@ typedef struct scv_run_result {
     double idle_median_s, idle_worst_s;
     scv_straggler_event *stragglers; /* found during the run, oldest first */
     size_t n_stragglers;
+    scv_survive_event *preemptions; /* survived in place in this invocation, oldest first */
+    size_t n_preemptions;
     int rebalances;             /* dynamic batching: the controller's adjustments in this
                                    invocation's segments (each segment's in the store, models
                                    kind "dynbatch") */

@@ -11,13 +11,60 @@ scavenger-state.json), badfield (an iter line whose t_iter is a string), nofield
 without t_comm), backwards (an iter line whose iteration repeats an earlier one), nan (an iter line whose
 loss is NaN, as json.dumps writes it: the trainer diverged), percent (test accuracy in
 percent), crash (exit 1 at the 5th iteration of a segment), stall (pauses itself with SIGSTOP
-at the 5th iteration of its first segment, once: the watchdog's case)."""
+at the 5th iteration of its first segment, once: the watchdog's case), noprobe (ignores
+SCV_UNTIL_ITERATIONS: trains 200 iterations in the start-up probe), nojobfield (a job line
+without n_train), nofinal (ignores SCV_FINAL_EVAL), noacc (periodic evaluations without
+test_accuracy).
+
+Every process checks torchrun's variables against Open MPI's and the contract's (RANK,
+WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT) and exits 2 naming the one
+that is wrong; with FAKE_DIST=1 the K processes also meet at MASTER_ADDR:MASTER_PORT (worker
+0 listens, the others connect), and worker 0 appends "K PORT" to CHECKPOINT_DIR/ports.log.
+
+Evaluations: with SCV_EVAL_SUBSET=N > 0 the periodic ones say "set":"subset" and read
+FAKE_SUBSET_BONUS (default 0) higher than the whole set's accuracy (a subset that flatters the
+model); with SCV_FINAL_EVAL=1 the trainer writes one evaluation on the whole set when it
+stops ("role":"final","set":"full")."""
 import json, math, os, signal, sys, time
 
 N_TRAIN = 6400
 env = os.environ
 mode = env.get("FAKE_MODE", "ok")
-if env.get("OMPI_COMM_WORLD_RANK", "0") != "0":
+rank = env.get("OMPI_COMM_WORLD_RANK", "0")
+want = {"RANK": rank, "WORLD_SIZE": env.get("OMPI_COMM_WORLD_SIZE"),
+        "LOCAL_RANK": env.get("OMPI_COMM_WORLD_LOCAL_RANK"), "LOCAL_WORLD_SIZE": env.get("OMPI_COMM_WORLD_LOCAL_SIZE"),
+        "MASTER_ADDR": env.get("SCV_MASTER_ADDR"), "MASTER_PORT": env.get("SCV_MASTER_PORT")}
+for name, value in want.items():
+    if env.get(name) is None or env.get(name) != value:
+        print(f"fake_trainer: torchrun's {name}={env.get(name)!r}, expected {value!r}", file=sys.stderr)
+        sys.exit(2)
+if env.get("WORLD_SIZE") != env.get("SCV_WORKERS", "1"):
+    print(f"fake_trainer: WORLD_SIZE={env.get('WORLD_SIZE')} is not SCV_WORKERS", file=sys.stderr)
+    sys.exit(2)
+if env.get("FAKE_DIST") == "1" and env["WORLD_SIZE"] != "1":
+    import socket
+    addr, port = env["MASTER_ADDR"], int(env["MASTER_PORT"])
+    if rank == "0":
+        srv = socket.socket()
+        srv.bind(("", port))
+        srv.listen(64)
+        srv.settimeout(10)
+        for _ in range(int(env["WORLD_SIZE"]) - 1):
+            srv.accept()[0].close()
+        srv.close()
+        with open(os.path.join(env["SCV_CHECKPOINT_DIR"], "ports.log"), "a") as f:
+            f.write(f"{env['WORLD_SIZE']} {port}\n")
+    else:
+        for _ in range(200):
+            try:
+                socket.create_connection((addr, port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            print(f"fake_trainer: cannot reach {addr}:{port}", file=sys.stderr)
+            sys.exit(1)
+if rank != "0":
     sys.exit(0)
 try:
     K = int(env["SCV_WORKERS"])
@@ -25,6 +72,9 @@ try:
     until = int(env.get("SCV_UNTIL_ITERATIONS", "0"))
     max_epochs = float(env.get("SCV_MAX_EPOCHS", "0"))
     eval_every = float(env.get("SCV_EVAL_EVERY_EPOCHS", "0"))
+    subset = int(env.get("SCV_EVAL_SUBSET", "0"))
+    final_eval = env.get("SCV_FINAL_EVAL") == "1" and mode != "nofinal"
+    bonus = float(env.get("FAKE_SUBSET_BONUS", "0"))
     ckpt = env["SCV_CHECKPOINT_DIR"]
     metrics = env["SCV_METRICS"]
 except (KeyError, ValueError) as e:
@@ -42,8 +92,13 @@ if env.get("SCV_RESUME") == "1":
     st = json.load(open(state_path))
     it, seen = st["iteration"], st["samples_seen"]
 out = open(metrics, "a", buffering=1)
-out.write(json.dumps({"type": "job", "model": "fake", "params": 10000, "n_train": N_TRAIN, "act_bytes": 0,
-                      "input_floats": 784, "workers": K, "batch": B}) + "\n")
+job = {"type": "job", "model": "fake", "params": 10000, "n_train": N_TRAIN, "act_bytes": 0,
+       "input_floats": 784, "workers": K, "batch": B}
+if mode == "nojobfield":
+    del job["n_train"]
+out.write(json.dumps(job) + "\n")
+if mode == "noprobe":
+    until = 0
 next_eval = (math.floor(seen / N_TRAIN / eval_every) + 1) * eval_every if eval_every > 0 else None
 period_loss = period_n = 0.0
 n_here = 0
@@ -84,12 +139,20 @@ while not stop:
             open(mark, "w").close()
             os.kill(os.getpid(), signal.SIGSTOP)
     if next_eval is not None and ep >= next_eval - 1e-12:
-        out.write(json.dumps({"type": "eval", "iter": it, "epoch_progress": ep,
-                              "test_accuracy": (0.95 - 0.5 * math.exp(-0.5 * ep)) * (100 if mode == "percent" else 1), "test_loss": loss,
-                              "train_loss": period_loss / period_n, "train_loss_samples": period_n,
-                              "role": "periodic"}) + "\n")
+        acc = 0.95 - 0.5 * math.exp(-0.5 * ep) + (bonus if subset else 0)
+        ev = {"type": "eval", "iter": it, "epoch_progress": ep,
+              "test_accuracy": min(acc, 1.0) * (100 if mode == "percent" else 1), "test_loss": loss,
+              "train_loss": period_loss / period_n, "train_loss_samples": period_n,
+              "role": "periodic", "set": "subset" if subset else "full"}
+        if mode == "noacc":
+            del ev["test_accuracy"]
+        out.write(json.dumps(ev) + "\n")
         period_loss = period_n = 0.0
         next_eval += eval_every
+if final_eval and env.get("SCV_PROBE") != "1":
+    ep = seen / N_TRAIN
+    out.write(json.dumps({"type": "eval", "iter": it, "epoch_progress": ep, "test_accuracy": 0.95 - 0.5 * math.exp(-0.5 * ep),
+                          "role": "final", "set": "full"}) + "\n")
 out.close()
 if mode != "nostate" and env.get("SCV_PROBE") != "1":
     tmp = state_path + ".tmp"

@@ -1,13 +1,16 @@
 #!/bin/sh
 # tests/pytorch.sh - the PyTorch side of the trainer contract (python/scavenger/trainer.py and
-# examples/pytorch_fashion_mnist.py, docs/TRAINER-CONTRACT.md). Run from the repository root:
+# examples/pytorch_fashion_mnist.py, docs/TRAINER-CONTRACT.md; (i): the wrappers that keep the
+# user's loop, python/scavenger/torch.py, through tests/torch_wrappers.py, and the converted
+# PyTorch examples examples/mnist_main.py, examples/ddp_multigpu_torchrun.py). Run from the repository root:
 #   sh tests/pytorch.sh
 # Prints "ok - NAME" / "not ok - NAME" per check and "N passed, N failed" last; exits non-zero
 # on a failure. Needs Debian's python3-torch (/usr/bin/python3), the Fashion-MNIST files,
 # build/libscv.so and Open MPI's mpirun (scripts/install-deps.sh and make provide them; a
 # missing one is a failure, not a skip). About 40 s on 2 cores (LeNet on 2000 samples, at
-# most 2 processes), plus about 60 s for (g), `scavenger run --exec` on this example, and 50 s
-# for (h), the same with a worker killed.
+# most 2 processes), plus about 60 s for (g), `scavenger run --exec` on this example, 50 s
+# for (h), the same with a worker killed, and 30 s of CPU for (i) (a 200-sample problem; the
+# two converted examples for 3 iterations each).
 set -u
 PY=/usr/bin/python3
 EX=examples/pytorch_fashion_mnist.py
@@ -336,6 +339,187 @@ probe() {
         [ ! -e "$T/probe/checkpoint.pt" ]
 }
 check "SCV_PROBE=1: the job line and one iteration, no checkpoint" probe
+
+continues_at() { # continues_at DIR I0 S B: the last invocation's first iter line is I0 with samples_seen S, batch <= B
+    $PY - "$@" <<'EOF'
+import json, os, sys
+d, i0, s, B = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+lines = [json.loads(l) for l in open(os.path.join(d, "metrics.jsonl"))]
+last_job = [k for k, l in enumerate(lines) if l["type"] == "job"][-1]
+new = [l for l in lines[last_job:] if l["type"] == "iter"]
+assert new[0]["iter"] == i0 and new[0]["samples_seen"] == s, new[0]
+assert all(l["batch"] <= B for l in new) and lines[last_job]["batch"] == B, lines[last_job]
+EOF
+}
+wrapped_state() { # wrapped_state DIR: no rank died; scavenger-state.json is the last iter line's totals (n = 200)
+    if grep -q "exited on signal\|non-zero\|Traceback" "$1/out"; then cat "$1/out"; return 1; fi
+    $PY - "$1" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+st = json.load(open(os.path.join(d, "scavenger-state.json")))
+last = [json.loads(l) for l in open(os.path.join(d, "metrics.jsonl")) if '"type":"iter"' in l][-1]
+assert st["iteration"] == last["iter"] >= 30 and st["samples_seen"] == last["samples_seen"], (st, last)
+assert st["samples_seen"] == 200 * st["epoch"] + st["position"], st
+EOF
+}
+# --- (i) scavenger.torch: the wrappers that keep the user's loop (tests/torch_wrappers.py: its own
+# loop, a DataLoader with a persistent worker process, StepLR, gradient clipping, a peek at the
+# batch, linear LR scaling on B), on a synthetic problem of 200 samples (7 iterations an epoch at
+# B=32): the weights equal plain single-process training on the same samples at K=1 and K=2, and
+# after a resume at another K and B
+TW=tests/torch_wrappers.py
+wrap() { # wrap K DIR: one invocation as Scavenger starts it, the other SCV_* variables from the caller
+    k=$1 d=$2
+    mkdir -p "$d"
+    SCV_WORKERS=$k SCV_MASTER_ADDR=127.0.0.1 SCV_MASTER_PORT=$(free_port) SCV_METRICS=$d/metrics.jsonl \
+        SCV_CHECKPOINT_DIR=$d SCV_SEED=5 SCV_RESUME=${SCV_RESUME:-0} SCV_EVAL_EVERY_EPOCHS=${SCV_EVAL_EVERY_EPOCHS:-0.5} \
+        SCV_UNTIL_ITERATIONS=${SCV_UNTIL_ITERATIONS:-0} SCV_BATCH=${SCV_BATCH:-32} \
+        timeout 60 nice -n 19 /bin/sh -c 'echo $$ >"$0"; exec "$@"' "$d/mpirun.pid" \
+        $(if [ "$HAVE_MPI" = 1 ]; then echo mpirun --oversubscribe -np "$k"; fi) $PY $TW train >>"$d/out" 2>&1
+}
+wrapped_fields() { # wrapped_fields FILE K [N_TRAIN PARAMS]: every line has what the strict reader
+    $PY - "$@" <<'EOF'    # (src/io/metrics_line.c) requires; the job line's sizes (default: the synthetic problem's)
+import json, math, sys
+path, K = sys.argv[1], int(sys.argv[2])
+n_train, params = (int(sys.argv[3]), int(sys.argv[4])) if len(sys.argv) > 4 else (200, 195)
+lines = [json.loads(l) for l in open(path)]
+num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+assert lines[0]["type"] == "job", lines[0]
+seen = None
+for i, l in enumerate(lines, 1):
+    t = l["type"]
+    if t == "job":
+        for f in ("params", "n_train", "act_bytes", "input_floats", "workers", "batch", "threads"):
+            assert num(l.get(f)), "line %d: job %s = %r" % (i, f, l.get(f))
+        assert l["params"] == params and l["n_train"] == n_train and l["input_floats"] > 0 and l["act_bytes"] > 0, l
+        assert n_train != 200 or (l["input_floats"] == 8 and l["act_bytes"] == 140), l
+        assert l["workers"] == K, l
+    elif t == "iter":
+        for f in ("iter", "workers", "batch", "t_compute", "t_comm", "t_iter", "samples_seen", "ts", "epoch_progress",
+                  "grad_sqnorm_local_mean", "grad_sqnorm_global"):
+            assert num(l.get(f)), "line %d: iter %s = %r" % (i, f, l.get(f))
+        assert l["workers"] == K and abs(l["epoch_progress"] - l["samples_seen"] / n_train) < 1e-9, l
+        assert 0 <= l["t_compute"] <= l["t_iter"] and l["t_comm"] >= 0, l
+        assert num(l.get("loss")) or (l.get("loss") is None and "loss" in l), l
+        if K == 1:
+            assert abs(l["grad_sqnorm_local_mean"] - l["grad_sqnorm_global"]) <= 1e-6 * l["grad_sqnorm_global"], l
+        else:  # equal shares: mean |g_k|^2 >= |mean g_k|^2
+            assert l["grad_sqnorm_local_mean"] >= l["grad_sqnorm_global"] * (1 - 1e-5), l
+        assert seen is None or l["samples_seen"] == seen + l["batch"], (seen, l)
+        seen = l["samples_seen"]
+    elif t == "eval":  # periodic ones at Scavenger's cadence (scv.evaluation), the script's own as "user"
+        assert num(l.get("iter")) and num(l.get("epoch_progress")) and l["role"] in ("periodic", "user"), l
+        assert l["set"] == "full" and (num(l.get("train_loss")) or num(l.get("test_accuracy"))), l
+        assert l["role"] == "user" or num(l.get("train_loss")), l
+EOF
+}
+W=$T/wrap
+if [ "$HAVE_MPI" = 1 ]; then
+    SCV_UNTIL_ITERATIONS=12 wrap 1 "$W/k1" || { nok "wrappers: K=1 run exits 0"; sed 's/^/#   /' "$W/k1/out"; }
+    SCV_UNTIL_ITERATIONS=12 wrap 2 "$W/k2" || { nok "wrappers: K=2 run exits 0"; sed 's/^/#   /' "$W/k2/out"; }
+    check "wrappers: K=1, the user's loop, 12 iterations: plain training's weights (1e-5 relative)" $PY $TW check "$W/k1" 32x12
+    check "wrappers: K=2, the user's loop, 12 iterations: plain training's weights (1e-5 relative)" $PY $TW check "$W/k2" 32x12
+    check "wrappers: K=1 metrics lines carry every field the reader requires" wrapped_fields "$W/k1/metrics.jsonl" 1
+    check "wrappers: K=2 metrics lines carry every field the reader requires" wrapped_fields "$W/k2/metrics.jsonl" 2
+    # a resume at another K and B at the same data position (StepLR's state, momentum, LR scaled on B)
+    SCV_UNTIL_ITERATIONS=5 wrap 1 "$W/r" || { nok "wrappers: K=1 B=32 to 5 exits 0"; sed 's/^/#   /' "$W/r/out"; }
+    SCV_RESUME=1 SCV_BATCH=48 SCV_UNTIL_ITERATIONS=10 wrap 2 "$W/r" || { nok "wrappers: resume at K=2 B=48 exits 0"; sed 's/^/#   /' "$W/r/out"; }
+    check "wrappers: K=1 B=32 to 5, resumed at K=2 B=48 to 10: plain training's weights on the same samples" $PY $TW check "$W/r" 32x5 48x5
+    check "wrappers: the resumed run continues at iteration 6, samples_seen 160 + 40 (the epoch's end)" continues_at "$W/r" 6 200 48
+    # a stop on an epoch's last batch (iteration 7 of 7) waits until the user's epoch-end code ran
+    # (StepLR's step is in the checkpoint): resumed, the run equals plain training
+    SCV_UNTIL_ITERATIONS=7 wrap 1 "$W/e" || { nok "wrappers: K=1 to 7 exits 0"; sed 's/^/#   /' "$W/e/out"; }
+    SCV_RESUME=1 SCV_UNTIL_ITERATIONS=10 wrap 2 "$W/e" || { nok "wrappers: resume at K=2 to 10 exits 0"; sed 's/^/#   /' "$W/e/out"; }
+    check "wrappers: stopped at an epoch's end (iteration 7), resumed at K=2: plain training's weights (the scheduler stepped once)" \
+        $PY $TW check "$W/e" 32x10
+    # gradient accumulation (no_sync() on every other micro-batch, the step on the second) at K=2:
+    # plain single-process accumulation's weights; norms null on the micro-batches without allreduce
+    TW_ACCUM=2 SCV_UNTIL_ITERATIONS=12 wrap 2 "$W/acc" || { nok "wrappers: accumulation at K=2 exits 0"; sed 's/^/#   /' "$W/acc/out"; }
+    check "wrappers: accumulation over 2 micro-batches at K=2: plain accumulation's weights" $PY $TW check "$W/acc" accum=2 32x12
+    check "wrappers: accumulation: the 6 micro-batches without allreduce have null norms" \
+        test "$(grep -c '"grad_sqnorm_local_mean":null,"grad_sqnorm_global":null' "$W/acc/metrics.jsonl")" = 6
+    # an evaluation that takes the number of test samples: periodic ones on SCV_EVAL_SUBSET, and with
+    # SCV_FINAL_EVAL=1 one on the whole set at the stop, before the checkpoint (role final)
+    TW_EVAL=subset SCV_EVAL_SUBSET=50 SCV_FINAL_EVAL=1 SCV_UNTIL_ITERATIONS=10 wrap 2 "$W/sub" ||
+        { nok "wrappers: SCV_EVAL_SUBSET and SCV_FINAL_EVAL at K=2 exit 0"; sed 's/^/#   /' "$W/sub/out"; }
+    check "wrappers: periodic evaluations on SCV_EVAL_SUBSET=50 (\"set\":\"subset\"), the final one on the whole set last" $PY - "$W/sub/metrics.jsonl" <<'EOF'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+ev = [l for l in lines if l["type"] == "eval"]
+per = [l for l in ev if l["role"] == "periodic"]
+assert len(per) == 2 and all(l["set"] == "subset" and l["n"] == 50 and 0 <= l["test_accuracy"] <= 1 for l in per), per
+last = lines[-1]
+assert last["type"] == "eval" and last["role"] == "final" and last["set"] == "full" and last["iter"] == 10, last
+assert sum(l["role"] == "final" for l in ev) == 1, ev
+EOF
+    check "wrappers: the evaluations leave the weights as plain training's" $PY $TW check "$W/sub" 32x10
+    # Scavenger's stop: SIGUSR1 to mpirun mid-run; every worker stops at the same iteration
+    SCV_BATCH=16 wrap 2 "$W/sig" &
+    TP=$!
+    n=0; while [ $n -lt 300 ] && ! grep -q '"iter":30,' "$W/sig/metrics.jsonl" 2>/dev/null; do sleep 0.1; n=$((n + 1)); done
+    kill -USR1 "$(cat "$W/sig/mpirun.pid")" 2>/dev/null
+    wait $TP; rc=$?
+    if [ $rc -eq 0 ] || [ $rc -eq 138 ]; then ok "wrappers: SIGUSR1 to mpirun stops the user's loop (mpirun exit $rc)"
+    else nok "wrappers: SIGUSR1 to mpirun stops the user's loop (got $rc)"; sed 's/^/#   /' "$W/sig/out"; fi
+    check "wrappers: after SIGUSR1 every worker exited 0, state at the last iter line" wrapped_state "$W/sig"
+else
+    nok "wrappers at K=1 and K=2: no mpirun (scripts/install-deps.sh installs Open MPI)"
+fi
+# the two converted PyTorch examples (examples/mnist_main.py, examples/ddp_multigpu_torchrun.py) at K=2
+# for a few iterations: they run under the contract's variables and write the lines it requires
+example() { # example NAME ARGS...: K=2 (K=1 without mpirun), B=64, 3 iterations, in $T/ex-NAME
+    d=$T/ex-$1; mkdir -p "$d"; f=$(pwd)/examples/$1.py; shift
+    k=2; [ "$HAVE_MPI" = 1 ] || k=1
+    (cd "$d" && PYTHONPATH=$OLDPWD/python SCV_WORKERS=$k SCV_BATCH=64 SCV_SEED=1 SCV_METRICS=$d/m.jsonl SCV_CHECKPOINT_DIR=$d \
+        SCV_UNTIL_ITERATIONS=3 SCV_EVAL_EVERY_EPOCHS=0 SCV_MASTER_ADDR=127.0.0.1 SCV_MASTER_PORT=$(free_port) \
+        timeout 120 nice -n 19 $(if [ "$HAVE_MPI" = 1 ]; then echo mpirun --oversubscribe -np 2; fi) $PY "$f" "$@" \
+        >"$d/out" 2>&1) || { cat "$d/out"; return 1; }
+    wrapped_fields "$d/m.jsonl" $k "$N_TRAIN" "$PARAMS" &&
+        [ "$(grep -c '"type":"iter"' "$d/m.jsonl")" = 3 ] && grep -q '"iteration": 3' "$d/scavenger-state.json"
+}
+N_TRAIN=60000 PARAMS=1199882 check "examples/mnist_main.py (PyTorch's MNIST example, converted): 3 iterations at K=2 under the contract" example mnist_main
+N_TRAIN=60000 PARAMS=7850 check "examples/ddp_multigpu_torchrun.py (PyTorch's DDP tutorial, converted): 3 iterations at K=2 under the contract" example ddp_multigpu_torchrun 50 10
+check "wrappers: the loader's plan gives every worker a sample (a last batch smaller than K joins the one before); each sample once" $PY - <<'EOF'
+import sys; sys.path.insert(0, "python")
+import torch
+import scavenger.torch as scv
+from scavenger import trainer as t
+n = 200
+for K, B, w in ((3, 66, None), (2, 199, None), (4, 50, [1, 2, 3, 4]), (3, 7, None)):
+    parts = []
+    for r in range(K):
+        scv._S = scv._Session(t.Env(workers=K, rank=r, batch=B, split=w, seed=5), True, torch.device("cpu"))
+        scv._S.batch_from_env = True
+        ld = scv.DataLoader(list(range(n)), batch_size=B)
+        parts.append(ld.scv_plan.steps())
+    steps = len(parts[0])
+    assert all(len(p) == steps for p in parts)
+    got = []
+    for i in range(steps):
+        Bc = parts[0][i][1]
+        assert all(p[i][1] == Bc for p in parts) and sum(p[i][2] for p in parts) == Bc
+        assert all(len(p[i][0]) == p[i][2] > 0 for p in parts), (K, B, i, [p[i][2] for p in parts])
+        assert Bc == B or i == steps - 1, (K, B, i, Bc)
+        for p in parts:
+            got.extend(p[i][0])
+    assert sorted(got) == list(range(n)) and got == t.epoch_order(n, 5, 0).tolist(), (K, B)
+scv._S = None
+EOF
+usage_wrapped() { # usage_wrapped VAR=VALUE TEXT: the wrapper path exits 2 naming the variable
+    out=$(cd "$T" && env "$1" SCV_WORKERS=1 timeout 60 $PY "$OLDPWD/$TW" train 2>&1); rc=$?
+    [ $rc -eq 2 ] && printf '%s' "$out" | grep -q "$2" || { echo "exit $rc: $out"; return 1; }
+}
+check "wrappers: SCV_BATCH=12x exits 2 naming SCV_BATCH" usage_wrapped SCV_BATCH=12x SCV_BATCH
+check "wrappers: SCV_RESUME=1 without a checkpoint exits 2" usage_wrapped SCV_RESUME=1 "SCV_RESUME=1 needs SCV_CHECKPOINT_DIR"
+probe_wrapped() {
+    mkdir -p "$T/wprobe"
+    SCV_PROBE=1 SCV_BATCH=32 SCV_METRICS=$T/wprobe/m.jsonl SCV_CHECKPOINT_DIR=$T/wprobe timeout 60 $PY $TW train || return 1
+    [ "$(grep -c '"type":"job"' "$T/wprobe/m.jsonl")" = 1 ] && [ "$(grep -c '"type":"iter"' "$T/wprobe/m.jsonl")" = 1 ] &&
+        [ ! -e "$T/wprobe/checkpoint.pt" ]
+}
+check "wrappers: SCV_PROBE=1: the job line and one iteration, no checkpoint" probe_wrapped
+check "wrappers: on CUDA with NCCL when there is a GPU, else the CPU with gloo: plain training's weights, statistics on the gradients' device" \
+    timeout 60 $PY $TW device
 
 # --- (g) the issue's end-to-end case: `scavenger run --exec` drives this example (8000 training
 # samples) over a 2 x 2 space through the whole loop: warm-up, every configuration profiled

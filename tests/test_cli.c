@@ -1514,6 +1514,133 @@ static void t_stall_watchdog(void)
     CHECK_MSG(strstr(out, "--stall-timeout '0'"), "%s", out);
 }
 
+
+/* Issue 26 item 5: with --exec the target is the built-in trainer's rule. The trainer is
+ * given --eval-subset (SCV_EVAL_SUBSET) and says which set each evaluation is on; a window
+ * reached on subset evaluations is "reached" only when the whole test set confirms it (the
+ * trainer's final evaluation, SCV_FINAL_EVAL=1). A subset that flatters the model by 0.2
+ * reaches 0.7 where the whole set does not: not reached (exit 1), the report says so; a
+ * trainer that writes no evaluation on the whole set is refused, naming SCV_FINAL_EVAL; one
+ * whose periodic evaluations lack test_accuracy is named at once. */
+static void t_exec_confirm(void)
+{
+    char out[32768], db[512], path[700];
+    /* the subset's window reaches 0.7 at 0.3 epochs, in the warm-up; the whole set would need 1.4 */
+#define FAKE1 "--exec '/usr/bin/python3 tests/fake_trainer.py' --workers 2 --batch 64 --target-accuracy 0.7 --max-epochs 1"
+    snprintf(db, sizeof db, "%s/confirm.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "FAKE_SUBSET_BONUS=0.2 %s run --db %s " FAKE1, bin, db), 1);
+    CHECK_MSG(strstr(out, "target NOT reached") && !strstr(out, "target reached"), "%s", out);
+    snprintf(path, sizeof path, "%s.runs/1/report.json", db);
+    CHECK(file_has(path, "\"reached\":false"));
+    CHECK_EQ_INT(run(out, sizeof out, "cat %s.runs/1/seg-*.jsonl | grep -c '\"role\": \"final\", \"set\": \"full\"'", db),
+                 0);
+    CHECK_MSG(atoi(out) >= 1, "no final evaluation on the whole set: %s", out);
+    snprintf(db, sizeof db, "%s/confirm-nofinal.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "FAKE_SUBSET_BONUS=0.2 FAKE_MODE=nofinal %s run --db %s " FAKE1, bin, db), 1);
+    CHECK_MSG(strstr(out, "reached on subset evaluations") && strstr(out, "SCV_FINAL_EVAL=1") &&
+                  strstr(out, "--eval-subset 0"), "%s", out);
+    /* a periodic evaluation without the accuracy an accuracy target needs: named at once,
+     * not a run that silently never reaches its target */
+    snprintf(db, sizeof db, "%s/confirm-noacc.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "FAKE_MODE=noacc %s run --db %s " FAKE1, bin, db), 1);
+    CHECK_MSG(strstr(out, "evaluation line lacks field 'test_accuracy': an accuracy target") &&
+                  strstr(out, "seg-000-warmup-k2-b64.jsonl:"), "%s", out);
+#undef FAKE1
+}
+
+/* Issue 26 item 7: report.json says where the trained model is (the trainer's checkpoint
+ * directory, with its scavenger-state.json), names the configuration the run really ended at
+ * (its last step that trained) and calls a configuration "measured" only where the run
+ * trained at it, "predicted" where the models carried it. */
+static void t_exec_report(void)
+{
+    static char out[1 << 17];
+    char db[512], path[700];
+    snprintf(db, sizeof db, "%s/report.db", tmp);
+    int rc = run(out, sizeof out, "%s run --db %s --exec '/usr/bin/python3 tests/fake_trainer.py' --workers 1,2 "
+                 "--batch 64,128 --target-accuracy 0.8 --max-epochs 3", bin, db);
+    CHECK_MSG(rc == 0 || rc == 1, "%s", out);
+    snprintf(path, sizeof path, "%s.runs/1/report.json", db);
+    CHECK_EQ_INT(run(out, sizeof out, "cat %s", path), 0);
+    cJSON *r = cJSON_Parse(out);
+    CHECK_MSG(r != NULL, "%.300s", out);
+    if (!r) return;
+    const cJSON *steps = cJSON_GetObjectItem(r, "steps"), *st, *pt;
+    int lastK = 0, lastB = 0, n_pred = 0, n_meas = 0;
+    cJSON_ArrayForEach(st, steps) if (cJSON_GetObjectItem(st, "iterations")->valuedouble > 0)
+        lastK = cJSON_GetObjectItem(st, "workers")->valueint, lastB = cJSON_GetObjectItem(st, "batch")->valueint;
+    const cJSON *fin = cJSON_GetObjectItem(r, "final"), *model = cJSON_GetObjectItem(r, "model");
+    CHECK_MSG(lastK && cJSON_GetObjectItem(fin, "workers")->valueint == lastK &&
+                  cJSON_GetObjectItem(fin, "batch")->valueint == lastB, "final is not the last step K=%d B=%d", lastK,
+              lastB);
+    const cJSON *ck = cJSON_GetObjectItem(model, "checkpoint_dir");
+    CHECK_MSG(cJSON_IsString(ck) && strstr(ck->valuestring, ".runs/1/ckpt"), "no model's checkpoint_dir");
+    if (cJSON_IsString(ck)) {
+        snprintf(path, sizeof path, "%s/scavenger-state.json", ck->valuestring);
+        CHECK_MSG(access(path, F_OK) == 0, "%s", path);
+    }
+    cJSON_ArrayForEach(pt, cJSON_GetObjectItem(r, "points")) {
+        int K = cJSON_GetObjectItem(pt, "workers")->valueint, B = cJSON_GetObjectItem(pt, "batch")->valueint, ran = 0;
+        cJSON_ArrayForEach(st, steps) ran |= cJSON_GetObjectItem(st, "iterations")->valuedouble > 0 &&
+                                             cJSON_GetObjectItem(st, "workers")->valueint == K &&
+                                             cJSON_GetObjectItem(st, "batch")->valueint == B;
+        const char *how = cJSON_GetObjectItem(pt, "how")->valuestring;
+        CHECK_MSG(!strcmp(how, ran ? "measured" : "predicted"), "K=%d B=%d ran=%d how=%s", K, B, ran, how);
+        n_pred += !ran, n_meas += ran;
+    }
+    CHECK_MSG(n_pred >= 1 && n_meas >= 1, "%d predicted, %d measured", n_pred, n_meas);
+    cJSON_Delete(r);
+    snprintf(path, sizeof path, "%s.runs/1/report.md", db);
+    CHECK(file_has(path, "Trained model: the checkpoint in `") && file_has(path, ".runs/1/ckpt` (K = "));
+}
+
+/* Issue 26 item 2: every exec segment gets torchrun's environment (RANK, WORLD_SIZE,
+ * LOCAL_RANK, LOCAL_WORLD_SIZE from Open MPI's, MASTER_ADDR and MASTER_PORT as SCV_MASTER_*):
+ * the fake trainer checks them in every process and exits 2 naming a wrong one, and with
+ * FAKE_DIST=1 its K processes meet at MASTER_ADDR:MASTER_PORT, a port free for each segment. */
+static void t_exec_torchrun(void)
+{
+    char out[16384], db[512], path[700];
+    snprintf(db, sizeof db, "%s/torchrun.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "FAKE_DIST=1 %s run --db %s --exec '/usr/bin/python3 tests/fake_trainer.py' "
+                     "--workers 2 --batch 64 --target-accuracy 0.99 --max-epochs 0.5 --eval-subset 0", bin, db), 1);
+    CHECK_MSG(strstr(out, "target NOT reached") && !strstr(out, "torchrun's"), "%s", out);
+    snprintf(path, sizeof path, "%s.runs/1/ckpt/ports.log", db);
+    FILE *f = fopen(path, "r");
+    CHECK_MSG(f != NULL, "no %s: the processes never met", path);
+    int k, port, n = 0;
+    while (f && fscanf(f, "%d %d", &k, &port) == 2) {
+        CHECK_MSG(k == 2 && port >= 1024 && port <= 65535, "K=%d port %d", k, port);
+        n++;
+    }
+    if (f) fclose(f);
+    CHECK_MSG(n >= 1, "%d segments met", n);
+}
+
+/* Issue 26 item 4: the start-up probe's lines are checked as they come, and a script that
+ * ignores the contract is named with the variable it ignores, within seconds: one that
+ * writes nothing (exits 0), one that trains past SCV_UNTIL_ITERATIONS=1 in the probe
+ * (tj_watchdog's probe_iters), a job line lacking a required field. */
+static void t_exec_probe(void)
+{
+    char out[16384], db[512];
+    const char *cases[][3] = {
+        {"", "true", "exited 0 without writing a metrics line"},
+        {"FAKE_MODE=noprobe", "/usr/bin/python3 tests/fake_trainer.py", "it ignores SCV_UNTIL_ITERATIONS=1"},
+        {"FAKE_MODE=nojobfield", "/usr/bin/python3 tests/fake_trainer.py", "job line lacks field 'n_train'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(db, sizeof db, "%s/probe%d.db", tmp, (int)i);
+        double t0 = mono_s();
+        int rc = run(out, sizeof out, "%s %s run --db %s --exec '%s' --workers 1,2 --batch 64,128 --target-accuracy 0.9",
+                     cases[i][0], bin, db, cases[i][1]);
+        CHECK_MSG(rc == 1 || rc == 2, "%s: exit %d", cases[i][1], rc);
+        CHECK_MSG(strstr(out, cases[i][2]), "%s: %s", cases[i][0], out);
+        if (i == 0) CHECK_MSG(strstr(out, "it ignores SCV_METRICS"), "%s", out);
+        CHECK_MSG(mono_s() - t0 < 10, "%s: took %.1f s", cases[i][1], mono_s() - t0);
+    }
+}
+
 /* Issue 24, item 9: SIGTERM (or SIGINT) to the coordinator during the exec trainer's start-up
  * probe: the run is stored interrupted (exit 130, a message), not left running; a
  * coordinator killed outright (SIGKILL: no word) leaves a run that `runs` shows as not
@@ -1730,6 +1857,10 @@ static const scv_test tests[] = {
     {"setup_interrupt", t_setup_interrupt},
     {"run_compress", t_run_compress},
     {"exec_driver", t_exec_driver},
+    {"exec_torchrun", t_exec_torchrun},
+    {"exec_probe", t_exec_probe},
+    {"exec_confirm", t_exec_confirm},
+    {"exec_report", t_exec_report},
     {"reliability", t_reliability},
     {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},
     {"k2_equals_k1", t_k2_equals_k1},     {"comm_efficiency", t_comm_efficiency},     {"resume_same_k", t_resume_same_k},

@@ -68,7 +68,12 @@ typedef struct fake {
     int n_ev;
     char seg_vms[4096];       /* "phase:VM " of every train call (the type the segment named) */
     double eval_s;            /* each evaluation's own seconds (0: not measured) */
+    int preempt_at_call;      /* this train call (1-based) survives a notice and a restore */
     double eval_every_max[2]; /* the longest evaluation period asked: [warm-up and search, train] */
+    /* the training segments' straggler rule, as the last one carried it; strag_ratio > 0: the
+     * first training segment reports a slow worker at that ratio, decided by the model */
+    int strag_train, strag_by_model;
+    double strag_drop, strag_rep, strag_ratio;
 } fake;
 
 static double fake_acc(const fake *f)
@@ -140,6 +145,13 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
     out->accuracy = NAN;
     f->calls++;
     int tr = !strcmp(sp->phase, "train");
+    if (f->calls == f->preempt_at_call) { /* as the elastic job reports them */
+        out->preemptions[0] = (scv_survive_event){.iteration = f->iteration + 5, .process = 1, .workers = f->K - 1,
+                                                  .idle_s = 0.004};
+        out->preemptions[1] = (scv_survive_event){.iteration = f->iteration + 20, .process = 1, .restored = 1,
+                                                  .workers = f->K, .idle_s = 0.008};
+        out->n_preemptions = 2;
+    }
     f->eval_every_max[tr] = fmax(f->eval_every_max[tr], sp->eval_every_epochs);
     size_t sl = strlen(f->seg_vms);
     if (sl + 128 < sizeof f->seg_vms)
@@ -222,6 +234,16 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
                              .train_loss = NAN}; /* no training period: not a point of a loss curve */
         fake_record(f, acc, NAN);
         if (sink && sink->on_eval) sink->on_eval(sink->ctx, &e);
+    }
+    if (tr && sp->straggler) {
+        f->strag_train++, f->strag_by_model = sp->straggler->by_model;
+        f->strag_drop = sp->straggler->drop_below, f->strag_rep = sp->straggler->replace_below;
+        if (f->strag_ratio > 0 && f->strag_train == 1 && n > 0) {
+            scv_straggler_event *e = &out->stragglers[out->n_stragglers++];
+            *e = (scv_straggler_event){.iteration = f->iteration - n / 2, .worker = 1, .ratio = f->strag_ratio,
+                                       .idle_s = NAN};
+            snprintf(e->note, sizeof e->note, "speed %.2f, the model's choice: absorb", f->strag_ratio);
+        }
     }
     out->iterations = n;
     out->total_iterations = f->iteration;
@@ -1090,6 +1112,57 @@ static void t_search_eval_share(void)
     }
 }
 
+/* Preemptions the driver survived in place: each noted, kept in the result and the report,
+ * and the segment (trained at two K) not taken as a measurement of its configuration. */
+static void t_preempt_survived(void)
+{
+    scv_store *db = open_db("survived.db");
+    fake f = new_fake();
+    f.preempt_at_call = 1; /* the warm-up's segment at K=2 */
+    scv_job_driver d = driver_of(&f);
+    rec r = {0};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+    scv_run_params p = params(db, "job-survived");
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(strstr(r.notes, "preemption: process 1 had a notice at iteration") &&
+              strstr(r.notes, "preemption: process 1 is back"), "%.3000s", r.notes);
+    CHECK(res.n_preemptions == 2 && !res.preemptions[0].restored && res.preemptions[1].restored);
+    char *js = scv_run_report_json(&p, &res);
+    CHECK(js && strstr(js, "\"preemptions\":[{\"iteration\":") && strstr(js, "\"event\":\"restored\""));
+    free(js);
+    /* the warm-up's segment is not a measurement: no stored measurement of its phase */
+    scv_config_stats *cs;
+    size_t n;
+    CHECK(scv_store_run_measurements(db, res.run_id, &cs, &n, NULL) == SCV_OK);
+    int warm_k2 = 0;
+    for (size_t i = 0; i < n; i++) warm_k2 += cs[i].workers == 2 && cs[i].batch == 32;
+    free(cs);
+    CHECK_MSG(res.steps[0].workers == 2 && warm_k2 == 0, "K=2 B=32 stored %d times", warm_k2);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
+/* A rest the models cannot bound (a given target of 1e300 epochs): the training segments
+ * stop at the epoch bound, not at an overflowed iteration count (which ended the run at
+ * once with 0 iterations). */
+static void t_unbounded_rest(void)
+{
+    scv_store *db = open_db("unbounded.db");
+    fake f = new_fake();
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-unbounded");
+    p.target_epochs = 1e300, p.max_epochs = 2;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(!res.reached && res.epochs >= 2 - 1e-6, "epochs %g", res.epochs);
+    for (size_t i = 0; i < res.n_steps; i++) CHECK(res.steps[i].iterations >= 0);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* The epochs run out during the warm-up: the run ends "not reached", without searching or
  * failing. */
 static void t_epochs_spent_early(void)
@@ -1538,7 +1611,13 @@ static void t_vm_types(void)
         int ex = cJSON_IsTrue(cJSON_GetObjectItem(it, "extrapolated"));
         CHECK(vm && how);
         if (vm && how && strcmp(vm, "c5.xlarge")) seen_ex += ex && !strncmp(how, "extrapolated", 12);
-        if (vm && how && !strcmp(vm, "c5.xlarge")) seen_meas += !ex && !strcmp(how, "measured");
+        /* on the run's own type: "measured" where the run trained at the point's K and B, else
+         * "predicted" (issue 26 item 7: a configuration never run is not "measured") */
+        int K = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(it, "workers"));
+        int B = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(it, "batch")), ran = 0;
+        for (size_t s = 0; s < res.n_steps; s++)
+            ran |= res.steps[s].iterations > 0 && res.steps[s].workers == K && res.steps[s].batch == B;
+        if (vm && how && !strcmp(vm, "c5.xlarge")) seen_meas += !ex && !strcmp(how, ran ? "measured" : "predicted");
     }
     CHECK_MSG(seen_ex == 2 * per_type[0] && seen_meas == per_type[0], "%d %d", seen_ex, seen_meas);
     CHECK(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(o, "why")), "the plan chose cheap.xlarge") != NULL);
@@ -1795,6 +1874,41 @@ static void t_eta_stored(void)
     scv_store_close(db);
 }
 
+/* A slow worker while training (issue 25 item 5): every training segment at K >= 2 carries
+ * the speeds under which the model (model/hetero.c) predicts dropping or replacing a slow
+ * worker beats keeping it, computed from the fitted performance model and the work left;
+ * warm-up and search segments look for none; a straggler the job decided on by the model
+ * gets the predicted times to finish in its note. */
+static void t_hetero_rule(void)
+{
+    scv_store *db = open_db("hetero.db");
+    fake f = new_fake();
+    f.strag_ratio = 0.3;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-hetero");
+    p.objective = SCV_OBJ_TIME; /* K = 4: the fastest */
+    rec r;
+    memset(&r, 0, sizeof r);
+    scv_run_observer obs = {&r, on_event};
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(res.reached && res.decision && res.decision->points[res.decision->chosen].workers >= 2, "%s", r.seq);
+    CHECK_MSG(f.strag_train > 0 && f.strag_by_model == 1, "%d training segments, by_model %d", f.strag_train,
+              f.strag_by_model);
+    CHECK_MSG(f.strag_drop > 0 && f.strag_drop <= 1 && f.strag_rep >= 0 && f.strag_rep <= 1, "drop %g, replace %g",
+              f.strag_drop, f.strag_rep);
+    /* the fake's times: t(K, B) = c0 + c1 B / K + alpha (K - 1), the fit's own; keeping a worker at
+     * 0.3 of the others' speed costs more than K - 1 workers (its step and drag on the exchange) */
+    CHECK_MSG(f.strag_drop > 0.3, "drop under %g", f.strag_drop);
+    CHECK_MSG(strstr(r.notes, "predicted to finish: absorb") != NULL, "%.3000s", r.notes);
+    char *js = scv_run_report_json(&p, &res); /* each straggler with what was done: kept here */
+    CHECK(js && strstr(js, "\"replaced\":false,\"dropped\":false"));
+    free(js);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* The batch carry-over learnt from a corpus of the job's curves at three batches (tau of
  * the GNS law with noise scale 400, the fake's own 100): the run carries by the learnt one,
  * says so, and widens the band of a batch it did not predict at; another base learning
@@ -1866,6 +1980,8 @@ static const scv_test tests[] = {
     {"throughput_policy", t_throughput_policy},
     {"deadline_switch", t_deadline_switch},
     {"search_budget", t_search_budget},
+    {"unbounded_rest", t_unbounded_rest},
+    {"preempt_survived", t_preempt_survived},
     {"search_eval_share", t_search_eval_share},
     {"spot_risk_run", t_spot_risk_run},
     {"search_needs_two_k", t_search_needs_two_k},
@@ -1882,6 +1998,7 @@ static const scv_test tests[] = {
     {"vm_types", t_vm_types},
     {"vm_train_on_chosen", t_vm_train_on_chosen},
     {"eta_stored", t_eta_stored},
+    {"hetero_rule", t_hetero_rule},
 };
 
 int main(int argc, char **argv)

@@ -907,6 +907,108 @@ static void t_plan_mix(void)
 }
 
 /* (e) mix specs: the syntax of `cluster up --vm`; errors name the part at fault */
+/* ---- a slow worker: absorb, drop or replace (model/hetero.c) ---- */
+
+/* A compute-heavy job: K = 4, B = 256, 1 ms per sample, a 1 ms step, a ring allreduce. */
+static scv_perf_model hetero_perf(void)
+{
+    return (scv_perf_model){.topology = SCV_TOPO_RING, .c0 = 1e-3, .c1 = 1e-3, .alpha = 1e-3, .beta = 5e-9,
+                            .model_bytes = 1e6};
+}
+
+/* The model's choice on scripted numbers: a mildly slow worker is absorbed, a very slow
+ * one dropped, and with a spare VM and much work left replaced (with little work left the
+ * replacement's idle is not worth it: dropped). */
+static void t_hetero_choice(void)
+{
+    const scv_perf_model m = hetero_perf();
+    const scv_hetero_policy pol = scv_hetero_policy_default();
+    scv_hetero_case c = {.perf = &m, .K = 4, .B = 256, .r = 0.9, .iters_left = 1000, .balanced = 1,
+                         .drop_idle_s = NAN, .replace_idle_s = NAN};
+    scv_hetero_pred p;
+    scv_err err = {0};
+    CHECK(scv_hetero_predict(&c, &pol, &p, &err) == SCV_OK);
+    CHECK_EQ_INT(p.choice, SCV_HETERO_ABSORB);
+    CHECK(p.absorb_s < p.drop_s && isinf(p.replace_s)); /* no spare: no replacement */
+    /* closed form: T = (c1 B + K c0) / (K - 1 + r), t_comm (1 + d (1/r - 1)) */
+    double tc = 6 * 1e-3 + 1.5 * 1e6 * 5e-9, T = (0.256 + 4e-3) / 3.9;
+    CHECK_NEAR(p.t_iter_absorb, T + tc * (1 + pol.comm_drag * (1 / 0.9 - 1)), 1e-9, 0);
+    CHECK_NEAR(p.drop_s, pol.drop_idle_s + 1000 * scv_perf_iter(&m, 3, 256), 1e-9, 0);
+    c.r = 0.2; /* very slow: the allreduce's drag and its step outweigh its share */
+    CHECK(scv_hetero_predict(&c, &pol, &p, &err) == SCV_OK);
+    CHECK_EQ_INT(p.choice, SCV_HETERO_DROP);
+    c.spare = 1, c.iters_left = 10000; /* a spare and much work left */
+    CHECK(scv_hetero_predict(&c, &pol, &p, &err) == SCV_OK);
+    CHECK_EQ_INT(p.choice, SCV_HETERO_REPLACE);
+    CHECK_NEAR(p.replace_s, pol.replace_idle_s + 10000 * scv_perf_iter(&m, 4, 256), 1e-9, 0);
+    c.iters_left = 20; /* little left: the replacement's idle costs more than it wins */
+    CHECK(scv_hetero_predict(&c, &pol, &p, &err) == SCV_OK);
+    CHECK_EQ_INT(p.choice, SCV_HETERO_DROP);
+    c.replace_idle_s = 0.01, c.iters_left = 1000; /* a measured idle is used */
+    CHECK(scv_hetero_predict(&c, &pol, &p, &err) == SCV_OK);
+    CHECK_NEAR(p.replace_idle_s, 0.01, 0, 0);
+    c.K = 1; /* refused, naming the inputs */
+    CHECK(scv_hetero_predict(&c, &pol, &p, &err) == SCV_EINVAL && strstr(err.msg, "K = 1"));
+}
+
+/* The thresholds the job acts on give the model's choice at every r; the ratio of the
+ * straggler rule (over the median) is the speed at K >= 3, 2x / (1 + x) at K = 2. */
+static void t_hetero_thresholds(void)
+{
+    const scv_perf_model m = hetero_perf();
+    const scv_hetero_policy pol = scv_hetero_policy_default();
+    scv_err err = {0};
+    for (int spare = 0; spare < 2; spare++)
+        for (int bal = 0; bal < 2; bal++)
+            for (double n = 20; n <= 20000; n *= 10) {
+                scv_hetero_case c = {.perf = &m, .K = 4, .B = 256, .iters_left = n, .spare = spare, .balanced = bal,
+                                     .drop_idle_s = NAN, .replace_idle_s = NAN};
+                double drop = -1, rep = -1;
+                CHECK(scv_hetero_thresholds(&c, &pol, &drop, &rep, &err) == SCV_OK);
+                CHECK(drop > 0 && drop <= 1 && rep >= 0 && rep <= 1);
+                CHECK(spare || rep == 0);
+                for (double r = 0.01; r <= 1; r += 0.01) {
+                    if (fabs(r - drop) < 1e-3 || fabs(r - rep) < 1e-3) continue;
+                    c.r = r;
+                    scv_hetero_pred p;
+                    CHECK(scv_hetero_predict(&c, &pol, &p, &err) == SCV_OK);
+                    scv_hetero_choice by = r < rep ? SCV_HETERO_REPLACE : r < drop ? SCV_HETERO_DROP : SCV_HETERO_ABSORB;
+                    CHECK_MSG(by == p.choice, "spare %d balanced %d n %g r %.2f: thresholds %s, model %s", spare, bal, n,
+                              r, scv_hetero_choice_name(by), scv_hetero_choice_name(p.choice));
+                }
+            }
+    /* nothing left to do: no change is worth its idle, whatever the speed */
+    scv_hetero_case done = {.perf = &m, .K = 4, .B = 256, .iters_left = 0, .spare = 1, .drop_idle_s = 0,
+                            .replace_idle_s = 0};
+    double drop = -1, rep = -1;
+    CHECK(scv_hetero_thresholds(&done, &pol, &drop, &rep, &err) == SCV_OK);
+    CHECK_MSG(drop == 0 && rep == 0, "drop under %g, replace under %g with no work left", drop, rep);
+    CHECK_NEAR(scv_hetero_speed_of_ratio(0.5, 3), 0.5, 0, 0);
+    CHECK_NEAR(scv_hetero_speed_of_ratio(2 * 0.25 / 1.25, 2), 0.25, 1e-12, 0);
+    for (double x = 0.05; x <= 1; x += 0.05) /* and back */
+        CHECK_NEAR(scv_hetero_speed_of_ratio(scv_hetero_ratio_of_speed(x, 2), 2), x, 1e-12, 0);
+}
+
+/* The slow VM's drag against docs/BENCHMARKS.md's heterogeneous cluster: K = 3, B = 192,
+ * one VM at H = 4 (r = 0.25); the H = 1 iteration ~22 ms, 42% compute (9.3 ms), the rest the
+ * allreduce and the step (12.7 ms; latency-bound links). Measured: even 2.95x the H = 1 time,
+ * dynamic batching 1.82x, 1.62x between them; dropping the slow VM (K = 2) faster than both. */
+static void t_hetero_benchmark(void)
+{
+    const scv_perf_model m = {.topology = SCV_TOPO_RING, .c1 = 9.3e-3 / 64, .alpha = 12.7e-3 / 4};
+    const scv_hetero_policy pol = scv_hetero_policy_default();
+    double h1 = scv_perf_iter(&m, 3, 192), even = scv_hetero_t_absorb(&m, 3, 192, 0.25, 0, &pol),
+           dyn = scv_hetero_t_absorb(&m, 3, 192, 0.25, 1, &pol);
+    CHECK_NEAR(even / dyn, 1.62, 0.05, 0);
+    CHECK_NEAR(dyn / h1, 1.82, 0.05, 0);
+    CHECK_NEAR(even / h1, 2.95, 0.05, 0);
+    scv_hetero_case c = {.perf = &m, .K = 3, .B = 192, .r = 0.25, .iters_left = 600, .balanced = 1,
+                         .drop_idle_s = NAN, .replace_idle_s = NAN};
+    scv_hetero_pred p;
+    CHECK(scv_hetero_predict(&c, &pol, &p, NULL) == SCV_OK);
+    CHECK_EQ_INT(p.choice, SCV_HETERO_DROP);
+}
+
 static void t_mix_parse(void)
 {
     scv_catalog *cat = mix_catalog();
@@ -1526,6 +1628,9 @@ static const scv_test tests[] = {
     {"plan_bounds_keep_met_choice", t_plan_bounds_keep_met_choice},
     {"plan_two_point_knee", t_plan_two_point_knee},
     {"plan_mix", t_plan_mix},
+    {"hetero_choice", t_hetero_choice},
+    {"hetero_thresholds", t_hetero_thresholds},
+    {"hetero_benchmark", t_hetero_benchmark},
     {"mix_parse", t_mix_parse},
     {"plan_compress", t_plan_compress},
     {"plan_comm_parse", t_plan_comm_parse},

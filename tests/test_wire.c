@@ -172,7 +172,8 @@ static void t_env_round_trip(void)
     /* the contract's names (docs/TRAINER-CONTRACT.md), no other */
     const char *names[] = {"SCV_WORKERS", "SCV_BATCH", "SCV_SPLIT", "SCV_MASTER_ADDR", "SCV_MASTER_PORT",
                            "SCV_CHECKPOINT_DIR", "SCV_RESUME", "SCV_METRICS", "SCV_UNTIL_ITERATIONS",
-                           "SCV_MAX_EPOCHS", "SCV_EVAL_EVERY_EPOCHS", "SCV_SEED", "SCV_PROBE"};
+                           "SCV_MAX_EPOCHS", "SCV_EVAL_EVERY_EPOCHS", "SCV_SEED", "SCV_PROBE",
+                           "SCV_EVAL_SUBSET", "SCV_FINAL_EVAL"};
     int n = 0;
     while (env && env[n]) n++;
     CHECK_EQ_INT(n, (int)(sizeof names / sizeof names[0]));
@@ -197,6 +198,7 @@ static void t_env_round_trip(void)
     CHECK_NEAR(r.eval_every_epochs, 0.1, 0, 0);
     CHECK(r.seed == w.seed);
     CHECK_EQ_INT(r.probe, 1);
+    CHECK(r.eval_subset == w.eval_subset && r.final_eval == w.final_eval);
     CHECK(r.target_window == 0 && r.noise_window == 0 && r.compress_cf == 0); /* not carried */
     scv_segwire_env_free(env);
 
@@ -369,10 +371,11 @@ static void t_line_bad(void)
         const char *tail, *needle;
         scv_ml_type type;
     } bad[] = {
-        {"\"t_iter\":\"fast\"}", "seg-001.jsonl:17: field 't_iter' is not a number (0..1e+07, or null)", SCV_ML_ITER},
+        {"\"t_iter\":\"fast\"}", "seg-001.jsonl:17: field 't_iter' is not a number (0..1e+07): write it as a JSON number", SCV_ML_ITER},
         {"\"t_iter\":1e400}", "seg-001.jsonl:17: field 't_iter' = inf is out of range (0..1e+07)", SCV_ML_ITER},
         {"\"t_iter\":-1}", "seg-001.jsonl:17: field 't_iter' = -1 is out of range", SCV_ML_ITER},
-        {"\"t_iter\":null}", "seg-001.jsonl:17: iteration line lacks field 't_iter'", SCV_ML_ITER},
+        {"\"t_iter\":null}", "seg-001.jsonl:17: field 't_iter' is null, but an iteration line needs a number there",
+         SCV_ML_ITER},
         {"\"t_iter\":0.01,\"ts\":\"now\"}", "seg-001.jsonl:17: field 'ts' is not a number", SCV_ML_ITER},
         {"\"t_iter\":0.01,\"cf\":-3}", "seg-001.jsonl:17: field 'cf' = -3 is out of range", SCV_ML_ITER},
     };
@@ -399,7 +402,7 @@ static void t_line_bad(void)
         {"{\"type\":\"eval\",\"test_accuracy\":1.5}", "f.jsonl:3: field 'test_accuracy' = 1.5 is out of range (0..1)"},
         {"{\"type\":\"eval\",\"role\":7}", "f.jsonl:3: field 'role' is not a string"},
         {"{\"type\":\"eval\",\"iter\":-2}", "f.jsonl:3: field 'iter' = -2 is out of range"},
-        {"{\"type\":\"job\",\"params\":10,\"n_train\":5}", "f.jsonl:3: job line lacks params, act_bytes or n_train"},
+        {"{\"type\":\"job\",\"params\":10}", "f.jsonl:3: job line lacks field 'n_train' (required: params, n_train)"},
         {"{\"type\":\"job\",\"params\":0,\"act_bytes\":0,\"input_floats\":0,\"n_train\":5}",
          "f.jsonl:3: field 'params' = 0 is out of range"},
         {"{\"type\":\"job\",\"params\":1,\"act_bytes\":0,\"input_floats\":0,\"n_train\":5,\"threads\":1.5}",
@@ -555,7 +558,8 @@ static void t_tail_verdict(void)
     static const char *job = "{\"type\": \"job\", \"params\": 10, \"act_bytes\": 0, \"input_floats\": 0, \"n_train\": 640}\n";
     static const char *iter = "{\"type\": \"iter\", \"iter\": %d, \"workers\": 2, \"batch\": 64, \"t_compute\": 0.01, "
                               "\"t_comm\": 0.0, \"t_iter\": 0.01, \"grad_sqnorm_local_mean\": 1, "
-                              "\"grad_sqnorm_global\": 1, \"epoch_progress\": 0.1, \"loss\": %s, \"samples_seen\": %d}\n";
+                              "\"grad_sqnorm_global\": 1, \"epoch_progress\": 0.1, \"loss\": %s, \"samples_seen\": %d, "
+                              "\"ts\": 1000.5}\n";
     for (int mode = 0; mode < 3; mode++) {
         FILE *f = fopen(path, "w");
         fputs(job, f);
@@ -642,6 +646,76 @@ static void t_recover_lines(void)
     rmdir(dir);
 }
 
+/* Issue 26 item 4: the contract's schema, one table. docs/TRAINER-CONTRACT.md shows the table
+ * the reader checks (between its schema marks, exactly); an error names the field that is
+ * lacking, not another (a job line without act_bytes and input_floats is good; one without
+ * n_train names n_train; a null t_iter is called null, not lacking), the fields required and
+ * what to do; the strict reader of a trainer's segment also requires iter, samples_seen and
+ * ts, and refuses an iteration line before the job line at once. */
+static void t_line_schema(void)
+{
+    static char doc[1 << 17], want[1 << 15];
+    FILE *f = fopen("docs/TRAINER-CONTRACT.md", "r");
+    CHECK(f != NULL);
+    size_t n = f ? fread(doc, 1, sizeof doc - 1, f) : 0;
+    if (f) fclose(f);
+    doc[n] = 0;
+    int len = scv_ml_schema_markdown(want, sizeof want);
+    CHECK(len > 0 && (size_t)len < sizeof want);
+    const char *open = "<!-- schema: the table metrics_line.c checks (test_wire line_schema) -->\n";
+    const char *a = strstr(doc, open), *b = a ? strstr(a, "<!-- /schema -->") : NULL;
+    size_t have = a && b ? (size_t)(b - a) - strlen(open) : 0;
+    int same = a && b && have == (size_t)len && !strncmp(a + strlen(open), want, have);
+    if (!same) fprintf(stderr, "docs/TRAINER-CONTRACT.md's schema table should read:\n%s%s<!-- /schema -->\n", open, want);
+    CHECK_MSG(same, "docs/TRAINER-CONTRACT.md does not show the reader's schema (%s)", a ? "differs" : "no marks");
+    CHECK(strstr(want, "| `job` | `act_bytes` | number 0..1e+15 | no |") && strstr(want, "| `iter` | `t_iter` |") &&
+          strstr(want, "| `iter` | `grad_sqnorm_global` | number 0..1e+300 | yes, may be null |"));
+
+    scv_metrics_line m;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_metrics_line_parse("{\"type\":\"job\",\"params\":10,\"n_train\":640}", "j", 1, &m, &e), SCV_OK);
+    CHECK_MSG(m.u.job.params == 10 && isnan(m.u.job.act_bytes), "%s", e.msg);
+    struct {
+        const char *line, *needle;
+    } bad[] = {
+        {"{\"type\":\"job\",\"params\":10,\"act_bytes\":0,\"input_floats\":0}",
+         "f:1: job line lacks field 'n_train' (required: params, n_train): write it on every job line"},
+        {"{\"type\":\"job\",\"n_train\":10}", "f:1: job line lacks field 'params'"},
+        {"{\"type\":\"job\",\"params\":\"10\",\"n_train\":10}", "f:1: field 'params' is not a number (1..1e+15): "
+                                                               "write it as a JSON number"},
+        {"{\"type\":\"iter\",\"workers\":1,\"batch\":64,\"t_compute\":0,\"t_comm\":0,\"t_iter\":null,"
+         "\"grad_sqnorm_local_mean\":null,\"grad_sqnorm_global\":null}",
+         "f:1: field 't_iter' is null, but an iteration line needs a number there (required: workers, batch, "
+         "t_compute, t_comm, t_iter; may be null: grad_sqnorm_local_mean, grad_sqnorm_global;"},
+        {"{\"type\":\"eval\",\"test_accuracy\":0.5,\"set\":\"half\"}", "f:1: field 'set' = 'half': expected one of "
+                                                                        "full|subset"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        scv_err le = {0};
+        CHECK_EQ_INT(scv_metrics_line_parse(bad[i].line, "f", 1, &m, &le), SCV_EPARSE);
+        CHECK_MSG(strstr(le.msg, bad[i].needle), "%s -> %s", bad[i].line, le.msg);
+    }
+    /* the strict reader of a trainer's segment */
+    static const char *job = "{\"type\":\"job\",\"params\":10,\"n_train\":640}";
+    static const char *it = "{\"type\":\"iter\",\"iter\":1,\"workers\":2,\"batch\":64,\"t_compute\":0.01,\"t_comm\":0,"
+                            "\"t_iter\":0.01,\"grad_sqnorm_local_mean\":null,\"grad_sqnorm_global\":null,"
+                            "\"samples_seen\":64}";
+    scv_ml_reader r;
+    scv_ml_reader_init(&r, 2);
+    r.strict = 1;
+    scv_err le = {0};
+    CHECK_EQ_INT(scv_metrics_line_next(&r, it, "seg.jsonl", 1, &m, &le), SCV_EPARSE);
+    CHECK_MSG(strstr(le.msg, "seg.jsonl:1: a 'iter' line before the job line"), "%s", le.msg);
+    CHECK_EQ_INT(scv_metrics_line_next(&r, job, "seg.jsonl", 2, &m, &le), SCV_OK);
+    CHECK_EQ_INT(scv_metrics_line_next(&r, it, "seg.jsonl", 3, &m, &le), SCV_EPARSE);
+    CHECK_MSG(strstr(le.msg, "seg.jsonl:3: iteration line lacks field 'ts' (required: iter, workers, batch, t_compute, "
+                     "t_comm, t_iter, samples_seen, ts; may be null: grad_sqnorm_local_mean, grad_sqnorm_global)"),
+              "%s", le.msg);
+    /* files given to plan (not strict) may leave them out */
+    scv_ml_reader_init(&r, 0);
+    CHECK_EQ_INT(scv_metrics_line_next(&r, it, "p.jsonl", 1, &m, &le), SCV_OK);
+}
+
 static const scv_test tests[] = {
     {"json_round_trip", t_json_round_trip}, {"json_refused", t_json_refused},
     {"env_round_trip", t_env_round_trip},   {"argv_round_trip", t_argv_round_trip},
@@ -649,5 +723,6 @@ static const scv_test tests[] = {
     {"line_bad", t_line_bad},               {"profile_strict", t_profile_strict},
     {"line_nonfinite", t_line_nonfinite},   {"line_sequence", t_line_sequence},
     {"tail_verdict", t_tail_verdict},       {"recover_lines", t_recover_lines},
+    {"line_schema", t_line_schema},
 };
 SCV_TEST_MAIN(tests)

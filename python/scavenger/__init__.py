@@ -2,6 +2,9 @@
 
 Each helper lives in its own module of this package and is re-exported here:
   planner  plan(), plan_json(), ScvError: `scavenger plan --json` through libscv.so (ctypes)
+Two more need PyTorch and are not imported here (import them yourself):
+  scavenger.torch    wrappers that keep your training loop (init, DDP, DataLoader, epochs, report)
+  scavenger.trainer  the contract's pieces and Trainer, a loop of its own
 """
 from .planner import ScvError, library_path, plan, plan_json
 

@@ -5,7 +5,8 @@ this module turns them into a synchronous data-parallel training loop that keeps
 
   Env               the SCV_* variables and Open MPI's rank/size (standalone defaults: K=1)
   split_batch       worker k's share of the global batch, exactly as libscv's scv_split_batch
-  init_distributed  torch.distributed (gloo) at tcp://SCV_MASTER_ADDR:SCV_MASTER_PORT
+  init_distributed  torch.distributed at tcp://SCV_MASTER_ADDR:SCV_MASTER_PORT (NCCL on CUDA, gloo
+                    on the CPU; default_backend picks)
   EpochSampler      the epoch order (a function of seed and epoch only) and the position in it
   StatsHook         the DDP communication hook: weights b_k/B, |g_k|^2, loss and the stop flag
                     ride in the gradient allreduce; |g|^2 of the averaged gradient after it
@@ -38,7 +39,7 @@ import torch
 import torch.distributed as dist
 
 __all__ = [
-    "Env", "UsageError", "WriteError", "split_batch", "init_distributed", "EpochSampler",
+    "Env", "UsageError", "WriteError", "split_batch", "init_distributed", "default_backend", "EpochSampler",
     "StatsHook", "MetricsWriter", "save_checkpoint", "load_checkpoint", "write_state",
     "lr_at", "activation_bytes", "count_params", "evaluate_classifier", "Trainer", "run_main",
     "CHECKPOINT_FILE", "STATE_FILE",
@@ -127,15 +128,17 @@ class Env:
                      master_addr="127.0.0.1", master_port=29500):
         """Reads os.environ (or environ); the keywords are the standalone defaults."""
         env = os.environ if environ is None else environ
-        size = _env_int("OMPI_COMM_WORLD_SIZE", None, lo=1, environ=env)
-        rank = _env_int("OMPI_COMM_WORLD_RANK", 0, lo=0, environ=env)
-        local_rank = _env_int("OMPI_COMM_WORLD_LOCAL_RANK", 0, lo=0, environ=env)
+        mpi = env.get("OMPI_COMM_WORLD_SIZE") not in (None, "")  # else torchrun's names
+        size = _env_int("OMPI_COMM_WORLD_SIZE" if mpi else "WORLD_SIZE", None, lo=1, environ=env)
+        rank = _env_int("OMPI_COMM_WORLD_RANK" if mpi else "RANK", 0, lo=0, environ=env)
+        local_rank = _env_int("OMPI_COMM_WORLD_LOCAL_RANK" if mpi else "LOCAL_RANK", 0, lo=0, environ=env)
         workers = _env_int("SCV_WORKERS", size if size is not None else 1, lo=1, environ=env)
         if size is not None and workers != size:
-            raise UsageError("SCV_WORKERS=%d but Open MPI started %d processes (OMPI_COMM_WORLD_SIZE)"
-                             % (workers, size))
+            raise UsageError("SCV_WORKERS=%d but %d processes were started (%s)"
+                             % (workers, size, "OMPI_COMM_WORLD_SIZE" if mpi else "WORLD_SIZE"))
         if rank >= workers:
-            raise UsageError("OMPI_COMM_WORLD_RANK=%d: not below SCV_WORKERS=%d" % (rank, workers))
+            raise UsageError("%s=%d: not below SCV_WORKERS=%d" % ("OMPI_COMM_WORLD_RANK" if mpi else "RANK",
+                                                                  rank, workers))
         B = _env_int("SCV_BATCH", batch, lo=1, environ=env)
         if not isinstance(B, int) or B < 1:
             raise UsageError("batch %r: expected a positive integer (SCV_BATCH or --batch)" % (B,))
@@ -150,8 +153,9 @@ class Env:
             if len(split) != workers or not all(math.isfinite(w) and w > 0 for w in split):
                 raise UsageError("SCV_SPLIT=%r: expected %d comma-separated positive weights (SCV_WORKERS=%d)"
                                  % (raw, workers, workers))
-        addr = env.get("SCV_MASTER_ADDR") or master_addr
-        port = _env_int("SCV_MASTER_PORT", master_port, lo=1, hi=65535, environ=env)
+        addr = env.get("SCV_MASTER_ADDR") or env.get("MASTER_ADDR") or master_addr
+        port = _env_int("SCV_MASTER_PORT" if env.get("SCV_MASTER_PORT") else "MASTER_PORT", master_port,
+                        lo=1, hi=65535, environ=env)
         ckpt = env.get("SCV_CHECKPOINT_DIR") or checkpoint_dir
         if ckpt is not None and rank == 0 and not os.path.isdir(ckpt):  # only worker 0 uses it
             raise UsageError("SCV_CHECKPOINT_DIR=%s: not a directory" % ckpt)
@@ -301,20 +305,38 @@ def _iface_for(addr, port=9):
     return None
 
 
-def init_distributed(env, timeout_s=1800):
-    """Joins the K processes in a gloo process group (init_method tcp://SCV_MASTER_ADDR:
-    SCV_MASTER_PORT, rank and size from Open MPI). Returns False for K=1 (nothing to join).
+def default_backend(device=None):
+    """"nccl" when the model lives on a CUDA device (device: a torch.device, a module or None
+    for "CUDA is available") and NCCL is built in; "gloo" otherwise."""
+    if isinstance(device, torch.nn.Module):
+        p = next(device.parameters(), None)
+        device = p.device if p is not None else torch.device("cpu")
+    cuda = torch.cuda.is_available() if device is None else torch.device(device).type == "cuda"
+    return "nccl" if cuda and dist.is_nccl_available() else "gloo"
+
+
+def init_distributed(env, timeout_s=1800, backend=None, single=False):
+    """Joins the K processes in a process group (init_method tcp://SCV_MASTER_ADDR:
+    SCV_MASTER_PORT, rank and size from Open MPI or torchrun). backend: "gloo", "nccl" or None
+    (default_backend(): NCCL when CUDA is available, gloo otherwise). Returns False for K=1
+    (nothing to join) unless single=True, which makes a group of one process (an in-memory
+    store), so that DDP and its communication hook run the same code at every K.
     GLOO_SOCKET_IFNAME is set to the interface that reaches the master unless already set."""
-    if env.workers == 1:
-        return False
     if dist.is_initialized():
+        return True
+    if env.workers == 1 and not single:
+        return False
+    backend = backend or default_backend()
+    if env.workers == 1:
+        dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1,
+                                timeout=datetime.timedelta(seconds=timeout_s))
         return True
     if not os.environ.get("GLOO_SOCKET_IFNAME"):
         iface = _iface_for(env.master_addr, env.master_port)
         if iface:
             os.environ["GLOO_SOCKET_IFNAME"] = iface
     host = "[%s]" % env.master_addr if ":" in env.master_addr else env.master_addr
-    dist.init_process_group("gloo", init_method="tcp://%s:%d" % (host, env.master_port),
+    dist.init_process_group(backend, init_method="tcp://%s:%d" % (host, env.master_port),
                             rank=env.rank, world_size=env.workers,
                             timeout=datetime.timedelta(seconds=timeout_s))
     return True
@@ -334,7 +356,14 @@ class StatsHook:
     scalars summed over buckets and workers give sum_k |g_k|^2, the number of workers with
     samples, the batch's loss sum and the flags (taken from bucket 0 only). After backward()
     returns, collect() adds up |g|^2 over the reduced buckets and the scalars: read the totals
-    then. (The future's callback only slices: Python in gloo's thread waits for the GIL.)"""
+    then. (The future's callback only slices and stamps the time: Python in gloo's thread
+    waits for the GIL.)
+
+    Device-agnostic: the buffer is built on the bucket's own device (a CUDA bucket stays on
+    its GPU, for NCCL), the squares are summed there, and collect() reads all the totals back
+    with one copy to the host. loss_sum may be a tensor (a loss on the GPU: no sync in the
+    hook); stop and error may be callables, read when bucket 0 is ready (a signal that came
+    during backward still rides in this allreduce)."""
 
     NX = 5  # scalars after each bucket: local |.|^2, has samples, loss sum, stop, error
 
@@ -343,7 +372,7 @@ class StatsHook:
 
     def begin(self, local_batch, batch, loss_sum=0.0, stop=0, error=0):
         self.local_batch, self.batch = int(local_batch), int(batch)
-        self.loss_sum, self.stop, self.error = float(loss_sum), float(stop), float(error)
+        self.loss_sum, self.stop, self.error = loss_sum, stop, error
         self.local_sq_sum = 0.0   # sum over workers of |g_k|^2
         self.has = 0.0            # workers with b_k > 0
         self.global_sq = 0.0      # |g|^2 of the averaged gradient
@@ -351,37 +380,60 @@ class StatsHook:
         self.stop_total = 0.0
         self.error_total = 0.0
         self.t_last_ready = None  # when the last bucket became ready (backward's end)
+        self.t_done = None        # when the last reduced bucket came back
         self.buckets = 0
         self.pending = []
+
+    def _flags(self):
+        ls = self.loss_sum
+        stop = self.stop() if callable(self.stop) else self.stop
+        error = self.error() if callable(self.error) else self.error
+        return ls, float(stop), float(error)
+
+    def _done(self, fut, n):
+        self.t_done = time.perf_counter()
+        return fut.value()[0][:n]
 
     @staticmethod
     def hook(state, bucket):
         state.t_last_ready = time.perf_counter()
         buf = bucket.buffer()
         n = buf.numel()
-        t = torch.empty(n + StatsHook.NX, dtype=buf.dtype)
-        sq = float(buf.square().sum()) if state.local_batch > 0 else 0.0
+        t = torch.empty(n + StatsHook.NX, dtype=buf.dtype, device=buf.device)
         torch.mul(buf, state.local_batch / state.batch, out=t[:n])
+        has = 1.0 if state.local_batch > 0 else 0.0
         if bucket.index() == 0:
-            t[n:] = torch.tensor([sq, 1.0 if state.local_batch > 0 else 0.0, state.loss_sum,
-                                  state.stop, state.error], dtype=buf.dtype)
+            ls, stop, error = state._flags()
+            tensor_loss = isinstance(ls, torch.Tensor)
+            t[n + 1:] = torch.tensor([has, 0.0 if tensor_loss else float(ls), stop, error],
+                                     dtype=buf.dtype, device=buf.device)
+            if tensor_loss:
+                t[n + 2] = ls.detach().reshape(())
         else:
-            t[n:] = torch.tensor([sq, 0, 0, 0, 0], dtype=buf.dtype)
+            t[n + 1:] = 0
+        if has:
+            t[n] = buf.square().sum()  # on the bucket's device: no copy to the host here
+        else:
+            t[n] = 0
         state.pending.append((t, n))  # reduced in place; collect() reads it after backward
-        return dist.all_reduce(t, async_op=True).get_future().then(lambda f: f.value()[0][:n])
+        return dist.all_reduce(t, async_op=True).get_future().then(lambda f: state._done(f, n))
 
     def collect(self):
         """After backward() (every bucket reduced): the totals from the reduced buckets, and
-        |g|^2 of the averaged gradient. In the caller's thread, not in gloo's callback."""
-        for t, n in self.pending:
-            self.global_sq += float(t[:n].square().sum())
-            x = t[n:].tolist()
-            self.local_sq_sum += x[0]
-            self.has += x[1]
-            self.loss_total += x[2]
-            self.stop_total += x[3]
-            self.error_total += x[4]
-            self.buckets += 1
+        |g|^2 of the averaged gradient. In the caller's thread, not in gloo's callback; one
+        copy to the host for all of them."""
+        if not self.pending:
+            return
+        g = torch.stack([t[:n].square().sum() for t, n in self.pending]).double().sum()
+        x = torch.stack([t[n:] for t, n in self.pending]).double().sum(0)
+        vals = torch.cat([g.reshape(1), x]).cpu().tolist()
+        self.global_sq += vals[0]
+        self.local_sq_sum += vals[1]
+        self.has += vals[2]
+        self.loss_total += vals[3]
+        self.stop_total += vals[4]
+        self.error_total += vals[5]
+        self.buckets += len(self.pending)
         self.pending = []
 
 
@@ -681,7 +733,7 @@ class Trainer:
         """Joins, resumes, wraps, writes the job line. fit() calls it."""
         env = self.env
         self._install_signals()  # from the start: a signal during the set-up stops after one iteration
-        distributed = init_distributed(env, self.timeout_s)
+        distributed = init_distributed(env, self.timeout_s, backend=default_backend(self.module))
         epoch = position = 0
         if env.resume:
             epoch, position = self._resume(distributed)

@@ -228,6 +228,23 @@ static void end_job(elastic *e)
     e->pid = 0;
 }
 
+/* The preemptions a segment's reply says the job survived in place ("preemptions": notices
+ * it shrank at, restores it grew back at) into out. */
+static void preemptions_of(const cJSON *o, scv_segment_result *out)
+{
+    const cJSON *ev, *x;
+    cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(o, "preemptions")) {
+        if (out->n_preemptions == SCV_MAX_PREEMPT_EVENTS) break;
+        scv_survive_event *e = &out->preemptions[out->n_preemptions++];
+        e->iteration = cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(ev, "iteration")) ? (int64_t)x->valuedouble : 0;
+        e->process = cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(ev, "process")) ? x->valueint : -1;
+        e->workers = cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(ev, "workers")) ? x->valueint : 0;
+        e->idle_s = cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(ev, "idle_s")) ? x->valuedouble : NAN;
+        x = cJSON_GetObjectItemCaseSensitive(ev, "event");
+        e->restored = cJSON_IsString(x) && !strcmp(x->valuestring, "restored");
+    }
+}
+
 static void stop_job(elastic *e);
 
 static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_sink *sink, scv_segment_result *out,
@@ -330,11 +347,13 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         e->ratio = cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(ev, "ratio")) ? x->valuedouble : NAN;
         e->idle_s = cJSON_IsNumber(x = cJSON_GetObjectItemCaseSensitive(ev, "idle_s")) ? x->valuedouble : NAN;
         e->replaced = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "replaced"));
+        e->dropped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "dropped"));
         if (cJSON_IsString(x = cJSON_GetObjectItemCaseSensitive(ev, "host"))) snprintf(e->host, sizeof e->host, "%s", x->valuestring);
         if (cJSON_IsString(x = cJSON_GetObjectItemCaseSensitive(ev, "by_host")))
             snprintf(e->by_host, sizeof e->by_host, "%s", x->valuestring);
         if (cJSON_IsString(x = cJSON_GetObjectItemCaseSensitive(ev, "note"))) snprintf(e->note, sizeof e->note, "%s", x->valuestring);
     }
+    preemptions_of(o, out);
     if (src == SCV_OK && cJSON_IsObject(res)) {
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(res, "test_accuracy");
         out->accuracy = cJSON_IsNumber(a) && a->valuedouble >= 0 ? a->valuedouble : NAN;

@@ -7,8 +7,13 @@
  * an epoch bound); the segment's other stopping rules (the target over a window of
  * evaluations, the warm-up's noise rule, the profiling rule on the iteration time) are
  * evaluated here on the metrics as they are written, and the driver stops the trainer with
- * SIGUSR1 (which mpirun forwards to every process). Its progress is the trainer's
- * scavenger-state.json. Metrics files, tailing and recovery are trainjob.c's.
+ * SIGUSR1 (which mpirun forwards to every process); an accuracy target reached on subset
+ * evaluations waits for the trainer's final evaluation on the whole test set (exec_rules.h).
+ * Every process also gets torchrun's variables (RANK, WORLD_SIZE, LOCAL_RANK,
+ * LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT: a port free for each segment). The start-up
+ * probe is bounded (tj_watchdog's probe_s, probe_iters) and its lines are checked as they
+ * come. Its progress is the trainer's scavenger-state.json. Metrics files, tailing and
+ * recovery are trainjob.c's.
  * Files: RUN_DIR/job.jsonl (the probe), RUN_DIR/seg-NNN-PHASE-kK-bB[-retryN].jsonl,
  * RUN_DIR/ckpt/ (the trainer's).
  */
@@ -22,12 +27,15 @@
 #include "../runtime/launch.h"
 #include "child.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,6 +47,8 @@ typedef struct exec_drv {
     uint64_t seed;
     scv_exec_rules r;
     const scv_measure_sink *outer; /* the loop's sink, while a segment runs */
+    double probing;                /* when the start-up probe started (0: not probing) */
+    int subset_now;                /* the evaluation line being read said "set":"subset" */
 } exec_drv;
 
 /* Ctrl-C (or SIGTERM) while a segment runs: the first stops the trainer at an iteration
@@ -63,7 +73,7 @@ static void nap_ms(long ms)
 void scv_exec_rules_init(scv_exec_rules *x, const scv_segment_spec *s, int K)
 {
     memset(x, 0, sizeof *x);
-    x->accuracy = NAN;
+    x->accuracy = x->full_accuracy = x->window_mean = NAN;
     scv_stoprule_spec rs = {.until_iterations = s->until_iterations, .target_accuracy = s->target_accuracy,
                             .target_loss = s->target_loss, .window = s->target_window, .history = s->history,
                             .n_history = s->n_history, .workers = K, .noise_window = s->noise_window,
@@ -83,12 +93,33 @@ scv_stop_verdict scv_exec_rules_iter(scv_exec_rules *x, const scv_iter_sample *s
 
 scv_stop_verdict scv_exec_rules_eval(scv_exec_rules *x, const scv_eval_sample *s)
 {
+    return scv_exec_rules_eval_on(x, s, 0);
+}
+
+scv_stop_verdict scv_exec_rules_eval_on(scv_exec_rules *x, const scv_eval_sample *s, int subset)
+{
     if (isfinite(s->accuracy)) x->accuracy = s->accuracy;
-    double v = x->r.spec.target_loss > 0 ? s->train_loss : s->accuracy;
-    if (scv_stoprule_on_evaluation(&x->r, v) != SCV_STOP_TARGET || x->reached) return SCV_STOP_NONE;
-    x->reached = 1;
+    if (isfinite(s->accuracy) && !subset) x->full_accuracy = s->accuracy;
+    x->n_subset += subset != 0;
+    const int by_loss = x->r.spec.target_loss > 0;
+    double v = by_loss ? s->train_loss : s->accuracy;
+    if (scv_stoprule_on_evaluation(&x->r, v) != SCV_STOP_TARGET || x->reached || x->to_confirm) return SCV_STOP_NONE;
+    if (subset && !by_loss) /* stopped for the whole set's verdict (its final evaluation) */
+        x->to_confirm = 1, x->window_mean = x->r.mean;
+    else
+        x->reached = 1;
     if (!x->fired) x->fired = "target";
     return SCV_STOP_TARGET;
+}
+
+void scv_exec_rules_full(scv_exec_rules *x, double accuracy)
+{
+    if (!isfinite(accuracy)) return;
+    x->accuracy = x->full_accuracy = accuracy;
+    if (!x->to_confirm) return;
+    x->to_confirm = 0;
+    x->reached = accuracy >= x->r.spec.target_accuracy - SCV_TARGET_CONFIRM_TOL;
+    x->confirmed = x->reached ? 1 : -1;
 }
 
 static void on_iter(void *ctx, const scv_iter_sample *x)
@@ -98,11 +129,59 @@ static void on_iter(void *ctx, const scv_iter_sample *x)
     if (e->outer && e->outer->on_iter) e->outer->on_iter(e->outer->ctx, x);
 }
 
+/* An evaluation line as read: its set (for on_eval, which follows for a periodic one); a
+ * non-periodic one on the whole set decides a window that waits for it; a periodic one
+ * without the accuracy an accuracy target needs breaks the contract (it could never reach
+ * the target). */
+static void on_eval_line(void *ctx, const scv_ml_eval *x, int lineno)
+{
+    exec_drv *e = ctx;
+    trainjob *t = &e->tj;
+    int periodic = !x->role[0] || !strcmp(x->role, "periodic");
+    e->subset_now = !strcmp(x->set, "subset");
+    if (!periodic && !e->subset_now) scv_exec_rules_full(&e->r, x->test_accuracy);
+    /* (a loss target's train_loss may be null: a period without samples) */
+    if (periodic && e->r.r.spec.target_accuracy > 0 && !(e->r.r.spec.target_loss > 0) && isnan(x->test_accuracy) &&
+        !t->line_err.code)
+        scv_err_set(&t->line_err, SCV_EPARSE, "%s:%d: evaluation line lacks field 'test_accuracy': an accuracy target "
+                    "(--target-accuracy) needs it on every periodic evaluation (a fraction in 0..1)", t->tail_path,
+                    lineno);
+}
+
 static void on_eval(void *ctx, const scv_eval_sample *x)
 {
     exec_drv *e = ctx;
-    scv_exec_rules_eval(&e->r, x);
+    scv_exec_rules_eval_on(&e->r, x, e->subset_now);
     if (e->outer && e->outer->on_eval) e->outer->on_eval(e->outer->ctx, x);
+}
+
+/* torchrun's per-process variables (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE) from Open
+ * MPI's, exported by the shell of each process before the trainer's command: an `env://`
+ * script runs as under torchrun (MASTER_ADDR and MASTER_PORT, the same for all, come with the
+ * environment). A fixed text, nothing taken from anywhere else. */
+#define TORCHRUN_ENV                                                                                              \
+    "RANK=\"$OMPI_COMM_WORLD_RANK\" WORLD_SIZE=\"$OMPI_COMM_WORLD_SIZE\" "                                          \
+    "LOCAL_RANK=\"$OMPI_COMM_WORLD_LOCAL_RANK\" LOCAL_WORLD_SIZE=\"$OMPI_COMM_WORLD_LOCAL_SIZE\"; "                  \
+    "export RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE; "
+
+/* A TCP port free on this machine for the segment's rendezvous (SCV_MASTER_PORT and
+ * MASTER_PORT): the kernel's choice for a socket bound to port 0, so each segment gets one no
+ * other process holds (the previous segment's, in TIME_WAIT, included); where that fails, one
+ * drawn in 20000..59999. (On a cluster or a hostfile's hosts worker 0 runs elsewhere: a port
+ * free here is still unlikely to be taken there.) */
+static int free_port(void)
+{
+    int port = 0, fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    socklen_t len = sizeof a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_ANY);
+    if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0) close(fd);
+    if (port < 1024) port = 20000 + (int)(((unsigned)getpid() * 7919u + (unsigned)time(NULL)) % 40000u);
+    return port;
 }
 
 /* Starts the trainer at K workers, global batch B; fills *pid. */
@@ -113,9 +192,9 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
     /* mpirun passes SIGUSR1 to the shell too: with a trap the shell outlives it (dash does
      * not always exec the trainer) while the trainer, which gets its own, stops cleanly; a
      * fixed prefix, nothing taken from anywhere else */
-    char *cmd = malloc(strlen(t->exec) + 32);
+    char *cmd = malloc(strlen(t->exec) + sizeof TORCHRUN_ENV + 32);
     if (!cmd) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    sprintf(cmd, "trap : USR1; %s", t->exec);
+    sprintf(cmd, "trap : USR1; " TORCHRUN_ENV "%s", t->exec);
     char *argv[] = {"-c", cmd, NULL};
     char log[1200];
     snprintf(log, sizeof log, "%s/trainer.log", t->run_dir);
@@ -131,29 +210,40 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
     /* the contract's variables (docs/TRAINER-CONTRACT.md), through the segment codec */
     scv_segwire *w = calloc(1, sizeof *w);
     char **env = NULL;
+    int w_port = 0;
     if (!w) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
     if (!rc) {
         w->workers = K, w->batch = B;
         scv_segwire_set_split(w, K, split);
         snprintf(w->master_addr, sizeof w->master_addr, "%s", addr);
-        /* a port for the rendezvous: random in 20000..59999 (a cluster's VM 1 is a namespace
-         * of its own; locally a clash is unlikely, and a failed start is retried) */
-        w->master_port = 20000 + (int)(((unsigned)getpid() * 7919u + (unsigned)time(NULL)) % 40000u);
+        w->master_port = free_port();
         snprintf(w->checkpoint_dir, sizeof w->checkpoint_dir, "%s", ckpt_dir);
         w->resume = resume ? 1 : 0;
         snprintf(w->metrics, sizeof w->metrics, "%s", metrics);
         w->until_iterations = probe ? 1 : s->until_iterations;
         w->epochs = probe ? 0.0 : s->max_epochs;
         w->eval_every_epochs = probe ? 0.0 : s->eval_every_epochs;
+        /* periodic evaluations on a subset (SCV_EVAL_SUBSET), and, where an accuracy target
+         * may have to be confirmed on the whole set, the final evaluation (SCV_FINAL_EVAL) */
+        w->eval_subset = probe ? 0 : s->eval_subset;
+        w->final_eval = !probe && s->eval_subset > 0 && s->target_accuracy > 0 && !(s->target_loss > 0);
         w->seed = e->seed ? e->seed : 1;
         w->probe = probe ? 1 : 0;
+        w_port = w->master_port;
         rc = scv_segwire_env(w, &env, err);
         free(w);
+    }
+    /* torchrun's rendezvous variables, the same for every process (an `env://` script) */
+    char maddr[300] = "", mport[32] = "";
+    if (!rc) {
+        snprintf(maddr, sizeof maddr, "MASTER_ADDR=%s", addr);
+        snprintf(mport, sizeof mport, "MASTER_PORT=%d", w_port);
     }
     /* a VM's one interface (not the contract's: the framework's) */
     const char *v[64];
     int nv = 0;
-    for (int i = 0; env && env[i] && nv < 62; i++) v[nv++] = env[i];
+    for (int i = 0; env && env[i] && nv < 58; i++) v[nv++] = env[i];
+    if (!rc) v[nv++] = maddr, v[nv++] = mport;
     if (t->cluster) v[nv++] = "GLOO_SOCKET_IFNAME=eth0";
     v[nv] = NULL;
     l.env = v;
@@ -166,6 +256,27 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
     scv_segwire_env_free(env);
     free(cmd);
     return rc;
+}
+
+/* The start-up probe past its policy (tj_watchdog's probe_s, probe_iters): 1 with why
+ * naming the contract's variable the trainer ignores. */
+static int probe_overrun(const exec_drv *e, char *why, size_t cap)
+{
+    const trainjob *t = &e->tj;
+    if (!e->probing) return 0;
+    if (t->res && t->res->iterations > t->wd.probe_iters) {
+        snprintf(why, cap, "it ignores SCV_UNTIL_ITERATIONS=1 and SCV_PROBE=1: the start-up probe wrote %lld iteration "
+                 "lines where one was asked (stop after SCV_UNTIL_ITERATIONS iterations in all)",
+                 (long long)t->res->iterations);
+        return 1;
+    }
+    if (scv_now() - e->probing > t->wd.probe_s) {
+        snprintf(why, cap, "the start-up probe (one iteration: SCV_UNTIL_ITERATIONS=1, SCV_PROBE=1) ran past its %g s "
+                 "(--stall-timeout); %s", t->wd.probe_s, t->wd_seen[0] ? "it ignores SCV_UNTIL_ITERATIONS"
+                 : "it wrote nothing to SCV_METRICS");
+        return 1;
+    }
+    return 0;
 }
 
 /* Waits for mpirun; ticks the metrics tail and stops the trainer (SIGUSR1) once a rule
@@ -187,7 +298,7 @@ static int wait_job(exec_drv *e, pid_t pid, int *stopped, int *stalled, char *wh
             tj_tail_tick(&e->tj), last = scv_now();
             /* nothing to save: ended at once, every process of it (once a stop was asked,
              * STOP_GRACE_S governs: the trainer may be writing its checkpoint) */
-            if (!*stalled && !*stopped && tj_stalled(&e->tj, why, cap))
+            if (!*stalled && !*stopped && (tj_stalled(&e->tj, why, cap) || probe_overrun(e, why, cap)))
                 *stalled = 1, scv_kill_tree(pid), termed = 2;
         }
         /* a rule fired, Ctrl-C, or a line that fails the segment (a divergence, a broken contract) */
@@ -249,14 +360,26 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     scv_segment_result dummy = {0};
     char why[1024] = "";
     tj_tail_start(t, path, NULL, &dummy);
+    e->probing = scv_now();
     int stopped, stalled, st = wait_job(e, pid, &stopped, &stalled, why, sizeof why);
+    e->probing = 0;
+    int wrote = t->lineno > 0 || t->overlong;
     tj_tail_stop(t);
     restore_stops(&old_int, &old_term);
     if (g_int || st == 130) /* Ctrl-C or a service's stop reached the probe */
         return scv_err_set(err, SCV_EINTR, "interrupted while the trainer started");
+    /* its first lines are checked as they come: a bad job line, or an iteration line before
+     * it, stops the probe at once and is named */
+    if ((rc = tj_tail_verdict(t, err))) return rc;
+    /* a script that does not read the contract's variables writes nothing where it is told */
+    static const char ignores[] = "it ignores SCV_METRICS: worker 0 must append its metrics (the job line first) to "
+                                  "the file $SCV_METRICS names, and stop after $SCV_UNTIL_ITERATIONS iterations";
     if (stalled)
-        return scv_err_set(err, SCV_EIO, "the trainer does not start: %s; its output is in %s/trainer.log", why,
-                           run_dir);
+        return scv_err_set(err, SCV_EIO, "the trainer does not start: %s%s%s; its output is in %s/trainer.log "
+                           "(docs/TRAINER-CONTRACT.md)", why, wrote ? "" : "; ", wrote ? "" : ignores, run_dir);
+    if (st == 0 && !wrote)
+        return scv_err_set(err, SCV_EINVAL, "the trainer does not follow the contract: `%.200s` exited 0 without "
+                           "writing a metrics line to %s; %s (docs/TRAINER-CONTRACT.md)", t->exec, path, ignores);
     if (st != 0) { /* its own last words, from its log */
         char log[1200], said[800];
         snprintf(log, sizeof log, "%s/trainer.log", run_dir);
@@ -300,6 +423,7 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     scv_exec_rules_init(&e->r, spec, t->K);
     e->outer = sink;
     scv_measure_sink mine = {.ctx = e, .on_iter = on_iter, .on_eval = on_eval};
+    t->eval_line = on_eval_line, t->eval_line_ctx = e;
     struct sigaction old_int, old_term;
     catch_stops(&old_int, &old_term);
     pid_t pid;
@@ -313,6 +437,7 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     }
     restore_stops(&old_int, &old_term);
     e->outer = NULL;
+    t->eval_line = NULL;
     if (rc) return rc;
     /* a divergence or a line that breaks the contract, whatever the exit: not retried */
     if (!g_int && (rc = tj_tail_verdict(t, err))) {
@@ -341,6 +466,16 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
                            "output in %s/trainer.log", spec->phase, t->K, t->B, st, metrics, t->run_dir);
     }
     if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
+    /* never "reached" on a subset alone: a trainer that evaluates on one must say what the
+     * whole set gives when it stops */
+    if (e->r.to_confirm) {
+        t->attempt++;
+        return scv_err_set(err, SCV_EINVAL, "the target window was reached on subset evaluations (\"set\":\"subset\", "
+                           "mean %.4f >= %g) in the %s segment, but the trainer wrote no evaluation on the whole test "
+                           "set when it stopped: with SCV_FINAL_EVAL=1 it must (an eval line with \"role\":\"final\","
+                           "\"set\":\"full\"; docs/TRAINER-CONTRACT.md, \"The target\"); or run with --eval-subset 0 "
+                           "(metrics in %s)", e->r.window_mean, spec->target_accuracy, spec->phase, metrics);
+    }
     /* the contract's rules 4 and 5: the state of the last iteration, written at the stop */
     if (!prc && out->iterations && it != out->total_iterations)
         prc = scv_err_set(&pe, SCV_EINVAL, "its scavenger-state.json says iteration %lld, its last metrics line %lld: "

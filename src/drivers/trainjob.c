@@ -33,7 +33,7 @@ int tj_init(trainjob *t, const scv_relaunch_opts *o, scv_err *err)
     if (o->hostfile && !bad) bad = !(t->hostfile = strdup(o->hostfile));
     t->show_progress = o->show_progress;
     t->wd = (tj_watchdog)TJ_WATCHDOG_DEFAULT;
-    if (o->stall_timeout_s > 0) t->wd.startup_s = t->wd.stall_min_s = o->stall_timeout_s;
+    if (o->stall_timeout_s > 0) t->wd.startup_s = t->wd.stall_min_s = t->wd.probe_s = o->stall_timeout_s;
     if (bad) {
         tj_free(t);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
@@ -286,6 +286,7 @@ static void deliver(trainjob *t, const char *line, int lineno)
         if (t->sink && t->sink->on_iter) t->sink->on_iter(t->sink->ctx, &s);
     } else if (m.type == SCV_ML_EVAL && !bad) {
         const scv_ml_eval *x = &m.u.eval;
+        if (t->eval_line) t->eval_line(t->eval_line_ctx, x, lineno);
         if (x->role[0] && strcmp(x->role, "periodic")) return; /* a confirmation on the full set: not a
                                                                    point of the curve */
         scv_eval_sample e = {.iteration = count_or0(x->iter), .epoch = x->epoch_progress,
@@ -346,6 +347,7 @@ void tj_tail_start(trainjob *t, const char *path, const scv_measure_sink *sink, 
     memset(&t->line_err, 0, sizeof t->line_err);
     memset(&t->diverged, 0, sizeof t->diverged);
     scv_ml_reader_init(&t->rd, t->K);
+    t->rd.strict = t->exec != NULL; /* a trainer's lines: the contract's fields, the job line first */
     snprintf(t->tail_path, sizeof t->tail_path, "%s", path);
     t->wd_start = t->wd_last = scv_now(), t->wd_titer = 0, t->wd_seen[0] = 0;
     t->wd_fired = 0, t->wd_why[0] = 0;
@@ -463,6 +465,7 @@ int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, siz
     memset(&t->line_err, 0, sizeof t->line_err);
     memset(&t->diverged, 0, sizeof t->diverged);
     scv_ml_reader_init(&t->rd, *workers);
+    t->rd.strict = t->exec != NULL;
     snprintf(t->tail_path, sizeof t->tail_path, "%s", best);
     char line[sizeof t->partial];
     while (fgets(line, sizeof line, f)) {

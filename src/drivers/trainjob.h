@@ -25,8 +25,14 @@ typedef struct tj_watchdog {
     double startup_s;          /* 600 */
     double stall_min_s;        /* 120 */
     double stall_iters;        /* 50 */
+    /* An external trainer's start-up probe (SCV_PROBE=1, SCV_UNTIL_ITERATIONS=1) must end
+     * within probe_s (600; --stall-timeout sets it too) and write at most probe_iters
+     * iteration lines (3: one asked, a little slack); past either, the trainer ignores the
+     * contract and the run fails at once, naming the variable it ignored. */
+    double probe_s;
+    double probe_iters;
 } tj_watchdog;
-#define TJ_WATCHDOG_DEFAULT {600.0, 120.0, 50.0}
+#define TJ_WATCHDOG_DEFAULT {600.0, 120.0, 50.0, 600.0, 3.0}
 
 typedef struct trainjob {
     char *exe, *cluster, *vm_type, *catalog;
@@ -53,6 +59,10 @@ typedef struct trainjob {
     scv_ml_reader rd;          /* its reader's state across lines (the segment's K) */
     scv_err line_err;          /* its first bad line (code 0: none) */
     scv_err diverged;          /* its first non-finite value: "the trainer diverged (...)" */
+    /* every evaluation line read well (any role), before the sink (NULL: none): the exec
+     * driver's target rule, which needs the line's role and set */
+    void (*eval_line)(void *ctx, const scv_ml_eval *x, int lineno);
+    void *eval_line_ctx;
     /* the watchdog over the tailed file */
     tj_watchdog wd;
     double wd_start, wd_last;  /* when tailing started, when the last line came (scv_now) */

@@ -94,5 +94,8 @@ int scv_plan_svg_write_nominal(const char *path, const scv_catalog *cat, const s
                                double actual_time_s, double actual_cost, double nominal_epochs, int nominal_batch,
                                scv_err *err);
 void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *p);
+/* The same with "how" said by the caller (NULL: scv_extrap_desc's): a run's report says
+ * "measured" only of a configuration the run trained at. */
+void scv_plan_point_json_how(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *how);
 
 #endif /* SCV_IO_INTERNAL_H */

@@ -15,6 +15,7 @@
 #ifndef SCV_IO_METRICS_LINE_H
 #define SCV_IO_METRICS_LINE_H
 #include "scv.h"
+#include <stddef.h>
 
 typedef enum {
     SCV_ML_BLANK = 0,  /* only white space */
@@ -41,6 +42,7 @@ typedef struct scv_ml_iter {
 typedef struct scv_ml_eval {
     double iter, epoch_progress, test_accuracy, test_loss, train_loss, train_loss_samples;
     double eval_seconds;        /* the evaluation's own time (NaN: not written) */
+    double n;                   /* the held-out samples evaluated (NaN: not written) */
     char role[32];              /* "periodic", ... ("" : none) */
     char set[32];               /* "full", "subset" ("" : none) */
 } scv_ml_eval;
@@ -78,11 +80,19 @@ int scv_metrics_line_parse(const char *text, const char *path, int lineno, scv_m
  * segment's K (0: any, a profile's files). */
 typedef struct scv_ml_reader {
     int workers;
+    int strict;                 /* a trainer's segment (the exec driver's tail): the fields a trainer
+                                   must write are required, and the first line must be the job line */
+    int job_line;               /* the job line's number (0: none yet) */
     double iter, samples_seen, ts;
     int iter_line, samples_line, ts_line;
 } scv_ml_reader;
 void scv_ml_reader_init(scv_ml_reader *r, int workers);
-/* scv_metrics_line_parse, then the checks across lines on an iteration line: "iter" must
+/* The schema, the tables the reader checks, as the Markdown table docs/TRAINER-CONTRACT.md
+ * shows (one row per field: line type, name, type and range, required, meaning) into buf;
+ * returns the length it needs (snprintf's rule). */
+int scv_ml_schema_markdown(char *buf, size_t cap);
+/* scv_metrics_line_parse (strict when r->strict), then the checks across lines: with
+ * r->strict an iter, eval or latency line before the job line is refused; on an iteration line: "iter" must
  * increase, "samples_seen" and "ts" must not decrease (ts by SCV_ML_TS_SLACK_S at most),
  * "workers" must be r->workers when set; SCV_EPARSE naming path:lineno, the field and the
  * earlier line otherwise. */

@@ -79,6 +79,11 @@ void scv_plan_print_point_ex(FILE *f, const scv_catalog *cat, const scv_plan_poi
 
 void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *p)
 {
+    scv_plan_point_json_how(f, cat, p, NULL);
+}
+
+void scv_plan_point_json_how(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *how)
+{
     char vm[512];
     fputs("{\"vm\":", f);
     scv_json_str(f, point_vm(cat, p, vm, sizeof vm));
@@ -115,7 +120,7 @@ void scv_plan_point_json(FILE *f, const scv_catalog *cat, const scv_plan_point *
             "\"time_s\":%.6g,\"cost\":%.6g,\"price_hr\":%.6g,\"err_rel\":%.4g,\"extrapolated\":%s,"
             "\"how\":\"%s\",\"pareto\":%s}",
             p->workers, p->batch, p->t_iter, p->iterations, p->time_s,
-            p->cost, p->price_hr, p->err_rel, p->extrapolated ? "true" : "false", scv_extrap_desc(p->extrap),
+            p->cost, p->price_hr, p->err_rel, p->extrapolated ? "true" : "false", how ? how : scv_extrap_desc(p->extrap),
             p->pareto ? "true" : "false");
 }
 

@@ -43,7 +43,8 @@ static void take_job(const scv_ml_job *m, scv_job_info *j, char *vm, size_t vcap
     if (m->vm[0]) snprintf(vm, vcap, "%s", m->vm);
     if (m->dataset[0]) snprintf(j->dataset, sizeof j->dataset, "%s", m->dataset);
     if (set_vm) snprintf(j->vm, sizeof j->vm, "%s", vm);
-    j->n_params = m->params, j->n_train = m->n_train, j->input_floats = m->input_floats;
+    j->n_params = m->params, j->n_train = m->n_train;
+    j->input_floats = isfinite(m->input_floats) ? m->input_floats : 0; /* absent: unknown (the contract) */
     j->act_bytes = isfinite(m->act_bytes) ? m->act_bytes : 0;
     j->threads = isnan(m->threads) ? 0 : (int)m->threads;
 }

@@ -460,4 +460,44 @@ typedef struct scv_spot_result {
 } scv_spot_result;
 int scv_spot_eval(const scv_spot_in *in, scv_spot_result *out, scv_err *err);
 
+/* ---- a slow worker: absorbed, dropped or replaced (src/model/hetero.c states the model) ---- */
+typedef enum { SCV_HETERO_ABSORB = 0, SCV_HETERO_DROP, SCV_HETERO_REPLACE } scv_hetero_choice;
+const char *scv_hetero_choice_name(scv_hetero_choice c); /* "absorb", "drop", "replace" */
+/* The policy's numbers; defaults and their sources in scv_hetero_policy_default(). */
+typedef struct scv_hetero_policy {
+    double comm_drag;           /* 0.4: the share of the allreduce's time paced by its slowest
+                                   member's CPU (fitted on BENCHMARKS' 1.62x at H = 4) */
+    double floor_share;         /* 0.02: dynamic batching's floor of a worker's share of B */
+    double drop_idle_s;         /* 0.05: a shrink's idle where none is measured [s] */
+    double replace_idle_s;      /* 1.0: a replacement's idle where none is measured [s] */
+} scv_hetero_policy;
+scv_hetero_policy scv_hetero_policy_default(void);
+typedef struct scv_hetero_case {
+    const scv_perf_model *perf; /* the job's parallel-performance model */
+    int K;                      /* workers, the slow one among them (>= 2) */
+    double B;                   /* the global batch */
+    double r;                   /* the slow worker's speed over a normal worker's, (0, 1] */
+    double iters_left;          /* iterations still to go at B */
+    int spare;                  /* a spare VM to replace it on */
+    int balanced;               /* 1: dynamic batching balances the shares; 0: even shares */
+    double drop_idle_s, replace_idle_s; /* measured idle [s] (NaN: the policy's default) */
+} scv_hetero_case;
+typedef struct scv_hetero_pred {
+    double t_iter_absorb, t_iter_drop, t_iter_replace; /* s per iteration */
+    double drop_idle_s, replace_idle_s;                /* the idle used [s] */
+    double absorb_s, drop_s, replace_s; /* s to finish (replace: inf without a spare) */
+    scv_hetero_choice choice;           /* the fastest */
+} scv_hetero_pred;
+int scv_hetero_predict(const scv_hetero_case *c, const scv_hetero_policy *pol, scv_hetero_pred *out, scv_err *err);
+/* Seconds per iteration with the slow worker at r kept (balanced or even shares). */
+double scv_hetero_t_absorb(const scv_perf_model *m, int K, double B, double r, int balanced,
+                           const scv_hetero_policy *pol);
+/* The speeds under which the job drops (no spare, or replacing is not faster) or replaces
+ * (with a spare) a slow worker; c->r is not used. */
+int scv_hetero_thresholds(const scv_hetero_case *c, const scv_hetero_policy *pol, double *drop_below,
+                          double *replace_below, scv_err *err);
+/* A straggler rule's ratio (throughput over the median worker's) as the speed r above. */
+double scv_hetero_speed_of_ratio(double ratio, int K);
+double scv_hetero_ratio_of_speed(double r, int K); /* and back */
+
 #endif /* SCV_NET_INTERNAL_H */

@@ -18,6 +18,7 @@
 #include "trainer.h"
 #include "../core/util.h"
 #include "../train/sched.h"
+#include "../model/model.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -169,11 +170,32 @@ static int latency_probe(run_ctx *c, scv_err *err)
 /* ---- stragglers and dynamic batching (rank 0 decides; its verdicts ride in the next
  * allreduce) ---- */
 
-/* Rank 0: worker f was found slow (ev): kept as an event and flagged for the next
- * allreduce (negative: replace it, in elastic mode when it is not worker 0). */
-static void straggler_found(run_ctx *c, const scv_straggler_event *ev)
+/* Rank 0, elastic mode: what a slow worker found at the rule's ratio gets (the segment's
+ * straggler rule: by_model 0, replaced whenever a spare exists; 1, the loop's model's
+ * speeds, model/hetero.c): SCV_HETERO_REPLACE, _DROP or _ABSORB (kept); the event's note says
+ * which and why. Worker 0 runs the job and is kept. */
+static scv_hetero_choice straggler_action(const run_ctx *c, scv_straggler_event *ev)
 {
-    c->strag_flag = c->strag_stop && ev->worker != 0 ? -(ev->worker + 1) : ev->worker + 1;
+    const scv_straggler_rule *r = &c->p->straggler;
+    if (ev->worker == 0 || !c->p->elastic_control) return SCV_HETERO_ABSORB;
+    if (!r->by_model) return c->strag_stop ? SCV_HETERO_REPLACE : SCV_HETERO_ABSORB;
+    const double x = scv_hetero_speed_of_ratio(ev->ratio, c->K);
+    scv_hetero_choice a = c->strag_stop && x < r->replace_below ? SCV_HETERO_REPLACE
+                          : c->K > 1 && x < r->drop_below     ? SCV_HETERO_DROP
+                                                              : SCV_HETERO_ABSORB;
+    size_t n = strlen(ev->note);
+    snprintf(ev->note + n, sizeof ev->note - n, "; speed %.2f, the model's choice: %s (drop under %.2f, replace under %.2f%s)",
+             x, scv_hetero_choice_name(a), r->drop_below, r->replace_below, c->strag_stop ? "" : ", no spare");
+    return a;
+}
+
+/* Rank 0: worker f was found slow (ev): kept as an event and flagged for the next
+ * allreduce (negative: the segment ends for its replacement or its drop, in elastic mode
+ * when it is not worker 0; c->strag_action says which). */
+static void straggler_found(run_ctx *c, scv_straggler_event *ev)
+{
+    c->strag_action = straggler_action(c, ev);
+    c->strag_flag = c->strag_action != SCV_HETERO_ABSORB ? -(ev->worker + 1) : ev->worker + 1;
     if (c->n_events == SCV_MAX_STRAGGLER_EVENTS) c->n_events--; /* full: the newest replaces the last */
     c->strag_event = c->n_events;
     c->events[c->n_events++] = *ev;
@@ -208,6 +230,19 @@ static void unabsorbed_found(run_ctx *c)
              "%.2fx as long as the others", d->balanced[f], d->pol.min_share, d->floor_slowdown);
     straggler_found(c, &ev);
     scv_tm_unabsorbed(c, &ev);
+}
+
+/* Under dynamic batching the shares absorb a slow worker and the throughput rule is off,
+ * unless the loop's model says a worker under some speed is better dropped or replaced
+ * (elastic mode): then the rule looks for those only, at the ratio of that speed (at most
+ * the rule's own fraction). 0: off. */
+static double straggler_dyn_fraction(const run_ctx *c, const scv_train_params *p)
+{
+    const scv_straggler_rule *r = &p->straggler;
+    if (!r->by_model || !p->elastic_control) return 0;
+    double x = r->drop_below > r->replace_below ? r->drop_below : r->replace_below;
+    double f = scv_hetero_ratio_of_speed(x, c->K);
+    return f < r->fraction ? f : r->fraction;
 }
 
 /* ---- the gradient exchange ---- */
@@ -488,7 +523,8 @@ static int seg_begin(run_ctx *c, seg *s, scv_train_result *res, scv_err *err)
      * rule and flags the worker it finds in the next one, so every rank sees it together;
      * under dynamic batching a slow worker is rebalanced, and reported only when the shares
      * cannot absorb it (unabsorbed_found), not by the throughput rule */
-    s->dyn = p->dynamic_batching && c->K > 1, s->watch = p->straggler.fraction > 0 && c->K > 1 && !s->dyn;
+    s->dyn = p->dynamic_batching && c->K > 1;
+    s->watch = p->straggler.fraction > 0 && c->K > 1 && (!s->dyn || straggler_dyn_fraction(c, p) > 0);
     s->per_worker = s->watch || s->dyn; /* the workers' compute seconds ride in the allreduce */
     s->v = step_values_at(s->g, s->np, c->K, s->per_worker, s->dyn);
     c->strag_flag = 0, c->dyn_send = 0;
@@ -517,7 +553,11 @@ static int seg_begin(run_ctx *c, seg *s, scv_train_result *res, scv_err *err)
         if ((rc = segment_exchange(c, &p->comm, s->np, err))) return rc;
         s->xc = c->xc;
     }
-    if (s->watch && c->rank == 0) scv_straggler_init(c->strag, &p->straggler, c->K);
+    if (s->watch && c->rank == 0) {
+        scv_straggler_rule rule = p->straggler;
+        if (s->dyn) rule.fraction = straggler_dyn_fraction(c, p);
+        scv_straggler_init(c->strag, &rule, c->K);
+    }
     if (s->dyn && c->rank == 0) scv_dynbatch_init(c->dyn, &p->dynbatch, c->K, s->B, c->shares);
     if (c->K > 1 && (rc = latency_probe(c, err))) return rc;
     res->b_simple = NAN;

@@ -38,6 +38,7 @@
 #include "trainer.h"
 #include "cluster.h"
 #include "../model/stoprule.h"
+#include "../model/model.h"
 #include "../core/util.h"
 #include "../io/json_out.h"
 #include "../io/segwire.h"
@@ -765,9 +766,10 @@ static void events_json(char *buf, size_t cap, run_ctx *c)
         char h[2 * sizeof e->host], bh[2 * sizeof e->by_host], note[2 * sizeof e->note];
         len += (size_t)snprintf(buf + len, cap - len,
                                 "%s{\"iteration\":%lld,\"worker\":%d,\"host\":%s,\"ratio\":%.4f,\"replaced\":%s,"
-                                "\"by_host\":%s,\"idle_s\":%.6f,\"note\":%s}",
+                                "\"dropped\":%s,\"by_host\":%s,\"idle_s\":%.6f,\"note\":%s}",
                                 i ? "," : "", (long long)e->iteration, e->worker, scv_json_strbuf(h, sizeof h, e->host),
-                                e->ratio, e->replaced ? "true" : "false", scv_json_strbuf(bh, sizeof bh, e->by_host),
+                                e->ratio, e->replaced ? "true" : "false", e->dropped ? "true" : "false",
+                                scv_json_strbuf(bh, sizeof bh, e->by_host),
                                 e->idle_s, scv_json_strbuf(note, sizeof note, e->note));
     }
     if (len < cap) snprintf(buf + len, cap - len, "]");
@@ -803,6 +805,8 @@ typedef struct ejob {
     int wanted;         /* root: the workers the driver asked for (the command's "workers_wanted") */
     int root_noticed;   /* root: its own process has a notice, acted on (the state written) */
     int spare_up;       /* root: the spare hosts usable at the last preempt_apply (spare_hosts_up) */
+    char dropped[SCV_MAX_WORKERS]; /* root: slow processes dropped (elastic_drop): left out of
+                                      later commands too, which run short of them */
 } ejob;
 
 /* A failure that the processes do not share (in the job's start, or a broken collective)
@@ -1038,6 +1042,52 @@ static int elastic_open(run_ctx *c, ejob *j, scv_err *err)
     return rc;
 }
 
+/* Root: cmd's "workers" set to K (and a split of B over the old K dropped: the even split);
+ * with no_drop, its straggler rule's "drop_below" set to 0 (the speed was the model's for the
+ * old K: the loop's next segment brings one for the K it asks). 0 when it does not fit or
+ * is not a segment command (left as it was). */
+static int cmd_set_workers(char *cmd, size_t cap, int K, int no_drop)
+{
+    cJSON *o = cJSON_Parse(cmd);
+    int ok = cJSON_IsObject(o) && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "workers"));
+    if (ok) {
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "split");
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "workers");
+        ok = cJSON_AddNumberToObject(o, "workers", K) != NULL;
+    }
+    cJSON *sr = cJSON_GetObjectItemCaseSensitive(o, "straggler");
+    if (ok && no_drop && cJSON_IsObject(sr)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(sr, "drop_below");
+        ok = cJSON_AddNumberToObject(sr, "drop_below", 0) != NULL;
+    }
+    char *out = ok ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    ok = out && strlen(out) < cap;
+    if (ok) snprintf(cmd, cap, "%s", out);
+    free(out);
+    return ok;
+}
+
+/* Root: a command from the driver after a drop: its K cut to the processes not dropped and
+ * the spare hosts (without a host list a fresh local process may take a dropped one's
+ * place: no cut), so that rewrite_cmd does not take a dropped worker back. 0 when the
+ * command cannot be rewritten. */
+static int drop_cap(ejob *j, char *cmd, size_t cap)
+{
+    const procs *pr = j->pr;
+    int all = scv_comm_all_size(j->run->comm), n_dropped = 0;
+    for (int i = 1; i < all; i++) n_dropped += j->dropped[i] && pr->excl[i];
+    if (!n_dropped || !pr->nh) return 1;
+    cJSON *o = cJSON_Parse(cmd);
+    const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "workers");
+    int K = cJSON_IsNumber(w) ? (int)w->valuedouble : 0, most = all - n_dropped + (pr->nh > all ? pr->nh - all : 0);
+    cJSON_Delete(o);
+    if (K <= most || most < 1) return 1;
+    fprintf(stderr, "scavenger train: %d worker(s) asked for, %d process(es) dropped as too slow: %d\n", K, n_dropped,
+            most);
+    return cmd_set_workers(cmd, cap, most, 0);
+}
+
 /* The next command, read by the root (unless it holds one already) and broadcast to every
  * process of the job, parked ones included; its JSON (NULL: not JSON). */
 static cJSON *elastic_next(run_ctx *c, ejob *j, scv_err *err)
@@ -1046,7 +1096,8 @@ static cJSON *elastic_next(run_ctx *c, ejob *j, scv_err *err)
         j->t0 = scv_now();
         int r = control_read(&j->ctl, j->cmd, CMD_BYTES);
         if (r == SCV_EINTR) snprintf(j->cmd, CMD_BYTES, "{\"cmd\":\"stop\",\"why\":\"interrupted\"}");
-        else if (!rewrite_cmd(j->cmd, CMD_BYTES, j->pr, -1, NULL, scv_comm_all_size(c->comm))) /* too long or
+        else if (!drop_cap(j, j->cmd, CMD_BYTES) ||
+                 !rewrite_cmd(j->cmd, CMD_BYTES, j->pr, -1, NULL, scv_comm_all_size(c->comm))) /* too long or
                                                                                   not JSON: refused below */
             snprintf(j->cmd, CMD_BYTES, "{\"cmd\":\"not a command\"}");
         else
@@ -1095,6 +1146,33 @@ static void elastic_replace(run_ctx *c, ejob *j, const scv_train_result *res, sc
     j->dirty = 1;
 }
 
+/* A slow worker the loop's model says to drop (straggler_action in train_segment.c) stopped
+ * the segment (every worker at the same iteration): the segment goes on without it at K - 1
+ * workers and the same B (its share goes to the others, like a preemption notice's shrink;
+ * the position and the sample order carry), as a command the root gives itself. */
+static void elastic_drop(run_ctx *c, ejob *j, const scv_train_result *res, scv_err *err)
+{
+    int proc = j->pr->members[res->straggler], K = j->pr->n_members - 1;
+    c->n_shares = 0; /* another K: dynamic batching starts again */
+    if (j->root) {
+        scv_straggler_event *e = &c->events[c->strag_event];
+        e->dropped = 1;
+        size_t n = strlen(e->note);
+        snprintf(e->note + n, sizeof e->note - n, "; dropped: %d worker(s) at B = %d (no more drops in this segment)",
+                 K, j->last.batch);
+        j->dropped[proc] = 1;
+        j->pending = c->strag_event;
+        j->t0 = scv_now();
+        if (!cmd_set_workers(j->cmd, CMD_BYTES, K, 1) ||
+            !rewrite_cmd(j->cmd, CMD_BYTES, j->pr, proc, c, scv_comm_all_size(c->comm))) {
+            scv_err_set(err, SCV_ENOMEM, "elastic: the continued command does not fit");
+            elastic_abort(c, err, "elastic: the continued command does not fit");
+        }
+        j->have = 1;
+    }
+    j->dirty = 1;
+}
+
 /* Root: the segment's reply, with the stragglers found (and why those not replaced were not). */
 static void elastic_reply(run_ctx *c, ejob *j, const scv_train_result *res, int src, const scv_err *se,
                           double resize_s)
@@ -1102,7 +1180,7 @@ static void elastic_reply(run_ctx *c, ejob *j, const scv_train_result *res, int 
     const procs *pr = j->pr;
     for (int i = 0; j->root && i < c->n_events; i++) { /* found, not replaced: why */
         scv_straggler_event *e = &c->events[i];
-        if (!e->replaced && !strstr(e->note, "not replaced"))
+        if (!e->replaced && !e->dropped && !strstr(e->note, "not replaced") && !strstr(e->note, "choice: absorb"))
             snprintf(e->note + strlen(e->note), sizeof e->note - strlen(e->note), "; not replaced: %s",
                      e->worker == 0 ? "worker 0 runs the job"
                      : !pr->nh      ? "no host list (local processes share this machine's cores)"
@@ -1173,7 +1251,8 @@ static int elastic_segment(run_ctx *c, ejob *j, cJSON *o, scv_train_result *res,
             snprintf(e->host, sizeof e->host, "%s", host_of(pr, pr->members[e->worker]));
     }
     if (!src && !strcmp(res->stopped_by, "straggler")) {
-        elastic_replace(c, j, res, err);
+        if (j->root && c->strag_action == SCV_HETERO_DROP) elastic_drop(c, j, res, err);
+        else elastic_replace(c, j, res, err); /* and the other ranks (the root's part aside, alike) */
         return 1;
     }
     if (!src && (!strcmp(res->stopped_by, "preempt") || !strcmp(res->stopped_by, "restored")))

@@ -53,6 +53,7 @@ typedef struct {
     int strag_stop;     /* rank 0, elastic mode: a straggler other than worker 0 can be replaced
                            (rank 0 alone decides; the flag's sign tells the others) */
     int strag_event;    /* rank 0: the event of the worker flagged last */
+    int strag_action;   /* rank 0: what it gets (scv_hetero_choice: replace, drop or kept) */
     scv_straggler_event events[SCV_MAX_STRAGGLER_EVENTS]; /* rank 0: found since the last */
     int n_events;       /*   command (elastic mode reports them) */
     /* preemption notices (elastic mode): rank 0 asks before each allreduce; 1 ends the

@@ -119,6 +119,7 @@ typedef struct loop {
     int budget_stop;                /* the next segment does not fit the budget: the run stops */
     double eta_stored;              /* when the forecast was last stored (scv_now; 0: never) */
     int eval_widened;               /* the warm-up's evaluation period was widened (noted once) */
+    scv_straggler_rule strag_rule;  /* the current training segment's (hetero_rule) */
 } loop;
 
 /* ---- events ---- */
@@ -522,11 +523,20 @@ static int record_step(loop *l, const char *phase, int K, int B, const scv_segme
         if (!n) return scv_err_set(err, SCV_ENOMEM, "out of memory");
         r->stragglers = n;
         r->stragglers[r->n_stragglers++] = *e;
-        replaced |= e->replaced;
+        replaced |= e->replaced || e->dropped; /* a drop too: K and K - 1 in one segment */
         if ((rc = scv_store_straggler(l->p->store, r->run_id, e, err))) return rc;
     }
+    if (res.n_preemptions > 0) { /* survived in place: the segment trained at more than one K */
+        scv_survive_event *n = realloc(r->preemptions, (r->n_preemptions + (size_t)res.n_preemptions) * sizeof *n);
+        if (!n) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+        r->preemptions = n;
+        memcpy(r->preemptions + r->n_preemptions, res.preemptions, (size_t)res.n_preemptions * sizeof *n);
+        r->n_preemptions += (size_t)res.n_preemptions;
+        replaced = 1;
+    }
     if (res.n_shares > 0 && (rc = record_shares(l, (int)r->n_steps - 1, K, B, &res, err))) return rc;
-    /* a segment whose straggler was replaced mixed two clusters: its times stand for neither;
+    /* a segment whose straggler was replaced, or that shrank or grew at a preemption, mixed
+     * clusters: its times stand for none of them;
      * one on another VM type than the run's is not a measurement of the type the models are
      * fitted on */
     if (res.stats.workers && !replaced && !l->seg_compressed && l->seg_vm == l->vm_index) {
@@ -623,6 +633,70 @@ static int budget_check(loop *l, const char *phase, int K, int B, scv_segment_sp
     return 1;
 }
 
+/* ---- a slow worker while training: absorbed, dropped or replaced (model/hetero.c) ---- */
+
+static double rest_iters(const loop *l, const scv_stat_model *sm, int B);
+
+/* The measured idle of the run's stragglers dropped (dropped 1) or replaced (0): their mean,
+ * NaN when none was (the model's default then). */
+static double strag_idle(const loop *l, int dropped)
+{
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < l->r->n_stragglers; i++) {
+        const scv_straggler_event *e = &l->r->stragglers[i];
+        if ((dropped ? e->dropped : e->replaced) && isfinite(e->idle_s) && e->idle_s >= 0) sum += e->idle_s, n++;
+    }
+    return n ? sum / n : NAN;
+}
+
+/* The model's case for a slow worker among K at B found at iteration `at` (its speed r left
+ * at 1): 0 without a plan (no fitted performance model) or an estimate of the work left. */
+static int hetero_case_at(const loop *l, int K, int B, int64_t at, scv_hetero_case *hc)
+{
+    const scv_run_result *r = l->r;
+    if (K < 2 || !r->plan || r->perf.n_points < 1) return 0;
+    double left = rest_iters(l, &r->stat, B) - (double)(at - l->iteration);
+    if (!isfinite(left)) return 0;
+    *hc = (scv_hetero_case){.perf = &r->perf, .K = K, .B = B, .r = 1, .iters_left = fmax(0, left), .spare = 1,
+                            .balanced = l->pol->dynamic_batching, .drop_idle_s = strag_idle(l, 1),
+                            .replace_idle_s = strag_idle(l, 0)};
+    return 1;
+}
+
+/* A training segment's straggler rule: the run's, with the speeds under which the model
+ * predicts dropping (drop_below) or, where the job has a spare VM, replacing (replace_below)
+ * a slow worker finishes the work left sooner than keeping it (by_model 1); without a plan
+ * the run's rule as it is (replaced whenever a spare exists, never dropped). */
+static const scv_straggler_rule *hetero_rule(loop *l, int K, int B)
+{
+    l->strag_rule = l->pol->straggler;
+    scv_hetero_case hc;
+    const scv_hetero_policy pol = scv_hetero_policy_default();
+    double drop, rep;
+    if (hetero_case_at(l, K, B, l->iteration, &hc) && scv_hetero_thresholds(&hc, &pol, &drop, &rep, NULL) == SCV_OK)
+        l->strag_rule.by_model = 1, l->strag_rule.drop_below = drop, l->strag_rule.replace_below = rep;
+    return &l->strag_rule;
+}
+
+/* The model's predicted times to finish, appended to the note of each straggler the job
+ * decided on by the model (at the speed it was found at, from its iteration). */
+static void hetero_annotate(const loop *l, int K, int B, scv_segment_result *res)
+{
+    const scv_hetero_policy pol = scv_hetero_policy_default();
+    for (int i = 0; i < res->n_stragglers; i++) {
+        scv_straggler_event *e = &res->stragglers[i];
+        scv_hetero_case hc;
+        scv_hetero_pred pr;
+        if (!strstr(e->note, "the model's choice") || !hetero_case_at(l, K, B, e->iteration, &hc)) continue;
+        hc.r = fmin(1, scv_hetero_speed_of_ratio(e->ratio, K));
+        if (scv_hetero_predict(&hc, &pol, &pr, NULL) != SCV_OK) continue;
+        size_t n = strlen(e->note);
+        snprintf(e->note + n, sizeof e->note - n, "; predicted to finish: absorb %.3g s, drop %.3g s, replace %.3g s",
+                 pr.absorb_s, pr.drop_s, pr.replace_s);
+    }
+}
+
 static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec, scv_run_step **out,
                    scv_err *err)
 {
@@ -654,7 +728,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     spec.target_window = l->pol->target_window > 1 ? l->pol->target_window : 0;
     /* stragglers are looked for while training (a replacement in the middle of a profile
      * would mix two clusters in one measurement) */
-    spec.straggler = !strcmp(phase, "train") && l->pol->straggler.fraction > 0 ? &l->pol->straggler : NULL;
+    spec.straggler = !strcmp(phase, "train") && l->pol->straggler.fraction > 0 ? hetero_rule(l, K, B) : NULL;
     spec.dynamic_batching = l->pol->dynamic_batching;
     /* the chosen communication option on training segments only: warm-up and search
      * measure dense steps, which the performance model is fitted on */
@@ -700,6 +774,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     }
     if (rc) return rc;
     if (l->sink_err.code) return scv_err_set(err, l->sink_err.code, "%.400s", l->sink_err.msg);
+    hetero_annotate(l, K, B, &res);
     if ((rc = record_step(l, phase, K, B, &res, out, err))) return rc;
     emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_END, .phase = phase, .workers = K, .batch = B, .vm = vm,
                             .segment = &res});
@@ -709,6 +784,12 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
         if (e->replaced) snprintf(by, sizeof by, " by %s, %.2f s idle", e->by_host[0] ? e->by_host : "a spare", e->idle_s);
         note(l, SCV_EV_NOTE, "straggler: worker %d%s%s at iteration %lld, %.2f of the median's throughput: %s%s", e->worker,
              e->host[0] ? " on " : "", e->host, (long long)e->iteration, e->ratio, e->note, by);
+    }
+    for (int i = 0; i < res.n_preemptions; i++) {
+        const scv_survive_event *e = &res.preemptions[i];
+        note(l, SCV_EV_NOTE, "preemption: process %d %s at iteration %lld; training went on in place with K=%d "
+             "(%.3f s idle)", e->process, e->restored ? "is back" : "had a notice", (long long)e->iteration, e->workers,
+             e->idle_s);
     }
     return SCV_OK;
 }
@@ -1120,11 +1201,11 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
             return scv_err_set(err, SCV_EINVAL, "plan: %s's choice K=%d, B=%d is not among the points of the plan over "
                                "its VM types", cat->vms[want].name, oc->workers, oc->batch);
         }
-        char ot[32], oc_[32], mt[32], mc[32], w[640];
+        char ot[32], oc_[32], mt[32], mc[32], w[1200];
         const scv_plan_point *mine = &res->points[res->chosen];
         scv_fmt_time(other.time_s, ot, sizeof ot), scv_fmt_usd(other.cost, oc_, sizeof oc_);
         scv_fmt_time(mine->time_s, mt, sizeof mt), scv_fmt_usd(mine->cost, mc, sizeof mc);
-        snprintf(w, sizeof w, "the plan chose %s (K=%d, B=%d%s); the run stays on %s (%s): %s",
+        snprintf(w, sizeof w, "the plan chose %.64s (K=%d, B=%d%s); the run stays on %.64s (%.300s): %.256s",
                  cat->vms[other.vm].name, other.workers, other.batch,
                  other.extrap != SCV_EXTRAP_NONE ? ", extrapolated" : "", cat->vms[want].name, stay, o->why);
         w[sizeof res->why - 1] = 0;
@@ -1697,6 +1778,10 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     /* no evaluation of the whole test set when a segment ends (2.4 s of LeNet on a
      * 0.25-core VM, a few % of the run over its segments): the trainer makes one where the
      * run ends (the target, the epoch bound) */
+    /* never past the epoch bound (nor unbounded: a rest the models cannot bound is infinite) */
+    double bound = l->job.n_train > 0 ? ceil((l->p->max_epochs * l->job.n_train - l->samples) / l->B) : NAN;
+    if (bound >= 1 && !(chunk <= bound)) chunk = bound;
+    if (!(chunk <= 1e15)) chunk = pol->segment_min_iters;
     scv_segment_spec spec = {.until_iterations = l->iteration + (int64_t)ceil(chunk)};
     scv_run_step *t;
     int rc = segment(l, "train", l->K, l->B, spec, &t, err);
@@ -1936,7 +2021,9 @@ void scv_run_result_free(scv_run_result *r)
     r->first_absolute = NULL;
     free(r->steps);
     free(r->stragglers);
+    free(r->preemptions);
     r->decision = NULL, r->steps = NULL, r->n_steps = 0, r->stragglers = NULL, r->n_stragglers = 0;
+    r->preemptions = NULL, r->n_preemptions = 0;
 }
 
 int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_observer *obs, scv_run_result *out,

@@ -117,11 +117,26 @@ static void stragglers_json(FILE *f, const scv_run_result *r)
         fprintf(f, "%s{\"iteration\":%lld,\"worker\":%d,\"host\":", i ? "," : "", (long long)e->iteration, e->worker);
         scv_json_str(f, e->host);
         json_num(f, "ratio", e->ratio, 1);
-        fprintf(f, ",\"replaced\":%s,\"by_host\":", e->replaced ? "true" : "false");
+        fprintf(f, ",\"replaced\":%s,\"dropped\":%s,\"by_host\":", e->replaced ? "true" : "false",
+                e->dropped ? "true" : "false");
         scv_json_str(f, e->by_host);
         json_num(f, "idle_s", e->idle_s, 1);
         fputs(",\"note\":", f);
         scv_json_str(f, e->note);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+/* The preemptions survived in place (notices shrunk at, restores grown back at). */
+static void preemptions_json(FILE *f, const scv_run_result *r)
+{
+    fputs(",\"preemptions\":[", f);
+    for (size_t i = 0; i < r->n_preemptions; i++) {
+        const scv_survive_event *e = &r->preemptions[i];
+        fprintf(f, "%s{\"iteration\":%lld,\"process\":%d,\"event\":\"%s\",\"workers\":%d", i ? "," : "",
+                (long long)e->iteration, e->process, e->restored ? "restored" : "notice", e->workers);
+        json_num(f, "idle_s", e->idle_s, 1);
         fputc('}', f);
     }
     fputc(']', f);
@@ -170,14 +185,38 @@ static void steps_json(FILE *f, const scv_run_params *p, const scv_run_result *r
     fputc(']', f);
 }
 
+/* The last step that trained (NULL: none): the configuration the run really ended at. */
+static const scv_run_step *last_trained(const scv_run_result *r)
+{
+    for (size_t i = r->n_steps; i > 0; i--)
+        if (r->steps[i - 1].iterations > 0) return &r->steps[i - 1];
+    return NULL;
+}
+
+/* A point's "how" in a run's report (issue 26 item 7): "measured" only where the run trained
+ * at its K and B on the run's VM type; "predicted" where the models carried it from the
+ * configurations measured (same type); else how the type was extrapolated. */
+static const char *point_how(const scv_catalog *cat, const scv_run_params *p, const scv_run_result *r,
+                             const scv_plan_point *pt)
+{
+    if (pt->extrap != SCV_EXTRAP_NONE) return scv_extrap_desc(pt->extrap);
+    int same_vm = pt->mix_types.n <= 0 && (!vm_name(p) || !cat || !strcmp(cat->vms[pt->vm].name, vm_name(p)));
+    for (size_t i = 0; same_vm && i < r->n_steps; i++)
+        if (r->steps[i].iterations > 0 && r->steps[i].workers == pt->workers && r->steps[i].batch == pt->batch)
+            return "measured";
+    return "predicted";
+}
+
 /* ,"key":[points]: a plan's points (all, or its Pareto front's); an empty array without a plan. */
-static void points_json(FILE *f, const scv_catalog *cat, const char *key, const scv_plan_result *pl, int front)
+static void points_json(FILE *f, const scv_run_params *p, const scv_run_result *r, const char *key,
+                        const scv_plan_result *pl, int front)
 {
     fprintf(f, ",\"%s\":[", key);
     size_t n = !pl ? 0 : front ? pl->n_front : pl->n_points;
     for (size_t i = 0; i < n; i++) {
         if (i) fputc(',', f);
-        scv_plan_point_json(f, cat, &pl->points[front ? pl->front[i] : i]);
+        const scv_plan_point *pt = &pl->points[front ? pl->front[i] : i];
+        scv_plan_point_json_how(f, p->catalog, pt, point_how(p->catalog, p, r, pt));
     }
     fputc(']', f);
 }
@@ -203,15 +242,29 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     fprintf(f, ",\"objective\":\"%s\",\"search\":\"%s\",\"pricing\":\"%s\"", scv_objective_name(p->objective),
             scv_search_name(p->search), scv_pricing_name(p->pricing));
     fprintf(f, ",\"chosen\":");
-    if (ch) scv_plan_point_json(f, p->catalog, ch);
+    if (ch) scv_plan_point_json_how(f, p->catalog, ch, point_how(p->catalog, p, r, ch));
     else fputs("null", f);
-    fprintf(f, ",\"final\":{\"workers\":%d,\"batch\":%d", r->workers, r->batch);
+    /* where the run really ended (its last step that trained), and the trained model there */
+    const scv_run_step *end = last_trained(r);
+    fprintf(f, ",\"final\":{\"workers\":%d,\"batch\":%d", end ? end->workers : r->workers,
+            end ? end->batch : r->batch);
     if (p->n_comms && r->comm >= 0 && (size_t)r->comm < p->n_comms) {
         char o[64];
         scv_plan_comm_format(&p->comms[r->comm], o, sizeof o);
         fprintf(f, ",\"comm\":\"%s\"", o);
     }
     fputc('}', f);
+    if (r->run_dir[0] && end) { /* every driver's trainer checkpoints in RUN_DIR/ckpt (the exec
+                                   trainer's SCV_CHECKPOINT_DIR) */
+        fprintf(f, ",\"model\":{\"checkpoint_dir\":");
+        char ck[1100];
+        snprintf(ck, sizeof ck, "%s/ckpt", r->run_dir);
+        scv_json_str(f, ck);
+        fprintf(f, ",\"workers\":%d,\"batch\":%d", end->workers, end->batch);
+        json_num(f, "epochs", r->epochs, 1);
+        json_num(f, "test_accuracy", r->accuracy, 1);
+        fputc('}', f);
+    }
     if (p->n_comms) comm_json(f, p, ch, dec);
     fprintf(f, ",\"why\":");
     scv_json_str(f, r->why);
@@ -267,15 +320,16 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
         fputs("]}", f);
     }
     stragglers_json(f, r);
+    preemptions_json(f, r);
     if (res) models_json(f, r);
     steps_json(f, p, r);
-    points_json(f, p->catalog, "front", res, 1);
-    points_json(f, p->catalog, "points", res, 0);
+    points_json(f, p, r, "front", res, 1);
+    points_json(f, p, r, "points", res, 0);
     /* what was predicted when the decision was made, before any outcome was known */
-    points_json(f, p->catalog, "decision_points", r->decision, 0);
+    points_json(f, p, r, "decision_points", r->decision, 0);
     /* the first plan with absolute times (the decision's, or a later one once the learning
      * curve predicted the target), made before the outcome was known */
-    points_json(f, p->catalog, "absolute_points", r->first_absolute, 0);
+    points_json(f, p, r, "absolute_points", r->first_absolute, 0);
     json_num(f, "absolute_at_s", r->first_absolute ? r->absolute_at_s : NAN, 1);
     json_num(f, "absolute_at_epochs", r->first_absolute ? r->absolute_at_epochs : NAN, 1);
     json_num(f, "absolute_time_s", r->first_absolute ? r->absolute_time_s : NAN, 1);
@@ -350,11 +404,19 @@ static void md_choice(FILE *f, const scv_run_params *p, const scv_run_result *r,
                        "%s into the run): %s to the target from the start.\n\n", r->absolute_at_epochs, fa, ft);
         }
         fprintf(f, "Target (the latest plan): %s.\n\n", r->target_note);
-        if (r->workers != ch->workers || r->batch != ch->batch)
-            fprintf(f, "Finished at K = %d, B = %d after re-planning.\n\n", r->workers, r->batch);
     } else {
         fprintf(f, "%s.\n\n", r->why[0] ? r->why : "no plan was made");
     }
+    /* where the run really ended (its last step that trained) and the model trained there */
+    const scv_run_step *end = last_trained(r);
+    const scv_plan_point *ch = res ? &(r->decision ? r->decision : res)->points[(r->decision ? r->decision : res)->chosen]
+                                   : NULL;
+    if (end && ch && (end->workers != ch->workers || end->batch != ch->batch))
+        fprintf(f, "Finished at K = %d, B = %d (its last step that trained, %s), not at the choice.\n\n", end->workers,
+                end->batch, end->phase);
+    if (end && r->run_dir[0])
+        fprintf(f, "Trained model: the checkpoint in `%s/ckpt` (K = %d, B = %d).\n\n", r->run_dir, end->workers,
+                end->batch);
 }
 
 /* report.md's steps table, the fitted models and the latest plan's front. */
@@ -464,7 +526,18 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
                     e->host[0] ? " on " : "", e->host, e->ratio, e->note);
             if (e->replaced)
                 fprintf(f, " by %s, %.2f s idle", e->by_host[0] ? e->by_host : "a spare process", e->idle_s);
+            else if (e->dropped)
+                fprintf(f, "; dropped, training went on at K-1, %.2f s idle", e->idle_s);
             fputs(".\n", f);
+        }
+        fputc('\n', f);
+    }
+    if (r->n_preemptions) {
+        fputs("Preemptions survived in place (docs/CLUSTER.md \"Surviving a preemption\"):\n\n", f);
+        for (size_t i = 0; i < r->n_preemptions; i++) {
+            const scv_survive_event *e = &r->preemptions[i];
+            fprintf(f, "- iteration %lld: process %d %s; K=%d after it, %.3f s idle.\n", (long long)e->iteration,
+                    e->process, e->restored ? "back (its VM restored)" : "had a notice", e->workers, e->idle_s);
         }
         fputc('\n', f);
     }
