@@ -34,7 +34,8 @@ typedef struct scv_launch {
  * disables binding; locally it oversubscribes, on a cluster it places one rank per VM
  * through the cluster's rsh agent, over TCP only, with the ring allreduce (the VMs in
  * place_type's order, those up first: a preempted VM is left out; fewer VMs up than K is
- * SCV_EMPI naming the preempted ones, except for an elastic job, started on those up). Returns SCV_OK when mpirun ran to its end, with its exit status in *exit_status (0 when
+ * SCV_EMPI naming the preempted ones, except for an elastic job, started on those up).
+ * Returns SCV_OK when mpirun ran to its end, with its exit status in *exit_status (0 when
  * every rank succeeded, else the first failing rank's; 128 + N when signal N ended it).
  * Returns an SCV_E* code with err set when the job could not be started: the cluster's
  * own code (no such cluster, ...), SCV_EINVAL for more workers than the cluster has VMs,
