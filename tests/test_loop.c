@@ -69,6 +69,7 @@ typedef struct fake {
     char seg_vms[4096];       /* "phase:VM " of every train call (the type the segment named) */
     double eval_s;            /* each evaluation's own seconds (0: not measured) */
     int preempt_at_call;      /* this train call (1-based) survives a notice and a restore */
+    int fail_progress_iters;  /* a failing call first trains (and checkpoints) this many iterations */
     double eval_every_max[2]; /* the longest evaluation period asked: [warm-up and search, train] */
     /* the training segments' straggler rule, as the last one carried it; strag_ratio > 0: the
      * first training segment reports a slow worker at that ratio, decided by the model */
@@ -159,6 +160,7 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
     if (f->fail_calls > 0) {
         f->fail_calls--;
         f->clock += 5;
+        f->iteration += f->fail_progress_iters, f->samples += (double)f->fail_progress_iters * f->B;
         if (f->fail_code == SCV_EIO) return scv_err_set(err, SCV_EIO, "fake: disk full");
         return scv_err_set(err, SCV_EMPI, "fake: a rank died"); /* retried (SCV_EIO is not) */
     }
@@ -1129,17 +1131,19 @@ static void t_preempt_survived(void)
     CHECK_MSG(strstr(r.notes, "preemption: process 1 had a notice at iteration") &&
               strstr(r.notes, "preemption: process 1 is back"), "%.3000s", r.notes);
     CHECK(res.n_preemptions == 2 && !res.preemptions[0].restored && res.preemptions[1].restored);
+    CHECK_MSG(strstr(r.notes, "warm-up: its segment is no measurement of K=2, B=32") && res.n_steps >= 2 &&
+              !strcmp(res.steps[1].phase, "warmup"), "%.2000s", r.notes);
     char *js = scv_run_report_json(&p, &res);
     CHECK(js && strstr(js, "\"preemptions\":[{\"iteration\":") && strstr(js, "\"event\":\"restored\""));
     free(js);
-    /* the warm-up's segment is not a measurement: no stored measurement of its phase */
+    /* the warm-up's segment is not a measurement: only its repeat's is stored */
     scv_config_stats *cs;
     size_t n;
     CHECK(scv_store_run_measurements(db, res.run_id, &cs, &n, NULL) == SCV_OK);
     int warm_k2 = 0;
     for (size_t i = 0; i < n; i++) warm_k2 += cs[i].workers == 2 && cs[i].batch == 32;
     free(cs);
-    CHECK_MSG(res.steps[0].workers == 2 && warm_k2 == 0, "K=2 B=32 stored %d times", warm_k2);
+    CHECK_MSG(res.steps[0].workers == 2 && warm_k2 == 1, "K=2 B=32 stored %d times", warm_k2);
     scv_run_result_free(&res);
     scv_store_close(db);
 }
@@ -1159,6 +1163,33 @@ static void t_unbounded_rest(void)
     CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
     CHECK_MSG(!res.reached && res.epochs >= 2 - 1e-6, "epochs %g", res.epochs);
     for (size_t i = 0; i < res.n_steps; i++) CHECK(res.steps[i].iterations >= 0);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
+/* Failures that each leave the checkpoint further on (a take-down after a while, as spot
+ * VMs have them) do not spend the run's retries: only failures in a row without progress
+ * do. Four such failures, two retries: the run goes on to its target. */
+static void t_retries_progress(void)
+{
+    scv_store *db = open_db("retries-progress.db");
+    fake f = new_fake();
+    f.fail_calls = 4, f.fail_progress_iters = 10;
+    scv_job_driver d = driver_of(&f);
+    rec r = {0};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+    scv_run_params p = params(db, "job-retries-progress");
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK(res.reached && r.retries == 4);
+    scv_run_result_free(&res);
+    /* without progress the third failure in a row ends the run */
+    fake g = new_fake();
+    g.fail_calls = 3;
+    d = driver_of(&g);
+    p = params(db, "job-retries-none");
+    CHECK(scv_run(&p, &d, NULL, &res, &e) != SCV_OK && strstr(e.msg, "retries are spent"));
     scv_run_result_free(&res);
     scv_store_close(db);
 }
@@ -1980,6 +2011,7 @@ static const scv_test tests[] = {
     {"throughput_policy", t_throughput_policy},
     {"deadline_switch", t_deadline_switch},
     {"search_budget", t_search_budget},
+    {"retries_progress", t_retries_progress},
     {"unbounded_rest", t_unbounded_rest},
     {"preempt_survived", t_preempt_survived},
     {"search_eval_share", t_search_eval_share},

@@ -78,6 +78,7 @@ typedef struct loop {
     int trained_compressed;         /* some segment of this invocation did */
     int cfg_K, cfg_B;               /* ... the driver is configured for */
     int retries, rounds, decided, resumed_decision;
+    int64_t retry_it;               /* the checkpoint's iteration at the last failure */
     /* progress: predicted from the plan once there is one */
     double need_iters, pred_t_iter;
     double pred_iter_factor;        /* ... its iterations relative to dense */
@@ -758,6 +759,10 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
         if (!rc || rc == SCV_EINTR || rc == SCV_EIO || rc == SCV_EINVAL) break;
         int64_t it;
         if (l->d->progress(l->d->ctx, &it, &l->samples, NULL) == SCV_OK) { /* redone from the checkpoint */
+            /* the checkpoint moved since the last failure: those retries made progress, and
+             * max_retries counts failures in a row without it */
+            if (it > l->retry_it) l->retries = 0;
+            l->retry_it = it;
             l->iteration = it;
             progress_rewind(&l->prog, l->samples);
         }
@@ -1483,6 +1488,14 @@ static int do_warmup(loop *l, scv_err *err)
     scv_segment_spec spec = {.until_iterations = l->iteration + pol->warmup_max_iters,
                              .noise_window = pol->noise_window, .noise_tol = pol->noise_tol};
     int rc = segment(l, "warmup", K, B, spec, NULL, err);
+    /* a warm-up that shrank or grew (a preemption survived in place) or lost a worker is no
+     * measurement of (K, B): it is measured again, at most twice more */
+    for (int again = 0; again < 2 && !rc && !l->r->reached && !spent(l) && !measured(l, K, B); again++) {
+        note(l, SCV_EV_NOTE, "warm-up: its segment is no measurement of K=%d, B=%d (the job changed size in it); "
+             "measured again", K, B);
+        spec.until_iterations = l->iteration + pol->warmup_max_iters;
+        rc = segment(l, "warmup", K, B, spec, NULL, err);
+    }
     int need = pol->warmup_min_evals - (int)l->prog.nev;
     if (rc || l->r->reached || need <= 0 || l->p->target_epochs > 0 || !(l->job.n_train > 0) || spent(l)) return rc;
     /* the noise settled before the curve had its points: on, at the same configuration */
