@@ -182,10 +182,12 @@ coordinator() {
 
 # ---- 2: signals to worker rank 1 of a K=2 segment ----
 # WJOB: warm-up and training at K=2 B=32, the training a few seconds long (the whole test
-# set evaluated about every 3 iterations). SJOB: warm-up and search at K=2 too, about 1 s
-# and 0.3 s (an evaluation every iteration), then a short training.
+# set evaluated about every 3 iterations; the warm-up's period kept as given: widened to the
+# evaluations' 10% share, its wait for 5 evaluations ran the warm-up to the target's
+# doorstep, leaving the training 2 iterations). SJOB: warm-up and search at K=2 too, about
+# 1 s and 0.3 s (an evaluation every iteration), then a short training.
 WJOB="$DRV --model mlp --hidden 32 --dataset synthetic:20000 --lr 0.003 --target-accuracy 0.98 --workers 2 --batch 32
-      --eval-subset 0 --eval-every-epochs 0.002"
+      --eval-subset 0 --eval-every-epochs 0.002 --search-eval-share 0"
 SJOB="$DRV --model mlp --hidden 32 --dataset synthetic:20000 --lr 0.003 --target-accuracy 0.96 --workers 2 --batch 32,128
       --search-budget 0 --eval-subset 0 --search-eval-every-epochs 0.001 --eval-every-epochs 0.01"
 # PJOB: WJOB with a 5 s watchdog (issue 24, 7): a rank paused with SIGSTOP ends its segment
