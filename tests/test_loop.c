@@ -1937,6 +1937,17 @@ static void t_hetero_rule(void)
     CHECK(js && strstr(js, "\"replaced\":false,\"dropped\":false"));
     free(js);
     scv_run_result_free(&res);
+    /* a space of K = 2 alone: K - 1 is under the user's bound, never a drop (a spare may
+     * still replace it) */
+    fake g = new_fake();
+    g.strag_ratio = 0.3;
+    d = driver_of(&g);
+    p = params(db, "job-hetero-k2");
+    CHECK_EQ_INT(scv_run_params_set(&p, "workers", "2", NULL), SCV_OK);
+    CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(g.strag_train > 0 && g.strag_by_model == 1 && g.strag_drop == 0, "by_model %d, drop under %g",
+              g.strag_by_model, g.strag_drop);
+    scv_run_result_free(&res);
     scv_store_close(db);
 }
 

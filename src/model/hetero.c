@@ -126,7 +126,7 @@ int scv_hetero_predict(const scv_hetero_case *c, const scv_hetero_policy *pol, s
     out->drop_idle_s = idle_or(c->drop_idle_s, pol->drop_idle_s);
     out->replace_idle_s = idle_or(c->replace_idle_s, pol->replace_idle_s);
     out->absorb_s = n * out->t_iter_absorb;
-    out->drop_s = out->drop_idle_s + n * out->t_iter_drop;
+    out->drop_s = c->no_drop ? INFINITY : out->drop_idle_s + n * out->t_iter_drop;
     out->replace_s = c->spare ? out->replace_idle_s + n * out->t_iter_replace : INFINITY;
     out->choice = SCV_HETERO_ABSORB;
     double best = out->absorb_s;

@@ -479,6 +479,7 @@ typedef struct scv_hetero_case {
     double r;                   /* the slow worker's speed over a normal worker's, (0, 1] */
     double iters_left;          /* iterations still to go at B */
     int spare;                  /* a spare VM to replace it on */
+    int no_drop;                /* K - 1 workers is not an option (outside the run's space) */
     int balanced;               /* 1: dynamic batching balances the shares; 0: even shares */
     double drop_idle_s, replace_idle_s; /* measured idle [s] (NaN: the policy's default) */
 } scv_hetero_case;

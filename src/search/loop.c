@@ -659,7 +659,10 @@ static int hetero_case_at(const loop *l, int K, int B, int64_t at, scv_hetero_ca
     if (K < 2 || !r->plan || r->perf.n_points < 1) return 0;
     double left = rest_iters(l, &r->stat, B) - (double)(at - l->iteration);
     if (!isfinite(left)) return 0;
+    int kept = 0; /* K - 1 not under the space's smallest K: the user's bound holds for a drop too */
+    for (size_t i = 0; i < l->p->n_workers; i++) kept |= l->p->workers[i] <= K - 1;
     *hc = (scv_hetero_case){.perf = &r->perf, .K = K, .B = B, .r = 1, .iters_left = fmax(0, left), .spare = 1,
+                            .no_drop = !kept,
                             .balanced = l->pol->dynamic_batching, .drop_idle_s = strag_idle(l, 1),
                             .replace_idle_s = strag_idle(l, 0)};
     return 1;
