@@ -21,13 +21,6 @@
 
 static void json_str(const char *s) { scv_json_str(stdout, s); }
 
-static void json_num(const char *key, double v)
-{
-    printf(",\"%s\":", key);
-    if (isfinite(v)) printf("%.6g", v);
-    else printf("null");
-}
-
 static void when(double t, char *buf, size_t cap)
 {
     time_t s = (time_t)t;
@@ -129,9 +122,9 @@ static int show(scv_store *db, long long id, int json, scv_err *err)
             json_str(t[i].phase);
             printf(",\"workers\":%d,\"batch\":%d,\"iterations\":%lld",
                    t[i].workers, t[i].batch, (long long)t[i].iterations);
-            json_num("t_iter", t[i].t_iter);
-            json_num("idle_before_s", t[i].idle_before);
-            json_num("test_accuracy", t[i].accuracy);
+            scv_json_num(stdout, "t_iter", "%.6g", t[i].t_iter, 1);
+            scv_json_num(stdout, "idle_before_s", "%.6g", t[i].idle_before, 1);
+            scv_json_num(stdout, "test_accuracy", "%.6g", t[i].accuracy, 1);
             if (t[i].vm[0]) { /* the VM type it trained on (stored from schema 8) */
                 printf(",\"vm\":");
                 json_str(t[i].vm);

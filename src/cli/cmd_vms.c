@@ -44,13 +44,6 @@ static const char *price(double v, char *buf, size_t cap)
     return buf;
 }
 
-static void json_num(const char *key, double v)
-{
-    printf(",\"%s\":", key);
-    if (isfinite(v)) printf("%.6g", v);
-    else fputs("null", stdout);
-}
-
 int cmd_vms(int argc, char **argv)
 {
     struct option opts[sizeof VMS_OPTIONS / sizeof VMS_OPTIONS[0] + 2];
@@ -140,13 +133,13 @@ int cmd_vms(int argc, char **argv)
             fputs(",\"region\":", stdout);
             scv_json_str(stdout, region[i]);
             printf(",\"vcpus\":%d", v->vcpus);
-            json_num("memory_gib", v->mem_gib);
+            scv_json_num(stdout, "memory_gib", "%.6g", v->mem_gib, 1);
             printf(",\"gpus\":%d,\"gpu_model\":", v->gpus);
             if (gmodel[i][0]) scv_json_str(stdout, gmodel[i]);
             else fputs("null", stdout);
-            json_num("ondemand_usd_per_hr", v->ondemand);
-            json_num("spot_usd_per_hr_min", v->spot_min);
-            json_num("spot_usd_per_hr_max", v->spot_max);
+            scv_json_num(stdout, "ondemand_usd_per_hr", "%.6g", v->ondemand, 1);
+            scv_json_num(stdout, "spot_usd_per_hr_min", "%.6g", v->spot_min, 1);
+            scv_json_num(stdout, "spot_usd_per_hr_max", "%.6g", v->spot_max, 1);
             putchar('}');
         } else {
             char g[64], od[32], s1[32], s2[32], spot[72];

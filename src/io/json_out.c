@@ -54,12 +54,16 @@ char *scv_json_strbuf(char *buf, size_t cap, const char *s)
     return buf;
 }
 
-/* ",\"name\":" then v in fmt, or null when it is not finite */
-static void num(FILE *f, const char *name, const char *fmt, double v)
+void scv_json_num(FILE *f, const char *name, const char *fmt, double v, int comma)
 {
-    fprintf(f, ",\"%s\":", name);
+    fprintf(f, "%s\"%s\":", comma ? "," : "", name);
     if (isfinite(v)) fprintf(f, fmt, v);
     else fputs("null", f);
+}
+
+static void num(FILE *f, const char *name, const char *fmt, double v)
+{
+    scv_json_num(f, name, fmt, v, 1);
 }
 
 void scv_run_summary_json(FILE *f, const scv_run_summary *r)

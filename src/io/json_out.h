@@ -18,6 +18,9 @@ void scv_json_str(FILE *f, const char *s);
 /* The same into buf (always NUL-terminated; truncated at cap, never inside an escape);
  * returns buf, for use as a printf argument. */
 char *scv_json_strbuf(char *buf, size_t cap, const char *s);
+/* Writes "name":v (after a comma when comma is set) with v in the printf format fmt, or
+ * null when v is not finite (NaN, inf): the one number writer of the hand-written JSON. */
+void scv_json_num(FILE *f, const char *name, const char *fmt, double v, int comma);
 /* A run at a glance as one JSON object (no newline), the one writer of `scavenger runs
  * --json` (and `runs show --json`'s "run") and the service's GET /api/runs: the struct's
  * field names (id, created, job_key, status, state, workers, batch, predicted_time_s,

@@ -26,9 +26,7 @@
 /* JSON has no NaN: null */
 static void json_num(FILE *f, const char *key, double v, int comma)
 {
-    fprintf(f, "%s\"%s\":", comma ? "," : "", key);
-    if (isfinite(v)) fprintf(f, "%.6g", v);
-    else fputs("null", f);
+    scv_json_num(f, key, "%.6g", v, comma); /* the report's numbers to 6 digits */
 }
 
 /* How a run that reached its target reached it: plainly (the last accuracy at the target,

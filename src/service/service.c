@@ -52,9 +52,7 @@
 
 static void jnum(FILE *f, const char *name, double v, int comma)
 {
-    if (comma) fputc(',', f);
-    if (isfinite(v)) fprintf(f, "\"%s\":%.15g", name, v);
-    else fprintf(f, "\"%s\":null", name);
+    scv_json_num(f, name, "%.15g", v, comma); /* the API's numbers to 15 digits */
 }
 
 /* Closes the memstream: the text, or NULL when a write failed (out of memory). */
