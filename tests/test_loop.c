@@ -1580,6 +1580,24 @@ static void t_warmup_until_points(void)
     scv_store_close(db);
 }
 
+/* A catalog of the given rows (provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr)
+ * written to tmp/name and loaded (checked). */
+static scv_catalog *test_catalog(const char *name, const char *rows)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\n", f);
+        fputs(rows, f);
+        fclose(f);
+    }
+    scv_catalog *c = NULL;
+    CHECK_EQ_INT(scv_catalog_load(path, &c, NULL), SCV_OK);
+    return c;
+}
+
 /* `run --vm` (issue 24 item 21): a run plans over the types it names besides its own. The
  * measured type (c5.xlarge) is the one trained on; the others are carried from its
  * measurements by the planner's stated method and marked so (extrapolated, how) in the plan,
@@ -1588,15 +1606,8 @@ static void t_warmup_until_points(void)
  * the decision and a note name the type the plan chose and why the run stayed. */
 static void t_vm_types(void)
 {
-    char cpath[512];
-    snprintf(cpath, sizeof cpath, "%s/vm-types.csv", tmp);
-    FILE *cf = fopen(cpath, "w");
-    CHECK(cf != NULL);
-    fputs("provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\n"
-          "aws,c5.xlarge,4,8,0.17\naws,cheap.xlarge,4,8,0.05\naws,big.2xlarge,8,16,0.34\n", cf);
-    fclose(cf);
-    scv_catalog *vc = NULL;
-    CHECK_EQ_INT(scv_catalog_load(cpath, &vc, NULL), SCV_OK);
+    scv_catalog *vc = test_catalog("vm-types.csv", "aws,c5.xlarge,4,8,0.17\naws,cheap.xlarge,4,8,0.05\n"
+                                                   "aws,big.2xlarge,8,16,0.34\n");
     scv_store *db = open_db("vm-types.db");
     fake f = new_fake();
     scv_job_driver d = driver_of(&f);
@@ -1690,15 +1701,7 @@ static void t_vm_types(void)
  * the run stays, saying why. */
 static void t_vm_train_on_chosen(void)
 {
-    char cpath[512];
-    snprintf(cpath, sizeof cpath, "%s/vm-place.csv", tmp);
-    FILE *cf = fopen(cpath, "w");
-    CHECK(cf != NULL);
-    fputs("provider,instance_type,vcpus,memory_gib,ondemand_usd_per_hr\n"
-          "aws,c5.xlarge,4,8,0.17\naws,cheap.xlarge,4,8,0.05\n", cf);
-    fclose(cf);
-    scv_catalog *vc = NULL;
-    CHECK_EQ_INT(scv_catalog_load(cpath, &vc, NULL), SCV_OK);
+    scv_catalog *vc = test_catalog("vm-place.csv", "aws,c5.xlarge,4,8,0.17\naws,cheap.xlarge,4,8,0.05\n");
     scv_store *db = open_db("vm-place.db");
     fake f = new_fake();
     f.job.n_types = 2;
