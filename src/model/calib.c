@@ -420,9 +420,7 @@ static int rerun_pair(const scv_lcurve *a, const scv_lcurve *b)
     return !strcmp(a->job, b->job) && a->batch == b->batch && a->lr_scaling == b->lr_scaling && a->seed != b->seed;
 }
 
-/* One metric of a corpus curve as the calibration reads it: its measured points x and
- * their 3-point means m (y: scratch); the count. */
-static size_t curve_smoothed(const scv_lcurve *c, int mi, double *x, double *y, double *m)
+size_t scv_lcurve_smoothed(const scv_lcurve *c, int mi, double *x, double *y, double *m)
 {
     size_t k = curve_points(c, mi, x, y);
     for (size_t i = 0; i < k; i++) m[i] = smooth3_at(y, k, i);
@@ -436,7 +434,7 @@ static int rerun_examples(scv_calib *cal, const scv_lcurve *a, const scv_lcurve 
     double *w = malloc(sizeof(double) * 3 * (a->n + b->n + 1));
     if (!w) return SCV_ENOMEM;
     double *xa = w, *ma = xa + a->n, *xb = ma + a->n, *mb = xb + b->n, *y = mb + b->n, s = mi ? -1 : 1;
-    size_t na = curve_smoothed(a, mi, xa, y, ma), nb = curve_smoothed(b, mi, xb, y, mb);
+    size_t na = scv_lcurve_smoothed(a, mi, xa, y, ma), nb = scv_lcurve_smoothed(b, mi, xb, y, mb);
     int rc = SCV_OK;
     for (int t = 0; t < 10 && na >= 8 && !rc; t++) {
         size_t i = (size_t)((double)(na - 1) * 0.02 * pow(50, t / 9.0));

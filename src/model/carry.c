@@ -59,66 +59,91 @@ static int curve_matches(const scv_lcurve *c, const char *key, const scv_carry_j
     return pol->any_rule || c->lr_scaling == job->lr_scaling || c->batch == c->base_batch;
 }
 
-/* The 3-point mean of one metric at point i of c (the measured points only). */
-static double smooth_at(const scv_lcurve *c, int mi, size_t i)
-{
-    const double *v = mi ? c->loss : c->accuracy;
-    double s = 0;
-    int k = 0;
-    for (size_t j = i ? i - 1 : 0; j <= i + 1 && j < c->n; j++)
-        if (isfinite(v[j])) s += v[j], k++;
-    return k ? s / k : NAN;
-}
+/* A matching curve's metric as the calibration reads it: measured points and their 3-point
+ * means (scv_lcurve_smoothed, the truths' smoothing). */
+typedef struct smoothed {
+    int batch;
+    size_t n;
+    double *x, *m;
+} smoothed;
 
-/* Samples at the first point whose 3-point mean reaches y (dir +1: >=, -1: <=); NaN: never. */
-static double crossing(const scv_lcurve *c, int mi, double dir, double y)
+/* Samples at the first point whose mean reaches y (dir +1: >=, -1: <=); NaN: never. */
+static double crossing(const smoothed *c, double dir, double y)
 {
-    for (size_t i = 0; i < c->n; i++) {
-        double m = smooth_at(c, mi, i);
-        if (isfinite(m) && dir * (m - y) >= 0) return c->samples[i];
-    }
+    for (size_t i = 0; i < c->n; i++)
+        if (dir * (c->m[i] - y) >= 0) return c->x[i];
     return NAN;
 }
 
+/* The matching curves of set, smoothed, into *out (one allocation, free((*out)[0].x) and
+ * free(*out)); their count; -1 out of memory. */
+static long smooth_matches(const scv_lcurve_set *set, const char *key, const scv_carry_job *job, int mi,
+                           const scv_carry_policy *pol, smoothed **out)
+{
+    size_t n = 0, pts = 0;
+    *out = NULL;
+    for (size_t i = 0; set && i < set->n; i++)
+        if (curve_matches(&set->c[i], key, job, pol) && set->c[i].n >= 8) n++, pts += set->c[i].n;
+    if (!n) return 0;
+    smoothed *v = calloc(n, sizeof *v);
+    double *w = malloc(sizeof(double) * (3 * pts + 1));
+    if (!v || !w) {
+        free(v), free(w);
+        return -1;
+    }
+    double *y = w + 2 * pts; /* scratch, as long as the longest curve at most */
+    size_t k = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        const scv_lcurve *c = &set->c[i];
+        if (!curve_matches(c, key, job, pol) || c->n < 8) continue;
+        v[k].batch = c->batch, v[k].x = w, v[k].m = w + c->n;
+        v[k].n = scv_lcurve_smoothed(c, mi, v[k].x, y, v[k].m);
+        w += 2 * c->n, k++;
+    }
+    *out = v;
+    return (long)n;
+}
+
+/* 1: t holds the crossings; 0: too few batches or no range; -1: out of memory. */
 static int table_of(const scv_lcurve_set *set, const char *key, const scv_carry_job *job, scv_metric metric,
                     const scv_carry_policy *pol, carry_table *t)
 {
     int mi = metric == SCV_METRIC_LOSS;
     double dir = mi ? -1 : 1, start = NAN, reach = NAN;
     memset(t, 0, sizeof *t);
-    for (size_t i = 0; set && i < set->n; i++) {
-        const scv_lcurve *c = &set->c[i];
-        if (!curve_matches(c, key, job, pol) || c->n < 8) continue;
-        double best = NAN;
-        for (size_t j = 0; j < c->n; j++) {
-            double m = smooth_at(c, mi, j);
-            if (isfinite(m) && !(dir * (m - best) <= 0)) best = m;
-        }
-        double s = smooth_at(c, mi, 2);
-        if (!isfinite(best) || !isfinite(s)) continue;
+    smoothed *v;
+    long n = smooth_matches(set, key, job, mi, pol, &v);
+    if (n < 0) return -1;
+    for (long i = 0; i < n; i++) {
+        if (v[i].n < 3) continue;
+        double best = v[i].m[0];
+        for (size_t j = 1; j < v[i].n; j++)
+            if (dir * (v[i].m[j] - best) > 0) best = v[i].m[j];
+        double s = v[i].m[2];
         if (!(dir * (s - start) <= 0)) start = s;     /* the furthest along at the third point */
         if (!(dir * (best - reach) >= 0)) reach = best; /* the least extreme best */
         size_t b = 0;
-        while (b < t->nb && t->batch[b] != c->batch) b++;
-        if (b == t->nb && t->nb < MAX_BATCHES) t->batch[t->nb++] = c->batch;
+        while (b < t->nb && t->batch[b] != v[i].batch) b++;
+        if (b == t->nb && t->nb < MAX_BATCHES) t->batch[t->nb++] = v[i].batch;
     }
-    if (t->nb < (size_t)pol->min_batches || !(dir * (reach - start) > 0)) return 0;
-    for (int s = 0; s < SCV_CARRY_SHARES; s++) {
+    int ok = t->nb >= (size_t)pol->min_batches && dir * (reach - start) > 0;
+    for (int s = 0; s < SCV_CARRY_SHARES && ok; s++) {
         double y = start + pol->shares[s] * (reach - start);
         for (size_t b = 0; b < t->nb; b++) {
             double sum = 0;
             int k = 0, miss = 0;
-            for (size_t i = 0; i < set->n; i++) {
-                const scv_lcurve *c = &set->c[i];
-                if (c->batch != t->batch[b] || !curve_matches(c, key, job, pol) || c->n < 8) continue;
-                double x = crossing(c, mi, dir, y);
+            for (long i = 0; i < n; i++) {
+                if (v[i].batch != t->batch[b] || v[i].n < 3) continue;
+                double x = crossing(&v[i], dir, y);
                 if (isfinite(x)) sum += x, k++;
                 else miss = 1;
             }
             t->e[s][b] = k && !miss ? sum / k : NAN;
         }
     }
-    return 1;
+    if (n) free(v[0].x);
+    free(v);
+    return ok;
 }
 
 static double law_err(const carry_table *t, int s, size_t a, size_t b, double bn)
@@ -155,7 +180,9 @@ int scv_carry_learn(const scv_lcurve_set *set, const char *key, const scv_carry_
     memset(out, 0, sizeof *out);
     out->b_noise = out->q_lo = out->q_hi = out->med_abs = NAN;
     carry_table t;
-    if (!job || !key || !table_of(set, key, job, metric, pol, &t)) return SCV_ENOTFOUND;
+    int got = job && key ? table_of(set, key, job, metric, pol, &t) : 0;
+    if (got < 0) return SCV_ENOMEM;
+    if (!got) return SCV_ENOTFOUND;
     double bn = fit_bn(&t, -1, pol);
     if (!isfinite(bn)) return SCV_ENOTFOUND;
     /* leave-one-batch-out: the held-out batch's crossings predicted from each other batch */

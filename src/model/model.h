@@ -346,6 +346,10 @@ int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_me
  * evaluations): e0 exp(q) at the (1-C)/2 and (1+C)/2 quantiles of the corpus's rerun log
  * ratios of the metric; SCV_ENOTFOUND (lo, hi NaN) with fewer than min_examples. */
 int scv_calib_rerun_band(const scv_calib *cal, scv_metric metric, double e0, double *lo, double *hi, size_t *n);
+/* One metric (mi: 0 accuracy, 1 loss) of a corpus curve as the calibration reads it: its
+ * measured points x (samples) and their centred 3-point means m (y: scratch; each array
+ * c->n long); the count. The truths' smoothing, also the carry-over's (carry.c). */
+size_t scv_lcurve_smoothed(const scv_lcurve *c, int mi, double *x, double *y, double *m);
 /* The prior's key of a job: "model dataset" into buf. */
 const char *scv_calib_key(const char *model, const char *dataset, char *buf, size_t cap);
 
