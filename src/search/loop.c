@@ -517,14 +517,14 @@ static int record_step(loop *l, const char *phase, int K, int B, const scv_segme
     if (isfinite(res.accuracy)) r->accuracy = res.accuracy;
     tally(l);
     if ((rc = scv_store_step(l->p->store, r->run_id, (int)r->n_steps - 1, t, err))) return rc;
-    int replaced = 0;
+    int mixed = 0; /* the segment trained more than one cluster or K */
     for (int i = 0; i < res.n_stragglers; i++) {
         const scv_straggler_event *e = &res.stragglers[i];
         scv_straggler_event *n = realloc(r->stragglers, (r->n_stragglers + 1) * sizeof *n);
         if (!n) return scv_err_set(err, SCV_ENOMEM, "out of memory");
         r->stragglers = n;
         r->stragglers[r->n_stragglers++] = *e;
-        replaced |= e->replaced || e->dropped; /* a drop too: K and K - 1 in one segment */
+        mixed |= e->replaced || e->dropped; /* a drop too: K and K - 1 in one segment */
         if ((rc = scv_store_straggler(l->p->store, r->run_id, e, err))) return rc;
     }
     if (res.n_preemptions > 0) { /* survived in place: the segment trained at more than one K */
@@ -533,14 +533,13 @@ static int record_step(loop *l, const char *phase, int K, int B, const scv_segme
         r->preemptions = n;
         memcpy(r->preemptions + r->n_preemptions, res.preemptions, (size_t)res.n_preemptions * sizeof *n);
         r->n_preemptions += (size_t)res.n_preemptions;
-        replaced = 1;
+        mixed = 1;
     }
     if (res.n_shares > 0 && (rc = record_shares(l, (int)r->n_steps - 1, K, B, &res, err))) return rc;
-    /* a segment whose straggler was replaced, or that shrank or grew at a preemption, mixed
-     * clusters: its times stand for none of them;
-     * one on another VM type than the run's is not a measurement of the type the models are
-     * fitted on */
-    if (res.stats.workers && !replaced && !l->seg_compressed && l->seg_vm == l->vm_index) {
+    /* a segment whose straggler was replaced or dropped, or that shrank or grew at a
+     * preemption, mixed clusters: its times stand for none of them; one on another VM type
+     * than the run's is not a measurement of the type the models are fitted on */
+    if (res.stats.workers && !mixed && !l->seg_compressed && l->seg_vm == l->vm_index) {
         if ((rc = scv_store_measurement(l->p->store, r->run_id, phase, &res.stats, err))) return rc;
         if ((rc = keep_measurement(l, &res.stats, err))) return rc;
     }
@@ -1636,25 +1635,18 @@ static int search_throughput(loop *l, scv_err *err)
     return rc;
 }
 
-/* Whether K is measured at some batch, and how many worker counts are (the parallel model
- * fits communication only from two or more). */
-static int measured_workers(const loop *l, int K)
+/* Profiling K would measure a second worker count, the first: the parallel model fits
+ * communication only from two or more (with one, every other K's iteration time is the one
+ * measured scaled by its per-worker batch). */
+static int second_workers(const loop *l, int K)
 {
-    int n = 0, seen[SCV_MAX_SPACE];
+    int k1 = 0;
     for (size_t i = 0; i < l->ncs; i++) {
         if (!(l->cs[i].t_iter > 0)) continue;
-        if (K && l->cs[i].workers == K) return 1;
-        int j = 0;
-        while (j < n && seen[j] != l->cs[i].workers) j++;
-        if (j == n && n < SCV_MAX_SPACE) seen[n++] = l->cs[i].workers;
+        if (k1 && l->cs[i].workers != k1) return 0; /* two are measured already */
+        k1 = l->cs[i].workers;
     }
-    return K ? 0 : n;
-}
-
-/* The space has other worker counts than the one measured, and only one is measured. */
-static int p_needs_workers(const loop *l)
-{
-    return l->p->n_workers >= 2 && measured_workers(l, 0) < 2;
+    return l->p->n_workers >= 2 && K != k1;
 }
 
 static int do_search(loop *l, scv_err *err)
@@ -1675,19 +1667,19 @@ static int do_search(loop *l, scv_err *err)
         int K = cfg[q][0], B = cfg[q][1];
         if (B < K || measured(l, K, B)) continue;
         double cost = pol->profile_min_iters * est_t_iter(l, K, B) + switch_idle(l);
-        /* the plan needs iteration times at two worker counts: else every other K's is the
-         * one measured scaled by its per-worker batch, communication unknown */
-        int needed = p_needs_workers(l) && !measured_workers(l, K);
-        if (needed && isfinite(r->search_budget_s) && r->search_time_s + cost > r->search_budget_s)
-            note(l, SCV_EV_NOTE, "search: K=%d, B=%d profiled beyond the budget (about %.2f s, %.2f s spent of a %.2f "
-                 "s budget): the plan needs iteration times at two worker counts at least, or every other K's is "
-                 "extrapolated from one with its communication unknown", K, B, cost, r->search_time_s,
-                 r->search_budget_s);
-        else if (isfinite(r->search_budget_s) && r->search_time_s + cost > r->search_budget_s) {
-            r->n_skipped_budget++;
-            note(l, SCV_EV_NOTE, "search: K=%d, B=%d skipped: profiling it (about %.2f s) would exceed the budget "
-                 "(%.2f s spent of a %.2f s budget)", K, B, cost, r->search_time_s, r->search_budget_s);
-            continue;
+        int needed = second_workers(l, K);
+        if (isfinite(r->search_budget_s) && r->search_time_s + cost > r->search_budget_s) {
+            if (needed) {
+                note(l, SCV_EV_NOTE, "search: K=%d, B=%d profiled beyond the budget (about %.2f s, %.2f s spent of a "
+                     "%.2f s budget): the plan needs iteration times at two worker counts at least, or every other "
+                     "K's is extrapolated from one with its communication unknown", K, B, cost, r->search_time_s,
+                     r->search_budget_s);
+            } else {
+                r->n_skipped_budget++;
+                note(l, SCV_EV_NOTE, "search: K=%d, B=%d skipped: profiling it (about %.2f s) would exceed the "
+                     "budget (%.2f s spent of a %.2f s budget)", K, B, cost, r->search_time_s, r->search_budget_s);
+                continue;
+            }
         }
         te = target_now(l); /* the last profile added measurements and evaluations */
         double best = INFINITY, mine = est_job_time(l, &te, K, B);
