@@ -1102,12 +1102,14 @@ typedef struct scv_run_result {
                                    curve) */
     double target_nearest;      /* the target predicted out of reach: the value reached by
                                    max_epochs with probability 1/2 (NaN otherwise) */
-    /* how the target's samples are carried to other batches: S(B) = S(b0) (B + Bn)/(b0 + Bn)
-     * with Bn learnt from the corpus's curves of the job under its learning-rate rule
-     * (carry_learnt; its band ln-quantiles and median |ln error|, each batch left out), else
-     * the measured noise scale (the other fields NaN) */
+    /* how the target's samples are carried to other batches: carry_learnt 1, S(B) = S(b0)
+     * (B + Bn)/(b0 + Bn) with Bn learnt from the corpus's curves of the job under its
+     * learning-rate rule (its band's ln-quantiles and median |ln error|, each batch left
+     * out); 2, S(B) = S(b0) (B/b0)^gamma with the rule's exponent learnt from other jobs'
+     * curves (the quantiles and error are the exponent's, each job left out: ln error =
+     * exponent error * ln(B/b0)); 0, the law with the measured noise scale (the others NaN) */
     int carry_learnt;
-    double carry_noise_scale, carry_q_lo, carry_q_hi, carry_err;
+    double carry_noise_scale, carry_gamma, carry_q_lo, carry_q_hi, carry_err;
     double price_hr;            /* per VM under the run's pricing */
     double actual_time_s, actual_cost; /* the whole run, search and idle included */
     double search_time_s, search_cost; /* warm-up and search steps */

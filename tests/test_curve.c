@@ -277,8 +277,10 @@ static void t_calib_coverage(void)
 
 
 /* One synthetic corpus curve: accuracy 0.9 - 0.6 exp(-x / tau), tau at batch b carried from
- * 60000 samples at 64 by the GNS law with noise scale bn; 100 evaluations over 10 epochs. */
-static void carry_curve(scv_lcurve *c, const char *model, int b, scv_lr_scaling rule, double lr, double bn)
+ * 60000 samples at 64 by the GNS law with noise scale bn, or (gamma finite) as (b / 64)^gamma;
+ * 100 evaluations over 10 epochs. */
+static void carry_curve_g(scv_lcurve *c, const char *model, int b, scv_lr_scaling rule, double lr, double bn,
+                          double gamma)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->job, sizeof c->job, "%s-job", model);
@@ -288,12 +290,17 @@ static void carry_curve(scv_lcurve *c, const char *model, int b, scv_lr_scaling 
     c->n_train = 60000, c->n = 100;
     c->samples = malloc(sizeof(double) * c->n), c->accuracy = malloc(sizeof(double) * c->n);
     c->loss = malloc(sizeof(double) * c->n);
-    double tau = 60000 * (b + bn) / (64 + bn);
+    double tau = isfinite(gamma) ? 60000 * pow(b / 64.0, gamma) : 60000 * (b + bn) / (64 + bn);
     for (size_t i = 0; i < c->n; i++) {
         c->samples[i] = 6000.0 * (double)(i + 1);
         c->accuracy[i] = 0.9 - 0.6 * exp(-c->samples[i] / tau);
         c->loss[i] = NAN;
     }
+}
+
+static void carry_curve(scv_lcurve *c, const char *model, int b, scv_lr_scaling rule, double lr, double bn)
+{
+    carry_curve_g(c, model, b, rule, lr, bn, NAN);
 }
 
 static void t_carry_learnt(void)
@@ -332,6 +339,47 @@ static void t_carry_learnt(void)
     for (int i = 0; i < 6; i++) free(cs[i].samples), free(cs[i].accuracy), free(cs[i].loss);
 }
 
+static void t_carry_rule(void)
+{
+    /* three other jobs under sqrt at 4 batches, with exponents 0.1, 0.4 and 0.7, and the run's
+     * own job (excluded) at 0 plus a job under another rule at -1: the rule's exponent is the
+     * median of the other jobs' under sqrt, its band their spread, each job left out */
+    const char *models[] = {"a", "b", "c", "own"};
+    const double gammas[] = {0.1, 0.4, 0.7, 0.0};
+    const int batches[] = {32, 64, 128, 256};
+    scv_lcurve cs[20];
+    size_t n = 0;
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 4; k++) carry_curve_g(&cs[n++], models[j], batches[k], SCV_LR_SCALE_SQRT, 0.05, 0, gammas[j]);
+    for (int k = 0; k < 4; k++) carry_curve_g(&cs[n++], "d", batches[k], SCV_LR_SCALE_LINEAR, 0.05, 0, -1);
+    scv_lcurve_set set = {.c = cs, .n = n};
+    scv_carry c;
+    scv_carry_job job = {.lr = 0.05, .base_batch = 64, .lr_scaling = SCV_LR_SCALE_SQRT};
+    CHECK(scv_carry_learn_rule(&set, "own fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) == SCV_OK);
+    CHECK_MSG(fabs(c.gamma - 0.4) < 0.05 && c.n_jobs == 3, "gamma %g from %d jobs", c.gamma, c.n_jobs);
+    CHECK(isnan(c.b_noise));
+    /* left out: a's 0.1 against the others' median 0.55, c's 0.7 against 0.25 */
+    CHECK_MSG(c.q_lo < -0.3 && c.q_hi > 0.3 && c.q_lo > -0.6 && c.q_hi < 0.6, "band %g %g", c.q_lo, c.q_hi);
+    /* the band scales with ln(B / b0), both ways */
+    double lo, hi, lo2, hi2, lo3, hi3;
+    scv_carry_quantiles(&c, 64, 64, &lo, &hi);
+    CHECK(lo == 0 && hi == 0);
+    scv_carry_quantiles(&c, 64, 256, &lo, &hi);
+    scv_carry_quantiles(&c, 64, 128, &lo2, &hi2);
+    scv_carry_quantiles(&c, 256, 64, &lo3, &hi3);
+    CHECK(fabs(lo - 2 * lo2) < 1e-9 && fabs(hi - 2 * hi2) < 1e-9 && fabs(lo3 + hi) < 1e-9 && fabs(hi3 + lo) < 1e-9);
+    scv_carry_law law = {NAN, c.gamma};
+    CHECK_NEAR(scv_carry_samples(law, 1e6, 64, 256), 1e6 * pow(4, c.gamma), 1e-9, 0);
+    /* the run's own job is not learnt from: including it moves the median */
+    CHECK(scv_carry_learn_rule(&set, "none fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) == SCV_OK);
+    CHECK_MSG(c.n_jobs == 4 && c.gamma < 0.4, "gamma %g from %d jobs", c.gamma, c.n_jobs);
+    /* the linear rule: one job only, too few */
+    job.lr_scaling = SCV_LR_SCALE_LINEAR;
+    CHECK(scv_carry_learn_rule(&set, "own fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) == SCV_ENOTFOUND);
+    CHECK(isnan(c.gamma));
+    for (size_t i = 0; i < n; i++) free(cs[i].samples), free(cs[i].accuracy), free(cs[i].loss);
+}
+
 static const scv_test tests[] = {
     {"fit_recovers_each_form", t_fit_recovers_each_form},
     {"band_covers_truth", t_band_covers_truth},
@@ -340,5 +388,6 @@ static const scv_test tests[] = {
     {"batch_carry_over", t_batch_carry_over},
     {"calib_coverage", t_calib_coverage},
     {"carry_learnt", t_carry_learnt},
+    {"carry_rule", t_carry_rule},
 };
 SCV_TEST_MAIN(tests)

@@ -343,6 +343,7 @@ static void on_event(void *ctx, const scv_run_event *ev)
         snprintf(r->last_decision, sizeof r->last_decision, "%s", ev->text);
         size_t nl = strlen(r->notes); /* decisions go with the notes too */
         snprintf(r->notes + nl, sizeof r->notes - nl, "decision: %s\n", ev->text);
+        if (getenv("SCV_TEST_VERBOSE")) printf("# decision: %s\n", ev->text);
         break;
     }
     default: break;
@@ -2009,6 +2010,74 @@ static void t_carry_learnt_run(void)
     }
 }
 
+/* A job the corpus does not hold: it carries by its rule's exponent learnt from three other
+ * jobs' curves under sqrt (exponents -0.8, 0.3 and 1.4: a wide band), says so and reports
+ * it; a re-plan after the chosen configuration slows 3x does not switch batch on that carry
+ * unless the switch pays at the band's top (the same run without the corpus's band does). */
+static void t_carry_rule_run(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/rule-corpus.jsonl", tmp);
+    FILE *f = fopen(path, "w");
+    static const int B[] = {32, 64, 128};
+    static const double G[] = {-0.8, 0.3, 1.4};
+    for (int c = 0; c < 9; c++) {
+        double tau = 10000 * pow(B[c % 3] / 32.0, G[c / 3]);
+        fprintf(f, "{\"job\":\"j%d\",\"model\":\"exec\",\"dataset\":\"synthetic:1%d000\",\"batch\":%d,"
+                   "\"base_batch\":32,\"lr_scaling\":\"sqrt\",\"lr\":0.05,\"workers\":1,\"seed\":1,"
+                   "\"n_train\":10000,\"epochs\":8,\"command\":\"test\",\"date\":\"2026-11-26\",\"machine\":\"test\","
+                   "\"points\":[", c / 3, 1 + c / 3, B[c % 3]);
+        for (int k = 1; k <= 160; k++) {
+            double x = 500.0 * k, acc = fmax(0, 1 - 0.1414 * pow(x / tau, -0.5));
+            fprintf(f, "%s[%g,%.5f,null]", k > 1 ? "," : "", x, acc);
+        }
+        fprintf(f, "]}\n");
+    }
+    fclose(f);
+    int K0 = 0, B0 = 0;
+    for (int guarded = 0; guarded < 2; guarded++) {
+        scv_store *db = open_db(guarded ? "rule2.db" : "rule1.db");
+        fake g = new_fake();
+        snprintf(g.job.model, sizeof g.job.model, "exec");
+        snprintf(g.job.dataset, sizeof g.job.dataset, "synthetic:10000");
+        g.job.lr = 0.05, g.job.base_batch = 32, g.job.lr_scaling = SCV_LR_SCALE_SQRT;
+        g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.9;
+        g.need_e0 = 30;
+        if (guarded) g.drift_K = K0, g.drift_B = B0, g.drift_factor = 3, g.drift_after = 1, g.idle_per_segment = 0.01;
+        scv_job_driver d = driver_of(&g);
+        scv_run_params p = params(db, "job-rule");
+        p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9, p.curve_corpus = path, p.max_epochs = 100;
+        scv_run_result res;
+        scv_err e = {0};
+        rec r = {0};
+        scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+        CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+        CHECK_EQ_INT(res.carry_learnt, 2);
+        CHECK_MSG(fabs(res.carry_gamma - 0.3) < 0.05 && isnan(res.carry_noise_scale), "gamma %g", res.carry_gamma);
+        CHECK(res.carry_q_lo < -0.5 && res.carry_q_hi > 0.5);
+        CHECK_MSG(strstr(r.notes, "its learning-rate rule's exponent learnt from 3 other jobs' curves"), "%.2000s", r.notes);
+        if (!guarded) {
+            const scv_plan_result *pl = res.decision ? res.decision : res.plan;
+            CHECK(pl != NULL);
+            if (pl) K0 = pl->points[pl->chosen].workers, B0 = pl->points[pl->chosen].batch;
+        } else {
+            /* every re-plan either keeps the batch or says the switch pays at the band's top */
+            const char *q = r.notes;
+            while ((q = strstr(q, "re-plan: switch to K="))) {
+                int k, b;
+                CHECK(sscanf(q, "re-plan: switch to K=%d, B=%d", &k, &b) == 2);
+                char line[512];
+                snprintf(line, sizeof line, "%.*s", (int)strcspn(q, "\n"), q);
+                CHECK_MSG(b == B0 || strstr(line, "top of the batch carry-over"), "%s", line);
+                q++;
+            }
+            CHECK_MSG(strstr(r.notes, "re-plan:"), "%.3000s", r.notes);
+        }
+        scv_run_result_free(&res);
+        scv_store_close(db);
+    }
+}
+
 static const scv_test tests[] = {
     {"headline", t_headline},
     {"compress", t_compress},
@@ -2038,6 +2107,7 @@ static const scv_test tests[] = {
     {"nominal_labels", t_nominal_labels},
     {"calibrated_band", t_calibrated_band},
     {"carry_learnt_run", t_carry_learnt_run},
+    {"carry_rule_run", t_carry_rule_run},
     {"warmup_until_points", t_warmup_until_points},
     {"budget_cap", t_budget_cap},
     {"learnt_band", t_learnt_band},

@@ -361,6 +361,7 @@ typedef struct scv_carry_policy {
     double lr_rel_tol;          /* 1e-6: "the same base learning rate" */
     int any_rule;               /* 0; 1: curves under every rule (what knowing it is worth) */
     double fixed_b_noise;       /* 0; > 0: this noise scale judged instead of one fitted */
+    int min_jobs;               /* 2: other jobs a rule's exponent is learnt from, at least */
 } scv_carry_policy;
 scv_carry_policy scv_carry_policy_default(void);
 typedef struct scv_carry_job {  /* the job's learning-rate rule */
@@ -370,6 +371,9 @@ typedef struct scv_carry_job {  /* the job's learning-rate rule */
 } scv_carry_job;
 typedef struct scv_carry {
     double b_noise;             /* Bn_eff [samples]: the law's noise scale fitted to the curves */
+    double gamma;               /* the rule's exponent learnt from other jobs (scv_carry_learn_rule;
+                                   NaN: the law with b_noise) */
+    int n_jobs;                 /* ... from this many jobs */
     int n_batches;              /* the batches the curves hold */
     size_t n_errors;            /* leave-one-batch-out errors measured */
     double q_lo, q_hi;          /* their (1-C)/2 and (1+C)/2 quantiles: ln(true / carried) */
@@ -380,6 +384,27 @@ typedef struct scv_carry {
  * under any rule); SCV_ENOTFOUND (out's fields NaN) with too few. pol NULL: the default. */
 int scv_carry_learn(const scv_lcurve_set *set, const char *key, const scv_carry_job *job, scv_metric metric,
                     const scv_carry_policy *pol, double coverage, scv_carry *out);
+/* For a job the corpus does not hold: the exponent gamma of S(B) = S(b0) (B / b0)^gamma under
+ * the job's rule (and base batch), learnt from the corpus's other jobs (any key but
+ * exclude_key) with their curves at policy.min_batches batches or more, at least
+ * policy.min_jobs of them; q_lo, q_hi and med_abs are then errors of gamma itself (each job
+ * left out), ln(true / carried) = error * ln(B / b0). SCV_ENOTFOUND with too few. */
+int scv_carry_learn_rule(const scv_lcurve_set *set, const char *exclude_key, const scv_carry_job *job,
+                         scv_metric metric, const scv_carry_policy *pol, double coverage, scv_carry *out);
+/* The carry's band from b0 to b as ln(true / carried) quantiles (0, 0 at b0; NaN: none). */
+void scv_carry_quantiles(const scv_carry *c, double b0, double b, double *q_lo, double *q_hi);
+
+/* How samples to a target carry from batch b0 to batch b:
+ *   gamma finite  S(b) = S(b0) (b / b0)^gamma              (a rule's exponent, carry.c)
+ *   else          S(b) = S(b0) (b + Bn) / (b0 + Bn)        (the noise-scale law, Bn = b_noise;
+ *                                                           +inf: samples count the same)
+ * known: one of the two is usable. */
+typedef struct scv_carry_law {
+    double b_noise, gamma;
+} scv_carry_law;
+double scv_carry_samples(scv_carry_law law, double samples_b0, double b0, double b);
+int scv_carry_law_known(scv_carry_law law);
+int scv_carry_law_same(scv_carry_law a, scv_carry_law b);
 
 /* A VM type's price per hour under a pricing policy: on-demand; spot = the middle of the
  * catalog's spot range; memory = vcpus * rate_cpu + ceil(mem_bytes in GiB) * rate_gib.

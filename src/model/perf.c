@@ -34,8 +34,10 @@
  * 0.1-1 ms probed on the emulated 78 Mbit/s links, and Top-k was predicted 2x too slow with it.
  *
  * Each part is fitted by weighted least squares on relative error (w = 1/y^2) with
- * non-negative coefficients. Coefficients the data cannot identify are pinned and named:
- * one per-worker batch -> c0 = 0 (compute proportional to b); no K > 1 -> no communication;
+ * non-negative coefficients (compute's weights 1/t_iter^2: it is t_iter - t_comm, and errs as
+ * t_iter does). Coefficients the data cannot identify are pinned and named: one per-worker
+ * batch among the points whose compute is at least a quarter of t_iter -> c0 = 0 (compute
+ * proportional to b); no K > 1 -> no communication;
  * one K > 1 (ring) -> alpha = 0, one K > 1 (ps) -> beta = 0. The trainer does not overlap
  * communication with compute, so overlap is an input (default 0), not fitted.
  */
@@ -131,6 +133,9 @@ static void note_add(scv_perf_model *m, const char *s)
     snprintf(m->note + len, sizeof m->note - len, "%s%s", len ? "; " : "", s);
 }
 
+/* The share of an iteration its compute must take for the point to tell c0 from c1. */
+#define PERF_FIRM_SHARE 0.25
+
 int scv_perf_fit(const scv_config_stats *s, size_t n, scv_topology topology, double model_bytes,
                  scv_perf_model *out, scv_err *err)
 {
@@ -157,23 +162,28 @@ int scv_perf_fit(const scv_config_stats *s, size_t n, scv_topology topology, dou
         free(x), free(y), free(w);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
-    /* compute part */
-    double b0 = (double)s[0].batch / s[0].workers;
+    /* compute part: t_iter - t_comm errs as t_iter does (w = 1 / t_iter^2), and a point where
+     * compute is under PERF_FIRM_SHARE of t_iter does not identify the intercept (at K = 2 on
+     * slow links, compute is the small difference of two large times) */
+    double b0 = NAN;
     int distinct_b = 0;
     for (size_t i = 0; i < n; i++) {
         double b = (double)s[i].batch / s[i].workers;
         x[2 * i] = 1;
         x[2 * i + 1] = b;
         y[i] = s[i].t_iter - s[i].t_comm;
-        w[i] = 1 / (y[i] * y[i]);
-        if (fabs(b - b0) > 1e-9 * b0) distinct_b = 1;
+        w[i] = 1 / (s[i].t_iter * s[i].t_iter);
+        if (y[i] < PERF_FIRM_SHARE * s[i].t_iter) continue;
+        if (isnan(b0)) b0 = b;
+        else if (fabs(b - b0) > 1e-9 * b0) distinct_b = 1;
     }
     double c[2] = {0, 0};
     unsigned fixed = 0;
     if (!distinct_b) {
         fixed = 1; /* c0 = 0 */
         out->pinned |= SCV_PIN_C0;
-        note_add(out, "one per-worker batch measured: compute taken as proportional to b (c0 = 0)");
+        note_add(out, "one per-worker batch measured where compute is a firm share of the iteration: compute taken "
+                      "as proportional to b (c0 = 0)");
     }
     scv_nnls(x, y, w, n, 2, fixed, c);
     out->c0 = c[0];

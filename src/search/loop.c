@@ -88,8 +88,9 @@ typedef struct loop {
     progress prog;                  /* the learning curve, online */
     progress_pred pred;             /* its latest prediction */
     int pred_fitted;                /* ... made from pred_nev evaluations, pred_nseg segments */
-    size_t pred_nev, pred_nseg;     /*   (the last ending at pred_s1 samples) and the noise */
-    double pred_s1, pred_bn;        /*   scale pred_bn */
+    size_t pred_nev, pred_nseg;     /*   (the last ending at pred_s1 samples) and the carry */
+    double pred_s1;                 /*   pred_law */
+    scv_carry_law pred_law;
     double planned_x_star;          /* the prediction the plan used (re-plan when it moves) */
     double history[SCV_TARGET_WINDOW_MAX]; /* the latest target values, oldest first (a window's worth) */
     int n_history;
@@ -113,7 +114,8 @@ typedef struct loop {
     scv_calib calib;                /* the band's calibration: the corpus's curves and the
                                        store's finished runs (load_calib) */
     scv_carry carry;                /* the batch carry-over learnt from the corpus's curves of
-                                       this job under its learning-rate rule (NaN: none) */
+                                       this job under its learning-rate rule, else its rule's
+                                       exponent from other jobs' (NaN: none) */
     double eval_s_sum;              /* the evaluations' own times, summed, and how many: the */
     int eval_n;                     /*   plan prices them per training sample */
     int budget_warned;              /* the budget's warning share was passed (noted once) */
@@ -173,11 +175,11 @@ static void time_left(const loop *l, scv_run_event *ev)
         return;
     }
     ev->overdue = 1;
-    if (!(pr->ok && pr->reachable && pr->b_noise > 0 && isfinite(pr->x_star) && l->B > 0)) return;
-    double x_now = progress_ref_samples(&l->prog, l->samples, pr->b_ref, pr->b_noise);
+    if (!(pr->ok && pr->reachable && scv_carry_law_known(pr->law) && isfinite(pr->x_star) && l->B > 0)) return;
+    double x_now = progress_ref_samples(&l->prog, l->samples, pr->b_ref, pr->law);
     /* samples still to go at the batch trained at: to the curve's crossing, plus the lag of
      * the smoothed rule behind it (the plan adds it too) */
-    double per_ref = scv_samples_at_batch(1, pr->b_ref, l->B, pr->b_noise), lag = rule_lag(l);
+    double per_ref = scv_carry_samples(pr->law, 1, pr->b_ref, l->B), lag = rule_lag(l);
     double rest_s = (pr->x_star - x_now) * per_ref + lag;
     if (!(rest_s > 0)) return; /* the crossing and the lag are passed too: none until the curve moves */
     double t_sample = l->pred_iter_factor * l->pred_t_iter / l->B; /* seconds a sample costs there */
@@ -814,9 +816,17 @@ static void learn_carry(loop *l, const scv_lcurve_set *set)
     char key[64];
     const scv_job_info *j = &l->job;
     scv_carry_job cj = {.lr = j->lr, .base_batch = j->base_batch, .lr_scaling = j->lr_scaling};
-    if (!(j->lr > 0) || scv_carry_learn(set, scv_calib_key(j->model, j->dataset, key, sizeof key), &cj, metric_of(l->p),
-                                        NULL, l->pol->band_coverage, &l->carry) != SCV_OK)
+    if (!(j->lr > 0)) return;
+    scv_calib_key(j->model, j->dataset, key, sizeof key);
+    if (scv_carry_learn(set, key, &cj, metric_of(l->p), NULL, l->pol->band_coverage, &l->carry) != SCV_OK) {
+        if (scv_carry_learn_rule(set, key, &cj, metric_of(l->p), NULL, l->pol->band_coverage, &l->carry) == SCV_OK)
+            note(l, SCV_EV_NOTE, "batch carry-over: the corpus holds no curves of this job at several batches; "
+                 "samples to the target carry as (B/b0)^%.2f, its learning-rate rule's exponent learnt from %d other "
+                 "jobs' curves (%.0f%% band of the exponent %+.2f..%+.2f, each job left out: x%.2f-x%.2f at 4x the "
+                 "batch)", l->carry.gamma, l->carry.n_jobs, 100 * l->pol->band_coverage, l->carry.q_lo,
+                 l->carry.q_hi, pow(4, l->carry.q_lo), pow(4, l->carry.q_hi));
         return;
+    }
     note(l, SCV_EV_NOTE, "batch carry-over learnt from the corpus's curves of this job at %d batches under its "
          "learning-rate rule: noise scale %.0f; carried to another batch it erred %.0f%% (median, each batch left "
          "out), %.0f%% band x%.2f-x%.2f", l->carry.n_batches, l->carry.b_noise, 100 * (exp(l->carry.med_abs) - 1),
@@ -836,7 +846,7 @@ static int load_calib(loop *l, scv_err *err)
     cp.coverage = l->pol->band_coverage;
     int rc;
     l->calib.pol = cp; /* (the build sets it too) */
-    l->carry.b_noise = l->carry.q_lo = l->carry.q_hi = NAN;
+    l->carry.b_noise = l->carry.gamma = l->carry.q_lo = l->carry.q_hi = NAN;
     if (strcmp(path, "none")) {
         scv_lcurve_set set = {0};
         if ((rc = scv_lcurves_load(path, &set, err))) return rc;
@@ -910,23 +920,25 @@ static double noise_scale(const loop *l)
     return sm.b_simple > 0 ? sm.b_simple : NAN;
 }
 
-/* The noise scale that carries samples across batches: the learnt carry's, else the
- * measured one (NaN without one). */
-static double carry_scale(const loop *l)
+/* How samples carry across batches: the learnt carry's noise scale or its rule's exponent,
+ * else the measured noise scale (b_noise NaN without one). */
+static scv_carry_law carry_law(const loop *l)
 {
-    return isfinite(l->carry.b_noise) ? l->carry.b_noise : noise_scale(l);
+    if (isfinite(l->carry.b_noise) || isfinite(l->carry.gamma)) return (scv_carry_law){l->carry.b_noise, l->carry.gamma};
+    return (scv_carry_law){noise_scale(l), NAN};
 }
 
 /* A band relative to its point (lo <= 1 <= hi, from the target's prediction at batch b0),
- * carried to batch B: widened by the learnt carry's band when B is not b0, the two log
- * widths added in quadrature (independent errors). Unchanged without a learnt carry. */
+ * carried to batch B: widened by the carry's band from b0 to B, the two log widths added in
+ * quadrature (independent errors). Unchanged without a carry whose error is measured. */
 static void carry_band(const loop *l, int B, int b0, double *lo, double *hi)
 {
-    const scv_carry *c = &l->carry;
-    if (B == b0 || !isfinite(c->b_noise)) return;
+    double ql, qh;
+    scv_carry_quantiles(&l->carry, b0, B, &ql, &qh);
+    if (B == b0 || !isfinite(ql) || !isfinite(qh)) return;
     double wl = log(*lo), wh = log(*hi);
-    if (isfinite(wl)) *lo = exp(-sqrt(wl * wl + c->q_lo * c->q_lo * (c->q_lo < 0)));
-    if (isfinite(wh)) *hi = exp(sqrt(wh * wh + c->q_hi * c->q_hi * (c->q_hi > 0)));
+    if (isfinite(wl)) *lo = exp(-sqrt(wl * wl + ql * ql * (ql < 0)));
+    if (isfinite(wh)) *hi = exp(sqrt(wh * wh + qh * qh * (qh > 0)));
 }
 
 /* Reference samples of the run's epoch bound: the horizon of the target's forecast. */
@@ -941,14 +953,15 @@ static double horizon(const loop *l)
 static void predict_target(loop *l)
 {
     const progress *g = &l->prog;
-    double bn = carry_scale(l), s1 = g->nseg ? g->seg[g->nseg - 1].s1 : 0;
+    scv_carry_law law = carry_law(l);
+    double s1 = g->nseg ? g->seg[g->nseg - 1].s1 : 0;
     if (l->pred_fitted && l->pred_nev == g->nev && l->pred_nseg == g->nseg && l->pred_s1 == s1 &&
-        (l->pred_bn == bn || (isnan(l->pred_bn) && isnan(bn))))
+        scv_carry_law_same(l->pred_law, law))
         return;
     char key[64];
-    progress_predict(g, metric_of(l->p), target_value(l->p), l->p->batches[0], bn, l->pol->seed, &l->calib,
+    progress_predict(g, metric_of(l->p), target_value(l->p), l->p->batches[0], law, l->pol->seed, &l->calib,
                      l->job.n_train, scv_calib_key(l->job.model, l->job.dataset, key, sizeof key), horizon(l), &l->pred);
-    l->pred_fitted = 1, l->pred_nev = g->nev, l->pred_nseg = g->nseg, l->pred_s1 = s1, l->pred_bn = bn;
+    l->pred_fitted = 1, l->pred_nev = g->nev, l->pred_nseg = g->nseg, l->pred_s1 = s1, l->pred_law = law;
 }
 
 /* The gradient noise scale of a stored run's measurements (the latest of each
@@ -990,9 +1003,10 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
     int rc = stored_curve(l, t->run, steps, n_steps, &g, &ev, &n_ev, NULL);
     free(steps);
     if (!rc) {
-        double bn = isfinite(l->carry.b_noise) ? l->carry.b_noise : stored_noise_scale(l, t->run);
-        if (!isfinite(bn)) bn = noise_scale(l);  /* the same job's: this run's estimate */
-        if (!isfinite(bn)) bn = INFINITY;        /* none: samples count the same at any batch */
+        scv_carry_law law = {l->carry.b_noise, l->carry.gamma};
+        if (!scv_carry_law_known(law)) law.b_noise = stored_noise_scale(l, t->run);
+        if (!scv_carry_law_known(law)) law.b_noise = noise_scale(l); /* the same job's: this run's estimate */
+        if (!scv_carry_law_known(law)) law.b_noise = INFINITY;      /* none: samples count the same at any batch */
         scv_stoprule_spec rs = {.window = l->pol->target_window};
         if (metric_of(p) == SCV_METRIC_LOSS) rs.target_loss = target_value(p);
         else rs.target_accuracy = target_value(p);
@@ -1000,10 +1014,10 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
         scv_stoprule_init(&rule, &rs);
         for (size_t i = 0; i < n_ev && isnan(*x); i++)
             if (scv_stoprule_on_evaluation(&rule, target_y(l, &ev[i])) == SCV_STOP_TARGET)
-                *x = progress_ref_samples(&g, ev[i].samples_seen, t->batch, bn);
+                *x = progress_ref_samples(&g, ev[i].samples_seen, t->batch, law);
         if (isnan(*x) && extrapolate) {
             char key[64];
-            progress_predict(&g, metric_of(p), target_value(p), t->batch, bn, l->pol->seed, &l->calib, l->job.n_train,
+            progress_predict(&g, metric_of(p), target_value(p), t->batch, law, l->pol->seed, &l->calib, l->job.n_train,
                              scv_calib_key(l->job.model, l->job.dataset, key, sizeof key), horizon(l), pr);
         }
     }
@@ -1324,7 +1338,9 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     r->target_epochs = e0, r->target_batch = b0, r->target_epochs_lo = lo, r->target_epochs_hi = hi;
     r->target_p_reach = src == SCV_TARGET_CURVE && l->pred.ok ? l->pred.p_reach : NAN;
     r->target_nearest = src == SCV_TARGET_CURVE && l->pred.ok ? l->pred.nearest : NAN;
-    r->carry_learnt = isfinite(l->carry.b_noise), r->carry_noise_scale = carry_scale(l);
+    scv_carry_law law = carry_law(l);
+    r->carry_learnt = isfinite(l->carry.b_noise) ? 1 : isfinite(l->carry.gamma) ? 2 : 0;
+    r->carry_noise_scale = law.b_noise, r->carry_gamma = law.gamma;
     r->carry_q_lo = l->carry.q_lo, r->carry_q_hi = l->carry.q_hi, r->carry_err = l->carry.med_abs;
     const scv_plan_point *cp = &(*res)->points[(*res)->chosen], *dp;
     if (cp->workers == 1 && cp->comm != l->dense && (dp = find_point(*res, 1, cp->batch, l->dense))) {
@@ -1363,7 +1379,7 @@ static double rest_iters(const loop *l, const scv_stat_model *sm, int B)
 {
     const progress_pred *pr = &l->pred;
     if (l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->reachable)
-        return scv_samples_at_batch(fmax(0, pr->x_star - pr->x_now), pr->b_ref, B, pr->b_noise) / B;
+        return scv_carry_samples(pr->law, fmax(0, pr->x_star - pr->x_now), pr->b_ref, B) / B;
     return fmax(0, scv_stat_iterations(sm, B) - (double)l->iteration);
 }
 
@@ -1552,17 +1568,20 @@ static double est_t_iter(const loop *l, int K, int B)
  * scale that carries them to other batches. Found once per decision (the learning curve's
  * bootstrap is not cheap); samples is NaN while the target is unknown. */
 typedef struct target_est {
-    double samples, bn;
+    double samples;
+    scv_carry_law law;
     int b0;
     double lag;                     /* samples the target rule trails the curve (at any B) */
 } target_est;
 
 static target_est target_now(loop *l)
 {
-    double e0, lo, hi, bn = carry_scale(l);
+    double e0, lo, hi;
+    scv_carry_law law = carry_law(l);
     int b0;
     char note[sizeof ((scv_run_result *)0)->target_note];
-    target_est t = {NAN, isfinite(bn) ? bn : INFINITY, 0, 0};
+    if (!scv_carry_law_known(law)) law.b_noise = INFINITY;
+    target_est t = {NAN, law, 0, 0};
     scv_target_source src = target_of(l, &e0, &b0, &lo, &hi, note, sizeof note);
     if (src != SCV_TARGET_NOMINAL) t.samples = e0 * l->job.n_train, t.b0 = b0;
     if (curve_crossing(src)) t.lag = rule_lag(l);
@@ -1573,7 +1592,7 @@ static target_est target_now(loop *l)
 static double est_job_time(const loop *l, const target_est *t, int K, int B)
 {
     if (!isfinite(t->samples)) return NAN;
-    return (scv_samples_at_batch(t->samples, t->b0, B, t->bn) + t->lag) / B * est_t_iter(l, K, B);
+    return (scv_carry_samples(t->law, t->samples, t->b0, B) + t->lag) / B * est_t_iter(l, K, B);
 }
 
 /* The run's epochs are spent (max_epochs): nothing more to train. */
@@ -1850,7 +1869,21 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     return SCV_OK;
 }
 
-/* REPLAN: re-fit with the drifted measurement; switch only when the switch pays for itself. */
+/* A switch from batch B to B2 rests on the carry between them: whatever the run's curve,
+ * the two predictions err by the same rule exponent (or noise scale), so their ratio errs by
+ * the carry's band from B to B2. The factor on the remaining time at B2 at the band's top
+ * (1: the same batch, or a carry whose error is not measured): a switch of batch is made
+ * only when it pays there, with probability (1 + C)/2 under the carry's measured errors. */
+static double carry_risk(const loop *l, int B, int B2)
+{
+    if (l->r->target_source != SCV_TARGET_CURVE) return 1; /* rest_iters does not carry by it */
+    double ql, qh;
+    scv_carry_quantiles(&l->carry, B, B2, &ql, &qh);
+    return isfinite(qh) && qh > 0 ? exp(qh) : 1;
+}
+
+/* REPLAN: re-fit with the drifted measurement; switch only when the switch pays for itself
+ * (a switch of batch, at the top of the carry's band: carry_risk). */
 static int do_replan(loop *l, scv_err *err)
 {
     scv_run_result *r = l->r;
@@ -1865,6 +1898,7 @@ static int do_replan(loop *l, scv_err *err)
     const scv_plan_point *nc = &res->points[res->chosen], *cur = find_point(res, l->K, l->B, l->comm);
     double rem_cur = cur ? rest_iters(l, &sm, l->B) * iter_factor(cur) * cur->t_iter : 0;
     double rem_new = rest_iters(l, &sm, nc->batch) * iter_factor(nc) * nc->t_iter;
+    double risk = carry_risk(l, l->B, nc->batch), rem_new_top = rem_new * risk;
     double cost = l->pol->switch_idle_factor * switch_idle(l) + l->pol->switch_remaining_share * rem_cur;
     /* a bound in force (the plan is absolute): when the current configuration misses it and
      * the plan's choice meets it (as the planner judges bounds: the whole job's predicted
@@ -1884,14 +1918,17 @@ static int do_replan(loop *l, scv_err *err)
         snprintf(why, sizeof why, "switch to K=%d, B=%d%s: staying would miss the %s, the switch meets it", nc->workers,
                  nc->batch, nt, l->p->deadline_s > 0 ? "deadline" : "budget");
         l->K = nc->workers, l->B = nc->batch, l->comm = nc->comm;
-    } else if (moved && rem_cur - rem_new > cost) {
-        snprintf(why, sizeof why, "switch to K=%d, B=%d%s: saves %.1f s > its cost %.1f s", nc->workers, nc->batch,
-                 nt, rem_cur - rem_new, cost);
+    } else if (moved && rem_cur - rem_new_top > cost) {
+        snprintf(why, sizeof why, "switch to K=%d, B=%d%s: saves %.1f s > its cost %.1f s%s", nc->workers, nc->batch,
+                 nt, rem_cur - rem_new_top, cost, risk > 1 ? " (at the top of the batch carry-over's band)" : "");
         l->K = nc->workers, l->B = nc->batch, l->comm = nc->comm;
     } else {
-        snprintf(why, sizeof why, "stay at K=%d, B=%d%s: no switch pays for itself (best saves %.1f s, costs %.1f s)",
+        char top[96] = "";
+        if (risk > 1) snprintf(top, sizeof top, " at the top of the batch carry-over's band, %.1f s at its point",
+                               rem_cur - rem_new);
+        snprintf(why, sizeof why, "stay at K=%d, B=%d%s: no switch pays for itself (best saves %.1f s%s, costs %.1f s)",
                  l->K, l->B, comm_text(l, l->comm, cur ? cur->comm_coll : SCV_SPARSE_ALLGATHER, ot, sizeof ot),
-                 rem_cur - rem_new, cost);
+                 rem_cur - rem_new_top, top, cost);
     }
     if (r->relative) { /* its times are nominal, and its reason says so (the dashboard reads it) */
         char w[sizeof why];
@@ -2011,10 +2048,11 @@ static int finish(loop *l, scv_err *err)
         /* the epochs it took (dense training only: a later run's plan takes them as
          * dense epochs), at one batch: samples at other batches carried to the
          * smallest by the noise scale (as the learning curve counts them) */
-        double bn = carry_scale(l), e = r->epochs;
+        scv_carry_law law = carry_law(l);
+        double e = r->epochs;
         int b = l->B;
-        if (isfinite(bn) && l->job.n_train > 0)
-            e = progress_ref_samples(&l->prog, l->samples, l->p->batches[0], bn) / l->job.n_train, b = l->p->batches[0];
+        if (scv_carry_law_known(law) && l->job.n_train > 0)
+            e = progress_ref_samples(&l->prog, l->samples, l->p->batches[0], law) / l->job.n_train, b = l->p->batches[0];
         rc = scv_store_set_target(l->p->store, r->run_id, metric_of(l->p), target_value(l->p), e, b, err);
     }
     return rc;
@@ -2042,7 +2080,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     out->predicted_lo_s = out->predicted_hi_s = out->search_budget_s = NAN;
     out->absolute_at_s = out->absolute_at_epochs = out->absolute_time_s = NAN;
     out->target_p_reach = out->target_nearest = NAN;
-    out->carry_noise_scale = out->carry_q_lo = out->carry_q_hi = out->carry_err = NAN;
+    out->carry_noise_scale = out->carry_gamma = out->carry_q_lo = out->carry_q_hi = out->carry_err = NAN;
     out->state = SCV_STATE_FAILED;
     int rc = scv_run_params_check(p, err);
     if (rc) return rc;

@@ -53,14 +53,14 @@ int progress_eval_add(progress *p, double samples, double y)
 }
 
 /* x_ref = sum over segments of (samples in it before `samples`) * E(b_ref) / E(B_seg) */
-double progress_ref_samples(const progress *p, double samples, int b_ref, double b_noise)
+double progress_ref_samples(const progress *p, double samples, int b_ref, scv_carry_law law)
 {
     double x = 0, covered = 0;
     for (size_t i = 0; i < p->nseg; i++) {
         const progress_seg *s = &p->seg[i];
         double end = fmin(samples, s->s1);
         if (end <= s->s0) continue;
-        x += scv_samples_at_batch(end - s->s0, s->batch, b_ref, b_noise);
+        x += scv_carry_samples(law, end - s->s0, s->batch, b_ref);
         covered += end - s->s0;
     }
     /* samples before the first segment (a run resumed without its history) count at b_ref */
@@ -68,18 +68,18 @@ double progress_ref_samples(const progress *p, double samples, int b_ref, double
     return x;
 }
 
-void progress_predict(const progress *p, scv_metric metric, double target, int b_ref, double b_noise,
+void progress_predict(const progress *p, scv_metric metric, double target, int b_ref, scv_carry_law law,
                       uint64_t seed, const scv_calib *cal, double n_train, const char *key, double horizon,
                       progress_pred *out)
 {
     memset(out, 0, sizeof *out);
     out->b_ref = b_ref;
-    out->b_noise = b_noise;
+    out->law = law;
     out->n_evals = (int)p->nev;
     out->x_star = out->lo = out->hi = INFINITY;
     out->nearest = NAN;
     out->horizon = horizon;
-    if (!(b_noise > 0)) {
+    if (!scv_carry_law_known(law)) {
         snprintf(out->why, sizeof out->why, "no gradient-noise estimate yet");
         return;
     }
@@ -90,11 +90,11 @@ void progress_predict(const progress *p, scv_metric metric, double target, int b
         return;
     }
     for (size_t i = 0; i < p->nev; i++) {
-        x[i] = progress_ref_samples(p, p->ev[i].samples, b_ref, b_noise);
+        x[i] = progress_ref_samples(p, p->ev[i].samples, b_ref, law);
         y[i] = p->ev[i].y;
     }
     double last = p->nseg ? p->seg[p->nseg - 1].s1 : p->nev ? p->ev[p->nev - 1].samples : 0;
-    out->x_now = progress_ref_samples(p, last, b_ref, b_noise);
+    out->x_now = progress_ref_samples(p, last, b_ref, law);
     scv_forecast f;
     scv_err e = {0};
     if (scv_calib_forecast(cal, NULL, metric, x, y, p->nev, n_train, key, target, horizon, seed, &f, &e)) {
@@ -106,6 +106,10 @@ void progress_predict(const progress *p, scv_metric metric, double target, int b
         double far = horizon > 0 ? PROGRESS_FAR_HORIZONS * horizon : INFINITY;
         out->x_star = f.x_med > far ? INFINITY : f.x_med, out->lo = f.lo > far ? INFINITY : f.lo;
         out->hi = f.hi > far ? INFINITY : f.hi, out->p_reach = f.p_reach;
+        /* not reached by the last evaluation: the band starts there at the earliest */
+        double x_c = p->nev ? x[p->nev - 1] : 0;
+        if (out->lo < x_c) out->lo = x_c;
+        if (out->x_star < out->lo) out->x_star = out->lo;
         /* within reach: calibrated, by its probability within the horizon (the point, the raw
          * crossing inside the band, is not the median); else the point within the horizon */
         out->reachable = f.calibrated && horizon > 0 ? f.p_reach >= 0.5

@@ -39,7 +39,7 @@ typedef struct progress_pred {
     int reachable;              /* P(reach within the horizon) >= 1/2 (uncalibrated: x_star
                                    within the horizon) */
     int b_ref;                  /* the reference batch of x_* */
-    double b_noise;             /* the noise scale used to carry samples across batches */
+    scv_carry_law law;          /* how samples were carried across batches */
     double x_now;               /* reference samples done so far */
     double x_star, lo, hi;      /* reference samples to the target (the calibrated median)
                                    and the band (hi +inf: its top never reaches it) */
@@ -64,12 +64,12 @@ int progress_eval_add(progress *p, double samples, double y);
  * evaluations and segment parts are dropped. */
 void progress_rewind(progress *p, double samples);
 /* Reference samples at batch b_ref equivalent to `samples` in all. */
-double progress_ref_samples(const progress *p, double samples, int b_ref, double b_noise);
+double progress_ref_samples(const progress *p, double samples, int b_ref, scv_carry_law law);
 /* Fits and forecasts (cal: the band's calibration and the corpus prior, NULL: none; n_train:
  * samples an epoch; key: the job's "model dataset" for the prior, NULL: none; horizon:
  * reference samples of the epoch bound); never fails (out->ok = 0 with a reason when it
  * cannot predict). */
-void progress_predict(const progress *p, scv_metric metric, double target, int b_ref, double b_noise,
+void progress_predict(const progress *p, scv_metric metric, double target, int b_ref, scv_carry_law law,
                       uint64_t seed, const scv_calib *cal, double n_train, const char *key, double horizon,
                       progress_pred *out);
 #endif

@@ -290,11 +290,13 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     fprintf(f, ",\"batch\":%d,\"nominal\":%s,\"note\":", r->target_batch,
             r->target_source == SCV_TARGET_NOMINAL ? "true" : "false");
     scv_json_str(f, r->target_note);
-    fprintf(f, ",\"carry\":{\"method\":\"%s\"", r->carry_learnt ? "learnt" : "measured");
+    int rule = r->carry_learnt == 2; /* its quantiles are the exponent's: stated at 4x the batch */
+    fprintf(f, ",\"carry\":{\"method\":\"%s\"", rule ? "rule" : r->carry_learnt ? "learnt" : "measured");
     json_num(f, "noise_scale", r->carry_noise_scale, 1);
-    json_num(f, "band_lo", exp(r->carry_q_lo), 1);
-    json_num(f, "band_hi", exp(r->carry_q_hi), 1);
-    json_num(f, "median_error", exp(r->carry_err) - 1, 1);
+    json_num(f, "exponent", r->carry_gamma, 1);
+    json_num(f, rule ? "band_lo_4x" : "band_lo", exp(r->carry_q_lo * (rule ? log(4) : 1)), 1);
+    json_num(f, rule ? "band_hi_4x" : "band_hi", exp(r->carry_q_hi * (rule ? log(4) : 1)), 1);
+    json_num(f, rule ? "median_error_4x" : "median_error", exp(r->carry_err * (rule ? log(4) : 1)) - 1, 1);
     fputs("}}", f);
     json_num(f, "price_hr", r->price_hr, 1);
     json_num(f, "actual_time_s", r->actual_time_s, 1);
