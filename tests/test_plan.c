@@ -97,6 +97,16 @@ static void t_perf_pins_and_degenerate(void)
     CHECK_NEAR(m.c1, 0.01 / 64, 1e-9, 0);
     CHECK(strstr(m.note, "c0 = 0") && strstr(m.note, "no K > 1"));
     CHECK(isfinite(scv_perf_iter(&m, 8, 512)));
+    /* a K = 2 point where compute is the small difference of two large times (the mlp on
+     * 78 Mbit/s links: 1.1 ms of 44 ms) does not tell c0 from c1: compute stays proportional
+     * to b from the one firm point, K = 1 at b = 64 (1.2 ms; was c1 ~ 0, 1.4 ms at b = 256
+     * against 4.5 measured) */
+    s[1] = (scv_config_stats){.workers = 2, .batch = 64, .t_iter = 0.044, .t_comm = 0.0429};
+    s[0].t_iter = s[0].t_compute = 0.0012;
+    CHECK(scv_perf_fit(s, 2, SCV_TOPO_RING, 1e6, &m, &err) == SCV_OK);
+    CHECK(m.pinned & SCV_PIN_C0);
+    CHECK_MSG(scv_perf_iter(&m, 1, 256) > 3 * 0.0012, "t_iter(1, 256) %g s", scv_perf_iter(&m, 1, 256));
+    s[0].t_iter = s[0].t_compute = 0.01;
     /* one K > 1: alpha pinned */
     s[1] = (scv_config_stats){.workers = 4, .batch = 512, .t_iter = 0.05, .t_comm = 0.01};
     CHECK(scv_perf_fit(s, 2, SCV_TOPO_RING, 1e6, &m, &err) == SCV_OK);
