@@ -119,7 +119,8 @@ def worker(a):
 def run_once(K, mode, a, work):
     d = tempfile.mkdtemp(prefix="k%d-%s-" % (K, mode), dir=work)
     port = free_port()
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               GLOO_SOCKET_IFNAME="lo")  # both modes' gloo on the loopback (the wrappers pick it for 127.0.0.1)
     for v in [v for v in env if v.startswith("SCV_")]:
         del env[v]
     if mode == "wrap":
