@@ -13,8 +13,18 @@
  *                       checkpoint: on average half a checkpoint interval of work is lost)
  *             in place  inplace_idle_s                         (shrink within the notice,
  *                       grow when the replacement arrives; no work lost)
- *   d       = L + R / K   [s]: plus the capacity missing until the replacement arrives, R =
- *           replace_s, during which the job trains on K - 1 of K workers
+ *   d       = L + R c   [s]: plus the capacity missing until the replacement arrives, R =
+ *           replace_s [s], during which the job trains on K - 1 of K workers with the same
+ *           global batch B (the elastic driver keeps B and splits the leaving worker's share
+ *           over the others: docs/CLUSTER.md "Surviving a preemption"), so the iterations to
+ *           the target do not change and only the step time does:
+ *             c = max(0, 1 - thr(K-1) / thr(K))   [share of the job's progress rate lost]
+ *             thr(K-1) / thr(K) = (t_iter(K) + e) / (t_iter(K-1) + e)   at the same B
+ *           (e: the evaluation's seconds per iteration), from the planner's performance model
+ *           (scv_plan_thr_less in plan.c; K = 1: 0, the job stands still). A compute-bound
+ *           job loses about 1/K (t_iter ~ B/K); a communication-bound one, whose K - 1
+ *           workers step as fast as K or faster, loses nothing. (The former R / K charged
+ *           every job as if its throughput were linear in K: 4-5x too long on bench spot.)
  *   Lam     = sum over the spot workers of lam_v   [preemptions per hour of the job]
  *   rho     = Lam d / 3600   [s lost per s of wall time]; rho >= 1: never finishes
  *   T       = T0 / (1 - rho)   [s]: preemptions arrive at Lam per hour of wall time and each
@@ -139,9 +149,20 @@ double scv_spot_lost_s(const scv_spot_policy *pol, scv_spot_recovery how, double
     return pol->restart_s + 0.5 * pol->ckpt_every * (t_iter > 0 && isfinite(t_iter) ? t_iter : 0);
 }
 
-double scv_spot_rho(const scv_spot_policy *pol, scv_spot_recovery how, int K, double t_iter, double lam)
+double scv_spot_cap_lost(double thr_less)
 {
-    return lam * (scv_spot_lost_s(pol, how, t_iter) + pol->replace_s / (K > 0 ? K : 1)) / 3600;
+    if (!(thr_less >= 0)) return 1; /* NaN: as if the job stood still (the most it can lose) */
+    return thr_less < 1 ? 1 - thr_less : 0;
+}
+
+double scv_spot_delay_s(const scv_spot_policy *pol, scv_spot_recovery how, double t_iter, double thr_less)
+{
+    return scv_spot_lost_s(pol, how, t_iter) + pol->replace_s * scv_spot_cap_lost(thr_less);
+}
+
+double scv_spot_rho(const scv_spot_policy *pol, scv_spot_recovery how, double t_iter, double thr_less, double lam)
+{
+    return lam * scv_spot_delay_s(pol, how, t_iter, thr_less) / 3600;
 }
 
 double scv_spot_lam(const scv_spot_risk *r, const scv_catalog *cat, const int *vm, const int *count, int n)
@@ -185,10 +206,12 @@ int scv_spot_eval(const scv_spot_in *in, scv_spot_result *out, scv_err *err)
     const scv_spot_policy *pol = in->pol;
     int K = in->workers;
     if (K < 1 || !(in->t0_s > 0) || !isfinite(in->t0_s) || !(in->price_od > 0) || !(in->lam >= 0) ||
-        !isfinite(in->lam))
-        return scv_err_set(err, SCV_EINVAL, "spot: needs K >= 1, T0 > 0, an on-demand price > 0, a rate >= 0");
-    double L = scv_spot_lost_s(pol, in->recovery, in->t_iter), d = L + pol->replace_s / K;
-    out->lost_s = L, out->delay_s = d;
+        !isfinite(in->lam) || !(in->thr_less >= 0) || !isfinite(in->thr_less))
+        return scv_err_set(err, SCV_EINVAL, "spot: needs K >= 1, T0 > 0, an on-demand price > 0, a rate >= 0, "
+                           "thr(K-1)/thr(K) >= 0");
+    double L = scv_spot_lost_s(pol, in->recovery, in->t_iter);
+    double d = scv_spot_delay_s(pol, in->recovery, in->t_iter, in->thr_less);
+    out->lost_s = L, out->delay_s = d, out->cap_lost = scv_spot_cap_lost(in->thr_less);
     out->fallback_s = NAN;
     out->switch_s = pol->replace_s + pol->restart_s;
     out->margin_s = out->switch_s + d;
