@@ -241,7 +241,7 @@ static int thread_scaling(const scv_plan_args *a, scv_plan_job *j, int *mthreads
 /* Whether to compare, the policy, and the user's rates (checked against the catalog). */
 static int find_rates(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
 {
-    j->spot_pol = scv_spot_policy_default();
+    j->spot_pol = a->spot_pol ? *a->spot_pol : scv_spot_policy_default();
     j->spot_rates = (scv_spot_rates){.all = -1};
     j->spot_best = -1;
     j->spot_on = a->preempt_rate || a->spot_risk || a->pricing == SCV_PRICE_SPOT;
