@@ -835,7 +835,7 @@ static void t_spot(void)
     /* the policy's times given (what a benchmark's trace knows): the report states them, and
      * the same bytes from both; in place, d = idle + replace_s c */
     snprintf(args, sizeof args, "--profile %s,%s %s --preempt-rate 2 --spot-recovery inplace --spot-restart 7 "
-                                "--spot-idle 0.25 --spot-replace 90", f1, f2, base);
+                                "--spot-idle 0.25 --spot-replace 1.5m", f1, f2, base);
     snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":1000000,\"workers\":\"1..4\","
                               "\"batch\":[64,256],\"preempt_rate\":2,\"spot_recovery\":\"inplace\",\"spot_restart_s\":7,"
                               "\"spot_idle_s\":0.25,\"spot_replace_s\":90}", f1, f2);
@@ -853,6 +853,10 @@ static void t_spot(void)
         CHECK_NEAR(cJSON_GetObjectItem(ch, "delay_s_per_preemption")->valuedouble, 0.25 + 90 * cl->valuedouble, 1e-5, 0);
     cJSON_Delete(o);
     if (rep) scv_json_free(rep);
+    /* no idle at all (in place measured 0.00 s per preemption on bench spot) */
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s %s --preempt-rate 2 --spot-recovery inplace --spot-idle 0",
+                     bin, f1, f2, base), 0);
+    CHECK_MSG(strstr(out, "recovery in place: 0 s idle"), "%s", out);
     static const struct {
         const char *args, *want;
     } bad[] = {
@@ -862,6 +866,7 @@ static void t_spot(void)
         {"--spot-recovery maybe", "--spot-recovery 'maybe': expected restart or inplace"},
         {"--spot-replace soon", "--spot-replace 'soon': expected seconds in [0, 1e6]"},
         {"--spot-idle -1", "--spot-idle '-1': expected seconds"},
+        {"--spot-restart 2d", "--spot-restart '2d': expected seconds"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 %s", bin, f1, f2, bad[i].args);

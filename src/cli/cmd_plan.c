@@ -276,7 +276,8 @@ static int plan_options(int argc, char **argv, plan_cli *o)
             break;
         }
         case O_SPOT_RESTART: case O_SPOT_IDLE: case O_SPOT_REPLACE: {
-            double s = scv_parse_duration(optarg);
+            double s; /* seconds (0 included), or a duration with s, m or h */
+            if (scv_parse_f64(optarg, &s)) s = scv_parse_duration(optarg);
             if (!(s >= 0) || s > 1e6) {
                 char m[160];
                 snprintf(m, sizeof m, "--%s '%.100s'",
