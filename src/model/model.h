@@ -108,7 +108,7 @@ typedef struct scv_plan_request {
                                                known: left out (the note says so) */
     /* SCV_PRICE_SPOT with the risk of preemption (NULL = spot at its bare price, as before):
      * every point's time and cost are spot's expected ones (model/spot.c: T = T0 / (1 - rho),
-     * C = (K p T - N replace_s p) / 3600); a point preempted faster than it progresses
+     * C = (K p T - N u p) / 3600, u <= replace_s); a point preempted faster than it progresses
      * (rho >= 1) is left out, counted in the note */
     const struct scv_spot_risk *spot_risk;
 } scv_plan_request;
@@ -426,6 +426,9 @@ double scv_spot_lost_s(const scv_spot_policy *pol, scv_spot_recovery how, double
 double scv_spot_cap_lost(double thr_less);
 /* d = L + replace_s c: the wall time the job loses per preemption [s]. */
 double scv_spot_delay_s(const scv_spot_policy *pol, scv_spot_recovery how, double t_iter, double thr_less);
+/* u: the expected seconds a worker preempted at a uniform time of a T s job goes unbilled
+ * until its replacement (replace_s) or the job's end: R - R^2/(2T), or T/2 when R > T. */
+double scv_spot_unbilled_s(double replace_s, double T);
 /* rho = lam d / 3600: the share of wall time the workers lose at lam preemptions per hour
  * over them. */
 double scv_spot_rho(const scv_spot_policy *pol, scv_spot_recovery how, double t_iter, double thr_less, double lam);

@@ -67,7 +67,8 @@
  * Spot with the risk (req->spot_risk with SCV_PRICE_SPOT; model/spot.c): each point's time
  * becomes T0 / (1 - rho), rho = Lam (L + R c) / 3600 the share of wall time its workers'
  * preemptions cost (c = 1 - thr(K-1)/thr(K) at the same B, by this file's models:
- * scv_plan_thr_less), and its cost (K p T - N R p) / 3600 with N = Lam T / 3600; rho >= 1
+ * scv_plan_thr_less), and its cost (K p T - N u p) / 3600 with N = Lam T / 3600 (u: the
+ * seconds a preempted worker goes unbilled, scv_spot_unbilled_s); rho >= 1
  * leaves the point out. The front and the choice are then made on the expected figures.
  */
 #include "scv.h"
@@ -667,7 +668,8 @@ static int spot_risk(plan_build *pb, scv_plan_point *p, const int *vm, const int
     }
     p->time_s /= 1 - rho;
     double preemptions = lam * p->time_s / 3600;
-    p->cost = scv_cost_usd(p->workers, p->time_s, p->price_hr) - preemptions * pol->replace_s * p->price_hr / 3600;
+    p->cost = scv_cost_usd(p->workers, p->time_s, p->price_hr) -
+              preemptions * scv_spot_unbilled_s(pol->replace_s, p->time_s) * p->price_hr / 3600;
     return 0;
 }
 

@@ -30,9 +30,13 @@
  *   T       = T0 / (1 - rho)   [s]: preemptions arrive at Lam per hour of wall time and each
  *           costs d, so T = T0 + (Lam T / 3600) d
  *   N       = Lam T / 3600   expected preemptions
- *   C       = (P_od T + P_spot T - N R p_spot) / 3600   [$]: P_od, P_spot the sums of the
+ *   C       = (P_od T + P_spot T - N u p_spot) / 3600   [$]: P_od, P_spot the sums of the
  *           hourly prices of the on-demand and spot workers; a preempted VM is not billed
- *           until its replacement arrives (p_spot: the mean spot price of a worker)
+ *           until its replacement arrives (p_spot: the mean spot price of a worker), nor after
+ *           the job's end: preempted at a uniform time t of [0, T], it goes unbilled for
+ *           min(R, T - t) [s], on average
+ *             u = R - R^2 / (2 T)  (R <= T),  T / 2  (R > T)        (scv_spot_unbilled_s)
+ *           (the former N R let a long replacement make a short job's cost negative)
  *
  * Fallback (a deadline D): on spot the job makes progress at r = 1 - rho on-demand seconds of
  * work per second; at time t the work left is W(t) = T0 - r t. Switching to on-demand costs
@@ -160,6 +164,13 @@ double scv_spot_delay_s(const scv_spot_policy *pol, scv_spot_recovery how, doubl
     return scv_spot_lost_s(pol, how, t_iter) + pol->replace_s * scv_spot_cap_lost(thr_less);
 }
 
+double scv_spot_unbilled_s(double replace_s, double T)
+{
+    if (!(replace_s > 0) || !(T > 0)) return 0;
+    if (!isfinite(T)) return replace_s;
+    return replace_s <= T ? replace_s - replace_s * replace_s / (2 * T) : T / 2;
+}
+
 double scv_spot_rho(const scv_spot_policy *pol, scv_spot_recovery how, double t_iter, double thr_less, double lam)
 {
     return lam * scv_spot_delay_s(pol, how, t_iter, thr_less) / 3600;
@@ -193,7 +204,8 @@ static void price_mode(const scv_spot_in *in, double d, int n_od, double lam_spo
     }
     m->time_s = in->t0_s / (1 - rho);
     m->preemptions = lam_spot * m->time_s / 3600;
-    m->cost = (n_od * p_od * m->time_s + n_spot * p_s * m->time_s - m->preemptions * pol->replace_s * p_s) / 3600;
+    m->cost = (n_od * p_od * m->time_s + n_spot * p_s * m->time_s -
+               m->preemptions * scv_spot_unbilled_s(pol->replace_s, m->time_s) * p_s) / 3600;
 }
 
 /* Safer modes first (ties go to them): on-demand, spot with fallback, mix, spot. */
@@ -240,7 +252,7 @@ int scv_spot_eval(const scv_spot_in *in, scv_spot_result *out, scv_err *err)
             double r = 1 - rho, w = in->t0_s - r * ts, n = in->lam * ts / 3600;
             fb->ok = 1, fb->n_ondemand = K, fb->n_spot = K, fb->rho = rho, fb->preemptions = n;
             fb->time_s = ts + w + out->switch_s;
-            fb->cost = (in->price_spot * ts - n * pol->replace_s * in->price_spot / K) / 3600 +
+            fb->cost = (in->price_spot * ts - n * scv_spot_unbilled_s(pol->replace_s, ts) * in->price_spot / K) / 3600 +
                        in->price_od * (w + out->switch_s) / 3600;
         }
     }
