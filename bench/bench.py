@@ -128,24 +128,29 @@ alternating the two systems rep by rep and quoting medians.
       [samples seen, test accuracy, period-mean training loss]. Resumable: curves already
       in the file are kept (delete it to measure again); written atomically after each
       curve. --only N: job N (0-based) only. One training at a time; run it niced.
-  bench/bench.py spot [--smoke 1]
+  bench/bench.py spot [--smoke 1] [--minutes M] [--preemptions N]
       Spot with preemptions on an emulated cluster (3 c5.xlarge VMs: 0.25 core, 78 Mbit/s):
       LeNet K=3 B=192 to 89% test accuracy (`scavenger run` at one configuration), first
-      on-demand, then under a preemption trace written from the on-demand time T (VM 2 at
-      0.15 T, VM 3 at 0.40 T, VM 2 at 0.65 T: a 30 s notice each, restored 60 s after the
-      take-down; VM 1, which runs the job's root, is spared; SPOT_TRACE=FILE replays a given
-      trace instead) with in-place recovery (the elastic driver) and with checkpoint-restart
-      (the relaunch driver). A run whose retries are spent is resumed (`run --resume`), the
-      relaunch one once K VMs are up again. Prints, per arm, the wall time to the target and
-      its cost (each VM billed while up; spot at the middle of the catalog's range), the idle
-      per preemption (time between iterations beyond the on-demand run's, per preemption),
-      the time lost per preemption; then the planner's spot model (`plan --preempt-rate` at
-      the trace's rate, `--spot-recovery inplace|restart`, profile and epochs from the
-      on-demand run) and the same model with the measured idle and down time, against the
-      actual time and cost. Not run in full yet. --smoke 1: a tiny MLP job at K=2 on 2
-      c5.2xlarge VMs and one short preemption (a 1 s notice at 1 s, restored 4 s after the
-      take-down): the pipeline checked in under 2 minutes (32-38 s measured; the elastic
-      arm, at K=1 on the notice, ends before the take-down). Needs root.
+      on-demand, then under a preemption trace written from the on-demand time T (N
+      preemptions, default 3, spread evenly over 0.15 T .. 0.75 T on VMs 2 and 3 in turn:
+      a 30 s notice each, restored 60 s after the take-down; VM 1, which runs the job's
+      root, is spared; SPOT_TRACE=FILE replays a given trace instead) with in-place recovery
+      (the elastic driver) and with checkpoint-restart (the relaunch driver). --minutes M: a
+      job meant to take about M minutes on demand (lr 0.05 x 2.5/M: 149.5 s at lr 0.05 was
+      measured, the scaling is an estimate; the bench says when T fell short). A run whose
+      retries are spent is resumed (`run --resume`), the relaunch one once K VMs are up
+      again. Prints, per arm, the wall time to the target and its cost (each VM billed while
+      up; spot at the middle of the catalog's range), the idle per preemption (time between
+      iterations beyond the on-demand run's, per preemption), the time lost per preemption;
+      then the planner's spot model (`plan --preempt-rate` at the trace's rate,
+      `--spot-recovery inplace|restart`, profile and epochs from the on-demand run) with its
+      own policy and with the facts the bench has besides the arms' times (`--spot-replace`:
+      the trace's notice to restore in place, take-down to restore for a relaunch;
+      `--spot-idle`/`--spot-restart`: the arm's idle per preemption), against the actual
+      time and cost. --smoke 1: a tiny MLP job at K=2 on 2 c5.2xlarge VMs and one short
+      preemption (a 1 s notice at 1 s, restored 4 s after the take-down): the pipeline
+      checked in under 2 minutes (32-38 s measured; the elastic arm, at K=1 on the notice,
+      ends before the take-down). Needs root.
 
 Run from the repository root after `make` (scripts/install-deps.sh installs PyTorch, the peer).
 """
@@ -1643,18 +1648,39 @@ def spot_arm(name, K, driver, job, events, trace, vm_type):
             "idle": spot_idle(run_dir), "preemptions": n_pre, "dir": d, "run_dir": run_dir}
 
 
-def spot(smoke=0):
+SPOT_LR_AT_2_5_MIN = 0.05  # LeNet K=3 B=192 reached 89% in 149.5 s on-demand at this lr (2026-11-26)
+
+
+def spot_trace_times(T, n, K, notice, down):
+    """[(seconds, vm)] of n preemptions spread evenly over 0.15 T .. 0.75 T, alternating VMs 2
+    and 3 (K > 2; VM 1, the job's root, spared); fewer when a VM's next notice would come
+    before its restore."""
+    while n > 1:
+        gap = 0.6 * T / (n - 1)
+        if gap * (2 if K > 2 else 1) >= notice + down + 1:
+            break
+        n -= 1
+    gap = 0.6 * T / (n - 1) if n > 1 else 0
+    return [(0.15 * T + i * gap, 2 + i % 2 if K > 2 else 2) for i in range(n)]
+
+
+def spot(smoke=0, minutes=0, preemptions=3):
     """Time and cost to the target on spot VMs with a preemption trace: on-demand, spot with
     in-place recovery (the elastic driver) and spot with checkpoint-restart (the relaunch
-    driver), side by side; idle per preemption; the planner's spot model against actual."""
+    driver), side by side; idle per preemption; the planner's spot model against actual.
+    minutes M: a job meant to take about M minutes on demand (the learning rate scaled
+    down from the 2.5-minute job's, an estimate: time to a target grows about as 1/lr early
+    in SGD); preemptions N: the trace's count, spread over the on-demand time."""
     import csv
     name = "spot"
+    lr = SPOT_LR_AT_2_5_MIN * min(1.0, 2.5 / minutes) if minutes > 0 else SPOT_LR_AT_2_5_MIN
     if smoke:  # a tiny job, one short preemption: checks the pipeline, under 2 minutes
         vm_type, K, job = "c5.2xlarge", 2, ["--model", "mlp", "--hidden", "128", "--batch", "128", "--target-accuracy",
                                             "0.84", "--lr", "0.05", "--max-epochs", "10"]
-    else:  # about 10 epochs at 70 ms an iteration (estimated): 5 minutes or more on-demand
+    else:  # 149.5 s on demand at lr 0.05 (2026-11-26); --minutes 5: lr 0.025, about 5 minutes (estimated)
         vm_type, K, job = "c5.xlarge", 3, ["--model", "lenet", "--batch", "192", "--target-accuracy", "0.89", "--lr",
-                                           "0.05", "--lr-scaling", "sqrt", "--base-batch", "64", "--max-epochs", "30"]
+                                           f"{lr:.4g}", "--lr-scaling", "sqrt", "--base-batch", "64", "--max-epochs",
+                                           "60" if minutes > 2.5 else "30"]
     price = {}
     for row in csv.DictReader(open("data/vm-catalog.csv")):
         if row["instance_type"] == vm_type:
@@ -1668,17 +1694,17 @@ def spot(smoke=0):
         od = spot_arm(name, K, "elastic", job, [], None, vm_type)
         T = od["wall"]
         print(f"# on-demand: {T:.1f} s, reached {od['reached']}, {od['epochs']} epochs", file=sys.stderr, flush=True)
-        if not smoke and T < 300:
-            print(f"# note: the on-demand run took {T:.0f} s, less than the 5 minutes asked for (the trace is "
-                  f"scaled to it all the same)", file=sys.stderr, flush=True)
+        if not smoke and T < 60 * max(minutes, 5):
+            print(f"# note: the on-demand run took {T:.0f} s, less than the {max(minutes, 5)} minutes asked for (the "
+                  f"trace is scaled to it all the same)", file=sys.stderr, flush=True)
         trace = os.environ.get("SPOT_TRACE")
         if not trace:  # VM 1 runs mpirun and the job's root: spared (docs/CLUSTER.md "Surviving a preemption")
             trace = os.path.join(tempfile.mkdtemp(prefix="spot-trace-"), "trace")
             if smoke:
                 notice, down, evs = 1, 4, [(1.0, 2)]  # taken down in the warm-up, whatever T
             else:
-                notice, down, evs = SPOT_NOTICE_S, SPOT_DOWN_S, [(0.15 * T, 2), (0.40 * T, 3 if K > 2 else 2),
-                                                                 (0.65 * T, 2)]
+                notice, down = SPOT_NOTICE_S, SPOT_DOWN_S
+                evs = spot_trace_times(T, max(1, preemptions), K, notice, down)
             with open(trace, "w") as f:
                 f.write(f"# bench spot: on-demand {T:.1f} s; notice {notice} s, restore {down} s after the take-down\n")
                 for t, vm in evs:
@@ -1715,46 +1741,54 @@ def spot(smoke=0):
             lost = f"{(a['wall'] - T) / a['preemptions']:.1f}" if a["preemptions"] else "-"
             print(f"| {label} | {a['wall']:.1f} | {a['wall'] / T:.2f}x | {a['cost']:.6f} | {a['cost'] / od['cost']:.2f}x "
                   f"| {a['reached']} | {a['preemptions']} | {a['resumes']} | {a['idle']:.1f} | {per} | {lost} |")
-        # predicted: the planner's spot model at this K and B, from the on-demand run's profile
+        # predicted: the planner's spot model at this K and B, from the on-demand run's profile and
+        # the rate of the trace, first with its own policy, then with what the bench knows before
+        # the outcome (never from the arms' times): the trace's replacement delay (the job runs at
+        # K - 1 from the notice to the restore in place; a relaunch runs at K until the take-down)
+        # and the arm's own stall per preemption (the idle between iterations beyond the on-demand
+        # run's), the capacity lost meanwhile the planner's (its performance model at K - 1)
+        notices = [float(e.split(":")[1]) if e.startswith("notice:") else 30.0 if e == "notice" else 0.0
+                   for (t, v, e) in events if e.startswith("notice") or e == "kill"][:n]
+        notice_s = statistics.mean(notices) if notices else 0.0
         prof = ",".join(sorted(glob.glob(os.path.join(od["run_dir"], "seg-*-train-*.jsonl"))))
         B = job[job.index("--batch") + 1]
-        print("\n| recovery | source | predicted on-demand (s, $) | predicted spot (s, $) | expected preemptions "
-              "| lost per preemption (s) | actual spot (s, $) | error: time, cost |")
-        print("|---|---|---|---|---|---|---|---|")
+        print(f"\n# the trace's facts: notice {notice_s:.0f} s, notice to restore {down_s:.0f} s\n")
+        print("| recovery | source | predicted on-demand (s, $) | predicted spot (s, $) | expected preemptions "
+              "| lost per preemption (s) | capacity lost at K-1 | actual spot (s, $) | error: time, cost |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        num = lambda x, f: "never" if x is None else format(x, f)  # rho >= 1: the model's job never ends
         for how, label in (("inplace", "spot, in place (elastic)"), ("restart", "spot, checkpoint-restart (relaunch)")):
             a = arms[label]
-            out = subprocess.run([BIN, "plan", "--json", "--profile", prof, "--vm", vm_type, "--workers", str(K),
-                                  "--batch", B, "--base-batch", B, "--target-epochs", str(od["epochs"]),
-                                  "--preempt-rate", f"{rate:.6g}", "--spot-recovery", how],
-                                 capture_output=True, text=True)
-            rows = []
-            try:
-                sp = json.loads(out.stdout)["spot"]
-                modes = {m["pricing"]: m for m in sp["chosen"]["modes"]}
-                pol = sp["policy"]
-                rows.append(("planner (its policy: restart %gs, in place %gs, replace %gs)" % (
-                    pol["restart_s"], pol["inplace_idle_s"], pol["replace_s"]), modes["ondemand"]["time_s"],
-                    modes["ondemand"]["cost"], modes["spot"]["time_s"], modes["spot"]["cost"],
-                    modes["spot"]["expected_preemptions"], sp["chosen"]["lost_s_per_preemption"]))
-            except (ValueError, KeyError) as e:
-                print(f"# plan failed ({e}): {out.stderr.strip()[-300:]}", file=sys.stderr)
-            # the same model (docs/MODEL.md "Spot with the risk") with this run's measured inputs:
-            # T0 the on-demand time, L the idle per preemption measured, replace_s the trace's down time
-            L = (a["idle"] - od["idle"]) / a["preemptions"] if a["preemptions"] else 0.0
-            lam = K * rate
-            rho = lam * (L + down_s / K) / 3600
-            if rho < 1:
-                Tm = T / (1 - rho)
-                N = lam * Tm / 3600
-                Cm = (K * price["spot"] * Tm - N * down_s * price["spot"]) / 3600
-                rows.append(("model, measured inputs", T, od["cost"], Tm, Cm, N, L))
-            else:
-                rows.append(("model, measured inputs", T, od["cost"], None, None, None, L))
-            num = lambda x, f: "never" if x is None else format(x, f)  # rho >= 1: the model's job never ends
-            for src, tod, cod, ts, cs, npre, lost in rows:
+            stall = max(0.0, (a["idle"] - od["idle"]) / a["preemptions"]) if a["preemptions"] else 0.0
+            replace = down_s if how == "inplace" else max(0.0, down_s - notice_s)
+            facts = ["--spot-replace", f"{replace:.6g}",
+                     "--spot-idle" if how == "inplace" else "--spot-restart", f"{stall:.6g}"]
+            for src, extra in (("planner, its policy", []),
+                               (f"planner, the trace's facts (replace {replace:.0f} s, "
+                                f"{'idle' if how == 'inplace' else 'restart'} {stall:.2f} s measured)", facts)):
+                out = subprocess.run([BIN, "plan", "--json", "--profile", prof, "--vm", vm_type, "--workers", str(K),
+                                      "--batch", B, "--base-batch", B, "--target-epochs", str(od["epochs"]),
+                                      "--preempt-rate", f"{rate:.6g}", "--spot-recovery", how, *extra],
+                                     capture_output=True, text=True)
+                try:
+                    sp = json.loads(out.stdout)["spot"]
+                except (ValueError, KeyError) as e:
+                    print(f"# plan failed ({e}): {out.stderr.strip()[-300:]}", file=sys.stderr)
+                    continue
+                modes, ch, pol = {m["pricing"]: m for m in sp["chosen"]["modes"]}, sp["chosen"], sp["policy"]
+                if not extra:
+                    src += f" (restart {pol['restart_s']:g} s, in place {pol['inplace_idle_s']:g} s, replace " \
+                           f"{pol['replace_s']:g} s)"
+                ts, cs = modes["spot"]["time_s"], modes["spot"]["cost"]
+                ts = ts if isinstance(ts, (int, float)) else None
+                cs = cs if isinstance(cs, (int, float)) else None
+                npre = modes["spot"]["expected_preemptions"]
+                npre = npre if isinstance(npre, (int, float)) else None
                 err = "-" if ts is None else f"{100 * (ts / a['wall'] - 1):+.0f}%, {100 * (cs / a['cost'] - 1):+.0f}%"
-                print(f"| {how} | {src} | {num(tod, '.1f')}, {num(cod, '.6f')} | {num(ts, '.1f')}, {num(cs, '.6f')} "
-                      f"| {num(npre, '.2f')} | {num(lost, '.2f')} | {a['wall']:.1f}, {a['cost']:.6f} | {err} |")
+                print(f"| {how} | {src} | {modes['ondemand']['time_s']:.1f}, {modes['ondemand']['cost']:.6f} "
+                      f"| {num(ts, '.1f')}, {num(cs, '.6f')} | {num(npre, '.2f')} "
+                      f"| {ch['delay_s_per_preemption']:.2f} | {ch['capacity_lost_share']:.2f} "
+                      f"| {a['wall']:.1f}, {a['cost']:.6f} | {err} |")
         print("\nruns: " + ", ".join(f"{label}: {a['dir']}" for label, a in arms.items()))
     finally:
         subprocess.run([BIN, "cluster", "down", "--name", name])
@@ -1770,5 +1804,6 @@ if __name__ == "__main__":
         sys.exit(2)
     kw = {}
     for i in range(2, len(sys.argv) - 1, 2):
-        kw[sys.argv[i].lstrip("-").replace("-", "_")] = int(sys.argv[i + 1])
+        v = sys.argv[i + 1]
+        kw[sys.argv[i].lstrip("-").replace("-", "_")] = float(v) if "." in v else int(v)
     cmds[sys.argv[1]](**kw)

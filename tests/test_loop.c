@@ -69,6 +69,8 @@ typedef struct fake {
     char seg_vms[4096];       /* "phase:VM " of every train call (the type the segment named) */
     double eval_s;            /* each evaluation's own seconds (0: not measured) */
     int preempt_at_call;      /* this train call (1-based) survives a notice and a restore */
+    int64_t short_lo, short_hi; /* ... its iterations in (lo, hi] ran at K - 1 */
+    double short_s, last_end; /* their wall seconds (from the previous iteration's end) */
     int fail_progress_iters;  /* a failing call first trains (and checkpoints) this many iterations */
     double eval_every_max[2]; /* the longest evaluation period asked: [warm-up and search, train] */
     /* the training segments' straggler rule, as the last one carried it; strag_ratio > 0: the
@@ -152,6 +154,7 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
         out->preemptions[1] = (scv_survive_event){.iteration = f->iteration + 20, .process = 1, .restored = 1,
                                                   .workers = f->K, .idle_s = 0.008};
         out->n_preemptions = 2;
+        f->short_lo = f->iteration + 5, f->short_hi = f->iteration + 20;
     }
     f->eval_every_max[tr] = fmax(f->eval_every_max[tr], sp->eval_every_epochs);
     size_t sl = strlen(f->seg_vms);
@@ -198,8 +201,11 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
         f->clock += t;
         f->iteration++, f->samples += f->B, n++, sum += t;
         f->x_ref += f->B * (1 + 32 / f->b_noise) / (1 + f->B / f->b_noise);
+        int k_now = f->iteration > f->short_lo && f->iteration <= f->short_hi ? f->K - 1 : f->K; /* as the job says */
+        if (k_now < f->K) f->short_s += f->clock - f->last_end;
+        f->last_end = f->clock;
         scv_iter_sample s = {.iteration = f->iteration, .samples_seen = f->samples,
-                             .epoch = f->samples / f->job.n_train, .workers = f->K, .batch = f->B,
+                             .epoch = f->samples / f->job.n_train, .workers = k_now, .batch = f->B,
                              .t_compute = t - tc, .t_comm = tc, .t_iter = t,
                              .loss = 1, .g_local = G2 + S / ((double)f->B / f->K),
                              .g_global = G2 + S / f->B, .wall_end = f->clock};
@@ -1145,6 +1151,16 @@ static void t_preempt_survived(void)
     for (size_t i = 0; i < n; i++) warm_k2 += cs[i].workers == 2 && cs[i].batch == 32;
     free(cs);
     CHECK_MSG(res.steps[0].workers == 2 && warm_k2 == 1, "K=2 B=32 stored %d times", warm_k2);
+    /* priced at the K that ran: the worker the notice took is not billed until it is back */
+    double at_k = 0, price = scv_catalog_find(p.catalog, "c5.xlarge")->ondemand;
+    for (size_t i = 0; i < res.n_steps; i++) {
+        const scv_run_step *t = &res.steps[i];
+        CHECK(!t->vm[0] || !strcmp(t->vm, "c5.xlarge"));
+        at_k += t->workers * ((t->iterations ? t->last_end - t->first_start : 0) +
+                              (isfinite(t->idle_before) ? t->idle_before : 0)) * price / 3600;
+    }
+    CHECK_MSG(f.short_s > 0, "%g", f.short_s);
+    CHECK_NEAR(res.actual_cost, at_k - f.short_s * price / 3600, 1e-9, 0);
     scv_run_result_free(&res);
     scv_store_close(db);
 }

@@ -14,6 +14,7 @@
 #include "../src/runtime/cluster.h"
 #include "../src/runtime/launch.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,9 +243,22 @@ static void t_relaunch_waits(void)
     snprintf(cmd, sizeof cmd, "(sleep 0.4; rm -f '%s') >/dev/null 2>&1 &", mark);
     CHECK_EQ_INT(system(cmd), 0);
     struct timespec a, b;
+    char errpath[400], said[1024] = "";
+    snprintf(errpath, sizeof errpath, "%s/waits.err", tmp); /* the wait's own line, on stderr */
+    fflush(stderr);
+    int saved = dup(2), fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) dup2(fd, 2), close(fd);
     clock_gettime(CLOCK_MONOTONIC, &a);
     CHECK_MSG(seg(d, NULL, &err) == SCV_OK, "%s", err.msg);
     clock_gettime(CLOCK_MONOTONIC, &b);
+    fflush(stderr);
+    if (saved >= 0) dup2(saved, 2), close(saved);
+    f = fopen(errpath, "r");
+    if (f) said[fread(said, 1, sizeof said - 1, f)] = 0, fclose(f);
+    char want[200];
+    snprintf(want, sizeof want, "relaunch at K=3 waits for a restore: cluster %s has 2 of its 3 VMs up (VM 2 preempted); "
+                                "0 s so far, at most 600 s", cname);
+    CHECK_MSG(strstr(said, want), "stderr: '%s'", said);
     double waited = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
     CHECK_MSG(waited >= 0.35 && access(mark, F_OK) != 0, "the segment started after %.2f s, VM 2 %s", waited,
               access(mark, F_OK) ? "restored" : "still preempted");

@@ -832,6 +832,31 @@ static void t_spot(void)
     CHECK_MSG(rep && strstr(rep, "\"spot\":{\"recovery\":\"restart\"") && strstr(rep, "\"source\":\"provider default\""),
               "%s", rep ? rep : err.msg);
     if (rep) scv_json_free(rep);
+    /* the policy's times given (what a benchmark's trace knows): the report states them, and
+     * the same bytes from both; in place, d = idle + replace_s c */
+    snprintf(args, sizeof args, "--profile %s,%s %s --preempt-rate 2 --spot-recovery inplace --spot-restart 7 "
+                                "--spot-idle 0.25 --spot-replace 1.5m", f1, f2, base);
+    snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":1000000,\"workers\":\"1..4\","
+                              "\"batch\":[64,256],\"preempt_rate\":2,\"spot_recovery\":\"inplace\",\"spot_restart_s\":7,"
+                              "\"spot_idle_s\":0.25,\"spot_replace_s\":90}", f1, f2);
+    CHECK_EQ_INT(plan(req, &rep, &err), SCV_OK);
+    CHECK_MSG(rep && !strcmp(rep, cli_json(args)), "%s", rep ? rep : err.msg);
+    o = rep ? cJSON_Parse(rep) : NULL;
+    const cJSON *sp = cJSON_GetObjectItem(o, "spot"), *pol = cJSON_GetObjectItem(sp, "policy");
+    ch = cJSON_GetObjectItem(sp, "chosen");
+    CHECK(cJSON_GetObjectItem(pol, "restart_s")->valuedouble == 7 &&
+          cJSON_GetObjectItem(pol, "inplace_idle_s")->valuedouble == 0.25 &&
+          cJSON_GetObjectItem(pol, "replace_s")->valuedouble == 90);
+    const cJSON *cl = cJSON_GetObjectItem(ch, "capacity_lost_share");
+    CHECK_MSG(cJSON_IsNumber(cl) && cl->valuedouble >= 0 && cl->valuedouble <= 1, "%s", rep);
+    if (cJSON_IsNumber(cl))
+        CHECK_NEAR(cJSON_GetObjectItem(ch, "delay_s_per_preemption")->valuedouble, 0.25 + 90 * cl->valuedouble, 1e-5, 0);
+    cJSON_Delete(o);
+    if (rep) scv_json_free(rep);
+    /* no idle at all (in place measured 0.00 s per preemption on bench spot) */
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s %s --preempt-rate 2 --spot-recovery inplace --spot-idle 0",
+                     bin, f1, f2, base), 0);
+    CHECK_MSG(strstr(out, "recovery in place: 0 s idle"), "%s", out);
     static const struct {
         const char *args, *want;
     } bad[] = {
@@ -839,6 +864,9 @@ static void t_spot(void)
         {"--preempt-rate c5.xlarge=-1", "--preempt-rate c5.xlarge='-1': expected a rate"},
         {"--preempt-rate nosuch=0.1", "--preempt-rate 'nosuch': not a VM type of the catalog"},
         {"--spot-recovery maybe", "--spot-recovery 'maybe': expected restart or inplace"},
+        {"--spot-replace soon", "--spot-replace 'soon': expected seconds in [0, 1e6]"},
+        {"--spot-idle -1", "--spot-idle '-1': expected seconds"},
+        {"--spot-restart 2d", "--spot-restart '2d': expected seconds"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 %s", bin, f1, f2, bad[i].args);
@@ -853,6 +881,7 @@ static void t_spot(void)
         {"\"preempt_rate\":-2", "field \"preempt_rate\": '-2': expected a rate"},
         {"\"spot_recovery\":\"later\"", "field \"spot_recovery\": expected \"restart\" or \"inplace\""},
         {"\"spot_risk\":1", "field \"spot_risk\": expected true or false"},
+        {"\"spot_replace_s\":\"90\"", "field \"spot_replace_s\": expected seconds"},
     };
     for (size_t i = 0; i < sizeof badj / sizeof badj[0]; i++) {
         snprintf(req, sizeof req, "{\"profile\":\"%s,%s\",\"target_epochs\":5,%s}", f1, f2, badj[i].field);

@@ -32,7 +32,7 @@ enum {
     O_PROFILE = 256, O_CATALOG, O_MEASURED, O_TEPOCHS, O_BASE, O_TRUN, O_TACC, O_VM, O_WORKERS,
     O_BATCH, O_BMIN, O_BMAX, O_COMM, O_OVERLAP, O_STAT, O_PRICING, O_OBJ, O_DEADLINE, O_BUDGET, O_VALUE,
     O_TOP, O_SVG, O_JSON, O_ALL, O_SORT, O_GPU, O_MIX, O_COMPRESS, O_COMPRESS_ITERS, O_PREEMPT, O_SPOT_RISK,
-    O_RECOVERY
+    O_RECOVERY, O_SPOT_RESTART, O_SPOT_IDLE, O_SPOT_REPLACE
 };
 
 /* plan's options, declared once: getopt_long's table, --help, the completion and the man
@@ -80,6 +80,11 @@ const scv_option PLAN_OPTIONS[] = {
     {"spot-recovery", "restart|inplace", "how a preemption is survived: checkpoint-restart\n"
                                          "(default) or a shrink/grow in place", O_RECOVERY, 0,
      "restart|inplace"},
+    {"spot-restart", "S", "seconds a checkpoint-restart stands still (default 80;\n"
+                          "the work since the last checkpoint is added)", O_SPOT_RESTART, 0, NULL},
+    {"spot-idle", "S", "seconds a shrink and a grow in place stand still (default 1)", O_SPOT_IDLE, 0, NULL},
+    {"spot-replace", "S", "seconds until a replacement VM joins, the job at K - 1\n"
+                          "meanwhile (default 120; in place: from the notice)", O_SPOT_REPLACE, 0, NULL},
     {"assume-gpu-speedup", "X", "include GPU types with compute X times faster than the\n"
                                 "measured CPU type (else GPU types are left out: CPU\n"
                                 "measurements do not predict them)", O_GPU, 0, NULL},
@@ -210,6 +215,7 @@ typedef struct plan_cli {
     int64_t base, bmin, bmax, top;
     const char *preempt_rate;
     int json, all, sort, spot_risk, spot_inplace;
+    scv_spot_policy spot_pol;  /* the default with --spot-restart, --spot-idle, --spot-replace */
     scv_topology topology;
     scv_stat_kind stat;
     scv_pricing pricing;
@@ -267,6 +273,19 @@ static int plan_options(int argc, char **argv, plan_cli *o)
             if (scv_plan_comm_parse(optarg, 1, tmp, SCV_PLAN_MAX_COMMS + 1, &ntmp, &err))
                 return usage_error("--compress %s", err.msg);
             o->compress = optarg;
+            break;
+        }
+        case O_SPOT_RESTART: case O_SPOT_IDLE: case O_SPOT_REPLACE: {
+            double s; /* seconds (0 included), or a duration with s, m or h */
+            if (scv_parse_f64(optarg, &s)) s = scv_parse_duration(optarg);
+            if (!(s >= 0) || s > 1e6) {
+                char m[160];
+                snprintf(m, sizeof m, "--%s '%.100s'",
+                         c == O_SPOT_RESTART ? "spot-restart" : c == O_SPOT_IDLE ? "spot-idle" : "spot-replace", optarg);
+                return usage_error("%s: expected seconds in [0, 1e6] (or a number with s, m or h)", m);
+            }
+            *(c == O_SPOT_RESTART ? &o->spot_pol.restart_s : c == O_SPOT_IDLE ? &o->spot_pol.inplace_idle_s
+                                                                              : &o->spot_pol.replace_s) = s;
             break;
         }
         case O_COMPRESS_ITERS:
@@ -403,7 +422,8 @@ static int print_table(const plan_cli *o, const scv_plan_job *job, scv_err *err)
 int cmd_plan(int argc, char **argv)
 {
     plan_cli o = {.workers_arg = "1..64", .batch_arg = "32..4096", .top = 12, .sort = SORT_TIME,
-                  .topology = SCV_TOPO_RING, .stat = SCV_STAT_GNS, .pricing = SCV_PRICE_ONDEMAND, .obj = SCV_OBJ_KNEE};
+                  .topology = SCV_TOPO_RING, .stat = SCV_STAT_GNS, .pricing = SCV_PRICE_ONDEMAND, .obj = SCV_OBJ_KNEE,
+                  .spot_pol = scv_spot_policy_default()};
     want_json = 0;
     for (int i = 1; i < argc; i++) want_json |= !strcmp(argv[i], "--json");
     int prc = plan_options(argc, argv, &o);
@@ -441,7 +461,7 @@ int cmd_plan(int argc, char **argv)
                           .value_per_hour = o.value, .deadline_s = o.deadline, .budget = o.budget,
                           .all_points = o.all, .option_names = 1, .mixes = mixes, .compress = o.compress,
                           .compress_iterations = o.compress_iters, .preempt_rate = o.preempt_rate,
-                          .spot_risk = o.spot_risk, .spot_inplace = o.spot_inplace};
+                          .spot_risk = o.spot_risk, .spot_inplace = o.spot_inplace, .spot_pol = &o.spot_pol};
     scv_plan_job job = {0};
     if (o.n_mix_args && !mixes) {
         scv_err_set(&err, SCV_ENOMEM, "out of memory");

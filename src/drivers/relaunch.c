@@ -40,7 +40,8 @@ typedef struct relaunch {
 static const struct {
     double max_wait_s; /* a cloud's replacement VM: about 2 minutes (docs/MODEL.md's replace_s) */
     double poll_s;
-} SCV_RESTART_WAIT = {.max_wait_s = 600, .poll_s = 0.1};
+    double say_every_s; /* a line on stderr at the start of a wait and this often while it lasts */
+} SCV_RESTART_WAIT = {.max_wait_s = 600, .poll_s = 0.1, .say_every_s = 10};
 
 static volatile sig_atomic_t g_wait_int;
 static void on_wait_signal(int sig)
@@ -62,6 +63,7 @@ static int wait_for_vms(const trainjob *r, const char *type, scv_err *err)
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     const double t0 = scv_now();
+    double say_at = 0; /* seconds into the wait of the next line */
     int rc = SCV_OK;
     for (;;) {
         scv_cluster c;
@@ -77,6 +79,12 @@ static int wait_for_vms(const trainjob *r, const char *type, scv_err *err)
             rc = scv_err_set(err, SCV_EMPI, "K=%d: cluster %s has %d of its %d VMs up (VM %d preempted) after %.0f s "
                              "of waiting for a restore", r->K, r->cluster, up, c.n, order[up], scv_now() - t0);
             break;
+        }
+        if (scv_now() - t0 >= say_at) { /* what it waits for, and how long so far */
+            fprintf(stderr, "%sscavenger: relaunch at K=%d waits for a restore: cluster %s has %d of its %d VMs up "
+                            "(VM %d preempted); %.0f s so far, at most %.0f s\n", say_at ? "" : "\n", r->K, r->cluster, up, c.n, order[up],
+                    scv_now() - t0, SCV_RESTART_WAIT.max_wait_s);
+            say_at += SCV_RESTART_WAIT.say_every_s;
         }
         struct timespec ts = {0, (long)(SCV_RESTART_WAIT.poll_s * 1e9)};
         nanosleep(&ts, NULL);

@@ -241,7 +241,7 @@ static int thread_scaling(const scv_plan_args *a, scv_plan_job *j, int *mthreads
 /* Whether to compare, the policy, and the user's rates (checked against the catalog). */
 static int find_rates(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
 {
-    j->spot_pol = scv_spot_policy_default();
+    j->spot_pol = a->spot_pol ? *a->spot_pol : scv_spot_policy_default();
     j->spot_rates = (scv_spot_rates){.all = -1};
     j->spot_best = -1;
     j->spot_on = a->preempt_rate || a->spot_risk || a->pricing == SCV_PRICE_SPOT;
@@ -267,8 +267,8 @@ static void point_label(const scv_plan_job *j, const scv_plan_point *p, char *b,
 /* One point's comparison: its time is the on-demand-equivalent T0 (scv_plan prices no
  * preemption), its prices the catalog's on-demand and spot (the middle of the spot range)
  * summed over its workers, its rate the sum of its workers'. */
-static int spot_point(const scv_plan_args *a, const scv_plan_job *j, const scv_plan_point *p, scv_spot_result *out,
-                      scv_err *err)
+static int spot_point(const scv_plan_args *a, const scv_plan_job *j, const scv_plan_request *req,
+                      const scv_plan_point *p, scv_spot_result *out, scv_err *err)
 {
     const scv_catalog *cat = j->cat;
     scv_vm_mix one = {.n = 1, .vm = {p->vm}, .count = {p->workers}};
@@ -282,10 +282,11 @@ static int spot_point(const scv_plan_args *a, const scv_plan_job *j, const scv_p
         sp += mx->count[i] * scv_vm_price(v, SCV_PRICE_SPOT, 0, 0, 0);
     }
     /* T0: the plan's time, less the preemptions' share when the plan priced spot with the risk */
-    double t0 = p->time_s;
-    if (a->pricing == SCV_PRICE_SPOT) t0 *= 1 - scv_spot_rho(&j->spot_pol, how, p->workers, p->t_iter, lam);
+    double t0 = p->time_s, thr_less = scv_plan_thr_less(req, p, &risk);
+    if (a->pricing == SCV_PRICE_SPOT) t0 *= 1 - scv_spot_rho(&j->spot_pol, how, p->t_iter, thr_less, lam);
     scv_spot_in in = {.pol = &j->spot_pol, .recovery = how,
                       .workers = p->workers, .homogeneous = mx->n == 1, .t0_s = t0, .t_iter = p->t_iter,
+                      .thr_less = thr_less,
                       .lam = lam, .price_od = od, .price_spot = sp, .deadline_s = a->deadline_s,
                       .objective = a->objective};
     scv_err e = {0};
@@ -308,15 +309,15 @@ static int spot_better(const scv_spot_result *r, const scv_spot_result *b, scv_o
 }
 
 /* The chosen point's comparison and every front point's. */
-static int spot_compare(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
+static int spot_compare(const scv_plan_args *a, scv_plan_job *j, const scv_plan_request *req, scv_err *err)
 {
     const scv_plan_result *res = j->res;
-    int rc = spot_point(a, j, &res->points[res->chosen], &j->spot_chosen, err);
+    int rc = spot_point(a, j, req, &res->points[res->chosen], &j->spot_chosen, err);
     if (rc) return rc;
     if (!(j->spot_front = calloc(res->n_front ? res->n_front : 1, sizeof *j->spot_front)))
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     for (size_t i = 0; i < res->n_front && !rc; i++) {
-        rc = spot_point(a, j, &res->points[res->front[i]], &j->spot_front[i], err);
+        rc = spot_point(a, j, req, &res->points[res->front[i]], &j->spot_front[i], err);
         if (!rc && (j->spot_best < 0 || spot_better(&j->spot_front[i], &j->spot_front[j->spot_best], a->objective)))
             j->spot_best = (long)i;
     }
@@ -357,7 +358,8 @@ static void spot_result_json(FILE *f, const scv_spot_result *r)
 {
     char t[32], c[32], n[32], rho[32];
     fprintf(f, "{\"best\":\"%s\",\"meets_deadline\":%s,\"lost_s_per_preemption\":%.6g,\"delay_s_per_preemption\":%.6g,"
-               "\"modes\":[", scv_spot_mode_name(r->best), r->meets ? "true" : "false", r->lost_s, r->delay_s);
+               "\"capacity_lost_share\":%.6g,\"modes\":[", scv_spot_mode_name(r->best), r->meets ? "true" : "false",
+            r->lost_s, r->delay_s, r->cap_lost);
     for (int m = 0, first = 1; m < SCV_SPOT_MODES; m++) {
         const scv_spot_price *p = &r->mode[m];
         if (!p->ok) continue;
@@ -429,7 +431,9 @@ void scv_plan_job_spot_print(FILE *f, const scv_plan_args *a, const scv_plan_job
     else
         fprintf(f, "  recovery by checkpoint-restart: %.3g s plus half of %.0f iterations lost per preemption;",
                 pol->restart_s, pol->ckpt_every);
-    fprintf(f, " a replacement joins after %.3g s\n  preemptions per VM-hour:", pol->replace_s);
+    fprintf(f, " a replacement joins after %.3g s, meanwhile the chosen configuration at K - 1 (same B)\n"
+               "  lacks %.0f%% of its progress rate, so a preemption costs %.3g s in all\n  preemptions per VM-hour:",
+            pol->replace_s, 100 * r->cap_lost, r->delay_s);
     int vm[64];
     size_t n = spot_types(j, vm, 64);
     for (size_t i = 0; i < n; i++) {
@@ -549,7 +553,7 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
                  "; %ld profiled iteration(s) were compressed: the parallel model's communication was fitted on "
                  "them too", n_compressed);
     }
-    if (!rc && j->spot_on) rc = spot_compare(a, j, err);
+    if (!rc && j->spot_on) rc = spot_compare(a, j, &req, err);
 done:
     free(vms);
     free(mixes);

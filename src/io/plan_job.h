@@ -58,6 +58,8 @@ typedef struct scv_plan_args {
                                        policy's defaults by provider) */
     int spot_risk;                  /* compare even without preempt_rate or spot pricing */
     int spot_inplace;               /* recovery in place (shrink/grow), else checkpoint-restart */
+    const scv_spot_policy *spot_pol; /* its times (restart, in-place idle, replacement; NULL:
+                                       scv_spot_policy_default(), --spot-restart etc. change it) */
 } scv_plan_args;
 
 typedef struct scv_plan_job {

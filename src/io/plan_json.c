@@ -26,7 +26,8 @@ static const char *const FIELDS[] = {
     "profile", "metrics", "catalog", "measured_on", "target_epochs", "base_batch", "target_run",
     "target_accuracy", "vm", "workers", "batch", "b_min", "b_max", "comm", "overlap", "stat",
     "pricing", "assume_gpu_speedup", "objective", "value_per_hour", "deadline", "budget", "all", "mix",
-    "compress", "compress_iterations", "max_points", "preempt_rate", "spot_risk", "spot_recovery", NULL};
+    "compress", "compress_iterations", "max_points", "preempt_rate", "spot_risk", "spot_recovery",
+    "spot_restart_s", "spot_idle_s", "spot_replace_s", NULL};
 
 /* What a request holds, and owns, once read. */
 typedef struct request {
@@ -35,6 +36,7 @@ typedef struct request {
     const char **metrics;           /* pointers into the cJSON tree */
     int *workers, *batches;
     char rate[32];                  /* "preempt_rate" given as a number */
+    scv_spot_policy pol;            /* the spot policy with "spot_*_s" (a.spot_pol points here) */
 } request;
 
 static void request_free(request *r)
@@ -281,6 +283,14 @@ static int read_request(const cJSON *o, const scv_plan_limits *lim, int allow_ra
             return bad(err, "spot_recovery", "\"restart\" or \"inplace\"");
         a->spot_inplace = !strcmp(v->valuestring, "inplace");
     }
+    /* the spot policy's times, each replacing the default (plan's --spot-restart etc.) */
+    r->pol = scv_spot_policy_default();
+    const char *const SECS = "seconds: a number in [0, 1e6]";
+    if ((rc = get_num(o, "spot_restart_s", 0, 1e6, 0, SECS, &r->pol.restart_s, err)) ||
+        (rc = get_num(o, "spot_idle_s", 0, 1e6, 0, SECS, &r->pol.inplace_idle_s, err)) ||
+        (rc = get_num(o, "spot_replace_s", 0, 1e6, 0, SECS, &r->pol.replace_s, err)))
+        return rc;
+    a->spot_pol = &r->pol;
     /* preemptions per VM-hour: a number (every type) or "R" / "TYPE=R[,TYPE=R...]", read
      * against the catalog in plan_job.c */
     if ((v = cJSON_GetObjectItemCaseSensitive(o, "preempt_rate"))) {

@@ -108,7 +108,7 @@ typedef struct scv_plan_request {
                                                known: left out (the note says so) */
     /* SCV_PRICE_SPOT with the risk of preemption (NULL = spot at its bare price, as before):
      * every point's time and cost are spot's expected ones (model/spot.c: T = T0 / (1 - rho),
-     * C = (K p T - N replace_s p) / 3600); a point preempted faster than it progresses
+     * C = (K p T - N u p) / 3600, u <= replace_s); a point preempted faster than it progresses
      * (rho >= 1) is left out, counted in the note */
     const struct scv_spot_risk *spot_risk;
 } scv_plan_request;
@@ -446,9 +446,17 @@ double scv_spot_rate(const scv_spot_policy *pol, const scv_spot_rates *user, con
                      int *from_user);
 /* L: the job's wall time lost per preemption (t_iter: s per iteration, lost work). */
 double scv_spot_lost_s(const scv_spot_policy *pol, scv_spot_recovery how, double t_iter);
-/* rho = lam d / 3600 (d = L + replace_s / K): the share of wall time K workers lose at lam
- * preemptions per hour over them. */
-double scv_spot_rho(const scv_spot_policy *pol, scv_spot_recovery how, int K, double t_iter, double lam);
+/* c = max(0, 1 - thr_less): the share of the job's progress rate missing while one of its K
+ * workers is being replaced, thr_less = thr(K-1) / thr(K) at the same B (NaN or < 0: 1). */
+double scv_spot_cap_lost(double thr_less);
+/* d = L + replace_s c: the wall time the job loses per preemption [s]. */
+double scv_spot_delay_s(const scv_spot_policy *pol, scv_spot_recovery how, double t_iter, double thr_less);
+/* u: the expected seconds a worker preempted at a uniform time of a T s job goes unbilled
+ * until its replacement (replace_s) or the job's end: R - R^2/(2T), or T/2 when R > T. */
+double scv_spot_unbilled_s(double replace_s, double T);
+/* rho = lam d / 3600: the share of wall time the workers lose at lam preemptions per hour
+ * over them. */
+double scv_spot_rho(const scv_spot_policy *pol, scv_spot_recovery how, double t_iter, double thr_less, double lam);
 
 /* What the planner needs to price spot with the risk (scv_plan_request.spot_risk). */
 typedef struct scv_spot_risk {
@@ -458,6 +466,12 @@ typedef struct scv_spot_risk {
 } scv_spot_risk;
 /* Lam: the preemptions per hour of count[i] workers of catalog types vm[i] (i < n). */
 double scv_spot_lam(const scv_spot_risk *r, const scv_catalog *cat, const int *vm, const int *count, int n);
+/* thr(K-1) / thr(K) of point p of a plan made for req: its progress rate with one worker
+ * fewer at the same global batch B (the elastic driver keeps B) over its own, by the
+ * request's models (both measured where the request measured both); 0 for K = 1. A mix: the
+ * mean over its types of losing one worker of that type, weighted by the type's
+ * preemptions per hour under risk (NULL: by its workers). model/plan.c. */
+double scv_plan_thr_less(const scv_plan_request *req, const scv_plan_point *p, const scv_spot_risk *risk);
 
 typedef struct scv_spot_in {
     const scv_spot_policy *pol;
@@ -466,6 +480,8 @@ typedef struct scv_spot_in {
     int homogeneous;            /* one VM type (a mix mode is priced only then) */
     double t0_s;                /* the on-demand-equivalent time [s] */
     double t_iter;              /* s per iteration */
+    double thr_less;            /* thr(K-1) / thr(K) at the same B, >= 0 (scv_plan_thr_less;
+                                   0: the job stands still while a worker is replaced) */
     double lam;                 /* preemptions per hour over all K workers on spot */
     double price_od, price_spot; /* $ per hour of all K workers (spot NaN: none, on-demand only) */
     double deadline_s;          /* 0: none */
@@ -479,7 +495,8 @@ typedef struct scv_spot_price {
 } scv_spot_price;
 typedef struct scv_spot_result {
     scv_spot_price mode[SCV_SPOT_MODES];
-    double lost_s, delay_s;     /* L and d = L + R/K per preemption [s] */
+    double lost_s, delay_s;     /* L and d = L + R c per preemption [s] */
+    double cap_lost;            /* c: the share of the progress rate missing at K - 1 */
     double switch_s, margin_s;  /* S and M of the fallback [s] */
     double fallback_s;          /* t*: the latest switch to on-demand at the expected progress
                                    (NaN: no deadline; 0: no room, on-demand from the start;

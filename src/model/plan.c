@@ -65,9 +65,11 @@
  * (front_dense, chosen_dense): the plan without compression, beside the plan with it.
  *
  * Spot with the risk (req->spot_risk with SCV_PRICE_SPOT; model/spot.c): each point's time
- * becomes T0 / (1 - rho), rho = Lam (L + R/K) / 3600 the share of wall time its workers'
- * preemptions cost, and its cost (K p T - N R p) / 3600 with N = Lam T / 3600; rho >= 1 leaves
- * the point out. The front and the choice are then made on the expected figures.
+ * becomes T0 / (1 - rho), rho = Lam (L + R c) / 3600 the share of wall time its workers'
+ * preemptions cost (c = 1 - thr(K-1)/thr(K) at the same B, by this file's models:
+ * scv_plan_thr_less), and its cost (K p T - N u p) / 3600 with N = Lam T / 3600 (u: the
+ * seconds a preempted worker goes unbilled, scv_spot_unbilled_s); rho >= 1
+ * leaves the point out. The front and the choice are then made on the expected figures.
  */
 #include "scv.h"
 #include "model.h"
@@ -585,6 +587,70 @@ typedef struct plan_build {
     size_t n_never;             /* spot with the risk: points preempted faster than they progress */
 } plan_build;
 
+/* ---- a worker fewer (spot: the capacity missing while a preempted worker is replaced) ---- */
+
+/* The models' step and evaluation seconds of point p's configuration (its B, its
+ * communication variant) on count[i] workers of catalog types vm[i] (i < n), priced as
+ * type_points (one type, p not a mix) and mix_points (a mix) price a point, without the
+ * measured times; NaN when a type cannot be predicted. */
+static double model_step_at(const scv_plan_request *req, const scv_plan_point *p, const int *vm, const int *count,
+                            int n)
+{
+    const scv_catalog *cat = req->catalog;
+    const scv_vm_type *mv = &cat->vms[req->measured_vm];
+    scv_plan_policy pol = req->policy ? *req->policy : scv_plan_policy_default();
+    double s[SCV_MIX_MAX_TYPES], s_max = 0, B = p->batch, tc, g = 1;
+    int K = 0;
+    scv_extrap how;
+    for (int i = 0; i < n; i++) {
+        if (compute_rule(req, &cat->vms[vm[i]], mv, &s[i], &how)) return NAN;
+        s_max = fmax(s_max, s[i]);
+        K += count[i];
+    }
+    if (K < 1) return NAN;
+    if (p->mix_types.n > 0) {
+        double bt[SCV_MIX_MAX_TYPES];
+        int held, slow;
+        scv_vm_mix mx = {.n = n};
+        for (int i = 0; i < n; i++) mx.vm[i] = vm[i], mx.count[i] = count[i];
+        tc = mix_split(req->perf->c0, req->perf->c1, s, count, n, B, fmax(1, fmin(pol.mix_min_share, 0.9 / K) * B),
+                       bt, &held);
+        g = mix_link(cat, &mx, mv, &slow);
+    } else {
+        tc = scv_perf_compute(req->perf, B / K) * s[0];
+    }
+    scv_sparse_coll coll;
+    double tm = scv_perf_comm_option(req->perf, K, p->comm >= 0 ? &req->comms[p->comm] : NULL, g, &coll);
+    double t_kernels = (req->t_compress > 0 && isfinite(req->t_compress) ? req->t_compress : 0) * s_max;
+    return step_time(req, p, tc, tm, t_kernels) + B * req->eval_s_per_sample;
+}
+
+double scv_plan_thr_less(const scv_plan_request *req, const scv_plan_point *p, const scv_spot_risk *risk)
+{
+    int K = p->workers;
+    if (K <= 1) return 0;
+    double e = p->batch * req->eval_s_per_sample;
+    if (p->mix_types.n <= 0 && p->vm == req->measured_vm && p->comm_opt.kind == SCV_PLAN_DENSE) {
+        double m = measured_t_iter(req, K, p->batch, NAN), m1 = measured_t_iter(req, K - 1, p->batch, NAN);
+        if (m > 0 && m1 > 0) return fmin(1, (m + e) / (m1 + e)); /* both measured */
+    }
+    scv_vm_mix one = {.n = 1, .vm = {p->vm}, .count = {K}};
+    const scv_vm_mix *mx = p->mix_types.n > 0 ? &p->mix_types : &one;
+    double full = model_step_at(req, p, mx->vm, mx->count, mx->n);
+    double sum = 0, wsum = 0, sum_n = 0, n_all = 0; /* weighted by rate, and by workers */
+    for (int i = 0; i < mx->n; i++) {
+        int vm[SCV_MIX_MAX_TYPES], count[SCV_MIX_MAX_TYPES], n = 0;
+        for (int j = 0; j < mx->n; j++)
+            if (mx->count[j] - (j == i) > 0) vm[n] = mx->vm[j], count[n++] = mx->count[j] - (j == i);
+        double less = model_step_at(req, p, vm, count, n);
+        double r = less > 0 && full > 0 ? fmin(1, full / less) : 0; /* thr = B / step at the same B */
+        double w = risk ? scv_spot_lam(risk, req->catalog, &mx->vm[i], &mx->count[i], 1) : 0;
+        sum += w * r, wsum += w;
+        sum_n += mx->count[i] * r, n_all += mx->count[i];
+    }
+    return wsum > 0 ? sum / wsum : sum_n / n_all;
+}
+
 /* Spot with the risk (req->spot_risk, SCV_PRICE_SPOT): p's time and cost become spot's expected
  * ones for its workers (count[i] of types vm[i]); -1 (p left out, counted) when it would never
  * finish. Equations in model/spot.c. */
@@ -595,14 +661,15 @@ static int spot_risk(plan_build *pb, scv_plan_point *p, const int *vm, const int
     scv_spot_policy dflt = scv_spot_policy_default();
     const scv_spot_policy *pol = req->spot_risk->pol ? req->spot_risk->pol : &dflt;
     double lam = scv_spot_lam(req->spot_risk, req->catalog, vm, count, n);
-    double rho = scv_spot_rho(pol, req->spot_risk->recovery, p->workers, p->t_iter, lam);
+    double rho = scv_spot_rho(pol, req->spot_risk->recovery, p->t_iter, scv_plan_thr_less(req, p, req->spot_risk), lam);
     if (!(rho < 1)) {
         pb->n_never++;
         return -1;
     }
     p->time_s /= 1 - rho;
     double preemptions = lam * p->time_s / 3600;
-    p->cost = scv_cost_usd(p->workers, p->time_s, p->price_hr) - preemptions * pol->replace_s * p->price_hr / 3600;
+    p->cost = scv_cost_usd(p->workers, p->time_s, p->price_hr) -
+              preemptions * scv_spot_unbilled_s(pol->replace_s, p->time_s) * p->price_hr / 3600;
     return 0;
 }
 

@@ -13,16 +13,30 @@
  *                       checkpoint: on average half a checkpoint interval of work is lost)
  *             in place  inplace_idle_s                         (shrink within the notice,
  *                       grow when the replacement arrives; no work lost)
- *   d       = L + R / K   [s]: plus the capacity missing until the replacement arrives, R =
- *           replace_s, during which the job trains on K - 1 of K workers
+ *   d       = L + R c   [s]: plus the capacity missing until the replacement arrives, R =
+ *           replace_s [s], during which the job trains on K - 1 of K workers with the same
+ *           global batch B (the elastic driver keeps B and splits the leaving worker's share
+ *           over the others: docs/CLUSTER.md "Surviving a preemption"), so the iterations to
+ *           the target do not change and only the step time does:
+ *             c = max(0, 1 - thr(K-1) / thr(K))   [share of the job's progress rate lost]
+ *             thr(K-1) / thr(K) = (t_iter(K) + e) / (t_iter(K-1) + e)   at the same B
+ *           (e: the evaluation's seconds per iteration), from the planner's performance model
+ *           (scv_plan_thr_less in plan.c; K = 1: 0, the job stands still). A compute-bound
+ *           job loses about 1/K (t_iter ~ B/K); a communication-bound one, whose K - 1
+ *           workers step as fast as K or faster, loses nothing. (The former R / K charged
+ *           every job as if its throughput were linear in K: 4-5x too long on bench spot.)
  *   Lam     = sum over the spot workers of lam_v   [preemptions per hour of the job]
  *   rho     = Lam d / 3600   [s lost per s of wall time]; rho >= 1: never finishes
  *   T       = T0 / (1 - rho)   [s]: preemptions arrive at Lam per hour of wall time and each
  *           costs d, so T = T0 + (Lam T / 3600) d
  *   N       = Lam T / 3600   expected preemptions
- *   C       = (P_od T + P_spot T - N R p_spot) / 3600   [$]: P_od, P_spot the sums of the
+ *   C       = (P_od T + P_spot T - N u p_spot) / 3600   [$]: P_od, P_spot the sums of the
  *           hourly prices of the on-demand and spot workers; a preempted VM is not billed
- *           until its replacement arrives (p_spot: the mean spot price of a worker)
+ *           until its replacement arrives (p_spot: the mean spot price of a worker), nor after
+ *           the job's end: preempted at a uniform time t of [0, T], it goes unbilled for
+ *           min(R, T - t) [s], on average
+ *             u = R - R^2 / (2 T)  (R <= T),  T / 2  (R > T)        (scv_spot_unbilled_s)
+ *           (the former N R let a long replacement make a short job's cost negative)
  *
  * Fallback (a deadline D): on spot the job makes progress at r = 1 - rho on-demand seconds of
  * work per second; at time t the work left is W(t) = T0 - r t. Switching to on-demand costs
@@ -139,9 +153,27 @@ double scv_spot_lost_s(const scv_spot_policy *pol, scv_spot_recovery how, double
     return pol->restart_s + 0.5 * pol->ckpt_every * (t_iter > 0 && isfinite(t_iter) ? t_iter : 0);
 }
 
-double scv_spot_rho(const scv_spot_policy *pol, scv_spot_recovery how, int K, double t_iter, double lam)
+double scv_spot_cap_lost(double thr_less)
 {
-    return lam * (scv_spot_lost_s(pol, how, t_iter) + pol->replace_s / (K > 0 ? K : 1)) / 3600;
+    if (!(thr_less >= 0)) return 1; /* NaN: as if the job stood still (the most it can lose) */
+    return thr_less < 1 ? 1 - thr_less : 0;
+}
+
+double scv_spot_delay_s(const scv_spot_policy *pol, scv_spot_recovery how, double t_iter, double thr_less)
+{
+    return scv_spot_lost_s(pol, how, t_iter) + pol->replace_s * scv_spot_cap_lost(thr_less);
+}
+
+double scv_spot_unbilled_s(double replace_s, double T)
+{
+    if (!(replace_s > 0) || !(T > 0)) return 0;
+    if (!isfinite(T)) return replace_s;
+    return replace_s <= T ? replace_s - replace_s * replace_s / (2 * T) : T / 2;
+}
+
+double scv_spot_rho(const scv_spot_policy *pol, scv_spot_recovery how, double t_iter, double thr_less, double lam)
+{
+    return lam * scv_spot_delay_s(pol, how, t_iter, thr_less) / 3600;
 }
 
 double scv_spot_lam(const scv_spot_risk *r, const scv_catalog *cat, const int *vm, const int *count, int n)
@@ -172,7 +204,8 @@ static void price_mode(const scv_spot_in *in, double d, int n_od, double lam_spo
     }
     m->time_s = in->t0_s / (1 - rho);
     m->preemptions = lam_spot * m->time_s / 3600;
-    m->cost = (n_od * p_od * m->time_s + n_spot * p_s * m->time_s - m->preemptions * pol->replace_s * p_s) / 3600;
+    m->cost = (n_od * p_od * m->time_s + n_spot * p_s * m->time_s -
+               m->preemptions * scv_spot_unbilled_s(pol->replace_s, m->time_s) * p_s) / 3600;
 }
 
 /* Safer modes first (ties go to them): on-demand, spot with fallback, mix, spot. */
@@ -185,10 +218,12 @@ int scv_spot_eval(const scv_spot_in *in, scv_spot_result *out, scv_err *err)
     const scv_spot_policy *pol = in->pol;
     int K = in->workers;
     if (K < 1 || !(in->t0_s > 0) || !isfinite(in->t0_s) || !(in->price_od > 0) || !(in->lam >= 0) ||
-        !isfinite(in->lam))
-        return scv_err_set(err, SCV_EINVAL, "spot: needs K >= 1, T0 > 0, an on-demand price > 0, a rate >= 0");
-    double L = scv_spot_lost_s(pol, in->recovery, in->t_iter), d = L + pol->replace_s / K;
-    out->lost_s = L, out->delay_s = d;
+        !isfinite(in->lam) || !(in->thr_less >= 0) || !isfinite(in->thr_less))
+        return scv_err_set(err, SCV_EINVAL, "spot: needs K >= 1, T0 > 0, an on-demand price > 0, a rate >= 0, "
+                           "thr(K-1)/thr(K) >= 0");
+    double L = scv_spot_lost_s(pol, in->recovery, in->t_iter);
+    double d = scv_spot_delay_s(pol, in->recovery, in->t_iter, in->thr_less);
+    out->lost_s = L, out->delay_s = d, out->cap_lost = scv_spot_cap_lost(in->thr_less);
     out->fallback_s = NAN;
     out->switch_s = pol->replace_s + pol->restart_s;
     out->margin_s = out->switch_s + d;
@@ -217,7 +252,7 @@ int scv_spot_eval(const scv_spot_in *in, scv_spot_result *out, scv_err *err)
             double r = 1 - rho, w = in->t0_s - r * ts, n = in->lam * ts / 3600;
             fb->ok = 1, fb->n_ondemand = K, fb->n_spot = K, fb->rho = rho, fb->preemptions = n;
             fb->time_s = ts + w + out->switch_s;
-            fb->cost = (in->price_spot * ts - n * pol->replace_s * in->price_spot / K) / 3600 +
+            fb->cost = (in->price_spot * ts - n * scv_spot_unbilled_s(pol->replace_s, ts) * in->price_spot / K) / 3600 +
                        in->price_od * (w + out->switch_s) / 3600;
         }
     }

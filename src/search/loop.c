@@ -96,6 +96,11 @@ typedef struct loop {
     int n_history;
     scv_err sink_err;               /* a store write that failed inside the sink */
     double seg_t0, seg_t1;          /* wall clock of the current segment's first and latest iteration */
+    double seg_short_ws;            /* worker-seconds the segment under way ran below its K (an
+                                       elastic drop: a preemption's notice, a dropped straggler) */
+    double short_usd, short_search_usd; /* what the recorded steps' K x seconds over-count for
+                                       those (all, search steps'): taken off the cost; not stored,
+                                       so a resumed run prices its earlier steps at their K */
     int profiling;                  /* the current segment is a search profile: its evaluations
                                        are stored but not points of the learning curve (a few
                                        dozen iterations at another batch, carried to the
@@ -407,6 +412,7 @@ static void tally(loop *l)
         if (strcmp(t->phase, "train") && t->iterations)
             r->overhead_s += t->last_end - t->first_start - (double)t->iterations * t->batch * fin->t_iter / fin->batch;
     }
+    r->actual_cost -= l->short_usd, r->search_cost -= l->short_search_usd; /* the workers an elastic drop took */
     r->idle_median_s = nid ? idles[nid / 2] : NAN;
     r->idle_worst_s = nid ? idles[nid - 1] : NAN;
     r->price_hr = l->K ? price_at(l, l->seg_vm, l->K, l->B) : NAN;
@@ -424,11 +430,32 @@ static double switch_idle(const loop *l)
 
 /* ---- the sink: measurements as the driver delivers them ---- */
 
+/* Prices the segment under way at the K each iteration ran at: the time since the previous
+ * iteration's end (the first: its own t_iter) at fewer workers than configured is counted in
+ * seg_short_ws; at the segment's end shortfall_to_steps moves it into the cost taken off. */
+static void shortfall_iter(loop *l, const scv_iter_sample *s)
+{
+    double from = isfinite(l->seg_t1) ? l->seg_t1 : s->wall_end - s->t_iter;
+    if (s->workers > 0 && s->workers < l->K && s->wall_end > from) l->seg_short_ws += (l->K - s->workers) * (s->wall_end - from);
+}
+
+/* The ended segment's shortfall, priced at its VM's rate, moved to the recorded steps'. */
+static void shortfall_to_steps(loop *l, const char *phase, int K, int B)
+{
+    double usd = scv_cost_usd(1, l->seg_short_ws, price_at(l, l->seg_vm, K, B));
+    if (isfinite(usd) && usd > 0) {
+        l->short_usd += usd;
+        if (strcmp(phase, "train")) l->short_search_usd += usd;
+    }
+    l->seg_short_ws = 0;
+}
+
 static void on_iter(void *ctx, const scv_iter_sample *s)
 {
     loop *l = ctx;
     l->iteration = s->iteration;
     l->samples = s->samples_seen;
+    shortfall_iter(l, s);
     if (!isfinite(l->seg_t0)) l->seg_t0 = s->wall_end - s->t_iter;
     l->seg_t1 = s->wall_end;
     progress_advance(&l->prog, s->samples_seen);
@@ -511,6 +538,7 @@ static int record_step(loop *l, const char *phase, int K, int B, const scv_segme
         l->resumed_decision = 0;
     }
     r->n_steps++;
+    shortfall_to_steps(l, phase, K, B);
     l->seg_t0 = l->seg_t1 = NAN;
     l->iteration = res.total_iterations;
     l->samples = res.samples_seen;
@@ -565,8 +593,9 @@ static double spend_usd(const loop *l)
 {
     double c = 0;
     for (size_t i = 0; i < l->r->n_steps; i++) c += step_cost(l, &l->r->steps[i]);
+    c -= l->short_usd;
     if (isfinite(l->seg_t0) && l->seg_t1 > l->seg_t0 && l->K > 0)
-        c += scv_cost_usd(l->K, l->seg_t1 - l->seg_t0, price_at(l, l->seg_vm, l->K, l->B));
+        c += scv_cost_usd(1, l->K * (l->seg_t1 - l->seg_t0) - l->seg_short_ws, price_at(l, l->seg_vm, l->K, l->B));
     return c;
 }
 
@@ -748,7 +777,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     }
     l->seg_compressed = spec.comm != NULL;
     l->trained_compressed |= l->seg_compressed;
-    l->seg_t0 = l->seg_t1 = NAN;
+    l->seg_t0 = l->seg_t1 = NAN, l->seg_short_ws = 0;
     emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_START, .phase = phase, .workers = K, .batch = B, .vm = vm});
     scv_measure_sink sink = {.ctx = l, .on_iter = on_iter, .on_eval = on_eval};
     scv_segment_result res;
