@@ -1105,9 +1105,10 @@ typedef struct scv_run_result {
     /* how the target's samples are carried to other batches: carry_learnt 1, S(B) = S(b0)
      * (B + Bn)/(b0 + Bn) with Bn learnt from the corpus's curves of the job under its
      * learning-rate rule (its band's ln-quantiles and median |ln error|, each batch left
-     * out); 2, S(B) = S(b0) (B/b0)^gamma with the rule's exponent learnt from other jobs'
-     * curves (the quantiles and error are the exponent's, each job left out: ln error =
-     * exponent error * ln(B/b0)); 0, the law with the measured noise scale (the others NaN) */
+     * out); 2, the law with the measured noise scale (else S(B) = S(b0) (B/b0)^gamma),
+     * gamma the rule's exponent learnt from other jobs' curves and the quantiles and error
+     * its spread over them, each left out (ln error = exponent error * ln(B/b0)); 0, the law
+     * with the measured noise scale and no band (the others NaN) */
     int carry_learnt;
     double carry_noise_scale, carry_gamma, carry_q_lo, carry_q_hi, carry_err;
     double price_hr;            /* per VM under the run's pricing */

@@ -850,10 +850,11 @@ static void learn_carry(loop *l, const scv_lcurve_set *set)
     if (scv_carry_learn(set, key, &cj, metric_of(l->p), NULL, l->pol->band_coverage, &l->carry) != SCV_OK) {
         if (scv_carry_learn_rule(set, key, &cj, metric_of(l->p), NULL, l->pol->band_coverage, &l->carry) == SCV_OK)
             note(l, SCV_EV_NOTE, "batch carry-over: the corpus holds no curves of this job at several batches; "
-                 "samples to the target carry as (B/b0)^%.2f, its learning-rate rule's exponent learnt from %d other "
-                 "jobs' curves (%.0f%% band of the exponent %+.2f..%+.2f, each job left out: x%.2f-x%.2f at 4x the "
-                 "batch)", l->carry.gamma, l->carry.n_jobs, 100 * l->pol->band_coverage, l->carry.q_lo,
-                 l->carry.q_hi, pow(4, l->carry.q_lo), pow(4, l->carry.q_hi));
+                 "samples to the target carry by the measured noise scale (until one is measured, as (B/b0)^%.2f, its "
+                 "learning-rate rule's exponent learnt from %d other jobs' curves); the band of the carry is that "
+                 "exponent's spread over the jobs, each left out: %.0f%% band %+.2f..%+.2f, x%.2f-x%.2f at 4x the "
+                 "batch", l->carry.gamma, l->carry.n_jobs, 100 * l->pol->band_coverage, l->carry.q_lo, l->carry.q_hi,
+                 pow(4, l->carry.q_lo), pow(4, l->carry.q_hi));
         return;
     }
     note(l, SCV_EV_NOTE, "batch carry-over learnt from the corpus's curves of this job at %d batches under its "
@@ -949,12 +950,15 @@ static double noise_scale(const loop *l)
     return sm.b_simple > 0 ? sm.b_simple : NAN;
 }
 
-/* How samples carry across batches: the learnt carry's noise scale or its rule's exponent,
- * else the measured noise scale (b_noise NaN without one). */
+/* How samples carry across batches: the noise scale learnt from the job's curves, else the
+ * measured one, else the rule's exponent learnt from other jobs (b_noise and gamma NaN: none).
+ * The measured noise scale is the run's own evidence on the job; on the decision benchmark
+ * the rule's median exponent (the population's) chose worse (bench/bench.py decide). */
 static scv_carry_law carry_law(const loop *l)
 {
-    if (isfinite(l->carry.b_noise) || isfinite(l->carry.gamma)) return (scv_carry_law){l->carry.b_noise, l->carry.gamma};
-    return (scv_carry_law){noise_scale(l), NAN};
+    if (isfinite(l->carry.b_noise)) return (scv_carry_law){l->carry.b_noise, NAN};
+    double bn = noise_scale(l);
+    return isfinite(bn) ? (scv_carry_law){bn, NAN} : (scv_carry_law){NAN, l->carry.gamma};
 }
 
 /* A band relative to its point (lo <= 1 <= hi, from the target's prediction at batch b0),
@@ -1369,7 +1373,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     r->target_nearest = src == SCV_TARGET_CURVE && l->pred.ok ? l->pred.nearest : NAN;
     scv_carry_law law = carry_law(l);
     r->carry_learnt = isfinite(l->carry.b_noise) ? 1 : isfinite(l->carry.gamma) ? 2 : 0;
-    r->carry_noise_scale = law.b_noise, r->carry_gamma = law.gamma;
+    r->carry_noise_scale = law.b_noise, r->carry_gamma = l->carry.gamma;
     r->carry_q_lo = l->carry.q_lo, r->carry_q_hi = l->carry.q_hi, r->carry_err = l->carry.med_abs;
     const scv_plan_point *cp = &(*res)->points[(*res)->chosen], *dp;
     if (cp->workers == 1 && cp->comm != l->dense && (dp = find_point(*res, 1, cp->batch, l->dense))) {

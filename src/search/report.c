@@ -291,7 +291,9 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
             r->target_source == SCV_TARGET_NOMINAL ? "true" : "false");
     scv_json_str(f, r->target_note);
     int rule = r->carry_learnt == 2; /* its quantiles are the exponent's: stated at 4x the batch */
-    fprintf(f, ",\"carry\":{\"method\":\"%s\"", rule ? "rule" : r->carry_learnt ? "learnt" : "measured");
+    fprintf(f, ",\"carry\":{\"method\":\"%s\"",
+            r->carry_learnt == 1 ? "learnt" : isfinite(r->carry_noise_scale) ? "measured" : rule ? "rule" : "none");
+    if (rule) fputs(",\"band_from\":\"rule\"", f);
     json_num(f, "noise_scale", r->carry_noise_scale, 1);
     json_num(f, "exponent", r->carry_gamma, 1);
     json_num(f, rule ? "band_lo_4x" : "band_lo", exp(r->carry_q_lo * (rule ? log(4) : 1)), 1);
