@@ -785,8 +785,11 @@ def decide_calibration(job, target, truth, seeds, reports):
             ep = [x["targets"][target]["epochs"]
                   for x, (ok, _) in zip([x for x in runs if x], tr) if ok]
             pe = q["iterations"] * q["batch"] / n_train
-            t_lo = q["time_s"] * lo0 / e0 if lo0 is not None else None
-            t_hi = q["time_s"] * hi0 / e0 if hi0 is not None else float("inf")
+            if "time_lo_s" in q:  # the run's band at this configuration (the carry's widening included)
+                t_lo, t_hi = q["time_lo_s"], q.get("time_hi_s", float("inf"))
+            else:
+                t_lo = q["time_s"] * lo0 / e0 if lo0 is not None else None
+                t_hi = q["time_s"] * hi0 / e0 if hi0 is not None else float("inf")
             for ok, secs in tr:
                 n += 1
                 inside += ok and t_lo is not None and t_lo <= secs <= t_hi or (not ok and t_hi == float("inf"))

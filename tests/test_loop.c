@@ -2076,6 +2076,16 @@ static void t_carry_rule_run(void)
             const scv_plan_result *pl = res.decision ? res.decision : res.plan;
             CHECK(pl != NULL);
             if (pl) K0 = pl->points[pl->chosen].workers, B0 = pl->points[pl->chosen].batch;
+            /* every point carries the run's band: the target's at its batch, wider at another */
+            const scv_plan_result *ab = res.first_absolute ? res.first_absolute : pl;
+            int wider = 0;
+            for (size_t i = 0; ab && i < ab->n_points; i++) {
+                const scv_plan_point *pt = &ab->points[i];
+                CHECK_MSG(pt->time_lo_s > 0 && pt->time_lo_s <= pt->time_s && pt->time_hi_s >= pt->time_s, "%g %g %g",
+                          pt->time_lo_s, pt->time_s, pt->time_hi_s);
+                wider += pt->batch != res.target_batch && pt->time_s / pt->time_lo_s > 1.5 * (1 + 1e-9);
+            }
+            CHECK(wider > 0);
         } else {
             /* every re-plan either keeps the batch or says the switch pays at the band's top */
             const char *q = r.notes;

@@ -118,10 +118,15 @@ void scv_plan_point_json_how(FILE *f, const scv_catalog *cat, const scv_plan_poi
     fprintf(f,
             ",\"workers\":%d,\"batch\":%d,\"t_iter\":%.6g,\"iterations\":%.6g,"
             "\"time_s\":%.6g,\"cost\":%.6g,\"price_hr\":%.6g,\"err_rel\":%.4g,\"extrapolated\":%s,"
-            "\"how\":\"%s\",\"pareto\":%s}",
+            "\"how\":\"%s\",\"pareto\":%s",
             p->workers, p->batch, p->t_iter, p->iterations, p->time_s,
             p->cost, p->price_hr, p->err_rel, p->extrapolated ? "true" : "false", how ? how : scv_extrap_desc(p->extrap),
             p->pareto ? "true" : "false");
+    if (p->time_lo_s > 0) { /* a run's band; its top absent: never reached */
+        fprintf(f, ",\"time_lo_s\":%.6g", p->time_lo_s);
+        if (isfinite(p->time_hi_s)) fprintf(f, ",\"time_hi_s\":%.6g", p->time_hi_s);
+    }
+    fputc('}', f);
 }
 
 /* ---- the plan's figure ---- */

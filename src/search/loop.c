@@ -1375,6 +1375,12 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     r->carry_learnt = isfinite(l->carry.b_noise) ? 1 : isfinite(l->carry.gamma) ? 2 : 0;
     r->carry_noise_scale = law.b_noise, r->carry_gamma = l->carry.gamma;
     r->carry_q_lo = l->carry.q_lo, r->carry_q_hi = l->carry.q_hi, r->carry_err = l->carry.med_abs;
+    for (size_t i = 0; !relative && e0 > 0 && isfinite(lo) && i < (*res)->n_points; i++) {
+        scv_plan_point *pt = &(*res)->points[i]; /* time is proportional to the samples */
+        double plo = lo / e0, phi = hi / e0;
+        carry_band(l, pt->batch, b0, &plo, &phi);
+        pt->time_lo_s = pt->time_s * plo, pt->time_hi_s = pt->time_s * phi;
+    }
     const scv_plan_point *cp = &(*res)->points[(*res)->chosen], *dp;
     if (cp->workers == 1 && cp->comm != l->dense && (dp = find_point(*res, 1, cp->batch, l->dense))) {
         /* one worker exchanges nothing: its compressed point ties with the dense one (less
