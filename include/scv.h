@@ -800,6 +800,9 @@ typedef struct scv_segment_spec {
     int64_t checkpoint_every;   /* iterations between checkpoints */
     int final_eval;             /* evaluate when the segment ends */
     int eval_subset;            /* periodic evaluations on this many held-out samples (0 = all) */
+    double eval_max_share;      /* an external trainer skips a due periodic evaluation while its
+                                   evaluations took more than this share of its time (0: never;
+                                   SCV_EVAL_MAX_SHARE: warm-up and search) */
     int target_window;          /* reached when the mean of the last W evaluations >= target */
     const double *history;      /* the run's latest target values (accuracies or period-mean
                                    training losses), oldest first (W - 1 at most), */

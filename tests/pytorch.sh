@@ -453,6 +453,17 @@ assert last["type"] == "eval" and last["role"] == "final" and last["set"] == "fu
 assert sum(l["role"] == "final" for l in ev) == 1, ev
 EOF
     check "wrappers: the evaluations leave the weights as plain training's" $PY $TW check "$W/sub" 32x10
+    # SCV_EVAL_MAX_SHARE: an evaluation of 0.2 s due at every iteration, kept to 20% of the time
+    # (skipped while over it, the same ones on both workers)
+    TW_EVAL=slow SCV_EVAL_EVERY_EPOCHS=0.16 SCV_EVAL_MAX_SHARE=0.2 SCV_UNTIL_ITERATIONS=12 wrap 2 "$W/share" ||
+        { nok "wrappers: SCV_EVAL_MAX_SHARE at K=2 exits 0"; sed 's/^/#   /' "$W/share/out"; }
+    check "wrappers: SCV_EVAL_MAX_SHARE=0.2 skips due evaluations (11 due, 0.2 s each)" $PY - "$W/share/metrics.jsonl" <<'EOF'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+per = [l for l in lines if l["type"] == "eval" and l["role"] == "periodic"]
+wall = max(l["ts"] for l in lines if "ts" in l) - min(l["ts"] for l in lines if "ts" in l)
+assert 1 <= len(per) <= 6, (len(per), wall)  # without the share: 11
+EOF
     # Scavenger's stop: SIGUSR1 to mpirun mid-run; every worker stops at the same iteration
     SCV_BATCH=16 wrap 2 "$W/sig" &
     TP=$!

@@ -24,7 +24,7 @@ static void full(scv_segwire *w)
     w->n_split = 3, w->split[0] = 0.5, w->split[1] = 0.25, w->split[2] = 1.125;
     w->until_iterations = 123456789012LL;
     w->epochs = 2.5, w->target_accuracy = 0.875, w->target_loss = 0.3125, w->eval_every_epochs = 0.1;
-    w->eval_subset = 2000, w->target_window = 4;
+    w->eval_subset = 2000, w->target_window = 4, w->eval_max_share = 0.1;
     w->n_history = 3, w->history[0] = 0.75, w->history[1] = 0.8125, w->history[2] = 0.5;
     w->noise_window = 17, w->noise_tol = 0.15;
     w->time_rse = 0.02, w->time_min = 9;
@@ -173,7 +173,7 @@ static void t_env_round_trip(void)
     const char *names[] = {"SCV_WORKERS", "SCV_BATCH", "SCV_SPLIT", "SCV_MASTER_ADDR", "SCV_MASTER_PORT",
                            "SCV_CHECKPOINT_DIR", "SCV_RESUME", "SCV_METRICS", "SCV_UNTIL_ITERATIONS",
                            "SCV_MAX_EPOCHS", "SCV_EVAL_EVERY_EPOCHS", "SCV_SEED", "SCV_PROBE",
-                           "SCV_EVAL_SUBSET", "SCV_FINAL_EVAL"};
+                           "SCV_EVAL_SUBSET", "SCV_FINAL_EVAL", "SCV_EVAL_MAX_SHARE"};
     int n = 0;
     while (env && env[n]) n++;
     CHECK_EQ_INT(n, (int)(sizeof names / sizeof names[0]));
@@ -196,6 +196,7 @@ static void t_env_round_trip(void)
     CHECK_EQ_INT(r.until_iterations, w.until_iterations);
     CHECK_NEAR(r.epochs, 2.5, 0, 0);
     CHECK_NEAR(r.eval_every_epochs, 0.1, 0, 0);
+    CHECK_NEAR(r.eval_max_share, 0.1, 0, 0);
     CHECK(r.seed == w.seed);
     CHECK_EQ_INT(r.probe, 1);
     CHECK(r.eval_subset == w.eval_subset && r.final_eval == w.final_eval);

@@ -96,6 +96,8 @@ class _Session:
         self.eval_takes_subset = False
         self.eval_subset = 0        # SCV_EVAL_SUBSET, SCV_FINAL_EVAL (init() reads them)
         self.final_eval = False
+        self.eval_max_share = 0.0   # SCV_EVAL_MAX_SHARE: a due evaluation waits while the
+        self.eval_seconds = 0.0     #   evaluations' seconds exceed this share of the run's
         self.batch_from_env = bool(os.environ.get("SCV_BATCH"))
 
 
@@ -138,6 +140,9 @@ def init(backend=None, timeout_s=1800):
         env = _t.Env.from_environ(seed=torch.initial_seed() % (2 ** 63))
         eval_subset = _t._env_int("SCV_EVAL_SUBSET", 0, lo=0) if managed else 0
         final_eval = _t._env_bool("SCV_FINAL_EVAL", False) if managed else False
+        eval_max_share = _t._env_float("SCV_EVAL_MAX_SHARE", 0.0) if managed else 0.0
+        if eval_max_share > 1:
+            raise UsageError("SCV_EVAL_MAX_SHARE=%r: expected a share in [0, 1]" % os.environ["SCV_EVAL_MAX_SHARE"])
     except UsageError as e:
         if not managed:
             raise
@@ -148,7 +153,7 @@ def init(backend=None, timeout_s=1800):
         torch.cuda.set_device(dev)
     backend = backend or _t.default_backend(dev)
     _S = s = _Session(env, managed, dev)
-    s.eval_subset, s.final_eval = eval_subset, final_eval
+    s.eval_subset, s.final_eval, s.eval_max_share = eval_subset, final_eval, eval_max_share
     _t.init_distributed(env, timeout_s, backend=backend, single=True)
     if env.workers > 1 and not os.environ.get("SCV_SEED"):  # torch's seeds differ: worker 0's for all
         box = [env.seed]
@@ -678,9 +683,17 @@ def _evaluate_if_due(s, prev_seen):
     period = E * n
     if math.floor(s.samples_seen / period + 1e-9) <= math.floor(prev_seen / period + 1e-9):
         return
+    # SCV_EVAL_MAX_SHARE (warm-up and search): while the evaluations so far took more than
+    # that share of this invocation's time, a due one is skipped (worker 0's clock decides, so
+    # every worker skips the same one: the user's evaluation may hold collectives)
+    if s.eval_max_share > 0 and _agree(s, int(s.env.rank == 0 and s.eval_seconds >
+                                              s.eval_max_share * (time.time() - s.t_start))):
+        return
     t0 = time.perf_counter()
     fields = _run_eval(s, s.eval_subset)
-    _write_eval(s, fields, "periodic", time.perf_counter() - t0)
+    took = time.perf_counter() - t0
+    s.eval_seconds += took
+    _write_eval(s, fields, "periodic", took)
 
 
 def _final_eval(s):

@@ -226,6 +226,7 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
         /* periodic evaluations on a subset (SCV_EVAL_SUBSET), and, where an accuracy target
          * may have to be confirmed on the whole set, the final evaluation (SCV_FINAL_EVAL) */
         w->eval_subset = probe ? 0 : s->eval_subset;
+        w->eval_max_share = probe ? 0 : s->eval_max_share;
         w->final_eval = !probe && s->eval_subset > 0 && s->target_accuracy > 0 && !(s->target_loss > 0);
         w->seed = e->seed ? e->seed : 1;
         w->probe = probe ? 1 : 0;

@@ -77,6 +77,7 @@ static const field fields[] = {
     NUM("target_accuracy", NULL, "--target-accuracy", T_DBL, target_accuracy, 0, 1, J_ALWAYS),
     NUM("target_loss", NULL, "--target-loss", T_DBL, target_loss, 0, MAX_VALUE, J_ALWAYS),
     NUM("eval_subset", "SCV_EVAL_SUBSET", "--eval-subset", T_INT, eval_subset, 0, 2147483647.0, J_ALWAYS | E_ALWAYS),
+    NUM(NULL, "SCV_EVAL_MAX_SHARE", NULL, T_DBL, eval_max_share, 0, 1, 0),
     NUM("target_window", NULL, "--target-window", T_INT, target_window, 1, SCV_TARGET_WINDOW_MAX, J_ALWAYS | J_MIN1 | A_WINDOW),
     LIST(SCV_SEGWIRE_HISTORY_KEY, NULL, "--target-history", history, n_history, 0, MAX_VALUE, J_ALWAYS | A_WINDOW),
     NUM("noise_window", NULL, "--stop-noise-stable", T_INT, noise_window, 0, 1e9, J_ALWAYS | A_PAIR),

@@ -39,6 +39,7 @@ typedef struct scv_segwire {
     double target_accuracy, target_loss; /* ... or at the target (0: none) */
     double eval_every_epochs;            /* periodic evaluations (0: the trainer's default) */
     int eval_subset;                     /* ... on this many held-out samples (0: all) */
+    double eval_max_share;               /* ... skipped past this share of the time (0: never) */
     int target_window;                   /* the target over the mean of the last W (0, 1: off) */
     int n_history;                       /* earlier target values, oldest first */
     double history[SCV_SEGWIRE_MAX_HISTORY];

@@ -759,6 +759,9 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     spec.eval_every_epochs = strcmp(phase, "train") ? search_eval_every(l, K, B) : l->pol->eval_every_epochs;
     spec.checkpoint_every = l->pol->checkpoint_every;
     spec.eval_subset = l->pol->eval_subset;
+    /* an external trainer keeps the warm-up's and the search's evaluations to their share
+     * itself, before the loop has measured one (search_eval_every widens the period after) */
+    spec.eval_max_share = strcmp(phase, "train") ? l->pol->search_eval_share : 0;
     spec.target_window = l->pol->target_window > 1 ? l->pol->target_window : 0;
     /* stragglers are looked for while training (a replacement in the middle of a profile
      * would mix two clusters in one measurement) */
