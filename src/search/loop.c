@@ -1039,10 +1039,11 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
     int rc = stored_curve(l, t->run, steps, n_steps, &g, &ev, &n_ev, NULL);
     free(steps);
     if (!rc) {
-        scv_carry_law law = {l->carry.b_noise, l->carry.gamma};
+        /* as carry_law, the stored run's own noise scale before this run's */
+        scv_carry_law law = {l->carry.b_noise, NAN};
         if (!scv_carry_law_known(law)) law.b_noise = stored_noise_scale(l, t->run);
-        if (!scv_carry_law_known(law)) law.b_noise = noise_scale(l); /* the same job's: this run's estimate */
-        if (!scv_carry_law_known(law)) law.b_noise = INFINITY;      /* none: samples count the same at any batch */
+        if (!scv_carry_law_known(law)) law = carry_law(l);
+        if (!scv_carry_law_known(law)) law.b_noise = INFINITY; /* none: samples count the same at any batch */
         scv_stoprule_spec rs = {.window = l->pol->target_window};
         if (metric_of(p) == SCV_METRIC_LOSS) rs.target_loss = target_value(p);
         else rs.target_accuracy = target_value(p);
