@@ -982,10 +982,6 @@ typedef struct scv_run_policy {
                                    (the learning curve needs points early) */
     double search_eval_share;   /* 0.1: ... at most this share of those segments' time, the
                                    period widened once evaluations are measured (0 = off) */
-    int carry_probe;            /* 1: when the choice trains at the warm-up's batch and another
-                                   batch's best could be faster within the batch carry-over's
-                                   band, the first training segment (an epoch) probes it, and
-                                   the run learns the carry from its own curve (0 = never) */
     int eval_subset;            /* 2000: periodic evaluations on this many held-out samples
                                    (0 = all); the target is confirmed on the whole test set */
     int target_window;          /* 3: reached when the mean of this many evaluations >= target */
@@ -1116,9 +1112,8 @@ typedef struct scv_run_result {
      * learning-rate rule (its band's ln-quantiles and median |ln error|, each batch left
      * out); 2, the law with the measured noise scale (else S(B) = S(b0) (B/b0)^gamma),
      * gamma the rule's exponent learnt from other jobs' curves and the quantiles and error
-     * its spread over them, each left out (ln error = exponent error * ln(B/b0)); 3, the
-     * exponent learnt from the run's own curve at two batches, with its profile band; 0, the
-     * law with the measured noise scale and no band (the others NaN) */
+     * its spread over them, each left out (ln error = exponent error * ln(B/b0)); 0, the law
+     * with the measured noise scale and no band (the others NaN) */
     int carry_learnt;
     double carry_noise_scale, carry_gamma, carry_q_lo, carry_q_hi, carry_err;
     double price_hr;            /* per VM under the run's pricing */

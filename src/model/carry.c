@@ -38,14 +38,6 @@
  * and logistic regression need fewer samples at the larger batch near their plateaus: its
  * noise floor, lr / B, is lower). The measured noise scale, which the run would otherwise
  * carry by, has no error measured on the corpus (the curves hold no gradient statistics).
- *
- * Once a run has trained at two batches, its own curve tells (scv_carry_profile): the
- * evaluations carried to the reference batch by the exponent gamma should lie on one smooth
- * curve, the power law to an asymptote (curve.c's POW); the gamma of least squared residual
- * (on a grid) is
- * the run's, and its band is the profile's: the gammas whose residual is within
- * (1 + z^2 / (n - 4)) of the least (an F test of one parameter, z the normal's quantile at
- * the band's coverage). A band that reaches the grid's edge says the curve does not tell.
  */
 #include "scv.h"
 #include "model.h"
@@ -57,8 +49,7 @@
 
 scv_carry_policy scv_carry_policy_default(void)
 {
-    return (scv_carry_policy){.min_batches = 3, .shares = {0.3, 0.5, 0.7, 0.85}, .lr_rel_tol = 1e-6, .min_jobs = 2,
-                              .run_min_evals = 3, .run_gamma_lo = -1.5, .run_gamma_hi = 2.5, .run_gamma_step = 0.05};
+    return (scv_carry_policy){.min_batches = 3, .shares = {0.3, 0.5, 0.7, 0.85}, .lr_rel_tol = 1e-6, .min_jobs = 2};
 }
 
 #define GRID_LO 6
@@ -359,47 +350,4 @@ int scv_carry_law_same(scv_carry_law a, scv_carry_law b)
 #define SAME(x, y) ((x) == (y) || (isnan(x) && isnan(y)))
     return SAME(a.b_noise, b.b_noise) && SAME(a.gamma, b.gamma);
 #undef SAME
-}
-
-/* ---- the run's own carry ---- */
-
-double scv_carry_curve_sse(scv_metric metric, const double *x, const double *y, size_t n)
-{
-    scv_curve c;
-    if (scv_curve_fit_form(SCV_CURVE_POW, metric, x, y, n, NULL, &c, NULL) != SCV_OK) return NAN;
-    return c.rmse * c.rmse * (double)c.n_points;
-}
-
-/* The standard normal's p quantile (bisection on erfc). */
-static double normal_q(double p)
-{
-    double lo = -10, hi = 10;
-    for (int i = 0; i < 80; i++) {
-        double m = (lo + hi) / 2;
-        if (0.5 * erfc(-m / sqrt(2)) < p) lo = m;
-        else hi = m;
-    }
-    return (lo + hi) / 2;
-}
-
-int scv_carry_profile(const double *grid, const double *sse, size_t n_grid, size_t n_points, double coverage,
-                      scv_carry *out)
-{
-    memset(out, 0, sizeof *out);
-    out->b_noise = out->gamma = out->q_lo = out->q_hi = out->med_abs = NAN;
-    if (n_points < 6 || n_grid < 3) return SCV_ENOTFOUND;
-    size_t best = n_grid;
-    for (size_t k = 0; k < n_grid; k++)
-        if (isfinite(sse[k]) && (best == n_grid || sse[k] < sse[best])) best = k;
-    if (best == n_grid) return SCV_ENOTFOUND;
-    double z = normal_q((1 + coverage) / 2), cut = sse[best] * (1 + z * z / (double)(n_points - 4));
-    size_t lo = best, hi = best;
-    while (lo > 0 && isfinite(sse[lo - 1]) && sse[lo - 1] <= cut) lo--;
-    while (hi + 1 < n_grid && isfinite(sse[hi + 1]) && sse[hi + 1] <= cut) hi++;
-    if (lo == 0 || hi == n_grid - 1) return SCV_ENOTFOUND; /* the curve does not bound it */
-    double step = grid[1] - grid[0]; /* no narrower than the grid tells */
-    out->gamma = grid[best];
-    out->q_lo = fmin(grid[lo] - grid[best], -step), out->q_hi = fmax(grid[hi] - grid[best], step);
-    out->n_errors = n_points;
-    return SCV_OK;
 }

@@ -362,9 +362,6 @@ typedef struct scv_carry_policy {
     int any_rule;               /* 0; 1: curves under every rule (what knowing it is worth) */
     double fixed_b_noise;       /* 0; > 0: this noise scale judged instead of one fitted */
     int min_jobs;               /* 2: other jobs a rule's exponent is learnt from, at least */
-    int run_min_evals;          /* 3: a run's evaluations at each of two batches before its own
-                                   curve is asked for the carry */
-    double run_gamma_lo, run_gamma_hi, run_gamma_step; /* -1.5, 2.5, 0.05: its exponent's grid */
 } scv_carry_policy;
 scv_carry_policy scv_carry_policy_default(void);
 typedef struct scv_carry_job {  /* the job's learning-rate rule */
@@ -394,17 +391,6 @@ int scv_carry_learn(const scv_lcurve_set *set, const char *key, const scv_carry_
  * left out), ln(true / carried) = error * ln(B / b0). SCV_ENOTFOUND with too few. */
 int scv_carry_learn_rule(const scv_lcurve_set *set, const char *exclude_key, const scv_carry_job *job,
                          scv_metric metric, const scv_carry_policy *pol, double coverage, scv_carry *out);
-/* The run's own carry: the exponent gamma over grid[0..n_grid) whose carry of the run's
- * evaluations to the reference batch leaves the least sse[k] about a smooth curve
- * (scv_carry_curve_sse; n_points evaluations), and its profile band at coverage C: the gammas
- * with sse <= sse_min (1 + z^2 / (n_points - 4)), z the normal's (1 + C)/2 quantile, as
- * q_lo <= 0 <= q_hi about it. SCV_ENOTFOUND where the band reaches the grid's edge (the
- * curve does not tell) or n_points < 6. */
-int scv_carry_profile(const double *grid, const double *sse, size_t n_grid, size_t n_points, double coverage,
-                      scv_carry *out);
-/* The sum of squared residuals of y about the power law to an asymptote fitted to it (POW;
- * NaN where it cannot be fitted). */
-double scv_carry_curve_sse(scv_metric metric, const double *x, const double *y, size_t n);
 /* The carry's band from b0 to b as ln(true / carried) quantiles (0, 0 at b0; NaN: none). */
 void scv_carry_quantiles(const scv_carry *c, double b0, double b, double *q_lo, double *q_hi);
 

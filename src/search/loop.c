@@ -127,11 +127,6 @@ typedef struct loop {
     int budget_stop;                /* the next segment does not fit the budget: the run stops */
     double eta_stored;              /* when the forecast was last stored (scv_now; 0: never) */
     int eval_widened;               /* the warm-up's evaluation period was widened (noted once) */
-    int carry_run;                  /* carry is this run's own, from its curve at two batches
-                                       (learn_run_carry) */
-    int probing, after_probe;       /* the first training segment probes another batch (the
-                                       decision's choice's carry is inside its band); the
-                                       re-plan after it decides without the guard */
     scv_straggler_rule strag_rule;  /* the current training segment's (hetero_rule) */
 } loop;
 
@@ -958,14 +953,12 @@ static double noise_scale(const loop *l)
     return sm.b_simple > 0 ? sm.b_simple : NAN;
 }
 
-/* How samples carry across batches: the run's own exponent (learn_run_carry), else the noise
- * scale learnt from the job's curves, else the measured one, else the rule's exponent learnt
- * from other jobs (b_noise and gamma NaN: none).
+/* How samples carry across batches: the noise scale learnt from the job's curves, else the
+ * measured one, else the rule's exponent learnt from other jobs (b_noise and gamma NaN: none).
  * The measured noise scale is the run's own evidence on the job; on the decision benchmark
  * the rule's median exponent (the population's) chose worse (bench/bench.py decide). */
 static scv_carry_law carry_law(const loop *l)
 {
-    if (l->carry_run) return (scv_carry_law){NAN, l->carry.gamma};
     if (isfinite(l->carry.b_noise)) return (scv_carry_law){l->carry.b_noise, NAN};
     double bn = noise_scale(l);
     return isfinite(bn) ? (scv_carry_law){bn, NAN} : (scv_carry_law){NAN, l->carry.gamma};
@@ -990,55 +983,12 @@ static double horizon(const loop *l)
     return l->p->max_epochs * l->job.n_train;
 }
 
-/* The carry learnt from this run's own curve (scv_carry_profile) once its evaluations lie in
- * segments at two batches or more, policy.run_min_evals at each: the exponent whose carry
- * puts them on one smooth curve, with its profile band. It replaces the corpus's carry (and
- * its band) when the curve bounds it; a note says so when it moves. */
-static void learn_run_carry(loop *l)
-{
-    const progress *g = &l->prog;
-    const scv_carry_policy cp = scv_carry_policy_default();
-    int bs[8], nb[8], nbatch = 0, enough = 0;
-    for (size_t i = 0; i < g->nev; i++) {
-        int b = 0;
-        for (size_t k = 0; k < g->nseg && !b; k++)
-            if (g->ev[i].samples > g->seg[k].s0 && g->ev[i].samples <= g->seg[k].s1) b = g->seg[k].batch;
-        int j = 0;
-        while (j < nbatch && bs[j] != b) j++;
-        if (j == nbatch && nbatch < 8) bs[nbatch] = b, nb[nbatch++] = 0;
-        if (j < nbatch && ++nb[j] == cp.run_min_evals && b) enough++;
-    }
-    if (enough < 2) return;
-    size_t n_grid = (size_t)((cp.run_gamma_hi - cp.run_gamma_lo) / cp.run_gamma_step + 1.5);
-    double *grid = malloc(sizeof(double) * (2 * n_grid + 2 * g->nev));
-    if (!grid) return;
-    double *sse = grid + n_grid, *x = sse + n_grid, *y = x + g->nev;
-    for (size_t i = 0; i < g->nev; i++) y[i] = g->ev[i].y;
-    for (size_t k = 0; k < n_grid; k++) {
-        grid[k] = cp.run_gamma_lo + (double)k * cp.run_gamma_step;
-        for (size_t i = 0; i < g->nev; i++)
-            x[i] = progress_ref_samples(g, g->ev[i].samples, l->p->batches[0], (scv_carry_law){NAN, grid[k]});
-        sse[k] = scv_carry_curve_sse(metric_of(l->p), x, y, g->nev);
-    }
-    scv_carry c;
-    if (scv_carry_profile(grid, sse, n_grid, g->nev, l->pol->band_coverage, &c) == SCV_OK &&
-        (!l->carry_run || fabs(c.gamma - l->carry.gamma) > cp.run_gamma_step / 2)) {
-        l->carry = c, l->carry_run = 1;
-        note(l, SCV_EV_NOTE, "batch carry-over learnt from this run's own curve (%zu evaluations at %d batches): "
-             "samples to the target carry as (B/b0)^%.2f, %.0f%% band of the exponent %+.2f..%+.2f (x%.2f-x%.2f at "
-             "4x the batch)", g->nev, enough, c.gamma, 100 * l->pol->band_coverage, c.q_lo, c.q_hi,
-             pow(4, c.q_lo), pow(4, c.q_hi));
-    }
-    free(grid);
-}
-
 /* Refits the learning curve (this run's evaluations, carried to the reference batch),
  * unless nothing it depends on moved since the last fit (a re-plan right after the check
  * that called for it would bootstrap the same curve again). */
 static void predict_target(loop *l)
 {
     const progress *g = &l->prog;
-    learn_run_carry(l);
     scv_carry_law law = carry_law(l);
     double s1 = g->nseg ? g->seg[g->nseg - 1].s1 : 0;
     if (l->pred_fitted && l->pred_nev == g->nev && l->pred_nseg == g->nseg && l->pred_s1 == s1 &&
@@ -1426,7 +1376,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     r->target_p_reach = src == SCV_TARGET_CURVE && l->pred.ok ? l->pred.p_reach : NAN;
     r->target_nearest = src == SCV_TARGET_CURVE && l->pred.ok ? l->pred.nearest : NAN;
     scv_carry_law law = carry_law(l);
-    r->carry_learnt = l->carry_run ? 3 : isfinite(l->carry.b_noise) ? 1 : isfinite(l->carry.gamma) ? 2 : 0;
+    r->carry_learnt = isfinite(l->carry.b_noise) ? 1 : isfinite(l->carry.gamma) ? 2 : 0;
     r->carry_noise_scale = law.b_noise, r->carry_gamma = l->carry.gamma;
     r->carry_q_lo = l->carry.q_lo, r->carry_q_hi = l->carry.q_hi, r->carry_err = l->carry.med_abs;
     for (size_t i = 0; !relative && e0 > 0 && isfinite(lo) && i < (*res)->n_points; i++) {
@@ -1831,31 +1781,6 @@ static void note_absolute(loop *l)
 }
 
 /* PLAN: fit, plan, decide (or, resuming, take the stored decision). */
-/* The probe: when the decision trains at the batch the curve was measured at (the
- * warm-up's) and the best configuration at another batch could be faster within the carry's
- * band (its time at the band's bottom under the choice's), the first training segment trains
- * there instead. Its evaluations give the run's own carry (learn_run_carry), and the re-plan
- * after it decides with that. A choice at another batch is its own probe. NULL: none. */
-static const scv_plan_point *probe_point(const loop *l, const scv_plan_result *res, const scv_plan_point *ch)
-{
-    int K0, B0;
-    start_config(l->p, &K0, &B0);
-    if (!l->pol->carry_probe || ch->batch != B0 || l->carry_run || l->r->relative ||
-        l->r->target_source != SCV_TARGET_CURVE)
-        return NULL;
-    const scv_plan_point *alt = NULL;
-    for (size_t i = 0; i < res->n_points; i++) {
-        const scv_plan_point *pt = &res->points[i];
-        if (pt->batch != ch->batch && pt->vm == ch->vm && pt->comm == ch->comm && pt->mix < 0 &&
-            (!alt || pt->time_s < alt->time_s))
-            alt = pt;
-    }
-    double ql, qh;
-    if (!alt) return NULL;
-    scv_carry_quantiles(&l->carry, ch->batch, alt->batch, &ql, &qh);
-    return isfinite(ql) && alt->time_s * exp(ql) < ch->time_s ? alt : NULL;
-}
-
 static int do_plan(loop *l, scv_err *err)
 {
     scv_run_result *r = l->r;
@@ -1887,7 +1812,6 @@ static int do_plan(loop *l, scv_err *err)
         if (pt) ch = pt;
         comm_text(l, l->comm, ch->comm_coll, ct, sizeof ct);
     }
-    const scv_plan_point *probe = l->decided ? NULL : probe_point(l, res, ch);
     l->decided = 1;
     note_absolute(l); /* at the configuration decided */
     r->predicted_time_s = ch->time_s, r->predicted_cost = ch->cost, r->predicted_band = ch->err_rel;
@@ -1908,15 +1832,6 @@ static int do_plan(loop *l, scv_err *err)
         note(l, SCV_EV_NOTE, "the %s applies from the first plan with absolute times (the target's epochs are not "
              "known yet)", l->p->deadline_s > 0 ? "deadline" : "budget");
     note(l, SCV_EV_DECISION, "K=%d, B=%d%s (%s)", l->K, l->B, ct, r->why);
-    if (probe) {
-        double ql, qh;
-        scv_carry_quantiles(&l->carry, ch->batch, probe->batch, &ql, &qh);
-        note(l, SCV_EV_NOTE, "probe: the first training segment at K=%d, B=%d, predicted %.3g s to the target (%.3g s at "
-             "the bottom of the batch carry-over's band) against the choice's %.3g s: its evaluations tell the run's own "
-             "carry, and the re-plan after it decides", probe->workers, probe->batch, probe->time_s,
-             probe->time_s * exp(ql), ch->time_s);
-        l->K = probe->workers, l->B = probe->batch, l->comm = probe->comm, l->probing = 1;
-    }
     rc = store_models(l, err);
     return rc ? rc : store_plan(l, res, err);
 }
@@ -1930,8 +1845,6 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     double chunk = fmax(fmax((double)pol->segment_min_iters, l->job.n_train / l->B), pol->segment_share * rest);
     if (l->r->relative) /* the target unknown: re-plan soon, once the curve may predict it */
         chunk = fmax((double)pol->segment_min_iters, pol->unknown_segment_epochs * l->job.n_train / l->B);
-    if (l->probing) /* a probe: an epoch, enough evaluations for the run's own carry */
-        chunk = fmax((double)pol->segment_min_iters, l->job.n_train / l->B);
     /* no evaluation of the whole test set when a segment ends (2.4 s of LeNet on a
      * 0.25-core VM, a few % of the run over its segments): the trainer makes one where the
      * run ends (the target, the epoch bound) */
@@ -1943,18 +1856,9 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     scv_run_step *t;
     int rc = segment(l, "train", l->K, l->B, spec, &t, err);
     if (rc) return rc;
-    int probed = l->probing;
-    l->probing = 0;
     if (t->reached || t->iterations == 0 || l->r->epochs >= l->p->max_epochs - 1e-9 ||
         ++l->rounds >= pol->max_segments)
         return SCV_OK;
-    if (probed) {
-        predict_target(l); /* (learns the run's own carry) */
-        *drifted = l->after_probe = 1;
-        note(l, SCV_EV_NOTE, "probe at K=%d, B=%d done: re-plan with the batch carry-over %s", l->K, l->B,
-             l->carry_run ? "learnt from the run's own curve" : "as before (the run's curve does not bound it)");
-        return SCV_OK;
-    }
     const scv_plan_point *pp = find_point(l->r->plan, l->K, l->B, l->comm);
     *drifted = pp && isfinite(t->t_iter) && fabs(t->t_iter / pp->t_iter - 1) > pol->drift_tol;
     if (*drifted && l->seg_vm != l->vm_index) {
@@ -2037,8 +1941,7 @@ static int do_replan(loop *l, scv_err *err)
     const scv_plan_point *nc = &res->points[res->chosen], *cur = find_point(res, l->K, l->B, l->comm);
     double rem_cur = cur ? rest_iters(l, &sm, l->B) * iter_factor(cur) * cur->t_iter : 0;
     double rem_new = rest_iters(l, &sm, nc->batch) * iter_factor(nc) * nc->t_iter;
-    double risk = l->after_probe ? 1 : carry_risk(l, l->B, nc->batch), rem_new_top = rem_new * risk;
-    l->after_probe = 0;
+    double risk = carry_risk(l, l->B, nc->batch), rem_new_top = rem_new * risk;
     double cost = l->pol->switch_idle_factor * switch_idle(l) + l->pol->switch_remaining_share * rem_cur;
     /* a bound in force (the plan is absolute): when the current configuration misses it and
      * the plan's choice meets it (as the planner judges bounds: the whole job's predicted
