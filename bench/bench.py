@@ -1257,6 +1257,15 @@ def run_evals(run_dir, log):
     return (secs if found else None), (float(m.group(1)) / 100 if m else None), n_train
 
 
+def judged_config(r):
+    """decision_prediction(r) and the configuration it is judged at: the chosen one, or when the
+    decision was relative, the one the run trained at when it first predicted absolutely."""
+    pts, pt, at = decision_prediction(r)
+    ch = r.get("chosen") or {}
+    kb = (r["final"]["workers"], r["final"]["batch"]) if at else (ch.get("workers"), ch.get("batch"))
+    return pts, pt, at, kb
+
+
 def byot(seeds=2, converted_seeds=1, full_grid=0, smoke=0):
     """The same `scavenger run` on the built-in LeNet, on the PyTorch LeNet (the example) and on
     PyTorch's MNIST example converted to scavenger.torch (examples/mnist_main.py).
@@ -1368,11 +1377,7 @@ def byot(seeds=2, converted_seeds=1, full_grid=0, smoke=0):
           "| its predicted s | its truth s | error | oracle | regret | run total s | overhead s |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (system, s, a), r in sorted(reports.items()):
-        pts, pt, at = decision_prediction(r)
-        ch = r.get("chosen") or {}
-        kb = (ch.get("workers"), ch.get("batch"))
-        if at:  # decided relative: the configuration trained when first predicted
-            kb = (r["final"]["workers"], r["final"]["batch"])
+        pts, pt, at, kb = judged_config(r)
         mine = {k[1:]: v for k, v in med.items() if k[0] == system and v}
         oracle = min(mine, key=lambda k: mine[k][0]) if mine else (None, None)
         tc = mine.get(kb, (float("nan"),))[0]
@@ -1395,9 +1400,7 @@ def byot(seeds=2, converted_seeds=1, full_grid=0, smoke=0):
           "| evaluation share: priced / run / truth | evaluations s (run) | reached | test accuracy |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for (system, s, a), r in sorted(reports.items()):
-        pts, pt, at = decision_prediction(r)
-        ch = r.get("chosen") or {}
-        kb = (r["final"]["workers"], r["final"]["batch"]) if at else (ch.get("workers"), ch.get("batch"))
+        pts, pt, at, kb = judged_config(r)
         ev_s, priced, n_train = evals[system, s, a]
         pe = predicted_epochs(r, kb, n_train)
         m = med.get((system,) + kb)
