@@ -86,6 +86,13 @@ int main(int argc, char **argv)
     }
     scv_calib_policy pol = scv_calib_policy_default();
     if (argc == 4) pol.prior = atoi(argv[3]);
+    /* CALIB_TRAIN_MULTS=N: calibrated on the first N target multiples only, judged on all
+     * (what far targets' coverage owes to the multiples the calibration sees) */
+    double full_mults[SCV_CALIB_MULTS];
+    memcpy(full_mults, pol.target_mults, sizeof full_mults);
+    for (int k = getenv("CALIB_TRAIN_MULTS") ? atoi(getenv("CALIB_TRAIN_MULTS")) : SCV_CALIB_MULTS; k < SCV_CALIB_MULTS;
+         k++)
+        pol.target_mults[k] = 0;
     int by_model = argc >= 3 && !strcmp(argv[2], "model"), by_curve = argc >= 3 && !strcmp(argv[2], "curve");
     char name[128];
     scv_lcurve_set all;
@@ -120,6 +127,7 @@ int main(int argc, char **argv)
         test.ref = train.ref, test.n_ref = train.n_ref, test.pol = pol;
         scv_calib_policy tpol = pol;
         tpol.fit_examples = 0; /* judged: the forecast a run would get */
+        memcpy(tpol.target_mults, full_mults, sizeof full_mults); /* judged on every multiple */
         for (size_t h = 0; h < out.n; h++)
             for (int mi = 0; mi < 2; mi++) {
                 const scv_lcurve *c = &out.c[h];

@@ -56,7 +56,7 @@ scv_calib_policy scv_calib_policy_default(void)
         .first_prefix_share = 0.02,
         .last_prefix_share = 0.7,
         .rho_edges = {0.25, 0.6, 1.0, 1.6, 2.4},
-        .target_mults = {1.3, 1.7, 2.2, 3, 4, 6, 9, 14},
+        .target_mults = {1.3, 1.7, 2.2, 3, 4, 6, 9, 14, 20, 30, 50},
         .beyond_share = 0.5,
         .max_points = 40,
         .prior = 1,

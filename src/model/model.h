@@ -251,7 +251,7 @@ typedef enum { SCV_CALIB_PRIMARY = 0, SCV_CALIB_TAIL, SCV_CALIB_NONE, SCV_CALIB_
 #define SCV_CALIB_MEMBERS 16    /* at most this many matched curves in the prior */
 #define SCV_CALIB_MIN_MEMBERS 3 /* ... and at least this many for a prior crossing */
 #define SCV_CALIB_BINS 6
-#define SCV_CALIB_MULTS 8
+#define SCV_CALIB_MULTS 11
 const char *scv_calib_kind_name(scv_calib_kind k); /* "fit", "tail", "none", "prior" */
 
 typedef struct scv_calib_policy {
@@ -260,8 +260,9 @@ typedef struct scv_calib_policy {
     int prefixes;               /* 10 prefixes of each known curve, log-spaced ... */
     double first_prefix_share, last_prefix_share; /* ... from 2% to 70% of its samples */
     double rho_edges[SCV_CALIB_BINS - 1]; /* 0.25 0.6 1 1.6 2.4: bins of rho */
-    double target_mults[SCV_CALIB_MULTS]; /* 1.3 .. 14: targets = the curve's best by these
-                                   multiples of the prefix's end */
+    double target_mults[SCV_CALIB_MULTS]; /* 1.3 .. 50: targets = the curve's best by these
+                                   multiples of the prefix's end (to 14 only, a forecast far out
+                                   met examples whose truths stopped at 14x: a bias to "sooner") */
     double beyond_share;        /* 0.5: and one target this share of the prefix's remaining
                                    gain beyond the curve's best (never reached) */
     int max_points;             /* 40: a prefix is thinned evenly to at most this many points
