@@ -185,13 +185,31 @@ static double fit_bn(const carry_table *t, long skip, const scv_carry_policy *po
     return best;
 }
 
+/* No carry: every figure NaN. */
+static void carry_none(scv_carry *out)
+{
+    memset(out, 0, sizeof *out);
+    out->b_noise = out->gamma = out->q_lo = out->q_hi = out->med_abs = NAN;
+}
+
+/* The band from n signed errors r (sorted here; abs: scratch of n): their (1-C)/2 and
+ * (1+C)/2 quantiles and median absolute value. */
+static void set_band(scv_carry *out, double *r, double *abs_r, size_t n, double coverage)
+{
+    for (size_t i = 0; i < n; i++) abs_r[i] = fabs(r[i]);
+    qsort(r, n, sizeof *r, scv_cmp_double);
+    out->n_errors = n;
+    out->q_lo = scv_quantile_sorted(r, n, (1 - coverage) / 2);
+    out->q_hi = scv_quantile_sorted(r, n, (1 + coverage) / 2);
+    out->med_abs = scv_median(abs_r, n);
+}
+
 int scv_carry_learn(const scv_lcurve_set *set, const char *key, const scv_carry_job *job, scv_metric metric,
                     const scv_carry_policy *pol, double coverage, scv_carry *out)
 {
     scv_carry_policy dp = scv_carry_policy_default();
     if (!pol) pol = &dp;
-    memset(out, 0, sizeof *out);
-    out->b_noise = out->gamma = out->q_lo = out->q_hi = out->med_abs = NAN;
+    carry_none(out);
     carry_table t;
     int got = job && key ? table_of(set, key, job, metric, pol, &t) : 0;
     if (got < 0) return SCV_ENOMEM;
@@ -209,14 +227,9 @@ int scv_carry_learn(const scv_lcurve_set *set, const char *key, const scv_carry_
                 if (a != h && isfinite(t.e[s][a]) && isfinite(t.e[s][h])) r[n++] = law_err(&t, s, a, h, bh);
     }
     if (n < 4) return SCV_ENOTFOUND;
-    for (size_t i = 0; i < n; i++) a_r[i] = fabs(r[i]);
-    qsort(r, n, sizeof *r, scv_cmp_double);
     out->b_noise = bn;
     out->n_batches = (int)t.nb;
-    out->n_errors = n;
-    out->q_lo = scv_quantile_sorted(r, n, (1 - coverage) / 2);
-    out->q_hi = scv_quantile_sorted(r, n, (1 + coverage) / 2);
-    out->med_abs = scv_median(a_r, n);
+    set_band(out, r, a_r, n, coverage);
     return SCV_OK;
 }
 
@@ -258,8 +271,7 @@ int scv_carry_learn_rule(const scv_lcurve_set *set, const char *exclude_key, con
 {
     scv_carry_policy dp = scv_carry_policy_default();
     if (!pol) pol = &dp;
-    memset(out, 0, sizeof *out);
-    out->b_noise = out->gamma = out->q_lo = out->q_hi = out->med_abs = NAN;
+    carry_none(out);
     if (!job || !set) return SCV_ENOTFOUND;
     job_gammas *jg = malloc(sizeof *jg * MAX_JOBS);
     if (!jg) return SCV_ENOMEM;
@@ -303,15 +315,11 @@ int scv_carry_learn_rule(const scv_lcurve_set *set, const char *exclude_key, con
     a_r = r + nj * PAIRS;
     for (size_t j = 0; j < nj; j++) {
         double g = gamma_of(jg, nj, (long)j);
-        for (size_t k = 0; k < jg[j].n; k++) r[n] = jg[j].g[k] - g, a_r[n] = fabs(r[n]), n++;
+        for (size_t k = 0; k < jg[j].n; k++) r[n++] = jg[j].g[k] - g;
     }
-    qsort(r, n, sizeof *r, scv_cmp_double);
     out->gamma = gamma_of(jg, nj, -1);
     out->n_jobs = (int)nj;
-    out->n_errors = n;
-    out->q_lo = scv_quantile_sorted(r, n, (1 - coverage) / 2);
-    out->q_hi = scv_quantile_sorted(r, n, (1 + coverage) / 2);
-    out->med_abs = scv_median(a_r, n);
+    set_band(out, r, a_r, n, coverage);
     free(r);
     free(jg);
     return SCV_OK;

@@ -439,6 +439,19 @@ static size_t comm_variants(const scv_plan_request *req, int *var)
     return n;
 }
 
+/* The trainer's floor on a mix's per-worker batch: min_share of B, capped at 0.9 of an even
+ * share (dynbatch.c), one sample at least. */
+static double mix_floor(const scv_plan_policy *pol, int K, double B)
+{
+    return fmax(1, fmin(pol->mix_min_share, 0.9 / K) * B);
+}
+
+/* The compression kernels' measured seconds a step on the measured type (0: none). */
+static double kernel_s(const scv_plan_request *req)
+{
+    return req->t_compress > 0 && isfinite(req->t_compress) ? req->t_compress : 0;
+}
+
 /* A point's step: compute tc and communication tm (overlapped), the compression kernels
  * t_kernels on a Top-k step (compute, on the point's type), times the option's measured
  * correction (t_iter_scale) where a run set one. */
@@ -613,16 +626,14 @@ static double model_step_at(const scv_plan_request *req, const scv_plan_point *p
         int held, slow;
         scv_vm_mix mx = {.n = n};
         for (int i = 0; i < n; i++) mx.vm[i] = vm[i], mx.count[i] = count[i];
-        tc = mix_split(req->perf->c0, req->perf->c1, s, count, n, B, fmax(1, fmin(pol.mix_min_share, 0.9 / K) * B),
-                       bt, &held);
+        tc = mix_split(req->perf->c0, req->perf->c1, s, count, n, B, mix_floor(&pol, K, B), bt, &held);
         g = mix_link(cat, &mx, mv, &slow);
     } else {
         tc = scv_perf_compute(req->perf, B / K) * s[0];
     }
     scv_sparse_coll coll;
     double tm = scv_perf_comm_option(req->perf, K, p->comm >= 0 ? &req->comms[p->comm] : NULL, g, &coll);
-    double t_kernels = (req->t_compress > 0 && isfinite(req->t_compress) ? req->t_compress : 0) * s_max;
-    return step_time(req, p, tc, tm, t_kernels) + B * req->eval_s_per_sample;
+    return step_time(req, p, tc, tm, kernel_s(req) * s_max) + B * req->eval_s_per_sample;
 }
 
 double scv_plan_thr_less(const scv_plan_request *req, const scv_plan_point *p, const scv_spot_risk *risk)
@@ -783,9 +794,7 @@ static void mix_points(plan_build *pb, size_t m)
         if ((req->b_min && per < req->b_min) || (req->b_max && per > req->b_max)) continue;
         double bt[SCV_MIX_MAX_TYPES], price = 0;
         int held;
-        /* the trainer's floor: min_share, capped at 0.9 of an even share (dynbatch.c) */
-        const double floor = fmax(1, fmin(pb->pol->mix_min_share, 0.9 / K) * B);
-        double tc = mix_split(req->perf->c0, req->perf->c1, s, mx->count, n, B, floor, bt, &held);
+        double tc = mix_split(req->perf->c0, req->perf->c1, s, mx->count, n, B, mix_floor(pb->pol, K, B), bt, &held);
         int fits = 1, priced = 1;
         for (int i = 0; i < n; i++) {
             const scv_vm_type *vm = &cat->vms[mx->vm[i]];
@@ -976,7 +985,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
     }
     plan_build pb = {.req = req, .pol = &pol, .res = res, .mv = &req->catalog->vms[req->measured_vm],
                      .var = var, .nvar = nvar,
-                     .t_compress = req->t_compress > 0 && isfinite(req->t_compress) ? req->t_compress : 0};
+                     .t_compress = kernel_s(req)};
     for (size_t v = 0; v < req->n_vms; v++) type_points(&pb, req->vms[v]);
     for (size_t m = 0; m < n_mixes; m++) mix_points(&pb, m);
     build_note(&pb);

@@ -1512,10 +1512,8 @@ static int store_plan(loop *l, const scv_plan_result *res, scv_err *err)
     if (r->relative) fprintf(f, ",\"nominal_epochs\":%.6g,\"nominal_batch\":%d", r->target_epochs, r->target_batch);
     fputs(",\"chosen\":", f);
     scv_plan_point_json(f, l->p->catalog, ch);
-    double lo = r->target_epochs_lo / r->target_epochs, hi = r->target_epochs_hi / r->target_epochs;
-    carry_band(l, ch->batch, r->target_batch, &lo, &hi);
-    if (r->target_epochs > 0 && isfinite(lo) && isfinite(hi))
-        fprintf(f, ",\"time_lo_s\":%.6g,\"time_hi_s\":%.6g", ch->time_s * lo, ch->time_s * hi);
+    if (ch->time_lo_s > 0 && isfinite(ch->time_hi_s)) /* its band (plan) */
+        fprintf(f, ",\"time_lo_s\":%.6g,\"time_hi_s\":%.6g", ch->time_lo_s, ch->time_hi_s);
     fputs(",\"points\":[", f);
     for (size_t i = 0; i < res->n_points; i++) {
         if (i) fputc(',', f);
@@ -1816,11 +1814,7 @@ static int do_plan(loop *l, scv_err *err)
     note_absolute(l); /* at the configuration decided */
     r->predicted_time_s = ch->time_s, r->predicted_cost = ch->cost, r->predicted_band = ch->err_rel;
     r->predicted_lo_s = r->predicted_hi_s = NAN;
-    if (r->target_epochs > 0 && isfinite(r->target_epochs_lo)) { /* time is proportional to the samples */
-        double lo = r->target_epochs_lo / r->target_epochs, hi = r->target_epochs_hi / r->target_epochs;
-        carry_band(l, ch->batch, r->target_batch, &lo, &hi);
-        r->predicted_lo_s = ch->time_s * lo, r->predicted_hi_s = ch->time_s * hi;
-    }
+    if (ch->time_lo_s > 0) r->predicted_lo_s = ch->time_lo_s, r->predicted_hi_s = ch->time_hi_s; /* (plan) */
     predict_progress(l);
     record_forecast(l);
     note(l, SCV_EV_NOTE, "target: %s", r->target_note);

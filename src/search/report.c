@@ -296,9 +296,10 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     if (rule) fputs(",\"band_from\":\"rule\"", f);
     json_num(f, "noise_scale", r->carry_noise_scale, 1);
     json_num(f, "exponent", r->carry_gamma, 1);
-    json_num(f, rule ? "band_lo_4x" : "band_lo", exp(r->carry_q_lo * (rule ? log(4) : 1)), 1);
-    json_num(f, rule ? "band_hi_4x" : "band_hi", exp(r->carry_q_hi * (rule ? log(4) : 1)), 1);
-    json_num(f, rule ? "median_error_4x" : "median_error", exp(r->carry_err * (rule ? log(4) : 1)) - 1, 1);
+    double at = rule ? log(4) : 1; /* ln(B / b0) of the stated band: 4x the batch */
+    json_num(f, rule ? "band_lo_4x" : "band_lo", exp(r->carry_q_lo * at), 1);
+    json_num(f, rule ? "band_hi_4x" : "band_hi", exp(r->carry_q_hi * at), 1);
+    json_num(f, rule ? "median_error_4x" : "median_error", exp(r->carry_err * at) - 1, 1);
     fputs("}}", f);
     json_num(f, "price_hr", r->price_hr, 1);
     json_num(f, "actual_time_s", r->actual_time_s, 1);
