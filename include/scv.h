@@ -952,6 +952,10 @@ typedef struct scv_run_event {
 typedef struct scv_run_observer {
     void *ctx;
     void (*on_event)(void *ctx, const scv_run_event *ev);
+    /* asked before each segment: nonzero stops the run there, checkpointed and resumable
+     * (SCV_EINTR, state interrupted): a stop that came while no segment ran, which a driver
+     * cannot see (NULL: never) */
+    int (*stop_requested)(void *ctx);
 } scv_run_observer;
 
 /* Every threshold of the loop, with its default in scv_run_policy_default(). */

@@ -430,7 +430,7 @@ static void t_partial_full_none(void)
     scv_job_driver d = driver_of(&f);
     rec r;
     memset(&r, 0, sizeof r);
-    scv_run_observer obs = {&r, on_event};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
     scv_run_params p = params(db, "job-a");
     scv_run_result res;
     scv_err e = {0};
@@ -516,7 +516,7 @@ static void t_drift_switch_or_stay(void)
         scv_job_driver d = driver_of(&probe);
         rec r;
     memset(&r, 0, sizeof r);
-        scv_run_observer obs = {&r, on_event};
+        scv_run_observer obs = {.ctx = &r, .on_event = on_event};
         scv_run_params p = params(db, "probe");
         p.max_epochs = 100;
         scv_run_result res;
@@ -548,6 +548,42 @@ static void t_drift_switch_or_stay(void)
     }
 }
 
+/* A stop between segments (scv_run_observer.stop_requested: the CLI's SIGINT/SIGTERM while
+ * no driver held them): the run stops before the next segment, interrupted and resumable. */
+static int stop_after_two(void *ctx)
+{
+    const rec *r = ctx;
+    int n = 0;
+    for (const char *q = r->seq; (q = strchr(q, ':')); q++) n++;
+    return n >= 2;
+}
+
+static void t_stop_between_segments(void)
+{
+    scv_store *db = open_db("stop.db");
+    fake f = new_fake();
+    scv_job_driver d = driver_of(&f);
+    rec r;
+    memset(&r, 0, sizeof r);
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event, .stop_requested = stop_after_two};
+    scv_run_params p = params(db, "job-stop");
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_EINTR);
+    CHECK(res.state == SCV_STATE_INTERRUPTED && !res.budget_stopped);
+    CHECK_EQ_INT(res.n_steps, 2); /* the warm-up and one search step, no third segment started */
+    CHECK_MSG(!strchr(strchr(r.seq, ' ') + 1, ' '), "%s", r.seq);
+    long long id = res.run_id;
+    scv_run_result_free(&res);
+    memset(&r, 0, sizeof r);
+    obs.stop_requested = NULL;
+    p.resume_run = id;
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
+    CHECK(res.reached && res.run_id == id);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 static void t_interrupt_resume(void)
 {
     scv_store *db = open_db("int.db");
@@ -556,7 +592,7 @@ static void t_interrupt_resume(void)
     scv_job_driver d = driver_of(&f);
     rec r;
     memset(&r, 0, sizeof r);
-    scv_run_observer obs = {&r, on_event};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
     scv_run_params p = params(db, "job-int");
     scv_run_result res;
     scv_err e = {0};
@@ -614,7 +650,7 @@ static void t_failure_retries(void)
     scv_job_driver d = driver_of(&f);
     rec r;
     memset(&r, 0, sizeof r);
-    scv_run_observer obs = {&r, on_event};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
     scv_run_params p = params(db, "job-f");
     scv_run_result res;
     scv_err e = {0};
@@ -997,7 +1033,7 @@ static void t_search_budget(void)
     scv_job_driver d = driver_of(&f);
     rec r;
     memset(&r, 0, sizeof r);
-    scv_run_observer obs = {&r, on_event};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
     scv_run_params p = params(db, "job-budget");
     p.search = SCV_SEARCH_FULL;
     p.policy.search_budget_share = 0.05;
@@ -1037,7 +1073,7 @@ static void t_search_needs_two_k(void)
     scv_job_driver d = driver_of(&f);
     rec r;
     memset(&r, 0, sizeof r);
-    scv_run_observer obs = {&r, on_event};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
     scv_run_params p = params(db, "job-budget-k");
     p.search = SCV_SEARCH_FULL;
     p.policy.search_budget_share = 1e-6;
@@ -1220,7 +1256,7 @@ static void t_epochs_spent_early(void)
     scv_job_driver d = driver_of(&f);
     rec r;
     memset(&r, 0, sizeof r);
-    scv_run_observer obs = {&r, on_event};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
     scv_run_params p = params(db, "job-spent");
     p.max_epochs = 0.1;
     scv_run_result res;
@@ -1286,7 +1322,7 @@ static void t_eta_overdue(void)
     p.search = SCV_SEARCH_NONE;
     p.target_epochs = 0.8, p.target_batch = 32;
     rec r = {0};
-    scv_run_observer obs = {&r, on_event};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
     scv_run_result res;
     scv_err e = {0};
     CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
@@ -1328,7 +1364,7 @@ static void t_nominal_labels(void)
     scv_run_result res;
     scv_err e = {0};
     rec ev = {0};
-    scv_run_observer obs = {&ev, on_event};
+    scv_run_observer obs = {.ctx = &ev, .on_event = on_event};
     CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
     CHECK(res.decision_relative && res.target_source == SCV_TARGET_NOMINAL);
     /* the time left while training: nominal, never as a prediction */
@@ -1417,7 +1453,7 @@ static void t_compress(void)
     scv_job_driver d = driver_of(&f);
     rec r;
     memset(&r, 0, sizeof r);
-    scv_run_observer obs = {&r, on_event};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
     scv_run_params p = params(db, "job-compress");
     p.objective = SCV_OBJ_TIME;
     CHECK_EQ_INT(scv_run_params_set(&p, "compress", "none,topk:100:allgather", &e), SCV_OK);
@@ -1905,7 +1941,7 @@ static void t_eta_stored(void)
     p.policy.eval_every_epochs = 0.02; /* many evaluations: the writes limited */
     scv_run_result res;
     eta_rec x = {.db = db, .res = &res};
-    scv_run_observer obs = {&x, on_event_eta};
+    scv_run_observer obs = {.ctx = &x, .on_event = on_event_eta};
     scv_err e = {0};
     double t0 = scv_now();
     CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
@@ -1940,7 +1976,7 @@ static void t_hetero_rule(void)
     p.objective = SCV_OBJ_TIME; /* K = 4: the fastest */
     rec r;
     memset(&r, 0, sizeof r);
-    scv_run_observer obs = {&r, on_event};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
     scv_run_result res;
     scv_err e = {0};
     CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
@@ -2111,6 +2147,7 @@ static const scv_test tests[] = {
     {"partial_full_none", t_partial_full_none},
     {"drift_switch_or_stay", t_drift_switch_or_stay},
     {"interrupt_resume", t_interrupt_resume},
+    {"stop_between_segments", t_stop_between_segments},
     {"failure_retries", t_failure_retries},
     {"first_run_absolute", t_first_run_absolute},
     {"loss_target", t_loss_target},

@@ -5,7 +5,9 @@
  * the library decides the driver, the VM type and the job's identity); scv_run() does the
  * work; this file prints its events (progress on stderr, the trade-off on stdout), writes the
  * report and maps the outcome to the exit status (0 target reached, 1 not reached or failed,
- * 2 usage, 130 interrupted). The loop itself is src/search/loop.c.
+ * 2 usage, 130 interrupted). The loop itself is src/search/loop.c. SIGINT and SIGTERM: while a
+ * segment runs its driver passes them on to the job; between segments they are held here and
+ * the loop stops before the next one (scv_run_observer.stop_requested).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -20,6 +22,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +184,19 @@ static void progress_line(view *v, const scv_run_event *ev)
     fprintf(stderr, "\r\033[K  [%s] K=%d B=%d iteration %lld, epoch %.2f%s; %s in the run%s%s", scv_run_state_name(ev->state),
             ev->workers, ev->batch, (long long)ev->iter->iteration, ev->iter->epoch, acc, el, spend, rem);
     fflush(stderr);
+}
+
+/* SIGINT or SIGTERM while no segment runs (a driver's own handler takes them during one). */
+static volatile sig_atomic_t g_stop;
+static void on_stop(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+static int stop_requested(void *ctx)
+{
+    (void)ctx;
+    return g_stop;
 }
 
 static void on_event(void *ctx, const scv_run_event *ev)
@@ -413,8 +429,13 @@ int cmd_run(int argc, char **argv)
               .window = js.params.policy.target_window, .budget = js.params.budget};
     fprintf(stderr, "scavenger run: %s (%s), search %s, state in %s/\n", resume ? "resuming" : "a new run",
             js.job_key, scv_search_name(js.params.search), state_dir);
-    scv_run_observer obs = {.ctx = &v, .on_event = on_event};
+    scv_run_observer obs = {.ctx = &v, .on_event = on_event, .stop_requested = stop_requested};
+    struct sigaction sa = {.sa_handler = on_stop}, old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
     int st = scv_run(&js.params, drv, &obs, &res, &err);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     if (st == SCV_EINTR && res.budget_stopped) { /* the run's cap, not a Ctrl-C */
         char sp[32], nx[32];
         scv_fmt_usd(res.actual_cost, sp, sizeof sp);

@@ -744,6 +744,10 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
         if ((rc = l->d->checkpoint(l->d->ctx, err))) return rc;
         return SCV_EINTR; /* unwinds to scv_run, which stops the run (budget_stop) */
     }
+    if (l->obs && l->obs->stop_requested && l->obs->stop_requested(l->obs->ctx)) { /* a stop between segments */
+        if ((rc = l->d->checkpoint(l->d->ctx, err))) return rc;
+        return SCV_EINTR;
+    }
     if (K != l->cfg_K || B != l->cfg_B || l->seg_vm != was_vm) {
         if ((K != l->cfg_K || B != l->cfg_B) && (rc = l->d->configure(l->d->ctx, K, B, NULL, err))) return rc;
         if (l->cfg_K)
