@@ -512,6 +512,9 @@ typedef struct scv_stat_model {
     double e_star, theta;            /* Scavenger epochs fit */
     double target_epochs, target_batch;
     double lag_epochs;
+    int by_exponent;                 /* 1: samples carry from target_batch as (B / target_batch)^exponent
+                                        (a run's own batch carry-over), not by the kind's law */
+    double exponent;
     int n_points;
     char note[160];
 } scv_stat_model;
@@ -986,6 +989,11 @@ typedef struct scv_run_policy {
                                    (the learning curve needs points early) */
     double search_eval_share;   /* 0.1: ... at most this share of those segments' time, the
                                    period widened once evaluations are measured (0 = off) */
+    double carry_probe_epochs;  /* 0.5: when the choice trains at the warm-up's batch and
+                                   another batch's best could be faster within the batch
+                                   carry-over's band, the first training segment probes it for
+                                   this many epochs (evaluating as the search does), and the run
+                                   learns the carry from its own curve (0 = never) */
     int eval_subset;            /* 2000: periodic evaluations on this many held-out samples
                                    (0 = all); the target is confirmed on the whole test set */
     int target_window;          /* 3: reached when the mean of this many evaluations >= target */
@@ -1116,8 +1124,9 @@ typedef struct scv_run_result {
      * learning-rate rule (its band's ln-quantiles and median |ln error|, each batch left
      * out); 2, the law with the measured noise scale (else S(B) = S(b0) (B/b0)^gamma),
      * gamma the rule's exponent learnt from other jobs' curves and the quantiles and error
-     * its spread over them, each left out (ln error = exponent error * ln(B/b0)); 0, the law
-     * with the measured noise scale and no band (the others NaN) */
+     * its spread over them, each left out (ln error = exponent error * ln(B/b0)); 3, the
+     * exponent learnt from the run's own curve at two batches, with its profile band; 0, the
+     * law with the measured noise scale and no band (the others NaN) */
     int carry_learnt;
     double carry_noise_scale, carry_gamma, carry_q_lo, carry_q_hi, carry_err;
     double price_hr;            /* per VM under the run's pricing */

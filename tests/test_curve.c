@@ -380,6 +380,45 @@ static void t_carry_rule(void)
     for (size_t i = 0; i < n; i++) free(cs[i].samples), free(cs[i].accuracy), free(cs[i].loss);
 }
 
+/* The run's own carry from its curve at two batches (scv_carry_shift), on two synthetic
+ * kinds of departure from the b0 = 64 curve, a loss 0.9 (x / 1e4)^-0.3 (the form the curve
+ * module fits a loss with) evaluated to s_p = 60000 samples, then b = 256 evaluated to 90000;
+ * the target 0.33, b0's crossing s0 = 1e4 (0.9 / 0.33)^(1 / 0.3):
+ *   floor  b's loss 0.04 lower from s_p on: b0's crossing of 0.37
+ *   scale  b makes b0's progress at half the rate: 2 (s0 - s_p) samples from s_p, gamma = +0.5
+ * (the exponent carries the samples from s_p, as the loop carries those still to go)
+ * The band (the level and scale readings, the noise's error added) covers each truth; the
+ * point's sign is the truth's. */
+static void t_carry_shift(void)
+{
+    const scv_carry_policy cp = scv_carry_policy_default();
+    const double sp = 60000, target = 0.33, s0 = 1e4 * pow(0.9 / target, 1 / 0.3);
+    double x0[12], y0[12], xb[10], yb[10];
+    for (int kind = 0; kind < 2; kind++) {
+        for (int i = 0; i < 12; i++) {
+            x0[i] = sp * (i + 1) / 12;
+            y0[i] = 0.9 * pow(x0[i] / 1e4, -0.3) + 0.002 * ((i % 3) - 1);
+        }
+        for (int i = 0; i < 10; i++) {
+            xb[i] = sp + 30000.0 * (i + 1) / 10;
+            double u = kind == 0 ? xb[i] : sp + (xb[i] - sp) / 2;
+            yb[i] = 0.9 * pow(u / 1e4, -0.3) - (kind == 0 ? 0.04 : 0) + 0.002 * ((i % 3) - 1);
+        }
+        double truth = kind == 0 ? log((1e4 * pow(0.9 / (target + 0.04), 1 / 0.3) - sp) / (s0 - sp)) / log(4) : 0.5;
+        const double seg_s0[] = {0, sp}, seg_s1[] = {sp, xb[9]}, seg_rate[] = {1, NAN};
+        scv_carry_run run = {.metric = SCV_METRIC_LOSS, .x0 = x0, .y0 = y0, .n0 = 12, .xb = xb, .yb = yb, .nb = 10,
+                             .seg_s0 = seg_s0, .seg_s1 = seg_s1, .seg_rate = seg_rate, .nseg = 2, .b0 = 64,
+                             .b = 256, .start = sp, .target = target, .horizon = 1e7};
+        scv_carry c;
+        CHECK_EQ_INT(scv_carry_shift(&run, &cp, 0.8, &c), SCV_OK);
+        CHECK_MSG(c.gamma + c.q_lo <= truth && truth <= c.gamma + c.q_hi, "kind %d: gamma %g band %+g..%+g, truth %g",
+                  kind, c.gamma, c.q_lo, c.q_hi, truth);
+        CHECK_MSG(kind == 0 ? c.gamma < -0.1 : c.gamma > 0.1, "kind %d: gamma %g", kind, c.gamma);
+        run.nb = (size_t)cp.run_min_evals - 1; /* too few at b */
+        CHECK_EQ_INT(scv_carry_shift(&run, &cp, 0.8, &c), SCV_ENOTFOUND);
+    }
+}
+
 static const scv_test tests[] = {
     {"fit_recovers_each_form", t_fit_recovers_each_form},
     {"band_covers_truth", t_band_covers_truth},
@@ -389,5 +428,6 @@ static const scv_test tests[] = {
     {"calib_coverage", t_calib_coverage},
     {"carry_learnt", t_carry_learnt},
     {"carry_rule", t_carry_rule},
+    {"carry_shift", t_carry_shift},
 };
 SCV_TEST_MAIN(tests)

@@ -2046,7 +2046,7 @@ static void t_carry_learnt_run(void)
         scv_run_observer obs = {.ctx = &r, .on_event = on_event};
         CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
         if (other_lr) {
-            CHECK(!res.carry_learnt && isnan(res.carry_q_lo) && !strstr(r.notes, "carry-over learnt"));
+            CHECK(res.carry_learnt != 1 && !strstr(r.notes, "carry-over learnt from the corpus's curves"));
         } else {
             CHECK_MSG(res.carry_learnt && strstr(r.notes, "batch carry-over learnt from the corpus's curves of this job at 3"),
                       "%.3000s", r.notes);
@@ -2087,6 +2087,7 @@ static void t_carry_rule_run(void)
     }
     fclose(f);
     int K0 = 0, B0 = 0;
+    int64_t train_from = 1; /* the first training iteration of the first pass: the drift starts there */
     for (int guarded = 0; guarded < 2; guarded++) {
         scv_store *db = open_db(guarded ? "rule2.db" : "rule1.db");
         fake g = new_fake();
@@ -2095,10 +2096,15 @@ static void t_carry_rule_run(void)
         g.job.lr = 0.05, g.job.base_batch = 32, g.job.lr_scaling = SCV_LR_SCALE_SQRT;
         g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.9;
         g.need_e0 = 30;
-        if (guarded) g.drift_K = K0, g.drift_B = B0, g.drift_factor = 3, g.drift_after = 1, g.idle_per_segment = 0.01;
+        g.idle_per_segment = 0.01;
+        if (guarded) g.drift_K = K0, g.drift_B = B0, g.drift_factor = 3, g.drift_after = train_from;
         scv_job_driver d = driver_of(&g);
         scv_run_params p = params(db, "job-rule");
         p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9, p.curve_corpus = path, p.max_epochs = 100;
+        /* the run trains at the batch it warmed up at (the first run's choice), without a probe:
+         * its curve is at one batch, and the carry it switches on is the corpus rule's */
+        p.policy.carry_probe_epochs = 0;
+        p.start_workers = 1, p.start_batch = 32;
         scv_run_result res;
         scv_err e = {0};
         rec r = {0};
@@ -2112,6 +2118,8 @@ static void t_carry_rule_run(void)
             const scv_plan_result *pl = res.decision ? res.decision : res.plan;
             CHECK(pl != NULL);
             if (pl) K0 = pl->points[pl->chosen].workers, B0 = pl->points[pl->chosen].batch;
+            for (size_t i = 0; i < res.n_steps && strcmp(res.steps[i].phase, "train"); i++)
+                train_from += res.steps[i].iterations;
             /* every point carries the run's band: the target's at its batch, wider at another */
             const scv_plan_result *ab = res.first_absolute ? res.first_absolute : pl;
             int wider = 0;
@@ -2138,6 +2146,65 @@ static void t_carry_rule_run(void)
         scv_run_result_free(&res);
         scv_store_close(db);
     }
+}
+
+/* The probe and the run's own carry: with the rule's wide band (the corpus of carry_rule_run)
+ * and the choice at the warm-up's batch, the first training segment probes the best
+ * configuration at another batch; the run then learns the carry from its own curve at the two
+ * batches (scv_carry_shift). The fake's curve follows the noise-scale law (100, from B = 32):
+ * its exponent is 0.48 between the warm-up's 64 and the probe's 128. */
+static void t_carry_run(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/rule-corpus.jsonl", tmp); /* written by carry_rule_run */
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        t_carry_rule_run();
+        f = fopen(path, "r");
+    }
+    CHECK(f != NULL);
+    if (f) fclose(f);
+    scv_store *db = open_db("carry-run.db");
+    fake g = new_fake();
+    snprintf(g.job.model, sizeof g.job.model, "exec");
+    snprintf(g.job.dataset, sizeof g.job.dataset, "synthetic:10000");
+    g.job.lr = 0.05, g.job.base_batch = 32, g.job.lr_scaling = SCV_LR_SCALE_SQRT;
+    g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.97;
+    scv_job_driver d = driver_of(&g);
+    scv_run_params p = params(db, "job-carry-run");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.97, p.curve_corpus = path, p.max_epochs = 100;
+    p.start_workers = 2, p.start_batch = 64; /* the warm-up at the knee's batch: the choice's carry is measured */
+    scv_run_result res;
+    scv_err e = {0};
+    rec r = {0};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(strstr(r.notes, "probe: the first training segment at K="), "%.3000s", r.notes);
+    CHECK_MSG(strstr(r.notes, "batch carry-over learnt from this run's own curve"), "%.3000s", r.notes);
+    CHECK_EQ_INT(res.carry_learnt, 3);
+    /* the law's exponent between the warm-up's B = 64 and the probe's 128: ln(228 / 164) / ln 2 */
+    double law = log(228.0 / 164.0) / log(2);
+    CHECK_MSG(res.carry_gamma > 0.2 && res.carry_gamma + res.carry_q_lo <= law && law <= res.carry_gamma + res.carry_q_hi,
+              "the run's exponent %g, band %+g..%+g (the law's %g)", res.carry_gamma, res.carry_q_lo, res.carry_q_hi, law);
+    char *js = scv_run_report_json(&p, &res);
+    CHECK(js && strstr(js, "\"method\":\"run\""));
+    free(js);
+    double gamma1 = res.carry_gamma;
+    scv_run_result_free(&res);
+    /* a second run of the job reads the carry from the first one's probe, and plans with it
+     * from its first plan on, without a probe of its own */
+    fake g2 = new_fake();
+    g2.job = g.job, g2.tau = g.tau, g2.acc_c = g.acc_c, g2.acc_gap = g.acc_gap, g2.target = g.target;
+    d = driver_of(&g2);
+    rec r2 = {0};
+    obs.ctx = &r2;
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(strstr(r2.notes, "batch carry-over learnt from stored run "), "%.3000s", r2.notes);
+    CHECK(!strstr(r2.notes, "probe: the first training segment"));
+    CHECK_EQ_INT(res.carry_learnt, 3);
+    CHECK_MSG(fabs(res.carry_gamma - gamma1) < 0.2, "%g against the first run's %g", res.carry_gamma, gamma1);
+    scv_run_result_free(&res);
+    scv_store_close(db);
 }
 
 static const scv_test tests[] = {
@@ -2171,6 +2238,7 @@ static const scv_test tests[] = {
     {"calibrated_band", t_calibrated_band},
     {"carry_learnt_run", t_carry_learnt_run},
     {"carry_rule_run", t_carry_rule_run},
+    {"carry_run", t_carry_run},
     {"warmup_until_points", t_warmup_until_points},
     {"budget_cap", t_budget_cap},
     {"learnt_band", t_learnt_band},

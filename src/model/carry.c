@@ -38,6 +38,30 @@
  * and logistic regression need fewer samples at the larger batch near their plateaus: its
  * noise floor, lr / B, is lower). The measured noise scale, which the run would otherwise
  * carry by, has no error measured on the corpus (the curves hold no gradient statistics).
+ *
+ * Once a run has trained at another batch b (a probe segment), its own evaluations tell
+ * (scv_carry_shift). Every evaluation is placed at its b0-equivalent samples u(x): the run's
+ * segments up to x, each counted at its rate per sample relative to b0 (1 at b0, r at b, the
+ * carry in force at any other batch a search measured). Its evaluations at b0, on both sides
+ * of the probe, then trace b0's curve f0 (curve.c's selection), and the probe's are read as
+ * that curve moved by a level d:
+ *   y_i = f0(u(x_i)) + d
+ * r is the drift's (the noise-scale law's kind: at sqrt scaling the larger batch takes fewer
+ * steps per sample, and b0's curve resumes behind by what the probe did not make), d the
+ * noise floor's (lr / B lower at the larger batch: the MLP's loss 0.04 lower from half an
+ * epoch on; LeNet's training loss dropped at once at B=256 as well, where its later progress
+ * was slower, so a level alone, or a rate alone, misreads it). For each r of a log grid
+ * (policy.run_rate_lo..hi, 16 steps an octave) f0 is fitted to b0's evaluations so placed, d
+ * is the probe's mean residual, and sse(r) the two fits' squared residuals; r* has the least,
+ * and the band is the profile's: the r with sse(r) <= sse(r*) (1 + z^2 / (n - 5)), n the
+ * evaluations, z the normal's quantile at the band's coverage. Reaching the target at b is
+ * f0 reaching target - d at the rate r; counted from the probe's start u_p, as the loop
+ * carries the samples still to go:
+ *   S(b) = (f0^-1(target - d) - u_p) / r     gamma = ln(S(b) / (f0^-1(target) - u_p)) / ln(b / b0)
+ * gamma at r* is the point; its band spans gamma over the r of the band (r*'s neighbours on
+ * the grid at least), each with d moved by -z se and +z se,
+ * se^2 = sse_b(r) / (n_b - 2) / n_b + rmse(f0)^2 / n_0 (a crossing past the horizon H counts
+ * as 2H). An r* at the grid's edge: the probe does not tell.
  */
 #include "scv.h"
 #include "model.h"
@@ -49,7 +73,9 @@
 
 scv_carry_policy scv_carry_policy_default(void)
 {
-    return (scv_carry_policy){.min_batches = 3, .shares = {0.3, 0.5, 0.7, 0.85}, .lr_rel_tol = 1e-6, .min_jobs = 2};
+    return (scv_carry_policy){.min_batches = 3, .shares = {0.3, 0.5, 0.7, 0.85}, .lr_rel_tol = 1e-6, .min_jobs = 2,
+                              .run_min_evals = 3, .run_gamma_lo = -1.5, .run_gamma_hi = 2.5, .run_gamma_step = 0.05,
+                              .run_rate_lo = 1.0 / 16, .run_rate_hi = 16};
 }
 
 #define GRID_LO 6
@@ -358,4 +384,107 @@ int scv_carry_law_same(scv_carry_law a, scv_carry_law b)
 #define SAME(x, y) ((x) == (y) || (isnan(x) && isnan(y)))
     return SAME(a.b_noise, b.b_noise) && SAME(a.gamma, b.gamma);
 #undef SAME
+}
+
+/* ---- the run's own carry ---- */
+
+/* The standard normal's p quantile (bisection on erfc). */
+static double normal_q(double p)
+{
+    double lo = -10, hi = 10;
+    for (int i = 0; i < 80; i++) {
+        double m = (lo + hi) / 2;
+        if (0.5 * erfc(-m / sqrt(2)) < p) lo = m;
+        else hi = m;
+    }
+    return (lo + hi) / 2;
+}
+
+/* f0's first crossing of the target value v [samples], 2 H past the horizon H or never. */
+static double crossing_capped(const scv_curve *f0, double v, double horizon)
+{
+    double x = scv_curve_crossing(f0, v);
+    return isfinite(x) && x > 0 && x <= horizon ? x : 2 * horizon;
+}
+
+/* The b0-equivalent samples of x: the segments up to x at their rates (the probe's: rate). */
+static double equiv_samples(const scv_carry_run *r, double x, double rate)
+{
+    double u = 0;
+    for (size_t k = 0; k < r->nseg; k++) {
+        double end = fmin(x, r->seg_s1[k]);
+        if (end > r->seg_s0[k]) u += (end - r->seg_s0[k]) * (isfinite(r->seg_rate[k]) ? r->seg_rate[k] : rate);
+    }
+    return r->nseg ? u : x;
+}
+
+/* The reading at rate `rate`: f0 fitted to b0's evaluations placed for it (u0: scratch), the
+ * probe's level d and the squared residuals of the probe (sse_b) and of both (sse). Non-zero
+ * where f0 cannot be fitted. */
+static int rate_fit(const scv_carry_run *r, double rate, double *u0, scv_curve *f0, double *d, double *sse_b,
+                    double *sse)
+{
+    for (size_t i = 0; i < r->n0; i++) u0[i] = equiv_samples(r, r->x0[i], rate);
+    if (scv_curve_fit(r->metric, u0, r->y0, r->n0, NULL, f0, NULL) != SCV_OK) return -1;
+    double sum = 0, sq = 0, n = (double)r->nb;
+    for (size_t i = 0; i < r->nb; i++) {
+        double e = r->yb[i] - scv_curve_eval(f0, equiv_samples(r, r->xb[i], rate));
+        sum += e, sq += e * e;
+    }
+    *d = sum / n, *sse_b = fmax(0, sq - n * (*d) * (*d));
+    *sse = *sse_b + f0->rmse * f0->rmse * (double)r->n0;
+    return isfinite(*sse) ? 0 : -1;
+}
+
+int scv_carry_shift(const scv_carry_run *r, const scv_carry_policy *pol, double coverage, scv_carry *out)
+{
+    memset(out, 0, sizeof *out);
+    out->b_noise = out->gamma = out->q_lo = out->q_hi = out->med_abs = NAN;
+    if (r->n0 < (size_t)pol->run_min_evals + 2 || r->nb < (size_t)pol->run_min_evals ||
+        !(r->b > 0 && r->b0 > 0 && r->b != r->b0) || !(r->horizon > 0) || !(r->start >= 0) ||
+        !(pol->run_rate_hi > pol->run_rate_lo && pol->run_rate_lo > 0))
+        return SCV_ENOTFOUND;
+    for (size_t i = 0; i < r->nb; i++)
+        if (!(r->xb[i] > r->start) || !isfinite(r->yb[i])) return SCV_ENOTFOUND;
+    enum { PER_OCTAVE = 16, MAX_GRID = 161 };
+    int ng = (int)(PER_OCTAVE * log2(pol->run_rate_hi / pol->run_rate_lo)) + 1;
+    if (ng > MAX_GRID) ng = MAX_GRID;
+    double rate[MAX_GRID], d[MAX_GRID], sse_b[MAX_GRID], sse[MAX_GRID];
+    scv_curve *f0 = malloc(sizeof *f0 * (size_t)ng);
+    double *u0 = malloc(sizeof(double) * r->n0);
+    int best = -1, rc = SCV_ENOTFOUND;
+    if (!f0 || !u0) goto out;
+    for (int k = 0; k < ng; k++) {
+        rate[k] = pol->run_rate_lo * pow(2, (double)k / PER_OCTAVE);
+        if (rate_fit(r, rate[k], u0, &f0[k], &d[k], &sse_b[k], &sse[k])) sse[k] = NAN;
+        else if (best < 0 || sse[k] < sse[best]) best = k;
+    }
+    if (best <= 0 || best == ng - 1) goto out; /* the grid's edge: the probe does not tell */
+    double n = (double)(r->n0 + r->nb), nb = (double)r->nb, z = normal_q((1 + coverage) / 2);
+    double cut = sse[best] * (1 + z * z / fmax(1, n - 5)), lb = log(r->b / r->b0), lo = INFINITY, hi = -INFINITY;
+    for (int k = 0; k < ng; k++) {
+        if (!(sse[k] <= cut) && abs(k - best) > 1) continue; /* (r*'s neighbours: the grid's resolution) */
+        double up = equiv_samples(r, r->start, rate[k]), s0 = crossing_capped(&f0[k], r->target, r->horizon) - up;
+        double se = sqrt(sse_b[k] / fmax(1, nb - 2) / nb + f0[k].rmse * f0[k].rmse / (double)r->n0);
+        for (int m = -1; m <= 1; m++) {
+            double sx = crossing_capped(&f0[k], r->target - (d[k] + m * z * se), r->horizon);
+            double sb = fmax(sx - up, 1) / rate[k];
+            double g = s0 > 0 ? fmin(pol->run_gamma_hi, fmax(pol->run_gamma_lo, log(sb / s0) / lb)) : NAN;
+            if (!isfinite(g)) continue;
+            if (k == best && m == 0) out->gamma = g;
+            lo = fmin(lo, g), hi = fmax(hi, g);
+        }
+    }
+    if (!isfinite(out->gamma) || (crossing_capped(&f0[best], r->target, r->horizon) > r->horizon && lo == 0 && hi == 0))
+        goto out; /* f0 reached the target before the probe, or neither reaches: nothing told */
+    out->q_lo = fmin(lo - out->gamma, -pol->run_gamma_step);
+    out->q_hi = fmax(hi - out->gamma, pol->run_gamma_step);
+    out->run_rate = rate[best], out->run_level = d[best];
+    out->n_errors = r->nb;
+    rc = SCV_OK;
+out:
+    if (rc) out->gamma = NAN;
+    free(f0);
+    free(u0);
+    return rc;
 }

@@ -363,6 +363,11 @@ typedef struct scv_carry_policy {
     int any_rule;               /* 0; 1: curves under every rule (what knowing it is worth) */
     double fixed_b_noise;       /* 0; > 0: this noise scale judged instead of one fitted */
     int min_jobs;               /* 2: other jobs a rule's exponent is learnt from, at least */
+    int run_min_evals;          /* 3: a run's evaluations at each of two batches before its own
+                                   curve is asked for the carry */
+    double run_gamma_lo, run_gamma_hi, run_gamma_step; /* -1.5, 2.5, 0.05: its exponent's range,
+                                   and its band's least half-width */
+    double run_rate_lo, run_rate_hi; /* 1/16, 16: the rates per sample of the probe's reading */
 } scv_carry_policy;
 scv_carry_policy scv_carry_policy_default(void);
 typedef struct scv_carry_job {  /* the job's learning-rate rule */
@@ -379,6 +384,7 @@ typedef struct scv_carry {
     size_t n_errors;            /* leave-one-batch-out errors measured */
     double q_lo, q_hi;          /* their (1-C)/2 and (1+C)/2 quantiles: ln(true / carried) */
     double med_abs;             /* their median |ln error| */
+    double run_rate, run_level; /* the run's own (scv_carry_shift): the probe's rate and level */
 } scv_carry;
 /* Learns the carry of job (key "model dataset") for metric from the curves of set that
  * match it (same key, base learning rate, base batch and rule; a curve at the base batch
@@ -392,6 +398,25 @@ int scv_carry_learn(const scv_lcurve_set *set, const char *key, const scv_carry_
  * left out), ln(true / carried) = error * ln(B / b0). SCV_ENOTFOUND with too few. */
 int scv_carry_learn_rule(const scv_lcurve_set *set, const char *exclude_key, const scv_carry_job *job,
                          scv_metric metric, const scv_carry_policy *pol, double coverage, scv_carry *out);
+/* A run's evaluations at the batch b0 it trained at otherwise (x0, y0: n0; samples, metric)
+ * and at another batch b in the probe from samples `start` on (xb, yb: nb), its segments
+ * (samples seg_s0..seg_s1, each's rate per sample relative to b0, NaN at b: the rate read;
+ * nseg 0: every sample at b0's rate), its target value and horizon [samples]. */
+typedef struct scv_carry_run {
+    scv_metric metric;
+    const double *x0, *y0, *xb, *yb;
+    size_t n0, nb;
+    const double *seg_s0, *seg_s1, *seg_rate;
+    size_t nseg;
+    double b0, b, start, target, horizon;
+} scv_carry_run;
+/* The run's own carry (carry.c: b's evaluations read as the b0 curve at a rate r, moved by a
+ * level d): the exponent gamma that carries the target's samples from b0 to b, its band at
+ * coverage C as q_lo <= 0 <= q_hi about it (at least a grid step wide), run_rate and
+ * run_level r and d. SCV_ENOTFOUND
+ * with fewer than policy.run_min_evals at b (2 more at b0), a b0 curve that cannot be fitted,
+ * the rate's best at its grid's edge, or neither batch's crossing within the horizon. */
+int scv_carry_shift(const scv_carry_run *r, const scv_carry_policy *pol, double coverage, scv_carry *out);
 /* The carry's band from b0 to b as ln(true / carried) quantiles (0, 0 at b0; NaN: none). */
 void scv_carry_quantiles(const scv_carry *c, double b0, double b, double *q_lo, double *q_hi);
 

@@ -12,6 +12,8 @@
  *   gamma/K = a + s / sqrt(B) (least squares over configurations, K > 1);
  *   epochs e(B) = e* + theta gamma/K; one reference pins e* = 0: theta = E0 / (gamma/K)(B0).
  * Both need measurements with K >= 2 (with K = 1 the two norms coincide).
+ * A run that has read its own batch carry-over (carry.c, scv_carry_shift) sets by_exponent:
+ *   iterations(B) = E0 N (B / B0)^exponent / B
  */
 #include "scv.h"
 #include "model.h"
@@ -37,6 +39,7 @@ static double gamma_norm(const scv_stat_model *m, double B)
 double scv_stat_iterations(const scv_stat_model *m, double B)
 {
     double lag = m->lag_epochs > 0 ? m->lag_epochs * m->n_train / B : 0;
+    if (m->by_exponent) return m->target_epochs * m->n_train * pow(B / m->target_batch, m->exponent) / B + lag;
     if (m->kind == SCV_STAT_GNS) return m->s_min * (1 + m->b_simple / B) + lag;
     double e = m->e_star + m->theta * gamma_norm(m, B);
     return e * m->n_train / B + lag;

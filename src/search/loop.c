@@ -127,6 +127,12 @@ typedef struct loop {
     int budget_stop;                /* the next segment does not fit the budget: the run stops */
     double eta_stored;              /* when the forecast was last stored (scv_now; 0: never) */
     int eval_widened;               /* the warm-up's evaluation period was widened (noted once) */
+    int carry_run;                  /* carry is this run's own, from its curve at two batches
+                                       (learn_run_carry) */
+    int probing;                    /* the first training segment probes another batch (the
+                                       decision's choice's carry is inside its band) */
+    int probed_b;                   /* the batch probed, until the run's own carry is learnt */
+    int back_K, back_B, back_comm;  /* the choice the probe returns to */
     scv_straggler_rule strag_rule;  /* the current training segment's (hetero_rule) */
 } loop;
 
@@ -760,12 +766,13 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     spec.target_accuracy = l->p->target_accuracy;
     spec.target_loss = l->p->target_loss;
     spec.max_epochs = l->p->max_epochs;
-    spec.eval_every_epochs = strcmp(phase, "train") ? search_eval_every(l, K, B) : l->pol->eval_every_epochs;
+    int dense_evals = strcmp(phase, "train") || l->probing; /* the curve needs points early, or a probe's */
+    spec.eval_every_epochs = dense_evals ? search_eval_every(l, K, B) : l->pol->eval_every_epochs;
     spec.checkpoint_every = l->pol->checkpoint_every;
     spec.eval_subset = l->pol->eval_subset;
     /* an external trainer keeps the warm-up's and the search's evaluations to their share
      * itself, before the loop has measured one (search_eval_every widens the period after) */
-    spec.eval_max_share = strcmp(phase, "train") ? l->pol->search_eval_share : 0;
+    spec.eval_max_share = dense_evals ? l->pol->search_eval_share : 0;
     spec.target_window = l->pol->target_window > 1 ? l->pol->target_window : 0;
     /* stragglers are looked for while training (a replacement in the middle of a profile
      * would mix two clusters in one measurement) */
@@ -957,12 +964,14 @@ static double noise_scale(const loop *l)
     return sm.b_simple > 0 ? sm.b_simple : NAN;
 }
 
-/* How samples carry across batches: the noise scale learnt from the job's curves, else the
- * measured one, else the rule's exponent learnt from other jobs (b_noise and gamma NaN: none).
+/* How samples carry across batches: the run's own exponent (learn_run_carry), else the noise
+ * scale learnt from the job's curves, else the measured one, else the rule's exponent learnt
+ * from other jobs (b_noise and gamma NaN: none).
  * The measured noise scale is the run's own evidence on the job; on the decision benchmark
  * the rule's median exponent (the population's) chose worse (bench/bench.py decide). */
 static scv_carry_law carry_law(const loop *l)
 {
+    if (l->carry_run) return (scv_carry_law){NAN, l->carry.gamma};
     if (isfinite(l->carry.b_noise)) return (scv_carry_law){l->carry.b_noise, NAN};
     double bn = noise_scale(l);
     return isfinite(bn) ? (scv_carry_law){bn, NAN} : (scv_carry_law){NAN, l->carry.gamma};
@@ -985,6 +994,87 @@ static void carry_band(const loop *l, int B, int b0, double *lo, double *hi)
 static double horizon(const loop *l)
 {
     return l->p->max_epochs * l->job.n_train;
+}
+
+/* The carry read from a curve g (this run's, or a stored run's of the job) at batch b (a
+ * probe's) against the curve of its evaluations at the batch it holds most of, b0
+ * (scv_carry_shift), once that batch's curve has policy.run_min_evals evaluations after the
+ * probe as well: the probe sits between them (compared with an extrapolation of the
+ * warm-up's curve alone, the MLP's B=256 looked 0.07 worse in loss, where it is 0.04
+ * better). 1: read into *c (*b0, *n0, *nb: the batch and the evaluations read); 0: not yet;
+ * -1: the curve does not tell. */
+static int carry_from_curve(const loop *l, const progress *g, int b, scv_carry *c, int *b0_out, size_t *n0_out,
+                            size_t *nb_out)
+{
+    const scv_carry_policy cp = scv_carry_policy_default();
+    /* each evaluation's batch; the curve compared against: the batch other than b with most */
+    int *eb = calloc(g->nev + 1, sizeof *eb), b0 = 0, learnt = -1;
+    size_t *count = calloc(g->nev + 1, sizeof *count);
+    double *x0 = malloc(sizeof(double) * (4 * (g->nev + 1) + 3 * (g->nseg + 1)));
+    if (!eb || !count || !x0) goto out;
+    size_t best = 0;
+    for (size_t i = 0; i < g->nev; i++) {
+        size_t j = 0;
+        for (size_t k = 0; k < g->nseg && !eb[i]; k++)
+            if (g->ev[i].samples > g->seg[k].s0 && g->ev[i].samples <= g->seg[k].s1) eb[i] = g->seg[k].batch;
+        while (j < i && eb[j] != eb[i]) j++; /* count[j]: the evaluations at eb[j], its first */
+        if (eb[i] && eb[i] != b && ++count[j] > best) best = count[j], b0 = eb[i];
+    }
+    double *y0 = x0 + g->nev + 1, *xb = y0 + g->nev + 1, *yb = xb + g->nev + 1;
+    size_t n0 = 0, nb = 0, after = 0;
+    /* the probe: the last segment at b with policy.run_min_evals evaluations at b0 after it (a
+     * search's before it is not read, nor a later stretch at b after a switch); the segments'
+     * rates relative to b0: at b the one read, at another batch the carry in force */
+    double start = NAN, end = NAN, *s0 = yb + g->nev + 1, *s1 = s0 + g->nseg + 1, *rate = s1 + g->nseg + 1;
+    scv_carry_law law = carry_law(l);
+    for (size_t k = 0; k < g->nseg; k++) {
+        int sb = g->seg[k].batch;
+        size_t later = 0;
+        for (size_t i = 0; sb == b && i < g->nev; i++) later += eb[i] == b0 && g->ev[i].samples > g->seg[k].s1;
+        if (sb == b && later >= (size_t)cp.run_min_evals) start = g->seg[k].s0, end = g->seg[k].s1, after = later;
+        s0[k] = g->seg[k].s0, s1[k] = g->seg[k].s1;
+        double f = sb == b0 ? 1 : 1 / scv_carry_samples(law, 1, b0, sb);
+        rate[k] = sb == b ? NAN : isfinite(f) && f > 0 ? f : 1;
+    }
+    for (size_t i = 0; i < g->nev; i++) {
+        if (eb[i] == b0) x0[n0] = g->ev[i].samples, y0[n0++] = g->ev[i].y;
+        else if (g->ev[i].samples > start && g->ev[i].samples <= end) xb[nb] = g->ev[i].samples, yb[nb++] = g->ev[i].y;
+    }
+    if (!b0 || !isfinite(start) || after < (size_t)cp.run_min_evals) {
+        learnt = 0;
+        goto out;
+    }
+    scv_carry_run run = {.metric = metric_of(l->p), .x0 = x0, .y0 = y0, .n0 = n0, .xb = xb, .yb = yb, .nb = nb,
+                         .seg_s0 = s0, .seg_s1 = s1, .seg_rate = rate, .nseg = g->nseg, .b0 = b0, .b = b,
+                         .start = start, .target = target_value(l->p), .horizon = horizon(l)};
+    if (scv_carry_shift(&run, &cp, l->pol->band_coverage, c) == SCV_OK) learnt = 1, *b0_out = b0, *n0_out = n0, *nb_out = nb;
+out:
+    free(eb);
+    free(count);
+    free(x0);
+    return learnt;
+}
+
+/* Takes the carry read from a curve (carry_from_curve) for the rest of the run, in place of
+ * the corpus's (and its band), and says so; `from`: whose curve. */
+static void take_run_carry(loop *l, const scv_carry *c, int b, int b0, size_t n0, size_t nb, const char *from)
+{
+    l->carry = *c, l->carry_run = 1;
+    note(l, SCV_EV_NOTE, "batch carry-over learnt from %s (%zu evaluations at B=%d read against the curve of %zu at "
+         "B=%d: its progress at %.2fx the rate per sample, %+.4g from it): samples to the target carry as (B/b0)^%.2f, "
+         "%.0f%% band of the exponent %+.2f..%+.2f (x%.2f-x%.2f at 4x the batch)", from, nb, b, n0, b0, c->run_rate,
+         c->run_level, c->gamma, 100 * l->pol->band_coverage, c->q_lo, c->q_hi, pow(4, c->q_lo), pow(4, c->q_hi));
+}
+
+/* The carry learnt from this run's own probe at batch b (carry_from_curve). */
+static int learn_run_carry(loop *l, int b)
+{
+    scv_carry c;
+    int b0 = 0;
+    size_t n0 = 0, nb = 0;
+    int learnt = carry_from_curve(l, &l->prog, b, &c, &b0, &n0, &nb);
+    if (learnt > 0) take_run_carry(l, &c, b, b0, n0, nb, "this run's own curve");
+    return learnt;
 }
 
 /* Refits the learning curve (this run's evaluations, carried to the reference batch),
@@ -1043,8 +1133,9 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
     int rc = stored_curve(l, t->run, steps, n_steps, &g, &ev, &n_ev, NULL);
     free(steps);
     if (!rc) {
-        /* as carry_law, the stored run's own noise scale before this run's */
-        scv_carry_law law = {l->carry.b_noise, NAN};
+        /* as carry_law (the carry read from a probe first), the stored run's own noise scale
+         * before this run's */
+        scv_carry_law law = l->carry_run ? carry_law(l) : (scv_carry_law){l->carry.b_noise, NAN};
         if (!scv_carry_law_known(law)) law.b_noise = stored_noise_scale(l, t->run);
         if (!scv_carry_law_known(law)) law = carry_law(l);
         if (!scv_carry_law_known(law)) law.b_noise = INFINITY; /* none: samples count the same at any batch */
@@ -1067,6 +1158,35 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
     return rc;
 }
 
+/* The carry read from the newest stored run of the job (t: n, newest first) whose curve holds
+ * a probe, a batch other than its warm-up's between two stretches at that one
+ * (carry_from_curve, at this run's target): a second run plans with what the first measured
+ * from its first plan on, and does not probe again. */
+static void learn_stored_carry(loop *l, const scv_stored_target *t, size_t n)
+{
+    for (size_t i = 0; i < n && !l->carry_run; i++) {
+        scv_run_step *steps;
+        size_t n_steps, n_ev;
+        scv_eval_sample *ev = NULL;
+        progress g = {0};
+        if (scv_store_load_steps(l->p->store, t[i].run, &steps, &n_steps, NULL)) continue;
+        int rc = stored_curve(l, t[i].run, steps, n_steps, &g, &ev, &n_ev, NULL);
+        free(steps);
+        for (size_t k = 1; !rc && k < g.nseg && !l->carry_run; k++) {
+            int b = g.seg[k].batch, seen = b == g.seg[0].batch;
+            for (size_t j = 1; j < k; j++) seen |= g.seg[j].batch == b;
+            scv_carry c;
+            int b0 = 0;
+            size_t n0 = 0, nb = 0;
+            char from[64];
+            snprintf(from, sizeof from, "stored run %lld's probe", t[i].run);
+            if (!seen && carry_from_curve(l, &g, b, &c, &b0, &n0, &nb) > 0) take_run_carry(l, &c, b, b0, n0, nb, from);
+        }
+        free(ev);
+        progress_free(&g);
+    }
+}
+
 /* The target from the stored runs of the job in this metric (a run to a loss target says
  * nothing of an accuracy one's epochs, nor the reverse), found once:
  *   one to the same value: its epochs (LEARNT);
@@ -1086,9 +1206,15 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
         size_t n = 0;
         double target = target_value(p), n_train = l->job.n_train;
         scv_store_targets(p->store, p->job_key, metric_of(p), l->r->run_id, t, SCV_STORED_TARGETS_MAX, &n, NULL);
+        learn_stored_carry(l, t, n);
         for (size_t i = 0; i < n && c->src == SCV_TARGET_NOMINAL; i++) /* newest first */
             if (fabs(t[i].value - target) <= 1e-9) {
                 c->src = SCV_TARGET_LEARNT, c->e0 = t[i].epochs, c->b0 = t[i].batch;
+                /* a carry read from a probe counts the run's samples at its batches anew (its
+                 * stored epochs were counted by the carry it had when it finished) */
+                double x;
+                progress_pred pr;
+                if (l->carry_run && n_train > 0 && !stored_crossing(l, &t[i], 0, &x, &pr) && x > 0) c->e0 = x / n_train;
                 snprintf(c->note, sizeof c->note, "learnt from stored run %lld of the job: %.3g epochs at B=%d",
                          t[i].run, c->e0, c->b0);
             }
@@ -1339,6 +1465,8 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
         return rc;
     }
     if (curve_crossing(src)) sm->lag_epochs = rule_lag(l) / l->job.n_train;
+    if (l->carry_run) /* the run's own carry, not the measured noise scale's law, across batches */
+        sm->by_exponent = 1, sm->exponent = l->carry.gamma;
     /* the VM types planned: the run's own first (measured, trained on), then the others of
      * `run --vm`, carried from its measurements by the planner's stated method (docs/MODEL.md
      * "VM types without measurements"; each point says how) */
@@ -1380,7 +1508,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     r->target_p_reach = src == SCV_TARGET_CURVE && l->pred.ok ? l->pred.p_reach : NAN;
     r->target_nearest = src == SCV_TARGET_CURVE && l->pred.ok ? l->pred.nearest : NAN;
     scv_carry_law law = carry_law(l);
-    r->carry_learnt = isfinite(l->carry.b_noise) ? 1 : isfinite(l->carry.gamma) ? 2 : 0;
+    r->carry_learnt = l->carry_run ? 3 : isfinite(l->carry.b_noise) ? 1 : isfinite(l->carry.gamma) ? 2 : 0;
     r->carry_noise_scale = law.b_noise, r->carry_gamma = l->carry.gamma;
     r->carry_q_lo = l->carry.q_lo, r->carry_q_hi = l->carry.q_hi, r->carry_err = l->carry.med_abs;
     for (size_t i = 0; !relative && e0 > 0 && isfinite(lo) && i < (*res)->n_points; i++) {
@@ -1783,6 +1911,31 @@ static void note_absolute(loop *l)
 }
 
 /* PLAN: fit, plan, decide (or, resuming, take the stored decision). */
+/* The probe: when the decision trains at the batch the curve was measured at (the
+ * warm-up's) and the best configuration at another batch could be faster within the carry's
+ * band (its time at the band's bottom under the choice's), the first training segment trains
+ * there instead. Its evaluations give the run's own carry (learn_run_carry), and the re-plan
+ * after it decides with that. A choice at another batch is its own probe. NULL: none. */
+static const scv_plan_point *probe_point(const loop *l, const scv_plan_result *res, const scv_plan_point *ch)
+{
+    int K0, B0;
+    start_config(l->p, &K0, &B0);
+    if (!(l->pol->carry_probe_epochs > 0) || ch->batch != B0 || l->carry_run || l->r->relative ||
+        l->r->target_source != SCV_TARGET_CURVE)
+        return NULL;
+    const scv_plan_point *alt = NULL;
+    for (size_t i = 0; i < res->n_points; i++) {
+        const scv_plan_point *pt = &res->points[i];
+        if (pt->batch != ch->batch && pt->vm == ch->vm && pt->comm == ch->comm && pt->mix < 0 &&
+            (!alt || pt->time_s < alt->time_s))
+            alt = pt;
+    }
+    double ql, qh;
+    if (!alt) return NULL;
+    scv_carry_quantiles(&l->carry, ch->batch, alt->batch, &ql, &qh);
+    return isfinite(ql) && alt->time_s * exp(ql) < ch->time_s ? alt : NULL;
+}
+
 static int do_plan(loop *l, scv_err *err)
 {
     scv_run_result *r = l->r;
@@ -1814,6 +1967,7 @@ static int do_plan(loop *l, scv_err *err)
         if (pt) ch = pt;
         comm_text(l, l->comm, ch->comm_coll, ct, sizeof ct);
     }
+    const scv_plan_point *probe = l->decided ? NULL : probe_point(l, res, ch);
     l->decided = 1;
     note_absolute(l); /* at the configuration decided */
     r->predicted_time_s = ch->time_s, r->predicted_cost = ch->cost, r->predicted_band = ch->err_rel;
@@ -1830,6 +1984,16 @@ static int do_plan(loop *l, scv_err *err)
         note(l, SCV_EV_NOTE, "the %s applies from the first plan with absolute times (the target's epochs are not "
              "known yet)", l->p->deadline_s > 0 ? "deadline" : "budget");
     note(l, SCV_EV_DECISION, "K=%d, B=%d%s (%s)", l->K, l->B, ct, r->why);
+    if (probe) {
+        double ql, qh;
+        scv_carry_quantiles(&l->carry, ch->batch, probe->batch, &ql, &qh);
+        note(l, SCV_EV_NOTE, "probe: the first training segment at K=%d, B=%d, predicted %.3g s to the target (%.3g s at "
+             "the bottom of the batch carry-over's band) against the choice's %.3g s: its evaluations tell the run's own "
+             "carry, and the re-plan after it decides", probe->workers, probe->batch, probe->time_s,
+             probe->time_s * exp(ql), ch->time_s);
+        l->back_K = l->K, l->back_B = l->B, l->back_comm = l->comm;
+        l->K = probe->workers, l->B = probe->batch, l->comm = probe->comm, l->probing = 1;
+    }
     rc = store_models(l, err);
     return rc ? rc : store_plan(l, res, err);
 }
@@ -1843,6 +2007,8 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     double chunk = fmax(fmax((double)pol->segment_min_iters, l->job.n_train / l->B), pol->segment_share * rest);
     if (l->r->relative) /* the target unknown: re-plan soon, once the curve may predict it */
         chunk = fmax((double)pol->segment_min_iters, pol->unknown_segment_epochs * l->job.n_train / l->B);
+    if (l->probing) /* a probe: evaluated as the search is, enough for the run's own carry */
+        chunk = fmax((double)pol->segment_min_iters, pol->carry_probe_epochs * l->job.n_train / l->B);
     /* no evaluation of the whole test set when a segment ends (2.4 s of LeNet on a
      * 0.25-core VM, a few % of the run over its segments): the trainer makes one where the
      * run ends (the target, the epoch bound) */
@@ -1854,9 +2020,26 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     scv_run_step *t;
     int rc = segment(l, "train", l->K, l->B, spec, &t, err);
     if (rc) return rc;
+    int probed = l->probing;
+    l->probing = 0;
     if (t->reached || t->iterations == 0 || l->r->epochs >= l->p->max_epochs - 1e-9 ||
         ++l->rounds >= pol->max_segments)
         return SCV_OK;
+    if (probed) { /* back to the choice: its curve resumes on the probe's other side */
+        note(l, SCV_EV_NOTE, "probe at K=%d, B=%d done: back to K=%d, B=%d; the run's own batch carry-over is "
+             "learnt once the curve there resumes", l->K, l->B, l->back_K, l->back_B);
+        l->probed_b = l->B, l->K = l->back_K, l->B = l->back_B, l->comm = l->back_comm;
+        return SCV_OK;
+    }
+    int learnt = l->probed_b ? learn_run_carry(l, l->probed_b) : 0;
+    if (learnt) {
+        if (learnt < 0)
+            note(l, SCV_EV_NOTE, "the run's curve at B=%d and around it does not tell the batch carry-over: it stays "
+                 "as it was", l->probed_b);
+        l->probed_b = 0;
+        *drifted = learnt > 0; /* re-plan with the run's own carry (its band's top guards a switch) */
+        if (learnt > 0) return SCV_OK;
+    }
     const scv_plan_point *pp = find_point(l->r->plan, l->K, l->B, l->comm);
     *drifted = pp && isfinite(t->t_iter) && fabs(t->t_iter / pp->t_iter - 1) > pol->drift_tol;
     if (*drifted && l->seg_vm != l->vm_index) {
