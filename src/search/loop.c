@@ -127,8 +127,8 @@ typedef struct loop {
     int budget_stop;                /* the next segment does not fit the budget: the run stops */
     double eta_stored;              /* when the forecast was last stored (scv_now; 0: never) */
     int eval_widened;               /* the warm-up's evaluation period was widened (noted once) */
-    int carry_run;                  /* carry is this run's own, from its curve at two batches
-                                       (learn_run_carry) */
+    int carry_run;                  /* carry was read from a probe, this run's or a stored
+                                       run's (take_run_carry) */
     int probing;                    /* the first training segment probes another batch (the
                                        decision's choice's carry is inside its band) */
     int probed_b;                   /* the batch probed, until the run's own carry is learnt */
@@ -1914,8 +1914,9 @@ static void note_absolute(loop *l)
 /* The probe: when the decision trains at the batch the curve was measured at (the
  * warm-up's) and the best configuration at another batch could be faster within the carry's
  * band (its time at the band's bottom under the choice's), the first training segment trains
- * there instead. Its evaluations give the run's own carry (learn_run_carry), and the re-plan
- * after it decides with that. A choice at another batch is its own probe. NULL: none. */
+ * there instead (policy.carry_probe_epochs), then the run goes back to the choice; once its
+ * curve there resumes, the run reads its own carry (learn_run_carry) and re-plans with it. A
+ * choice at another batch than the warm-up's is not probed. NULL: none. */
 static const scv_plan_point *probe_point(const loop *l, const scv_plan_result *res, const scv_plan_point *ch)
 {
     int K0, B0;
