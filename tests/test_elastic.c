@@ -533,6 +533,43 @@ static void other_pids(const char *name, long root_mpirun, int kill9, char *out,
     if (f) pclose(f);
 }
 
+/* An elastic job in join mode (comm_mpi.c) of tmp/NAME, as the cluster's launch starts it
+ * but on this machine: an ompi-server (its pid in *srv), the root alone under mpirun (its
+ * pid in *root), every other process its own `mpirun -np 1` started through the join
+ * script tmp/NAME.join. Returns once it is ready (0: it did not start). */
+static int start_join(const char *bin, const char *name, const char *dir, char *cmdf, char *reply, long *root, long *srv)
+{
+    char ctl[512], uri[600], script[600], port[600], pidf[600];
+    snprintf(ctl, sizeof ctl, "%s/%s", tmp, name);
+    snprintf(cmdf, 600, "%s/cmd", ctl);
+    snprintf(reply, 600, "%s/reply", ctl);
+    snprintf(uri, sizeof uri, "%s.uri", ctl);
+    snprintf(script, sizeof script, "%s.join", ctl);
+    snprintf(port, sizeof port, "%s.port", ctl);
+    snprintf(pidf, sizeof pidf, "%s.pids", ctl);
+    mkdir(ctl, 0755);
+    fclose(fopen(cmdf, "w"));
+    fclose(fopen(reply, "w"));
+    FILE *f = fopen(script, "w"); /* SCRIPT HOST EXE ARGS... */
+    CHECK(f != NULL);
+    if (f)
+        fprintf(f, "#!/bin/sh\nshift\nexec mpirun -q --bind-to none --ompi-server file:%s -x SCV_JOIN_CONNECT=1 "
+                   "-x SCV_JOIN_PORT_FILE -np 1 \"$@\"\n", uri), fclose(f);
+    CHECK_EQ_INT(sh("ompi-server --no-daemonize -r %s >/dev/null 2>&1 & echo $! > %s", uri, pidf), 0);
+    for (int i = 0; i < 500 && count_lines(uri, ":") < 1; i++) nanosleep(&(struct timespec){0, 10000000L}, NULL);
+    CHECK_MSG(count_lines(uri, ":") >= 1, "ompi-server did not start");
+    CHECK_EQ_INT(sh("SCV_JOIN_SCRIPT=%s SCV_JOIN_PORT_FILE=%s mpirun -q --bind-to none --ompi-server file:%s -np 1 %s train " JOB
+                    " --workers 2 --batch 64 --elastic-control %s --checkpoint %s >%s.log 2>&1 & echo $! >> %s",
+                    script, port, uri, bin, ctl, dir, ctl, pidf), 0);
+    int ready = wait_lines(reply, "\"ready\"", 1);
+    CHECK_MSG(ready, "the elastic job did not start (%s.log)", ctl);
+    *root = *srv = 0;
+    f = fopen(pidf, "r");
+    if (f && fscanf(f, "%ld %ld", srv, root) != 2) *root = 0;
+    if (f) fclose(f);
+    return ready && *root > 0;
+}
+
 /* A VM's take-down after a notice-shrink (issue 25 item 2), as on the emulated cluster: the
  * job in join mode (the root its mpirun's only process, an ompi-server for the rendezvous,
  * every other worker its own `mpirun -np 1` started through $SCV_JOIN_SCRIPT, joining by
@@ -545,40 +582,19 @@ static void other_pids(const char *name, long root_mpirun, int kill9, char *out,
 static void t_join_takedown(void)
 {
     const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
-    char ctl[512], cmdf[600], reply[600], dir[512], udir[512], m[600], m2[600], notice[600], line[1024];
-    char uri[600], script[600], port[600], pidf[600];
+    char cmdf[600], reply[600], dir[512], udir[512], m[600], m2[600], notice[600], line[1024];
     const int N1 = 800, N = 900;
-    snprintf(ctl, sizeof ctl, "%s/ctlj", tmp);
-    snprintf(cmdf, sizeof cmdf, "%s/cmd", ctl);
-    snprintf(reply, sizeof reply, "%s/reply", ctl);
     snprintf(dir, sizeof dir, "%s/elasticj", tmp);
     snprintf(udir, sizeof udir, "%s/uninterrupted-j", tmp);
     snprintf(m, sizeof m, "%s/mj.jsonl", tmp);
     snprintf(m2, sizeof m2, "%s/mj2.jsonl", tmp);
-    snprintf(notice, sizeof notice, "%s/preempt-notice.1", ctl);
-    snprintf(uri, sizeof uri, "%s/ompi-server.uri", tmp);
-    snprintf(script, sizeof script, "%s/join.sh", tmp);
-    snprintf(port, sizeof port, "%s/join.port", tmp);
-    snprintf(pidf, sizeof pidf, "%s/pids", tmp);
-    mkdir(ctl, 0755);
-    fclose(fopen(cmdf, "w"));
-    fclose(fopen(reply, "w"));
-    FILE *f = fopen(script, "w"); /* SCRIPT HOST EXE ARGS...: the launcher's, on this machine */
-    CHECK(f != NULL);
-    if (f)
-        fprintf(f, "#!/bin/sh\nshift\nexec mpirun -q --bind-to none --ompi-server file:%s -x SCV_JOIN_CONNECT=1 "
-                   "-x SCV_JOIN_PORT_FILE -np 1 \"$@\"\n", uri), fclose(f);
-    CHECK_EQ_INT(sh("ompi-server --no-daemonize -r %s >/dev/null 2>&1 & echo $! > %s.srv", uri, pidf), 0);
-    for (int i = 0; i < 500 && count_lines(uri, ":") < 1; i++) nanosleep(&(struct timespec){0, 10000000L}, NULL);
-    CHECK_MSG(count_lines(uri, ":") >= 1, "ompi-server did not start");
-    CHECK_EQ_INT(sh("SCV_JOIN_SCRIPT=%s SCV_JOIN_PORT_FILE=%s mpirun -q --bind-to none --ompi-server file:%s -np 1 %s train " JOB
-                    " --workers 2 --batch 64 --elastic-control %s --checkpoint %s >%s.log 2>&1 & echo $! > %s",
-                    script, port, uri, bin, ctl, dir, ctl, pidf), 0);
-    CHECK_MSG(wait_lines(reply, "\"ready\"", 1), "the elastic job did not start (%s.log)", ctl);
-    long root = 0;
-    f = fopen(pidf, "r");
-    if (f && fscanf(f, "%ld", &root) != 1) root = 0;
-    if (f) fclose(f);
+    snprintf(notice, sizeof notice, "%s/ctlj/preempt-notice.1", tmp);
+    long root = 0, srv = 0;
+    if (!start_join(bin, "ctlj", dir, cmdf, reply, &root, &srv)) {
+        if (srv > 0) kill((pid_t)srv, SIGTERM);
+        return;
+    }
+    FILE *f;
     snprintf(line, sizeof line,
              "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":%d,\"metrics\":\"%s\"}", N1, m);
     append(cmdf, line);
@@ -609,7 +625,7 @@ static void t_join_takedown(void)
         if (!answered) nanosleep(&(struct timespec){0, 20000000L}, NULL);
     }
     answered = answered || count_lines(reply, "\"rc\":0") >= 2;
-    CHECK_MSG(answered, "no answer after the take-down (the job ended: %s.log)", ctl);
+    CHECK_MSG(answered, "no answer after the take-down (the job ended: %s/ctlj.log)", tmp);
     if (answered) {
         CHECK_EQ_INT(count_lines(reply, "\"process\":1,\"event\":\"restored\",\"workers\":2"), 1);
         int last_k2 = 0;
@@ -621,7 +637,7 @@ static void t_join_takedown(void)
         CHECK_MSG(last_k2, "the job did not grow back to K=2");
     }
     stop_elastic("ctlj", cmdf);
-    sh("kill $(cat %s.srv) 2>/dev/null", pidf);
+    kill((pid_t)srv, SIGTERM);
     if (!answered) return;
     CHECK_EQ_INT(sh("%s train " JOB " --workers 1 --batch 64 --iterations %d --checkpoint %s --no-final-eval "
                     ">/dev/null 2>&1", bin, N, udir), 0);
@@ -644,6 +660,55 @@ static void t_join_takedown(void)
     free(pa), free(ma), free(pb), free(mb);
 }
 
+/* A kill without notice of a joined worker (its process and its mpirun SIGKILLed while it
+ * trains), in join mode: no mpirun ends the root's job for it, so the root, which started
+ * the worker's mpirun, sees it end and ends the job at once (as mpirun ends a job that lost
+ * a process; the driver then resumes from the checkpoint: kill_resumes) instead of waiting
+ * in the allreduce until the driver's stall watchdog (120 s); nothing of the job is left. */
+static void t_join_kill_ends(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    char cmdf[600], reply[600], dir[512], m[600], line[1024], pids[512];
+    snprintf(dir, sizeof dir, "%s/elastick", tmp);
+    snprintf(m, sizeof m, "%s/mk.jsonl", tmp);
+    long root = 0, srv = 0;
+    if (!start_join(bin, "ctlk", dir, cmdf, reply, &root, &srv)) {
+        if (srv > 0) kill((pid_t)srv, SIGTERM);
+        return;
+    }
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":100000000,\"metrics\":\"%s\"}", m);
+    append(cmdf, line);
+    CHECK_MSG(wait_line_or(m, "\"iter\":3,", reply, "\"rc\":"), "the segment did not start");
+    CHECK_MSG(count_lines(m, "\"workers\":2,") >= 3, "not at K=2");
+    other_pids("ctlk", root, 1, pids, sizeof pids); /* the worker's process and its mpirun */
+    CHECK_MSG(pids[0] != 0, "no worker process to kill");
+    double t0 = 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    t0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    int ended = 0;
+    for (int i = 0; i < 500 && !ended; i++) { /* at most 10 s */
+        ended = kill((pid_t)root, 0) != 0;
+        if (!ended) nanosleep(&(struct timespec){0, 20000000L}, NULL);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double took = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - t0;
+    CHECK_MSG(ended, "the root's job still runs 10 s after the worker's kill");
+    if (ended) printf("# the job ended %.2f s after the kill\n", took);
+    CHECK_EQ_INT(count_lines(reply, "\"rc\":0"), 0);
+    char log[600];
+    snprintf(log, sizeof log, "%s/ctlk.log", tmp);
+    CHECK_MSG(count_lines(log, "a kill without notice") == 1, "the root did not say why (%s)", log);
+    if (!ended) sh("kill -9 %ld", root);
+    nanosleep(&(struct timespec){0, 300000000L}, NULL);
+    char pat[700];
+    snprintf(pat, sizeof pat, "pgrep -f -- '[-]-elastic-control %s/ctlk' >/dev/null", tmp);
+    CHECK_MSG(sh("%s", pat) != 0, "processes of the job were left");
+    sh("pkill -9 -f -- '[-]-elastic-control %s/ctlk'", tmp); /* none expected */
+    kill((pid_t)srv, SIGTERM);
+}
+
 static const scv_test tests[] = {
     {"same_as_relaunch", t_same_as_relaunch},
     {"exchange_carried", t_exchange_carried},
@@ -652,6 +717,7 @@ static const scv_test tests[] = {
     {"start_short_grow", t_start_short_grow},
     {"slow_dropped", t_slow_dropped},
     {"join_takedown", t_join_takedown},
+    {"join_kill_ends", t_join_kill_ends},
 };
 
 int main(int argc, char **argv)

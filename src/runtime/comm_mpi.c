@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,7 +54,37 @@ struct scv_comm {
     int *rank_of;                 /* rank in all of each slot (-1: empty), n_slots of them */
     struct { MPI_Comm inter; char *in; } held[MAX_HELD]; /* in: the slots it connects */
     int n_held;
+    int *pid_of;     /* root: the launcher (the joiner's mpirun) of each slot's process (0: none) */
+    double check_t;  /* root: when the joiners' launchers were last checked */
 };
+
+/* Root of a join-mode job: a present process whose mpirun ended (a kill without notice, a VM
+ * taken without one) would leave the others waiting in a collective for ever (no mpirun
+ * ends this job for it): the job is ended at once, as mpirun ends a job that lost a process,
+ * and the driver resumes it from the checkpoint. Launchers of processes that left are reaped.
+ * Checked at most every 10 ms while waiting. */
+static void check_joiners(scv_comm *c)
+{
+    if (!c->join || c->slot != 0 || !c->pid_of) return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double t = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+    if (t - c->check_t < 0.01) return;
+    c->check_t = t;
+    for (int s = 1; s < c->n_slots; s++) {
+        if (c->pid_of[s] <= 0) continue;
+        int st;
+        pid_t w = waitpid(c->pid_of[s], &st, WNOHANG);
+        if (w == 0) continue;
+        c->pid_of[s] = 0;
+        if (c->rank_of[s] < 0) continue; /* it left the job: its mpirun ended after it */
+        fprintf(stderr, "scavenger train: process %d's mpirun ended (%s %d) while it was in the job (a kill "
+                        "without notice): the job ends\n", s, w > 0 && WIFSIGNALED(st) ? "signal" : "status",
+                w > 0 && WIFSIGNALED(st) ? WTERMSIG(st) : w > 0 ? WEXITSTATUS(st) : -1);
+        MPI_Abort(c->all, 1);
+        _exit(1);
+    }
+}
 
 int scv_comm_join_mode(const scv_comm *c) { return c->join; }
 
@@ -61,15 +92,22 @@ int scv_comm_join_mode(const scv_comm *c) { return c->join; }
  * emulated VM) that spinning spends the VM's budget and the next computation is throttled,
  * which a real VM's idle cores would not do. With SCV_COMM_POLL_SLEEP_US set (the cluster
  * launcher sets it), a waiting rank tests the request and sleeps between tests instead. */
-static int wait_req(const scv_comm *c, MPI_Request *req)
+static void check_joiners(scv_comm *c);
+static int wait_req(scv_comm *c, MPI_Request *req)
 {
     struct timespec ts = {0, c->poll_sleep_ns};
     for (;;) {
         int done = 0, rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || done) return rc;
-        nanosleep(&ts, NULL);
+        check_joiners(c);
+        if (ts.tv_nsec) nanosleep(&ts, NULL);
     }
 }
+
+/* Waits by polling (wait_req) when the sleep is set, or in join mode (the root checks its
+ * joiners' launchers while it waits). Every process of a job alike: a blocking collective
+ * does not match a non-blocking one. */
+static int polls(const scv_comm *c) { return c->poll_sleep_ns > 0 || c->join; }
 
 #if defined(__SANITIZE_ADDRESS__)
 /* Open MPI's dynamically loaded components keep allocations for the life of the process
@@ -257,9 +295,9 @@ void scv_comm_free(scv_comm *c)
             if (c->held[i].inter != MPI_COMM_NULL) MPI_Comm_disconnect(&c->held[i].inter);
         for (int i = 0; i < c->n_held; i++) free(c->held[i].in);
         if (!done && c->port[0]) MPI_Close_port(c->port);
-        while (c->port[0] && waitpid(-1, NULL, WNOHANG) > 0) {} /* the joiners' launchers that ended */
     }
     free(c->rank_of);
+    free(c->pid_of);
     free(c);
 }
 int scv_comm_rank(const scv_comm *c) { return c->rank; }
@@ -292,6 +330,7 @@ int scv_comm_command(scv_comm *c, void *buf, size_t bytes, scv_err *err)
             int done = 0;
             rc = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
             if (rc != MPI_SUCCESS || done) break;
+            check_joiners(c);
             nanosleep(&ts, NULL);
         }
     }
@@ -300,7 +339,7 @@ int scv_comm_command(scv_comm *c, void *buf, size_t bytes, scv_err *err)
 
 /* Root: starts the process for slot on host (NULL or "": this machine) through the join script:
  * `SCRIPT HOST EXE ARGS...` (its own mpirun -np 1, connecting to the port). */
-static int start_joiner(const char *exe, char **argv, const char *host, scv_err *err)
+static int start_joiner(const char *exe, char **argv, const char *host, pid_t *out, scv_err *err)
 {
     const char *script = getenv("SCV_JOIN_SCRIPT");
     int n = 0;
@@ -310,8 +349,10 @@ static int start_joiner(const char *exe, char **argv, const char *host, scv_err 
     v[0] = "/bin/sh", v[1] = (char *)script, v[2] = (char *)(host && host[0] ? host : "-"), v[3] = (char *)exe;
     for (int i = 0; i < n; i++) v[4 + i] = argv[i];
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t parent = getpid(), pid = fork();
     if (pid == 0) { /* without this rank's Open MPI environment: the joiner's mpirun is a job of its own */
+        prctl(PR_SET_PDEATHSIG, SIGTERM); /* it ends with the root (mpirun ends its process) */
+        if (getppid() != parent) _exit(128 + SIGTERM);
         extern char **environ;
         for (int again = 1; again;) {
             again = 0;
@@ -329,7 +370,7 @@ static int start_joiner(const char *exe, char **argv, const char *host, scv_err 
         _exit(127);
     }
     free(v);
-    while (waitpid(-1, NULL, WNOHANG) > 0) {} /* launchers of joiners that left since */
+    *out = pid;
     return pid < 0 ? scv_err_set(err, SCV_EIO, "join: fork: %s", strerror(errno)) : SCV_OK;
 }
 
@@ -338,7 +379,10 @@ int scv_comm_join(scv_comm *c, const char *exe, char **argv, int slot, const cha
     if (!c->join) return scv_err_set(err, SCV_EINVAL, "joining needs a job in join mode");
     if (slot < 0 || slot > c->n_slots || slot >= MAX_SLOTS || (slot < c->n_slots && c->rank_of[slot] >= 0))
         return scv_err_set(err, SCV_EINVAL, "join: slot %d is not free", slot);
-    int rc = c->slot == 0 ? start_joiner(exe, argv, host, err) : SCV_OK;
+    pid_t pid = 0;
+    if (c->slot == 0 && !c->pid_of && !(c->pid_of = calloc(MAX_SLOTS, sizeof(int))))
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    int rc = c->slot == 0 ? start_joiner(exe, argv, host, &pid, err) : SCV_OK;
     /* the root's failure to start one leaves the others in the accept: the job ends (the driver retries) */
     if (rc) return rc;
     MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
@@ -352,6 +396,10 @@ int scv_comm_join(scv_comm *c, const char *exe, char **argv, int slot, const cha
     MPI_Comm_size(c->all, &c->all_size);
     if (slot == c->n_slots) c->n_slots++;
     c->rank_of[slot] = c->all_size - 1; /* ranked last */
+    if (c->pid_of) {
+        if (c->pid_of[slot] > 0) waitpid(c->pid_of[slot], NULL, 0); /* the one that left from this slot: ended */
+        c->pid_of[slot] = (int)pid;
+    }
     if ((rc = table_bcast(c, slot, err))) return rc;
     hold(c, &inter);
     return SCV_OK;
@@ -490,7 +538,7 @@ static int allreduce(scv_comm *c, void *buf, size_t n, MPI_Datatype t, scv_err *
     if (!c->mpi) return SCV_OK;
     if (n > INT_MAX) return scv_err_set(err, SCV_ERANGE, "allreduce of %zu elements", n);
     int rc;
-    if (c->poll_sleep_ns > 0) {
+    if (polls(c)) {
         MPI_Request req;
         rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, t, MPI_SUM, c->act, &req);
         if (rc == MPI_SUCCESS) rc = wait_req(c, &req);
@@ -514,7 +562,7 @@ int scv_comm_agree(scv_comm *c, int rc, scv_err *err)
 {
     if (!c->mpi || c->act == MPI_COMM_NULL) return rc; /* alone, or parked: nobody to agree with */
     int v[2] = {rc, rc ? -c->rank : -c->size}, all[2], mrc;
-    if (c->poll_sleep_ns > 0) { /* waiting without spinning, as allreduce() does */
+    if (polls(c)) { /* waiting without spinning, as allreduce() does */
         MPI_Request req;
         mrc = MPI_Iallreduce(v, all, 2, MPI_INT, MPI_MAX, c->act, &req);
         if (mrc == MPI_SUCCESS) mrc = wait_req(c, &req);
@@ -552,7 +600,7 @@ int scv_comm_allgather(scv_comm *c, const void *send, size_t bytes, void *recv, 
     }
     if (bytes > INT_MAX) return scv_err_set(err, SCV_ERANGE, "allgather of %zu bytes per rank", bytes);
     int rc;
-    if (c->poll_sleep_ns > 0) { /* waiting without spinning, as allreduce() does */
+    if (polls(c)) { /* waiting without spinning, as allreduce() does */
         MPI_Request req;
         rc = MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, c->act, &req);
         if (rc == MPI_SUCCESS) rc = wait_req(c, &req);
