@@ -291,8 +291,9 @@ void scv_comm_free(scv_comm *c)
         MPI_Finalized(&done);
         if (!done && c->act != MPI_COMM_NULL) MPI_Comm_free(&c->act);
         if (!done && c->all != MPI_COMM_NULL) MPI_Comm_free(&c->all);
-        for (int i = 0; !done && i < c->n_held; i++) /* in the order they were made, like every process */
-            if (c->held[i].inter != MPI_COMM_NULL) MPI_Comm_disconnect(&c->held[i].inter);
+        for (int i = 0; !done && i < c->n_held; i++) /* freed, not disconnected: a disconnect (collective)
+                                                           would wait for ever for a process that died */
+            if (c->held[i].inter != MPI_COMM_NULL) MPI_Comm_free(&c->held[i].inter);
         for (int i = 0; i < c->n_held; i++) free(c->held[i].in);
         if (!done && c->port[0]) MPI_Close_port(c->port);
     }

@@ -854,7 +854,9 @@ static void elastic_abort(run_ctx *c, scv_err *err, const char *what)
  * ("workers_wanted"). A replacement is spawned only on a spare host of a host list. Process
  * 0 runs the job and never leaves: at its notice the state is written and the job goes on
  * at the same K; its take-down ends the job (the driver resumes it from that checkpoint,
- * stating the samples lost since). */
+ * stating the samples lost since). On a cluster the job runs in join mode (comm_mpi.c): a
+ * process under notice also leaves the MPI job (elastic_resize, scv_comm_leave) and exits,
+ * so its VM's take-down ends nothing; a restore joins a new process in its slot. */
 static const struct {
     double poll_s;            /* the notices are stat'ed at most this often (a cloud's notice: 30-120 s) */
     int checkpoint_on_notice; /* 1: the state is also written at a notice (the job goes on), so that a
