@@ -709,6 +709,45 @@ static void t_join_kill_ends(void)
     kill((pid_t)srv, SIGTERM);
 }
 
+/* A join that fails (the joining process's launcher ends before it connects: its VM refused
+ * it, its mpirun failed): the processes of the job wait in MPI_Comm_accept, which cannot be
+ * left, so the root ends the job as soon as the launcher ends (the driver resumes it),
+ * instead of hanging until the driver's watchdog (up to 600 s before a segment's first line). */
+static void t_join_fails_ends(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    char cmdf[600], reply[600], dir[512], m[600], line[1024], script[600], log[600];
+    snprintf(dir, sizeof dir, "%s/elasticf", tmp);
+    snprintf(m, sizeof m, "%s/mf.jsonl", tmp);
+    snprintf(script, sizeof script, "%s/ctlf.join", tmp);
+    snprintf(log, sizeof log, "%s/ctlf.log", tmp);
+    long root = 0, srv = 0;
+    if (!start_join(bin, "ctlf", dir, cmdf, reply, &root, &srv)) {
+        if (srv > 0) kill((pid_t)srv, SIGTERM);
+        return;
+    }
+    FILE *f = fopen(script, "w"); /* the joiner's launcher fails */
+    CHECK(f != NULL);
+    if (f) fputs("#!/bin/sh\necho 'join: no such VM' >&2\nexit 3\n", f), fclose(f);
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":100,\"metrics\":\"%s\"}", m);
+    append(cmdf, line);
+    int ended = 0;
+    for (int i = 0; i < 500 && !ended; i++) { /* at most 10 s */
+        ended = kill((pid_t)root, 0) != 0;
+        if (!ended) nanosleep(&(struct timespec){0, 20000000L}, NULL);
+    }
+    CHECK_MSG(ended, "the job still runs 10 s after its join failed (%s)", log);
+    CHECK_MSG(count_lines(log, "before it joined") == 1, "the root did not say why (%s)", log);
+    if (!ended) sh("kill -9 %ld", root);
+    nanosleep(&(struct timespec){0, 200000000L}, NULL);
+    char pat[700];
+    snprintf(pat, sizeof pat, "pgrep -f -- '[-]-elastic-control %s/ctlf' >/dev/null", tmp);
+    CHECK_MSG(sh("%s", pat) != 0, "processes of the job were left");
+    sh("pkill -9 -f -- '[-]-elastic-control %s/ctlf'", tmp); /* none expected */
+    kill((pid_t)srv, SIGTERM);
+}
+
 static const scv_test tests[] = {
     {"same_as_relaunch", t_same_as_relaunch},
     {"exchange_carried", t_exchange_carried},
@@ -718,6 +757,7 @@ static const scv_test tests[] = {
     {"slow_dropped", t_slow_dropped},
     {"join_takedown", t_join_takedown},
     {"join_kill_ends", t_join_kill_ends},
+    {"join_fails_ends", t_join_fails_ends},
 };
 
 int main(int argc, char **argv)

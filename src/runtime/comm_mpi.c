@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -375,6 +376,33 @@ static int start_joiner(const char *exe, char **argv, const char *host, pid_t *o
     return pid < 0 ? scv_err_set(err, SCV_EIO, "join: fork: %s", strerror(errno)) : SCV_OK;
 }
 
+/* Root: while every process waits in the accept (MPI_Comm_accept cannot be left), a joiner
+ * whose launcher ends first (its VM refused it, its mpirun failed) would leave the job
+ * waiting for ever: a watcher thread ends this process then (the job ends with it, and the
+ * driver resumes it from the checkpoint). waitid with WNOWAIT: the launcher is left for
+ * check_joiners to reap. */
+typedef struct {
+    pid_t pid;
+    _Atomic int done; /* set once the accept returned */
+} join_watch;
+
+static void *watch_joiner(void *arg)
+{
+    join_watch *w = arg;
+    struct timespec ts = {0, 10000000L};
+    while (!w->done) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == w->pid && !w->done) {
+            fprintf(stderr, "scavenger train: a joining process's launcher ended (%s %d) before it joined: the job "
+                            "ends\n", si.si_code == CLD_EXITED ? "status" : "signal", si.si_status);
+            _exit(1);
+        }
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
 int scv_comm_join(scv_comm *c, const char *exe, char **argv, int slot, const char *host, scv_err *err)
 {
     if (!c->join) return scv_err_set(err, SCV_EINVAL, "joining needs a job in join mode");
@@ -387,7 +415,14 @@ int scv_comm_join(scv_comm *c, const char *exe, char **argv, int slot, const cha
     /* the root's failure to start one leaves the others in the accept: the job ends (the driver retries) */
     if (rc) return rc;
     MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
+    join_watch w = {.pid = pid};
+    pthread_t th;
+    int watching = pid > 0 && pthread_create(&th, NULL, watch_joiner, &w) == 0;
     int mrc = MPI_Comm_accept(c->port, MPI_INFO_NULL, 0, c->all, &inter);
+    if (watching) {
+        w.done = 1;
+        pthread_join(th, NULL);
+    }
     if (mrc == MPI_SUCCESS) mrc = MPI_Intercomm_merge(inter, 0, &merged);
     if (mrc != MPI_SUCCESS) return mpi_fail(err, mrc, "MPI_Comm_accept (a join)");
     MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
