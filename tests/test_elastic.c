@@ -748,6 +748,44 @@ static void t_join_fails_ends(void)
     kill((pid_t)srv, SIGTERM);
 }
 
+/* A parked process under notice, in join mode: K = 2, then K = 1 (worker 1's process parked,
+ * still in the job); its notice stops the segment and the process leaves the job and exits
+ * (the segment goes on at K = 1), so its VM's take-down would end nothing. */
+static void t_join_parked_leaves(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    char cmdf[600], reply[600], dir[512], m[600], line[1024], notice[600], pids[512] = "";
+    snprintf(dir, sizeof dir, "%s/elasticpk", tmp);
+    snprintf(m, sizeof m, "%s/mpk.jsonl", tmp);
+    snprintf(notice, sizeof notice, "%s/ctlpk/preempt-notice.1", tmp);
+    long root = 0, srv = 0;
+    if (!start_join(bin, "ctlpk", dir, cmdf, reply, &root, &srv)) {
+        if (srv > 0) kill((pid_t)srv, SIGTERM);
+        return;
+    }
+    append(cmdf, "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":20}");
+    CHECK_MSG(wait_lines(reply, "\"rc\":0", 1), "the K=2 segment did not answer");
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":1,\"batch\":64,\"until_iterations\":3000,\"metrics\":\"%s\"}", m);
+    append(cmdf, line);
+    CHECK_MSG(wait_line_or(m, "\"iter\":25,", reply, "\"rc\":0,\"error\":\"\",\"resize_s\":0.0"), "the K=1 segment did not start");
+    other_pids("ctlpk", root, 0, pids, sizeof pids);
+    CHECK_MSG(pids[0] != 0, "worker 1's process is not parked in the job");
+    FILE *f = fopen(notice, "w");
+    CHECK(f != NULL);
+    if (f) fputs("{}\n", f), fclose(f);
+    CHECK_MSG(wait_lines(reply, "\"rc\":0", 2), "the K=1 segment did not answer");
+    CHECK_EQ_INT(count_lines(reply, "\"process\":1,\"event\":\"notice\",\"workers\":1"), 1);
+    for (int i = 0; i < 200 && pids[0]; i++) { /* it left and exits by itself */
+        other_pids("ctlpk", root, 0, pids, sizeof pids);
+        if (pids[0]) nanosleep(&(struct timespec){0, 10000000L}, NULL);
+    }
+    CHECK_MSG(!pids[0], "the parked process did not leave: %s", pids);
+    unlink(notice);
+    stop_elastic("ctlpk", cmdf);
+    kill((pid_t)srv, SIGTERM);
+}
+
 static const scv_test tests[] = {
     {"same_as_relaunch", t_same_as_relaunch},
     {"exchange_carried", t_exchange_carried},
@@ -758,6 +796,7 @@ static const scv_test tests[] = {
     {"join_takedown", t_join_takedown},
     {"join_kill_ends", t_join_kill_ends},
     {"join_fails_ends", t_join_fails_ends},
+    {"join_parked_leaves", t_join_parked_leaves},
 };
 
 int main(int argc, char **argv)

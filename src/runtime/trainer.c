@@ -912,6 +912,13 @@ static int preempt_poll(void *ctx)
         if (proc_gone_now(j, pr->members[k])) return 1;
     if (!j->root_noticed && proc_gone_now(j, 0)) return 1; /* it stays; its state is written */
     int all = scv_comm_all_size(j->run->comm);
+    if (scv_comm_join_mode(j->run->comm)) /* a parked process under notice leaves the job too */
+        for (int i = 1; i < all; i++)
+            if (!pr->gone[i] && scv_comm_present(j->run->comm, i) && proc_gone_now(j, i)) {
+                int active = 0;
+                for (int k = 1; k < pr->n_members && !active; k++) active = pr->members[k] == i;
+                if (!active) return 1;
+            }
     for (int i = 1; i < all && pr->n_members < j->wanted; i++)
         if (pr->gone[i] && !proc_gone_now(j, i)) return 2;
     if (pr->nh && j->spare_up >= 0 && pr->n_members < j->wanted && spare_hosts_up(j, all, 0) > j->spare_up)
