@@ -20,6 +20,7 @@
 #include "train/ckpt.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -516,6 +517,275 @@ static void t_slow_dropped(void)
     free(p), free(mo), free(pa), free(ma);
 }
 
+/* The elastic job of tmp/NAME's processes other than its root's mpirun (pid root_mpirun) and
+ * root rank (that mpirun's oldest child), as a space-separated list ("" when none); with
+ * kill9, SIGKILLed. */
+static void other_pids(const char *name, long root_mpirun, int kill9, char *out, size_t cap)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd,
+             "r=$(pgrep -o -P %ld); for p in $(pgrep -f -- '[-]-elastic-control %s/%s'); do "
+             "[ $p = %ld ] || [ $p = \"$r\" ] || { printf '%%s ' $p; %s; }; done",
+             root_mpirun, tmp, name, root_mpirun, kill9 ? "kill -9 $p" : "true");
+    out[0] = 0;
+    FILE *f = popen(cmd, "r");
+    if (f && !fgets(out, (int)cap, f)) out[0] = 0;
+    if (f) pclose(f);
+}
+
+/* An elastic job in join mode (comm_mpi.c) of tmp/NAME, as the cluster's launch starts it
+ * but on this machine: an ompi-server (its pid in *srv), the root alone under mpirun (its
+ * pid in *root), every other process its own `mpirun -np 1` started through the join
+ * script tmp/NAME.join. Returns once it is ready (0: it did not start). */
+static int start_join(const char *bin, const char *name, const char *dir, char *cmdf, char *reply, long *root, long *srv)
+{
+    char ctl[512], uri[600], script[600], port[600], pidf[600];
+    snprintf(ctl, sizeof ctl, "%s/%s", tmp, name);
+    snprintf(cmdf, 600, "%s/cmd", ctl);
+    snprintf(reply, 600, "%s/reply", ctl);
+    snprintf(uri, sizeof uri, "%s.uri", ctl);
+    snprintf(script, sizeof script, "%s.join", ctl);
+    snprintf(port, sizeof port, "%s.port", ctl);
+    snprintf(pidf, sizeof pidf, "%s.pids", ctl);
+    mkdir(ctl, 0755);
+    fclose(fopen(cmdf, "w"));
+    fclose(fopen(reply, "w"));
+    FILE *f = fopen(script, "w"); /* SCRIPT HOST EXE ARGS... */
+    CHECK(f != NULL);
+    if (f)
+        fprintf(f, "#!/bin/sh\nshift\nexec mpirun -q --bind-to none --ompi-server file:%s -x SCV_JOIN_CONNECT=1 "
+                   "-x SCV_JOIN_PORT_FILE -np 1 \"$@\"\n", uri), fclose(f);
+    CHECK_EQ_INT(sh("ompi-server --no-daemonize -r %s >/dev/null 2>&1 & echo $! > %s", uri, pidf), 0);
+    for (int i = 0; i < 500 && count_lines(uri, ":") < 1; i++) nanosleep(&(struct timespec){0, 10000000L}, NULL);
+    CHECK_MSG(count_lines(uri, ":") >= 1, "ompi-server did not start");
+    CHECK_EQ_INT(sh("SCV_JOIN_SCRIPT=%s SCV_JOIN_PORT_FILE=%s mpirun -q --bind-to none --ompi-server file:%s -np 1 %s train " JOB
+                    " --workers 2 --batch 64 --elastic-control %s --checkpoint %s >%s.log 2>&1 & echo $! >> %s",
+                    script, port, uri, bin, ctl, dir, ctl, pidf), 0);
+    int ready = wait_lines(reply, "\"ready\"", 1);
+    CHECK_MSG(ready, "the elastic job did not start (%s.log)", ctl);
+    *root = *srv = 0;
+    f = fopen(pidf, "r");
+    if (f && fscanf(f, "%ld %ld", srv, root) != 2) *root = 0;
+    if (f) fclose(f);
+    return ready && *root > 0;
+}
+
+/* A VM's take-down after a notice-shrink (issue 25 item 2), as on the emulated cluster: the
+ * job in join mode (the root its mpirun's only process, an ompi-server for the rendezvous,
+ * every other worker its own `mpirun -np 1` started through $SCV_JOIN_SCRIPT, joining by
+ * MPI_Comm_connect). Worker 1 joins at the K = 2 segment; its notice shrinks the job to
+ * K = 1 and it leaves the MPI job and exits; then every process of it that is left, and its
+ * mpirun, are SIGKILLed (the take-down). The job goes on without a restart: the next segment
+ * (the notice gone: a restore) joins a new process in its place, K = 2 again, and ends with
+ * an uninterrupted run's position and parameters (within 1e-5). With the spawned (parked)
+ * process of before, the kill ends the MPI job: no second answer. */
+static void t_join_takedown(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    char cmdf[600], reply[600], dir[512], udir[512], m[600], m2[600], notice[600], line[1024];
+    const int N1 = 800, N = 900;
+    snprintf(dir, sizeof dir, "%s/elasticj", tmp);
+    snprintf(udir, sizeof udir, "%s/uninterrupted-j", tmp);
+    snprintf(m, sizeof m, "%s/mj.jsonl", tmp);
+    snprintf(m2, sizeof m2, "%s/mj2.jsonl", tmp);
+    snprintf(notice, sizeof notice, "%s/ctlj/preempt-notice.1", tmp);
+    long root = 0, srv = 0;
+    if (!start_join(bin, "ctlj", dir, cmdf, reply, &root, &srv)) {
+        if (srv > 0) kill((pid_t)srv, SIGTERM);
+        return;
+    }
+    FILE *f;
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":%d,\"metrics\":\"%s\"}", N1, m);
+    append(cmdf, line);
+    CHECK_MSG(wait_line_or(m, "\"iter\":3,", reply, "\"rc\":"), "the segment did not start");
+    CHECK_MSG(count_lines(m, "\"workers\":2,") >= 3, "not at K=2");
+    f = fopen(notice, "w");
+    CHECK(f != NULL);
+    if (f) fputs("{\"vm\":\"local-2\",\"at\":0,\"notice_s\":30}\n", f), fclose(f);
+    CHECK_MSG(wait_lines(reply, "\"rc\":0", 1), "the segment did not answer");
+    CHECK_EQ_INT(count_lines(reply, "\"process\":1,\"event\":\"notice\",\"workers\":1"), 1);
+    /* the worker left the job: its process and mpirun end by themselves (join mode) */
+    char pids[512] = "x";
+    for (int i = 0; i < 200 && pids[0]; i++) {
+        other_pids("ctlj", root, 0, pids, sizeof pids);
+        if (pids[0]) nanosleep(&(struct timespec){0, 10000000L}, NULL);
+    }
+    if (pids[0]) fprintf(stderr, "join_takedown: left after the notice, SIGKILLed: %s\n", pids);
+    /* the take-down: whatever of the worker is left, SIGKILLed */
+    other_pids("ctlj", root, 1, pids, sizeof pids);
+    nanosleep(&(struct timespec){0, 300000000L}, NULL);
+    unlink(notice); /* restored: the next segment has a process join in its place */
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":%d,\"metrics\":\"%s\"}", N, m2);
+    append(cmdf, line);
+    int answered = 0; /* or the job ended (its mpirun gone) */
+    for (int i = 0; i < 1500 && !answered && (root <= 0 || kill((pid_t)root, 0) == 0); i++) {
+        answered = count_lines(reply, "\"rc\":0") >= 2;
+        if (!answered) nanosleep(&(struct timespec){0, 20000000L}, NULL);
+    }
+    answered = answered || count_lines(reply, "\"rc\":0") >= 2;
+    CHECK_MSG(answered, "no answer after the take-down (the job ended: %s/ctlj.log)", tmp);
+    if (answered) {
+        CHECK_EQ_INT(count_lines(reply, "\"process\":1,\"event\":\"restored\",\"workers\":2"), 1);
+        int last_k2 = 0;
+        FILE *mf = fopen(m2, "r");
+        char buf[8192];
+        while (mf && fgets(buf, sizeof buf, mf))
+            if (strstr(buf, "\"type\":\"iter\"")) last_k2 = strstr(buf, "\"workers\":2,") != NULL;
+        if (mf) fclose(mf);
+        CHECK_MSG(last_k2, "the job did not grow back to K=2");
+    }
+    stop_elastic("ctlj", cmdf);
+    kill((pid_t)srv, SIGTERM);
+    if (!answered) return;
+    CHECK_EQ_INT(sh("%s train " JOB " --workers 1 --batch 64 --iterations %d --checkpoint %s --no-final-eval "
+                    ">/dev/null 2>&1", bin, N, udir), 0);
+    scv_ckpt_state a, b;
+    float *pa = NULL, *ma = NULL, *pb = NULL, *mb = NULL;
+    size_t na = 0, nb = 0;
+    if (load(udir, &a, &pa, &ma, &na) == SCV_OK && load(dir, &b, &pb, &mb, &nb) == SCV_OK) {
+        CHECK_EQ_INT(b.iteration, N);
+        CHECK_EQ_INT(b.samples_seen, a.samples_seen);
+        CHECK_EQ_INT(b.epoch, a.epoch);
+        CHECK_EQ_INT(b.pos, a.pos);
+        CHECK_EQ_INT((long long)nb, (long long)na);
+        double worst = 0;
+        for (size_t i = 0; i < na && i < nb; i++) {
+            double d = fabs((double)pa[i] - (double)pb[i]);
+            if (d > worst) worst = d;
+        }
+        CHECK_MSG(worst <= 1e-5, "parameters differ from the uninterrupted run's by up to %.3g", worst);
+    }
+    free(pa), free(ma), free(pb), free(mb);
+}
+
+/* A kill without notice of a joined worker (its process and its mpirun SIGKILLed while it
+ * trains), in join mode: no mpirun ends the root's job for it, so the root, which started
+ * the worker's mpirun, sees it end and ends the job at once (as mpirun ends a job that lost
+ * a process; the driver then resumes from the checkpoint: kill_resumes) instead of waiting
+ * in the allreduce until the driver's stall watchdog (120 s); nothing of the job is left. */
+static void t_join_kill_ends(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    char cmdf[600], reply[600], dir[512], m[600], line[1024], pids[512];
+    snprintf(dir, sizeof dir, "%s/elastick", tmp);
+    snprintf(m, sizeof m, "%s/mk.jsonl", tmp);
+    long root = 0, srv = 0;
+    if (!start_join(bin, "ctlk", dir, cmdf, reply, &root, &srv)) {
+        if (srv > 0) kill((pid_t)srv, SIGTERM);
+        return;
+    }
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":100000000,\"metrics\":\"%s\"}", m);
+    append(cmdf, line);
+    CHECK_MSG(wait_line_or(m, "\"iter\":3,", reply, "\"rc\":"), "the segment did not start");
+    CHECK_MSG(count_lines(m, "\"workers\":2,") >= 3, "not at K=2");
+    other_pids("ctlk", root, 1, pids, sizeof pids); /* the worker's process and its mpirun */
+    CHECK_MSG(pids[0] != 0, "no worker process to kill");
+    double t0 = 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    t0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    int ended = 0;
+    for (int i = 0; i < 500 && !ended; i++) { /* at most 10 s */
+        ended = kill((pid_t)root, 0) != 0;
+        if (!ended) nanosleep(&(struct timespec){0, 20000000L}, NULL);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double took = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - t0;
+    CHECK_MSG(ended, "the root's job still runs 10 s after the worker's kill");
+    if (ended) printf("# the job ended %.2f s after the kill\n", took);
+    CHECK_EQ_INT(count_lines(reply, "\"rc\":0"), 0);
+    char log[600];
+    snprintf(log, sizeof log, "%s/ctlk.log", tmp);
+    CHECK_MSG(count_lines(log, "a kill without notice") == 1, "the root did not say why (%s)", log);
+    if (!ended) sh("kill -9 %ld", root);
+    nanosleep(&(struct timespec){0, 300000000L}, NULL);
+    char pat[700];
+    snprintf(pat, sizeof pat, "pgrep -f -- '[-]-elastic-control %s/ctlk' >/dev/null", tmp);
+    CHECK_MSG(sh("%s", pat) != 0, "processes of the job were left");
+    sh("pkill -9 -f -- '[-]-elastic-control %s/ctlk'", tmp); /* none expected */
+    kill((pid_t)srv, SIGTERM);
+}
+
+/* A join that fails (the joining process's launcher ends before it connects: its VM refused
+ * it, its mpirun failed): the processes of the job wait in MPI_Comm_accept, which cannot be
+ * left, so the root ends the job as soon as the launcher ends (the driver resumes it),
+ * instead of hanging until the driver's watchdog (up to 600 s before a segment's first line). */
+static void t_join_fails_ends(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    char cmdf[600], reply[600], dir[512], m[600], line[1024], script[600], log[600];
+    snprintf(dir, sizeof dir, "%s/elasticf", tmp);
+    snprintf(m, sizeof m, "%s/mf.jsonl", tmp);
+    snprintf(script, sizeof script, "%s/ctlf.join", tmp);
+    snprintf(log, sizeof log, "%s/ctlf.log", tmp);
+    long root = 0, srv = 0;
+    if (!start_join(bin, "ctlf", dir, cmdf, reply, &root, &srv)) {
+        if (srv > 0) kill((pid_t)srv, SIGTERM);
+        return;
+    }
+    FILE *f = fopen(script, "w"); /* the joiner's launcher fails */
+    CHECK(f != NULL);
+    if (f) fputs("#!/bin/sh\necho 'join: no such VM' >&2\nexit 3\n", f), fclose(f);
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":100,\"metrics\":\"%s\"}", m);
+    append(cmdf, line);
+    int ended = 0;
+    for (int i = 0; i < 500 && !ended; i++) { /* at most 10 s */
+        ended = kill((pid_t)root, 0) != 0;
+        if (!ended) nanosleep(&(struct timespec){0, 20000000L}, NULL);
+    }
+    CHECK_MSG(ended, "the job still runs 10 s after its join failed (%s)", log);
+    CHECK_MSG(count_lines(log, "before it joined") == 1, "the root did not say why (%s)", log);
+    if (!ended) sh("kill -9 %ld", root);
+    nanosleep(&(struct timespec){0, 200000000L}, NULL);
+    char pat[700];
+    snprintf(pat, sizeof pat, "pgrep -f -- '[-]-elastic-control %s/ctlf' >/dev/null", tmp);
+    CHECK_MSG(sh("%s", pat) != 0, "processes of the job were left");
+    sh("pkill -9 -f -- '[-]-elastic-control %s/ctlf'", tmp); /* none expected */
+    kill((pid_t)srv, SIGTERM);
+}
+
+/* A parked process under notice, in join mode: K = 2, then K = 1 (worker 1's process parked,
+ * still in the job); its notice stops the segment and the process leaves the job and exits
+ * (the segment goes on at K = 1), so its VM's take-down would end nothing. */
+static void t_join_parked_leaves(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    char cmdf[600], reply[600], dir[512], m[600], line[1024], notice[600], pids[512] = "";
+    snprintf(dir, sizeof dir, "%s/elasticpk", tmp);
+    snprintf(m, sizeof m, "%s/mpk.jsonl", tmp);
+    snprintf(notice, sizeof notice, "%s/ctlpk/preempt-notice.1", tmp);
+    long root = 0, srv = 0;
+    if (!start_join(bin, "ctlpk", dir, cmdf, reply, &root, &srv)) {
+        if (srv > 0) kill((pid_t)srv, SIGTERM);
+        return;
+    }
+    append(cmdf, "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":20}");
+    CHECK_MSG(wait_lines(reply, "\"rc\":0", 1), "the K=2 segment did not answer");
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":1,\"batch\":64,\"until_iterations\":3000,\"metrics\":\"%s\"}", m);
+    append(cmdf, line);
+    CHECK_MSG(wait_line_or(m, "\"iter\":25,", reply, "\"rc\":0,\"error\":\"\",\"resize_s\":0.0"), "the K=1 segment did not start");
+    other_pids("ctlpk", root, 0, pids, sizeof pids);
+    CHECK_MSG(pids[0] != 0, "worker 1's process is not parked in the job");
+    FILE *f = fopen(notice, "w");
+    CHECK(f != NULL);
+    if (f) fputs("{}\n", f), fclose(f);
+    CHECK_MSG(wait_lines(reply, "\"rc\":0", 2), "the K=1 segment did not answer");
+    CHECK_EQ_INT(count_lines(reply, "\"process\":1,\"event\":\"notice\",\"workers\":1"), 1);
+    for (int i = 0; i < 200 && pids[0]; i++) { /* it left and exits by itself */
+        other_pids("ctlpk", root, 0, pids, sizeof pids);
+        if (pids[0]) nanosleep(&(struct timespec){0, 10000000L}, NULL);
+    }
+    CHECK_MSG(!pids[0], "the parked process did not leave: %s", pids);
+    unlink(notice);
+    stop_elastic("ctlpk", cmdf);
+    kill((pid_t)srv, SIGTERM);
+}
+
 static const scv_test tests[] = {
     {"same_as_relaunch", t_same_as_relaunch},
     {"exchange_carried", t_exchange_carried},
@@ -523,6 +793,10 @@ static const scv_test tests[] = {
     {"kill_resumes", t_kill_resumes},
     {"start_short_grow", t_start_short_grow},
     {"slow_dropped", t_slow_dropped},
+    {"join_takedown", t_join_takedown},
+    {"join_kill_ends", t_join_kill_ends},
+    {"join_fails_ends", t_join_fails_ends},
+    {"join_parked_leaves", t_join_parked_leaves},
 };
 
 int main(int argc, char **argv)

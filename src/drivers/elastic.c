@@ -11,7 +11,9 @@
  *
  * The job is started at the first segment (and again after a failure: a job whose process
  * died cannot continue without ULFM, so the loop's retry starts a new one from the last
- * checkpoint, as the relaunch driver would). Segment metrics files, the probe, progress
+ * checkpoint, as the relaunch driver would). On a cluster the job runs in join mode
+ * (launch.c, comm_mpi.c): a worker under a preemption notice leaves the MPI job before its
+ * VM's take-down, so a take-down after a notice is survived in place. Segment metrics files, the probe, progress
  * and recovery are the relaunch driver's (trainjob.c). Files: RUN_DIR/elastic/{cmd,reply,
  * job.log}.
  */

@@ -33,6 +33,19 @@ int scv_comm_joined(const scv_comm *c);
 int scv_comm_command(scv_comm *c, void *buf, size_t bytes, scv_err *err);
 int scv_comm_grow(scv_comm *c, const char *exe, char **argv, int n_new, const char *const *hosts, scv_err *err);
 int scv_comm_activate(scv_comm *c, const int *members, int k, scv_err *err);
+/* Join mode (comm_mpi.c; a job on an emulated cluster): processes join by connecting to the
+ * root's port and may leave the job. "All-ranks" above are then slots: slot i is the i-th
+ * process the job ever had, kept when others leave. scv_comm_join_mode: 1 in such a job;
+ * scv_comm_present: 1 when a process holds slot; scv_comm_join (collective over all
+ * processes present): the root starts exe argv on host through $SCV_JOIN_SCRIPT, every
+ * process accepts it into slot (a free one, or the next new one: scv_comm_grow uses these),
+ * parked; scv_comm_leave (collective over all present): the processes of the slots marked
+ * in gone leave the job (*left = 1 in them: they only finalize and exit after it), the
+ * others go on without them (every process is parked after it: activate again). */
+int scv_comm_join_mode(const scv_comm *c);
+int scv_comm_present(const scv_comm *c, int slot);
+int scv_comm_join(scv_comm *c, const char *exe, char **argv, int slot, const char *host, scv_err *err);
+int scv_comm_leave(scv_comm *c, const char *gone, int *left, scv_err *err);
 /* In-place sums over the active ranks (these and the next two: collective over them). */
 int scv_comm_allreduce_f32(scv_comm *c, float *buf, size_t n, scv_err *err);
 int scv_comm_allreduce_f64(scv_comm *c, double *buf, size_t n, scv_err *err);

@@ -34,6 +34,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_FIXED 40
@@ -75,6 +76,19 @@ static void preempted_note(const scv_cluster *c, const int *order, int up, char 
         snprintf(buf + len, cap - len, " preempted: scavenger cluster restore %s %d)", c->name, order[up]);
 }
 
+/* An elastic job on a cluster runs in join mode (comm_mpi.c): mpirun starts the root alone
+ * on the first VM, with an ompi-server beside it (the rendezvous of MPI_Comm_connect), and
+ * every other process joins from its VM as its own `mpirun -np 1`, started by the root
+ * through the join script (SCRIPT HOST EXE ARGS...: `scavenger cluster exec` into HOST's VM,
+ * then mpirun with the cluster's options). A process under a preemption notice leaves the
+ * job before its VM's take-down, which then kills nothing the job depends on (Open MPI's
+ * daemon for a spawned process would be killed, and mpirun would end the job).
+ * SCV_ELASTIC_SPAWN=1 keeps the spawn route (one mpirun, processes spawned onto the VMs). */
+typedef struct {
+    int on;
+    char uri[256], script[256], port[256], env_script[300], env_port[300], server_arg[300];
+} join_files;
+
 /* Writes the hostfile and agent script of a cluster launch; fills args. The ranks go on the
  * VMs that are up (scv_cluster_place_up: a job restarted after a take-down is placed around
  * the preempted VM, which `enter` and so mpirun's daemon there would refuse). An elastic job
@@ -82,7 +96,7 @@ static void preempted_note(const scv_cluster *c, const int *order, int up, char 
  * SCV_ELASTIC_HOSTS, the preempted ones last: it grows onto one once it is restored. */
 static int cluster_args(const scv_launch *l, const char *exe, const char **args, int *n, char *np,
                         scv_cluster *c, int *order, char *hostfile, char *agent, char *net, char *hosts,
-                        size_t hosts_cap, scv_err *err)
+                        size_t hosts_cap, join_files *jf, scv_err *err)
 {
     int rc = scv_cluster_load(l->cluster, c, err);
     if (rc) return rc;
@@ -96,12 +110,15 @@ static int cluster_args(const scv_launch *l, const char *exe, const char **args,
         return scv_err_set(err, SCV_EMPI, "--workers %d but cluster %s has %d of its %d VMs up%s", l->workers,
                            l->cluster, up, c->n, note);
     if (l->elastic && l->workers > up) snprintf(np, 16, "%d", up);
+    const char *sp = getenv("SCV_ELASTIC_SPAWN");
+    jf->on = l->elastic && !(sp && !strcmp(sp, "1"));
+    if (jf->on) snprintf(np, 16, "1"); /* the root alone: the others join */
     snprintf(hostfile, 256, "/run/scavenger/%s.hosts", c->name);
     snprintf(agent, 256, "/run/scavenger/%s.agent", c->name);
     snprintf(net, 64, "10.213.%d.0/24", c->subnet);
     char text[SCV_CLUSTER_MAX_VMS * 40 + 4200];
     size_t len = 0;
-    int nh = l->elastic ? up : l->workers;
+    int nh = jf->on ? 1 : l->elastic ? up : l->workers;
     for (int i = 0; i < nh && len < sizeof text; i++)
         len += (size_t)snprintf(text + len, sizeof text - len, "10.213.%d.%d slots=1\n", c->subnet, order[i]);
     if ((rc = write_text(hostfile, text, 0644, err))) return rc;
@@ -113,6 +130,30 @@ static int cluster_args(const scv_launch *l, const char *exe, const char **args,
                            "--mca", "coll_tuned_allreduce_algorithm", "4", "--mca",
                            "coll_libnbc_iallreduce_algorithm", "1", "-x", "SCV_COMM_POLL_SLEEP_US=50"};
     for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) args[(*n)++] = extra[i];
+    if (jf->on) {
+        snprintf(jf->uri, sizeof jf->uri, "/run/scavenger/%s.ompi-server", c->name);
+        snprintf(jf->script, sizeof jf->script, "/run/scavenger/%s.join", c->name);
+        snprintf(jf->port, sizeof jf->port, "/run/scavenger/%s.port", c->name);
+        snprintf(jf->env_script, sizeof jf->env_script, "SCV_JOIN_SCRIPT=%s", jf->script);
+        snprintf(jf->env_port, sizeof jf->env_port, "SCV_JOIN_PORT_FILE=%s", jf->port);
+        snprintf(jf->server_arg, sizeof jf->server_arg, "file:%s", jf->uri);
+        snprintf(text, sizeof text,
+                 "#!/bin/sh\n# SCRIPT HOST EXE ARGS...: a process of the elastic job joins from HOST's VM (10.213.S.I is VM I)\n"
+                 "vm=${1##*.}; shift\n"
+                 "exec '%s' cluster exec '%s' \"$vm\" -- mpirun -q --bind-to none --ompi-server %s --mca btl self,tcp "
+                 "--mca btl_tcp_if_include %s --mca oob_tcp_if_include %s --mca coll_tuned_use_dynamic_rules 1 "
+                 "--mca coll_tuned_allreduce_algorithm 4 --mca coll_libnbc_iallreduce_algorithm 1 "
+                 "-x SCV_COMM_POLL_SLEEP_US=50 -x OMP_NUM_THREADS -x SCV_ELASTIC_HOSTS -x SCV_JOIN_CONNECT=1 "
+                 "-x SCV_JOIN_PORT_FILE -np 1 \"$@\"\n",
+                 exe, c->name, jf->server_arg, net, net);
+        if ((rc = write_text(jf->script, text, 0755, err))) return rc;
+        args[(*n)++] = "--ompi-server";
+        args[(*n)++] = jf->server_arg;
+        args[(*n)++] = "-x";
+        args[(*n)++] = jf->env_script;
+        args[(*n)++] = "-x";
+        args[(*n)++] = jf->env_port;
+    }
     if (l->elastic) {
         size_t hl = (size_t)snprintf(hosts, hosts_cap, "SCV_ELASTIC_HOSTS=");
         for (int i = 0; i < c->n && hl < hosts_cap; i++)
@@ -142,13 +183,14 @@ static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
     if (l->cluster && l->hostfile) return scv_err_set(err, SCV_EINVAL, "a cluster or a hostfile, not both");
     char np[16], omp[48], hostfile[256], agent[256], net[64], hosts[SCV_CLUSTER_MAX_VMS * 20 + 32];
     int first[SCV_CLUSTER_MAX_VMS]; /* a cluster's VMs in placement order, those up first */
+    join_files jf = {0};
     snprintf(np, sizeof np, "%d", l->workers);
     snprintf(omp, sizeof omp, "OMP_NUM_THREADS=%d", l->threads);
     const char *fixed[MAX_FIXED] = {"mpirun", "--bind-to", "none", "-np", np, "-x", omp};
     int nf = 7, rc, n_env = 0;
     scv_cluster c;
     if (l->cluster) {
-        if ((rc = cluster_args(l, exe, fixed, &nf, np, &c, first, hostfile, agent, net, hosts, sizeof hosts, err)))
+        if ((rc = cluster_args(l, exe, fixed, &nf, np, &c, first, hostfile, agent, net, hosts, sizeof hosts, &jf, err)))
             return rc;
     } else if (l->hostfile) {
         if ((rc = scv_hostfile_check(l->hostfile, NULL, err))) return rc; /* before mpirun reads it */
@@ -211,6 +253,25 @@ static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
         sigaction(SIGINT, &dfl, NULL);
         scv_err e2 = {0};
         if (l->cluster && scv_cluster_enter(&c, first[0], &e2)) child_fail(pfd[1], &e2);
+        if (jf.on) { /* the ompi-server, in VM 1 beside mpirun (it ends with it: PDEATHSIG, and the group) */
+            unlink(jf.uri);
+            pid_t me = getpid(), srv = fork();
+            if (srv == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGTERM);
+                if (getppid() != me) _exit(128 + SIGTERM);
+                execlp("ompi-server", "ompi-server", "--no-daemonize", "-r", jf.uri, (char *)NULL);
+                _exit(127);
+            }
+            struct stat sb;
+            for (int i = 0; i < 1000 && !(stat(jf.uri, &sb) == 0 && sb.st_size > 0); i++) {
+                struct timespec ts = {0, 10000000L};
+                nanosleep(&ts, NULL);
+            }
+            if (srv < 0 || stat(jf.uri, &sb) != 0 || sb.st_size == 0) {
+                scv_err_set(&e2, SCV_EMPI, "the elastic job's ompi-server did not start (%s)", jf.uri);
+                child_fail(pfd[1], &e2);
+            }
+        }
         execvp("mpirun", args);
         scv_err_set(&e2, errno == ENOENT ? SCV_ENOTFOUND : SCV_EIO,
                     "cannot start mpirun: %s (install Open MPI: scripts/install-deps.sh)",

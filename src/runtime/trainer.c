@@ -673,11 +673,32 @@ static int can_replace(const procs *pr, int all_size, int K)
  * B alone is a buffer resize; a shrink parks the leaving ranks (the staying ones hold the
  * state already). */
 static int elastic_resize(run_ctx *c, control *ctl, procs *pr, const scv_train_params *q, int *grew, int *joined,
-                          scv_err *err)
+                          int *left, scv_err *err)
 {
-    int K = q->workers, rc = SCV_OK;
-    *grew = 0, *joined = -1;
+    int K = q->workers, rc = SCV_OK, force = 0;
+    *grew = 0, *joined = -1, *left = 0;
     int have = scv_comm_all_size(c->comm), avail = n_kept(pr, have);
+    if (scv_comm_join_mode(c->comm)) { /* a job on a cluster: the processes gone leave it (docs/CLUSTER.md) */
+        char gone[SCV_MAX_WORKERS] = {0};
+        int n_gone = 0;
+        for (int i = 1; i < have; i++)
+            if (pr->gone[i] && scv_comm_present(c->comm, i)) gone[i] = 1, n_gone++;
+        if (n_gone) {
+            if ((rc = scv_comm_leave(c->comm, gone, left, err))) return rc;
+            if (*left) return SCV_OK; /* this process: out of the job, it exits */
+            force = 1;                /* every process parked: the members activated again */
+            c->rank = -1;
+        }
+        for (int i = 0, n = 0; i < have && n < K; i++) { /* a slot needed again whose process left: a */
+            if (pr->excl[i] || pr->gone[i]) continue;    /* process joins on its host (a restore) */
+            n++;
+            if (scv_comm_present(c->comm, i)) continue;
+            if ((rc = scv_comm_join(c->comm, ctl->exe, c->p->elastic_argv, i, pr->nh ? host_of(pr, i) : NULL, err)))
+                return rc;
+            *grew = 1;
+        }
+        if (*grew) return SCV_OK;
+    }
     if (K > avail) {
         int n_new = K - avail;
         if (have + n_new > SCV_MAX_WORKERS)
@@ -689,7 +710,7 @@ static int elastic_resize(run_ctx *c, control *ctl, procs *pr, const scv_train_p
         *grew = 1;
         return SCV_OK;
     }
-    int members[SCV_MAX_WORKERS], n = 0, changed = K != pr->n_members;
+    int members[SCV_MAX_WORKERS], n = 0, changed = K != pr->n_members || force;
     for (int i = 0; i < have && n < K; i++)
         if (!pr->excl[i] && !pr->gone[i]) members[n++] = i;
     for (int k = 0; k < K; k++) {
@@ -833,7 +854,9 @@ static void elastic_abort(run_ctx *c, scv_err *err, const char *what)
  * ("workers_wanted"). A replacement is spawned only on a spare host of a host list. Process
  * 0 runs the job and never leaves: at its notice the state is written and the job goes on
  * at the same K; its take-down ends the job (the driver resumes it from that checkpoint,
- * stating the samples lost since). */
+ * stating the samples lost since). On a cluster the job runs in join mode (comm_mpi.c): a
+ * process under notice also leaves the MPI job (elastic_resize, scv_comm_leave) and exits,
+ * so its VM's take-down ends nothing; a restore joins a new process in its slot. */
 static const struct {
     double poll_s;            /* the notices are stat'ed at most this often (a cloud's notice: 30-120 s) */
     int checkpoint_on_notice; /* 1: the state is also written at a notice (the job goes on), so that a
@@ -889,6 +912,13 @@ static int preempt_poll(void *ctx)
         if (proc_gone_now(j, pr->members[k])) return 1;
     if (!j->root_noticed && proc_gone_now(j, 0)) return 1; /* it stays; its state is written */
     int all = scv_comm_all_size(j->run->comm);
+    if (scv_comm_join_mode(j->run->comm)) /* a parked process under notice leaves the job too */
+        for (int i = 1; i < all; i++)
+            if (!pr->gone[i] && scv_comm_present(j->run->comm, i) && proc_gone_now(j, i)) {
+                int active = 0;
+                for (int k = 1; k < pr->n_members && !active; k++) active = pr->members[k] == i;
+                if (!active) return 1;
+            }
     for (int i = 1; i < all && pr->n_members < j->wanted; i++)
         if (pr->gone[i] && !proc_gone_now(j, i)) return 2;
     if (pr->nh && j->spare_up >= 0 && pr->n_members < j->wanted && spare_hosts_up(j, all, 0) > j->spare_up)
@@ -1223,8 +1253,12 @@ static int elastic_segment(run_ctx *c, ejob *j, cJSON *o, scv_train_result *res,
                           scv_json_strbuf(esc, sizeof esc, qe.msg));
         return 1;
     }
-    int grew = 0, joined = -1;
-    if ((*rc = elastic_resize(c, &j->ctl, pr, &q, &grew, &joined, err))) elastic_abort(c, err, "resizing failed");
+    int grew = 0, joined = -1, left = 0;
+    if ((*rc = elastic_resize(c, &j->ctl, pr, &q, &grew, &joined, &left, err))) elastic_abort(c, err, "resizing failed");
+    if (left) { /* under a notice, out of the job (join mode): it ends here, before its VM's take-down */
+        fprintf(stderr, "scavenger train: process %d left the job (preemption notice)\n", scv_comm_all_rank(c->comm));
+        return 0;
+    }
     if (grew) return j->resend = 1;
     double resize_s = scv_now() - j->t0;
     if (j->root && j->pending >= 0) { /* the straggler's replacement: the process that joined */
