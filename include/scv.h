@@ -1125,8 +1125,9 @@ typedef struct scv_run_result {
      * out); 2, the law with the measured noise scale (else S(B) = S(b0) (B/b0)^gamma),
      * gamma the rule's exponent learnt from other jobs' curves and the quantiles and error
      * its spread over them, each left out (ln error = exponent error * ln(B/b0)); 3, the
-     * exponent learnt from the run's own curve at two batches, with its profile band; 0, the
-     * law with the measured noise scale and no band (the others NaN) */
+     * exponent read from a probe at another batch (this run's, or a stored run's of the job),
+     * with its profile band, and the plan follows it; 0, the law with the measured noise
+     * scale and no band (the others NaN) */
     int carry_learnt;
     double carry_noise_scale, carry_gamma, carry_q_lo, carry_q_hi, carry_err;
     double price_hr;            /* per VM under the run's pricing */

@@ -76,14 +76,16 @@ static void preempted_note(const scv_cluster *c, const int *order, int up, char 
         snprintf(buf + len, cap - len, " preempted: scavenger cluster restore %s %d)", c->name, order[up]);
 }
 
-/* An elastic job on a cluster runs in join mode (comm_mpi.c): mpirun starts the root alone
+/* With SCV_ELASTIC_JOIN=1 an elastic job on a cluster runs in join mode (comm_mpi.c): mpirun starts the root alone
  * on the first VM, with an ompi-server beside it (the rendezvous of MPI_Comm_connect), and
  * every other process joins from its VM as its own `mpirun -np 1`, started by the root
  * through the join script (SCRIPT HOST EXE ARGS...: `scavenger cluster exec` into HOST's VM,
  * then mpirun with the cluster's options). A process under a preemption notice leaves the
  * job before its VM's take-down, which then kills nothing the job depends on (Open MPI's
- * daemon for a spawned process would be killed, and mpirun would end the job).
- * SCV_ELASTIC_SPAWN=1 keeps the spawn route (one mpirun, processes spawned onto the VMs). */
+ * daemon for a spawned process would be killed, and mpirun would end the job). Not the
+ * default: a job of K = 3 on three 0.25-core VMs never finished its start in join mode (the
+ * first joiner's mpirun ended, the root waited in its accept; docs/CLUSTER.md). Without it,
+ * the spawn route (one mpirun, processes spawned onto the VMs). */
 typedef struct {
     int on;
     char uri[256], script[256], port[256], env_script[300], env_port[300], server_arg[300];
@@ -110,8 +112,8 @@ static int cluster_args(const scv_launch *l, const char *exe, const char **args,
         return scv_err_set(err, SCV_EMPI, "--workers %d but cluster %s has %d of its %d VMs up%s", l->workers,
                            l->cluster, up, c->n, note);
     if (l->elastic && l->workers > up) snprintf(np, 16, "%d", up);
-    const char *sp = getenv("SCV_ELASTIC_SPAWN");
-    jf->on = l->elastic && !(sp && !strcmp(sp, "1"));
+    const char *jo = getenv("SCV_ELASTIC_JOIN");
+    jf->on = l->elastic && jo && !strcmp(jo, "1");
     if (jf->on) snprintf(np, 16, "1"); /* the root alone: the others join */
     snprintf(hostfile, 256, "/run/scavenger/%s.hosts", c->name);
     snprintf(agent, 256, "/run/scavenger/%s.agent", c->name);
