@@ -226,6 +226,44 @@ static int wait_line_or(const char *path, const char *needle, const char *other,
     return 0;
 }
 
+/* Whether the last iteration of a segment's metrics file ran at K = 2 (the job grew back). */
+static int last_iter_at_k2(const char *metrics)
+{
+    int last_k2 = 0;
+    FILE *mf = fopen(metrics, "r");
+    char buf[8192];
+    while (mf && fgets(buf, sizeof buf, mf))
+        if (strstr(buf, "\"type\":\"iter\"")) last_k2 = strstr(buf, "\"workers\":2,") != NULL;
+    if (mf) fclose(mf);
+    return last_k2;
+}
+
+/* The job's checkpoint in dir against an uninterrupted K = 1 run of N iterations (written
+ * to udir): the same data position and parameters within 1e-5. */
+static void same_as_uninterrupted(const char *bin, const char *udir, const char *dir, int N)
+{
+    CHECK_EQ_INT(sh("%s train " JOB " --workers 1 --batch 64 --iterations %d --checkpoint %s --no-final-eval "
+                    ">/dev/null 2>&1", bin, N, udir), 0);
+    scv_ckpt_state a, b;
+    float *pa = NULL, *ma = NULL, *pb = NULL, *mb = NULL;
+    size_t na = 0, nb = 0;
+    if (load(udir, &a, &pa, &ma, &na) == SCV_OK && load(dir, &b, &pb, &mb, &nb) == SCV_OK) {
+        CHECK_EQ_INT(b.iteration, N);
+        CHECK_EQ_INT(a.iteration, N);
+        CHECK_EQ_INT(b.samples_seen, a.samples_seen);
+        CHECK_EQ_INT(b.epoch, a.epoch);
+        CHECK_EQ_INT(b.pos, a.pos);
+        CHECK_EQ_INT((long long)nb, (long long)na);
+        double worst = 0;
+        for (size_t i = 0; i < na && i < nb; i++) {
+            double d = fabs((double)pa[i] - (double)pb[i]);
+            if (d > worst) worst = d;
+        }
+        CHECK_MSG(worst <= 1e-5, "parameters differ from the uninterrupted run's by up to %.3g", worst);
+    }
+    free(pa), free(ma), free(pb), free(mb);
+}
+
 /* A preemption notice for worker 1's process (CONTROL/preempt-notice.1) while a segment
  * runs at K = 2: the job shrinks in place to K = 1 at the same B (no checkpoint read), goes
  * on, and grows back to 2 once the process is back, within the segment (a second segment
@@ -301,33 +339,8 @@ static void t_notice_shrink_regrow(void)
     CHECK_EQ_INT(count_lines(reply, "\"event\":\"restored\",\"workers\":2"), 1);
     CHECK_MSG(count_lines(reply, "\"iteration\":0,\"process\":1") == 0, "the notice was taken within the segment");
     /* the last iteration ran at K = 2 again */
-    int last_k2 = 0;
-    FILE *mf = fopen(m2, "r");
-    char buf[8192];
-    while (mf && fgets(buf, sizeof buf, mf))
-        if (strstr(buf, "\"type\":\"iter\"")) last_k2 = strstr(buf, "\"workers\":2,") != NULL;
-    if (mf) fclose(mf);
-    CHECK_MSG(last_k2, "the job did not grow back to K=2");
-    CHECK_EQ_INT(sh("%s train " JOB " --workers 1 --batch 64 --iterations %d --checkpoint %s --no-final-eval "
-                    ">/dev/null 2>&1", bin, N, udir), 0);
-    scv_ckpt_state a, b;
-    float *pa = NULL, *ma = NULL, *pb = NULL, *mb = NULL;
-    size_t na = 0, nb = 0;
-    if (load(udir, &a, &pa, &ma, &na) == SCV_OK && load(dir, &b, &pb, &mb, &nb) == SCV_OK) {
-        CHECK_EQ_INT(b.iteration, N);
-        CHECK_EQ_INT(a.iteration, N);
-        CHECK_EQ_INT(b.samples_seen, a.samples_seen);
-        CHECK_EQ_INT(b.epoch, a.epoch);
-        CHECK_EQ_INT(b.pos, a.pos);
-        CHECK_EQ_INT((long long)nb, (long long)na);
-        double worst = 0;
-        for (size_t i = 0; i < na && i < nb; i++) {
-            double d = fabs((double)pa[i] - (double)pb[i]);
-            if (d > worst) worst = d;
-        }
-        CHECK_MSG(worst <= 1e-5, "parameters differ from the uninterrupted run's by up to %.3g", worst);
-    }
-    free(pa), free(ma), free(pb), free(mb);
+    CHECK_MSG(last_iter_at_k2(m2), "the job did not grow back to K=2");
+    same_as_uninterrupted(bin, udir, dir, N);
 }
 
 /* A job restarted while a VM is down (issue 25 item 2): the launch starts it on the VMs up
@@ -628,36 +641,12 @@ static void t_join_takedown(void)
     CHECK_MSG(answered, "no answer after the take-down (the job ended: %s/ctlj.log)", tmp);
     if (answered) {
         CHECK_EQ_INT(count_lines(reply, "\"process\":1,\"event\":\"restored\",\"workers\":2"), 1);
-        int last_k2 = 0;
-        FILE *mf = fopen(m2, "r");
-        char buf[8192];
-        while (mf && fgets(buf, sizeof buf, mf))
-            if (strstr(buf, "\"type\":\"iter\"")) last_k2 = strstr(buf, "\"workers\":2,") != NULL;
-        if (mf) fclose(mf);
-        CHECK_MSG(last_k2, "the job did not grow back to K=2");
+        CHECK_MSG(last_iter_at_k2(m2), "the job did not grow back to K=2");
     }
     stop_elastic("ctlj", cmdf);
     kill((pid_t)srv, SIGTERM);
     if (!answered) return;
-    CHECK_EQ_INT(sh("%s train " JOB " --workers 1 --batch 64 --iterations %d --checkpoint %s --no-final-eval "
-                    ">/dev/null 2>&1", bin, N, udir), 0);
-    scv_ckpt_state a, b;
-    float *pa = NULL, *ma = NULL, *pb = NULL, *mb = NULL;
-    size_t na = 0, nb = 0;
-    if (load(udir, &a, &pa, &ma, &na) == SCV_OK && load(dir, &b, &pb, &mb, &nb) == SCV_OK) {
-        CHECK_EQ_INT(b.iteration, N);
-        CHECK_EQ_INT(b.samples_seen, a.samples_seen);
-        CHECK_EQ_INT(b.epoch, a.epoch);
-        CHECK_EQ_INT(b.pos, a.pos);
-        CHECK_EQ_INT((long long)nb, (long long)na);
-        double worst = 0;
-        for (size_t i = 0; i < na && i < nb; i++) {
-            double d = fabs((double)pa[i] - (double)pb[i]);
-            if (d > worst) worst = d;
-        }
-        CHECK_MSG(worst <= 1e-5, "parameters differ from the uninterrupted run's by up to %.3g", worst);
-    }
-    free(pa), free(ma), free(pb), free(mb);
+    same_as_uninterrupted(bin, udir, dir, N);
 }
 
 /* A kill without notice of a joined worker (its process and its mpirun SIGKILLed while it
