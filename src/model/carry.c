@@ -463,7 +463,8 @@ int scv_carry_shift(const scv_carry_run *r, const scv_carry_policy *pol, double 
     double n = (double)(r->n0 + r->nb), nb = (double)r->nb, z = normal_q((1 + coverage) / 2);
     double cut = sse[best] * (1 + z * z / fmax(1, n - 5)), lb = log(r->b / r->b0), lo = INFINITY, hi = -INFINITY;
     for (int k = 0; k < ng; k++) {
-        if (!(sse[k] <= cut) && abs(k - best) > 1) continue; /* (r*'s neighbours: the grid's resolution) */
+        if (!isfinite(sse[k]) || (!(sse[k] <= cut) && abs(k - best) > 1))
+            continue; /* (r*'s neighbours, fitted: the grid's resolution) */
         double up = equiv_samples(r, r->start, rate[k]), s0 = crossing_capped(&f0[k], r->target, r->horizon) - up;
         double se = sqrt(sse_b[k] / fmax(1, nb - 2) / nb + f0[k].rmse * f0[k].rmse / (double)r->n0);
         for (int m = -1; m <= 1; m++) {
