@@ -132,7 +132,6 @@ typedef struct loop {
     int probing;                    /* the first training segment probes another batch (the
                                        decision's choice's carry is inside its band) */
     int probed_b;                   /* the batch probed, until the run's own carry is learnt */
-    int back_K, back_B, back_comm;  /* the choice the probe returns to */
     scv_straggler_rule strag_rule;  /* the current training segment's (hetero_rule) */
 } loop;
 
@@ -1989,10 +1988,9 @@ static int do_plan(loop *l, scv_err *err)
         double ql, qh;
         scv_carry_quantiles(&l->carry, ch->batch, probe->batch, &ql, &qh);
         note(l, SCV_EV_NOTE, "probe: the first training segment at K=%d, B=%d, predicted %.3g s to the target (%.3g s at "
-             "the bottom of the batch carry-over's band) against the choice's %.3g s: its evaluations tell the run's own "
-             "carry, and the re-plan after it decides", probe->workers, probe->batch, probe->time_s,
-             probe->time_s * exp(ql), ch->time_s);
-        l->back_K = l->K, l->back_B = l->B, l->back_comm = l->comm;
+             "the bottom of the batch carry-over's band) against the choice's %.3g s: its evaluations, and the choice's "
+             "after it, tell the run's own carry", probe->workers, probe->batch, probe->time_s, probe->time_s * exp(ql),
+             ch->time_s);
         l->K = probe->workers, l->B = probe->batch, l->comm = probe->comm, l->probing = 1;
     }
     rc = store_models(l, err);
@@ -2026,10 +2024,11 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     if (t->reached || t->iterations == 0 || l->r->epochs >= l->p->max_epochs - 1e-9 ||
         ++l->rounds >= pol->max_segments)
         return SCV_OK;
-    if (probed) { /* back to the choice: its curve resumes on the probe's other side */
+    if (probed) { /* back to the choice (the plan's, made just before): its curve resumes on the probe's other side */
+        const scv_plan_point *ch = &l->r->plan->points[l->r->plan->chosen];
         note(l, SCV_EV_NOTE, "probe at K=%d, B=%d done: back to K=%d, B=%d; the run's own batch carry-over is "
-             "learnt once the curve there resumes", l->K, l->B, l->back_K, l->back_B);
-        l->probed_b = l->B, l->K = l->back_K, l->B = l->back_B, l->comm = l->back_comm;
+             "learnt once the curve there resumes", l->K, l->B, ch->workers, ch->batch);
+        l->probed_b = l->B, l->K = ch->workers, l->B = ch->batch, l->comm = ch->comm;
         return SCV_OK;
     }
     int learnt = l->probed_b ? learn_run_carry(l, l->probed_b) : 0;
