@@ -102,19 +102,39 @@ static void start_elastic(const char *bin, const char *name, int K, const char *
     CHECK_MSG(wait_lines(reply, "\"ready\"", 1), "the elastic job did not start (%s.log)", ctl);
 }
 
+/* Whether no process of the elastic job of tmp/NAME runs. */
+static int job_gone(const char *name)
+{
+    return sh("pgrep -f -- '[-]-elastic-control %s/%s' >/dev/null", tmp, name) != 0; /* [-]: not this shell */
+}
+
 /* Stops the elastic job of tmp/NAME and waits (at most 30 s) for every process of it to end. */
 static void stop_elastic(const char *name, const char *cmdf)
 {
     append(cmdf, "{\"cmd\":\"stop\"}");
     struct timespec ts = {0, 50000000L};
     int gone = 0;
-    for (int i = 0; i < 600 && !gone; i++) {
-        char pat[700];
-        snprintf(pat, sizeof pat, "pgrep -f -- '[-]-elastic-control %s/%s' >/dev/null", tmp, name); /* [-]: not this shell */
-        gone = sh("%s", pat) != 0;
-        nanosleep(&ts, NULL);
-    }
+    for (int i = 0; i < 600 && !(gone = job_gone(name)); i++) nanosleep(&ts, NULL);
     CHECK_MSG(gone, "processes of the elastic job survived the stop");
+}
+
+/* Waits at most 10 s for process pid to end; whether it did. */
+static int ended_within_10s(long pid)
+{
+    int ended = 0;
+    for (int i = 0; i < 500 && !ended; i++) {
+        ended = kill((pid_t)pid, 0) != 0;
+        if (!ended) nanosleep(&(struct timespec){0, 20000000L}, NULL);
+    }
+    return ended;
+}
+
+/* Nothing of the elastic job of tmp/NAME is left once its root ended (any process that is,
+ * SIGKILLed after the check fails). */
+static void check_nothing_left(const char *name)
+{
+    CHECK_MSG(job_gone(name), "processes of the job were left");
+    sh("pkill -9 -f -- '[-]-elastic-control %s/%s'", tmp, name); /* none expected */
 }
 
 static void t_same_as_relaunch(void)
@@ -676,11 +696,7 @@ static void t_join_kill_ends(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     t0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    int ended = 0;
-    for (int i = 0; i < 500 && !ended; i++) { /* at most 10 s */
-        ended = kill((pid_t)root, 0) != 0;
-        if (!ended) nanosleep(&(struct timespec){0, 20000000L}, NULL);
-    }
+    int ended = ended_within_10s(root);
     clock_gettime(CLOCK_MONOTONIC, &ts);
     double took = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - t0;
     CHECK_MSG(ended, "the root's job still runs 10 s after the worker's kill");
@@ -691,10 +707,7 @@ static void t_join_kill_ends(void)
     CHECK_MSG(count_lines(log, "a kill without notice") == 1, "the root did not say why (%s)", log);
     if (!ended) sh("kill -9 %ld", root);
     nanosleep(&(struct timespec){0, 300000000L}, NULL);
-    char pat[700];
-    snprintf(pat, sizeof pat, "pgrep -f -- '[-]-elastic-control %s/ctlk' >/dev/null", tmp);
-    CHECK_MSG(sh("%s", pat) != 0, "processes of the job were left");
-    sh("pkill -9 -f -- '[-]-elastic-control %s/ctlk'", tmp); /* none expected */
+    check_nothing_left("ctlk");
     kill((pid_t)srv, SIGTERM);
 }
 
@@ -721,19 +734,12 @@ static void t_join_fails_ends(void)
     snprintf(line, sizeof line,
              "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":100,\"metrics\":\"%s\"}", m);
     append(cmdf, line);
-    int ended = 0;
-    for (int i = 0; i < 500 && !ended; i++) { /* at most 10 s */
-        ended = kill((pid_t)root, 0) != 0;
-        if (!ended) nanosleep(&(struct timespec){0, 20000000L}, NULL);
-    }
+    int ended = ended_within_10s(root);
     CHECK_MSG(ended, "the job still runs 10 s after its join failed (%s)", log);
     CHECK_MSG(count_lines(log, "before it joined") == 1, "the root did not say why (%s)", log);
     if (!ended) sh("kill -9 %ld", root);
     nanosleep(&(struct timespec){0, 200000000L}, NULL);
-    char pat[700];
-    snprintf(pat, sizeof pat, "pgrep -f -- '[-]-elastic-control %s/ctlf' >/dev/null", tmp);
-    CHECK_MSG(sh("%s", pat) != 0, "processes of the job were left");
-    sh("pkill -9 -f -- '[-]-elastic-control %s/ctlf'", tmp); /* none expected */
+    check_nothing_left("ctlf");
     kill((pid_t)srv, SIGTERM);
 }
 
