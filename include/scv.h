@@ -1155,8 +1155,10 @@ typedef struct scv_run_result {
     scv_run_step *steps;
     size_t n_steps;
     char why[256];              /* why the chosen configuration */
-    /* the forecasts made along the run, oldest first (at each plan and each training
-     * segment's end; halved, every other kept, when full): what it predicted when */
+    /* the forecasts made along the run, oldest first (at each plan, each training segment's
+     * end and, when the target comes from this run's curve, each training evaluation; when
+     * full, those up to the first absolute one kept and every other after it): what it
+     * predicted when */
     struct scv_run_forecast {
         double at_s, at_epochs;     /* the run's time and epochs so far */
         double remaining_s, remaining_lo_s, remaining_hi_s; /* to the target at the configuration

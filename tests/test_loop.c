@@ -1961,6 +1961,51 @@ static void t_eta_stored(void)
     scv_store_close(db);
 }
 
+/* The live forecast (issue 23 item 5): with the target from this run's curve, every
+ * training evaluation refits the curve and keeps a forecast (the progress line, the runs
+ * list and the dashboard follow it), not only each plan and segment's end; the first plan's
+ * forecast survives the thinning of a full list; the refitted target moves from the plan's. */
+static void t_live_forecast(void)
+{
+    scv_store *db = open_db("live-forecast.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_c = 0.5, f.acc_gap = 0.1414, f.target = 0.9;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-live-forecast");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9;
+    p.policy.eval_every_epochs = 0.02; /* many training evaluations: the list fills and is thinned */
+    rec rc = {0};
+    scv_run_observer obs = {.on_event = on_event, .ctx = &rc};
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(res.target_source == SCV_TARGET_CURVE, "%s", res.target_note);
+    int trains = 0;
+    for (size_t i = 0; i < res.n_steps; i++) trains += !strcmp(res.steps[i].phase, "train");
+    /* besides one per plan and per training segment's end, the evaluations' */
+    CHECK_MSG(res.n_forecasts > rc.plans + trains + 2, "%d forecasts, %d plans, %d training segments", res.n_forecasts,
+              rc.plans, trains);
+    int first = -1, moved = 0, back = 0;
+    for (int i = 0; i < res.n_forecasts; i++) {
+        const struct scv_run_forecast *q = &res.forecasts[i];
+        if (first < 0 && isfinite(q->epochs)) first = i;
+        if (i && q->at_s < res.forecasts[i - 1].at_s) back++;
+        if (first >= 0 && i > first && isfinite(q->epochs) && fabs(q->epochs / res.forecasts[first].epochs - 1) > 1e-6)
+            moved++;
+    }
+    CHECK_MSG(back == 0 && moved > 0, "%d out of order, %d moved from the first plan's", back, moved);
+    /* the first absolute forecast is the decision's, made before any training (kept through
+     * the thinning) */
+    double before = 0;
+    for (size_t i = 0; i < res.n_steps && strcmp(res.steps[i].phase, "train"); i++)
+        before += (double)res.steps[i].iterations * res.steps[i].batch;
+    CHECK_MSG(first >= 0 && res.forecasts[first].at_epochs * f.job.n_train <= before + 1,
+              "first absolute forecast %d at %g epochs, training from %g", first,
+              first >= 0 ? res.forecasts[first].at_epochs : NAN, before / f.job.n_train);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* A slow worker while training (issue 25 item 5): every training segment at K >= 2 carries
  * the speeds under which the model (model/hetero.c) predicts dropping or replacing a slow
  * worker beats keeping it, computed from the fitted performance model and the work left;
@@ -2245,6 +2290,7 @@ static const scv_test tests[] = {
     {"vm_types", t_vm_types},
     {"vm_train_on_chosen", t_vm_train_on_chosen},
     {"eta_stored", t_eta_stored},
+    {"live_forecast", t_live_forecast},
     {"hetero_rule", t_hetero_rule},
 };
 

@@ -467,6 +467,18 @@ static void on_iter(void *ctx, const scv_iter_sample *s)
     emit(l, (scv_run_event){.kind = SCV_EV_ITER, .workers = s->workers, .batch = s->batch, .iter = s});
 }
 
+static void predict_progress(loop *l);
+static void record_forecast(loop *l, int force_store);
+
+/* A training segment's evaluation refits the learning curve and re-forecasts the time left
+ * when the target came from this run's curve (the progress line, the runs list, the
+ * dashboard and the result's forecasts follow every evaluation, not only each plan); not in
+ * a probe, whose configuration the run leaves at its end. */
+static int live_forecast(const loop *l)
+{
+    return l->decided && !l->probing && l->r->plan && l->r->target_source == SCV_TARGET_CURVE;
+}
+
 static void on_eval(void *ctx, const scv_eval_sample *e)
 {
     loop *l = ctx;
@@ -474,7 +486,13 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
     if (e->seconds > 0 && isfinite(e->seconds)) l->eval_s_sum += e->seconds, l->eval_n++;
     if (!l->profiling) progress_eval_add(&l->prog, target_x(l, e), target_y(l, e)); /* out of order or NaN: ignored */
     history_push(l, target_y(l, e));
-    if (!l->profiling && overdue(l)) predict_target(l); /* the time left, re-estimated (emit) */
+    if (!l->profiling && live_forecast(l)) { /* the curve refitted: the time left follows it */
+        predict_target(l);
+        predict_progress(l);
+        record_forecast(l, 0); /* the store's copy rate-limited (store_eta) */
+    } else if (!l->profiling && overdue(l)) {
+        predict_target(l); /* the time left, re-estimated (emit) */
+    }
     if (!l->sink_err.code) /* the sink cannot fail the segment: it is failed when it returns */
         scv_store_eval(l->p->store, l->r->run_id, l->K, l->B, e, &l->sink_err);
     emit(l, (scv_run_event){.kind = SCV_EV_EVAL, .workers = l->K, .batch = l->B, .eval = e});
@@ -1587,24 +1605,34 @@ static void predict_progress(loop *l)
     l->need_iters = pt ? (double)l->iteration + rest_iters(l, &l->r->stat, l->B) * iter_factor(pt) : NAN;
 }
 
-/* Keeps the forecast of now in the result (scv_run_result.forecasts). */
-static void record_forecast(loop *l)
+/* Keeps the forecast of now in the result (scv_run_result.forecasts) and the store's copy
+ * (now when force_store, else rate-limited). */
+static void record_forecast(loop *l, int force_store)
 {
     scv_run_result *r = l->r;
-    if (r->n_forecasts == SCV_RUN_FORECASTS_MAX) { /* full: every other kept, the newest too */
-        for (int i = 0; i < SCV_RUN_FORECASTS_MAX / 2; i++) r->forecasts[i] = r->forecasts[2 * i + 1];
-        r->n_forecasts = SCV_RUN_FORECASTS_MAX / 2;
+    if (r->n_forecasts == SCV_RUN_FORECASTS_MAX) {
+        /* full: those up to the first absolute one kept (the first plan's), then every other,
+         * the newest too */
+        int k = 0, last = r->n_forecasts - 1;
+        while (k < last && isnan(r->forecasts[k].epochs)) k++;
+        if (k >= SCV_RUN_FORECASTS_MAX / 2) k = 0; /* none absolute yet: the first kept */
+        int n = k + 1;
+        for (int i = k + 1 + ((last - k - 1) & 1); i <= last; i += 2) r->forecasts[n++] = r->forecasts[i];
+        r->n_forecasts = n;
     }
     scv_run_event ev = {0};
     time_left(l, &ev);
-    store_eta(l, &ev, 1);
+    store_eta(l, &ev, force_store);
     int band = !r->relative && isfinite(r->target_epochs_lo);
+    double e = r->target_epochs, lo = r->target_epochs_lo, hi = r->target_epochs_hi, p = r->target_p_reach;
+    const progress_pred *pr = &l->pred; /* refitted since the plan (live_forecast): the curve's now */
+    if (live_forecast(l) && pr->ok && pr->reachable && l->job.n_train > 0)
+        e = pr->x_star / l->job.n_train, lo = pr->lo / l->job.n_train, hi = pr->hi / l->job.n_train, p = pr->p_reach;
     r->forecasts[r->n_forecasts++] = (struct scv_run_forecast){
         .at_s = elapsed(l), .at_epochs = l->job.n_train > 0 ? l->samples / l->job.n_train : NAN,
         .remaining_s = r->relative ? NAN : ev.remaining_s, .remaining_lo_s = ev.remaining_lo_s,
-        .remaining_hi_s = ev.remaining_hi_s, .epochs = r->relative ? NAN : r->target_epochs,
-        .epochs_lo = band ? r->target_epochs_lo : NAN, .epochs_hi = band ? r->target_epochs_hi : NAN,
-        .p_reach = r->target_p_reach, .workers = l->K, .batch = l->B};
+        .remaining_hi_s = ev.remaining_hi_s, .epochs = r->relative ? NAN : e, .epochs_lo = band ? lo : NAN,
+        .epochs_hi = band ? hi : NAN, .p_reach = p, .workers = l->K, .batch = l->B};
 }
 
 static int store_models(loop *l, scv_err *err)
@@ -1974,7 +2002,7 @@ static int do_plan(loop *l, scv_err *err)
     r->predicted_lo_s = r->predicted_hi_s = NAN;
     if (ch->time_lo_s > 0) r->predicted_lo_s = ch->time_lo_s, r->predicted_hi_s = ch->time_hi_s; /* (plan) */
     predict_progress(l);
-    record_forecast(l);
+    record_forecast(l, 1);
     note(l, SCV_EV_NOTE, "target: %s", r->target_note);
     if (l->eval_n && ch->time_s > 0)
         note(l, SCV_EV_NOTE, "evaluations priced: %.0f ms each (mean of %d), one every %g epochs: %.1f%% of the chosen "
@@ -2089,7 +2117,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
             predict_progress(l);
         }
     }
-    if (!*drifted) record_forecast(l);
+    if (!*drifted) record_forecast(l, 1);
     return SCV_OK;
 }
 
@@ -2168,7 +2196,7 @@ static int do_replan(loop *l, scv_err *err)
     note_absolute(l);
     r->perf = pf, r->stat = sm;
     predict_progress(l);
-    record_forecast(l);
+    record_forecast(l, 1);
     emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = l->K, .batch = l->B, .plan = res,
                             .relative = r->relative});
     note(l, SCV_EV_DECISION, "re-plan: %s", why);
