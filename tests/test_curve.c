@@ -368,7 +368,7 @@ static void t_carry_rule(void)
     scv_carry_quantiles(&c, 64, 128, &lo2, &hi2);
     scv_carry_quantiles(&c, 256, 64, &lo3, &hi3);
     CHECK(fabs(lo - 2 * lo2) < 1e-9 && fabs(hi - 2 * hi2) < 1e-9 && fabs(lo3 + hi) < 1e-9 && fabs(hi3 + lo) < 1e-9);
-    scv_carry_law law = {NAN, c.gamma};
+    scv_carry_law law = {.b_noise = NAN, .gamma = c.gamma};
     CHECK_NEAR(scv_carry_samples(law, 1e6, 64, 256), 1e6 * pow(4, c.gamma), 1e-9, 0);
     /* the run's own job is not learnt from: including it moves the median */
     CHECK(scv_carry_learn_rule(&set, "none fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) == SCV_OK);
@@ -414,6 +414,14 @@ static void t_carry_shift(void)
         CHECK_MSG(c.gamma + c.q_lo <= truth && truth <= c.gamma + c.q_hi, "kind %d: gamma %g band %+g..%+g, truth %g",
                   kind, c.gamma, c.q_lo, c.q_hi, truth);
         CHECK_MSG(kind == 0 ? c.gamma < -0.1 : c.gamma > 0.1, "kind %d: gamma %g", kind, c.gamma);
+        /* the read itself: b's rate and level on b0's curve, that curve's crossing, and the
+         * exponent of a run at b from its start (at 0.04 lower all along, or at half the rate) */
+        double scratch = kind == 0 ? log(1e4 * pow(0.9 / (target + 0.04), 1 / 0.3) / s0) / log(4) : 0.5;
+        CHECK_MSG(c.run_b0 == 64 && c.run_b == 256 && fabs(c.run_rate / (kind == 0 ? 1 : 0.5) - 1) < 0.1 &&
+                  fabs(c.run_level - (kind == 0 ? -0.04 : 0)) < 0.01 && fabs(c.run_cross0 / s0 - 1) < 0.1 &&
+                  fabs(c.gamma_scratch - scratch) < 0.1,
+                  "kind %d: rate %g level %g crossing %g (%g) from the start %g (%g)", kind, c.run_rate, c.run_level,
+                  c.run_cross0, s0, c.gamma_scratch, scratch);
         run.nb = (size_t)cp.run_min_evals - 1; /* too few at b */
         CHECK_EQ_INT(scv_carry_shift(&run, &cp, 0.8, &c), SCV_ENOTFOUND);
     }

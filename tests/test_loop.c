@@ -15,6 +15,7 @@
 #include "../src/model/stoprule.h"
 #include "../src/store/store.h"
 #include "../src/search/report.h"
+#include "../src/search/progress.h"
 #include "../src/core/util.h"
 
 #include <cjson/cJSON.h>
@@ -1961,6 +1962,63 @@ static void t_eta_stored(void)
     scv_store_close(db);
 }
 
+/* The run's own carry read from a probe (scv_carry_law's run fields), as the progress model
+ * counts the samples so far: a sample at the read's batch b counts at its rate on the
+ * reference batch's curve, an evaluation there is moved by its level onto that curve (a
+ * curve y = 0.2 + 2 / sqrt(u) traced at B=64, B=256 at half the rate and 0.05 lower, B=64
+ * again, forecasts its crossing where the curve does), and a crossing of the target at b
+ * stands for the reference curve's crossing when that is later. Another reference batch
+ * carries by gamma. */
+static double probe_curve(double u)
+{
+    return 0.2 + 2 / sqrt(u);
+}
+
+/* The curve traced at 64, 256 (from 1000 to 2000 samples: half the rate, `level` off) and
+ * 64 again, evaluated every 100 samples to 3000. */
+static void probe_progress(progress *g, double level)
+{
+    CHECK_EQ_INT(progress_segment(g, 0, 64), SCV_OK);
+    CHECK_EQ_INT(progress_segment(g, 1000, 256), SCV_OK);
+    CHECK_EQ_INT(progress_segment(g, 2000, 64), SCV_OK);
+    for (double x = 100; x <= 3000 + 1e-9; x += 100) {
+        double u = x <= 1000 ? x : x <= 2000 ? 1000 + 0.5 * (x - 1000) : 1500 + (x - 2000);
+        CHECK_EQ_INT(progress_eval_add(g, x, probe_curve(u) + (x > 1000 && x <= 2000 ? level : 0)), SCV_OK);
+    }
+}
+
+static void t_progress_run_read(void)
+{
+    progress g = {0};
+    probe_progress(&g, -0.05);
+    scv_carry_law law = {.b_noise = NAN, .gamma = 0.5, .run_b0 = 64, .run_b = 256, .run_rate = 0.5, .run_level = -0.05,
+                         .run_cross0 = 1900};
+    CHECK_EQ_INT(progress_batch_at(&g, 1500), 256);
+    CHECK(fabs(progress_ref_samples(&g, 2500, 64, law) - 2000) < 1e-9);
+    CHECK(fabs(progress_crossing_samples(&g, 2500, 64, law) - 2000) < 1e-9); /* at b0: its position */
+    CHECK(fabs(progress_crossing_samples(&g, 1500, 64, law) - 1900) < 1e-9); /* at b: the curve's, later */
+    law.run_cross0 = 1100;
+    CHECK(fabs(progress_crossing_samples(&g, 1500, 64, law) - 1250) < 1e-9); /* ... its own when later */
+    /* another reference batch: the exponent, (32 / 256)^0.5 a sample at 256, (32 / 64)^0.5 at 64 */
+    CHECK(fabs(progress_ref_samples(&g, 2500, 32, law) - (1500 * sqrt(0.5) + 1000 * sqrt(0.125))) < 1e-6);
+    /* the forecast from the probed curve, moved by the level, is the unprobed curve's; not
+     * moved, it is not */
+    double target = probe_curve(4000);
+    progress clean = {0};
+    probe_progress(&clean, 0);
+    progress_pred pr, pc, pn;
+    progress_predict(&g, SCV_METRIC_LOSS, target, 64, law, 1, NULL, 60000, NULL, 1e6, &pr);
+    scv_carry_law flat = law;
+    flat.run_level = 0;
+    progress_predict(&clean, SCV_METRIC_LOSS, target, 64, flat, 1, NULL, 60000, NULL, 1e6, &pc);
+    progress_predict(&g, SCV_METRIC_LOSS, target, 64, flat, 1, NULL, 60000, NULL, 1e6, &pn);
+    CHECK_MSG(pr.ok && pc.ok && pn.ok && fabs(pr.x_now - 2500) < 1e-6, "%s %s", pr.why, pc.why);
+    CHECK_MSG(fabs(pr.x_star / pc.x_star - 1) < 0.01 && fabs(pn.x_star / pc.x_star - 1) > 0.05,
+              "crossing %g, unprobed %g, the level not moved %g", pr.x_star, pc.x_star, pn.x_star);
+    progress_free(&g);
+    progress_free(&clean);
+}
+
 /* The live forecast (issue 23 item 5): with the target from this run's curve, every
  * training evaluation refits the curve and keeps a forecast (the progress line, the runs
  * list and the dashboard follow it), not only each plan and segment's end; the first plan's
@@ -2291,6 +2349,7 @@ static const scv_test tests[] = {
     {"vm_train_on_chosen", t_vm_train_on_chosen},
     {"eta_stored", t_eta_stored},
     {"live_forecast", t_live_forecast},
+    {"progress_run_read", t_progress_run_read},
     {"hetero_rule", t_hetero_rule},
 };
 

@@ -62,6 +62,13 @@
  * the grid at least), each with d moved by -z se and +z se,
  * se^2 = sse_b(r) / (n_b - 2) / n_b + rmse(f0)^2 / n_0 (a crossing past the horizon H counts
  * as 2H). An r* at the grid's edge: the probe does not tell.
+ * The read is kept as it was measured too (run_rate r, run_level d, run_cross0 = f0^-1(target)
+ * within the horizon): the samples a run trained at b count at r on b0's curve (not at
+ * (b / b0)^gamma, which folds the level in: LeNet's loss runs counted 3.7 epochs at B=64 that
+ * way, 2.4 at r, where runs at B=64 from the start take 2.37), an evaluation at b is moved
+ * by -d onto it, and a target reached at b, helped by d, stands for f0^-1(target) at b0.
+ * A run from its start at b, at r and d all along (gamma_scratch):
+ *   gamma_scratch = ln((f0^-1(target - d) / r) / f0^-1(target)) / ln(b / b0)
  */
 #include "scv.h"
 #include "model.h"
@@ -382,7 +389,9 @@ int scv_carry_law_known(scv_carry_law law)
 int scv_carry_law_same(scv_carry_law a, scv_carry_law b)
 {
 #define SAME(x, y) ((x) == (y) || (isnan(x) && isnan(y)))
-    return SAME(a.b_noise, b.b_noise) && SAME(a.gamma, b.gamma);
+    return SAME(a.b_noise, b.b_noise) && SAME(a.gamma, b.gamma) && SAME(a.run_b0, b.run_b0) && SAME(a.run_b, b.run_b) &&
+           SAME(a.run_rate, b.run_rate) && SAME(a.run_level, b.run_level) &&
+           SAME(a.run_cross0, b.run_cross0);
 #undef SAME
 }
 
@@ -439,7 +448,7 @@ static int rate_fit(const scv_carry_run *r, double rate, double *u0, scv_curve *
 int scv_carry_shift(const scv_carry_run *r, const scv_carry_policy *pol, double coverage, scv_carry *out)
 {
     memset(out, 0, sizeof *out);
-    out->b_noise = out->gamma = out->q_lo = out->q_hi = out->med_abs = NAN;
+    out->b_noise = out->gamma = out->q_lo = out->q_hi = out->med_abs = out->gamma_scratch = NAN;
     if (r->n0 < (size_t)pol->run_min_evals + 2 || r->nb < (size_t)pol->run_min_evals ||
         !(r->b > 0 && r->b0 > 0 && r->b != r->b0) || !(r->horizon > 0) || !(r->start >= 0) ||
         !(pol->run_rate_hi > pol->run_rate_lo && pol->run_rate_lo > 0))
@@ -480,7 +489,13 @@ int scv_carry_shift(const scv_carry_run *r, const scv_carry_policy *pol, double 
         goto out; /* f0 reached the target before the probe, or neither reaches: nothing told */
     out->q_lo = fmin(lo - out->gamma, -pol->run_gamma_step);
     out->q_hi = fmax(hi - out->gamma, pol->run_gamma_step);
-    out->run_rate = rate[best], out->run_level = d[best];
+    out->run_b0 = r->b0, out->run_b = r->b, out->run_rate = rate[best], out->run_level = d[best];
+    double c0 = scv_curve_crossing(&f0[best], r->target);
+    out->run_cross0 = c0 > 0 && c0 <= r->horizon ? c0 : NAN;
+    /* from the start: b at the read's rate and level all along against b0's curve */
+    double sb = crossing_capped(&f0[best], r->target - d[best], r->horizon) / rate[best];
+    double s0 = crossing_capped(&f0[best], r->target, r->horizon);
+    out->gamma_scratch = fmin(pol->run_gamma_hi, fmax(pol->run_gamma_lo, log(sb / s0) / lb));
     out->n_errors = r->nb;
     rc = SCV_OK;
 out:

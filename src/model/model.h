@@ -384,7 +384,12 @@ typedef struct scv_carry {
     size_t n_errors;            /* leave-one-batch-out errors measured */
     double q_lo, q_hi;          /* their (1-C)/2 and (1+C)/2 quantiles: ln(true / carried) */
     double med_abs;             /* their median |ln error| */
-    double run_rate, run_level; /* the run's own (scv_carry_shift): the probe's rate and level */
+    /* the run's own (scv_carry_shift): the probe's batch run_b against run_b0, its rate per
+     * sample on b0's curve and its level off it, and that curve's crossing of the target,
+     * f0^-1(target) [b0 samples; NaN past the horizon] */
+    double run_b0, run_b, run_rate, run_level, run_cross0;
+    double gamma_scratch;       /* ... the exponent of a run at b from its start (b at the read's
+                                   rate and level all along), where gamma's counts from the probe */
 } scv_carry;
 /* Learns the carry of job (key "model dataset") for metric from the curves of set that
  * match it (same key, base learning rate, base batch and rule; a curve at the base batch
@@ -427,6 +432,11 @@ void scv_carry_quantiles(const scv_carry *c, double b0, double b, double *q_lo, 
  * known: one of the two is usable. */
 typedef struct scv_carry_law {
     double b_noise, gamma;
+    /* a run's own read (scv_carry_shift; run_b 0: none), for the samples trained so far (the
+     * future carries by gamma): a sample at run_b made run_rate samples of progress on
+     * run_b0's curve, its evaluations there sit run_level off that curve, which crosses the
+     * target at run_cross0 samples */
+    double run_b0, run_b, run_rate, run_level, run_cross0;
 } scv_carry_law;
 double scv_carry_samples(scv_carry_law law, double samples_b0, double b0, double b);
 int scv_carry_law_known(scv_carry_law law);

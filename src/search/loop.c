@@ -988,10 +988,13 @@ static double noise_scale(const loop *l)
  * the rule's median exponent (the population's) chose worse (bench/bench.py decide). */
 static scv_carry_law carry_law(const loop *l)
 {
-    if (l->carry_run) return (scv_carry_law){NAN, l->carry.gamma};
-    if (isfinite(l->carry.b_noise)) return (scv_carry_law){l->carry.b_noise, NAN};
+    const scv_carry *c = &l->carry;
+    if (l->carry_run)
+        return (scv_carry_law){NAN, c->gamma, c->run_b0, c->run_b, c->run_rate, c->run_level, c->run_cross0};
+    if (isfinite(l->carry.b_noise)) return (scv_carry_law){.b_noise = l->carry.b_noise, .gamma = NAN};
     double bn = noise_scale(l);
-    return isfinite(bn) ? (scv_carry_law){bn, NAN} : (scv_carry_law){NAN, l->carry.gamma};
+    return isfinite(bn) ? (scv_carry_law){.b_noise = bn, .gamma = NAN}
+                          : (scv_carry_law){.b_noise = NAN, .gamma = l->carry.gamma};
 }
 
 /* A band relative to its point (lo <= 1 <= hi, from the target's prediction at batch b0),
@@ -1152,7 +1155,7 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
     if (!rc) {
         /* as carry_law (the carry read from a probe first), the stored run's own noise scale
          * before this run's */
-        scv_carry_law law = l->carry_run ? carry_law(l) : (scv_carry_law){l->carry.b_noise, NAN};
+        scv_carry_law law = l->carry_run ? carry_law(l) : (scv_carry_law){.b_noise = l->carry.b_noise, .gamma = NAN};
         if (!scv_carry_law_known(law)) law.b_noise = stored_noise_scale(l, t->run);
         if (!scv_carry_law_known(law)) law = carry_law(l);
         if (!scv_carry_law_known(law)) law.b_noise = INFINITY; /* none: samples count the same at any batch */
@@ -1163,7 +1166,7 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
         scv_stoprule_init(&rule, &rs);
         for (size_t i = 0; i < n_ev && isnan(*x); i++)
             if (scv_stoprule_on_evaluation(&rule, target_y(l, &ev[i])) == SCV_STOP_TARGET)
-                *x = progress_ref_samples(&g, ev[i].samples_seen, t->batch, law);
+                *x = progress_crossing_samples(&g, ev[i].samples_seen, t->batch, law);
         if (isnan(*x) && extrapolate) {
             char key[64];
             progress_predict(&g, metric_of(p), target_value(p), t->batch, law, l->pol->seed, &l->calib, l->job.n_train,
@@ -1173,6 +1176,21 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
     free(ev);
     progress_free(&g);
     return rc;
+}
+
+/* A stored run's read, for a run that trains from its start: the exponent from the start
+ * (gamma_scratch) in place of the probe's from its own point, its band widened to span the
+ * probe's and, where the corpus's rule exponent is known (prior), the corpus's band too: a
+ * probe reads the larger batch mid-run, and from the start its early progress differs
+ * (bench decide: LeNet's loss read -0.46 from the probe, -0.33 from the start, where the
+ * runs from the start measure +0.28). */
+static void from_start(scv_carry *c, const scv_carry *prior)
+{
+    if (!isfinite(c->gamma_scratch)) return;
+    double lo = fmin(c->gamma + c->q_lo, c->gamma_scratch), hi = fmax(c->gamma + c->q_hi, c->gamma_scratch);
+    if (isfinite(prior->gamma) && isfinite(prior->q_lo) && isfinite(prior->q_hi))
+        lo = fmin(lo, prior->gamma + prior->q_lo), hi = fmax(hi, prior->gamma + prior->q_hi);
+    c->gamma = c->gamma_scratch, c->q_lo = lo - c->gamma, c->q_hi = hi - c->gamma;
 }
 
 /* The carry read from the newest stored run of the job (t: n, newest first) whose curve holds
@@ -1197,7 +1215,10 @@ static void learn_stored_carry(loop *l, const scv_stored_target *t, size_t n)
             size_t n0 = 0, nb = 0;
             char from[64];
             snprintf(from, sizeof from, "stored run %lld's probe", t[i].run);
-            if (!seen && carry_from_curve(l, &g, b, &c, &b0, &n0, &nb) > 0) take_run_carry(l, &c, b, b0, n0, nb, from);
+            if (!seen && carry_from_curve(l, &g, b, &c, &b0, &n0, &nb) > 0) {
+                from_start(&c, &l->carry);
+                take_run_carry(l, &c, b, b0, n0, nb, from);
+            }
         }
         free(ev);
         progress_free(&g);
@@ -2304,7 +2325,8 @@ static int finish(loop *l, scv_err *err)
         double e = r->epochs;
         int b = l->B;
         if (scv_carry_law_known(law) && l->job.n_train > 0)
-            e = progress_ref_samples(&l->prog, l->samples, l->p->batches[0], law) / l->job.n_train, b = l->p->batches[0];
+            e = progress_crossing_samples(&l->prog, l->samples, l->p->batches[0], law) / l->job.n_train,
+            b = l->p->batches[0];
         rc = scv_store_set_target(l->p->store, r->run_id, metric_of(l->p), target_value(l->p), e, b, err);
     }
     return rc;

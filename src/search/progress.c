@@ -52,7 +52,21 @@ int progress_eval_add(progress *p, double samples, double y)
     return SCV_OK;
 }
 
-/* x_ref = sum over segments of (samples in it before `samples`) * E(b_ref) / E(B_seg) */
+/* The run's own read applies (law.run_b, relative to b_ref) at batch B. */
+static int run_read_at(scv_carry_law law, int b_ref, int B)
+{
+    return law.run_b > 0 && B == law.run_b && b_ref == law.run_b0 && law.run_rate > 0;
+}
+
+int progress_batch_at(const progress *p, double samples)
+{
+    for (size_t i = 0; i < p->nseg; i++)
+        if (samples > p->seg[i].s0 && samples <= p->seg[i].s1) return p->seg[i].batch;
+    return 0;
+}
+
+/* x_ref = sum over segments of (samples in it before `samples`) * E(b_ref) / E(B_seg), a
+ * segment at the batch of the run's own read at its rate */
 double progress_ref_samples(const progress *p, double samples, int b_ref, scv_carry_law law)
 {
     double x = 0, covered = 0;
@@ -60,11 +74,19 @@ double progress_ref_samples(const progress *p, double samples, int b_ref, scv_ca
         const progress_seg *s = &p->seg[i];
         double end = fmin(samples, s->s1);
         if (end <= s->s0) continue;
-        x += scv_carry_samples(law, end - s->s0, s->batch, b_ref);
+        x += run_read_at(law, b_ref, s->batch) ? (end - s->s0) * law.run_rate
+                                              : scv_carry_samples(law, end - s->s0, s->batch, b_ref);
         covered += end - s->s0;
     }
     /* samples before the first segment (a run resumed without its history) count at b_ref */
     if (samples > covered && !p->nseg) x += samples;
+    return x;
+}
+
+double progress_crossing_samples(const progress *p, double samples, int b_ref, scv_carry_law law)
+{
+    double x = progress_ref_samples(p, samples, b_ref, law);
+    if (run_read_at(law, b_ref, progress_batch_at(p, samples)) && law.run_cross0 > x) x = law.run_cross0;
     return x;
 }
 
@@ -89,9 +111,9 @@ void progress_predict(const progress *p, scv_metric metric, double target, int b
         snprintf(out->why, sizeof out->why, "out of memory");
         return;
     }
-    for (size_t i = 0; i < p->nev; i++) {
+    for (size_t i = 0; i < p->nev; i++) { /* (at the read's batch: moved onto b_ref's curve) */
         x[i] = progress_ref_samples(p, p->ev[i].samples, b_ref, law);
-        y[i] = p->ev[i].y;
+        y[i] = p->ev[i].y - (run_read_at(law, b_ref, progress_batch_at(p, p->ev[i].samples)) ? law.run_level : 0);
     }
     double last = p->nseg ? p->seg[p->nseg - 1].s1 : p->nev ? p->ev[p->nev - 1].samples : 0;
     out->x_now = progress_ref_samples(p, last, b_ref, law);

@@ -8,6 +8,9 @@
  * model keeps the samples of every segment with its batch, converts each evaluation's
  * position to reference samples x_ref, fits the learning curve y(x_ref) of the target's
  * metric (test accuracy, or the period-mean training loss)
+ * (once the run has read its own carry from a probe at batch b, scv_carry_shift: a sample
+ * at b is worth the read's rate r, and an evaluation at b is moved by its level -d onto the
+ * reference batch's curve)
  * (scv_curve_fit: power law or saturating exponential, chosen by held-out error) and
  * forecasts the reference samples x* at which it crosses the target, with a band
  * calibrated on curves whose course is known (scv_calib_forecast, src/model/calib.c).
@@ -63,8 +66,15 @@ int progress_eval_add(progress *p, double samples, double y);
 /* Back to `samples` in all (a failed segment is redone from the last checkpoint): later
  * evaluations and segment parts are dropped. */
 void progress_rewind(progress *p, double samples);
-/* Reference samples at batch b_ref equivalent to `samples` in all. */
+/* The batch trained at `samples` (the segment holding it; 0: none). */
+int progress_batch_at(const progress *p, double samples);
+/* Reference samples at batch b_ref equivalent to `samples` in all (law.run_b's segments at
+ * its read rate). */
 double progress_ref_samples(const progress *p, double samples, int b_ref, scv_carry_law law);
+/* The reference samples a crossing of the target at `samples` stands for: its position;
+ * reached at the batch of the run's own read, helped by its level, where the reference
+ * batch's curve crosses it (law.run_cross0) when that is later. */
+double progress_crossing_samples(const progress *p, double samples, int b_ref, scv_carry_law law);
 /* Fits and forecasts (cal: the band's calibration and the corpus prior, NULL: none; n_train:
  * samples an epoch; key: the job's "model dataset" for the prior, NULL: none; horizon:
  * reference samples of the epoch bound); never fails (out->ok = 0 with a reason when it
