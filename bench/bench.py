@@ -889,19 +889,29 @@ def decide_report(job, target, truth, seeds, cluster, price):
               f"| {100 * (pt / tc - 1):+.1f}% | {tc / ot:.2f} | {r['actual_time_s']:.1f} "
               f"| {100 * (r['actual_time_s'] / ot - 1):+.1f}% | {r['actual_cost']:.6f} "
               f"| {nt / r['actual_time_s']:.2f}x faster, {100 * (1 - r['actual_cost'] / ncost):.0f}% cheaper |")
-    # the parallel model alone: predicted iteration time against the truth's (median over seeds)
+    # the parallel model alone: predicted iteration time against what the same run measured
+    # there later (its training segments, weighted by iterations: the machine moves between
+    # days, not within a run), and against the truth's (median over seeds, another day's)
     print()
     for a, r in reports:
         pts = r.get("decision_points", [])
-        e = []
+        e, later = [], []
         for q in pts:
             ts = [truth["runs"][f"{q['workers']},{q['batch']},{s}"]["t_iter"] for s in range(1, seeds + 1)
                   if f"{q['workers']},{q['batch']},{s}" in truth["runs"]]
             if ts and q.get("t_iter"):
                 e.append(abs(q["t_iter"] / statistics.median(ts) - 1))
+            tr = [(st["iterations"], st["t_iter"]) for st in r.get("steps", []) if st["phase"] == "train"
+                  and st["workers"] == q["workers"] and st["batch"] == q["batch"] and st.get("t_iter")]
+            if tr and q.get("t_iter"):
+                m = sum(n * t for n, t in tr) / sum(n for n, _ in tr)
+                later.append(f"K={q['workers']} B={q['batch']} {1e3 * q['t_iter']:.2f} ms against "
+                             f"{1e3 * m:.2f} ms ({100 * (q['t_iter'] / m - 1):+.0f}%)")
         sch, ovh = r.get("search_time_s"), r.get("overhead_s")
         ovs = f", overhead {ovh:.1f} s ({100 * ovh / r['actual_time_s']:.1f}%)" if ovh is not None else ""
-        print(f"{a} run: iteration time predicted at the decision, mean error {100 * statistics.mean(e):.1f}% over "
+        print(f"{a} run: iteration time predicted at the decision, against the run's own later training: "
+              f"{'; '.join(later) if later else 'none trained'}; against the truth's: mean error "
+              f"{100 * statistics.mean(e):.1f}% over "
               f"{len(e)} configurations; search {sch:.1f} s of {r['actual_time_s']:.1f} s "
               f"({100 * sch / r['actual_time_s']:.1f}%){ovs}, {r.get('switches')} switches, idle median "
               f"{r.get('switch_idle_median_s')} s" if e and sch is not None else f"{a} run: no decision points")
