@@ -573,12 +573,11 @@ int scv_comm_grow(scv_comm *c, const char *exe, char **argv, int n_new, const ch
 {
     if (!c->mpi) return scv_err_set(err, SCV_EINVAL, "growing needs a job started by mpirun");
     if (n_new < 1) return SCV_OK;
-    if (c->join) { /* one join after another, so that process i is host i */
-        for (int i = 0; i < n_new; i++) {
-            int rc = scv_comm_join(c, exe, argv, c->n_slots, hosts ? hosts[i] : NULL, err);
-            if (rc) return rc;
-        }
-        return SCV_OK;
+    if (c->join) { /* one process: the next join's accept needs it, and it waits for the caller's command */
+        if (n_new > 1)
+            return scv_err_set(err, SCV_EINVAL, "join mode grows by one process at a time (%d asked): the one that "
+                                                "joined takes part in the next join", n_new);
+        return scv_comm_join(c, exe, argv, c->n_slots, hosts ? hosts[0] : NULL, err);
     }
     int *codes = malloc(sizeof(int) * (size_t)n_new);
     char **cmds = malloc(sizeof(char *) * (size_t)n_new);

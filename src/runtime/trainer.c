@@ -696,11 +696,16 @@ static int elastic_resize(run_ctx *c, control *ctl, procs *pr, const scv_train_p
             if ((rc = scv_comm_join(c->comm, ctl->exe, c->p->elastic_argv, i, pr->nh ? host_of(pr, i) : NULL, err)))
                 return rc;
             *grew = 1;
+            return SCV_OK; /* one join per command: see below */
         }
-        if (*grew) return SCV_OK;
     }
     if (K > avail) {
-        int n_new = K - avail;
+        /* In join mode one process joins per command: a join's accept is collective over every
+         * process in the job, the one that joined last included, and that one learns of the
+         * next join from the command, sent again after each join (*grew). Joining them all
+         * here left the last joiner waiting for the command while the others accepted the
+         * next: the two collectives crossed on the job's communicator (K = 3 never started). */
+        int n_new = scv_comm_join_mode(c->comm) ? 1 : K - avail;
         if (have + n_new > SCV_MAX_WORKERS)
             return scv_err_set(err, SCV_EINVAL, "elastic: %d processes, at most %d", have + n_new, SCV_MAX_WORKERS);
         if (pr->nh && pr->nh < have + n_new)
