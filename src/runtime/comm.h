@@ -40,9 +40,10 @@ int scv_comm_activate(scv_comm *c, const int *members, int k, scv_err *err);
  * processes present): the root starts exe argv on host through $SCV_JOIN_SCRIPT, every
  * process accepts it into slot (a free one, or the next new one: scv_comm_grow uses these,
  * one process at a time in join mode: the process that joined is in the next join's accept,
- * so it must reach it, from its command, first), parked; scv_comm_leave (collective over all present): the processes of the slots marked
- * in gone leave the job (*left = 1 in them: they only finalize and exit after it), the
- * others go on without them (every process is parked after it: activate again). */
+ * so it must reach it, from its command, first), parked; scv_comm_leave (collective over
+ * all present): the processes of the slots marked in gone leave the job (*left = 1 in
+ * them: they only finalize and exit after it), the others go on without them (every
+ * process is parked after it: activate again). */
 int scv_comm_join_mode(const scv_comm *c);
 int scv_comm_present(const scv_comm *c, int slot);
 int scv_comm_join(scv_comm *c, const char *exe, char **argv, int slot, const char *host, scv_err *err);

@@ -1150,9 +1150,15 @@ static int elastic_stop(run_ctx *c, ejob *j, const cJSON *k, scv_err *err)
 {
     int bad = !cJSON_IsString(k) || strcmp(k->valuestring, "stop"), rc = SCV_OK;
     if (bad && j->root) control_reply(&j->ctl, "{\"type\":\"error\",\"error\":\"not a command; stopping\"}");
-    else if (bad) /* every process got the same bytes: the root's reply says it; here, in a joined process's log */
-        fprintf(stderr, "scavenger train: process %d: the command broadcast is not a command (%.60s); stopping\n",
-                scv_comm_all_rank(c->comm), j->cmd);
+    else if (bad) { /* every process got the same bytes: the root's reply says it; here, in a joined process's log */
+        char head[61];
+        size_t n = 0;
+        for (; n < sizeof head - 1 && j->cmd[n]; n++) /* its start, printable */
+            head[n] = j->cmd[n] >= 0x20 && j->cmd[n] < 0x7f ? j->cmd[n] : '?';
+        head[n] = 0;
+        fprintf(stderr, "scavenger train: process %d: the command broadcast is not a command (%s); stopping\n",
+                scv_comm_all_rank(c->comm), head);
+    }
     if (j->dirty && c->rank >= 0 && j->base->checkpoint_dir) { /* the state trained since: durable */
         c->p = &j->last;
         rc = scv_train_save_checkpoint(c, 0, err);
