@@ -66,6 +66,17 @@ static int count_lines(const char *path, const char *needle)
     return n;
 }
 
+/* Lines of path that contain both a and b (0 when unreadable). */
+static int count_lines_both(const char *path, const char *a, const char *b)
+{
+    FILE *f = fopen(path, "r");
+    char line[8192];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f)) n += strstr(line, a) && strstr(line, b);
+    if (f) fclose(f);
+    return n;
+}
+
 /* Waits until path holds n lines with needle (at most 60 s). */
 static int wait_lines(const char *path, const char *needle, int n)
 {
@@ -737,6 +748,12 @@ static void t_join_fails_ends(void)
     int ended = ended_within_10s(root);
     CHECK_MSG(ended, "the job still runs 10 s after its join failed (%s)", log);
     CHECK_MSG(count_lines(log, "before it joined") == 1, "the root did not say why (%s)", log);
+    /* the launcher's output is in its own log, which the root names with its last line */
+    char jlog[700], named[800];
+    snprintf(jlog, sizeof jlog, "%s-1.log", script);
+    snprintf(named, sizeof named, "its log: %s, last line: join: no such VM", jlog);
+    CHECK_MSG(count_lines(log, named) == 1, "the root did not name the joiner's log (%s)", log);
+    CHECK_EQ_INT(count_lines(jlog, "process 1 joins from"), 1);
     if (!ended) sh("kill -9 %ld", root);
     nanosleep(&(struct timespec){0, 200000000L}, NULL);
     check_nothing_left("ctlf");
@@ -781,6 +798,107 @@ static void t_join_parked_leaves(void)
     kill((pid_t)srv, SIGTERM);
 }
 
+/* A join-mode job's start at K = 3 (the root alone, then two processes joining one after
+ * another, as on a cluster of three VMs): the second join's accept is collective over the
+ * root and the first joiner, so the first joiner must take part in it (it learns of the join
+ * from the command, sent again after each join). Before, the root started the second join
+ * while the first joiner waited for the command: the first joiner's command broadcast and the
+ * root's accept crossed on the job's communicator (here the job hung; on cluster spot the
+ * first joiner got the accept's bytes as its command, stopped and its mpirun ended, and the
+ * root waited in the accept until the start-up watchdog). The segment must train at K = 3. */
+static void t_join_start_k3(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    char cmdf[600], reply[600], dir[512], m[600], line[1024], log[600];
+    snprintf(dir, sizeof dir, "%s/elastict", tmp);
+    snprintf(m, sizeof m, "%s/mt.jsonl", tmp);
+    snprintf(log, sizeof log, "%s/ctlt.log", tmp);
+    long root = 0, srv = 0;
+    if (!start_join(bin, "ctlt", dir, cmdf, reply, &root, &srv)) {
+        if (srv > 0) kill((pid_t)srv, SIGTERM);
+        return;
+    }
+    snprintf(line, sizeof line,
+             "{\"cmd\":\"segment\",\"workers\":3,\"batch\":96,\"until_iterations\":30,\"metrics\":\"%s\"}", m);
+    append(cmdf, line);
+    int answered = 0; /* or the job ended */
+    for (int i = 0; i < 1000 && !answered && kill((pid_t)root, 0) == 0; i++) {
+        answered = count_lines(reply, "\"rc\":") >= 1;
+        if (!answered) nanosleep(&(struct timespec){0, 20000000L}, NULL);
+    }
+    answered = answered || count_lines(reply, "\"rc\":") >= 1;
+    CHECK_MSG(answered, "the K=3 start did not answer within 20 s (%s)", log);
+    CHECK_EQ_INT(count_lines(reply, "\"rc\":0"), 1);
+    CHECK_EQ_INT(count_lines(m, "\"type\":\"iter\""), 30);
+    CHECK_EQ_INT(count_lines_both(m, "\"type\":\"iter\"", "\"workers\":3,\"batch\":96,"), 30); /* all at K = 3 */
+    if (answered) stop_elastic("ctlt", cmdf);
+    else sh("kill -9 %ld", root);
+    nanosleep(&(struct timespec){0, 200000000L}, NULL);
+    check_nothing_left("ctlt");
+    kill((pid_t)srv, SIGTERM);
+}
+
+/* A process of the job whose mpirun ends while the job waits in the next process's join (the
+ * accept, which cannot be left and which that process takes part in): the root, whose
+ * check_joiners does not run meanwhile, must end the job within seconds, naming the ended
+ * launcher's log. K = 2 trains; then K = 3, whose joiner's launcher only waits (its VM slow
+ * to start it), and worker 1 is SIGKILLed with its mpirun during that join. Before, only the
+ * joiner's own launcher was watched: the job waited until that launcher ended (20 s here;
+ * on cluster spot, for ever). */
+static void t_join_member_ends(void)
+{
+    const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    char cmdf[600], reply[600], dir[512], line[1024], script[600], log[600], jlog[700], pids[512] = "";
+    snprintf(dir, sizeof dir, "%s/elasticm", tmp);
+    snprintf(script, sizeof script, "%s/ctlm.join", tmp);
+    snprintf(log, sizeof log, "%s/ctlm.log", tmp);
+    snprintf(jlog, sizeof jlog, "%s-2.log", script);
+    long root = 0, srv = 0;
+    if (!start_join(bin, "ctlm", dir, cmdf, reply, &root, &srv)) {
+        if (srv > 0) kill((pid_t)srv, SIGTERM);
+        return;
+    }
+    append(cmdf, "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":20}");
+    CHECK_MSG(wait_lines(reply, "\"rc\":0", 1), "the K=2 segment did not answer");
+    FILE *f = fopen(script, "w"); /* the next joiner's launcher: slow, it never starts the process */
+    CHECK(f != NULL);
+    if (f) fprintf(f, "#!/bin/sh\necho $$ > %s.pid\necho 'join: waiting for the VM' >&2\nexec sleep 20\n", script), fclose(f);
+    snprintf(line, sizeof line, "{\"cmd\":\"segment\",\"workers\":3,\"batch\":96,\"until_iterations\":40}");
+    append(cmdf, line);
+    CHECK_MSG(wait_lines(jlog, "join: waiting for the VM", 1), "process 2's join did not start (%s)", jlog);
+    other_pids("ctlm", root, 1, pids, sizeof pids); /* worker 1's process and its mpirun */
+    CHECK_MSG(pids[0] != 0, "no worker process to kill");
+    int ended = ended_within_10s(root);
+    CHECK_MSG(ended, "the job still runs 10 s after worker 1's kill during process 2's join (%s)", log);
+    char named[800];
+    snprintf(named, sizeof named, "while the job waited for process 2 to join: the job ends (its log: %s/ctlm.join-1.log", tmp);
+    CHECK_MSG(count_lines(log, named) == 1, "the root did not say why, naming the log (%s)", log);
+    if (!ended) sh("kill -9 %ld", root);
+    nanosleep(&(struct timespec){0, 300000000L}, NULL);
+    check_nothing_left("ctlm");
+    /* the waiting launcher ends with the root (its parent-death signal, not blocked) */
+    long lp = 0;
+    char pidf[700];
+    snprintf(pidf, sizeof pidf, "%s.pid", script);
+    f = fopen(pidf, "r");
+    if (f && fscanf(f, "%ld", &lp) != 1) lp = 0;
+    if (f) fclose(f);
+    int gone = 0; /* ended (a zombie left for init to reap counts as ended) */
+    for (int i = 0; i < 100 && lp > 0 && !gone; i++) {
+        char stat[64], st[600] = "";
+        snprintf(stat, sizeof stat, "/proc/%ld/stat", lp);
+        FILE *sf = fopen(stat, "r");
+        if (sf && !fgets(st, sizeof st, sf)) st[0] = 0;
+        if (sf) fclose(sf);
+        const char *rp = strrchr(st, ')');
+        gone = !sf || (rp && rp[1] == ' ' && rp[2] == 'Z');
+        if (!gone) nanosleep(&(struct timespec){0, 20000000L}, NULL);
+    }
+    CHECK_MSG(lp > 0 && gone, "process 2's launcher (pid %ld) outlived the job", lp);
+    if (lp > 0) kill((pid_t)lp, SIGKILL);
+    kill((pid_t)srv, SIGTERM);
+}
+
 static const scv_test tests[] = {
     {"same_as_relaunch", t_same_as_relaunch},
     {"exchange_carried", t_exchange_carried},
@@ -792,6 +910,8 @@ static const scv_test tests[] = {
     {"join_kill_ends", t_join_kill_ends},
     {"join_fails_ends", t_join_fails_ends},
     {"join_parked_leaves", t_join_parked_leaves},
+    {"join_start_k3", t_join_start_k3},
+    {"join_member_ends", t_join_member_ends},
 };
 
 int main(int argc, char **argv)

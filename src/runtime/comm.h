@@ -38,10 +38,12 @@ int scv_comm_activate(scv_comm *c, const int *members, int k, scv_err *err);
  * process the job ever had, kept when others leave. scv_comm_join_mode: 1 in such a job;
  * scv_comm_present: 1 when a process holds slot; scv_comm_join (collective over all
  * processes present): the root starts exe argv on host through $SCV_JOIN_SCRIPT, every
- * process accepts it into slot (a free one, or the next new one: scv_comm_grow uses these),
- * parked; scv_comm_leave (collective over all present): the processes of the slots marked
- * in gone leave the job (*left = 1 in them: they only finalize and exit after it), the
- * others go on without them (every process is parked after it: activate again). */
+ * process accepts it into slot (a free one, or the next new one: scv_comm_grow uses these,
+ * one process at a time in join mode: the process that joined is in the next join's accept,
+ * so it must reach it, from its command, first), parked; scv_comm_leave (collective over
+ * all present): the processes of the slots marked in gone leave the job (*left = 1 in
+ * them: they only finalize and exit after it), the others go on without them (every
+ * process is parked after it: activate again). */
 int scv_comm_join_mode(const scv_comm *c);
 int scv_comm_present(const scv_comm *c, int slot);
 int scv_comm_join(scv_comm *c, const char *exe, char **argv, int slot, const char *host, scv_err *err);

@@ -25,6 +25,7 @@
 #include "comm.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -59,6 +60,35 @@ struct scv_comm {
     double check_t;  /* root: when the joiners' launchers were last checked */
 };
 
+/* Root of a join-mode job: the log of the launcher of slot's process (its join script and
+ * mpirun, their output and the process's own), $SCV_JOIN_SCRIPT-SLOT.log, appended to by each
+ * join into that slot. */
+static void join_log(int slot, char *buf, size_t cap)
+{
+    const char *script = getenv("SCV_JOIN_SCRIPT");
+    snprintf(buf, cap, "%s-%d.log", script ? script : "scavenger.join", slot);
+}
+
+#define JOIN_WHY_BYTES 1200
+
+/* "its log: PATH, last line: ..." for slot's launcher, said when it ended. */
+static void join_why(int slot, char *buf, size_t cap)
+{
+    char path[600], tail[512] = "";
+    join_log(slot, path, sizeof path);
+    FILE *f = fopen(path, "r");
+    if (f) { /* the last line that says something */
+        char line[512];
+        if (fseek(f, -4096, SEEK_END) != 0) rewind(f);
+        while (fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\r\n")] = 0;
+            if (line[strspn(line, " \t")]) snprintf(tail, sizeof tail, "%s", line);
+        }
+        fclose(f);
+    }
+    snprintf(buf, cap, "its log: %s%s%s", path, tail[0] ? ", last line: " : "", tail);
+}
+
 /* Root of a join-mode job: a present process whose mpirun ended (a kill without notice, a VM
  * taken without one) would leave the others waiting in a collective for ever (no mpirun
  * ends this job for it): the job is ended at once, as mpirun ends a job that lost a process,
@@ -79,9 +109,11 @@ static void check_joiners(scv_comm *c)
         if (w == 0) continue;
         c->pid_of[s] = 0;
         if (c->rank_of[s] < 0) continue; /* it left the job: its mpirun ended after it */
+        char why[JOIN_WHY_BYTES];
+        join_why(s, why, sizeof why);
         fprintf(stderr, "scavenger train: process %d's mpirun ended (%s %d) while it was in the job (a kill "
-                        "without notice): the job ends\n", s, w > 0 && WIFSIGNALED(st) ? "signal" : "status",
-                w > 0 && WIFSIGNALED(st) ? WTERMSIG(st) : w > 0 ? WEXITSTATUS(st) : -1);
+                        "without notice): the job ends (%s)\n", s, w > 0 && WIFSIGNALED(st) ? "signal" : "status",
+                w > 0 && WIFSIGNALED(st) ? WTERMSIG(st) : w > 0 ? WEXITSTATUS(st) : -1, why);
         MPI_Abort(c->all, 1);
         _exit(1);
     }
@@ -341,13 +373,31 @@ int scv_comm_command(scv_comm *c, void *buf, size_t bytes, scv_err *err)
 
 /* Root: starts the process for slot on host (NULL or "": this machine) through the join script:
  * `SCRIPT HOST EXE ARGS...` (its own mpirun -np 1, connecting to the port). */
-static int start_joiner(const char *exe, char **argv, const char *host, pid_t *out, scv_err *err)
+static int start_joiner(const char *exe, char **argv, int slot, const char *host, pid_t *out, scv_err *err)
 {
     const char *script = getenv("SCV_JOIN_SCRIPT");
+    char log[600];
+    join_log(slot, log, sizeof log);
+    int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (lfd < 0) return scv_err_set(err, SCV_EIO, "%s: cannot open process %d's join log: %s", log, slot, strerror(errno));
+    char head[300];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    int hl = snprintf(head, sizeof head, "--- %04d-%02d-%02dT%02d:%02d:%02dZ process %d joins from %s\n", tm.tm_year + 1900,
+                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, slot, host && host[0] ? host : "this machine");
+    if (hl > 0 && write(lfd, head, (size_t)hl) != hl) {
+        int e = errno;
+        close(lfd);
+        return scv_err_set(err, SCV_EIO, "%s: cannot write process %d's join log: %s", log, slot, strerror(e));
+    }
     int n = 0;
     while (argv && argv[n]) n++;
     char **v = calloc((size_t)n + 5, sizeof *v);
-    if (!v) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    if (!v) {
+        close(lfd);
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    }
     v[0] = "/bin/sh", v[1] = (char *)script, v[2] = (char *)(host && host[0] ? host : "-"), v[3] = (char *)exe;
     for (int i = 0; i < n; i++) v[4 + i] = argv[i];
     fflush(NULL);
@@ -355,6 +405,14 @@ static int start_joiner(const char *exe, char **argv, const char *host, pid_t *o
     if (pid == 0) { /* without this rank's Open MPI environment: the joiner's mpirun is a job of its own */
         prctl(PR_SET_PDEATHSIG, SIGTERM); /* it ends with the root (mpirun ends its process) */
         if (getppid() != parent) _exit(128 + SIGTERM);
+        /* the trainer blocks its stop signals (SIGTERM among them) in every thread; the mask
+         * survives fork and exec, and mpirun leaves it: blocked, the SIGTERM above stayed
+         * pending for ever and the joiner's mpirun outlived the job */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        if (lfd != 1) dup2(lfd, 1); /* its output, and its process's, in its own log (named when it ends) */
+        if (lfd != 2) dup2(lfd, 2);
         extern char **environ;
         for (int again = 1; again;) {
             again = 0;
@@ -372,30 +430,53 @@ static int start_joiner(const char *exe, char **argv, const char *host, pid_t *o
         _exit(127);
     }
     free(v);
+    close(lfd);
     *out = pid;
     return pid < 0 ? scv_err_set(err, SCV_EIO, "join: fork: %s", strerror(errno)) : SCV_OK;
 }
 
-/* Root: while every process waits in the accept (MPI_Comm_accept cannot be left), a joiner
- * whose launcher ends first (its VM refused it, its mpirun failed) would leave the job
- * waiting for ever: a watcher thread ends this process then (the job ends with it, and the
- * driver resumes it from the checkpoint). waitid with WNOWAIT: the launcher is left for
- * check_joiners to reap. */
+/* Root: while every process waits in the accept (MPI_Comm_accept cannot be left), a launcher
+ * that ends would leave the job waiting for ever: the joiner's (its VM refused it, its mpirun
+ * failed) before it connected, or the mpirun of a process already in the job, which takes part
+ * in the accept (check_joiners does not run meanwhile). A watcher thread ends this process then
+ * (the job ends with it, and the driver resumes it from the checkpoint), naming the launcher's
+ * log. waitid with WNOWAIT: the launchers are left for check_joiners to reap. The slot tables
+ * do not change while the accept runs. */
 typedef struct {
-    pid_t pid;
+    const scv_comm *c;
+    pid_t pid; /* the joiner's launcher */
+    int slot;  /* the slot it joins */
     _Atomic int done; /* set once the accept returned */
 } join_watch;
+
+/* 1 when launcher pid has ended (left unreaped), with how in *si. */
+static int launcher_ended(pid_t pid, siginfo_t *si)
+{
+    memset(si, 0, sizeof *si);
+    return pid > 0 && waitid(P_PID, (id_t)pid, si, WEXITED | WNOHANG | WNOWAIT) == 0 && si->si_pid == pid;
+}
 
 static void *watch_joiner(void *arg)
 {
     join_watch *w = arg;
+    const scv_comm *c = w->c;
     struct timespec ts = {0, 10000000L};
     while (!w->done) {
         siginfo_t si;
-        memset(&si, 0, sizeof si);
-        if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == w->pid && !w->done) {
-            fprintf(stderr, "scavenger train: a joining process's launcher ended (%s %d) before it joined: the job "
-                            "ends\n", si.si_code == CLD_EXITED ? "status" : "signal", si.si_status);
+        int s = -1; /* the slot whose launcher ended */
+        if (launcher_ended(w->pid, &si)) s = w->slot;
+        for (int i = 1; s < 0 && c->pid_of && i < c->n_slots; i++)
+            if (i != w->slot && c->rank_of[i] >= 0 && launcher_ended(c->pid_of[i], &si)) s = i;
+        if (s >= 0 && !w->done) {
+            char why[JOIN_WHY_BYTES];
+            join_why(s, why, sizeof why);
+            if (s == w->slot)
+                fprintf(stderr, "scavenger train: process %d's launcher ended (%s %d) before it joined: the job ends (%s)\n",
+                        s, si.si_code == CLD_EXITED ? "status" : "signal", si.si_status, why);
+            else
+                fprintf(stderr, "scavenger train: process %d's mpirun ended (%s %d) while the job waited for process %d "
+                                "to join: the job ends (%s)\n",
+                        s, si.si_code == CLD_EXITED ? "status" : "signal", si.si_status, w->slot, why);
             _exit(1);
         }
         nanosleep(&ts, NULL);
@@ -411,13 +492,13 @@ int scv_comm_join(scv_comm *c, const char *exe, char **argv, int slot, const cha
     pid_t pid = 0;
     if (c->slot == 0 && !c->pid_of && !(c->pid_of = calloc(MAX_SLOTS, sizeof(int))))
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    int rc = c->slot == 0 ? start_joiner(exe, argv, host, &pid, err) : SCV_OK;
+    int rc = c->slot == 0 ? start_joiner(exe, argv, slot, host, &pid, err) : SCV_OK;
     /* the root's failure to start one leaves the others in the accept: the job ends (the driver retries) */
     if (rc) return rc;
     MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
-    join_watch w = {.pid = pid};
+    join_watch w = {.c = c, .pid = pid, .slot = slot};
     pthread_t th;
-    int watching = pid > 0 && pthread_create(&th, NULL, watch_joiner, &w) == 0;
+    int watching = c->slot == 0 && pthread_create(&th, NULL, watch_joiner, &w) == 0;
     int mrc = MPI_Comm_accept(c->port, MPI_INFO_NULL, 0, c->all, &inter);
     if (watching) {
         w.done = 1;
@@ -492,12 +573,11 @@ int scv_comm_grow(scv_comm *c, const char *exe, char **argv, int n_new, const ch
 {
     if (!c->mpi) return scv_err_set(err, SCV_EINVAL, "growing needs a job started by mpirun");
     if (n_new < 1) return SCV_OK;
-    if (c->join) { /* one join after another, so that process i is host i */
-        for (int i = 0; i < n_new; i++) {
-            int rc = scv_comm_join(c, exe, argv, c->n_slots, hosts ? hosts[i] : NULL, err);
-            if (rc) return rc;
-        }
-        return SCV_OK;
+    if (c->join) { /* one process: the next join's accept needs it, and it waits for the caller's command */
+        if (n_new > 1)
+            return scv_err_set(err, SCV_EINVAL, "join mode grows by one process at a time (%d asked): the one that "
+                                                "joined takes part in the next join", n_new);
+        return scv_comm_join(c, exe, argv, c->n_slots, hosts ? hosts[0] : NULL, err);
     }
     int *codes = malloc(sizeof(int) * (size_t)n_new);
     char **cmds = malloc(sizeof(char *) * (size_t)n_new);

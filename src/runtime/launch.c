@@ -76,16 +76,15 @@ static void preempted_note(const scv_cluster *c, const int *order, int up, char 
         snprintf(buf + len, cap - len, " preempted: scavenger cluster restore %s %d)", c->name, order[up]);
 }
 
-/* With SCV_ELASTIC_JOIN=1 an elastic job on a cluster runs in join mode (comm_mpi.c): mpirun starts the root alone
+/* An elastic job on a cluster runs in join mode (comm_mpi.c) unless SCV_ELASTIC_JOIN=0: mpirun starts the root alone
  * on the first VM, with an ompi-server beside it (the rendezvous of MPI_Comm_connect), and
  * every other process joins from its VM as its own `mpirun -np 1`, started by the root
  * through the join script (SCRIPT HOST EXE ARGS...: `scavenger cluster exec` into HOST's VM,
- * then mpirun with the cluster's options). A process under a preemption notice leaves the
- * job before its VM's take-down, which then kills nothing the job depends on (Open MPI's
- * daemon for a spawned process would be killed, and mpirun would end the job). Not the
- * default: a job of K = 3 on three 0.25-core VMs never finished its start in join mode (the
- * first joiner's mpirun ended, the root waited in its accept; docs/CLUSTER.md). Without it,
- * the spawn route (one mpirun, processes spawned onto the VMs). */
+ * then mpirun with the cluster's options; its output in SCRIPT-SLOT.log). A process under a
+ * preemption notice leaves the job before its VM's take-down, which then kills nothing the
+ * job depends on (Open MPI's daemon for a spawned process would be killed, and mpirun would
+ * end the job). With SCV_ELASTIC_JOIN=0, the spawn route (one mpirun, processes spawned onto
+ * the VMs). */
 typedef struct {
     int on;
     char uri[256], script[256], port[256], env_script[300], env_port[300], server_arg[300];
@@ -113,7 +112,7 @@ static int cluster_args(const scv_launch *l, const char *exe, const char **args,
                            l->cluster, up, c->n, note);
     if (l->elastic && l->workers > up) snprintf(np, 16, "%d", up);
     const char *jo = getenv("SCV_ELASTIC_JOIN");
-    jf->on = l->elastic && jo && !strcmp(jo, "1");
+    jf->on = l->elastic && !(jo && !strcmp(jo, "0"));
     if (jf->on) snprintf(np, 16, "1"); /* the root alone: the others join */
     snprintf(hostfile, 256, "/run/scavenger/%s.hosts", c->name);
     snprintf(agent, 256, "/run/scavenger/%s.agent", c->name);

@@ -696,11 +696,16 @@ static int elastic_resize(run_ctx *c, control *ctl, procs *pr, const scv_train_p
             if ((rc = scv_comm_join(c->comm, ctl->exe, c->p->elastic_argv, i, pr->nh ? host_of(pr, i) : NULL, err)))
                 return rc;
             *grew = 1;
+            return SCV_OK; /* one join per command: see below */
         }
-        if (*grew) return SCV_OK;
     }
     if (K > avail) {
-        int n_new = K - avail;
+        /* In join mode one process joins per command: a join's accept is collective over every
+         * process in the job, the one that joined last included, and that one learns of the
+         * next join from the command, sent again after each join (*grew). Joining them all
+         * here left the last joiner waiting for the command while the others accepted the
+         * next: the two collectives crossed on the job's communicator (K = 3 never started). */
+        int n_new = scv_comm_join_mode(c->comm) ? 1 : K - avail;
         if (have + n_new > SCV_MAX_WORKERS)
             return scv_err_set(err, SCV_EINVAL, "elastic: %d processes, at most %d", have + n_new, SCV_MAX_WORKERS);
         if (pr->nh && pr->nh < have + n_new)
@@ -1145,6 +1150,15 @@ static int elastic_stop(run_ctx *c, ejob *j, const cJSON *k, scv_err *err)
 {
     int bad = !cJSON_IsString(k) || strcmp(k->valuestring, "stop"), rc = SCV_OK;
     if (bad && j->root) control_reply(&j->ctl, "{\"type\":\"error\",\"error\":\"not a command; stopping\"}");
+    else if (bad) { /* every process got the same bytes: the root's reply says it; here, in a joined process's log */
+        char head[61];
+        size_t n = 0;
+        for (; n < sizeof head - 1 && j->cmd[n]; n++) /* its start, printable */
+            head[n] = j->cmd[n] >= 0x20 && j->cmd[n] < 0x7f ? j->cmd[n] : '?';
+        head[n] = 0;
+        fprintf(stderr, "scavenger train: process %d: the command broadcast is not a command (%s); stopping\n",
+                scv_comm_all_rank(c->comm), head);
+    }
     if (j->dirty && c->rank >= 0 && j->base->checkpoint_dir) { /* the state trained since: durable */
         c->p = &j->last;
         rc = scv_train_save_checkpoint(c, 0, err);
