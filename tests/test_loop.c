@@ -70,6 +70,10 @@ typedef struct fake {
     char seg_vms[4096];       /* "phase:VM " of every train call (the type the segment named) */
     double eval_s;            /* each evaluation's own seconds (0: not measured) */
     int preempt_at_call;      /* this train call (1-based) survives a notice and a restore */
+    int preempt_train;        /* ... or the first training segment, its K - 1 stretch of
+                                 preempt_iters iterations at short_t_factor the iteration time */
+    int64_t preempt_iters;
+    double short_t_factor;
     int64_t short_lo, short_hi; /* ... its iterations in (lo, hi] ran at K - 1 */
     double short_s, last_end; /* their wall seconds (from the previous iteration's end) */
     int fail_progress_iters;  /* a failing call first trains (and checkpoints) this many iterations */
@@ -149,13 +153,15 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
     out->accuracy = NAN;
     f->calls++;
     int tr = !strcmp(sp->phase, "train");
-    if (f->calls == f->preempt_at_call) { /* as the elastic job reports them */
+    if (f->calls == f->preempt_at_call || (f->preempt_train && tr && f->preempt_train++ == 1)) {
+        /* as the elastic job reports them */
+        int64_t back = f->iteration + 5 + (f->preempt_iters > 0 ? f->preempt_iters : 15);
         out->preemptions[0] = (scv_survive_event){.iteration = f->iteration + 5, .process = 1, .workers = f->K - 1,
                                                   .idle_s = 0.004};
-        out->preemptions[1] = (scv_survive_event){.iteration = f->iteration + 20, .process = 1, .restored = 1,
+        out->preemptions[1] = (scv_survive_event){.iteration = back, .process = 1, .restored = 1,
                                                   .workers = f->K, .idle_s = 0.008};
         out->n_preemptions = 2;
-        f->short_lo = f->iteration + 5, f->short_hi = f->iteration + 20;
+        f->short_lo = f->iteration + 5, f->short_hi = back;
     }
     f->eval_every_max[tr] = fmax(f->eval_every_max[tr], sp->eval_every_epochs);
     size_t sl = strlen(f->seg_vms);
@@ -199,6 +205,8 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
         double tc = f->alpha * (f->K - 1) + f->beta_comm * 2.0 * (f->K - 1) / f->K / cf;
         double t = fake_t_iter(f, f->K, f->B) - f->beta_comm * 2.0 * (f->K - 1) / f->K * (1 - 1 / cf);
         if (n == 0) out->first_start = f->clock;
+        if (f->short_t_factor > 0 && f->iteration + 1 > f->short_lo && f->iteration + 1 <= f->short_hi)
+            t *= f->short_t_factor; /* at K - 1 */
         f->clock += t;
         f->iteration++, f->samples += f->B, n++, sum += t;
         f->x_ref += f->B * (1 + 32 / f->b_noise) / (1 + f->B / f->b_noise);
@@ -1198,6 +1206,28 @@ static void t_preempt_survived(void)
     }
     CHECK_MSG(f.short_s > 0, "%g", f.short_s);
     CHECK_NEAR(res.actual_cost, at_k - f.short_s * price / 3600, 1e-9, 0);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
+/* A training segment that ran a stretch below its K (a preemption's shrink, here at a third
+ * of the iteration time over most of it) measured no iteration at K: its mean is no drift
+ * of the plan's, and nothing is re-planned for it. */
+static void t_preempt_no_drift(void)
+{
+    scv_store *db = open_db("preempt-drift.db");
+    fake f = new_fake();
+    f.preempt_train = 1, f.preempt_iters = 100000, f.short_t_factor = 0.3;
+    scv_job_driver d = driver_of(&f);
+    rec r = {0};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+    scv_run_params p = params(db, "job-preempt-drift");
+    p.search = SCV_SEARCH_NONE;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(strstr(r.notes, "preemption: process 1 had a notice at iteration"), "%.3000s", r.notes);
+    CHECK_MSG(!strstr(r.notes, "off the plan's"), "%.3000s", r.notes);
     scv_run_result_free(&res);
     scv_store_close(db);
 }
@@ -2251,6 +2281,24 @@ static void t_carry_rule_run(void)
     }
 }
 
+/* Where the run reads its carry after the probe: at the evaluation that tells, within the
+ * segment back at the choice (evaluations there before the read, and after it in the same
+ * segment: the live forecast resumes there, not at the segment's end). */
+typedef struct probe_rec {
+    rec r;
+    int back, read, evals_before, evals_after, ended_after;
+} probe_rec;
+
+static void on_event_probe(void *ctx, const scv_run_event *ev)
+{
+    probe_rec *x = ctx;
+    on_event(&x->r, ev);
+    if (ev->kind == SCV_EV_NOTE && strstr(ev->text, "probe at K=") && strstr(ev->text, " done: back to")) x->back = 1;
+    if (ev->kind == SCV_EV_NOTE && strstr(ev->text, "batch carry-over learnt from this run's own curve")) x->read = 1;
+    if (ev->kind == SCV_EV_EVAL && x->back && !x->ended_after) x->read ? x->evals_after++ : x->evals_before++;
+    if (ev->kind == SCV_EV_SEGMENT_END && x->read) x->ended_after = 1;
+}
+
 /* The probe and the run's own carry: with the rule's wide band (the corpus of carry_rule_run)
  * and the choice at the warm-up's batch, the first training segment probes the best
  * configuration at another batch; the run then learns the carry from its own curve at the two
@@ -2279,9 +2327,13 @@ static void t_carry_run(void)
     p.start_workers = 2, p.start_batch = 64; /* the warm-up at the knee's batch: the choice's carry is measured */
     scv_run_result res;
     scv_err e = {0};
-    rec r = {0};
-    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+    probe_rec pr = {0};
+    scv_run_observer obs = {.ctx = &pr, .on_event = on_event_probe};
     CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    const rec r = pr.r;
+    CHECK_MSG(pr.read && pr.evals_before >= 1 && pr.evals_before <= 4 && pr.evals_after > 0,
+              "read %d after %d evaluations back at the choice, %d after it in the segment", pr.read, pr.evals_before,
+              pr.evals_after);
     CHECK_MSG(strstr(r.notes, "probe: the first training segment at K="), "%.3000s", r.notes);
     CHECK_MSG(strstr(r.notes, "batch carry-over learnt from this run's own curve"), "%.3000s", r.notes);
     CHECK_EQ_INT(res.carry_learnt, 3);
@@ -2300,7 +2352,7 @@ static void t_carry_run(void)
     g2.job = g.job, g2.tau = g.tau, g2.acc_c = g.acc_c, g2.acc_gap = g.acc_gap, g2.target = g.target;
     d = driver_of(&g2);
     rec r2 = {0};
-    obs.ctx = &r2;
+    obs.ctx = &r2, obs.on_event = on_event;
     CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
     CHECK_MSG(strstr(r2.notes, "batch carry-over learnt from stored run "), "%.3000s", r2.notes);
     CHECK(!strstr(r2.notes, "probe: the first training segment"));
@@ -2330,6 +2382,7 @@ static const scv_test tests[] = {
     {"retries_progress", t_retries_progress},
     {"unbounded_rest", t_unbounded_rest},
     {"preempt_survived", t_preempt_survived},
+    {"preempt_no_drift", t_preempt_no_drift},
     {"search_eval_share", t_search_eval_share},
     {"spot_risk_run", t_spot_risk_run},
     {"search_needs_two_k", t_search_needs_two_k},

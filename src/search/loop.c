@@ -98,6 +98,7 @@ typedef struct loop {
     double seg_t0, seg_t1;          /* wall clock of the current segment's first and latest iteration */
     double seg_short_ws;            /* worker-seconds the segment under way ran below its K (an
                                        elastic drop: a preemption's notice, a dropped straggler) */
+    int seg_shrunk;                 /* ... it ran an iteration below its K */
     double short_usd, short_search_usd; /* what the recorded steps' K x seconds over-count for
                                        those (all, search steps'): taken off the cost; not stored,
                                        so a resumed run prices its earlier steps at their K */
@@ -132,6 +133,7 @@ typedef struct loop {
     int probing;                    /* the first training segment probes another batch (the
                                        decision's choice's carry is inside its band) */
     int probed_b;                   /* the batch probed, until the run's own carry is learnt */
+    int carry_replan;               /* ... learnt since the segment's start: re-plan at its end */
     scv_straggler_rule strag_rule;  /* the current training segment's (hetero_rule) */
 } loop;
 
@@ -441,6 +443,7 @@ static double switch_idle(const loop *l)
 static void shortfall_iter(loop *l, const scv_iter_sample *s)
 {
     double from = isfinite(l->seg_t1) ? l->seg_t1 : s->wall_end - s->t_iter;
+    if (s->workers > 0 && s->workers < l->K) l->seg_shrunk = 1;
     if (s->workers > 0 && s->workers < l->K && s->wall_end > from) l->seg_short_ws += (l->K - s->workers) * (s->wall_end - from);
 }
 
@@ -469,14 +472,17 @@ static void on_iter(void *ctx, const scv_iter_sample *s)
 
 static void predict_progress(loop *l);
 static void record_forecast(loop *l, int force_store);
+static void try_run_carry(loop *l);
 
 /* A training segment's evaluation refits the learning curve and re-forecasts the time left
  * when the target came from this run's curve (the progress line, the runs list, the
  * dashboard and the result's forecasts follow every evaluation, not only each plan); not in
- * a probe, whose configuration the run leaves at its end. */
+ * a probe, whose configuration the run leaves at its end, nor after it until the run has
+ * read its carry from it (the curve back at the choice's batch jumps by the probe's level
+ * meanwhile: LeNet's loss forecast 81, 30 and 110 s there, the run took 50 s). */
 static int live_forecast(const loop *l)
 {
-    return l->decided && !l->probing && l->r->plan && l->r->target_source == SCV_TARGET_CURVE;
+    return l->decided && !l->probing && !l->probed_b && l->r->plan && l->r->target_source == SCV_TARGET_CURVE;
 }
 
 static void on_eval(void *ctx, const scv_eval_sample *e)
@@ -486,6 +492,7 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
     if (e->seconds > 0 && isfinite(e->seconds)) l->eval_s_sum += e->seconds, l->eval_n++;
     if (!l->profiling) progress_eval_add(&l->prog, target_x(l, e), target_y(l, e)); /* out of order or NaN: ignored */
     history_push(l, target_y(l, e));
+    if (!l->profiling && !l->probing) try_run_carry(l);
     if (!l->profiling && live_forecast(l)) { /* the curve refitted: the time left follows it */
         predict_target(l);
         predict_progress(l);
@@ -808,7 +815,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     }
     l->seg_compressed = spec.comm != NULL;
     l->trained_compressed |= l->seg_compressed;
-    l->seg_t0 = l->seg_t1 = NAN, l->seg_short_ws = 0;
+    l->seg_t0 = l->seg_t1 = NAN, l->seg_short_ws = 0, l->seg_shrunk = 0;
     emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_START, .phase = phase, .workers = K, .batch = B, .vm = vm});
     scv_measure_sink sink = {.ctx = l, .on_iter = on_iter, .on_eval = on_eval};
     scv_segment_result res;
@@ -981,7 +988,8 @@ static double noise_scale(const loop *l)
     return sm.b_simple > 0 ? sm.b_simple : NAN;
 }
 
-/* How samples carry across batches: the run's own exponent (learn_run_carry), else the noise
+/* How samples carry across batches: the run's own read (try_run_carry: its exponent, and
+ * for the samples trained so far its rate and level), else the noise
  * scale learnt from the job's curves, else the measured one, else the rule's exponent learnt
  * from other jobs (b_noise and gamma NaN: none).
  * The measured noise scale is the run's own evidence on the job; on the decision benchmark
@@ -990,11 +998,12 @@ static scv_carry_law carry_law(const loop *l)
 {
     const scv_carry *c = &l->carry;
     if (l->carry_run)
-        return (scv_carry_law){NAN, c->gamma, c->run_b0, c->run_b, c->run_rate, c->run_level, c->run_cross0};
-    if (isfinite(l->carry.b_noise)) return (scv_carry_law){.b_noise = l->carry.b_noise, .gamma = NAN};
+        return (scv_carry_law){.b_noise = NAN, .gamma = c->gamma, .run_b0 = c->run_b0, .run_b = c->run_b,
+                               .run_rate = c->run_rate, .run_level = c->run_level, .run_cross0 = c->run_cross0};
+    if (isfinite(c->b_noise)) return (scv_carry_law){.b_noise = c->b_noise, .gamma = NAN};
     double bn = noise_scale(l);
     return isfinite(bn) ? (scv_carry_law){.b_noise = bn, .gamma = NAN}
-                          : (scv_carry_law){.b_noise = NAN, .gamma = l->carry.gamma};
+                        : (scv_carry_law){.b_noise = NAN, .gamma = c->gamma};
 }
 
 /* A band relative to its point (lo <= 1 <= hi, from the target's prediction at batch b0),
@@ -1086,15 +1095,21 @@ static void take_run_carry(loop *l, const scv_carry *c, int b, int b0, size_t n0
          c->run_level, c->gamma, 100 * l->pol->band_coverage, c->q_lo, c->q_hi, pow(4, c->q_lo), pow(4, c->q_hi));
 }
 
-/* The carry learnt from this run's own probe at batch b (carry_from_curve). */
-static int learn_run_carry(loop *l, int b)
+/* After a probe, the carry learnt from this run's own curve (carry_from_curve) once it tells:
+ * tried at each evaluation and segment's end, whichever comes first (the live forecast
+ * waits for it); a read calls for a re-plan at the segment's end (carry_replan). */
+static void try_run_carry(loop *l)
 {
+    if (!l->probed_b) return;
     scv_carry c;
-    int b0 = 0;
+    int b0 = 0, b = l->probed_b;
     size_t n0 = 0, nb = 0;
     int learnt = carry_from_curve(l, &l->prog, b, &c, &b0, &n0, &nb);
+    if (!learnt) return;
     if (learnt > 0) take_run_carry(l, &c, b, b0, n0, nb, "this run's own curve");
-    return learnt;
+    else note(l, SCV_EV_NOTE, "the run's curve at B=%d and around it does not tell the batch carry-over: it stays as "
+              "it was", b);
+    l->probed_b = 0, l->carry_replan = learnt > 0;
 }
 
 /* Refits the learning curve (this run's evaluations, carried to the reference batch),
@@ -1963,7 +1978,7 @@ static void note_absolute(loop *l)
  * warm-up's) and the best configuration at another batch could be faster within the carry's
  * band (its time at the band's bottom under the choice's), the first training segment trains
  * there instead (policy.carry_probe_epochs), then the run goes back to the choice; once its
- * curve there resumes, the run reads its own carry (learn_run_carry) and re-plans with it. A
+ * curve there resumes, the run reads its own carry (try_run_carry) and re-plans with it. A
  * choice at another batch than the warm-up's is not probed. NULL: none. */
 static const scv_plan_point *probe_point(const loop *l, const scv_plan_result *res, const scv_plan_point *ch)
 {
@@ -2080,17 +2095,16 @@ static int do_train(loop *l, int *drifted, scv_err *err)
         l->probed_b = l->B, l->K = ch->workers, l->B = ch->batch, l->comm = ch->comm;
         return SCV_OK;
     }
-    int learnt = l->probed_b ? learn_run_carry(l, l->probed_b) : 0;
-    if (learnt) {
-        if (learnt < 0)
-            note(l, SCV_EV_NOTE, "the run's curve at B=%d and around it does not tell the batch carry-over: it stays "
-                 "as it was", l->probed_b);
-        l->probed_b = 0;
-        *drifted = learnt > 0; /* re-plan with the run's own carry (its band's top guards a switch) */
-        if (learnt > 0) return SCV_OK;
+    try_run_carry(l);
+    if (l->carry_replan) { /* re-plan with the run's own carry (its band's top guards a switch) */
+        l->carry_replan = 0;
+        *drifted = 1;
+        return SCV_OK;
     }
+    /* (a segment that trained some iterations below its K, a preemption's shrink, measured
+     * no iteration at K: on bench spot's K = 3 job, 7 re-plans a run, each at "-28% off") */
     const scv_plan_point *pp = find_point(l->r->plan, l->K, l->B, l->comm);
-    *drifted = pp && isfinite(t->t_iter) && fabs(t->t_iter / pp->t_iter - 1) > pol->drift_tol;
+    *drifted = !l->seg_shrunk && pp && isfinite(t->t_iter) && fabs(t->t_iter / pp->t_iter - 1) > pol->drift_tol;
     if (*drifted && l->seg_vm != l->vm_index) {
         /* another type's iteration, against the plan's extrapolation: a re-plan refits the
          * run's own type's measurements and would extrapolate the same again; said, not re-planned */
