@@ -2022,7 +2022,7 @@ static void t_progress_run_read(void)
     progress g = {0};
     probe_progress(&g, -0.05);
     scv_carry_law law = {.b_noise = NAN, .gamma = 0.5, .run_b0 = 64, .run_b = 256, .run_rate = 0.5, .run_level = -0.05,
-                         .run_cross0 = 1900};
+                         .run_cross0 = 1900, .run_until = INFINITY};
     CHECK_EQ_INT(progress_batch_at(&g, 1500), 256);
     CHECK(fabs(progress_ref_samples(&g, 2500, 64, law) - 2000) < 1e-9);
     CHECK(fabs(progress_crossing_samples(&g, 2500, 64, law) - 2000) < 1e-9); /* at b0: its position */
@@ -2031,6 +2031,12 @@ static void t_progress_run_read(void)
     CHECK(fabs(progress_crossing_samples(&g, 1500, 64, law) - 1250) < 1e-9); /* ... its own when later */
     /* another reference batch: the exponent, (32 / 256)^0.5 a sample at 256, (32 / 64)^0.5 at 64 */
     CHECK(fabs(progress_ref_samples(&g, 2500, 32, law) - (1500 * sqrt(0.5) + 1000 * sqrt(0.125))) < 1e-6);
+    /* read at 1500 samples: the samples at 256 after it carry by the exponent (0.25 here), and
+     * a crossing there by its position */
+    scv_carry_law upto = law;
+    upto.gamma = 0.25, upto.run_until = 1500, upto.run_cross0 = 1900;
+    CHECK(fabs(progress_ref_samples(&g, 2500, 64, upto) - (1000 + 250 + 500 * pow(0.25, 0.25) + 500)) < 1e-6);
+    CHECK(fabs(progress_crossing_samples(&g, 1800, 64, upto) - (1000 + 250 + 300 * pow(0.25, 0.25))) < 1e-6);
     /* the forecast from the probed curve, moved by the level, is the unprobed curve's; not
      * moved, it is not */
     double target = probe_curve(4000);

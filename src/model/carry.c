@@ -391,7 +391,7 @@ int scv_carry_law_same(scv_carry_law a, scv_carry_law b)
 #define SAME(x, y) ((x) == (y) || (isnan(x) && isnan(y)))
     return SAME(a.b_noise, b.b_noise) && SAME(a.gamma, b.gamma) && SAME(a.run_b0, b.run_b0) && SAME(a.run_b, b.run_b) &&
            SAME(a.run_rate, b.run_rate) && SAME(a.run_level, b.run_level) &&
-           SAME(a.run_cross0, b.run_cross0);
+           SAME(a.run_cross0, b.run_cross0) && SAME(a.run_until, b.run_until);
 #undef SAME
 }
 
@@ -492,10 +492,12 @@ int scv_carry_shift(const scv_carry_run *r, const scv_carry_policy *pol, double 
     out->run_b0 = r->b0, out->run_b = r->b, out->run_rate = rate[best], out->run_level = d[best];
     double c0 = scv_curve_crossing(&f0[best], r->target);
     out->run_cross0 = c0 > 0 && c0 <= r->horizon ? c0 : NAN;
-    /* from the start: b at the read's rate and level all along against b0's curve */
-    double sb = crossing_capped(&f0[best], r->target - d[best], r->horizon) / rate[best];
-    double s0 = crossing_capped(&f0[best], r->target, r->horizon);
-    out->gamma_scratch = fmin(pol->run_gamma_hi, fmax(pol->run_gamma_lo, log(sb / s0) / lb));
+    /* from the start: b at the read's rate and level all along against b0's curve (none
+     * where either crossing lies past the horizon: the caps would make it -ln r / ln(b/b0)) */
+    double cd = scv_curve_crossing(&f0[best], r->target - d[best]);
+    if (isfinite(out->run_cross0) && cd > 0 && cd <= r->horizon)
+        out->gamma_scratch =
+            fmin(pol->run_gamma_hi, fmax(pol->run_gamma_lo, log(cd / rate[best] / out->run_cross0) / lb));
     out->n_errors = r->nb;
     rc = SCV_OK;
 out:

@@ -432,11 +432,11 @@ void scv_carry_quantiles(const scv_carry *c, double b0, double b, double *q_lo, 
  * known: one of the two is usable. */
 typedef struct scv_carry_law {
     double b_noise, gamma;
-    /* a run's own read (scv_carry_shift; run_b 0: none), for the samples trained so far (the
-     * future carries by gamma): a sample at run_b made run_rate samples of progress on
-     * run_b0's curve, its evaluations there sit run_level off that curve, which crosses the
-     * target at run_cross0 samples */
-    double run_b0, run_b, run_rate, run_level, run_cross0;
+    /* a run's own read (scv_carry_shift; run_b 0: none), for the samples that run trained up
+     * to run_until (samples in all; the rest carries by gamma, as the future does): a sample
+     * at run_b made run_rate samples of progress on run_b0's curve, its evaluations there sit
+     * run_level off that curve, which crosses the target at run_cross0 samples */
+    double run_b0, run_b, run_rate, run_level, run_cross0, run_until;
 } scv_carry_law;
 double scv_carry_samples(scv_carry_law law, double samples_b0, double b0, double b);
 int scv_carry_law_known(scv_carry_law law);

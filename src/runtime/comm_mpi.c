@@ -411,6 +411,7 @@ static int start_joiner(const char *exe, char **argv, int slot, const char *host
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
+        if (lfd == 1 || lfd == 2) fcntl(lfd, F_SETFD, 0); /* (it is the stream itself: kept across exec) */
         if (lfd != 1) dup2(lfd, 1); /* its output, and its process's, in its own log (named when it ends) */
         if (lfd != 2) dup2(lfd, 2);
         extern char **environ;

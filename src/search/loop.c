@@ -130,6 +130,9 @@ typedef struct loop {
     int eval_widened;               /* the warm-up's evaluation period was widened (noted once) */
     int carry_run;                  /* carry was read from a probe, this run's or a stored
                                        run's (take_run_carry) */
+    long long carry_from;           /* ... that stored run (0: this run's, read at carry_until
+                                       samples) */
+    double carry_until;
     int probing;                    /* the first training segment probes another batch (the
                                        decision's choice's carry is inside its band) */
     int probed_b;                   /* the batch probed, until the run's own carry is learnt */
@@ -472,7 +475,7 @@ static void on_iter(void *ctx, const scv_iter_sample *s)
 
 static void predict_progress(loop *l);
 static void record_forecast(loop *l, int force_store);
-static void try_run_carry(loop *l);
+static void try_run_carry(loop *l, int final);
 
 /* A training segment's evaluation refits the learning curve and re-forecasts the time left
  * when the target came from this run's curve (the progress line, the runs list, the
@@ -492,7 +495,7 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
     if (e->seconds > 0 && isfinite(e->seconds)) l->eval_s_sum += e->seconds, l->eval_n++;
     if (!l->profiling) progress_eval_add(&l->prog, target_x(l, e), target_y(l, e)); /* out of order or NaN: ignored */
     history_push(l, target_y(l, e));
-    if (!l->profiling && !l->probing) try_run_carry(l);
+    if (!l->profiling && !l->probing) try_run_carry(l, 0);
     if (!l->profiling && live_forecast(l)) { /* the curve refitted: the time left follows it */
         predict_target(l);
         predict_progress(l);
@@ -824,6 +827,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
         if (keep > l->n_history) keep = l->n_history;
         spec.history = l->history + l->n_history - keep, spec.n_history = keep;
         if ((rc = progress_segment(&l->prog, l->samples, B))) return scv_err_set(err, rc, "out of memory");
+        l->seg_shrunk = 0; /* (this attempt's) */
         rc = l->d->train(l->d->ctx, &spec, &sink, &res, err);
         /* SCV_EIO: the job's files cannot be written (a full disk); SCV_EINVAL: the job refused
          * the segment (its options): a retry cannot help */
@@ -994,16 +998,29 @@ static double noise_scale(const loop *l)
  * from other jobs (b_noise and gamma NaN: none).
  * The measured noise scale is the run's own evidence on the job; on the decision benchmark
  * the rule's median exponent (the population's) chose worse (bench/bench.py decide). */
+static scv_carry_law read_law(const loop *l, double until);
+
 static scv_carry_law carry_law(const loop *l)
 {
     const scv_carry *c = &l->carry;
-    if (l->carry_run)
-        return (scv_carry_law){.b_noise = NAN, .gamma = c->gamma, .run_b0 = c->run_b0, .run_b = c->run_b,
-                               .run_rate = c->run_rate, .run_level = c->run_level, .run_cross0 = c->run_cross0};
+    if (l->carry_run) return read_law(l, l->carry_from ? 0 : l->carry_until);
     if (isfinite(c->b_noise)) return (scv_carry_law){.b_noise = c->b_noise, .gamma = NAN};
     double bn = noise_scale(l);
     return isfinite(bn) ? (scv_carry_law){.b_noise = bn, .gamma = NAN}
                         : (scv_carry_law){.b_noise = NAN, .gamma = c->gamma};
+}
+
+/* The run's own read as a law: the exponent, and the read as measured for the samples the
+ * read's run trained up to `until` (0: none; a stored run's read carries this run by its
+ * exponent alone, and counts that stored run's own samples, until INFINITY). */
+static scv_carry_law read_law(const loop *l, double until)
+{
+    const scv_carry *c = &l->carry;
+    scv_carry_law law = {.b_noise = NAN, .gamma = c->gamma};
+    if (until > 0)
+        law.run_b0 = c->run_b0, law.run_b = c->run_b, law.run_rate = c->run_rate, law.run_level = c->run_level,
+        law.run_cross0 = c->run_cross0, law.run_until = until;
+    return law;
 }
 
 /* A band relative to its point (lo <= 1 <= hi, from the target's prediction at batch b0),
@@ -1044,8 +1061,7 @@ static int carry_from_curve(const loop *l, const progress *g, int b, scv_carry *
     size_t best = 0;
     for (size_t i = 0; i < g->nev; i++) {
         size_t j = 0;
-        for (size_t k = 0; k < g->nseg && !eb[i]; k++)
-            if (g->ev[i].samples > g->seg[k].s0 && g->ev[i].samples <= g->seg[k].s1) eb[i] = g->seg[k].batch;
+        eb[i] = progress_batch_at(g, g->ev[i].samples);
         while (j < i && eb[j] != eb[i]) j++; /* count[j]: the evaluations at eb[j], its first */
         if (eb[i] && eb[i] != b && ++count[j] > best) best = count[j], b0 = eb[i];
     }
@@ -1086,9 +1102,10 @@ out:
 
 /* Takes the carry read from a curve (carry_from_curve) for the rest of the run, in place of
  * the corpus's (and its band), and says so; `from`: whose curve. */
-static void take_run_carry(loop *l, const scv_carry *c, int b, int b0, size_t n0, size_t nb, const char *from)
+static void take_run_carry(loop *l, const scv_carry *c, int b, int b0, size_t n0, size_t nb, long long run,
+                           const char *from)
 {
-    l->carry = *c, l->carry_run = 1;
+    l->carry = *c, l->carry_run = 1, l->carry_from = run, l->carry_until = l->samples;
     note(l, SCV_EV_NOTE, "batch carry-over learnt from %s (%zu evaluations at B=%d read against the curve of %zu at "
          "B=%d: its progress at %.2fx the rate per sample, %+.4g from it): samples to the target carry as (B/b0)^%.2f, "
          "%.0f%% band of the exponent %+.2f..%+.2f (x%.2f-x%.2f at 4x the batch)", from, nb, b, n0, b0, c->run_rate,
@@ -1096,17 +1113,18 @@ static void take_run_carry(loop *l, const scv_carry *c, int b, int b0, size_t n0
 }
 
 /* After a probe, the carry learnt from this run's own curve (carry_from_curve) once it tells:
- * tried at each evaluation and segment's end, whichever comes first (the live forecast
- * waits for it); a read calls for a re-plan at the segment's end (carry_replan). */
-static void try_run_carry(loop *l)
+ * tried at each evaluation and segment's end, whichever reads it first (the live forecast
+ * waits for it); that it does not tell is said at a segment's end (`final`: the segment's
+ * evaluations all in); a read calls for a re-plan at the segment's end (carry_replan). */
+static void try_run_carry(loop *l, int final)
 {
     if (!l->probed_b) return;
     scv_carry c;
     int b0 = 0, b = l->probed_b;
     size_t n0 = 0, nb = 0;
     int learnt = carry_from_curve(l, &l->prog, b, &c, &b0, &n0, &nb);
-    if (!learnt) return;
-    if (learnt > 0) take_run_carry(l, &c, b, b0, n0, nb, "this run's own curve");
+    if (!learnt || (learnt < 0 && !final)) return;
+    if (learnt > 0) take_run_carry(l, &c, b, b0, n0, nb, 0, "this run's own curve");
     else note(l, SCV_EV_NOTE, "the run's curve at B=%d and around it does not tell the batch carry-over: it stays as "
               "it was", b);
     l->probed_b = 0, l->carry_replan = learnt > 0;
@@ -1170,7 +1188,8 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
     if (!rc) {
         /* as carry_law (the carry read from a probe first), the stored run's own noise scale
          * before this run's */
-        scv_carry_law law = l->carry_run ? carry_law(l) : (scv_carry_law){.b_noise = l->carry.b_noise, .gamma = NAN};
+        scv_carry_law law = !l->carry_run ? (scv_carry_law){.b_noise = l->carry.b_noise, .gamma = NAN}
+                            : read_law(l, l->carry_from == t->run ? INFINITY : 0);
         if (!scv_carry_law_known(law)) law.b_noise = stored_noise_scale(l, t->run);
         if (!scv_carry_law_known(law)) law = carry_law(l);
         if (!scv_carry_law_known(law)) law.b_noise = INFINITY; /* none: samples count the same at any batch */
@@ -1205,7 +1224,8 @@ static void from_start(scv_carry *c, const scv_carry *prior)
     double lo = fmin(c->gamma + c->q_lo, c->gamma_scratch), hi = fmax(c->gamma + c->q_hi, c->gamma_scratch);
     if (isfinite(prior->gamma) && isfinite(prior->q_lo) && isfinite(prior->q_hi))
         lo = fmin(lo, prior->gamma + prior->q_lo), hi = fmax(hi, prior->gamma + prior->q_hi);
-    c->gamma = c->gamma_scratch, c->q_lo = lo - c->gamma, c->q_hi = hi - c->gamma;
+    const double step = scv_carry_policy_default().run_gamma_step; /* the read's least half-width */
+    c->gamma = c->gamma_scratch, c->q_lo = fmin(lo - c->gamma, -step), c->q_hi = fmax(hi - c->gamma, step);
 }
 
 /* The carry read from the newest stored run of the job (t: n, newest first) whose curve holds
@@ -1232,7 +1252,7 @@ static void learn_stored_carry(loop *l, const scv_stored_target *t, size_t n)
             snprintf(from, sizeof from, "stored run %lld's probe", t[i].run);
             if (!seen && carry_from_curve(l, &g, b, &c, &b0, &n0, &nb) > 0) {
                 from_start(&c, &l->carry);
-                take_run_carry(l, &c, b, b0, n0, nb, from);
+                take_run_carry(l, &c, b, b0, n0, nb, t[i].run, from);
             }
         }
         free(ev);
@@ -1647,13 +1667,12 @@ static void record_forecast(loop *l, int force_store)
 {
     scv_run_result *r = l->r;
     if (r->n_forecasts == SCV_RUN_FORECASTS_MAX) {
-        /* full: those up to the first absolute one kept (the first plan's), then every other,
-         * the newest too */
-        int k = 0, last = r->n_forecasts - 1;
+        /* full: the first, the first absolute one (the first plan's) and every other counted
+         * back from the newest kept */
+        int k = 0, last = r->n_forecasts - 1, n = 0;
         while (k < last && isnan(r->forecasts[k].epochs)) k++;
-        if (k >= SCV_RUN_FORECASTS_MAX / 2) k = 0; /* none absolute yet: the first kept */
-        int n = k + 1;
-        for (int i = k + 1 + ((last - k - 1) & 1); i <= last; i += 2) r->forecasts[n++] = r->forecasts[i];
+        for (int i = 0; i <= last; i++)
+            if (i == 0 || i == k || (last - i) % 2 == 0) r->forecasts[n++] = r->forecasts[i];
         r->n_forecasts = n;
     }
     scv_run_event ev = {0};
@@ -1662,8 +1681,9 @@ static void record_forecast(loop *l, int force_store)
     int band = !r->relative && isfinite(r->target_epochs_lo);
     double e = r->target_epochs, lo = r->target_epochs_lo, hi = r->target_epochs_hi, p = r->target_p_reach;
     const progress_pred *pr = &l->pred; /* refitted since the plan (live_forecast): the curve's now */
-    if (live_forecast(l) && pr->ok && pr->reachable && l->job.n_train > 0)
-        e = pr->x_star / l->job.n_train, lo = pr->lo / l->job.n_train, hi = pr->hi / l->job.n_train, p = pr->p_reach;
+    if (live_forecast(l) && pr->ok && pr->reachable && l->job.n_train > 0) /* (as target_of: at most the bound) */
+        e = fmin(pr->x_star, pr->horizon) / l->job.n_train, lo = pr->lo / l->job.n_train,
+        hi = pr->hi / l->job.n_train, p = pr->p_reach;
     r->forecasts[r->n_forecasts++] = (struct scv_run_forecast){
         .at_s = elapsed(l), .at_epochs = l->job.n_train > 0 ? l->samples / l->job.n_train : NAN,
         .remaining_s = r->relative ? NAN : ev.remaining_s, .remaining_lo_s = ev.remaining_lo_s,
@@ -2095,7 +2115,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
         l->probed_b = l->B, l->K = ch->workers, l->B = ch->batch, l->comm = ch->comm;
         return SCV_OK;
     }
-    try_run_carry(l);
+    try_run_carry(l, 1);
     if (l->carry_replan) { /* re-plan with the run's own carry (its band's top guards a switch) */
         l->carry_replan = 0;
         *drifted = 1;
@@ -2335,7 +2355,7 @@ static int finish(loop *l, scv_err *err)
         /* the epochs it took (dense training only: a later run's plan takes them as
          * dense epochs), at one batch: samples at other batches carried to the
          * smallest by the noise scale (as the learning curve counts them) */
-        scv_carry_law law = carry_law(l);
+        scv_carry_law law = l->carry_run && !l->carry_from ? read_law(l, INFINITY) : carry_law(l);
         double e = r->epochs;
         int b = l->B;
         if (scv_carry_law_known(law) && l->job.n_train > 0)

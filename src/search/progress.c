@@ -58,6 +58,12 @@ static int run_read_at(scv_carry_law law, int b_ref, int B)
     return law.run_b > 0 && B == law.run_b && b_ref == law.run_b0 && law.run_rate > 0;
 }
 
+/* ... and up to samples x (law.run_until) */
+static int run_read_upto(scv_carry_law law, int b_ref, int B, double x)
+{
+    return run_read_at(law, b_ref, B) && !(x > law.run_until);
+}
+
 int progress_batch_at(const progress *p, double samples)
 {
     for (size_t i = 0; i < p->nseg; i++)
@@ -74,8 +80,8 @@ double progress_ref_samples(const progress *p, double samples, int b_ref, scv_ca
         const progress_seg *s = &p->seg[i];
         double end = fmin(samples, s->s1);
         if (end <= s->s0) continue;
-        x += run_read_at(law, b_ref, s->batch) ? (end - s->s0) * law.run_rate
-                                              : scv_carry_samples(law, end - s->s0, s->batch, b_ref);
+        double read = run_read_at(law, b_ref, s->batch) ? fmax(0, fmin(end, law.run_until) - s->s0) : 0;
+        x += read * law.run_rate + (end - s->s0 > read ? scv_carry_samples(law, end - s->s0 - read, s->batch, b_ref) : 0);
         covered += end - s->s0;
     }
     /* samples before the first segment (a run resumed without its history) count at b_ref */
@@ -86,7 +92,7 @@ double progress_ref_samples(const progress *p, double samples, int b_ref, scv_ca
 double progress_crossing_samples(const progress *p, double samples, int b_ref, scv_carry_law law)
 {
     double x = progress_ref_samples(p, samples, b_ref, law);
-    if (run_read_at(law, b_ref, progress_batch_at(p, samples)) && law.run_cross0 > x) x = law.run_cross0;
+    if (run_read_upto(law, b_ref, progress_batch_at(p, samples), samples) && law.run_cross0 > x) x = law.run_cross0;
     return x;
 }
 
@@ -113,7 +119,8 @@ void progress_predict(const progress *p, scv_metric metric, double target, int b
     }
     for (size_t i = 0; i < p->nev; i++) { /* (at the read's batch: moved onto b_ref's curve) */
         x[i] = progress_ref_samples(p, p->ev[i].samples, b_ref, law);
-        y[i] = p->ev[i].y - (run_read_at(law, b_ref, progress_batch_at(p, p->ev[i].samples)) ? law.run_level : 0);
+        double xs = p->ev[i].samples;
+        y[i] = p->ev[i].y - (run_read_upto(law, b_ref, progress_batch_at(p, xs), xs) ? law.run_level : 0);
     }
     double last = p->nseg ? p->seg[p->nseg - 1].s1 : p->nev ? p->ev[p->nev - 1].samples : 0;
     out->x_now = progress_ref_samples(p, last, b_ref, law);
