@@ -63,11 +63,12 @@
  * se^2 = sse_b(r) / (n_b - 2) / n_b + rmse(f0)^2 / n_0 (a crossing past the horizon H counts
  * as 2H). An r* at the grid's edge: the probe does not tell.
  * The read is kept as it was measured too (run_rate r, run_level d, run_cross0 = f0^-1(target)
- * within the horizon): the samples a run trained at b count at r on b0's curve (not at
+ * within the horizon): the samples a run trained at b up to the read count at r on b0's curve (not at
  * (b / b0)^gamma, which folds the level in: LeNet's loss runs counted 3.7 epochs at B=64 that
  * way, 2.4 at r, where runs at B=64 from the start take 2.37), an evaluation at b is moved
  * by -d onto it, and a target reached at b, helped by d, stands for f0^-1(target) at b0.
- * A run from its start at b, at r and d all along (gamma_scratch):
+ * A run from its start at b, at r and d all along (gamma_scratch; NaN where either crossing
+ * lies past the horizon):
  *   gamma_scratch = ln((f0^-1(target - d) / r) / f0^-1(target)) / ln(b / b0)
  */
 #include "scv.h"

@@ -8,9 +8,9 @@
  * model keeps the samples of every segment with its batch, converts each evaluation's
  * position to reference samples x_ref, fits the learning curve y(x_ref) of the target's
  * metric (test accuracy, or the period-mean training loss)
- * (once the run has read its own carry from a probe at batch b, scv_carry_shift: a sample
- * at b is worth the read's rate r, and an evaluation at b is moved by its level -d onto the
- * reference batch's curve)
+ * (once the run has read its own carry from a probe at batch b, scv_carry_shift: up to the
+ * read, a sample at b is worth the read's rate r, and an evaluation at b is moved by its
+ * level -d onto the reference batch's curve)
  * (scv_curve_fit: power law or saturating exponential, chosen by held-out error) and
  * forecasts the reference samples x* at which it crosses the target, with a band
  * calibrated on curves whose course is known (scv_calib_forecast, src/model/calib.c).
