@@ -446,8 +446,10 @@ static double switch_idle(const loop *l)
 static void shortfall_iter(loop *l, const scv_iter_sample *s)
 {
     double from = isfinite(l->seg_t1) ? l->seg_t1 : s->wall_end - s->t_iter;
-    if (s->workers > 0 && s->workers < l->K) l->seg_shrunk = 1;
-    if (s->workers > 0 && s->workers < l->K && s->wall_end > from) l->seg_short_ws += (l->K - s->workers) * (s->wall_end - from);
+    if (s->workers > 0 && s->workers < l->K) {
+        l->seg_shrunk = 1;
+        if (s->wall_end > from) l->seg_short_ws += (l->K - s->workers) * (s->wall_end - from);
+    }
 }
 
 /* The ended segment's shortfall, priced at its VM's rate, moved to the recorded steps'. */
@@ -495,13 +497,15 @@ static void on_eval(void *ctx, const scv_eval_sample *e)
     if (e->seconds > 0 && isfinite(e->seconds)) l->eval_s_sum += e->seconds, l->eval_n++;
     if (!l->profiling) progress_eval_add(&l->prog, target_x(l, e), target_y(l, e)); /* out of order or NaN: ignored */
     history_push(l, target_y(l, e));
-    if (!l->profiling && !l->probing) try_run_carry(l, 0);
-    if (!l->profiling && live_forecast(l)) { /* the curve refitted: the time left follows it */
-        predict_target(l);
-        predict_progress(l);
-        record_forecast(l, 0); /* the store's copy rate-limited (store_eta) */
-    } else if (!l->profiling && overdue(l)) {
-        predict_target(l); /* the time left, re-estimated (emit) */
+    if (!l->profiling) {
+        if (!l->probing) try_run_carry(l, 0);
+        if (live_forecast(l)) { /* the curve refitted: the time left follows it */
+            predict_target(l);
+            predict_progress(l);
+            record_forecast(l, 0); /* the store's copy rate-limited (store_eta) */
+        } else if (overdue(l)) {
+            predict_target(l); /* the time left, re-estimated (emit) */
+        }
     }
     if (!l->sink_err.code) /* the sink cannot fail the segment: it is failed when it returns */
         scv_store_eval(l->p->store, l->r->run_id, l->K, l->B, e, &l->sink_err);
@@ -818,7 +822,7 @@ static int segment(loop *l, const char *phase, int K, int B, scv_segment_spec sp
     }
     l->seg_compressed = spec.comm != NULL;
     l->trained_compressed |= l->seg_compressed;
-    l->seg_t0 = l->seg_t1 = NAN, l->seg_short_ws = 0, l->seg_shrunk = 0;
+    l->seg_t0 = l->seg_t1 = NAN, l->seg_short_ws = 0;
     emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_START, .phase = phase, .workers = K, .batch = B, .vm = vm});
     scv_measure_sink sink = {.ctx = l, .on_iter = on_iter, .on_eval = on_eval};
     scv_segment_result res;
@@ -1338,6 +1342,14 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
     return c->src;
 }
 
+/* The target's epochs (at the curve's reference batch) and band from the curve's prediction
+ * pr (n: samples an epoch): out of reach within the epoch bound (the median beyond it),
+ * planned to the bound. */
+static void curve_epochs(const progress_pred *pr, double n, double *e, double *lo, double *hi)
+{
+    *e = (pr->reachable ? fmin(pr->x_star, pr->horizon) : pr->horizon) / n, *lo = pr->lo / n, *hi = pr->hi / n;
+}
+
 /* The target's epochs at a batch: given, else from the stored runs of the job (learnt,
  * carried), else this run's learning curve, else nominal (a relative plan). */
 static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, double *hi, char *note, size_t cap)
@@ -1356,9 +1368,8 @@ static scv_target_source target_of(loop *l, double *e0, int *b0, double *lo, dou
     predict_target(l);
     const progress_pred *pr = &l->pred;
     if (pr->ok && n > 0) {
-        /* out of reach within the epoch bound (the median beyond it): planned to the bound */
-        *e0 = (pr->reachable ? fmin(pr->x_star, pr->horizon) : pr->horizon) / n, *b0 = pr->b_ref, *lo = pr->lo / n;
-        *hi = pr->hi / n;
+        curve_epochs(pr, n, e0, lo, hi);
+        *b0 = pr->b_ref;
         l->planned_x_star = pr->x_star;
         char band[80], cal[48];
         snprintf(band, sizeof band, isfinite(*hi) ? "%.3g-%.3g" : "%.3g-never", *lo, *hi);
@@ -1681,9 +1692,8 @@ static void record_forecast(loop *l, int force_store)
     int band = !r->relative && isfinite(r->target_epochs_lo);
     double e = r->target_epochs, lo = r->target_epochs_lo, hi = r->target_epochs_hi, p = r->target_p_reach;
     const progress_pred *pr = &l->pred; /* refitted since the plan (live_forecast): the curve's now */
-    if (live_forecast(l) && pr->ok && pr->reachable && l->job.n_train > 0) /* (as target_of: at most the bound) */
-        e = fmin(pr->x_star, pr->horizon) / l->job.n_train, lo = pr->lo / l->job.n_train,
-        hi = pr->hi / l->job.n_train, p = pr->p_reach;
+    if (live_forecast(l) && pr->ok && pr->reachable && l->job.n_train > 0)
+        curve_epochs(pr, l->job.n_train, &e, &lo, &hi), p = pr->p_reach;
     r->forecasts[r->n_forecasts++] = (struct scv_run_forecast){
         .at_s = elapsed(l), .at_epochs = l->job.n_train > 0 ? l->samples / l->job.n_train : NAN,
         .remaining_s = r->relative ? NAN : ev.remaining_s, .remaining_lo_s = ev.remaining_lo_s,
