@@ -580,7 +580,8 @@ static void other_pids(const char *name, long root_mpirun, int kill9, char *out,
 /* An elastic job in join mode (comm_mpi.c) of tmp/NAME, as the cluster's launch starts it
  * but on this machine: an ompi-server (its pid in *srv), the root alone under mpirun (its
  * pid in *root), every other process its own `mpirun -np 1` started through the join
- * script tmp/NAME.join. Returns once it is ready (0: it did not start). */
+ * script tmp/NAME.join. Returns once it is ready (0: it did not start, and its ompi-server is
+ * ended). */
 static int start_join(const char *bin, const char *name, const char *dir, char *cmdf, char *reply, long *root, long *srv)
 {
     char ctl[512], uri[600], script[600], port[600], pidf[600];
@@ -611,7 +612,9 @@ static int start_join(const char *bin, const char *name, const char *dir, char *
     f = fopen(pidf, "r");
     if (f && fscanf(f, "%ld %ld", srv, root) != 2) *root = 0;
     if (f) fclose(f);
-    return ready && *root > 0;
+    if (ready && *root > 0) return 1;
+    if (*srv > 0) kill((pid_t)*srv, SIGTERM); /* not started: its ompi-server is ended here */
+    return 0;
 }
 
 /* A VM's take-down after a notice-shrink (issue 25 item 2), as on the emulated cluster: the
@@ -634,10 +637,7 @@ static void t_join_takedown(void)
     snprintf(m2, sizeof m2, "%s/mj2.jsonl", tmp);
     snprintf(notice, sizeof notice, "%s/ctlj/preempt-notice.1", tmp);
     long root = 0, srv = 0;
-    if (!start_join(bin, "ctlj", dir, cmdf, reply, &root, &srv)) {
-        if (srv > 0) kill((pid_t)srv, SIGTERM);
-        return;
-    }
+    if (!start_join(bin, "ctlj", dir, cmdf, reply, &root, &srv)) return;
     FILE *f;
     snprintf(line, sizeof line,
              "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":%d,\"metrics\":\"%s\"}", N1, m);
@@ -692,10 +692,7 @@ static void t_join_kill_ends(void)
     snprintf(dir, sizeof dir, "%s/elastick", tmp);
     snprintf(m, sizeof m, "%s/mk.jsonl", tmp);
     long root = 0, srv = 0;
-    if (!start_join(bin, "ctlk", dir, cmdf, reply, &root, &srv)) {
-        if (srv > 0) kill((pid_t)srv, SIGTERM);
-        return;
-    }
+    if (!start_join(bin, "ctlk", dir, cmdf, reply, &root, &srv)) return;
     snprintf(line, sizeof line,
              "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":100000000,\"metrics\":\"%s\"}", m);
     append(cmdf, line);
@@ -735,10 +732,7 @@ static void t_join_fails_ends(void)
     snprintf(script, sizeof script, "%s/ctlf.join", tmp);
     snprintf(log, sizeof log, "%s/ctlf.log", tmp);
     long root = 0, srv = 0;
-    if (!start_join(bin, "ctlf", dir, cmdf, reply, &root, &srv)) {
-        if (srv > 0) kill((pid_t)srv, SIGTERM);
-        return;
-    }
+    if (!start_join(bin, "ctlf", dir, cmdf, reply, &root, &srv)) return;
     FILE *f = fopen(script, "w"); /* the joiner's launcher fails */
     CHECK(f != NULL);
     if (f) fputs("#!/bin/sh\necho 'join: no such VM' >&2\nexit 3\n", f), fclose(f);
@@ -771,10 +765,7 @@ static void t_join_parked_leaves(void)
     snprintf(m, sizeof m, "%s/mpk.jsonl", tmp);
     snprintf(notice, sizeof notice, "%s/ctlpk/preempt-notice.1", tmp);
     long root = 0, srv = 0;
-    if (!start_join(bin, "ctlpk", dir, cmdf, reply, &root, &srv)) {
-        if (srv > 0) kill((pid_t)srv, SIGTERM);
-        return;
-    }
+    if (!start_join(bin, "ctlpk", dir, cmdf, reply, &root, &srv)) return;
     append(cmdf, "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":20}");
     CHECK_MSG(wait_lines(reply, "\"rc\":0", 1), "the K=2 segment did not answer");
     snprintf(line, sizeof line,
@@ -814,10 +805,7 @@ static void t_join_start_k3(void)
     snprintf(m, sizeof m, "%s/mt.jsonl", tmp);
     snprintf(log, sizeof log, "%s/ctlt.log", tmp);
     long root = 0, srv = 0;
-    if (!start_join(bin, "ctlt", dir, cmdf, reply, &root, &srv)) {
-        if (srv > 0) kill((pid_t)srv, SIGTERM);
-        return;
-    }
+    if (!start_join(bin, "ctlt", dir, cmdf, reply, &root, &srv)) return;
     snprintf(line, sizeof line,
              "{\"cmd\":\"segment\",\"workers\":3,\"batch\":96,\"until_iterations\":30,\"metrics\":\"%s\"}", m);
     append(cmdf, line);
@@ -854,10 +842,7 @@ static void t_join_member_ends(void)
     snprintf(log, sizeof log, "%s/ctlm.log", tmp);
     snprintf(jlog, sizeof jlog, "%s-2.log", script);
     long root = 0, srv = 0;
-    if (!start_join(bin, "ctlm", dir, cmdf, reply, &root, &srv)) {
-        if (srv > 0) kill((pid_t)srv, SIGTERM);
-        return;
-    }
+    if (!start_join(bin, "ctlm", dir, cmdf, reply, &root, &srv)) return;
     append(cmdf, "{\"cmd\":\"segment\",\"workers\":2,\"batch\":64,\"until_iterations\":20}");
     CHECK_MSG(wait_lines(reply, "\"rc\":0", 1), "the K=2 segment did not answer");
     FILE *f = fopen(script, "w"); /* the next joiner's launcher: slow, it never starts the process */
