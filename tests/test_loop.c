@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "scv_test.h"
+#include "../src/model/model.h"
 #include "../src/model/stoprule.h"
 #include "../src/store/store.h"
 #include "../src/search/report.h"
@@ -62,7 +63,7 @@ typedef struct fake {
     double beta_comm;
     int comm_train, comm_other, dense_train;
     char comm_coll[16];
-    int comm_kind;                  /* the last training segment's option (-1: dense) */
+    int comm_kind;                  /* the option of the last training segment with one */
     /* every evaluation's accuracy, period-mean loss and reference samples, in the order the
      * loop saw them */
     double ev_acc[1024], ev_loss[1024], ev_x[1024];
@@ -177,9 +178,8 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
     f->clock += f->idle_per_segment;
     double cf = sp->comm && sp->comm->kind == SCV_PLAN_TOPK ? sp->comm->cf : 1;
     if (!strcmp(sp->phase, "train")) {
-        if (sp->comm) f->comm_train++;
+        if (sp->comm) f->comm_train++, f->comm_kind = (int)sp->comm->kind;
         else f->dense_train++;
-        f->comm_kind = sp->comm ? (int)sp->comm->kind : -1;
     } else if (sp->comm) {
         f->comm_other++;
     }
@@ -1367,6 +1367,56 @@ static void t_eta_overdue(void)
     scv_store_close(db);
 }
 
+/* The time left at the decision for a target from the statistical model (here given): the
+ * chosen configuration's whole time less the share of the target the warm-up and the search
+ * trained, each segment's samples over those its own batch needs (before: their iterations
+ * were taken off the chosen batch's, so a larger chosen batch's time left was cut by the
+ * warm-up's many small iterations); with the plan's band, the whole target's less what is
+ * done. */
+static void t_eta_share_done(void)
+{
+    scv_store *db = open_db("eta-share.db");
+    scv_run_params p = params(db, "job-eta-share");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9, p.curve_corpus = NULL; /* data/curves.jsonl */
+    scv_run_result res;
+    scv_err e = {0};
+    for (int run = 0; run < 2; run++) { /* the second learns the target from the first: a band */
+        fake f = new_fake();
+        f.tau = 10000, f.acc_c = 0.5, f.acc_gap = 0.1414, f.target = 0.9;
+        scv_job_driver d = driver_of(&f);
+        if (run) scv_run_result_free(&res);
+        CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+    }
+    CHECK_MSG(res.target_source == SCV_TARGET_LEARNT, "%s", res.target_note);
+    int first = -1;
+    for (int i = 0; i < res.n_forecasts && first < 0; i++)
+        if (isfinite(res.forecasts[i].remaining_s)) first = i;
+    CHECK(first >= 0 && res.n_steps > 1);
+    if (first < 0) goto out;
+    const struct scv_run_forecast *fc = &res.forecasts[first];
+    /* the share done: the steps before the first training segment, at their batches */
+    double share = 0;
+    int other_batch = 0;
+    for (size_t i = 0; i < res.n_steps && strcmp(res.steps[i].phase, "train"); i++) {
+        share += res.steps[i].iterations / scv_stat_iterations(&res.stat, res.steps[i].batch);
+        other_batch |= res.steps[i].batch != fc->batch;
+    }
+    CHECK_MSG(other_batch, "the warm-up and the search trained at B=%d only: nothing to tell", fc->batch);
+    CHECK(share > 0.01 && share < 1);
+    double want = (1 - share) * res.predicted_time_s;
+    CHECK_MSG(fabs(fc->remaining_s / want - 1) < 0.02, "time left %.4g s at the decision, want %.4g s (%.3g done)",
+              fc->remaining_s, want, share);
+    /* its band: the whole target's band less the same work done */
+    double T = res.predicted_time_s, lo = want + res.predicted_lo_s - T, hi = want + res.predicted_hi_s - T;
+    CHECK_MSG(hi > want && fabs(fc->remaining_hi_s - hi) < 0.02 * T, "band top %.4g s, want %.4g s",
+              fc->remaining_hi_s, hi);
+    CHECK_MSG(lo > 0 ? fabs(fc->remaining_lo_s - lo) < 0.02 * T : isnan(fc->remaining_lo_s), "band foot %.4g s, want %.4g s",
+              fc->remaining_lo_s, lo);
+out:
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* A file's text (malloc'ed; NULL when it cannot be read). */
 static char *slurp(const char *path)
 {
@@ -2395,6 +2445,7 @@ static const scv_test tests[] = {
     {"epochs_spent_early", t_epochs_spent_early},
     {"report", t_report},
     {"eta_overdue", t_eta_overdue},
+    {"eta_share_done", t_eta_share_done},
 
     {"nominal_labels", t_nominal_labels},
     {"calibrated_band", t_calibrated_band},

@@ -156,6 +156,7 @@ static double elapsed(const loop *l)
 }
 
 static double rule_lag(const loop *l);
+static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, int comm);
 static void carry_band(const loop *l, int B, int b0, double *lo, double *hi);
 
 /* The plan's iterations to the target at the configuration trained at are done (while
@@ -177,6 +178,7 @@ static void time_left(const loop *l, scv_run_event *ev)
     ev->relative = l->r->relative; /* a nominal plan's time left is nominal too */
     if (!(l->need_iters > 0 && l->pred_t_iter > 0)) return;
     const progress_pred *pr = &l->pred;
+    const scv_plan_point *pt;
     double rest = l->need_iters - (double)l->iteration;
     if (rest > 0) {
         ev->remaining_s = rest * l->pred_t_iter;
@@ -186,6 +188,14 @@ static void time_left(const loop *l, scv_run_event *ev)
             carry_band(l, l->B, pr->b_ref, &lo, &hi); /* (lo <= 0 stays: the log is not finite) */
             if (lo > 0) ev->remaining_lo_s = ev->remaining_s * lo; /* else none: "up to" */
             ev->remaining_hi_s = ev->remaining_s * hi;
+        } else if ((pt = find_point(l->r->plan, l->K, l->B, l->comm)) && pt->time_s > 0 && pt->time_lo_s > 0 &&
+                   isfinite(pt->time_hi_s)) {
+            /* the plan's band of the whole target at this configuration (the target's band
+             * carried to B), less what is done: T iterations in all, rest to go */
+            double T = scv_stat_iterations(&l->r->stat, l->B) * l->pred_iter_factor;
+            double lo = rest - (1 - pt->time_lo_s / pt->time_s) * T, hi = rest + (pt->time_hi_s / pt->time_s - 1) * T;
+            if (lo > 0) ev->remaining_lo_s = lo * l->pred_t_iter; /* else none: "up to" */
+            if (hi > 0) ev->remaining_hi_s = hi * l->pred_t_iter;
         }
         return;
     }
@@ -623,7 +633,6 @@ static int record_step(loop *l, const char *phase, int K, int B, const scv_segme
 
 /* ---- one segment ---- */
 
-static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, int comm);
 
 /* The run's cost so far: the recorded steps (with their idle) and the segment under way. */
 static double spend_usd(const loop *l)
@@ -1631,15 +1640,33 @@ static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, 
     return NULL;
 }
 
+/* The share of the target's work the run has done under the statistical model sm: each
+ * segment's samples over the samples sm needs at its batch,
+ *   share = sum_s n_s / (iterations_sm(b_s) b_s),
+ * samples the progress has no segment for (a run resumed without its history) at B. */
+static double done_share(const loop *l, const scv_stat_model *sm, int B)
+{
+    double share = 0, covered = 0;
+    for (size_t i = 0; i < l->prog.nseg; i++) {
+        const progress_seg *s = &l->prog.seg[i];
+        double n = fmin(l->samples, s->s1) - s->s0, need = scv_stat_iterations(sm, s->batch) * s->batch;
+        if (n > 0 && need > 0) share += n / need, covered += n;
+    }
+    double need = scv_stat_iterations(sm, B) * B;
+    if (l->samples > covered && need > 0) share += (l->samples - covered) / need;
+    return share;
+}
+
 /* Iterations still needed at batch B under the statistical model sm: from the learning
- * curve's remaining reference samples when the target came from it, else the model's total
- * less what is done. */
+ * curve's remaining reference samples when the target came from it, else the model's
+ * iterations at B for the share of the target not yet done (samples trained at another
+ * batch count at theirs: not iterations at B). */
 static double rest_iters(const loop *l, const scv_stat_model *sm, int B)
 {
     const progress_pred *pr = &l->pred;
     if (l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->reachable)
         return scv_carry_samples(pr->law, fmax(0, pr->x_star - pr->x_now), pr->b_ref, B) / B;
-    return fmax(0, scv_stat_iterations(sm, B) - (double)l->iteration);
+    return fmax(0, 1 - done_share(l, sm, B)) * scv_stat_iterations(sm, B);
 }
 
 /* A point's iterations relative to dense (the user's assumption for a compressed option). */
