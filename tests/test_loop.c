@@ -2401,6 +2401,14 @@ static void t_carry_run(void)
     CHECK(js && strstr(js, "\"method\":\"run\""));
     free(js);
     double gamma1 = res.carry_gamma;
+    int most_b = 0; /* the batch the first run trained most samples at */
+    double most = 0;
+    for (size_t i = 0; i < res.n_steps; i++) {
+        double n = 0;
+        for (size_t j = 0; j < res.n_steps; j++)
+            if (res.steps[j].batch == res.steps[i].batch) n += (double)res.steps[j].iterations * res.steps[j].batch;
+        if (n > most) most = n, most_b = res.steps[i].batch;
+    }
     scv_run_result_free(&res);
     /* a second run of the job reads the carry from the first one's probe, and plans with it
      * from its first plan on, without a probe of its own */
@@ -2414,6 +2422,21 @@ static void t_carry_run(void)
     CHECK(!strstr(r2.notes, "probe: the first training segment"));
     CHECK_EQ_INT(res.carry_learnt, 3);
     CHECK_MSG(fabs(res.carry_gamma - gamma1) < 0.2, "%g against the first run's %g", res.carry_gamma, gamma1);
+    /* its target's band takes on the carry of the first run's samples at other batches than
+     * the target's, and a plan point's the carry of those at other batches than its own: the
+     * narrowest at the batch the first run trained most at, not carried twice through B0 */
+    CHECK_MSG(res.target_source == SCV_TARGET_LEARNT && strstr(res.target_note, "of its samples at other batches, carried"),
+              "%s", res.target_note);
+    CHECK_MSG(most_b != res.target_batch, "the first run trained most at B=%d, its target's batch", most_b);
+    double w_most = NAN, w_b0 = NAN;
+    for (size_t i = 0; res.decision && i < res.decision->n_points; i++) {
+        const scv_plan_point *pt = &res.decision->points[i];
+        double w = log(pt->time_hi_s / pt->time_lo_s);
+        if (pt->batch == most_b) w_most = w;
+        if (pt->batch == res.target_batch) w_b0 = w;
+    }
+    CHECK_MSG(w_most > 0 && w_most < w_b0, "band widths (log hi/lo): %g at B=%d, %g at B=%d", w_most, most_b, w_b0,
+              res.target_batch);
     scv_run_result_free(&res);
     scv_store_close(db);
 }

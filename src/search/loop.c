@@ -40,12 +40,23 @@
 /* The stored targets of the job a run looks at to carry one to its own value (the newest). */
 #define SCV_STORED_TARGETS_MAX 16
 
+/* A stored run's samples up to its crossing by batch: its epochs count those at other
+ * batches than its target's through a carry, whose band they take on (mix_band). */
+#define STORED_MIX_MAX 8
+typedef struct stored_mix {
+    int batch[STORED_MIX_MAX];
+    double samples[STORED_MIX_MAX];
+    int n;                          /* 0: not known */
+} stored_mix;
+
 /* The target as the stored runs of the job give it. */
 typedef struct stored_est {
     int done;
     scv_target_source src;          /* NOMINAL: no stored run informs this target */
     double e0, lo, hi;              /* epochs at b0 and their band (NaN: none) */
     int b0;
+    double rerun_lo, rerun_hi;      /* the reruns' spread as ratios to e0 (NaN: none) */
+    stored_mix mix;                 /* the stored run's samples by batch (LEARNT, CARRIED) */
     char note[256];                 /* (the run's target_note keeps its first 191) */
 } stored_est;
 
@@ -158,6 +169,7 @@ static double elapsed(const loop *l)
 static double rule_lag(const loop *l);
 static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, int comm);
 static void carry_band(const loop *l, int B, int b0, double *lo, double *hi);
+static int mix_band(const loop *l, const stored_mix *m, int B, double *cl, double *ch);
 
 /* The plan's iterations to the target at the configuration trained at are done (while
  * training goes on: the target was not reached at the predicted time). */
@@ -1049,6 +1061,22 @@ static void carry_band(const loop *l, int B, int b0, double *lo, double *hi)
     if (isfinite(wh)) *hi = exp(sqrt(wh * wh + qh * qh * (qh > 0)));
 }
 
+/* The band (ratios *lo, *hi to the point, the target's at b0 on entry) at batch B: for a
+ * target from a stored run whose samples by batch are known, the reruns' spread with the
+ * carry of its samples from their batches to B (mix_band: those at B need none, so a batch
+ * it trained at is not carried twice, through b0 and back); else carry_band. */
+static void stored_band(const loop *l, scv_target_source src, int B, int b0, double *lo, double *hi)
+{
+    const stored_est *c = &l->stored;
+    double cl, ch;
+    if ((src != SCV_TARGET_LEARNT && src != SCV_TARGET_CARRIED) || !c->mix.n || !mix_band(l, &c->mix, B, &cl, &ch)) {
+        carry_band(l, B, b0, lo, hi);
+        return;
+    }
+    double wl = isfinite(c->rerun_lo) ? log(c->rerun_lo) : 0, wh = isfinite(c->rerun_hi) ? log(c->rerun_hi) : 0;
+    *lo = exp(-sqrt(wl * wl + cl * cl)), *hi = exp(sqrt(wh * wh + ch * ch));
+}
+
 /* Reference samples of the run's epoch bound: the horizon of the target's forecast. */
 static double horizon(const loop *l)
 {
@@ -1179,16 +1207,63 @@ static double stored_noise_scale(const loop *l, long long run)
     return !rc && sm.b_simple > 0 ? sm.b_simple : NAN;
 }
 
+static void stored_mix_of(const progress *g, double seen, stored_mix *m)
+{
+    *m = (stored_mix){0};
+    for (size_t i = 0; i < g->nseg; i++) {
+        double n = fmin(seen, g->seg[i].s1) - g->seg[i].s0;
+        int k = 0;
+        if (!(n > 0)) continue;
+        while (k < m->n && m->batch[k] != g->seg[i].batch) k++;
+        if (k == STORED_MIX_MAX) { /* more batches than kept: not known */
+            m->n = 0;
+            return;
+        }
+        if (k == m->n) m->batch[m->n++] = g->seg[i].batch;
+        m->samples[k] += n;
+    }
+}
+
+/* The band, as log ratios, that carrying a stored run's samples (m) to batch B adds to its
+ * epochs there: with a share w_s at batch b_s, the ratio sum_s w_s exp(q_s) at the carry's
+ * quantiles q_s from b_s to B (0 at B itself), each side kept on its side of the point (as
+ * carry_band). 0 when m or a quantile is not known. */
+static int mix_band(const loop *l, const stored_mix *m, int B, double *cl, double *ch)
+{
+    double all = 0, lo = 0, hi = 0;
+    *cl = *ch = 0;
+    for (int k = 0; k < m->n; k++) all += m->samples[k];
+    if (!(all > 0)) return 0;
+    for (int k = 0; k < m->n; k++) {
+        double ql, qh, w = m->samples[k] / all;
+        scv_carry_quantiles(&l->carry, m->batch[k], B, &ql, &qh);
+        if (!isfinite(ql) || !isfinite(qh)) return 0;
+        lo += w * exp(ql), hi += w * exp(qh);
+    }
+    *cl = fmin(0, log(lo)), *ch = fmax(0, log(hi));
+    return 1;
+}
+
+/* The share of m's samples at batches other than B (0..1). */
+static double mix_carried(const stored_mix *m, int B)
+{
+    double all = 0, at = 0;
+    for (int k = 0; k < m->n; k++) all += m->samples[k], at += m->batch[k] == B ? m->samples[k] : 0;
+    return all > 0 ? 1 - at / all : 0;
+}
+
 /* What one stored run says about this run's target: where its evaluations cross it under
  * this run's target rule (the window's mean, every evaluation in order as the run saw
  * them), in reference samples at its target's batch (as scv_store_set_target counted its
  * own: samples at other batches carried by its noise scale); else, with extrapolate, its
  * learning curve fitted and extrapolated to this target (pr). *x is NaN when its
  * evaluations do not cross. */
-static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate, double *x, progress_pred *pr)
+static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate, double *x, progress_pred *pr,
+                           stored_mix *mix)
 {
     const scv_run_params *p = l->p;
     *x = NAN;
+    if (mix) *mix = (stored_mix){0};
     memset(pr, 0, sizeof *pr);
     snprintf(pr->why, sizeof pr->why, "no evaluations stored");
     scv_run_step *steps;
@@ -1211,9 +1286,11 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
         else rs.target_accuracy = target_value(p);
         scv_stoprule rule;
         scv_stoprule_init(&rule, &rs);
+        double seen = g.nseg ? g.seg[g.nseg - 1].s1 : 0; /* (the crossing's, or the run's end) */
         for (size_t i = 0; i < n_ev && isnan(*x); i++)
             if (scv_stoprule_on_evaluation(&rule, target_y(l, &ev[i])) == SCV_STOP_TARGET)
-                *x = progress_crossing_samples(&g, ev[i].samples_seen, t->batch, law);
+                *x = progress_crossing_samples(&g, ev[i].samples_seen, t->batch, law), seen = ev[i].samples_seen;
+        if (mix) stored_mix_of(&g, seen, mix);
         if (isnan(*x) && extrapolate) {
             char key[64];
             progress_predict(&g, metric_of(p), target_value(p), t->batch, law, l->pol->seed, &l->calib, l->job.n_train,
@@ -1287,7 +1364,7 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
     const scv_run_params *p = l->p;
     stored_est *c = &l->stored;
     if (!c->done) {
-        c->done = 1, c->src = SCV_TARGET_NOMINAL, c->lo = c->hi = NAN;
+        c->done = 1, c->src = SCV_TARGET_NOMINAL, c->lo = c->hi = c->rerun_lo = c->rerun_hi = NAN;
         scv_stored_target t[SCV_STORED_TARGETS_MAX];
         size_t n = 0;
         double target = target_value(p), n_train = l->job.n_train;
@@ -1300,7 +1377,8 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
                  * stored epochs were counted by the carry it had when it finished) */
                 double x;
                 progress_pred pr;
-                if (l->carry_run && n_train > 0 && !stored_crossing(l, &t[i], 0, &x, &pr) && x > 0) c->e0 = x / n_train;
+                if (!stored_crossing(l, &t[i], 0, &x, &pr, &c->mix) && l->carry_run && n_train > 0 && x > 0)
+                    c->e0 = x / n_train;
                 snprintf(c->note, sizeof c->note, "learnt from stored run %lld of the job: %.3g epochs at B=%d",
                          t[i].run, c->e0, c->b0);
             }
@@ -1309,12 +1387,13 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
         for (size_t i = 0; i < n && c->src != SCV_TARGET_LEARNT && n_train > 0; i++) {
             double x, d = fabs(t[i].value - target);
             progress_pred pr;
-            if (d >= best || stored_crossing(l, &t[i], 0, &x, &pr)) continue;
+            stored_mix mix;
+            if (d >= best || stored_crossing(l, &t[i], 0, &x, &pr, &mix)) continue;
             if (isnan(x)) {
                 if (!far || d < fabs(far->value - target)) far = &t[i];
                 continue;
             }
-            best = d, c->src = SCV_TARGET_CARRIED, c->e0 = x / n_train, c->b0 = t[i].batch;
+            best = d, c->src = SCV_TARGET_CARRIED, c->e0 = x / n_train, c->b0 = t[i].batch, c->mix = mix;
             snprintf(c->note, sizeof c->note, "stored run %lld (target %g) carried to %g through its evaluations: "
                      "%.3g epochs at B=%d (it took %.3g to its own)", t[i].run, t[i].value, target, c->e0, c->b0,
                      t[i].epochs);
@@ -1322,7 +1401,7 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
         if (c->src == SCV_TARGET_NOMINAL && far) {
             double x;
             progress_pred pr;
-            stored_crossing(l, far, 1, &x, &pr);
+            stored_crossing(l, far, 1, &x, &pr, NULL);
             if (pr.ok && pr.reachable) {
                 c->src = SCV_TARGET_CARRIED_CURVE, c->b0 = far->batch;
                 c->e0 = pr.x_star / n_train, c->lo = pr.lo / n_train, c->hi = pr.hi / n_train;
@@ -1338,13 +1417,26 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
     }
     if (c->src == SCV_TARGET_NOMINAL) return c->src;
     if ((c->src == SCV_TARGET_LEARNT || c->src == SCV_TARGET_CARRIED) && !isfinite(c->lo)) {
-        /* a stored run's epochs stand for a new run's as a rerun's do: the corpus's spread */
-        size_t n;
-        if (scv_calib_rerun_band(&l->calib, metric_of(p), c->e0, &c->lo, &c->hi, &n) == SCV_OK) {
-            size_t len = strlen(c->note);
-            snprintf(c->note + len, sizeof c->note - len, " (%.0f%% band %.3g-%.3g: the spread of %zu reruns of corpus "
-                     "jobs)", 100 * l->pol->band_coverage, c->lo, c->hi, n);
+        /* a stored run's epochs stand for a new run's as a rerun's do: the corpus's spread;
+         * and those of its samples trained at other batches count through the carry, whose
+         * band they take on (mix_band; combined in quadrature, as carry_band) */
+        size_t n = 0, len = strlen(c->note);
+        double cl, ch;
+        if (scv_calib_rerun_band(&l->calib, metric_of(p), c->e0, &c->lo, &c->hi, &n) == SCV_OK)
+            c->rerun_lo = c->lo / c->e0, c->rerun_hi = c->hi / c->e0;
+        int carried = mix_carried(&c->mix, c->b0) > 0 && mix_band(l, &c->mix, c->b0, &cl, &ch);
+        if (carried) {
+            double wl = n ? log(c->rerun_lo) : 0, wh = n ? log(c->rerun_hi) : 0;
+            c->lo = c->e0 * exp(-sqrt(wl * wl + cl * cl)), c->hi = c->e0 * exp(sqrt(wh * wh + ch * ch));
         }
+        char why[2][96] = {"", ""};
+        if (n) snprintf(why[0], sizeof why[0], "the spread of %zu reruns of corpus jobs", n);
+        if (carried)
+            snprintf(why[1], sizeof why[1], "%s%.0f%% of its samples at other batches, carried", n ? ", and " : "",
+                     100 * mix_carried(&c->mix, c->b0));
+        if (n || carried)
+            snprintf(c->note + len, sizeof c->note - len, " (%.0f%% band %.3g-%.3g: %s%s)", 100 * l->pol->band_coverage,
+                     c->lo, c->hi, why[0], why[1]);
     }
     *e0 = c->e0, *b0 = c->b0, *lo = c->lo, *hi = c->hi;
     snprintf(text, cap, "%s", c->note);
@@ -1607,7 +1699,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
     for (size_t i = 0; !relative && e0 > 0 && isfinite(lo) && i < (*res)->n_points; i++) {
         scv_plan_point *pt = &(*res)->points[i]; /* time is proportional to the samples */
         double plo = lo / e0, phi = hi / e0;
-        carry_band(l, pt->batch, b0, &plo, &phi);
+        stored_band(l, src, pt->batch, b0, &plo, &phi);
         pt->time_lo_s = pt->time_s * plo, pt->time_hi_s = pt->time_s * phi;
     }
     const scv_plan_point *cp = &(*res)->points[(*res)->chosen], *dp;
