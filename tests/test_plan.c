@@ -1719,7 +1719,25 @@ static void t_spot_rates_parse(void)
     scv_catalog_free(cat);
 }
 
+/* A trade-off row's band: a run's predicted time band when it has one (its top never: "from"),
+ * else the iteration time's error, named as such (before: that error stood alone under
+ * "band", +-0.5% beside a 14.8-34.1 s prediction). */
+static void t_point_band(void)
+{
+    scv_plan_point p = {.time_s = 21.6, .err_rel = 0.005};
+    char b[80];
+    scv_plan_point_band(&p, b, sizeof b);
+    CHECK_MSG(!strcmp(b, "t_iter +-0.5%"), "%s", b);
+    p.time_lo_s = 14.8, p.time_hi_s = 34.1;
+    scv_plan_point_band(&p, b, sizeof b);
+    CHECK_MSG(!strcmp(b, "14.8 s-34.1 s"), "%s", b);
+    p.time_hi_s = INFINITY;
+    scv_plan_point_band(&p, b, sizeof b);
+    CHECK_MSG(!strcmp(b, "from 14.8 s"), "%s", b);
+}
+
 static const scv_test tests[] = {
+    {"point_band", t_point_band},
     {"perf_fit_recovers_truth", t_perf_fit_recovers_truth},
     {"fmt_usd", t_fmt_usd},
     {"perf_pins_and_degenerate", t_perf_pins_and_degenerate},

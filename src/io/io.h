@@ -44,6 +44,12 @@ const scv_config_stats *scv_profile_main(const scv_profile *p);
  * known. From the configurations, not the order of the files. */
 int scv_profile_models_threads(const scv_profile *p);
 
+/* A plan point's band, for the trade-off tables (`run`'s, report.md's): its time band as a
+ * run predicts it ("13.4 s-31.1 s", "from 13.4 s" when its top is never), else the
+ * iteration time's relative error, named so ("t_iter +-0.5%": the target's epochs are
+ * given or nominal, not predicted with a band). */
+void scv_plan_point_band(const scv_plan_point *p, char *buf, size_t cap);
+
 /* The job line of a metrics file. */
 int scv_job_load(const char *path, scv_job_info *job, scv_err *err);
 /* From the metrics of a run that reached `accuracy`: the epochs it took and its batch. */

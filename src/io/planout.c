@@ -57,6 +57,19 @@ void scv_plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point 
     scv_plan_print_point_ex(f, cat, p, mark, 0);
 }
 
+void scv_plan_point_band(const scv_plan_point *p, char *buf, size_t cap)
+{
+    char lo[32], hi[32];
+    if (!(p->time_lo_s > 0)) {
+        snprintf(buf, cap, "t_iter +-%.1f%%", 100 * p->err_rel);
+        return;
+    }
+    scv_fmt_time(p->time_lo_s, lo, sizeof lo);
+    scv_fmt_time(p->time_hi_s, hi, sizeof hi);
+    if (isfinite(p->time_hi_s)) snprintf(buf, cap, "%s-%s", lo, hi);
+    else snprintf(buf, cap, "from %s", lo);
+}
+
 void scv_plan_print_point_ex(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark,
                              int with_comm)
 {
@@ -71,9 +84,10 @@ void scv_plan_print_point_ex(FILE *f, const scv_catalog *cat, const scv_plan_poi
         scv_plan_comm_format(&p->comm_opt, name, sizeof name);
         snprintf(comm, sizeof comm, " %-16s", name);
     }
-    fprintf(f, "%-2s %-26s%s %4d %6d %7.1f %10.2f %10.0f %12s %10s  +-%4.1f%%%s%s\n", mark,
-            point_vm(cat, p, vm, sizeof vm), comm, p->workers, p->batch, (double)p->batch / p->workers,
-            p->t_iter * 1e3, p->iterations, t, c, 100 * p->err_rel, per,
+    char band[80];
+    scv_plan_point_band(p, band, sizeof band);
+    fprintf(f, "%-2s %-26s%s %4d %6d %7.1f %10.2f %10.0f %12s %10s  %s%s%s\n", mark, point_vm(cat, p, vm, sizeof vm),
+            comm, p->workers, p->batch, (double)p->batch / p->workers, p->t_iter * 1e3, p->iterations, t, c, band, per,
             p->extrapolated ? "  (extrapolated)" : "");
 }
 

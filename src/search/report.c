@@ -461,12 +461,12 @@ static void md_steps_models(FILE *f, const scv_run_params *p, const scv_run_resu
                        "| vm | K | B | predicted time | predicted cost | band | |\n|---|---|---|---|---|---|---|\n");
         for (size_t i = 0; i < res->n_front; i++) {
             const scv_plan_point *q = &res->points[res->front[i]];
-            char t[32], c[32];
+            char t[32], c[32], band[80];
             scv_fmt_time(q->time_s, t, sizeof t);
             scv_fmt_usd(q->cost, c, sizeof c);
-            fprintf(f, "| %s | %d | %d | %s | %s | +-%.1f%% | %s%s |\n", p->catalog->vms[q->vm].name, q->workers,
-                    q->batch, t, c, 100 * q->err_rel, (long)res->front[i] == res->chosen ? "chosen" : "",
-                    q->extrapolated ? " extrapolated" : "");
+            scv_plan_point_band(q, band, sizeof band);
+            fprintf(f, "| %s | %d | %d | %s | %s | %s | %s%s |\n", p->catalog->vms[q->vm].name, q->workers, q->batch, t,
+                    c, band, (long)res->front[i] == res->chosen ? "chosen" : "", q->extrapolated ? " extrapolated" : "");
         }
     }
 }
