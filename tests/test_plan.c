@@ -1719,6 +1719,67 @@ static void t_spot_rates_parse(void)
     scv_catalog_free(cat);
 }
 
+/* A run in progress meets a deadline where it ends within it: what it spent plus the rest
+ * of its target at the configuration (scv_plan_run_end), not the configuration's whole job
+ * from the start. The knee met from the start can be missed by a run that spent much and did
+ * little, and the reverse. */
+static void t_plan_bounds_run(void)
+{
+    scv_catalog *cat = load_cat();
+    if (!cat) return;
+    int vm = (int)(scv_catalog_find(cat, "c5.xlarge") - cat->vms);
+    int workers[16], batches[8];
+    for (int i = 0; i < 16; i++) workers[i] = i + 1;
+    for (int i = 0; i < 8; i++) batches[i] = 32 << i;
+    scv_perf_model perf = {.topology = SCV_TOPO_RING, .c0 = 1e-3, .c1 = 5e-3, .alpha = 1e-3,
+                           .beta = 1e-10, .model_bytes = 1e7, .mare = 0.03};
+    scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 500, .s_min = 2000};
+    scv_job_info job = {.n_params = 2.5e6, .act_bytes = 2e5, .input_floats = 3072, .n_train = 50000};
+    scv_plan_request r = {.catalog = cat, .vms = &vm, .n_vms = 1, .measured_vm = vm,
+                          .workers = workers, .n_workers = 16, .batches = batches, .n_batches = 8,
+                          .perf = &perf, .stat = &st, .job = &job, .objective = SCV_OBJ_KNEE};
+    scv_plan_result *res = NULL;
+    scv_err err = {0};
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (!res) goto out;
+    const scv_plan_point u = res->points[res->chosen];
+    double fastest = res->points[res->front[0]].time_s, t, c;
+    scv_plan_result_free(res);
+    res = NULL;
+    /* met from the start (1.01x the knee's time); a run that spent 0.3x of it and did 10%
+     * ends at 1.2x there: the choice moves to a point where the run ends in time */
+    r.deadline_s = 1.01 * u.time_s, r.spent_s = 0.3 * u.time_s, r.done_share = 0.1;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        const scv_plan_point *ch = &res->points[res->chosen];
+        scv_plan_run_end(&r, ch, &t, &c);
+        CHECK_NEAR(t, r.spent_s + 0.9 * ch->time_s, 0, 1e-9);
+        CHECK_MSG(ch->time_s < u.time_s && t <= r.deadline_s && strstr(res->why, "within the deadline"), "%s",
+                  res->why);
+        scv_plan_result_free(res);
+        res = NULL;
+    }
+    /* missed from the start (between the fastest and the knee); a run 60% done that spent
+     * 0.05x ends at 0.45x at the knee: kept */
+    r.deadline_s = 0.5 * (fastest + u.time_s), r.spent_s = 0.05 * u.time_s, r.done_share = 0.6;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
+    if (res) {
+        const scv_plan_point *ch = &res->points[res->chosen];
+        CHECK_MSG(ch->workers == u.workers && ch->batch == u.batch && strstr(res->why, "meets the deadline"), "%s",
+                  res->why);
+        scv_plan_result_free(res);
+        res = NULL;
+    }
+    /* past the deadline already: none meets it, and the error says where the run stands */
+    r.deadline_s = fastest, r.spent_s = 1.5 * fastest, r.done_share = 0.5;
+    CHECK_EQ_INT(scv_plan(&r, &res, &err), SCV_EINFEASIBLE);
+    CHECK_MSG(strstr(err.msg, "the run ends at") && strstr(err.msg, "the run so far") &&
+              strstr(err.msg, "50% of the target done"), "%s", err.msg);
+out:
+    scv_plan_result_free(res);
+    scv_catalog_free(cat);
+}
+
 /* A trade-off row's band: a run's predicted time band when it has one (its top never: "from"),
  * else the iteration time's error, named as such (before: that error stood alone under
  * "band", +-0.5% beside a 14.8-34.1 s prediction). */
@@ -1738,6 +1799,7 @@ static void t_point_band(void)
 
 static const scv_test tests[] = {
     {"point_band", t_point_band},
+    {"plan_bounds_run", t_plan_bounds_run},
     {"perf_fit_recovers_truth", t_perf_fit_recovers_truth},
     {"fmt_usd", t_fmt_usd},
     {"perf_pins_and_degenerate", t_perf_pins_and_degenerate},

@@ -82,6 +82,10 @@ typedef struct scv_plan_request {
     scv_objective objective;
     double value_per_hour;                  /* SCV_OBJ_UTILITY: $ an hour saved is worth (> 0) */
     double deadline_s, budget;              /* 0 = none */
+    /* a run in progress (0 = none: a plan from the start, `plan`'s): the seconds and dollars
+     * it has spent and the share of its target done; a point meets the bounds when the run
+     * ends within them there (scv_plan_run_end) */
+    double spent_s, spent_cost, done_share;
     double eval_s_per_sample;               /* periodic evaluations' seconds per training sample
                                                (as measured: an evaluation's time over the samples
                                                between two), added to every point's time: time =
@@ -117,6 +121,12 @@ typedef struct scv_plan_request {
  * kept when it meets the deadline/budget, else the objective's point on the front's
  * feasible part; SCV_EINFEASIBLE naming the bound when none meets it. */
 int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err);
+/* The run's time and cost at its end when it goes on at point p, the measure the deadline
+ * and the budget judge: spent + (1 - done_share) x the point's (done_share clamped to
+ * [0, 1]; a plan from the start: the point's own). */
+void scv_plan_run_end(const scv_plan_request *req, const scv_plan_point *p, double *time_s, double *cost);
+/* Whether the run meets the request's deadline and budget at p (by scv_plan_run_end). */
+int scv_plan_meets(const scv_plan_request *req, const scv_plan_point *p);
 void scv_plan_result_free(scv_plan_result *r);
 /* Pareto front of (time, cost) points, both minimised: writes indices sorted by time and
  * returns their count. front must hold n entries. Reentrant. */

@@ -537,6 +537,20 @@ static void comm_note(const scv_plan_request *req, const int *var, size_t nvar, 
     else if (topk) add(w, cap, "; compression kernel time not included (none measured)");
 }
 
+void scv_plan_run_end(const scv_plan_request *req, const scv_plan_point *p, double *time_s, double *cost)
+{
+    double left = 1 - fmin(1, fmax(0, req->done_share));
+    *time_s = fmax(0, req->spent_s) + left * p->time_s;
+    *cost = fmax(0, req->spent_cost) + left * p->cost;
+}
+
+int scv_plan_meets(const scv_plan_request *req, const scv_plan_point *p)
+{
+    double t, c;
+    scv_plan_run_end(req, p, &t, &c);
+    return !(req->deadline_s > 0 && t > req->deadline_s) && !(req->budget > 0 && c > req->budget);
+}
+
 /* The objective's point on a front (indices into pts, by time) under the request's bounds,
  * as scv_plan chooses: the unconstrained choice when it meets them, else the choice on the
  * front's feasible part. -1: none is feasible; -2: out of memory. */
@@ -548,15 +562,14 @@ static long choose_bounded(const scv_plan_request *req, const scv_plan_policy *p
     size_t *ix = malloc(sizeof(size_t) * nf);
     long r = -2;
     if (t && c && ix) {
-        double dl = req->deadline_s, bu = req->budget;
         choice_rule rule;
         for (size_t i = 0; i < nf; i++) t[i] = pts[front[i]].time_s, c[i] = pts[front[i]].cost, ix[i] = front[i];
         size_t k = choose_on(t, c, nf, req->objective, req->value_per_hour, pol, &rule);
-        if (!(dl > 0 && t[k] > dl) && !(bu > 0 && c[k] > bu)) r = (long)ix[k];
+        if (scv_plan_meets(req, &pts[ix[k]])) r = (long)ix[k];
         else {
             size_t m = 0;
             for (size_t i = 0; i < nf; i++)
-                if (!(dl > 0 && t[i] > dl) && !(bu > 0 && c[i] > bu)) t[m] = t[i], c[m] = c[i], ix[m] = ix[i], m++;
+                if (scv_plan_meets(req, &pts[ix[i]])) t[m] = t[i], c[m] = c[i], ix[m] = ix[i], m++;
             r = m ? (long)ix[choose_on(t, c, m, req->objective, req->value_per_hour, pol, &rule)] : -1;
         }
     }
@@ -921,37 +934,46 @@ static int choose(const scv_plan_request *req, const scv_plan_policy *pol, scv_p
     size_t k = choose_on(fx, fy, nfr, req->objective, req->value_per_hour, pol, &rule);
     const scv_plan_point *u = &res->points[fi[k]];
     int bounded = dl > 0 || bu > 0;
-    int meets = !(dl > 0 && u->time_s > dl) && !(bu > 0 && u->cost > bu);
+    int meets = scv_plan_meets(req, u);
     const char *which = dl > 0 && bu > 0 ? "the deadline and the budget" : dl > 0 ? "the deadline" : "the budget";
     char bounds[256] = "";
     if (bounded && meets) {
         add(bounds, sizeof bounds, "meets %s", which);
     } else if (bounded) {
-        double fastest = fx[0], cheapest = fy[nfr - 1];
-        char ul[128];
+        /* the run's ends at the fastest and the cheapest front points (a plan from the start:
+         * their own time and cost) */
+        double fastest, cheapest, unused;
+        scv_plan_run_end(req, &res->points[fi[0]], &fastest, &unused);
+        scv_plan_run_end(req, &res->points[fi[nfr - 1]], &unused, &cheapest);
+        char ul[128], run[160] = "", spent[32];
         label(req, u, ul, sizeof ul);
+        scv_fmt_usd(req->spent_cost, spent, sizeof spent);
+        if (req->spent_s > 0 || req->done_share > 0)
+            snprintf(run, sizeof run, " (the run so far: %.4g s and %s spent, %.0f%% of the target done)", req->spent_s,
+                     spent, 100 * fmin(1, fmax(0, req->done_share)));
         size_t nf = 0;
         for (size_t i = 0; i < nfr; i++) {
-            if ((dl > 0 && fx[i] > dl) || (bu > 0 && fy[i] > bu)) continue;
+            if (!scv_plan_meets(req, &res->points[fi[i]])) continue;
             fx[nf] = fx[i], fy[nf] = fy[i], fi[nf] = fi[i];
             nf++;
         }
         nfr = nf;
         if (nf == 0) {
+            const char *ends = run[0] ? "the run ends at" : "the fastest configuration takes";
             if (dl > 0 && fastest > dl)
-                rc = scv_err_set(err, SCV_EINFEASIBLE,
-                                 "deadline %.4g s cannot be met: the fastest configuration takes %.4g s",
-                                 dl, fastest);
+                rc = scv_err_set(err, SCV_EINFEASIBLE, "deadline %.4g s cannot be met: %s %.4g s%s%s", dl, ends,
+                                 fastest, run[0] ? " at the fastest configuration" : "", run);
             else {
                 char ub[32], uc[32]; /* the one money format: a small budget never reads "$0.00" */
                 scv_fmt_usd(bu, ub, sizeof ub);
                 scv_fmt_usd(cheapest, uc, sizeof uc);
                 if (bu > 0 && cheapest > bu)
-                    rc = scv_err_set(err, SCV_EINFEASIBLE,
-                                     "budget %s cannot be met: the cheapest configuration costs %s", ub, uc);
+                    rc = scv_err_set(err, SCV_EINFEASIBLE, "budget %s cannot be met: %s %s%s%s", ub,
+                                     run[0] ? "the run costs" : "the cheapest configuration costs", uc,
+                                     run[0] ? " at the cheapest configuration" : "", run);
                 else
                     rc = scv_err_set(err, SCV_EINFEASIBLE,
-                                     "no configuration meets both the deadline %.0f s and the budget %s", dl, ub);
+                                     "no configuration meets both the deadline %.0f s and the budget %s%s", dl, ub, run);
             }
         } else {
             k = choose_on(fx, fy, nf, req->objective, req->value_per_hour, pol, &rule);

@@ -170,6 +170,7 @@ static double rule_lag(const loop *l);
 static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, int comm);
 static void carry_band(const loop *l, int B, int b0, double *lo, double *hi);
 static int mix_band(const loop *l, const stored_mix *m, int B, double *cl, double *ch);
+static double done_share(const loop *l, const scv_stat_model *sm, int B);
 
 /* The plan's iterations to the target at the configuration trained at are done (while
  * training goes on: the target was not reached at the predicted time). */
@@ -659,8 +660,6 @@ static double spend_usd(const loop *l)
 
 static double est_t_iter(const loop *l, int K, int B);
 static double eval_s_per_sample(const loop *l);
-
-static double est_t_iter(const loop *l, int K, int B);
 
 /* The evaluation period of a warm-up or search segment at (K, B) [epochs]: the policy's,
  * widened so that the evaluations cost at most search_eval_share of the segment's time once
@@ -1670,6 +1669,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             /* bounds on nominal times would be arbitrary: they apply from the
                              * first plan with absolute times (a re-plan once the curve knows) */
                             .deadline_s = relative ? 0 : p->deadline_s, .budget = relative ? 0 : p->budget,
+                            .spent_s = elapsed(l), .spent_cost = spend_usd(l), .done_share = done_share(l, sm, l->B),
                             .eval_s_per_sample = eval_s_per_sample(l),
                             .objective = p->objective, .value_per_hour = p->value_per_hour,
                             .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib,
@@ -2337,16 +2337,16 @@ static int do_replan(loop *l, scv_err *err)
     double risk = carry_risk(l, l->B, nc->batch), rem_new_top = rem_new * risk;
     double cost = l->pol->switch_idle_factor * switch_idle(l) + l->pol->switch_remaining_share * rem_cur;
     /* a bound in force (the plan is absolute): when the current configuration misses it and
-     * the plan's choice meets it (as the planner judges bounds: the whole job's predicted
-     * time and cost at the configuration), the switch is made whether or not it pays for
-     * itself in time */
+     * the plan's choice meets it (as the planner judges bounds: the run's end there, what it
+     * spent and the rest of the target at the configuration), the switch is made whether or
+     * not it pays for itself in time */
     int bounded = !r->relative && (l->p->deadline_s > 0 || l->p->budget > 0);
     int moved = nc->workers != l->K || nc->batch != l->B || nc->comm != l->comm;
     char nt[96], ot[96];
     comm_text(l, nc->comm, nc->comm_coll, nt, sizeof nt);
-#define MEETS(pt) (!(l->p->deadline_s > 0 && (pt)->time_s > l->p->deadline_s) && !(l->p->budget > 0 && (pt)->cost > l->p->budget))
-    int cur_meets = cur && MEETS(cur), new_meets = MEETS(nc);
-#undef MEETS
+    scv_plan_request rb = {.deadline_s = l->p->deadline_s, .budget = l->p->budget, .spent_s = elapsed(l),
+                           .spent_cost = spend_usd(l), .done_share = done_share(l, &sm, l->B)};
+    int cur_meets = cur && scv_plan_meets(&rb, cur), new_meets = scv_plan_meets(&rb, nc);
     char why[256];
     if (l->p->scaling == SCV_SCALING_THROUGHPUT) {
         snprintf(why, sizeof why, "stay at K=%d, B=%d: Or et al.'s throughput scaling settled here", l->K, l->B);
