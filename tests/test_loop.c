@@ -2402,6 +2402,24 @@ static void t_carry_run(void)
     char *js = scv_run_report_json(&p, &res);
     CHECK(js && strstr(js, "\"method\":\"run\""));
     free(js);
+    /* the forecast at the decision goes through the probe (its segment at its point's time,
+     * a switch back, the choice's rest less the probe's share): at the probe's K and B, and
+     * the run's total it gives agrees with the one after the probe and with the actual (the
+     * fake's curve is exact) */
+    const scv_plan_point *ch = &res.decision->points[res.decision->chosen];
+    const struct scv_run_forecast *f0 = &res.forecasts[0];
+    int after = -1;
+    for (int i = 1; i < res.n_forecasts && after < 0; i++)
+        if (res.forecasts[i].workers == ch->workers && res.forecasts[i].batch == ch->batch) after = i;
+    CHECK_MSG((f0->workers != ch->workers || f0->batch != ch->batch) && after > 0, "first forecast at K=%d B=%d",
+              f0->workers, f0->batch);
+    if (after > 0) {
+        double t0 = f0->at_s + f0->remaining_s, t1 = res.forecasts[after].at_s + res.forecasts[after].remaining_s;
+        CHECK_MSG(fabs(t0 / t1 - 1) < 0.1 && fabs(t0 / res.actual_time_s - 1) < 0.15,
+                  "the total forecast at the decision %.1f s, after the probe %.1f s, actual %.1f s", t0, t1,
+                  res.actual_time_s);
+        CHECK(f0->remaining_lo_s < f0->remaining_s && f0->remaining_s < f0->remaining_hi_s);
+    }
     double gamma1 = res.carry_gamma;
     int most_b = 0; /* the batch the first run trained most samples at */
     double most = 0;

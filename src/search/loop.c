@@ -146,6 +146,7 @@ typedef struct loop {
     double carry_until;
     int probing;                    /* the first training segment probes another batch (the
                                        decision's choice's carry is inside its band) */
+    double probe_end;               /* ... until this iteration (probe_iters after the decision) */
     int probed_b;                   /* the batch probed, until the run's own carry is learnt */
     int carry_replan;               /* ... learnt since the segment's start: re-plan at its end */
     scv_straggler_rule strag_rule;  /* the current training segment's (hetero_rule) */
@@ -171,6 +172,30 @@ static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, 
 static void carry_band(const loop *l, int B, int b0, double *lo, double *hi);
 static int mix_band(const loop *l, const stored_mix *m, int B, double *cl, double *ch);
 static double done_share(const loop *l, const scv_stat_model *sm, int B);
+static double switch_idle(const loop *l);
+
+/* The time left while a probe trains (or is decided), into ev: the probe's iterations left
+ * at its point's time, a switch back, and the choice's iterations for the share of the
+ * target the run will not have done by the probe's end,
+ *   probe_left t_probe + idle + (1 - share_done - probe_left / I_probe) I_choice t_choice
+ * (I: a point's iterations to the target; its band the choice's, less that work). 0: no probe
+ * (or no plan to price it). */
+static int probe_left(const loop *l, scv_run_event *ev)
+{
+    const scv_plan_result *res = l->r->plan;
+    if (!l->probing || !(l->probe_end > 0) || !res || res->chosen < 0 || l->r->relative) return 0;
+    const scv_plan_point *pt = find_point(res, l->K, l->B, l->comm), *ch = &res->points[res->chosen];
+    if (!pt || !(pt->iterations > 0) || !(ch->iterations > 0)) return 0;
+    double left = fmax(0, l->probe_end - (double)l->iteration), T = ch->iterations, t = ch->time_s / T;
+    double rest = fmax(0, 1 - done_share(l, &l->r->stat, l->B) - left / pt->iterations) * T;
+    double head = left * pt->time_s / pt->iterations + switch_idle(l);
+    ev->remaining_s = head + rest * t;
+    if (ch->time_lo_s > 0 && isfinite(ch->time_hi_s)) {
+        double lo = rest - (1 - ch->time_lo_s / ch->time_s) * T, hi = rest + (ch->time_hi_s / ch->time_s - 1) * T;
+        ev->remaining_lo_s = head + fmax(0, lo) * t, ev->remaining_hi_s = head + fmax(0, hi) * t;
+    }
+    return 1;
+}
 
 /* The plan's iterations to the target at the configuration trained at are done (while
  * training goes on: the target was not reached at the predicted time). */
@@ -189,6 +214,7 @@ static void time_left(const loop *l, scv_run_event *ev)
     ev->remaining_s = ev->remaining_lo_s = ev->remaining_hi_s = NAN;
     ev->overdue = 0;
     ev->relative = l->r->relative; /* a nominal plan's time left is nominal too */
+    if (probe_left(l, ev)) return;
     if (!(l->need_iters > 0 && l->pred_t_iter > 0)) return;
     const progress_pred *pr = &l->pred;
     const scv_plan_point *pt;
@@ -2187,7 +2213,6 @@ static int do_plan(loop *l, scv_err *err)
     r->predicted_lo_s = r->predicted_hi_s = NAN;
     if (ch->time_lo_s > 0) r->predicted_lo_s = ch->time_lo_s, r->predicted_hi_s = ch->time_hi_s; /* (plan) */
     predict_progress(l);
-    record_forecast(l, 1);
     note(l, SCV_EV_NOTE, "target: %s", r->target_note);
     if (l->eval_n && ch->time_s > 0)
         note(l, SCV_EV_NOTE, "evaluations priced: %.0f ms each (mean of %d), one every %g epochs: %.1f%% of the chosen "
@@ -2205,7 +2230,11 @@ static int do_plan(loop *l, scv_err *err)
              "after it, tell the run's own carry", probe->workers, probe->batch, probe->time_s, probe->time_s * exp(ql),
              ch->time_s);
         l->K = probe->workers, l->B = probe->batch, l->comm = probe->comm, l->probing = 1;
+        /* enough evaluations for the run's own carry, evaluated as the search is */
+        l->probe_end = (double)l->iteration + ceil(fmax((double)l->pol->segment_min_iters,
+                                                        l->pol->carry_probe_epochs * l->job.n_train / l->B));
     }
+    record_forecast(l, 1); /* (through the probe, when there is one: probe_left) */
     rc = store_models(l, err);
     return rc ? rc : store_plan(l, res, err);
 }
@@ -2220,7 +2249,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     if (l->r->relative) /* the target unknown: re-plan soon, once the curve may predict it */
         chunk = fmax((double)pol->segment_min_iters, pol->unknown_segment_epochs * l->job.n_train / l->B);
     if (l->probing) /* a probe: evaluated as the search is, enough for the run's own carry */
-        chunk = fmax((double)pol->segment_min_iters, pol->carry_probe_epochs * l->job.n_train / l->B);
+        chunk = fmax(1, l->probe_end - (double)l->iteration);
     /* no evaluation of the whole test set when a segment ends (2.4 s of LeNet on a
      * 0.25-core VM, a few % of the run over its segments): the trainer makes one where the
      * run ends (the target, the epoch bound) */
@@ -2233,7 +2262,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     int rc = segment(l, "train", l->K, l->B, spec, &t, err);
     if (rc) return rc;
     int probed = l->probing;
-    l->probing = 0;
+    l->probing = 0, l->probe_end = 0;
     if (t->reached || t->iterations == 0 || l->r->epochs >= l->p->max_epochs - 1e-9 ||
         ++l->rounds >= pol->max_segments)
         return SCV_OK;
@@ -2242,6 +2271,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
         note(l, SCV_EV_NOTE, "probe at K=%d, B=%d done: back to K=%d, B=%d; the run's own batch carry-over is "
              "learnt once the curve there resumes", l->K, l->B, ch->workers, ch->batch);
         l->probed_b = l->B, l->K = ch->workers, l->B = ch->batch, l->comm = ch->comm;
+        predict_progress(l); /* the choice's rest, the probe's samples counted at their batch */
         return SCV_OK;
     }
     try_run_carry(l, 1);
