@@ -221,6 +221,25 @@ static void synth_corpus(scv_lcurve_set *set, size_t n, uint64_t seed)
     }
 }
 
+/* The reruns' band stands on min_examples pairs at least: fewer give none, and say they rest
+ * on none (n 0: before, n was the count it refused, which a caller read as a band). */
+static void t_calib_rerun_band(void)
+{
+    scv_calib c = {0};
+    c.pol = scv_calib_policy_default();
+    double r[40];
+    for (int i = 0; i < 40; i++) r[i] = 0.02 * (i - 20); /* ln ratios -0.40..+0.38 */
+    c.rerun[0].r = r;
+    double lo, hi;
+    size_t n = 99;
+    c.rerun[0].n = (size_t)c.pol.min_examples - 1;
+    CHECK_EQ_INT(scv_calib_rerun_band(&c, SCV_METRIC_ACCURACY, 2.0, &lo, &hi, &n), SCV_ENOTFOUND);
+    CHECK(n == 0 && isnan(lo) && isnan(hi));
+    c.rerun[0].n = 40;
+    CHECK_EQ_INT(scv_calib_rerun_band(&c, SCV_METRIC_ACCURACY, 2.0, &lo, &hi, &n), SCV_OK);
+    CHECK_MSG(n == 40 && lo < 2.0 && 2.0 < hi && lo > 2.0 * exp(-0.4) && hi < 2.0 * exp(0.38), "n %zu, %g-%g", n, lo, hi);
+}
+
 /* The band is split-conformal: on curves of the family it was calibrated on, the 80% band
  * covers 70-90% of the held-out examples (prefixes x targets), and a forecast is ordered. */
 static void t_calib_coverage(void)
@@ -434,6 +453,7 @@ static const scv_test tests[] = {
     {"smoothed_target", t_smoothed_target},
     {"batch_carry_over", t_batch_carry_over},
     {"calib_coverage", t_calib_coverage},
+    {"calib_rerun_band", t_calib_rerun_band},
     {"carry_learnt", t_carry_learnt},
     {"carry_rule", t_carry_rule},
     {"carry_shift", t_carry_shift},

@@ -41,6 +41,7 @@ typedef struct fake {
     int fail_calls;           /* the next this many train calls fail */
     int fail_code;            /* ... with this code (0: SCV_EMPI, a rank died) */
     int interrupt_at_call;    /* the train call (1-based) that is interrupted, 0 = none */
+    int interrupt_after;      /* ... after this many of its iterations (0: 5) */
     int calls;
     int opened;
     int checkpoints;          /* checkpoint calls (the loop's own: a stop at the budget) */
@@ -195,7 +196,8 @@ static int f_train(void *ctx, const scv_segment_spec *sp, const scv_measure_sink
     for (;;) {
         if (sp->until_iterations && f->iteration >= sp->until_iterations) break;
         if (stop_at && n >= stop_at) break;
-        if (f->interrupt_at_call == f->calls && n == 5) { /* what a killed job leaves in its metrics */
+        if (f->interrupt_at_call == f->calls && n == (f->interrupt_after ? f->interrupt_after : 5)) {
+            /* what a killed job leaves in its metrics */
             f->lost = *out;
             f->lost.iterations = n, f->lost.total_iterations = f->iteration, f->lost.samples_seen = f->samples;
             snprintf(f->lost_phase, sizeof f->lost_phase, "%s", sp->phase);
@@ -635,9 +637,10 @@ static void t_interrupt_resume(void)
     /* interrupted after the decision: resumes training at the stored decision */
     fake g = new_fake();
     g.need_e0 = 30;
-    g.interrupt_at_call = 6; /* the first training segment */
+    g.interrupt_at_call = 6, g.interrupt_after = 1000; /* in the first training segment */
     d = driver_of(&g);
     p = params(db, "job-int2");
+    p.target_epochs = 30, p.target_batch = 32;
     CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_EINTR);
     int K = res.plan ? res.plan->points[res.plan->chosen].workers : 0;
     id = res.run_id;
@@ -647,6 +650,16 @@ static void t_interrupt_resume(void)
     CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
     CHECK_MSG(!strncmp(r.seq, "train:", 6), "%s", r.seq);
     CHECK_EQ_INT(res.steps[5].workers, K);
+    /* the recovered segment's samples count at its own batch (not the last stored step's,
+     * a search at another): the time left at the resumed decision is the chosen
+     * configuration's for the share of the target not done, as t_eta_share_done counts it */
+    CHECK(res.steps[5].iterations == 1000 && res.steps[4].batch != res.steps[5].batch && res.n_forecasts > 0);
+    double share = 0;
+    for (size_t i = 0; i <= 5; i++) share += res.steps[i].iterations / scv_stat_iterations(&res.stat, res.steps[i].batch);
+    double want_s = (1 - share) * res.predicted_time_s;
+    CHECK_MSG(share > 0.1 && share < 1 && fabs(res.forecasts[0].remaining_s / want_s - 1) < 0.02,
+              "time left %.4g s at the resumed decision, want %.4g s (%.3g done)", res.forecasts[0].remaining_s, want_s,
+              share);
     scv_run_result_free(&res);
     scv_store_close(db);
 }

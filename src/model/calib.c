@@ -497,9 +497,10 @@ static void band_quantiles(const double *r, size_t n, double coverage, double q[
 int scv_calib_rerun_band(const scv_calib *cal, scv_metric metric, double e0, double *lo, double *hi, size_t *n)
 {
     const scv_calib_cell *c = &cal->rerun[metric_ix(metric)];
-    *n = c->n;
+    *n = 0;
     *lo = *hi = NAN;
     if (c->n < (size_t)cal->pol.min_examples || !(e0 > 0)) return SCV_ENOTFOUND;
+    *n = c->n;
     double *v = malloc(sizeof(double) * c->n);
     if (!v) return SCV_ENOMEM;
     memcpy(v, c->r, sizeof(double) * c->n);

@@ -355,7 +355,8 @@ int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_me
                        uint64_t seed, scv_forecast *out, scv_err *err);
 /* The band of a target taken from a stored run of the job (learnt, or carried through its
  * evaluations): e0 exp(q) at the (1-C)/2 and (1+C)/2 quantiles of the corpus's rerun log
- * ratios of the metric; SCV_ENOTFOUND (lo, hi NaN) with fewer than min_examples. */
+ * ratios of the metric, over *n of them; SCV_ENOTFOUND (lo, hi NaN, *n 0) with fewer than
+ * min_examples. */
 int scv_calib_rerun_band(const scv_calib *cal, scv_metric metric, double e0, double *lo, double *hi, size_t *n);
 /* One metric (mi: 0 accuracy, 1 loss) of a corpus curve as the calibration reads it: its
  * measured points x (samples) and their centred 3-point means m (y: scratch; each array

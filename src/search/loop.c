@@ -57,7 +57,7 @@ typedef struct stored_est {
     int b0;
     double rerun_lo, rerun_hi;      /* the reruns' spread as ratios to e0 (NaN: none) */
     stored_mix mix;                 /* the stored run's samples by batch (LEARNT, CARRIED) */
-    char note[256];                 /* (the run's target_note keeps its first 191) */
+    char note[256];
 } stored_est;
 
 typedef struct loop {
@@ -171,7 +171,7 @@ static double rule_lag(const loop *l);
 static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, int comm);
 static void carry_band(const loop *l, int B, int b0, double *lo, double *hi);
 static int mix_band(const loop *l, const stored_mix *m, int B, double *cl, double *ch);
-static double done_share(const loop *l, const scv_stat_model *sm, int B);
+static double done_share(const loop *l, const scv_stat_model *sm);
 static double switch_idle(const loop *l);
 
 /* The time left while a probe trains (or is decided), into ev: the probe's iterations left
@@ -187,12 +187,13 @@ static int probe_left(const loop *l, scv_run_event *ev)
     const scv_plan_point *pt = find_point(res, l->K, l->B, l->comm), *ch = &res->points[res->chosen];
     if (!pt || !(pt->iterations > 0) || !(ch->iterations > 0)) return 0;
     double left = fmax(0, l->probe_end - (double)l->iteration), T = ch->iterations, t = ch->time_s / T;
-    double rest = fmax(0, 1 - done_share(l, &l->r->stat, l->B) - left / pt->iterations) * T;
+    double rest = fmax(0, 1 - done_share(l, &l->r->stat) - left / pt->iterations) * T;
     double head = left * pt->time_s / pt->iterations + switch_idle(l);
     ev->remaining_s = head + rest * t;
-    if (ch->time_lo_s > 0 && isfinite(ch->time_hi_s)) {
+    if (ch->time_lo_s > 0) { /* (a top of never: none) */
         double lo = rest - (1 - ch->time_lo_s / ch->time_s) * T, hi = rest + (ch->time_hi_s / ch->time_s - 1) * T;
-        ev->remaining_lo_s = head + fmax(0, lo) * t, ev->remaining_hi_s = head + fmax(0, hi) * t;
+        ev->remaining_lo_s = head + fmax(0, lo) * t;
+        if (isfinite(hi)) ev->remaining_hi_s = head + fmax(0, hi) * t;
     }
     return 1;
 }
@@ -228,13 +229,14 @@ static void time_left(const loop *l, scv_run_event *ev)
             if (lo > 0) ev->remaining_lo_s = ev->remaining_s * lo; /* else none: "up to" */
             ev->remaining_hi_s = ev->remaining_s * hi;
         } else if ((pt = find_point(l->r->plan, l->K, l->B, l->comm)) && pt->time_s > 0 && pt->time_lo_s > 0 &&
-                   isfinite(pt->time_hi_s)) {
+                   pt->iterations > 0) {
             /* the plan's band of the whole target at this configuration (the target's band
-             * carried to B), less what is done: T iterations in all, rest to go */
-            double T = scv_stat_iterations(&l->r->stat, l->B) * l->pred_iter_factor;
+             * carried to B), less what is done: T iterations in all, rest to go (a top of
+             * never: none) */
+            double T = pt->iterations;
             double lo = rest - (1 - pt->time_lo_s / pt->time_s) * T, hi = rest + (pt->time_hi_s / pt->time_s - 1) * T;
             if (lo > 0) ev->remaining_lo_s = lo * l->pred_t_iter; /* else none: "up to" */
-            if (hi > 0) ev->remaining_hi_s = hi * l->pred_t_iter;
+            if (isfinite(hi) && hi > 0) ev->remaining_hi_s = hi * l->pred_t_iter;
         }
         return;
     }
@@ -1094,11 +1096,17 @@ static void stored_band(const loop *l, scv_target_source src, int B, int b0, dou
 {
     const stored_est *c = &l->stored;
     double cl, ch;
-    if ((src != SCV_TARGET_LEARNT && src != SCV_TARGET_CARRIED) || !c->mix.n || !mix_band(l, &c->mix, B, &cl, &ch)) {
+    int stored = src == SCV_TARGET_LEARNT || src == SCV_TARGET_CARRIED, rerun = isfinite(c->rerun_lo);
+    if (!stored || !c->mix.n || !mix_band(l, &c->mix, B, &cl, &ch)) {
+        if (stored && rerun) *lo = c->rerun_lo, *hi = c->rerun_hi; /* (the target's carries its own mix) */
         carry_band(l, B, b0, lo, hi);
         return;
     }
-    double wl = isfinite(c->rerun_lo) ? log(c->rerun_lo) : 0, wh = isfinite(c->rerun_hi) ? log(c->rerun_hi) : 0;
+    if (!rerun && cl == 0 && ch == 0) { /* nothing known of its spread at B: no band (not a zero one) */
+        *lo = *hi = NAN;
+        return;
+    }
+    double wl = rerun ? log(c->rerun_lo) : 0, wh = rerun ? log(c->rerun_hi) : 0;
     *lo = exp(-sqrt(wl * wl + cl * cl)), *hi = exp(sqrt(wh * wh + ch * ch));
 }
 
@@ -1447,19 +1455,20 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
          * band they take on (mix_band; combined in quadrature, as carry_band) */
         size_t n = 0, len = strlen(c->note);
         double cl, ch;
-        if (scv_calib_rerun_band(&l->calib, metric_of(p), c->e0, &c->lo, &c->hi, &n) == SCV_OK)
-            c->rerun_lo = c->lo / c->e0, c->rerun_hi = c->hi / c->e0;
+        int rerun = scv_calib_rerun_band(&l->calib, metric_of(p), c->e0, &c->lo, &c->hi, &n) == SCV_OK;
+        if (rerun) c->rerun_lo = c->lo / c->e0, c->rerun_hi = c->hi / c->e0;
+        else c->lo = c->hi = NAN; /* (too few reruns: none) */
         int carried = mix_carried(&c->mix, c->b0) > 0 && mix_band(l, &c->mix, c->b0, &cl, &ch);
         if (carried) {
-            double wl = n ? log(c->rerun_lo) : 0, wh = n ? log(c->rerun_hi) : 0;
+            double wl = rerun ? log(c->rerun_lo) : 0, wh = rerun ? log(c->rerun_hi) : 0;
             c->lo = c->e0 * exp(-sqrt(wl * wl + cl * cl)), c->hi = c->e0 * exp(sqrt(wh * wh + ch * ch));
         }
         char why[2][96] = {"", ""};
-        if (n) snprintf(why[0], sizeof why[0], "the spread of %zu reruns of corpus jobs", n);
+        if (rerun) snprintf(why[0], sizeof why[0], "the spread of %zu reruns of corpus jobs", n);
         if (carried)
-            snprintf(why[1], sizeof why[1], "%s%.0f%% of its samples at other batches, carried", n ? ", and " : "",
+            snprintf(why[1], sizeof why[1], "%s%.0f%% of its samples at other batches, carried", rerun ? ", and " : "",
                      100 * mix_carried(&c->mix, c->b0));
-        if (n || carried)
+        if (rerun || carried)
             snprintf(c->note + len, sizeof c->note - len, " (%.0f%% band %.3g-%.3g: %s%s)", 100 * l->pol->band_coverage,
                      c->lo, c->hi, why[0], why[1]);
     }
@@ -1695,7 +1704,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             /* bounds on nominal times would be arbitrary: they apply from the
                              * first plan with absolute times (a re-plan once the curve knows) */
                             .deadline_s = relative ? 0 : p->deadline_s, .budget = relative ? 0 : p->budget,
-                            .spent_s = elapsed(l), .spent_cost = spend_usd(l), .done_share = done_share(l, sm, l->B),
+                            .spent_s = elapsed(l), .spent_cost = spend_usd(l), .done_share = done_share(l, sm),
                             .eval_s_per_sample = eval_s_per_sample(l),
                             .objective = p->objective, .value_per_hour = p->value_per_hour,
                             .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib,
@@ -1761,9 +1770,11 @@ static const scv_plan_point *find_point(const scv_plan_result *r, int K, int B, 
 /* The share of the target's work the run has done under the statistical model sm: each
  * segment's samples over the samples sm needs at its batch,
  *   share = sum_s n_s / (iterations_sm(b_s) b_s),
- * samples the progress has no segment for (a run resumed without its history) at B. */
-static double done_share(const loop *l, const scv_stat_model *sm, int B)
+ * samples the progress has no segment for (a run resumed without its history) at the batch
+ * trained at. */
+static double done_share(const loop *l, const scv_stat_model *sm)
 {
+    int B = l->B;
     double share = 0, covered = 0;
     for (size_t i = 0; i < l->prog.nseg; i++) {
         const progress_seg *s = &l->prog.seg[i];
@@ -1784,7 +1795,7 @@ static double rest_iters(const loop *l, const scv_stat_model *sm, int B)
     const progress_pred *pr = &l->pred;
     if (l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->reachable)
         return scv_carry_samples(pr->law, fmax(0, pr->x_star - pr->x_now), pr->b_ref, B) / B;
-    return fmax(0, 1 - done_share(l, sm, B)) * scv_stat_iterations(sm, B);
+    return fmax(0, 1 - done_share(l, sm)) * scv_stat_iterations(sm, B);
 }
 
 /* A point's iterations relative to dense (the user's assumption for a compressed option). */
@@ -2375,7 +2386,7 @@ static int do_replan(loop *l, scv_err *err)
     char nt[96], ot[96];
     comm_text(l, nc->comm, nc->comm_coll, nt, sizeof nt);
     scv_plan_request rb = {.deadline_s = l->p->deadline_s, .budget = l->p->budget, .spent_s = elapsed(l),
-                           .spent_cost = spend_usd(l), .done_share = done_share(l, &sm, l->B)};
+                           .spent_cost = spend_usd(l), .done_share = done_share(l, &sm)};
     int cur_meets = cur && scv_plan_meets(&rb, cur), new_meets = scv_plan_meets(&rb, nc);
     char why[256];
     if (l->p->scaling == SCV_SCALING_THROUGHPUT) {
@@ -2591,7 +2602,10 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     if ((rc = d->progress(d->ctx, &it0, &s0, err))) goto failed_open;
     l->iteration = it0;
     l->samples = s0;
-    progress_advance(&l->prog, s0); /* an interrupted segment's checkpointed part */
+    /* an interrupted segment's checkpointed part: at the last stored step's batch, unless the
+     * segment is recovered below (its own batch then) */
+    double stored_end = l->prog.nseg ? l->prog.seg[l->prog.nseg - 1].s1 : 0;
+    progress_advance(&l->prog, s0);
     if (p->resume_run && d->recover) { /* the segment that was training when the run was killed */
         scv_segment_result res;
         char phase[16];
@@ -2603,6 +2617,14 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
             note(l, SCV_EV_NOTE, "recovered the %s segment (K=%d, B=%d, %lld iterations) the run was in when it "
                  "stopped", phase, K, B, (long long)res.iterations);
             l->resumed_decision = 0; /* its idle before is the loop's */
+            if (l->prog.nseg && s0 > stored_end && l->prog.seg[l->prog.nseg - 1].batch != B) {
+                progress_rewind(&l->prog, stored_end);
+                if ((rc = progress_segment(&l->prog, stored_end, B))) {
+                    rc = scv_err_set(err, rc, "out of memory");
+                    goto failed_open;
+                }
+                progress_advance(&l->prog, s0);
+            }
             rc = record_step(l, phase, K, B, &res, NULL, err);
             l->resumed_decision = 1; /* the next one's spans the interruption */
             l->iteration = it0, l->samples = s0;
