@@ -1665,6 +1665,29 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
     return SCV_OK;
 }
 
+/* scv_plan under the run's bounds; where no configuration ends the run within them, the
+ * nearest it can come, said in a note: within the deadline alone when only the budget is out
+ * of reach, else the earliest end (a deadline) or the least cost (a budget alone). Without
+ * this a run past reach of its deadline stayed where it was and re-planned on nothing.
+ * *req keeps the bounds and objective planned with (plan_types plans the same). */
+static int plan_bounded(loop *l, scv_plan_request *req, scv_plan_result **res, scv_err *err)
+{
+    scv_err be = {0};
+    int rc = scv_plan(req, res, &be);
+    if (rc != SCV_EINFEASIBLE || !(req->deadline_s > 0 || req->budget > 0))
+        return rc ? scv_err_set(err, rc, "%s", be.msg) : SCV_OK;
+    const char *what = "within the deadline alone";
+    if (req->deadline_s > 0 && req->budget > 0) req->budget = 0, rc = scv_plan(req, res, err);
+    if (rc == SCV_EINFEASIBLE) {
+        req->objective = req->deadline_s > 0 ? SCV_OBJ_TIME : SCV_OBJ_COST;
+        what = req->deadline_s > 0 ? "for the earliest end" : "for the least cost";
+        req->deadline_s = req->budget = 0;
+        rc = scv_plan(req, res, err);
+    }
+    if (!rc) note(l, SCV_EV_NOTE, "%s: planned %s", be.msg, what);
+    return rc;
+}
+
 static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_model *sm, scv_err *err)
 {
     const scv_run_params *p = l->p;
@@ -1712,7 +1735,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs,
                             .comms = p->n_comms ? l->comms : NULL, .n_comms = p->n_comms,
                             .spot_risk = p->pricing == SCV_PRICE_SPOT ? &risk : NULL};
-    rc = scv_plan(&req, res, err);
+    rc = plan_bounded(l, &req, res, err);
     if (!rc && nv > 1 && (rc = plan_types(l, &req, *res, err))) {
         scv_plan_result_free(*res);
         *res = NULL;
