@@ -638,6 +638,7 @@ static void t_interrupt_resume(void)
     fake g = new_fake();
     g.need_e0 = 30;
     g.interrupt_at_call = 6, g.interrupt_after = 1000; /* in the first training segment */
+    g.tau = 60000, g.acc_max = 0.97, g.acc_gap = 0.5, g.target = 0.9; /* evaluated: stored while it trained */
     d = driver_of(&g);
     p = params(db, "job-int2");
     p.target_epochs = 30, p.target_batch = 32;
@@ -2420,18 +2421,19 @@ static void t_carry_run(void)
     free(js);
     /* the forecast at the decision goes through the probe (its segment at its point's time,
      * a switch back, the choice's rest less the probe's share): at the probe's K and B, and
-     * the run's total it gives agrees with the one after the probe and with the actual (the
-     * fake's curve is exact) */
+     * the run's total it gives agrees within 3% with the one at the probe's end (the
+     * choice's rest from the samples trained then: 4.8% apart when it was counted from the
+     * decision's) and within 15% with the actual (the fake's curve is exact) */
     const scv_plan_point *ch = &res.decision->points[res.decision->chosen];
     const struct scv_run_forecast *f0 = &res.forecasts[0];
-    int after = -1;
+    int after = -1; /* the first at the choice: the probe's end, the probe's samples counted */
     for (int i = 1; i < res.n_forecasts && after < 0; i++)
         if (res.forecasts[i].workers == ch->workers && res.forecasts[i].batch == ch->batch) after = i;
     CHECK_MSG((f0->workers != ch->workers || f0->batch != ch->batch) && after > 0, "first forecast at K=%d B=%d",
               f0->workers, f0->batch);
     if (after > 0) {
         double t0 = f0->at_s + f0->remaining_s, t1 = res.forecasts[after].at_s + res.forecasts[after].remaining_s;
-        CHECK_MSG(fabs(t0 / t1 - 1) < 0.1 && fabs(t0 / res.actual_time_s - 1) < 0.15,
+        CHECK_MSG(fabs(t0 / t1 - 1) < 0.03 && fabs(t0 / res.actual_time_s - 1) < 0.15,
                   "the total forecast at the decision %.1f s, after the probe %.1f s, actual %.1f s", t0, t1,
                   res.actual_time_s);
         CHECK(f0->remaining_lo_s < f0->remaining_s && f0->remaining_s < f0->remaining_hi_s);

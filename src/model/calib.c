@@ -500,9 +500,9 @@ int scv_calib_rerun_band(const scv_calib *cal, scv_metric metric, double e0, dou
     *n = 0;
     *lo = *hi = NAN;
     if (c->n < (size_t)cal->pol.min_examples || !(e0 > 0)) return SCV_ENOTFOUND;
-    *n = c->n;
     double *v = malloc(sizeof(double) * c->n);
     if (!v) return SCV_ENOMEM;
+    *n = c->n;
     memcpy(v, c->r, sizeof(double) * c->n);
     qsort(v, c->n, sizeof(double), scv_cmp_double);
     double q[3];

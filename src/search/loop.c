@@ -147,6 +147,7 @@ typedef struct loop {
     int probing;                    /* the first training segment probes another batch (the
                                        decision's choice's carry is inside its band) */
     double probe_end;               /* ... until this iteration (probe_iters after the decision) */
+    double plan_deadline_s, plan_budget; /* the bounds the latest plan kept (plan_bounded) */
     int probed_b;                   /* the batch probed, until the run's own carry is learnt */
     int carry_replan;               /* ... learnt since the segment's start: re-plan at its end */
     scv_straggler_rule strag_rule;  /* the current training segment's (hetero_rule) */
@@ -1573,6 +1574,8 @@ static int vm_place(const loop *l, const scv_plan_point *other, char *why, size_
  * re-plan for any type but the decided one, the choice is the best of the type trained on
  * (the same request over that type alone); the reason and, at the decision, a note say which
  * type the plan chose and where the run trains. The reason counts the types compared. */
+static int plan_bounded(loop *l, scv_plan_request *req, scv_plan_result **res, scv_err *err);
+
 static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res, scv_err *err)
 {
     const scv_catalog *cat = l->p->catalog;
@@ -1592,7 +1595,7 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
         own.vms = &want, own.n_vms = 1; /* (measured_vm stays the run's: the others are carried from it) */
         if (want != l->vm_index) own.workers = ks, own.n_workers = (size_t)nk;
         scv_plan_result *o = NULL;
-        int rc = scv_plan(&own, &o, err);
+        int rc = plan_bounded(l, &own, &o, err); /* (its bounds may be out of reach where the others' are not) */
         if (rc) return rc;
         const scv_plan_point *oc = &o->points[o->chosen], *od = o->chosen_dense >= 0 ? &o->points[o->chosen_dense] : NULL;
         res->chosen_dense = -1;
@@ -1672,20 +1675,21 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
  * *req keeps the bounds and objective planned with (plan_types plans the same). */
 static int plan_bounded(loop *l, scv_plan_request *req, scv_plan_result **res, scv_err *err)
 {
-    scv_err be = {0};
+    scv_err be = {0}, e2 = {0};
     int rc = scv_plan(req, res, &be);
     if (rc != SCV_EINFEASIBLE || !(req->deadline_s > 0 || req->budget > 0))
         return rc ? scv_err_set(err, rc, "%s", be.msg) : SCV_OK;
     const char *what = "within the deadline alone";
-    if (req->deadline_s > 0 && req->budget > 0) req->budget = 0, rc = scv_plan(req, res, err);
+    if (req->deadline_s > 0 && req->budget > 0) req->budget = 0, rc = scv_plan(req, res, &e2);
     if (rc == SCV_EINFEASIBLE) {
         req->objective = req->deadline_s > 0 ? SCV_OBJ_TIME : SCV_OBJ_COST;
         what = req->deadline_s > 0 ? "for the earliest end" : "for the least cost";
         req->deadline_s = req->budget = 0;
-        rc = scv_plan(req, res, err);
+        rc = scv_plan(req, res, &e2);
     }
-    if (!rc) note(l, SCV_EV_NOTE, "%s: planned %s", be.msg, what);
-    return rc;
+    if (rc) return scv_err_set(err, rc, "%s", e2.msg);
+    note(l, SCV_EV_NOTE, "%s: planned %s", be.msg, what);
+    return SCV_OK;
 }
 
 static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_model *sm, scv_err *err)
@@ -1736,6 +1740,7 @@ static int plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_m
                             .comms = p->n_comms ? l->comms : NULL, .n_comms = p->n_comms,
                             .spot_risk = p->pricing == SCV_PRICE_SPOT ? &risk : NULL};
     rc = plan_bounded(l, &req, res, err);
+    if (!rc) l->plan_deadline_s = req.deadline_s, l->plan_budget = req.budget;
     if (!rc && nv > 1 && (rc = plan_types(l, &req, *res, err))) {
         scv_plan_result_free(*res);
         *res = NULL;
@@ -1816,8 +1821,11 @@ static double done_share(const loop *l, const scv_stat_model *sm)
 static double rest_iters(const loop *l, const scv_stat_model *sm, int B)
 {
     const progress_pred *pr = &l->pred;
-    if (l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->reachable)
-        return scv_carry_samples(pr->law, fmax(0, pr->x_star - pr->x_now), pr->b_ref, B) / B;
+    if (l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->reachable) { /* from the samples trained now
+                                                       (a probe's since the curve's fit among them) */
+        double x_now = progress_ref_samples(&l->prog, l->samples, pr->b_ref, pr->law);
+        return scv_carry_samples(pr->law, fmax(0, pr->x_star - x_now), pr->b_ref, B) / B;
+    }
     return fmax(0, 1 - done_share(l, sm)) * scv_stat_iterations(sm, B);
 }
 
@@ -2294,7 +2302,10 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     scv_segment_spec spec = {.until_iterations = l->iteration + (int64_t)ceil(chunk)};
     scv_run_step *t;
     int rc = segment(l, "train", l->K, l->B, spec, &t, err);
-    if (rc) return rc;
+    if (rc) {
+        l->probing = 0, l->probe_end = 0; /* (the run ends: its last time left is not a probe's) */
+        return rc;
+    }
     int probed = l->probing;
     l->probing = 0, l->probe_end = 0;
     if (t->reached || t->iterations == 0 || l->r->epochs >= l->p->max_epochs - 1e-9 ||
@@ -2306,6 +2317,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
              "learnt once the curve there resumes", l->K, l->B, ch->workers, ch->batch);
         l->probed_b = l->B, l->K = ch->workers, l->B = ch->batch, l->comm = ch->comm;
         predict_progress(l); /* the choice's rest, the probe's samples counted at their batch */
+        record_forecast(l, 1);
         return SCV_OK;
     }
     try_run_carry(l, 1);
@@ -2404,11 +2416,11 @@ static int do_replan(loop *l, scv_err *err)
      * the plan's choice meets it (as the planner judges bounds: the run's end there, what it
      * spent and the rest of the target at the configuration), the switch is made whether or
      * not it pays for itself in time */
-    int bounded = !r->relative && (l->p->deadline_s > 0 || l->p->budget > 0);
+    int bounded = !r->relative && (l->plan_deadline_s > 0 || l->plan_budget > 0); /* (those the plan kept) */
     int moved = nc->workers != l->K || nc->batch != l->B || nc->comm != l->comm;
     char nt[96], ot[96];
     comm_text(l, nc->comm, nc->comm_coll, nt, sizeof nt);
-    scv_plan_request rb = {.deadline_s = l->p->deadline_s, .budget = l->p->budget, .spent_s = elapsed(l),
+    scv_plan_request rb = {.deadline_s = l->plan_deadline_s, .budget = l->plan_budget, .spent_s = elapsed(l),
                            .spent_cost = spend_usd(l), .done_share = done_share(l, &sm)};
     int cur_meets = cur && scv_plan_meets(&rb, cur), new_meets = scv_plan_meets(&rb, nc);
     char why[256];
@@ -2416,7 +2428,7 @@ static int do_replan(loop *l, scv_err *err)
         snprintf(why, sizeof why, "stay at K=%d, B=%d: Or et al.'s throughput scaling settled here", l->K, l->B);
     } else if (bounded && moved && !cur_meets && new_meets) {
         snprintf(why, sizeof why, "switch to K=%d, B=%d%s: staying would miss the %s, the switch meets it", nc->workers,
-                 nc->batch, nt, l->p->deadline_s > 0 ? "deadline" : "budget");
+                 nc->batch, nt, l->plan_deadline_s > 0 ? "deadline" : "budget");
         l->K = nc->workers, l->B = nc->batch, l->comm = nc->comm;
     } else if (moved && rem_cur - rem_new_top > cost) {
         snprintf(why, sizeof why, "switch to K=%d, B=%d%s: saves %.1f s > its cost %.1f s%s", nc->workers, nc->batch,
@@ -2626,8 +2638,10 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     l->iteration = it0;
     l->samples = s0;
     /* an interrupted segment's checkpointed part: at the last stored step's batch, unless the
-     * segment is recovered below (its own batch then) */
-    double stored_end = l->prog.nseg ? l->prog.seg[l->prog.nseg - 1].s1 : 0;
+     * segment is recovered below (its own batch then, from where the stored steps end: the
+     * stored evaluations already stretched the last segment over it) */
+    double stored_end = 0;
+    for (size_t i = 0; i < out->n_steps; i++) stored_end += (double)out->steps[i].iterations * out->steps[i].batch;
     progress_advance(&l->prog, s0);
     if (p->resume_run && d->recover) { /* the segment that was training when the run was killed */
         scv_segment_result res;
@@ -2640,8 +2654,9 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
             note(l, SCV_EV_NOTE, "recovered the %s segment (K=%d, B=%d, %lld iterations) the run was in when it "
                  "stopped", phase, K, B, (long long)res.iterations);
             l->resumed_decision = 0; /* its idle before is the loop's */
-            if (l->prog.nseg && s0 > stored_end && l->prog.seg[l->prog.nseg - 1].batch != B) {
-                progress_rewind(&l->prog, stored_end);
+            if (s0 > stored_end && (!l->prog.nseg || l->prog.seg[l->prog.nseg - 1].batch != B)) {
+                if (l->prog.nseg && l->prog.seg[l->prog.nseg - 1].s1 > stored_end)
+                    l->prog.seg[l->prog.nseg - 1].s1 = stored_end; /* (its evaluations kept) */
                 if ((rc = progress_segment(&l->prog, stored_end, B))) {
                     rc = scv_err_set(err, rc, "out of memory");
                     goto failed_open;
