@@ -598,35 +598,66 @@ static void t_fmt_usd(void)
     CHECK(!strcmp(b, "-"));
 }
 
+/* The space the bounds tests plan over: c5.xlarge, K 1..16, B 32..4096, a compute-bound
+ * job whose front has an inner knee. */
+typedef struct bounds_space {
+    int vm, workers[16], batches[8];
+    scv_perf_model perf;
+    scv_stat_model st;
+    scv_job_info job;
+    scv_plan_request r;
+} bounds_space;
+
+static void bounds_space_init(bounds_space *b, scv_catalog *cat)
+{
+    b->vm = (int)(scv_catalog_find(cat, "c5.xlarge") - cat->vms);
+    for (int i = 0; i < 16; i++) b->workers[i] = i + 1;
+    for (int i = 0; i < 8; i++) b->batches[i] = 32 << i;
+    b->perf = (scv_perf_model){.topology = SCV_TOPO_RING, .c0 = 1e-3, .c1 = 5e-3, .alpha = 1e-3, .beta = 1e-10,
+                               .model_bytes = 1e7, .mare = 0.03};
+    b->st = (scv_stat_model){.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 500, .s_min = 2000};
+    b->job = (scv_job_info){.n_params = 2.5e6, .act_bytes = 2e5, .input_floats = 3072, .n_train = 50000};
+    b->r = (scv_plan_request){.catalog = cat, .vms = &b->vm, .n_vms = 1, .measured_vm = b->vm,
+                              .workers = b->workers, .n_workers = 16, .batches = b->batches, .n_batches = 8,
+                              .perf = &b->perf, .stat = &b->st, .job = &b->job, .objective = SCV_OBJ_KNEE};
+}
+
+/* The space (sp, on the catalog returned) and its unbounded plan: its knee u (an inner front
+ * point), the front's fastest time and least cost; NULL when the catalog or the plan fails. */
+static scv_catalog *bounds_knee(bounds_space *sp, scv_plan_point *u, double *fastest, double *cheapest)
+{
+    scv_catalog *cat = load_cat();
+    if (!cat) return NULL;
+    bounds_space_init(sp, cat);
+    scv_plan_result *res = NULL;
+    scv_err err = {0};
+    CHECK(scv_plan(&sp->r, &res, &err) == SCV_OK);
+    if (!res) {
+        scv_catalog_free(cat);
+        return NULL;
+    }
+    *u = res->points[res->chosen], *fastest = res->points[res->front[0]].time_s;
+    *cheapest = res->points[res->front[res->n_front - 1]].cost;
+    CHECK(res->n_front >= 3 && u->pareto);
+    CHECK_MSG(strstr(res->why, "Kneedle") && strstr(res->why, "faster than") && strstr(res->why, "would save"),
+              "%s", res->why);
+    CHECK(u->time_s > *fastest * 1.05 && u->cost > *cheapest * 1.01); /* an inner point */
+    scv_plan_result_free(res);
+    return cat;
+}
+
 /* A deadline or budget the unbounded choice meets leaves it unchanged; an unmet one moves
  * the choice to the same rule on the feasible part of the front. */
 static void t_plan_bounds_keep_met_choice(void)
 {
-    scv_catalog *cat = load_cat();
+    bounds_space sp;
+    scv_plan_point u;
+    double fastest, cheapest;
+    scv_catalog *cat = bounds_knee(&sp, &u, &fastest, &cheapest);
     if (!cat) return;
-    int vm = (int)(scv_catalog_find(cat, "c5.xlarge") - cat->vms);
-    int workers[16], batches[8];
-    for (int i = 0; i < 16; i++) workers[i] = i + 1;
-    for (int i = 0; i < 8; i++) batches[i] = 32 << i;
-    scv_perf_model perf = {.topology = SCV_TOPO_RING, .c0 = 1e-3, .c1 = 5e-3, .alpha = 1e-3,
-                           .beta = 1e-10, .model_bytes = 1e7, .mare = 0.03};
-    scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 500, .s_min = 2000};
-    scv_job_info job = {.n_params = 2.5e6, .act_bytes = 2e5, .input_floats = 3072, .n_train = 50000};
-    scv_plan_request r = {.catalog = cat, .vms = &vm, .n_vms = 1, .measured_vm = vm,
-                          .workers = workers, .n_workers = 16, .batches = batches, .n_batches = 8,
-                          .perf = &perf, .stat = &st, .job = &job, .objective = SCV_OBJ_KNEE};
+    scv_plan_request r = sp.r;
     scv_plan_result *res = NULL;
     scv_err err = {0};
-    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
-    if (!res) goto out;
-    const scv_plan_point u = res->points[res->chosen];
-    CHECK(res->n_front >= 3 && u.pareto);
-    CHECK_MSG(strstr(res->why, "Kneedle") && strstr(res->why, "faster than") && strstr(res->why, "would save"),
-              "%s", res->why);
-    double fastest = res->points[res->front[0]].time_s;
-    double cheapest = res->points[res->front[res->n_front - 1]].cost;
-    CHECK(u.time_s > fastest * 1.05 && u.cost > cheapest * 1.01); /* an inner point */
-    scv_plan_result_free(res);
     /* met deadlines (2x and 1.01x the knee's time) and a met budget: unchanged */
     double dls[] = {2 * u.time_s, 1.01 * u.time_s};
     for (int i = 0; i < 2; i++) {
@@ -665,7 +696,6 @@ static void t_plan_bounds_keep_met_choice(void)
         CHECK(c->cost <= r.budget && c->cost < u.cost);
         scv_plan_result_free(res);
     }
-out:
     scv_catalog_free(cat);
 }
 
@@ -1725,27 +1755,15 @@ static void t_spot_rates_parse(void)
  * little, and the reverse. */
 static void t_plan_bounds_run(void)
 {
-    scv_catalog *cat = load_cat();
+    bounds_space sp;
+    scv_plan_point u;
+    double fastest, cheapest;
+    scv_catalog *cat = bounds_knee(&sp, &u, &fastest, &cheapest);
     if (!cat) return;
-    int vm = (int)(scv_catalog_find(cat, "c5.xlarge") - cat->vms);
-    int workers[16], batches[8];
-    for (int i = 0; i < 16; i++) workers[i] = i + 1;
-    for (int i = 0; i < 8; i++) batches[i] = 32 << i;
-    scv_perf_model perf = {.topology = SCV_TOPO_RING, .c0 = 1e-3, .c1 = 5e-3, .alpha = 1e-3,
-                           .beta = 1e-10, .model_bytes = 1e7, .mare = 0.03};
-    scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 500, .s_min = 2000};
-    scv_job_info job = {.n_params = 2.5e6, .act_bytes = 2e5, .input_floats = 3072, .n_train = 50000};
-    scv_plan_request r = {.catalog = cat, .vms = &vm, .n_vms = 1, .measured_vm = vm,
-                          .workers = workers, .n_workers = 16, .batches = batches, .n_batches = 8,
-                          .perf = &perf, .stat = &st, .job = &job, .objective = SCV_OBJ_KNEE};
+    scv_plan_request r = sp.r;
     scv_plan_result *res = NULL;
     scv_err err = {0};
-    CHECK(scv_plan(&r, &res, &err) == SCV_OK);
-    if (!res) goto out;
-    const scv_plan_point u = res->points[res->chosen];
-    double fastest = res->points[res->front[0]].time_s, t, c;
-    scv_plan_result_free(res);
-    res = NULL;
+    double t, c;
     /* met from the start (1.01x the knee's time); a run that spent 0.3x of it and did 10%
      * ends at 1.2x there: the choice moves to a point where the run ends in time */
     r.deadline_s = 1.01 * u.time_s, r.spent_s = 0.3 * u.time_s, r.done_share = 0.1;
@@ -1775,7 +1793,6 @@ static void t_plan_bounds_run(void)
     CHECK_EQ_INT(scv_plan(&r, &res, &err), SCV_EINFEASIBLE);
     CHECK_MSG(strstr(err.msg, "the run ends at") && strstr(err.msg, "the run so far") &&
               strstr(err.msg, "50% of the target done"), "%s", err.msg);
-out:
     scv_plan_result_free(res);
     scv_catalog_free(cat);
 }

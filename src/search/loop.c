@@ -146,7 +146,7 @@ typedef struct loop {
     double carry_until;
     int probing;                    /* the first training segment probes another batch (the
                                        decision's choice's carry is inside its band) */
-    double probe_end;               /* ... until this iteration (probe_iters after the decision) */
+    double probe_end;               /* ... until this iteration (policy.carry_probe_epochs on) */
     double plan_deadline_s, plan_budget; /* the bounds the latest plan kept (plan_bounded) */
     int probed_b;                   /* the batch probed, until the run's own carry is learnt */
     int carry_replan;               /* ... learnt since the segment's start: re-plan at its end */
