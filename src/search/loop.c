@@ -175,6 +175,15 @@ static int mix_band(const loop *l, const stored_mix *m, int B, double *cl, doubl
 static double done_share(const loop *l, const scv_stat_model *sm);
 static double switch_idle(const loop *l);
 
+/* The plan's band of the whole target at point pt (the target's band carried to its batch),
+ * less the work done: with `rest` of its pt->iterations still to go, the band's ends in
+ * iterations to go (*lo <= 0: none, "up to"; *hi not finite: never). */
+static void rest_band(const scv_plan_point *pt, double rest, double *lo, double *hi)
+{
+    *lo = rest - (1 - pt->time_lo_s / pt->time_s) * pt->iterations;
+    *hi = rest + (pt->time_hi_s / pt->time_s - 1) * pt->iterations;
+}
+
 /* The time left while a probe trains (or is decided), into ev: the probe's iterations left
  * at its point's time, a switch back, and the choice's iterations for the share of the
  * target the run will not have done by the probe's end,
@@ -192,7 +201,8 @@ static int probe_left(const loop *l, scv_run_event *ev)
     double head = left * pt->time_s / pt->iterations + switch_idle(l);
     ev->remaining_s = head + rest * t;
     if (ch->time_lo_s > 0) { /* (a top of never: none) */
-        double lo = rest - (1 - ch->time_lo_s / ch->time_s) * T, hi = rest + (ch->time_hi_s / ch->time_s - 1) * T;
+        double lo, hi;
+        rest_band(ch, rest, &lo, &hi);
         ev->remaining_lo_s = head + fmax(0, lo) * t;
         if (isfinite(hi)) ev->remaining_hi_s = head + fmax(0, hi) * t;
     }
@@ -231,11 +241,8 @@ static void time_left(const loop *l, scv_run_event *ev)
             ev->remaining_hi_s = ev->remaining_s * hi;
         } else if ((pt = find_point(l->r->plan, l->K, l->B, l->comm)) && pt->time_s > 0 && pt->time_lo_s > 0 &&
                    pt->iterations > 0) {
-            /* the plan's band of the whole target at this configuration (the target's band
-             * carried to B), less what is done: T iterations in all, rest to go (a top of
-             * never: none) */
-            double T = pt->iterations;
-            double lo = rest - (1 - pt->time_lo_s / pt->time_s) * T, hi = rest + (pt->time_hi_s / pt->time_s - 1) * T;
+            double lo, hi;
+            rest_band(pt, rest, &lo, &hi);
             if (lo > 0) ev->remaining_lo_s = lo * l->pred_t_iter; /* else none: "up to" */
             if (isfinite(hi) && hi > 0) ev->remaining_hi_s = hi * l->pred_t_iter;
         }
@@ -1455,15 +1462,12 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
          * and those of its samples trained at other batches count through the carry, whose
          * band they take on (mix_band; combined in quadrature, as carry_band) */
         size_t n = 0, len = strlen(c->note);
-        double cl, ch;
-        int rerun = scv_calib_rerun_band(&l->calib, metric_of(p), c->e0, &c->lo, &c->hi, &n) == SCV_OK;
-        if (rerun) c->rerun_lo = c->lo / c->e0, c->rerun_hi = c->hi / c->e0;
-        else c->lo = c->hi = NAN; /* (too few reruns: none) */
-        int carried = mix_carried(&c->mix, c->b0) > 0 && mix_band(l, &c->mix, c->b0, &cl, &ch);
-        if (carried) {
-            double wl = rerun ? log(c->rerun_lo) : 0, wh = rerun ? log(c->rerun_hi) : 0;
-            c->lo = c->e0 * exp(-sqrt(wl * wl + cl * cl)), c->hi = c->e0 * exp(sqrt(wh * wh + ch * ch));
-        }
+        double cl, ch, rl = NAN, rh = NAN;
+        if (scv_calib_rerun_band(&l->calib, metric_of(p), c->e0, &c->lo, &c->hi, &n) == SCV_OK)
+            c->rerun_lo = c->lo / c->e0, c->rerun_hi = c->hi / c->e0;
+        stored_band(l, c->src, c->b0, c->b0, &rl, &rh); /* (the band any plan batch gets, at its own) */
+        c->lo = c->e0 * rl, c->hi = c->e0 * rh;
+        int rerun = n > 0, carried = mix_carried(&c->mix, c->b0) > 0 && mix_band(l, &c->mix, c->b0, &cl, &ch);
         char why[2][96] = {"", ""};
         if (rerun) snprintf(why[0], sizeof why[0], "the spread of %zu reruns of corpus jobs", n);
         if (carried)
@@ -2585,6 +2589,50 @@ void scv_run_result_free(scv_run_result *r)
     r->preemptions = NULL, r->n_preemptions = 0;
 }
 
+/* Where the job stands when the run opens it (its checkpoint; a resumed run's interrupted
+ * segment's checkpointed part), and on resume the segment that was training when the run
+ * was killed, recovered as a step. */
+static int resume_progress(loop *l, scv_err *err)
+{
+    const scv_run_params *p = l->p;
+    const scv_job_driver *d = l->d;
+    scv_run_result *out = l->r;
+    int64_t it0;
+    double s0;
+    int rc = d->progress(d->ctx, &it0, &s0, err);
+    if (rc) return rc;
+    l->iteration = it0;
+    l->samples = s0;
+    /* an interrupted segment's checkpointed part: at the last stored step's batch, unless the
+     * segment is recovered below (its own batch then, from where the stored steps end: the
+     * stored evaluations already stretched the last segment over it) */
+    double stored_end = 0;
+    for (size_t i = 0; i < out->n_steps; i++) stored_end += (double)out->steps[i].iterations * out->steps[i].batch;
+    progress_advance(&l->prog, s0);
+    if (!p->resume_run || !d->recover) return SCV_OK;
+    scv_segment_result res;
+    char phase[16];
+    int K, B;
+    rc = d->recover(d->ctx, (int)out->n_steps, &res, phase, sizeof phase, &K, &B, err);
+    if (rc == SCV_ENOTFOUND) return SCV_OK;
+    if (rc || res.iterations <= 0) return rc;
+    if (res.iterations < l->pol->profile_min_iters) res.stats.workers = 0; /* too short to stand for
+                                                                               the configuration */
+    note(l, SCV_EV_NOTE, "recovered the %s segment (K=%d, B=%d, %lld iterations) the run was in when it stopped",
+         phase, K, B, (long long)res.iterations);
+    l->resumed_decision = 0; /* its idle before is the loop's */
+    if (s0 > stored_end && (!l->prog.nseg || l->prog.seg[l->prog.nseg - 1].batch != B)) {
+        if (l->prog.nseg && l->prog.seg[l->prog.nseg - 1].s1 > stored_end)
+            l->prog.seg[l->prog.nseg - 1].s1 = stored_end; /* (its evaluations kept) */
+        if ((rc = progress_segment(&l->prog, stored_end, B))) return scv_err_set(err, rc, "out of memory");
+        progress_advance(&l->prog, s0);
+    }
+    rc = record_step(l, phase, K, B, &res, NULL, err);
+    l->resumed_decision = 1; /* the next one's spans the interruption */
+    l->iteration = it0, l->samples = s0;
+    return rc;
+}
+
 int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_observer *obs, scv_run_result *out,
             scv_err *err)
 {
@@ -2632,45 +2680,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
         scv_store_run_status(p->store, out->run_id, "interrupted", NULL);
         goto out;
     }
-    int64_t it0;
-    double s0;
-    if ((rc = d->progress(d->ctx, &it0, &s0, err))) goto failed_open;
-    l->iteration = it0;
-    l->samples = s0;
-    /* an interrupted segment's checkpointed part: at the last stored step's batch, unless the
-     * segment is recovered below (its own batch then, from where the stored steps end: the
-     * stored evaluations already stretched the last segment over it) */
-    double stored_end = 0;
-    for (size_t i = 0; i < out->n_steps; i++) stored_end += (double)out->steps[i].iterations * out->steps[i].batch;
-    progress_advance(&l->prog, s0);
-    if (p->resume_run && d->recover) { /* the segment that was training when the run was killed */
-        scv_segment_result res;
-        char phase[16];
-        int K, B;
-        rc = d->recover(d->ctx, (int)out->n_steps, &res, phase, sizeof phase, &K, &B, err);
-        if (rc == SCV_OK && res.iterations > 0) {
-            if (res.iterations < l->pol->profile_min_iters) res.stats.workers = 0; /* too short to stand for
-                                                                                       the configuration */
-            note(l, SCV_EV_NOTE, "recovered the %s segment (K=%d, B=%d, %lld iterations) the run was in when it "
-                 "stopped", phase, K, B, (long long)res.iterations);
-            l->resumed_decision = 0; /* its idle before is the loop's */
-            if (s0 > stored_end && (!l->prog.nseg || l->prog.seg[l->prog.nseg - 1].batch != B)) {
-                if (l->prog.nseg && l->prog.seg[l->prog.nseg - 1].s1 > stored_end)
-                    l->prog.seg[l->prog.nseg - 1].s1 = stored_end; /* (its evaluations kept) */
-                if ((rc = progress_segment(&l->prog, stored_end, B))) {
-                    rc = scv_err_set(err, rc, "out of memory");
-                    goto failed_open;
-                }
-                progress_advance(&l->prog, s0);
-            }
-            rc = record_step(l, phase, K, B, &res, NULL, err);
-            l->resumed_decision = 1; /* the next one's spans the interruption */
-            l->iteration = it0, l->samples = s0;
-        } else if (rc == SCV_ENOTFOUND) {
-            rc = SCV_OK;
-        }
-        if (rc) goto failed_open;
-    }
+    if ((rc = resume_progress(l, err))) goto failed_open;
     scv_run_state s;
     load_prior(l);
     if ((rc = load_calib(l, err))) goto failed_open;
