@@ -537,9 +537,12 @@ static void comm_note(const scv_plan_request *req, const int *var, size_t nvar, 
     else if (topk) add(w, cap, "; compression kernel time not included (none measured)");
 }
 
+/* The share of the target the run has done, in [0, 1]. */
+static double done_of(const scv_plan_request *req) { return fmin(1, fmax(0, req->done_share)); }
+
 void scv_plan_run_end(const scv_plan_request *req, const scv_plan_point *p, double *time_s, double *cost)
 {
-    double left = 1 - fmin(1, fmax(0, req->done_share));
+    double left = 1 - done_of(req);
     *time_s = fmax(0, req->spent_s) + left * p->time_s;
     *cost = fmax(0, req->spent_cost) + left * p->cost;
 }
@@ -950,7 +953,7 @@ static int choose(const scv_plan_request *req, const scv_plan_policy *pol, scv_p
         scv_fmt_usd(req->spent_cost, spent, sizeof spent);
         if (req->spent_s > 0 || req->done_share > 0)
             snprintf(run, sizeof run, " (the run so far: %.4g s and %s spent, %.0f%% of the target done)", req->spent_s,
-                     spent, 100 * fmin(1, fmax(0, req->done_share)));
+                     spent, 100 * done_of(req));
         size_t nf = 0;
         for (size_t i = 0; i < nfr; i++) {
             if (!scv_plan_meets(req, &res->points[fi[i]])) continue;

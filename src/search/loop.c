@@ -57,7 +57,7 @@ typedef struct stored_est {
     int b0;
     double rerun_lo, rerun_hi;      /* the reruns' spread as ratios to e0 (NaN: none) */
     stored_mix mix;                 /* the stored run's samples by batch (LEARNT, CARRIED) */
-    char note[256];
+    char note[sizeof ((scv_run_result *)0)->target_note];
 } stored_est;
 
 typedef struct loop {
@@ -350,11 +350,34 @@ static double rule_lag(const loop *l)
     return metric_of(l->p) == SCV_METRIC_LOSS ? (W + 1) * D / 2 : W * D / 2;
 }
 
-/* The target's epochs are a fitted curve's crossing (this run's, or a stored run's
- * extrapolated), which the smoothed rule trails by rule_lag, with a band. */
+/* The target's epochs are a learning curve's own crossing, which this run's smoothed rule
+ * trails by rule_lag: this run's curve fitted, a stored run's fitted and extrapolated, or read
+ * off its evaluations less the lag of the rule there (window_lag). Not a given target (the
+ * user's epochs are the rule's) nor a nominal one. */
 static int curve_crossing(scv_target_source s)
 {
-    return s == SCV_TARGET_CURVE || s == SCV_TARGET_CARRIED_CURVE;
+    return s != SCV_TARGET_GIVEN && s != SCV_TARGET_NOMINAL;
+}
+
+/* Samples by which a smoothed rule that fired at evaluation i of ev (the W last with a value,
+ * as scv_stoprule pushed them) trailed the curve's own crossing, at that run's own spacing:
+ * the window's mean stands at the mean of its values' places (target_x), and the crossing
+ * falls on average half a period before the evaluation that saw it. rule_lag is this at a
+ * fixed period D; a stored run's evaluations are denser while it searched or probed, so its
+ * rule fired closer to its curve (bench decide: LeNet's accuracy crossed in a probe
+ * evaluated every 0.1 epochs, a lag of 0.15 epochs where the period of 0.25 trails by 0.375). */
+static double window_lag(const loop *l, const scv_eval_sample *ev, size_t i, int W)
+{
+    double mean = 0, prev = 0;
+    int n = 0;
+    for (size_t k = i + 1; k-- > 0 && (n < W || n < 2);) {
+        if (!isfinite(target_y(l, &ev[k]))) continue;
+        if (n == 1) prev = ev[k].samples_seen;
+        if (n < W) mean += target_x(l, &ev[k]);
+        n++;
+    }
+    if (n < W) return 0;
+    return ev[i].samples_seen - mean / W + 0.5 * (ev[i].samples_seen - prev);
 }
 
 static void history_push(loop *l, double y)
@@ -1293,10 +1316,11 @@ static double mix_carried(const stored_mix *m, int B)
     return all > 0 ? 1 - at / all : 0;
 }
 
-/* What one stored run says about this run's target: where its evaluations cross it under
- * this run's target rule (the window's mean, every evaluation in order as the run saw
- * them), in reference samples at its target's batch (as scv_store_set_target counted its
- * own: samples at other batches carried by its noise scale); else, with extrapolate, its
+/* What one stored run says about this run's target: where its curve crossed it, read off its
+ * evaluations where this run's target rule (the window's mean, every evaluation in order as
+ * the run saw them) fired less that rule's lag there (window_lag), in reference samples at
+ * its target's batch (as scv_store_set_target counted its own: samples at other batches
+ * carried by its noise scale); else, with extrapolate, its
  * learning curve fitted and extrapolated to this target (pr). *x is NaN when its
  * evaluations do not cross. */
 static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate, double *x, progress_pred *pr,
@@ -1329,8 +1353,10 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
         scv_stoprule_init(&rule, &rs);
         double seen = g.nseg ? g.seg[g.nseg - 1].s1 : 0; /* (the crossing's, or the run's end) */
         for (size_t i = 0; i < n_ev && isnan(*x); i++)
-            if (scv_stoprule_on_evaluation(&rule, target_y(l, &ev[i])) == SCV_STOP_TARGET)
-                *x = progress_crossing_samples(&g, ev[i].samples_seen, t->batch, law), seen = ev[i].samples_seen;
+            if (scv_stoprule_on_evaluation(&rule, target_y(l, &ev[i])) == SCV_STOP_TARGET) {
+                seen = ev[i].samples_seen - window_lag(l, ev, i, rule.W);
+                *x = progress_crossing_samples(&g, seen, t->batch, law);
+            }
         if (mix) stored_mix_of(&g, seen, mix);
         if (isnan(*x) && extrapolate) {
             char key[64];
@@ -1414,14 +1440,15 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
         for (size_t i = 0; i < n && c->src == SCV_TARGET_NOMINAL; i++) /* newest first */
             if (fabs(t[i].value - target) <= 1e-9) {
                 c->src = SCV_TARGET_LEARNT, c->e0 = t[i].epochs, c->b0 = t[i].batch;
-                /* a carry read from a probe counts the run's samples at its batches anew (its
-                 * stored epochs were counted by the carry it had when it finished) */
+                /* its curve's crossing, counted by this run's carry (a carry read from a probe
+                 * counts the run's samples at its batches anew); its stored epochs, where the
+                 * rule fired by the carry it had when it finished, only where its evaluations
+                 * are not stored */
                 double x;
                 progress_pred pr;
-                if (!stored_crossing(l, &t[i], 0, &x, &pr, &c->mix) && l->carry_run && n_train > 0 && x > 0)
-                    c->e0 = x / n_train;
-                snprintf(c->note, sizeof c->note, "learnt from stored run %lld of the job: %.3g epochs at B=%d",
-                         t[i].run, c->e0, c->b0);
+                if (!stored_crossing(l, &t[i], 0, &x, &pr, &c->mix) && n_train > 0 && x > 0) c->e0 = x / n_train;
+                snprintf(c->note, sizeof c->note, "learnt from stored run %lld of the job: %.3g epochs at B=%d, + %.2g "
+                         "the smoothed rule trails", t[i].run, c->e0, c->b0, rule_lag(l) / n_train);
             }
         const scv_stored_target *far = NULL; /* the nearest whose evaluations do not cross */
         double best = INFINITY;
@@ -1436,8 +1463,8 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
             }
             best = d, c->src = SCV_TARGET_CARRIED, c->e0 = x / n_train, c->b0 = t[i].batch, c->mix = mix;
             snprintf(c->note, sizeof c->note, "stored run %lld (target %g) carried to %g through its evaluations: "
-                     "%.3g epochs at B=%d (it took %.3g to its own)", t[i].run, t[i].value, target, c->e0, c->b0,
-                     t[i].epochs);
+                     "%.3g epochs at B=%d, + %.2g the smoothed rule trails (it took %.3g to its own)", t[i].run,
+                     t[i].value, target, c->e0, c->b0, rule_lag(l) / n_train, t[i].epochs);
         }
         if (c->src == SCV_TARGET_NOMINAL && far) {
             double x;
