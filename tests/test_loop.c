@@ -911,6 +911,52 @@ static void t_loss_target(void)
     scv_store_close(db);
 }
 
+/* A stored run that evaluated more densely than this one (every 0.1 epochs, this one every
+ * 0.25): its rule fired closer to its curve, so its crossing is read less its own lag (0.15
+ * epochs), and this run's plan adds its own (0.375), not the stored run's. */
+static void t_stored_target_spacing(void)
+{
+    scv_store *db = open_db("carry-spacing.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_c = 0.5, f.acc_gap = 0.1414, f.target = 0.89;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-spacing");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.89, p.policy.eval_every_epochs = 0.1;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    CHECK(res.reached);
+    scv_run_result_free(&res);
+    double x875 = fake_rule_crossing(&f, 0, 0.875, p.policy.target_window) / f.job.n_train;
+    double c875 = fake_pow_crossing(&f, 0.875) / f.job.n_train;
+    fake g = new_fake();
+    g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.875;
+    d = driver_of(&g);
+    p.target_accuracy = 0.875, p.policy.eval_every_epochs = 0.25;
+    CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
+    CHECK_MSG(res.target_source == SCV_TARGET_CARRIED, "%s: %s", scv_target_source_name(res.target_source),
+              res.target_note);
+    /* within half the stored period of the curve's crossing; the rule's reading is not */
+    CHECK(x875 - c875 > 0.05);
+    CHECK_MSG(fabs(res.target_epochs - c875) < 0.05, "%.4g epochs, the curve crossed at %.4g, the stored rule fired at "
+              "%.4g", res.target_epochs, c875, x875);
+    /* the plan's epochs at the target's batch: the crossing and this run's lag, W D / 2 */
+    const scv_plan_result *pl = res.decision;
+    int found = 0;
+    for (size_t i = 0; pl && i < pl->n_points; i++) {
+        const scv_plan_point *q = &pl->points[i];
+        if (q->batch != res.target_batch || q->comm > 0) continue;
+        found = 1;
+        CHECK_MSG(fabs(q->iterations * q->batch / f.job.n_train - (res.target_epochs + 1.5 * 0.25)) < 0.02,
+                  "%.4g epochs planned at B=%d, the target %.4g", q->iterations * q->batch / f.job.n_train, q->batch,
+                  res.target_epochs);
+    }
+    CHECK(found);
+    CHECK(res.reached);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* A loss target is carried the same way, through the stored run's period-mean training
  * losses: a run to 0.35 after one to 0.3 takes the epochs where the stored loss curve
  * crossed 0.35 (where the losses' window did, less its lag), not the 0.3 run's. */
@@ -2499,6 +2545,7 @@ static const scv_test tests[] = {
     {"loss_target", t_loss_target},
     {"stored_target_carried", t_stored_target_carried},
     {"stored_loss_target_carried", t_stored_loss_target_carried},
+    {"stored_target_spacing", t_stored_target_spacing},
     {"deadline_first_run", t_deadline_first_run},
     {"throughput_policy", t_throughput_policy},
     {"deadline_switch", t_deadline_switch},

@@ -352,32 +352,31 @@ static double rule_lag(const loop *l)
 
 /* The target's epochs are a learning curve's own crossing, which this run's smoothed rule
  * trails by rule_lag: this run's curve fitted, a stored run's fitted and extrapolated, or read
- * off its evaluations less the lag of the rule there (window_lag). Not a given target (the
+ * off its evaluations where the rule fired (window_crossing). Not a given target (the
  * user's epochs are the rule's) nor a nominal one. */
 static int curve_crossing(scv_target_source s)
 {
     return s != SCV_TARGET_GIVEN && s != SCV_TARGET_NOMINAL;
 }
 
-/* Samples by which a smoothed rule that fired at evaluation i of ev (the W last with a value,
- * as scv_stoprule pushed them) trailed the curve's own crossing, at that run's own spacing:
- * the window's mean stands at the mean of its values' places (target_x), and the crossing
- * falls on average half a period before the evaluation that saw it. rule_lag is this at a
- * fixed period D; a stored run's evaluations are denser while it searched or probed, so its
- * rule fired closer to its curve (bench decide: LeNet's accuracy crossed in a probe
- * evaluated every 0.1 epochs, a lag of 0.15 epochs where the period of 0.25 trails by 0.375). */
-static double window_lag(const loop *l, const scv_eval_sample *ev, size_t i, int W)
+/* Where a learning curve crossed the target, read off evaluations ev whose smoothed rule
+ * fired at evaluation i, in that run's own samples: the window's mean value stands at the
+ * mean of its values' places (target_x), so the curve crossed between the mean place of the
+ * window before (the rule had not fired) and this one's, at their middle on average (0 for
+ * the window before the first). At a fixed period D this trails the fired evaluation by
+ * rule_lag; a stored run evaluates more densely while it searches or probes, so its rule
+ * fired closer to its curve (bench decide: LeNet's accuracy crossed in a probe evaluated
+ * every 0.1 epochs, 0.15 epochs behind, where the period of 0.25 trails by 0.375). The
+ * windows hold the W latest values, as scv_stoprule pushed them (finite ones). */
+static double window_crossing(const loop *l, const scv_eval_sample *ev, size_t i, int W)
 {
-    double mean = 0, prev = 0;
+    double place[SCV_TARGET_WINDOW_MAX + 1], now = 0, before = 0;
     int n = 0;
-    for (size_t k = i + 1; k-- > 0 && (n < W || n < 2);) {
-        if (!isfinite(target_y(l, &ev[k]))) continue;
-        if (n == 1) prev = ev[k].samples_seen;
-        if (n < W) mean += target_x(l, &ev[k]);
-        n++;
-    }
-    if (n < W) return 0;
-    return ev[i].samples_seen - mean / W + 0.5 * (ev[i].samples_seen - prev);
+    for (size_t k = i + 1; k-- > 0 && n <= W;)
+        if (isfinite(target_y(l, &ev[k]))) place[n++] = target_x(l, &ev[k]);
+    if (n < W) return ev[i].samples_seen; /* (not a fired window) */
+    for (int j = 0; j < W; j++) now += place[j] / W, before += n > W ? place[j + 1] / W : 0;
+    return 0.5 * (before + now);
 }
 
 static void history_push(loop *l, double y)
@@ -1318,7 +1317,7 @@ static double mix_carried(const stored_mix *m, int B)
 
 /* What one stored run says about this run's target: where its curve crossed it, read off its
  * evaluations where this run's target rule (the window's mean, every evaluation in order as
- * the run saw them) fired less that rule's lag there (window_lag), in reference samples at
+ * the run saw them) fired, less that rule's lag there (window_crossing), in reference samples at
  * its target's batch (as scv_store_set_target counted its own: samples at other batches
  * carried by its noise scale); else, with extrapolate, its
  * learning curve fitted and extrapolated to this target (pr). *x is NaN when its
@@ -1354,7 +1353,7 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
         double seen = g.nseg ? g.seg[g.nseg - 1].s1 : 0; /* (the crossing's, or the run's end) */
         for (size_t i = 0; i < n_ev && isnan(*x); i++)
             if (scv_stoprule_on_evaluation(&rule, target_y(l, &ev[i])) == SCV_STOP_TARGET) {
-                seen = ev[i].samples_seen - window_lag(l, ev, i, rule.W);
+                seen = window_crossing(l, ev, i, rule.W);
                 *x = progress_crossing_samples(&g, seen, t->batch, law);
             }
         if (mix) stored_mix_of(&g, seen, mix);
@@ -1439,16 +1438,17 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
         learn_stored_carry(l, t, n);
         for (size_t i = 0; i < n && c->src == SCV_TARGET_NOMINAL; i++) /* newest first */
             if (fabs(t[i].value - target) <= 1e-9) {
-                c->src = SCV_TARGET_LEARNT, c->e0 = t[i].epochs, c->b0 = t[i].batch;
+                c->src = SCV_TARGET_LEARNT, c->b0 = t[i].batch;
                 /* its curve's crossing, counted by this run's carry (a carry read from a probe
-                 * counts the run's samples at its batches anew); its stored epochs, where the
-                 * rule fired by the carry it had when it finished, only where its evaluations
-                 * are not stored */
-                double x;
+                 * counts the run's samples at its batches anew); where its evaluations do not
+                 * tell, its stored epochs (where its rule fired, by the carry it had when it
+                 * finished) less this run's lag, and no less than half of them */
+                double x, fired = t[i].epochs, lag = n_train > 0 ? rule_lag(l) / n_train : 0;
                 progress_pred pr;
                 if (!stored_crossing(l, &t[i], 0, &x, &pr, &c->mix) && n_train > 0 && x > 0) c->e0 = x / n_train;
+                else c->e0 = fmax(fired - lag, 0.5 * fired);
                 snprintf(c->note, sizeof c->note, "learnt from stored run %lld of the job: %.3g epochs at B=%d, + %.2g "
-                         "the smoothed rule trails", t[i].run, c->e0, c->b0, rule_lag(l) / n_train);
+                         "the smoothed rule trails", t[i].run, c->e0, c->b0, lag);
             }
         const scv_stored_target *far = NULL; /* the nearest whose evaluations do not cross */
         double best = INFINITY;
@@ -1457,7 +1457,7 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
             progress_pred pr;
             stored_mix mix;
             if (d >= best || stored_crossing(l, &t[i], 0, &x, &pr, &mix)) continue;
-            if (isnan(x)) {
+            if (!(x > 0)) {
                 if (!far || d < fabs(far->value - target)) far = &t[i];
                 continue;
             }
