@@ -928,7 +928,10 @@ static void t_stored_target_spacing(void)
     CHECK(res.reached);
     scv_run_result_free(&res);
     double x875 = fake_rule_crossing(&f, 0, 0.875, p.policy.target_window) / f.job.n_train;
-    double c875 = fake_pow_crossing(&f, 0.875) / f.job.n_train;
+    double c875 = fake_pow_crossing(&f, 0.875) / f.job.n_train, gap = NAN;
+    for (int i = 1; i < f.n_ev; i++) /* the stored run's period where its rule fired */
+        if (f.ev_x[i] / f.job.n_train == x875) gap = (f.ev_x[i] - f.ev_x[i - 1]) / f.job.n_train;
+    CHECK_MSG(gap < 0.15, "%g", gap); /* (it fired in its training at 0.1, not at this run's 0.25) */
     fake g = new_fake();
     g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.875;
     d = driver_of(&g);

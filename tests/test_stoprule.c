@@ -228,6 +228,35 @@ static void t_target_window(void)
     CHECK_EQ_INT(scv_stop_verdict_name(SCV_STOP_NOISE)[0], 'n');
 }
 
+/* Where the curve crossed, read off a rule that fired (scv_stoprule_crossing): at a fixed
+ * period D the newest evaluation less W D / 2; across a change of period (a run's dense
+ * search evaluations, then its training's) between the mean places of the window that
+ * fired and the one before, on a straight curve whose value is its place. */
+static void t_crossing(void)
+{
+    const double fixed[] = {2.0, 1.75, 1.5, 1.25}; /* newest first, D = 0.25 */
+    CHECK_NEAR(scv_stoprule_crossing(fixed, 4, 3), 2.0 - 3 * 0.25 / 2, 1e-12, 0);
+    CHECK_NEAR(scv_stoprule_crossing(fixed, 3, 3), 2.0 - 3 * 0.25 / 2, 1e-12, 0); /* the first window */
+    CHECK_NEAR(scv_stoprule_crossing(fixed, 2, 1), 2.0 - 0.25 / 2, 1e-12, 0);
+    CHECK_NEAR(scv_stoprule_crossing(fixed, 1, 1), 1.0, 1e-12, 0); /* from 0 */
+    CHECK(isnan(scv_stoprule_crossing(fixed, 2, 3)));               /* not a full window */
+    /* places 0.80, 0.85, 0.90 (every 0.05), then 1.15; the value is the place; target 0.92 */
+    const double at[] = {0.80, 0.85, 0.90, 1.15};
+    scv_stoprule r;
+    scv_stoprule_init(&r, &(scv_stoprule_spec){.target_accuracy = 0.92, .window = 3});
+    int fired = -1;
+    for (int i = 0; i < 4 && fired < 0; i++)
+        if (scv_stoprule_on_evaluation(&r, at[i]) == SCV_STOP_TARGET) fired = i;
+    CHECK_EQ_INT(fired, 3);
+    const double place[] = {1.15, 0.90, 0.85, 0.80};
+    double before = (0.90 + 0.85 + 0.80) / 3, now = (1.15 + 0.90 + 0.85) / 3, x = scv_stoprule_crossing(place, 4, 3);
+    CHECK(before < 0.92 && 0.92 <= now);
+    CHECK_NEAR(x, 0.5 * (before + now), 1e-12, 0);
+    /* (the newest place less its window's lag at the last period, 1.15 - (1.15 - now) - 0.25 / 2,
+     * falls where the rule had not fired) */
+    CHECK(now - 0.125 < before);
+}
+
 static void t_noise_and_time(void)
 {
     scv_stoprule r;
@@ -275,6 +304,7 @@ static void t_window_limit(void)
 static const scv_test tests[] = {
     {"parity", t_parity},
     {"target_window", t_target_window},
+    {"crossing", t_crossing},
     {"noise_and_time", t_noise_and_time},
     {"window_limit", t_window_limit},
 };

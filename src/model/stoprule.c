@@ -96,6 +96,18 @@ int scv_stoprule_window(const scv_stoprule *r, double *out, int cap)
     return n;
 }
 
+double scv_stoprule_crossing(const double *place, int n, int W)
+{
+    if (W < 1 || n < W) return NAN;
+    double now = 0, before = 0;
+    for (int j = 0; j < W; j++) now += place[j] / W;
+    if (n > W)
+        for (int j = 1; j <= W; j++) before += place[j] / W;
+    else
+        before = W > 1 ? now - (place[0] - place[W - 1]) / (W - 1) : 0;
+    return 0.5 * (before + now);
+}
+
 const char *scv_stop_verdict_name(scv_stop_verdict v)
 {
     static const char *const names[] = {"none", "iterations", "target", "noise_stable", "time_stable"};

@@ -99,6 +99,18 @@ scv_stop_verdict scv_stoprule_on_evaluation(scv_stoprule *r, double value);
 /* The window's values, oldest first (at most cap, the newest ones); returns the count. */
 int scv_stoprule_window(const scv_stoprule *r, double *out, int cap);
 
+/* Where the learning curve crossed the target, for a rule that fired on a window of W
+ * values: place[0..W-1] are where the window's values stand on the curve (samples; an
+ * accuracy where it was evaluated, a period-mean loss at its period's middle), newest
+ * first, and place[W], when n > W, the value's before them. A window's mean value stands at
+ * the mean of its places (locally linear), so the curve crossed between the mean place of
+ * the window before (the rule had not fired) and this one's: their middle. With no value
+ * before the window, the one before is taken a mean spacing earlier (W = 1: at 0). At a
+ * fixed period D this trails the newest evaluation by W D / 2 (accuracy) or (W + 1) D / 2
+ * (period-mean loss), and it holds across a change of period (a run's dense search
+ * evaluations beside its training's). */
+double scv_stoprule_crossing(const double *place, int n, int W);
+
 const char *scv_stop_verdict_name(scv_stop_verdict v);
 
 #endif

@@ -360,23 +360,20 @@ static int curve_crossing(scv_target_source s)
 }
 
 /* Where a learning curve crossed the target, read off evaluations ev whose smoothed rule
- * fired at evaluation i, in that run's own samples: the window's mean value stands at the
- * mean of its values' places (target_x), so the curve crossed between the mean place of the
- * window before (the rule had not fired) and this one's, at their middle on average (0 for
- * the window before the first). At a fixed period D this trails the fired evaluation by
- * rule_lag; a stored run evaluates more densely while it searches or probes, so its rule
- * fired closer to its curve (bench decide: LeNet's accuracy crossed in a probe evaluated
- * every 0.1 epochs, 0.15 epochs behind, where the period of 0.25 trails by 0.375). The
- * windows hold the W latest values, as scv_stoprule pushed them (finite ones). */
+ * (window W) fired at evaluation i, in that run's own samples (scv_stoprule_crossing, on the
+ * places of the values the rule held: the finite ones). A stored run evaluates more densely
+ * while it searches or probes, so its rule fired closer to its curve than this run's will at
+ * its training period (bench decide: LeNet's accuracy crossed in a probe evaluated every
+ * 0.1 epochs, 0.15 epochs behind, where the period of 0.25 trails by 0.375). Never past the
+ * evaluation that saw it (evaluations out of order after a retry's rewind). */
 static double window_crossing(const loop *l, const scv_eval_sample *ev, size_t i, int W)
 {
-    double place[SCV_TARGET_WINDOW_MAX + 1], now = 0, before = 0;
+    double place[SCV_TARGET_WINDOW_MAX + 1];
     int n = 0;
-    for (size_t k = i + 1; k-- > 0 && n <= W;)
+    for (size_t k = i + 1; k-- > 0 && n <= W && n <= SCV_TARGET_WINDOW_MAX;)
         if (isfinite(target_y(l, &ev[k]))) place[n++] = target_x(l, &ev[k]);
-    if (n < W) return ev[i].samples_seen; /* (not a fired window) */
-    for (int j = 0; j < W; j++) now += place[j] / W, before += n > W ? place[j + 1] / W : 0;
-    return 0.5 * (before + now);
+    double x = scv_stoprule_crossing(place, n, W);
+    return isfinite(x) ? fmin(x, ev[i].samples_seen) : ev[i].samples_seen;
 }
 
 static void history_push(loop *l, double y)
@@ -1315,13 +1312,12 @@ static double mix_carried(const stored_mix *m, int B)
     return all > 0 ? 1 - at / all : 0;
 }
 
-/* What one stored run says about this run's target: where its curve crossed it, read off its
- * evaluations where this run's target rule (the window's mean, every evaluation in order as
- * the run saw them) fired, less that rule's lag there (window_crossing), in reference samples at
- * its target's batch (as scv_store_set_target counted its own: samples at other batches
- * carried by its noise scale); else, with extrapolate, its
- * learning curve fitted and extrapolated to this target (pr). *x is NaN when its
- * evaluations do not cross. */
+/* What one stored run says about this run's target: where its curve crossed it
+ * (window_crossing, at the evaluation where this run's target rule fired on its evaluations
+ * in order as the run saw them), in reference samples at its target's batch (as
+ * scv_store_set_target counted its own: samples at other batches carried by its noise
+ * scale); else, with extrapolate, its learning curve fitted and extrapolated to this target
+ * (pr). *x is NaN when its evaluations do not cross. */
 static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate, double *x, progress_pred *pr,
                            stored_mix *mix)
 {
@@ -1457,10 +1453,11 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
             progress_pred pr;
             stored_mix mix;
             if (d >= best || stored_crossing(l, &t[i], 0, &x, &pr, &mix)) continue;
-            if (!(x > 0)) {
+            if (isnan(x)) {
                 if (!far || d < fabs(far->value - target)) far = &t[i];
                 continue;
             }
+            if (!(x > 0)) continue;
             best = d, c->src = SCV_TARGET_CARRIED, c->e0 = x / n_train, c->b0 = t[i].batch, c->mix = mix;
             snprintf(c->note, sizeof c->note, "stored run %lld (target %g) carried to %g through its evaluations: "
                      "%.3g epochs at B=%d, + %.2g the smoothed rule trails (it took %.3g to its own)", t[i].run,
