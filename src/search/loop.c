@@ -1412,14 +1412,24 @@ static void learn_stored_carry(loop *l, const scv_stored_target *t, size_t n)
     }
 }
 
+/* The target's epochs (at the curve's reference batch) and band from the curve's prediction
+ * pr (n: samples an epoch): out of reach within the epoch bound (the median beyond it),
+ * planned to the bound. */
+static void curve_epochs(const progress_pred *pr, double n, double *e, double *lo, double *hi)
+{
+    *e = (pr->reachable ? fmin(pr->x_star, pr->horizon) : pr->horizon) / n, *lo = pr->lo / n, *hi = pr->hi / n;
+}
+
 /* The target from the stored runs of the job in this metric (a run to a loss target says
  * nothing of an accuracy one's epochs, nor the reverse), found once:
  *   one to the same value: its epochs (LEARNT);
  *   else the nearest value whose evaluations crossed this one: the epochs where they did
  *     (CARRIED; a run to a harder target passed this one on its way);
- *   else the nearest value's learning curve, forecast to this target when it reaches it
- *     within the epoch bound (CARRIED_CURVE);
- *   else none (NOMINAL): the stored runs do not inform this target, and a note says so.
+ *   else the nearest value's learning curve (this value's, of a run that did not reach
+ *     it, first), forecast to this target (CARRIED_CURVE), planned to the epoch bound as
+ *     likely out of reach when its forecast does not reach it within the bound;
+ *   else none (NOMINAL): the stored runs do not inform this target (no curve could be
+ *     fitted), and a note says so.
  * A stored run's epochs to another value are never taken as they are. */
 static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo, double *hi, char *text, size_t cap)
 {
@@ -1433,7 +1443,7 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
         scv_store_targets(p->store, p->job_key, metric_of(p), l->r->run_id, t, SCV_STORED_TARGETS_MAX, &n, NULL);
         learn_stored_carry(l, t, n);
         for (size_t i = 0; i < n && c->src == SCV_TARGET_NOMINAL; i++) /* newest first */
-            if (fabs(t[i].value - target) <= 1e-9) {
+            if (fabs(t[i].value - target) <= 1e-9 && isfinite(t[i].epochs)) {
                 c->src = SCV_TARGET_LEARNT, c->b0 = t[i].batch;
                 /* its curve's crossing, counted by this run's carry (a carry read from a probe
                  * counts the run's samples at its batches anew); where its evaluations do not
@@ -1459,24 +1469,31 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
             }
             if (!(x > 0)) continue;
             best = d, c->src = SCV_TARGET_CARRIED, c->e0 = x / n_train, c->b0 = t[i].batch, c->mix = mix;
+            char own[48] = "it did not reach its own";
+            if (isfinite(t[i].epochs)) snprintf(own, sizeof own, "it took %.3g to its own", t[i].epochs);
             snprintf(c->note, sizeof c->note, "stored run %lld (target %g) carried to %g through its evaluations: "
-                     "%.3g epochs at B=%d, + %.2g the smoothed rule trails (it took %.3g to its own)", t[i].run,
-                     t[i].value, target, c->e0, c->b0, rule_lag(l) / n_train, t[i].epochs);
+                     "%.3g epochs at B=%d, + %.2g the smoothed rule trails (%s)", t[i].run, t[i].value, target, c->e0,
+                     c->b0, rule_lag(l) / n_train, own);
         }
         if (c->src == SCV_TARGET_NOMINAL && far) {
             double x;
             progress_pred pr;
             stored_crossing(l, far, 1, &x, &pr, NULL);
-            if (pr.ok && pr.reachable) {
+            if (pr.ok) {
                 c->src = SCV_TARGET_CARRIED_CURVE, c->b0 = far->batch;
-                c->e0 = pr.x_star / n_train, c->lo = pr.lo / n_train, c->hi = pr.hi / n_train;
-                snprintf(c->note, sizeof c->note, "stored run %lld (target %g) never reached %g: its curve (%.20s) "
-                         "extrapolated, %.3g epochs at B=%d (band %.3g-%.3g)", far->run, far->value, target, pr.curve,
-                         c->e0, c->b0, c->lo, c->hi);
+                curve_epochs(&pr, n_train, &c->e0, &c->lo, &c->hi);
+                if (pr.reachable)
+                    snprintf(c->note, sizeof c->note, "stored run %lld (target %g) never reached %g: its curve (%.20s) "
+                             "extrapolated, %.3g epochs at B=%d (band %.3g-%.3g)", far->run, far->value, target,
+                             pr.curve, c->e0, c->b0, c->lo, c->hi);
+                else
+                    snprintf(c->note, sizeof c->note, "likely out of reach: stored run %lld (target %g) never reached "
+                             "%g, and its curve (%.20s) extrapolated reaches it within %g epochs with P %.2f (by then "
+                             "%.4g); planned to the epoch bound", far->run, far->value, target, pr.curve, p->max_epochs,
+                             pr.p_reach, pr.nearest);
             } else {
                 note(l, SCV_EV_NOTE, "stored run %lld (target %g) does not inform target %g: its evaluations never "
-                     "reached it and its curve %s", far->run, far->value, target,
-                     !pr.ok ? pr.why : "does not reach it within the epoch bound");
+                     "reached it and its curve %s", far->run, far->value, target, pr.why);
             }
         }
     }
@@ -1504,14 +1521,6 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
     *e0 = c->e0, *b0 = c->b0, *lo = c->lo, *hi = c->hi;
     snprintf(text, cap, "%s", c->note);
     return c->src;
-}
-
-/* The target's epochs (at the curve's reference batch) and band from the curve's prediction
- * pr (n: samples an epoch): out of reach within the epoch bound (the median beyond it),
- * planned to the bound. */
-static void curve_epochs(const progress_pred *pr, double n, double *e, double *lo, double *hi)
-{
-    *e = (pr->reachable ? fmin(pr->x_star, pr->horizon) : pr->horizon) / n, *lo = pr->lo / n, *hi = pr->hi / n;
 }
 
 /* The target's epochs at a batch: given, else from the stored runs of the job (learnt,
@@ -2584,7 +2593,11 @@ static int finish(loop *l, scv_err *err)
     tally(l);
     r->workers = l->K, r->batch = l->B, r->comm = l->comm;
     int rc = scv_store_outcome(l->p->store, r->run_id, r->actual_time_s, r->actual_cost, r->accuracy, r->reached, err);
-    if (!rc && r->reached && isfinite(r->epochs) && !l->trained_compressed) {
+    if (!rc && !r->reached && l->prog.nev && !l->trained_compressed) {
+        /* not reached: the target is stored without epochs, so that a later run to it
+         * reads how far this one came from its evaluations (stored_target) */
+        rc = scv_store_set_target(l->p->store, r->run_id, metric_of(l->p), target_value(l->p), NAN, l->p->batches[0], err);
+    } else if (!rc && r->reached && isfinite(r->epochs) && !l->trained_compressed) {
         /* the epochs it took (dense training only: a later run's plan takes them as
          * dense epochs), at one batch: samples at other batches carried to the
          * smallest by the noise scale (as the learning curve counts them) */

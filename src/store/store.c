@@ -550,6 +550,9 @@ int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batc
 int scv_store_set_target(scv_store *s, long long run, scv_metric metric, double value, double epochs, int batch,
                          scv_err *err)
 {
+    if (isnan(epochs)) /* not reached: NULL */
+        return exec_bind(s, err, "INSERT INTO targets SELECT ?, job_key, ?, NULL, ?, ? FROM runs WHERE id=?", "IditI",
+                         run, value, batch, metric == SCV_METRIC_LOSS ? "loss" : "accuracy", run);
     return exec_bind(s, err, "INSERT INTO targets SELECT ?, job_key, ?, ?, ?, ? FROM runs WHERE id=?", "IdditI",
                      run, value, epochs, batch, metric == SCV_METRIC_LOSS ? "loss" : "accuracy", run);
 }
@@ -562,9 +565,9 @@ int scv_store_learnt_target(scv_store *s, const char *job_key, scv_metric metric
     sqlite3_stmt *st;
     const char *q = metric == SCV_METRIC_LOSS
                         ? "SELECT epochs, batch FROM targets WHERE job_key=? AND metric='loss' AND accuracy<=? "
-                          "ORDER BY accuracy DESC, rowid DESC LIMIT 1"
+                          "AND epochs IS NOT NULL ORDER BY accuracy DESC, rowid DESC LIMIT 1"
                         : "SELECT epochs, batch FROM targets WHERE job_key=? AND metric='accuracy' AND accuracy>=? "
-                          "ORDER BY accuracy ASC, rowid DESC LIMIT 1";
+                          "AND epochs IS NOT NULL ORDER BY accuracy ASC, rowid DESC LIMIT 1";
     if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
     sqlite3_bind_text(st, 1, job_key, -1, SQLITE_TRANSIENT);
     sqlite3_bind_double(st, 2, metric == SCV_METRIC_LOSS ? value + 1e-9 : value - 1e-9);
@@ -578,7 +581,8 @@ int scv_store_learnt_target(scv_store *s, const char *job_key, scv_metric metric
     return rc;
 }
 
-/* Every stored target of job_key in this metric, newest first (at most max rows). */
+/* Every stored target of job_key in this metric, newest first (at most max rows); epochs
+ * NaN where the run did not reach it. */
 int scv_store_targets(scv_store *s, const char *job_key, scv_metric metric, long long exclude, scv_stored_target *out,
                       size_t max, size_t *n, scv_err *err)
 {

@@ -45,10 +45,12 @@ int scv_store_outcome(scv_store *s, long long run, double actual_time, double ac
  * runs' evaluations, scv_store_targets). */
 int scv_store_learnt_target(scv_store *s, const char *job_key, scv_metric metric, double value, double *epochs,
                             int *batch, scv_err *err);
+/* A finished run's target and the epochs it took (NaN: not reached; stored as NULL). */
 int scv_store_set_target(scv_store *s, long long run, scv_metric metric, double value, double epochs, int batch,
                          scv_err *err);
 /* A finished run's target: its value, the epochs it took there at a batch (as
- * scv_store_set_target wrote them). */
+ * scv_store_set_target wrote them; NaN: it finished without reaching it, and its
+ * evaluations say how far it came). */
 typedef struct scv_stored_target {
     long long run;
     double value, epochs;
