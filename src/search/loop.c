@@ -1412,24 +1412,17 @@ static void learn_stored_carry(loop *l, const scv_stored_target *t, size_t n)
     }
 }
 
-/* The target's epochs (at the curve's reference batch) and band from the curve's prediction
- * pr (n: samples an epoch): out of reach within the epoch bound (the median beyond it),
- * planned to the bound. */
-static void curve_epochs(const progress_pred *pr, double n, double *e, double *lo, double *hi)
-{
-    *e = (pr->reachable ? fmin(pr->x_star, pr->horizon) : pr->horizon) / n, *lo = pr->lo / n, *hi = pr->hi / n;
-}
-
 /* The target from the stored runs of the job in this metric (a run to a loss target says
  * nothing of an accuracy one's epochs, nor the reverse), found once:
  *   one to the same value: its epochs (LEARNT);
  *   else the nearest value whose evaluations crossed this one: the epochs where they did
  *     (CARRIED; a run to a harder target passed this one on its way);
  *   else the nearest value's learning curve (this value's, of a run that did not reach
- *     it, first), forecast to this target (CARRIED_CURVE), planned to the epoch bound as
- *     likely out of reach when its forecast does not reach it within the bound;
- *   else none (NOMINAL): the stored runs do not inform this target (no curve could be
- *     fitted), and a note says so.
+ *     it, first), forecast to this target when it reaches it within the epoch bound
+ *     (CARRIED_CURVE);
+ *   else none (NOMINAL): the stored runs do not inform this target, and a note says so
+ *     (this run's own curve then; a stored curve's forecast out of reach would be fixed for
+ *     the run's life, where this run's own is re-read at every evaluation).
  * A stored run's epochs to another value are never taken as they are. */
 static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo, double *hi, char *text, size_t cap)
 {
@@ -1479,21 +1472,16 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
             double x;
             progress_pred pr;
             stored_crossing(l, far, 1, &x, &pr, NULL);
-            if (pr.ok) {
+            if (pr.ok && pr.reachable) {
                 c->src = SCV_TARGET_CARRIED_CURVE, c->b0 = far->batch;
-                curve_epochs(&pr, n_train, &c->e0, &c->lo, &c->hi);
-                if (pr.reachable)
-                    snprintf(c->note, sizeof c->note, "stored run %lld (target %g) never reached %g: its curve (%.20s) "
-                             "extrapolated, %.3g epochs at B=%d (band %.3g-%.3g)", far->run, far->value, target,
-                             pr.curve, c->e0, c->b0, c->lo, c->hi);
-                else
-                    snprintf(c->note, sizeof c->note, "likely out of reach: stored run %lld (target %g) never reached "
-                             "%g, and its curve (%.20s) extrapolated reaches it within %g epochs with P %.2f (by then "
-                             "%.4g); planned to the epoch bound", far->run, far->value, target, pr.curve, p->max_epochs,
-                             pr.p_reach, pr.nearest);
+                c->e0 = pr.x_star / n_train, c->lo = pr.lo / n_train, c->hi = pr.hi / n_train;
+                snprintf(c->note, sizeof c->note, "stored run %lld (target %g) never reached %g: its curve (%.20s) "
+                         "extrapolated, %.3g epochs at B=%d (band %.3g-%.3g)", far->run, far->value, target, pr.curve,
+                         c->e0, c->b0, c->lo, c->hi);
             } else {
                 note(l, SCV_EV_NOTE, "stored run %lld (target %g) does not inform target %g: its evaluations never "
-                     "reached it and its curve %s", far->run, far->value, target, pr.why);
+                     "reached it and its curve %s", far->run, far->value, target,
+                     !pr.ok ? pr.why : "does not reach it within the epoch bound");
             }
         }
     }
@@ -1521,6 +1509,14 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
     *e0 = c->e0, *b0 = c->b0, *lo = c->lo, *hi = c->hi;
     snprintf(text, cap, "%s", c->note);
     return c->src;
+}
+
+/* The target's epochs (at the curve's reference batch) and band from the curve's prediction
+ * pr (n: samples an epoch): out of reach within the epoch bound (the median beyond it),
+ * planned to the bound. */
+static void curve_epochs(const progress_pred *pr, double n, double *e, double *lo, double *hi)
+{
+    *e = (pr->reachable ? fmin(pr->x_star, pr->horizon) : pr->horizon) / n, *lo = pr->lo / n, *hi = pr->hi / n;
 }
 
 /* The target's epochs at a batch: given, else from the stored runs of the job (learnt,
