@@ -1432,7 +1432,7 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
         c->done = 1, c->src = SCV_TARGET_NOMINAL, c->lo = c->hi = c->rerun_lo = c->rerun_hi = NAN;
         scv_stored_target t[SCV_STORED_TARGETS_MAX];
         size_t n = 0;
-        double target = target_value(p), n_train = l->job.n_train;
+        double target = target_value(p), n_train = l->job.n_train, lag = n_train > 0 ? rule_lag(l) / n_train : 0;
         scv_store_targets(p->store, p->job_key, metric_of(p), l->r->run_id, t, SCV_STORED_TARGETS_MAX, &n, NULL);
         learn_stored_carry(l, t, n);
         for (size_t i = 0; i < n && c->src == SCV_TARGET_NOMINAL; i++) /* newest first */
@@ -1442,7 +1442,7 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
                  * counts the run's samples at its batches anew); where its evaluations do not
                  * tell, its stored epochs (where its rule fired, by the carry it had when it
                  * finished) less this run's lag, and no less than half of them */
-                double x, fired = t[i].epochs, lag = n_train > 0 ? rule_lag(l) / n_train : 0;
+                double x, fired = t[i].epochs;
                 progress_pred pr;
                 if (!stored_crossing(l, &t[i], 0, &x, &pr, &c->mix) && n_train > 0 && x > 0) c->e0 = x / n_train;
                 else c->e0 = fmax(fired - lag, 0.5 * fired);
@@ -1466,7 +1466,7 @@ static scv_target_source stored_target(loop *l, double *e0, int *b0, double *lo,
             if (isfinite(t[i].epochs)) snprintf(own, sizeof own, "it took %.3g to its own", t[i].epochs);
             snprintf(c->note, sizeof c->note, "stored run %lld (target %g) carried to %g through its evaluations: "
                      "%.3g epochs at B=%d, + %.2g the smoothed rule trails (%s)", t[i].run, t[i].value, target, c->e0,
-                     c->b0, rule_lag(l) / n_train, own);
+                     c->b0, lag, own);
         }
         if (c->src == SCV_TARGET_NOMINAL && far) {
             double x;

@@ -550,9 +550,7 @@ int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batc
 int scv_store_set_target(scv_store *s, long long run, scv_metric metric, double value, double epochs, int batch,
                          scv_err *err)
 {
-    if (isnan(epochs)) /* not reached: NULL */
-        return exec_bind(s, err, "INSERT INTO targets SELECT ?, job_key, ?, NULL, ?, ? FROM runs WHERE id=?", "IditI",
-                         run, value, batch, metric == SCV_METRIC_LOSS ? "loss" : "accuracy", run);
+    /* (epochs NaN, not reached: SQLite binds a NaN as NULL) */
     return exec_bind(s, err, "INSERT INTO targets SELECT ?, job_key, ?, ?, ?, ? FROM runs WHERE id=?", "IdditI",
                      run, value, epochs, batch, metric == SCV_METRIC_LOSS ? "loss" : "accuracy", run);
 }
