@@ -5,10 +5,11 @@
  * libscv.so does not export them; the library's other layers, the CLI, the service and the
  * in-tree tests include this header where they use them.
  */
-#ifndef SCV_NET_INTERNAL_H
-#define SCV_NET_INTERNAL_H
+#ifndef SCV_MODEL_MODEL_H
+#define SCV_MODEL_MODEL_H
 
 #include "scv.h"
+#include "estimate.h"
 
 /* Least squares on relative error (weights 1/y^2) with non-negative parameters. Returns
  * SCV_EINVAL for no usable point or non-positive times (never NaN parameters). */
@@ -594,4 +595,4 @@ int scv_hetero_thresholds(const scv_hetero_case *c, const scv_hetero_policy *pol
 double scv_hetero_speed_of_ratio(double ratio, int K);
 double scv_hetero_ratio_of_speed(double r, int K); /* and back */
 
-#endif /* SCV_NET_INTERNAL_H */
+#endif /* SCV_MODEL_MODEL_H */
