@@ -619,8 +619,9 @@ typedef struct scv_plan_point {
     scv_plan_comm comm_opt; /* the option (iter_factor as applied: 1 on dense points) */
     scv_sparse_coll comm_coll; /* TOPK: the collective the model priced */
     double t_comm;          /* predicted communication seconds of a step (the option's) */
-    double time_lo_s, time_hi_s; /* a run's band of time_s: the target's, carried to this B
-                               (scv_run; 0: none, hi +inf: its top never reaches it) */
+    double time_lo_s, time_hi_s; /* the band of time_s: the target's estimate's, carried to this B
+                               (the planner prices it; 0: none, hi +inf: its top never reaches it) */
+    double cost_lo, cost_hi;    /* ... and of cost (the same ratios: cost is proportional to time) */
 } scv_plan_point;
 
 typedef struct scv_plan_result {

@@ -114,3 +114,12 @@ scv_band scv_estimate_band_at(const scv_estimate *e, int B)
         scv_carry_err_at(&e->carry, e->batch, B, &ql, &qh);
     return scv_band_nonzero(scv_band_widen(e->band, ql, qh));
 }
+
+void scv_estimate_price(const scv_estimate *e, scv_plan_point *pt)
+{
+    scv_band b = e && e->source != SCV_TARGET_NOMINAL ? scv_estimate_band_at(e, pt->batch) : scv_band_none();
+    pt->time_lo_s = pt->time_hi_s = pt->cost_lo = pt->cost_hi = 0;
+    if (!scv_band_known(b)) return;
+    scv_band_ends(b, pt->time_s, &pt->time_lo_s, &pt->time_hi_s);
+    scv_band_ends(b, pt->cost, &pt->cost_lo, &pt->cost_hi);
+}

@@ -104,4 +104,9 @@ scv_estimate scv_estimate_none(void);
  * Time and cost at B are proportional to the epochs there, so this is their band too. */
 scv_band scv_estimate_band_at(const scv_estimate *e, int B);
 
+/* The band of a plan point's time and cost from the estimate's band at its batch (time and
+ * cost are proportional to the epochs there): time_lo_s, time_hi_s, cost_lo, cost_hi; 0 where
+ * there is none (and a top of never +inf). */
+void scv_estimate_price(const scv_estimate *e, scv_plan_point *pt);
+
 #endif

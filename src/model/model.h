@@ -116,6 +116,9 @@ typedef struct scv_plan_request {
      * C = (K p T - N u p) / 3600, u <= replace_s); a point preempted faster than it progresses
      * (rho >= 1) is left out, counted in the note */
     const struct scv_spot_risk *spot_risk;
+    /* the target's estimate (NULL = none): every point's time and cost get its band at the
+     * point's batch (scv_estimate_price) */
+    const scv_estimate *estimate;
 } scv_plan_request;
 
 /* Chooses as docs/MODEL.md "Choosing" states: the objective's point on the whole front,

@@ -1018,6 +1018,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
     free(var);
     res->n_points = pb.np;
     res->chosen = -1;
+    for (size_t i = 0; i < pb.np; i++) scv_estimate_price(req->estimate, &res->points[i]);
     if (pb.np == 0) {
         rc = empty_error(&pb, n_mixes, err);
         scv_plan_result_free(res);

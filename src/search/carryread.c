@@ -1,0 +1,318 @@
+/*
+ * carryread.c - the inputs of the target's estimate that do not come from the run's own curve:
+ * the band's calibration (the corpus's curves and the store's finished runs), the universal
+ * prior over other jobs' models, and the batch carry-over, as one strategy with one order:
+ * the run's own read from a probe (or a stored run's probe), else the corpus's curves of the
+ * job, else the measured noise scale, else the learning-rate rule's exponent from other jobs.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "loop_internal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The stored runs whose curves calibrate the band: the newest finished ones. */
+#define SCV_CALIB_STORED_RUNS 64
+
+/* The batch carry-over of this job under its learning-rate rule, learnt from the corpus's
+ * curves of it at several batches (carry.c), stated in a note; none: the measured noise
+ * scale carries (carry_scale). */
+static void learn_carry(loop *l, const scv_lcurve_set *set)
+{
+    char key[64];
+    const scv_job_info *j = &l->job;
+    scv_carry_job cj = {.lr = j->lr, .base_batch = j->base_batch, .lr_scaling = j->lr_scaling};
+    if (!(j->lr > 0)) return;
+    scv_calib_key(j->model, j->dataset, key, sizeof key);
+    if (scv_carry_learn(set, key, &cj, loop_metric_of(l->p), NULL, l->pol->band_coverage, &l->carry) != SCV_OK) {
+        if (scv_carry_learn_rule(set, key, &cj, loop_metric_of(l->p), NULL, l->pol->band_coverage, &l->carry) == SCV_OK)
+            loop_note(l, SCV_EV_NOTE, "batch carry-over: the corpus holds no curves of this job at several batches; "
+                 "samples to the target carry by the measured noise scale (until one is measured, as (B/b0)^%.2f, its "
+                 "learning-rate rule's exponent learnt from %d other jobs' curves); the band of the carry is that "
+                 "exponent's spread over the jobs, each left out: %.0f%% band %+.2f..%+.2f, x%.2f-x%.2f at 4x the "
+                 "batch", l->carry.gamma, l->carry.n_jobs, 100 * l->pol->band_coverage, l->carry.q_lo, l->carry.q_hi,
+                 pow(4, l->carry.q_lo), pow(4, l->carry.q_hi));
+        return;
+    }
+    loop_note(l, SCV_EV_NOTE, "batch carry-over learnt from the corpus's curves of this job at %d batches under its "
+         "learning-rate rule: noise scale %.0f; carried to another batch it erred %.0f%% (median, each batch left "
+         "out), %.0f%% band x%.2f-x%.2f", l->carry.n_batches, l->carry.b_noise, 100 * (exp(l->carry.med_abs) - 1),
+         100 * l->pol->band_coverage, exp(l->carry.q_lo), exp(l->carry.q_hi));
+}
+
+/* The band's calibration: the corpus's curves (p->curve_corpus, default the shipped
+ * data/curves.jsonl, "none": none) and the finished runs of the store, each a labelled
+ * example of prediction against outcome (scv_calib_add). A corpus that cannot be read is
+ * an error: the run would otherwise state bands calibrated on nothing. */
+int loop_load_calib(loop *l, scv_err *err)
+{
+    const scv_run_params *p = l->p;
+    char buf[4096];
+    const char *path = p->curve_corpus ? p->curve_corpus : scv_data_file("curves.jsonl", buf, sizeof buf);
+    scv_calib_policy cp = scv_calib_policy_default();
+    cp.coverage = l->pol->band_coverage;
+    int rc;
+    l->calib.pol = cp; /* (the build sets it too) */
+    l->carry.b_noise = l->carry.gamma = l->carry.q_lo = l->carry.q_hi = NAN;
+    if (strcmp(path, "none")) {
+        scv_lcurve_set set = {0};
+        if ((rc = scv_lcurves_load(path, &set, err))) return rc;
+        rc = scv_calib_build(&set, &cp, &l->calib, err);
+        if (!rc) learn_carry(l, &set);
+        scv_lcurve_set_free(&set);
+        if (rc) return rc;
+    }
+    size_t corpus[2] = {l->calib.n_curves[0], l->calib.n_curves[1]}, n_runs = 0;
+    scv_run_summary *runs;
+    size_t n;
+    long long total;
+    if (scv_store_runs_page(p->store, NULL, "done", SCV_CALIB_STORED_RUNS, 0, &runs, &n, &total, NULL) == SCV_OK) {
+        for (size_t i = 0; i < n; i++) {
+            scv_run_step *steps;
+            size_t n_steps, n_ev;
+            scv_eval_sample *ev = NULL;
+            progress g = {0};
+            if (runs[i].id == l->r->run_id || scv_store_load_steps(p->store, runs[i].id, &steps, &n_steps, NULL))
+                continue;
+            if (loop_stored_curve(l, runs[i].id, steps, n_steps, &g, &ev, &n_ev, NULL) == SCV_OK && g.nev) {
+                double *x = malloc(sizeof(double) * g.nev), *y = malloc(sizeof(double) * g.nev);
+                if (x && y) {
+                    for (size_t k = 0; k < g.nev; k++) x[k] = g.ev[k].samples, y[k] = g.ev[k].y;
+                    size_t before = l->calib.n_examples[loop_metric_of(p) == SCV_METRIC_LOSS];
+                    scv_calib_add(&l->calib, loop_metric_of(p), x, y, g.nev, l->job.n_train, NULL, -1, &cp, NULL);
+                    n_runs += l->calib.n_examples[loop_metric_of(p) == SCV_METRIC_LOSS] > before;
+                }
+                free(x), free(y);
+            }
+            free(ev), free(steps);
+            progress_free(&g);
+        }
+        free(runs);
+    }
+    int m = loop_metric_of(p) == SCV_METRIC_LOSS;
+    loop_note(l, SCV_EV_NOTE, "the target's band is calibrated on %zu examples: %zu curves of %s and %zu finished runs of "
+         "the store", l->calib.n_examples[m], corpus[m], strcmp(path, "none") ? path : "no corpus", n_runs);
+    return SCV_OK;
+}
+
+/* The universal prior: the median of each parallel-model parameter over the stored runs of
+ * other jobs on this VM type (none stored: n_prior = 0). */
+void loop_load_prior(loop *l)
+{
+    scv_perf_model *m;
+    size_t n;
+    l->n_prior = 0;
+    if (scv_store_perf_models(l->p->store, l->p->vm_type, l->p->job_key, &m, &n, NULL) || !n) return;
+    double *v = malloc(sizeof(double) * n);
+    if (!v) {
+        free(m);
+        return;
+    }
+    double *fields[] = {&l->prior.c0, &l->prior.c1, &l->prior.alpha, &l->prior.beta};
+    for (int f = 0; f < 4; f++) {
+        for (size_t i = 0; i < n; i++) v[i] = f == 0 ? m[i].c0 : f == 1 ? m[i].c1 : f == 2 ? m[i].alpha : m[i].beta;
+        *fields[f] = scv_median(v, n);
+    }
+    l->prior.topology = l->p->topology;
+    l->n_prior = (int)n;
+    free(v);
+    free(m);
+}
+
+/* The gradient noise scale of the measurements so far (NaN without one). */
+static double noise_scale(const loop *l)
+{
+    scv_stat_model sm;
+    if (scv_stat_fit(SCV_STAT_GNS, l->cs, l->ncs, l->job.n_train, 1, l->p->batches[0], &sm, NULL)) return NAN;
+    return sm.b_simple > 0 ? sm.b_simple : NAN;
+}
+
+scv_carry_law loop_carry_law(const loop *l)
+{
+    const scv_carry *c = &l->carry;
+    if (l->carry_run) return loop_read_law(l, l->carry_from ? 0 : l->carry_until);
+    if (isfinite(c->b_noise)) return (scv_carry_law){.b_noise = c->b_noise, .gamma = NAN};
+    double bn = noise_scale(l);
+    return isfinite(bn) ? (scv_carry_law){.b_noise = bn, .gamma = NAN}
+                        : (scv_carry_law){.b_noise = NAN, .gamma = c->gamma};
+}
+
+/* The run's own read as a law: the exponent, and the read as measured for the samples the
+ * read's run trained up to `until` (0: none; a stored run's read carries this run by its
+ * exponent alone, and counts that stored run's own samples, until INFINITY). */
+scv_carry_law loop_read_law(const loop *l, double until)
+{
+    const scv_carry *c = &l->carry;
+    scv_carry_law law = {.b_noise = NAN, .gamma = c->gamma};
+    if (until > 0)
+        law.run_b0 = c->run_b0, law.run_b = c->run_b, law.run_rate = c->run_rate, law.run_level = c->run_level,
+        law.run_cross0 = c->run_cross0, law.run_until = until;
+    return law;
+}
+
+/* Reference samples of the run's epoch bound: the horizon of the target's forecast. */
+double loop_horizon(const loop *l)
+{
+    return l->p->max_epochs * l->job.n_train;
+}
+
+/* The carry read from a curve g (this run's, or a stored run's of the job) at batch b (a
+ * probe's) against the curve of its evaluations at the batch it holds most of, b0
+ * (scv_carry_shift), once that batch's curve has policy.run_min_evals evaluations after the
+ * probe as well: the probe sits between them (compared with an extrapolation of the
+ * warm-up's curve alone, the MLP's B=256 looked 0.07 worse in loss, where it is 0.04
+ * better). 1: read into *c (*b0, *n0, *nb: the batch and the evaluations read); 0: not yet;
+ * -1: the curve does not tell. */
+static int carry_from_curve(const loop *l, const progress *g, int b, scv_carry *c, int *b0_out, size_t *n0_out,
+                            size_t *nb_out)
+{
+    const scv_carry_policy cp = scv_carry_policy_default();
+    /* each evaluation's batch; the curve compared against: the batch other than b with most */
+    int *eb = calloc(g->nev + 1, sizeof *eb), b0 = 0, learnt = -1;
+    size_t *count = calloc(g->nev + 1, sizeof *count);
+    double *x0 = malloc(sizeof(double) * (4 * (g->nev + 1) + 3 * (g->nseg + 1)));
+    if (!eb || !count || !x0) goto out;
+    size_t best = 0;
+    for (size_t i = 0; i < g->nev; i++) {
+        size_t j = 0;
+        eb[i] = progress_batch_at(g, g->ev[i].samples);
+        while (j < i && eb[j] != eb[i]) j++; /* count[j]: the evaluations at eb[j], its first */
+        if (eb[i] && eb[i] != b && ++count[j] > best) best = count[j], b0 = eb[i];
+    }
+    double *y0 = x0 + g->nev + 1, *xb = y0 + g->nev + 1, *yb = xb + g->nev + 1;
+    size_t n0 = 0, nb = 0, after = 0;
+    /* the probe: the last segment at b with policy.run_min_evals evaluations at b0 after it (a
+     * search's before it is not read, nor a later stretch at b after a switch); the segments'
+     * rates relative to b0: at b the one read, at another batch the carry in force */
+    double start = NAN, end = NAN, *s0 = yb + g->nev + 1, *s1 = s0 + g->nseg + 1, *rate = s1 + g->nseg + 1;
+    scv_carry_law law = loop_carry_law(l);
+    for (size_t k = 0; k < g->nseg; k++) {
+        int sb = g->seg[k].batch;
+        size_t later = 0;
+        for (size_t i = 0; sb == b && i < g->nev; i++) later += eb[i] == b0 && g->ev[i].samples > g->seg[k].s1;
+        if (sb == b && later >= (size_t)cp.run_min_evals) start = g->seg[k].s0, end = g->seg[k].s1, after = later;
+        s0[k] = g->seg[k].s0, s1[k] = g->seg[k].s1;
+        double f = sb == b0 ? 1 : 1 / scv_carry_samples(law, 1, b0, sb);
+        rate[k] = sb == b ? NAN : isfinite(f) && f > 0 ? f : 1;
+    }
+    for (size_t i = 0; i < g->nev; i++) {
+        if (eb[i] == b0) x0[n0] = g->ev[i].samples, y0[n0++] = g->ev[i].y;
+        else if (g->ev[i].samples > start && g->ev[i].samples <= end) xb[nb] = g->ev[i].samples, yb[nb++] = g->ev[i].y;
+    }
+    if (!b0 || !isfinite(start) || after < (size_t)cp.run_min_evals) {
+        learnt = 0;
+        goto out;
+    }
+    scv_carry_run run = {.metric = loop_metric_of(l->p), .x0 = x0, .y0 = y0, .n0 = n0, .xb = xb, .yb = yb, .nb = nb,
+                         .seg_s0 = s0, .seg_s1 = s1, .seg_rate = rate, .nseg = g->nseg, .b0 = b0, .b = b,
+                         .start = start, .target = loop_target_value(l->p), .horizon = loop_horizon(l)};
+    if (scv_carry_shift(&run, &cp, l->pol->band_coverage, c) == SCV_OK) learnt = 1, *b0_out = b0, *n0_out = n0, *nb_out = nb;
+out:
+    free(eb);
+    free(count);
+    free(x0);
+    return learnt;
+}
+
+/* Takes the carry read from a curve (carry_from_curve) for the rest of the run, in place of
+ * the corpus's (and its band), and says so; `from`: whose curve. */
+static void take_run_carry(loop *l, const scv_carry *c, int b, int b0, size_t n0, size_t nb, long long run,
+                           const char *from)
+{
+    l->carry = *c, l->carry_run = 1, l->carry_from = run, l->carry_until = l->samples;
+    loop_note(l, SCV_EV_NOTE, "batch carry-over learnt from %s (%zu evaluations at B=%d read against the curve of %zu at "
+         "B=%d: its progress at %.2fx the rate per sample, %+.4g from it): samples to the target carry as (B/b0)^%.2f, "
+         "%.0f%% band of the exponent %+.2f..%+.2f (x%.2f-x%.2f at 4x the batch)", from, nb, b, n0, b0, c->run_rate,
+         c->run_level, c->gamma, 100 * l->pol->band_coverage, c->q_lo, c->q_hi, pow(4, c->q_lo), pow(4, c->q_hi));
+}
+
+/* After a probe, the carry learnt from this run's own curve (carry_from_curve) once it tells:
+ * tried at each evaluation and segment's end, whichever reads it first (the live forecast
+ * waits for it); that it does not tell is said at a segment's end (`final`: the segment's
+ * evaluations all in); a read calls for a re-plan at the segment's end (carry_replan). */
+void loop_try_run_carry(loop *l, int final)
+{
+    if (!l->probed_b) return;
+    scv_carry c;
+    int b0 = 0, b = l->probed_b;
+    size_t n0 = 0, nb = 0;
+    int learnt = carry_from_curve(l, &l->prog, b, &c, &b0, &n0, &nb);
+    if (!learnt || (learnt < 0 && !final)) return;
+    if (learnt > 0) take_run_carry(l, &c, b, b0, n0, nb, 0, "this run's own curve");
+    else loop_note(l, SCV_EV_NOTE, "the run's curve at B=%d and around it does not tell the batch carry-over: it stays as "
+              "it was", b);
+    l->probed_b = 0, l->carry_replan = learnt > 0;
+}
+
+/* The gradient noise scale of a stored run's measurements (the latest of each
+ * configuration, as noise_scale fits this run's; NaN without one). */
+double loop_stored_noise_scale(const loop *l, long long run)
+{
+    scv_config_stats *cs;
+    size_t n, m = 0;
+    if (scv_store_run_measurements(l->p->store, run, &cs, &n, NULL)) return NAN;
+    for (size_t i = 0; i < n; i++) { /* rows oldest first: a later one replaces an earlier */
+        size_t j = 0;
+        while (j < m && !(cs[j].workers == cs[i].workers && cs[j].batch == cs[i].batch)) j++;
+        cs[j] = cs[i];
+        if (j == m) m++;
+    }
+    scv_stat_model sm;
+    int rc = m ? scv_stat_fit(SCV_STAT_GNS, cs, m, l->job.n_train, 1, l->p->batches[0], &sm, NULL) : SCV_EINVAL;
+    free(cs);
+    return !rc && sm.b_simple > 0 ? sm.b_simple : NAN;
+}
+
+/* A stored run's read, for a run that trains from its start: the exponent from the start
+ * (gamma_scratch) in place of the probe's from its own point, its band widened to span the
+ * probe's and, where the corpus's rule exponent is known (prior), the corpus's band too: a
+ * probe reads the larger batch mid-run, and from the start its early progress differs
+ * (bench decide: LeNet's loss read -0.46 from the probe, -0.33 from the start, where the
+ * runs from the start measure +0.28). */
+static void from_start(scv_carry *c, const scv_carry *prior)
+{
+    if (!isfinite(c->gamma_scratch)) return;
+    double lo = fmin(c->gamma + c->q_lo, c->gamma_scratch), hi = fmax(c->gamma + c->q_hi, c->gamma_scratch);
+    if (isfinite(prior->gamma) && isfinite(prior->q_lo) && isfinite(prior->q_hi))
+        lo = fmin(lo, prior->gamma + prior->q_lo), hi = fmax(hi, prior->gamma + prior->q_hi);
+    const double step = scv_carry_policy_default().run_gamma_step; /* the read's least half-width */
+    c->gamma = c->gamma_scratch, c->q_lo = fmin(lo - c->gamma, -step), c->q_hi = fmax(hi - c->gamma, step);
+}
+
+/* The carry read from the newest stored run of the job (t: n, newest first) whose curve holds
+ * a probe, a batch other than its warm-up's between two stretches at that one
+ * (carry_from_curve, at this run's target): a second run plans with what the first measured
+ * from its first plan on, and does not probe again. */
+void loop_learn_stored_carry(loop *l, const scv_stored_target *t, size_t n)
+{
+    for (size_t i = 0; i < n && !l->carry_run; i++) {
+        scv_run_step *steps;
+        size_t n_steps, n_ev;
+        scv_eval_sample *ev = NULL;
+        progress g = {0};
+        if (scv_store_load_steps(l->p->store, t[i].run, &steps, &n_steps, NULL)) continue;
+        int rc = loop_stored_curve(l, t[i].run, steps, n_steps, &g, &ev, &n_ev, NULL);
+        free(steps);
+        for (size_t k = 1; !rc && k < g.nseg && !l->carry_run; k++) {
+            int b = g.seg[k].batch, seen = b == g.seg[0].batch;
+            for (size_t j = 1; j < k; j++) seen |= g.seg[j].batch == b;
+            scv_carry c;
+            int b0 = 0;
+            size_t n0 = 0, nb = 0;
+            char from[64];
+            snprintf(from, sizeof from, "stored run %lld's probe", t[i].run);
+            if (!seen && carry_from_curve(l, &g, b, &c, &b0, &n0, &nb) > 0) {
+                from_start(&c, &l->carry);
+                take_run_carry(l, &c, b, b0, n0, nb, t[i].run, from);
+            }
+        }
+        free(ev);
+        progress_free(&g);
+    }
+}
