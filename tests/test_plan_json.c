@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "io/io.h"
+#include "model/model.h"
 #include "scv_test.h"
 #include "scv_test_proc.h"
 
@@ -892,6 +893,71 @@ static void t_spot(void)
     CHECK(strstr(out, "--preempt-rate R|TYPE=R,..") && strstr(out, "--spot-risk") && strstr(out, "--spot-recovery"));
 }
 
+/* The planner prices the target's band (issue 36 item 4): with epochs from a target run, each
+ * point's time and cost carry the band `run` states for a stored run's epochs (the corpus's
+ * reruns' spread: scv_estimate_rerun_band, carried by the job's carry: here none, the job line
+ * has no learning rate, so the same ratios at every batch); the CLI prints the same; given
+ * epochs have none. */
+static void t_band_priced(void)
+{
+    char runf[300], req[2048], *rep = NULL;
+    scv_err err;
+    snprintf(runf, sizeof runf, "%s/target-run.jsonl", tmp);
+    FILE *f = fopen(runf, "w");
+    CHECK(f != NULL);
+    if (!f) return;
+    fprintf(f, "{\"type\":\"iter\",\"iter\":1,\"workers\":1,\"batch\":64,\"t_compute\":0.01,\"t_comm\":0,"
+               "\"t_iter\":0.01,\"grad_sqnorm_local_mean\":null,\"grad_sqnorm_global\":null,\"epoch_progress\":0.01}\n");
+    for (int i = 1; i <= 8; i++) /* 0.5 epochs apart: 0.8 at 2.5 epochs */
+        fprintf(f, "{\"type\":\"eval\",\"iter\":%d,\"test_accuracy\":%.3f,\"epoch_progress\":%.2f}\n", 100 * i,
+                0.5 + 0.06 * i, 0.5 * i);
+    CHECK(fclose(f) == 0);
+    snprintf(req, sizeof req, "{\"profile\":[\"%s\",\"%s\"],\"target_run\":\"%s\",\"target_accuracy\":0.8,"
+             "\"all\":true}", f1, f2, runf);
+    CHECK_MSG(plan(req, &rep, &err) == SCV_OK, "%s", err.msg);
+    if (!rep) return;
+    /* the band the loop's rule gives a stored run's 2.5 epochs */
+    char buf[4096];
+    scv_lcurve_set set = {0};
+    scv_calib cal = {0};
+    scv_calib_policy cp = scv_calib_policy_default();
+    CHECK_EQ_INT(scv_lcurves_load(scv_data_file("curves.jsonl", buf, sizeof buf), &set, NULL), SCV_OK);
+    CHECK_EQ_INT(scv_calib_build(&set, &cp, &cal, NULL), SCV_OK);
+    scv_estimate e = scv_estimate_none();
+    e.source = SCV_TARGET_LEARNT, e.epochs = 2.5, e.batch = 64;
+    CHECK(scv_estimate_rerun_band(&e, &cal, SCV_METRIC_ACCURACY) > 0);
+    scv_calib_free(&cal);
+    scv_lcurve_set_free(&set);
+    cJSON *o = cJSON_Parse(rep), *pts = cJSON_GetObjectItem(o, "points");
+    int n = 0;
+    cJSON *pt;
+    cJSON_ArrayForEach(pt, pts) {
+        double t = cJSON_GetObjectItem(pt, "time_s")->valuedouble, c = cJSON_GetObjectItem(pt, "cost")->valuedouble;
+        cJSON *lo = cJSON_GetObjectItem(pt, "time_lo_s"), *hi = cJSON_GetObjectItem(pt, "time_hi_s");
+        cJSON *clo = cJSON_GetObjectItem(pt, "cost_lo"), *chi = cJSON_GetObjectItem(pt, "cost_hi");
+        CHECK(lo && hi && clo && chi);
+        if (!(lo && hi && clo && chi)) break;
+        CHECK(lo->valuedouble <= t && t <= hi->valuedouble && lo->valuedouble < hi->valuedouble);
+        CHECK_NEAR(lo->valuedouble / t, exp(e.band.lo), 1e-4, 0);
+        CHECK_NEAR(hi->valuedouble / t, exp(e.band.hi), 1e-4, 0);
+        CHECK_NEAR(clo->valuedouble / c, exp(e.band.lo), 1e-4, 0);
+        CHECK_NEAR(chi->valuedouble / c, exp(e.band.hi), 1e-4, 0);
+        n++;
+    }
+    CHECK(n >= 2);
+    /* the command line gives the same report */
+    char args[1024];
+    snprintf(args, sizeof args, "--profile %s,%s --target-run %s --target-accuracy 0.8 --all", f1, f2, runf);
+    CHECK_MSG(!strcmp(cli_json(args), rep), "plan --json differs from scv_plan_json");
+    cJSON_Delete(o);
+    scv_json_free(rep);
+    /* given epochs: no band */
+    snprintf(req, sizeof req, "{\"profile\":[\"%s\",\"%s\"],\"target_epochs\":5}", f1, f2);
+    CHECK_EQ_INT(plan(req, &rep, &err), SCV_OK);
+    if (rep) CHECK(!strstr(rep, "time_lo_s"));
+    scv_json_free(rep);
+}
+
 static const scv_test tests[] = {
     {"same_as_cli", t_same_as_cli},
     {"fields_used", t_fields_used},
@@ -905,6 +971,7 @@ static const scv_test tests[] = {
     {"file_jobs_differ", t_file_jobs_differ}, {"threads_left_out", t_threads_left_out},
     {"data_file", t_data_file},
     {"version", t_version},
+    {"band_priced", t_band_priced},
 };
 
 int main(int argc, char **argv)

@@ -491,6 +491,33 @@ void scv_plan_job_spot_print(FILE *f, const scv_plan_args *a, const scv_plan_job
     }
 }
 
+/* The target's estimate, as `run` makes it from a stored run: epochs from a target run are a
+ * rerun's (LEARNT: the shipped corpus's reruns' spread, carried to other batches by the job's
+ * carry from the corpus: scv_carry_for_job), so each point has the band `run` would state for
+ * them; given epochs are taken as they are (GIVEN, no band). A corpus that cannot be read
+ * leaves the band out (the plan stays as it was). */
+static void target_estimate(const scv_plan_args *a, scv_plan_job *j)
+{
+    scv_estimate *e = &j->estimate;
+    *e = scv_estimate_none();
+    e->source = a->target_run ? SCV_TARGET_LEARNT : SCV_TARGET_GIVEN;
+    e->epochs = j->target_epochs, e->batch = j->target_batch;
+    if (!a->target_run) return;
+    char buf[4096];
+    scv_lcurve_set set = {0};
+    scv_calib cal = {0};
+    scv_carry c;
+    scv_calib_policy cp = scv_calib_policy_default();
+    if (scv_lcurves_load(scv_data_file("curves.jsonl", buf, sizeof buf), &set, NULL) == SCV_OK &&
+        scv_calib_build(&set, &cp, &cal, NULL) == SCV_OK) {
+        scv_carry_for_job(&set, &j->prof->job, SCV_METRIC_ACCURACY, cp.coverage, &c);
+        e->carry = scv_carry_err_of(&c);
+        scv_estimate_rerun_band(e, &cal, SCV_METRIC_ACCURACY);
+    }
+    scv_calib_free(&cal);
+    scv_lcurve_set_free(&set);
+}
+
 int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
 {
     memset(j, 0, sizeof *j);
@@ -529,6 +556,7 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
     if ((rc = scv_stat_fit(a->stat, j->prof->configs, j->prof->n, j->prof->job.n_train, j->target_epochs,
                            j->target_batch, &j->stat, err)))
         goto done;
+    target_estimate(a, j);
     scv_plan_request req = {.catalog = j->cat, .vms = vms, .n_vms = nvms, .measured_vm = (int)(j->measured - j->cat->vms),
                             .workers = a->workers, .n_workers = a->n_workers, .batches = a->batches,
                             .n_batches = a->n_batches, .b_min = a->b_min, .b_max = a->b_max,
@@ -539,7 +567,7 @@ int scv_plan_job_run(const scv_plan_args *a, scv_plan_job *j, scv_err *err)
                             .worker_threads = pf >= 0 ? 0 : mthreads, .parallel_fraction = pf,
                             .gpu_speedup = a->gpu_speedup, .mixes = mixes, .n_mixes = nmix,
                             .comms = ncomm ? comms : NULL, .n_comms = ncomm,
-                            .t_compress = profile_t_compress(j->prof, &n_compressed)};
+                            .t_compress = profile_t_compress(j->prof, &n_compressed), .estimate = &j->estimate};
     scv_spot_risk risk = {.pol = &j->spot_pol, .rates = &j->spot_rates,
                           .recovery = a->spot_inplace ? SCV_SPOT_INPLACE : SCV_SPOT_RESTART};
     if (j->spot_on && a->pricing == SCV_PRICE_SPOT) req.spot_risk = &risk; /* the front on spot's expected figures */

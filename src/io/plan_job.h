@@ -73,6 +73,8 @@ typedef struct scv_plan_job {
     scv_stat_model stat;
     double target_epochs;
     int target_batch;
+    scv_estimate estimate;          /* the target's (target_run: LEARNT with the corpus's reruns'
+                                       band and the job's carry; given epochs: GIVEN, no band) */
     char scaling[160];              /* the measured thread scaling ("" = none) */
     char left_out[1024];            /* the configurations at other thread counts than the
                                        models', per file, left out of the fit ("" = none) */

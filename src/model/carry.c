@@ -507,3 +507,20 @@ out:
     free(u0);
     return rc;
 }
+
+int scv_carry_for_job(const scv_lcurve_set *set, const scv_job_info *job, scv_metric metric, double coverage,
+                      scv_carry *out)
+{
+    char key[64];
+    scv_carry_job cj = {.lr = job->lr, .base_batch = job->base_batch, .lr_scaling = job->lr_scaling};
+    out->b_noise = out->gamma = out->q_lo = out->q_hi = NAN;
+    if (!(job->lr > 0)) return 0;
+    scv_calib_key(job->model, job->dataset, key, sizeof key);
+    if (scv_carry_learn(set, key, &cj, metric, NULL, coverage, out) == SCV_OK) return 1;
+    return scv_carry_learn_rule(set, key, &cj, metric, NULL, coverage, out) == SCV_OK ? 2 : 0;
+}
+
+scv_carry_err scv_carry_err_of(const scv_carry *c)
+{
+    return (scv_carry_err){c->q_lo, c->q_hi, isfinite(c->gamma)};
+}

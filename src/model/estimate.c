@@ -5,7 +5,7 @@
  * rest of a whole less the work done, a union, the mixture of a stored run's samples carried
  * from their batches, and an estimate's band at another batch.
  */
-#include "estimate.h"
+#include "model.h"
 
 #include <math.h>
 
@@ -122,4 +122,15 @@ void scv_estimate_price(const scv_estimate *e, scv_plan_point *pt)
     if (!scv_band_known(b)) return;
     scv_band_ends(b, pt->time_s, &pt->time_lo_s, &pt->time_hi_s);
     scv_band_ends(b, pt->cost, &pt->cost_lo, &pt->cost_hi);
+}
+
+size_t scv_estimate_rerun_band(scv_estimate *e, const scv_calib *cal, scv_metric metric)
+{
+    double lo, hi;
+    size_t n = 0;
+    e->band = e->mix.n ? (scv_band){0, 0} : scv_band_none();
+    e->n_calib = 0;
+    if (cal && scv_calib_rerun_band(cal, metric, e->epochs, &lo, &hi, &n) == SCV_OK && n)
+        e->band = scv_band_of(e->epochs, lo, hi), e->n_calib = n;
+    return e->n_calib;
 }

@@ -104,6 +104,13 @@ scv_estimate scv_estimate_none(void);
  * Time and cost at B are proportional to the epochs there, so this is their band too. */
 scv_band scv_estimate_band_at(const scv_estimate *e, int B);
 
+/* A stored run's epochs taken as a new run's, as a rerun's are (LEARNT, CARRIED, and
+ * `plan --target-run`): e's band becomes the corpus's reruns' spread at its epochs (cal,
+ * metric: scv_calib_rerun_band), 0-wide where that is not known but e has a mix (its carry
+ * then makes the band), else none. Returns the reruns it counted (0: none). */
+struct scv_calib;
+size_t scv_estimate_rerun_band(scv_estimate *e, const struct scv_calib *cal, scv_metric metric);
+
 /* The band of a plan point's time and cost from the estimate's band at its batch (time and
  * cost are proportional to the epochs there): time_lo_s, time_hi_s, cost_lo, cost_hi; 0 where
  * there is none (and a top of never +inf). */

@@ -437,6 +437,14 @@ typedef struct scv_carry_run {
  * with fewer than policy.run_min_evals at b (2 more at b0), a b0 curve that cannot be fitted,
  * the rate's best at its grid's edge, or neither batch's crossing within the horizon. */
 int scv_carry_shift(const scv_carry_run *r, const scv_carry_policy *pol, double coverage, scv_carry *out);
+/* The carry of a job (its model, dataset and learning-rate rule) from a corpus: learnt from
+ * the corpus's curves of the job at several batches (1), else its rule's exponent from other
+ * jobs' curves (2), else none (0, out's law and band NaN; also for a job whose rate is not
+ * known). The one order `run` and `plan` take it in. */
+int scv_carry_for_job(const scv_lcurve_set *set, const scv_job_info *job, scv_metric metric, double coverage,
+                      scv_carry *out);
+/* The carry's error as an estimate carries it (estimate.h). */
+scv_carry_err scv_carry_err_of(const scv_carry *c);
 /* The carry's band from b0 to b as ln(true / carried) quantiles (0, 0 at b0; NaN: none). */
 void scv_carry_quantiles(const scv_carry *c, double b0, double b, double *q_lo, double *q_hi);
 

@@ -25,25 +25,19 @@
  * scale carries (carry_scale). */
 static void learn_carry(loop *l, const scv_lcurve_set *set)
 {
-    char key[64];
-    const scv_job_info *j = &l->job;
-    scv_carry_job cj = {.lr = j->lr, .base_batch = j->base_batch, .lr_scaling = j->lr_scaling};
-    if (!(j->lr > 0)) return;
-    scv_calib_key(j->model, j->dataset, key, sizeof key);
-    if (scv_carry_learn(set, key, &cj, loop_metric_of(l->p), NULL, l->pol->band_coverage, &l->carry) != SCV_OK) {
-        if (scv_carry_learn_rule(set, key, &cj, loop_metric_of(l->p), NULL, l->pol->band_coverage, &l->carry) == SCV_OK)
-            loop_note(l, SCV_EV_NOTE, "batch carry-over: the corpus holds no curves of this job at several batches; "
-                 "samples to the target carry by the measured noise scale (until one is measured, as (B/b0)^%.2f, its "
-                 "learning-rate rule's exponent learnt from %d other jobs' curves); the band of the carry is that "
-                 "exponent's spread over the jobs, each left out: %.0f%% band %+.2f..%+.2f, x%.2f-x%.2f at 4x the "
-                 "batch", l->carry.gamma, l->carry.n_jobs, 100 * l->pol->band_coverage, l->carry.q_lo, l->carry.q_hi,
-                 pow(4, l->carry.q_lo), pow(4, l->carry.q_hi));
-        return;
-    }
-    loop_note(l, SCV_EV_NOTE, "batch carry-over learnt from the corpus's curves of this job at %d batches under its "
-         "learning-rate rule: noise scale %.0f; carried to another batch it erred %.0f%% (median, each batch left "
-         "out), %.0f%% band x%.2f-x%.2f", l->carry.n_batches, l->carry.b_noise, 100 * (exp(l->carry.med_abs) - 1),
-         100 * l->pol->band_coverage, exp(l->carry.q_lo), exp(l->carry.q_hi));
+    int how = scv_carry_for_job(set, &l->job, loop_metric_of(l->p), l->pol->band_coverage, &l->carry);
+    if (how == 2)
+        loop_note(l, SCV_EV_NOTE, "batch carry-over: the corpus holds no curves of this job at several batches; "
+             "samples to the target carry by the measured noise scale (until one is measured, as (B/b0)^%.2f, its "
+             "learning-rate rule's exponent learnt from %d other jobs' curves); the band of the carry is that "
+             "exponent's spread over the jobs, each left out: %.0f%% band %+.2f..%+.2f, x%.2f-x%.2f at 4x the "
+             "batch", l->carry.gamma, l->carry.n_jobs, 100 * l->pol->band_coverage, l->carry.q_lo, l->carry.q_hi,
+             pow(4, l->carry.q_lo), pow(4, l->carry.q_hi));
+    else if (how == 1)
+        loop_note(l, SCV_EV_NOTE, "batch carry-over learnt from the corpus's curves of this job at %d batches under its "
+             "learning-rate rule: noise scale %.0f; carried to another batch it erred %.0f%% (median, each batch left "
+             "out), %.0f%% band x%.2f-x%.2f", l->carry.n_batches, l->carry.b_noise, 100 * (exp(l->carry.med_abs) - 1),
+             100 * l->pol->band_coverage, exp(l->carry.q_lo), exp(l->carry.q_hi));
 }
 
 /* The band's calibration: the corpus's curves (p->curve_corpus, default the shipped

@@ -152,10 +152,7 @@ static stored_est *stored_load(loop *l)
 static void stored_band(loop *l, scv_estimate *e, char *note, size_t cap)
 {
     double lo, hi, ql, qh;
-    size_t n = 0, len = strlen(note);
-    e->band = e->mix.n ? (scv_band){0, 0} : scv_band_none();
-    if (scv_calib_rerun_band(&l->calib, loop_metric_of(l->p), e->epochs, &lo, &hi, &n) == SCV_OK)
-        e->band = scv_band_of(e->epochs, lo, hi), e->n_calib = n;
+    size_t len = strlen(note), n = scv_estimate_rerun_band(e, &l->calib, loop_metric_of(l->p));
     e->carry = loop_carry_err(l);
     scv_band_ends(scv_estimate_band_at(e, e->batch), e->epochs, &lo, &hi);
     int carried = scv_estimate_mix_carried(&e->mix, e->batch) > 0 && scv_estimate_mix_err(&e->mix, &e->carry, e->batch,

@@ -96,7 +96,7 @@ static const struct {
 /* The batch carry-over's error as the estimate carries it (the run's carry now). */
 scv_carry_err loop_carry_err(const loop *l)
 {
-    return (scv_carry_err){l->carry.q_lo, l->carry.q_hi, isfinite(l->carry.gamma)};
+    return scv_carry_err_of(&l->carry);
 }
 
 scv_estimate loop_target_of(loop *l, char *note, size_t cap)
