@@ -154,7 +154,7 @@ int loop_budget_check(loop *l, const char *phase, int K, int B, scv_segment_spec
     }
     l->budget_stop = 1;
     l->r->budget_next_cost = fixed + per_iter * (double)(want ? want : min_iters);
-    loop_note(l, SCV_EV_NOTE, "budget: $%.4g of the $%.4g cap spent; the next %s loop_segment (K=%d, B=%d) would cost $%.4g: "
+    loop_note(l, SCV_EV_NOTE, "budget: $%.4g of the $%.4g cap spent; the next %s segment (K=%d, B=%d) would cost $%.4g: "
          "stopped, checkpointed, resumable with a larger --budget", p->budget - left, p->budget, phase, K, B,
          l->r->budget_next_cost);
     return 1;

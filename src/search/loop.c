@@ -519,7 +519,7 @@ static int resume_progress(loop *l, scv_err *err)
     if (rc || res.iterations <= 0) return rc;
     if (res.iterations < l->pol->profile_min_iters) res.stats.workers = 0; /* too short to stand for
                                                                                the configuration */
-    loop_note(l, SCV_EV_NOTE, "recovered the %s loop_segment (K=%d, B=%d, %lld iterations) the run was in when it stopped",
+    loop_note(l, SCV_EV_NOTE, "recovered the %s segment (K=%d, B=%d, %lld iterations) the run was in when it stopped",
          phase, K, B, (long long)res.iterations);
     l->resumed_decision = 0; /* its idle before is the loop's */
     if (s0 > stored_end && (!l->prog.nseg || l->prog.seg[l->prog.nseg - 1].batch != B)) {

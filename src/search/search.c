@@ -222,7 +222,7 @@ int loop_do_search(loop *l, scv_err *err)
         if (!needed && l->ncs >= 2 && mine > pol->search_rule_out * best) {
             r->n_skipped_ruled_out++;
             loop_note(l, SCV_EV_NOTE, "search: K=%d, B=%d skipped: predicted %.1f s to the target, over %.1fx the best "
-                 "loop_measured (%.1f s)", K, B, mine, pol->search_rule_out, best);
+                 "measured (%.1f s)", K, B, mine, pol->search_rule_out, best);
             continue;
         }
         scv_segment_spec spec = {.until_iterations = l->iteration + pol->profile_max_iters,
