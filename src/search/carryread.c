@@ -25,19 +25,19 @@
  * scale carries (carry_scale). */
 static void learn_carry(loop *l, const scv_lcurve_set *set)
 {
-    int how = scv_carry_for_job(set, &l->job, loop_metric_of(l->p), l->pol->band_coverage, &l->carry);
+    int how = scv_carry_for_job(set, &l->job, loop_metric_of(l->p), l->pol->band_coverage, &l->in.carry);
     if (how == 2)
         loop_note(l, SCV_EV_NOTE, "batch carry-over: the corpus holds no curves of this job at several batches; "
              "samples to the target carry by the measured noise scale (until one is measured, as (B/b0)^%.2f, its "
              "learning-rate rule's exponent learnt from %d other jobs' curves); the band of the carry is that "
              "exponent's spread over the jobs, each left out: %.0f%% band %+.2f..%+.2f, x%.2f-x%.2f at 4x the "
-             "batch", l->carry.gamma, l->carry.n_jobs, 100 * l->pol->band_coverage, l->carry.q_lo, l->carry.q_hi,
-             pow(4, l->carry.q_lo), pow(4, l->carry.q_hi));
+             "batch", l->in.carry.gamma, l->in.carry.n_jobs, 100 * l->pol->band_coverage, l->in.carry.q_lo, l->in.carry.q_hi,
+             pow(4, l->in.carry.q_lo), pow(4, l->in.carry.q_hi));
     else if (how == 1)
         loop_note(l, SCV_EV_NOTE, "batch carry-over learnt from the corpus's curves of this job at %d batches under its "
              "learning-rate rule: noise scale %.0f; carried to another batch it erred %.0f%% (median, each batch left "
-             "out), %.0f%% band x%.2f-x%.2f", l->carry.n_batches, l->carry.b_noise, 100 * (exp(l->carry.med_abs) - 1),
-             100 * l->pol->band_coverage, exp(l->carry.q_lo), exp(l->carry.q_hi));
+             "out), %.0f%% band x%.2f-x%.2f", l->in.carry.n_batches, l->in.carry.b_noise, 100 * (exp(l->in.carry.med_abs) - 1),
+             100 * l->pol->band_coverage, exp(l->in.carry.q_lo), exp(l->in.carry.q_hi));
 }
 
 /* The band's calibration: the corpus's curves (p->curve_corpus, default the shipped
@@ -52,17 +52,17 @@ int loop_load_calib(loop *l, scv_err *err)
     scv_calib_policy cp = scv_calib_policy_default();
     cp.coverage = l->pol->band_coverage;
     int rc;
-    l->calib.pol = cp; /* (the build sets it too) */
-    l->carry.b_noise = l->carry.gamma = l->carry.q_lo = l->carry.q_hi = NAN;
+    l->in.calib.pol = cp; /* (the build sets it too) */
+    l->in.carry.b_noise = l->in.carry.gamma = l->in.carry.q_lo = l->in.carry.q_hi = NAN;
     if (strcmp(path, "none")) {
         scv_lcurve_set set = {0};
         if ((rc = scv_lcurves_load(path, &set, err))) return rc;
-        rc = scv_calib_build(&set, &cp, &l->calib, err);
+        rc = scv_calib_build(&set, &cp, &l->in.calib, err);
         if (!rc) learn_carry(l, &set);
         scv_lcurve_set_free(&set);
         if (rc) return rc;
     }
-    size_t corpus[2] = {l->calib.n_curves[0], l->calib.n_curves[1]}, n_runs = 0;
+    size_t corpus[2] = {l->in.calib.n_curves[0], l->in.calib.n_curves[1]}, n_runs = 0;
     scv_run_summary *runs;
     size_t n;
     long long total;
@@ -78,9 +78,9 @@ int loop_load_calib(loop *l, scv_err *err)
                 double *x = malloc(sizeof(double) * g.nev), *y = malloc(sizeof(double) * g.nev);
                 if (x && y) {
                     for (size_t k = 0; k < g.nev; k++) x[k] = g.ev[k].samples, y[k] = g.ev[k].y;
-                    size_t before = l->calib.n_examples[loop_metric_of(p) == SCV_METRIC_LOSS];
-                    scv_calib_add(&l->calib, loop_metric_of(p), x, y, g.nev, l->job.n_train, NULL, -1, &cp, NULL);
-                    n_runs += l->calib.n_examples[loop_metric_of(p) == SCV_METRIC_LOSS] > before;
+                    size_t before = l->in.calib.n_examples[loop_metric_of(p) == SCV_METRIC_LOSS];
+                    scv_calib_add(&l->in.calib, loop_metric_of(p), x, y, g.nev, l->job.n_train, NULL, -1, &cp, NULL);
+                    n_runs += l->in.calib.n_examples[loop_metric_of(p) == SCV_METRIC_LOSS] > before;
                 }
                 free(x), free(y);
             }
@@ -91,7 +91,7 @@ int loop_load_calib(loop *l, scv_err *err)
     }
     int m = loop_metric_of(p) == SCV_METRIC_LOSS;
     loop_note(l, SCV_EV_NOTE, "the target's band is calibrated on %zu examples: %zu curves of %s and %zu finished runs of "
-         "the store", l->calib.n_examples[m], corpus[m], strcmp(path, "none") ? path : "no corpus", n_runs);
+         "the store", l->in.calib.n_examples[m], corpus[m], strcmp(path, "none") ? path : "no corpus", n_runs);
     return SCV_OK;
 }
 
@@ -101,20 +101,20 @@ void loop_load_prior(loop *l)
 {
     scv_perf_model *m;
     size_t n;
-    l->n_prior = 0;
+    l->in.n_prior = 0;
     if (scv_store_perf_models(l->p->store, l->p->vm_type, l->p->job_key, &m, &n, NULL) || !n) return;
     double *v = malloc(sizeof(double) * n);
     if (!v) {
         free(m);
         return;
     }
-    double *fields[] = {&l->prior.c0, &l->prior.c1, &l->prior.alpha, &l->prior.beta};
+    double *fields[] = {&l->in.prior.c0, &l->in.prior.c1, &l->in.prior.alpha, &l->in.prior.beta};
     for (int f = 0; f < 4; f++) {
         for (size_t i = 0; i < n; i++) v[i] = f == 0 ? m[i].c0 : f == 1 ? m[i].c1 : f == 2 ? m[i].alpha : m[i].beta;
         *fields[f] = scv_median(v, n);
     }
-    l->prior.topology = l->p->topology;
-    l->n_prior = (int)n;
+    l->in.prior.topology = l->p->topology;
+    l->in.n_prior = (int)n;
     free(v);
     free(m);
 }
@@ -129,8 +129,8 @@ static double noise_scale(const loop *l)
 
 scv_carry_law loop_carry_law(const loop *l)
 {
-    const scv_carry *c = &l->carry;
-    if (l->carry_run) return loop_read_law(l, l->carry_from ? 0 : l->carry_until);
+    const scv_carry *c = &l->in.carry;
+    if (l->probe.carry_run) return loop_read_law(l, l->probe.carry_from ? 0 : l->probe.carry_until);
     if (isfinite(c->b_noise)) return (scv_carry_law){.b_noise = c->b_noise, .gamma = NAN};
     double bn = noise_scale(l);
     return isfinite(bn) ? (scv_carry_law){.b_noise = bn, .gamma = NAN}
@@ -142,7 +142,7 @@ scv_carry_law loop_carry_law(const loop *l)
  * exponent alone, and counts that stored run's own samples, until INFINITY). */
 scv_carry_law loop_read_law(const loop *l, double until)
 {
-    const scv_carry *c = &l->carry;
+    const scv_carry *c = &l->in.carry;
     scv_carry_law law = {.b_noise = NAN, .gamma = c->gamma};
     if (until > 0)
         law.run_b0 = c->run_b0, law.run_b = c->run_b, law.run_rate = c->run_rate, law.run_level = c->run_level,
@@ -219,7 +219,7 @@ out:
 static void take_run_carry(loop *l, const scv_carry *c, int b, int b0, size_t n0, size_t nb, long long run,
                            const char *from)
 {
-    l->carry = *c, l->carry_run = 1, l->carry_from = run, l->carry_until = l->samples;
+    l->in.carry = *c, l->probe.carry_run = 1, l->probe.carry_from = run, l->probe.carry_until = l->samples;
     loop_note(l, SCV_EV_NOTE, "batch carry-over learnt from %s (%zu evaluations at B=%d read against the curve of %zu at "
          "B=%d: its progress at %.2fx the rate per sample, %+.4g from it): samples to the target carry as (B/b0)^%.2f, "
          "%.0f%% band of the exponent %+.2f..%+.2f (x%.2f-x%.2f at 4x the batch)", from, nb, b, n0, b0, c->run_rate,
@@ -232,16 +232,16 @@ static void take_run_carry(loop *l, const scv_carry *c, int b, int b0, size_t n0
  * evaluations all in); a read calls for a re-plan at the segment's end (carry_replan). */
 void loop_try_run_carry(loop *l, int final)
 {
-    if (!l->probed_b) return;
+    if (!l->probe.probed_b) return;
     scv_carry c;
-    int b0 = 0, b = l->probed_b;
+    int b0 = 0, b = l->probe.probed_b;
     size_t n0 = 0, nb = 0;
-    int learnt = carry_from_curve(l, &l->prog, b, &c, &b0, &n0, &nb);
+    int learnt = carry_from_curve(l, &l->curve.prog, b, &c, &b0, &n0, &nb);
     if (!learnt || (learnt < 0 && !final)) return;
     if (learnt > 0) take_run_carry(l, &c, b, b0, n0, nb, 0, "this run's own curve");
     else loop_note(l, SCV_EV_NOTE, "the run's curve at B=%d and around it does not tell the batch carry-over: it stays as "
               "it was", b);
-    l->probed_b = 0, l->carry_replan = learnt > 0;
+    l->probe.probed_b = 0, l->probe.carry_replan = learnt > 0;
 }
 
 /* The gradient noise scale of a stored run's measurements (the latest of each
@@ -285,7 +285,7 @@ static void from_start(scv_carry *c, const scv_carry *prior)
  * from its first plan on, and does not probe again. */
 void loop_learn_stored_carry(loop *l, const scv_stored_target *t, size_t n)
 {
-    for (size_t i = 0; i < n && !l->carry_run; i++) {
+    for (size_t i = 0; i < n && !l->probe.carry_run; i++) {
         scv_run_step *steps;
         size_t n_steps, n_ev;
         scv_eval_sample *ev = NULL;
@@ -293,7 +293,7 @@ void loop_learn_stored_carry(loop *l, const scv_stored_target *t, size_t n)
         if (scv_store_load_steps(l->p->store, t[i].run, &steps, &n_steps, NULL)) continue;
         int rc = loop_stored_curve(l, t[i].run, steps, n_steps, &g, &ev, &n_ev, NULL);
         free(steps);
-        for (size_t k = 1; !rc && k < g.nseg && !l->carry_run; k++) {
+        for (size_t k = 1; !rc && k < g.nseg && !l->probe.carry_run; k++) {
             int b = g.seg[k].batch, seen = b == g.seg[0].batch;
             for (size_t j = 1; j < k; j++) seen |= g.seg[j].batch == b;
             scv_carry c;
@@ -302,7 +302,7 @@ void loop_learn_stored_carry(loop *l, const scv_stored_target *t, size_t n)
             char from[64];
             snprintf(from, sizeof from, "stored run %lld's probe", t[i].run);
             if (!seen && carry_from_curve(l, &g, b, &c, &b0, &n0, &nb) > 0) {
-                from_start(&c, &l->carry);
+                from_start(&c, &l->in.carry);
                 take_run_carry(l, &c, b, b0, n0, nb, t[i].run, from);
             }
         }

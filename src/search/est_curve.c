@@ -15,7 +15,7 @@ int loop_est_curve(loop *l, scv_estimate *e, char *note, size_t cap)
     const scv_run_params *p = l->p;
     double n = l->job.n_train, lo, hi;
     loop_predict_target(l);
-    const progress_pred *pr = &l->pred;
+    const progress_pred *pr = &l->curve.pred;
     if (!(pr->ok && n > 0)) {
         snprintf(note, cap, "%s", pr->ok ? "the learning curve does not reach the target" : pr->why);
         return 0;
@@ -24,7 +24,7 @@ int loop_est_curve(loop *l, scv_estimate *e, char *note, size_t cap)
     loop_curve_epochs(pr, n, &e->epochs, &lo, &hi);
     e->band = scv_band_of(e->epochs, lo, hi), e->p_reach = pr->p_reach, e->nearest = pr->nearest;
     e->n_calib = pr->calibrated ? pr->n_examples : 0;
-    l->planned_x_star = pr->x_star;
+    l->curve.planned_x_star = pr->x_star;
     char band[80], cal[48];
     snprintf(band, sizeof band, isfinite(hi) ? "%.3g-%.3g" : "%.3g-never", lo, hi);
     snprintf(cal, sizeof cal, pr->calibrated ? "%.0f%% band" : "uncalibrated band", 100 * l->pol->band_coverage);

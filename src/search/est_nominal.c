@@ -9,7 +9,7 @@
 
 int loop_est_nominal(loop *l, scv_estimate *e, char *note, size_t cap)
 {
-    const progress_pred *pr = &l->pred;
+    const progress_pred *pr = &l->curve.pred;
     e->source = SCV_TARGET_NOMINAL, e->epochs = l->pol->nominal_epochs, e->batch = l->p->batches[0];
     snprintf(note, cap, "unknown (%.100s): times are nominal, %.3g epochs at B=%d",
              pr->ok ? "the learning curve does not reach the target" : pr->why, e->epochs, e->batch);

@@ -103,8 +103,8 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
     if (!rc) {
         /* as loop_carry_law (the carry read from a probe first), the stored run's own noise scale
          * before this run's */
-        scv_carry_law law = !l->carry_run ? (scv_carry_law){.b_noise = l->carry.b_noise, .gamma = NAN}
-                            : loop_read_law(l, l->carry_from == t->run ? INFINITY : 0);
+        scv_carry_law law = !l->probe.carry_run ? (scv_carry_law){.b_noise = l->in.carry.b_noise, .gamma = NAN}
+                            : loop_read_law(l, l->probe.carry_from == t->run ? INFINITY : 0);
         if (!scv_carry_law_known(law)) law.b_noise = loop_stored_noise_scale(l, t->run);
         if (!scv_carry_law_known(law)) law = loop_carry_law(l);
         if (!scv_carry_law_known(law)) law.b_noise = INFINITY; /* none: samples count the same at any batch */
@@ -122,7 +122,7 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
         if (mix) stored_mix_of(&g, seen, mix);
         if (isnan(*x) && extrapolate) {
             char key[64];
-            progress_predict(&g, loop_metric_of(p), loop_target_value(p), t->batch, law, l->pol->seed, &l->calib, l->job.n_train,
+            progress_predict(&g, loop_metric_of(p), loop_target_value(p), t->batch, law, l->pol->seed, &l->in.calib, l->job.n_train,
                              scv_calib_key(l->job.model, l->job.dataset, key, sizeof key), loop_horizon(l), pr);
         }
     }
@@ -136,7 +136,7 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
  * stored run that probed another batch (loop_learn_stored_carry). */
 static stored_est *stored_load(loop *l)
 {
-    stored_est *c = &l->stored;
+    stored_est *c = &l->in.stored;
     if (!c->loaded) {
         c->loaded = 1, c->n = 0, c->far = -1;
         scv_store_targets(l->p->store, l->p->job_key, loop_metric_of(l->p), l->r->run_id, c->t, SCV_STORED_TARGETS_MAX,
@@ -152,7 +152,7 @@ static stored_est *stored_load(loop *l)
 static void stored_band(loop *l, scv_estimate *e, char *note, size_t cap)
 {
     double lo, hi, ql, qh;
-    size_t len = strlen(note), n = scv_estimate_rerun_band(e, &l->calib, loop_metric_of(l->p));
+    size_t len = strlen(note), n = scv_estimate_rerun_band(e, &l->in.calib, loop_metric_of(l->p));
     e->carry = loop_carry_err(l);
     scv_band_ends(scv_estimate_band_at(e, e->batch), e->epochs, &lo, &hi);
     int carried = scv_estimate_mix_carried(&e->mix, e->batch) > 0 && scv_estimate_mix_err(&e->mix, &e->carry, e->batch,

@@ -33,10 +33,10 @@ static scv_band point_band(const scv_plan_point *pt)
 int loop_probe_left(const loop *l, scv_run_event *ev)
 {
     const scv_plan_result *res = l->r->plan;
-    if (!l->probing || !(l->probe_end > 0) || !res || res->chosen < 0 || l->r->relative) return 0;
+    if (!l->probe.probing || !(l->probe.probe_end > 0) || !res || res->chosen < 0 || l->r->relative) return 0;
     const scv_plan_point *pt = loop_find_point(res, l->K, l->B, l->comm), *ch = &res->points[res->chosen];
     if (!pt || !(pt->iterations > 0) || !(ch->iterations > 0)) return 0;
-    double left = fmax(0, l->probe_end - (double)l->iteration), T = ch->iterations, t = ch->time_s / T;
+    double left = fmax(0, l->probe.probe_end - (double)l->iteration), T = ch->iterations, t = ch->time_s / T;
     double rest = fmax(0, 1 - loop_done_share(l, &l->r->stat) - left / pt->iterations) * T;
     double head = left * pt->time_s / pt->iterations + loop_switch_idle(l);
     ev->remaining_s = head + rest * t;
@@ -54,7 +54,7 @@ int loop_probe_left(const loop *l, scv_run_event *ev)
  * training goes on: the target was not reached at the predicted time). */
 int loop_overdue(const loop *l)
 {
-    return l->need_iters > 0 && l->pred_t_iter > 0 && l->need_iters - (double)l->iteration <= 0;
+    return l->eta.need_iters > 0 && l->eta.pred_t_iter > 0 && l->eta.need_iters - (double)l->iteration <= 0;
 }
 
 /* The predicted time left to the target, into ev: the plan's (its iterations still to go at
@@ -68,12 +68,12 @@ void loop_time_left(const loop *l, scv_run_event *ev)
     ev->overdue = 0;
     ev->relative = l->r->relative; /* a nominal plan's time left is nominal too */
     if (loop_probe_left(l, ev)) return;
-    if (!(l->need_iters > 0 && l->pred_t_iter > 0)) return;
-    const progress_pred *pr = &l->pred;
+    if (!(l->eta.need_iters > 0 && l->eta.pred_t_iter > 0)) return;
+    const progress_pred *pr = &l->curve.pred;
     const scv_plan_point *pt;
-    double rest = l->need_iters - (double)l->iteration;
+    double rest = l->eta.need_iters - (double)l->iteration;
     if (rest > 0) {
-        ev->remaining_s = rest * l->pred_t_iter;
+        ev->remaining_s = rest * l->eta.pred_t_iter;
         if (l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->x_star > pr->x_now) {
             /* the band of the reference samples still to go, carried to the batch trained at */
             double ql, qh;
@@ -87,20 +87,20 @@ void loop_time_left(const loop *l, scv_run_event *ev)
                    pt->iterations > 0) {
             double lo, hi;
             scv_band_ends(scv_band_less_done(point_band(pt), pt->iterations, rest), rest, &lo, &hi);
-            if (lo > 0) ev->remaining_lo_s = lo * l->pred_t_iter; /* else none: "up to" */
-            if (isfinite(hi) && hi > 0) ev->remaining_hi_s = hi * l->pred_t_iter;
+            if (lo > 0) ev->remaining_lo_s = lo * l->eta.pred_t_iter; /* else none: "up to" */
+            if (isfinite(hi) && hi > 0) ev->remaining_hi_s = hi * l->eta.pred_t_iter;
         }
         return;
     }
     ev->overdue = 1;
     if (!(pr->ok && pr->reachable && scv_carry_law_known(pr->law) && isfinite(pr->x_star) && l->B > 0)) return;
-    double x_now = progress_ref_samples(&l->prog, l->samples, pr->b_ref, pr->law);
+    double x_now = progress_ref_samples(&l->curve.prog, l->samples, pr->b_ref, pr->law);
     /* samples still to go at the batch trained at: to the curve's crossing, plus the lag of
      * the smoothed rule behind it (the plan adds it too) */
     double per_ref = scv_carry_samples(pr->law, 1, pr->b_ref, l->B), lag = loop_rule_lag(l);
     double rest_s = (pr->x_star - x_now) * per_ref + lag;
     if (!(rest_s > 0)) return; /* the crossing and the lag are passed too: none until the curve moves */
-    double t_sample = l->pred_iter_factor * l->pred_t_iter / l->B; /* seconds a sample costs there */
+    double t_sample = l->eta.pred_iter_factor * l->eta.pred_t_iter / l->B; /* seconds a sample costs there */
     ev->remaining_s = rest_s * t_sample;
     double lo_s = (pr->lo - x_now) * per_ref + lag, hi_s = (pr->hi - x_now) * per_ref + lag;
     if (lo_s > 0) ev->remaining_lo_s = lo_s * t_sample; /* else none: "up to" hi */
@@ -116,11 +116,11 @@ void loop_store_eta(loop *l, const scv_run_event *ev, int force)
 {
     double now = scv_now();
     int none = !isfinite(ev->remaining_s) && !ev->overdue;
-    if ((!force && now - l->eta_stored < ETA_STORE_MIN_S) || (none && !l->eta_stored)) return;
-    l->eta_stored = now;
-    int curve = l->r->target_source == SCV_TARGET_CURVE && l->pred.ok;
+    if ((!force && now - l->eta.eta_stored < ETA_STORE_MIN_S) || (none && !l->eta.eta_stored)) return;
+    l->eta.eta_stored = now;
+    int curve = l->r->target_source == SCV_TARGET_CURVE && l->curve.pred.ok;
     struct scv_run_eta e = {.remaining_s = ev->remaining_s, .remaining_lo_s = ev->remaining_lo_s,
-                            .remaining_hi_s = ev->remaining_hi_s, .p_reach = curve ? l->pred.p_reach : NAN,
+                            .remaining_hi_s = ev->remaining_hi_s, .p_reach = curve ? l->curve.pred.p_reach : NAN,
                             .overdue = ev->overdue, .nominal = ev->relative};
     scv_store_run_eta(l->p->store, l->r->run_id, none ? NULL : &e, NULL);
 }
@@ -146,8 +146,8 @@ double loop_done_share(const loop *l, const scv_stat_model *sm)
 {
     int B = l->B;
     double share = 0, covered = 0;
-    for (size_t i = 0; i < l->prog.nseg; i++) {
-        const progress_seg *s = &l->prog.seg[i];
+    for (size_t i = 0; i < l->curve.prog.nseg; i++) {
+        const progress_seg *s = &l->curve.prog.seg[i];
         double n = fmin(l->samples, s->s1) - s->s0, need = scv_stat_iterations(sm, s->batch) * s->batch;
         if (n > 0 && need > 0) share += n / need, covered += n;
     }
@@ -162,10 +162,10 @@ double loop_done_share(const loop *l, const scv_stat_model *sm)
  * batch count at theirs: not iterations at B). */
 double loop_rest_iters(const loop *l, const scv_stat_model *sm, int B)
 {
-    const progress_pred *pr = &l->pred;
+    const progress_pred *pr = &l->curve.pred;
     if (l->r->target_source == SCV_TARGET_CURVE && pr->ok && pr->reachable) { /* from the samples trained now
                                                        (a probe's since the curve's fit among them) */
-        double x_now = progress_ref_samples(&l->prog, l->samples, pr->b_ref, pr->law);
+        double x_now = progress_ref_samples(&l->curve.prog, l->samples, pr->b_ref, pr->law);
         return scv_carry_samples(pr->law, fmax(0, pr->x_star - x_now), pr->b_ref, B) / B;
     }
     return fmax(0, 1 - loop_done_share(l, sm)) * scv_stat_iterations(sm, B);
@@ -182,9 +182,9 @@ void loop_predict_progress(loop *l)
 {
     const scv_plan_point *pt = loop_find_point(l->r->plan, l->K, l->B, l->comm);
     /* an iteration's time with its share of the periodic evaluations (the plan prices them) */
-    l->pred_t_iter = pt ? (pt->iterations > 0 ? pt->time_s / pt->iterations : pt->t_iter) : NAN;
-    l->pred_iter_factor = loop_iter_factor(pt);
-    l->need_iters = pt ? (double)l->iteration + loop_rest_iters(l, &l->r->stat, l->B) * loop_iter_factor(pt) : NAN;
+    l->eta.pred_t_iter = pt ? (pt->iterations > 0 ? pt->time_s / pt->iterations : pt->t_iter) : NAN;
+    l->eta.pred_iter_factor = loop_iter_factor(pt);
+    l->eta.need_iters = pt ? (double)l->iteration + loop_rest_iters(l, &l->r->stat, l->B) * loop_iter_factor(pt) : NAN;
 }
 
 /* Keeps the forecast of now in the result (scv_run_result.forecasts) and the store's copy
@@ -206,7 +206,7 @@ void loop_record_forecast(loop *l, int force_store)
     loop_store_eta(l, &ev, force_store);
     int band = !r->relative && isfinite(r->target_epochs_lo);
     double e = r->target_epochs, lo = r->target_epochs_lo, hi = r->target_epochs_hi, p = r->target_p_reach;
-    const progress_pred *pr = &l->pred; /* refitted since the loop_plan (live_forecast): the curve's now */
+    const progress_pred *pr = &l->curve.pred; /* refitted since the loop_plan (live_forecast): the curve's now */
     if (loop_live_forecast(l) && pr->ok && pr->reachable && l->job.n_train > 0)
         loop_curve_epochs(pr, l->job.n_train, &e, &lo, &hi), p = pr->p_reach;
     r->forecasts[r->n_forecasts++] = (struct scv_run_forecast){

@@ -33,14 +33,14 @@ double loop_elapsed(const loop *l)
 double loop_price_at(const loop *l, int vm, int K, int B)
 {
     return scv_vm_price(&l->p->catalog->vms[vm], l->p->pricing, scv_worker_mem_bytes(&l->job, (double)B / K),
-                        l->rate_cpu, l->rate_gib);
+                        l->ledger.rate_cpu, l->ledger.rate_gib);
 }
 
 /* The catalog index of the type a step trained on (its vm; "" or not in the catalog: the run's). */
 static int step_vm(const loop *l, const scv_run_step *t)
 {
     const scv_vm_type *v = t->vm[0] ? scv_catalog_find(l->p->catalog, t->vm) : NULL;
-    return v ? (int)(v - l->p->catalog->vms) : l->vm_index;
+    return v ? (int)(v - l->p->catalog->vms) : l->place.vm_index;
 }
 
 /* A recorded step's seconds (its iterations' span and the idle before it) and cost. */
@@ -92,10 +92,10 @@ void loop_tally(loop *l)
         if (strcmp(t->phase, "train") && t->iterations)
             r->overhead_s += t->last_end - t->first_start - (double)t->iterations * t->batch * fin->t_iter / fin->batch;
     }
-    r->actual_cost -= l->short_usd, r->search_cost -= l->short_search_usd; /* the workers an elastic drop took */
+    r->actual_cost -= l->ledger.short_usd, r->search_cost -= l->ledger.short_search_usd; /* the workers an elastic drop took */
     r->idle_median_s = nid ? idles[nid / 2] : NAN;
     r->idle_worst_s = nid ? idles[nid - 1] : NAN;
-    r->price_hr = l->K ? loop_price_at(l, l->seg_vm, l->K, l->B) : NAN;
+    r->price_hr = l->K ? loop_price_at(l, l->place.seg_vm, l->K, l->B) : NAN;
 }
 
 /* The idle a switch costs: the mean measured between steps, else the policy's default. */
@@ -113,9 +113,9 @@ double loop_spend_usd(const loop *l)
 {
     double c = 0;
     for (size_t i = 0; i < l->r->n_steps; i++) c += step_cost(l, &l->r->steps[i]);
-    c -= l->short_usd;
+    c -= l->ledger.short_usd;
     if (isfinite(l->seg_t0) && l->seg_t1 > l->seg_t0 && l->K > 0)
-        c += scv_cost_usd(1, l->K * (l->seg_t1 - l->seg_t0) - l->seg_short_ws, loop_price_at(l, l->seg_vm, l->K, l->B));
+        c += scv_cost_usd(1, l->K * (l->seg_t1 - l->seg_t0) - l->ledger.seg_short_ws, loop_price_at(l, l->place.seg_vm, l->K, l->B));
     return c;
 }
 
@@ -128,14 +128,14 @@ double loop_spend_usd(const loop *l)
 int loop_budget_check(loop *l, const char *phase, int K, int B, scv_segment_spec *spec)
 {
     const scv_run_params *p = l->p;
-    double left = p->budget - loop_spend_usd(l), price = loop_price_at(l, l->seg_vm, K, B);
-    if (!l->budget_warned && p->budget - left >= l->pol->budget_warn_share * p->budget) {
-        l->budget_warned = 1;
+    double left = p->budget - loop_spend_usd(l), price = loop_price_at(l, l->place.seg_vm, K, B);
+    if (!l->ledger.budget_warned && p->budget - left >= l->pol->budget_warn_share * p->budget) {
+        l->ledger.budget_warned = 1;
         loop_note(l, SCV_EV_NOTE, "budget: $%.4g spent, %.0f%% of the $%.4g cap", p->budget - left,
              100 * (p->budget - left) / p->budget, p->budget);
     }
     double t_iter = loop_est_t_iter(l, K, B), idle = K != l->cfg_K || B != l->cfg_B ? loop_switch_idle(l) : 0;
-    if (l->seg_vm != l->vm_index) { /* another type: the plan's (extrapolated) iteration there */
+    if (l->place.seg_vm != l->place.vm_index) { /* another type: the plan's (extrapolated) iteration there */
         const scv_plan_point *pt = loop_find_point(l->r->plan, K, B, l->comm);
         t_iter = pt ? pt->t_iter : NAN;
     }
@@ -152,7 +152,7 @@ int loop_budget_check(loop *l, const char *phase, int K, int B, scv_segment_spec
              "$%.4g cap)", phase, K, B, (long long)floor(afford), left, p->budget);
         return 0;
     }
-    l->budget_stop = 1;
+    l->ledger.budget_stop = 1;
     l->r->budget_next_cost = fixed + per_iter * (double)(want ? want : min_iters);
     loop_note(l, SCV_EV_NOTE, "budget: $%.4g of the $%.4g cap spent; the next %s segment (K=%d, B=%d) would cost $%.4g: "
          "stopped, checkpointed, resumable with a larger --budget", p->budget - left, p->budget, phase, K, B,
@@ -165,5 +165,5 @@ int loop_budget_check(loop *l, const char *phase, int K, int B, scv_segment_spec
 double loop_eval_s_per_sample(const loop *l)
 {
     double per = l->pol->eval_every_epochs * l->job.n_train;
-    return l->eval_n && per > 0 ? l->eval_s_sum / l->eval_n / per : 0;
+    return l->ledger.eval_n && per > 0 ? l->ledger.eval_s_sum / l->ledger.eval_n / per : 0;
 }

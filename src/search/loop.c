@@ -103,7 +103,7 @@ static const scv_plan_point *probe_point(const loop *l, const scv_plan_result *r
 {
     int K0, B0;
     loop_start_config(l->p, &K0, &B0);
-    if (!(l->pol->carry_probe_epochs > 0) || ch->batch != B0 || l->carry_run || l->r->relative ||
+    if (!(l->pol->carry_probe_epochs > 0) || ch->batch != B0 || l->probe.carry_run || l->r->relative ||
         l->r->target_source != SCV_TARGET_CURVE)
         return NULL;
     const scv_plan_point *alt = NULL;
@@ -115,7 +115,7 @@ static const scv_plan_point *probe_point(const loop *l, const scv_plan_result *r
     }
     double ql, qh;
     if (!alt) return NULL;
-    scv_carry_quantiles(&l->carry, ch->batch, alt->batch, &ql, &qh);
+    scv_carry_quantiles(&l->in.carry, ch->batch, alt->batch, &ql, &qh);
     return isfinite(ql) && alt->time_s * exp(ql) < ch->time_s ? alt : NULL;
 }
 
@@ -137,7 +137,7 @@ static int do_plan(loop *l, scv_err *err)
         snprintf(r->why, sizeof r->why, "%s", res->why);
         char sw[400]; /* the stored decision names the option */
         snprintf(sw, sizeof sw, "%s%s%s", ct[0] ? ct + 1 : "", ct[0] ? ": " : "", res->why);
-        if ((rc = scv_store_decision(l->p->store, r->run_id, "plan", l->K, l->B, l->p->catalog->vms[l->train_vm].name,
+        if ((rc = scv_store_decision(l->p->store, r->run_id, "plan", l->K, l->B, l->p->catalog->vms[l->place.train_vm].name,
                                      ch->time_s, ch->cost,
                                      sw, err)))
             return rc;
@@ -158,9 +158,9 @@ static int do_plan(loop *l, scv_err *err)
     if (ch->time_lo_s > 0) r->predicted_lo_s = ch->time_lo_s, r->predicted_hi_s = ch->time_hi_s; /* (plan) */
     loop_predict_progress(l);
     loop_note(l, SCV_EV_NOTE, "target: %s", r->target_note);
-    if (l->eval_n && ch->time_s > 0)
+    if (l->ledger.eval_n && ch->time_s > 0)
         loop_note(l, SCV_EV_NOTE, "evaluations priced: %.0f ms each (mean of %d), one every %g epochs: %.1f%% of the chosen "
-             "configuration's time", 1e3 * l->eval_s_sum / l->eval_n, l->eval_n, l->pol->eval_every_epochs,
+             "configuration's time", 1e3 * l->ledger.eval_s_sum / l->ledger.eval_n, l->ledger.eval_n, l->pol->eval_every_epochs,
              100 * ch->iterations * ch->batch * loop_eval_s_per_sample(l) / ch->time_s);
     if (r->relative && (l->p->deadline_s > 0 || l->p->budget > 0))
         loop_note(l, SCV_EV_NOTE, "the %s applies from the first plan with absolute times (the target's epochs are not "
@@ -168,14 +168,14 @@ static int do_plan(loop *l, scv_err *err)
     loop_note(l, SCV_EV_DECISION, "K=%d, B=%d%s (%s)", l->K, l->B, ct, r->why);
     if (probe) {
         double ql, qh;
-        scv_carry_quantiles(&l->carry, ch->batch, probe->batch, &ql, &qh);
+        scv_carry_quantiles(&l->in.carry, ch->batch, probe->batch, &ql, &qh);
         loop_note(l, SCV_EV_NOTE, "probe: the first training segment at K=%d, B=%d, predicted %.3g s to the target (%.3g s at "
              "the bottom of the batch carry-over's band) against the choice's %.3g s: its evaluations, and the choice's "
              "after it, tell the run's own carry", probe->workers, probe->batch, probe->time_s, probe->time_s * exp(ql),
              ch->time_s);
-        l->K = probe->workers, l->B = probe->batch, l->comm = probe->comm, l->probing = 1;
+        l->K = probe->workers, l->B = probe->batch, l->comm = probe->comm, l->probe.probing = 1;
         /* enough evaluations for the run's own carry, evaluated as the search is */
-        l->probe_end = (double)l->iteration + ceil(fmax((double)l->pol->segment_min_iters,
+        l->probe.probe_end = (double)l->iteration + ceil(fmax((double)l->pol->segment_min_iters,
                                                         l->pol->carry_probe_epochs * l->job.n_train / l->B));
     }
     loop_record_forecast(l, 1); /* (through the probe, when there is one: probe_left) */
@@ -192,8 +192,8 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     double chunk = fmax(fmax((double)pol->segment_min_iters, l->job.n_train / l->B), pol->segment_share * rest);
     if (l->r->relative) /* the target unknown: re-plan soon, once the curve may predict it */
         chunk = fmax((double)pol->segment_min_iters, pol->unknown_segment_epochs * l->job.n_train / l->B);
-    if (l->probing) /* a probe: evaluated as the search is, enough for the run's own carry */
-        chunk = fmax(1, l->probe_end - (double)l->iteration);
+    if (l->probe.probing) /* a probe: evaluated as the search is, enough for the run's own carry */
+        chunk = fmax(1, l->probe.probe_end - (double)l->iteration);
     /* no evaluation of the whole test set when a segment ends (2.4 s of LeNet on a
      * 0.25-core VM, a few % of the run over its segments): the trainer makes one where the
      * run ends (the target, the epoch bound) */
@@ -205,11 +205,11 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     scv_run_step *t;
     int rc = loop_segment(l, "train", l->K, l->B, spec, &t, err);
     if (rc) {
-        l->probing = 0, l->probe_end = 0; /* (the run ends: its last time left is not a probe's) */
+        l->probe.probing = 0, l->probe.probe_end = 0; /* (the run ends: its last time left is not a probe's) */
         return rc;
     }
-    int probed = l->probing;
-    l->probing = 0, l->probe_end = 0;
+    int probed = l->probe.probing;
+    l->probe.probing = 0, l->probe.probe_end = 0;
     if (t->reached || t->iterations == 0 || l->r->epochs >= l->p->max_epochs - 1e-9 ||
         ++l->rounds >= pol->max_segments)
         return SCV_OK;
@@ -217,29 +217,29 @@ static int do_train(loop *l, int *drifted, scv_err *err)
         const scv_plan_point *ch = &l->r->plan->points[l->r->plan->chosen];
         loop_note(l, SCV_EV_NOTE, "probe at K=%d, B=%d done: back to K=%d, B=%d; the run's own batch carry-over is "
              "learnt once the curve there resumes", l->K, l->B, ch->workers, ch->batch);
-        l->probed_b = l->B, l->K = ch->workers, l->B = ch->batch, l->comm = ch->comm;
+        l->probe.probed_b = l->B, l->K = ch->workers, l->B = ch->batch, l->comm = ch->comm;
         loop_predict_progress(l); /* the choice's rest, the probe's samples counted at their batch */
         loop_record_forecast(l, 1);
         return SCV_OK;
     }
     loop_try_run_carry(l, 1);
-    if (l->carry_replan) { /* re-plan with the run's own carry (its band's top guards a switch) */
-        l->carry_replan = 0;
+    if (l->probe.carry_replan) { /* re-plan with the run's own carry (its band's top guards a switch) */
+        l->probe.carry_replan = 0;
         *drifted = 1;
         return SCV_OK;
     }
     /* (a segment that trained some iterations below its K, a preemption's shrink, measured
      * no iteration at K: on bench spot's K = 3 job, 7 re-plans a run, each at "-28% off") */
     const scv_plan_point *pp = loop_find_point(l->r->plan, l->K, l->B, l->comm);
-    *drifted = !l->seg_shrunk && pp && isfinite(t->t_iter) && fabs(t->t_iter / pp->t_iter - 1) > pol->drift_tol;
-    if (*drifted && l->seg_vm != l->vm_index) {
+    *drifted = !l->ledger.seg_shrunk && pp && isfinite(t->t_iter) && fabs(t->t_iter / pp->t_iter - 1) > pol->drift_tol;
+    if (*drifted && l->place.seg_vm != l->place.vm_index) {
         /* another type's iteration, against the plan's extrapolation: a re-plan refits the
          * run's own type's measurements and would extrapolate the same again; said, not re-planned */
         *drifted = 0;
         loop_note(l, SCV_EV_NOTE, "iteration time %.2f ms on %s is %.0f%% off the plan's %.2f ms (extrapolated from %s's "
              "measurements): not re-planned (the models are fitted on %s)", 1e3 * t->t_iter,
-             l->p->catalog->vms[l->seg_vm].name, 100 * (t->t_iter / pp->t_iter - 1), 1e3 * pp->t_iter, l->vm->name,
-             l->vm->name);
+             l->p->catalog->vms[l->place.seg_vm].name, 100 * (t->t_iter / pp->t_iter - 1), 1e3 * pp->t_iter, l->place.vm->name,
+             l->place.vm->name);
     }
     if (*drifted && l->seg_compressed) {
         /* the option's iteration is measured now: its points are the model's x measured /
@@ -263,8 +263,8 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     scv_target_source src = l->r->target_source;
     if (src == SCV_TARGET_CURVE || src == SCV_TARGET_NOMINAL) { /* the statistical prediction, refitted */
         loop_predict_target(l);
-        int now = l->pred.ok;
-        double was = l->planned_x_star, is = l->pred.x_star, moved = is / was - 1;
+        int now = l->curve.pred.ok;
+        double was = l->curve.planned_x_star, is = l->curve.pred.x_star, moved = is / was - 1;
         if (src == SCV_TARGET_NOMINAL && now) {
             *drifted = 1;
             loop_note(l, SCV_EV_NOTE, "the learning curve now forecasts the target: re-plan with absolute times");
@@ -319,11 +319,11 @@ static int do_replan(loop *l, scv_err *err)
      * the plan's choice meets it (as the planner judges bounds: the run's end there, what it
      * spent and the rest of the target at the configuration), the switch is made whether or
      * not it pays for itself in time */
-    int bounded = !r->relative && (l->plan_deadline_s > 0 || l->plan_budget > 0); /* (those the plan kept) */
+    int bounded = !r->relative && (l->place.plan_deadline_s > 0 || l->place.plan_budget > 0); /* (those the plan kept) */
     int moved = nc->workers != l->K || nc->batch != l->B || nc->comm != l->comm;
     char nt[96], ot[96];
     loop_comm_text(l, nc->comm, nc->comm_coll, nt, sizeof nt);
-    scv_plan_request rb = {.deadline_s = l->plan_deadline_s, .budget = l->plan_budget, .spent_s = loop_elapsed(l),
+    scv_plan_request rb = {.deadline_s = l->place.plan_deadline_s, .budget = l->place.plan_budget, .spent_s = loop_elapsed(l),
                            .spent_cost = loop_spend_usd(l), .done_share = loop_done_share(l, &sm)};
     int cur_meets = cur && scv_plan_meets(&rb, cur), new_meets = scv_plan_meets(&rb, nc);
     char why[256];
@@ -331,7 +331,7 @@ static int do_replan(loop *l, scv_err *err)
         snprintf(why, sizeof why, "stay at K=%d, B=%d: Or et al.'s throughput scaling settled here", l->K, l->B);
     } else if (bounded && moved && !cur_meets && new_meets) {
         snprintf(why, sizeof why, "switch to K=%d, B=%d%s: staying would miss the %s, the switch meets it", nc->workers,
-                 nc->batch, nt, l->plan_deadline_s > 0 ? "deadline" : "budget");
+                 nc->batch, nt, l->place.plan_deadline_s > 0 ? "deadline" : "budget");
         l->K = nc->workers, l->B = nc->batch, l->comm = nc->comm;
     } else if (moved && rem_cur - rem_new_top > cost) {
         snprintf(why, sizeof why, "switch to K=%d, B=%d%s: saves %.1f s > its cost %.1f s%s", nc->workers, nc->batch,
@@ -351,7 +351,7 @@ static int do_replan(loop *l, scv_err *err)
         snprintf(why, sizeof why, "nominal times (%.3g epochs assumed): %.200s", r->target_epochs, w);
     }
     const scv_plan_point *at = loop_find_point(res, l->K, l->B, l->comm);
-    int rc = scv_store_decision(l->p->store, r->run_id, "replan", l->K, l->B, l->p->catalog->vms[l->train_vm].name,
+    int rc = scv_store_decision(l->p->store, r->run_id, "replan", l->K, l->B, l->p->catalog->vms[l->place.train_vm].name,
                                 at ? at->time_s : NAN,
                                 at ? at->cost : NAN, why, err);
     set_plan(r, res);
@@ -385,7 +385,7 @@ static int open_run(loop *l, scv_err *err)
         l->cs = cs, l->ncs = l->cs_cap = n;
         for (size_t i = 0; i < r->n_steps; i++) r->reached |= r->steps[i].reached;
         scv_eval_sample *ev;
-        if ((rc = loop_stored_curve(l, r->run_id, r->steps, r->n_steps, &l->prog, &ev, &n, err))) return rc;
+        if ((rc = loop_stored_curve(l, r->run_id, r->steps, r->n_steps, &l->curve.prog, &ev, &n, err))) return rc;
         for (size_t i = 0; i < n; i++) loop_history_push(l, loop_target_y(l, &ev[i]));
         free(ev);
     } else if ((rc = scv_store_run_new(p->store, p->job_key, p->job_json ? p->job_json : "{}", &r->run_id, err))) {
@@ -409,11 +409,11 @@ static int first_state(loop *l, scv_run_state *s, scv_err *err)
         l->decided = 1, l->K = K, l->B = B, l->resumed_decision = 1;
         /* the type the decision trains on, where the driver still holds K VMs of it */
         const scv_vm_type *v = vm[0] ? scv_catalog_find(p->catalog, vm) : NULL;
-        int vi = v ? (int)(v - p->catalog->vms) : l->vm_index;
-        if (vi != l->vm_index && loop_vm_held(l, vi) >= K) l->train_vm = vi;
-        else if (vi != l->vm_index)
+        int vi = v ? (int)(v - p->catalog->vms) : l->place.vm_index;
+        if (vi != l->place.vm_index && loop_vm_held(l, vi) >= K) l->place.train_vm = vi;
+        else if (vi != l->place.vm_index)
             loop_note(l, SCV_EV_NOTE, "VM type: the stored decision trains on %s; the driver holds %d VMs of it now, K=%d "
-                 "needs %d: the run trains on %s", vm, loop_vm_held(l, vi), K, K, l->vm->name);
+                 "needs %d: the run trains on %s", vm, loop_vm_held(l, vi), K, K, l->place.vm->name);
         *s = l->r->reached ? SCV_STATE_DONE : SCV_STATE_PLAN;
         if (!l->ncs) { /* planned from an earlier run's measurements (--search none) */
             long long from;
@@ -435,7 +435,7 @@ static int first_state(loop *l, scv_run_state *s, scv_err *err)
         if (rc == SCV_ENOTFOUND) { /* a job never seen: the universal model */
             l->universal = 1;
             loop_note(l, SCV_EV_NOTE, "no stored run of this job: the universal model (a warm-up, then the shapes "
-                                 "of %d stored run(s) of other jobs on %s)", l->n_prior, p->vm_type);
+                                 "of %d stored run(s) of other jobs on %s)", l->in.n_prior, p->vm_type);
             *s = warmed ? SCV_STATE_PLAN : SCV_STATE_WARMUP;
             return SCV_OK;
         }
@@ -457,7 +457,7 @@ int loop_finish(loop *l, scv_err *err)
     loop_tally(l);
     r->workers = l->K, r->batch = l->B, r->comm = l->comm;
     int rc = scv_store_outcome(l->p->store, r->run_id, r->actual_time_s, r->actual_cost, r->accuracy, r->reached, err);
-    if (!rc && !r->reached && l->prog.nev && !l->trained_compressed) {
+    if (!rc && !r->reached && l->curve.prog.nev && !l->trained_compressed) {
         /* not reached: the target is stored without epochs, so that a later run to it
          * reads how far this one came from its evaluations (stored_target) */
         rc = scv_store_set_target(l->p->store, r->run_id, loop_metric_of(l->p), loop_target_value(l->p), NAN, l->p->batches[0], err);
@@ -465,11 +465,11 @@ int loop_finish(loop *l, scv_err *err)
         /* the epochs it took (dense training only: a later run's plan takes them as
          * dense epochs), at one batch: samples at other batches carried to the
          * smallest by the noise scale (as the learning curve counts them) */
-        scv_carry_law law = l->carry_run && !l->carry_from ? loop_read_law(l, INFINITY) : loop_carry_law(l);
+        scv_carry_law law = l->probe.carry_run && !l->probe.carry_from ? loop_read_law(l, INFINITY) : loop_carry_law(l);
         double e = r->epochs;
         int b = l->B;
         if (scv_carry_law_known(law) && l->job.n_train > 0)
-            e = progress_crossing_samples(&l->prog, l->samples, l->p->batches[0], law) / l->job.n_train,
+            e = progress_crossing_samples(&l->curve.prog, l->samples, l->p->batches[0], law) / l->job.n_train,
             b = l->p->batches[0];
         rc = scv_store_set_target(l->p->store, r->run_id, loop_metric_of(l->p), loop_target_value(l->p), e, b, err);
     }
@@ -509,7 +509,7 @@ static int resume_progress(loop *l, scv_err *err)
      * stored evaluations already stretched the last segment over it) */
     double stored_end = 0;
     for (size_t i = 0; i < out->n_steps; i++) stored_end += (double)out->steps[i].iterations * out->steps[i].batch;
-    progress_advance(&l->prog, s0);
+    progress_advance(&l->curve.prog, s0);
     if (!p->resume_run || !d->recover) return SCV_OK;
     scv_segment_result res;
     char phase[16];
@@ -522,11 +522,11 @@ static int resume_progress(loop *l, scv_err *err)
     loop_note(l, SCV_EV_NOTE, "recovered the %s segment (K=%d, B=%d, %lld iterations) the run was in when it stopped",
          phase, K, B, (long long)res.iterations);
     l->resumed_decision = 0; /* its idle before is the loop's */
-    if (s0 > stored_end && (!l->prog.nseg || l->prog.seg[l->prog.nseg - 1].batch != B)) {
-        if (l->prog.nseg && l->prog.seg[l->prog.nseg - 1].s1 > stored_end)
-            l->prog.seg[l->prog.nseg - 1].s1 = stored_end; /* (its evaluations kept) */
-        if ((rc = progress_segment(&l->prog, stored_end, B))) return scv_err_set(err, rc, "out of memory");
-        progress_advance(&l->prog, s0);
+    if (s0 > stored_end && (!l->curve.prog.nseg || l->curve.prog.seg[l->curve.prog.nseg - 1].batch != B)) {
+        if (l->curve.prog.nseg && l->curve.prog.seg[l->curve.prog.nseg - 1].s1 > stored_end)
+            l->curve.prog.seg[l->curve.prog.nseg - 1].s1 = stored_end; /* (its evaluations kept) */
+        if ((rc = progress_segment(&l->curve.prog, stored_end, B))) return scv_err_set(err, rc, "out of memory");
+        progress_advance(&l->curve.prog, s0);
     }
     rc = loop_record_step(l, phase, K, B, &res, NULL, err);
     l->resumed_decision = 1; /* the next one's spans the interruption */
@@ -564,10 +564,10 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
         memmove(l->bs + at + 1, l->bs + at, sizeof(int) * (l->n_bs - (size_t)at));
         l->bs[at] = B, l->n_bs++;
     }
-    l->vm = scv_catalog_find(p->catalog, p->vm_type);
-    l->vm_index = l->train_vm = l->seg_vm = (int)(l->vm - p->catalog->vms);
+    l->place.vm = scv_catalog_find(p->catalog, p->vm_type);
+    l->place.vm_index = l->place.train_vm = l->place.seg_vm = (int)(l->place.vm - p->catalog->vms);
     if (p->pricing == SCV_PRICE_MEMORY &&
-        (rc = scv_memory_rates(p->catalog, l->vm->provider, &l->rate_cpu, &l->rate_gib, err)))
+        (rc = scv_memory_rates(p->catalog, l->place.vm->provider, &l->ledger.rate_cpu, &l->ledger.rate_gib, err)))
         return rc;
     if ((rc = open_run(l, err))) {
         if (out->run_id) goto failed;
@@ -585,7 +585,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     scv_run_state s;
     loop_load_prior(l);
     if ((rc = loop_load_calib(l, err))) goto failed_open;
-    out->n_prior_runs = l->n_prior;
+    out->n_prior_runs = l->in.n_prior;
     if ((rc = first_state(l, &s, err))) goto failed_open;
     out->universal = l->universal;
     for (;;) {
@@ -624,7 +624,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
         }
         if (rc || s == SCV_STATE_DONE) break;
     }
-    if (rc == SCV_EINTR && l->budget_stop) { /* not an error: the run stopped at its cap */
+    if (rc == SCV_EINTR && l->ledger.budget_stop) { /* not an error: the run stopped at its cap */
         out->budget_stopped = 1;
         snprintf(out->why, sizeof out->why, "stopped before the budget's cap ($%.4g): resumable with a larger budget",
                  p->budget);
@@ -654,7 +654,7 @@ failed:
     loop_emit(l, (scv_run_event){.kind = SCV_EV_STATE, .workers = l->K, .batch = l->B});
 out:
     free(l->cs);
-    progress_free(&l->prog);
-    scv_calib_free(&l->calib);
+    progress_free(&l->curve.prog);
+    scv_calib_free(&l->in.calib);
     return rc;
 }

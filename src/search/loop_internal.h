@@ -34,13 +34,8 @@ typedef struct est_kept {
     char note[sizeof ((scv_run_result *)0)->target_note];
 } est_kept;
 
-typedef struct loop {
-    const scv_run_params *p;
-    const scv_job_driver *d;
-    const scv_run_observer *obs;
-    scv_run_result *r;
-    const scv_run_policy *pol;
-    scv_job_info job;
+/* Where the run measures and trains, and the bounds its plan kept (place.c) */
+typedef struct place_state {
     const scv_vm_type *vm;
     int vm_index;
     int train_vm;                   /* the VM type (catalog index) training segments go on: the
@@ -48,7 +43,86 @@ typedef struct loop {
                                        K VMs of it (`run --vm`, vm_place); re-plans keep it */
     int seg_vm;                     /* ... the current (or last) segment's: warm-up and search
                                        measure on the run's own */
+    double plan_deadline_s, plan_budget; /* the bounds the latest plan kept (plan_bounded) */
+} place_state;
+
+/* What the run spends and may spend (ledger.c) */
+typedef struct ledger_state {
     double rate_cpu, rate_gib;      /* memory pricing */
+    double seg_short_ws;            /* worker-seconds the segment under way ran below its K (an
+                                       elastic drop: a preemption's notice, a dropped straggler) */
+    int seg_shrunk;                 /* ... it ran an iteration below its K */
+    double short_usd, short_search_usd; /* what the recorded steps' K x seconds over-count for
+                                       those (all, search steps'): taken off the cost; not stored,
+                                       so a resumed run prices its earlier steps at their K */
+    double eval_s_sum;              /* the evaluations' own times, summed, and how many: the */
+    int eval_n;                     /*   plan prices them per training sample */
+    int budget_warned;              /* the budget's warning share was passed (noted once) */
+    int budget_stop;                /* the next segment does not fit the budget: the run stops */
+} ledger_state;
+
+/* The learning curve, online, and its latest prediction (target.c, est_curve.c) */
+typedef struct curve_state {
+    progress prog;                  /* the learning curve, online */
+    progress_pred pred;             /* its latest prediction */
+    int pred_fitted;                /* ... made from pred_nev evaluations, pred_nseg segments */
+    size_t pred_nev, pred_nseg;     /*   (the last ending at pred_s1 samples) and the carry */
+    double pred_s1;                 /*   pred_law */
+    scv_carry_law pred_law;
+    double planned_x_star;          /* the prediction the plan used (re-plan when it moves) */
+    double history[SCV_TARGET_WINDOW_MAX]; /* the latest target values, oldest first (a window's worth) */
+    int n_history;
+} curve_state;
+
+/* The progress predicted from the plan (eta.c) */
+typedef struct eta_state {
+    double need_iters, pred_t_iter;
+    double pred_iter_factor;        /* ... its iterations relative to dense */
+    double eta_stored;              /* when the forecast was last stored (scv_now; 0: never) */
+} eta_state;
+
+/* The batch carry-over read from a probe, this run's or a stored run's (carryread.c) */
+typedef struct probe_state {
+    int carry_run;                  /* carry was read from a probe, this run's or a stored
+                                       run's (take_run_carry) */
+    long long carry_from;           /* ... that stored run (0: this run's, read at carry_until
+                                       samples) */
+    double carry_until;
+    int probing;                    /* the first training segment probes another batch (the
+                                       decision's choice's carry is inside its band) */
+    double probe_end;               /* ... until this iteration (policy.carry_probe_epochs on) */
+    int probed_b;                   /* the batch probed, until the run's own carry is learnt */
+    int carry_replan;               /* ... learnt since the segment's start: re-plan at its end */
+} probe_state;
+
+/* What informs the target besides the run's own curve (carryread.c, est_stored.c) */
+typedef struct inputs_state {
+    scv_perf_model prior;           /* the universal prior: medians over other jobs' models */
+    int n_prior;                    /* ... over this many stored runs (0: none) */
+    stored_est stored;              /* the stored runs of the job (est_stored.c) */
+    est_kept est_kept[LOOP_ESTIMATORS]; /* the estimators' answers kept (target.c) */
+    scv_calib calib;                /* the band's calibration: the corpus's curves and the
+                                       store's finished runs (load_calib) */
+    scv_carry carry;                /* the batch carry-over learnt from the corpus's curves of
+                                       this job under its learning-rate rule, else its rule's
+                                       exponent from other jobs' (NaN: none) */
+} inputs_state;
+
+/* The loop's context: the run's orchestration state (the state, the configuration trained
+ * at, the segment under way, retries), and each concern's own state as a member. */
+typedef struct loop {
+    place_state place;              /* where it measures and trains (place.c) */
+    ledger_state ledger;            /* what it spends (ledger.c) */
+    curve_state curve;              /* its learning curve and prediction (est_curve.c) */
+    eta_state eta;                  /* its progress predicted from the plan (eta.c) */
+    probe_state probe;              /* the carry read from a probe (carryread.c) */
+    inputs_state in;                /* the target's other inputs (carryread.c, est_stored.c) */
+    const scv_run_params *p;
+    const scv_job_driver *d;
+    const scv_run_observer *obs;
+    scv_run_result *r;
+    const scv_run_policy *pol;
+    scv_job_info job;
     scv_config_stats *cs;           /* the measurements the models are fitted to */
     size_t ncs, cs_cap, steps_cap;
     scv_run_state state;
@@ -65,28 +139,11 @@ typedef struct loop {
     int retries, rounds, decided, resumed_decision;
     int64_t retry_it;               /* the checkpoint's iteration at the last failure */
     /* progress: predicted from the plan once there is one */
-    double need_iters, pred_t_iter;
-    double pred_iter_factor;        /* ... its iterations relative to dense */
     int64_t iteration;              /* the latest the driver reported */
     double samples;                 /* ... and samples seen */
     double last_accuracy;
-    progress prog;                  /* the learning curve, online */
-    progress_pred pred;             /* its latest prediction */
-    int pred_fitted;                /* ... made from pred_nev evaluations, pred_nseg segments */
-    size_t pred_nev, pred_nseg;     /*   (the last ending at pred_s1 samples) and the carry */
-    double pred_s1;                 /*   pred_law */
-    scv_carry_law pred_law;
-    double planned_x_star;          /* the prediction the plan used (re-plan when it moves) */
-    double history[SCV_TARGET_WINDOW_MAX]; /* the latest target values, oldest first (a window's worth) */
-    int n_history;
     scv_err sink_err;               /* a store write that failed inside the sink */
     double seg_t0, seg_t1;          /* wall clock of the current segment's first and latest iteration */
-    double seg_short_ws;            /* worker-seconds the segment under way ran below its K (an
-                                       elastic drop: a preemption's notice, a dropped straggler) */
-    int seg_shrunk;                 /* ... it ran an iteration below its K */
-    double short_usd, short_search_usd; /* what the recorded steps' K x seconds over-count for
-                                       those (all, search steps'): taken off the cost; not stored,
-                                       so a resumed run prices its earlier steps at their K */
     int profiling;                  /* the current segment is a search profile: its evaluations
                                        are stored but not points of the learning curve (a few
                                        dozen iterations at another batch, carried to the
@@ -97,32 +154,7 @@ typedef struct loop {
     size_t n_bs;                    /*   scaling the B = b K it trains at */
     int settled_K, settled_B;       /* Or et al.'s scaling: where it settled (0: not yet) */
     char settled_why[200];
-    scv_perf_model prior;           /* the universal prior: medians over other jobs' models */
-    int n_prior;                    /* ... over this many stored runs (0: none) */
-    stored_est stored;              /* the stored runs of the job (est_stored.c) */
-    est_kept est_kept[LOOP_ESTIMATORS]; /* the estimators' answers kept (target.c) */
-    scv_calib calib;                /* the band's calibration: the corpus's curves and the
-                                       store's finished runs (load_calib) */
-    scv_carry carry;                /* the batch carry-over learnt from the corpus's curves of
-                                       this job under its learning-rate rule, else its rule's
-                                       exponent from other jobs' (NaN: none) */
-    double eval_s_sum;              /* the evaluations' own times, summed, and how many: the */
-    int eval_n;                     /*   plan prices them per training sample */
-    int budget_warned;              /* the budget's warning share was passed (noted once) */
-    int budget_stop;                /* the next segment does not fit the budget: the run stops */
-    double eta_stored;              /* when the forecast was last stored (scv_now; 0: never) */
     int eval_widened;               /* the warm-up's evaluation period was widened (noted once) */
-    int carry_run;                  /* carry was read from a probe, this run's or a stored
-                                       run's (take_run_carry) */
-    long long carry_from;           /* ... that stored run (0: this run's, read at carry_until
-                                       samples) */
-    double carry_until;
-    int probing;                    /* the first training segment probes another batch (the
-                                       decision's choice's carry is inside its band) */
-    double probe_end;               /* ... until this iteration (policy.carry_probe_epochs on) */
-    double plan_deadline_s, plan_budget; /* the bounds the latest plan kept (plan_bounded) */
-    int probed_b;                   /* the batch probed, until the run's own carry is learnt */
-    int carry_replan;               /* ... learnt since the segment's start: re-plan at its end */
     scv_straggler_rule strag_rule;  /* the current training segment's (hetero_rule) */
 } loop;
 

@@ -36,11 +36,11 @@ int loop_vm_place(const loop *l, const scv_plan_point *other, char *why, size_t 
     const char *name = l->p->catalog->vms[other->vm].name;
     int held = loop_vm_held(l, other->vm);
     why[0] = 0;
-    if (other->vm == l->vm_index) return l->decided ? l->train_vm : l->vm_index;
+    if (other->vm == l->place.vm_index) return l->decided ? l->place.train_vm : l->place.vm_index;
     if (held >= other->workers) {
-        if (!l->decided || other->vm == l->train_vm) return other->vm;
-        snprintf(why, cap, "a re-plan keeps the VM type the run decided on, %s", l->p->catalog->vms[l->train_vm].name);
-        return l->train_vm;
+        if (!l->decided || other->vm == l->place.train_vm) return other->vm;
+        snprintf(why, cap, "a re-plan keeps the VM type the run decided on, %s", l->p->catalog->vms[l->place.train_vm].name);
+        return l->place.train_vm;
     }
     if (held)
         snprintf(why, cap, "the driver holds %d VM%s of %s, K=%d needs %d", held, held == 1 ? "" : "s", name,
@@ -48,7 +48,7 @@ int loop_vm_place(const loop *l, const scv_plan_point *other, char *why, size_t 
     else
         snprintf(why, cap, "the driver holds no VM of %s (only an emulated cluster with VMs of that type does: "
                  "`scavenger cluster up --vm %s:N`, then --cluster)", name, name);
-    return l->decided ? l->train_vm : l->vm_index;
+    return l->decided ? l->place.train_vm : l->place.vm_index;
 }
 
 static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res, scv_err *err)
@@ -57,10 +57,10 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
     const scv_plan_point other = res->points[res->chosen];
     char stay[320];
     int want = loop_vm_place(l, &other, stay, sizeof stay);
-    if (!l->decided) l->train_vm = want;
+    if (!l->decided) l->place.train_vm = want;
     /* on another type than the run's, K up to the VMs the driver holds of it (a re-plan may
      * choose more than the decision's) */
-    int ks[SCV_MAX_SPACE], nk = 0, cap_k = want != l->vm_index ? loop_vm_held(l, want) : INT_MAX;
+    int ks[SCV_MAX_SPACE], nk = 0, cap_k = want != l->place.vm_index ? loop_vm_held(l, want) : INT_MAX;
     for (size_t i = 0; i < req->n_workers && nk < SCV_MAX_SPACE; i++)
         if (req->workers[i] <= cap_k) ks[nk++] = req->workers[i];
     if (other.vm == want && other.workers > cap_k)
@@ -68,7 +68,7 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
     if (other.vm != want || other.workers > cap_k) {
         scv_plan_request own = *req;
         own.vms = &want, own.n_vms = 1; /* (measured_vm stays the run's: the others are carried from it) */
-        if (want != l->vm_index) own.workers = ks, own.n_workers = (size_t)nk;
+        if (want != l->place.vm_index) own.workers = ks, own.n_workers = (size_t)nk;
         scv_plan_result *o = NULL;
         int rc = plan_bounded(l, &own, &o, err); /* (its bounds may be out of reach where the others' are not) */
         if (rc) return rc;
@@ -101,11 +101,11 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
                  cat->vms[other.vm].name, other.workers, other.batch, ot, oc_, scv_extrap_desc(other.extrap),
                  cat->vms[want].name, mine->workers, mine->batch, mt, mc, cat->vms[want].name, stay);
         scv_plan_result_free(o);
-    } else if (want != l->vm_index && !l->decided) {
+    } else if (want != l->place.vm_index && !l->decided) {
         loop_note(l, SCV_EV_NOTE, "VM type: the plan chose %s at K=%d, B=%d (%s); the run trains there: the driver holds "
              "%d VM%s of it (warm-up and search measured %s, which the models stay fitted on; its segments on %s are "
              "priced at %s's rate)", cat->vms[want].name, other.workers, other.batch, scv_extrap_desc(other.extrap),
-             loop_vm_held(l, want), loop_vm_held(l, want) == 1 ? "" : "s", l->vm->name, cat->vms[want].name, cat->vms[want].name);
+             loop_vm_held(l, want), loop_vm_held(l, want) == 1 ? "" : "s", l->place.vm->name, cat->vms[want].name, cat->vms[want].name);
     }
     /* the types the plan holds points of, by how they were predicted */
     char *seen = calloc(cat->n, 1);
@@ -130,7 +130,7 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
         if (shown && len < sizeof list - 1)
             len += (size_t)snprintf(list + len, sizeof list - len, " (%s%s)", scv_extrap_desc((scv_extrap)e),
                                     e != SCV_EXTRAP_NONE            ? ""
-                                    : l->train_vm == l->vm_index ? ": the run trains on it"
+                                    : l->place.train_vm == l->place.vm_index ? ": the run trains on it"
                                                                  : ": the run measures it");
     }
     free(seen);
@@ -173,33 +173,33 @@ int loop_plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_mod
     scv_run_result *r = l->r;
     int rc = scv_perf_fit(l->cs, l->ncs, p->topology, 4 * l->job.n_params, perf, err);
     if (rc) return rc;
-    if (l->n_prior) scv_perf_apply_prior(perf, &l->prior, l->cs, l->ncs);
+    if (l->in.n_prior) scv_perf_apply_prior(perf, &l->in.prior, l->cs, l->ncs);
     /* the target as predicted now: into the result only when the plan succeeds (a failed
      * re-plan leaves the run at its plan, and the curve's trigger armed) */
-    double planned = l->planned_x_star;
+    double planned = l->curve.planned_x_star;
     char tnote[sizeof r->target_note];
     scv_estimate est = loop_target_of(l, tnote, sizeof tnote);
     int relative = est.source == SCV_TARGET_NOMINAL;
     if ((rc = scv_stat_fit(p->stat, l->cs, l->ncs, l->job.n_train, est.epochs, est.batch, sm, err))) {
-        l->planned_x_star = planned;
+        l->curve.planned_x_star = planned;
         return rc;
     }
     sm->lag_epochs = est.lag_epochs;
-    if (l->carry_run) /* the run's own carry, not the measured noise scale's law, across batches */
-        sm->by_exponent = 1, sm->exponent = l->carry.gamma;
+    if (l->probe.carry_run) /* the run's own carry, not the measured noise scale's law, across batches */
+        sm->by_exponent = 1, sm->exponent = l->in.carry.gamma;
     /* the VM types planned: the run's own first (measured, trained on), then the others of
      * `run --vm`, carried from its measurements by the planner's stated method (docs/MODEL.md
      * "VM types without measurements"; each point says how) */
     int *vms = malloc(sizeof(int) * (p->n_vms + 1));
     size_t nv = 0;
     if (!vms) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    vms[nv++] = l->vm_index;
+    vms[nv++] = l->place.vm_index;
     for (size_t i = 0; p->vms && i < p->n_vms; i++)
-        if (p->vms[i] != l->vm_index) vms[nv++] = p->vms[i];
+        if (p->vms[i] != l->place.vm_index) vms[nv++] = p->vms[i];
     /* spot priced with the risk of preemption: the default rates by provider, recovery by
      * checkpoint-restart (model/spot.c; `plan` takes the user's rates) */
     scv_spot_risk risk = {.pol = NULL, .rates = NULL, .recovery = SCV_SPOT_RESTART};
-    scv_plan_request req = {.catalog = p->catalog, .vms = vms, .n_vms = nv, .measured_vm = l->vm_index,
+    scv_plan_request req = {.catalog = p->catalog, .vms = vms, .n_vms = nv, .measured_vm = l->place.vm_index,
                             .workers = p->workers, .n_workers = p->n_workers, .batches = l->bs,
                             .n_batches = l->n_bs, .perf = perf, .stat = sm, .job = &l->job,
                             /* bounds on nominal times would be arbitrary: they apply from the
@@ -208,20 +208,20 @@ int loop_plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_mod
                             .spent_s = loop_elapsed(l), .spent_cost = loop_spend_usd(l), .done_share = loop_done_share(l, sm),
                             .eval_s_per_sample = loop_eval_s_per_sample(l),
                             .objective = p->objective, .value_per_hour = p->value_per_hour,
-                            .pricing = p->pricing, .mem_rate_cpu = l->rate_cpu, .mem_rate_gib = l->rate_gib,
+                            .pricing = p->pricing, .mem_rate_cpu = l->ledger.rate_cpu, .mem_rate_gib = l->ledger.rate_gib,
                             .measured_threads = l->job.threads, .worker_threads = l->job.threads,
                             .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs,
                             .comms = p->n_comms ? l->comms : NULL, .n_comms = p->n_comms,
                             .spot_risk = p->pricing == SCV_PRICE_SPOT ? &risk : NULL, .estimate = &est};
     rc = plan_bounded(l, &req, res, err);
-    if (!rc) l->plan_deadline_s = req.deadline_s, l->plan_budget = req.budget;
+    if (!rc) l->place.plan_deadline_s = req.deadline_s, l->place.plan_budget = req.budget;
     if (!rc && nv > 1 && (rc = plan_types(l, &req, *res, err))) {
         scv_plan_result_free(*res);
         *res = NULL;
     }
     free(vms);
     if (rc) {
-        l->planned_x_star = planned;
+        l->curve.planned_x_star = planned;
         return rc;
     }
     r->target_source = est.source, r->relative = relative;
@@ -230,9 +230,9 @@ int loop_plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_mod
     scv_band_ends(scv_estimate_band_at(&est, est.batch), est.epochs, &r->target_epochs_lo, &r->target_epochs_hi);
     r->target_p_reach = est.p_reach, r->target_nearest = est.nearest;
     scv_carry_law law = loop_carry_law(l);
-    r->carry_learnt = l->carry_run ? 3 : isfinite(l->carry.b_noise) ? 1 : isfinite(l->carry.gamma) ? 2 : 0;
-    r->carry_noise_scale = law.b_noise, r->carry_gamma = l->carry.gamma;
-    r->carry_q_lo = l->carry.q_lo, r->carry_q_hi = l->carry.q_hi, r->carry_err = l->carry.med_abs;
+    r->carry_learnt = l->probe.carry_run ? 3 : isfinite(l->in.carry.b_noise) ? 1 : isfinite(l->in.carry.gamma) ? 2 : 0;
+    r->carry_noise_scale = law.b_noise, r->carry_gamma = l->in.carry.gamma;
+    r->carry_q_lo = l->in.carry.q_lo, r->carry_q_hi = l->in.carry.q_hi, r->carry_err = l->in.carry.med_abs;
     const scv_plan_point *cp = &(*res)->points[(*res)->chosen], *dp;
     if (cp->workers == 1 && cp->comm != l->dense && (dp = loop_find_point(*res, 1, cp->batch, l->dense))) {
         /* one worker exchanges nothing: its compressed point ties with the dense one (less

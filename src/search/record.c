@@ -63,7 +63,7 @@ int loop_record_step(loop *l, const char *phase, int K, int B, const scv_segment
     scv_run_step *t = &r->steps[r->n_steps];
     memset(t, 0, sizeof *t);
     snprintf(t->phase, sizeof t->phase, "%s", phase);
-    snprintf(t->vm, sizeof t->vm, "%s", l->p->catalog->vms[l->seg_vm].name);
+    snprintf(t->vm, sizeof t->vm, "%s", l->p->catalog->vms[l->place.seg_vm].name);
     t->workers = K, t->batch = B, t->iterations = res.iterations;
     t->first_start = res.first_start, t->last_end = res.last_end;
     t->t_iter = res.stats.workers ? res.stats.t_iter : NAN;
@@ -81,7 +81,7 @@ int loop_record_step(loop *l, const char *phase, int K, int B, const scv_segment
     l->seg_t0 = l->seg_t1 = NAN;
     l->iteration = res.total_iterations;
     l->samples = res.samples_seen;
-    progress_advance(&l->prog, res.samples_seen);
+    progress_advance(&l->curve.prog, res.samples_seen);
     r->epochs = l->job.n_train > 0 ? res.samples_seen / l->job.n_train : NAN;
     if (isfinite(res.accuracy)) r->accuracy = res.accuracy;
     loop_tally(l);
@@ -108,7 +108,7 @@ int loop_record_step(loop *l, const char *phase, int K, int B, const scv_segment
     /* a segment whose straggler was replaced or dropped, or that shrank or grew at a
      * preemption, mixed clusters: its times stand for none of them; one on another VM type
      * than the run's is not a measurement of the type the models are fitted on */
-    if (res.stats.workers && !mixed && !l->seg_compressed && l->seg_vm == l->vm_index) {
+    if (res.stats.workers && !mixed && !l->seg_compressed && l->place.seg_vm == l->place.vm_index) {
         if ((rc = scv_store_measurement(l->p->store, r->run_id, phase, &res.stats, err))) return rc;
         if ((rc = loop_keep_measurement(l, &res.stats, err))) return rc;
     }

@@ -32,7 +32,7 @@ int loop_do_warmup(loop *l, scv_err *err)
         spec.until_iterations = l->iteration + pol->warmup_max_iters;
         rc = loop_segment(l, "warmup", K, B, spec, NULL, err);
     }
-    int need = pol->warmup_min_evals - (int)l->prog.nev;
+    int need = pol->warmup_min_evals - (int)l->curve.prog.nev;
     if (rc || l->r->reached || need <= 0 || l->p->target_epochs > 0 || !(l->job.n_train > 0) || loop_spent(l)) return rc;
     /* the noise settled before the curve had its points: on, at the same configuration */
     double iters = ceil(need * loop_search_eval_every(l, K, B) * l->job.n_train / B) + 1;

@@ -18,9 +18,9 @@
 void loop_history_push(loop *l, double y)
 {
     if (!isfinite(y)) return;
-    if (l->n_history == (int)(sizeof l->history / sizeof l->history[0]))
-        memmove(l->history, l->history + 1, sizeof l->history - sizeof l->history[0]), l->n_history--;
-    l->history[l->n_history++] = y;
+    if (l->curve.n_history == (int)(sizeof l->curve.history / sizeof l->curve.history[0]))
+        memmove(l->curve.history, l->curve.history + 1, sizeof l->curve.history - sizeof l->curve.history[0]), l->curve.n_history--;
+    l->curve.history[l->curve.n_history++] = y;
 }
 
 int loop_keep_measurement(loop *l, const scv_config_stats *s, scv_err *err)
@@ -54,20 +54,20 @@ static void shortfall_iter(loop *l, const scv_iter_sample *s)
 {
     double from = isfinite(l->seg_t1) ? l->seg_t1 : s->wall_end - s->t_iter;
     if (s->workers > 0 && s->workers < l->K) {
-        l->seg_shrunk = 1;
-        if (s->wall_end > from) l->seg_short_ws += (l->K - s->workers) * (s->wall_end - from);
+        l->ledger.seg_shrunk = 1;
+        if (s->wall_end > from) l->ledger.seg_short_ws += (l->K - s->workers) * (s->wall_end - from);
     }
 }
 
 /* The ended segment's shortfall, priced at its VM's rate, moved to the recorded steps'. */
 void loop_shortfall_to_steps(loop *l, const char *phase, int K, int B)
 {
-    double usd = scv_cost_usd(1, l->seg_short_ws, loop_price_at(l, l->seg_vm, K, B));
+    double usd = scv_cost_usd(1, l->ledger.seg_short_ws, loop_price_at(l, l->place.seg_vm, K, B));
     if (isfinite(usd) && usd > 0) {
-        l->short_usd += usd;
-        if (strcmp(phase, "train")) l->short_search_usd += usd;
+        l->ledger.short_usd += usd;
+        if (strcmp(phase, "train")) l->ledger.short_search_usd += usd;
     }
-    l->seg_short_ws = 0;
+    l->ledger.seg_short_ws = 0;
 }
 
 static void on_iter(void *ctx, const scv_iter_sample *s)
@@ -78,7 +78,7 @@ static void on_iter(void *ctx, const scv_iter_sample *s)
     shortfall_iter(l, s);
     if (!isfinite(l->seg_t0)) l->seg_t0 = s->wall_end - s->t_iter;
     l->seg_t1 = s->wall_end;
-    progress_advance(&l->prog, s->samples_seen);
+    progress_advance(&l->curve.prog, s->samples_seen);
     loop_emit(l, (scv_run_event){.kind = SCV_EV_ITER, .workers = s->workers, .batch = s->batch, .iter = s});
 }
 
@@ -90,18 +90,18 @@ static void on_iter(void *ctx, const scv_iter_sample *s)
  * meanwhile: LeNet's loss forecast 81, 30 and 110 s there, the run took 50 s). */
 int loop_live_forecast(const loop *l)
 {
-    return l->decided && !l->probing && !l->probed_b && l->r->plan && l->r->target_source == SCV_TARGET_CURVE;
+    return l->decided && !l->probe.probing && !l->probe.probed_b && l->r->plan && l->r->target_source == SCV_TARGET_CURVE;
 }
 
 void loop_on_eval(void *ctx, const scv_eval_sample *e)
 {
     loop *l = ctx;
     l->last_accuracy = e->accuracy;
-    if (e->seconds > 0 && isfinite(e->seconds)) l->eval_s_sum += e->seconds, l->eval_n++;
-    if (!l->profiling) progress_eval_add(&l->prog, loop_target_x(l, e), loop_target_y(l, e)); /* out of order or NaN: ignored */
+    if (e->seconds > 0 && isfinite(e->seconds)) l->ledger.eval_s_sum += e->seconds, l->ledger.eval_n++;
+    if (!l->profiling) progress_eval_add(&l->curve.prog, loop_target_x(l, e), loop_target_y(l, e)); /* out of order or NaN: ignored */
     loop_history_push(l, loop_target_y(l, e));
     if (!l->profiling) {
-        if (!l->probing) loop_try_run_carry(l, 0);
+        if (!l->probe.probing) loop_try_run_carry(l, 0);
         if (loop_live_forecast(l)) { /* the curve refitted: the time left follows it */
             loop_predict_target(l);
             loop_predict_progress(l);
@@ -124,8 +124,8 @@ void loop_on_eval(void *ctx, const scv_eval_sample *e)
 double loop_search_eval_every(loop *l, int K, int B)
 {
     double every = l->pol->search_eval_every_epochs, share = l->pol->search_eval_share, t = loop_est_t_iter(l, K, B);
-    if (!(share > 0) || !l->eval_n || !(t > 0) || !(l->job.n_train > 0)) return every;
-    double e = l->eval_s_sum / l->eval_n, d = e * (1 - share) / (share * t / B) / l->job.n_train;
+    if (!(share > 0) || !l->ledger.eval_n || !(t > 0) || !(l->job.n_train > 0)) return every;
+    double e = l->ledger.eval_s_sum / l->ledger.eval_n, d = e * (1 - share) / (share * t / B) / l->job.n_train;
     if (d > every && !l->eval_widened) {
         l->eval_widened = 1;
         loop_note(l, SCV_EV_NOTE, "warm-up and search evaluate every %.3g epochs, not %.3g: an evaluation takes %.3g s, "
@@ -200,11 +200,11 @@ static void hetero_annotate(const loop *l, int K, int B, scv_segment_result *res
 int loop_segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec, scv_run_step **out,
                    scv_err *err)
 {
-    int rc, was_vm = l->seg_vm;
+    int rc, was_vm = l->place.seg_vm;
     /* the VM type: training segments at the decision's (vm_place), warm-up and search on the
      * run's own (they measure the type the models are fitted on); the driver is told it */
-    l->seg_vm = !strcmp(phase, "train") ? l->train_vm : l->vm_index;
-    const char *vm = l->p->catalog->vms[l->seg_vm].name;
+    l->place.seg_vm = !strcmp(phase, "train") ? l->place.train_vm : l->place.vm_index;
+    const char *vm = l->p->catalog->vms[l->place.seg_vm].name;
     spec.vm_type = vm;
     if (l->p->budget > 0 && loop_budget_check(l, phase, K, B, &spec)) {
         if ((rc = l->d->checkpoint(l->d->ctx, err))) return rc;
@@ -214,7 +214,7 @@ int loop_segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec
         if ((rc = l->d->checkpoint(l->d->ctx, err))) return rc;
         return SCV_EINTR;
     }
-    if (K != l->cfg_K || B != l->cfg_B || l->seg_vm != was_vm) {
+    if (K != l->cfg_K || B != l->cfg_B || l->place.seg_vm != was_vm) {
         if ((K != l->cfg_K || B != l->cfg_B) && (rc = l->d->configure(l->d->ctx, K, B, NULL, err))) return rc;
         if (l->cfg_K)
             loop_emit(l, (scv_run_event){.kind = SCV_EV_SWITCH, .phase = phase, .workers = K, .batch = B, .vm = vm});
@@ -226,7 +226,7 @@ int loop_segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec
     spec.target_accuracy = l->p->target_accuracy;
     spec.target_loss = l->p->target_loss;
     spec.max_epochs = l->p->max_epochs;
-    int dense_evals = strcmp(phase, "train") || l->probing; /* the curve needs points early, or a probe's */
+    int dense_evals = strcmp(phase, "train") || l->probe.probing; /* the curve needs points early, or a probe's */
     spec.eval_every_epochs = dense_evals ? loop_search_eval_every(l, K, B) : l->pol->eval_every_epochs;
     spec.checkpoint_every = l->pol->checkpoint_every;
     spec.eval_subset = l->pol->eval_subset;
@@ -251,16 +251,16 @@ int loop_segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec
     }
     l->seg_compressed = spec.comm != NULL;
     l->trained_compressed |= l->seg_compressed;
-    l->seg_t0 = l->seg_t1 = NAN, l->seg_short_ws = 0;
+    l->seg_t0 = l->seg_t1 = NAN, l->ledger.seg_short_ws = 0;
     loop_emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_START, .phase = phase, .workers = K, .batch = B, .vm = vm});
     scv_measure_sink sink = {.ctx = l, .on_iter = on_iter, .on_eval = loop_on_eval};
     scv_segment_result res;
     for (;;) {
         int keep = spec.target_window > 1 ? spec.target_window - 1 : 0;
-        if (keep > l->n_history) keep = l->n_history;
-        spec.history = l->history + l->n_history - keep, spec.n_history = keep;
-        if ((rc = progress_segment(&l->prog, l->samples, B))) return scv_err_set(err, rc, "out of memory");
-        l->seg_shrunk = 0; /* (this attempt's) */
+        if (keep > l->curve.n_history) keep = l->curve.n_history;
+        spec.history = l->curve.history + l->curve.n_history - keep, spec.n_history = keep;
+        if ((rc = progress_segment(&l->curve.prog, l->samples, B))) return scv_err_set(err, rc, "out of memory");
+        l->ledger.seg_shrunk = 0; /* (this attempt's) */
         rc = l->d->train(l->d->ctx, &spec, &sink, &res, err);
         /* SCV_EIO: the job's files cannot be written (a full disk); SCV_EINVAL: the job refused
          * the loop_segment (its options): a retry cannot help */
@@ -272,7 +272,7 @@ int loop_segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec
             if (it > l->retry_it) l->retries = 0;
             l->retry_it = it;
             l->iteration = it;
-            progress_rewind(&l->prog, l->samples);
+            progress_rewind(&l->curve.prog, l->samples);
         }
         if (++l->retries > l->pol->max_retries) {
             if (err) {

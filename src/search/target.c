@@ -56,16 +56,16 @@ double loop_rule_lag(const loop *l)
  * that called for it would bootstrap the same curve again). */
 void loop_predict_target(loop *l)
 {
-    const progress *g = &l->prog;
+    const progress *g = &l->curve.prog;
     scv_carry_law law = loop_carry_law(l);
     double s1 = g->nseg ? g->seg[g->nseg - 1].s1 : 0;
-    if (l->pred_fitted && l->pred_nev == g->nev && l->pred_nseg == g->nseg && l->pred_s1 == s1 &&
-        scv_carry_law_same(l->pred_law, law))
+    if (l->curve.pred_fitted && l->curve.pred_nev == g->nev && l->curve.pred_nseg == g->nseg && l->curve.pred_s1 == s1 &&
+        scv_carry_law_same(l->curve.pred_law, law))
         return;
     char key[64];
-    progress_predict(g, loop_metric_of(l->p), loop_target_value(l->p), l->p->batches[0], law, l->pol->seed, &l->calib,
-                     l->job.n_train, scv_calib_key(l->job.model, l->job.dataset, key, sizeof key), loop_horizon(l), &l->pred);
-    l->pred_fitted = 1, l->pred_nev = g->nev, l->pred_nseg = g->nseg, l->pred_s1 = s1, l->pred_law = law;
+    progress_predict(g, loop_metric_of(l->p), loop_target_value(l->p), l->p->batches[0], law, l->pol->seed, &l->in.calib,
+                     l->job.n_train, scv_calib_key(l->job.model, l->job.dataset, key, sizeof key), loop_horizon(l), &l->curve.pred);
+    l->curve.pred_fitted = 1, l->curve.pred_nev = g->nev, l->curve.pred_nseg = g->nseg, l->curve.pred_s1 = s1, l->curve.pred_law = law;
 }
 
 /* The target's epochs (at the curve's reference batch) and band from the curve's prediction
@@ -96,7 +96,7 @@ static const struct {
 /* The batch carry-over's error as the estimate carries it (the run's carry now). */
 scv_carry_err loop_carry_err(const loop *l)
 {
-    return scv_carry_err_of(&l->carry);
+    return scv_carry_err_of(&l->in.carry);
 }
 
 scv_estimate loop_target_of(loop *l, char *note, size_t cap)
@@ -104,7 +104,7 @@ scv_estimate loop_target_of(loop *l, char *note, size_t cap)
     scv_estimate e = scv_estimate_none();
     size_t n = sizeof estimators / sizeof estimators[0];
     for (size_t i = 0; i < n; i++) {
-        est_kept *k = &l->est_kept[i];
+        est_kept *k = &l->in.est_kept[i];
         int yes;
         if (estimators[i].once && k->asked) {
             yes = k->yes, e = k->est;
