@@ -301,11 +301,45 @@ static void t_window_limit(void)
     CHECK_MSG(strstr(err.msg, "target-window") != NULL, "%s", err.msg);
 }
 
+/* The one "reached" over a series (scv_stoprule_reached): the first evaluation at which the
+ * rule of window W fires fed the values in order (a non-finite one left out), and the curve's
+ * crossing there by scv_stoprule_crossing on the places of the window and the value before;
+ * the window means before a full window are NaN. Hand-worked at W = 3. */
+static void t_reached_series(void)
+{
+    double x[] = {100, 200, 300, 400, 500, 600, 700}, y[] = {0.5, 0.6, NAN, 0.7, 0.8, 0.9, 0.95}, m[7], cross;
+    /* means: -, -, -, (0.5+0.6+0.7)/3 = 0.6, 0.7, 0.8, 0.883 */
+    scv_stoprule_means(y, 7, 3, m);
+    CHECK(isnan(m[0]) && isnan(m[1]) && isnan(m[2]));
+    CHECK_NEAR(m[3], 0.6, 1e-12, 0);
+    CHECK_NEAR(m[5], 0.8, 1e-12, 0);
+    long i = scv_stoprule_reached(x, y, 7, 1, 0.75, 3, &cross);
+    CHECK_EQ_INT(i, 5); /* 0.8 >= 0.75 at x = 600 */
+    /* the window (600, 500, 400: mean 500) and the one before (500, 400, 200: mean 366.7) */
+    CHECK_NEAR(cross, 0.5 * (500 + (500 + 400 + 200) / 3.0), 1e-9, 0);
+    CHECK_EQ_INT(scv_stoprule_reached(x, y, 7, 1, 0.99, 3, &cross), -1);
+    CHECK(isnan(cross));
+    /* a loss: the mean <= target */
+    double l[] = {2.0, 1.5, 1.0, 0.8, 0.6};
+    i = scv_stoprule_reached(x, l, 5, -1, 1.2, 3, &cross);
+    CHECK_EQ_INT(i, 3); /* (1.5 + 1.0 + 0.8) / 3 = 1.1 */
+    /* the same verdict as the rule fed the values one by one */
+    scv_stoprule r;
+    scv_stoprule_spec sp = {.window = 3, .target_loss = 1.2};
+    scv_stoprule_init(&r, &sp);
+    long first = -1;
+    for (long k = 0; k < 5 && first < 0; k++)
+        if (scv_stoprule_on_evaluation(&r, l[k]) == SCV_STOP_TARGET) first = k;
+    CHECK_EQ_INT(first, i);
+}
+
+
 static const scv_test tests[] = {
     {"parity", t_parity},
     {"target_window", t_target_window},
     {"crossing", t_crossing},
     {"noise_and_time", t_noise_and_time},
     {"window_limit", t_window_limit},
+    {"reached_series", t_reached_series},
 };
 SCV_TEST_MAIN(tests)

@@ -40,6 +40,7 @@
  */
 #include "scv.h"
 #include "model.h"
+#include "stoprule.h"
 #include "../core/util.h"
 
 #include <math.h>
@@ -58,6 +59,7 @@ scv_calib_policy scv_calib_policy_default(void)
         .rho_edges = {0.25, 0.6, 1.0, 1.6, 2.4},
         .target_mults = {1.3, 1.7, 2.2, 3, 4, 6, 9, 14, 20, 30, 50},
         .beyond_share = 0.5,
+        .window = 3,
         .max_points = 40,
         .prior = 1,
         .prior_members = 5,
@@ -322,13 +324,13 @@ static int push(scv_calib_cell *c, double r)
     return SCV_OK;
 }
 
-/* First index >= start whose moving average m (3 points, centred) reaches target in
- * direction s; -1 if none. */
-static long first_crossing(const double *m, size_t n, size_t start, double s, double target)
+/* The best of the window means m[from..to] in direction s (NaN: none full there). */
+static double best_of(const double *m, size_t from, size_t to, double s)
 {
-    for (size_t i = start; i < n; i++)
-        if (s * (m[i] - target) >= 0) return (long)i;
-    return -1;
+    double best = NAN;
+    for (size_t i = from; i <= to; i++)
+        if (isfinite(m[i]) && !(s * (m[i] - best) <= 0)) best = m[i];
+    return best;
 }
 
 int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const double *y, size_t n, double n_train,
@@ -340,10 +342,8 @@ int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const doub
     if (n < (size_t)cp.min_points + 2 || !(x[n - 1] > 0)) return SCV_OK; /* too short to teach anything */
     double *m = calloc(3 * n, sizeof(double)), *px = m + n, *py = m + 2 * n;
     if (!m) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    for (size_t i = 0; i < n; i++) m[i] = smooth3_at(y, n, i);
-    double s = dir_of(metric), x_end = x[n - 1], best_all = m[0];
-    for (size_t i = 1; i < n; i++)
-        if (s * (m[i] - best_all) > 0) best_all = m[i];
+    scv_stoprule_means(y, n, pol->window, m);
+    double s = dir_of(metric), x_end = x[n - 1], best_all = best_of(m, 0, n - 1, s);
     int rc = SCV_OK, mi = metric_ix(metric);
     size_t last_cut = 0;
     for (int p = 0; p < pol->prefixes && !rc; p++) {
@@ -354,9 +354,8 @@ int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const doub
         while (c + 1 < n && x[c + 1] <= xc) c++;
         if (c + 1 < (size_t)cp.min_points || (p > 0 && c == last_cut) || !(x[c] > 0)) continue;
         last_cut = c;
-        double best_cut = m[0];
-        for (size_t i = 1; i <= c; i++)
-            if (s * (m[i] - best_cut) > 0) best_cut = m[i];
+        double best_cut = best_of(m, 0, c, s);
+        if (isnan(best_cut)) continue; /* no full window in the prefix: no target it passed */
         /* the prefix as a run would fit it: at most max_points, evenly thinned, the last kept */
         size_t stride = (c + (size_t)pol->max_points) / (size_t)pol->max_points, np = 0;
         for (size_t i = c % stride; i <= c; i += stride) px[np] = x[i], py[np++] = y[i];
@@ -370,7 +369,7 @@ int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const doub
                 if (!(pol->target_mults[t] > 1) || xt > x_end) continue;
                 target = best_cut;
                 for (size_t i = c + 1; i < n && x[i] <= xt; i++)
-                    if (s * (m[i] - target) > 0) target = m[i];
+                    if (isfinite(m[i]) && s * (m[i] - target) > 0) target = m[i];
                 if (!(s * (target - best_cut) > 1e-12 * fabs(best_cut))) continue;
             } else { /* a target the curve never reached */
                 if (!(s * (best_all - best_cut) > 0)) continue;
@@ -378,7 +377,9 @@ int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const doub
                 if (metric == SCV_METRIC_LOSS && !(target > 0)) continue;
                 if (metric == SCV_METRIC_ACCURACY && !(target < 1)) continue;
             }
-            long i = first_crossing(m, n, c + 1, s, target);
+            double xt;
+            long i = scv_stoprule_reached(x, y, n, (int)s, target, pol->window, &xt);
+            if (i >= 0 && (size_t)i <= c) continue; /* (never: the target passes the prefix's best) */
             /* an example for the raw prediction with the prior and, where the prior made it,
              * one without (the fit's cells serve the runs the prior has no curves for) */
             for (int with = 1; with >= 0 && !rc; with--) {
@@ -389,7 +390,7 @@ int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const doub
                 scv_calib_kind kind = raw_predict(&f1, metric, target, x[c], &fit, &xhat);
                 if (with && kind != SCV_CALIB_PRIOR) continue; /* the same as without */
                 double r;
-                if (i >= 0) r = log(x[i] / xhat);
+                if (i >= 0) r = log(xt / xhat);
                 else if (x_end >= xhat) r = INFINITY;
                 else continue; /* the curve stopped before the prediction: no label */
                 int bin = kind == SCV_CALIB_NONE ? 0 : bin_of(pol, log(xhat / x[c]));
@@ -423,24 +424,27 @@ static int rerun_pair(const scv_lcurve *a, const scv_lcurve *b)
 size_t scv_lcurve_smoothed(const scv_lcurve *c, int mi, double *x, double *y, double *m)
 {
     size_t k = curve_points(c, mi, x, y);
-    for (size_t i = 0; i < k; i++) m[i] = smooth3_at(y, k, i);
+    scv_stoprule_means(y, k, scv_calib_policy_default().window, m);
     return k;
 }
 
 /* Rerun examples of a pair: for targets at a's 3-point mean at 10 log-spaced shares of its
  * points (2%-100%), ln(x_b / x_a) of the two means' first crossings, where both reach it. */
-static int rerun_examples(scv_calib *cal, const scv_lcurve *a, const scv_lcurve *b, int mi)
+static int rerun_examples(scv_calib *cal, const scv_lcurve *a, const scv_lcurve *b, int mi, int W)
 {
     double *w = malloc(sizeof(double) * 3 * (a->n + b->n + 1));
     if (!w) return SCV_ENOMEM;
-    double *xa = w, *ma = xa + a->n, *xb = ma + a->n, *mb = xb + b->n, *y = mb + b->n, s = mi ? -1 : 1;
-    size_t na = scv_lcurve_smoothed(a, mi, xa, y, ma), nb = scv_lcurve_smoothed(b, mi, xb, y, mb);
+    double *xa = w, *ya = xa + a->n, *ma = ya + a->n, *xb = ma + a->n, *yb = xb + b->n, *mb = yb + b->n;
+    int s = mi ? -1 : 1;
+    size_t na = scv_lcurve_smoothed(a, mi, xa, ya, ma), nb = scv_lcurve_smoothed(b, mi, xb, yb, mb);
     int rc = SCV_OK;
     for (int t = 0; t < 10 && na >= 8 && !rc; t++) {
         size_t i = (size_t)((double)(na - 1) * 0.02 * pow(50, t / 9.0));
-        if (i < 1 || i + 1 >= na) continue;
-        long ia = first_crossing(ma, na, 0, s, ma[i]), ib = first_crossing(mb, nb, 0, s, ma[i]);
-        if (ia >= 0 && ib >= 0) rc = push(&cal->rerun[mi], log(xb[ib] / xa[ia]));
+        if (i < 1 || i + 1 >= na || !isfinite(ma[i])) continue;
+        double ca, cb;
+        long ia = scv_stoprule_reached(xa, ya, na, s, ma[i], W, &ca);
+        long ib = scv_stoprule_reached(xb, yb, nb, s, ma[i], W, &cb);
+        if (ia >= 0 && ib >= 0 && ca > 0 && cb > 0) rc = push(&cal->rerun[mi], log(cb / ca));
     }
     free(w);
     return rc;
@@ -479,7 +483,7 @@ int scv_calib_build(const scv_lcurve_set *corpus, const scv_calib_policy *pol, s
     for (size_t i = 0; !rc && corpus && i < corpus->n; i++)
         for (size_t j = 0; !rc && j < corpus->n; j++)
             if (i != j && rerun_pair(&corpus->c[i], &corpus->c[j]))
-                for (int mi = 0; mi < 2 && !rc; mi++) rc = rerun_examples(out, &corpus->c[i], &corpus->c[j], mi);
+                for (int mi = 0; mi < 2 && !rc; mi++) rc = rerun_examples(out, &corpus->c[i], &corpus->c[j], mi, pol->window);
     if (rc) rc = scv_err_set(err, rc, "out of memory");
     free(x), free(y), free(group);
     if (rc) scv_calib_free(out);

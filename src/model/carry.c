@@ -73,6 +73,7 @@
  */
 #include "scv.h"
 #include "model.h"
+#include "stoprule.h"
 #include "../core/util.h"
 
 #include <math.h>
@@ -106,20 +107,22 @@ static int curve_matches(const scv_lcurve *c, const char *key, const scv_carry_j
     return pol->any_rule || c->lr_scaling == job->lr_scaling || c->batch == c->base_batch;
 }
 
-/* A matching curve's metric as the calibration reads it: measured points and their 3-point
- * means (scv_lcurve_smoothed, the truths' smoothing). */
+/* A matching curve's metric as the calibration reads it: measured points, values and the
+ * target rule's window means (scv_lcurve_smoothed, the truths' reading). */
 typedef struct smoothed {
     int batch;
     size_t n;
-    double *x, *m;
+    double *x, *y, *m;
 } smoothed;
 
-/* Samples at the first point whose mean reaches y (dir +1: >=, -1: <=); NaN: never. */
+/* Samples where the curve reached y (dir +1: >=, -1: <=) by the run's own rule
+ * (scv_stoprule_reached); NaN: never. */
 static double crossing(const smoothed *c, double dir, double y)
 {
-    for (size_t i = 0; i < c->n; i++)
-        if (dir * (c->m[i] - y) >= 0) return c->x[i];
-    return NAN;
+    double x;
+    return scv_stoprule_reached(c->x, c->y, c->n, dir > 0 ? 1 : -1, y, scv_calib_policy_default().window, &x) >= 0
+               ? x
+               : NAN;
 }
 
 /* The matching curves of set, smoothed, into *out (one allocation, free((*out)[0].x) and
@@ -138,14 +141,13 @@ static long smooth_matches(const scv_lcurve_set *set, const char *key, const scv
         free(v), free(w);
         return -1;
     }
-    double *y = w + 2 * pts; /* scratch, as long as the longest curve at most */
     size_t k = 0;
     for (size_t i = 0; i < set->n; i++) {
         const scv_lcurve *c = &set->c[i];
         if (!curve_matches(c, key, job, pol) || c->n < 8) continue;
-        v[k].batch = c->batch, v[k].x = w, v[k].m = w + c->n;
-        v[k].n = scv_lcurve_smoothed(c, mi, v[k].x, y, v[k].m);
-        w += 2 * c->n, k++;
+        v[k].batch = c->batch, v[k].x = w, v[k].y = w + c->n, v[k].m = w + 2 * c->n;
+        v[k].n = scv_lcurve_smoothed(c, mi, v[k].x, v[k].y, v[k].m);
+        w += 3 * c->n, k++;
     }
     *out = v;
     return (long)n;
@@ -163,10 +165,10 @@ static int table_of(const scv_lcurve_set *set, const char *key, const scv_carry_
     if (n < 0) return -1;
     for (long i = 0; i < n; i++) {
         if (v[i].n < 3) continue;
-        double best = v[i].m[0];
-        for (size_t j = 1; j < v[i].n; j++)
-            if (dir * (v[i].m[j] - best) > 0) best = v[i].m[j];
-        double s = v[i].m[2];
+        double best = NAN;
+        for (size_t j = 0; j < v[i].n; j++)
+            if (isfinite(v[i].m[j]) && !(dir * (v[i].m[j] - best) <= 0)) best = v[i].m[j];
+        double s = v[i].m[2]; /* (the first full window's, W = 3) */
         if (!(dir * (s - start) <= 0)) start = s;     /* the furthest along at the third point */
         if (!(dir * (best - reach) >= 0)) reach = best; /* the least extreme best */
         size_t b = 0;

@@ -279,6 +279,9 @@ typedef struct scv_calib_policy {
                                    met examples whose truths stopped at 14x: a bias to "sooner") */
     double beyond_share;        /* 0.5: and one target this share of the prefix's remaining
                                    gain beyond the curve's best (never reached) */
+    int window;                 /* 3: a curve reached a target where the run's target rule of this
+                                   window would say so (scv_stoprule_reached; the run's
+                                   target_window, whose default this is) */
     int max_points;             /* 40: a prefix is thinned evenly to at most this many points
                                    (a run's evaluations every 0.25 epochs over 10 epochs) */
     int prior;                  /* 1: the corpus prior's crossing where the corpus has curves of
@@ -363,8 +366,9 @@ int scv_calib_forecast(const scv_calib *cal, const scv_calib_policy *pol, scv_me
  * min_examples. */
 int scv_calib_rerun_band(const scv_calib *cal, scv_metric metric, double e0, double *lo, double *hi, size_t *n);
 /* One metric (mi: 0 accuracy, 1 loss) of a corpus curve as the calibration reads it: its
- * measured points x (samples) and their centred 3-point means m (y: scratch; each array
- * c->n long); the count. The truths' smoothing, also the carry-over's (carry.c). */
+ * measured points x (samples), values y and the target rule's window means m after each
+ * (scv_stoprule_means with the default window; NaN before it is full; each array c->n
+ * long); the count. What the truths and the carry-over (carry.c) read a curve through. */
 size_t scv_lcurve_smoothed(const scv_lcurve *c, int mi, double *x, double *y, double *m);
 /* The prior's key of a job: "model dataset" into buf. */
 const char *scv_calib_key(const char *model, const char *dataset, char *buf, size_t cap);

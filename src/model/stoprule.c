@@ -108,6 +108,38 @@ double scv_stoprule_crossing(const double *place, int n, int W)
     return 0.5 * (before + now);
 }
 
+long scv_stoprule_reached(const double *x, const double *y, size_t n, int dir, double target, int W, double *cross)
+{
+    scv_stoprule r;
+    scv_stoprule_spec spec = {.window = W};
+    if (dir < 0) spec.target_loss = target;
+    else spec.target_accuracy = target;
+    *cross = NAN;
+    if (dir < 0 && !(target > 0)) return -1; /* (a loss target the rule does not hold) */
+    scv_stoprule_init(&r, &spec);
+    for (size_t i = 0; i < n; i++) {
+        if (scv_stoprule_on_evaluation(&r, y[i]) != SCV_STOP_TARGET) continue;
+        double place[SCV_TARGET_WINDOW_MAX + 1];
+        int k = 0;
+        for (size_t j = i + 1; j-- > 0 && k <= r.W;)
+            if (isfinite(y[j])) place[k++] = x[j];
+        *cross = fmin(scv_stoprule_crossing(place, k, r.W), x[i]);
+        return (long)i;
+    }
+    return -1;
+}
+
+void scv_stoprule_means(const double *y, size_t n, int W, double *m)
+{
+    scv_stoprule r;
+    scv_stoprule_spec spec = {.window = W, .target_accuracy = INFINITY};
+    scv_stoprule_init(&r, &spec);
+    for (size_t i = 0; i < n; i++) {
+        scv_stoprule_on_evaluation(&r, y[i]);
+        m[i] = r.len >= r.W ? r.mean : NAN;
+    }
+}
+
 const char *scv_stop_verdict_name(scv_stop_verdict v)
 {
     static const char *const names[] = {"none", "iterations", "target", "noise_stable", "time_stable"};

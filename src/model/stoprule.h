@@ -15,6 +15,7 @@
 #ifndef SCV_STOPRULE_H
 #define SCV_STOPRULE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The longest target window (evaluations), one limit for every driver: the option
@@ -110,6 +111,17 @@ int scv_stoprule_window(const scv_stoprule *r, double *out, int cap);
  * (period-mean loss), and it holds across a change of period (a run's dense search
  * evaluations beside its training's). */
 double scv_stoprule_crossing(const double *place, int n, int W);
+
+/* The one definition of "reached" over a series, the run's: the target window of W fed a
+ * learning curve's values y[0..n) in order (not finite: left out), placed at x (samples);
+ * the first index at which it fires on target (dir +1: the mean >= target, an accuracy; -1:
+ * <=, a loss), -1 never; *cross, where the curve crossed (scv_stoprule_crossing on the
+ * places of the values the window held; NaN never). The calibration's truths, the corpus's
+ * carry-over and the run's stored crossings all read a curve through it. */
+long scv_stoprule_reached(const double *x, const double *y, size_t n, int dir, double target, int W, double *cross);
+/* The window's mean after each value, m[i] (NaN until W values are in: the rule cannot fire
+ * there), over y[0..n) as scv_stoprule_reached feeds them. */
+void scv_stoprule_means(const double *y, size_t n, int W, double *m);
 
 const char *scv_stop_verdict_name(scv_stop_verdict v);
 

@@ -51,6 +51,7 @@ int loop_load_calib(loop *l, scv_err *err)
     const char *path = p->curve_corpus ? p->curve_corpus : scv_data_file("curves.jsonl", buf, sizeof buf);
     scv_calib_policy cp = scv_calib_policy_default();
     cp.coverage = l->pol->band_coverage;
+    cp.window = l->pol->target_window; /* "reached" as this run's rule says it */
     int rc;
     l->in.calib.pol = cp; /* (the build sets it too) */
     l->in.carry.b_noise = l->in.carry.gamma = l->in.carry.q_lo = l->in.carry.q_hi = NAN;
