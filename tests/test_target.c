@@ -6,6 +6,7 @@
  * read from the corpus, a rule and a probe.
  */
 #include "loop_fake.h"
+#include "../src/io/io.h"
 
 /* No target epochs given and none stored: the first plan is absolute, from the learning
  * curve of the warm-up's and search's evaluations, and close to the fake's truth. */
@@ -789,7 +790,44 @@ static void t_carry_run(void)
     scv_store_close(db);
 }
 
+/* A job's identity is its recipe (issue 37 item 1): a stored run of the same model and data
+ * under another learning rate does not inform the target (before: "learnt from stored run 1
+ * of the job" across learning rates); the same recipe written otherwise ("1e-2" for "0.01",
+ * a default given or left out) does. */
+static void t_recipe_identity(void)
+{
+    char a[512], b[512];
+    CHECK_EQ_INT(scv_job_recipe("{\"lr\":\"0.01\",\"momentum\":\"0.9\"}", a, sizeof a), SCV_OK);
+    CHECK_EQ_INT(scv_job_recipe("{\"lr\":\"1e-2\",\"model\":\"mlp\"}", b, sizeof b), SCV_OK);
+    CHECK_MSG(!strcmp(a, b) && strstr(a, "lr=0.01;momentum=0.9;"), "%s | %s", a, b);
+    CHECK_EQ_INT(scv_job_recipe("{\"lr\":\"0.01\",\"lr-scaling\":\"sqrt\"}", b, sizeof b), SCV_OK);
+    CHECK(strcmp(a, b) != 0);
+    scv_job_recipe(NULL, a, sizeof a), scv_job_recipe("{}", b, sizeof b);
+    CHECK(!strcmp(a, b));
+    scv_store *db = open_db("recipe.db");
+    scv_run_result res;
+    scv_err e = {0};
+    const char *recipes[] = {"{\"lr\":\"0.01\"}", "{\"lr\":\"0.1\"}", "{\"lr\":\"1e-2\"}"};
+    for (int k = 0; k < 3; k++) {
+        fake f = new_fake();
+        f.tau = 10000, f.acc_c = 0.5, f.acc_gap = 0.1414, f.target = 0.9;
+        scv_job_driver d = driver_of(&f);
+        scv_run_params p = params(db, "job-recipe");
+        p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9, p.job_json = recipes[k];
+        CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+        if (k == 1) /* another learning rate: the stored run is left out */
+            CHECK_MSG(res.target_source != SCV_TARGET_LEARNT && res.target_source != SCV_TARGET_CARRIED &&
+                          res.target_source != SCV_TARGET_CARRIED_CURVE, "%s", res.target_note);
+        if (k == 2) /* the first run's recipe again */
+            CHECK_MSG(res.target_source == SCV_TARGET_LEARNT && strstr(res.target_note, "stored run 1 "), "%s",
+                      res.target_note);
+        scv_run_result_free(&res);
+    }
+    scv_store_close(db);
+}
+
 static const scv_test tests[] = {
+    {"recipe_identity", t_recipe_identity},
     {"first_run_absolute", t_first_run_absolute},
     {"loss_target", t_loss_target},
     {"stored_target_carried", t_stored_target_carried},

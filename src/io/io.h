@@ -91,6 +91,12 @@ int scv_catalog_text_column(const char *path, const scv_catalog *c, const char *
 #define SCV_LCURVE_MAX_LINE (8 << 20)       /* bytes of one line, its newline left out */
 int scv_lcurves_load(const char *path, scv_lcurve_set *out, scv_err *err);
 
+/* A job's learning recipe (recipe.c), its statistical identity beside the job key: from its
+ * settings as the store keeps them (JSON, NULL: none given), the recipe options given or the
+ * built-in trainer's defaults, "lr=0.05;momentum=0.9;weight-decay=0.0005;lr-scaling=none;...".
+ * SCV_ERANGE when cap is too small (buf holds its start). */
+int scv_job_recipe(const char *job_json, char *buf, size_t cap);
+
 void scv_plan_print_header(FILE *f);
 void scv_plan_print_point(FILE *f, const scv_catalog *cat, const scv_plan_point *p, const char *mark);
 /* scv_plan_svg_write for a plan whose times are nominal (nominal_epochs > 0 epochs at

@@ -132,17 +132,34 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
 }
 
 /* The stored targets of the job in this run's metric, read once (a run to a loss target
- * says nothing of an accuracy one's epochs, nor the reverse), and the carry of the newest
- * stored run that probed another batch (loop_learn_stored_carry). */
+ * says nothing of an accuracy one's epochs, nor the reverse), of runs under this run's
+ * recipe (scv_job_recipe: another learning rate, momentum, weight decay, rule or schedule
+ * learns another curve; such runs are left out, and a note says how many), and the carry of
+ * the newest stored run that probed another batch (loop_learn_stored_carry). */
 static stored_est *stored_load(loop *l)
 {
     stored_est *c = &l->in.stored;
-    if (!c->loaded) {
-        c->loaded = 1, c->n = 0, c->far = -1;
-        scv_store_targets(l->p->store, l->p->job_key, loop_metric_of(l->p), l->r->run_id, c->t, SCV_STORED_TARGETS_MAX,
-                          &c->n, NULL);
-        loop_learn_stored_carry(l, c->t, c->n);
+    if (c->loaded) return c;
+    c->loaded = 1, c->n = 0, c->far = -1, c->other_recipe = 0;
+    scv_stored_target t[SCV_STORED_TARGETS_MAX];
+    size_t n = 0;
+    scv_store_targets(l->p->store, l->p->job_key, loop_metric_of(l->p), l->r->run_id, t, SCV_STORED_TARGETS_MAX, &n,
+                      NULL);
+    scv_job_recipe(l->p->job_json, c->recipe, sizeof c->recipe);
+    char json[8192], status[32], theirs[sizeof c->recipe] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (scv_store_run_get(l->p->store, t[i].run, json, sizeof json, status, sizeof status, NULL) == SCV_OK &&
+            scv_job_recipe(json, theirs, sizeof theirs) == SCV_OK && strcmp(theirs, c->recipe)) {
+            c->other_recipe++;
+            continue;
+        }
+        c->t[c->n++] = t[i];
     }
+    if (c->other_recipe)
+        loop_note(l, SCV_EV_NOTE, "%d stored run%s of the job under another recipe left out (this run's: %.300s): "
+                  "another learning rate or schedule learns another curve", c->other_recipe,
+                  c->other_recipe == 1 ? "" : "s", c->recipe);
+    loop_learn_stored_carry(l, c->t, c->n);
     return c;
 }
 

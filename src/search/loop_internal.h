@@ -22,6 +22,8 @@ typedef struct stored_est {
     int loaded;
     scv_stored_target t[SCV_STORED_TARGETS_MAX]; /* newest first */
     size_t n;
+    int other_recipe;               /* stored runs of the job left out: another recipe */
+    char recipe[512];               /* this run's (scv_job_recipe) */
     int far;                        /* the nearest value whose evaluations did not cross this
                                        run's (-1: none; CARRIED finds it for CARRIED_CURVE) */
 } stored_est;
