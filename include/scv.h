@@ -927,6 +927,75 @@ typedef enum {
     SCV_EV_RETRY,           /* a failed segment is retried; ev->text says why */
     SCV_EV_NOTE             /* anything else worth a line (ev->text) */
 } scv_run_event_kind;
+/* What a note (NOTE, DECISION and RETRY events) says, as data: its code, and the numbers its
+ * text shows, in their order (num[0..n_num); an integer as a double), and its strings (str:
+ * a VM type's name, an option, a reason; str[0..n_str)). The text renders
+ * them for people; a program reads the code and the numbers (docs/RUN.md "Notes as data"):
+ *   target                the target's estimate          calibration   the band's examples
+ *   carry_corpus, carry_rule, carry_read, carry_unread  the batch carry-over, and its source
+ *   stored_other_recipe, stored_uninformed               stored runs left out
+ *   budget_share, budget_shortened, budget_stop, eval_priced, bound_later, bound_missed
+ *   decision, probe, probe_done, replan, replan_failed   the choices
+ *   drift, drift_option, drift_other_vm, curve_absolute, curve_reach, curve_moved
+ *   vm_stored, vm_chosen, vm_chosen_elsewhere, vm_types  VM types
+ *   universal, stored_measurements, recovered, reached_searching, warmup_remeasured
+ *   throughput_step, search_beyond, search_skipped_budget, search_skipped_slow
+ *   eval_widened, retry, straggler, preempt_notice, preempt_restored */
+#define SCV_NOTE_MAP(X) \
+    X(NONE, "none") \
+    X(TARGET, "target") \
+    X(CALIBRATION, "calibration") \
+    X(CARRY_CORPUS, "carry_corpus") \
+    X(CARRY_RULE, "carry_rule") \
+    X(CARRY_READ, "carry_read") \
+    X(CARRY_UNREAD, "carry_unread") \
+    X(STORED_OTHER_RECIPE, "stored_other_recipe") \
+    X(STORED_UNINFORMED, "stored_uninformed") \
+    X(BUDGET_SHARE, "budget_share") \
+    X(BUDGET_SHORTENED, "budget_shortened") \
+    X(BUDGET_STOP, "budget_stop") \
+    X(EVAL_PRICED, "eval_priced") \
+    X(BOUND_LATER, "bound_later") \
+    X(BOUND_MISSED, "bound_missed") \
+    X(DECISION, "decision") \
+    X(PROBE, "probe") \
+    X(PROBE_DONE, "probe_done") \
+    X(DRIFT_OTHER_VM, "drift_other_vm") \
+    X(DRIFT_OPTION, "drift_option") \
+    X(DRIFT, "drift") \
+    X(CURVE_ABSOLUTE, "curve_absolute") \
+    X(CURVE_REACH, "curve_reach") \
+    X(CURVE_MOVED, "curve_moved") \
+    X(REPLAN_FAILED, "replan_failed") \
+    X(REPLAN, "replan") \
+    X(VM_STORED, "vm_stored") \
+    X(VM_CHOSEN_ELSEWHERE, "vm_chosen_elsewhere") \
+    X(VM_CHOSEN, "vm_chosen") \
+    X(VM_TYPES, "vm_types") \
+    X(UNIVERSAL, "universal") \
+    X(STORED_MEASUREMENTS, "stored_measurements") \
+    X(RECOVERED, "recovered") \
+    X(REACHED_SEARCHING, "reached_searching") \
+    X(WARMUP_REMEASURED, "warmup_remeasured") \
+    X(THROUGHPUT_STEP, "throughput_step") \
+    X(SEARCH_BEYOND, "search_beyond") \
+    X(SEARCH_SKIPPED_BUDGET, "search_skipped_budget") \
+    X(SEARCH_SKIPPED_SLOW, "search_skipped_slow") \
+    X(EVAL_WIDENED, "eval_widened") \
+    X(RETRY, "retry") \
+    X(STRAGGLER, "straggler") \
+    X(PREEMPT_NOTICE, "preempt_notice") \
+    X(PREEMPT_RESTORED, "preempt_restored")
+typedef enum {
+#define SCV__NOTE(name, text) SCV_NOTE_##name,
+    SCV_NOTE_MAP(SCV__NOTE)
+#undef SCV__NOTE
+    SCV_NOTE_COUNT
+} scv_note_code;
+#define SCV_NOTE_MAX_NUMS 16
+#define SCV_NOTE_MAX_STRS 12
+/* "carry_corpus"; NULL out of range. */
+SCV_API const char *scv_note_code_name(scv_note_code c);
 typedef struct scv_run_event {
     scv_run_event_kind kind;
     scv_run_state state;
@@ -947,6 +1016,10 @@ typedef struct scv_run_event {
     double remaining_lo_s, remaining_hi_s; /* its statistical band (NaN: none; lo NaN with hi
                                    finite: "up to hi", the band's low end is passed) */
     const char *text;
+    scv_note_code code;         /* NOTE, DECISION, RETRY: what the text says, as data */
+    int n_num, n_str;           /* ... the numbers and the strings (names, reasons) it shows, */
+    double num[SCV_NOTE_MAX_NUMS]; /* each in their order */
+    const char *str[SCV_NOTE_MAX_STRS];
     double spent_usd;           /* the run's cost so far: its steps and the segment under way */
     int overdue;                /* the plan's predicted time to the target is spent and the
                                    target not reached: remaining_s is then the learning curve's
@@ -1116,6 +1189,13 @@ typedef struct scv_run_result {
     double target_epochs, target_epochs_lo, target_epochs_hi; /* at target_batch */
     int target_batch;
     char target_note[384];      /* how the target was predicted (curve, evaluations, band) */
+    long long target_from_run;  /* the stored run the target was read off (learnt, carried,
+                                   carried-curve; 0: none) */
+    size_t target_n_calib;      /* the examples its band was calibrated on (0: not calibrated) */
+    double target_carried_share; /* a stored run's samples at other batches than target_batch,
+                                   carried to it (0..1; 0: none) */
+    char target_curve[64];      /* the learning curve's form and fit ("tail, rmse 0.012"; "": not
+                                   from a curve) */
     double target_p_reach;      /* P(the target is reached within max_epochs) (NaN: not from a
                                    curve) */
     double target_nearest;      /* the target predicted out of reach: the value reached by

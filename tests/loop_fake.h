@@ -313,6 +313,15 @@ static inline scv_job_driver driver_of(fake *f)
 }
 
 /* ---- recording events ---- */
+/* A note as data, as the observer received it (its strings copied). */
+#define REC_NOTES 200
+typedef struct rec_note {
+    scv_note_code code;
+    int n_num, n_str;
+    double num[SCV_NOTE_MAX_NUMS];
+    char str[SCV_NOTE_MAX_STRS][224];
+} rec_note;
+
 typedef struct rec {
     char seq[4096];           /* "warmup:2,32 search:1,32 ..." */
     int switches, plans, retries, decisions;
@@ -324,7 +333,29 @@ typedef struct rec {
     int overdue, overdue_estimated; /* ... past the predicted time; with the curve's re-estimate */
     double overdue_first;     /* the first re-estimate */
     int remaining_nominal, remaining_predicted; /* times left marked nominal (relative) or not */
+    rec_note nt[REC_NOTES];   /* every note, decision and retry as data, oldest first */
+    int n_nt;
+    int uncoded;              /* ... of them without a code (never) */
 } rec;
+
+/* The notes of code c whose numbers start with want[0..n) (NAN: any) and, with sub, one of
+ * whose strings holds sub: how many. */
+static inline int noted_with(const rec *r, scv_note_code c, int n, const double *want, const char *sub)
+{
+    int k = 0;
+    for (int i = 0; i < r->n_nt; i++) {
+        const rec_note *x = &r->nt[i];
+        int ok = x->code == c && x->n_num >= n;
+        for (int j = 0; ok && j < n; j++) ok = isnan(want[j]) || fabs(x->num[j] - want[j]) <= 1e-9 * fabs(want[j]);
+        int has = !sub;
+        for (int j = 0; ok && !has && j < x->n_str; j++) has = strstr(x->str[j], sub) != NULL;
+        k += ok && has;
+    }
+    return k;
+}
+static inline int noted(const rec *r, scv_note_code c) { return noted_with(r, c, 0, NULL, NULL); }
+#define NOTED_NUMS(r, c, ...) noted_with(r, c, (int)(sizeof((double[]){__VA_ARGS__}) / sizeof(double)), \
+                                         (double[]){__VA_ARGS__}, NULL)
 
 static inline void on_event(void *ctx, const scv_run_event *ev)
 {
@@ -339,6 +370,13 @@ static inline void on_event(void *ctx, const scv_run_event *ev)
         if (isfinite(ev->remaining_s)) ev->relative ? r->remaining_nominal++ : r->remaining_predicted++;
         if (ev->overdue && !r->overdue++) r->overdue_first = NAN;
         if (ev->overdue && isfinite(ev->remaining_s) && !r->overdue_estimated++) r->overdue_first = ev->remaining_s;
+    }
+    if ((ev->kind == SCV_EV_NOTE || ev->kind == SCV_EV_DECISION || ev->kind == SCV_EV_RETRY) && r->n_nt < REC_NOTES) {
+        r->uncoded += ev->code <= SCV_NOTE_NONE || ev->code >= SCV_NOTE_COUNT;
+        rec_note *x = &r->nt[r->n_nt++];
+        x->code = ev->code, x->n_num = ev->n_num, x->n_str = ev->n_str;
+        memcpy(x->num, ev->num, sizeof x->num);
+        for (int j = 0; j < ev->n_str; j++) snprintf(x->str[j], sizeof x->str[j], "%s", ev->str[j] ? ev->str[j] : "");
     }
     switch (ev->kind) {
     case SCV_EV_SEGMENT_START:

@@ -22,10 +22,10 @@ static void t_deadline_first_run(void)
         scv_err e = {0};
         CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
         CHECK(res.reached && res.decision_relative);
-        CHECK_MSG(strstr(rc.notes, "deadline applies from the first plan with absolute times") != NULL, "%s", rc.notes);
+        CHECK_MSG(noted_with(&rc, SCV_NOTE_BOUND_LATER, 0, NULL, "deadline"), "%s", rc.notes);
         if (tight) { /* out of reach: said, and planned for the earliest end (the fastest point) */
-            CHECK_MSG(strstr(rc.notes, "cannot be met") && strstr(rc.notes, "planned for the earliest end"), "%s",
-                      rc.notes);
+            CHECK_MSG(noted_with(&rc, SCV_NOTE_BOUND_MISSED, 0, NULL, "cannot be met") &&
+                          noted_with(&rc, SCV_NOTE_BOUND_MISSED, 0, NULL, "for the earliest end"), "%s", rc.notes);
             CHECK(res.plan && res.plan->n_front > 0 && res.plan->chosen == (long)res.plan->front[0]);
         }
         else
@@ -60,10 +60,11 @@ static void t_deadline_switch(void)
         CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
         CHECK(res.reached && res.decision_relative);
         if (c) {
-            CHECK_MSG(!strstr(rc.notes, "staying would miss"), "%s", rc.notes);
+            CHECK_MSG(!noted_with(&rc, SCV_NOTE_REPLAN, 0, NULL, "staying would miss"), "%s", rc.notes);
             CHECK_MSG(res.workers == 1 && res.batch == 32, "finished at K=%d B=%d", res.workers, res.batch);
         } else {
-            CHECK_MSG(strstr(rc.notes, "staying would miss the deadline, the switch meets it"), "%s", rc.notes);
+            CHECK_MSG(noted_with(&rc, SCV_NOTE_REPLAN, 0, NULL, "staying would miss the deadline, the switch meets it"),
+                      "%s", rc.notes);
             CHECK_MSG(res.workers != 1 || res.batch != 32, "stayed at K=1 B=32 past the deadline");
         }
         scv_run_result_free(&res);
@@ -225,7 +226,7 @@ static void t_budget_cap(void)
     CHECK(res.budget_stopped && !res.reached && res.state == SCV_STATE_INTERRUPTED);
     CHECK_MSG(res.actual_cost <= p.budget && res.actual_cost > 0.3 * p.budget, "%g of %g", res.actual_cost, p.budget);
     CHECK_MSG(res.actual_cost + res.budget_next_cost > p.budget, "%g + %g", res.actual_cost, res.budget_next_cost);
-    CHECK_MSG(strstr(r.notes, "budget: ") && strstr(r.notes, "stopped, checkpointed"), "%.3000s", r.notes);
+    CHECK_MSG(noted(&r, SCV_NOTE_BUDGET_STOP), "%.3000s", r.notes);
     CHECK(g.checkpoints > 0);
     long long id = res.run_id;
     char job[4096], status[32];

@@ -357,7 +357,7 @@ static void t_throughput_policy(void)
             CHECK_MSG(strstr(res.decision->why, "Or et al."), "%s", res.decision->why);
         }
         CHECK_MSG(res.workers == want[c] && res.batch == 32 * want[c], "finished at K=%d B=%d", res.workers, res.batch);
-        CHECK_MSG(strstr(rc.notes, "throughput scaling: K=1 -> 2 (B=32 -> 64)") != NULL, "%s", rc.notes);
+        CHECK_MSG(NOTED_NUMS(&rc, SCV_NOTE_THROUGHPUT_STEP, 1, 2, 32, 64), "%s", rc.notes); /* K=1 -> 2, B=32 -> 64 */
         scv_run_result_free(&res);
     }
     scv_err e = {0};
@@ -423,7 +423,7 @@ static void t_search_needs_two_k(void)
     scv_run_result res;
     scv_err e = {0};
     CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
-    CHECK_MSG(strstr(r.notes, "profiled beyond the budget") && strstr(r.notes, "two worker counts"), "%.3000s", r.notes);
+    CHECK_MSG(noted(&r, SCV_NOTE_SEARCH_BEYOND), "%.3000s", r.notes);
     CHECK_MSG(res.n_profiled == 1 && res.n_skipped_budget > 0, "profiled %d, skipped %d", res.n_profiled,
               res.n_skipped_budget);
     int k[8] = {0}, nk = 0;
@@ -457,10 +457,9 @@ static void t_search_eval_share(void)
         CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
         if (off) {
             CHECK_MSG(f.eval_every_max[0] == p.policy.search_eval_every_epochs, "%g", f.eval_every_max[0]);
-            CHECK(!strstr(r.notes, "warm-up and search evaluate every"));
+            CHECK(!noted(&r, SCV_NOTE_EVAL_WIDENED));
         } else {
-            CHECK_MSG(strstr(r.notes, "warm-up and search evaluate every") && strstr(r.notes, "kept to 10% of the time"),
-                      "%.3000s", r.notes);
+            CHECK_MSG(NOTED_NUMS(&r, SCV_NOTE_EVAL_WIDENED, NAN, NAN, NAN, 10), "%.3000s", r.notes); /* 10% of the time */
             CHECK_MSG(f.eval_every_max[0] > 2 * p.policy.search_eval_every_epochs, "%g", f.eval_every_max[0]);
         }
         CHECK(f.eval_every_max[1] == p.policy.eval_every_epochs);
@@ -483,10 +482,10 @@ static void t_preempt_survived(void)
     scv_run_result res;
     scv_err e = {0};
     CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
-    CHECK_MSG(strstr(r.notes, "preemption: process 1 had a notice at iteration") &&
-              strstr(r.notes, "preemption: process 1 is back"), "%.3000s", r.notes);
+    CHECK_MSG(NOTED_NUMS(&r, SCV_NOTE_PREEMPT_NOTICE, 1) && NOTED_NUMS(&r, SCV_NOTE_PREEMPT_RESTORED, 1), "%.3000s",
+              r.notes); /* process 1 */
     CHECK(res.n_preemptions == 2 && !res.preemptions[0].restored && res.preemptions[1].restored);
-    CHECK_MSG(strstr(r.notes, "warm-up: its segment is no measurement of K=2, B=32") && res.n_steps >= 2 &&
+    CHECK_MSG(NOTED_NUMS(&r, SCV_NOTE_WARMUP_REMEASURED, 2, 32) && res.n_steps >= 2 &&
               !strcmp(res.steps[1].phase, "warmup"), "%.2000s", r.notes);
     char *js = scv_run_report_json(&p, &res);
     CHECK(js && strstr(js, "\"preemptions\":[{\"iteration\":") && strstr(js, "\"event\":\"restored\""));
@@ -529,8 +528,9 @@ static void t_preempt_no_drift(void)
     scv_run_result res;
     scv_err e = {0};
     CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
-    CHECK_MSG(strstr(r.notes, "preemption: process 1 had a notice at iteration"), "%.3000s", r.notes);
-    CHECK_MSG(!strstr(r.notes, "off the plan's"), "%.3000s", r.notes);
+    CHECK_MSG(NOTED_NUMS(&r, SCV_NOTE_PREEMPT_NOTICE, 1), "%.3000s", r.notes);
+    CHECK_MSG(!noted(&r, SCV_NOTE_DRIFT) && !noted(&r, SCV_NOTE_DRIFT_OPTION) && !noted(&r, SCV_NOTE_DRIFT_OTHER_VM),
+              "%.3000s", r.notes);
     scv_run_result_free(&res);
     scv_store_close(db);
 }
@@ -666,7 +666,7 @@ static void t_compress(void)
     CHECK_MSG(f.comm_train > 0 && f.comm_other == 0, "train %d (dense %d), other %d: %s", f.comm_train, f.dense_train,
               f.comm_other, r.seq);
     CHECK_MSG(!strcmp(f.comm_coll, "allgather"), "%s", f.comm_coll);
-    CHECK_MSG(strstr(r.notes, "topk:100") != NULL, "%s", r.notes);
+    CHECK_MSG(noted_with(&r, SCV_NOTE_DECISION, 0, NULL, "topk:100"), "%s", r.notes);
     CHECK(res.comm == 1);
     char *js = scv_run_report_json(&p, &res);
     cJSON *o = js ? cJSON_Parse(js) : NULL;
@@ -700,14 +700,13 @@ static void t_compress(void)
     CHECK(res.decision && res.decision->points[res.decision->chosen].comm_opt.kind == SCV_PLAN_SELSYNC);
     CHECK_MSG(g.comm_train > 0 && g.comm_other == 0 && g.comm_kind == SCV_PLAN_SELSYNC, "train %d, other %d, kind %d",
               g.comm_train, g.comm_other, g.comm_kind);
-    CHECK_MSG(strstr(r.notes, "with selsync:0.95") && !strstr(r.notes, "selsync:0.95 (allgather"), "%.300s", r.notes);
+    CHECK_MSG(noted_with(&r, SCV_NOTE_DECISION, 0, NULL, "with selsync:0.95") &&
+                  !noted_with(&r, SCV_NOTE_DECISION, 0, NULL, "selsync:0.95 (allgather"), "%.300s", r.notes);
     /* the fake's SelSync steps cost what dense ones do (it prices no option): the first
      * training segment is off the plan, the option's times are scaled by what it measured,
      * once: no re-plan on the same drift after each segment */
-    int corrected = 0;
-    for (const char *q = r.notes; (q = strstr(q, "with selsync:0.95 is ")); q++) corrected++;
-    CHECK_MSG(corrected == 1 && strstr(r.notes, "(measured / model), re-plan"), "%d corrections: %.2000s", corrected,
-              r.notes);
+    int corrected = noted_with(&r, SCV_NOTE_DRIFT_OPTION, 0, NULL, "selsync:0.95");
+    CHECK_MSG(corrected == 1, "%d corrections: %.2000s", corrected, r.notes);
     js = scv_run_report_json(&p, &res);
     o = js ? cJSON_Parse(js) : NULL;
     c = cJSON_GetObjectItem(cJSON_GetObjectItem(o, "communication"), "chosen");
@@ -828,10 +827,11 @@ static void t_vm_types(void)
     const scv_plan_point *ch = res.decision ? &res.decision->points[res.decision->chosen] : NULL;
     CHECK(ch && ch->vm == 0);
     CHECK_MSG(strstr(res.why, "the plan chose cheap.xlarge") && strstr(res.why, "stays on c5.xlarge"), "%s", res.why);
-    CHECK_MSG(strstr(rc.notes, "VM type: the plan chose cheap.xlarge") && strstr(rc.notes, "the run trains on c5.xlarge"),
-              "%s", rc.notes);
-    CHECK_MSG(strstr(rc.notes, "VM types (--vm): 3 planned: c5.xlarge (measured: the run trains on it); cheap.xlarge, "
-                               "big.2xlarge (extrapolated: other CPU type, same threads, compute as measured)"),
+    CHECK_MSG(noted_with(&rc, SCV_NOTE_VM_CHOSEN_ELSEWHERE, 0, NULL, "cheap.xlarge") &&
+                  noted_with(&rc, SCV_NOTE_VM_CHOSEN_ELSEWHERE, 0, NULL, "c5.xlarge"), "%s", rc.notes);
+    CHECK_MSG(NOTED_NUMS(&rc, SCV_NOTE_VM_TYPES, 3) && /* 3 planned: */
+                  noted_with(&rc, SCV_NOTE_VM_TYPES, 0, NULL, "c5.xlarge (measured: the run trains on it); cheap.xlarge, "
+                             "big.2xlarge (extrapolated: other CPU type, same threads, compute as measured)"),
               "%s", rc.notes);
     CHECK(fabs(res.price_hr - 0.17) < 1e-9);
     /* report.json: every point names its type and how it was predicted */
@@ -878,7 +878,7 @@ static void t_vm_types(void)
     CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
     CHECK(res.decision && res.decision->points[res.decision->chosen].vm == 0);
     CHECK_MSG(strstr(res.why, "; over 2 VM types (1 extrapolated)") && !strstr(res.why, "the plan chose"), "%s", res.why);
-    CHECK_MSG(!strstr(rc.notes, "VM type: the plan chose"), "%s", rc.notes);
+    CHECK_MSG(!noted(&rc, SCV_NOTE_VM_CHOSEN_ELSEWHERE) && !noted(&rc, SCV_NOTE_VM_CHOSEN), "%s", rc.notes);
     scv_run_result_free(&res);
     scv_store_close(db);
     scv_catalog_free(vc);
@@ -911,7 +911,7 @@ static void t_vm_train_on_chosen(void)
     CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
     const scv_plan_point *ch = res.decision ? &res.decision->points[res.decision->chosen] : NULL;
     CHECK_MSG(ch && ch->vm == 1, "%s", res.why);
-    CHECK_MSG(strstr(rc.notes, "the run trains there: the driver holds 4 VMs of it"), "%s", rc.notes);
+    CHECK_MSG(NOTED_NUMS(&rc, SCV_NOTE_VM_CHOSEN, NAN, NAN, 4), "%s", rc.notes); /* the driver holds 4 VMs of it */
     /* the driver was asked for the type of every segment */
     CHECK_MSG(strstr(f.seg_vms, "warmup:c5.xlarge ") && strstr(f.seg_vms, "train:cheap.xlarge ") &&
               !strstr(f.seg_vms, "train:c5.xlarge") && !strstr(f.seg_vms, "(none)") &&
@@ -962,7 +962,8 @@ static void t_vm_train_on_chosen(void)
         memset(&rc, 0, sizeof rc);
         CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
         CHECK_MSG(!strstr(f.seg_vms, "cheap.xlarge"), "%s", f.seg_vms);
-        CHECK_MSG(strstr(rc.notes, "the driver holds") && strstr(rc.notes, "of cheap.xlarge"), "%s", rc.notes);
+        CHECK_MSG(noted_with(&rc, SCV_NOTE_VM_CHOSEN_ELSEWHERE, 0, NULL, "the driver holds") &&
+                      noted_with(&rc, SCV_NOTE_VM_CHOSEN_ELSEWHERE, 0, NULL, "of cheap.xlarge"), "%s", rc.notes);
         CHECK(fabs(res.price_hr - 0.17) < 1e-9);
         scv_run_result_free(&res);
     }
@@ -997,7 +998,7 @@ static void t_hetero_rule(void)
     /* the fake's times: t(K, B) = c0 + c1 B / K + alpha (K - 1), the fit's own; keeping a worker at
      * 0.3 of the others' speed costs more than K - 1 workers (its step and drag on the exchange) */
     CHECK_MSG(f.strag_drop > 0.3, "drop under %g", f.strag_drop);
-    CHECK_MSG(strstr(r.notes, "predicted to finish: absorb") != NULL, "%.3000s", r.notes);
+    CHECK_MSG(noted_with(&r, SCV_NOTE_STRAGGLER, 0, NULL, "predicted to finish: absorb"), "%.3000s", r.notes);
     char *js = scv_run_report_json(&p, &res); /* each straggler with what was done: kept here */
     CHECK(js && strstr(js, "\"replaced\":false,\"dropped\":false"));
     free(js);
@@ -1016,7 +1017,44 @@ static void t_hetero_rule(void)
     scv_store_close(db);
 }
 
+/* Notes as data (issue 36 item 6): every note, decision and retry of a run has a code, its
+ * name is the map's, and its numbers and strings are those its text shows (the search's,
+ * the target's and the decision's notes of a partial search, read back as the text renders
+ * them). */
+static void t_notes_as_data(void)
+{
+    CHECK(!strcmp(scv_note_code_name(SCV_NOTE_CARRY_CORPUS), "carry_corpus"));
+    CHECK(!strcmp(scv_note_code_name(SCV_NOTE_PREEMPT_RESTORED), "preempt_restored"));
+    CHECK(scv_note_code_name(SCV_NOTE_COUNT) == NULL && scv_note_code_name((scv_note_code)-1) == NULL);
+    scv_store *db = open_db("notes.db");
+    fake f = new_fake();
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-notes");
+    rec r = {0};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(r.n_nt >= 3 && r.uncoded == 0, "%d notes, %d uncoded: %.2000s", r.n_nt, r.uncoded, r.notes);
+    /* each number and string of the decision is in its text, in order */
+    int decisions = 0;
+    const char *q = r.notes;
+    for (int i = 0; i < r.n_nt; i++) {
+        if (r.nt[i].code != SCV_NOTE_DECISION) continue;
+        decisions++;
+        char k[64];
+        snprintf(k, sizeof k, "K=%.0f, B=%.0f", r.nt[i].num[0], r.nt[i].num[1]);
+        CHECK_MSG(r.nt[i].n_num >= 2 && r.nt[i].num[0] == res.workers && r.nt[i].num[1] == res.batch, "%s", k);
+        CHECK_MSG((q = strstr(q, k)) != NULL && r.nt[i].n_str >= 1 && strstr(q, r.nt[i].str[r.nt[i].n_str - 1]),
+                  "%s: %.500s", k, r.notes);
+    }
+    CHECK_EQ_INT(decisions, 1);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 static const scv_test tests[] = {
+    {"notes_as_data", t_notes_as_data},
     {"headline", t_headline},
     {"compress", t_compress},
     {"params", t_params},

@@ -46,7 +46,7 @@ static void t_first_run_absolute(void)
     p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.99, p.max_epochs = 6;
     CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
     CHECK_MSG(res.target_source == SCV_TARGET_CURVE && !res.relative && !res.decision_relative &&
-              strstr(res.target_note, "likely out of reach"), "%s", res.target_note);
+              isfinite(res.target_nearest), "%s", res.target_note); /* likely out of reach: the value reached */
     CHECK_MSG(res.target_p_reach < 0.5, "%g", res.target_p_reach);
     CHECK_MSG(res.target_nearest > 0.9 && res.target_nearest < 0.99, "%g", res.target_nearest);
     CHECK_NEAR(res.target_epochs, p.max_epochs, 1e-9, 0); /* planned to the epoch bound */
@@ -98,9 +98,7 @@ static void t_stored_target_carried(void)
     CHECK(x875 / f.job.n_train - c875 > half); /* (the rule's reading would fail) */
     CHECK_MSG(fabs(res.target_epochs - c875) < half, "%.4g epochs, the stored curve crossed at %.4g, its rule fired at "
               "%.4g (0.89: %.4g)", res.target_epochs, c875, x875 / f.job.n_train, e89);
-    char want[64];
-    snprintf(want, sizeof want, "stored run %lld (target 0.89) carried to 0.875", first);
-    CHECK_MSG(strstr(res.target_note, want) != NULL, "%s", res.target_note);
+    CHECK_MSG(res.target_source == SCV_TARGET_CARRIED && res.target_from_run == first, "%s", res.target_note);
     CHECK(res.reached);
     scv_run_result_free(&res);
     /* 0.95, beyond both stored runs' evaluations: the nearest's curve extrapolated, with a
@@ -112,8 +110,7 @@ static void t_stored_target_carried(void)
     CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
     CHECK_MSG(res.target_source == SCV_TARGET_CARRIED_CURVE, "%s: %s", scv_target_source_name(res.target_source),
               res.target_note);
-    CHECK_MSG(strstr(res.target_note, "never reached 0.95") && strstr(res.target_note, "extrapolated"), "%s",
-              res.target_note);
+    CHECK_MSG(res.target_from_run == first && res.target_curve[0], "%s", res.target_note); /* 0.89's curve */
     CHECK_NEAR(res.target_epochs * h.job.n_train, fake_pow_crossing(&h, 0.95), 0.1, 0);
     CHECK(res.target_epochs_lo <= res.target_epochs && res.target_epochs <= res.target_epochs_hi);
     CHECK(res.predicted_lo_s <= res.predicted_time_s && res.predicted_time_s <= res.predicted_hi_s);
@@ -128,7 +125,7 @@ static void t_stored_target_carried(void)
     CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_OK);
     CHECK_MSG(res.target_source == SCV_TARGET_NOMINAL || res.target_source == SCV_TARGET_CURVE, "%s: %s",
               scv_target_source_name(res.target_source), res.target_note);
-    CHECK_MSG(strstr(r.notes, "does not inform target 0.99") != NULL, "%.1000s", r.notes);
+    CHECK_MSG(NOTED_NUMS(&r, SCV_NOTE_STORED_UNINFORMED, NAN, NAN, 0.99), "%.1000s", r.notes); /* target 0.99 */
     CHECK(!res.reached);
     scv_run_result_free(&res);
     scv_store_close(db);
@@ -165,7 +162,7 @@ static void t_stored_target_unreached(void)
     p.max_epochs = 12;
     CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
     CHECK_MSG(res.target_source == SCV_TARGET_CARRIED_CURVE &&
-              strstr(res.target_note, "stored run 1 (target 0.95) never reached 0.95: its curve"), "%s: %s",
+              res.target_from_run == 1 && res.target_curve[0], "%s: %s",
               scv_target_source_name(res.target_source), res.target_note);
     CHECK(res.target_epochs_lo <= res.target_epochs && res.target_epochs <= res.target_epochs_hi);
     CHECK_MSG(fabs(res.target_epochs / x95 - 1) < 0.15, "%.4g epochs, the curve crosses at %.4g", res.target_epochs, x95);
@@ -186,7 +183,7 @@ static void t_loss_target(void)
     scv_err e = {0};
     CHECK_EQ_INT(scv_run(&p, &d, NULL, &res, &e), SCV_OK);
     CHECK_MSG(res.target_source == SCV_TARGET_CURVE && !res.relative, "%s", res.target_note);
-    CHECK_MSG(strstr(res.target_note, "tail") != NULL, "%s", res.target_note);
+    CHECK_MSG(!strncmp(res.target_curve, "tail", 4), "%s", res.target_note);
     /* the curve's crossing, and the fake's smoothed rule past it */
     CHECK(res.reached);
     CHECK(f.x_ref > pow(0.3 / 20, -1 / 0.4));
@@ -326,7 +323,7 @@ static void t_nominal_labels(void)
     CHECK_MSG(ev.remaining_nominal > 0 && ev.remaining_predicted == 0, "%d nominal, %d predicted",
               ev.remaining_nominal, ev.remaining_predicted);
     /* a re-plan's reason (stored with its nominal times) says so */
-    CHECK_MSG(strstr(ev.notes, "decision: re-plan: nominal times (10 epochs assumed): ") != NULL, "%.3000s", ev.notes);
+    CHECK_MSG(noted_with(&ev, SCV_NOTE_REPLAN, 0, NULL, "nominal times (10 epochs assumed): "), "%.3000s", ev.notes);
     char dir[512], path[600];
     snprintf(dir, sizeof dir, "%s/nominal", tmp);
     CHECK_EQ_INT(scv_run_report_write(&p, &res, dir, &e), SCV_OK);
@@ -414,9 +411,9 @@ static void t_calibrated_band(void)
     rec r = {0};
     scv_run_observer obs = {.ctx = &r, .on_event = on_event};
     CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
-    CHECK_MSG(res.target_source == SCV_TARGET_CURVE && !res.decision_relative && strstr(res.target_note, "80% band"),
+    CHECK_MSG(res.target_source == SCV_TARGET_CURVE && !res.decision_relative && res.target_n_calib > 0,
               "%s", res.target_note);
-    CHECK_MSG(strstr(r.notes, "calibrated on") && strstr(r.notes, "12 curves of"), "%.2000s", r.notes);
+    CHECK_MSG(NOTED_NUMS(&r, SCV_NOTE_CALIBRATION, NAN, 12), "%.2000s", r.notes); /* 12 curves of the corpus */
     CHECK(res.target_epochs_lo <= res.target_epochs && res.target_epochs <= res.target_epochs_hi);
     CHECK_MSG(res.target_p_reach > 0.5 && res.target_p_reach <= 1, "%g: %s", res.target_p_reach, res.target_note);
     /* the fake's crossing inside the band */
@@ -455,7 +452,7 @@ static void t_learnt_band(void)
     g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.9;
     d = driver_of(&g);
     CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
-    CHECK_MSG(res.target_source == SCV_TARGET_LEARNT && strstr(res.target_note, "reruns of corpus jobs"), "%s",
+    CHECK_MSG(res.target_source == SCV_TARGET_LEARNT && res.target_n_calib > 0, "%s", /* the corpus's reruns */
               res.target_note);
     CHECK(res.target_epochs_lo < res.target_epochs && res.target_epochs < res.target_epochs_hi);
     CHECK(res.predicted_lo_s < res.predicted_time_s && res.predicted_time_s < res.predicted_hi_s);
@@ -565,10 +562,9 @@ static void t_carry_learnt_run(void)
         scv_run_observer obs = {.ctx = &r, .on_event = on_event};
         CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
         if (other_lr) {
-            CHECK(res.carry_learnt != 1 && !strstr(r.notes, "carry-over learnt from the corpus's curves"));
+            CHECK(res.carry_learnt != 1 && !noted(&r, SCV_NOTE_CARRY_CORPUS));
         } else {
-            CHECK_MSG(res.carry_learnt && strstr(r.notes, "batch carry-over learnt from the corpus's curves of this job at 3"),
-                      "%.3000s", r.notes);
+            CHECK_MSG(res.carry_learnt && NOTED_NUMS(&r, SCV_NOTE_CARRY_CORPUS, 3), "%.3000s", r.notes); /* 3 batches */
             CHECK_MSG(res.carry_noise_scale >= 400 / sqrt(2) && res.carry_noise_scale <= 400 * sqrt(2), "%g",
                       res.carry_noise_scale);
             CHECK(res.carry_q_lo <= 0 && res.carry_q_hi >= 0);
@@ -632,7 +628,7 @@ static void t_carry_rule_run(void)
         CHECK_EQ_INT(res.carry_learnt, 2);
         CHECK_MSG(fabs(res.carry_gamma - 0.3) < 0.05 && res.carry_noise_scale > 0, "gamma %g", res.carry_gamma);
         CHECK(res.carry_q_lo < -0.5 && res.carry_q_hi > 0.5);
-        CHECK_MSG(strstr(r.notes, "learning-rate rule's exponent learnt from 3 other jobs' curves"), "%.2000s", r.notes);
+        CHECK_MSG(NOTED_NUMS(&r, SCV_NOTE_CARRY_RULE, NAN, 3), "%.2000s", r.notes); /* from 3 other jobs' curves */
         if (!guarded) {
             const scv_plan_result *pl = res.decision ? res.decision : res.plan;
             CHECK(pl != NULL);
@@ -651,16 +647,13 @@ static void t_carry_rule_run(void)
             CHECK(wider > 0);
         } else {
             /* every re-plan either keeps the batch or says the switch pays at the band's top */
-            const char *q = r.notes;
-            while ((q = strstr(q, "re-plan: switch to K="))) {
+            for (int i = 0; i < r.n_nt; i++) {
+                const char *why = r.nt[i].str[0];
                 int k, b;
-                CHECK(sscanf(q, "re-plan: switch to K=%d, B=%d", &k, &b) == 2);
-                char line[512];
-                snprintf(line, sizeof line, "%.*s", (int)strcspn(q, "\n"), q);
-                CHECK_MSG(b == B0 || strstr(line, "top of the batch carry-over"), "%s", line);
-                q++;
+                if (r.nt[i].code != SCV_NOTE_REPLAN || sscanf(why, "switch to K=%d, B=%d", &k, &b) != 2) continue;
+                CHECK_MSG(b == B0 || strstr(why, "top of the batch carry-over"), "%s", why);
             }
-            CHECK_MSG(strstr(r.notes, "re-plan:"), "%.3000s", r.notes);
+            CHECK_MSG(noted(&r, SCV_NOTE_REPLAN), "%.3000s", r.notes);
         }
         scv_run_result_free(&res);
         scv_store_close(db);
@@ -679,8 +672,9 @@ static void on_event_probe(void *ctx, const scv_run_event *ev)
 {
     probe_rec *x = ctx;
     on_event(&x->r, ev);
-    if (ev->kind == SCV_EV_NOTE && strstr(ev->text, "probe at K=") && strstr(ev->text, " done: back to")) x->back = 1;
-    if (ev->kind == SCV_EV_NOTE && strstr(ev->text, "batch carry-over learnt from this run's own curve")) x->read = 1;
+    if (ev->kind == SCV_EV_NOTE && ev->code == SCV_NOTE_PROBE_DONE) x->back = 1;
+    if (ev->kind == SCV_EV_NOTE && ev->code == SCV_NOTE_CARRY_READ && ev->n_str && !strcmp(ev->str[0], "this run's own curve"))
+        x->read = 1;
     if (ev->kind == SCV_EV_EVAL && x->back && !x->ended_after) x->read ? x->evals_after++ : x->evals_before++;
     if (ev->kind == SCV_EV_SEGMENT_END && x->read) x->ended_after = 1;
 }
@@ -720,8 +714,8 @@ static void t_carry_run(void)
     CHECK_MSG(pr.read && pr.evals_before >= 1 && pr.evals_before <= 4 && pr.evals_after > 0,
               "read %d after %d evaluations back at the choice, %d after it in the segment", pr.read, pr.evals_before,
               pr.evals_after);
-    CHECK_MSG(strstr(r.notes, "probe: the first training segment at K="), "%.3000s", r.notes);
-    CHECK_MSG(strstr(r.notes, "batch carry-over learnt from this run's own curve"), "%.3000s", r.notes);
+    CHECK_MSG(noted(&r, SCV_NOTE_PROBE), "%.3000s", r.notes);
+    CHECK_MSG(noted_with(&r, SCV_NOTE_CARRY_READ, 0, NULL, "this run's own curve"), "%.3000s", r.notes);
     CHECK_EQ_INT(res.carry_learnt, 3);
     /* the law's exponent between the warm-up's B = 64 and the probe's 128: ln(228 / 164) / ln 2 */
     double law = log(228.0 / 164.0) / log(2);
@@ -767,14 +761,14 @@ static void t_carry_run(void)
     rec r2 = {0};
     obs.ctx = &r2, obs.on_event = on_event;
     CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
-    CHECK_MSG(strstr(r2.notes, "batch carry-over learnt from stored run "), "%.3000s", r2.notes);
-    CHECK(!strstr(r2.notes, "probe: the first training segment"));
+    CHECK_MSG(noted_with(&r2, SCV_NOTE_CARRY_READ, 0, NULL, "stored run "), "%.3000s", r2.notes);
+    CHECK(!noted(&r2, SCV_NOTE_PROBE));
     CHECK_EQ_INT(res.carry_learnt, 3);
     CHECK_MSG(fabs(res.carry_gamma - gamma1) < 0.2, "%g against the first run's %g", res.carry_gamma, gamma1);
     /* its target's band takes on the carry of the first run's samples at other batches than
      * the target's, and a plan point's the carry of those at other batches than its own: the
      * narrowest at the batch the first run trained most at, not carried twice through B0 */
-    CHECK_MSG(res.target_source == SCV_TARGET_LEARNT && strstr(res.target_note, "of its samples at other batches, carried"),
+    CHECK_MSG(res.target_source == SCV_TARGET_LEARNT && res.target_carried_share > 0,
               "%s", res.target_note);
     CHECK_MSG(most_b != res.target_batch, "the first run trained most at B=%d, its target's batch", most_b);
     double w_most = NAN, w_b0 = NAN;
@@ -819,7 +813,7 @@ static void t_recipe_identity(void)
             CHECK_MSG(res.target_source != SCV_TARGET_LEARNT && res.target_source != SCV_TARGET_CARRIED &&
                           res.target_source != SCV_TARGET_CARRIED_CURVE, "%s", res.target_note);
         if (k == 2) /* the first run's recipe again */
-            CHECK_MSG(res.target_source == SCV_TARGET_LEARNT && strstr(res.target_note, "stored run 1 "), "%s",
+            CHECK_MSG(res.target_source == SCV_TARGET_LEARNT && res.target_from_run == 1, "%s",
                       res.target_note);
         scv_run_result_free(&res);
     }

@@ -245,7 +245,7 @@ static void on_event(void *ctx, const scv_run_event *ev)
         fflush(stdout);
         break;
     case SCV_EV_DECISION:
-        if (v->planned <= 1 && !v->json && strncmp(ev->text, "re-plan", 7) && strncmp(ev->text, "resumed", 7)) {
+        if (v->planned <= 1 && !v->json && ev->code == SCV_NOTE_DECISION) { /* (a re-plan's: a note) */
             printf("chosen: %s\n", ev->text);
             fflush(stdout);
         } else {

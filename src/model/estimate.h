@@ -94,6 +94,8 @@ typedef struct scv_estimate {
     double p_reach;             /* P(reached within the epoch bound) (NaN: not known) */
     double nearest;             /* likely out of reach: the value reached by the bound (NaN) */
     size_t n_calib;             /* the band was calibrated on this many examples (0: not) */
+    long long from_run;         /* the stored run it was read off (0: none) */
+    char curve[64];             /* the learning curve's form and fit ("": not from a curve) */
 } scv_estimate;
 
 /* An estimate of nothing: source NOMINAL, epochs NaN, no band, nothing known. */

@@ -27,14 +27,14 @@ static void learn_carry(loop *l, const scv_lcurve_set *set)
 {
     int how = scv_carry_for_job(set, &l->job, loop_metric_of(l->p), l->pol->band_coverage, &l->in.carry);
     if (how == 2)
-        loop_note(l, SCV_EV_NOTE, "batch carry-over: the corpus holds no curves of this job at several batches; "
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_CARRY_RULE, "batch carry-over: the corpus holds no curves of this job at several batches; "
              "samples to the target carry by the measured noise scale (until one is measured, as (B/b0)^%.2f, its "
              "learning-rate rule's exponent learnt from %d other jobs' curves); the band of the carry is that "
              "exponent's spread over the jobs, each left out: %.0f%% band %+.2f..%+.2f, x%.2f-x%.2f at 4x the "
              "batch", l->in.carry.gamma, l->in.carry.n_jobs, 100 * l->pol->band_coverage, l->in.carry.q_lo, l->in.carry.q_hi,
              pow(4, l->in.carry.q_lo), pow(4, l->in.carry.q_hi));
     else if (how == 1)
-        loop_note(l, SCV_EV_NOTE, "batch carry-over learnt from the corpus's curves of this job at %d batches under its "
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_CARRY_CORPUS, "batch carry-over learnt from the corpus's curves of this job at %d batches under its "
              "learning-rate rule: noise scale %.0f; carried to another batch it erred %.0f%% (median, each batch left "
              "out), %.0f%% band x%.2f-x%.2f", l->in.carry.n_batches, l->in.carry.b_noise, 100 * (exp(l->in.carry.med_abs) - 1),
              100 * l->pol->band_coverage, exp(l->in.carry.q_lo), exp(l->in.carry.q_hi));
@@ -91,7 +91,7 @@ int loop_load_calib(loop *l, scv_err *err)
         free(runs);
     }
     int m = loop_metric_of(p) == SCV_METRIC_LOSS;
-    loop_note(l, SCV_EV_NOTE, "the target's band is calibrated on %zu examples: %zu curves of %s and %zu finished runs of "
+    loop_note(l, SCV_EV_NOTE, SCV_NOTE_CALIBRATION, "the target's band is calibrated on %zu examples: %zu curves of %s and %zu finished runs of "
          "the store", l->in.calib.n_examples[m], corpus[m], strcmp(path, "none") ? path : "no corpus", n_runs);
     return SCV_OK;
 }
@@ -221,7 +221,7 @@ static void take_run_carry(loop *l, const scv_carry *c, int b, int b0, size_t n0
                            const char *from)
 {
     l->in.carry = *c, l->probe.carry_run = 1, l->probe.carry_from = run, l->probe.carry_until = l->samples;
-    loop_note(l, SCV_EV_NOTE, "batch carry-over learnt from %s (%zu evaluations at B=%d read against the curve of %zu at "
+    loop_note(l, SCV_EV_NOTE, SCV_NOTE_CARRY_READ, "batch carry-over learnt from %s (%zu evaluations at B=%d read against the curve of %zu at "
          "B=%d: its progress at %.2fx the rate per sample, %+.4g from it): samples to the target carry as (B/b0)^%.2f, "
          "%.0f%% band of the exponent %+.2f..%+.2f (x%.2f-x%.2f at 4x the batch)", from, nb, b, n0, b0, c->run_rate,
          c->run_level, c->gamma, 100 * l->pol->band_coverage, c->q_lo, c->q_hi, pow(4, c->q_lo), pow(4, c->q_hi));
@@ -240,7 +240,7 @@ void loop_try_run_carry(loop *l, int final)
     int learnt = carry_from_curve(l, &l->curve.prog, b, &c, &b0, &n0, &nb);
     if (!learnt || (learnt < 0 && !final)) return;
     if (learnt > 0) take_run_carry(l, &c, b, b0, n0, nb, 0, "this run's own curve");
-    else loop_note(l, SCV_EV_NOTE, "the run's curve at B=%d and around it does not tell the batch carry-over: it stays as "
+    else loop_note(l, SCV_EV_NOTE, SCV_NOTE_CARRY_UNREAD, "the run's curve at B=%d and around it does not tell the batch carry-over: it stays as "
               "it was", b);
     l->probe.probed_b = 0, l->probe.carry_replan = learnt > 0;
 }

@@ -24,6 +24,7 @@ int loop_est_curve(loop *l, scv_estimate *e, char *note, size_t cap)
     loop_curve_epochs(pr, n, &e->epochs, &lo, &hi);
     e->band = scv_band_of(e->epochs, lo, hi), e->p_reach = pr->p_reach, e->nearest = pr->nearest;
     e->n_calib = pr->calibrated ? pr->n_examples : 0;
+    snprintf(e->curve, sizeof e->curve, "%s", pr->curve);
     l->curve.planned_x_star = pr->x_star;
     char band[80], cal[48];
     snprintf(band, sizeof band, isfinite(hi) ? "%.3g-%.3g" : "%.3g-never", lo, hi);

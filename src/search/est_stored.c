@@ -156,7 +156,7 @@ static stored_est *stored_load(loop *l)
         c->t[c->n++] = t[i];
     }
     if (c->other_recipe)
-        loop_note(l, SCV_EV_NOTE, "%d stored run%s of the job under another recipe left out (this run's: %.300s): "
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_STORED_OTHER_RECIPE, "%d stored run%s of the job under another recipe left out (this run's: %.300s): "
                   "another learning rate or schedule learns another curve", c->other_recipe,
                   c->other_recipe == 1 ? "" : "s", c->recipe);
     loop_learn_stored_carry(l, c->t, c->n);
@@ -203,7 +203,7 @@ int loop_est_learnt(loop *l, scv_estimate *e, char *note, size_t cap)
         if (!(fabs(t->value - target) <= 1e-9 && isfinite(t->epochs))) continue;
         double x, fired = t->epochs;
         progress_pred pr;
-        e->source = SCV_TARGET_LEARNT, e->batch = t->batch, e->lag_epochs = lag;
+        e->source = SCV_TARGET_LEARNT, e->batch = t->batch, e->lag_epochs = lag, e->from_run = t->run;
         if (!stored_crossing(l, t, 0, &x, &pr, &e->mix) && n_train > 0 && x > 0) e->epochs = x / n_train;
         else e->epochs = fmax(fired - lag, 0.5 * fired);
         snprintf(note, cap, "learnt from stored run %lld of the job: %.3g epochs at B=%d, + %.2g the smoothed rule "
@@ -237,6 +237,7 @@ int loop_est_carried(loop *l, scv_estimate *e, char *note, size_t cap)
         if (!(x > 0)) continue;
         best = d, hit = t;
         e->source = SCV_TARGET_CARRIED, e->epochs = x / n_train, e->batch = t->batch, e->mix = mix;
+        e->from_run = t->run;
         e->lag_epochs = lag_epochs(l);
     }
     if (!hit) {
@@ -267,16 +268,19 @@ int loop_est_carried_curve(loop *l, scv_estimate *e, char *note, size_t cap)
     const scv_stored_target *far = &c->t[c->far];
     progress_pred pr;
     stored_crossing(l, far, 1, &x, &pr, NULL);
-    if (!(pr.ok && pr.reachable && n_train > 0)) {
+    if (!(pr.ok && pr.reachable && n_train > 0)) { /* (the stored runs' last word: said once) */
+        const char *why = !pr.ok ? pr.why : "does not reach it within the epoch bound";
         snprintf(note, cap, "stored run %lld (target %g) does not inform target %g: its evaluations never reached it "
-                 "and its curve %s", far->run, far->value, target,
-                 !pr.ok ? pr.why : "does not reach it within the epoch bound");
-        loop_note(l, SCV_EV_NOTE, "%s", note); /* (the stored runs' last word: said once) */
+                 "and its curve %s", far->run, far->value, target, why);
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_STORED_UNINFORMED, "stored run %lld (target %g) does not inform target %g: "
+                  "its evaluations never reached it and its curve %s", far->run, far->value, target, why);
         return 0;
     }
     e->source = SCV_TARGET_CARRIED_CURVE, e->batch = far->batch, e->epochs = pr.x_star / n_train;
+    e->from_run = far->run;
     e->band = scv_band_of(pr.x_star, pr.lo, pr.hi), e->lag_epochs = lag_epochs(l);
     e->n_calib = pr.calibrated ? pr.n_examples : 0;
+    snprintf(e->curve, sizeof e->curve, "%s", pr.curve);
     snprintf(note, cap, "stored run %lld (target %g) never reached %g: its curve (%.20s) extrapolated, %.3g epochs at "
              "B=%d (band %.3g-%.3g)", far->run, far->value, target, pr.curve, e->epochs, e->batch, pr.lo / n_train,
              pr.hi / n_train);

@@ -44,16 +44,6 @@ void loop_emit(loop *l, scv_run_event ev)
     if (observed) l->obs->on_event(l->obs->ctx, &ev);
 }
 
-void loop_note(loop *l, scv_run_event_kind kind, const char *fmt, ...)
-{
-    char text[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    loop_emit(l, (scv_run_event){.kind = kind, .workers = l->K, .batch = l->B, .text = text});
-}
-
 static int set_state(loop *l, scv_run_state s, scv_err *err)
 {
     l->state = s;
@@ -157,19 +147,19 @@ static int do_plan(loop *l, scv_err *err)
     r->predicted_lo_s = r->predicted_hi_s = NAN;
     if (ch->time_lo_s > 0) r->predicted_lo_s = ch->time_lo_s, r->predicted_hi_s = ch->time_hi_s; /* (plan) */
     loop_predict_progress(l);
-    loop_note(l, SCV_EV_NOTE, "target: %s", r->target_note);
+    loop_note(l, SCV_EV_NOTE, SCV_NOTE_TARGET, "target: %s", r->target_note);
     if (l->ledger.eval_n && ch->time_s > 0)
-        loop_note(l, SCV_EV_NOTE, "evaluations priced: %.0f ms each (mean of %d), one every %g epochs: %.1f%% of the chosen "
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_EVAL_PRICED, "evaluations priced: %.0f ms each (mean of %d), one every %g epochs: %.1f%% of the chosen "
              "configuration's time", 1e3 * l->ledger.eval_s_sum / l->ledger.eval_n, l->ledger.eval_n, l->pol->eval_every_epochs,
              100 * ch->iterations * ch->batch * loop_eval_s_per_sample(l) / ch->time_s);
     if (r->relative && (l->p->deadline_s > 0 || l->p->budget > 0))
-        loop_note(l, SCV_EV_NOTE, "the %s applies from the first plan with absolute times (the target's epochs are not "
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_BOUND_LATER, "the %s applies from the first plan with absolute times (the target's epochs are not "
              "known yet)", l->p->deadline_s > 0 ? "deadline" : "budget");
-    loop_note(l, SCV_EV_DECISION, "K=%d, B=%d%s (%s)", l->K, l->B, ct, r->why);
+    loop_note(l, SCV_EV_DECISION, SCV_NOTE_DECISION, "K=%d, B=%d%s (%s)", l->K, l->B, ct, r->why);
     if (probe) {
         double ql, qh;
         scv_carry_quantiles(&l->in.carry, ch->batch, probe->batch, &ql, &qh);
-        loop_note(l, SCV_EV_NOTE, "probe: the first training segment at K=%d, B=%d, predicted %.3g s to the target (%.3g s at "
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_PROBE, "probe: the first training segment at K=%d, B=%d, predicted %.3g s to the target (%.3g s at "
              "the bottom of the batch carry-over's band) against the choice's %.3g s: its evaluations, and the choice's "
              "after it, tell the run's own carry", probe->workers, probe->batch, probe->time_s, probe->time_s * exp(ql),
              ch->time_s);
@@ -215,7 +205,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
         return SCV_OK;
     if (probed) { /* back to the choice (the plan's, made just before): its curve resumes on the probe's other side */
         const scv_plan_point *ch = &l->r->plan->points[l->r->plan->chosen];
-        loop_note(l, SCV_EV_NOTE, "probe at K=%d, B=%d done: back to K=%d, B=%d; the run's own batch carry-over is "
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_PROBE_DONE, "probe at K=%d, B=%d done: back to K=%d, B=%d; the run's own batch carry-over is "
              "learnt once the curve there resumes", l->K, l->B, ch->workers, ch->batch);
         l->probe.probed_b = l->B, l->K = ch->workers, l->B = ch->batch, l->comm = ch->comm;
         loop_predict_progress(l); /* the choice's rest, the probe's samples counted at their batch */
@@ -236,7 +226,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
         /* another type's iteration, against the plan's extrapolation: a re-plan refits the
          * run's own type's measurements and would extrapolate the same again; said, not re-planned */
         *drifted = 0;
-        loop_note(l, SCV_EV_NOTE, "iteration time %.2f ms on %s is %.0f%% off the plan's %.2f ms (extrapolated from %s's "
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_DRIFT_OTHER_VM, "iteration time %.2f ms on %s is %.0f%% off the plan's %.2f ms (extrapolated from %s's "
              "measurements): not re-planned (the models are fitted on %s)", 1e3 * t->t_iter,
              l->p->catalog->vms[l->place.seg_vm].name, 100 * (t->t_iter / pp->t_iter - 1), 1e3 * pp->t_iter, l->place.vm->name,
              l->place.vm->name);
@@ -250,13 +240,13 @@ static int do_train(loop *l, int *drifted, scv_err *err)
         o->t_iter_scale = t->t_iter / model;
         char name[64];
         scv_plan_comm_format(o, name, sizeof name);
-        loop_note(l, SCV_EV_NOTE, "iteration time %.2f ms with %s is %.0f%% off the plan's %.2f ms: its times are "
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_DRIFT_OPTION, "iteration time %.2f ms with %s is %.0f%% off the plan's %.2f ms: its times are "
              "scaled by %.2f (measured / model), re-plan", 1e3 * t->t_iter, name, 100 * (t->t_iter / pp->t_iter - 1),
              1e3 * pp->t_iter, o->t_iter_scale);
         return SCV_OK;
     }
     if (*drifted) {
-        loop_note(l, SCV_EV_NOTE, "iteration time %.2f ms is %.0f%% off the plan's %.2f ms: re-plan", 1e3 * t->t_iter,
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_DRIFT, "iteration time %.2f ms is %.0f%% off the plan's %.2f ms: re-plan", 1e3 * t->t_iter,
              100 * (t->t_iter / pp->t_iter - 1), 1e3 * pp->t_iter);
         return SCV_OK;
     }
@@ -267,14 +257,14 @@ static int do_train(loop *l, int *drifted, scv_err *err)
         double was = l->curve.planned_x_star, is = l->curve.pred.x_star, moved = is / was - 1;
         if (src == SCV_TARGET_NOMINAL && now) {
             *drifted = 1;
-            loop_note(l, SCV_EV_NOTE, "the learning curve now forecasts the target: re-plan with absolute times");
+            loop_note(l, SCV_EV_NOTE, SCV_NOTE_CURVE_ABSOLUTE, "the learning curve now forecasts the target: re-plan with absolute times");
         } else if (src == SCV_TARGET_CURVE && now && isfinite(was) != isfinite(is)) {
             *drifted = 1;
-            loop_note(l, SCV_EV_NOTE, "the target now looks %s the epoch bound: re-plan",
+            loop_note(l, SCV_EV_NOTE, SCV_NOTE_CURVE_REACH, "the target now looks %s the epoch bound: re-plan",
                  isfinite(is) ? "within reach of" : "out of reach within");
         } else if (src == SCV_TARGET_CURVE && now && fabs(moved) > pol->stat_drift_tol) {
             *drifted = 1;
-            loop_note(l, SCV_EV_NOTE, "the predicted samples to the target moved %+.0f%%: re-plan", 100 * moved);
+            loop_note(l, SCV_EV_NOTE, SCV_NOTE_CURVE_MOVED, "the predicted samples to the target moved %+.0f%%: re-plan", 100 * moved);
         } else {
             loop_predict_progress(l);
         }
@@ -307,7 +297,7 @@ static int do_replan(loop *l, scv_err *err)
     scv_stat_model sm;
     scv_err pe = {0};
     if (loop_plan(l, &res, &pf, &sm, &pe) != SCV_OK) {
-        loop_note(l, SCV_EV_NOTE, "re-plan failed (%.300s); staying at K=%d, B=%d", pe.msg, l->K, l->B);
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_REPLAN_FAILED, "re-plan failed (%.300s); staying at K=%d, B=%d", pe.msg, l->K, l->B);
         return SCV_OK;
     }
     const scv_plan_point *nc = &res->points[res->chosen], *cur = loop_find_point(res, l->K, l->B, l->comm);
@@ -362,7 +352,7 @@ static int do_replan(loop *l, scv_err *err)
     loop_record_forecast(l, 1);
     loop_emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = l->K, .batch = l->B, .plan = res,
                             .relative = r->relative});
-    loop_note(l, SCV_EV_DECISION, "re-plan: %s", why);
+    loop_note(l, SCV_EV_DECISION, SCV_NOTE_REPLAN, "re-plan: %s", why);
     return rc;
 }
 
@@ -412,7 +402,7 @@ static int first_state(loop *l, scv_run_state *s, scv_err *err)
         int vi = v ? (int)(v - p->catalog->vms) : l->place.vm_index;
         if (vi != l->place.vm_index && loop_vm_held(l, vi) >= K) l->place.train_vm = vi;
         else if (vi != l->place.vm_index)
-            loop_note(l, SCV_EV_NOTE, "VM type: the stored decision trains on %s; the driver holds %d VMs of it now, K=%d "
+            loop_note(l, SCV_EV_NOTE, SCV_NOTE_VM_STORED, "VM type: the stored decision trains on %s; the driver holds %d VMs of it now, K=%d "
                  "needs %d: the run trains on %s", vm, loop_vm_held(l, vi), K, K, l->place.vm->name);
         *s = l->r->reached ? SCV_STATE_DONE : SCV_STATE_PLAN;
         if (!l->ncs) { /* planned from an earlier run's measurements (--search none) */
@@ -434,7 +424,7 @@ static int first_state(loop *l, scv_run_state *s, scv_err *err)
         int rc = scv_store_load_measurements(p->store, p->job_key, l->r->run_id, &cs, &n, &from, err);
         if (rc == SCV_ENOTFOUND) { /* a job never seen: the universal model */
             l->universal = 1;
-            loop_note(l, SCV_EV_NOTE, "no stored run of this job: the universal model (a warm-up, then the shapes "
+            loop_note(l, SCV_EV_NOTE, SCV_NOTE_UNIVERSAL, "no stored run of this job: the universal model (a warm-up, then the shapes "
                                  "of %d stored run(s) of other jobs on %s)", l->in.n_prior, p->vm_type);
             *s = warmed ? SCV_STATE_PLAN : SCV_STATE_WARMUP;
             return SCV_OK;
@@ -442,7 +432,7 @@ static int first_state(loop *l, scv_run_state *s, scv_err *err)
         if (rc) return rc;
         free(l->cs);
         l->cs = cs, l->ncs = l->cs_cap = n;
-        loop_note(l, SCV_EV_NOTE, "planning from %zu stored measurements of this job (the newest from run %lld)", n, from);
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_STORED_MEASUREMENTS, "planning from %zu stored measurements of this job (the newest from run %lld)", n, from);
         *s = SCV_STATE_PLAN;
         return SCV_OK;
     }
@@ -519,7 +509,7 @@ static int resume_progress(loop *l, scv_err *err)
     if (rc || res.iterations <= 0) return rc;
     if (res.iterations < l->pol->profile_min_iters) res.stats.workers = 0; /* too short to stand for
                                                                                the configuration */
-    loop_note(l, SCV_EV_NOTE, "recovered the %s segment (K=%d, B=%d, %lld iterations) the run was in when it stopped",
+    loop_note(l, SCV_EV_NOTE, SCV_NOTE_RECOVERED, "recovered the %s segment (K=%d, B=%d, %lld iterations) the run was in when it stopped",
          phase, K, B, (long long)res.iterations);
     l->resumed_decision = 0; /* its idle before is the loop's */
     if (s0 > stored_end && (!l->curve.prog.nseg || l->curve.prog.seg[l->curve.prog.nseg - 1].batch != B)) {
@@ -603,7 +593,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
         case SCV_STATE_PLAN:
             rc = do_plan(l, err);
             if (rc && out->reached) { /* reached while searching: the plan is only for the report */
-                loop_note(l, SCV_EV_NOTE, "the target was reached while searching; no plan: %s", err ? err->msg : "");
+                loop_note(l, SCV_EV_NOTE, SCV_NOTE_REACHED_SEARCHING, "the target was reached while searching; no plan: %s", err ? err->msg : "");
                 rc = SCV_OK;
                 snprintf(out->why, sizeof out->why, "no plan: the target was reached while searching");
             }

@@ -162,7 +162,9 @@ typedef struct loop {
 
 /* ---- loop.c ---- */
 void loop_emit(loop *l, scv_run_event ev);
-void loop_note(loop *l, scv_run_event_kind kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A note (notes.c): its text, and as data its code and the numbers the text shows. */
+void loop_note(loop *l, scv_run_event_kind kind, scv_note_code code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void loop_start_config(const scv_run_params *p, int *K, int *B);
 int loop_finish(loop *l, scv_err *err);
 

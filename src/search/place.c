@@ -96,13 +96,13 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
         w[sizeof res->why - 1] = 0;
         memcpy(res->why, w, sizeof res->why);
         if (!l->decided)
-            loop_note(l, SCV_EV_NOTE, "VM type: the plan chose %s at K=%d, B=%d (%s, %s; %s) over %s's best, K=%d, B=%d "
+            loop_note(l, SCV_EV_NOTE, SCV_NOTE_VM_CHOSEN_ELSEWHERE, "VM type: the plan chose %s at K=%d, B=%d (%s, %s; %s) over %s's best, K=%d, B=%d "
                  "(%s, %s); the run trains on %s: %s",
                  cat->vms[other.vm].name, other.workers, other.batch, ot, oc_, scv_extrap_desc(other.extrap),
                  cat->vms[want].name, mine->workers, mine->batch, mt, mc, cat->vms[want].name, stay);
         scv_plan_result_free(o);
     } else if (want != l->place.vm_index && !l->decided) {
-        loop_note(l, SCV_EV_NOTE, "VM type: the plan chose %s at K=%d, B=%d (%s); the run trains there: the driver holds "
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_VM_CHOSEN, "VM type: the plan chose %s at K=%d, B=%d (%s); the run trains there: the driver holds "
              "%d VM%s of it (warm-up and search measured %s, which the models stay fitted on; its segments on %s are "
              "priced at %s's rate)", cat->vms[want].name, other.workers, other.batch, scv_extrap_desc(other.extrap),
              loop_vm_held(l, want), loop_vm_held(l, want) == 1 ? "" : "s", l->place.vm->name, cat->vms[want].name, cat->vms[want].name);
@@ -138,7 +138,7 @@ static int plan_types(loop *l, const scv_plan_request *req, scv_plan_result *res
     if (n_types > 1 && n + 48 < sizeof res->why)
         snprintf(res->why + n, sizeof res->why - n, "; over %d VM types (%d extrapolated)", n_types, n_extrap);
     if (!l->decided)
-        loop_note(l, SCV_EV_NOTE, "VM types (--vm): %d planned: %s%s", n_types, list,
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_VM_TYPES, "VM types (--vm): %d planned: %s%s", n_types, list,
              res->n_excluded_gpu ? "; GPU types left out (not predicted from CPU measurements)" : "");
     return SCV_OK;
 }
@@ -163,7 +163,7 @@ static int plan_bounded(loop *l, scv_plan_request *req, scv_plan_result **res, s
         rc = scv_plan(req, res, &e2);
     }
     if (rc) return scv_err_set(err, rc, "%s", e2.msg);
-    loop_note(l, SCV_EV_NOTE, "%s: planned %s", be.msg, what);
+    loop_note(l, SCV_EV_NOTE, SCV_NOTE_BOUND_MISSED, "%s: planned %s", be.msg, what);
     return SCV_OK;
 }
 
@@ -228,7 +228,9 @@ int loop_plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_mod
     snprintf(r->target_note, sizeof r->target_note, "%s", tnote);
     r->target_epochs = est.epochs, r->target_batch = est.batch;
     scv_band_ends(scv_estimate_band_at(&est, est.batch), est.epochs, &r->target_epochs_lo, &r->target_epochs_hi);
-    r->target_p_reach = est.p_reach, r->target_nearest = est.nearest;
+    r->target_p_reach = est.p_reach, r->target_nearest = est.nearest, r->target_from_run = est.from_run;
+    r->target_n_calib = est.n_calib, r->target_carried_share = scv_estimate_mix_carried(&est.mix, est.batch);
+    snprintf(r->target_curve, sizeof r->target_curve, "%s", est.curve);
     scv_carry_law law = loop_carry_law(l);
     r->carry_learnt = l->probe.carry_run ? 3 : isfinite(l->in.carry.b_noise) ? 1 : isfinite(l->in.carry.gamma) ? 2 : 0;
     r->carry_noise_scale = law.b_noise, r->carry_gamma = l->in.carry.gamma;

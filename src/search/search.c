@@ -27,7 +27,7 @@ int loop_do_warmup(loop *l, scv_err *err)
     /* a warm-up that shrank or grew (a preemption survived in place) or lost a worker is no
      * measurement of (K, B): it is measured again, at most twice more */
     for (int again = 0; again < 2 && !rc && !l->r->reached && !loop_spent(l) && !loop_measured(l, K, B); again++) {
-        loop_note(l, SCV_EV_NOTE, "warm-up: its segment is no measurement of K=%d, B=%d (the job changed size in it); "
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_WARMUP_REMEASURED, "warm-up: its segment is no measurement of K=%d, B=%d (the job changed size in it); "
              "measured again", K, B);
         spec.until_iterations = l->iteration + pol->warmup_max_iters;
         rc = loop_segment(l, "warmup", K, B, spec, NULL, err);
@@ -153,7 +153,7 @@ static int search_throughput(loop *l, scv_err *err)
         if (!isfinite(T)) continue; /* too few iterations to measure it */
         if (Kp) {
             double gain = (T - Tp) / ((double)(K - Kp) * Tp / Kp);
-            loop_note(l, SCV_EV_NOTE, "throughput scaling: K=%d -> %d (B=%d -> %d): %.0f -> %.0f samples/s, %.2f of a "
+            loop_note(l, SCV_EV_NOTE, SCV_NOTE_THROUGHPUT_STEP, "throughput scaling: K=%d -> %d (B=%d -> %d): %.0f -> %.0f samples/s, %.2f of a "
                  "worker's throughput per added worker (threshold %.2f)", Kp, K, Bp, B, Tp, T, gain,
                  pol->scaling_threshold);
             if (!(gain >= pol->scaling_threshold)) {
@@ -205,13 +205,13 @@ int loop_do_search(loop *l, scv_err *err)
         int needed = second_workers(l, K);
         if (isfinite(r->search_budget_s) && r->search_time_s + cost > r->search_budget_s) {
             if (needed) {
-                loop_note(l, SCV_EV_NOTE, "search: K=%d, B=%d profiled beyond the budget (about %.2f s, %.2f s spent of a "
+                loop_note(l, SCV_EV_NOTE, SCV_NOTE_SEARCH_BEYOND, "search: K=%d, B=%d profiled beyond the budget (about %.2f s, %.2f s spent of a "
                      "%.2f s budget): the plan needs iteration times at two worker counts at least, or every other "
                      "K's is extrapolated from one with its communication unknown", K, B, cost, r->search_time_s,
                      r->search_budget_s);
             } else {
                 r->n_skipped_budget++;
-                loop_note(l, SCV_EV_NOTE, "search: K=%d, B=%d skipped: profiling it (about %.2f s) would exceed the "
+                loop_note(l, SCV_EV_NOTE, SCV_NOTE_SEARCH_SKIPPED_BUDGET, "search: K=%d, B=%d skipped: profiling it (about %.2f s) would exceed the "
                      "budget (%.2f s spent of a %.2f s budget)", K, B, cost, r->search_time_s, r->search_budget_s);
                 continue;
             }
@@ -221,7 +221,7 @@ int loop_do_search(loop *l, scv_err *err)
         for (size_t i = 0; i < l->ncs; i++) best = fmin(best, est_job_time(l, &te, l->cs[i].workers, l->cs[i].batch));
         if (!needed && l->ncs >= 2 && mine > pol->search_rule_out * best) {
             r->n_skipped_ruled_out++;
-            loop_note(l, SCV_EV_NOTE, "search: K=%d, B=%d skipped: predicted %.1f s to the target, over %.1fx the best "
+            loop_note(l, SCV_EV_NOTE, SCV_NOTE_SEARCH_SKIPPED_SLOW, "search: K=%d, B=%d skipped: predicted %.1f s to the target, over %.1fx the best "
                  "measured (%.1f s)", K, B, mine, pol->search_rule_out, best);
             continue;
         }

@@ -128,7 +128,7 @@ double loop_search_eval_every(loop *l, int K, int B)
     double e = l->ledger.eval_s_sum / l->ledger.eval_n, d = e * (1 - share) / (share * t / B) / l->job.n_train;
     if (d > every && !l->eval_widened) {
         l->eval_widened = 1;
-        loop_note(l, SCV_EV_NOTE, "warm-up and search evaluate every %.3g epochs, not %.3g: an evaluation takes %.3g s, "
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_EVAL_WIDENED, "warm-up and search evaluate every %.3g epochs, not %.3g: an evaluation takes %.3g s, "
              "kept to %.0f%% of the time", d, every, e, 100 * share);
     }
     return fmax(every, d);
@@ -282,7 +282,7 @@ int loop_segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec
             }
             return rc;
         }
-        loop_note(l, SCV_EV_RETRY, "%s: a worker died or the job failed; resuming from the last checkpoint (retry %d of %d)",
+        loop_note(l, SCV_EV_RETRY, SCV_NOTE_RETRY, "%s: a worker died or the job failed; resuming from the last checkpoint (retry %d of %d)",
              err ? err->msg : "a segment failed", l->retries, l->pol->max_retries);
     }
     if (rc) return rc;
@@ -295,12 +295,13 @@ int loop_segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec
         const scv_straggler_event *e = &res.stragglers[i];
         char by[96] = "";
         if (e->replaced) snprintf(by, sizeof by, " by %s, %.2f s idle", e->by_host[0] ? e->by_host : "a spare", e->idle_s);
-        loop_note(l, SCV_EV_NOTE, "straggler: worker %d%s%s at iteration %lld, %.2f of the median's throughput: %s%s", e->worker,
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_STRAGGLER, "straggler: worker %d%s%s at iteration %lld, %.2f of the median's throughput: %s%s", e->worker,
              e->host[0] ? " on " : "", e->host, (long long)e->iteration, e->ratio, e->note, by);
     }
     for (int i = 0; i < res.n_preemptions; i++) {
         const scv_survive_event *e = &res.preemptions[i];
-        loop_note(l, SCV_EV_NOTE, "preemption: process %d %s at iteration %lld; training went on in place with K=%d "
+        loop_note(l, SCV_EV_NOTE, e->restored ? SCV_NOTE_PREEMPT_RESTORED : SCV_NOTE_PREEMPT_NOTICE,
+                  "preemption: process %d %s at iteration %lld; training went on in place with K=%d "
              "(%.3f s idle)", e->process, e->restored ? "is back" : "had a notice", (long long)e->iteration, e->workers,
              e->idle_s);
     }
