@@ -347,7 +347,40 @@ static void t_live_forecast(void)
     scv_store_close(db);
 }
 
+/* A first run whose warm-up and search evaluate too seldom for a curve (an --exec trainer's
+ * costly evaluations) decides on nominal times; its training segment's evaluations make the
+ * curve, and the plan is absolute from the first that allows, during that segment, not at
+ * its end (issue 37 item 5): before 25% of the run, and the forecasts after it are
+ * absolute. */
+static void t_absolute_in_segment(void)
+{
+    scv_store *db = open_db("absolute-in-segment.db");
+    fake f = new_fake();
+    f.tau = 80000, f.acc_c = 0.5, f.acc_gap = 0.1414, f.target = 0.9;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-absolute-in-segment");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9, p.max_epochs = 30;
+    p.policy.search_eval_every_epochs = 100, p.policy.eval_every_epochs = 0.1, p.policy.unknown_segment_epochs = 5;
+    rec r = {0};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(res.decision_relative && res.reached, "relative %d, reached %d", res.decision_relative, res.reached);
+    CHECK_MSG(isfinite(res.absolute_at_s) && res.absolute_at_s < 0.25 * res.actual_time_s,
+              "absolute at %.4g s of %.4g s (%.4g epochs)", res.absolute_at_s, res.actual_time_s, res.absolute_at_epochs);
+    CHECK(noted(&r, SCV_NOTE_CURVE_ABSOLUTE));
+    if (getenv("SCV_TEST_VERBOSE")) printf("# absolute at %.4g s of %.4g s\n", res.absolute_at_s, res.actual_time_s);
+    int after = 0, nominal_after = 0;
+    for (int i = 0; i < res.n_forecasts; i++)
+        if (res.forecasts[i].at_s > res.absolute_at_s + 1e-9) after++, nominal_after += isnan(res.forecasts[i].epochs);
+    CHECK_MSG(after > 0 && nominal_after == 0, "%d forecasts after, %d nominal", after, nominal_after);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 static const scv_test tests[] = {
+    {"absolute_in_segment", t_absolute_in_segment},
     {"deadline_first_run", t_deadline_first_run},
     {"deadline_switch", t_deadline_switch},
     {"unbounded_rest", t_unbounded_rest},

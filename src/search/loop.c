@@ -82,6 +82,36 @@ static void note_absolute(loop *l)
     r->absolute_at_epochs = l->job.n_train > 0 ? l->samples / l->job.n_train : NAN;
 }
 
+/* A nominal plan's target forecast at last, during a training segment (issue 37 item 5: an
+ * --exec run's few evaluations, a nominal segment long): the plan is made again with the
+ * estimate at this evaluation, so the time left and the forecasts are absolute from here on;
+ * the configuration stays until the segment's end, where a re-plan decides
+ * (probe.retarget_replan). */
+void loop_reforecast(loop *l)
+{
+    scv_run_result *r = l->r;
+    scv_plan_result *res = NULL;
+    scv_perf_model pf;
+    scv_stat_model sm;
+    if (loop_plan(l, &res, &pf, &sm, NULL) != SCV_OK) return;
+    if (r->relative) { /* (the estimators still give no target: as it was) */
+        scv_plan_result_free(res);
+        return;
+    }
+    set_plan(r, res);
+    r->perf = pf, r->stat = sm;
+    scv_err e = {0};
+    loop_store_plan(l, res, &e); /* (a failed write fails nothing here: the segment's end stores again) */
+    note_absolute(l);
+    loop_predict_progress(l);
+    loop_record_forecast(l, 1);
+    l->probe.retarget_replan = 1;
+    loop_note(l, SCV_EV_NOTE, SCV_NOTE_CURVE_ABSOLUTE, "the learning curve now forecasts the target: times are absolute "
+              "from this evaluation, %.3g epochs at B=%d; re-plan at the segment's end", r->target_epochs,
+              r->target_batch);
+    loop_emit(l, (scv_run_event){.kind = SCV_EV_PLAN, .workers = l->K, .batch = l->B, .plan = res, .relative = 0});
+}
+
 /* PLAN: fit, plan, decide (or, resuming, take the stored decision). */
 /* The probe: when the decision trains at the batch the curve was measured at (the
  * warm-up's) and the best configuration at another batch could be faster within the carry's
@@ -213,6 +243,11 @@ static int do_train(loop *l, int *drifted, scv_err *err)
         return SCV_OK;
     }
     loop_try_run_carry(l, 1);
+    if (l->probe.retarget_replan) { /* the target forecast during the segment: re-plan on it */
+        l->probe.retarget_replan = 0;
+        *drifted = 1;
+        return SCV_OK;
+    }
     if (l->probe.carry_replan) { /* re-plan with the run's own carry (its band's top guards a switch) */
         l->probe.carry_replan = 0;
         *drifted = 1;

@@ -95,6 +95,8 @@ typedef struct probe_state {
     double probe_end;               /* ... until this iteration (policy.carry_probe_epochs on) */
     int probed_b;                   /* the batch probed, until the run's own carry is learnt */
     int carry_replan;               /* ... learnt since the segment's start: re-plan at its end */
+    int retarget_replan;            /* a nominal plan's target was forecast during the segment
+                                       (loop_reforecast): re-plan at its end */
 } probe_state;
 
 /* What informs the target besides the run's own curve (carryread.c, est_stored.c) */
@@ -166,6 +168,7 @@ void loop_emit(loop *l, scv_run_event ev);
 void loop_note(loop *l, scv_run_event_kind kind, scv_note_code code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void loop_start_config(const scv_run_params *p, int *K, int *B);
+void loop_reforecast(loop *l);
 int loop_finish(loop *l, scv_err *err);
 
 /* ---- search.c ---- */

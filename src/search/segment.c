@@ -108,6 +108,9 @@ void loop_on_eval(void *ctx, const scv_eval_sample *e)
             loop_record_forecast(l, 0); /* the store's copy rate-limited (store_eta) */
         } else if (loop_overdue(l)) {
             loop_predict_target(l); /* the time left, re-estimated (emit) */
+        } else if (l->decided && l->r->relative && !l->probe.probing && l->r->plan) {
+            loop_predict_target(l); /* a nominal plan: absolute at the first evaluation that allows */
+            if (l->curve.pred.ok) loop_reforecast(l);
         }
     }
     if (!l->sink_err.code) /* the sink cannot fail the segment: it is failed when it returns */
