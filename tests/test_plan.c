@@ -1814,7 +1814,41 @@ static void t_point_band(void)
     CHECK_MSG(!strcmp(b, "from 14.8 s"), "%s", b);
 }
 
+/* An unmeasured configuration's compute is never priced under what the measurements imply
+ * per sample where the fit put nothing on the sample (issue 37 item 7: c1 = 0 priced an
+ * unmeasured B=256 at 9 ms where it took 49): measured 12 ms at b = 64 (0.1875 ms a sample),
+ * B=256 costs 48 ms, not the fit's 12; a fit with compute on the sample is left as it is. */
+static void t_plan_sample_floor(void)
+{
+    scv_catalog *cat = mini_catalog();
+    int vm = 0, workers[] = {1}, batches[] = {64, 256};
+    scv_perf_model perf = {.topology = SCV_TOPO_RING, .c0 = 12e-3, .c1 = 0, .model_bytes = 1e6};
+    scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 100, .s_min = 1000};
+    scv_job_info job = {.n_params = 1e5, .act_bytes = 1e3, .input_floats = 784, .n_train = 50000};
+    scv_config_stats meas = {.workers = 1, .batch = 64, .t_compute = 12e-3, .t_iter = 12e-3};
+    scv_plan_request r = {.catalog = cat, .vms = &vm, .n_vms = 1, .measured_vm = 0, .workers = workers,
+                          .n_workers = 1, .batches = batches, .n_batches = 2, .perf = &perf, .stat = &st,
+                          .job = &job, .objective = SCV_OBJ_TIME, .measured = &meas, .n_measured = 1};
+    CHECK_NEAR(scv_perf_sample_floor(&meas, 1), 12e-3 / 64, 1e-12, 0);
+    scv_plan_result *res = NULL;
+    scv_err err = {0};
+    CHECK_MSG(scv_plan(&r, &res, &err) == SCV_OK, "%s", err.msg);
+    for (size_t i = 0; res && i < res->n_points; i++) {
+        const scv_plan_point *q = &res->points[i];
+        if (q->batch == 256) CHECK_NEAR(q->t_iter, 48e-3, 1e-9, 0);
+        if (q->batch == 64) CHECK_NEAR(q->t_iter, 12e-3, 1e-9, 0); /* measured */
+    }
+    scv_plan_result_free(res);
+    /* the fit holds compute per sample (0.1 ms): its own price, 12 + 25.6 ms */
+    perf.c1 = 0.1e-3;
+    CHECK_MSG(scv_plan(&r, &res, &err) == SCV_OK, "%s", err.msg);
+    for (size_t i = 0; res && i < res->n_points; i++)
+        if (res->points[i].batch == 256) CHECK_NEAR(res->points[i].t_iter, 12e-3 + 25.6e-3, 1e-9, 0);
+    scv_plan_result_free(res);
+}
+
 static const scv_test tests[] = {
+    {"plan_sample_floor", t_plan_sample_floor},
     {"point_band", t_point_band},
     {"plan_bounds_run", t_plan_bounds_run},
     {"perf_fit_recovers_truth", t_perf_fit_recovers_truth},

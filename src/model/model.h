@@ -20,6 +20,11 @@ int scv_perf_fit(const scv_config_stats *s, size_t n, scv_topology topology, dou
  * in perf.c). Returns how many parameters it set. */
 int scv_perf_apply_prior(scv_perf_model *m, const scv_perf_model *prior, const scv_config_stats *s, size_t n);
 double scv_perf_compute(const scv_perf_model *m, double b);
+/* The least compute seconds per sample the measurements s imply, min t_compute / (B / K)
+ * (NaN: none): the planner's floor for an unmeasured configuration's compute, b x this, so a
+ * fit that put no compute on the sample (c1 = 0: 9 ms predicted at an unmeasured B=256 where
+ * it took 49) never prices a sample cheaper than any measured one. */
+double scv_perf_sample_floor(const scv_config_stats *s, size_t n);
 double scv_perf_comm(const scv_perf_model *m, int K);
 /* scv_perf_comm with its bandwidth term (ring: 2((K-1)/K) M beta; ps: beta K) times
  * beta_factor: a link slower than the measured one (e.g. a mixed cluster's slowest link).
@@ -65,6 +70,11 @@ typedef struct scv_plan_policy {
     /* 0.02: a mixed cluster's slowest workers get at least this share of B each, the floor of
      * the trainer's dynamic batching (scv_dynbatch_policy.min_share), or 1 sample */
     double mix_min_share;
+    /* 0.01: a parallel model whose compute per sample c1 is under this share of the least the
+     * measurements imply (scv_perf_sample_floor) put the compute on the fixed part (one
+     * per-worker batch measured; 9 ms predicted at an unmeasured B=256 that took 49): an
+     * unmeasured configuration's compute is then never under b x that least */
+    double degenerate_c1_share;
 } scv_plan_policy;
 scv_plan_policy scv_plan_policy_default(void);
 

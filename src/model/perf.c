@@ -52,6 +52,16 @@
 
 double scv_perf_compute(const scv_perf_model *m, double b) { return m->c0 + m->c1 * b; }
 
+double scv_perf_sample_floor(const scv_config_stats *s, size_t n)
+{
+    double f = NAN;
+    for (size_t i = 0; s && i < n; i++) {
+        double b = s[i].workers > 0 ? (double)s[i].batch / s[i].workers : 0, v = s[i].t_compute / b;
+        if (b > 0 && v > 0 && isfinite(v) && !(v >= f)) f = v;
+    }
+    return f;
+}
+
 double scv_perf_comm(const scv_perf_model *m, int K) { return scv_perf_comm_scaled(m, K, 1); }
 
 /* The bandwidth term (the one with beta) times f; the latency term (alpha) as fitted. */

@@ -82,7 +82,7 @@
 
 scv_plan_policy scv_plan_policy_default(void)
 {
-    scv_plan_policy p = {.knee_max_cost_per_time = 1.0, .mix_min_share = 0.02};
+    scv_plan_policy p = {.knee_max_cost_per_time = 1.0, .mix_min_share = 0.02, .degenerate_c1_share = 0.01};
     return p;
 }
 
@@ -414,6 +414,15 @@ static void explain(const scv_plan_request *req, const scv_plan_policy *pol, scv
     }
 }
 
+/* The compute model at per-worker batch b; where the fit put (next to) nothing on the sample
+ * (c1 under policy.degenerate_c1_share of floor, the measured per-sample least:
+ * scv_perf_sample_floor; NaN: none), never under b x floor. */
+static double compute_at(const scv_perf_model *m, const scv_plan_policy *pol, double floor, double b)
+{
+    double t = scv_perf_compute(m, b);
+    return isfinite(floor) && m->c1 < pol->degenerate_c1_share * floor && t < floor * b ? floor * b : t;
+}
+
 /* A configuration's measured mean iteration time where the request has one, else t_model. */
 static double measured_t_iter(const scv_plan_request *req, int K, int B, double t_model)
 {
@@ -611,6 +620,7 @@ typedef struct plan_build {
     const int *var;             /* the communication variants, dense first */
     size_t nvar;
     double t_compress;          /* a measured compression kernel time, for Top-k points */
+    double floor;               /* the measured compute seconds per sample's least (NaN: none) */
     size_t np, no_price, n_held;
     size_t n_extrap[SCV_EXTRAP_GPU_AS_MEASURED + 1];
     size_t n_never;             /* spot with the risk: points preempted faster than they progress */
@@ -645,7 +655,7 @@ static double model_step_at(const scv_plan_request *req, const scv_plan_point *p
         tc = mix_split(req->perf->c0, req->perf->c1, s, count, n, B, mix_floor(&pol, K, B), bt, &held);
         g = mix_link(cat, &mx, mv, &slow);
     } else {
-        tc = scv_perf_compute(req->perf, B / K) * s[0];
+        tc = compute_at(req->perf, &pol, scv_perf_sample_floor(req->measured, req->n_measured), B / K) * s[0];
     }
     scv_sparse_coll coll;
     double tm = scv_perf_comm_option(req->perf, K, p->comm >= 0 ? &req->comms[p->comm] : NULL, g, &coll);
@@ -755,7 +765,7 @@ static void type_points(plan_build *pb, int vi)
                 pb->no_price++;
                 continue;
             }
-            double tc = scv_perf_compute(req->perf, per) * scale;
+            double tc = compute_at(req->perf, pb->pol, pb->floor, per) * scale;
             for (size_t c = 0; c < pb->nvar; c++) { /* dense, then each option */
                 scv_plan_point *p = &res->points[pb->np++];
                 memset(p, 0, sizeof *p);
@@ -1010,7 +1020,7 @@ int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err)
     }
     plan_build pb = {.req = req, .pol = &pol, .res = res, .mv = &req->catalog->vms[req->measured_vm],
                      .var = var, .nvar = nvar,
-                     .t_compress = kernel_s(req)};
+                     .t_compress = kernel_s(req), .floor = scv_perf_sample_floor(req->measured, req->n_measured)};
     for (size_t v = 0; v < req->n_vms; v++) type_points(&pb, req->vms[v]);
     for (size_t m = 0; m < n_mixes; m++) mix_points(&pb, m);
     build_note(&pb);
