@@ -36,8 +36,9 @@ CFLAGS  := -std=c11 -Wall -Wextra $(WERROR) $(OPT) -fPIC -fno-semantic-interposi
            -Iinclude -Isrc
 LDLIBS  := $(MPI_LIBS) -ldnnl -lcjson -lsqlite3 -lz -lm -fopenmp
 
+# job/ (a run's settings -> its parameters and driver) is the facade over search/ and drivers/
 LIB_SRC := $(wildcard src/core/*.c src/model/*.c src/io/*.c src/train/*.c src/runtime/*.c src/store/*.c \
-                      src/search/*.c src/drivers/*.c)
+                      src/search/*.c src/drivers/*.c src/job/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 # the service (`scavenger serve`): a shell over the library like the CLI, on libmicrohttpd;
 # its dashboard's files (web/) are compiled in (web/embed.sh)

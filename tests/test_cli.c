@@ -1261,7 +1261,7 @@ static void t_run_validated_early(void)
         {"--compress topk:10 --exec /bin/true", "--compress: not with --exec"},
         {"--model resnet50", "--model 'resnet50': unknown model (expected one of"}, /* once a stored failed run */
         {"--model mlp --hidden 0", "--hidden 0"},
-        /* where it runs: the check the service's submit uses too (drivers/jobsetup.c) */
+        /* where it runs: the check the service's submit uses too (job/jobsetup.c) */
         {"--cluster nosuch", "--cluster: no cluster 'nosuch'"},
         {"--vm-type c5.xlarg", "not a VM type of the catalog (`scavenger vms` lists them) (did you mean 'c5.xlarge'?)"},
         {"--workers 1", "K = 1 only"},          /* trained its warm-up, then failed to plan */

@@ -4,7 +4,7 @@
  * --man-options CMD` generate from them (scripts/gen-options.sh writes them), the loop's
  * setter accepts exactly the loop keys of the job table, and a job file given to
  * `scavenger run` accepts exactly the job table's keys (anything else is refused with its
- * name); and the library's job setup (drivers/jobsetup.c) decides the driver, the VM type and
+ * name); and the library's job setup (job/jobsetup.c) decides the driver, the VM type and
  * the job key from the settings. The binary is $SCV_BIN (default build/scavenger).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -12,7 +12,7 @@
 #include "scv_test.h"
 #include "scv_test_proc.h"
 #include "search/jobopts.h"
-#include "drivers/jobsetup.h"
+#include "job/jobsetup.h"
 #include "io/segwire.h"
 
 #include <ctype.h>

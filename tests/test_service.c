@@ -1364,7 +1364,7 @@ static void t_hidden_reads(void)
 /* Item 15: a well-formed job that cannot run here is refused on submit (422 naming the
  * field), not accepted and rejected later: a VM type not in the catalog, a cluster that
  * does not exist, a setting the run's own setup refuses. The service's check is the run's
- * (scv_job_setup_init, drivers/jobsetup.c): the same words as `scavenger run` says them
+ * (scv_job_setup_init, job/jobsetup.c): the same words as `scavenger run` says them
  * (the suggestion for a mistyped VM type, the cluster's own message), not a second check
  * of its own. */
 static void t_submit_runnable(void)

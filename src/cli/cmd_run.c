@@ -1,7 +1,7 @@
 /*
  * cmd_run.c - `scavenger run`: the Scavenger loop on the command line. A thin shell: the
  * options (a JSON job file, then the command line; later settings win; every key one of the
- * job's, src/search/jobopts.c) become a job through scv_job_setup_init (src/drivers/jobsetup.c:
+ * job's, src/search/jobopts.c) become a job through scv_job_setup_init (src/job/jobsetup.c:
  * the library decides the driver, the VM type and the job's identity); scv_run() does the
  * work; this file prints its events (progress on stderr, the trade-off on stdout), writes the
  * report and maps the outcome to the exit status (0 target reached, 1 not reached or failed,
@@ -12,7 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli/opt.h"
-#include "drivers/jobsetup.h"
+#include "job/jobsetup.h"
 #include "search/jobopts.h"
 #include "scv.h"
 #include "../core/util.h"

@@ -23,7 +23,7 @@
 #include "service.h"
 #include "../core/util.h"
 #include "../io/json_out.h"
-#include "drivers/jobsetup.h"
+#include "job/jobsetup.h"
 #include "search/jobopts.h"
 #include "../train/train.h"
 
