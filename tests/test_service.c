@@ -478,6 +478,19 @@ static void t_run_files(void)
         CHECK(has_field(resp, qs[i][1]));
     }
     CHECK_EQ_INT(http("GET", "/api/runs/99999/log", NULL, NULL, resp, sizeof resp), 404);
+    /* the elastic job's log (the default driver's), where the driver writes it: both name it
+     * by core/rundir.h (the service looked for DB.runs/ID/job.log, the driver wrote
+     * DB.runs/ID/elastic/job.log: never found) */
+    snprintf(path, sizeof path, "%s.runs/%lld/elastic/job.log", db, tiny_run);
+    CHECK_MSG(stat(path, &st) == 0 && st.st_size > 0, "the elastic job wrote no log at %s", path);
+    snprintf(path, sizeof path, "/api/runs/%lld/log?name=job", tiny_run);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    const cJSON *names = cJSON_GetObjectItem(o, "names");
+    CHECK_MSG(!strcmp(jstr(o, "name"), "job") && jnum(o, "size") == st.st_size && cJSON_GetArraySize(names) == 2 &&
+                  !strcmp(cJSON_GetArrayItem(names, 1)->valuestring, "job"),
+              "%.500s", body_of(resp));
+    cJSON_Delete(o);
     /* an external trainer's run: hidden_reads (its files need the token) */
 }
 

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "cli/opt.h"
 #include "job/jobsetup.h"
+#include "core/rundir.h"
 #include "search/jobopts.h"
 #include "scv.h"
 #include "../core/util.h"
@@ -413,7 +414,7 @@ int cmd_run(int argc, char **argv)
     const char *dbarg = get(&opt, "db");
     if (open_job(&opt, resume, &db, dbpath, sizeof dbpath, &err)) goto out;
     /* the job: the library's defaults (driver, VM type, identity) over the settings */
-    snprintf(state_dir, sizeof state_dir, "%s.runs", dbpath);
+    if (scv_runs_dir_path(dbpath, state_dir, sizeof state_dir, &err)) goto out;
     int jrc = scv_job_setup_init(&js, opt.name, opt.value, opt.n, db, state_dir, &err);
     if (js.note[0]) fprintf(stderr, "scavenger run: note: %s\n", js.note);
     if (jrc) {
