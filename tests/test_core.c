@@ -58,7 +58,7 @@ static void t_driver_long_run_dir(void)
     for (int i = 0; i < 3; i++) {
         scv_job_driver *d = NULL;
         scv_err err = {0};
-        int rc = i == 0 ? scv_relaunch_driver_new(&o, &d, &err)
+        int rc = i == 0   ? scv_relaunch_driver_new(&o, &d, &err)
                  : i == 1 ? scv_elastic_driver_new(&o, &d, &err)
                           : scv_exec_driver_new(&x, &d, &err);
         CHECK_EQ_INT(rc, SCV_OK);

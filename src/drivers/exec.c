@@ -379,8 +379,10 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     static const char ignores[] = "it ignores SCV_METRICS: worker 0 must append its metrics (the job line first) to "
                                   "the file $SCV_METRICS names, and stop after $SCV_UNTIL_ITERATIONS iterations";
     if (stalled)
-        return scv_err_set(err, SCV_EIO, "the trainer does not start: %s%s%s; its output is in %s/" SCV_RUN_TRAINER_LOG
-                           " (docs/TRAINER-CONTRACT.md)", why, wrote ? "" : "; ", wrote ? "" : ignores, run_dir);
+        return scv_err_set(err, SCV_EIO,
+                           "the trainer does not start: %s%s%s; its output is in %s/" SCV_RUN_TRAINER_LOG
+                           " (docs/TRAINER-CONTRACT.md)",
+                           why, wrote ? "" : "; ", wrote ? "" : ignores, run_dir);
     if (st == 0 && !wrote)
         return scv_err_set(err, SCV_EINVAL, "the trainer does not follow the contract: `%.200s` exited 0 without "
                            "writing a metrics line to %s; %s (docs/TRAINER-CONTRACT.md)", t->exec, path, ignores);
@@ -458,7 +460,8 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         t->attempt++;
         if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
         if (stalled) /* a hang is a failed segment: retried from the checkpoint like a dead worker */
-            return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) was ended: %s; output in %s/" SCV_RUN_TRAINER_LOG,
+            return scv_err_set(err, SCV_EMPI,
+                               "the %s segment (K=%d B=%d) was ended: %s; output in %s/" SCV_RUN_TRAINER_LOG,
                                spec->phase, t->K, t->B, why, t->run_dir);
         if (st == 2)
             return scv_err_set(err, SCV_EINVAL, "the trainer refused the %s segment (K=%d B=%d; exit 2); metrics in %s",
@@ -466,8 +469,10 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         if (st == 3)
             return scv_err_set(err, SCV_EIO, "the trainer cannot write its files in the %s segment (K=%d B=%d; exit 3); "
                                "not retried: free space, then scavenger run --resume", spec->phase, t->K, t->B);
-        return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) failed (mpirun exited %d); metrics in %s, "
-                           "output in %s/" SCV_RUN_TRAINER_LOG, spec->phase, t->K, t->B, st, metrics, t->run_dir);
+        return scv_err_set(err, SCV_EMPI,
+                           "the %s segment (K=%d B=%d) failed (mpirun exited %d); metrics in %s, "
+                           "output in %s/" SCV_RUN_TRAINER_LOG,
+                           spec->phase, t->K, t->B, st, metrics, t->run_dir);
     }
     if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
     /* never "reached" on a subset alone: a trainer that evaluates on one must say what the

@@ -423,8 +423,8 @@ static void md_choice(FILE *f, const scv_run_params *p, const scv_run_result *r,
         fprintf(f, "Finished at K = %d, B = %d (its last step that trained, %s), not at the choice.\n\n", end->workers,
                 end->batch, end->phase);
     if (end && r->run_dir[0])
-        fprintf(f, "Trained model: the checkpoint in `%s/" SCV_RUN_CKPT_DIR "` (K = %d, B = %d).\n\n", r->run_dir, end->workers,
-                end->batch);
+        fprintf(f, "Trained model: the checkpoint in `%s/" SCV_RUN_CKPT_DIR "` (K = %d, B = %d).\n\n", r->run_dir,
+                end->workers, end->batch);
 }
 
 /* report.md's steps table, the fitted models and the latest plan's front. */
