@@ -177,15 +177,17 @@ set -- "$OBJ"/src/*/*.o
 if [ ! -f "$1" ]; then
     echo "$OBJ/src/*/*.o: no object (build first)" > "$tmp/sym_bad"
 else
-    : > "$tmp/defs"; : > "$tmp/undefs"
+    # the objects whose source is there (one whose source is gone, a file moved to another
+    # part, is a stale build's); one nm over all of them (nm -A names each line's object)
+    : > "$tmp/objs"
     for o in "$@"; do
         part=$(basename "$(dirname "$o")")
-        rel=src/$part/$(basename "$o")
-        # an object whose source is gone (a file moved to another part) is a stale build's
-        [ -f "$ROOT/${rel%.o}.c" ] || continue
-        nm "$o" | awk -v p="$part" '$1 != "U" && NF >= 3 && $2 ~ /^[TDBRVWGSC]$/ { print $3, p }' >> "$tmp/defs"
-        nm -u "$o" | awk -v p="$part" -v o="$rel" '{ print $NF, p, o }' >> "$tmp/undefs"
+        [ -f "$ROOT/src/$part/$(basename "$o" .o).c" ] && echo "$o" >> "$tmp/objs"
     done
+    # "OBJ:ADDR TYPE SYMBOL", "OBJ: U SYMBOL" -> the part and src/PART/NAME.o of OBJ
+    objpart='{ f = $1; sub(/:.*/, "", f); n = split(f, a, "/"); p = a[n - 1]; rel = "src/" p "/" a[n] }'
+    xargs nm -A < "$tmp/objs" | awk "$objpart"' NF == 3 && $2 ~ /^[TDBRVWGSC]$/ { print $3, p }' > "$tmp/defs"
+    xargs nm -A -u < "$tmp/objs" | awk "$objpart"' { print $NF, p, rel }' > "$tmp/undefs"
     # a symbol defined by two parts is its first part's here (a duplicate fails the link anyway)
     awk 'NR == FNR { if (!($1 in d)) d[$1] = $2; next }
          FILENAME == ARGV[2] { ok[$1 " " $2] = 1; next }
