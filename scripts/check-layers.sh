@@ -186,14 +186,19 @@ else
     done
     # "OBJ:ADDR TYPE SYMBOL", "OBJ: U SYMBOL" -> the part and src/PART/NAME.o of OBJ
     objpart='{ f = $1; sub(/:.*/, "", f); n = split(f, a, "/"); p = a[n - 1]; rel = "src/" p "/" a[n] }'
-    xargs nm -A < "$tmp/objs" | awk "$objpart"' NF == 3 && $2 ~ /^[TDBRVWGSC]$/ { print $3, p }' > "$tmp/defs"
-    xargs nm -A -u < "$tmp/objs" | awk "$objpart"' { print $NF, p, rel }' > "$tmp/undefs"
+    : > "$tmp/defs"; : > "$tmp/undefs"
+    if [ -s "$tmp/objs" ]; then
+        xargs nm -A < "$tmp/objs" | awk "$objpart"' NF == 3 && $2 ~ /^[TDBRVWGSC]$/ { print $3, p }' > "$tmp/defs"
+        xargs nm -A -u < "$tmp/objs" | awk "$objpart"' { print $NF, p, rel }' > "$tmp/undefs"
+    else
+        echo "$OBJ/src/*/*.o: no object of a source of src/ (build first)" > "$tmp/sym_bad"
+    fi
     # a symbol defined by two parts is its first part's here (a duplicate fails the link anyway)
     awk 'NR == FNR { if (!($1 in d)) d[$1] = $2; next }
          FILENAME == ARGV[2] { ok[$1 " " $2] = 1; next }
          ($1 in d) && d[$1] != $2 && !(($2 " " d[$1]) in ok) {
              print $3 " uses " $1 " of " d[$1] ": " $2 " may not use " d[$1] " (docs/layers.txt)" }' \
-        "$tmp/defs" "$tmp/allowed" "$tmp/undefs" | sort -u > "$tmp/sym_bad"
+        "$tmp/defs" "$tmp/allowed" "$tmp/undefs" | sort -u >> "$tmp/sym_bad"
 fi
 report "symbols: every call across parts in $OBJ/src keeps to docs/layers.txt" "$tmp/sym_bad"
 
