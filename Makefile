@@ -1,6 +1,8 @@
 # Scavenger build. `make` builds build/scavenger and libscv (build/libscv.a, build/libscv.so);
-# `make check` verifies the layers (docs/layers.txt: scripts/check-layers.sh) and the public
+# `make check` verifies the layers (docs/layers.txt: scripts/check-layers.sh), the public
 # contract (libscv.so exports exactly what include/scv.h declares: scripts/check-exports.sh),
+# the headers' include guards (scripts/check-guards.sh) and the format of the C lines a
+# change touched (.clang-format: scripts/check-format.sh),
 # then runs every test on the normal build and on an AddressSanitizer+UBSan build
 # (build/asan), and each libFuzzer harness of tests/fuzz/ for 12 s (build/fuzz, clang);
 # `make fuzz` runs each for FUZZ_SECONDS (default 60). Any finding fails the target.
@@ -36,8 +38,9 @@ CFLAGS  := -std=c11 -Wall -Wextra $(WERROR) $(OPT) -fPIC -fno-semantic-interposi
            -Iinclude -Isrc
 LDLIBS  := $(MPI_LIBS) -ldnnl -lcjson -lsqlite3 -lz -lm -fopenmp
 
+# job/ (a run's settings -> its parameters and driver) is the facade over search/ and drivers/
 LIB_SRC := $(wildcard src/core/*.c src/model/*.c src/io/*.c src/train/*.c src/runtime/*.c src/store/*.c \
-                      src/search/*.c src/drivers/*.c)
+                      src/search/*.c src/drivers/*.c src/job/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 # the service (`scavenger serve`): a shell over the library like the CLI, on libmicrohttpd;
 # its dashboard's files (web/) are compiled in (web/embed.sh)
@@ -197,6 +200,10 @@ SCRIPT_TESTS += build/tests/test_browser
 # the layer check and the export check, and their test: they fail on an injected forbidden
 # dependency (tests/layers.sh; docs/layers.txt, scripts/check-layers.sh, check-exports.sh)
 SCRIPT_TESTS += build/tests/test_layers
+# the hygiene checks and their test: each header's include guard its own, the changed C
+# lines formatted as .clang-format says (tests/hygiene.sh; scripts/check-guards.sh,
+# check-format.sh)
+SCRIPT_TESTS += build/tests/test_hygiene
 ifeq ($(MODE),release)
 all: $(BUILD)/libscv.so $(SCRIPT_TESTS)
 endif
@@ -205,6 +212,7 @@ build/tests/test_install: tests/install.sh
 build/tests/test_pytorch: tests/pytorch.sh
 build/tests/test_browser: tests/browser.sh
 build/tests/test_layers: tests/layers.sh scripts/check-layers.sh scripts/check-exports.sh
+build/tests/test_hygiene: tests/hygiene.sh scripts/check-guards.sh scripts/check-format.sh
 $(SCRIPT_TESTS):
 	@mkdir -p $(dir $@)
 	cp $< $@
@@ -213,11 +221,14 @@ $(SCRIPT_TESTS):
 fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) sh tests/fuzz/run.sh
 
-# the layers (docs/layers.txt) on includes and on the objects' symbols, and the public
-# contract against libscv.so's exports, before the tests
+# the layers (docs/layers.txt) on includes and on the objects' symbols, the public
+# contract against libscv.so's exports, the headers' include guards and the format of the
+# changed C lines (since the merge base with main, or main's last commit), before the tests
 check: all
 	sh scripts/check-layers.sh
 	sh scripts/check-exports.sh
+	sh scripts/check-guards.sh
+	sh scripts/check-format.sh
 	$(MAKE) MODE=asan all
 	$(MAKE) fuzz-build
 	FUZZ_SECONDS=12 sh tests/run.sh build build/asan build/fuzz

@@ -5,15 +5,24 @@
 #   symbols   every undefined symbol of an object build/src/PART/*.o that another part's
 #             object defines belongs to a part PART may use (nm);
 #   only      <HEADER> is included by its one file of src/ and no other;
-#   libc      a libc part includes C standard headers only.
+#   libc      a libc part includes C standard headers only;
+#   data      each part uses only parts listed before it (lowest first: no cycle);
+#   drawing   docs/ARCHITECTURE.md draws the parts in the file's order (top down, the
+#             column-0 "PART/" lines of its first drawing) and its table of the parts each
+#             may use and never uses (between the "layers.txt table" markers) is the one
+#             --table prints from the file: the drawing and the data cannot drift apart.
 # Usage (from the repository root, after a build):
 #   sh scripts/check-layers.sh [ROOT [OBJDIR]]      ROOT default ., OBJDIR default ROOT/build
+#   sh scripts/check-layers.sh --table [ROOT]       prints the table ARCHITECTURE.md holds
 # Prints each violation ("not ok - ..."), one "ok" line per rule that holds and
 # "N passed, N failed" last; exits non-zero on any violation. tests/layers.sh tests it.
 set -u
+TABLE=0
+[ "${1:-}" = --table ] && { TABLE=1; shift; }
 ROOT=${1:-.}
 OBJ=${2:-$ROOT/build}
 CONF=$ROOT/docs/layers.txt
+DOC=$ROOT/docs/ARCHITECTURE.md
 [ -f "$CONF" ] || { echo "not ok - $CONF: missing"; echo "0 passed, 1 failed"; exit 1; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
@@ -32,6 +41,57 @@ report() { # $1 rule name, $2 file of violations
 awk '$1 == "part" { print $2; for (i = 3; i <= NF; i++) print $2, $i > "/dev/stderr" }' \
     "$CONF" > "$tmp/parts" 2> "$tmp/allowed"
 while read -r p; do echo "$p $p"; done < "$tmp/parts" >> "$tmp/allowed"
+
+# the table of the parts, top down: a part, the parts it may use, the parts below it (listed
+# before it) it never uses
+layer_table() {
+    echo "| part | may use | never uses (of the parts below it) |"
+    echo "|---|---|---|"
+    awk '$1 == "part" { n++; name[n] = $2; uses[n] = ""; for (i = 3; i <= NF; i++) uses[n] = uses[n] " " $i " " }
+         END {
+             for (k = n; k >= 1; k--) {
+                 may = ""; never = ""
+                 for (j = k - 1; j >= 1; j--)
+                     if (index(uses[k], " " name[j] " ")) may = may (may == "" ? "" : ", ") name[j] "/"
+                     else never = never (never == "" ? "" : ", ") name[j] "/"
+                 printf "| %s/ | %s | %s |\n", name[k], may == "" ? "-" : may, never == "" ? "-" : never
+             }
+         }' "$CONF"
+}
+if [ "$TABLE" = 1 ]; then layer_table; exit 0; fi
+
+# ---- the data itself: lowest first, each part uses parts listed before it ----
+awk '$1 == "part" {
+         for (i = 3; i <= NF; i++)
+             if (!($i in seen)) print "docs/layers.txt:" NR ": " $2 " uses " $i ", not a part listed before it"
+         seen[$2] = 1
+     }' "$CONF" > "$tmp/data_bad"
+report "data: each part of docs/layers.txt uses only parts listed before it" "$tmp/data_bad"
+
+# ---- the drawing: docs/ARCHITECTURE.md's parts and table are the file's ----
+: > "$tmp/draw_bad"
+if [ ! -f "$DOC" ]; then
+    echo "docs/ARCHITECTURE.md: missing (it draws the layers)" > "$tmp/draw_bad"
+else
+    # the first fenced block: its column-0 "PART/" lines, top down; the file's parts, top down
+    awk '/^```/ { if (inblock) exit; inblock = 1; next }
+         inblock && /^[a-z][a-z0-9_]*\/( |$)/ { sub(/\/.*/, ""); print }' "$DOC" > "$tmp/drawn"
+    awk '$1 == "part" { print $2 }' "$CONF" | awk '{ l[NR] = $0 } END { for (i = NR; i >= 1; i--) print l[i] }' \
+        > "$tmp/order"
+    if ! cmp -s "$tmp/drawn" "$tmp/order"; then
+        echo "docs/ARCHITECTURE.md: its drawing's parts, top down, are $(tr '\n' ' ' < "$tmp/drawn")but docs/layers.txt's are $(tr '\n' ' ' < "$tmp/order")" >> "$tmp/draw_bad"
+    fi
+    layer_table > "$tmp/table"
+    awk '/<!-- layers.txt table: end/ { on = 0 } on { print } /<!-- layers.txt table: begin/ { on = 1 }' "$DOC" \
+        > "$tmp/doc_table"
+    if ! cmp -s "$tmp/doc_table" "$tmp/table"; then
+        diff "$tmp/doc_table" "$tmp/table" | grep '^[<>]' | head -4 | sed 's/^</doc:/; s/^>/layers.txt:/' | \
+            sed 's/^/docs\/ARCHITECTURE.md: its layer table differs from docs\/layers.txt (sh scripts\/check-layers.sh --table): /' \
+            >> "$tmp/draw_bad"
+        [ -s "$tmp/doc_table" ] || echo "docs/ARCHITECTURE.md: no layer table between the 'layers.txt table' markers" >> "$tmp/draw_bad"
+    fi
+fi
+report "drawing: docs/ARCHITECTURE.md draws docs/layers.txt's parts and rules" "$tmp/draw_bad"
 
 # ---- includes ----
 : > "$tmp/inc_bad"
@@ -117,19 +177,28 @@ set -- "$OBJ"/src/*/*.o
 if [ ! -f "$1" ]; then
     echo "$OBJ/src/*/*.o: no object (build first)" > "$tmp/sym_bad"
 else
-    : > "$tmp/defs"; : > "$tmp/undefs"
+    # the objects whose source is there (one whose source is gone, a file moved to another
+    # part, is a stale build's); one nm over all of them (nm -A names each line's object)
+    : > "$tmp/objs"
     for o in "$@"; do
         part=$(basename "$(dirname "$o")")
-        rel=src/$part/$(basename "$o")
-        nm "$o" | awk -v p="$part" '$1 != "U" && NF >= 3 && $2 ~ /^[TDBRVWGSC]$/ { print $3, p }' >> "$tmp/defs"
-        nm -u "$o" | awk -v p="$part" -v o="$rel" '{ print $NF, p, o }' >> "$tmp/undefs"
+        [ -f "$ROOT/src/$part/$(basename "$o" .o).c" ] && echo "$o" >> "$tmp/objs"
     done
+    # "OBJ:ADDR TYPE SYMBOL", "OBJ: U SYMBOL" -> the part and src/PART/NAME.o of OBJ
+    objpart='{ f = $1; sub(/:.*/, "", f); n = split(f, a, "/"); p = a[n - 1]; rel = "src/" p "/" a[n] }'
+    : > "$tmp/defs"; : > "$tmp/undefs"
+    if [ -s "$tmp/objs" ]; then
+        xargs nm -A < "$tmp/objs" | awk "$objpart"' NF == 3 && $2 ~ /^[TDBRVWGSC]$/ { print $3, p }' > "$tmp/defs"
+        xargs nm -A -u < "$tmp/objs" | awk "$objpart"' { print $NF, p, rel }' > "$tmp/undefs"
+    else
+        echo "$OBJ/src/*/*.o: no object of a source of src/ (build first)" > "$tmp/sym_bad"
+    fi
     # a symbol defined by two parts is its first part's here (a duplicate fails the link anyway)
     awk 'NR == FNR { if (!($1 in d)) d[$1] = $2; next }
          FILENAME == ARGV[2] { ok[$1 " " $2] = 1; next }
          ($1 in d) && d[$1] != $2 && !(($2 " " d[$1]) in ok) {
              print $3 " uses " $1 " of " d[$1] ": " $2 " may not use " d[$1] " (docs/layers.txt)" }' \
-        "$tmp/defs" "$tmp/allowed" "$tmp/undefs" | sort -u > "$tmp/sym_bad"
+        "$tmp/defs" "$tmp/allowed" "$tmp/undefs" | sort -u >> "$tmp/sym_bad"
 fi
 report "symbols: every call across parts in $OBJ/src keeps to docs/layers.txt" "$tmp/sym_bad"
 

@@ -3,6 +3,7 @@
 # Idempotent: only missing packages are installed; runs apt-get update at most once.
 # clang and libclang-rt-14-dev (libFuzzer and clang's sanitizer runtimes; only a
 # recommendation of clang-14, so named here) build the fuzz harnesses of `make fuzz`/`check`;
+# clang-format (with clang-format-diff) checks the format of changed C lines in `make check`;
 # the sqlite3 CLI runs PRAGMA integrity_check in tests/faults.sh; groff-base renders the man
 # page and python3 runs the Python binding in tests/install.sh; PyTorch (Debian's 1.13 and
 # torchvision) runs the example trainer of the exec driver's tests and the peer benchmarks;
@@ -12,7 +13,7 @@
 set -eu
 PKGS="build-essential pkg-config zlib1g-dev libopenmpi-dev openmpi-bin libdnnl-dev \
 dataset-fashion-mnist libsqlite3-dev libmicrohttpd-dev libcjson-dev iproute2 procps \
-clang libclang-rt-14-dev sqlite3 groff-base python3 python3-torch python3-torchvision python3-numpy \
+clang libclang-rt-14-dev clang-format sqlite3 groff-base python3 python3-torch python3-torchvision python3-numpy \
 chromium curl apache2-utils"
 missing=""
 for p in $PKGS; do

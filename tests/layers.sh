@@ -31,7 +31,7 @@ fresh() {
     rm -rf "$tmp/t"
     mkdir -p "$tmp/t/docs" "$tmp/t/build"
     cp -R "$TOP/src" "$TOP/include" "$tmp/t/"
-    cp "$TOP/docs/layers.txt" "$tmp/t/docs/"
+    cp "$TOP/docs/layers.txt" "$TOP/docs/ARCHITECTURE.md" "$tmp/t/docs/"
     (cd "$TOP/build" && find src -name '*.o' | cpio -pdm --quiet "$tmp/t/build") 2>/dev/null || \
         (cd "$TOP/build" && tar cf - $(find src -name '*.o')) | (cd "$tmp/t/build" && tar xf -)
 }
@@ -73,6 +73,33 @@ int scv_injected_store(void) { scv_train_params p = scv_train_params_default(); 
 EOF
 cc -std=c11 -I"$TOP/include" -c -o "$tmp/t/build/src/store/injected.o" "$tmp/t/src/store/injected.c"
 expect_fail "an injected call of runtime/ from store/" 'src/store/injected.o uses scv_train_params_default of runtime: store may not use runtime'
+
+# the drivers never call the loop (they fill the table it is handed; job/ joins the two):
+# an object of drivers/ calling the loop's parameters, and an include of the loop's job
+# table in a driver
+fresh
+cat > "$tmp/t/src/drivers/injected.c" <<'EOF'
+#include "scv.h"
+int scv_injected_driver(void) { return scv_run_params_default().n_workers > 0; }
+EOF
+cc -std=c11 -I"$TOP/include" -c -o "$tmp/t/build/src/drivers/injected.o" "$tmp/t/src/drivers/injected.c"
+expect_fail "an injected call of search/ from drivers/" 'src/drivers/injected.o uses scv_run_params_default of search: drivers may not use search'
+fresh
+sed -i 's|^#include "scv.h"|#include "scv.h"\n#include "../search/jobopts.h"|' "$tmp/t/src/drivers/exec.c"
+expect_fail "an injected #include of search/ in drivers/exec.c" 'src/drivers/exec.c:[0-9]* includes "../search/jobopts.h": drivers may not use search'
+
+# the data and its drawing: a part using a part listed after it (a cycle), the data
+# letting drivers/ use search/ again without the drawing's table, and a drawing whose
+# parts are in another order than the data's
+fresh
+sed -i 's/^part model    core$/part model    core io/' "$tmp/t/docs/layers.txt"
+expect_fail "model/ given io/, a part listed after it" 'docs/layers.txt:[0-9]*: model uses io, not a part listed before it'
+fresh
+sed -i 's/^part drivers  runtime/part drivers  search runtime/' "$tmp/t/docs/layers.txt"
+expect_fail "layers.txt letting drivers/ use search/, the drawing's table not" 'its layer table differs from docs/layers.txt'
+fresh
+sed -i 's|^search/     THE LOOP|  search/   THE LOOP|' "$tmp/t/docs/ARCHITECTURE.md"
+expect_fail "a drawing without search/ at its place" "its drawing's parts, top down, are .*but docs/layers.txt's are"
 
 # the one-file rules and the pure model
 fresh

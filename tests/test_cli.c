@@ -1261,10 +1261,10 @@ static void t_run_validated_early(void)
         {"--compress topk:10 --exec /bin/true", "--compress: not with --exec"},
         {"--model resnet50", "--model 'resnet50': unknown model (expected one of"}, /* once a stored failed run */
         {"--model mlp --hidden 0", "--hidden 0"},
-        /* where it runs: the check the service's submit uses too (drivers/jobsetup.c) */
+        /* where it runs: the check the service's submit uses too (job/jobsetup.c) */
         {"--cluster nosuch", "--cluster: no cluster 'nosuch'"},
         {"--vm-type c5.xlarg", "not a VM type of the catalog (`scavenger vms` lists them) (did you mean 'c5.xlarge'?)"},
-        {"--workers 1", "K = 1 only"},          /* trained its warm-up, then failed to plan */
+        {"--workers 1", "K = 1 only"}, /* trained its warm-up, then failed to plan */
         {"--workers 4,4", "--workers '4,4': the value 4 is repeated"},
         {"--batch 32..128:32,64", "the value 64 is repeated"},
     };

@@ -4,7 +4,7 @@
  * --man-options CMD` generate from them (scripts/gen-options.sh writes them), the loop's
  * setter accepts exactly the loop keys of the job table, and a job file given to
  * `scavenger run` accepts exactly the job table's keys (anything else is refused with its
- * name); and the library's job setup (drivers/jobsetup.c) decides the driver, the VM type and
+ * name); and the library's job setup (job/jobsetup.c) decides the driver, the VM type and
  * the job key from the settings. The binary is $SCV_BIN (default build/scavenger).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -12,7 +12,7 @@
 #include "scv_test.h"
 #include "scv_test_proc.h"
 #include "search/jobopts.h"
-#include "drivers/jobsetup.h"
+#include "job/jobsetup.h"
 #include "io/segwire.h"
 
 #include <ctype.h>
@@ -269,6 +269,35 @@ static void t_job_setup(void)
     scv_store_close(db);
 }
 
+/* A state directory too long for a run's directory under it (scv_run_result.run_dir, 1024
+ * bytes, which the drivers name the run's files from) is refused when the job is set up,
+ * naming it; before, the loop cut the run's directory short and the run's files went to
+ * another directory than the one it reported. One byte shorter is taken. */
+static void t_job_setup_state_dir(void)
+{
+    char dbp[400];
+    snprintf(dbp, sizeof dbp, "%s/state.db", tmp);
+    scv_store *db = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_store_open(dbp, &db, &err), SCV_OK);
+    char state[1100];
+    size_t fits = 1023 - 1 - 19; /* "/" and the largest run number, 19 digits */
+    memset(state, 's', sizeof state);
+    state[0] = '/';
+    state[fits + 1] = 0;
+    scv_job_setup js;
+    const char *kv[] = {"target-accuracy", "0.9"};
+    CHECK_EQ_INT(setup(&js, db, state, 1, kv, &err), SCV_EINVAL);
+    CHECK_MSG(js.bad_setting && strstr(err.msg, "state directory '/sss") &&
+                  strstr(err.msg, "(1004 bytes): too long for a run's directory under it (1023 bytes at most)"),
+              "%s", err.msg);
+    scv_job_setup_free(&js);
+    state[fits] = 0;
+    CHECK_EQ_INT(setup(&js, db, state, 1, kv, &err), SCV_OK);
+    scv_job_setup_free(&js);
+    scv_store_close(db);
+}
+
 /* The segment codec (io/segwire.c) writes `scavenger train` command lines: every option it
  * writes for a segment that sets every field is one train's table declares (its completion
  * offers it), so the codec's argv names and train's cannot drift apart. */
@@ -312,6 +341,7 @@ static const scv_test tests[] = {
     {"man_generated", t_man_generated},
     {"loop_keys", t_loop_keys},
     {"job_file_keys", t_job_file_keys},
+    {"job_setup_state_dir", t_job_setup_state_dir},
     {"job_setup", t_job_setup},
 };
 

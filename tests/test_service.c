@@ -478,6 +478,19 @@ static void t_run_files(void)
         CHECK(has_field(resp, qs[i][1]));
     }
     CHECK_EQ_INT(http("GET", "/api/runs/99999/log", NULL, NULL, resp, sizeof resp), 404);
+    /* the elastic job's log (the default driver's), where the driver writes it: both name it
+     * by core/rundir.h (the service looked for DB.runs/ID/job.log, the driver wrote
+     * DB.runs/ID/elastic/job.log: never found) */
+    snprintf(path, sizeof path, "%s.runs/%lld/elastic/job.log", db, tiny_run);
+    CHECK_MSG(stat(path, &st) == 0 && st.st_size > 0, "the elastic job wrote no log at %s", path);
+    snprintf(path, sizeof path, "/api/runs/%lld/log?name=job", tiny_run);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    const cJSON *names = cJSON_GetObjectItem(o, "names");
+    CHECK_MSG(!strcmp(jstr(o, "name"), "job") && jnum(o, "size") == st.st_size && cJSON_GetArraySize(names) == 2 &&
+                  !strcmp(cJSON_GetArrayItem(names, 1)->valuestring, "job"),
+              "%.500s", body_of(resp));
+    cJSON_Delete(o);
     /* an external trainer's run: hidden_reads (its files need the token) */
 }
 
@@ -1364,7 +1377,7 @@ static void t_hidden_reads(void)
 /* Item 15: a well-formed job that cannot run here is refused on submit (422 naming the
  * field), not accepted and rejected later: a VM type not in the catalog, a cluster that
  * does not exist, a setting the run's own setup refuses. The service's check is the run's
- * (scv_job_setup_init, drivers/jobsetup.c): the same words as `scavenger run` says them
+ * (scv_job_setup_init, job/jobsetup.c): the same words as `scavenger run` says them
  * (the suggestion for a mistyped VM type, the cluster's own message), not a second check
  * of its own. */
 static void t_submit_runnable(void)

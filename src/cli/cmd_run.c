@@ -1,7 +1,7 @@
 /*
  * cmd_run.c - `scavenger run`: the Scavenger loop on the command line. A thin shell: the
  * options (a JSON job file, then the command line; later settings win; every key one of the
- * job's, src/search/jobopts.c) become a job through scv_job_setup_init (src/drivers/jobsetup.c:
+ * job's, src/search/jobopts.c) become a job through scv_job_setup_init (src/job/jobsetup.c:
  * the library decides the driver, the VM type and the job's identity); scv_run() does the
  * work; this file prints its events (progress on stderr, the trade-off on stdout), writes the
  * report and maps the outcome to the exit status (0 target reached, 1 not reached or failed,
@@ -12,7 +12,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "cli/opt.h"
-#include "drivers/jobsetup.h"
+#include "job/jobsetup.h"
+#include "core/rundir.h"
 #include "search/jobopts.h"
 #include "scv.h"
 #include "../core/util.h"
@@ -413,7 +414,7 @@ int cmd_run(int argc, char **argv)
     const char *dbarg = get(&opt, "db");
     if (open_job(&opt, resume, &db, dbpath, sizeof dbpath, &err)) goto out;
     /* the job: the library's defaults (driver, VM type, identity) over the settings */
-    snprintf(state_dir, sizeof state_dir, "%s.runs", dbpath);
+    if (scv_runs_dir_path(dbpath, state_dir, sizeof state_dir, &err)) goto out;
     int jrc = scv_job_setup_init(&js, opt.name, opt.value, opt.n, db, state_dir, &err);
     if (js.note[0]) fprintf(stderr, "scavenger run: note: %s\n", js.note);
     if (jrc) {

@@ -2,12 +2,22 @@
  * err.c - the status table and the optional error-detail buffer (scv_err).
  * Every module reports failures as an SCV_* code plus, where the caller passed a buffer,
  * a message that names the file, line, field or option at fault. Also the library's
- * version at run time (scv_version, scv_version_number).
+ * version at run time (scv_version, scv_version_number), and the end of a broken
+ * invariant (SCV_ASSERT, invariant.h).
  */
 #include "scv.h"
+#include "core/invariant.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+void scv_assert_fail(const char *file, int line, const char *func, const char *cond)
+{
+    fprintf(stderr, "%s:%d: %s: invariant failed: %s\n", file, line, func, cond);
+    fflush(stderr);
+    abort();
+}
 
 const char *scv_version(void) { return SCV_VERSION; }
 

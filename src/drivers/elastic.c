@@ -15,13 +15,15 @@
  * (launch.c, comm_mpi.c): a worker under a preemption notice leaves the MPI job before its
  * VM's take-down, so a take-down after a notice is survived in place. Segment metrics files, the probe, progress
  * and recovery are the relaunch driver's (trainjob.c). Files: RUN_DIR/elastic/{cmd,reply,
- * job.log}.
+ * job.log} (core/rundir.h's SCV_RUN_ELASTIC_DIR and SCV_RUN_JOB_LOG: the service reads the log).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "child.h"
 #include "scv.h"
 #include "trainjob.h"
 #include "../core/util.h"
+#include "../core/rundir.h"
+#include "../core/invariant.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -396,10 +398,14 @@ static int e_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
 {
     elastic *e = ctx;
     int rc = tj_open(&e->tj, run_dir, job, err);
-    snprintf(e->dir, sizeof e->dir, "%s/elastic", run_dir);
+    if (strcmp(e->tj.run_dir, run_dir)) return rc; /* tj_dirs refused the directory: nothing to name */
+    /* they fit: tj_dirs took run_dir, shorter than e->dir by more than the names below */
+    int prc = scv_run_file_path(run_dir, SCV_RUN_ELASTIC_DIR, e->dir, sizeof e->dir, NULL);
+    SCV_ASSERT(prc == SCV_OK);
     snprintf(e->cmd_path, sizeof e->cmd_path, "%s/cmd", e->dir);
     snprintf(e->reply_path, sizeof e->reply_path, "%s/reply", e->dir);
-    snprintf(e->log_path, sizeof e->log_path, "%s/job.log", e->dir);
+    prc = scv_run_file_path(run_dir, SCV_RUN_JOB_LOG, e->log_path, sizeof e->log_path, NULL);
+    SCV_ASSERT(prc == SCV_OK);
     return rc;
 }
 

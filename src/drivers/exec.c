@@ -23,6 +23,7 @@
 #include "trainjob.h"
 #include "exec_rules.h"
 #include "../core/util.h"
+#include "../core/rundir.h"
 #include "../io/segwire.h"
 #include "../runtime/launch.h"
 #include "child.h"
@@ -192,17 +193,18 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
     /* mpirun passes SIGUSR1 to the shell too: with a trap the shell outlives it (dash does
      * not always exec the trainer) while the trainer, which gets its own, stops cleanly; a
      * fixed prefix, nothing taken from anywhere else */
+    char log[1200];
+    int rc = scv_run_file_path(t->run_dir, SCV_RUN_TRAINER_LOG, log, sizeof log, err);
+    if (rc) return rc;
     char *cmd = malloc(strlen(t->exec) + sizeof TORCHRUN_ENV + 32);
     if (!cmd) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     sprintf(cmd, "trap : USR1; " TORCHRUN_ENV "%s", t->exec);
     char *argv[] = {"-c", cmd, NULL};
-    char log[1200];
-    snprintf(log, sizeof log, "%s/trainer.log", t->run_dir);
     scv_launch l = {.workers = K, .threads = 1, .program = "/bin/sh", .argv = argv, .argc = 2,
                     .cluster = t->cluster, .hostfile = t->hostfile, .log = log, .own_group = 1,
                     .place_type = probe ? NULL : t->placed};
     char addr[256];
-    int rc = scv_launch_rank0_addr(&l, addr, sizeof addr, err);
+    rc = scv_launch_rank0_addr(&l, addr, sizeof addr, err);
     if (rc) {
         free(cmd);
         return rc;
@@ -339,7 +341,8 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
 {
     exec_drv *e = ctx;
     trainjob *t = &e->tj;
-    tj_dirs(t, run_dir);
+    int drc = tj_dirs(t, run_dir, err);
+    if (drc) return drc;
     /* the probe: one iteration at K=1 with a throw-away checkpoint directory; its job line
      * describes the job (parameters, training-set size) */
     char path[1200], ck[1200];
@@ -376,15 +379,17 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     static const char ignores[] = "it ignores SCV_METRICS: worker 0 must append its metrics (the job line first) to "
                                   "the file $SCV_METRICS names, and stop after $SCV_UNTIL_ITERATIONS iterations";
     if (stalled)
-        return scv_err_set(err, SCV_EIO, "the trainer does not start: %s%s%s; its output is in %s/trainer.log "
-                           "(docs/TRAINER-CONTRACT.md)", why, wrote ? "" : "; ", wrote ? "" : ignores, run_dir);
+        return scv_err_set(err, SCV_EIO,
+                           "the trainer does not start: %s%s%s; its output is in %s/" SCV_RUN_TRAINER_LOG
+                           " (docs/TRAINER-CONTRACT.md)",
+                           why, wrote ? "" : "; ", wrote ? "" : ignores, run_dir);
     if (st == 0 && !wrote)
         return scv_err_set(err, SCV_EINVAL, "the trainer does not follow the contract: `%.200s` exited 0 without "
                            "writing a metrics line to %s; %s (docs/TRAINER-CONTRACT.md)", t->exec, path, ignores);
     if (st != 0) { /* its own last words, from its log */
-        char log[1200], said[800];
-        snprintf(log, sizeof log, "%s/trainer.log", run_dir);
-        tj_log_tail(log, 3, said, sizeof said);
+        char log[1200], said[800] = "";
+        if (!scv_run_file_path(run_dir, SCV_RUN_TRAINER_LOG, log, sizeof log, NULL))
+            tj_log_tail(log, 3, said, sizeof said);
         return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
                            "the trainer does not start (`%.200s` exited %d on one worker, one iteration%s%.300s%s; "
                            "its output is in %s; docs/TRAINER-CONTRACT.md)",
@@ -455,7 +460,8 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         t->attempt++;
         if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
         if (stalled) /* a hang is a failed segment: retried from the checkpoint like a dead worker */
-            return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) was ended: %s; output in %s/trainer.log",
+            return scv_err_set(err, SCV_EMPI,
+                               "the %s segment (K=%d B=%d) was ended: %s; output in %s/" SCV_RUN_TRAINER_LOG,
                                spec->phase, t->K, t->B, why, t->run_dir);
         if (st == 2)
             return scv_err_set(err, SCV_EINVAL, "the trainer refused the %s segment (K=%d B=%d; exit 2); metrics in %s",
@@ -463,8 +469,10 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         if (st == 3)
             return scv_err_set(err, SCV_EIO, "the trainer cannot write its files in the %s segment (K=%d B=%d; exit 3); "
                                "not retried: free space, then scavenger run --resume", spec->phase, t->K, t->B);
-        return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) failed (mpirun exited %d); metrics in %s, "
-                           "output in %s/trainer.log", spec->phase, t->K, t->B, st, metrics, t->run_dir);
+        return scv_err_set(err, SCV_EMPI,
+                           "the %s segment (K=%d B=%d) failed (mpirun exited %d); metrics in %s, "
+                           "output in %s/" SCV_RUN_TRAINER_LOG,
+                           spec->phase, t->K, t->B, st, metrics, t->run_dir);
     }
     if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
     /* never "reached" on a subset alone: a trainer that evaluates on one must say what the

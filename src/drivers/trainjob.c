@@ -8,6 +8,8 @@
 #include "../train/ckpt.h"
 #include "../io/io.h"
 #include "../core/util.h"
+#include "../core/rundir.h"
+#include "../core/invariant.h"
 #include "../runtime/cluster.h"
 
 #include <cjson/cJSON.h>
@@ -115,11 +117,18 @@ static int first_free_segment(const char *dir)
     return next;
 }
 
-void tj_dirs(trainjob *t, const char *run_dir)
+int tj_dirs(trainjob *t, const char *run_dir, scv_err *err)
 {
-    snprintf(t->run_dir, sizeof t->run_dir, "%s", run_dir);
-    snprintf(t->ckpt_dir, sizeof t->ckpt_dir, "%s/ckpt", run_dir);
+    size_t n = strlen(run_dir);
+    if (!n || n >= sizeof t->run_dir)
+        return scv_err_set(err, SCV_ERANGE, "%.200s...: a run directory's path of %zu bytes (1 to %zu)", run_dir, n,
+                           sizeof t->run_dir - 1);
+    memcpy(t->run_dir, run_dir, n + 1);
+    /* fits: ckpt_dir is longer than run_dir by more than "/" SCV_RUN_CKPT_DIR */
+    int rc = scv_run_file_path(t->run_dir, SCV_RUN_CKPT_DIR, t->ckpt_dir, sizeof t->ckpt_dir, NULL);
+    SCV_ASSERT(rc == SCV_OK);
     t->next_seg = first_free_segment(run_dir);
+    return SCV_OK;
 }
 
 /* The job's learning-rate rule into t->job, from its options (train's defaults where it
@@ -141,7 +150,8 @@ static void job_lr_rule(trainjob *t)
 
 int tj_open(trainjob *t, const char *run_dir, scv_job_info *job, scv_err *err)
 {
-    tj_dirs(t, run_dir);
+    int drc = tj_dirs(t, run_dir, err);
+    if (drc) return drc;
     /* the probe: a one-iteration training writes the job line and proves the job starts */
     char path[1200], json[4096];
     snprintf(path, sizeof path, "%s/job.jsonl", run_dir);

@@ -85,8 +85,9 @@ int tj_types(const trainjob *t, scv_job_info *job, scv_err *err);
  * driver's own and the cluster holds K VMs of it, else the driver's own (t->vm_type, maybe
  * NULL); SCV_EINVAL naming the type when it is not held (no cluster, or fewer than K). */
 int tj_place(const trainjob *t, const scv_segment_spec *spec, const char **type, scv_err *err);
-/* Only the run directory, checkpoint directory and segment numbering of tj_open. */
-void tj_dirs(trainjob *t, const char *run_dir);
+/* Only the run directory, checkpoint directory and segment numbering of tj_open; SCV_ERANGE
+ * when run_dir does not fit t->run_dir (never a truncated directory). */
+int tj_dirs(trainjob *t, const char *run_dir, scv_err *err);
 /* Iterations and samples of the latest checkpoint (0 when none). */
 int tj_progress(trainjob *t, int64_t *iterations, double *samples, scv_err *err);
 int tj_configure(trainjob *t, int workers, int batch, const double *split, scv_err *err);

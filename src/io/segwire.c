@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "segwire.h"
 #include "json_out.h"
+#include "../core/invariant.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -221,6 +222,9 @@ static int check_num(const char *what, const char *name, double v, double lo, do
 /* Stores the number v (checked) in the scalar field f of w. */
 static int store_num(scv_segwire *w, const field *f, const char *what, const char *name, double v, scv_err *err)
 {
+    /* a number field this stores: a T_U64 (the seed, environment-only) or a string given here
+     * would be dropped in silence */
+    SCV_ASSERT(f->type == T_INT || f->type == T_I64 || f->type == T_FLAG || f->type == T_DBL);
     int integral = f->type == T_INT || f->type == T_I64 || f->type == T_FLAG;
     int rc = check_num(what, name, v, f->lo, f->hi, f->flags, integral, err);
     if (rc) return rc;

@@ -6,9 +6,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "../core/util.h"
+#include "../core/rundir.h"
 #include "search/jobopts.h"
 #include "../model/stoprule.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,7 +256,16 @@ int scv_run_params_check(const scv_run_params *p, scv_err *err)
     for (size_t i = 0; i < p->n_vms; i++)
         if (!p->vms || p->vms[i] < 0 || (size_t)p->vms[i] >= p->catalog->n)
             return scv_err_set(err, SCV_EINVAL, "vm: VM type %zu of %zu is not an index of the catalog", i + 1, p->n_vms);
-    if (!p->state_dir) return scv_err_set(err, SCV_EINVAL, "run: no state directory");
+    if (!p->state_dir || !p->state_dir[0]) return scv_err_set(err, SCV_EINVAL, "run: no state directory");
+    /* every run's directory under it fits scv_run_result.run_dir (the loop's, whose files the
+     * drivers name from it), up to the largest run number: never a truncated directory */
+    char probe[sizeof((scv_run_result *)0)->run_dir];
+    if (scv_run_dir_path(p->state_dir, LLONG_MAX, NULL, probe, sizeof probe, NULL))
+        return scv_err_set(err, SCV_EINVAL,
+                           "run: state directory '%.200s%s' (%zu bytes): too long for a run's "
+                           "directory under it (%zu bytes at most)",
+                           p->state_dir, strlen(p->state_dir) > 200 ? "..." : "", strlen(p->state_dir),
+                           sizeof probe - 1);
     if (!(p->deadline_s >= 0) || !(p->budget >= 0) || !(p->max_epochs > 0) || p->target_epochs < 0)
         return scv_err_set(err, SCV_EINVAL, "deadline, budget, max-epochs or target-epochs out of range");
     if (p->objective == SCV_OBJ_UTILITY && !(p->value_per_hour > 0))

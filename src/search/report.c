@@ -10,6 +10,7 @@
 #include "../model/model.h"
 #include "../io/io.h"
 #include "../core/util.h"
+#include "../core/rundir.h"
 #include "../io/json_out.h"
 #include "../model/stoprule.h"
 #include "report.h"
@@ -255,8 +256,8 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     if (r->run_dir[0] && end) { /* every driver's trainer checkpoints in RUN_DIR/ckpt (the exec
                                    trainer's SCV_CHECKPOINT_DIR) */
         fprintf(f, ",\"model\":{\"checkpoint_dir\":");
-        char ck[1100];
-        snprintf(ck, sizeof ck, "%s/ckpt", r->run_dir);
+        char ck[1100]; /* fits: run_dir is 1024 bytes */
+        if (scv_run_file_path(r->run_dir, SCV_RUN_CKPT_DIR, ck, sizeof ck, NULL)) ck[0] = 0;
         scv_json_str(f, ck);
         fprintf(f, ",\"workers\":%d,\"batch\":%d", end->workers, end->batch);
         json_num(f, "epochs", r->epochs, 1);
@@ -422,8 +423,8 @@ static void md_choice(FILE *f, const scv_run_params *p, const scv_run_result *r,
         fprintf(f, "Finished at K = %d, B = %d (its last step that trained, %s), not at the choice.\n\n", end->workers,
                 end->batch, end->phase);
     if (end && r->run_dir[0])
-        fprintf(f, "Trained model: the checkpoint in `%s/ckpt` (K = %d, B = %d).\n\n", r->run_dir, end->workers,
-                end->batch);
+        fprintf(f, "Trained model: the checkpoint in `%s/" SCV_RUN_CKPT_DIR "` (K = %d, B = %d).\n\n", r->run_dir,
+                end->workers, end->batch);
 }
 
 /* report.md's steps table, the fitted models and the latest plan's front. */

@@ -22,8 +22,9 @@
 #define _GNU_SOURCE
 #include "service.h"
 #include "../core/util.h"
+#include "../core/rundir.h"
 #include "../io/json_out.h"
-#include "drivers/jobsetup.h"
+#include "job/jobsetup.h"
 #include "search/jobopts.h"
 #include "../train/train.h"
 
@@ -117,8 +118,9 @@ static int job_runnable(const svc_config *cfg, const cJSON *o, scv_store *store,
     scv_job_setup js;
     scv_err e = {0};
     char state_dir[1100]; /* the run's, as `scavenger run --db DB` names it (only kept here) */
-    snprintf(state_dir, sizeof state_dir, "%s.runs", cfg->db);
-    int rc = scv_job_setup_init(&js, names, values, n, store, state_dir, &e);
+    int rc = scv_runs_dir_path(cfg->db, state_dir, sizeof state_dir, err);
+    if (rc) return rc;
+    rc = scv_job_setup_init(&js, names, values, n, store, state_dir, &e);
     scv_job_setup_free(&js);
     if (rc == SCV_ENOMEM) return scv_err_set(err, rc, "out of memory");
     if (rc) {
@@ -310,6 +312,13 @@ int svc_sub_log_path(svc_state *s, long long run, char *buf, size_t cap)
     return found;
 }
 
+int svc_run_path(const svc_config *cfg, long long run_id, const char *name, char *buf, size_t cap)
+{
+    char runs[1100];
+    int rc = scv_runs_dir_path(cfg->db, runs, sizeof runs, NULL);
+    return rc ? rc : scv_run_dir_path(runs, run_id, name, buf, cap, NULL);
+}
+
 /* The report of a run the service started lands in the run's own folder (DB.runs/ID, beside
  * its segment files, where `scavenger run` puts a report by default): the child was given
  * --report WORK_DIR/reports/TAG (the tag by which the service finds the run it created), so
@@ -321,7 +330,7 @@ static void link_report_dir(svc_state *s, const svc_sub *u)
     char run_dir[1200];
     struct stat st;
     if (!u->report_dir[0] || !u->run_id || lstat(u->report_dir, &st) == 0) return;
-    snprintf(run_dir, sizeof run_dir, "%s.runs/%lld", s->cfg.db, u->run_id);
+    if (svc_run_path(&s->cfg, u->run_id, NULL, run_dir, sizeof run_dir)) return;
     if (stat(run_dir, &st) == 0 && S_ISDIR(st.st_mode)) (void)!symlink(run_dir, u->report_dir);
 }
 

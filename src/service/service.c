@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include "service.h"
 #include "../core/util.h"
+#include "../core/rundir.h"
 #include "../io/io.h"
 #include "../io/json_out.h"
 #include "../io/metrics_line.h"
@@ -368,7 +369,7 @@ static void report_path(svc_state *s, long long id, const char *job, char *path,
     cJSON *o = job ? cJSON_Parse(job) : NULL;
     const cJSON *rep = cJSON_GetObjectItemCaseSensitive(o, "report");
     if (cJSON_IsString(rep)) snprintf(path, cap, "%s/report.json", rep->valuestring);
-    else snprintf(path, cap, "%s.runs/%lld/report.json", s->cfg.db, id);
+    else if (svc_run_path(&s->cfg, id, "report.json", path, cap)) path[0] = 0; /* none: read as absent */
     cJSON_Delete(o);
 }
 
@@ -458,13 +459,14 @@ static enum MHD_Result run_file(svc_state *s, struct MHD_Connection *c, long lon
     /* the log: run (`scavenger run`'s output, for a run this service started), job (the
      * elastic driver's training job), trainer (an external trainer's output) */
     static const char *const NAMES[] = {"run", "job", "trainer"};
+    static const char *const FILES[] = {NULL, SCV_RUN_JOB_LOG, SCV_RUN_TRAINER_LOG}; /* in the run's directory */
     char paths[3][1400];
     int have[3] = {0, 0, 0};
     struct stat sb;
     have[0] = svc_sub_log_path(s, id, paths[0], sizeof paths[0]) && stat(paths[0], &sb) == 0;
     for (int i = 1; i < 3; i++) {
-        snprintf(paths[i], sizeof paths[i], "%s.runs/%lld/%s.log", s->cfg.db, id, NAMES[i]);
-        have[i] = stat(paths[i], &sb) == 0 && S_ISREG(sb.st_mode);
+        have[i] = !svc_run_path(&s->cfg, id, FILES[i], paths[i], sizeof paths[i]) && stat(paths[i], &sb) == 0 &&
+                  S_ISREG(sb.st_mode);
     }
     const char *want = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "name");
     const char *off = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "offset");
@@ -629,9 +631,8 @@ static int seg_filter(const struct dirent *e)
 static char *run_series(svc_state *s, long long id, unsigned *code)
 {
     char dir[1200];
-    snprintf(dir, sizeof dir, "%s.runs/%lld", s->cfg.db, id);
     struct dirent **names = NULL;
-    int nn = scandir(dir, &names, seg_filter, alphasort);
+    int nn = svc_run_path(&s->cfg, id, NULL, dir, sizeof dir) ? -1 : scandir(dir, &names, seg_filter, alphasort);
     it_pt *pts = NULL;
     size_t n = 0, cap = 0;
     scv_err bad = {0}; /* the first iteration line the strict reader refused (skipped) */

@@ -154,6 +154,9 @@ long long svc_sub_of_run(svc_state *s, long long run, int active_only);
 /* The log of the newest submission that ran run (`scavenger run`'s output: WORK_DIR/logs/
  * TAG.log) into buf; 0 when this service never ran it. */
 int svc_sub_log_path(svc_state *s, long long run, char *buf, size_t cap);
+/* Run run_id's directory DB.runs/ID (name NULL) or a file in it, DB.runs/ID/NAME, of the
+ * service's store (core/rundir.h builds them); non-zero when the path does not fit cap. */
+int svc_run_path(const svc_config *cfg, long long run_id, const char *name, char *buf, size_t cap);
 /* JSON of one submission, or of all (malloc'ed). */
 /* full: the reader sent the token; without it a submission's error has its quoted commands
  * hidden (svc_scrub_quoted). */

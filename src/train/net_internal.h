@@ -1,8 +1,8 @@
 /*
  * net_internal.h - introspection of a model's layers, for tests and diagnostics.
  */
-#ifndef SCV_NET_INTERNAL_H
-#define SCV_NET_INTERNAL_H
+#ifndef SCV_TRAIN_NET_INTERNAL_H
+#define SCV_TRAIN_NET_INTERNAL_H
 #include <stddef.h>
 #include "scv.h"
 #include "train.h"

@@ -3,24 +3,30 @@
  */
 #include "sched.h"
 #include "../core/util.h"
+#include "../core/invariant.h"
 
 #include <math.h>
 
 void scv_split_batch(int64_t B, int K, const double *weights, int64_t *counts, int64_t *offsets)
 {
-    double wsum = 0, rem[1024];
+    /* the callers' invariants (K and the weights are checked where they are read: --workers,
+     * --batch-split, the dynamic shares); before, a K over 1024 silently left ranks out of
+     * the remainders and weights summing to 0 split by NaN */
+    SCV_ASSERT(K >= 1 && K <= SCV_MAX_WORKERS && B >= 0);
+    double wsum = 0, rem[SCV_MAX_WORKERS];
     for (int k = 0; k < K; k++) wsum += weights ? weights[k] : 1.0;
+    SCV_ASSERT(wsum > 0 && isfinite(wsum));
     int64_t given = 0;
     for (int k = 0; k < K; k++) {
         double share = (double)B * (weights ? weights[k] : 1.0) / wsum;
         counts[k] = (int64_t)floor(share);
-        if (k < 1024) rem[k] = share - (double)counts[k];
+        rem[k] = share - (double)counts[k];
         given += counts[k];
     }
     /* hand the leftover samples to the largest remainders, lowest rank first on ties */
     while (given < B) {
         int best = 0;
-        for (int k = 1; k < K && k < 1024; k++)
+        for (int k = 1; k < K; k++)
             if (rem[k] > rem[best] + 1e-12) best = k;
         counts[best]++;
         rem[best] = -1;

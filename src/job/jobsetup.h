@@ -4,10 +4,13 @@
  * driver, with the library's defaults: the driver (exec with an external trainer, relaunch
  * with a hostfile, else elastic), the VM type (the cluster's, else c5.xlarge), the job's
  * identity (the key stored runs are found by) and the seed. `scavenger run` is a shell over
- * this (src/cli/cmd_run.c); a C caller gets the same job from the same settings.
+ * this (src/cli/cmd_run.c), the service's submit checks a job with it (src/service/jobs.c);
+ * a C caller gets the same job from the same settings. job/ is the facade above the loop
+ * (search/) and the drivers (drivers/), the one part that knows both: the drivers never
+ * call the loop, the loop never names a driver (docs/layers.txt).
  */
-#ifndef SCV_DRIVERS_JOBSETUP_H
-#define SCV_DRIVERS_JOBSETUP_H
+#ifndef SCV_JOB_JOBSETUP_H
+#define SCV_JOB_JOBSETUP_H
 #include "scv.h"
 #include "runtime/cluster.h"
 

@@ -7,7 +7,7 @@
  * error.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "drivers/jobsetup.h"
+#include "job/jobsetup.h"
 #include "core/util.h"
 #include "runtime/launch.h"
 #include "io/io.h"
