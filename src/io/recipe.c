@@ -8,6 +8,7 @@
  * trainer's default, numbers normalised: "lr=0.05;momentum=0.9;...".
  */
 #include "io.h"
+#include "../train/sched.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -16,18 +17,12 @@
 
 int scv_job_recipe(const char *job_json, char *buf, size_t cap)
 {
-    const scv_train_params t = scv_train_params_default();
-    char dflt[10][32];
-    snprintf(dflt[0], sizeof dflt[0], "%.6g", t.lr);
-    snprintf(dflt[1], sizeof dflt[1], "%.6g", t.momentum);
-    snprintf(dflt[2], sizeof dflt[2], "%.6g", t.weight_decay);
-    snprintf(dflt[3], sizeof dflt[3], "%s", "none");
-    snprintf(dflt[4], sizeof dflt[4], "%d", t.base_batch);
-    snprintf(dflt[5], sizeof dflt[5], "%.6g", t.warmup_epochs);
-    snprintf(dflt[6], sizeof dflt[6], "%s", "none");
-    snprintf(dflt[7], sizeof dflt[7], "%.6g", t.lr_step_epochs);
-    snprintf(dflt[8], sizeof dflt[8], "%.6g", t.lr_gamma);
-    snprintf(dflt[9], sizeof dflt[9], "%.6g", t.lr_horizon_epochs);
+    char dflt[10][32] = {"", "", "", "none", "", "0", "none", "0", "", "0"}; /* (warm-up, step, horizon: none) */
+    snprintf(dflt[0], sizeof dflt[0], "%.6g", SCV_RECIPE_LR);
+    snprintf(dflt[1], sizeof dflt[1], "%.6g", SCV_RECIPE_MOMENTUM);
+    snprintf(dflt[2], sizeof dflt[2], "%.6g", SCV_RECIPE_WEIGHT_DECAY);
+    snprintf(dflt[4], sizeof dflt[4], "%d", SCV_RECIPE_BASE_BATCH);
+    snprintf(dflt[8], sizeof dflt[8], "%.6g", SCV_RECIPE_LR_GAMMA);
     static const char *const keys[10] = {"lr",            "momentum", "weight-decay",   "lr-scaling", "base-batch",
                                          "warmup-epochs", "lr-decay", "lr-step-epochs", "lr-gamma",   "lr-horizon"};
     static const int numeric[10] = {1, 1, 1, 0, 1, 1, 0, 1, 1, 1};

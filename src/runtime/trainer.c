@@ -103,11 +103,11 @@ scv_train_params scv_train_params_default(void)
     p.workers = 1;
     p.threads = 1;
     p.batch = 64;
-    p.lr = 0.05;
-    p.momentum = 0.9;
-    p.weight_decay = 5e-4;
-    p.base_batch = 64;
-    p.lr_gamma = 0.1;
+    p.lr = SCV_RECIPE_LR;
+    p.momentum = SCV_RECIPE_MOMENTUM;
+    p.weight_decay = SCV_RECIPE_WEIGHT_DECAY;
+    p.base_batch = SCV_RECIPE_BASE_BATCH;
+    p.lr_gamma = SCV_RECIPE_LR_GAMMA;
     p.seed = 1;
     p.target_window = 1;
     p.target_confirm_tol = SCV_TARGET_CONFIRM_TOL;

@@ -416,7 +416,7 @@ static int open_run(loop *l, scv_err *err)
     } else if ((rc = scv_store_run_new(p->store, p->job_key, p->job_json ? p->job_json : "{}", &r->run_id, err))) {
         return rc;
     }
-    snprintf(r->run_dir, sizeof r->run_dir, "%s/%lld", p->state_dir, r->run_id);
+    if ((rc = scv_run_dir_path(p->state_dir, r->run_id, NULL, r->run_dir, sizeof r->run_dir, err))) return rc;
     if (mkdir(p->state_dir, 0755) && errno != EEXIST)
         return scv_err_set(err, SCV_EIO, "%s: cannot create the state directory: %s", p->state_dir, strerror(errno));
     if (mkdir(r->run_dir, 0755) && errno != EEXIST)

@@ -9,6 +9,7 @@
 #include "../store/store.h"
 #include "progress.h"
 #include "../core/util.h"
+#include "../core/rundir.h"
 #include "../model/stoprule.h"
 
 #include <stdio.h>

@@ -21,4 +21,13 @@ void scv_epoch_order(uint64_t seed, uint64_t epoch, int64_t n, int32_t *perm);
  *   decay  = gamma^floor(e / step_epochs) (step) or (1 + cos(pi * min(e / H, 1))) / 2
  *            (cosine over H = lr_horizon_epochs, else p->epochs) or 1. */
 double scv_lr_at(const scv_train_params *p, int64_t batch, int64_t samples_seen, int64_t n_train);
+
+/* The built-in trainer's learning recipe by default, written once: scv_train_params_default
+ * (runtime/trainer.c) starts from it, and a job's recipe fills what its settings do not give
+ * from it (io/recipe.c). */
+#define SCV_RECIPE_LR 0.05
+#define SCV_RECIPE_MOMENTUM 0.9
+#define SCV_RECIPE_WEIGHT_DECAY 5e-4
+#define SCV_RECIPE_BASE_BATCH 64
+#define SCV_RECIPE_LR_GAMMA 0.1
 #endif
