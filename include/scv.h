@@ -940,7 +940,7 @@ typedef enum {
  *   vm_stored, vm_chosen, vm_chosen_elsewhere, vm_types  VM types
  *   universal, stored_measurements, recovered, reached_searching, warmup_remeasured
  *   throughput_step, search_beyond, search_skipped_budget, search_skipped_slow
- *   eval_widened, retry, straggler, preempt_notice, preempt_restored */
+ *   out_of_reach, eval_widened, retry, straggler, preempt_notice, preempt_restored */
 #define SCV_NOTE_MAP(X) \
     X(NONE, "none") \
     X(TARGET, "target") \
@@ -981,6 +981,7 @@ typedef enum {
     X(SEARCH_BEYOND, "search_beyond") \
     X(SEARCH_SKIPPED_BUDGET, "search_skipped_budget") \
     X(SEARCH_SKIPPED_SLOW, "search_skipped_slow") \
+    X(OUT_OF_REACH, "out_of_reach") \
     X(EVAL_WIDENED, "eval_widened") \
     X(RETRY, "retry") \
     X(STRAGGLER, "straggler") \
@@ -1080,6 +1081,12 @@ typedef struct scv_run_policy {
                                    on curves whose course is known (the corpus, stored runs) */
     double unknown_segment_epochs; /* 1: training segments while the target is unknown (the
                                    loop re-plans after each, once the curve predicts it) */
+    double out_of_reach_p;      /* 0.2: a run whose learning curve gives its target a calibrated
+                                   P(reached within max_epochs) under this, once it has trained
+                                   out_of_reach_by of the bound, stops there (or at a later
+                                   segment's start), checkpointed and resumable, naming the value
+                                   likely reached by the bound (0: it trains on to the bound) */
+    double out_of_reach_by;     /* 0.25: ... a training segment ends at this share of the bound */
     double scaling_threshold;   /* 0.1: Or et al.'s S (scaling SCV_SCALING_THROUGHPUT) */
     scv_straggler_rule straggler; /* stragglers found in training segments (fraction 0: off) */
     int dynamic_batching;       /* 0: the workers' shares of B follow their throughput (dynamic
@@ -1253,6 +1260,10 @@ typedef struct scv_run_result {
                                    state interrupted, the job checkpointed): resumable with a
                                    larger budget */
     double budget_next_cost;    /* ... the next segment's predicted cost that did not fit */
+    int reach_stopped;          /* stopped: the target likely out of reach within max_epochs
+                                   (policy.out_of_reach_p; scv_run returns SCV_EINTR, state
+                                   interrupted, the job checkpointed): resumable, and goes on
+                                   with out_of_reach_p 0 (`--out-of-reach go-on`) */
 } scv_run_result;
 SCV_API void scv_run_result_free(scv_run_result *r); /* frees what r holds, not r */
 

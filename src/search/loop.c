@@ -212,6 +212,9 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     double chunk = fmax(fmax((double)pol->segment_min_iters, l->job.n_train / l->B), pol->segment_share * rest);
     if (l->r->relative) /* the target unknown: re-plan soon, once the curve may predict it */
         chunk = fmax((double)pol->segment_min_iters, pol->unknown_segment_epochs * l->job.n_train / l->B);
+    double by = pol->out_of_reach_by * l->p->max_epochs * l->job.n_train; /* (reachability said by then) */
+    if (pol->out_of_reach_p > 0 && l->samples < by && by - l->samples < chunk * l->B)
+        chunk = fmax(1, ceil((by - l->samples) / l->B));
     if (l->probe.probing) /* a probe: evaluated as the search is, enough for the run's own carry */
         chunk = fmax(1, l->probe.probe_end - (double)l->iteration);
     /* no evaluation of the whole test set when a segment ends (2.4 s of LeNet on a
@@ -649,6 +652,10 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
         }
         if (rc || s == SCV_STATE_DONE) break;
     }
+    if (rc == SCV_EINTR && out->reach_stopped) /* not an error: the target is likely out of reach */
+        snprintf(out->why, sizeof out->why, "stopped: target %g likely out of reach within %g epochs (P %.2f; %.4g "
+                 "predicted by then): resumable, --out-of-reach go-on trains on", loop_target_value(p), p->max_epochs,
+                 l->curve.pred.p_reach, l->curve.pred.nearest);
     if (rc == SCV_EINTR && l->ledger.budget_stop) { /* not an error: the run stopped at its cap */
         out->budget_stopped = 1;
         snprintf(out->why, sizeof out->why, "stopped before the budget's cap ($%.4g): resumable with a larger budget",

@@ -245,6 +245,13 @@ void loop_curve_epochs(const progress_pred *pr, double n, double *e, double *lo,
  * note), carried by the run's carry in force (loop_carry_err). */
 scv_estimate loop_target_of(loop *l, char *note, size_t cap);
 scv_carry_err loop_carry_err(const loop *l);
+/* The target likely out of reach within the epoch bound by this run's curve refitted now,
+ * once the run has trained policy.out_of_reach_by of the bound (a training segment ends
+ * there) and from then on: its calibrated P(reached) under policy.out_of_reach_p (an
+ * uncalibrated one, the fit's bootstrap, never stops a run). Said, with the value likely
+ * reached by the bound; 1: the run stops (before a training segment, checkpointed,
+ * resumable). */
+int loop_out_of_reach(loop *l);
 
 /* ---- the estimators (est_*.c): 1 and the estimate, or 0 (no opinion) and why, in note ---- */
 int loop_est_given(loop *l, scv_estimate *e, char *note, size_t cap);

@@ -213,6 +213,10 @@ int loop_segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec
         if ((rc = l->d->checkpoint(l->d->ctx, err))) return rc;
         return SCV_EINTR; /* unwinds to scv_run, which stops the run (budget_stop) */
     }
+    if (!strcmp(phase, "train") && !l->probe.probing && loop_out_of_reach(l)) {
+        if ((rc = l->d->checkpoint(l->d->ctx, err))) return rc;
+        return SCV_EINTR; /* unwinds to scv_run, which stops the run (reach_stopped) */
+    }
     if (l->obs && l->obs->stop_requested && l->obs->stop_requested(l->obs->ctx)) { /* a stop between segments */
         if ((rc = l->d->checkpoint(l->d->ctx, err))) return rc;
         return SCV_EINTR;

@@ -121,3 +121,21 @@ scv_estimate loop_target_of(loop *l, char *note, size_t cap)
     }
     return e; /* (never: the nominal estimator always answers) */
 }
+
+int loop_out_of_reach(loop *l)
+{
+    const scv_run_params *p = l->p;
+    double by = l->pol->out_of_reach_by * p->max_epochs * l->job.n_train; /* (the most evidence by then) */
+    if (!(l->pol->out_of_reach_p > 0) || !l->decided || l->r->target_source != SCV_TARGET_CURVE ||
+        l->samples < by * (1 - 1e-9))
+        return 0;
+    loop_predict_target(l);
+    const progress_pred *pr = &l->curve.pred;
+    if (!pr->ok || !pr->calibrated || !(pr->p_reach < l->pol->out_of_reach_p)) return 0; /* (a bootstrap's P: no) */
+    l->r->reach_stopped = 1;
+    loop_note(l, SCV_EV_NOTE, SCV_NOTE_OUT_OF_REACH, "target %g likely out of reach within %g epochs: P %.2f (under "
+              "%.2f); by then %.4g is predicted, the nearest reachable; stopped at %.3g epochs, checkpointed, resumable "
+              "(--out-of-reach go-on trains on to the bound)", loop_target_value(p), p->max_epochs, pr->p_reach,
+              l->pol->out_of_reach_p, pr->nearest, l->job.n_train > 0 ? l->samples / l->job.n_train : NAN);
+    return 1;
+}
