@@ -84,8 +84,10 @@ static int read_two(const char *text, const char *label, const char *form, const
     const char *names = strchr(form, ' '); /* form: "MIN,MAX with ...": the names before the space */
     int la = (int)strcspn(form, ","), lb = (int)((names ? names - form : (long)strlen(form)) - la - 1);
     snprintf(sub, sizeof sub, "%s '%s': %.*s", label, text, la, form);
+    if (!label[0]) snprintf(sub, sizeof sub, "%.*s", la, form); /* the element alone */
     int rc = scv_value_read(v, NULL, sub, a, first, err);
     snprintf(sub, sizeof sub, "%s '%s': %.*s", label, text, lb, form + la + 1);
+    if (!label[0]) snprintf(sub, sizeof sub, "%.*s", lb, form + la + 1);
     return rc ? rc : scv_value_read(v, NULL, sub, b, comma + 1, err);
 }
 
@@ -103,16 +105,21 @@ static int set_stream_bounds(void *base, const char *text, const char *label, sc
     return rc;
 }
 
-/* --stream-inject ALPHA,BETA */
+/* --stream-inject ALPHA,BETA (its message's form is the option's own: "--stream-inject
+ * 0,0.5: expected ALPHA,BETA, each in (0, 1] (...)") */
 static int set_stream_inject(void *base, const char *text, const char *label, scv_err *err)
 {
     scv_train_params *p = &((train_cli *)base)->p;
     const scv_value v = VDBL(0, 0, 1, SCV_VB_OPEN_LO);
     double a = 0, b = 0;
-    int rc = read_two(text, label, "ALPHA,BETA each in (0, 1] (e.g. 0.5,0.5: half the workers share half their "
-                      "samples)", &v, &a, &b, err);
-    if (!rc) p->inject_alpha = a, p->inject_beta = b;
-    return rc;
+    scv_err e = {0};
+    int rc = read_two(text, "", "ALPHA,BETA", &v, &a, &b, &e);
+    if (rc)
+        return scv_err_set(err, rc, "%s %s: expected ALPHA,BETA, each in (0, 1] (e.g. 0.5,0.5: half the workers share "
+                                    "half their samples)%s%s", label, text, e.msg[0] == ' ' ? "" : "; ",
+                           e.msg[0] == ' ' ? "" : e.msg);
+    p->inject_alpha = a, p->inject_beta = b;
+    return SCV_OK;
 }
 
 /* --compress none | topk:CF (the codec's form) | gravac[:EPS] */
@@ -203,7 +210,7 @@ const scv_option TRAIN_OPTIONS[] = {
     {"stream-noniid", "SKEW", "non-IID data: worker k's share of each step's batch holds a\n"
                               "fraction SKEW (0..1) of its home classes (the classes dealt\n"
                               "round-robin to the workers), the rest at random; 0 = IID\n"
-                              "(default); also without --stream-rate", O_SNONIID, 0, NULL, VDBL(TP(noniid_skew), 0, 1, 0)},
+                              "(default); also without --stream-rate", O_SNONIID, 0, NULL, VDBL(TP(noniid_skew), -INFINITY, INFINITY, 0)},
     {"stream-inject", "ALPHA,BETA", "data injection (SelSync/ScaDLES): each step ceil(ALPHA K)\n"
                                     "random workers share a fraction BETA of their own samples with\n"
                                     "every other worker, b' = b / (1 + ALPHA BETA K) own samples each\n"
