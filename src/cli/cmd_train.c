@@ -18,7 +18,6 @@
 #include "../runtime/cluster.h"
 #include "../runtime/launch.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -285,6 +284,8 @@ const scv_option TRAIN_OPTIONS[] = {
     {NULL, NULL, NULL, 0, 0, NULL, {0}},
 };
 
+
+_Static_assert(sizeof TRAIN_OPTIONS / sizeof TRAIN_OPTIONS[0] <= sizeof((train_cli *)0)->given, "train_cli.given");
 
 static void help(void)
 {

@@ -116,7 +116,9 @@ static int number(const scv_value *v, const char *text, double *x, int64_t *i, u
     if (integral(v)) {
         if (scv_parse_i64(text, i) == SCV_OK) return *x = (double)*i, 0;
         double d;
-        if (scv_parse_f64(text, &d) == SCV_OK) return snprintf(why, cap, "%s is not an integer", text), -1;
+        if (scv_parse_f64(text, &d) == SCV_OK && d != floor(d)) return snprintf(why, cap, "%s is not an integer", text), -1;
+        if (scv_parse_f64(text, &d) == SCV_OK && fabs(d) >= 9.2e18) return out_of_range(v, d, why, cap), -1;
+        if (scv_parse_f64(text, &d) == SCV_OK) return snprintf(why, cap, "an integer is written in digits"), -1;
         return snprintf(why, cap, "not an integer"), -1;
     }
     if (scv_parse_f64(text, x) == SCV_OK) return 0;
