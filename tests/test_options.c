@@ -14,8 +14,12 @@
 #include "search/jobopts.h"
 #include "job/jobsetup.h"
 #include "io/segwire.h"
+#include "core/option.h"
+#include "core/util.h"
 
 #include <ctype.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -334,7 +338,231 @@ static void t_codec_argv_is_train(void)
     scv_argv_free(&a);
 }
 
+/* Issue 38 item 14, the class "a number read by strtod where a decimal is meant": hex
+ * ("--budget 0x10" set a budget of $16), inf and nan are refused by every number an option
+ * takes (scv_parse_f64, durations, the loop's settings, the plan's --compress), naming the
+ * option. */
+static void t_decimal_only(void)
+{
+    double x = 0;
+    const char *bad[] = {"0x10", "0X1p4", "inf", "-Infinity", "nan", "1e999", " 5", "5 ", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_MSG(scv_parse_f64(bad[i], &x) != SCV_OK, "scv_parse_f64(\"%s\") = %g", bad[i], x);
+        char d[32];
+        snprintf(d, sizeof d, "%sm", bad[i]);
+        CHECK_MSG(!(scv_parse_duration(d) > 0), "duration %s", d);
+    }
+    CHECK(scv_parse_f64("16", &x) == SCV_OK && x == 16 && scv_parse_f64("-1.5e-3", &x) == SCV_OK && x == -1.5e-3);
+    CHECK(scv_parse_duration("1.5h") == 5400 && scv_parse_duration("30") == 30);
+    static const char *const keys[] = {"budget", "deadline", "target-accuracy", "max-epochs", "value-per-hour",
+                                       "straggler-window", "search-budget", "compress-iterations"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        scv_run_params p = scv_run_params_default();
+        scv_err e = {0};
+        CHECK_MSG(scv_run_params_set(&p, keys[i], "0x10", &e) == SCV_EINVAL && strstr(e.msg, keys[i]) &&
+                      strstr(e.msg, "0x10") && p.budget == 0 && p.deadline_s == 0,
+                  "%s 0x10: %s (budget %g)", keys[i], e.msg, p.budget);
+    }
+    scv_run_params p = scv_run_params_default();
+    CHECK_EQ_INT(scv_run_params_set(&p, "compress", "topk:0x10", NULL), SCV_EINVAL);
+    CHECK_EQ_INT(scv_run_params_set(&p, "budget", "16", NULL), SCV_OK);
+    CHECK(p.budget == 16);
+}
+
+/* Issue 38 item 14, the class "an empty item of a list": "1," was read as the list 1 by
+ * every command's K and B (`sweep --workers 1,`); an empty item is refused, naming it. */
+static void t_list_items(void)
+{
+    const char *bad[] = {"1,", "1,,2", ",1", ",", "1..4,"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int *v = NULL;
+        scv_err e = {0};
+        CHECK_MSG(scv_parse_int_set(bad[i], 0, 1, 64, &v, &e) < 0 && strstr(e.msg, bad[i]), "'%s': %s", bad[i], e.msg);
+        free(v);
+    }
+    scv_run_params p = scv_run_params_default();
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run_params_set(&p, "workers", "1,2,", &e), SCV_EINVAL);
+    CHECK_MSG(strstr(e.msg, "--workers '1,2,'") && strstr(e.msg, "empty item"), "%s", e.msg);
+    CHECK_EQ_INT((int)p.n_workers, 2); /* as it was: 1,2 */
+    CHECK_EQ_INT(run(out, sizeof out, "%s sweep --workers 1, --batch 32 --target-accuracy 0.5 --out /proc/no/dir "
+                                      "--vm-type c5.xlarge --epochs 1", bin), 2);
+    CHECK_MSG(strstr(out, "--workers '1,'"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s plan --target-epochs 5 --profile x --batch 32,", bin), 2);
+    CHECK_MSG(strstr(out, "--batch '32,'"), "%s", out);
+}
+
+/* Issue 38 item 14, the class "a bad value found past the parse is exit 1": `cluster
+ * preempt --notice -1` exited 1 (the library's check) where --notice abc exited 2; every
+ * bad value of an option is now a usage error (2) found with its option, whatever is
+ * wrong with it, before anything runs. */
+static void t_bad_value_exit(void)
+{
+    static const char *const cmds[] = {
+        "cluster preempt nosuch 1 --notice -1", "cluster preempt nosuch 1 --notice abc",
+        "cluster preempt nosuch 1 --notice 1e9", "cluster preempt nosuch 1 --notice 0x10",
+        "cluster replay nosuch --random 1 --mean-life -5 --horizon 10 --vms 1 --dry-run",
+        "cluster replay nosuch --random 1 --mean-life 5 --horizon 10 --down 0 --vms 1 --dry-run",
+        "cluster replay nosuch --random -1 --mean-life 5 --horizon 10 --vms 1 --dry-run",
+    };
+    static const char *const named[] = {"--notice '-1'", "--notice 'abc'", "--notice '1e9'", "--notice '0x10'",
+                                        "--mean-life '-5'", "--down '0'", "--random '-1'"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        CHECK_EQ_INT(run(out, sizeof out, "%s %s", bin, cmds[i]), 2);
+        CHECK_MSG(strstr(out, named[i]), "%s: %s", cmds[i], out);
+    }
+    /* a good value gets past the parse: the missing cluster is the failure (1) */
+    CHECK_EQ_INT(run(out, sizeof out, "%s cluster preempt nosuch 1 --notice 5", bin), 1);
+    CHECK_MSG(strstr(out, "no cluster 'nosuch'"), "%s", out);
+}
+
+/* The one reader's words (core/option.c): each type's refusal names the option, the text as
+ * given, what it takes and why the text is not that; nothing is stored then. */
+static void t_uniform_errors(void)
+{
+    typedef struct { int i; int64_t l; double d; int list[4]; size_t n_list; double dl[3]; int n_dl; } dst;
+    static const struct { scv_value v; const char *words, *text, *msg; } cases[] = {
+        {{SCV_VT_INT, 1, 1024, 0, offsetof(dst, i), 0, 0, NULL}, NULL, "0",
+         "--x '0': expected an integer in 1..1024 (0 is below the minimum 1)"},
+        {{SCV_VT_INT, 1, 1024, 0, offsetof(dst, i), 0, 0, NULL}, NULL, "2000",
+         "--x '2000': expected an integer in 1..1024 (2000 is above the maximum 1024)"},
+        {{SCV_VT_INT, 1, 1024, 0, offsetof(dst, i), 0, 0, NULL}, NULL, "2.5", "(2.5 is not an integer)"},
+        {{SCV_VT_I64, 0, 9e18, 0, offsetof(dst, l), 0, 0, NULL}, NULL, "ten", "--x 'ten': expected an integer >= 0 (not an integer)"},
+        {{SCV_VT_DBL, 0, INFINITY, SCV_VB_OPEN_LO, offsetof(dst, d), 0, 0, NULL}, NULL, "abc",
+         "--x 'abc': expected a positive number (not a number)"},
+        {{SCV_VT_DBL, 0, INFINITY, SCV_VB_OPEN_LO, offsetof(dst, d), 0, 0, NULL}, NULL, "0x10",
+         "--x '0x10': expected a positive number (not a decimal number: no hex, inf or nan)"},
+        {{SCV_VT_DBL, 0, 1, SCV_VB_OPEN_HI, offsetof(dst, d), 0, 0, NULL}, NULL, "1",
+         "--x '1': expected a number in [0, 1) (1 is not below 1)"},
+        {{SCV_VT_DUR, 0, 100, SCV_VB_OPEN_LO, offsetof(dst, d), 0, 0, NULL}, NULL, "2m", "(120 is above the maximum 100)"},
+        {{SCV_VT_ENUM, 0, 0, 0, offsetof(dst, i), 0, 0, NULL}, "none|linear|sqrt", "cube",
+         "--x 'cube': expected none, linear or sqrt"},
+        {{SCV_VT_INTS, 1, 8, 0, offsetof(dst, list), offsetof(dst, n_list), 4, NULL}, NULL, "1..8",
+         "--x '1..8': at most 4 values"},
+        {{SCV_VT_DBLS, 0, 1, 0, offsetof(dst, dl), offsetof(dst, n_dl), 3, NULL}, NULL, "0.5,2",
+         "(--x[1]: 2 is above the maximum 1)"},
+        {{SCV_VT_DBLS, 0, 1, 0, offsetof(dst, dl), offsetof(dst, n_dl), 3, NULL}, NULL, "0.5,,1", "(--x[1] is empty)"},
+        {{SCV_VT_STR, 1, 0, 0, offsetof(dst, i), 0, 0, NULL}, NULL, "", "--x '': expected a value that is not empty"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dst d;
+        memset(&d, 0x5a, sizeof d);
+        dst before = d;
+        scv_err e = {0};
+        CHECK_EQ_INT(scv_value_read(&cases[i].v, cases[i].words, "--x", &d, cases[i].text, &e), SCV_EINVAL);
+        CHECK_MSG(strstr(e.msg, cases[i].msg), "%zu: '%s' -> %s", i, cases[i].text, e.msg);
+        CHECK_MSG(!memcmp(&d, &before, sizeof d), "%zu: stored on a refusal", i);
+    }
+    /* and what they take */
+    dst d = {0};
+    scv_value v = {SCV_VT_DBLS, 0, 1, 0, offsetof(dst, dl), offsetof(dst, n_dl), 3, NULL};
+    CHECK(scv_value_read(&v, NULL, "--x", &d, "0.25,1", NULL) == SCV_OK && d.n_dl == 2 && d.dl[1] == 1);
+    CHECK(scv_value_read(&v, NULL, "--x", &d, "", NULL) == SCV_OK && d.n_dl == 0);
+    v = (scv_value){SCV_VT_ENUM, 0, 0, 0, offsetof(dst, i), 0, 0, NULL};
+    CHECK(scv_value_read(&v, "none|linear|sqrt", "--x", &d, "sqrt", NULL) == SCV_OK && d.i == 2);
+    v = (scv_value){SCV_VT_INT, 2, 9, SCV_VB_ZERO, offsetof(dst, i), 0, 0, NULL};
+    CHECK(scv_value_read(&v, NULL, "--x", &d, "0", NULL) == SCV_OK && d.i == 0);
+    CHECK(scv_value_read(&v, NULL, "--x", &d, "1", NULL) == SCV_EINVAL);
+}
+
+/* Every job key that has a value is read by its row (type, range, field): the service,
+ * `scavenger run`, job files and train refuse the same values with the same words; the
+ * enums' words are the library's names of their values, in order. */
+static void t_rows_have_values(void)
+{
+    int typed = 0;
+    for (const scv_option *o = scv_job_options(); o->name || o->help; o++) {
+        if (!o->name) continue;
+        if (o->flags & (SCV_OPT_LOOP | SCV_OPT_TRAINER))
+            CHECK_MSG(o->v.type != SCV_VT_NONE, "job key %s has no value type", o->name);
+        typed += o->v.type != SCV_VT_NONE;
+        if (o->v.type == SCV_VT_ENUM) CHECK_MSG(o->values, "enum %s without words", o->name);
+    }
+    CHECK(typed >= 45);
+    static const struct { const char *key; const char *(*name)(int); } enums[] = {
+        {"search", (const char *(*)(int))scv_search_name},     {"objective", (const char *(*)(int))scv_objective_name},
+        {"policy", (const char *(*)(int))scv_scaling_name},    {"stat", (const char *(*)(int))scv_stat_name},
+        {"comm", (const char *(*)(int))scv_topology_name},     {"pricing", (const char *(*)(int))scv_pricing_name},
+    };
+    for (size_t i = 0; i < sizeof enums / sizeof enums[0]; i++) {
+        const scv_option *o = scv_job_option_find(enums[i].key);
+        char words[256] = "";
+        for (int k = 0; enums[i].name(k); k++)
+            snprintf(words + strlen(words), sizeof words - strlen(words), "%s%s", k ? "|" : "", enums[i].name(k));
+        CHECK_MSG(o && o->values && !strcmp(o->values, words), "%s: table %s, library %s", enums[i].key,
+                  o && o->values ? o->values : "-", words);
+    }
+    CHECK(!strcmp(scv_job_option_find("lr-scaling")->values, "none|linear|sqrt") && SCV_LR_SCALE_SQRT == 2);
+    CHECK(!strcmp(scv_job_option_find("lr-decay")->values, "none|step|cosine") && SCV_LR_COSINE == 2);
+    scv_run_params p = scv_run_params_default();
+    CHECK(scv_run_params_set(&p, "dynamic-batching", "on", NULL) == SCV_OK && p.policy.dynamic_batching == 1);
+    CHECK(scv_run_params_set(&p, "dynamic-batching", "off", NULL) == SCV_OK && p.policy.dynamic_batching == 0);
+    /* a trainer key's value read into the trainer's parameters, as train reads it */
+    scv_train_params t = scv_train_params_default();
+    scv_err e = {0};
+    CHECK(scv_job_value_read(scv_job_option_find("lr"), &p, &t, NULL, "0.125", &e) == SCV_OK && t.lr == 0.125);
+    CHECK(scv_job_value_read(scv_job_option_find("lr-decay"), &p, &t, NULL, "cosine", &e) == SCV_OK &&
+          t.lr_decay == SCV_LR_COSINE);
+    CHECK(scv_job_value_read(scv_job_option_find("seed"), &p, &t, NULL, "7", &e) == SCV_OK && t.seed == 7);
+    CHECK(scv_job_value_read(scv_job_option_find("threads"), &p, &t, NULL, "0", &e) == SCV_EINVAL &&
+          strstr(e.msg, "--threads '0'"));
+    double stall = 0;
+    CHECK(scv_job_value_read(scv_job_option_find("stall-timeout"), &p, &t, &stall, "2m", &e) == SCV_OK && stall == 120);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s/v.db --target-accuracy 0.9 --threads 300", bin, tmp), 2);
+    CHECK_MSG(strstr(out, "--threads '300': expected an integer in 1..256"), "%s", out);
+}
+
+/* `scavenger train` reads a segment's options through the segment codec: what the codec
+ * writes, train takes (a whole segment's command line trains), and a value the codec
+ * refuses train refuses in the codec's own words, exit 2. */
+static void t_train_reads_codec(void)
+{
+    static scv_segwire w;
+    memset(&w, 0, sizeof w);
+    w.workers = 1, w.batch = 16, w.until_iterations = 3, w.epochs = 1, w.eval_every_epochs = 0.5;
+    w.target_accuracy = 0.99, w.eval_subset = 50, w.target_window = 2, w.n_history = 1, w.history[0] = 0.1;
+    w.noise_window = 10, w.noise_tol = 0.1, w.time_rse = 1e-9, w.time_min = 5, w.checkpoint_every = 2;
+    w.compress_cf = 10, w.collective = SCV_COLL_ALLGATHER, w.final_eval = 1;
+    snprintf(w.metrics, sizeof w.metrics, "%s/codec.jsonl", tmp);
+    snprintf(w.checkpoint_dir, sizeof w.checkpoint_dir, "%s/codec-ck", tmp);
+    scv_argv a = {0};
+    scv_segwire_argv(&a, &w);
+    char cmd[4096];
+    int len = snprintf(cmd, sizeof cmd, "%s train --model logreg --dataset synthetic:200 --json", bin);
+    for (int i = 0; i < a.n; i++) len += snprintf(cmd + len, sizeof cmd - (size_t)len, " '%s'", a.v[i]);
+    scv_argv_free(&a);
+    int rc = run(out, sizeof out, "%s", cmd);
+    CHECK_MSG(rc == 0 || rc == 1, "exit %d: %s\n%s", rc, cmd, out);
+    CHECK_MSG(strstr(out, "\"iterations\":3,") && strstr(out, "\"batch\":16,"), "%s", out);
+    static const char *const bad[][2] = {
+        {"--workers", "0"},          {"--batch", "abc"},          {"--iterations", "0"},
+        {"--epochs", "-1"},          {"--eval-every-epochs", "0"}, {"--target-accuracy", "1.5"},
+        {"--target-loss", "0x10"},   {"--eval-subset", "-1"},      {"--target-window", "0"},
+        {"--target-history", "0.5,"}, {"--stop-noise-stable", "1:0.1"}, {"--stop-time-stable", "0:5"},
+        {"--checkpoint-every", "0"}, {"--selsync", "lssr:1"},     {"--compress", "topk:1"},
+        {"--collective", "ring"},    {"--batch-split", "1,"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        static scv_segwire r;
+        scv_err e = {0};
+        CHECK_MSG(scv_segwire_arg(&r, bad[i][0], bad[i][1], &e) == SCV_EINVAL, "the codec takes %s '%s'", bad[i][0],
+                  bad[i][1]);
+        CHECK_EQ_INT(run(out, sizeof out, "%s train --model logreg --dataset synthetic:200 --iterations 2 %s '%s'", bin,
+                         bad[i][0], bad[i][1]), 2);
+        char want[600];
+        snprintf(want, sizeof want, "scavenger train: %s\n", e.msg);
+        CHECK_MSG(e.msg[0] && strstr(out, want), "%s '%s': train says\n%sthe codec says\n%s", bad[i][0], bad[i][1],
+                  out, want);
+    }
+}
+
 static const scv_test tests[] = {
+    {"decimal_only", t_decimal_only},
+    {"list_items", t_list_items},
+    {"bad_value_exit", t_bad_value_exit},
+    {"uniform_errors", t_uniform_errors},
+    {"rows_have_values", t_rows_have_values},
+    {"train_reads_codec", t_train_reads_codec},
     {"codec_argv_is_train", t_codec_argv_is_train},
     {"completion_generated", t_completion_generated},
     {"help_words_completed", t_help_words_completed},

@@ -278,6 +278,29 @@ static void t_validation(void)
     CHECK(strstr(body_of(resp), "\"submissions\":[]") != NULL);
 }
 
+/* A submitted job's values are read by their rows as `scavenger run` and train read them
+ * (search/jobopts.c): a trainer option out of the trainer's range (was taken as "a
+ * non-negative number", and the run failed once started), hex where a decimal is meant,
+ * an empty item of a list: 400 naming the field, nothing queued. */
+static void t_values_by_row(void)
+{
+    static const char *const bad[][2] = {
+        {"\"threads\":0", "threads"},         {"\"threads\":1000", "threads"}, {"\"lr\":\"0x10\"", "lr"},
+        {"\"momentum\":1", "momentum"},      {"\"budget\":\"0x10\"", "budget"}, {"\"workers\":\"1,2,\"", "workers"},
+        {"\"lr-decay\":\"linear\"", "lr-decay"}, {"\"seed\":-1", "seed"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char job[400];
+        snprintf(job, sizeof job, "{\"model\":\"mlp\",\"hidden\":\"32\",\"dataset\":\"synthetic:2000\","
+                 "\"target-accuracy\":0.8,%s}", bad[i][0]);
+        int st = http("POST", "/api/runs", token, job, resp, sizeof resp);
+        CHECK_MSG(st == 400 && has_field(resp, bad[i][1]) && strstr(body_of(resp), "expected"), "%s -> %d %s",
+                  bad[i][0], st, body_of(resp));
+    }
+    CHECK_EQ_INT(http("GET", "/api/submissions", NULL, NULL, resp, sizeof resp), 200);
+    CHECK(strstr(body_of(resp), "\"submissions\":[]") != NULL);
+}
+
 static void t_body_limit(void)
 {
     size_t n = 70000;
@@ -1597,7 +1620,7 @@ static void t_runs_eta(void)
 }
 
 static const scv_test tests[] = {
-    {"health", t_health}, {"token_file", t_token_file}, {"auth", t_auth}, {"validation", t_validation},
+    {"health", t_health}, {"token_file", t_token_file}, {"auth", t_auth}, {"validation", t_validation}, {"values_by_row", t_values_by_row},
     {"body_limit", t_body_limit}, {"not_found", t_not_found}, {"dashboard", t_dashboard},
     {"catalog_clusters", t_catalog_clusters}, {"submit_run", t_submit_run}, {"run_files", t_run_files}, {"plan", t_plan},
     {"live_stop_resume", t_live_stop_resume}, {"bad_requests", t_bad_requests}, {"cache", t_cache},

@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,24 +33,31 @@
 
 enum { C_NAME = 1, C_VM, C_TYPES, C_JSON, C_NOTICE, C_WAIT, C_TRACE, C_RANDOM, C_MEANLIFE, C_DOWN, C_HORIZON,
        C_VMS, C_SAVE, C_DRYRUN };
+/* The numbers the options give (each read as its row says, a bad one a usage error). */
+typedef struct cluster_nums {
+    double notice, mean_life, down, horizon;
+    int64_t seed;
+} cluster_nums;
+#define NUM(m, lo, hi, b) {SCV_VT_DBL, lo, hi, b, offsetof(cluster_nums, m), 0, 0, NULL}
+
 /* the options of the subcommands (--help and the completion are made from it) */
 const scv_option CLUSTER_OPTIONS[] = {
-    {"name", "NAME", "the cluster (up, down)", C_NAME, 0, NULL},
-    {"vm", "TYPE:COUNT[,...]", "its VMs (up): types of data/emulated-vms.csv", C_VM, 0, NULL},
-    {"types", "CSV", "the emulated VM types (default data/emulated-vms.csv)", C_TYPES, 0, NULL},
-    {"json", NULL, "status as JSON", C_JSON, 0, NULL},
+    {"name", "NAME", "the cluster (up, down)", C_NAME, 0, NULL, {0}},
+    {"vm", "TYPE:COUNT[,...]", "its VMs (up): types of data/emulated-vms.csv", C_VM, 0, NULL, {0}},
+    {"types", "CSV", "the emulated VM types (default data/emulated-vms.csv)", C_TYPES, 0, NULL, {0}},
+    {"json", NULL, "status as JSON", C_JSON, 0, NULL, {0}},
     {"notice", "S", "preempt: seconds of notice before the VM goes (default 30;\n0: no notice)."
-                    " replay --random: each preemption's notice", C_NOTICE, 0, NULL},
-    {"wait", NULL, "preempt: return only once the VM is down", C_WAIT, 0, NULL},
-    {"trace", "FILE", "replay: lines SECONDS VM notice[:S]|kill|restore", C_TRACE, 0, NULL},
-    {"random", "SEED", "replay: draw the trace from this seed (exponential lifetimes)", C_RANDOM, 0, NULL},
-    {"mean-life", "S", "replay --random: mean lifetime of a VM to its notice", C_MEANLIFE, 0, NULL},
-    {"down", "S", "replay --random: time from a take-down to the restore (default 60)", C_DOWN, 0, NULL},
-    {"horizon", "S", "replay --random: no event drawn from this time on", C_HORIZON, 0, NULL},
-    {"vms", "LIST", "replay --random: the VMs that can be preempted (default all)", C_VMS, 0, NULL},
-    {"save", "FILE", "replay: write the trace replayed (to keep a drawn one)", C_SAVE, 0, NULL},
-    {"dry-run", NULL, "replay: print the trace and stop", C_DRYRUN, 0, NULL},
-    {NULL, NULL, NULL, 0, 0, NULL},
+                    " replay --random: each preemption's notice", C_NOTICE, 0, NULL, NUM(notice, 0, SCV_PREEMPT_MAX_NOTICE_S, 0)},
+    {"wait", NULL, "preempt: return only once the VM is down", C_WAIT, 0, NULL, {0}},
+    {"trace", "FILE", "replay: lines SECONDS VM notice[:S]|kill|restore", C_TRACE, 0, NULL, {0}},
+    {"random", "SEED", "replay: draw the trace from this seed (exponential lifetimes)", C_RANDOM, 0, NULL, {SCV_VT_I64, 0, 9223372036854775807.0, 0, offsetof(cluster_nums, seed), 0, 0, NULL}},
+    {"mean-life", "S", "replay --random: mean lifetime of a VM to its notice", C_MEANLIFE, 0, NULL, NUM(mean_life, 0, INFINITY, SCV_VB_OPEN_LO)},
+    {"down", "S", "replay --random: time from a take-down to the restore (default 60)", C_DOWN, 0, NULL, NUM(down, 0, INFINITY, SCV_VB_OPEN_LO)},
+    {"horizon", "S", "replay --random: no event drawn from this time on", C_HORIZON, 0, NULL, NUM(horizon, 0, INFINITY, SCV_VB_OPEN_LO)},
+    {"vms", "LIST", "replay --random: the VMs that can be preempted (default all)", C_VMS, 0, NULL, {0}},
+    {"save", "FILE", "replay: write the trace replayed (to keep a drawn one)", C_SAVE, 0, NULL, {0}},
+    {"dry-run", NULL, "replay: print the trace and stop", C_DRYRUN, 0, NULL, {0}},
+    {NULL, NULL, NULL, 0, 0, NULL, {0}},
 };
 
 /* which subcommand takes which option */
@@ -119,6 +127,7 @@ typedef struct cluster_args {
     const char *sub, *name, *spec, *types;
     const char *pos[3], *val[C_DRYRUN + 1];
     int json, npos, wait, dry;
+    cluster_nums num;
 } cluster_args;
 
 /* `cluster status`: every emulated VM, its state (up, under notice, preempted). */
@@ -176,9 +185,7 @@ static int cluster_preempt_restore(const cluster_args *a)
         printf("%s-%d restored\n", pos[0], vm);
         return EXIT_OK;
     }
-    double notice = SCV_PREEMPT_POLICY.default_notice_s;
-    if (val[C_NOTICE] && (scv_parse_f64(val[C_NOTICE], &notice) || !isfinite(notice)))
-        return usage("--notice must be a number of seconds");
+    double notice = val[C_NOTICE] ? a->num.notice : SCV_PREEMPT_POLICY.default_notice_s;
     if (scv_cluster_preempt(pos[0], vm, notice, 0, &err)) return fail(&err);
     if (notice > 0) {
         char dir[300];
@@ -215,16 +222,11 @@ static int cluster_replay(const cluster_args *a)
     int *vms = NULL, rc = SCV_OK;
     if (val[C_TRACE]) rc = scv_preempt_trace_read(val[C_TRACE], have ? c.n : 0, &ev, &n, &err);
     else {
-        int64_t seed;
-        if (scv_parse_i64(val[C_RANDOM], &seed) || seed < 0) return usage("--random: the seed must be an integer >= 0");
         if (!val[C_MEANLIFE] || !val[C_HORIZON]) return usage("--random needs --mean-life S and --horizon S");
-        rnd.seed = (uint64_t)seed;
-        rnd.notice_s = SCV_PREEMPT_POLICY.default_notice_s;
-        rnd.down_s = SCV_PREEMPT_POLICY.default_down_s;
-        if (scv_parse_f64(val[C_MEANLIFE], &rnd.mean_life_s) || scv_parse_f64(val[C_HORIZON], &rnd.horizon_s) ||
-            (val[C_NOTICE] && scv_parse_f64(val[C_NOTICE], &rnd.notice_s)) ||
-            (val[C_DOWN] && scv_parse_f64(val[C_DOWN], &rnd.down_s)))
-            return usage("--mean-life, --horizon, --notice and --down take seconds");
+        rnd.seed = (uint64_t)a->num.seed; /* each value read (and checked) with its option */
+        rnd.mean_life_s = a->num.mean_life, rnd.horizon_s = a->num.horizon;
+        rnd.notice_s = val[C_NOTICE] ? a->num.notice : SCV_PREEMPT_POLICY.default_notice_s;
+        rnd.down_s = val[C_DOWN] ? a->num.down : SCV_PREEMPT_POLICY.default_down_s;
         if (!val[C_VMS] && !have) return usage("replay --dry-run without the cluster needs --vms LIST");
         char all[32];
         snprintf(all, sizeof all, "1..%d", have ? c.n : SCV_CLUSTER_MAX_VMS);
@@ -302,6 +304,7 @@ int cmd_cluster(int argc, char **argv)
             else if (o->id == C_NAME) name = argv[++i];
             else if (o->id == C_VM) spec = argv[++i];
             else if (o->id == C_TYPES) types = argv[++i];
+            else if (o->v.type && scv_option_read(o, &A.num, argv[i + 1], &err)) return usage(err.msg);
             else A.val[o->id] = argv[++i];
         }
     }

@@ -38,70 +38,70 @@ enum {
 /* plan's options, declared once: getopt_long's table, --help, the completion and the man
  * page are made from it (opt.c) */
 const scv_option PLAN_OPTIONS[] = {
-    {NULL, NULL, "Input:", 0, 0, NULL},
-    {"profile", "FILES", "metrics files that `scavenger train` wrote (comma-separated)", O_PROFILE, 0, NULL},
-    {"catalog", "CSV", "VM prices (default data/vm-catalog.csv)", O_CATALOG, 0, NULL},
+    {NULL, NULL, "Input:", 0, 0, NULL, {0}},
+    {"profile", "FILES", "metrics files that `scavenger train` wrote (comma-separated)", O_PROFILE, 0, NULL, {0}},
+    {"catalog", "CSV", "VM prices (default data/vm-catalog.csv)", O_CATALOG, 0, NULL, {0}},
     {"measured-on", "TYPE", "catalog type the measurements stand for (default: the\nprofile's VM type)", O_MEASURED,
-     0, NULL},
-    {NULL, NULL, "Target (one of):", 0, 0, NULL},
-    {"target-epochs", "E", "epochs to the target at --base-batch B0", O_TEPOCHS, 0, NULL},
-    {"base-batch", "B0", "(default: the smallest profiled batch)", O_BASE, 0, NULL},
+     0, NULL, {0}},
+    {NULL, NULL, "Target (one of):", 0, 0, NULL, {0}},
+    {"target-epochs", "E", "epochs to the target at --base-batch B0", O_TEPOCHS, 0, NULL, {0}},
+    {"base-batch", "B0", "(default: the smallest profiled batch)", O_BASE, 0, NULL, {0}},
     {"target-run", "FILE", "epochs a previous run took to reach accuracy A (with\n--target-accuracy A)", O_TRUN, 0,
-     NULL},
-    {"target-accuracy", "A", "the accuracy of --target-run", O_TACC, 0, NULL},
-    {NULL, NULL, "Search space:", 0, 0, NULL},
-    {"vm", "LIST|all", "VM types to plan over (default: the measured type)", O_VM, 0, NULL},
-    {"workers", "SPEC", "1..64 (default), a list 1,2,8, or a range with step 1..64:4", O_WORKERS, 0, NULL},
-    {"batch", "SPEC", "32..4096 (default; powers of two), 64..1024:64, or a list", O_BATCH, 0, NULL},
-    {"b-min", "N", "per-worker batch bounds: the least", O_BMIN, 0, NULL},
-    {"b-max", "N", "and the most", O_BMAX, 0, NULL},
+     NULL, {0}},
+    {"target-accuracy", "A", "the accuracy of --target-run", O_TACC, 0, NULL, {0}},
+    {NULL, NULL, "Search space:", 0, 0, NULL, {0}},
+    {"vm", "LIST|all", "VM types to plan over (default: the measured type)", O_VM, 0, NULL, {0}},
+    {"workers", "SPEC", "1..64 (default), a list 1,2,8, or a range with step 1..64:4", O_WORKERS, 0, NULL, {0}},
+    {"batch", "SPEC", "32..4096 (default; powers of two), 64..1024:64, or a list", O_BATCH, 0, NULL, {0}},
+    {"b-min", "N", "per-worker batch bounds: the least", O_BMIN, 0, NULL, {0}},
+    {"b-max", "N", "and the most", O_BMAX, 0, NULL, {0}},
     {"mix", "SPEC", "also plan a mixed cluster TYPE:COUNT[,TYPE:COUNT...]\n"
                     "(up to 4 types; K = the counts' sum; per-type batches\n"
                     "as dynamic batching sets them; the slowest link\n"
-                    "communicates); repeat, or separate mixes by ';'", O_MIX, 0, NULL},
+                    "communicates); repeat, or separate mixes by ';'", O_MIX, 0, NULL, {0}},
     {"compress", "LIST", "also plan communication options: none, topk:CF[:auto|\n"
                          "allgather|artopk], selsync:LSSR (e.g. none,topk:100,\n"
                          "selsync:0.9); dense is always planned, and its own front\n"
-                         "is reported beside", O_COMPRESS, 0, NULL},
+                         "is reported beside", O_COMPRESS, 0, NULL, {0}},
     {"compress-iterations", "R", "iterations to target of every option relative to dense\n"
                                  "(default 1: as dense). An assumption: compression's effect\n"
-                                 "on convergence is not modelled", O_COMPRESS_ITERS, 0, NULL},
-    {NULL, NULL, "Models:", 0, 0, NULL},
-    {"comm", "ring|ps", "collective of the parallel model (default ring)", O_COMM, 0, "ring|ps"},
-    {"overlap", "X", "compute/communication overlap in [0,1] (default 0)", O_OVERLAP, 0, NULL},
-    {"stat", "gns|scavenger", "statistical model (default gns)", O_STAT, 0, "gns|scavenger"},
-    {"pricing", "P", "ondemand (default) | spot | memory", O_PRICING, 0, "ondemand|spot|memory"},
+                                 "on convergence is not modelled", O_COMPRESS_ITERS, 0, NULL, {0}},
+    {NULL, NULL, "Models:", 0, 0, NULL, {0}},
+    {"comm", "ring|ps", "collective of the parallel model (default ring)", O_COMM, 0, "ring|ps", {0}},
+    {"overlap", "X", "compute/communication overlap in [0,1] (default 0)", O_OVERLAP, 0, NULL, {0}},
+    {"stat", "gns|scavenger", "statistical model (default gns)", O_STAT, 0, "gns|scavenger", {0}},
+    {"pricing", "P", "ondemand (default) | spot | memory", O_PRICING, 0, "ondemand|spot|memory", {0}},
     {"preempt-rate", "R|TYPE=R,..", "spot preemptions per VM-hour, for every type or per\n"
                                     "type (default: the provider's published rate, MODEL.md);\n"
                                     "compares on-demand, spot, a mix and spot falling back\n"
-                                    "to on-demand before --deadline", O_PREEMPT, 0, NULL},
+                                    "to on-demand before --deadline", O_PREEMPT, 0, NULL, {0}},
     {"spot-risk", NULL, "compare those pricings with the default rates (also on\n"
-                        "with --pricing spot or --preempt-rate)", O_SPOT_RISK, 0, NULL},
+                        "with --pricing spot or --preempt-rate)", O_SPOT_RISK, 0, NULL, {0}},
     {"spot-recovery", "restart|inplace", "how a preemption is survived: checkpoint-restart\n"
                                          "(default) or a shrink/grow in place", O_RECOVERY, 0,
-     "restart|inplace"},
+     "restart|inplace", {0}},
     {"spot-restart", "S", "seconds a checkpoint-restart stands still (default 80;\n"
-                          "the work since the last checkpoint is added)", O_SPOT_RESTART, 0, NULL},
-    {"spot-idle", "S", "seconds a shrink and a grow in place stand still (default 1)", O_SPOT_IDLE, 0, NULL},
+                          "the work since the last checkpoint is added)", O_SPOT_RESTART, 0, NULL, {0}},
+    {"spot-idle", "S", "seconds a shrink and a grow in place stand still (default 1)", O_SPOT_IDLE, 0, NULL, {0}},
     {"spot-replace", "S", "seconds until a replacement VM joins, the job at K - 1\n"
-                          "meanwhile (default 120; in place: from the notice)", O_SPOT_REPLACE, 0, NULL},
+                          "meanwhile (default 120; in place: from the notice)", O_SPOT_REPLACE, 0, NULL, {0}},
     {"assume-gpu-speedup", "X", "include GPU types with compute X times faster than the\n"
                                 "measured CPU type (else GPU types are left out: CPU\n"
-                                "measurements do not predict them)", O_GPU, 0, NULL},
-    {NULL, NULL, "Choice:", 0, 0, NULL},
-    {"objective", "O", "time | cost | knee | utility (default knee)", O_OBJ, 0, "time|cost|knee|utility"},
+                                "measurements do not predict them)", O_GPU, 0, NULL, {0}},
+    {NULL, NULL, "Choice:", 0, 0, NULL, {0}},
+    {"objective", "O", "time | cost | knee | utility (default knee)", O_OBJ, 0, "time|cost|knee|utility", {0}},
     {"value-per-hour", "V", "utility: $ an hour saved is worth; the choice minimises\n"
-                            "cost + V x hours (Or et al.'s utility against cost)", O_VALUE, 0, NULL},
-    {"deadline", "D", "seconds, or 45m, 2.5h", O_DEADLINE, 0, NULL},
-    {"budget", "USD", "a bound in dollars", O_BUDGET, 0, NULL},
-    {NULL, NULL, "Output:", 0, 0, NULL},
-    {"top", "N", "rows of the table (default 12)", O_TOP, 0, NULL},
-    {"svg", "FILE", "cost-time curves, Pareto front and the choice", O_SVG, 0, NULL},
-    {"json", NULL, "a JSON report on stdout instead of the table", O_JSON, 0, NULL},
-    {"all", NULL, "list every configuration, not only the Pareto front", O_ALL, 0, NULL},
-    {"sort", "KEY", "table order: time (default) | cost | workers | batch", O_SORT, 0, "time|cost|workers|batch"},
-    {"help", NULL, "this text (also -h)", 0, 0, NULL},
-    {NULL, NULL, NULL, 0, 0, NULL},
+                            "cost + V x hours (Or et al.'s utility against cost)", O_VALUE, 0, NULL, {0}},
+    {"deadline", "D", "seconds, or 45m, 2.5h", O_DEADLINE, 0, NULL, {0}},
+    {"budget", "USD", "a bound in dollars", O_BUDGET, 0, NULL, {0}},
+    {NULL, NULL, "Output:", 0, 0, NULL, {0}},
+    {"top", "N", "rows of the table (default 12)", O_TOP, 0, NULL, {0}},
+    {"svg", "FILE", "cost-time curves, Pareto front and the choice", O_SVG, 0, NULL, {0}},
+    {"json", NULL, "a JSON report on stdout instead of the table", O_JSON, 0, NULL, {0}},
+    {"all", NULL, "list every configuration, not only the Pareto front", O_ALL, 0, NULL, {0}},
+    {"sort", "KEY", "table order: time (default) | cost | workers | batch", O_SORT, 0, "time|cost|workers|batch", {0}},
+    {"help", NULL, "this text (also -h)", 0, 0, NULL, {0}},
+    {NULL, NULL, NULL, 0, 0, NULL, {0}},
 };
 
 static void help(void)

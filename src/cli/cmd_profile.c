@@ -17,8 +17,8 @@
 enum { P_JSON = 1 };
 /* profile's options (--help, the completion, the man page); the other arguments are files */
 const scv_option PROFILE_OPTIONS[] = {
-    {"json", NULL, "a JSON summary instead of the table", P_JSON, 0, NULL},
-    {NULL, NULL, NULL, 0, 0, NULL},
+    {"json", NULL, "a JSON summary instead of the table", P_JSON, 0, NULL, {0}},
+    {NULL, NULL, NULL, 0, 0, NULL, {0}},
 };
 
 int cmd_profile(int argc, char **argv)

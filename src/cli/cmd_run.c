@@ -37,9 +37,9 @@ enum { R_RESUME = 1, R_JSON };
 /* run's own options; the others are the job's keys (src/search/jobopts.c: the built-in
  * trainer's options, the loop's settings, where the job runs), which a job file holds too */
 const scv_option RUN_OPTIONS[] = {
-    {"resume", "RUN_ID", "continue an interrupted run", R_RESUME, 0, NULL},
-    {"json", NULL, "the report's JSON as the last line of stdout", R_JSON, 0, NULL},
-    {NULL, NULL, NULL, 0, 0, NULL},
+    {"resume", "RUN_ID", "continue an interrupted run", R_RESUME, 0, NULL, {0}},
+    {"json", NULL, "the report's JSON as the last line of stdout", R_JSON, 0, NULL, {0}},
+    {NULL, NULL, NULL, 0, 0, NULL, {0}},
 };
 
 typedef struct pairs {

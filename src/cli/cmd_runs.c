@@ -166,9 +166,9 @@ static int show(scv_store *db, long long id, int json, scv_err *err)
 enum { R_DB = 1, R_JSON };
 /* runs' options (--help and the completion are made from it) */
 const scv_option RUNS_OPTIONS[] = {
-    {"db", "PATH", "the run database (default as `scavenger run`)", R_DB, 0, NULL},
-    {"json", NULL, "JSON on stdout", R_JSON, 0, NULL},
-    {NULL, NULL, NULL, 0, 0, NULL},
+    {"db", "PATH", "the run database (default as `scavenger run`)", R_DB, 0, NULL, {0}},
+    {"json", NULL, "JSON on stdout", R_JSON, 0, NULL, {0}},
+    {NULL, NULL, NULL, 0, 0, NULL, {0}},
 };
 
 int cmd_runs(int argc, char **argv)

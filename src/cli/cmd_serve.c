@@ -30,28 +30,28 @@ enum { V_LISTEN = 1, V_DB, V_DATA_DIR, V_ALLOW_PATHS, V_ALLOW_EXEC, V_MAX_RUNS, 
 /* serve's options, declared once: --help, the completion and the man page are made from it */
 const scv_option SERVE_OPTIONS[] = {
     {"listen", "ADDR:PORT", "where to listen (default 127.0.0.1:8080; port 0: any free port).\n"
-                            "Off loopback every API call needs the token", V_LISTEN, 0, NULL},
-    {"db", "PATH", "the run store (default ~/.local/share/scavenger/scavenger.db)", V_DB, 0, NULL},
+                            "Off loopback every API call needs the token", V_LISTEN, 0, NULL, {0}},
+    {"db", "PATH", "the run store (default ~/.local/share/scavenger/scavenger.db)", V_DB, 0, NULL, {0}},
     {"data-dir", "DIR", "job files' paths (dataset, catalog) must lie under DIR (default:\n"
-                        "the store's directory)", V_DATA_DIR, 0, NULL},
-    {"allow-paths", NULL, "... or anywhere (and /api/plan may read files)", V_ALLOW_PATHS, 0, NULL},
-    {"allow-exec", NULL, "jobs may run an external trainer (exec, hosts)", V_ALLOW_EXEC, 0, NULL},
+                        "the store's directory)", V_DATA_DIR, 0, NULL, {0}},
+    {"allow-paths", NULL, "... or anywhere (and /api/plan may read files)", V_ALLOW_PATHS, 0, NULL, {0}},
+    {"allow-exec", NULL, "jobs may run an external trainer (exec, hosts)", V_ALLOW_EXEC, 0, NULL, {0}},
     {"allow-host", "NAME,...", "the Host header may also name NAME (a DNS name, a reverse\n"
                                "proxy's public name; any port). Else only the address listened on\n"
-                               "(on loopback also localhost, 127.0.0.1, [::1]) with the port", V_ALLOW_HOST, 0, NULL},
-    {"max-runs", "N", "runs at a time (default 1); the rest wait in a queue", V_MAX_RUNS, 0, NULL},
-    {"max-queue", "N", "submissions waiting at most (default 64)", V_MAX_QUEUE, 0, NULL},
-    {"max-body", "BYTES", "request bodies at most (default 1048576; larger: 413)", V_MAX_BODY, 0, NULL},
-    {"max-conns", "N", "connections open at once, all clients (default 1024)", V_MAX_CONNS, 0, NULL},
-    {"max-conns-per-ip", "N", "connections open at once from one address (default 128)", V_MAX_CONNS_IP, 0, NULL},
-    {"conn-timeout", "S", "close a connection silent for S seconds (default 10)", V_CONN_TIMEOUT, 0, NULL},
+                               "(on loopback also localhost, 127.0.0.1, [::1]) with the port", V_ALLOW_HOST, 0, NULL, {0}},
+    {"max-runs", "N", "runs at a time (default 1); the rest wait in a queue", V_MAX_RUNS, 0, NULL, {0}},
+    {"max-queue", "N", "submissions waiting at most (default 64)", V_MAX_QUEUE, 0, NULL, {0}},
+    {"max-body", "BYTES", "request bodies at most (default 1048576; larger: 413)", V_MAX_BODY, 0, NULL, {0}},
+    {"max-conns", "N", "connections open at once, all clients (default 1024)", V_MAX_CONNS, 0, NULL, {0}},
+    {"max-conns-per-ip", "N", "connections open at once from one address (default 128)", V_MAX_CONNS_IP, 0, NULL, {0}},
+    {"conn-timeout", "S", "close a connection silent for S seconds (default 10)", V_CONN_TIMEOUT, 0, NULL, {0}},
     {"request-timeout", "S", "cut a connection whose request has not arrived whole within S\n"
-                             "seconds (default 20): a client trickling bytes", V_REQUEST_TIMEOUT, 0, NULL},
+                             "seconds (default 20): a client trickling bytes", V_REQUEST_TIMEOUT, 0, NULL, {0}},
     {"max-plan-points", "N", "/api/plan's space at most: VM types x workers x batches x options\n"
-                             "(default 100000; larger: 422)", V_MAX_PLAN_POINTS, 0, NULL},
-    {"port-file", "FILE", "write the port listened on to FILE", V_PORT_FILE, 0, NULL},
-    {"quiet", NULL, "no notice of the submissions reloaded at start", V_QUIET, 0, NULL},
-    {NULL, NULL, NULL, 0, 0, NULL},
+                             "(default 100000; larger: 422)", V_MAX_PLAN_POINTS, 0, NULL, {0}},
+    {"port-file", "FILE", "write the port listened on to FILE", V_PORT_FILE, 0, NULL, {0}},
+    {"quiet", NULL, "no notice of the submissions reloaded at start", V_QUIET, 0, NULL, {0}},
+    {NULL, NULL, NULL, 0, 0, NULL, {0}},
 };
 
 static void help(void)

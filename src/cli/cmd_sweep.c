@@ -127,15 +127,15 @@ enum { S_CLUSTER = 1, S_WORKERS, S_BATCH, S_OUT, S_CATALOG, S_VM, S_TARGET };
 /* sweep's own options, declared once (--help, the completion, the man page); every other
  * option goes to `scavenger train` */
 const scv_option SWEEP_OPTIONS[] = {
-    {"workers", "LIST", "the workers K to train at (a list 1,2,4 or a range 1..8)", S_WORKERS, 0, NULL},
-    {"batch", "LIST", "the global batches B (a list, or a range of powers of two)", S_BATCH, 0, NULL},
-    {"target-accuracy", "A", "train each (K, B) until test accuracy >= A (0 < A <= 1)", S_TARGET, 0, NULL},
-    {"out", "DIR", "sweep.csv, sweep.md, sweep.svg and each run's metrics", S_OUT, 0, NULL},
-    {"cluster", "NAME", "train on an emulated cluster (scavenger cluster), else locally", S_CLUSTER, 0, NULL},
-    {"vm-type", "TYPE", "catalog type the measurements stand for (default: the\ncluster's)", S_VM, 0, NULL},
-    {"catalog", "CSV", "VM prices (default data/vm-catalog.csv)", S_CATALOG, 0, NULL},
-    {"help", NULL, "this text (also -h)", 0, 0, NULL},
-    {NULL, NULL, NULL, 0, 0, NULL},
+    {"workers", "LIST", "the workers K to train at (a list 1,2,4 or a range 1..8)", S_WORKERS, 0, NULL, {0}},
+    {"batch", "LIST", "the global batches B (a list, or a range of powers of two)", S_BATCH, 0, NULL, {0}},
+    {"target-accuracy", "A", "train each (K, B) until test accuracy >= A (0 < A <= 1)", S_TARGET, 0, NULL, {0}},
+    {"out", "DIR", "sweep.csv, sweep.md, sweep.svg and each run's metrics", S_OUT, 0, NULL, {0}},
+    {"cluster", "NAME", "train on an emulated cluster (scavenger cluster), else locally", S_CLUSTER, 0, NULL, {0}},
+    {"vm-type", "TYPE", "catalog type the measurements stand for (default: the\ncluster's)", S_VM, 0, NULL, {0}},
+    {"catalog", "CSV", "VM prices (default data/vm-catalog.csv)", S_CATALOG, 0, NULL, {0}},
+    {"help", NULL, "this text (also -h)", 0, 0, NULL, {0}},
+    {NULL, NULL, NULL, 0, 0, NULL, {0}},
 };
 
 typedef struct sweep_cli {

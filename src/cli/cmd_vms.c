@@ -23,12 +23,12 @@
 enum { V_JSON = 1, V_PROVIDER, V_CPUS, V_GPUS, V_CATALOG };
 /* vms' options (--help, the completion, the man page) */
 const scv_option VMS_OPTIONS[] = {
-    {"provider", "P", "only the types of provider P (aws, gcp, azure, ...)", V_PROVIDER, 0, NULL},
-    {"cpus", "N", "only the types with at least N vCPUs", V_CPUS, 0, NULL},
-    {"gpus", NULL, "only the types with GPUs", V_GPUS, 0, NULL},
-    {"catalog", "CSV", "VM prices (default data/vm-catalog.csv)", V_CATALOG, 0, NULL},
-    {"json", NULL, "a JSON array instead of the table", V_JSON, 0, NULL},
-    {NULL, NULL, NULL, 0, 0, NULL},
+    {"provider", "P", "only the types of provider P (aws, gcp, azure, ...)", V_PROVIDER, 0, NULL, {0}},
+    {"cpus", "N", "only the types with at least N vCPUs", V_CPUS, 0, NULL, {0}},
+    {"gpus", NULL, "only the types with GPUs", V_GPUS, 0, NULL, {0}},
+    {"catalog", "CSV", "VM prices (default data/vm-catalog.csv)", V_CATALOG, 0, NULL, {0}},
+    {"json", NULL, "a JSON array instead of the table", V_JSON, 0, NULL, {0}},
+    {NULL, NULL, NULL, 0, 0, NULL, {0}},
 };
 
 static int usage_error(const char *fmt, const char *arg)

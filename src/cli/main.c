@@ -190,7 +190,7 @@ static int gen_man(const char *cmd)
             printf(" .\n");
             for (const scv_option *o = scv_job_options(); o->name || o->help; o++)
                 if (!(o->flags & SCV_OPT_TRAINER)) {
-                    scv_option one[2] = {*o, {NULL, NULL, NULL, 0, 0, NULL}};
+                    scv_option one[2] = {*o, {NULL, NULL, NULL, 0, 0, NULL, {0}}};
                     cli_opt_man(stdout, one);
                 }
         }

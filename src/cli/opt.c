@@ -1,7 +1,8 @@
 /*
  * opt.c - generic code over the option tables (opt.h): getopt_long's table, --help, the
  * completion's words and the man page's paragraphs are all printed from the one table of
- * each command, so they cannot disagree with what the command parses.
+ * each command, so they cannot disagree with what the command parses; a value is read as
+ * its row says (cli_opt_read, core/option.c's reader).
  */
 #include "cli/opt.h"
 #include "search/jobopts.h"
@@ -17,6 +18,14 @@ const scv_option *cli_opt_text(const scv_option *o)
 {
     const scv_option *j = o->name && (o->flags & SCV_OPT_FROM_JOB) ? scv_job_option_find(o->name) : NULL;
     return j ? j : o;
+}
+
+int cli_opt_read(const scv_option *o, void *base, const char *text, scv_err *err)
+{
+    const scv_option *x = cli_opt_text(o);
+    scv_option row = *o; /* its own name, the job key's value */
+    row.v = x->v, row.values = x->values;
+    return scv_option_read(&row, base, text, err);
 }
 
 const scv_option *cli_opt_find(const scv_option *t, const char *name)

@@ -10,9 +10,13 @@
 #include <getopt.h>
 #include <stdio.h>
 
-/* A row with SCV_OPT_FROM_JOB set takes its arg and help from the job key of its name;
+/* A row with SCV_OPT_FROM_JOB set takes its arg, help and value from the job key of its name;
  * this returns the row whose arg and help to print (o itself otherwise). */
 const scv_option *cli_opt_text(const scv_option *o);
+/* The value of option o in text read as its row says (a SCV_OPT_FROM_JOB row: as the job
+ * key's) into base, the struct the command's table fills; SCV_EINVAL "--NAME 'TEXT':
+ * expected WHAT (WHY)". */
+int cli_opt_read(const scv_option *o, void *base, const char *text, scv_err *err);
 /* The option called name in t (not a heading), or NULL. */
 const scv_option *cli_opt_find(const scv_option *t, const char *name);
 /* getopt_long's table from the rows of t with an id, then {"help", 'h'} and the end row;

@@ -131,9 +131,16 @@ int scv_parse_i64(const char *s, int64_t *out)
     return SCV_OK;
 }
 
+int scv_is_decimal(const char *s)
+{
+    /* strtod also reads hex ("0x10"), "inf", "nan" and "infinity": not what a person means
+     * by a number, and "0x10" read as 16 once set a budget of $16 */
+    return s && *s && strspn(s, "0123456789+-.eE") == strlen(s) && strpbrk(s, "0123456789");
+}
+
 int scv_parse_f64(const char *s, double *out)
 {
-    if (!s || !*s) return SCV_EINVAL;
+    if (!scv_is_decimal(s)) return SCV_EINVAL;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -218,6 +225,7 @@ long scv_parse_int_set(const char *s, int pow2, long lo, long hi, int **out, scv
             if (n >= SCV_INT_SET_MAX) goto toomany;
             if (push_int(out, &n, &vcap, a)) goto oom;
         }
+        if (*end == ',' && (!end[1] || end[1] == ',')) goto empty; /* "1,", "1,,2" */
         if (*end == ',') end++;
         else if (*end) goto bad;
         p = end;
@@ -235,6 +243,10 @@ long scv_parse_int_set(const char *s, int pow2, long lo, long hi, int **out, scv
 bad:
     scv_err_set(err, SCV_EINVAL, "'%s': expected a list (1,2,8) or a range (1..64, 64..1024:64)", s);
     goto fail;
+empty:
+    scv_err_set(err, SCV_EINVAL, "'%s': expected a list (1,2,8) or a range (1..64, 64..1024:64) (an empty item after "
+                "a comma)", s);
+    goto fail;
 range:
     scv_err_set(err, SCV_ERANGE, "'%s': values must lie in %ld..%ld", s, lo, hi);
     goto fail;
@@ -251,15 +263,16 @@ fail:
 
 double scv_parse_duration(const char *s)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !isfinite(v) || v <= 0) return -1;
+    char num[64];
+    size_t n = s ? strlen(s) : 0;
     double mul = 1;
-    if (*end == 's') end++;
-    else if (*end == 'm') mul = 60, end++;
-    else if (*end == 'h') mul = 3600, end++;
-    return *end || !isfinite(v * mul) ? -1 : v * mul; /* "1e308h" is not a duration */
+    if (n && strchr("smh", s[n - 1])) mul = s[n - 1] == 's' ? 1 : s[n - 1] == 'm' ? 60 : 3600, n--;
+    if (!n || n >= sizeof num) return -1;
+    memcpy(num, s, n);
+    num[n] = 0;
+    double v;
+    if (scv_parse_f64(num, &v) || v <= 0) return -1; /* a decimal number: not "0x10s" */
+    return !isfinite(v * mul) ? -1 : v * mul;        /* "1e308h" is not a duration */
 }
 
 int scv_cmp_double(const void *a, const void *b)

@@ -48,16 +48,19 @@ typedef struct scv_iov {
 } scv_iov;
 int scv_write_atomic(const char *path, const scv_iov *parts, int n_parts, scv_err *err);
 
-/* Strict number parsing for option values: the whole string must be a number. */
+/* Strict number parsing for option values: the whole string must be a number, a double
+ * a finite decimal one (scv_is_decimal: digits, sign, point, exponent; never hex, inf or
+ * nan). */
 int scv_parse_i64(const char *s, int64_t *out);
 int scv_parse_f64(const char *s, double *out);
+int scv_is_decimal(const char *s);
 /* A list or range ("1,2,8", "1..64", "64..1024:64") into a malloc'ed array; pow2: a range
  * without a step doubles. Returns the count, or -1 with err set. Values lie in [lo, hi],
  * each at most once (a repeated value, "8,8" or "1..8,4", is refused naming it); at most
  * SCV_INT_SET_MAX of them. */
 #define SCV_INT_SET_MAX (1 << 20)
 long scv_parse_int_set(const char *s, int pow2, long lo, long hi, int **out, scv_err *err);
-/* Seconds from "S", "Ns", "Nm", "Nh"; -1 when malformed. */
+/* Seconds from "S", "Ns", "Nm", "Nh" (S, N decimal and > 0); -1 when malformed. */
 double scv_parse_duration(const char *s);
 
 #endif

@@ -66,10 +66,7 @@ static int num(const char *s, double *v)
         *v = NAN;
         return 1;
     }
-    char *end;
-    errno = 0;
-    *v = strtod(s, &end);
-    return !errno && !*end && isfinite(*v);
+    return scv_parse_f64(s, v) == SCV_OK; /* finite and decimal: never hex */
 }
 
 void scv_catalog_free(scv_catalog *c)

@@ -2,7 +2,10 @@
  * segwire.c - see segwire.h. One table, `fields`, names every field of scv_segwire in each
  * format (JSON member, environment variable, `scavenger train` option; NULL: that format
  * does not carry it), with its type, its range (checked on every decode) and how it is
- * written; the encoders and decoders below are loops over it. The few fields a format
+ * written; the encoders and decoders below are loops over it. A value that arrives as text
+ * (a variable, an option) is read by the options' one reader (core/option.c) with the
+ * field's range, so `scavenger train` reading its segment options here and the trainer
+ * contract's variables refuse a bad value in the same words. The few fields a format
  * writes in a shape of its own (two values in one option, a prefix, an object) are marked
  * by a flag and handled where the loop meets them.
  */
@@ -10,6 +13,7 @@
 #include "segwire.h"
 #include "json_out.h"
 #include "../core/invariant.h"
+#include "core/option.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -36,6 +40,10 @@ enum { T_INT, T_I64, T_U64, T_DBL, T_FLAG, T_STR, T_LIST, T_COLL, T_STRAG };
 #define W_TOPK 0x200u    /* written only with compression on (compress_cf > 1) */
 #define W_SELSYNC 0x400u /* written only with SelSync on; present means on */
 #define A_K2 0x800u      /* argv: written only when K > 1 (the split) */
+#define Z_OFF 0x2000u    /* 0 (off) is taken besides the range from JSON and the environment; on
+                            the command line the option is left out instead, so 0 is refused */
+#define Z_ALL 0x4000u    /* 0 is taken besides the range in every format (a pair's second value) */
+#define A_OPT2 0x8000u   /* argv, A_PAIR: ":NEXT" may be left out (NEXT's dflt then) */
 
 typedef struct field {
     const char *json, *env, *argv; /* its names (NULL: not carried) */
@@ -45,12 +53,14 @@ typedef struct field {
     double lo, hi;                 /* the range of a number (of a list's elements) */
     unsigned flags;
     const char *prefix;            /* argv: the value's prefix ("topk:") */
+    const char *form;              /* argv: the shape of a value of its own, for messages */
+    double dflt;                   /* A_OPT2: the second value when it is left out */
 } field;
 
 #define OFF(m) offsetof(scv_segwire, m)
-#define NUM(j, e, a, t, m, lo, hi, fl) {j, e, a, t, OFF(m), 0, 0, lo, hi, fl, NULL}
+#define NUM(j, e, a, t, m, lo, hi, fl) {j, e, a, t, OFF(m), 0, 0, lo, hi, fl, NULL, NULL, 0}
 #define LIST(j, e, a, m, n, lo, hi, fl) \
-    {j, e, a, T_LIST, OFF(m), OFF(n), sizeof(((scv_segwire *)0)->m) / sizeof(double), lo, hi, fl, NULL}
+    {j, e, a, T_LIST, OFF(m), OFF(n), sizeof(((scv_segwire *)0)->m) / sizeof(double), lo, hi, fl, NULL, NULL, 0}
 
 /* The ranges (beyond: a damaged or hostile message). */
 #define MAX_BATCH (1 << 24)
@@ -68,12 +78,12 @@ static const field fields[] = {
     NUM(NULL, "SCV_CHECKPOINT_DIR", "--checkpoint", T_STR, checkpoint_dir, 0, 0, E_ALWAYS),
     NUM(NULL, "SCV_RESUME", "--resume", T_FLAG, resume, 0, 1, E_ALWAYS),
     NUM("metrics", "SCV_METRICS", "--metrics", T_STR, metrics, 0, 0, J_ALWAYS | E_ALWAYS),
-    NUM("until_iterations", "SCV_UNTIL_ITERATIONS", "--iterations", T_I64, until_iterations, 0, MAX_COUNT,
-        J_ALWAYS | E_ALWAYS),
+    NUM("until_iterations", "SCV_UNTIL_ITERATIONS", "--iterations", T_I64, until_iterations, 1, MAX_COUNT,
+        J_ALWAYS | E_ALWAYS | Z_OFF),
     NUM("epochs", "SCV_MAX_EPOCHS", "--epochs", T_DBL, epochs, 0, MAX_EPOCHS, J_ALWAYS | E_ALWAYS),
     NUM("eval_every_epochs", "SCV_EVAL_EVERY_EPOCHS", "--eval-every-epochs", T_DBL, eval_every_epochs, 0,
-        MAX_EPOCHS, J_ALWAYS | E_ALWAYS),
-    NUM(NULL, "SCV_SEED", NULL, T_U64, seed, 0, 0, E_ALWAYS),
+        MAX_EPOCHS, J_ALWAYS | E_ALWAYS | OPEN_LO | Z_OFF),
+    NUM(NULL, "SCV_SEED", NULL, T_U64, seed, 0, 18446744073709551615.0, E_ALWAYS),
     NUM(NULL, "SCV_PROBE", NULL, T_FLAG, probe, 0, 1, E_ALWAYS),
     NUM("target_accuracy", NULL, "--target-accuracy", T_DBL, target_accuracy, 0, 1, J_ALWAYS),
     NUM("target_loss", NULL, "--target-loss", T_DBL, target_loss, 0, MAX_VALUE, J_ALWAYS),
@@ -81,16 +91,20 @@ static const field fields[] = {
     NUM(NULL, "SCV_EVAL_MAX_SHARE", NULL, T_DBL, eval_max_share, 0, 1, 0),
     NUM("target_window", NULL, "--target-window", T_INT, target_window, 1, SCV_TARGET_WINDOW_MAX, J_ALWAYS | J_MIN1 | A_WINDOW),
     LIST(SCV_SEGWIRE_HISTORY_KEY, NULL, "--target-history", history, n_history, 0, MAX_VALUE, J_ALWAYS | A_WINDOW),
-    NUM("noise_window", NULL, "--stop-noise-stable", T_INT, noise_window, 0, 1e9, J_ALWAYS | A_PAIR),
-    NUM("noise_tol", NULL, NULL, T_DBL, noise_tol, 0, MAX_VALUE, J_ALWAYS),
-    NUM("time_rse", NULL, "--stop-time-stable", T_DBL, time_rse, 0, MAX_VALUE, J_ALWAYS | A_PAIR),
-    NUM("time_min", NULL, NULL, T_INT, time_min, 0, 1e9, J_ALWAYS),
+    {"noise_window", NULL, "--stop-noise-stable", T_INT, OFF(noise_window), 0, 0, 2, 1e9, J_ALWAYS | A_PAIR | Z_OFF,
+     NULL, "W:TOL, e.g. 40:0.25", 0},
+    NUM("noise_tol", NULL, NULL, T_DBL, noise_tol, 0, MAX_VALUE, J_ALWAYS | OPEN_LO | Z_ALL),
+    {"time_rse", NULL, "--stop-time-stable", T_DBL, OFF(time_rse), 0, 0, 0, MAX_VALUE,
+     J_ALWAYS | A_PAIR | A_OPT2 | OPEN_LO | Z_OFF, NULL, "R[:M], e.g. 0.02:10", 0},
+    {"time_min", NULL, NULL, T_INT, OFF(time_min), 0, 0, 2, 1e9, J_ALWAYS | Z_ALL, NULL, NULL,
+     SCV_SEGWIRE_TIME_MIN_DEFAULT},
     NUM("final_eval", "SCV_FINAL_EVAL", "--no-final-eval", T_FLAG, final_eval, 0, 1, J_ALWAYS | A_NEG | E_ALWAYS),
-    NUM("checkpoint_every", NULL, "--checkpoint-every", T_I64, checkpoint_every, 0, MAX_COUNT, J_ALWAYS),
+    NUM("checkpoint_every", NULL, "--checkpoint-every", T_I64, checkpoint_every, 1, MAX_COUNT, J_ALWAYS | Z_OFF),
     NUM("checkpoint_end", NULL, NULL, T_FLAG, checkpoint_end, 0, 1, J_ALWAYS),
     NUM("dynamic_batching", NULL, "--dynamic-batching", T_FLAG, dynamic_batching, 0, 1, 0),
-    NUM("selsync_lssr", NULL, "--selsync", T_DBL, selsync_lssr, 0, 1, OPEN_HI | W_SELSYNC),
-    {"compress_cf", NULL, "--compress", T_DBL, OFF(compress_cf), 0, 0, 1, MAX_CF, OPEN_LO, "topk:"},
+    {"selsync_lssr", NULL, "--selsync", T_DBL, OFF(selsync_lssr), 0, 0, 0, 1, OPEN_LO | OPEN_HI | W_SELSYNC | Z_OFF,
+     "lssr:", "lssr:R (0 < R < 1) or 0", 0},
+    {"compress_cf", NULL, "--compress", T_DBL, OFF(compress_cf), 0, 0, 1, MAX_CF, OPEN_LO, "topk:", "topk:CF", 0},
     NUM("collective", NULL, "--collective", T_COLL, collective, 0, 0, W_TOPK),
     NUM("straggler", NULL, NULL, T_STRAG, straggler, 0, 0, 0),
 };
@@ -208,15 +222,32 @@ static void list_text(const scv_segwire *w, const field *f, char *buf, size_t ca
         len += (size_t)snprintf(buf + len, cap - len, "%s%.9g", i ? "," : "", CAT(w, f, double)[i]);
 }
 
-/* A number read from text or JSON, checked against the field's range: SCV_OK, or
- * SCV_EINVAL naming `what` and the field. */
-static int check_num(const char *what, const char *name, double v, double lo, double hi, unsigned flags,
-                     int integral, scv_err *err)
+/* The field's value as the options' reader takes it (core/option.h); argv: as the command
+ * line takes it (Z_OFF's 0 refused there). */
+static scv_value value_of(const field *f, int argv)
 {
-    int lo_ok = flags & OPEN_LO ? v > lo : v >= lo, hi_ok = flags & OPEN_HI ? v < hi : v <= hi;
-    if (lo_ok && hi_ok && (!integral || v == floor(v))) return SCV_OK;
-    return scv_err_set(err, SCV_EINVAL, "%s: field '%s' = %.17g is out of range (%s%s%g, %g%s)", what, name, v,
-                       integral ? "an integer in " : "", flags & OPEN_LO ? "(" : "[", lo, hi, flags & OPEN_HI ? ")" : "]");
+    static const int vt[] = {[T_INT] = SCV_VT_INT, [T_I64] = SCV_VT_I64, [T_U64] = SCV_VT_U64, [T_DBL] = SCV_VT_DBL,
+                             [T_FLAG] = SCV_VT_INT, [T_STR] = SCV_VT_BUF, [T_LIST] = SCV_VT_DBLS,
+                             [T_COLL] = SCV_VT_ENUM, [T_STRAG] = SCV_VT_NONE};
+    scv_value v = {.type = vt[f->type], .lo = f->lo, .hi = f->hi, .off = f->off, .n_off = f->n_off, .cap = f->cap};
+    if (f->flags & OPEN_LO) v.bounds |= SCV_VB_OPEN_LO;
+    if (f->flags & OPEN_HI) v.bounds |= SCV_VB_OPEN_HI;
+    if ((f->flags & Z_ALL) || ((f->flags & Z_OFF) && !argv)) v.bounds |= SCV_VB_ZERO;
+    if (f->type == T_STR) v.lo = 0, v.cap = f->off == OFF(master_addr) ? sizeof(((scv_segwire *)0)->master_addr)
+                                                                      : SCV_SEGWIRE_PATH;
+    return v;
+}
+
+#define COLL_WORDS "auto|allgather|artopk"
+
+/* A number read from JSON, checked against the field's range: SCV_OK, or SCV_EINVAL naming
+ * `what` and the field. */
+static int check_num(const char *what, const char *name, double v, const scv_value *val, scv_err *err)
+{
+    if (scv_value_in_range(val, v)) return SCV_OK;
+    char expect[160];
+    scv_value_expect(val, NULL, expect, sizeof expect);
+    return scv_err_set(err, SCV_EINVAL, "%s: field '%s' = %.17g is out of range (%s)", what, name, v, expect);
 }
 
 /* Stores the number v (checked) in the scalar field f of w. */
@@ -225,8 +256,8 @@ static int store_num(scv_segwire *w, const field *f, const char *what, const cha
     /* a number field this stores: a T_U64 (the seed, environment-only) or a string given here
      * would be dropped in silence */
     SCV_ASSERT(f->type == T_INT || f->type == T_I64 || f->type == T_FLAG || f->type == T_DBL);
-    int integral = f->type == T_INT || f->type == T_I64 || f->type == T_FLAG;
-    int rc = check_num(what, name, v, f->lo, f->hi, f->flags, integral, err);
+    scv_value val = value_of(f, 0);
+    int rc = check_num(what, name, v, &val, err);
     if (rc) return rc;
     switch (f->type) {
     case T_INT: case T_FLAG: *AT(w, f, int) = (int)v; break;
@@ -238,65 +269,31 @@ static int store_num(scv_segwire *w, const field *f, const char *what, const cha
     return SCV_OK;
 }
 
-/* Text (an option's or a variable's value) into the scalar field f. */
-static int store_text(scv_segwire *w, const field *f, const char *what, const char *name, const char *s,
-                      scv_err *err)
+/* A JSON string into the field f (a path, or the collective's name). */
+static int store_string(scv_segwire *w, const field *f, const char *what, const char *name, const char *s,
+                        scv_err *err)
 {
-    char *end = NULL;
-    errno = 0;
-    switch (f->type) {
-    case T_STR:
-        if (strlen(s) >= SCV_SEGWIRE_PATH || (f->off == OFF(master_addr) && strlen(s) >= sizeof w->master_addr))
-            return scv_err_set(err, SCV_EINVAL, "%s: field '%s' is too long", what, name);
-        snprintf(AT(w, f, char), f->off == OFF(master_addr) ? sizeof w->master_addr : SCV_SEGWIRE_PATH, "%s", s);
-        return SCV_OK;
-    case T_COLL: {
+    if (f->type == T_COLL) {
         int c = scv_segwire_coll_parse(s);
         if (c < 0) return scv_err_set(err, SCV_EINVAL, "%s: field '%s' = '%s': expected auto, allgather or artopk",
                                       what, name, s);
         *AT(w, f, scv_coll_pref) = (scv_coll_pref)c;
         return SCV_OK;
     }
-    case T_U64: {
-        unsigned long long u = strtoull(s, &end, 10);
-        if (!*s || *end || errno || *s == '-')
-            return scv_err_set(err, SCV_EINVAL, "%s: field '%s' = '%s' is not an integer in 0..%llu", what, name, s,
-                               (unsigned long long)UINT64_MAX);
-        *AT(w, f, uint64_t) = (uint64_t)u;
-        return SCV_OK;
-    }
-    default: {
-        double v = strtod(s, &end);
-        if (!*s || *end || errno == ERANGE || !isfinite(v))
-            return scv_err_set(err, SCV_EINVAL, "%s: field '%s' = '%s' is not a number", what, name, s);
-        return store_num(w, f, what, name, v, err);
-    }
-    }
+    scv_value val = value_of(f, 0);
+    if (strlen(s) >= val.cap) return scv_err_set(err, SCV_EINVAL, "%s: field '%s' is too long", what, name);
+    memcpy(AT(w, f, char), s, strlen(s) + 1);
+    return SCV_OK;
 }
 
-/* A comma-separated list (as written: "" is an empty one) into the list field f. */
-static int store_list_text(scv_segwire *w, const field *f, const char *what, const char *name, const char *s,
-                           scv_err *err)
+/* Text (a variable's or an option's value) into the field f: the options' reader, label
+ * naming it ("environment: SCV_BATCH", "--batch"). */
+static int store_text(scv_segwire *w, const field *f, const char *label, const char *s, int argv, scv_err *err)
 {
-    int n = 0;
-    double *v = AT(w, f, double);
-    while (*s) {
-        char *end;
-        errno = 0;
-        double x = strtod(s, &end);
-        if (end == s || errno == ERANGE || (*end && *end != ',') || (*end == ',' && !end[1]))
-            return scv_err_set(err, SCV_EINVAL, "%s: field '%s': element %d is not a number (comma-separated)",
-                               what, name, n);
-        if ((size_t)n == f->cap) return scv_err_set(err, SCV_EINVAL, "%s: field '%s': more than %zu values", what, name, f->cap);
-        char el[96];
-        snprintf(el, sizeof el, "%s[%d]", name, n);
-        int rc = check_num(what, el, x, f->lo, f->hi, f->flags, 0, err);
-        if (rc) return rc;
-        v[n++] = x;
-        s = *end ? end + 1 : end;
-    }
-    *(int *)((char *)w + f->n_off) = n;
-    return SCV_OK;
+    scv_value val = value_of(f, argv);
+    int rc = scv_value_read(&val, COLL_WORDS, label, w, s, err);
+    if (!rc && (f->flags & W_SELSYNC)) w->selsync = 1;
+    return rc;
 }
 
 /* ---- JSON ---- */
@@ -350,18 +347,20 @@ int scv_segwire_json_read(scv_segwire *w, const void *obj, const char *what, scv
         switch (d->type) {
         case T_STR: case T_COLL:
             if (!cJSON_IsString(v)) return scv_err_set(err, SCV_EINVAL, "%s: field '%s' is not a string", what, d->json);
-            rc = store_text(w, d, what, d->json, v->valuestring, err);
+            rc = store_string(w, d, what, d->json, v->valuestring, err);
             break;
         case T_LIST: {
             if (!cJSON_IsArray(v)) return scv_err_set(err, SCV_EINVAL, "%s: field '%s' is not an array", what, d->json);
             int n = 0;
             const cJSON *x;
+            scv_value item = value_of(d, 0);
+            item.type = SCV_VT_DBL;
             cJSON_ArrayForEach(x, v) {
                 char el[96];
                 snprintf(el, sizeof el, "%s[%d]", d->json, n);
                 if ((size_t)n == d->cap) return scv_err_set(err, SCV_EINVAL, "%s: field '%s': more than %zu values", what, d->json, d->cap);
                 if (!cJSON_IsNumber(x)) return scv_err_set(err, SCV_EINVAL, "%s: field '%s' is not a number", what, el);
-                if ((rc = check_num(what, el, x->valuedouble, d->lo, d->hi, d->flags, 0, err))) return rc;
+                if ((rc = check_num(what, el, x->valuedouble, &item, err))) return rc;
                 AT(w, d, double)[n++] = x->valuedouble;
             }
             *(int *)((char *)w + d->n_off) = n;
@@ -377,8 +376,9 @@ int scv_segwire_json_read(scv_segwire *w, const void *obj, const char *what, scv
                 if (!x) continue;
                 if (!cJSON_IsNumber(x)) return scv_err_set(err, SCV_EINVAL, "%s: field '%s' is not a number", what, el);
                 int integral = strag_fields[k].type == T_INT;
-                if ((rc = check_num(what, el, x->valuedouble, strag_fields[k].lo, strag_fields[k].hi, 0, integral, err)))
-                    return rc;
+                scv_value sv = {.type = integral ? SCV_VT_INT : SCV_VT_DBL, .lo = strag_fields[k].lo,
+                                .hi = strag_fields[k].hi};
+                if ((rc = check_num(what, el, x->valuedouble, &sv, err))) return rc;
                 char *p = (char *)&w->straggler + strag_fields[k].off;
                 if (integral) *(int *)p = (int)x->valuedouble;
                 else *(double *)p = x->valuedouble;
@@ -438,8 +438,9 @@ int scv_segwire_env_read(scv_segwire *w, const char *(*get)(const char *name, vo
             if (d->flags & E_REQUIRED) return scv_err_set(err, SCV_EINVAL, "environment: %s is not set", d->env);
             continue;
         }
-        int rc = d->type == T_LIST ? store_list_text(w, d, "environment", d->env, s, err)
-                                   : store_text(w, d, "environment", d->env, s, err);
+        char label[64];
+        snprintf(label, sizeof label, "environment: %s", d->env);
+        int rc = store_text(w, d, label, s, 0, err);
         if (rc) return rc;
     }
     if (w->n_split && w->n_split != w->workers)
@@ -526,46 +527,76 @@ void scv_segwire_argv(scv_argv *a, const scv_segwire *w)
     free(buf), free(two);
 }
 
+static const field *argv_field(const char *opt)
+{
+    for (size_t k = 0; opt && k < N_FIELDS; k++)
+        if (fields[k].argv && !strcmp(fields[k].argv, opt)) return &fields[k];
+    return NULL;
+}
+
+int scv_segwire_arg_kind(const char *opt)
+{
+    const field *d = argv_field(opt);
+    return !d ? -1 : d->type != T_FLAG;
+}
+
+/* "THIS:NEXT" of an A_PAIR option into d and d + 1, each read with its field's range and
+ * named as the option's form names it ("W:TOL": W, TOL) */
+static int read_pair(scv_segwire *w, const field *d, const char *s, scv_err *err)
+{
+    const char *colon = strchr(s, ':');
+    char first[128], sub[200];
+    if ((!colon && !(d->flags & A_OPT2)) || (colon ? (size_t)(colon - s) : strlen(s)) >= sizeof first)
+        return scv_err_set(err, SCV_EINVAL, "%s '%s': expected %s", d->argv, s, d->form);
+    snprintf(first, sizeof first, "%.*s", (int)(colon ? (size_t)(colon - s) : strlen(s)), s);
+    scv_err e = {0};
+    int n1 = (int)strcspn(d->form, "[:"), at2 = n1 + (int)strspn(d->form + n1, "[:");
+    snprintf(sub, sizeof sub, "%s '%.100s': %.*s", d->argv, s, n1, d->form);
+    int rc = store_text(w, d, sub, first, 1, &e);
+    if (!rc && colon) {
+        snprintf(sub, sizeof sub, "%s '%.100s': %.*s", d->argv, s, (int)strcspn(d->form + at2, "], "), d->form + at2);
+        rc = store_text(w, d + 1, sub, colon + 1, 1, &e);
+    } else if (!rc) {
+        store_num(w, d + 1, "argv", d[1].json, d[1].dflt, NULL);
+    }
+    return rc ? scv_err_set(err, rc, "%s", e.msg) : SCV_OK;
+}
+
+int scv_segwire_arg(scv_segwire *w, const char *opt, const char *s, scv_err *err)
+{
+    const field *d = argv_field(opt);
+    if (!d) return scv_err_set(err, SCV_ENOTFOUND, "'%s' is not a segment option", opt ? opt : "");
+    if (d->type == T_FLAG) {
+        *AT(w, d, int) = !(d->flags & A_NEG);
+        return SCV_OK;
+    }
+    if (!s) return scv_err_set(err, SCV_EINVAL, "%s needs a value", d->argv);
+    size_t n = d->prefix ? strlen(d->prefix) : 0;
+    if ((d->flags & W_SELSYNC) && !strcmp(s, "0")) { /* synchronous: SelSync at a share of 0 */
+        w->selsync = 1, w->selsync_lssr = 0;
+        return SCV_OK;
+    }
+    if (d->prefix && strncmp(s, d->prefix, n))
+        return scv_err_set(err, SCV_EINVAL, "%s '%s': expected %s", d->argv, s, d->form);
+    if (d->prefix) { /* the value after it, named with the whole */
+        char label[200];
+        snprintf(label, sizeof label, "%s '%.100s': %.*s", d->argv, s, (int)strcspn(d->form + n, " "), d->form + n);
+        return store_text(w, d, label, s + n, 1, err);
+    }
+    if (d->flags & A_PAIR) return read_pair(w, d, s, err);
+    return store_text(w, d, d->argv, s, 1, err);
+}
+
 int scv_segwire_argv_read(scv_segwire *w, int argc, char *const *argv, scv_err *err)
 {
     for (int i = 0; i < argc; i++) {
-        const field *d = NULL;
-        for (size_t k = 0; k < N_FIELDS && !d; k++)
-            if (fields[k].argv && !strcmp(fields[k].argv, argv[i])) d = &fields[k];
-        if (!d) return scv_err_set(err, SCV_EINVAL, "argv: '%s' is not a segment option", argv[i]);
-        if (d->type == T_FLAG) {
-            *AT(w, d, int) = !(d->flags & A_NEG);
-            continue;
-        }
-        if (i + 1 == argc) return scv_err_set(err, SCV_EINVAL, "argv: %s needs a value", d->argv);
-        const char *s = argv[++i];
-        int rc;
-        if (d->type == T_LIST) {
-            rc = store_list_text(w, d, "argv", d->argv, s, err);
-        } else if (d->flags & W_SELSYNC) {
-            w->selsync = 1, w->selsync_lssr = 0;
-            rc = strcmp(s, "0") ? strncmp(s, "lssr:", 5) ? scv_err_set(err, SCV_EINVAL, "argv: %s '%s': expected "
-                                                                       "lssr:R or 0", d->argv, s)
-                                                         : store_text(w, d, "argv", d->argv, s + 5, err)
-                                : SCV_OK;
-        } else if (d->prefix) {
-            size_t n = strlen(d->prefix);
-            rc = strncmp(s, d->prefix, n) ? scv_err_set(err, SCV_EINVAL, "argv: %s '%s': expected %sVALUE", d->argv, s,
-                                                        d->prefix)
-                                          : store_text(w, d, "argv", d->argv, s + n, err);
-        } else if (d->flags & A_PAIR) {
-            const char *colon = strchr(s, ':');
-            char first[128];
-            if (!colon || (size_t)(colon - s) >= sizeof first)
-                return scv_err_set(err, SCV_EINVAL, "argv: %s '%s': expected %s:%s", d->argv, s, d->json, d[1].json);
-            memcpy(first, s, (size_t)(colon - s));
-            first[colon - s] = 0;
-            rc = store_text(w, d, "argv", d->argv, first, err);
-            if (!rc) rc = store_text(w, d + 1, "argv", d->argv, colon + 1, err);
-        } else {
-            rc = store_text(w, d, "argv", d->argv, s, err);
-        }
-        if (rc) return rc;
+        int kind = scv_segwire_arg_kind(argv[i]);
+        if (kind < 0) return scv_err_set(err, SCV_EINVAL, "argv: '%s' is not a segment option", argv[i]);
+        if (kind && i + 1 == argc) return scv_err_set(err, SCV_EINVAL, "argv: %s needs a value", argv[i]);
+        scv_err e = {0};
+        int rc = scv_segwire_arg(w, argv[i], kind ? argv[i + 1] : NULL, &e);
+        if (rc) return scv_err_set(err, SCV_EINVAL, "argv: %s", e.msg);
+        i += kind;
     }
     return SCV_OK;
 }

@@ -4,9 +4,10 @@
  * the straggler rule, dynamic batching, the metrics and checkpoint paths, resume, the seed)
  * as one struct, and its one codec for each format that crosses a process boundary:
  *   - argv: the `scavenger train` options the relaunch driver and `sweep` start a child
- *     with (src/cli/cmd_train.c parses them; scv_segwire_argv_read reads the codec's own
- *     output back for the round-trip test, and tests/test_options.c checks that every
- *     option the codec writes is one train's table declares);
+ *     with (src/cli/cmd_train.c reads each of them through scv_segwire_arg, the one
+ *     reading of this form; scv_segwire_argv_read reads a whole argv back for the
+ *     round-trip tests, and tests/test_options.c checks that every option the codec
+ *     writes is one train's table declares and hands to the codec);
  *   - JSON: the elastic job's segment command (src/drivers/elastic.c writes it,
  *     src/runtime/trainer.c's elastic mode reads it);
  *   - environment: the SCV_* variables of docs/TRAINER-CONTRACT.md (src/drivers/exec.c
@@ -27,6 +28,8 @@
 #define SCV_SEGWIRE_MAX_SPLIT SCV_MAX_WORKERS  /* one share of B per worker */
 #define SCV_SEGWIRE_MAX_HISTORY SCV_TARGET_WINDOW_MAX /* earlier target values prefilling the window */
 #define SCV_SEGWIRE_PATH 4096
+/* The profiling rule's least iterations when `--stop-time-stable R` gives none (R:M). */
+#define SCV_SEGWIRE_TIME_MIN_DEFAULT 10
 /* The history's JSON name: the elastic job rewrites it in a command it continues (trainer.c). */
 #define SCV_SEGWIRE_HISTORY_KEY "history"
 
@@ -104,8 +107,15 @@ void scv_argv_free(scv_argv *a);
 /* argv: the `scavenger train` options of w appended to a. Zero fields are left out. */
 void scv_segwire_argv(scv_argv *a, const scv_segwire *w);
 /* The options in argv[0..argc), as scv_segwire_argv wrote them, read back into w; an
- * option the codec does not write, or a bad value, is SCV_EINVAL naming it. */
+ * option the codec does not write, or a bad value, is SCV_EINVAL naming it ("argv: ..."). */
 int scv_segwire_argv_read(scv_segwire *w, int argc, char *const *argv, scv_err *err);
+/* One of those options (opt "--workers"; value NULL for a flag) read into w, as
+ * `scavenger train` reads its segment options: SCV_ENOTFOUND when the codec has no such
+ * option; a bad value SCV_EINVAL in the options' words ("--workers '0': expected an
+ * integer in 1..1024 (0 is below the minimum 1)"). */
+int scv_segwire_arg(scv_segwire *w, const char *opt, const char *value, scv_err *err);
+/* Whether the codec carries option opt: -1 no, 0 a flag, 1 an option with a value. */
+int scv_segwire_arg_kind(const char *opt);
 
 /* The collective's name on the wire ("auto", "allgather", "artopk"), and back (-1: none). */
 const char *scv_segwire_coll_name(scv_coll_pref c);

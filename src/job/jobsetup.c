@@ -170,8 +170,10 @@ static int setup_driver_checks(scv_job_setup *js, char *const *names, char *cons
 {
     const char *exec = get(names, values, n, "exec"), *hosts = get(names, values, n, "hosts");
     const char *dname = get(names, values, n, "driver");
-    if (dname && strcmp(dname, "elastic") && strcmp(dname, "relaunch") && strcmp(dname, "exec"))
-        return bad(js, err, "--driver '%s': expected elastic, relaunch or exec", dname);
+    scv_err e = {0};
+    int drv = 0;
+    if (dname && scv_job_value_read(scv_job_option_find("driver"), NULL, NULL, &drv, dname, &e))
+        return bad(js, err, "%s", e.msg);
     if (!strcmp(js->driver, "exec") != !!exec)
         return bad(js, err, "%s", exec ? "--exec runs the exec driver (--driver exec)" : "--driver exec needs --exec COMMAND");
     if (hosts && !strcmp(js->driver, "elastic"))
@@ -181,17 +183,13 @@ static int setup_driver_checks(scv_job_setup *js, char *const *names, char *cons
         scv_err he = {0};
         if (scv_hostfile_check(hosts, NULL, &he)) return bad(js, err, "--hosts: %s", he.msg);
     }
-    uint64_t seed = scv_train_params_default().seed;
+    scv_train_params t = scv_train_params_default(); /* the seed, read as the trainer reads it */
     const char *sv = get(names, values, n, "seed");
-    if (sv) {
-        int64_t v;
-        if (scv_parse_i64(sv, &v) || v < 0) return bad(js, err, "--seed '%s': expected a non-negative integer", sv);
-        seed = (uint64_t)v;
-    }
+    if (sv && scv_job_value_read(scv_job_option_find("seed"), NULL, &t, NULL, sv, &e)) return bad(js, err, "%s", e.msg);
     double stall = 0;
     const char *so = get(names, values, n, "stall-timeout");
-    if (so && !((stall = scv_parse_duration(so)) > 0 && stall <= 86400 * 7))
-        return bad(js, err, "--stall-timeout '%s': expected seconds (or 30s, 2m, 1h) in (0, 7 days]", so);
+    if (so && scv_job_value_read(scv_job_option_find("stall-timeout"), NULL, NULL, &stall, so, &e))
+        return bad(js, err, "%s", e.msg);
     if (!(js->train_opts = calloc((size_t)2 * n + 1, sizeof(char *))))
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     int nt = 0;
@@ -209,7 +207,7 @@ static int setup_driver_checks(scv_job_setup *js, char *const *names, char *cons
     js->drv_opts = (scv_relaunch_opts){.train_opts = exec ? NULL : js->train_opts,
                                        .cluster = get(names, values, n, "cluster"), .vm_type = js->params.vm_type,
                                        .catalog = get(names, values, n, "catalog"), .exec = exec, .hostfile = hosts,
-                                       .seed = seed, .stall_timeout_s = stall};
+                                       .seed = t.seed, .stall_timeout_s = stall};
     return SCV_OK;
 }
 
@@ -220,12 +218,13 @@ int scv_job_setup_init(scv_job_setup *js, char *const *names, char *const *value
     scv_run_params *p = &js->params;
     *p = scv_run_params_default();
     int rc;
-    for (int i = 0; i < n; i++) { /* the loop's settings */
+    scv_train_params t = scv_train_params_default(); /* the trainer's options, read to check them */
+    for (int i = 0; i < n; i++) { /* every value through its row: the loop's into p, the trainer's into t */
         const scv_option *o = scv_job_option_find(names[i]);
         if (!o) return bad(js, err, "unknown setting '%s'", names[i]);
-        if (!(o->flags & SCV_OPT_LOOP)) continue;
+        if (o->flags & SCV_OPT_SHELL) continue; /* read where they are used (setup_driver_checks) */
         scv_err e = {0};
-        if (scv_run_params_set(p, names[i], values[i], &e)) return bad(js, err, "--%s", e.msg);
+        if (scv_job_value_read(o, p, &t, NULL, values[i], &e)) return bad(js, err, "%s", e.msg);
     }
     if ((rc = setup_where(js, get(names, values, n, "catalog"), get(names, values, n, "cluster"),
                           get(names, values, n, "vm"), err)))

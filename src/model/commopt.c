@@ -7,6 +7,7 @@
  * options' communication time is the parallel model's (perf.c, scv_perf_comm_option).
  */
 #include "scv.h"
+#include "../core/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,15 +19,10 @@ static const char *const COLLS[] = {"auto", "allgather", "artopk", NULL};
 
 #define EXPECTED "expected none, topk:CF[:auto|allgather|artopk] or selsync:LSSR"
 
-/* A number that is all of s (finite), else -1. */
+/* A number that is all of s (finite, decimal: never hex), else -1. */
 static int number(const char *s, double *out)
 {
-    char *e = NULL;
-    errno = 0;
-    double v = s[0] ? strtod(s, &e) : NAN;
-    if (!s[0] || *e || errno || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
+    return scv_parse_f64(s, out) ? -1 : 0;
 }
 
 /* One entry (NUL-terminated, not empty) into *o. */

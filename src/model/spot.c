@@ -64,6 +64,7 @@
  */
 #include "scv.h"
 #include "model.h"
+#include "../core/util.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -87,9 +88,8 @@ const char *scv_spot_mode_name(scv_spot_mode m)
 /* One rate in [0, 3600] per VM-hour: 0, else -1. */
 static int rate_value(const char *s, double *out)
 {
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (end == s || *end || !isfinite(v) || v < 0 || v > 3600) return -1;
+    double v;
+    if (scv_parse_f64(s, &v) || v < 0 || v > 3600) return -1; /* decimal: never hex */
     *out = v;
     return 0;
 }

@@ -62,6 +62,8 @@ int scv_cluster_vm_link(const char *name, int vm, int up, scv_err *err);
 #define SCV_PREEMPT_NOTICE_FILE "preempt-notice"        /* in the VM's directory */
 #define SCV_PREEMPT_DONE_FILE "preempted"
 
+/* The longest notice accepted (SCV_PREEMPT_POLICY.max_notice_s; `cluster`'s --notice row). */
+#define SCV_PREEMPT_MAX_NOTICE_S 3600.0
 /* Policy numbers of preemptions and their traces. */
 typedef struct scv_preempt_policy {
     double default_notice_s; /* `preempt` without --notice, `notice` without :S (GCP, Azure: ~30 s) */

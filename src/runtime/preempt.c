@@ -34,7 +34,7 @@
 
 const scv_preempt_policy SCV_PREEMPT_POLICY = {
     .default_notice_s = 30.0, /* GCP and Azure; AWS gives 120 s */
-    .max_notice_s = 3600.0,
+    .max_notice_s = SCV_PREEMPT_MAX_NOTICE_S,
     .default_down_s = 60.0,
     .max_events = 100000,
 };

@@ -212,8 +212,9 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     double chunk = fmax(fmax((double)pol->segment_min_iters, l->job.n_train / l->B), pol->segment_share * rest);
     if (l->r->relative) /* the target unknown: re-plan soon, once the curve may predict it */
         chunk = fmax((double)pol->segment_min_iters, pol->unknown_segment_epochs * l->job.n_train / l->B);
-    double by = pol->out_of_reach_by * l->p->max_epochs * l->job.n_train; /* (reachability said by then) */
-    if (pol->out_of_reach_p > 0 && l->samples < by && by - l->samples < chunk * l->B)
+    double by = pol->out_of_reach_by * l->p->max_epochs * l->job.n_train; /* (a curve's reach said by then) */
+    if (pol->out_of_reach_p > 0 && l->r->target_source == SCV_TARGET_CURVE && l->samples < by &&
+        by - l->samples < chunk * l->B)
         chunk = fmax(1, ceil((by - l->samples) / l->B));
     if (l->probe.probing) /* a probe: evaluated as the search is, enough for the run's own carry */
         chunk = fmax(1, l->probe.probe_end - (double)l->iteration);

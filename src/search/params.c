@@ -1,7 +1,8 @@
 /*
  * params.c - the loop's settings: defaults, the policy's thresholds, and setting each one
  * by name from text (the command line, a job file or a service request share this, so a
- * setting means the same everywhere and a bad value is refused with its name).
+ * setting means the same everywhere and a bad value is refused with its name): each is a
+ * row of jobopts.c's table, its value read by the options' one reader (core/option.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
@@ -66,167 +67,12 @@ void scv_job_driver_free(scv_job_driver *d)
     if (d && d->destroy) d->destroy(d->ctx);
 }
 
-static int set_space(int *dst, size_t *n, const char *name, const char *v, int pow2, long hi, scv_err *err)
-{
-    int *vals = NULL;
-    scv_err e = {0};
-    long k = scv_parse_int_set(v, pow2, 1, hi, &vals, &e);
-    if (k < 0) return scv_err_set(err, SCV_EINVAL, "%s %s", name, e.msg);
-    if (k > SCV_MAX_SPACE) {
-        free(vals);
-        return scv_err_set(err, SCV_ERANGE, "%s '%s': at most %d values", name, v, SCV_MAX_SPACE);
-    }
-    for (long i = 1; i < k; i++)
-        if (vals[i] <= vals[i - 1]) {
-            free(vals);
-            return scv_err_set(err, SCV_EINVAL, "%s '%s': values must be distinct and ascending", name, v);
-        }
-    memcpy(dst, vals, sizeof(int) * (size_t)k);
-    *n = (size_t)k;
-    free(vals);
-    return SCV_OK;
-}
-
-static int positive(const char *name, const char *v, double *out, double hi, scv_err *err)
-{
-    double x;
-    if (scv_parse_f64(v, &x) || !(x > 0) || x > hi)
-        return scv_err_set(err, SCV_EINVAL, "%s '%s': expected a number in (0, %g]", name, v, hi);
-    *out = x;
-    return SCV_OK;
-}
-
 int scv_run_params_set(scv_run_params *p, const char *name, const char *v, scv_err *err)
 {
-    scv_err e = {0};
-    int rc;
     const scv_option *key = scv_job_option_find(name); /* the loop's settings: jobopts.c's table */
     if (!key || !(key->flags & SCV_OPT_LOOP))
-        return scv_err_set(err, SCV_ENOTFOUND, "'%s' is not a setting of the loop", name);
-#define CHOICE(key, fn, field)                                                                     \
-    if (!strcmp(name, key)) {                                                                      \
-        if ((rc = fn(v, &p->field, &e))) return scv_err_set(err, rc, "%s: %s", key, e.msg);       \
-        return SCV_OK;                                                                             \
-    }
-    CHOICE("search", scv_search_from_name, search)
-    CHOICE("policy", scv_scaling_from_name, scaling)
-    CHOICE("objective", scv_objective_from_name, objective)
-    CHOICE("stat", scv_stat_from_name, stat)
-    CHOICE("comm", scv_topology_from_name, topology)
-    CHOICE("pricing", scv_pricing_from_name, pricing)
-#undef CHOICE
-    if (!strcmp(name, "target-accuracy")) return positive(name, v, &p->target_accuracy, 1, err);
-    if (!strcmp(name, "target-loss")) return positive(name, v, &p->target_loss, 1e6, err);
-    if (!strcmp(name, "max-epochs")) return positive(name, v, &p->max_epochs, 1e9, err);
-    if (!strcmp(name, "target-epochs")) return positive(name, v, &p->target_epochs, 1e9, err);
-    if (!strcmp(name, "budget")) return positive(name, v, &p->budget, 1e12, err);
-    if (!strcmp(name, "value-per-hour")) return positive(name, v, &p->value_per_hour, 1e12, err);
-    if (!strcmp(name, "eval-subset") || !strcmp(name, "target-window")) {
-        int64_t x;
-        if (scv_parse_i64(v, &x) || x < (name[0] == 'e' ? 0 : 1) || x > (name[0] == 'e' ? 1000000 : SCV_TARGET_WINDOW_MAX))
-            return name[0] == 'e' ? scv_err_set(err, SCV_EINVAL, "%s '%s': expected a number of test samples (0 = all)",
-                                                name, v)
-                                  : scv_err_set(err, SCV_EINVAL, "%s '%s': expected a window of 1 to %d evaluations",
-                                                name, v, SCV_TARGET_WINDOW_MAX);
-        if (name[0] == 'e') p->policy.eval_subset = (int)x;
-        else p->policy.target_window = (int)x;
-        return SCV_OK;
-    }
-    if (!strcmp(name, "curve-corpus")) {
-        if (!*v) return scv_err_set(err, SCV_EINVAL, "curve-corpus: expected a file or none");
-        p->curve_corpus = v;
-        return SCV_OK;
-    }
-    if (!strcmp(name, "eval-every-epochs")) return positive(name, v, &p->policy.eval_every_epochs, 1e6, err);
-    if (!strcmp(name, "scaling-threshold")) return positive(name, v, &p->policy.scaling_threshold, 10, err);
-    if (!strcmp(name, "dynamic-batching")) {
-        if (strcmp(v, "on") && strcmp(v, "off"))
-            return scv_err_set(err, SCV_EINVAL, "dynamic-batching '%s': expected on or off", v);
-        p->policy.dynamic_batching = !strcmp(v, "on");
-        return SCV_OK;
-    }
-    if (!strcmp(name, "straggler-fraction")) {
-        double x;
-        if (scv_parse_f64(v, &x) || !(x >= 0 && x < 1))
-            return scv_err_set(err, SCV_EINVAL, "straggler-fraction '%s': expected a share of the median worker's "
-                                                "throughput in [0, 1) (0 = off)", v);
-        p->policy.straggler.fraction = x;
-        return SCV_OK;
-    }
-    if (!strcmp(name, "straggler-window")) {
-        double x = scv_parse_duration(v);
-        if (!(x >= 0) || x > 1e7)
-            return scv_err_set(err, SCV_EINVAL, "straggler-window '%s': expected seconds (or 30s, 2m)", v);
-        p->policy.straggler.window_s = x;
-        return SCV_OK;
-    }
-    if (!strcmp(name, "search-eval-every-epochs"))
-        return positive(name, v, &p->policy.search_eval_every_epochs, 1e6, err);
-    if (!strcmp(name, "search-eval-share")) {
-        double x;
-        if (scv_parse_f64(v, &x) || !(x >= 0) || x >= 1)
-            return scv_err_set(err, SCV_EINVAL, "search-eval-share '%s': expected a share of the time in [0, 1) "
-                                                "(0 = the period as given)", v);
-        p->policy.search_eval_share = x;
-        return SCV_OK;
-    }
-    if (!strcmp(name, "search-budget")) {
-        double x;
-        if (scv_parse_f64(v, &x) || x < 0 || x > 1)
-            return scv_err_set(err, SCV_EINVAL, "search-budget '%s': expected a share of the job time in [0, 1] "
-                                                "(0 = no budget)", v);
-        p->policy.search_budget_share = x;
-        return SCV_OK;
-    }
-    if (!strcmp(name, "target-batch")) {
-        int64_t b;
-        if (scv_parse_i64(v, &b) || b < 1 || b > (1 << 24))
-            return scv_err_set(err, SCV_EINVAL, "target-batch '%s': expected a batch size in 1..%d", v, 1 << 24);
-        p->target_batch = (int)b;
-        return SCV_OK;
-    }
-    if (!strcmp(name, "deadline")) {
-        double d = scv_parse_duration(v);
-        if (!(d > 0)) /* a bad value leaves the setting as it was */
-            return scv_err_set(err, SCV_EINVAL, "deadline '%s': expected seconds, or a number with s, m or h", v);
-        p->deadline_s = d;
-        return SCV_OK;
-    }
-    if (!strcmp(name, "compress")) {
-        scv_plan_comm c[SCV_PLAN_MAX_COMMS + 1];
-        size_t n = 0;
-        double f = p->compress_iterations > 0 ? p->compress_iterations : 1;
-        if ((rc = scv_plan_comm_parse(v, f, c, SCV_PLAN_MAX_COMMS + 1, &n, &e)))
-            return scv_err_set(err, rc, "compress %s", e.msg);
-        memcpy(p->comms, c, n * sizeof c[0]);
-        p->n_comms = n;
-        return SCV_OK;
-    }
-    if (!strcmp(name, "compress-iterations")) {
-        double x;
-        if ((rc = positive(name, v, &x, 1e6, err))) return rc;
-        p->compress_iterations = x;
-        for (size_t i = 0; i < p->n_comms; i++) /* either order of the two settings */
-            if (p->comms[i].kind != SCV_PLAN_DENSE) p->comms[i].iter_factor = x;
-        return SCV_OK;
-    }
-    if (!strcmp(name, "workers")) return set_space(p->workers, &p->n_workers, name, v, 0, 1024, err);
-    if (!strcmp(name, "batch")) return set_space(p->batches, &p->n_batches, name, v, 1, 1 << 24, err);
-    if (!strcmp(name, "start")) {
-        int k, b;
-        char tail;
-        if (sscanf(v, "%d,%d%c", &k, &b, &tail) != 2 || k < 1 || b < k)
-            return scv_err_set(err, SCV_EINVAL, "start '%s': expected K,B with B >= K >= 1", v);
-        p->start_workers = k, p->start_batch = b;
-        return SCV_OK;
-    }
-    if (!strcmp(name, "vm-type")) {
-        if (!*v || strlen(v) >= sizeof p->vm_type)
-            return scv_err_set(err, SCV_EINVAL, "vm-type '%s': expected a catalog VM type", v);
-        snprintf(p->vm_type, sizeof p->vm_type, "%s", v);
-        return SCV_OK;
-    }
-    return scv_err_set(err, SCV_ENOTFOUND, "'%s' is not a setting of the loop", name);
+        return scv_err_set(err, SCV_ENOTFOUND, "'%s' is not a setting of the loop", name ? name : "");
+    return scv_job_value_read(key, p, NULL, NULL, v, err); /* its type, range and field: the row's */
 }
 
 int scv_run_params_check(const scv_run_params *p, scv_err *err)

@@ -1,8 +1,9 @@
 /*
  * jobs.c - the service's submitted runs. A job arrives as the JSON object `scavenger run
  * JOB.json` reads; svc_job_check() refuses what the service must not run (errors name the
- * field): settings that are not a job's keys (src/search/jobopts.c), wrong types, bad values of the loop's settings (checked by the
- * library's own scv_run_params_set), the service's own settings (db, report), paths outside
+ * field): settings that are not a job's keys (src/search/jobopts.c), wrong types, bad values
+ * (read as their rows say, as `scavenger run` and train read them: scv_job_value_read), the
+ * service's own settings (db, report), paths outside
  * the data directory (dataset, catalog) and an external trainer's command (exec, hosts)
  * unless the operator allowed them. svc_submit() queues it; a manager thread starts at
  * most max_runs `scavenger run` children at a time (fork, its own process group, execv with
@@ -143,6 +144,7 @@ int svc_job_check(const svc_config *cfg, scv_store *store, const char *body, cha
         return scv_err_set(err, SCV_EPARSE, "body: not a JSON object%s", end && *end ? " (or something follows it)" : "");
     }
     scv_run_params p = scv_run_params_default();
+    scv_train_params t = scv_train_params_default();
     int rc = SCV_OK, has_target = 0;
     for (cJSON *it = o->child; it && !rc; it = it->next) {
         const char *name = it->string;
@@ -208,16 +210,10 @@ int svc_job_check(const svc_config *cfg, scv_store *store, const char *body, cha
             scv_net_spec spec = {.name = "mlp"};
             if (scv_net_parse_hidden(val, &spec, NULL))
                 rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected layer sizes such as 256,128", val);
-        } else if (key->flags & SCV_OPT_NUM) {
-            char *e = NULL;
-            double d = strtod(val, &e);
-            if (e == val || *e || !isfinite(d) || d < 0)
-                rc = field_err(field, fcap, name, err, SCV_EINVAL, "'%s': expected a non-negative number", val);
-        } else if (key->flags & SCV_OPT_TRAINER) {
-            /* lr-scaling, lr-decay: the trainer checks their names */
-        } else {
+        } else { /* the value as its row says: `scavenger run` and train read it so (search/jobopts.c) */
             scv_err e = {0};
-            int st = scv_run_params_set(&p, name, val, &e);
+            union { double d; int i; } shell; /* a shell key's own value (stall-timeout) */
+            int st = scv_job_value_read(key, &p, &t, &shell, val, &e);
             if (st) rc = field_err(field, fcap, name, err, SCV_EINVAL, "%s", e.msg);
             if (!strcmp(name, "target-accuracy") || !strcmp(name, "target-loss")) has_target = 1;
         }

@@ -27,6 +27,7 @@
 #include "stream.h"
 #include "sched.h"
 #include "train.h"
+#include "../core/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -149,10 +150,7 @@ static int number(const char *s, const char *e, double *v)
     if (n == 0 || n >= sizeof buf) return 0;
     memcpy(buf, s, n);
     buf[n] = 0;
-    char *end;
-    errno = 0;
-    *v = strtod(buf, &end);
-    return *end == 0 && errno != ERANGE && isfinite(*v);
+    return scv_parse_f64(buf, v) == SCV_OK; /* finite and decimal: never hex */
 }
 
 /* 1 when spec reads as a list of numbers (digits, signs, points, exponents, commas). */
