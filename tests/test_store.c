@@ -841,7 +841,8 @@ static void t_run_end(void)
     CHECK_MSG(!strcmp(r.status, "failed") && !strcmp(r.state, "warmup") &&
               !strcmp(r.reason, "/data/x: No space left on device"), "%s %s %s", r.status, r.state, r.reason);
     cJSON *o = summary_cjson(&r);
-    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(o, "reason")), "/data/x: No space left on device"));
+    const char *jr = cJSON_GetStringValue(cJSON_GetObjectItem(o, "reason"));
+    CHECK_MSG(jr && !strcmp(jr, "/data/x: No space left on device"), "reason %s", jr ? jr : "(none)");
     cJSON_Delete(o);
     scv_store_close(s);
     CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s", bin, path), 0);
@@ -893,6 +894,53 @@ static void t_run_end(void)
     scv_store_close(s);
 }
 
+/* A full disk under the store (a 128 KiB tmpfs: root only, as tests/faults.sh's mounts): a run
+ * writes evaluations until SQLite says the disk is full, then its state until even its row
+ * cannot be written; its end is still stored, with the reason, by scv_store_run_end giving up
+ * the reserve (PATH.reserve) made when the run started (before: the row stayed running/warmup
+ * and showed "interrupted (process gone)"). */
+static void t_full_disk(void)
+{
+    if (geteuid() != 0) {
+        printf("# full_disk: not run: mounting a tmpfs needs root (tests/faults.sh has the same through the CLI)\n");
+        return;
+    }
+    char dir[400], path[420], cmd[900];
+    snprintf(dir, sizeof dir, "%s/full", tmp);
+    snprintf(path, sizeof path, "%s/r.db", dir);
+    mkdir(dir, 0755);
+    snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=128k tmpfs %s", dir);
+    CHECK_MSG(system(cmd) == 0, "cannot mount a tmpfs on %s", dir);
+    scv_store *s = NULL;
+    scv_err err = {0};
+    long long id = 0;
+    CHECK_EQ_INT(scv_store_open(path, &s, &err), SCV_OK);
+    if (s) CHECK_EQ_INT(scv_store_run_new(s, "job-full", "{}", &id, &err), SCV_OK);
+    int rc = SCV_OK, k;
+    for (k = 0; s && k < 10000 && !rc; k++) {
+        scv_eval_sample e = {.iteration = k, .epoch = 0.01 * k, .accuracy = 0.5};
+        rc = scv_store_eval(s, id, 2, 64, &e, &err);
+    }
+    CHECK_MSG(rc == SCV_EIO && strstr(err.msg, "disk is full"), "after %d evaluations: rc %d: %s", k, rc, err.msg);
+    char why[SCV_ERR_LEN];
+    snprintf(why, sizeof why, "%s", err.msg);
+    /* what a failed write left allocated is used up too: even the run's row is not written */
+    scv_err e2 = {0};
+    for (k = 0; s && k < 1000 && scv_store_run_state(s, id, k % 2 ? "train" : "search", &e2) == SCV_OK; k++) {}
+    CHECK_MSG(strstr(e2.msg, "disk is full"), "%d state writes: %s", k, e2.msg);
+    if (s) CHECK_MSG(scv_store_run_end(s, id, "failed", NULL, why, &err) == SCV_OK, "%s", err.msg);
+    scv_store_close(s);
+    scv_run_summary r;
+    CHECK_EQ_INT(scv_store_open_read(path, &s, &err), SCV_OK);
+    if (s) {
+        CHECK_EQ_INT(scv_store_run_summary(s, id, &r, &err), SCV_OK);
+        CHECK_MSG(!strcmp(r.status, "failed") && strstr(r.reason, "disk is full"), "%s: %s", r.status, r.reason);
+        scv_store_close(s);
+    }
+    snprintf(cmd, sizeof cmd, "umount -l %s", dir);
+    CHECK(system(cmd) == 0);
+}
+
 static const scv_test tests[] = {
     {"stale_running", t_stale_running},
     {"migrate_v3", t_migrate_v3},
@@ -910,6 +958,7 @@ static const scv_test tests[] = {
     {"read_only", t_read_only},
     {"foreign", t_foreign},
     {"run_end", t_run_end},
+    {"full_disk", t_full_disk},
 };
 
 int main(int argc, char **argv)

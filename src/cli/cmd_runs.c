@@ -1,7 +1,8 @@
 /*
  * cmd_runs.c - `scavenger runs`: the stored runs at a glance (`runs`), or one in detail
- * (`runs show ID`: its decision against its outcome, and every step); --json for
- * machines. Reads the store only.
+ * (`runs show ID`: its decision against its outcome, why it ended as it did, and every step);
+ * --json for machines. Reads the store only, opened read-only (scv_store_open_read); a store
+ * that cannot be read is an error (exit 1) with nothing on stdout.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -234,7 +235,9 @@ int cmd_runs(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             printf(RUNS_USAGE "\nLists the runs `scavenger run` stored: status, the first decision, its\n"
                               "predicted and actual time and cost; a running run's latest time left to the\n"
-                              "target (ETA, its band, P(reach)) under it. `show ID` adds every step.\n");
+                              "target (ETA, its band, P(reach)) under it, an ended run's reason (why it\n"
+                              "failed, stopped or missed its target). `show ID` adds every step. Reads the\n"
+                              "store read-only; a damaged store is an error (exit 1), never an empty list.\n");
             cli_opt_help(stdout, RUNS_OPTIONS, 14, 0);
             return EXIT_OK;
         }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -229,9 +230,14 @@ static int migrate(scv_store *s, int version)
  * once) that reads the version again and creates or migrates; a current store takes no write
  * lock. Returns the SQLite code of the step that failed (SQLITE_OK when done), *what names
  * it; a newer schema is reported as SQLITE_OK with *version set above SCV_STORE_SCHEMA_VERSION. */
-static int schema_setup(scv_store *s, int *version, int *foreign, const char **what, char *msg, size_t cap)
+static int schema_setup(scv_store *s, int fresh, int *version, int *foreign, const char **what, char *msg, size_t cap)
 {
     int rc, wal = 0;
+    /* a file that was empty or not there is no other program's: WAL first, as concurrent
+     * creators each would (fewer lock changes than reading it first) */
+    *what = "journal mode";
+    if (fresh && !s->readonly && (rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL)) != SQLITE_OK)
+        goto out;
     *what = "reading what the file is";
     if ((rc = identify(s, version, foreign, &wal, msg, cap)) != SQLITE_OK) goto out;
     if (*foreign || *version >= SCV_STORE_SCHEMA_VERSION || s->readonly) return SQLITE_OK;
@@ -292,6 +298,8 @@ static int open_db(const char *path, int readonly, scv_store **out, int *version
     int exists = 0;
     int rc = scv_store_file_check(path, !readonly, &exists, err);
     if (rc) return rc;
+    struct stat fst;
+    int fresh = !exists || (stat(path, &fst) == 0 && fst.st_size == 0);
     scv_store *s = calloc(1, sizeof *s);
     if (!s) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     snprintf(s->path, sizeof s->path, "%s", path);
@@ -312,7 +320,7 @@ static int open_db(const char *path, int readonly, scv_store **out, int *version
     const char *what = "";
     char msg[512] = "";
     for (int attempt = 0;; attempt++) {
-        rc = schema_setup(s, version, &foreign, &what, msg, sizeof msg);
+        rc = schema_setup(s, fresh, version, &foreign, &what, msg, sizeof msg);
         /* read-only where SQLite cannot make the WAL's shared-memory file (a read-only
          * directory): with no log there is nothing but the file to read, opened immutable */
         if (readonly && !immutable && ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN) &&
