@@ -1,10 +1,12 @@
 /*
  * schema.c - the store's schema as SQL text (schema.h): the tables of a new store and each
- * migration of an older one, with the version range it applies to. store.c runs them.
+ * migration of an older one, with the version range it applies to, and what tells a
+ * Scavenger store from another program's database. store.c runs them.
  */
 #include "schema.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 const char *const SCV_STORE_SCHEMA1_RUNS =
     "CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, created REAL, job_key TEXT,"
@@ -66,3 +68,26 @@ const scv_store_migration SCV_STORE_MIGRATIONS[] = {
      "(resumable with scavenger run --resume)' WHERE status='running' AND owner IS NULL;"},
     {0, 0, NULL},
 };
+
+const char *const SCV_STORE_IDENTITY_SQL =
+    "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version),"
+    " (SELECT count(*) FROM sqlite_master),"
+    " (SELECT count(*) FROM pragma_table_info('runs') WHERE name IN ('id','created','job_key','job','status')),"
+    " (SELECT count(*) FROM sqlite_master WHERE type='table'),"
+    " (SELECT group_concat(name, ', ') FROM (SELECT name FROM sqlite_master WHERE type='table' ORDER BY name LIMIT 5)),"
+    " (SELECT journal_mode FROM pragma_journal_mode)";
+
+int scv_store_foreign(unsigned app_id, int version, int n_objects, int runs_cols, int n_tables, const char *tables,
+                      char *why, size_t cap)
+{
+    if (app_id == SCV_STORE_APPLICATION_ID) return 0;
+    if (app_id) {
+        snprintf(why, cap, "an SQLite database of another program (application id 0x%08x)", app_id);
+        return 1;
+    }
+    if (n_objects == 0 && version == 0) return 0; /* new */
+    if (version >= 1 && version < SCV_STORE_SCHEMA_VERSION && runs_cols == 5) return 0; /* before schema 9 */
+    snprintf(why, cap, "an SQLite database without a Scavenger schema (tables %s%s; user_version %d)",
+             tables ? tables : "none", n_tables > 5 ? ", ..." : "", version);
+    return 1;
+}

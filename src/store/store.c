@@ -162,47 +162,21 @@ static void busy_pause(int attempt)
     nanosleep(&ts, NULL);
 }
 
-/* What the file is, read in one statement before anything changes it: its user_version, and
- * whether it is a Scavenger store (application id SCV_STORE_APPLICATION_ID; before schema 9, a
- * version of 1..8 and the runs table of schema 1), a new empty database (no table, version
- * 0), or another program's database (*foreign, described in why). *wal: in WAL mode. Returns
- * the SQLite code of a failed step (SQLITE_OK when read). */
+/* What the file is, read in one statement before anything changes it (SCV_STORE_IDENTITY_SQL,
+ * judged by scv_store_foreign: schema.c): its user_version, whether it is another program's
+ * database (*foreign, described in why), and whether it is in WAL mode (*wal). Returns the
+ * SQLite code of a failed step (SQLITE_OK when read). */
 static int identify(scv_store *s, int *version, int *foreign, int *wal, char *why, size_t cap)
 {
-    static const char *q =
-        "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version),"
-        " (SELECT count(*) FROM sqlite_master),"
-        " (SELECT count(*) FROM pragma_table_info('runs') WHERE name IN ('id','created','job_key','job','status')),"
-        " (SELECT group_concat(name, ', ') FROM (SELECT name FROM sqlite_master WHERE type='table' ORDER BY name"
-        " LIMIT 5))";
     sqlite3_stmt *st;
-    *foreign = 0;
-    int rc = sqlite3_prepare_v2(s->db, q, -1, &st, NULL);
+    int rc = sqlite3_prepare_v2(s->db, SCV_STORE_IDENTITY_SQL, -1, &st, NULL);
     if (rc != SQLITE_OK) return rc;
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        unsigned app = (unsigned)sqlite3_column_int64(st, 0);
-        int ntab = sqlite3_column_int(st, 2), runs_cols = sqlite3_column_int(st, 3);
-        const char *tables = (const char *)sqlite3_column_text(st, 4);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *tables = (const char *)sqlite3_column_text(st, 5), *mode = (const char *)sqlite3_column_text(st, 6);
         *version = sqlite3_column_int(st, 1);
-        if (app && app != SCV_STORE_APPLICATION_ID) {
-            *foreign = 1;
-            snprintf(why, cap, "an SQLite database of another program (application id 0x%08x)", app);
-        } else if (!app && !(ntab == 0 && *version == 0) &&
-                   !(*version >= 1 && *version < SCV_STORE_SCHEMA_VERSION && runs_cols == 5)) {
-            *foreign = 1;
-            snprintf(why, cap, "an SQLite database without a Scavenger schema (tables %s%s; user_version %d)",
-                     tables ? tables : "none", ntab > 5 ? ", ..." : "", *version);
-        }
-        rc = SQLITE_OK;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_OK || *foreign) return rc;
-    if ((rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL)) != SQLITE_OK) return rc;
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-        const char *m = (const char *)sqlite3_column_text(st, 0);
-        *wal = m && !strcmp(m, "wal");
+        *wal = mode && !strcmp(mode, "wal");
+        *foreign = scv_store_foreign((unsigned)sqlite3_column_int64(st, 0), *version, sqlite3_column_int(st, 2),
+                                     sqlite3_column_int(st, 3), sqlite3_column_int(st, 4), tables, why, cap);
         rc = SQLITE_OK;
     }
     sqlite3_finalize(st);
