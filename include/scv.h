@@ -1282,8 +1282,20 @@ SCV_API char *scv_run_report_json(const scv_run_params *p, const scv_run_result 
  * models, the decisions and switches, and the predicted and actual outcome. The loop
  * resumes from it and `--search none` plans from a stored run of the same job. */
 
+/* Opens (creating where missing) the store at path for reading and writing: its schema
+ * created or migrated. Refused, the file left as it was: another program's SQLite database
+ * (SCV_EINVAL), a file that is not a database (SCV_ECORRUPT), a newer schema (SCV_EINVAL), a
+ * file with more than one name (hard links: SCV_EINVAL; SQLite keys its write-ahead log by the
+ * name). A symbolic link is followed. */
 SCV_API int scv_store_open(const char *path, scv_store **out, scv_err *err);
+/* The same for reading only: opened read-only (no journal mode set, no write lock, a store
+ * on a read-only file or disk can be read); SCV_ENOTFOUND when there is no file (its missing
+ * directory named as scv_store_open names it). A store of an older schema is migrated first
+ * where the file can be written (else SCV_EINVAL says so). A write on it fails. */
+SCV_API int scv_store_open_read(const char *path, scv_store **out, scv_err *err);
 SCV_API void scv_store_close(scv_store *s);
+/* Every read below reads to the end: a damaged file (SCV_ECORRUPT) or an i/o error (SCV_EIO)
+ * is an error naming the path, never an empty or shortened answer. */
 SCV_API int scv_store_run_get(scv_store *s, long long id, char *job_json, size_t cap, char *status,
                       size_t scap, scv_err *err);
 SCV_API int scv_store_load_steps(scv_store *s, long long run, scv_run_step **out, size_t *n, scv_err *err);
@@ -1305,6 +1317,9 @@ typedef struct scv_run_summary {
     double actual_time_s, actual_cost, accuracy;
     int reached, n_steps;
     char why[256];
+    char reason[512];           /* why it ended as it did ("" while running, and when done):
+                                   a failure's error, an interruption's cause, why the target
+                                   was not reached; for SCV_RUN_GONE why it is not running */
     int nominal;                /* the first decision's times are nominal, not predictions (the
                                    target's epochs were unknown): */
     double nominal_epochs;      /* ... this many epochs were assumed (NaN: not recorded) */

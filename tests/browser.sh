@@ -12,7 +12,8 @@
 # The dashboard's pure pieces are tested first on tests/web_unit.html (a file page, no
 # service): axis ticks, the timeline's labels, the runs table's width, the predicted-actual
 # figure of a missed target, the submit form's job, the plan form's request (deadline,
-# budget, pricing), the comparison, a running run's forecast (eta_text) (web_unit_NAME). Then
+# budget, pricing), the comparison, a running run's forecast (eta_text), a run's stored reason
+# (status_reason) (web_unit_NAME). Then
 # the logs view and the comparison of the two runs are opened, and a screenshot of every
 # page (runs, run, logs, report, compare, submit, plan) is written to $ART/dashboard-*.png
 # at 1400 px (two chromiums at a time: the suite's time is tight).
@@ -25,7 +26,7 @@ ok() { echo "ok - $1"; passed=$((passed + 1)); }
 bad() { echo "not ok - $1"; failed=$((failed + 1)); }
 check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
-units="axis_ticks chart_labels place_labels timeline_labels runs_table predicted_actual job_form plan_request compare eta_text"
+units="axis_ticks chart_labels place_labels timeline_labels runs_table predicted_actual job_form plan_request compare eta_text status_reason"
 pages="runs run logs report compare submit plan"
 names="run_page_renders tradeoff_chart timeline chosen_config screenshot live_updates live_curve logs_view compare_view"
 for u in $units; do names="$names web_unit_$u"; done

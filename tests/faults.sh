@@ -11,9 +11,10 @@
 #      a K=2 training segment (the run retries and still reaches the target); SIGTERM of
 #      rank 1 during the training, SIGKILL of rank 1 during the warm-up and during a K=2
 #      search segment: the run retries and reaches the target or fails with a message;
-#   3. a full disk (a small tmpfs) as the --db directory, as the --report directory, and as
-#      the run's state directory (PATH.runs/: metrics, checkpoint) filled during the
-#      training: the run stops at once, no retry, and resumes once there is space;
+#   3. a full disk (a small tmpfs) as the --db directory, as the --report directory, as the
+#      store's own disk alone (its end still stored, with the reason), and as the run's
+#      state directory (PATH.runs/: metrics, checkpoint) filled during the training: the run
+#      stops at once, no retry, and resumes once there is space;
 #   4. a read-only --report directory (a read-only tmpfs: root ignores file modes);
 #   5. three concurrent runs on one store.
 # Every failure must be a non-zero exit with a message naming the file, never a silent 0.
@@ -378,6 +379,26 @@ disk_full_db() {
     failed_cleanly "$name" "$d/run0.log" "$rc" "$d/db0/r.db"
 }
 
+# The store's own disk fills during a run (its state directory, PATH.runs/, elsewhere): the run
+# fails naming the store and the full disk, and its end is still stored with its reason (the
+# reserve beside the store, PATH.reserve, given up for that one write): `runs` shows it failed
+# and why, never running nor "interrupted (process gone)" (issue 38, item 10)
+disk_full_store() {
+    name="full disk: the store's disk fills during the run"
+    d=$(mktemp -d "$TOP/fs.XXXXXX")
+    small_fs "$d/db" 160k || { not_ok "$name" "cannot mount a tmpfs"; return; }
+    mkdir "$d/state" && ln -s "$d/state" "$d/db/r.db.runs"
+    # shellcheck disable=SC2086
+    "$SCV" run --db "$d/db/r.db" $JOB >"$d/run.log" 2>&1; rc=$?
+    failed_cleanly "$name" "$d/run.log" "$rc" "$d/db/r.db: writing: database or disk is full"
+    "$SCV" runs --db "$d/db/r.db" >"$d/runs.log" 2>&1
+    check "$name: runs shows it failed, the full disk its reason" '$(tailof "$d/runs.log")' \
+        eval 'has "$d/runs.log" " failed " && has "$d/runs.log" "reason: .*disk is full" && \
+              ! has "$d/runs.log" "running" && ! has "$d/runs.log" "process gone"'
+    why=""
+    check "$name: store intact" '$why' integrity "$d/db/r.db"
+}
+
 # The run's state directory (PATH.runs/: the segments' metrics and the checkpoint) fills up
 # during the training: a write failure, not a dead worker: no retry, a message naming the
 # file and the full disk, the store intact, and --resume reaches the target once there is space
@@ -467,6 +488,7 @@ timed probe STOP
 if [ "$(id -u)" -eq 0 ]; then
     timed disk_full_report
     timed disk_full_db
+    timed disk_full_store
     timed disk_full_train
     timed readonly_report
 else

@@ -1280,6 +1280,11 @@ static void t_run_validated_early(void)
                      "--target-accuracy 0.99 --max-epochs 0.05 --workers 2 --batch 32 --search none", bin, db), 1);
     CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s", bin, db), 0); /* no accuracy: "-", not "nan" */
     CHECK_MSG(strstr(out, "failed") && !strstr(out, "nan"), "%s", out);
+    /* and why, stored with it (issue 38, item 10: the run kept no reason) */
+    CHECK_MSG(strstr(out, "reason: the job does not start") && strstr(out, "/nonexistent/scv-data: not a directory"),
+              "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s runs show 1 --json --db %s 2>/dev/null; }", bin, db), 0);
+    CHECK_MSG(strstr(out, "\"reason\":\"the job does not start"), "%s", out);
     size_t len = 0;
     for (int i = 0; i < 90; i++) len += (size_t)snprintf(many + len, sizeof many - len, " --lr 0.003");
     CHECK_EQ_INT(run(out, sizeof out, "%s run --resume 1 --db %s%s", bin, db, many), 1);
@@ -1669,10 +1674,12 @@ static void t_probe_interrupt(void)
             CHECK_MSG(code == 130, "signal %d: exit %d", sigs[i], code);
             /* stored by the coordinator itself, not found dead */
             CHECK_MSG(strstr(out, "interrupted") && !strstr(out, "process gone") && !strstr(out, "running"), "%s", out);
+            CHECK_MSG(strstr(out, "reason: interrupted (SIGINT or SIGTERM"), "%s", out); /* and why */
             CHECK_EQ_INT(run(out, sizeof out, "cat %s", log), 0);
             CHECK_MSG(strstr(out, "scavenger run: interrupted"), "signal %d: %s", sigs[i], out);
         } else {
             CHECK_MSG(strstr(out, "interrupted (process gone)") && !strstr(out, "running"), "%s", out);
+            CHECK_MSG(strstr(out, "reason: its process (pid ") && strstr(out, "ended without storing"), "%s", out);
         }
     }
 }

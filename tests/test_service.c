@@ -11,7 +11,9 @@
  * connection, a clean shutdown; the queue surviving a restart (SIGTERM: queued submissions
  * come back with their ids and run; the interrupted run resumes) and a crash (SIGKILL: the
  * run left alive is stopped and resumable), and a damaged state file or a second service
- * on the same store refused with an error naming the file.
+ * on the same store refused with an error naming the file; a second service through a
+ * symbolic link to the store refused too, a damaged store answered 500 naming it (never 404),
+ * and a run's stored reason in its document (its quoted command hidden without the token).
  */
 #define _GNU_SOURCE
 #include "scv.h"
@@ -21,6 +23,7 @@
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1619,6 +1622,101 @@ static void t_runs_eta(void)
     CHECK_MSG(strstr(body_of(resp), "\"eta\":null") != NULL, "%.1500s", body_of(resp));
 }
 
+
+/* ---- the store's faults through the service (issue 38, items 5, 6, 10) ---- */
+
+/* A run's end and its reason (scv_store_run_end, as `scavenger run` stores it) in the list and
+ * the run's document; without the token its `quoted` spans (a trainer's command) hidden. */
+static void t_run_reason(void)
+{
+    if (!server) CHECK(start_server() == 0);
+    scv_store *s = NULL;
+    scv_err err = {0};
+    long long id = 0;
+    CHECK_EQ_INT(scv_store_open(db, &s, &err), SCV_OK);
+    if (!s) return;
+    CHECK_EQ_INT(scv_store_run_new(s, "job-reason-svc", "{}", &id, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_end(s, id, "failed", "failed", "the job does not start: `python3 secret.py` exited 1",
+                                   &err), SCV_OK);
+    scv_store_close(s);
+    char path[64];
+    snprintf(path, sizeof path, "/api/runs/%lld", id);
+    CHECK_EQ_INT(http("GET", path, token, NULL, resp, sizeof resp), 200);
+    cJSON *o = json_of(resp);
+    const char *r = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "run"), "reason"));
+    CHECK_MSG(r && !strcmp(r, "the job does not start: `python3 secret.py` exited 1"), "%.1500s", body_of(resp));
+    cJSON_Delete(o);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    CHECK_MSG(strstr(body_of(resp), "\"reason\":\"the job does not start: `...` exited 1\"") &&
+                  !strstr(body_of(resp), "secret.py"), "%.1500s", body_of(resp));
+    CHECK_EQ_INT(http("GET", "/api/runs?job=job-reason-svc", token, NULL, resp, sizeof resp), 200);
+    CHECK_MSG(strstr(body_of(resp), "\"status\":\"failed\"") && strstr(body_of(resp), "secret.py` exited 1\""),
+              "%.1500s", body_of(resp));
+    CHECK_EQ_INT(http("GET", "/api/runs?job=job-reason-svc", NULL, NULL, resp, sizeof resp), 200);
+    CHECK_MSG(!strstr(body_of(resp), "secret.py"), "%.1500s", body_of(resp));
+}
+
+/* One store under two names: a second service through a symbolic link to the store (or to its
+ * directory) is refused, its lock the store's under its real name (before: each path had
+ * its own DB.serve/lock, and two services ran one store). */
+static void t_symlink_refused(void)
+{
+    char out[4096], saved[400], alias[300], dir[300];
+    CHECK(server > 0 || start_server() == 0);
+    snprintf(saved, sizeof saved, "%s", db);
+    snprintf(alias, sizeof alias, "%s/alias.db", tmp);
+    snprintf(dir, sizeof dir, "%s/alias-dir", tmp);
+    unlink(alias);
+    unlink(dir);
+    CHECK(symlink(saved, alias) == 0 && symlink(tmp, dir) == 0);
+    const char *names[2] = {alias, NULL};
+    char viadir[320];
+    snprintf(viadir, sizeof viadir, "%s/runs.db", dir);
+    names[1] = viadir;
+    for (int i = 0; i < 2; i++) {
+        snprintf(db, sizeof db, "%s", names[i]);
+        int st = serve_refused(out, sizeof out);
+        snprintf(db, sizeof db, "%s", saved);
+        CHECK_MSG(st == 1 && strstr(out, "another scavenger serve") && strstr(out, ".serve/lock"), "%s: exit %d: %s",
+                  names[i], st, out);
+    }
+}
+
+/* A damaged store (every page but the first overwritten): the list and a run answer 500
+ * naming the file (before: 500 for the list, but 404 "no such run" for the run). */
+static void t_damaged_store(void)
+{
+    char saved[400], bad[300];
+    snprintf(saved, sizeof saved, "%s", db);
+    snprintf(bad, sizeof bad, "%s/damaged.db", tmp);
+    scv_store *s = NULL;
+    scv_err err = {0};
+    long long id = 0;
+    CHECK_EQ_INT(scv_store_open(bad, &s, &err), SCV_OK);
+    for (int i = 0; s && i < 7; i++) CHECK_EQ_INT(scv_store_run_new(s, "job-damaged", "{}", &id, &err), SCV_OK);
+    for (int i = 0; s && i < 40; i++) CHECK_EQ_INT(scv_store_model(s, id, "x", "{\"pad\":\"................\"}", &err), SCV_OK);
+    scv_store_close(s);
+    struct stat st;
+    CHECK(stat(bad, &st) == 0 && st.st_size >= 3 * 4096);
+    int fd = open(bad, O_WRONLY);
+    char junk[4096];
+    memset(junk, 0xA5, sizeof junk);
+    for (off_t at = 4096; fd >= 0 && at < st.st_size; at += 4096) CHECK(pwrite(fd, junk, sizeof junk, at) == 4096);
+    if (fd >= 0) close(fd);
+    int was_up = server > 0;
+    if (was_up) stop_server(SIGTERM);
+    snprintf(db, sizeof db, "%s", bad);
+    CHECK(start_server() == 0);
+    CHECK_EQ_INT(http("GET", "/api/runs", NULL, NULL, resp, sizeof resp), 500);
+    CHECK_MSG(strstr(body_of(resp), "damaged.db") && strstr(body_of(resp), "damaged"), "%.800s", body_of(resp));
+    CHECK_EQ_INT(http("GET", "/api/runs/1", NULL, NULL, resp, sizeof resp), 500);
+    CHECK_MSG(strstr(body_of(resp), "damaged.db") && !strstr(body_of(resp), "no such run"), "%.800s", body_of(resp));
+    CHECK_EQ_INT(http("GET", "/api/runs/1/events", NULL, NULL, resp, sizeof resp), 500);
+    stop_server(SIGTERM);
+    snprintf(db, sizeof db, "%s", saved);
+    if (was_up) CHECK(start_server() == 0);
+}
+
 static const scv_test tests[] = {
     {"health", t_health}, {"token_file", t_token_file}, {"auth", t_auth}, {"validation", t_validation}, {"values_by_row", t_values_by_row},
     {"body_limit", t_body_limit}, {"not_found", t_not_found}, {"dashboard", t_dashboard},
@@ -1630,6 +1728,9 @@ static const scv_test tests[] = {
     {"submit_runnable", t_submit_runnable}, {"reject_reason", t_reject_reason}, {"token_strength", t_token_strength},
     {"submit_vm_list", t_submit_vm_list},
     {"runs_eta", t_runs_eta},
+    {"run_reason", t_run_reason},
+    {"symlink_refused", t_symlink_refused},
+    {"damaged_store", t_damaged_store},
 };
 
 int main(int argc, char **argv)

@@ -4,7 +4,8 @@
  * timeline's labels never overlapping, the runs table fitting 1400 px (and scrolling in its
  * own box when narrower), no "actual time" line for a run that missed its target, the job
  * built from the submit form with errors by field, the comparison of runs, a running run's
- * forecast (ETA, band, P) in words and in the runs table. Loaded by
+ * forecast (ETA, band, P) in words and in the runs table, a run's stored reason as its status
+ * badge's title. Loaded by
  * tests/web_unit.html; results in <pre id="results">.
  */
 'use strict';
@@ -157,6 +158,13 @@ test('eta_text', (check) => {
   const rows = box.querySelectorAll('#runs-table tr');
   check(rows[1].textContent.includes('3.2 min left') && rows[1].textContent.includes('2.1\u20135.0 min P 0.91'), 'running: ' + rows[1].textContent);
   check(!rows[2].textContent.includes('left') && rows[2].textContent.includes('1.56 h'), 'done: ' + rows[2].textContent);
+});
+
+test('status_reason', (check) => {
+  /* issue 38, item 10: why a run ended as it did is its status badge's title */
+  const h = statusHtml({ status: 'failed', state: 'warmup', reason: '/d/r.db: writing: database or disk is full', why: 'cheapest' });
+  check(h.includes('title="/d/r.db: writing: database or disk is full"'), h);
+  check(statusHtml({ status: 'done', why: 'cheapest' }).includes('title="cheapest"'), 'no reason: the decision\'s why');
 });
 
 test('predicted_actual', (check) => {

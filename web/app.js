@@ -351,7 +351,8 @@ function targetText(r) {
  * says more (running: warm-up, search, train...). */
 function statusHtml(r) {
   const more = r.state && r.state !== r.status && r.status === 'running' ? ` <span class="muted">${esc(r.state)}</span>` : '';
-  return `<span class="badge ${esc(r.status)}" title="${esc(r.why || '')}">${esc(r.status)}</span>${more}`;
+  /* the badge's title: why the run ended as it did (the store's reason), else its decision's why */
+  return `<span class="badge ${esc(r.status)}" title="${esc(r.reason || r.why || '')}">${esc(r.status)}</span>${more}`;
 }
 /*
  * A running run's latest forecast (the API's run.eta, which the loop rewrites at each plan
@@ -580,7 +581,7 @@ function renderRun(st) {
     <div class="muted">${esc(why || '')}</div>
     ${etaText(r) ? `<div id="eta"><b>Time left to the target:</b> ${esc(etaText(r).full)} <span class="muted">(as of ${esc(fmtDate(r.eta.written))})</span></div>` : ''}
     ${rep ? `<div>Outcome: ${rep.reached ? 'target reached' : 'target NOT reached'}; test accuracy ${fin(rep.test_accuracy) ? rep.test_accuracy.toFixed(4) : '-'} after ${fmtNum(rep.epochs)} epochs in ${fmtTime(rep.actual_time_s)}, ${fmtUsd(rep.actual_cost)}; ${esc(repWord)} at the decision ${fmtTime(rep.predicted_time_s)}${fin(rep.predicted_time_lo_s) ? ` (band ${fmtTime(rep.predicted_time_lo_s)} to ${fmtTime(rep.predicted_time_hi_s)})` : ''}; search ${fmtTime(rep.search_time_s)}, ${rep.switches} switch(es)</div>` : ''}
-    ${sub && sub.error ? `<div class="err">${esc(sub.error)}</div>` : ''}
+    ${r.reason ? `<div class="err" id="run-reason"><b>${esc(r.status)}:</b> ${esc(r.reason)}</div>` : sub && sub.error ? `<div class="err">${esc(sub.error)}</div>` : ''}
     <p class="links"><a id="logs-link" href="#/run/${r.id}/logs">logs</a>${rep ? ` · report: <a id="report-link" href="#/run/${r.id}/report">view</a> · <a href="/api/runs/${r.id}/files/report.md">report.md</a> · <a href="/api/runs/${r.id}/files/report.json">report.json</a> · <a href="/api/runs/${r.id}/files/tradeoff.svg">tradeoff.svg</a>` : ' · report: written when the run ends'} · <a href="#/compare/${r.id}">compare with…</a></p>
     <button id="stop"${live ? '' : ' disabled'}>Stop</button><button id="resume"${!live && r.status !== 'done' && r.status !== 'target not reached' ? '' : ' disabled'}>Resume</button> <span id="action-msg"></span></div>`;
   /* the trade-off: the report's plan, else (while the run trains) the latest plan the loop

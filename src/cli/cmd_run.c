@@ -19,6 +19,7 @@
 #include "../core/util.h"
 #include "model/stoprule.h"
 #include "search/report.h"
+#include "store/store.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -345,11 +346,40 @@ static int open_job(pairs *opt, long long resume, scv_store **db, char *dbpath, 
     return 0;
 }
 
-/* The outcome on stdout (stderr with --json, whose JSON report is then stdout's last line)
- * and the report files; returns the exit status, or -1 with err set. */
-static int print_outcome(const scv_run_params *p, const scv_run_result *res, const view *v, const char *rep, int json,
-                         scv_err *err)
+/* Why the run ended as it did, stored with it (scv_run_summary.reason: `runs`, `runs show`,
+ * --json, the service's run document). The loop has stored the status; this writes it again
+ * with the reason in one UPDATE, which on a full disk gives up the store's reserve, so that a
+ * run whose own end write met the full disk is not left `running`. */
+static void store_end(scv_store *db, long long id, const char *status, const char *reason)
 {
+    scv_err e = {0};
+    if (id && scv_store_run_end(db, id, status, NULL, reason, &e))
+        fprintf(stderr, "scavenger run: how run %lld ended could not be stored: %s\n", id, e.msg);
+}
+
+/* The outcome on stdout (stderr with --json, whose JSON report is then stdout's last line)
+ * and the report files; returns the exit status, or -1 with err set. A run that did not
+ * reach its target stores why. */
+static int print_outcome(scv_store *db, const scv_run_params *p, const scv_run_result *res, const view *v,
+                         const char *rep, int json, scv_err *err)
+{
+    char head[256], why[512];
+    double wmean = NAN;
+    int w = v->n_evals < v->window ? v->n_evals : v->window;
+    if (w > 0) {
+        wmean = 0;
+        for (int i = 0; i < w; i++) wmean += v->evals[i] / w;
+    }
+    scv_run_headline(p, res, SCV_TARGET_CONFIRM_TOL, wmean, v->subset, head, sizeof head);
+    if (!res->reached) {
+        if (res->epochs >= p->max_epochs - 1e-9)
+            snprintf(why, sizeof why, "%s after %.2f epochs: its epoch bound (max-epochs %g) came first", head,
+                     res->epochs, p->max_epochs);
+        else
+            snprintf(why, sizeof why, "%s after %.2f epochs, before its epoch bound (max-epochs %g): the loop's "
+                     "segment limit, or a segment that trained no iteration", head, res->epochs, p->max_epochs);
+        store_end(db, res->run_id, "target not reached", why);
+    }
     if (scv_run_report_write(p, res, rep, err)) return -1;
     char at[32], ac[32];
     scv_fmt_time(res->actual_time_s, at, sizeof at);
@@ -370,14 +400,6 @@ static int print_outcome(const scv_run_params *p, const scv_run_result *res, con
         scv_fmt_time(res->absolute_time_s, ft, sizeof ft);
         snprintf(first, sizeof first, " (first predicted after %.2f epochs: %s)", res->absolute_at_epochs, ft);
     }
-    char head[256];
-    double wmean = NAN;
-    int w = v->n_evals < v->window ? v->n_evals : v->window;
-    if (w > 0) {
-        wmean = 0;
-        for (int i = 0; i < w; i++) wmean += v->evals[i] / w;
-    }
-    scv_run_headline(p, res, SCV_TARGET_CONFIRM_TOL, wmean, v->subset, head, sizeof head);
     fprintf(json ? stderr : stdout,
             "%s after %.2f epochs in %s, %s%s%s%s%s%s; report in %s/report.md (run %lld)\n", head, res->epochs, at, ac,
             pt[0] ? " (predicted at the decision: " : "", pt, band, pt[0] ? ")" : "", first, rep, res->run_id);
@@ -437,10 +459,14 @@ int cmd_run(int argc, char **argv)
     int st = scv_run(&js.params, drv, &obs, &res, &err);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    char why[SCV_ERR_LEN + 128];
     if (st == SCV_EINTR && res.budget_stopped) { /* the run's cap, not a Ctrl-C */
         char sp[32], nx[32];
         scv_fmt_usd(res.actual_cost, sp, sizeof sp);
         scv_fmt_usd(res.budget_next_cost, nx, sizeof nx);
+        snprintf(why, sizeof why, "stopped before the budget's cap: %s spent of $%.4g, the next segment would cost %s; "
+                 "the checkpoint is kept: resumable with a larger --budget", sp, js.params.budget, nx);
+        store_end(db, res.run_id, "interrupted", why);
         fprintf(stderr, "scavenger run: stopped before the budget's cap: %s spent of $%.4g, the next segment would cost "
                 "%s; the checkpoint is kept: scavenger run --resume %lld --budget USD%s%s\n", sp, js.params.budget, nx,
                 res.run_id, dbarg ? " --db " : "", dbarg ? dbarg : "");
@@ -448,16 +474,20 @@ int cmd_run(int argc, char **argv)
         goto out_quiet;
     }
     if (st == SCV_EINTR) {
+        snprintf(why, sizeof why, "interrupted (SIGINT or SIGTERM%s%s); the checkpoint is kept: resumable",
+                 err.msg[0] ? ": " : "", err.msg);
+        store_end(db, res.run_id, "interrupted", why);
         fprintf(stderr, "\nscavenger run: interrupted; the checkpoint is kept: scavenger run --resume %lld%s%s\n",
                 res.run_id, dbarg ? " --db " : "", dbarg ? dbarg : "");
         rc = EXIT_INTR;
         goto out_quiet;
     }
     if (st) {
+        store_end(db, res.run_id, "failed", err.msg[0] ? err.msg : scv_strerror(st));
         if (res.run_id) fprintf(stderr, "scavenger run: run %lld failed; its files are in %s\n", res.run_id, res.run_dir);
         goto out;
     }
-    rc = print_outcome(&js.params, &res, &v, get(&opt, "report") ? get(&opt, "report") : res.run_dir, json, &err);
+    rc = print_outcome(db, &js.params, &res, &v, get(&opt, "report") ? get(&opt, "report") : res.run_dir, json, &err);
     if (rc < 0) {
         rc = EXIT_FAIL;
         goto out;

@@ -1,7 +1,8 @@
 /*
  * cmd_runs.c - `scavenger runs`: the stored runs at a glance (`runs`), or one in detail
- * (`runs show ID`: its decision against its outcome, and every step); --json for
- * machines. Reads the store only.
+ * (`runs show ID`: its decision against its outcome, why it ended as it did, and every step);
+ * --json for machines. Reads the store only, opened read-only (scv_store_open_read); a store
+ * that cannot be read is an error (exit 1) with nothing on stdout.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -18,8 +19,6 @@
 #include <time.h>
 
 #define RUNS_USAGE "usage: scavenger runs [--db PATH] [--json]   |   scavenger runs show ID [--db PATH] [--json]\n"
-
-static void json_str(const char *s) { scv_json_str(stdout, s); }
 
 static void when(double t, char *buf, size_t cap)
 {
@@ -59,54 +58,141 @@ static void eta_text(const struct scv_run_eta *e, char *buf, size_t cap)
                  age);
 }
 
+/* Prints the JSON built in memory (f, over *buf) when rc is SCV_OK: a store read that failed
+ * prints nothing on stdout. Frees it; the status. */
+static int emit(FILE *f, char **buf, int rc, scv_err *err)
+{
+    if (fclose(f) && !rc) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+    if (!rc && *buf) fputs(*buf, stdout);
+    free(*buf);
+    return rc;
+}
+
+/* Why a run ended as it did, on a line of its own (nothing when none stored). */
+static void reason_line(const scv_run_summary *r, const char *indent)
+{
+    if (r->reason[0]) printf("%sreason: %s\n", indent, r->reason);
+}
+
+static void list_table(const scv_run_summary *r, size_t n)
+{
+    printf("%5s  %-16s  %-26s  %-12s  %13s  %10s  %10s  %10s  %s\n", "run", "created (UTC)", "status", "chose",
+           "predicted", "actual", "cost", "test acc", "job");
+    int nominal = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c[32], ch[24] = "-", pt[40], at[32], ac[32], acc[24] = "-"; /* "-": no accuracy measured */
+        when(r[i].created, c, sizeof c);
+        if (r[i].workers) snprintf(ch, sizeof ch, "K=%d B=%d", r[i].workers, r[i].batch);
+        scv_fmt_time(r[i].predicted_time_s, pt, sizeof pt);
+        if (r[i].nominal && isfinite(r[i].predicted_time_s)) { /* not a prediction: marked, see below */
+            size_t len = strlen(pt);
+            snprintf(pt + len, sizeof pt - len, " nom.");
+            nominal = 1;
+        }
+        scv_fmt_time(r[i].actual_time_s, at, sizeof at);
+        scv_fmt_usd(r[i].actual_cost, ac, sizeof ac);
+        if (isfinite(r[i].accuracy)) snprintf(acc, sizeof acc, "%.4f", r[i].accuracy);
+        printf("%5lld  %-16s  %-26s  %-12s  %13s  %10s  %10s  %10s  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
+               acc, r[i].job_key);
+        char eta[256]; /* a running run's forecast, or an ended one's reason, on a line under it */
+        eta_text(&r[i].eta, eta, sizeof eta);
+        if (eta[0]) printf("%5s  %s\n", "", eta);
+        reason_line(&r[i], "       ");
+    }
+    if (nominal)
+        printf("nom.: nominal, not predicted: the target's epochs were unknown at the decision and a nominal "
+               "number was assumed (`runs show ID` says how many)\n");
+}
+
+/* db NULL: there is no store yet (no file), so no runs. */
 static int list(scv_store *db, int json, scv_err *err)
 {
-    scv_run_summary *r;
-    size_t n;
-    int rc = scv_store_runs(db, &r, &n, err);
+    scv_run_summary *r = NULL;
+    size_t n = 0;
+    int rc = db ? scv_store_runs(db, &r, &n, err) : SCV_OK;
     if (rc) return rc;
     if (json) {
-        printf("[");
-        for (size_t i = 0; i < n; i++) {
-            if (i) putchar(',');
-            scv_run_row_json(db, stdout, &r[i]);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f) {
+            free(r);
+            return scv_err_set(err, SCV_ENOMEM, "out of memory");
         }
-        printf("]\n");
+        fputc('[', f);
+        for (size_t i = 0; i < n && !rc; i++) {
+            if (i) fputc(',', f);
+            rc = scv_run_row_json(db, f, &r[i], err);
+        }
+        fputs("]\n", f);
+        rc = emit(f, &buf, rc, err);
     } else if (!n) {
         printf("no runs stored yet: `scavenger run` stores each run\n");
     } else {
-        printf("%5s  %-16s  %-26s  %-12s  %13s  %10s  %10s  %10s  %s\n", "run", "created (UTC)", "status", "chose",
-               "predicted", "actual", "cost", "test acc", "job");
-        int nominal = 0;
-        for (size_t i = 0; i < n; i++) {
-            char c[32], ch[24] = "-", pt[40], at[32], ac[32], acc[24] = "-"; /* "-": no accuracy measured */
-            when(r[i].created, c, sizeof c);
-            if (r[i].workers) snprintf(ch, sizeof ch, "K=%d B=%d", r[i].workers, r[i].batch);
-            scv_fmt_time(r[i].predicted_time_s, pt, sizeof pt);
-            if (r[i].nominal && isfinite(r[i].predicted_time_s)) { /* not a prediction: marked, see below */
-                size_t len = strlen(pt);
-                snprintf(pt + len, sizeof pt - len, " nom.");
-                nominal = 1;
-            }
-            scv_fmt_time(r[i].actual_time_s, at, sizeof at);
-            scv_fmt_usd(r[i].actual_cost, ac, sizeof ac);
-            if (isfinite(r[i].accuracy)) snprintf(acc, sizeof acc, "%.4f", r[i].accuracy);
-            printf("%5lld  %-16s  %-26s  %-12s  %13s  %10s  %10s  %10s  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
-                   acc, r[i].job_key);
-            char eta[256]; /* a running run's forecast, on a line of its own under it */
-            eta_text(&r[i].eta, eta, sizeof eta);
-            if (eta[0]) printf("%5s  %s\n", "", eta);
-        }
-        if (nominal)
-            printf("nom.: nominal, not predicted: the target's epochs were unknown at the decision and a nominal "
-                   "number was assumed (`runs show ID` says how many)\n");
+        list_table(r, n);
     }
     free(r);
-    return SCV_OK;
+    return rc;
 }
 
-static int show(scv_store *db, long long id, int json, scv_err *err)
+static void show_steps_json(FILE *f, const scv_run_step *t, size_t n)
 {
+    fprintf(f, ",\"steps\":[");
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s{\"phase\":", i ? "," : "");
+        scv_json_str(f, t[i].phase);
+        fprintf(f, ",\"workers\":%d,\"batch\":%d,\"iterations\":%lld", t[i].workers, t[i].batch,
+                (long long)t[i].iterations);
+        scv_json_num(f, "t_iter", "%.6g", t[i].t_iter, 1);
+        scv_json_num(f, "idle_before_s", "%.6g", t[i].idle_before, 1);
+        scv_json_num(f, "test_accuracy", "%.6g", t[i].accuracy, 1);
+        if (t[i].vm[0]) { /* the VM type it trained on (stored from schema 8) */
+            fprintf(f, ",\"vm\":");
+            scv_json_str(f, t[i].vm);
+        }
+        fprintf(f, "}");
+    }
+    fprintf(f, "]}\n");
+}
+
+static void show_text(const scv_run_summary *r, const scv_run_step *t, size_t n)
+{
+    char c[32], pt[32], pc[32], at[32], ac[32];
+    when(r->created, c, sizeof c);
+    scv_fmt_time(r->predicted_time_s, pt, sizeof pt);
+    scv_fmt_usd(r->predicted_cost, pc, sizeof pc);
+    scv_fmt_time(r->actual_time_s, at, sizeof at);
+    scv_fmt_usd(r->actual_cost, ac, sizeof ac);
+    printf("run %lld, created %s UTC: %s (state %s)\njob %s\n", r->id, c, r->status, r->state[0] ? r->state : "-",
+           r->job_key);
+    reason_line(r, "");
+    char nom[128] = "predicted";
+    if (r->nominal && isfinite(r->nominal_epochs))
+        snprintf(nom, sizeof nom, "nominal (%.3g epochs at B=%d assumed: the target's epochs were unknown; not a "
+                 "prediction)", r->nominal_epochs, r->nominal_batch);
+    else if (r->nominal)
+        snprintf(nom, sizeof nom, "nominal (the target's epochs were unknown; not a prediction)");
+    if (r->workers) printf("chose K=%d, B=%d: %s\n%s %s, %s; actual %s, %s\n", r->workers, r->batch, r->why, nom, pt,
+                           pc, at, ac);
+    char eta[256];
+    eta_text(&r->eta, eta, sizeof eta);
+    if (eta[0]) printf("%s\n", eta);
+    if (!n) { /* no step stored: said, not an empty table */
+        printf("\nno step stored%s\n", r->reason[0] ? "" : " yet");
+        return;
+    }
+    printf("\n%3s  %-7s  %4s  %6s  %10s  %12s  %8s  %8s  %s\n", "#", "phase", "K", "B", "iterations",
+           "ms/iteration", "idle s", "test acc", "VM");
+    for (size_t i = 0; i < n; i++)
+        printf("%3zu  %-7s  %4d  %6d  %10lld  %12.2f  %8.2f  %8.4f  %s\n", i + 1, t[i].phase, t[i].workers,
+               t[i].batch, (long long)t[i].iterations, 1e3 * t[i].t_iter, t[i].idle_before, t[i].accuracy,
+               t[i].vm[0] ? t[i].vm : "-");
+}
+
+/* db NULL: there is no store yet (no file at path). */
+static int show(scv_store *db, const char *path, long long id, int json, scv_err *err)
+{
+    if (!db) return scv_err_set(err, SCV_ENOTFOUND, "%s: no run %lld (no run stored there yet)", path, id);
     scv_run_summary r;
     int rc = scv_store_run_summary(db, id, &r, err);
     if (rc) return rc;
@@ -114,53 +200,21 @@ static int show(scv_store *db, long long id, int json, scv_err *err)
     size_t n;
     if ((rc = scv_store_load_steps(db, id, &t, &n, err))) return rc;
     if (json) {
-        printf("{\"run\":");
-        scv_run_row_json(db, stdout, &r);
-        printf(",\"steps\":[");
-        for (size_t i = 0; i < n; i++) {
-            printf("%s{\"phase\":", i ? "," : "");
-            json_str(t[i].phase);
-            printf(",\"workers\":%d,\"batch\":%d,\"iterations\":%lld",
-                   t[i].workers, t[i].batch, (long long)t[i].iterations);
-            scv_json_num(stdout, "t_iter", "%.6g", t[i].t_iter, 1);
-            scv_json_num(stdout, "idle_before_s", "%.6g", t[i].idle_before, 1);
-            scv_json_num(stdout, "test_accuracy", "%.6g", t[i].accuracy, 1);
-            if (t[i].vm[0]) { /* the VM type it trained on (stored from schema 8) */
-                printf(",\"vm\":");
-                json_str(t[i].vm);
-            }
-            printf("}");
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+        else {
+            fprintf(f, "{\"run\":");
+            rc = scv_run_row_json(db, f, &r, err);
+            show_steps_json(f, t, n);
+            rc = emit(f, &buf, rc, err);
         }
-        printf("]}\n");
     } else {
-        char c[32], pt[32], pc[32], at[32], ac[32];
-        when(r.created, c, sizeof c);
-        scv_fmt_time(r.predicted_time_s, pt, sizeof pt);
-        scv_fmt_usd(r.predicted_cost, pc, sizeof pc);
-        scv_fmt_time(r.actual_time_s, at, sizeof at);
-        scv_fmt_usd(r.actual_cost, ac, sizeof ac);
-        printf("run %lld, created %s UTC: %s (state %s)\njob %s\n", r.id, c, r.status, r.state[0] ? r.state : "-",
-               r.job_key);
-        char nom[128] = "predicted";
-        if (r.nominal && isfinite(r.nominal_epochs))
-            snprintf(nom, sizeof nom, "nominal (%.3g epochs at B=%d assumed: the target's epochs were unknown; not a "
-                     "prediction)", r.nominal_epochs, r.nominal_batch);
-        else if (r.nominal)
-            snprintf(nom, sizeof nom, "nominal (the target's epochs were unknown; not a prediction)");
-        if (r.workers) printf("chose K=%d, B=%d: %s\n%s %s, %s; actual %s, %s\n", r.workers, r.batch, r.why, nom, pt,
-                              pc, at, ac);
-        char eta[256];
-        eta_text(&r.eta, eta, sizeof eta);
-        if (eta[0]) printf("%s\n", eta);
-        printf("\n%3s  %-7s  %4s  %6s  %10s  %12s  %8s  %8s  %s\n", "#", "phase", "K", "B", "iterations",
-               "ms/iteration", "idle s", "test acc", "VM");
-        for (size_t i = 0; i < n; i++)
-            printf("%3zu  %-7s  %4d  %6d  %10lld  %12.2f  %8.2f  %8.4f  %s\n", i + 1, t[i].phase, t[i].workers,
-                   t[i].batch, (long long)t[i].iterations, 1e3 * t[i].t_iter, t[i].idle_before, t[i].accuracy,
-                   t[i].vm[0] ? t[i].vm : "-");
+        show_text(&r, t, n);
     }
     free(t);
-    return SCV_OK;
+    return rc;
 }
 
 enum { R_DB = 1, R_JSON };
@@ -181,7 +235,9 @@ int cmd_runs(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             printf(RUNS_USAGE "\nLists the runs `scavenger run` stored: status, the first decision, its\n"
                               "predicted and actual time and cost; a running run's latest time left to the\n"
-                              "target (ETA, its band, P(reach)) under it. `show ID` adds every step.\n");
+                              "target (ETA, its band, P(reach)) under it, an ended run's reason (why it\n"
+                              "failed, stopped or missed its target). `show ID` adds every step. Reads the\n"
+                              "store read-only; a damaged store is an error (exit 1), never an empty list.\n");
             cli_opt_help(stdout, RUNS_OPTIONS, 14, 0);
             return EXIT_OK;
         }
@@ -201,8 +257,10 @@ int cmd_runs(int argc, char **argv)
     int rc = SCV_OK;
     if (dbarg) snprintf(dbpath, sizeof dbpath, "%s", dbarg);
     else rc = cli_default_db(dbpath, sizeof dbpath, &err);
-    if (!rc) rc = scv_store_open(dbpath, &db, &err);
-    if (!rc) rc = id ? show(db, id, json, &err) : list(db, json, &err);
+    /* read-only: no lock taken, nothing changed (a store on a read-only disk is listed);
+     * no file yet: no runs */
+    if (!rc && (rc = scv_store_open_read(dbpath, &db, &err)) == SCV_ENOTFOUND) rc = SCV_OK;
+    if (!rc) rc = id ? show(db, dbpath, id, json, &err) : list(db, json, &err);
     scv_store_close(db);
     if (rc) fprintf(stderr, "scavenger runs: %s\n", err.msg);
     return rc ? EXIT_FAIL : EXIT_OK;

@@ -9,6 +9,7 @@
 #include "cli/opt.h"
 #include "scv.h"
 #include "../service/service.h"
+#include "../store/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -227,7 +228,15 @@ int cmd_serve(int argc, char **argv)
                         errno == ENOENT ? " (create it first, or choose another path)" : "");
         goto fail;
     }
-    snprintf(c->work_dir, sizeof c->work_dir, "%s.serve", c->db);
+    /* the service's directory and its lock (one service per store) beside the store's file
+     * under its canonical name: every symbolic link to one store leads to one lock (a store
+     * with hard links is refused when it is opened) */
+    char canon[4096];
+    if (scv_store_canonical(c->db, canon, sizeof canon, &err)) goto fail;
+    if (snprintf(c->work_dir, sizeof c->work_dir, "%s.serve", canon) >= (int)sizeof c->work_dir) {
+        scv_err_set(&err, SCV_ERANGE, "--db %s: its path is too long", c->db);
+        goto fail;
+    }
     ssize_t n = readlink("/proc/self/exe", c->exe, sizeof c->exe - 1);
     if (n <= 0) {
         scv_err_set(&err, SCV_EIO, "cannot find this executable (/proc/self/exe)");

@@ -84,6 +84,10 @@ void scv_run_summary_json(FILE *f, const scv_run_summary *r)
     num(f, "accuracy", "%.15g", r->accuracy);
     fprintf(f, ",\"reached\":%s,\"n_steps\":%d,\"why\":", r->reached ? "true" : "false", r->n_steps);
     scv_json_str(f, r->why);
+    /* why it ended as it did (null: running, done, or no reason stored) */
+    fputs(",\"reason\":", f);
+    if (r->reason[0]) scv_json_str(f, r->reason);
+    else fputs("null", f);
     /* predicted_* are nominal (not predictions) when the first decision's target was unknown */
     fprintf(f, ",\"nominal\":%s", r->nominal ? "true" : "false");
     num(f, "nominal_epochs", "%.6g", r->nominal ? r->nominal_epochs : NAN);

@@ -24,8 +24,8 @@ void scv_json_num(FILE *f, const char *name, const char *fmt, double v, int comm
 /* A run at a glance as one JSON object (no newline), the one writer of `scavenger runs
  * --json` (and `runs show --json`'s "run") and the service's GET /api/runs: the struct's
  * field names (id, created, job_key, status, state, workers, batch, predicted_time_s,
- * predicted_cost, actual_time_s, actual_cost, accuracy, reached, n_steps, why, nominal,
- * nominal_epochs, and eta: null, or a running run's latest forecast {written, remaining_s,
+ * predicted_cost, actual_time_s, actual_cost, accuracy, reached, n_steps, why, reason (null when
+ * none), nominal, nominal_epochs, and eta: null, or a running run's latest forecast {written, remaining_s,
  * remaining_lo_s, remaining_hi_s, p_reach, overdue, nominal}); created in seconds since the
  * epoch with microseconds ("%.6f", exact at the store's resolution), the other numbers to 15
  * significant digits (the forecast's to 6), NaN as null. */

@@ -602,24 +602,29 @@ static double job_num(const cJSON *job, const char *name)
     return NAN;
 }
 
-void scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r)
+int scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r, scv_err *err)
 {
     char *sum = NULL, *job = malloc(65536), *dec = NULL, status[64];
     size_t len = 0;
-    FILE *m = open_memstream(&sum, &len);
+    /* the store read first: on its error nothing is written */
+    int rc = job ? scv_store_run_get(store, r->id, job, 65536, status, sizeof status, err)
+                 : scv_err_set(err, SCV_ENOMEM, "out of memory");
+    if (!rc) rc = scv_store_run_rows_json(store, r->id, "decisions", &dec, err);
+    FILE *m = rc ? NULL : open_memstream(&sum, &len);
     if (m) {
         scv_run_summary_json(m, r);
-        fclose(m);
+        if (fclose(m)) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+    } else if (!rc) {
+        rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
-    if (!sum || !len || sum[len - 1] != '}') { /* out of memory: the summary alone */
-        scv_run_summary_json(f, r);
+    if (!rc && (!sum || !len || sum[len - 1] != '}')) rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+    if (rc) {
         free(sum);
+        free(dec);
         free(job);
-        return;
+        return rc;
     }
-    int rc = job ? scv_store_run_get(store, r->id, job, 65536, status, sizeof status, NULL) : -1;
-    scv_store_run_rows_json(store, r->id, "decisions", &dec, NULL);
-    cJSON *jo = rc == 0 ? cJSON_Parse(job) : NULL, *da = dec ? cJSON_Parse(dec) : NULL;
+    cJSON *jo = cJSON_Parse(job), *da = dec ? cJSON_Parse(dec) : NULL;
     double acc = job_num(jo, "target-accuracy"), loss = job_num(jo, "target-loss");
     const cJSON *last = cJSON_GetArrayItem(da, cJSON_GetArraySize(da) - 1);
     const cJSON *vm = cJSON_GetObjectItemCaseSensitive(last, "vm");
@@ -639,4 +644,5 @@ void scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r)
     free(dec);
     free(job);
     free(sum);
+    return SCV_OK;
 }

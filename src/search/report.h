@@ -21,6 +21,7 @@ void scv_run_headline(const scv_run_params *p, const scv_run_result *r, double t
 /* One run as a runs list gives it (`runs --json`, GET /api/runs): the summary
  * (scv_run_summary_json) and what a table of runs needs besides, under report.json's names:
  * target_metric, target_accuracy, target_loss, and vm (the newest decision's type, else the
- * job's vm-type; null before either). Reads the store: a service holds its lock around it. */
-void scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r);
+ * job's vm-type; null before either). Reads the store: a service holds its lock around it. A
+ * read that fails (a damaged store) is returned, nothing written. */
+int scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r, scv_err *err);
 #endif

@@ -266,11 +266,12 @@ static char *hide_report(const char *report)
 }
 
 /* One run of the list (scv_run_row_json, the writer `runs --json` shares), under the store's lock. */
-static void run_row_json(svc_state *s, FILE *f, const scv_run_summary *r)
+static int run_row_json(svc_state *s, FILE *f, const scv_run_summary *r, scv_err *err)
 {
     pthread_mutex_lock(&s->store_mu);
-    scv_run_row_json(s->store, f, r);
+    int rc = scv_run_row_json(s->store, f, r, err);
     pthread_mutex_unlock(&s->store_mu);
+    return rc;
 }
 
 static char *runs_list(svc_state *s, struct MHD_Connection *c, int full, unsigned *code, char *field, size_t fcap,
@@ -333,13 +334,23 @@ static char *runs_list(svc_state *s, struct MHD_Connection *c, int full, unsigne
         return NULL;
     }
     fputs("{\"runs\":[", f);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !rc; i++) {
         if (i) fputc(',', f);
-        if (!full) hide_job_key(rs[i].job_key, sizeof rs[i].job_key), svc_scrub_quoted(rs[i].why);
-        run_row_json(s, f, &rs[i]);
+        if (!full)
+            hide_job_key(rs[i].job_key, sizeof rs[i].job_key), svc_scrub_quoted(rs[i].why),
+                svc_scrub_quoted(rs[i].reason);
+        rc = run_row_json(s, f, &rs[i], &err);
     }
     fprintf(f, "],\"total\":%lld,\"limit\":%lld,\"offset\":%lld}", total, limit, offset);
     free(rs);
+    if (rc) { /* a damaged store: the error, not a shortened list */
+        fclose(f);
+        free(buf);
+        free(key);
+        *code = 500;
+        snprintf(msg, mcap, "%s", err.msg);
+        return NULL;
+    }
     *code = 200;
     if (mem_close(f, &buf)) cache_put(s, key, version, NULL, NULL, buf);
     free(key);
@@ -586,7 +597,9 @@ static char *run_detail(svc_state *s, long long id, int full, unsigned *code, ch
                 report = h;
             }
             if (!full && job_ok) shown = hide_job(job);
-            if (!full) hide_job_key(sum.job_key, sizeof sum.job_key), svc_scrub_quoted(sum.why);
+            if (!full)
+                hide_job_key(sum.job_key, sizeof sum.job_key), svc_scrub_quoted(sum.why),
+                    svc_scrub_quoted(sum.reason);
             size_t len = 0;
             FILE *f = open_memstream(&head, &len);
             if (f) {
@@ -733,6 +746,13 @@ static uint64_t fnv1a(const char *t)
     return h;
 }
 
+/* A run's store read that failed: 404 only where there is no such run; a damaged or
+ * unreadable store is a 500 naming it, never taken for a missing run. */
+static enum MHD_Result send_run_error(struct MHD_Connection *c, int rc, const scv_err *err)
+{
+    return send_error(c, rc == SCV_ENOTFOUND ? 404 : 500, NULL, rc == SCV_ENOTFOUND ? "no such run" : err->msg);
+}
+
 /* Terminal: the store's status is final and no submission of this service is active. */
 static int run_finished(svc_state *s, long long id)
 {
@@ -811,9 +831,10 @@ static enum MHD_Result send_events(svc_state *s, struct MHD_Connection *c, long 
 {
     scv_run_summary sum;
     pthread_mutex_lock(&s->store_mu);
-    int rc = scv_store_run_summary(s->store, id, &sum, NULL);
+    scv_err err = {0};
+    int rc = scv_store_run_summary(s->store, id, &sum, &err);
     pthread_mutex_unlock(&s->store_mu);
-    if (rc) return send_error(c, 404, NULL, "no such run");
+    if (rc) return send_run_error(c, rc, &err);
     sse *e = calloc(1, sizeof *e);
     if (!e) return send_json(c, 500, NULL);
     e->s = s, e->run = id, e->full = full, e->last_send = scv_now();
@@ -1147,9 +1168,10 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
             if (rest[0] == 'e') return send_events(s, c, id, full);
             scv_run_summary sum;
             pthread_mutex_lock(&s->store_mu);
-            int rc = scv_store_run_summary(s->store, id, &sum, NULL);
+            scv_err serr = {0};
+            int rc = scv_store_run_summary(s->store, id, &sum, &serr);
             pthread_mutex_unlock(&s->store_mu);
-            if (rc) return send_error(c, 404, NULL, "no such run");
+            if (rc) return send_run_error(c, rc, &serr);
             char *b = run_series(s, id, &code);
             return send_json(c, code, b);
         }
@@ -1161,9 +1183,10 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
             if (!post) return send_error(c, 405, NULL, "POST only");
             scv_run_summary sum;
             pthread_mutex_lock(&s->store_mu);
-            int rc = scv_store_run_summary(s->store, id, &sum, NULL);
+            scv_err serr = {0};
+            int rc = scv_store_run_summary(s->store, id, &sum, &serr);
             pthread_mutex_unlock(&s->store_mu);
-            if (rc) return send_error(c, 404, NULL, "no such run");
+            if (rc) return send_run_error(c, rc, &serr);
             long long sub = svc_sub_of_run(s, id, 1);
             if (rest[0] == 's') {
                 if (!sub) return send_error(c, 409, NULL, "the run is not running in this service");

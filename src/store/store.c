@@ -1,10 +1,18 @@
 /*
- * store.c - the run database on SQLite (declared in scv.h); the only file that includes
- * <sqlite3.h>. Writes are transactions; the schema has a version in user_version.
+ * store.c - the run database on SQLite (declared in scv.h and store.h); the only file that
+ * includes <sqlite3.h>. What a file is (application_id, user_version, its tables) is read
+ * before anything is changed, so another program's database is refused as it was; writes are
+ * transactions, the schema has a version in user_version; a store opened for reading is
+ * opened read-only (no journal mode set, no lock taken). Every read steps to SQLITE_DONE: any
+ * other result (a damaged page, an i/o error) is an error naming the path, never the end of
+ * the rows. The file-level checks (one name, the reserve kept for a run's end) are in
+ * storefile.c.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "scv.h"
 #include "store.h"
+#include "schema.h"
+#include "storefile.h"
 
 #include <sqlite3.h>
 #include <errno.h>
@@ -13,65 +21,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#define SCHEMA_VERSION 8
-
 struct scv_store {
     sqlite3 *db;
     sqlite3_stmt *data_version; /* prepared once: readers ask it on every request */
-    char path[1024];
+    int readonly;               /* opened by scv_store_open_read */
+    int last_rc;                /* the SQLite code of the last failed write (exec_bind) */
+    int checked;                /* checked_absent found it sound at data_version checked_version */
+    long long checked_version;
+    char path[1024];            /* as given: every message names it */
+    char canon[4096];           /* its canonical path (the reserve beside it) */
 };
 
-static const char *SCHEMA =
-    "CREATE TABLE IF NOT EXISTS measurements(run INTEGER REFERENCES runs(id), phase TEXT, vm TEXT,"
-    " workers INTEGER, batch INTEGER, iterations INTEGER, t_compute REAL, t_comm REAL, t_iter REAL,"
-    " g_local REAL, g_global REAL, epoch_progress REAL, t_latency REAL);"
-    "CREATE TABLE IF NOT EXISTS models(run INTEGER REFERENCES runs(id), kind TEXT, json TEXT, created REAL);"
-    "CREATE TABLE IF NOT EXISTS decisions(run INTEGER REFERENCES runs(id), created REAL, kind TEXT,"
-    " workers INTEGER, batch INTEGER, vm TEXT, predicted_time REAL, predicted_cost REAL, reason TEXT);"
-    "CREATE TABLE IF NOT EXISTS switches(run INTEGER REFERENCES runs(id), created REAL, from_workers INTEGER,"
-    " from_batch INTEGER, to_workers INTEGER, to_batch INTEGER, idle_s REAL);"
-    "CREATE TABLE IF NOT EXISTS targets(run INTEGER REFERENCES runs(id), job_key TEXT, accuracy REAL,"
-    " epochs REAL, batch INTEGER, metric TEXT DEFAULT 'accuracy');"
-    "CREATE TABLE IF NOT EXISTS steps(run INTEGER REFERENCES runs(id), idx INTEGER, phase TEXT,"
-    " workers INTEGER, batch INTEGER, iterations INTEGER, first_start REAL, last_end REAL,"
-    " idle_before REAL, t_iter REAL, accuracy REAL, reached INTEGER, vm TEXT);"
-    "CREATE TABLE IF NOT EXISTS evals(run INTEGER REFERENCES runs(id), workers INTEGER, batch INTEGER,"
-    " iteration INTEGER, samples REAL, epoch REAL, accuracy REAL, loss REAL, train_loss REAL,"
-    " train_loss_samples REAL);"
-    "CREATE TABLE IF NOT EXISTS stragglers(run INTEGER REFERENCES runs(id), created REAL, iteration INTEGER,"
-    " worker INTEGER, host TEXT, ratio REAL, replaced INTEGER, by_host TEXT, idle_s REAL, note TEXT);"
-    "CREATE INDEX IF NOT EXISTS runs_job ON runs(job_key);";
-/* schema 1 -> 2: the loop's state and its steps (the tables are created above) */
-static const char *MIGRATE_1_2 = "ALTER TABLE runs ADD COLUMN state TEXT;";
-/* schema 2 -> 3: loss targets (targets.metric; the value stays in targets.accuracy) and the
- * period-mean training loss of each evaluation (targets exists from schema 1, evals from 2) */
-static const char *MIGRATE_TARGETS_3 =
-    /* early schema-1 databases have no targets table: create it in its old form first */
-    "CREATE TABLE IF NOT EXISTS targets(run INTEGER REFERENCES runs(id), job_key TEXT, accuracy REAL,"
-    " epochs REAL, batch INTEGER);"
-    "ALTER TABLE targets ADD COLUMN metric TEXT DEFAULT 'accuracy';";
-static const char *MIGRATE_EVALS_3 =
-    "ALTER TABLE evals ADD COLUMN train_loss REAL; ALTER TABLE evals ADD COLUMN train_loss_samples REAL;";
-
-/* schema 4 -> 5: the latency probe's time of each measurement (measurements exists from 1) */
-static const char *MIGRATE_LATENCY_5 = "ALTER TABLE measurements ADD COLUMN t_latency REAL;";
-/* 6: the process a running run lives in ("HOST:PID:START", run_owner): a run whose process
- * is gone is not shown as running (summary_row) */
-static const char *MIGRATE_OWNER_6 = "ALTER TABLE runs ADD COLUMN owner TEXT;";
-/* 7: a running run's latest forecast (scv_store_run_eta; NULL when none): when it was
- * written, the time left, its band, P(reach), overdue, nominal */
-static const char *MIGRATE_ETA_7 =
-    "ALTER TABLE runs ADD COLUMN eta_written REAL; ALTER TABLE runs ADD COLUMN eta_s REAL;"
-    " ALTER TABLE runs ADD COLUMN eta_lo_s REAL; ALTER TABLE runs ADD COLUMN eta_hi_s REAL;"
-    " ALTER TABLE runs ADD COLUMN eta_p_reach REAL; ALTER TABLE runs ADD COLUMN eta_overdue INTEGER;"
-    " ALTER TABLE runs ADD COLUMN eta_nominal INTEGER;";
-/* 8: the VM type each step trained on (steps exists from 2; NULL: the run's own, before 8) */
-static const char *MIGRATE_STEP_VM_8 = "ALTER TABLE steps ADD COLUMN vm TEXT;";
 /* a run that stops running keeps no forecast (with its status, in the same UPDATE) */
 #define ETA_CLEAR ", eta_written=NULL, eta_s=NULL, eta_lo_s=NULL, eta_hi_s=NULL, eta_p_reach=NULL, eta_overdue=NULL," \
                   " eta_nominal=NULL"
@@ -83,9 +47,97 @@ static double now_s(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static int db_fail(scv_store *s, scv_err *err, const char *what)
+/* The error of a failed SQLite call on s (rc its code), naming the path and what was done: a
+ * damaged file (SQLITE_CORRUPT, SQLITE_NOTADB) is SCV_ECORRUPT and said so; a read-only store
+ * said so; the rest SCV_EIO with SQLite's words and the system's (a full disk, an i/o error). */
+static int db_error(scv_store *s, scv_err *err, int rc, const char *what)
 {
-    return scv_err_set(err, SCV_EIO, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+    int e = sqlite3_system_errno(s->db);
+    const char *m = sqlite3_errmsg(s->db);
+    char sys[160] = "";
+    if (e && (rc & 0xff) != SQLITE_CORRUPT) snprintf(sys, sizeof sys, " (%s)", strerror(e));
+    switch (rc & 0xff) {
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+        return scv_err_set(err, SCV_ECORRUPT, "%s: %s: the database is damaged (%s): restore it from a backup "
+                           "(`sqlite3 FILE 'PRAGMA integrity_check'` lists the damage)", s->path, what, m);
+    case SQLITE_NOMEM: return scv_err_set(err, SCV_ENOMEM, "%s: %s: out of memory", s->path, what);
+    case SQLITE_READONLY:
+        return scv_err_set(err, SCV_EIO, "%s: %s: the store is read-only here (%s)%s", s->path, what, m, sys);
+    default: return scv_err_set(err, SCV_EIO, "%s: %s: %s%s", s->path, what, m, sys);
+    }
+}
+
+/* A read: a prepared statement stepped row by row. Any step result but a row or the end (a
+ * damaged page, an i/o error, a lock never released) is an error naming the path and what
+ * was read: never taken as the end of the rows. */
+typedef struct query {
+    scv_store *s;
+    sqlite3_stmt *st;
+    const char *what;
+    scv_err *err;
+    int rc; /* SCV_OK, or the error (err set) */
+} query;
+
+static int q_open(query *q, scv_store *s, const char *sql, const char *what, scv_err *err)
+{
+    *q = (query){.s = s, .what = what, .err = err};
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &q->st, NULL);
+    if (rc != SQLITE_OK) q->rc = db_error(s, err, rc, what);
+    return q->rc;
+}
+
+/* 1 with a row in q->st; 0 at the end, or on an error (q->rc). */
+static int q_row(query *q)
+{
+    if (q->rc || !q->st) return 0;
+    int rc = sqlite3_step(q->st);
+    if (rc == SQLITE_ROW) return 1;
+    if (rc != SQLITE_DONE) q->rc = db_error(q->s, q->err, rc, q->what);
+    return 0;
+}
+
+/* Ends q (finalized); its status. */
+static int q_close(query *q)
+{
+    sqlite3_finalize(q->st);
+    q->st = NULL;
+    return q->rc;
+}
+
+/* NULL columns (NaN was stored) read back as NaN */
+static double col_d(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* A text column into buf ("" when NULL). */
+static void col_text(sqlite3_stmt *st, int i, char *buf, size_t cap)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    snprintf(buf, cap, "%s", t ? (const char *)t : "");
+}
+
+/* "Nothing there" is said only of a store that checks out: SQLite reads some damage (a
+ * garbled cell) as a row that is not there, so an absence (rc: SCV_ENOTFOUND, or SCV_OK with
+ * no rows) is confirmed by PRAGMA quick_check, once per change of the store by another
+ * connection (data_version); a damaged store is SCV_ECORRUPT naming the path. */
+static int checked_absent(scv_store *s, int rc, scv_err *err)
+{
+    long long v = -1;
+    if (scv_store_data_version(s, &v, NULL) == SCV_OK && s->checked && v == s->checked_version) return rc;
+    query q;
+    char line[300] = "";
+    if (q_open(&q, s, "PRAGMA quick_check(2)", "checking the store", err)) return q.rc;
+    if (q_row(&q)) col_text(q.st, 0, line, sizeof line); /* "ok", or its findings on lines */
+    if (q_close(&q)) return q.rc;
+    char *found = !strncmp(line, "***", 3) && strchr(line, '\n') ? strchr(line, '\n') + 1 : line, *nl;
+    while ((nl = strchr(found, '\n'))) *nl = ';'; /* one line */
+    if (strcmp(found, "ok"))
+        return scv_err_set(err, SCV_ECORRUPT, "%s: the database is damaged (%s): restore it from a backup", s->path,
+                           found);
+    s->checked = 1, s->checked_version = v;
+    return rc;
 }
 
 void scv_store_close(scv_store *s)
@@ -110,20 +162,61 @@ static void busy_pause(int attempt)
     nanosleep(&ts, NULL);
 }
 
-/* One attempt at the schema: WAL, then one IMMEDIATE transaction (the write lock is taken
- * up front, so the busy timeout applies; a deferred transaction upgrading from read to
- * write gets SQLITE_BUSY at once) that reads the version and creates or migrates. Returns
- * the SQLite code of the step that failed (SQLITE_OK when done), *what names it; a newer
- * schema is reported as SQLITE_OK with *version set above SCHEMA_VERSION. */
-static int schema_setup(scv_store *s, int *version, const char **what, char *msg, size_t cap)
+/* What the file is, read in one statement before anything changes it (SCV_STORE_IDENTITY_SQL,
+ * judged by scv_store_foreign: schema.c): its user_version, whether it is another program's
+ * database (*foreign, described in why), and whether it is in WAL mode (*wal). Returns the
+ * SQLite code of a failed step (SQLITE_OK when read). */
+static int identify(scv_store *s, int *version, int *foreign, int *wal, char *why, size_t cap)
 {
-    /* a new database gets schema 1 and migrates like an old one */
-    static const char *schema1_runs =
-        "CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY, created REAL, job_key TEXT,"
-        " job TEXT, status TEXT, actual_time REAL, actual_cost REAL, accuracy REAL, reached INTEGER);";
-    int rc;
+    sqlite3_stmt *st;
+    int rc = sqlite3_prepare_v2(s->db, SCV_STORE_IDENTITY_SQL, -1, &st, NULL);
+    if (rc != SQLITE_OK) return rc;
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *tables = (const char *)sqlite3_column_text(st, 5), *mode = (const char *)sqlite3_column_text(st, 6);
+        *version = sqlite3_column_int(st, 1);
+        *wal = mode && !strcmp(mode, "wal");
+        *foreign = scv_store_foreign((unsigned)sqlite3_column_int64(st, 0), *version, sqlite3_column_int(st, 2),
+                                     sqlite3_column_int(st, 3), sqlite3_column_int(st, 4), tables, why, cap);
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The migrations from version to SCV_STORE_SCHEMA_VERSION (schema.c), in the open
+ * transaction; the version and the application id stamped last. */
+static int migrate(scv_store *s, int version)
+{
+    char stamp[96];
+    snprintf(stamp, sizeof stamp, "PRAGMA application_id=%d; PRAGMA user_version=%d;", SCV_STORE_APPLICATION_ID,
+             SCV_STORE_SCHEMA_VERSION);
+    int rc = sqlite3_exec(s->db, SCV_STORE_SCHEMA1_RUNS, NULL, NULL, NULL);
+    for (const scv_store_migration *m = SCV_STORE_MIGRATIONS; m->sql && rc == SQLITE_OK; m++)
+        if (version >= m->from_lo && version <= m->from_hi) rc = sqlite3_exec(s->db, m->sql, NULL, NULL, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_exec(s->db, SCV_STORE_SCHEMA, NULL, NULL, NULL);
+    return rc == SQLITE_OK ? sqlite3_exec(s->db, stamp, NULL, NULL, NULL) : rc;
+}
+
+/* One attempt at the schema. First what the file is (identify: another program's database
+ * is left as it was, *foreign set); then, writable, WAL where it is not, and where the
+ * version is older one IMMEDIATE transaction (the write lock taken up front, so the busy
+ * timeout applies; a deferred transaction upgrading from read to write gets SQLITE_BUSY at
+ * once) that reads the version again and creates or migrates; a current store takes no write
+ * lock. Returns the SQLite code of the step that failed (SQLITE_OK when done), *what names
+ * it; a newer schema is reported as SQLITE_OK with *version set above SCV_STORE_SCHEMA_VERSION. */
+static int schema_setup(scv_store *s, int fresh, int *version, int *foreign, const char **what, char *msg, size_t cap)
+{
+    int rc, wal = 0;
+    /* a file that was empty or not there is no other program's: WAL first, as concurrent
+     * creators each would (fewer lock changes than reading it first) */
     *what = "journal mode";
-    if ((rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL)) != SQLITE_OK) goto out;
+    if (fresh && !s->readonly && (rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL)) != SQLITE_OK)
+        goto out;
+    *what = "reading what the file is";
+    if ((rc = identify(s, version, foreign, &wal, msg, cap)) != SQLITE_OK) goto out;
+    if (*foreign || *version >= SCV_STORE_SCHEMA_VERSION || s->readonly) return SQLITE_OK;
+    *what = "journal mode";
+    if (!wal && (rc = sqlite3_exec(s->db, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL)) != SQLITE_OK) goto out;
     *what = "begin";
     if ((rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE;", NULL, NULL, NULL)) != SQLITE_OK) goto out;
     sqlite3_stmt *st;
@@ -133,27 +226,12 @@ static int schema_setup(scv_store *s, int *version, const char **what, char *msg
     if (rc == SQLITE_ROW) *version = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW) goto fail;
-    if (*version > SCHEMA_VERSION) {
+    if (*version > SCV_STORE_SCHEMA_VERSION) {
         sqlite3_exec(s->db, "ROLLBACK;", NULL, NULL, NULL);
         return SQLITE_OK;
     }
-    if (*version < SCHEMA_VERSION) {
-        *what = "schema";
-        if ((rc = sqlite3_exec(s->db, schema1_runs, NULL, NULL, NULL)) != SQLITE_OK ||
-            (*version < 2 && (rc = sqlite3_exec(s->db, MIGRATE_1_2, NULL, NULL, NULL)) != SQLITE_OK) ||
-            (*version >= 1 && *version < 3 &&
-             (rc = sqlite3_exec(s->db, MIGRATE_TARGETS_3, NULL, NULL, NULL)) != SQLITE_OK) ||
-            (*version == 2 && (rc = sqlite3_exec(s->db, MIGRATE_EVALS_3, NULL, NULL, NULL)) != SQLITE_OK) ||
-            (*version >= 1 && *version < 5 &&
-             (rc = sqlite3_exec(s->db, MIGRATE_LATENCY_5, NULL, NULL, NULL)) != SQLITE_OK) ||
-            (*version < 6 && (rc = sqlite3_exec(s->db, MIGRATE_OWNER_6, NULL, NULL, NULL)) != SQLITE_OK) ||
-            (*version < 7 && (rc = sqlite3_exec(s->db, MIGRATE_ETA_7, NULL, NULL, NULL)) != SQLITE_OK) ||
-            (*version >= 2 && *version < 8 &&
-             (rc = sqlite3_exec(s->db, MIGRATE_STEP_VM_8, NULL, NULL, NULL)) != SQLITE_OK) ||
-            (rc = sqlite3_exec(s->db, SCHEMA, NULL, NULL, NULL)) != SQLITE_OK ||
-            (rc = sqlite3_exec(s->db, "PRAGMA user_version=8;", NULL, NULL, NULL)) != SQLITE_OK)
-            goto fail;
-    }
+    *what = "schema";
+    if (*version < SCV_STORE_SCHEMA_VERSION && (rc = migrate(s, *version)) != SQLITE_OK) goto fail;
     *what = "commit";
     if ((rc = sqlite3_exec(s->db, "COMMIT;", NULL, NULL, NULL)) != SQLITE_OK) goto fail;
     return SQLITE_OK;
@@ -166,80 +244,119 @@ out:
     return rc;
 }
 
-/* A database that does not exist yet is created in its directory: one that is missing (or
- * not a directory) is named, with the path, where SQLite says only "unable to open database
- * file". */
-static int check_dir(const char *path, scv_err *err)
+/* s->db on path: read-write (created where missing) or read-only; immutable: a read-only
+ * file SQLite reads without locks or shared memory (file:PATH?immutable=1). */
+static int connect_db(scv_store *s, const char *path, int readonly, int immutable, scv_err *err)
 {
-    struct stat st;
-    if (!path[0]) return scv_err_set(err, SCV_EINVAL, "the database path is empty");
-    if (stat(path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR)) return SCV_OK; /* there (SQLite reports what else is wrong) */
-    char dir[4096];
-    const char *sl = strrchr(path, '/');
-    if (!sl) return SCV_OK; /* the working directory */
-    snprintf(dir, sizeof dir, "%.*s", sl == path ? 1 : (int)(sl - path), path);
-    if (stat(dir, &st)) {
-        int e = errno;
-        return scv_err_set(err, SCV_EIO, "%s: cannot create the database: its directory %s: %s%s", path, dir,
-                           strerror(e), e == ENOENT ? " (create it first, or choose another path)" : "");
-    }
-    if (!S_ISDIR(st.st_mode))
-        return scv_err_set(err, SCV_EIO, "%s: cannot create the database: %s is not a directory", path, dir);
-    return SCV_OK;
-}
-
-int scv_store_open(const char *path, scv_store **out, scv_err *err)
-{
-    *out = NULL;
-    scv_store *s = calloc(1, sizeof *s);
-    if (!s) return scv_err_set(err, SCV_ENOMEM, "out of memory");
-    snprintf(s->path, sizeof s->path, "%s", path);
-    int rc = check_dir(path, err);
-    if (rc) {
-        free(s);
-        return rc;
-    }
-    rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
-    if (rc != SQLITE_OK) {
-        rc = scv_err_set(err, SCV_EIO, "%s: cannot open the database: %s", path,
-                         s->db ? sqlite3_errmsg(s->db) : "out of memory");
-        scv_store_close(s);
-        return rc;
-    }
+    char uri[3 * sizeof s->path + 32];
+    int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    if (immutable) scv_store_immutable_uri(path, uri, sizeof uri), flags |= SQLITE_OPEN_URI;
+    int rc = sqlite3_open_v2(immutable ? uri : path, &s->db, flags, NULL);
+    if (rc != SQLITE_OK)
+        return scv_err_set(err, SCV_EIO, "%s: cannot open the database: %s", path,
+                           s->db ? sqlite3_errmsg(s->db) : "out of memory");
     /* before anything touches the file: the journal mode and the schema wait too */
     sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
     sqlite3_extended_result_codes(s->db, 1);
+    /* each page's cells checked as it is read: a garbled cell pointer is SQLITE_CORRUPT, not
+     * rows of garbage or none (a connection setting; nothing is written) */
+    sqlite3_exec(s->db, "PRAGMA cell_size_check=ON;", NULL, NULL, NULL);
+    return SCV_OK;
+}
+
+/* Opens path (SQLite's flags: read-write and create, or read-only) and sets the schema up,
+ * retrying a busy database until the deadline; *version: the file's schema. */
+static int open_db(const char *path, int readonly, scv_store **out, int *version, scv_err *err)
+{
+    *out = NULL;
+    int exists = 0;
+    int rc = scv_store_file_check(path, !readonly, &exists, err);
+    if (rc) return rc;
+    struct stat fst;
+    int fresh = !exists || (stat(path, &fst) == 0 && fst.st_size == 0);
+    scv_store *s = calloc(1, sizeof *s);
+    if (!s) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    snprintf(s->path, sizeof s->path, "%s", path);
+    s->readonly = readonly;
+    if ((rc = scv_store_canonical(path, s->canon, sizeof s->canon, err))) {
+        free(s);
+        return rc;
+    }
+    if ((rc = connect_db(s, path, readonly, 0, err))) {
+        scv_store_close(s);
+        return rc;
+    }
     /* Some lock conflicts return SQLITE_BUSY without waiting (WAL recovery, a journal mode
      * change racing another opener); retry those until the same deadline. */
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int version = 0;
+    int foreign = 0, immutable = 0;
     const char *what = "";
     char msg[512] = "";
     for (int attempt = 0;; attempt++) {
-        rc = schema_setup(s, &version, &what, msg, sizeof msg);
+        rc = schema_setup(s, fresh, version, &foreign, &what, msg, sizeof msg);
+        /* read-only where SQLite cannot make the WAL's shared-memory file (a read-only
+         * directory): with no log there is nothing but the file to read, opened immutable */
+        if (readonly && !immutable && ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN) &&
+            !scv_store_wal_has_frames(s->canon)) {
+            sqlite3_close(s->db);
+            s->db = NULL;
+            if ((rc = connect_db(s, path, 1, immutable = 1, err))) {
+                scv_store_close(s);
+                return rc;
+            }
+            continue;
+        }
         if (!is_busy(rc)) break;
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if ((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000 > BUSY_TIMEOUT_MS) break;
         busy_pause(attempt);
     }
     if (rc != SQLITE_OK) {
-        if ((rc & 0xff) == SQLITE_NOTADB)
+        if (readonly && ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN))
+            rc = scv_err_set(err, SCV_EIO, "%s: cannot be read read-only here: its write-ahead log holds commits "
+                             "that SQLite reads through a shared-memory file (%s-shm) it cannot make here (%s); "
+                             "read it once where it can be written", path, s->canon, msg);
+        else if ((rc & 0xff) == SQLITE_NOTADB)
             rc = scv_err_set(err, SCV_ECORRUPT, "%s: not a Scavenger database: %s", path, msg);
-        else
-            rc = scv_err_set(err, is_busy(rc) ? SCV_EIO : SCV_ECORRUPT, "%s: cannot set up the schema (%s): %s",
+        else if ((rc & 0xff) == SQLITE_CORRUPT)
+            rc = scv_err_set(err, SCV_ECORRUPT, "%s: %s: the database is damaged (%s): restore it from a backup",
                              path, what, msg);
-        scv_store_close(s);
-        return rc;
+        else
+            rc = scv_err_set(err, SCV_EIO, "%s: cannot set up the schema (%s): %s", path, what, msg);
+    } else if (foreign) {
+        rc = scv_err_set(err, SCV_EINVAL, "%s: not a Scavenger database: %s; left as it was", path, msg);
+    } else if (*version > SCV_STORE_SCHEMA_VERSION) {
+        rc = scv_err_set(err, SCV_EINVAL, "%s: database schema %d is newer than this build's %d", path, *version,
+                         SCV_STORE_SCHEMA_VERSION);
     }
-    if (version > SCHEMA_VERSION) {
-        rc = scv_err_set(err, SCV_EINVAL, "%s: database schema %d is newer than this build's %d", path,
-                         version, SCHEMA_VERSION);
+    if (rc) {
         scv_store_close(s);
         return rc;
     }
     *out = s;
     return SCV_OK;
+}
+
+int scv_store_open(const char *path, scv_store **out, scv_err *err)
+{
+    int version = 0;
+    return open_db(path, 0, out, &version, err);
+}
+
+int scv_store_open_read(const char *path, scv_store **out, scv_err *err)
+{
+    int version = 0;
+    int rc = open_db(path, 1, out, &version, err);
+    if (rc || version == SCV_STORE_SCHEMA_VERSION) return rc;
+    /* an older schema: the reads need the current one, so it is migrated where it may be
+     * written (as any open did before reads opened read-only), else named */
+    scv_store_close(*out);
+    *out = NULL;
+    if (access(path, W_OK) == 0) return scv_store_open(path, out, err);
+    return scv_err_set(err, SCV_EINVAL, "%s: database schema %d is older than this build's %d and the file is "
+                       "read-only here: open it once where it can be written (any scavenger command on it "
+                       "migrates it)", path, version, SCV_STORE_SCHEMA_VERSION);
 }
 
 /* Room for element n in the array *arr of capacity *cap (doubling); non-zero when out of memory. */
@@ -254,36 +371,40 @@ static int grow(void **arr, size_t n, size_t *cap, size_t elem)
 }
 
 /* The rows of one run that sql selects (its one parameter: the run), each read by row() into
- * a zeroed element of a malloc'ed array (*out, *n). */
-static int load_rows(scv_store *s, const char *sql, long long run, size_t elem, void (*row)(sqlite3_stmt *, void *),
-                     void **out, size_t *n, scv_err *err)
+ * a zeroed element of a malloc'ed array (*out, *n; none on an error). */
+static int load_rows(scv_store *s, const char *sql, const char *what, long long run, size_t elem,
+                     void (*row)(sqlite3_stmt *, void *), void **out, size_t *n, scv_err *err)
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
-    sqlite3_bind_int64(st, 1, run);
+    query q;
+    if (q_open(&q, s, sql, what, err)) return q.rc;
+    sqlite3_bind_int64(q.st, 1, run);
     size_t cap = 0;
-    int rc = SCV_OK;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (q_row(&q)) {
         if (grow(out, *n, &cap, elem)) {
-            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            q.rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
             break;
         }
         void *e = (char *)*out + elem * (*n)++;
         memset(e, 0, elem);
-        row(st, e);
+        row(q.st, e);
     }
-    sqlite3_finalize(st);
-    return rc;
+    if (q_close(&q)) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return q.rc;
 }
 
 /* Prepares sql, binds the arguments described by types ('i' int, 'I' int64, 'd' double,
- * 't' text), steps once, finalizes. */
+ * 't' text), steps once, finalizes; s->last_rc keeps the SQLite code of a failure. */
 static int exec_bind(scv_store *s, scv_err *err, const char *sql, const char *types, ...)
 {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK) return s->last_rc = rc, db_error(s, err, rc, "writing");
     va_list ap;
     va_start(ap, types);
     for (int i = 0; types[i]; i++) {
@@ -297,60 +418,31 @@ static int exec_bind(scv_store *s, scv_err *err, const char *sql, const char *ty
     va_end(ap);
     /* an autocommit write takes the write lock up front, so the busy timeout applies; the
      * few conflicts that return SQLITE_BUSY at once are retried a while */
-    int rc = sqlite3_step(st);
+    rc = sqlite3_step(st);
     for (int attempt = 0; is_busy(rc) && attempt < 40; attempt++) {
         sqlite3_reset(st);
         busy_pause(attempt);
         rc = sqlite3_step(st);
     }
+    int out = SCV_OK;
+    s->last_rc = rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
+    if (s->last_rc) out = db_error(s, err, rc, "writing");
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE || rc == SQLITE_ROW ? SCV_OK : db_fail(s, err, "write");
+    return out;
 }
 
-/* A process's start time in clock ticks since boot (/proc/PID/stat, field 22; 0 when not
- * readable): with the pid it names the process, a reused pid has another. */
-static unsigned long long proc_start(long pid)
+/* A run starts in this process: its owner is this process, and the reserve that lets its
+ * end be stored on a full disk is there (storefile.c). */
+static void run_starts(scv_store *s, char *owner, size_t cap)
 {
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *p = strrchr(buf, ')'); /* after the command name, which may hold spaces */
-    unsigned long long start = 0;
-    for (int field = 2; p && *p && field < 22; p++)
-        if (*p == ' ') field++;
-    if (p) start = strtoull(p, NULL, 10);
-    return start;
-}
-
-/* This process as a run's owner: "HOST:PID:START". */
-static void run_owner(char *buf, size_t cap)
-{
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    snprintf(buf, cap, "%s:%ld:%llu", host, (long)getpid(), proc_start((long)getpid()));
-}
-
-int scv_store_owner_gone(const char *owner)
-{
-    char host[256] = "", me[256] = "";
-    long pid;
-    unsigned long long start;
-    if (!owner || sscanf(owner, "%255[^:]:%ld:%llu", host, &pid, &start) != 3 || pid < 1) return 0;
-    gethostname(me, sizeof me - 1);
-    if (strcmp(host, me)) return 0; /* another machine's process: not known here */
-    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) return 1;
-    unsigned long long now = proc_start(pid);
-    return start && now && now != start; /* the pid was reused */
+    scv_store_owner_self(owner, cap);
+    scv_store_reserve_make(s->canon);
 }
 
 int scv_store_run_new(scv_store *s, const char *job_key, const char *job_json, long long *id, scv_err *err)
 {
     char owner[320];
-    run_owner(owner, sizeof owner);
+    run_starts(s, owner, sizeof owner);
     int rc = exec_bind(s, err, "INSERT INTO runs(created, job_key, job, status, owner) VALUES(?,?,?,'running',?)",
                        "dttt", now_s(), job_key, job_json, owner);
     if (!rc) *id = sqlite3_last_insert_rowid(s->db);
@@ -359,31 +451,42 @@ int scv_store_run_new(scv_store *s, const char *job_key, const char *job_json, l
 
 int scv_store_run_status(scv_store *s, long long id, const char *status, scv_err *err)
 {
+    /* a status set alone has no reason (scv_store_run_end gives one): an earlier one goes */
     if (strcmp(status, "running"))
-        return exec_bind(s, err, "UPDATE runs SET status=?" ETA_CLEAR " WHERE id=?", "tI", status, id);
+        return exec_bind(s, err, "UPDATE runs SET status=?, reason=NULL" ETA_CLEAR " WHERE id=?", "tI", status, id);
     char owner[320]; /* a resumed run lives in this process now */
-    run_owner(owner, sizeof owner);
-    return exec_bind(s, err, "UPDATE runs SET status=?, owner=? WHERE id=?", "ttI", status, owner, id);
+    run_starts(s, owner, sizeof owner);
+    return exec_bind(s, err, "UPDATE runs SET status=?, owner=?, reason=NULL WHERE id=?", "ttI", status, owner, id);
+}
+
+int scv_store_run_end(scv_store *s, long long run, const char *status, const char *state, const char *reason,
+                      scv_err *err)
+{
+    static const char *sql = "UPDATE runs SET status=?, state=coalesce(?, state), reason=?" ETA_CLEAR " WHERE id=?";
+    int rc = exec_bind(s, err, sql, "tttI", status, state, reason && reason[0] ? reason : NULL, run);
+    /* a full disk: the reserve made when the run started is given up for this one write */
+    if (rc && (s->last_rc & 0xff) == SQLITE_FULL && !scv_store_reserve_release(s->canon))
+        rc = exec_bind(s, err, sql, "tttI", status, state, reason && reason[0] ? reason : NULL, run);
+    return rc;
 }
 
 int scv_store_run_get(scv_store *s, long long id, char *job, size_t cap, char *status, size_t scap,
                       scv_err *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT job, status, owner FROM runs WHERE id=?", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(s, err, "prepare");
-    sqlite3_bind_int64(st, 1, id);
-    int rc = SCV_OK;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        snprintf(job, cap, "%s", (const char *)sqlite3_column_text(st, 0));
-        snprintf(status, scap, "%s", (const char *)sqlite3_column_text(st, 1));
-        if (!strcmp(status, "running") && scv_store_owner_gone((const char *)sqlite3_column_text(st, 2)))
+    query q;
+    if (q_open(&q, s, "SELECT job, status, owner FROM runs WHERE id=?", "reading a run", err)) return q.rc;
+    sqlite3_bind_int64(q.st, 1, id);
+    if (q_row(&q)) {
+        const char *j = (const char *)sqlite3_column_text(q.st, 0), *st = (const char *)sqlite3_column_text(q.st, 1);
+        snprintf(job, cap, "%s", j ? j : "");
+        snprintf(status, scap, "%s", st ? st : "");
+        if (!strcmp(status, "running") && scv_store_owner_gone((const char *)sqlite3_column_text(q.st, 2)))
             snprintf(status, scap, "%s", SCV_RUN_GONE);
-    } else {
-        rc = scv_err_set(err, SCV_ENOTFOUND, "%s: no run %lld", s->path, id);
+    } else if (!q.rc) {
+        q.rc = scv_err_set(err, SCV_ENOTFOUND, "%s: no run %lld", s->path, id);
     }
-    sqlite3_finalize(st);
-    return rc;
+    int rc = q_close(&q);
+    return rc == SCV_ENOTFOUND ? checked_absent(s, rc, err) : rc;
 }
 
 int scv_store_measurement(scv_store *s, long long run, const char *phase, const scv_config_stats *c,
@@ -393,19 +496,6 @@ int scv_store_measurement(scv_store *s, long long run, const char *phase, const 
                      "INSERT INTO measurements VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", "Ittiiiddddddd", run, phase, c->vm,
                      c->workers, c->batch, c->n_iters, c->t_compute, c->t_comm, c->t_iter, c->g_local, c->g_global,
                      c->epoch_progress, c->t_latency);
-}
-
-/* NULL columns (NaN was stored) read back as NaN */
-static double col_d(sqlite3_stmt *st, int i)
-{
-    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
-/* A text column into buf ("" when NULL). */
-static void col_text(sqlite3_stmt *st, int i, char *buf, size_t cap)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    snprintf(buf, cap, "%s", t ? (const char *)t : "");
 }
 
 /* A measurements row (vm, workers, batch, iterations, t_compute, t_comm, t_iter, g_local,
@@ -428,39 +518,37 @@ static void measurement_row(sqlite3_stmt *st, void *p)
     c->t_latency = sqlite3_column_double(st, 10);
 }
 
-/* Every measurement of one run (malloc'ed). */
-
 int scv_store_load_measurements(scv_store *s, const char *job_key, long long exclude,
                                 scv_config_stats **out, size_t *n, long long *from_run, scv_err *err)
 {
     *out = NULL;
     *n = 0;
     *from_run = -1;
-    sqlite3_stmt *st;
     /* newest first; the first row of each (vm, K, B) wins */
-    const char *q = "SELECT m.vm, m.workers, m.batch, m.iterations, m.t_compute, m.t_comm, m.t_iter, m.g_local,"
-                    " m.g_global, m.epoch_progress, m.t_latency, m.run FROM measurements m JOIN runs r ON m.run = r.id"
-                    " WHERE r.job_key=? AND r.id<>? ORDER BY m.rowid DESC";
-    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
-    sqlite3_bind_text(st, 1, job_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 2, exclude);
+    const char *sql = "SELECT m.vm, m.workers, m.batch, m.iterations, m.t_compute, m.t_comm, m.t_iter, m.g_local,"
+                      " m.g_global, m.epoch_progress, m.t_latency, m.run FROM measurements m JOIN runs r ON m.run = r.id"
+                      " WHERE r.job_key=? AND r.id<>? ORDER BY m.rowid DESC";
+    query q;
+    if (q_open(&q, s, sql, "reading the stored measurements", err)) return q.rc;
+    sqlite3_bind_text(q.st, 1, job_key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(q.st, 2, exclude);
     size_t cap = 0;
-    int rc = SCV_OK;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (q_row(&q)) {
         scv_config_stats c;
-        measurement_row(st, &c);
+        measurement_row(q.st, &c);
         int dup = 0;
         for (size_t i = 0; i < *n && !dup; i++)
             dup = (*out)[i].workers == c.workers && (*out)[i].batch == c.batch && !strcmp((*out)[i].vm, c.vm);
         if (dup) continue;
-        if (*from_run < 0) *from_run = sqlite3_column_int64(st, 11);
+        if (*from_run < 0) *from_run = sqlite3_column_int64(q.st, 11);
         if (grow((void **)out, *n, &cap, sizeof **out)) {
-            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            q.rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
             break;
         }
         (*out)[(*n)++] = c;
     }
-    sqlite3_finalize(st);
+    int rc = q_close(&q);
+    if (!rc && !*n) rc = checked_absent(s, SCV_OK, err);
     if (!rc && !*n)
         rc = scv_err_set(err, SCV_ENOTFOUND,
                          "%s: no stored run of this job (%s) to plan from: run once with --search "
@@ -516,35 +604,35 @@ static void straggler_row(sqlite3_stmt *st, void *p)
 int scv_store_load_stragglers(scv_store *s, long long run, scv_straggler_event **out, size_t *n, scv_err *err)
 {
     return load_rows(s, "SELECT iteration, worker, host, ratio, replaced, by_host, idle_s, note FROM stragglers "
-                        "WHERE run=? ORDER BY rowid", run, sizeof **out, straggler_row, (void **)out, n, err);
+                        "WHERE run=? ORDER BY rowid", "reading a run's stragglers", run, sizeof **out, straggler_row,
+                     (void **)out, n, err);
 }
 
 int scv_store_outcome(scv_store *s, long long run, double actual_time, double actual_cost,
                       double accuracy, int reached, scv_err *err)
 {
     return exec_bind(s, err,
-                     "UPDATE runs SET actual_time=?, actual_cost=?, accuracy=?, reached=?, status=?" ETA_CLEAR " WHERE id=?",
-                     "dddItI", actual_time, actual_cost, accuracy, (long long)reached,
+                     "UPDATE runs SET actual_time=?, actual_cost=?, accuracy=?, reached=?, status=?, reason=NULL"
+                     ETA_CLEAR " WHERE id=?", "dddItI", actual_time, actual_cost, accuracy, (long long)reached,
                      reached ? "done" : "target not reached", run);
 }
 
 int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batch, char *vm, size_t vm_cap,
                             scv_err *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT workers, batch, vm FROM decisions WHERE run=? ORDER BY rowid DESC LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
-        return db_fail(s, err, "prepare");
-    sqlite3_bind_int64(st, 1, run);
-    int rc = SCV_ENOTFOUND;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        *workers = sqlite3_column_int(st, 0);
-        *batch = sqlite3_column_int(st, 1);
-        if (vm && vm_cap) col_text(st, 2, vm, vm_cap);
-        rc = SCV_OK;
+    query q;
+    if (q_open(&q, s, "SELECT workers, batch, vm FROM decisions WHERE run=? ORDER BY rowid DESC LIMIT 1",
+               "reading a run's decisions", err))
+        return q.rc;
+    sqlite3_bind_int64(q.st, 1, run);
+    int found = q_row(&q);
+    if (found) {
+        *workers = sqlite3_column_int(q.st, 0);
+        *batch = sqlite3_column_int(q.st, 1);
+        if (vm && vm_cap) col_text(q.st, 2, vm, vm_cap);
     }
-    sqlite3_finalize(st);
-    return rc;
+    int rc = q_close(&q);
+    return rc ? rc : found ? SCV_OK : SCV_ENOTFOUND;
 }
 
 int scv_store_set_target(scv_store *s, long long run, scv_metric metric, double value, double epochs, int batch,
@@ -560,23 +648,22 @@ int scv_store_set_target(scv_store *s, long long run, scv_metric metric, double 
 int scv_store_learnt_target(scv_store *s, const char *job_key, scv_metric metric, double value, double *epochs,
                             int *batch, scv_err *err)
 {
-    sqlite3_stmt *st;
-    const char *q = metric == SCV_METRIC_LOSS
-                        ? "SELECT epochs, batch FROM targets WHERE job_key=? AND metric='loss' AND accuracy<=? "
-                          "AND epochs IS NOT NULL ORDER BY accuracy DESC, rowid DESC LIMIT 1"
-                        : "SELECT epochs, batch FROM targets WHERE job_key=? AND metric='accuracy' AND accuracy>=? "
-                          "AND epochs IS NOT NULL ORDER BY accuracy ASC, rowid DESC LIMIT 1";
-    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
-    sqlite3_bind_text(st, 1, job_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_double(st, 2, metric == SCV_METRIC_LOSS ? value + 1e-9 : value - 1e-9);
-    int rc = SCV_ENOTFOUND;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        *epochs = sqlite3_column_double(st, 0);
-        *batch = sqlite3_column_int(st, 1);
-        rc = SCV_OK;
+    const char *sql = metric == SCV_METRIC_LOSS
+                          ? "SELECT epochs, batch FROM targets WHERE job_key=? AND metric='loss' AND accuracy<=? "
+                            "AND epochs IS NOT NULL ORDER BY accuracy DESC, rowid DESC LIMIT 1"
+                          : "SELECT epochs, batch FROM targets WHERE job_key=? AND metric='accuracy' AND accuracy>=? "
+                            "AND epochs IS NOT NULL ORDER BY accuracy ASC, rowid DESC LIMIT 1";
+    query q;
+    if (q_open(&q, s, sql, "reading the stored targets", err)) return q.rc;
+    sqlite3_bind_text(q.st, 1, job_key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_double(q.st, 2, metric == SCV_METRIC_LOSS ? value + 1e-9 : value - 1e-9);
+    int found = q_row(&q);
+    if (found) {
+        *epochs = sqlite3_column_double(q.st, 0);
+        *batch = sqlite3_column_int(q.st, 1);
     }
-    sqlite3_finalize(st);
-    return rc;
+    int rc = q_close(&q);
+    return rc ? rc : found ? SCV_OK : SCV_ENOTFOUND;
 }
 
 /* Every stored target of job_key in this metric, newest first (at most max rows); epochs
@@ -585,22 +672,22 @@ int scv_store_targets(scv_store *s, const char *job_key, scv_metric metric, long
                       size_t max, size_t *n, scv_err *err)
 {
     *n = 0;
-    sqlite3_stmt *st;
-    const char *q = "SELECT run, accuracy, epochs, batch FROM targets WHERE job_key=? AND metric=? AND run<>? "
-                    "ORDER BY rowid DESC";
-    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
-    sqlite3_bind_text(st, 1, job_key, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, metric == SCV_METRIC_LOSS ? "loss" : "accuracy", -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, exclude);
-    while (*n < max && sqlite3_step(st) == SQLITE_ROW) {
+    query q;
+    if (q_open(&q, s, "SELECT run, accuracy, epochs, batch FROM targets WHERE job_key=? AND metric=? AND run<>? "
+                      "ORDER BY rowid DESC", "reading the stored targets", err))
+        return q.rc;
+    sqlite3_bind_text(q.st, 1, job_key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(q.st, 2, metric == SCV_METRIC_LOSS ? "loss" : "accuracy", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(q.st, 3, exclude);
+    while (*n < max && q_row(&q)) {
         scv_stored_target *t = &out[(*n)++];
-        t->run = sqlite3_column_int64(st, 0);
-        t->value = col_d(st, 1);
-        t->epochs = col_d(st, 2);
-        t->batch = sqlite3_column_int(st, 3);
+        t->run = sqlite3_column_int64(q.st, 0);
+        t->value = col_d(q.st, 1);
+        t->epochs = col_d(q.st, 2);
+        t->batch = sqlite3_column_int(q.st, 3);
     }
-    sqlite3_finalize(st);
-    return SCV_OK;
+    if (q_close(&q)) *n = 0;
+    return q.rc;
 }
 
 int scv_store_run_eta(scv_store *s, long long run, const struct scv_run_eta *e, scv_err *err)
@@ -644,14 +731,15 @@ static void step_row(sqlite3_stmt *st, void *p)
 int scv_store_load_steps(scv_store *s, long long run, scv_run_step **out, size_t *n, scv_err *err)
 {
     return load_rows(s, "SELECT phase, workers, batch, iterations, first_start, last_end, idle_before, t_iter, accuracy, "
-                        "reached, vm FROM steps WHERE run=? ORDER BY idx", run, sizeof **out, step_row, (void **)out, n, err);
+                        "reached, vm FROM steps WHERE run=? ORDER BY idx", "reading a run's steps", run, sizeof **out,
+                     step_row, (void **)out, n, err);
 }
 
 int scv_store_run_measurements(scv_store *s, long long run, scv_config_stats **out, size_t *n, scv_err *err)
 {
     return load_rows(s, "SELECT vm, workers, batch, iterations, t_compute, t_comm, t_iter, g_local, g_global, "
-                        "epoch_progress, t_latency FROM measurements WHERE run=?", run, sizeof **out, measurement_row,
-                     (void **)out, n, err);
+                        "epoch_progress, t_latency FROM measurements WHERE run=?", "reading a run's measurements", run,
+                     sizeof **out, measurement_row, (void **)out, n, err);
 }
 
 int scv_store_eval(scv_store *s, long long run, int workers, int batch, const scv_eval_sample *e, scv_err *err)
@@ -679,10 +767,14 @@ static void summary_row(sqlite3_stmt *st, scv_run_summary *r)
     r->predicted_cost = col_d(st, 12);
     col_text(st, 13, r->why, sizeof r->why);
     r->n_steps = sqlite3_column_int(st, 14);
+    col_text(st, 24, r->reason, sizeof r->reason);
     /* a run stored as running whose process is gone (killed, or its store's disk filled
      * before the end was written) is not running */
-    if (!strcmp(r->status, "running") && scv_store_owner_gone((const char *)sqlite3_column_text(st, 16)))
+    const char *owner = (const char *)sqlite3_column_text(st, 16);
+    if (!strcmp(r->status, "running") && scv_store_owner_gone(owner)) {
         snprintf(r->status, sizeof r->status, "%s", SCV_RUN_GONE);
+        if (!r->reason[0]) scv_store_gone_reason(owner, r->reason, sizeof r->reason);
+    }
     /* the first plan's row opens {"relative":true,"nominal_epochs":E,"nominal_batch":B when its
      * times were nominal (the loop's store_plan; rows before nominal_epochs: NaN epochs) */
     const char *pj = (const char *)sqlite3_column_text(st, 15), *q;
@@ -709,52 +801,68 @@ static void summary_row(sqlite3_stmt *st, scv_run_summary *r)
     " r.reached, d.workers, d.batch, d.predicted_time, d.predicted_cost, d.reason,"                       \
     " (SELECT COUNT(*) FROM steps WHERE run=r.id),"                                                         \
     " (SELECT substr(json, 1, 160) FROM models WHERE run=r.id AND kind='plan' ORDER BY rowid LIMIT 1),"     \
-    " r.owner, r.eta_written, r.eta_s, r.eta_lo_s, r.eta_hi_s, r.eta_p_reach, r.eta_overdue, r.eta_nominal" \
-    " FROM runs r LEFT JOIN decisions d ON d.rowid ="                                                      \
+    " r.owner, r.eta_written, r.eta_s, r.eta_lo_s, r.eta_hi_s, r.eta_p_reach, r.eta_overdue, r.eta_nominal," \
+    " r.reason FROM runs r LEFT JOIN decisions d ON d.rowid ="                                             \
     " (SELECT rowid FROM decisions WHERE run=r.id AND kind='plan' ORDER BY rowid LIMIT 1) "
 
-int scv_store_runs(scv_store *s, scv_run_summary **out, size_t *n, scv_err *err)
+/* The summaries sql selects (SUMMARY_SQL ...; its parameters bound by bind), malloc'ed. */
+static int load_summaries(scv_store *s, const char *sql, const char *job, const char *status, long long limit,
+                          long long offset, scv_run_summary **out, size_t *n, scv_err *err)
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, SUMMARY_SQL "ORDER BY r.id", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(s, err, "prepare");
+    query q;
+    if (q_open(&q, s, sql, "reading the runs", err)) return q.rc;
+    if (job) { /* a page: ?1 job, ?2 status, ?3 limit, ?4 offset */
+        sqlite3_bind_text(q.st, 1, job, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_text(q.st, 2, status, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(q.st, 3, limit);
+        sqlite3_bind_int64(q.st, 4, offset);
+    }
     size_t cap = 0;
-    int rc = SCV_OK;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    while (q_row(&q)) {
         if (grow((void **)out, *n, &cap, sizeof **out)) {
-            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            q.rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
             break;
         }
-        summary_row(st, &(*out)[(*n)++]);
+        summary_row(q.st, &(*out)[(*n)++]);
     }
-    sqlite3_finalize(st);
-    return rc;
+    if (!q_close(&q) && !*n) q.rc = checked_absent(s, SCV_OK, err);
+    if (q.rc) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return q.rc;
+}
+
+int scv_store_runs(scv_store *s, scv_run_summary **out, size_t *n, scv_err *err)
+{
+    return load_summaries(s, SUMMARY_SQL "ORDER BY r.id", NULL, NULL, 0, 0, out, n, err);
 }
 
 int scv_store_data_version(scv_store *s, long long *version, scv_err *err)
 {
+    int rc;
     if (!s->data_version &&
-        sqlite3_prepare_v2(s->db, "PRAGMA data_version", -1, &s->data_version, NULL) != SQLITE_OK)
-        return db_fail(s, err, "prepare");
-    int rc = sqlite3_step(s->data_version);
+        (rc = sqlite3_prepare_v2(s->db, "PRAGMA data_version", -1, &s->data_version, NULL)) != SQLITE_OK)
+        return db_error(s, err, rc, "data_version");
+    rc = sqlite3_step(s->data_version);
     *version = rc == SQLITE_ROW ? sqlite3_column_int64(s->data_version, 0) : -1;
+    int out = rc == SQLITE_ROW ? SCV_OK : db_error(s, err, rc, "data_version");
     sqlite3_reset(s->data_version);
-    return rc == SQLITE_ROW ? SCV_OK : db_fail(s, err, "data_version");
+    return out;
 }
 
 int scv_store_run_summary(scv_store *s, long long run, scv_run_summary *out, scv_err *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, SUMMARY_SQL "WHERE r.id=?", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(s, err, "prepare");
-    sqlite3_bind_int64(st, 1, run);
-    int rc = SCV_OK;
-    if (sqlite3_step(st) == SQLITE_ROW) summary_row(st, out);
-    else rc = scv_err_set(err, SCV_ENOTFOUND, "%s: no run %lld", s->path, run);
-    sqlite3_finalize(st);
-    return rc;
+    query q;
+    if (q_open(&q, s, SUMMARY_SQL "WHERE r.id=?", "reading a run", err)) return q.rc;
+    sqlite3_bind_int64(q.st, 1, run);
+    if (q_row(&q)) summary_row(q.st, out);
+    else if (!q.rc) q.rc = scv_err_set(err, SCV_ENOTFOUND, "%s: no run %lld", s->path, run);
+    int rc = q_close(&q);
+    return rc == SCV_ENOTFOUND ? checked_absent(s, rc, err) : rc;
 }
 
 static void eval_row(sqlite3_stmt *st, void *p)
@@ -772,7 +880,8 @@ static void eval_row(sqlite3_stmt *st, void *p)
 int scv_store_load_evals(scv_store *s, long long run, scv_eval_sample **out, size_t *n, scv_err *err)
 {
     return load_rows(s, "SELECT iteration, samples, epoch, accuracy, loss, train_loss, train_loss_samples FROM evals "
-                        "WHERE run=? ORDER BY rowid", run, sizeof **out, eval_row, (void **)out, n, err);
+                        "WHERE run=? ORDER BY rowid", "reading a run's evaluations", run, sizeof **out, eval_row,
+                     (void **)out, n, err);
 }
 
 int scv_store_perf_models(scv_store *s, const char *vm, const char *exclude_job, scv_perf_model **out,
@@ -780,17 +889,16 @@ int scv_store_perf_models(scv_store *s, const char *vm, const char *exclude_job,
 {
     *out = NULL;
     *n = 0;
-    sqlite3_stmt *st;
-    const char *q = "SELECT m.json FROM models m JOIN runs r ON m.run = r.id WHERE m.kind='perf' AND r.job_key<>?"
-                    " AND m.rowid = (SELECT MAX(rowid) FROM models WHERE run = r.id AND kind='perf')"
-                    " AND EXISTS (SELECT 1 FROM measurements x WHERE x.run = r.id AND x.vm = ?)";
-    if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
-    sqlite3_bind_text(st, 1, exclude_job, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, vm, -1, SQLITE_TRANSIENT);
+    const char *sql = "SELECT m.json FROM models m JOIN runs r ON m.run = r.id WHERE m.kind='perf' AND r.job_key<>?"
+                      " AND m.rowid = (SELECT MAX(rowid) FROM models WHERE run = r.id AND kind='perf')"
+                      " AND EXISTS (SELECT 1 FROM measurements x WHERE x.run = r.id AND x.vm = ?)";
+    query q;
+    if (q_open(&q, s, sql, "reading the stored parallel models", err)) return q.rc;
+    sqlite3_bind_text(q.st, 1, exclude_job, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(q.st, 2, vm, -1, SQLITE_TRANSIENT);
     size_t cap = 0;
-    int rc = SCV_OK;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *j = (const char *)sqlite3_column_text(st, 0);
+    while (q_row(&q)) {
+        const char *j = (const char *)sqlite3_column_text(q.st, 0);
         scv_perf_model m;
         memset(&m, 0, sizeof m);
         /* the loop's own format (loop.c store_models) */
@@ -798,13 +906,17 @@ int scv_store_perf_models(scv_store *s, const char *vm, const char *exclude_job,
                          &m.alpha, &m.beta, &m.mare) != 5)
             continue;
         if (grow((void **)out, *n, &cap, sizeof **out)) {
-            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
+            q.rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
             break;
         }
         (*out)[(*n)++] = m;
     }
-    sqlite3_finalize(st);
-    return rc;
+    if (q_close(&q)) {
+        free(*out);
+        *out = NULL;
+        *n = 0;
+    }
+    return q.rc;
 }
 
 /* ---- read queries for services (scavenger serve): pages, filters and a run's rows as JSON ---- */
@@ -817,38 +929,16 @@ int scv_store_runs_page(scv_store *s, const char *job_key, const char *status, l
     *total = 0;
     if (limit < 0 || offset < 0) return scv_err_set(err, SCV_EINVAL, "limit and offset must be >= 0");
     const char *job = job_key ? job_key : "", *st_ = status ? status : "";
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT COUNT(*) FROM runs r WHERE (?1 = '' OR r.job_key = ?1) AND"
-                                  " (?2 = '' OR r.status = ?2)", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(s, err, "prepare");
-    sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, st_, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st) == SQLITE_ROW) *total = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(s->db, SUMMARY_SQL "WHERE (?1 = '' OR r.job_key = ?1) AND (?2 = '' OR r.status = ?2)"
-                                  " ORDER BY r.id DESC LIMIT ?3 OFFSET ?4", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(s, err, "prepare");
-    sqlite3_bind_text(st, 1, job, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, st_, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_int64(st, 3, limit);
-    sqlite3_bind_int64(st, 4, offset);
-    size_t cap = 0;
-    int rc = SCV_OK, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (grow((void **)out, *n, &cap, sizeof **out)) {
-            rc = scv_err_set(err, SCV_ENOMEM, "out of memory");
-            break;
-        }
-        summary_row(st, &(*out)[(*n)++]);
-    }
-    if (!rc && step != SQLITE_DONE) rc = db_fail(s, err, "read");
-    sqlite3_finalize(st);
-    if (rc) {
-        free(*out);
-        *out = NULL;
-        *n = 0;
-    }
-    return rc;
+    query q;
+    if (q_open(&q, s, "SELECT COUNT(*) FROM runs r WHERE (?1 = '' OR r.job_key = ?1) AND (?2 = '' OR r.status = ?2)",
+               "counting the runs", err))
+        return q.rc;
+    sqlite3_bind_text(q.st, 1, job, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(q.st, 2, st_, -1, SQLITE_TRANSIENT);
+    if (q_row(&q)) *total = sqlite3_column_int64(q.st, 0);
+    if (q_close(&q)) return q.rc;
+    return load_summaries(s, SUMMARY_SQL "WHERE (?1 = '' OR r.job_key = ?1) AND (?2 = '' OR r.status = ?2)"
+                             " ORDER BY r.id DESC LIMIT ?3 OFFSET ?4", job, st_, limit, offset, out, n, err);
 }
 
 /* One value as JSON: numbers (non-finite as null), text escaped, NULL as null. */
@@ -883,36 +973,35 @@ int scv_store_run_rows_json(scv_store *s, long long run, const char *table, char
     if (!known) return scv_err_set(err, SCV_EINVAL, "table '%s': not a table of a run's rows", table ? table : "");
     char sql[128];
     snprintf(sql, sizeof sql, "SELECT * FROM %s WHERE run=? ORDER BY rowid", table);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK) return db_fail(s, err, "prepare");
-    sqlite3_bind_int64(st, 1, run);
+    query q;
+    if (q_open(&q, s, sql, "reading a run's rows", err)) return q.rc;
+    sqlite3_bind_int64(q.st, 1, run);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) {
-        sqlite3_finalize(st);
+        q_close(&q);
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
     fputc('[', f);
-    int rows = 0, step;
-    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+    int rows = 0;
+    while (q_row(&q)) {
         fprintf(f, "%s{", rows++ ? "," : "");
-        for (int c = 1; c < sqlite3_column_count(st); c++) { /* column 0 is the run */
-            fprintf(f, "%s\"%s\":", c > 1 ? "," : "", sqlite3_column_name(st, c));
-            json_value(f, st, c);
+        for (int c = 1; c < sqlite3_column_count(q.st); c++) { /* column 0 is the run */
+            fprintf(f, "%s\"%s\":", c > 1 ? "," : "", sqlite3_column_name(q.st, c));
+            json_value(f, q.st, c);
         }
         fputc('}', f);
     }
     fputc(']', f);
-    int bad = ferror(f);
-    sqlite3_finalize(st);
+    int bad = ferror(f), rc = q_close(&q);
     if (fclose(f) || bad || !buf) {
         free(buf);
-        return scv_err_set(err, SCV_ENOMEM, "out of memory");
+        return rc ? rc : scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
-    if (step != SQLITE_DONE) {
+    if (rc) {
         free(buf);
-        return db_fail(s, err, "read");
+        return rc;
     }
     *json = buf;
     return SCV_OK;
@@ -925,33 +1014,26 @@ int scv_store_run_by_job_field(scv_store *s, const char *field, const char *valu
     if (!field || !*field || strlen(field) > 100 || strspn(field, "abcdefghijklmnopqrstuvwxyz-_") != strlen(field))
         return scv_err_set(err, SCV_EINVAL, "field '%s': expected a job setting's name", field ? field : "");
     snprintf(path, sizeof path, "$.\"%s\"", field);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "SELECT id FROM runs WHERE json_valid(job) AND json_extract(job, ?) = ?"
-                                  " ORDER BY id DESC LIMIT 1", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(s, err, "prepare");
-    sqlite3_bind_text(st, 1, path, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(st, 2, value, -1, SQLITE_TRANSIENT);
-    int rc = SCV_ENOTFOUND;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        *id = sqlite3_column_int64(st, 0);
-        rc = SCV_OK;
-    }
-    sqlite3_finalize(st);
-    return rc;
+    query q;
+    if (q_open(&q, s, "SELECT id FROM runs WHERE json_valid(job) AND json_extract(job, ?) = ? ORDER BY id DESC LIMIT 1",
+               "finding a run by its job", err))
+        return q.rc;
+    sqlite3_bind_text(q.st, 1, path, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(q.st, 2, value, -1, SQLITE_TRANSIENT);
+    if (q_row(&q)) *id = sqlite3_column_int64(q.st, 0);
+    int rc = q_close(&q);
+    return rc ? rc : *id ? SCV_OK : SCV_ENOTFOUND;
 }
 
 int scv_store_integrity(scv_store *s, char *msg, size_t cap, scv_err *err)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(s, err, "prepare");
-    int rc = SCV_OK;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        col_text(st, 0, msg, cap);
-        if (strcmp(msg, "ok")) rc = scv_err_set(err, SCV_ECORRUPT, "%s: integrity check: %s", s->path, msg);
-    } else {
-        rc = db_fail(s, err, "integrity check");
+    query q;
+    if (q_open(&q, s, "PRAGMA integrity_check", "integrity check", err)) return q.rc;
+    if (q_row(&q)) {
+        col_text(q.st, 0, msg, cap);
+        if (strcmp(msg, "ok")) q.rc = scv_err_set(err, SCV_ECORRUPT, "%s: integrity check: %s", s->path, msg);
+    } else if (!q.rc) {
+        q.rc = scv_err_set(err, SCV_EIO, "%s: integrity check: no answer", s->path);
     }
-    sqlite3_finalize(st);
-    return rc;
+    return q_close(&q);
 }

@@ -11,14 +11,27 @@
 
 /* A new run: returns its id. job_key identifies the job (model architecture, dataset). */
 int scv_store_run_new(scv_store *s, const char *job_key, const char *job_json, long long *id, scv_err *err);
-/* Sets a run's status; "running" also records this process as its owner (host, pid, start). */
+/* Sets a run's status (its reason cleared); "running" also records this process as its owner
+ * (host, pid, start). A run that starts (this, scv_store_run_new) makes the store's reserve. */
 int scv_store_run_status(scv_store *s, long long id, const char *status, scv_err *err);
+/* A run's end in one UPDATE: its status ("failed", "interrupted", "target not reached"), the
+ * loop's state (NULL: left as it is) and why (scv_run_summary.reason; NULL or "": none); its
+ * forecast cleared. On a full disk the reserve made when the run started (PATH.reserve,
+ * storefile.c) is given up for this write, so that even then the end is stored. */
+int scv_store_run_end(scv_store *s, long long run, const char *status, const char *state, const char *reason,
+                      scv_err *err);
 /* The status a run stored as running shows once its owner's process is gone (summaries,
  * scv_store_run_get): it is not running, and can be resumed. */
 #define SCV_RUN_GONE "interrupted (process gone)"
 /* 1 when a run's owner ("HOST:PID:START") is a process of this host that no longer exists
  * (or whose pid now names another process); 0 when alive, unknown or on another host. */
 int scv_store_owner_gone(const char *owner);
+
+/* path with every symbolic link resolved (realpath; of a file not yet there, its directory's
+ * plus its name; storefile.c): one name for one file. A hard-linked store is refused by the
+ * opens, so this is the store's identity on this host: what keys a lock on it (the service's,
+ * PATH.serve/lock of this path). */
+int scv_store_canonical(const char *path, char *buf, size_t cap, scv_err *err);
 
 int scv_store_measurement(scv_store *s, long long run, const char *phase, const scv_config_stats *c,
                           scv_err *err);
