@@ -1087,6 +1087,7 @@ typedef struct scv_run_policy {
                                    segment's start), checkpointed and resumable, naming the value
                                    likely reached by the bound (0: it trains on to the bound) */
     double out_of_reach_by;     /* 0.25: ... a training segment ends at this share of the bound */
+    int out_of_reach;           /* 0 (`--out-of-reach stop`): as above; 1 (`go-on`): never stops */
     double scaling_threshold;   /* 0.1: Or et al.'s S (scaling SCV_SCALING_THROUGHPUT) */
     scv_straggler_rule straggler; /* stragglers found in training segments (fraction 0: off) */
     int dynamic_batching;       /* 0: the workers' shares of B follow their throughput (dynamic
@@ -1263,7 +1264,7 @@ typedef struct scv_run_result {
     int reach_stopped;          /* stopped: the target likely out of reach within max_epochs
                                    (policy.out_of_reach_p; scv_run returns SCV_EINTR, state
                                    interrupted, the job checkpointed): resumable, and goes on
-                                   with out_of_reach_p 0 (`--out-of-reach go-on`) */
+                                   with policy.out_of_reach 1 (`--out-of-reach go-on`) */
 } scv_run_result;
 SCV_API void scv_run_result_free(scv_run_result *r); /* frees what r holds, not r */
 

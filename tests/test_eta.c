@@ -379,7 +379,46 @@ static void t_absolute_in_segment(void)
     scv_store_close(db);
 }
 
+/* A target out of reach (issue 37 item 6): the calibrated curve (the shipped corpus) says so,
+ * and the run stops at a quarter of the epoch bound, checkpointed and resumable, naming the
+ * value likely reached by the bound (below the target: the fake levels off at 0.6); resumed with
+ * --out-of-reach go-on it trains on to the bound. */
+static void t_out_of_reach_stops(void)
+{
+    scv_store *db = open_db("out-of-reach.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_max = 0.6, f.acc_gap = 0.5, f.target = 0.99;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-out-of-reach");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.99, p.max_epochs = 12;
+    p.curve_corpus = NULL; /* data/curves.jsonl: the P(reach) is calibrated */
+    rec r = {0};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_run(&p, &d, &obs, &res, &e), SCV_EINTR);
+    CHECK_MSG(res.reach_stopped && !res.reached && res.state == SCV_STATE_INTERRUPTED, "%d %d", res.reach_stopped,
+              res.state);
+    int last_b = res.n_steps ? res.steps[res.n_steps - 1].batch : 0;
+    CHECK_MSG(res.epochs <= 0.25 * p.max_epochs + (double)last_b / f.job.n_train, "stopped at %.3f epochs of %g",
+              res.epochs, p.max_epochs); /* (by a quarter, to the iteration) */
+    CHECK_MSG(NOTED_NUMS(&r, SCV_NOTE_OUT_OF_REACH, 0.99, 12), "%.3000s", r.notes); /* target 0.99 within 12 epochs */
+    for (int i = 0; i < r.n_nt; i++)
+        if (r.nt[i].code == SCV_NOTE_OUT_OF_REACH) /* P under 0.2, the nearest reachable below the target */
+            CHECK_MSG(r.nt[i].num[2] < 0.2 && r.nt[i].num[4] < 0.99 && r.nt[i].num[4] > 0.5, "P %g, nearest %g",
+                      r.nt[i].num[2], r.nt[i].num[4]);
+    long long id = res.run_id;
+    scv_run_result_free(&res);
+    /* go on: to the bound */
+    p.resume_run = id, p.policy.out_of_reach = 1;
+    CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(!res.reached && !res.reach_stopped && res.epochs >= p.max_epochs - 1e-6, "%.3f epochs", res.epochs);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 static const scv_test tests[] = {
+    {"out_of_reach_stops", t_out_of_reach_stops},
     {"absolute_in_segment", t_absolute_in_segment},
     {"deadline_first_run", t_deadline_first_run},
     {"deadline_switch", t_deadline_switch},

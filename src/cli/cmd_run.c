@@ -371,7 +371,7 @@ static int print_outcome(scv_store *db, const scv_run_params *p, const scv_run_r
         for (int i = 0; i < w; i++) wmean += v->evals[i] / w;
     }
     scv_run_headline(p, res, SCV_TARGET_CONFIRM_TOL, wmean, v->subset, head, sizeof head);
-    if (!res->reached) {
+    if (!res->reached && !res->reach_stopped) { /* (a reach stop is interrupted: its caller stores it) */
         if (res->epochs >= p->max_epochs - 1e-9)
             snprintf(why, sizeof why, "%s after %.2f epochs: its epoch bound (max-epochs %g) came first", head,
                      res->epochs, p->max_epochs);
@@ -460,6 +460,15 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     char why[SCV_ERR_LEN + 128];
+    if (st == SCV_EINTR && res.reach_stopped) { /* the target likely out of reach, not a Ctrl-C */
+        if (print_outcome(db, &js.params, &res, &v, get(&opt, "report") ? get(&opt, "report") : res.run_dir, json,
+                          &err) < 0)
+            fprintf(stderr, "scavenger run: %s\n", err.msg);
+        fprintf(stderr, "scavenger run: %s; the checkpoint is kept: scavenger run --resume %lld --out-of-reach go-on%s%s "
+                "trains on to the bound\n", res.why, res.run_id, dbarg ? " --db " : "", dbarg ? dbarg : "");
+        rc = EXIT_FAIL;
+        goto out_quiet;
+    }
     if (st == SCV_EINTR && res.budget_stopped) { /* the run's cap, not a Ctrl-C */
         char sp[32], nx[32];
         scv_fmt_usd(res.actual_cost, sp, sizeof sp);

@@ -67,14 +67,22 @@ int loop_load_calib(loop *l, scv_err *err)
     scv_run_summary *runs;
     size_t n;
     long long total;
-    if (scv_store_runs_page(p->store, NULL, "done", SCV_CALIB_STORED_RUNS, 0, &runs, &n, &total, NULL) == SCV_OK) {
+    scv_err se = {0};
+    if ((rc = scv_store_runs_page(p->store, NULL, "done", SCV_CALIB_STORED_RUNS, 0, &runs, &n, &total, &se)) &&
+        rc != SCV_ENOTFOUND)
+        return scv_err_set(err, rc, "%s", se.msg);
+    if (!rc) {
         for (size_t i = 0; i < n; i++) {
             scv_run_step *steps;
             size_t n_steps, n_ev;
             scv_eval_sample *ev = NULL;
             progress g = {0};
-            if (runs[i].id == l->r->run_id || scv_store_load_steps(p->store, runs[i].id, &steps, &n_steps, NULL))
-                continue;
+            if (runs[i].id == l->r->run_id) continue;
+            if ((rc = scv_store_load_steps(p->store, runs[i].id, &steps, &n_steps, &se))) {
+                if (rc == SCV_ENOTFOUND) continue;
+                free(runs);
+                return scv_err_set(err, rc, "%s", se.msg);
+            }
             if (loop_stored_curve(l, runs[i].id, steps, n_steps, &g, &ev, &n_ev, NULL) == SCV_OK && g.nev) {
                 double *x = malloc(sizeof(double) * g.nev), *y = malloc(sizeof(double) * g.nev);
                 if (x && y) {
@@ -98,16 +106,21 @@ int loop_load_calib(loop *l, scv_err *err)
 
 /* The universal prior: the median of each parallel-model parameter over the stored runs of
  * other jobs on this VM type (none stored: n_prior = 0). */
-void loop_load_prior(loop *l)
+int loop_load_prior(loop *l, scv_err *err)
 {
-    scv_perf_model *m;
-    size_t n;
+    scv_perf_model *m = NULL;
+    size_t n = 0;
     l->in.n_prior = 0;
-    if (scv_store_perf_models(l->p->store, l->p->vm_type, l->p->job_key, &m, &n, NULL) || !n) return;
+    int rc = scv_store_perf_models(l->p->store, l->p->vm_type, l->p->job_key, &m, &n, err);
+    if (rc) return rc == SCV_ENOTFOUND ? SCV_OK : rc;
+    if (!n) {
+        free(m);
+        return SCV_OK;
+    }
     double *v = malloc(sizeof(double) * n);
     if (!v) {
         free(m);
-        return;
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
     double *fields[] = {&l->in.prior.c0, &l->in.prior.c1, &l->in.prior.alpha, &l->in.prior.beta};
     for (int f = 0; f < 4; f++) {
@@ -118,6 +131,14 @@ void loop_load_prior(loop *l)
     l->in.n_prior = (int)n;
     free(v);
     free(m);
+    return SCV_OK;
+}
+
+int loop_store_read(loop *l, int rc, const scv_err *e)
+{
+    if (rc && rc != SCV_ENOTFOUND && !l->store_err.code)
+        scv_err_set(&l->store_err, rc, "%s", e && e->msg[0] ? e->msg : scv_strerror(rc));
+    return rc == SCV_OK;
 }
 
 /* The gradient noise scale of the measurements so far (NaN without one). */
@@ -247,11 +268,12 @@ void loop_try_run_carry(loop *l, int final)
 
 /* The gradient noise scale of a stored run's measurements (the latest of each
  * configuration, as noise_scale fits this run's; NaN without one). */
-double loop_stored_noise_scale(const loop *l, long long run)
+double loop_stored_noise_scale(loop *l, long long run)
 {
     scv_config_stats *cs;
     size_t n, m = 0;
-    if (scv_store_run_measurements(l->p->store, run, &cs, &n, NULL)) return NAN;
+    scv_err se = {0};
+    if (!loop_store_read(l, scv_store_run_measurements(l->p->store, run, &cs, &n, &se), &se)) return NAN;
     for (size_t i = 0; i < n; i++) { /* rows oldest first: a later one replaces an earlier */
         size_t j = 0;
         while (j < m && !(cs[j].workers == cs[i].workers && cs[j].batch == cs[i].batch)) j++;
@@ -291,7 +313,8 @@ void loop_learn_stored_carry(loop *l, const scv_stored_target *t, size_t n)
         size_t n_steps, n_ev;
         scv_eval_sample *ev = NULL;
         progress g = {0};
-        if (scv_store_load_steps(l->p->store, t[i].run, &steps, &n_steps, NULL)) continue;
+        scv_err se = {0};
+        if (!loop_store_read(l, scv_store_load_steps(l->p->store, t[i].run, &steps, &n_steps, &se), &se)) continue;
         int rc = loop_stored_curve(l, t[i].run, steps, n_steps, &g, &ev, &n_ev, NULL);
         free(steps);
         for (size_t k = 1; !rc && k < g.nseg && !l->probe.carry_run; k++) {

@@ -97,7 +97,9 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
     size_t n_steps, n_ev;
     scv_eval_sample *ev = NULL;
     progress g = {0};
-    if (scv_store_load_steps(p->store, t->run, &steps, &n_steps, NULL)) return SCV_EIO;
+    scv_err se = {0};
+    int rs = scv_store_load_steps(p->store, t->run, &steps, &n_steps, &se);
+    if (!loop_store_read(l, rs, &se)) return rs ? rs : SCV_EIO;
     int rc = loop_stored_curve(l, t->run, steps, n_steps, &g, &ev, &n_ev, NULL);
     free(steps);
     if (!rc) {
@@ -143,12 +145,13 @@ static stored_est *stored_load(loop *l)
     c->loaded = 1, c->n = 0, c->far = -1, c->other_recipe = 0;
     scv_stored_target t[SCV_STORED_TARGETS_MAX];
     size_t n = 0;
-    scv_store_targets(l->p->store, l->p->job_key, loop_metric_of(l->p), l->r->run_id, t, SCV_STORED_TARGETS_MAX, &n,
-                      NULL);
+    scv_err se = {0};
+    loop_store_read(l, scv_store_targets(l->p->store, l->p->job_key, loop_metric_of(l->p), l->r->run_id, t,
+                                         SCV_STORED_TARGETS_MAX, &n, &se), &se);
     scv_job_recipe(l->p->job_json, c->recipe, sizeof c->recipe);
     char json[8192], status[32], theirs[sizeof c->recipe] = "";
     for (size_t i = 0; i < n; i++) {
-        if (scv_store_run_get(l->p->store, t[i].run, json, sizeof json, status, sizeof status, NULL) == SCV_OK &&
+        if (loop_store_read(l, scv_store_run_get(l->p->store, t[i].run, json, sizeof json, status, sizeof status, &se), &se) &&
             scv_job_recipe(json, theirs, sizeof theirs) == SCV_OK && strcmp(theirs, c->recipe)) {
             c->other_recipe++;
             continue;

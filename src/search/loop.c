@@ -213,7 +213,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     if (l->r->relative) /* the target unknown: re-plan soon, once the curve may predict it */
         chunk = fmax((double)pol->segment_min_iters, pol->unknown_segment_epochs * l->job.n_train / l->B);
     double by = pol->out_of_reach_by * l->p->max_epochs * l->job.n_train; /* (a curve's reach said by then) */
-    if (pol->out_of_reach_p > 0 && l->r->target_source == SCV_TARGET_CURVE && l->samples < by &&
+    if (!pol->out_of_reach && pol->out_of_reach_p > 0 && l->r->target_source == SCV_TARGET_CURVE && l->samples < by &&
         by - l->samples < chunk * l->B)
         chunk = fmax(1, ceil((by - l->samples) / l->B));
     if (l->probe.probing) /* a probe: evaluated as the search is, enough for the run's own carry */
@@ -434,7 +434,9 @@ static int first_state(loop *l, scv_run_state *s, scv_err *err)
     const scv_run_params *p = l->p;
     int K, B;
     char vm[96] = "";
-    if (p->resume_run && scv_store_last_decision(p->store, p->resume_run, &K, &B, vm, sizeof vm, NULL) == SCV_OK) {
+    int rd = p->resume_run ? scv_store_last_decision(p->store, p->resume_run, &K, &B, vm, sizeof vm, err) : SCV_ENOTFOUND;
+    if (rd && rd != SCV_ENOTFOUND) return rd; /* (a damaged store is no "not decided yet") */
+    if (!rd) {
         l->decided = 1, l->K = K, l->B = B, l->resumed_decision = 1;
         /* the type the decision trains on, where the driver still holds K VMs of it */
         const scv_vm_type *v = vm[0] ? scv_catalog_find(p->catalog, vm) : NULL;
@@ -606,14 +608,13 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
         if (rc != SCV_EINTR) goto failed;
         /* stopped while the job started (the probe got the Ctrl-C): resumable, like later */
         out->state = l->state = SCV_STATE_INTERRUPTED;
-        scv_store_run_state(p->store, out->run_id, "interrupted", NULL);
-        scv_store_run_status(p->store, out->run_id, "interrupted", NULL);
+        scv_store_run_end(p->store, out->run_id, "interrupted", "interrupted",
+                          "interrupted while the job started (SIGINT or SIGTERM); resumable", NULL);
         goto out;
     }
     if ((rc = resume_progress(l, err))) goto failed_open;
     scv_run_state s;
-    loop_load_prior(l);
-    if ((rc = loop_load_calib(l, err))) goto failed_open;
+    if ((rc = loop_load_prior(l, err)) || (rc = loop_load_calib(l, err))) goto failed_open;
     out->n_prior_runs = l->in.n_prior;
     if ((rc = first_state(l, &s, err))) goto failed_open;
     out->universal = l->universal;
@@ -665,8 +666,11 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
     if (rc == SCV_EINTR) {
         l->state = out->state = SCV_STATE_INTERRUPTED;
         loop_tally(l);
-        scv_store_run_state(p->store, out->run_id, "interrupted", NULL);
-        scv_store_run_status(p->store, out->run_id, "interrupted", NULL);
+        scv_store_run_end(p->store, out->run_id, "interrupted", "interrupted",
+                          out->budget_stopped || out->reach_stopped
+                              ? out->why
+                              : "interrupted (SIGINT or SIGTERM); the checkpoint is kept: resumable",
+                          NULL);
         loop_emit(l, (scv_run_event){.kind = SCV_EV_STATE, .workers = l->K, .batch = l->B});
         d->close(d->ctx);
         goto out;
@@ -682,8 +686,7 @@ failed_open:
 failed:
     loop_tally(l);
     out->state = l->state = SCV_STATE_FAILED;
-    scv_store_run_state(p->store, out->run_id, "failed", NULL);
-    scv_store_run_status(p->store, out->run_id, "failed", NULL);
+    scv_store_run_end(p->store, out->run_id, "failed", "failed", err && err->msg[0] ? err->msg : scv_strerror(rc), NULL);
     loop_emit(l, (scv_run_event){.kind = SCV_EV_STATE, .workers = l->K, .batch = l->B});
 out:
     free(l->cs);

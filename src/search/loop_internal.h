@@ -127,6 +127,9 @@ typedef struct loop {
     const scv_run_observer *obs;
     scv_run_result *r;
     const scv_run_policy *pol;
+    scv_err store_err;              /* a store read that failed (a damaged store, I/O) where it
+                                       could not be returned (an estimator, an input): the next
+                                       plan fails with it (loop_store_read) */
     scv_job_info job;
     scv_config_stats *cs;           /* the measurements the models are fitted to */
     size_t ncs, cs_cap, steps_cap;
@@ -225,12 +228,16 @@ int loop_plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_mod
 
 /* ---- carryread.c ---- */
 int loop_load_calib(loop *l, scv_err *err);
-void loop_load_prior(loop *l);
+int loop_load_prior(loop *l, scv_err *err);
+/* A store read's result rc (its message in e): 1 when it read, 0 when not (SCV_ENOTFOUND:
+ * nothing there; anything else is kept in l->store_err, the first only, and fails the next
+ * plan: a damaged store is never read as an empty one). */
+int loop_store_read(loop *l, int rc, const scv_err *e);
 scv_carry_law loop_carry_law(const loop *l);
 scv_carry_law loop_read_law(const loop *l, double until);
 double loop_horizon(const loop *l);
 void loop_try_run_carry(loop *l, int final);
-double loop_stored_noise_scale(const loop *l, long long run);
+double loop_stored_noise_scale(loop *l, long long run);
 void loop_learn_stored_carry(loop *l, const scv_stored_target *t, size_t n);
 
 /* ---- target.c ---- */

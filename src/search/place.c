@@ -179,6 +179,8 @@ int loop_plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_mod
     double planned = l->curve.planned_x_star;
     char tnote[sizeof r->target_note];
     scv_estimate est = loop_target_of(l, tnote, sizeof tnote);
+    if (l->store_err.code) /* a store read failed on the way: the plan fails, naming it */
+        return scv_err_set(err, l->store_err.code, "%s", l->store_err.msg);
     int relative = est.source == SCV_TARGET_NOMINAL;
     if ((rc = scv_stat_fit(p->stat, l->cs, l->ncs, l->job.n_train, est.epochs, est.batch, sm, err))) {
         l->curve.planned_x_star = planned;

@@ -126,7 +126,7 @@ int loop_out_of_reach(loop *l)
 {
     const scv_run_params *p = l->p;
     double by = l->pol->out_of_reach_by * p->max_epochs * l->job.n_train; /* (the most evidence by then) */
-    if (!(l->pol->out_of_reach_p > 0) || !l->decided || l->r->target_source != SCV_TARGET_CURVE ||
+    if (l->pol->out_of_reach || !(l->pol->out_of_reach_p > 0) || !l->decided || l->r->target_source != SCV_TARGET_CURVE ||
         l->samples < by * (1 - 1e-9))
         return 0;
     loop_predict_target(l);
