@@ -1361,6 +1361,31 @@ static void t_exec_driver(void)
 #undef FAKE
 }
 
+/* The metrics lines of a trainer that breaks the contract, refused as a class by the reader
+ * (issue 38 item 11): a trainer that ignores SCV_BATCH fails the start-up probe at once
+ * naming the line and the field (not "no measurement ... measured again" and a performance
+ * model of invalid times later), and so do an iteration that jumps, a key given twice, a
+ * NUL byte in a line and a trainer that ignores SCV_RESUME; none is retried. */
+static void t_exec_lines(void)
+{
+    char out[32768], db[512];
+    const char *bad[][3] = {
+        {"nobatch", "job.jsonl:2: field 'batch' = 1 is not the segment's B = 32 (SCV_BATCH", "TRAINER-CONTRACT"},
+        {"jump", "seg-000-warmup-k2-b64.jsonl:4: field 'iter' = 1000000000003 jumps from line 3's 2", "expected"},
+        {"dupkey", "seg-000-warmup-k2-b64.jsonl:4: field 'batch' is given twice", "write it once"},
+        {"nul", "seg-000-warmup-k2-b64.jsonl:4: a NUL byte at byte 1 of the line", "without NUL bytes"},
+        {"restart", "field 'iter' = 1 is not past the checkpoint's iteration", "SCV_RESUME=1"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(db, sizeof db, "%s/lines-%s.db", tmp, bad[i][0]);
+        CHECK_EQ_INT(run(out, sizeof out, "FAKE_MODE=%s %s run --db %s --exec '/usr/bin/python3 tests/fake_trainer.py' "
+                         "--workers 1,2 --batch 64,128 --target-accuracy 0.9", bad[i][0], bin, db), 1);
+        CHECK_MSG(strstr(out, bad[i][1]) && strstr(out, bad[i][2]), "%s: %s", bad[i][0], out);
+        CHECK_MSG(!strstr(out, "retry") && !strstr(out, "no measurement") && !strstr(out, "invalid times"), "%s: %s",
+                  bad[i][0], out);
+    }
+}
+
 /* run --compress on the built-in trainer (elastic driver): with K = 2 only, Top-k over
  * Allgather costs the model less than the dense allreduce (half the latency terms, a
  * hundredth of the bytes) and is assumed to need half the iterations (a margin over the
@@ -1857,6 +1882,7 @@ static const scv_test tests[] = {
     {"setup_interrupt", t_setup_interrupt},
     {"run_compress", t_run_compress},
     {"exec_driver", t_exec_driver},
+    {"exec_lines", t_exec_lines},
     {"exec_torchrun", t_exec_torchrun},
     {"exec_probe", t_exec_probe},
     {"exec_confirm", t_exec_confirm},
