@@ -1386,6 +1386,97 @@ static void t_exec_lines(void)
     }
 }
 
+/* --report DIR is made ready before any training (issue 38 item 8): a file, a dangling link
+ * or a path under a file fail at once naming it, nothing trained, no run stored; a missing
+ * parent is created; and any run's report can be written again from the store (`runs
+ * report ID`), into its own folder or another. */
+static void t_report_dir(void)
+{
+    char out[32768], db[512], path[800], dir[600];
+    snprintf(db, sizeof db, "%s/repdir.db", tmp);
+#define FAKE_RUN "%s run --db %s --exec '/usr/bin/python3 tests/fake_trainer.py' --workers 1,2 --batch 64,128 " \
+                 "--target-accuracy 0.9 --report %s"
+    snprintf(dir, sizeof dir, "%s/repdir-file", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "touch %s", dir), 0);
+    CHECK_EQ_INT(run(out, sizeof out, FAKE_RUN, bin, db, dir), 1);
+    CHECK_MSG(strstr(out, "--report: ") && strstr(out, "repdir-file: not a directory") &&
+                  strstr(out, "nothing was trained") && !strstr(out, "warmup"), "%s", out);
+    snprintf(dir, sizeof dir, "%s/repdir-link", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "ln -sfn %s/nowhere %s", tmp, dir), 0);
+    CHECK_EQ_INT(run(out, sizeof out, FAKE_RUN, bin, db, dir), 1);
+    CHECK_MSG(strstr(out, "repdir-link: a symbolic link to a path that does not exist") && !strstr(out, "warmup"), "%s",
+              out);
+    snprintf(dir, sizeof dir, "%s/repdir-file/sub", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, FAKE_RUN, bin, db, dir), 1);
+    CHECK_MSG(strstr(out, "cannot create the report directory") && strstr(out, "Not a directory"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s --json", bin, db), 0);
+    CHECK_MSG(!strcmp(out, "[]\n"), "a run was stored: %s", out);
+    /* a missing parent: created before the run */
+    snprintf(dir, sizeof dir, "%s/repdir-new/a/b", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, FAKE_RUN, bin, db, dir), 0);
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    CHECK_MSG(file_has(path, "\"reached\":true") && file_has(path, "\"regenerated\":false"), "%s", out);
+    /* written again from the store: into the run's own folder, then elsewhere */
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs report 1 --db %s", bin, db), 0);
+    CHECK_MSG(strstr(out, "report written from the store in") && strstr(out, "repdir.db.runs/1/report.md"), "%s", out);
+    snprintf(path, sizeof path, "%s.runs/1/report.json", db);
+    CHECK(file_has(path, "\"reached\":true") && file_has(path, "\"regenerated\":true") &&
+          file_has(path, "\"chosen\":{\"vm\":\"c5.xlarge\"") && file_has(path, "\"steps\":[{\"phase\":\"warmup\""));
+    snprintf(path, sizeof path, "%s.runs/1/report.md", db);
+    CHECK(file_has(path, "**reached**") && file_has(path, "Regenerated from the run store") &&
+          file_has(path, "## Trade-off"));
+    snprintf(path, sizeof path, "%s.runs/1/tradeoff.svg", db);
+    CHECK(file_has(path, "<svg"));
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs report 1 --db %s --report %s/repdir-again/x", bin, db, tmp), 0);
+    snprintf(path, sizeof path, "%s/repdir-again/x/report.md", tmp);
+    CHECK(file_has(path, "# Scavenger run 1"));
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs report 7 --db %s", bin, db), 1);
+    CHECK_MSG(strstr(out, "no run 7"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs report 1 --db %s --report %s/repdir-file", bin, db, tmp), 1);
+    CHECK_MSG(strstr(out, "repdir-file: not a directory"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s --report x", bin, db), 2);
+#undef FAKE_RUN
+}
+
+/* A run stopped by its budget (issue 38 item 9): its report and its --json line (with
+ * budget_stopped), the amounts as every other (scv_fmt_usd, never "$1e-05"), "at the cap"
+ * when the spend went past it, the spend in the store (`runs --json` actual_cost); resumed
+ * with a larger budget, the stored job keeps it (its report, written again, says so). */
+static void t_budget_stop(void)
+{
+    char out[65536], db[512], path[800];
+    snprintf(db, sizeof db, "%s/budget.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s run --db %s --exec '/usr/bin/python3 tests/fake_trainer.py' --workers 1,2 "
+                     "--batch 64,128 --target-accuracy 0.9 --budget 0.00001 --json 2>%s/budget.err; }", bin, db, tmp), 1);
+    const char *last = strrchr(out, '\n') && strlen(out) > 1 ? out + strlen(out) - 2 : out;
+    while (last > out && last[-1] != '\n') last--;
+    cJSON *j = cJSON_Parse(last);
+    CHECK_MSG(j && cJSON_IsTrue(cJSON_GetObjectItem(j, "budget_stopped")) &&
+                  cJSON_GetObjectItem(j, "actual_cost")->valuedouble > 0, "%s", out);
+    cJSON_Delete(j);
+    snprintf(path, sizeof path, "%s/budget.err", tmp);
+    CHECK_MSG(file_has(path, "target NOT reached, stopped at the budget's cap: $0.0000") &&
+                  file_has(path, " spent of the $0.0000100 cap ($0.0000") &&
+                  file_has(path, "scavenger run --resume 1 --budget USD --db ") &&
+                  file_has(path, "POST /api/runs/1/resume with {\"budget\": USD}"), "budget.err");
+    /* the command's own lines: no amount in %g (the loop's notes are the loop's) */
+    CHECK_EQ_INT(run(out, sizeof out, "grep -v '^scavenger run: budget: ' %s/budget.err | grep -c 'e-0'", tmp), 1);
+    snprintf(path, sizeof path, "%s.runs/1/report.md", db);
+    CHECK(file_has(path, "**stopped by its budget, target not reached**") &&
+          file_has(path, "Budget: stopped at the budget's cap"));
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s --json", bin, db), 0);
+    j = cJSON_Parse(out);
+    const cJSON *r0 = cJSON_GetArrayItem(j, 0);
+    CHECK_MSG(r0 && cJSON_GetObjectItem(r0, "actual_cost")->valuedouble > 0 &&
+                  !strcmp(cJSON_GetObjectItem(r0, "status")->valuestring, "interrupted"), "%s", out);
+    cJSON_Delete(j);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --resume 1 --budget 1", bin, db), 0);
+    CHECK_MSG(strstr(out, "target reached"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs report 1 --db %s", bin, db), 0);
+    snprintf(path, sizeof path, "%s.runs/1/report.json", db);
+    CHECK_MSG(file_has(path, "\"budget\":1,"), "the stored job's budget is not the resume's");
+}
+
 /* run --compress on the built-in trainer (elastic driver): with K = 2 only, Top-k over
  * Allgather costs the model less than the dense allreduce (half the latency terms, a
  * hundredth of the bytes) and is assumed to need half the iterations (a margin over the
@@ -1883,6 +1974,8 @@ static const scv_test tests[] = {
     {"run_compress", t_run_compress},
     {"exec_driver", t_exec_driver},
     {"exec_lines", t_exec_lines},
+    {"report_dir", t_report_dir},
+    {"budget_stop", t_budget_stop},
     {"exec_torchrun", t_exec_torchrun},
     {"exec_probe", t_exec_probe},
     {"exec_confirm", t_exec_confirm},

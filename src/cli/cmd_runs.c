@@ -10,6 +10,9 @@
 #include "../search/report.h"
 #include "scv.h"
 #include "../core/util.h"
+#include "drivers/jobsetup.h"
+
+#include <cjson/cJSON.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -17,7 +20,9 @@
 #include <string.h>
 #include <time.h>
 
-#define RUNS_USAGE "usage: scavenger runs [--db PATH] [--json]   |   scavenger runs show ID [--db PATH] [--json]\n"
+#define RUNS_USAGE                                                                                                \
+    "usage: scavenger runs [--db PATH] [--json]   |   scavenger runs show ID [--db PATH] [--json]\n"                 \
+    "       scavenger runs report ID [--db PATH] [--report DIR]\n"
 
 static void json_str(const char *s) { scv_json_str(stdout, s); }
 
@@ -163,38 +168,90 @@ static int show(scv_store *db, long long id, int json, scv_err *err)
     return SCV_OK;
 }
 
-enum { R_DB = 1, R_JSON };
+/* `runs report ID`: the run's report written again from the store (report.md, report.json,
+ * tradeoff.svg) into dir (NULL: the run's own folder, DB.runs/ID, where `run` writes it):
+ * its parameters from its stored job (the run's own setup, src/drivers/jobsetup.c), its
+ * result from the store (scv_run_result_load). */
+static int report_again(scv_store *db, const char *dbpath, long long id, const char *dir, scv_err *err)
+{
+    char *job = malloc(65536), status[64], state_dir[1100];
+    if (!job) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    int rc = scv_store_run_get(db, id, job, 65536, status, sizeof status, err);
+    cJSON *o = rc ? NULL : cJSON_Parse(job);
+    free(job);
+    if (!rc && !cJSON_IsObject(o)) rc = scv_err_set(err, SCV_ECORRUPT, "run %lld's stored job: not a JSON object", id);
+    enum { MAXF = 128 };
+    char *names[MAXF], *values[MAXF], vals[MAXF][512];
+    int n = 0;
+    for (const cJSON *it = rc ? NULL : o->child; it && n < MAXF; it = it->next, n++) {
+        names[n] = it->string;
+        if (cJSON_IsString(it)) snprintf(vals[n], sizeof vals[n], "%s", it->valuestring);
+        else snprintf(vals[n], sizeof vals[n], "%.17g", it->valuedouble);
+        values[n] = vals[n];
+    }
+    snprintf(state_dir, sizeof state_dir, "%s.runs", dbpath);
+    scv_job_setup js;
+    memset(&js, 0, sizeof js);
+    scv_err se = {0};
+    if (!rc && scv_job_setup_init(&js, names, values, n, db, state_dir, &se))
+        rc = scv_err_set(err, se.code ? se.code : SCV_EINVAL, "run %lld's stored job: %s (its report needs the job's "
+                         "settings and catalog)", id, se.msg);
+    scv_run_result res;
+    memset(&res, 0, sizeof res);
+    if (!rc) rc = scv_run_result_load(db, id, &js.params, state_dir, &res, err);
+    if (!rc) {
+        char own[1200];
+        snprintf(own, sizeof own, "%s/%lld", state_dir, id);
+        if (!dir) dir = own;
+        if (!(rc = scv_run_report_dir_ready(dir, err))) rc = scv_run_report_write(&js.params, &res, dir, err);
+        if (!rc) printf("run %lld (%s): report written from the store in %s/report.md\n", id, status, dir);
+    }
+    scv_run_result_free(&res);
+    scv_job_setup_free(&js);
+    cJSON_Delete(o);
+    return rc;
+}
+
+enum { R_DB = 1, R_JSON, R_REPORT };
 /* runs' options (--help and the completion are made from it) */
 const scv_option RUNS_OPTIONS[] = {
     {"db", "PATH", "the run database (default as `scavenger run`)", R_DB, 0, NULL},
     {"json", NULL, "JSON on stdout", R_JSON, 0, NULL},
+    {"report", "DIR", "`runs report ID`: where (default the run's folder, DB.runs/ID)", R_REPORT, 0, NULL},
     {NULL, NULL, NULL, 0, 0, NULL},
 };
 
 int cmd_runs(int argc, char **argv)
 {
-    const char *dbarg = NULL;
-    int json = 0;
+    const char *dbarg = NULL, *report_dir = NULL;
+    int json = 0, report = 0;
     long long id = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             printf(RUNS_USAGE "\nLists the runs `scavenger run` stored: status, the first decision, its\n"
                               "predicted and actual time and cost; a running run's latest time left to the\n"
-                              "target (ETA, its band, P(reach)) under it. `show ID` adds every step.\n");
+                              "target (ETA, its band, P(reach)) under it. `show ID` adds every step.\n"
+                              "`report ID` writes a run's report again from the store (one that could not be\n"
+                              "written, or a run that stopped without one).\n");
             cli_opt_help(stdout, RUNS_OPTIONS, 14, 0);
             return EXIT_OK;
         }
         const scv_option *o = !strncmp(a, "--", 2) ? cli_opt_find(RUNS_OPTIONS, a + 2) : NULL;
         if (o && o->id == R_JSON) json = 1;
         else if (o && o->id == R_DB && i + 1 < argc) dbarg = argv[++i];
-        else if (!strcmp(a, "show") && i + 1 < argc && !id) {
+        else if (o && o->id == R_REPORT && i + 1 < argc) report_dir = argv[++i];
+        else if ((!strcmp(a, "show") || !strcmp(a, "report")) && i + 1 < argc && !id) {
             int64_t v;
+            report = a[0] == 'r';
             if (scv_parse_i64(argv[++i], &v) || v < 1)
-                return cli_usage_error("runs", RUNS_USAGE, "show '%s': expected a run id", argv[i]);
+                return cli_usage_error("runs", RUNS_USAGE, report ? "report '%s': expected a run id"
+                                                                  : "show '%s': expected a run id", argv[i]);
             id = v;
         } else return cli_usage_error("runs", RUNS_USAGE, "unexpected argument '%s'", a);
     }
+    if (report_dir && !report) return cli_usage_error("runs", RUNS_USAGE, "--report goes with `runs report ID`%s", "");
+    if (report && json) return cli_usage_error("runs", RUNS_USAGE, "--json does not go with `runs report ID`%s", "");
     scv_err err = {0};
     char dbpath[1024];
     scv_store *db = NULL;
@@ -202,7 +259,7 @@ int cmd_runs(int argc, char **argv)
     if (dbarg) snprintf(dbpath, sizeof dbpath, "%s", dbarg);
     else rc = cli_default_db(dbpath, sizeof dbpath, &err);
     if (!rc) rc = scv_store_open(dbpath, &db, &err);
-    if (!rc) rc = id ? show(db, id, json, &err) : list(db, json, &err);
+    if (!rc) rc = report ? report_again(db, dbpath, id, report_dir, &err) : id ? show(db, id, json, &err) : list(db, json, &err);
     scv_store_close(db);
     if (rc) fprintf(stderr, "scavenger runs: %s\n", err.msg);
     return rc ? EXIT_FAIL : EXIT_OK;
