@@ -1477,6 +1477,57 @@ static void t_budget_stop(void)
     CHECK_MSG(file_has(path, "\"budget\":1,"), "the stored job's budget is not the resume's");
 }
 
+/* The first hour (issue 38 item 15): the console's trade-off says how many of the planned
+ * configurations its rows are; the last line gives the training time and the wall time
+ * apart; a run reached with its last accuracy under the target says so in `runs` (marked,
+ * with a footnote), `runs show` and `runs --json` (reached_how, reached_note), not only on
+ * the console. */
+static void t_first_hour(void)
+{
+    char out[32768], db[512];
+    snprintf(db, sizeof db, "%s/firsthour.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --exec '/usr/bin/python3 tests/fake_trainer.py' --workers 1,2 "
+                     "--batch 64,128 --target-accuracy 0.9", bin, db), 0);
+    const char *t = strstr(out, "trade-off (");
+    size_t front = 0, planned = 0;
+    CHECK_MSG(t && sscanf(t, "trade-off (%zu of %zu configurations planned: the cost-time front", &front, &planned) == 2 &&
+                  front < planned && planned == 4, "%s", out);
+    int rows = 0; /* the table's rows (after its header): the front's */
+    const char *l = t ? strstr(t, "\n   vm ") : NULL;
+    for (l = l ? strchr(l + 1, '\n') : NULL; l && !strncmp(l + 1, ">  c5.", 6) + !strncmp(l + 1, "   c5.", 6);
+         l = strchr(l + 1, '\n'))
+        rows++;
+    CHECK_MSG(rows == (int)front, "%d rows for %zu on the front: %s", rows, front, t ? t : out);
+    const char *w = strstr(out, "target reached: ");
+    w = w ? strstr(w, " epochs in ") : NULL;
+    const char *tw = w ? strstr(w, " training, ") : NULL, *ww = tw ? strstr(tw, " wall (") : NULL;
+    CHECK_MSG(tw && ww && strstr(ww, " start-up and evaluation), $") && tw - w < 30 && ww - tw < 30, "%s", w ? w : out);
+    /* a run reached within the tolerance, and one by the window (the stored outcome of each) */
+    scv_store *s = NULL;
+    scv_err err = {0};
+    snprintf(db, sizeof db, "%s/reached.db", tmp);
+    CHECK_EQ_INT(scv_store_open(db, &s, &err), SCV_OK);
+    long long a = 0, b = 0, c = 0;
+    CHECK_EQ_INT(scv_store_run_new(s, "job-tol", "{\"target-accuracy\":\"0.9\"}", &a, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_new(s, "job-win", "{\"target-accuracy\":0.9,\"eval-subset\":\"0\"}", &b, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_new(s, "job-at", "{\"target-accuracy\":0.9}", &c, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_outcome(s, a, 20, 0.01, 0.8962, 1, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_outcome(s, b, 20, 0.01, 0.8871, 1, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_outcome(s, c, 20, 0.01, 0.9012, 1, &err), SCV_OK);
+    scv_store_close(s);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s", bin, db), 0);
+    CHECK_MSG(strstr(out, "0.8962 tol.") && strstr(out, "0.8871 win.") && strstr(out, "0.9012  ") &&
+                  strstr(out, "tol.: reached within the confirmation tolerance 0.005 of its target") &&
+                  strstr(out, "win.: reached by the mean of the evaluation window"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs show %lld --db %s", bin, a, db), 0);
+    CHECK_MSG(strstr(out, "reached within the confirmation tolerance 0.005 of 0.9: the whole test set's accuracy 0.8962"),
+              "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s --json", bin, db), 0);
+    CHECK_MSG(strstr(out, "\"reached_how\":\"tolerance\",\"reached_note\":\"reached within") &&
+                  strstr(out, "\"reached_how\":\"window\"") && strstr(out, "\"reached_how\":\"target\",\"reached_note\":null"),
+              "%s", out);
+}
+
 /* run --compress on the built-in trainer (elastic driver): with K = 2 only, Top-k over
  * Allgather costs the model less than the dense allreduce (half the latency terms, a
  * hundredth of the bytes) and is assumed to need half the iterations (a margin over the
@@ -1976,6 +2027,7 @@ static const scv_test tests[] = {
     {"exec_lines", t_exec_lines},
     {"report_dir", t_report_dir},
     {"budget_stop", t_budget_stop},
+    {"first_hour", t_first_hour},
     {"exec_torchrun", t_exec_torchrun},
     {"exec_probe", t_exec_probe},
     {"exec_confirm", t_exec_confirm},

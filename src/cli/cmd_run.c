@@ -232,13 +232,18 @@ static void on_event(void *ctx, const scv_run_event *ev)
     }
     case SCV_EV_PLAN:
         if (v->planned++ || v->json) break; /* the first plan's table; re-plans print a line */
-        if (ev->relative) /* not predictions: say what they are */
-            printf("trade-off (%zu configurations; nominal time and cost, not predicted: %.3g epochs at B=%d "
-                   "assumed, the target's epochs are not known yet):\n",
-                   ev->plan->n_points, v->nominal_epochs, v->nominal_batch);
+        char rows[160]; /* what the table shows of the plan: its cost-time front (at most 12 rows) */
+        size_t shown_n = ev->plan->n_front < 12 ? ev->plan->n_front : 12;
+        if (shown_n == ev->plan->n_points)
+            snprintf(rows, sizeof rows, "%zu configuration%s", shown_n, shown_n == 1 ? "" : "s");
         else
-            printf("trade-off (%zu configurations; predicted time and cost to the target, from the start):\n",
-                   ev->plan->n_points);
+            snprintf(rows, sizeof rows, "%zu of %zu configurations planned: the cost-time front%s", shown_n,
+                     ev->plan->n_points, shown_n < ev->plan->n_front ? "'s fastest" : ", the others slower and dearer");
+        if (ev->relative) /* not predictions: say what they are */
+            printf("trade-off (%s; nominal time and cost, not predicted: %.3g epochs at B=%d assumed, the target's "
+                   "epochs are not known yet):\n", rows, v->nominal_epochs, v->nominal_batch);
+        else
+            printf("trade-off (%s; predicted time and cost to the target, from the start):\n", rows);
         scv_plan_print_header_ex(stdout, v->comms);
         int shown = 0;
         for (size_t i = 0; i < ev->plan->n_front && i < 12; i++) {

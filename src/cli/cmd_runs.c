@@ -11,6 +11,7 @@
 #include "scv.h"
 #include "../core/util.h"
 #include "drivers/jobsetup.h"
+#include "model/stoprule.h"
 
 #include <cjson/cJSON.h>
 
@@ -80,9 +81,9 @@ static int list(scv_store *db, int json, scv_err *err)
     } else if (!n) {
         printf("no runs stored yet: `scavenger run` stores each run\n");
     } else {
-        printf("%5s  %-16s  %-26s  %-12s  %13s  %10s  %10s  %10s  %s\n", "run", "created (UTC)", "status", "chose",
+        printf("%5s  %-16s  %-26s  %-12s  %13s  %10s  %10s  %11s  %s\n", "run", "created (UTC)", "status", "chose",
                "predicted", "actual", "cost", "test acc", "job");
-        int nominal = 0;
+        int nominal = 0, marked[4] = {0};
         for (size_t i = 0; i < n; i++) {
             char c[32], ch[24] = "-", pt[40], at[32], ac[32], acc[24] = "-"; /* "-": no accuracy measured */
             when(r[i].created, c, sizeof c);
@@ -96,7 +97,14 @@ static int list(scv_store *db, int json, scv_err *err)
             scv_fmt_time(r[i].actual_time_s, at, sizeof at);
             scv_fmt_usd(r[i].actual_cost, ac, sizeof ac);
             if (isfinite(r[i].accuracy)) snprintf(acc, sizeof acc, "%.4f", r[i].accuracy);
-            printf("%5lld  %-16s  %-26s  %-12s  %13s  %10s  %10s  %10s  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
+            char note[256]; /* reached with the last accuracy under the target: marked, see below */
+            int how = r[i].reached && isfinite(r[i].accuracy) ? scv_run_row_reached(db, &r[i], note, sizeof note) : 0;
+            if (how >= 2) {
+                size_t len = strlen(acc);
+                snprintf(acc + len, sizeof acc - len, " %s", how == 2 ? "tol." : "win.");
+                marked[how] = 1;
+            }
+            printf("%5lld  %-16s  %-26s  %-12s  %13s  %10s  %10s  %11s  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
                    acc, r[i].job_key);
             char eta[256]; /* a running run's forecast, on a line of its own under it */
             eta_text(&r[i].eta, eta, sizeof eta);
@@ -105,6 +113,12 @@ static int list(scv_store *db, int json, scv_err *err)
         if (nominal)
             printf("nom.: nominal, not predicted: the target's epochs were unknown at the decision and a nominal "
                    "number was assumed (`runs show ID` says how many)\n");
+        if (marked[2])
+            printf("tol.: reached within the confirmation tolerance " SCV_TARGET_CONFIRM_TOL_TEXT " of its target: the "
+                   "whole test set's accuracy is under it, its subset evaluations' window at it (`runs show ID`)\n");
+        if (marked[3])
+            printf("win.: reached by the mean of the evaluation window: the last accuracy is under the target "
+                   "(`runs show ID`)\n");
     }
     free(r);
     return SCV_OK;
@@ -154,6 +168,8 @@ static int show(scv_store *db, long long id, int json, scv_err *err)
             snprintf(nom, sizeof nom, "nominal (the target's epochs were unknown; not a prediction)");
         if (r.workers) printf("chose K=%d, B=%d: %s\n%s %s, %s; actual %s, %s\n", r.workers, r.batch, r.why, nom, pt,
                               pc, at, ac);
+        char note[256];
+        if (r.reached && scv_run_row_reached(db, &r, note, sizeof note) >= 2) printf("%s\n", note);
         char eta[256];
         eta_text(&r.eta, eta, sizeof eta);
         if (eta[0]) printf("%s\n", eta);

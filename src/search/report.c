@@ -36,11 +36,37 @@ static void json_num(FILE *f, const char *key, double v, int comma)
  * tolerance (evaluations on a subset, the whole set within tol) or by the window's mean.
  * The one rule the headline and report.md say. */
 typedef enum { REACHED_NOT, REACHED_PLAIN, REACHED_TOL, REACHED_WINDOW } reached_how;
+static reached_how how_reached_of(int reached, double accuracy, double target_accuracy, double target_loss, double tol,
+                                  int subset)
+{
+    if (!reached) return REACHED_NOT;
+    if (target_loss > 0 || !isfinite(accuracy) || !(accuracy < target_accuracy)) return REACHED_PLAIN;
+    return subset && target_accuracy - accuracy <= tol + 1e-9 ? REACHED_TOL : REACHED_WINDOW;
+}
 static reached_how how_reached(const scv_run_params *p, const scv_run_result *r, double tol, int subset)
 {
-    if (!r->reached) return REACHED_NOT;
-    if (p->target_loss > 0 || !isfinite(r->accuracy) || !(r->accuracy < p->target_accuracy)) return REACHED_PLAIN;
-    return subset && p->target_accuracy - r->accuracy <= tol + 1e-9 ? REACHED_TOL : REACHED_WINDOW;
+    return how_reached_of(r->reached, r->accuracy, p->target_accuracy, p->target_loss, tol, subset);
+}
+
+static const char *const REACHED_NAMES[] = {NULL, "target", "tolerance", "window"};
+
+/* The sentence of a run reached with its last accuracy under the target ("" otherwise). */
+static void reached_note(reached_how how, double accuracy, double target, double tol, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (how == REACHED_TOL)
+        snprintf(buf, cap, "reached within the confirmation tolerance %g of %g: the whole test set's accuracy %.4f, its "
+                 "subset evaluations' window at the target", tol, target, accuracy);
+    else if (how == REACHED_WINDOW)
+        snprintf(buf, cap, "reached by the mean of the evaluation window (>= %g): the last accuracy %.4f is under it",
+                 target, accuracy);
+}
+
+const char *scv_run_reached(const scv_run_params *p, const scv_run_result *r, char *note, size_t cap)
+{
+    reached_how how = how_reached(p, r, SCV_TARGET_CONFIRM_TOL, p->policy.eval_subset > 0);
+    reached_note(how, r->accuracy, p->target_accuracy, SCV_TARGET_CONFIRM_TOL, note, cap);
+    return REACHED_NAMES[how];
 }
 
 void scv_run_budget_text(const scv_run_params *p, const scv_run_result *r, char *buf, size_t cap)
@@ -280,6 +306,14 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     fprintf(f, ",\"vm\":");
     scv_json_str(f, vm_name(p));
     fprintf(f, ",\"state\":\"%s\",\"reached\":%s", scv_run_state_name(r->state), r->reached ? "true" : "false");
+    char rnote[256];
+    const char *rhow = scv_run_reached(p, r, rnote, sizeof rnote);
+    fputs(",\"reached_how\":", f);
+    if (rhow) scv_json_str(f, rhow);
+    else fputs("null", f);
+    fputs(",\"reached_note\":", f);
+    if (rnote[0]) scv_json_str(f, rnote);
+    else fputs("null", f);
     fprintf(f, ",\"target_metric\":\"%s\"", p->target_loss > 0 ? "train_loss" : "test_accuracy");
     json_num(f, "target_accuracy", p->target_accuracy > 0 ? p->target_accuracy : NAN, 1);
     json_num(f, "target_loss", p->target_loss > 0 ? p->target_loss : NAN, 1);
@@ -723,6 +757,32 @@ static double job_num(const cJSON *job, const char *name)
     return NAN;
 }
 
+/* How a stored run reached its target (NULL: not reached, or its job unknown) and the note
+ * of one reached under it, from its job (the target, the evaluation subset: the policy's
+ * default when the job sets none) and its outcome. */
+static const char *row_reached(const scv_run_summary *r, const cJSON *jo, char *note, size_t cap)
+{
+    note[0] = 0;
+    if (!jo || !r->reached) return NULL;
+    double acc = job_num(jo, "target-accuracy"), loss = job_num(jo, "target-loss"), sub = job_num(jo, "eval-subset");
+    int subset = isfinite(sub) ? sub > 0 : scv_run_policy_default().eval_subset > 0;
+    reached_how how = how_reached_of(1, r->accuracy, acc, loss, SCV_TARGET_CONFIRM_TOL, subset);
+    reached_note(how, r->accuracy, acc, SCV_TARGET_CONFIRM_TOL, note, cap);
+    return REACHED_NAMES[how];
+}
+
+int scv_run_row_reached(scv_store *store, const scv_run_summary *r, char *note, size_t cap)
+{
+    note[0] = 0;
+    char *job = malloc(65536), status[64];
+    cJSON *jo = job && scv_store_run_get(store, r->id, job, 65536, status, sizeof status, NULL) == 0 ? cJSON_Parse(job)
+                                                                                                    : NULL;
+    const char *how = row_reached(r, jo, note, cap);
+    cJSON_Delete(jo);
+    free(job);
+    return !how ? 0 : !strcmp(how, "tolerance") ? 2 : !strcmp(how, "window") ? 3 : 1;
+}
+
 void scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r)
 {
     char *sum = NULL, *job = malloc(65536), *dec = NULL, status[64];
@@ -742,6 +802,8 @@ void scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r)
     scv_store_run_rows_json(store, r->id, "decisions", &dec, NULL);
     cJSON *jo = rc == 0 ? cJSON_Parse(job) : NULL, *da = dec ? cJSON_Parse(dec) : NULL;
     double acc = job_num(jo, "target-accuracy"), loss = job_num(jo, "target-loss");
+    char note[256];
+    const char *how = row_reached(r, jo, note, sizeof note);
     const cJSON *last = cJSON_GetArrayItem(da, cJSON_GetArraySize(da) - 1);
     const cJSON *vm = cJSON_GetObjectItemCaseSensitive(last, "vm");
     if (!cJSON_IsString(vm) || !vm->valuestring[0]) vm = cJSON_GetObjectItemCaseSensitive(jo, "vm-type");
@@ -753,6 +815,12 @@ void scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r)
     json_num(f, "target_loss", isfinite(loss) && loss > 0 ? loss : NAN, 1);
     fputs(",\"vm\":", f);
     if (cJSON_IsString(vm) && vm->valuestring[0]) scv_json_str(f, vm->valuestring);
+    else fputs("null", f);
+    fputs(",\"reached_how\":", f); /* how a reached run reached it: the last accuracy may be under the target */
+    if (how) scv_json_str(f, how);
+    else fputs("null", f);
+    fputs(",\"reached_note\":", f);
+    if (note[0]) scv_json_str(f, note);
     else fputs("null", f);
     fputc('}', f);
     cJSON_Delete(jo);

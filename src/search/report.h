@@ -37,9 +37,18 @@ int scv_run_report_dir_ready(const char *dir, scv_err *err);
  * state_dir/ID. scv_run_result_free(out) after, on error too. */
 int scv_run_result_load(scv_store *s, long long run, const scv_run_params *p, const char *state_dir,
                         scv_run_result *out, scv_err *err);
+/* How a run reached its target: "target" (its last accuracy at the target, or a loss
+ * target), "tolerance" (evaluations on a subset, the whole test set under the target by at
+ * most the confirmation's tolerance), "window" (the mean of the evaluation window at the
+ * target, the last accuracy under it), or NULL (not reached); note (cap bytes) the sentence
+ * of the last two, "" otherwise: the console, report.md, `runs` and the dashboard say it. */
+const char *scv_run_reached(const scv_run_params *p, const scv_run_result *r, char *note, size_t cap);
+/* The same of a stored run (its job read from the store): 0 not reached (or its job not
+ * readable), 1 target, 2 tolerance, 3 window; note as above. */
+int scv_run_row_reached(scv_store *store, const scv_run_summary *r, char *note, size_t cap);
 /* One run as a runs list gives it (`runs --json`, GET /api/runs): the summary
  * (scv_run_summary_json) and what a table of runs needs besides, under report.json's names:
- * target_metric, target_accuracy, target_loss, and vm (the newest decision's type, else the
- * job's vm-type; null before either). Reads the store: a service holds its lock around it. */
+ * target_metric, target_accuracy, target_loss, vm (the newest decision's type, else the
+ * job's vm-type; null before either), reached_how and reached_note (scv_run_reached). Reads the store: a service holds its lock around it. */
 void scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r);
 #endif
