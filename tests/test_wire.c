@@ -603,6 +603,7 @@ static void t_line_contract(void)
     CHECK_EQ_INT(scv_metrics_line_next(&r, "{\"type\":\"job\",\"params\":10,\"n_train\":5,\"n_train\":6}", "p", 1, &m, &e),
                  SCV_EPARSE);
     CHECK_MSG(strstr(e.msg, "p:1: field 'n_train' is given twice in the line"), "%s", e.msg);
+    CHECK(m.type == SCV_ML_JOB && isnan(m.u.job.n_train) && isnan(m.u.job.params)); /* none read (fuzz: not 0) */
     CHECK_EQ_INT(scv_metrics_line_next(&r, "{\"type\":\"job\",\"params\":10,\"n_train\":5,\"mine\":1,\"mine\":2}", "p", 2, &m,
                                        NULL), SCV_OK);
     CHECK_EQ_INT(scv_metrics_line_next(&r, "{\"type\":\"eval\",\"type\":\"eval\"}", "p", 3, &m, &e), SCV_EPARSE);

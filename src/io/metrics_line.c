@@ -293,7 +293,8 @@ static int parse(const char *text, const char *path, int lineno, int strict, scv
     }
     out->type = types[t].type;
     const char *twice = given_twice(o, t);
-    if (twice) { /* cJSON keeps both: which one the trainer meant is unknown */
+    if (twice) { /* cJSON keeps both: which one the trainer meant is unknown (its numbers read NaN) */
+        for (size_t i = 0; i < types[t].n_nums; i++) *(double *)((char *)&out->u + types[t].nums[i].off) = NAN;
         cJSON_Delete(o);
         return scv_err_set(err, SCV_EPARSE, "%s:%d: field '%s' is given twice in the line (a JSON object's keys are "
                            "unique: write it once)", path, lineno, twice);
