@@ -313,16 +313,21 @@ int svc_sub_log_path(svc_state *s, long long run, char *buf, size_t cap)
 /* The report of a run the service started lands in the run's own folder (DB.runs/ID, beside
  * its segment files, where `scavenger run` puts a report by default): the child was given
  * --report WORK_DIR/reports/TAG (the tag by which the service finds the run it created), so
- * once the run exists that name becomes a link to DB.runs/ID. The report is written when
- * the run ends, long after the manager (every 100 ms) found the run; if the child made the
- * directory first, the report stays there (the stored job names it either way). */
+ * once the run exists that name becomes a link to DB.runs/ID. The child makes the directory
+ * ready before it trains (an empty directory then: `run --report`'s check, issue 38 item 8):
+ * an empty directory is replaced by the link. The report is written when the run ends, long
+ * after the manager (every 100 ms) found the run; a directory that holds files already
+ * stays, and the report with it (the stored job names it either way). */
 static void link_report_dir(svc_state *s, const svc_sub *u)
 {
     char run_dir[1200];
-    struct stat st;
-    if (!u->report_dir[0] || !u->run_id || lstat(u->report_dir, &st) == 0) return;
+    struct stat st, rs;
+    if (!u->report_dir[0] || !u->run_id) return;
     snprintf(run_dir, sizeof run_dir, "%s.runs/%lld", s->cfg.db, u->run_id);
-    if (stat(run_dir, &st) == 0 && S_ISDIR(st.st_mode)) (void)!symlink(run_dir, u->report_dir);
+    if (stat(run_dir, &rs) != 0 || !S_ISDIR(rs.st_mode)) return;
+    if (lstat(u->report_dir, &st) == 0 && (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) || rmdir(u->report_dir) != 0))
+        return; /* linked already, or not an empty directory */
+    (void)!symlink(run_dir, u->report_dir);
 }
 
 /* The job file: atomically (a temporary file, fsync, rename), as a queued submission that
