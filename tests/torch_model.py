@@ -25,6 +25,7 @@ import torch.nn.functional as F  # noqa: E402
 from torch.utils.data import DataLoader, TensorDataset  # noqa: E402
 
 import scavenger.torch as scv  # noqa: E402
+from scavenger import checkpoint as c  # noqa: E402
 from scavenger import trainer as t  # noqa: E402
 
 
@@ -72,9 +73,9 @@ def check_state():
         m.load_state_dict(pref)
         assert same(m.state_dict(), before), "a prefixed state dict did not load into scv.DDP"
         p3 = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.BatchNorm1d(16), nn.Linear(16, 4))
-        p3.load_state_dict(t.strip_module_prefix(pref))
+        p3.load_state_dict(c.strip_module_prefix(pref))
         assert same(p3.state_dict(), before)
-        assert same(t.strip_module_prefix(sd), sd)  # no prefix: as it is
+        assert same(c.strip_module_prefix(sd), sd)  # no prefix: as it is
         # the run's checkpoint: its "model" into the user's module, the other keys returned
         t.save_checkpoint(d, model, opt, 2, 40, 7, 520, seed=1)
         p4 = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.BatchNorm1d(16), nn.Linear(16, 4))
@@ -84,7 +85,7 @@ def check_state():
         ck = torch.load(os.path.join(d, t.CHECKPOINT_FILE))
         assert set(ck) >= {"format", "model", "optimizer", "epoch", "position", "iteration", "samples_seen", "seed"}, ck
         try:
-            t.load_model(os.path.join(d, "nosuch"), p4)
+            c.load_model(os.path.join(d, "nosuch"), p4)
             raise AssertionError("a missing checkpoint loaded")
         except t.UsageError as e:
             assert "does not exist" in str(e), e

@@ -51,13 +51,13 @@ import torch.utils.data as _tud
 from torch.nn.parallel import DistributedDataParallel as _TorchDDP
 
 from . import trainer as _t
+from .checkpoint import load_model, strip_module_prefix
 
 __all__ = ["init", "device", "device_id", "rank", "world_size", "DDP", "DistributedDataParallel", "DataLoader",
            "epochs", "report", "report_loss", "evaluation", "evaluate", "fashion_mnist", "under_scavenger",
-           "load_model", "UsageError", "WriteError"]
+           "load_model", "strip_module_prefix", "UsageError", "WriteError"]
 
 UsageError, WriteError = _t.UsageError, _t.WriteError
-load_model = _t.load_model
 FASHION_MNIST_GZ = "/usr/share/datasets/fashion-mnist"
 
 
@@ -322,7 +322,7 @@ class DistributedDataParallel(_TorchDDP):
     def load_state_dict(self, state_dict, strict=True, **kwargs):
         """Your module's state dict, or one saved from a DDP wrapper (keys "module.NAME"):
         either loads into the wrapped module."""
-        return self.module.load_state_dict(_t.strip_module_prefix(state_dict), strict=strict, **kwargs)
+        return self.module.load_state_dict(strip_module_prefix(state_dict), strict=strict, **kwargs)
 
     def scv_lr_factor(self):
         s = _S
