@@ -170,7 +170,8 @@ def main():
 
     scheduler = StepLR(optimizer, step_size=1, gamma=args.gamma)
     model = scv.DDP(model, optimizer, scheduler)
-    scv.evaluation(lambda: test(model, device, test_loader))
+    scv.evaluation(lambda n: scv.evaluate(model, dataset2, n, device=device,
+                                          batch_size=args.test_batch_size, loss_fn=F.nll_loss))
     for epoch in scv.epochs(1, args.epochs + 1):
         train(args, model, device, train_loader, optimizer, epoch)
         test(model, device, test_loader)

@@ -1265,6 +1265,14 @@ typedef struct scv_run_result {
                                    (policy.out_of_reach_p; scv_run returns SCV_EINTR, state
                                    interrupted, the job checkpointed): resumable, and goes on
                                    with policy.out_of_reach 1 (`--out-of-reach go-on`) */
+    double wall_s;              /* this invocation's wall-clock seconds, scv_run's start to its end:
+                                   actual_time_s (the steps' iterations and idle) and what lies
+                                   outside it, the job's start-up, evaluations after a segment's
+                                   last iteration, planning (0: not measured; `scavenger run`
+                                   measures it around scv_run when the loop does not) */
+    int from_store;             /* rebuilt from the run store (scv_run_result_load): the forecasts,
+                                   the carry, the search's accounting and the live figures of the
+                                   run that wrote it are not stored and are absent */
 } scv_run_result;
 SCV_API void scv_run_result_free(scv_run_result *r); /* frees what r holds, not r */
 

@@ -26,7 +26,7 @@ ok() { echo "ok - $1"; passed=$((passed + 1)); }
 bad() { echo "not ok - $1"; failed=$((failed + 1)); }
 check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
-units="axis_ticks chart_labels place_labels timeline_labels runs_table predicted_actual job_form plan_request compare eta_text status_reason"
+units="axis_ticks chart_labels place_labels timeline_labels runs_table predicted_actual job_form plan_request compare eta_text status_reason status_badge"
 pages="runs run logs report compare submit plan"
 names="run_page_renders tradeoff_chart timeline chosen_config screenshot live_updates live_curve logs_view compare_view"
 for u in $units; do names="$names web_unit_$u"; done
@@ -110,7 +110,7 @@ if [ -z "$RUN" ]; then
 fi
 timeout 60 $CHROME --window-size=1400,1800 --virtual-time-budget=5000 --screenshot="$ART/dashboard-run.png" \
     --dump-dom "$URL/#/run/$RUN" >"$TMP/dom.html" 2>/dev/null
-check run_page_renders "grep -q 'id=\"live-status\">finished' '$TMP/dom.html' && grep -q 'data-run-status=\"done\"' '$TMP/dom.html'"
+check run_page_renders "grep -q 'data-live=\"0\"' '$TMP/dom.html' && ! grep -q 'id=\"live-status\"' '$TMP/dom.html' && grep -q 'data-run-status=\"done\"' '$TMP/dom.html'"
 check tradeoff_chart "grep -o '<svg id=\"tradeoff-chart\".*</svg>' '$TMP/dom.html' | head -c 200000 | grep -q 'class=\"pt\"' && grep -q 'Pareto front' '$TMP/dom.html'"
 check timeline "grep -o '<svg id=\"timeline\".*' '$TMP/dom.html' | grep -q 'class=\"step\" data-phase=\"warmup\"'"
 check chosen_config "grep -Eq 'id=\"chosen-config\">K=[0-9]+, B=[0-9]+ on c5.xlarge' '$TMP/dom.html'"

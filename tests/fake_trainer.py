@@ -14,7 +14,10 @@ percent), crash (exit 1 at the 5th iteration of a segment), stall (pauses itself
 at the 5th iteration of its first segment, once: the watchdog's case), noprobe (ignores
 SCV_UNTIL_ITERATIONS: trains 200 iterations in the start-up probe), nojobfield (a job line
 without n_train), nofinal (ignores SCV_FINAL_EVAL), noacc (periodic evaluations without
-test_accuracy).
+test_accuracy); and the metrics lines a trainer can get wrong (docs/TRAINER-CONTRACT.md, "Errors
+Scavenger reports"): nobatch (ignores SCV_BATCH: trains at batch 1), jump (the 3rd iter line's
+iteration jumps by 10^12), dupkey (the 3rd iter line gives "batch" twice), nul (a NUL byte leads
+the 3rd iter line), restart (ignores SCV_RESUME: every invocation starts again at iteration 0).
 
 Every process checks torchrun's variables against Open MPI's and the contract's (RANK,
 WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT) and exits 2 naming the one
@@ -68,7 +71,7 @@ if rank != "0":
     sys.exit(0)
 try:
     K = int(env["SCV_WORKERS"])
-    B = int(env["SCV_BATCH"])
+    B = 1 if mode == "nobatch" else int(env["SCV_BATCH"])
     until = int(env.get("SCV_UNTIL_ITERATIONS", "0"))
     max_epochs = float(env.get("SCV_MAX_EPOCHS", "0"))
     eval_every = float(env.get("SCV_EVAL_EVERY_EPOCHS", "0"))
@@ -88,7 +91,7 @@ for s in (signal.SIGUSR1, signal.SIGTERM, signal.SIGINT):
     signal.signal(s, lambda *_: stop.append(1))
 state_path = os.path.join(ckpt, "scavenger-state.json")
 it, seen = 0, 0
-if env.get("SCV_RESUME") == "1":
+if env.get("SCV_RESUME") == "1" and mode != "restart":
     st = json.load(open(state_path))
     it, seen = st["iteration"], st["samples_seen"]
 out = open(metrics, "a", buffering=1)
@@ -130,7 +133,14 @@ while not stop:
         line["iter"] = it - 2
     if mode == "nan" and n_here == 3:
         line["loss"] = float("nan")
-    out.write(json.dumps(line) + "\n")
+    if mode == "jump" and n_here == 3:
+        line["iter"] = it + 10 ** 12
+    text = json.dumps(line)
+    if mode == "dupkey" and n_here == 3:
+        text = text[:-1] + ', "batch": %d}' % (2 * B)
+    if mode == "nul" and n_here == 3:
+        text = "\0" + text
+    out.write(text + "\n")
     if mode == "crash" and n_here == 5:
         sys.exit(1)
     if mode == "stall" and n_here == 5 and env.get("SCV_PROBE") != "1":

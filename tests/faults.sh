@@ -15,7 +15,8 @@
 #      store's own disk alone (its end still stored, with the reason), and as the run's
 #      state directory (PATH.runs/: metrics, checkpoint) filled during the training: the run
 #      stops at once, no retry, and resumes once there is space;
-#   4. a read-only --report directory (a read-only tmpfs: root ignores file modes);
+#   4. a read-only --report directory (a read-only tmpfs: root ignores file modes): both report
+#      directories refused before any training (issue 38, 8);
 #   5. three concurrent runs on one store.
 # Every failure must be a non-zero exit with a message naming the file, never a silent 0.
 # Every scenario has its own mktemp -d directory and --db, and finds its processes only by
@@ -350,9 +351,11 @@ disk_full_report() {
     fill "$d/rep"
     # shellcheck disable=SC2086
     "$SCV" run --db "$d/r.db" $JOB --report "$d/rep" >"$d/run.log" 2>&1; rc=$?
-    failed_cleanly "$name" "$d/run.log" "$rc" "$d/rep/report"
+    failed_cleanly "$name" "$d/run.log" "$rc" "$d/rep: cannot write the report there: No space left"
+    check "$name: found before training (issue 38, 8)" '$(tailof "$d/run.log")' \
+        eval 'has "$d/run.log" "nothing was trained" && ! has "$d/run.log" "warmup"'
     check "$name: no partial report left" '$(ls "$d/rep")' \
-        eval '! ls "$d/rep" | grep -q "^report\|tradeoff"'
+        eval '! ls "$d/rep" | grep -q "^report\|tradeoff\|scv-report"'
     why=""
     check "$name: store intact" '$why' integrity "$d/r.db"
 }
@@ -439,7 +442,9 @@ readonly_report() {
     fi
     # shellcheck disable=SC2086
     "$SCV" run --db "$d/r.db" $JOB --report "$d/rep" >"$d/run.log" 2>&1; rc=$?
-    failed_cleanly "$name" "$d/run.log" "$rc" "$d/rep/report.json"
+    failed_cleanly "$name" "$d/run.log" "$rc" "$d/rep: cannot write the report there: Read-only file system"
+    check "$name: found before training (issue 38, 8)" '$(tailof "$d/run.log")' \
+        eval 'has "$d/run.log" "nothing was trained" && ! has "$d/run.log" "warmup"'
 }
 
 # ---- 5: concurrent runs on one store ----

@@ -9,8 +9,9 @@
 # build/libscv.so and Open MPI's mpirun (scripts/install-deps.sh and make provide them; a
 # missing one is a failure, not a skip). About 40 s on 2 cores (LeNet on 2000 samples, at
 # most 2 processes), plus about 60 s for (g), `scavenger run --exec` on this example, 50 s
-# for (h), the same with a worker killed, and 30 s of CPU for (i) (a 200-sample problem; the
-# two converted examples for 3 iterations each).
+# for (h), the same with a worker killed, 30 s of CPU for (i) (a 200-sample problem; the
+# two converted examples for 3 iterations each) and about 15 s for (j) (the trained model and
+# the subset evaluation: tests/torch_model.py, the MNIST example's evaluation).
 set -u
 PY=/usr/bin/python3
 EX=examples/pytorch_fashion_mnist.py
@@ -409,8 +410,9 @@ for i, l in enumerate(lines, 1):
         seen = l["samples_seen"]
     elif t == "eval":  # periodic ones at Scavenger's cadence (scv.evaluation), the script's own as "user"
         assert num(l.get("iter")) and num(l.get("epoch_progress")) and l["role"] in ("periodic", "user"), l
-        assert l["set"] == "full" and (num(l.get("train_loss")) or num(l.get("test_accuracy"))), l
-        assert l["role"] == "user" or num(l.get("train_loss")), l
+        assert l["set"] == "full" or (l["set"] == "subset" and num(l.get("n"))), l
+        assert num(l.get("train_loss")) or num(l.get("test_accuracy")), l
+        assert l["role"] == "user" or num(l.get("train_loss")) or num(l.get("test_accuracy")), l
 EOF
 }
 W=$T/wrap
@@ -479,10 +481,11 @@ fi
 # the two converted PyTorch examples (examples/mnist_main.py, examples/ddp_multigpu_torchrun.py) at K=2
 # for a few iterations: they run under the contract's variables and write the lines it requires
 example() { # example NAME ARGS...: K=2 (K=1 without mpirun), B=64, 3 iterations, in $T/ex-NAME
-    d=$T/ex-$1; mkdir -p "$d"; f=$(pwd)/examples/$1.py; shift
+    d=$T/ex-$1${EX_TAG:-}; mkdir -p "$d"; f=$(pwd)/examples/$1.py; shift
     k=2; [ "$HAVE_MPI" = 1 ] || k=1
     (cd "$d" && PYTHONPATH=$OLDPWD/python SCV_WORKERS=$k SCV_BATCH=64 SCV_SEED=1 SCV_METRICS=$d/m.jsonl SCV_CHECKPOINT_DIR=$d \
-        SCV_UNTIL_ITERATIONS=3 SCV_EVAL_EVERY_EPOCHS=0 SCV_MASTER_ADDR=127.0.0.1 SCV_MASTER_PORT=$(free_port) \
+        SCV_UNTIL_ITERATIONS=3 SCV_EVAL_EVERY_EPOCHS=${EX_EVAL_EVERY:-0} SCV_EVAL_SUBSET=${EX_EVAL_SUBSET:-0} \
+        SCV_MASTER_ADDR=127.0.0.1 SCV_MASTER_PORT=$(free_port) \
         timeout 120 nice -n 19 $(if [ "$HAVE_MPI" = 1 ]; then echo mpirun --oversubscribe -np 2; fi) $PY "$f" "$@" \
         >"$d/out" 2>&1) || { cat "$d/out"; return 1; }
     wrapped_fields "$d/m.jsonl" $k "$N_TRAIN" "$PARAMS" &&
@@ -490,6 +493,37 @@ example() { # example NAME ARGS...: K=2 (K=1 without mpirun), B=64, 3 iterations
 }
 N_TRAIN=60000 PARAMS=1199882 check "examples/mnist_main.py (PyTorch's MNIST example, converted): 3 iterations at K=2 under the contract" example mnist_main
 N_TRAIN=60000 PARAMS=7850 check "examples/ddp_multigpu_torchrun.py (PyTorch's DDP tutorial, converted): 3 iterations at K=2 under the contract" example ddp_multigpu_torchrun 50 10
+# --- (j) the trained model and the subset evaluation (issue 38, 16; tests/torch_model.py):
+# scv.DDP's state_dict without DDP's "module." prefix (what the MNIST example's --save-model
+# writes loads into Net()), load_model on the checkpoint, and scv.evaluate on the first n samples
+# shared among the workers; then the MNIST example's periodic evaluation through it
+TM=tests/torch_model.py
+check "model: scv.DDP's state_dict loads into the plain model (a file too); a prefixed one loads both ways; load_model" \
+    $PY $TM state
+check "evaluate: the first 37 of 100 samples (a Dataset, a DataLoader), all for 0 and 1000, the mode put back (K=1)" \
+    $PY $TM evaluate "$T/ev1"
+if [ "$HAVE_MPI" = 1 ]; then
+    MASTER_ADDR=127.0.0.1 MASTER_PORT=$(free_port) timeout 120 mpirun --oversubscribe -np 2 $PY $TM evaluate "$T/ev2" \
+        >"$T/ev2.out" 2>&1 || { nok "evaluate at K=2 exits 0"; sed 's/^/#   /' "$T/ev2.out"; }
+    check "evaluate at K=2: each worker its share, the same figures on both as at K=1" $PY - "$T/ev1.0" "$T/ev2.0" "$T/ev2.1" <<'EOF'
+import json, sys
+a, b, c = (json.load(open(p)) for p in sys.argv[1:4])
+assert b["workers"] == c["workers"] == 2 and b["r"] == c["r"], (b, c)
+assert a["r"]["n"] == b["r"]["n"] == 37 and a["r"]["test_accuracy"] == b["r"]["test_accuracy"], (a, b)
+assert abs(a["r"]["test_loss"] - b["r"]["test_loss"]) < 1e-6, (a, b)
+EOF
+fi
+ex_eval() { # the MNIST example with a periodic evaluation due in its 3 iterations, on 100 test samples
+    example mnist_main && $PY - "$T/ex-mnist_main$EX_TAG/m.jsonl" <<'EOF'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if '"type":"eval"' in l]
+per = [l for l in ev if l["role"] == "periodic"]
+assert per and all(l["set"] == "subset" and l["n"] == 100 and 0 <= l["test_accuracy"] <= 1 and l["test_loss"] > 0
+                   for l in per), ev
+EOF
+}
+EX_TAG=-eval EX_EVAL_EVERY=0.003 EX_EVAL_SUBSET=100 N_TRAIN=60000 PARAMS=1199882 check \
+    "examples/mnist_main.py: its periodic evaluation on the first SCV_EVAL_SUBSET=100 test samples (scv.evaluate)" ex_eval
 check "wrappers: the loader's plan gives every worker a sample (a last batch smaller than K joins the one before); each sample once" $PY - <<'EOF'
 import sys; sys.path.insert(0, "python")
 import torch

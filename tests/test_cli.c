@@ -1366,6 +1366,173 @@ static void t_exec_driver(void)
 #undef FAKE
 }
 
+/* The metrics lines of a trainer that breaks the contract, refused as a class by the reader
+ * (issue 38 item 11): a trainer that ignores SCV_BATCH fails the start-up probe at once
+ * naming the line and the field (not "no measurement ... measured again" and a performance
+ * model of invalid times later), and so do an iteration that jumps, a key given twice, a
+ * NUL byte in a line and a trainer that ignores SCV_RESUME; none is retried. */
+static void t_exec_lines(void)
+{
+    char out[32768], db[512];
+    const char *bad[][3] = {
+        {"nobatch", "job.jsonl:2: field 'batch' = 1 is not the segment's B = 32 (SCV_BATCH", "TRAINER-CONTRACT"},
+        {"jump", "seg-000-warmup-k2-b64.jsonl:4: field 'iter' = 1000000000003 jumps from line 3's 2", "expected"},
+        {"dupkey", "seg-000-warmup-k2-b64.jsonl:4: field 'batch' is given twice", "write it once"},
+        {"nul", "seg-000-warmup-k2-b64.jsonl:4: a NUL byte at byte 1 of the line", "without NUL bytes"},
+        {"restart", "field 'iter' = 1 is not past the checkpoint's iteration", "SCV_RESUME=1"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(db, sizeof db, "%s/lines-%s.db", tmp, bad[i][0]);
+        CHECK_EQ_INT(run(out, sizeof out, "FAKE_MODE=%s %s run --db %s --exec '/usr/bin/python3 tests/fake_trainer.py' "
+                         "--workers 1,2 --batch 64,128 --target-accuracy 0.9", bad[i][0], bin, db), 1);
+        CHECK_MSG(strstr(out, bad[i][1]) && strstr(out, bad[i][2]), "%s: %s", bad[i][0], out);
+        CHECK_MSG(!strstr(out, "retry") && !strstr(out, "no measurement") && !strstr(out, "invalid times"), "%s: %s",
+                  bad[i][0], out);
+    }
+}
+
+/* --report DIR is made ready before any training (issue 38 item 8): a file, a dangling link
+ * or a path under a file fail at once naming it, nothing trained, no run stored; a missing
+ * parent is created; and any run's report can be written again from the store (`runs
+ * report ID`), into its own folder or another. */
+static void t_report_dir(void)
+{
+    char out[32768], db[512], path[800], dir[600];
+    snprintf(db, sizeof db, "%s/repdir.db", tmp);
+#define FAKE_RUN "%s run --db %s --exec '/usr/bin/python3 tests/fake_trainer.py' --workers 1,2 --batch 64,128 " \
+                 "--target-accuracy 0.9 --report %s"
+    snprintf(dir, sizeof dir, "%s/repdir-file", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "touch %s", dir), 0);
+    CHECK_EQ_INT(run(out, sizeof out, FAKE_RUN, bin, db, dir), 1);
+    CHECK_MSG(strstr(out, "--report: ") && strstr(out, "repdir-file: not a directory") &&
+                  strstr(out, "nothing was trained") && !strstr(out, "warmup"), "%s", out);
+    snprintf(dir, sizeof dir, "%s/repdir-link", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "ln -sfn %s/nowhere %s", tmp, dir), 0);
+    CHECK_EQ_INT(run(out, sizeof out, FAKE_RUN, bin, db, dir), 1);
+    CHECK_MSG(strstr(out, "repdir-link: a symbolic link to a path that does not exist") && !strstr(out, "warmup"), "%s",
+              out);
+    snprintf(dir, sizeof dir, "%s/repdir-file/sub", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, FAKE_RUN, bin, db, dir), 1);
+    CHECK_MSG(strstr(out, "cannot create the report directory") && strstr(out, "Not a directory"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s --json", bin, db), 0);
+    CHECK_MSG(!strcmp(out, "[]\n"), "a run was stored: %s", out);
+    /* a missing parent: created before the run */
+    snprintf(dir, sizeof dir, "%s/repdir-new/a/b", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, FAKE_RUN, bin, db, dir), 0);
+    snprintf(path, sizeof path, "%s/report.json", dir);
+    CHECK_MSG(file_has(path, "\"reached\":true") && file_has(path, "\"regenerated\":false"), "%s", out);
+    /* written again from the store: into the run's own folder, then elsewhere */
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs report 1 --db %s", bin, db), 0);
+    CHECK_MSG(strstr(out, "report written from the store in") && strstr(out, "repdir.db.runs/1/report.md"), "%s", out);
+    snprintf(path, sizeof path, "%s.runs/1/report.json", db);
+    CHECK(file_has(path, "\"reached\":true") && file_has(path, "\"regenerated\":true") &&
+          file_has(path, "\"chosen\":{\"vm\":\"c5.xlarge\"") && file_has(path, "\"steps\":[{\"phase\":\"warmup\""));
+    snprintf(path, sizeof path, "%s.runs/1/report.md", db);
+    CHECK(file_has(path, "**reached**") && file_has(path, "Regenerated from the run store") &&
+          file_has(path, "## Trade-off"));
+    snprintf(path, sizeof path, "%s.runs/1/tradeoff.svg", db);
+    CHECK(file_has(path, "<svg"));
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs report 1 --db %s --report %s/repdir-again/x", bin, db, tmp), 0);
+    snprintf(path, sizeof path, "%s/repdir-again/x/report.md", tmp);
+    CHECK(file_has(path, "# Scavenger run 1"));
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs report 7 --db %s", bin, db), 1);
+    CHECK_MSG(strstr(out, "no run 7"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs report 1 --db %s --report %s/repdir-file", bin, db, tmp), 1);
+    CHECK_MSG(strstr(out, "repdir-file: not a directory"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s --report x", bin, db), 2);
+#undef FAKE_RUN
+}
+
+/* A run stopped by its budget (issue 38 item 9): its report and its --json line (with
+ * budget_stopped), the amounts as every other (scv_fmt_usd, never "$1e-05"), "at the cap"
+ * when the spend went past it, the spend in the store (`runs --json` actual_cost); resumed
+ * with a larger budget, the stored job keeps it (its report, written again, says so). */
+static void t_budget_stop(void)
+{
+    char out[65536], db[512], path[800];
+    snprintf(db, sizeof db, "%s/budget.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "{ %s run --db %s --exec '/usr/bin/python3 tests/fake_trainer.py' --workers 1,2 "
+                     "--batch 64,128 --target-accuracy 0.9 --budget 0.00001 --json 2>%s/budget.err; }", bin, db, tmp), 1);
+    const char *last = strrchr(out, '\n') && strlen(out) > 1 ? out + strlen(out) - 2 : out;
+    while (last > out && last[-1] != '\n') last--;
+    cJSON *j = cJSON_Parse(last);
+    CHECK_MSG(j && cJSON_IsTrue(cJSON_GetObjectItem(j, "budget_stopped")) &&
+                  cJSON_GetObjectItem(j, "actual_cost")->valuedouble > 0, "%s", out);
+    cJSON_Delete(j);
+    snprintf(path, sizeof path, "%s/budget.err", tmp);
+    CHECK_MSG(file_has(path, "target NOT reached, stopped at the budget's cap: $0.0000") &&
+                  file_has(path, " spent of the $0.0000100 cap ($0.0000") &&
+                  file_has(path, "scavenger run --resume 1 --budget USD --db ") &&
+                  file_has(path, "POST /api/runs/1/resume with {\"budget\": USD}"), "budget.err");
+    /* the command's own lines: no amount in %g (the loop's notes are the loop's) */
+    CHECK_EQ_INT(run(out, sizeof out, "grep -v '^scavenger run: budget: ' %s/budget.err | grep -c 'e-0'", tmp), 1);
+    snprintf(path, sizeof path, "%s.runs/1/report.md", db);
+    CHECK(file_has(path, "**stopped by its budget, target not reached**") &&
+          file_has(path, "Budget: stopped at the budget's cap"));
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s --json", bin, db), 0);
+    j = cJSON_Parse(out);
+    const cJSON *r0 = cJSON_GetArrayItem(j, 0);
+    CHECK_MSG(r0 && cJSON_GetObjectItem(r0, "actual_cost")->valuedouble > 0 &&
+                  !strcmp(cJSON_GetObjectItem(r0, "status")->valuestring, "interrupted"), "%s", out);
+    cJSON_Delete(j);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --resume 1 --budget 1", bin, db), 0);
+    CHECK_MSG(strstr(out, "target reached"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs report 1 --db %s", bin, db), 0);
+    snprintf(path, sizeof path, "%s.runs/1/report.json", db);
+    CHECK_MSG(file_has(path, "\"budget\":1,"), "the stored job's budget is not the resume's");
+}
+
+/* The first hour (issue 38 item 15): the console's trade-off says how many of the planned
+ * configurations its rows are; the last line gives the training time and the wall time
+ * apart; a run reached with its last accuracy under the target says so in `runs` (marked,
+ * with a footnote), `runs show` and `runs --json` (reached_how, reached_note), not only on
+ * the console. */
+static void t_first_hour(void)
+{
+    char out[32768], db[512];
+    snprintf(db, sizeof db, "%s/firsthour.db", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s run --db %s --exec '/usr/bin/python3 tests/fake_trainer.py' --workers 1,2 "
+                     "--batch 64,128 --target-accuracy 0.9", bin, db), 0);
+    const char *t = strstr(out, "trade-off (");
+    size_t front = 0, planned = 0;
+    CHECK_MSG(t && sscanf(t, "trade-off (%zu of %zu configurations planned: the cost-time front", &front, &planned) == 2 &&
+                  front < planned && planned == 4, "%s", out);
+    int rows = 0; /* the table's rows (after its header): the front's */
+    const char *l = t ? strstr(t, "\n   vm ") : NULL;
+    for (l = l ? strchr(l + 1, '\n') : NULL; l && !strncmp(l + 1, ">  c5.", 6) + !strncmp(l + 1, "   c5.", 6);
+         l = strchr(l + 1, '\n'))
+        rows++;
+    CHECK_MSG(rows == (int)front, "%d rows for %zu on the front: %s", rows, front, t ? t : out);
+    const char *w = strstr(out, "target reached: ");
+    w = w ? strstr(w, " epochs in ") : NULL;
+    const char *tw = w ? strstr(w, " training, ") : NULL, *ww = tw ? strstr(tw, " wall (") : NULL;
+    CHECK_MSG(tw && ww && strstr(ww, " start-up and evaluation), $") && tw - w < 30 && ww - tw < 30, "%s", w ? w : out);
+    /* a run reached within the tolerance, and one by the window (the stored outcome of each) */
+    scv_store *s = NULL;
+    scv_err err = {0};
+    snprintf(db, sizeof db, "%s/reached.db", tmp);
+    CHECK_EQ_INT(scv_store_open(db, &s, &err), SCV_OK);
+    long long a = 0, b = 0, c = 0;
+    CHECK_EQ_INT(scv_store_run_new(s, "job-tol", "{\"target-accuracy\":\"0.9\"}", &a, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_new(s, "job-win", "{\"target-accuracy\":0.9,\"eval-subset\":\"0\"}", &b, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_run_new(s, "job-at", "{\"target-accuracy\":0.9}", &c, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_outcome(s, a, 20, 0.01, 0.8962, 1, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_outcome(s, b, 20, 0.01, 0.8871, 1, &err), SCV_OK);
+    CHECK_EQ_INT(scv_store_outcome(s, c, 20, 0.01, 0.9012, 1, &err), SCV_OK);
+    scv_store_close(s);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s", bin, db), 0);
+    CHECK_MSG(strstr(out, "0.8962 tol.") && strstr(out, "0.8871 win.") && strstr(out, "0.9012  ") &&
+                  strstr(out, "tol.: reached within the confirmation tolerance 0.005 of its target") &&
+                  strstr(out, "win.: reached by the mean of the evaluation window"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs show %lld --db %s", bin, a, db), 0);
+    CHECK_MSG(strstr(out, "reached within the confirmation tolerance 0.005 of 0.9: the whole test set's accuracy 0.8962"),
+              "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s runs --db %s --json", bin, db), 0);
+    CHECK_MSG(strstr(out, "\"reached_how\":\"tolerance\",\"reached_note\":\"reached within") &&
+                  strstr(out, "\"reached_how\":\"window\"") && strstr(out, "\"reached_how\":\"target\",\"reached_note\":null"),
+              "%s", out);
+}
+
 /* run --compress on the built-in trainer (elastic driver): with K = 2 only, Top-k over
  * Allgather costs the model less than the dense allreduce (half the latency terms, a
  * hundredth of the bytes) and is assumed to need half the iterations (a margin over the
@@ -1864,6 +2031,10 @@ static const scv_test tests[] = {
     {"setup_interrupt", t_setup_interrupt},
     {"run_compress", t_run_compress},
     {"exec_driver", t_exec_driver},
+    {"exec_lines", t_exec_lines},
+    {"report_dir", t_report_dir},
+    {"budget_stop", t_budget_stop},
+    {"first_hour", t_first_hour},
     {"exec_torchrun", t_exec_torchrun},
     {"exec_probe", t_exec_probe},
     {"exec_confirm", t_exec_confirm},

@@ -1717,6 +1717,59 @@ static void t_damaged_store(void)
     if (was_up) CHECK(start_server() == 0);
 }
 
+/* Issue 38 item 9: a run stopped by its budget is stored with what it spent (actual_cost,
+ * not null) and its report (budget_stopped); its resume takes a larger budget in the body
+ * ({"budget": USD}, passed on as --budget) and goes on to the target, where the stored
+ * job's budget stopped it again at once; a body of anything else, or a budget the run has
+ * spent already, is refused naming the field. */
+static void t_budget_resume(void)
+{
+    const char *job = "{\"model\":\"mlp\",\"hidden\":\"32\",\"dataset\":\"synthetic:2000\",\"lr\":0.003,"
+                      "\"target-accuracy\":0.8,\"workers\":\"1,2\",\"batch\":\"32,128\",\"budget\":0.0000001}";
+    CHECK_EQ_INT(http("POST", "/api/runs", token, job, resp, sizeof resp), 202);
+    cJSON *o = json_of(resp);
+    long long sub = (long long)jnum(o, "id");
+    cJSON_Delete(o);
+    char state[32] = "", path[96];
+    long long run = wait_sub(sub, 90, state, sizeof state);
+    CHECK_MSG(run > 0 && !strcmp(state, "failed"), "state %s run %lld: %s", state, run, body_of(resp));
+    if (run < 1) return;
+    snprintf(path, sizeof path, "/api/runs/%lld", run);
+    CHECK_EQ_INT(http("GET", path, NULL, NULL, resp, sizeof resp), 200);
+    o = json_of(resp);
+    const cJSON *r = cJSON_GetObjectItem(o, "run"), *rep = cJSON_GetObjectItem(o, "report");
+    double spent = jnum(r, "actual_cost");
+    CHECK_MSG(!strcmp(jstr(r, "status"), "interrupted") && spent > 0, "%.600s", body_of(resp));
+    CHECK_MSG(cJSON_IsTrue(cJSON_GetObjectItem(rep, "budget_stopped")) && jnum(rep, "budget") == 0.0000001,
+              "%.300s", body_of(resp));
+    cJSON_Delete(o);
+    snprintf(path, sizeof path, "/api/runs/%lld/resume", run);
+    const char *bad[][3] = {{"{\"budget\":\"1\"}", "400", "budget"},  {"{\"budget\":-1}", "400", "budget"},
+                            {"{\"workers\":\"2\"}", "400", "workers"}, {"[1]", "400", "body"},
+                            {"{\"budget\":1e-9}", "422", "budget"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_EQ_INT(http("POST", path, token, bad[i][0], resp, sizeof resp), atoi(bad[i][1]));
+        CHECK_MSG(has_field(resp, bad[i][2]), "%s: %s", bad[i][0], body_of(resp));
+    }
+    CHECK_MSG(strstr(body_of(resp), "is not above the $") && strstr(body_of(resp), "the run has spent"), "%s",
+              body_of(resp));
+    /* without a budget the stored one stops it again at once */
+    CHECK_EQ_INT(http("POST", path, token, "", resp, sizeof resp), 202);
+    o = json_of(resp);
+    long long sub2 = (long long)jnum(o, "id");
+    cJSON_Delete(o);
+    wait_sub(sub2, 90, state, sizeof state);
+    CHECK_MSG(!strcmp(state, "failed") && strstr(body_of(resp), "budget"), "state %s: %s", state, body_of(resp));
+    /* a larger one: it goes on to the target */
+    CHECK_EQ_INT(http("POST", path, token, "{\"budget\": 1}", resp, sizeof resp), 202);
+    o = json_of(resp);
+    long long sub3 = (long long)jnum(o, "id");
+    CHECK_MSG(jnum(o, "budget") == 1 && jnum(o, "resumes") == run, "%s", body_of(resp));
+    cJSON_Delete(o);
+    long long run3 = wait_sub(sub3, 120, state, sizeof state);
+    CHECK_MSG(!strcmp(state, "done") && run3 == run, "state %s run %lld: %s", state, run3, body_of(resp));
+}
+
 static const scv_test tests[] = {
     {"health", t_health}, {"token_file", t_token_file}, {"auth", t_auth}, {"validation", t_validation}, {"values_by_row", t_values_by_row},
     {"body_limit", t_body_limit}, {"not_found", t_not_found}, {"dashboard", t_dashboard},
@@ -1731,6 +1784,7 @@ static const scv_test tests[] = {
     {"run_reason", t_run_reason},
     {"symlink_refused", t_symlink_refused},
     {"damaged_store", t_damaged_store},
+    {"runs_eta", t_runs_eta}, {"budget_resume", t_budget_resume},
 };
 
 int main(int argc, char **argv)

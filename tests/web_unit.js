@@ -138,6 +138,24 @@ test('runs_table', (check) => {
   check(wrap.getBoundingClientRect().width <= 640 && wrap.scrollWidth > wrap.clientWidth, `at 640 px: box ${wrap.getBoundingClientRect().width}, content ${wrap.scrollWidth}`);
 });
 
+/* one status badge per run, coloured by its status (issue 38 item 15): "target not reached"
+ * is not grey, "done" within the tolerance or by the window says so (reached_note as its
+ * title), the run's page has one badge and no "finished" beside it */
+test('status_badge', (check) => {
+  const cls = (st) => mount(statusHtml(runRow(1, { status: st }))).querySelector('.badge').className;
+  check(cls('target not reached') === 'badge not-reached', 'not reached: ' + cls('target not reached'));
+  check(cls('interrupted (process gone)') === 'badge interrupted', cls('interrupted (process gone)'));
+  check(cls('done') === 'badge done' && cls('<b>') === 'badge other', cls('done') + ' / ' + cls('<b>'));
+  const bg = (st) => getComputedStyle(mount(statusHtml(runRow(1, { status: st }))).querySelector('.badge')).backgroundColor;
+  check(bg('target not reached') !== bg('other-status') && bg('target not reached') !== bg('done'), 'not reached is grey: ' + bg('target not reached'));
+  let box = mount(statusHtml(runRow(1, { accuracy: 0.8962, reached_how: 'tolerance', reached_note: 'reached within the confirmation tolerance 0.005 of 0.9' })));
+  const m = box.querySelector('.reached-how');
+  check(m && m.textContent === 'within tolerance' && m.title.includes('confirmation tolerance'), 'tolerance mark: ' + box.innerHTML);
+  box = mount(statusHtml(runRow(1, { reached_how: 'target', reached_note: null })));
+  check(!box.querySelector('.reached-how') && box.querySelectorAll('.badge').length === 1, 'a plain reach is not marked: ' + box.innerHTML);
+  check(mount(statusHtml(runRow(1, { reached_how: 'window' }))).textContent.includes('by the window'), 'window mark');
+});
+
 /* a running run's forecast (run.eta): in words as `scavenger runs` says it, in the runs
  * table's actual-time cell with its band, nominal and overdue said so; none for a run that
  * is not running (even with a stale eta) */

@@ -347,12 +347,24 @@ function targetText(r) {
   if (fin(r.target_accuracy)) return 'accuracy \u2265 ' + fmtNum(r.target_accuracy);
   return '-';
 }
+/* The badge's class of a status: one word of the stylesheet's ("target not reached" is
+ * not-reached, "interrupted (process gone)" interrupted), never the status's own words. */
+function statusClass(status) {
+  const s = String(status || '');
+  if (s === 'target not reached') return 'not-reached';
+  if (/^interrupted/.test(s)) return 'interrupted';
+  return ['done', 'running', 'failed', 'stopped', 'queued'].includes(s) ? s : 'other';
+}
 /* One status per run: the store's status, with the loop's state beside it only where it
- * says more (running: warm-up, search, train...). */
+ * says more (running: warm-up, search, train...), and, for a run reached with its last
+ * accuracy under the target (reached_how tolerance or window), a mark that says how
+ * (reached_note, as `scavenger runs` marks it "tol." or "win."). */
 function statusHtml(r) {
   const more = r.state && r.state !== r.status && r.status === 'running' ? ` <span class="muted">${esc(r.state)}</span>` : '';
   /* the badge's title: why the run ended as it did (the store's reason), else its decision's why */
-  return `<span class="badge ${esc(r.status)}" title="${esc(r.reason || r.why || '')}">${esc(r.status)}</span>${more}`;
+  const how = r.reached_how === 'tolerance' ? 'within tolerance' : r.reached_how === 'window' ? 'by the window' : '';
+  const mark = how ? ` <span class="muted reached-how" title="${esc(r.reached_note || '')}">${how}</span>` : '';
+  return `<span class="badge ${statusClass(r.status)}" title="${esc(r.reason || r.why || '')}">${esc(r.status)}</span>${more}${mark}`;
 }
 /*
  * A running run's latest forecast (the API's run.eta, which the loop rewrites at each plan
@@ -575,12 +587,13 @@ function renderRun(st) {
   else if (lastDec) chosen = `K=${lastDec.workers}, B=${lastDec.batch} on ${esc(lastDec.vm)}: ${esc(nominalWord(lastDec._nominal, lastDec._nominal_epochs))} ${fmtTime(lastDec.predicted_time)}, ${fmtUsd(lastDec.predicted_cost)}`;
   else chosen = 'not chosen yet';
   const why = rep ? rep.why : lastDec ? lastDec.reason : '';
-  let h = `<h2>Run ${r.id} <span class="badge ${esc(r.status)}">${esc(r.status)}</span> <span class="badge ${live ? 'live' : ''}" id="live-status">${live ? 'live' : 'finished'}</span></h2>
+  /* one badge, the run's status; "live" beside it only while the page follows a run */
+  let h = `<h2>Run ${r.id} ${statusHtml(r)}${live ? ' <span class="muted" id="live-status">live</span>' : ''}</h2>
     <p class="muted">${esc(r.job_key)} · state ${esc(r.state)} · created ${fmtDate(r.created)}${sub ? ` · submission ${sub.id} (${esc(sub.state)})` : ''}</p>
     <div class="card"><div class="chosen" id="chosen"><b>Chosen configuration:</b> <span id="chosen-config">${chosen}</span></div>
     <div class="muted">${esc(why || '')}</div>
     ${etaText(r) ? `<div id="eta"><b>Time left to the target:</b> ${esc(etaText(r).full)} <span class="muted">(as of ${esc(fmtDate(r.eta.written))})</span></div>` : ''}
-    ${rep ? `<div>Outcome: ${rep.reached ? 'target reached' : 'target NOT reached'}; test accuracy ${fin(rep.test_accuracy) ? rep.test_accuracy.toFixed(4) : '-'} after ${fmtNum(rep.epochs)} epochs in ${fmtTime(rep.actual_time_s)}, ${fmtUsd(rep.actual_cost)}; ${esc(repWord)} at the decision ${fmtTime(rep.predicted_time_s)}${fin(rep.predicted_time_lo_s) ? ` (band ${fmtTime(rep.predicted_time_lo_s)} to ${fmtTime(rep.predicted_time_hi_s)})` : ''}; search ${fmtTime(rep.search_time_s)}, ${rep.switches} switch(es)</div>` : ''}
+    ${rep ? `<div>Outcome: ${rep.reached ? 'target reached' : 'target NOT reached'}${rep.reached_note ? ` (${esc(rep.reached_note)})` : ''}; test accuracy ${fin(rep.test_accuracy) ? rep.test_accuracy.toFixed(4) : '-'} after ${fmtNum(rep.epochs)} epochs in ${fmtTime(rep.actual_time_s)}, ${fmtUsd(rep.actual_cost)}; ${esc(repWord)} at the decision ${fmtTime(rep.predicted_time_s)}${fin(rep.predicted_time_lo_s) ? ` (band ${fmtTime(rep.predicted_time_lo_s)} to ${fmtTime(rep.predicted_time_hi_s)})` : ''}; search ${fmtTime(rep.search_time_s)}, ${rep.switches} switch(es)</div>` : ''}
     ${r.reason ? `<div class="err" id="run-reason"><b>${esc(r.status)}:</b> ${esc(r.reason)}</div>` : sub && sub.error ? `<div class="err">${esc(sub.error)}</div>` : ''}
     <p class="links"><a id="logs-link" href="#/run/${r.id}/logs">logs</a>${rep ? ` · report: <a id="report-link" href="#/run/${r.id}/report">view</a> · <a href="/api/runs/${r.id}/files/report.md">report.md</a> · <a href="/api/runs/${r.id}/files/report.json">report.json</a> · <a href="/api/runs/${r.id}/files/tradeoff.svg">tradeoff.svg</a>` : ' · report: written when the run ends'} · <a href="#/compare/${r.id}">compare with…</a></p>
     <button id="stop"${live ? '' : ' disabled'}>Stop</button><button id="resume"${!live && r.status !== 'done' && r.status !== 'target not reached' ? '' : ' disabled'}>Resume</button> <span id="action-msg"></span></div>`;
@@ -629,6 +642,7 @@ function renderRun(st) {
   /* the most points a live plan (no report yet) drew on this page: tests/browser.sh */
   view().setAttribute('data-live-points', String(st.livePoints || 0));
   view().setAttribute('data-run-status', r.status);
+  view().setAttribute('data-live', live ? '1' : '0');
   $('#stop').onclick = () => action(`/api/runs/${r.id}/stop`);
   $('#resume').onclick = () => action(`/api/runs/${r.id}/resume`);
 }

@@ -28,6 +28,9 @@ Scavenger's trainer contract (docs/TRAINER-CONTRACT.md) while its loop stays as 
   epochs        range(start, stop) that resumes at the loader's epoch; unbounded under Scavenger
                 (its rules stop the run).
   report / report_loss / evaluation   the metrics lines of the contract from your loop.
+  evaluate      a classifier's test accuracy and loss on the first N samples of a data set (a
+                fixed subset; the workers share it): scv.evaluation's function of one argument.
+  load_model    the model a run trained (its checkpoint's "model") into your own module.
 
 Standalone (no SCV_* variable) the script trains as before on one process (or under torchrun),
 writes no metrics and no checkpoint, and installs no signal handler. See README.md.
@@ -48,10 +51,11 @@ import torch.utils.data as _tud
 from torch.nn.parallel import DistributedDataParallel as _TorchDDP
 
 from . import trainer as _t
+from .checkpoint import load_model, strip_module_prefix
 
 __all__ = ["init", "device", "device_id", "rank", "world_size", "DDP", "DistributedDataParallel", "DataLoader",
-           "epochs", "report", "report_loss", "evaluation", "fashion_mnist", "under_scavenger",
-           "UsageError", "WriteError"]
+           "epochs", "report", "report_loss", "evaluation", "evaluate", "fashion_mnist", "under_scavenger",
+           "load_model", "strip_module_prefix", "UsageError", "WriteError"]
 
 UsageError, WriteError = _t.UsageError, _t.WriteError
 FASHION_MNIST_GZ = "/usr/share/datasets/fashion-mnist"
@@ -308,6 +312,18 @@ class DistributedDataParallel(_TorchDDP):
                 s.pending["fwd_t"] = time.perf_counter()
         return super().forward(*inputs, **kwargs)
 
+    def state_dict(self, *args, **kwargs):
+        """Your module's state dict, without DDP's "module." prefix: what
+        torch.save(model.state_dict(), f) writes loads into your own model as it is
+        (Net().load_state_dict(torch.load(f))), as the checkpoint's "model" does. (A scv.DDP
+        held inside another module saves under its own name, without "module.", too.)"""
+        return self.module.state_dict(*args, **kwargs)
+
+    def load_state_dict(self, state_dict, strict=True, **kwargs):
+        """Your module's state dict, or one saved from a DDP wrapper (keys "module.NAME"):
+        either loads into the wrapped module."""
+        return self.module.load_state_dict(strip_module_prefix(state_dict), strict=strict, **kwargs)
+
     def scv_lr_factor(self):
         s = _S
         B = s.pending["B"] if s is not None and s.pending is not None else None
@@ -535,6 +551,60 @@ def evaluation(fn=None):
         except (TypeError, ValueError):
             pass
     return fn
+
+
+def evaluate(model, data, subset=0, *, device=None, batch_size=1000, loss_fn=None, num_workers=0):
+    """Test accuracy and mean loss of a classifier on a fixed subset of a data set: its first
+    `subset` samples in their order (0, or more than it holds: all of them), the same ones at
+    every evaluation, so the learning curve's points are comparable. What scv.evaluation's
+    function of one argument needs:
+
+        scv.evaluation(lambda n: scv.evaluate(model, test_set, n, device=device))
+
+    model: a scv.DDP (its module is evaluated: no collective in its forward) or a plain
+    module, in eval mode for the call (its mode put back). data: a Dataset, or a DataLoader
+    (its dataset, batch size and collate_fn). loss_fn(output, target, reduction="sum"):
+    cross_entropy by default (a model that ends in log_softmax: F.nll_loss). Under several
+    processes every worker evaluates its contiguous share of the samples and the sums are
+    allreduced, so call it on every worker (scv.evaluation does): all return the same figures
+    whatever K is. Returns {"test_accuracy", "test_loss", "n", "set"} ("subset" when it left
+    samples out, else "full")."""
+    import torch.nn.functional as F
+    loss_fn = loss_fn or F.cross_entropy
+    collate = None
+    if isinstance(data, _tud.DataLoader):
+        collate, batch_size = data.collate_fn, data.batch_size or batch_size
+        data = data.dataset
+    n_all = len(data)
+    n = min(int(subset), n_all) if subset and int(subset) > 0 else n_all
+    K, r = (dist.get_world_size(), dist.get_rank()) if dist.is_available() and dist.is_initialized() else (1, 0)
+    lo, hi = n * r // K, n * (r + 1) // K
+    m = model.module if isinstance(model, _TorchDDP) else model
+    p = next(m.parameters(), None)
+    dev = torch.device(device) if device is not None else (p.device if p is not None else torch.device("cpu"))
+    kw = {"collate_fn": collate} if collate is not None else {}
+    loader = _tud.DataLoader(_tud.Subset(data, range(lo, hi)), batch_size=max(1, int(batch_size)), shuffle=False,
+                             num_workers=num_workers, **kw)
+    loss_sum, correct = 0.0, 0
+    was = m.training
+    m.eval()
+    try:
+        with torch.no_grad():
+            for x, y in loader:
+                x, y = x.to(dev), y.to(dev)
+                out = m(x)
+                loss_sum += float(loss_fn(out, y, reduction="sum"))
+                correct += int((out.argmax(1) == y).sum())
+    finally:
+        m.train(was)
+    nccl = K > 1 and dist.get_backend() == "nccl"  # (its tensors on this process's GPU)
+    where = torch.device("cuda", torch.cuda.current_device()) if nccl else torch.device("cpu")
+    t = torch.tensor([loss_sum, float(correct), float(hi - lo)], dtype=torch.float64, device=where)
+    if K > 1:
+        dist.all_reduce(t)
+    cnt = max(t[2].item(), 1.0)
+    return {"test_accuracy": t[1].item() / cnt, "test_loss": t[0].item() / cnt, "n": int(t[2].item()),
+            "set": "subset" if n < n_all else "full"}
 
 
 def report(**fields):

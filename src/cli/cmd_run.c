@@ -181,8 +181,13 @@ static void progress_line(view *v, const scv_run_event *ev)
         snprintf(rem, sizeof rem, "; target not reached at the %s time, re-estimating at the next evaluation", plan_t);
     }
     if (isfinite(v->accuracy)) snprintf(acc, sizeof acc, ", %s acc %.4f", v->subset ? "subset" : "test", v->accuracy);
-    char spend[64] = "";
-    if (v->budget > 0) snprintf(spend, sizeof spend, ", $%.4g of $%.4g", ev->spent_usd, v->budget);
+    char spend[96] = "";
+    if (v->budget > 0) {
+        char sp[32], cp[32];
+        scv_fmt_usd(ev->spent_usd, sp, sizeof sp);
+        scv_fmt_usd(v->budget, cp, sizeof cp);
+        snprintf(spend, sizeof spend, ", %s of %s", sp, cp);
+    }
     fprintf(stderr, "\r\033[K  [%s] K=%d B=%d iteration %lld, epoch %.2f%s; %s in the run%s%s", scv_run_state_name(ev->state),
             ev->workers, ev->batch, (long long)ev->iter->iteration, ev->iter->epoch, acc, el, spend, rem);
     fflush(stderr);
@@ -228,13 +233,18 @@ static void on_event(void *ctx, const scv_run_event *ev)
     }
     case SCV_EV_PLAN:
         if (v->planned++ || v->json) break; /* the first plan's table; re-plans print a line */
-        if (ev->relative) /* not predictions: say what they are */
-            printf("trade-off (%zu configurations; nominal time and cost, not predicted: %.3g epochs at B=%d "
-                   "assumed, the target's epochs are not known yet):\n",
-                   ev->plan->n_points, v->nominal_epochs, v->nominal_batch);
+        char rows[160]; /* what the table shows of the plan: its cost-time front (at most 12 rows) */
+        size_t shown_n = ev->plan->n_front < 12 ? ev->plan->n_front : 12;
+        if (shown_n == ev->plan->n_points)
+            snprintf(rows, sizeof rows, "%zu configuration%s", shown_n, shown_n == 1 ? "" : "s");
         else
-            printf("trade-off (%zu configurations; predicted time and cost to the target, from the start):\n",
-                   ev->plan->n_points);
+            snprintf(rows, sizeof rows, "%zu of %zu configurations planned: the cost-time front%s", shown_n,
+                     ev->plan->n_points, shown_n < ev->plan->n_front ? "'s fastest" : ", the others slower and dearer");
+        if (ev->relative) /* not predictions: say what they are */
+            printf("trade-off (%s; nominal time and cost, not predicted: %.3g epochs at B=%d assumed, the target's "
+                   "epochs are not known yet):\n", rows, v->nominal_epochs, v->nominal_batch);
+        else
+            printf("trade-off (%s; predicted time and cost to the target, from the start):\n", rows);
         scv_plan_print_header_ex(stdout, v->comms);
         int shown = 0;
         for (size_t i = 0; i < ev->plan->n_front && i < 12; i++) {
@@ -358,20 +368,22 @@ static void store_end(scv_store *db, long long id, const char *status, const cha
 }
 
 /* The outcome on stdout (stderr with --json, whose JSON report is then stdout's last line)
- * and the report files; returns the exit status, or -1 with err set. A run that did not
- * reach its target stores why. */
+ * and the report files: a run that reached its end, or stopped by its budget or out of reach.
+ * A run that did not reach its target stores why (a stop's caller stores its own). A report
+ * that cannot be written is said with how to write it from the store, after the outcome.
+ * Returns the exit status (1 when the report failed), err set then. */
 static int print_outcome(scv_store *db, const scv_run_params *p, const scv_run_result *res, const view *v,
-                         const char *rep, int json, scv_err *err)
+                         const char *rep, int json, const char *dbarg, scv_err *err)
 {
-    char head[256], why[512];
     double wmean = NAN;
     int w = v->n_evals < v->window ? v->n_evals : v->window;
     if (w > 0) {
         wmean = 0;
         for (int i = 0; i < w; i++) wmean += v->evals[i] / w;
     }
+    char head[512], why[768];
     scv_run_headline(p, res, SCV_TARGET_CONFIRM_TOL, wmean, v->subset, head, sizeof head);
-    if (!res->reached && !res->reach_stopped) { /* (a reach stop is interrupted: its caller stores it) */
+    if (!res->reached && !res->reach_stopped && !res->budget_stopped) {
         if (res->epochs >= p->max_epochs - 1e-9)
             snprintf(why, sizeof why, "%s after %.2f epochs: its epoch bound (max-epochs %g) came first", head,
                      res->epochs, p->max_epochs);
@@ -380,9 +392,9 @@ static int print_outcome(scv_store *db, const scv_run_params *p, const scv_run_r
                      "segment limit, or a segment that trained no iteration", head, res->epochs, p->max_epochs);
         store_end(db, res->run_id, "target not reached", why);
     }
-    if (scv_run_report_write(p, res, rep, err)) return -1;
-    char at[32], ac[32];
-    scv_fmt_time(res->actual_time_s, at, sizeof at);
+    int bad = scv_run_report_write(p, res, rep, err) != SCV_OK;
+    char at[192], ac[32];
+    scv_run_time_text(res, at, sizeof at);
     scv_fmt_usd(res->actual_cost, ac, sizeof ac);
     char pt[32] = "", band[96] = "";
     if (isfinite(res->predicted_time_s) && !res->decision_relative) {
@@ -400,9 +412,14 @@ static int print_outcome(scv_store *db, const scv_run_params *p, const scv_run_r
         scv_fmt_time(res->absolute_time_s, ft, sizeof ft);
         snprintf(first, sizeof first, " (first predicted after %.2f epochs: %s)", res->absolute_at_epochs, ft);
     }
-    fprintf(json ? stderr : stdout,
-            "%s after %.2f epochs in %s, %s%s%s%s%s%s; report in %s/report.md (run %lld)\n", head, res->epochs, at, ac,
-            pt[0] ? " (predicted at the decision: " : "", pt, band, pt[0] ? ")" : "", first, rep, res->run_id);
+    char where[1400];
+    if (bad) snprintf(where, sizeof where, "no report (run %lld)", res->run_id);
+    else snprintf(where, sizeof where, "report in %s/report.md (run %lld)", rep, res->run_id);
+    fprintf(json ? stderr : stdout, "%s after %.2f epochs in %s, %s%s%s%s%s%s; %s\n", head, res->epochs, at, ac,
+            pt[0] ? " (predicted at the decision: " : "", pt, band, pt[0] ? ")" : "", first, where);
+    if (bad) /* the run is stored: its report can be written from the store */
+        fprintf(stderr, "scavenger run: the report could not be written: %s; the run is stored: scavenger runs report "
+                "%lld%s%s --report DIR writes it\n", err->msg, res->run_id, dbarg ? " --db " : "", dbarg ? dbarg : "");
     if (json) {
         char *s = scv_run_report_json(p, res);
         if (!s) {
@@ -412,7 +429,7 @@ static int print_outcome(scv_store *db, const scv_run_params *p, const scv_run_r
         printf("%s\n", s);
         free(s);
     }
-    return res->reached ? EXIT_OK : EXIT_FAIL;
+    return res->reached && !bad ? EXIT_OK : EXIT_FAIL;
 }
 
 int cmd_run(int argc, char **argv)
@@ -434,7 +451,16 @@ int cmd_run(int argc, char **argv)
     memset(&res, 0, sizeof res);
     char dbpath[1024], state_dir[1100];
     const char *dbarg = get(&opt, "db");
+    int resume_added = 0; /* settings on the command line besides --resume and --db */
+    for (int i = 0; resume && i < opt.n; i++) resume_added += strcmp(opt.name[i], "db") != 0;
     if (open_job(&opt, resume, &db, dbpath, sizeof dbpath, &err)) goto out;
+    /* the report's directory before any training: after hours of it a missing parent, a
+     * dangling link, a file or a read-only mount would leave no report */
+    const char *report_dir = get(&opt, "report");
+    if (report_dir && scv_run_report_dir_ready(report_dir, &err)) {
+        fprintf(stderr, "scavenger run: --report: %s (checked before training: nothing was trained)\n", err.msg);
+        goto out_quiet;
+    }
     /* the job: the library's defaults (driver, VM type, identity) over the settings */
     if (scv_runs_dir_path(dbpath, state_dir, sizeof state_dir, &err)) goto out;
     int jrc = scv_job_setup_init(&js, opt.name, opt.value, opt.n, db, state_dir, &err);
@@ -446,6 +472,8 @@ int cmd_run(int argc, char **argv)
     }
     js.params.resume_run = resume;
     if (scv_job_setup_driver(&js, &drv, &err)) goto out;
+    /* a resume with settings added (a larger --budget): the stored job is what it runs with */
+    if (resume && resume_added && scv_store_run_set_job(db, resume, js.job_json, &err)) goto out;
     view v = {.tty = isatty(STDERR_FILENO), .json = json, .accuracy = NAN, .cat = js.catalog,
               .comms = js.params.n_comms > 0, .nominal_epochs = js.params.policy.nominal_epochs,
               .nominal_batch = js.params.batches[0], .subset = js.params.policy.eval_subset,
@@ -461,24 +489,23 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGTERM, &old_term, NULL);
     char why[SCV_ERR_LEN + 128];
     if (st == SCV_EINTR && res.reach_stopped) { /* the target likely out of reach, not a Ctrl-C */
-        if (print_outcome(db, &js.params, &res, &v, get(&opt, "report") ? get(&opt, "report") : res.run_dir, json,
-                          &err) < 0)
-            fprintf(stderr, "scavenger run: %s\n", err.msg);
+        store_end(db, res.run_id, "interrupted", res.why);
+        scv_err rerr = {0};
+        print_outcome(db, &js.params, &res, &v, report_dir ? report_dir : res.run_dir, json, dbarg, &rerr);
         fprintf(stderr, "scavenger run: %s; the checkpoint is kept: scavenger run --resume %lld --out-of-reach go-on%s%s "
                 "trains on to the bound\n", res.why, res.run_id, dbarg ? " --db " : "", dbarg ? dbarg : "");
         rc = EXIT_FAIL;
         goto out_quiet;
     }
-    if (st == SCV_EINTR && res.budget_stopped) { /* the run's cap, not a Ctrl-C */
-        char sp[32], nx[32];
+    if (st == SCV_EINTR && res.budget_stopped) { /* the run's cap, not a Ctrl-C: its report, then how to go on */
+        scv_err rerr = {0};
+        char sp[32];
         scv_fmt_usd(res.actual_cost, sp, sizeof sp);
-        scv_fmt_usd(res.budget_next_cost, nx, sizeof nx);
-        snprintf(why, sizeof why, "stopped before the budget's cap: %s spent of $%.4g, the next segment would cost %s; "
-                 "the checkpoint is kept: resumable with a larger --budget", sp, js.params.budget, nx);
-        store_end(db, res.run_id, "interrupted", why);
-        fprintf(stderr, "scavenger run: stopped before the budget's cap: %s spent of $%.4g, the next segment would cost "
-                "%s; the checkpoint is kept: scavenger run --resume %lld --budget USD%s%s\n", sp, js.params.budget, nx,
-                res.run_id, dbarg ? " --db " : "", dbarg ? dbarg : "");
+        store_end(db, res.run_id, "interrupted", res.why);
+        print_outcome(db, &js.params, &res, &v, report_dir ? report_dir : res.run_dir, json, dbarg, &rerr);
+        fprintf(stderr, "scavenger run: the checkpoint is kept: scavenger run --resume %lld --budget USD%s%s goes on "
+                "with a budget USD above the %s spent (a service: POST /api/runs/%lld/resume with {\"budget\": USD})\n",
+                res.run_id, dbarg ? " --db " : "", dbarg ? dbarg : "", sp, res.run_id);
         rc = EXIT_FAIL;
         goto out_quiet;
     }
@@ -496,7 +523,7 @@ int cmd_run(int argc, char **argv)
         if (res.run_id) fprintf(stderr, "scavenger run: run %lld failed; its files are in %s\n", res.run_id, res.run_dir);
         goto out;
     }
-    rc = print_outcome(db, &js.params, &res, &v, get(&opt, "report") ? get(&opt, "report") : res.run_dir, json, &err);
+    rc = print_outcome(db, &js.params, &res, &v, report_dir ? report_dir : res.run_dir, json, dbarg, &err);
     if (rc < 0) {
         rc = EXIT_FAIL;
         goto out;

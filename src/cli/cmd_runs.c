@@ -11,6 +11,10 @@
 #include "../search/report.h"
 #include "scv.h"
 #include "../core/util.h"
+#include "job/jobsetup.h"
+#include "model/stoprule.h"
+
+#include <cjson/cJSON.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -18,7 +22,9 @@
 #include <string.h>
 #include <time.h>
 
-#define RUNS_USAGE "usage: scavenger runs [--db PATH] [--json]   |   scavenger runs show ID [--db PATH] [--json]\n"
+#define RUNS_USAGE                                                                                                \
+    "usage: scavenger runs [--db PATH] [--json]   |   scavenger runs show ID [--db PATH] [--json]\n"                 \
+    "       scavenger runs report ID [--db PATH] [--report DIR]\n"
 
 static void when(double t, char *buf, size_t cap)
 {
@@ -74,11 +80,11 @@ static void reason_line(const scv_run_summary *r, const char *indent)
     if (r->reason[0]) printf("%sreason: %s\n", indent, r->reason);
 }
 
-static void list_table(const scv_run_summary *r, size_t n)
+static void list_table(scv_store *db, const scv_run_summary *r, size_t n)
 {
-    printf("%5s  %-16s  %-26s  %-12s  %13s  %10s  %10s  %10s  %s\n", "run", "created (UTC)", "status", "chose",
+    printf("%5s  %-16s  %-26s  %-12s  %13s  %10s  %10s  %11s  %s\n", "run", "created (UTC)", "status", "chose",
            "predicted", "actual", "cost", "test acc", "job");
-    int nominal = 0;
+    int nominal = 0, marked[4] = {0};
     for (size_t i = 0; i < n; i++) {
         char c[32], ch[24] = "-", pt[40], at[32], ac[32], acc[24] = "-"; /* "-": no accuracy measured */
         when(r[i].created, c, sizeof c);
@@ -92,7 +98,14 @@ static void list_table(const scv_run_summary *r, size_t n)
         scv_fmt_time(r[i].actual_time_s, at, sizeof at);
         scv_fmt_usd(r[i].actual_cost, ac, sizeof ac);
         if (isfinite(r[i].accuracy)) snprintf(acc, sizeof acc, "%.4f", r[i].accuracy);
-        printf("%5lld  %-16s  %-26s  %-12s  %13s  %10s  %10s  %10s  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
+        char note[256]; /* reached with the last accuracy under the target: marked, see below */
+        int how = r[i].reached && isfinite(r[i].accuracy) ? scv_run_row_reached(db, &r[i], note, sizeof note) : 0;
+        if (how >= 2) {
+            size_t len = strlen(acc);
+            snprintf(acc + len, sizeof acc - len, " %s", how == 2 ? "tol." : "win.");
+            marked[how] = 1;
+        }
+        printf("%5lld  %-16s  %-26s  %-12s  %13s  %10s  %10s  %11s  %s\n", r[i].id, c, r[i].status, ch, pt, at, ac,
                acc, r[i].job_key);
         char eta[256]; /* a running run's forecast, or an ended one's reason, on a line under it */
         eta_text(&r[i].eta, eta, sizeof eta);
@@ -102,6 +115,12 @@ static void list_table(const scv_run_summary *r, size_t n)
     if (nominal)
         printf("nom.: nominal, not predicted: the target's epochs were unknown at the decision and a nominal "
                "number was assumed (`runs show ID` says how many)\n");
+    if (marked[2])
+        printf("tol.: reached within the confirmation tolerance " SCV_TARGET_CONFIRM_TOL_TEXT " of its target: the "
+               "whole test set's accuracy is under it, its subset evaluations' window at it (`runs show ID`)\n");
+    if (marked[3])
+        printf("win.: reached by the mean of the evaluation window: the last accuracy is under the target "
+               "(`runs show ID`)\n");
 }
 
 /* db NULL: there is no store yet (no file), so no runs. */
@@ -129,7 +148,7 @@ static int list(scv_store *db, int json, scv_err *err)
     } else if (!n) {
         printf("no runs stored yet: `scavenger run` stores each run\n");
     } else {
-        list_table(r, n);
+        list_table(db, r, n);
     }
     free(r);
     return rc;
@@ -155,7 +174,7 @@ static void show_steps_json(FILE *f, const scv_run_step *t, size_t n)
     fprintf(f, "]}\n");
 }
 
-static void show_text(const scv_run_summary *r, const scv_run_step *t, size_t n)
+static void show_text(scv_store *db, const scv_run_summary *r, const scv_run_step *t, size_t n)
 {
     char c[32], pt[32], pc[32], at[32], ac[32];
     when(r->created, c, sizeof c);
@@ -174,6 +193,8 @@ static void show_text(const scv_run_summary *r, const scv_run_step *t, size_t n)
         snprintf(nom, sizeof nom, "nominal (the target's epochs were unknown; not a prediction)");
     if (r->workers) printf("chose K=%d, B=%d: %s\n%s %s, %s; actual %s, %s\n", r->workers, r->batch, r->why, nom, pt,
                            pc, at, ac);
+    char note[256];
+    if (r->reached && scv_run_row_reached(db, r, note, sizeof note) >= 2) printf("%s\n", note);
     char eta[256];
     eta_text(&r->eta, eta, sizeof eta);
     if (eta[0]) printf("%s\n", eta);
@@ -211,24 +232,69 @@ static int show(scv_store *db, const char *path, long long id, int json, scv_err
             rc = emit(f, &buf, rc, err);
         }
     } else {
-        show_text(&r, t, n);
+        show_text(db, &r, t, n);
     }
     free(t);
     return rc;
 }
 
-enum { R_DB = 1, R_JSON };
+/* `runs report ID`: the run's report written again from the store (report.md, report.json,
+ * tradeoff.svg) into dir (NULL: the run's own folder, DB.runs/ID, where `run` writes it):
+ * its parameters from its stored job (the run's own setup, src/drivers/jobsetup.c), its
+ * result from the store (scv_run_result_load). */
+static int report_again(scv_store *db, const char *dbpath, long long id, const char *dir, scv_err *err)
+{
+    char *job = malloc(65536), status[64], state_dir[1100];
+    if (!job) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    int rc = scv_store_run_get(db, id, job, 65536, status, sizeof status, err);
+    cJSON *o = rc ? NULL : cJSON_Parse(job);
+    free(job);
+    if (!rc && !cJSON_IsObject(o)) rc = scv_err_set(err, SCV_ECORRUPT, "run %lld's stored job: not a JSON object", id);
+    enum { MAXF = 128 };
+    char *names[MAXF], *values[MAXF], vals[MAXF][512];
+    int n = 0;
+    for (const cJSON *it = rc ? NULL : o->child; it && n < MAXF; it = it->next, n++) {
+        names[n] = it->string;
+        if (cJSON_IsString(it)) snprintf(vals[n], sizeof vals[n], "%s", it->valuestring);
+        else snprintf(vals[n], sizeof vals[n], "%.17g", it->valuedouble);
+        values[n] = vals[n];
+    }
+    snprintf(state_dir, sizeof state_dir, "%s.runs", dbpath);
+    scv_job_setup js;
+    memset(&js, 0, sizeof js);
+    scv_err se = {0};
+    if (!rc && scv_job_setup_init(&js, names, values, n, db, state_dir, &se))
+        rc = scv_err_set(err, se.code ? se.code : SCV_EINVAL, "run %lld's stored job: %s (its report needs the job's "
+                         "settings and catalog)", id, se.msg);
+    scv_run_result res;
+    memset(&res, 0, sizeof res);
+    if (!rc) rc = scv_run_result_load(db, id, &js.params, state_dir, &res, err);
+    if (!rc) {
+        char own[1200];
+        snprintf(own, sizeof own, "%s/%lld", state_dir, id);
+        if (!dir) dir = own;
+        if (!(rc = scv_run_report_dir_ready(dir, err))) rc = scv_run_report_write(&js.params, &res, dir, err);
+        if (!rc) printf("run %lld (%s): report written from the store in %s/report.md\n", id, status, dir);
+    }
+    scv_run_result_free(&res);
+    scv_job_setup_free(&js);
+    cJSON_Delete(o);
+    return rc;
+}
+
+enum { R_DB = 1, R_JSON, R_REPORT };
 /* runs' options (--help and the completion are made from it) */
 const scv_option RUNS_OPTIONS[] = {
     {"db", "PATH", "the run database (default as `scavenger run`)", R_DB, 0, NULL, {0}},
     {"json", NULL, "JSON on stdout", R_JSON, 0, NULL, {0}},
+    {"report", "DIR", "`runs report ID`: where (default the run's folder, DB.runs/ID)", R_REPORT, 0, NULL, {0}},
     {NULL, NULL, NULL, 0, 0, NULL, {0}},
 };
 
 int cmd_runs(int argc, char **argv)
 {
-    const char *dbarg = NULL;
-    int json = 0;
+    const char *dbarg = NULL, *report_dir = NULL;
+    int json = 0, report = 0;
     long long id = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -237,20 +303,27 @@ int cmd_runs(int argc, char **argv)
                               "predicted and actual time and cost; a running run's latest time left to the\n"
                               "target (ETA, its band, P(reach)) under it, an ended run's reason (why it\n"
                               "failed, stopped or missed its target). `show ID` adds every step. Reads the\n"
-                              "store read-only; a damaged store is an error (exit 1), never an empty list.\n");
+                              "store read-only; a damaged store is an error (exit 1), never an empty list.\n"
+                              "`report ID` writes a run's report again from the store (one that could not be\n"
+                              "written, or a run that stopped without one).\n");
             cli_opt_help(stdout, RUNS_OPTIONS, 14, 0);
             return EXIT_OK;
         }
         const scv_option *o = !strncmp(a, "--", 2) ? cli_opt_find(RUNS_OPTIONS, a + 2) : NULL;
         if (o && o->id == R_JSON) json = 1;
         else if (o && o->id == R_DB && i + 1 < argc) dbarg = argv[++i];
-        else if (!strcmp(a, "show") && i + 1 < argc && !id) {
+        else if (o && o->id == R_REPORT && i + 1 < argc) report_dir = argv[++i];
+        else if ((!strcmp(a, "show") || !strcmp(a, "report")) && i + 1 < argc && !id) {
             int64_t v;
+            report = a[0] == 'r';
             if (scv_parse_i64(argv[++i], &v) || v < 1)
-                return cli_usage_error("runs", RUNS_USAGE, "show '%s': expected a run id", argv[i]);
+                return cli_usage_error("runs", RUNS_USAGE, report ? "report '%s': expected a run id"
+                                                                  : "show '%s': expected a run id", argv[i]);
             id = v;
         } else return cli_usage_error("runs", RUNS_USAGE, "unexpected argument '%s'", a);
     }
+    if (report_dir && !report) return cli_usage_error("runs", RUNS_USAGE, "--report goes with `runs report ID`%s", "");
+    if (report && json) return cli_usage_error("runs", RUNS_USAGE, "--json does not go with `runs report ID`%s", "");
     scv_err err = {0};
     char dbpath[1024];
     scv_store *db = NULL;
@@ -258,9 +331,11 @@ int cmd_runs(int argc, char **argv)
     if (dbarg) snprintf(dbpath, sizeof dbpath, "%s", dbarg);
     else rc = cli_default_db(dbpath, sizeof dbpath, &err);
     /* read-only: no lock taken, nothing changed (a store on a read-only disk is listed);
-     * no file yet: no runs */
-    if (!rc && (rc = scv_store_open_read(dbpath, &db, &err)) == SCV_ENOTFOUND) rc = SCV_OK;
-    if (!rc) rc = id ? show(db, dbpath, id, json, &err) : list(db, json, &err);
+     * no file yet: no runs (`runs report` opens it to write) */
+    if (!rc && !report && (rc = scv_store_open_read(dbpath, &db, &err)) == SCV_ENOTFOUND) rc = SCV_OK;
+    else if (!rc && report) rc = scv_store_open(dbpath, &db, &err);
+    if (!rc) rc = report ? report_again(db, dbpath, id, report_dir, &err) : id ? show(db, dbpath, id, json, &err)
+                                                                                 : list(db, json, &err);
     scv_store_close(db);
     if (rc) fprintf(stderr, "scavenger runs: %s\n", err.msg);
     return rc ? EXIT_FAIL : EXIT_OK;

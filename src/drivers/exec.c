@@ -61,6 +61,8 @@ static void on_int(int sig) { (void)sig; g_int++; }
  * checkpoint), and after SIGTERM before SIGKILL. */
 #define STOP_GRACE_S 120.0
 #define KILL_GRACE_S 10.0
+/* The start-up probe's configuration: one worker, this global batch (SCV_BATCH). */
+#define PROBE_BATCH 32
 
 static void nap_ms(long ms)
 {
@@ -356,7 +358,7 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
      * this process killed with the run left `running` */
     struct sigaction old_int, old_term;
     catch_stops(&old_int, &old_term);
-    int rc = launch(e, 1, 32, NULL, path, ck, 0, 1, &none, &pid, err);
+    int rc = launch(e, 1, PROBE_BATCH, NULL, path, ck, 0, 1, &none, &pid, err);
     if (rc) {
         restore_stops(&old_int, &old_term);
         return rc;
@@ -364,6 +366,7 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     scv_segment_result dummy = {0};
     char why[1024] = "";
     tj_tail_start(t, path, NULL, &dummy);
+    t->rd.workers = 1, t->rd.batch = PROBE_BATCH, t->rd.start_iter = 0; /* the probe's segment, from scratch */
     e->probing = scv_now();
     int stopped, stalled, st = wait_job(e, pid, &stopped, &stalled, why, sizeof why);
     e->probing = 0;
@@ -433,11 +436,16 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     struct sigaction old_int, old_term;
     catch_stops(&old_int, &old_term);
     pid_t pid;
-    rc = launch(e, t->K, t->B, t->split, metrics, t->ckpt_dir, tj_has_checkpoint(t), 0, spec, &pid, err);
+    /* where the trainer resumes (scavenger-state.json): its first iteration line is past it */
+    int64_t it0 = 0;
+    double s0 = 0;
+    int resume = tj_has_checkpoint(t), known = !resume || tj_progress(t, &it0, &s0, NULL) == SCV_OK;
+    rc = launch(e, t->K, t->B, t->split, metrics, t->ckpt_dir, resume, 0, spec, &pid, err);
     int st = -1, stopped = 0, stalled = 0;
     char why[1024] = "";
     if (!rc) {
         tj_tail_start(t, metrics, &mine, out);
+        t->rd.start_iter = known ? (double)it0 : NAN;
         st = wait_job(e, pid, &stopped, &stalled, why, sizeof why);
         tj_tail_stop(t);
     }

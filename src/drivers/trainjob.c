@@ -265,11 +265,11 @@ static int64_t count_or0(double v) { return v >= 0 && v < 1e15 ? (int64_t)v : 0;
  * line and the field) and the first non-finite value (t->diverged: the trainer diverged);
  * a bad iteration line's refused values read as missing, a bad evaluation is not passed on
  * (a value out of range must not reach a target). */
-static void deliver(trainjob *t, const char *line, int lineno)
+static void deliver(trainjob *t, const char *line, size_t len, int lineno)
 {
     scv_metrics_line m;
     scv_err le = {0};
-    int bad = scv_metrics_line_next(&t->rd, line, t->tail_path, lineno, &m, &le);
+    int bad = scv_metrics_line_next_n(&t->rd, line, len, t->tail_path, lineno, &m, &le);
     if (bad && !t->line_err.code) t->line_err = le;
     if (m.nonfinite && !t->diverged.code) {
         double it = m.type == SCV_ML_ITER ? m.u.iter.iter : m.type == SCV_ML_EVAL ? m.u.eval.iter : NAN;
@@ -357,7 +357,9 @@ void tj_tail_start(trainjob *t, const char *path, const scv_measure_sink *sink, 
     memset(&t->line_err, 0, sizeof t->line_err);
     memset(&t->diverged, 0, sizeof t->diverged);
     scv_ml_reader_init(&t->rd, t->K);
+    t->rd.batch = t->B;
     t->rd.strict = t->exec != NULL; /* a trainer's lines: the contract's fields, the job line first */
+    t->partial_len = 0;
     snprintf(t->tail_path, sizeof t->tail_path, "%s", path);
     t->wd_start = t->wd_last = scv_now(), t->wd_titer = 0, t->wd_seen[0] = 0;
     t->wd_fired = 0, t->wd_why[0] = 0;
@@ -403,17 +405,22 @@ void tj_tail_tick(void *ctx)
     if (!t->tail && !(t->tail = fopen(t->tail_path, "r"))) return;
     clearerr(t->tail);
     for (;;) {
-        size_t have = strlen(t->partial);
+        /* the bytes read are counted by the file's offset, not by strlen: a NUL byte in a
+         * line (which strlen would stop at) reaches the reader, which refuses it */
+        size_t have = t->partial_len;
+        long at = ftell(t->tail);
         if (!fgets(t->partial + have, (int)(sizeof t->partial - have), t->tail)) break;
-        size_t len = strlen(t->partial);
+        long now = ftell(t->tail);
+        size_t got = at >= 0 && now > at ? (size_t)(now - at) : strlen(t->partial + have);
+        size_t len = t->partial_len = have + got;
         int ends = len && t->partial[len - 1] == '\n';
         if (!ends && len < sizeof t->partial - 1) break; /* the rest later */
         /* a line longer than the buffer is not read here (its parts are no lines), only
          * counted: the check of the whole file when the segment ends reads it */
-        if (!t->overlong && ends) deliver(t, t->partial, ++t->lineno);
+        if (!t->overlong && ends) deliver(t, t->partial, len, ++t->lineno);
         else if (ends) t->overlong = 0, ++t->lineno;
         else t->overlong = 1;
-        t->partial[0] = 0;
+        t->partial[0] = 0, t->partial_len = 0;
         t->wd_last = scv_now();
         if (!t->wd_seen[0]) snprintf(t->wd_seen, sizeof t->wd_seen, "line %d", t->lineno);
     }
@@ -475,11 +482,15 @@ int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, siz
     memset(&t->line_err, 0, sizeof t->line_err);
     memset(&t->diverged, 0, sizeof t->diverged);
     scv_ml_reader_init(&t->rd, *workers);
+    t->rd.batch = *batch;
     t->rd.strict = t->exec != NULL;
     snprintf(t->tail_path, sizeof t->tail_path, "%s", best);
     char line[sizeof t->partial];
-    while (fgets(line, sizeof line, f)) {
-        size_t len = strlen(line);
+    for (;;) {
+        long at = ftell(f);
+        if (!fgets(line, sizeof line, f)) break;
+        long now = ftell(f);
+        size_t len = at >= 0 && now > at ? (size_t)(now - at) : strlen(line); /* NUL bytes counted */
         int ends = len && line[len - 1] == '\n';
         if (!ends && !feof(f)) { /* overlong: the rest of it skipped */
             int ch;
@@ -487,7 +498,7 @@ int tj_recover(trainjob *t, int index, scv_segment_result *out, char *phase, siz
             ++t->lineno;
             continue;
         }
-        deliver(t, line, ++t->lineno);
+        deliver(t, line, len, ++t->lineno);
     }
     fclose(f);
     t->res = NULL;

@@ -54,6 +54,7 @@ typedef struct trainjob {
     const scv_measure_sink *sink;
     scv_segment_result *res;
     char partial[8192];
+    size_t partial_len;        /* its bytes (a NUL byte among them included) */
     int overlong;              /* within a line longer than partial (skipped) */
     int lineno;                /* lines of the tailed file read */
     scv_ml_reader rd;          /* its reader's state across lines (the segment's K) */

@@ -251,6 +251,23 @@ static int lacks(size_t t, const char *field, int was_null, int strict, const ch
                        types[t].called);
 }
 
+/* The first of the line's own keys (its type's fields and "type") that the object holds
+ * more than once (NULL: none). The trainer's extra keys may repeat: they are not read. A
+ * count per known name, so a line of many keys costs their number times the schema's. */
+static const char *given_twice(const cJSON *o, size_t t)
+{
+    size_t n = types[t].n_nums + types[t].n_strs + 1;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = i < types[t].n_nums                     ? types[t].nums[i].name
+                           : i < types[t].n_nums + types[t].n_strs ? types[t].strs[i - types[t].n_nums].name
+                                                                   : "type";
+        int seen = 0;
+        for (const cJSON *x = o->child; x; x = x->next)
+            if (x->string && !strcmp(x->string, name) && ++seen > 1) return name;
+    }
+    return NULL;
+}
+
 static int parse(const char *text, const char *path, int lineno, int strict, scv_metrics_line *out, scv_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -275,6 +292,13 @@ static int parse(const char *text, const char *path, int lineno, int strict, scv
         return SCV_OK;
     }
     out->type = types[t].type;
+    const char *twice = given_twice(o, t);
+    if (twice) { /* cJSON keeps both: which one the trainer meant is unknown (its numbers read NaN) */
+        for (size_t i = 0; i < types[t].n_nums; i++) *(double *)((char *)&out->u + types[t].nums[i].off) = NAN;
+        cJSON_Delete(o);
+        return scv_err_set(err, SCV_EPARSE, "%s:%d: field '%s' is given twice in the line (a JSON object's keys are "
+                           "unique: write it once)", path, lineno, twice);
+    }
     char *base = (char *)&out->u;
     int rc = SCV_OK, was_null = 0;
     const char *lacking = NULL;
@@ -344,7 +368,52 @@ void scv_ml_reader_init(scv_ml_reader *r, int workers)
 {
     memset(r, 0, sizeof *r);
     r->workers = workers;
-    r->iter = r->samples_seen = r->ts = NAN;
+    r->iter = r->samples_seen = r->ts = r->start_iter = r->n_train = NAN;
+}
+
+/* 1 when an iteration of `batch` samples that took the samples seen to `seen` ends an epoch
+ * of n_train samples (its last batch may be short), or when that cannot be told (either
+ * unknown). */
+static int ends_epoch(double seen, double batch, double n_train)
+{
+    if (!(n_train > 0) || !isfinite(seen)) return 1;
+    double k = floor(seen / n_train); /* the last epoch boundary at or before `seen` */
+    return k >= 1 && k * n_train > seen - batch;
+}
+
+/* The checks of an iteration line against the segment (K, B) and the lines before it. */
+static int iter_checks(const scv_ml_reader *r, const scv_ml_iter *x, const char *path, int lineno, scv_err *err)
+{
+    if (r->workers > 0 && x->workers != r->workers)
+        return scv_err_set(err, SCV_EPARSE, "%s:%d: field 'workers' = %.0f is not the segment's K = %d", path, lineno,
+                           x->workers, r->workers);
+    if (r->batch > 0 && (x->batch > r->batch || (x->batch < r->batch && !ends_epoch(x->samples_seen, x->batch, r->n_train))))
+        return scv_err_set(err, SCV_EPARSE, "%s:%d: field 'batch' = %.0f is not the segment's B = %d (SCV_BATCH, the "
+                           "global batch over the K workers; less only in the iteration that ends an epoch)", path,
+                           lineno, x->batch, r->batch);
+    if (!isnan(x->iter) && x->iter <= r->iter) /* false while r->iter is NaN */
+        return scv_err_set(err, SCV_EPARSE,
+                           "%s:%d: field 'iter' = %.0f does not follow line %d's %.0f (iterations must increase)", path,
+                           lineno, x->iter, r->iter_line, r->iter);
+    if (r->strict && !isnan(x->iter) && x->iter > r->iter + 1)
+        return scv_err_set(err, SCV_EPARSE, "%s:%d: field 'iter' = %.0f jumps from line %d's %.0f (one iter line per "
+                           "iteration: %.0f expected)", path, lineno, x->iter, r->iter_line, r->iter, r->iter + 1);
+    if (r->strict && !isnan(x->iter) && isnan(r->iter) && x->iter <= r->start_iter)
+        return scv_err_set(err, SCV_EPARSE, "%s:%d: field 'iter' = %.0f is not past the checkpoint's iteration %.0f "
+                           "(scavenger-state.json): with SCV_RESUME=1 the trainer continues from its checkpoint, "
+                           "counting the iterations of earlier invocations", path, lineno, x->iter, r->start_iter);
+    if (!isnan(x->samples_seen) && x->samples_seen < r->samples_seen)
+        return scv_err_set(err, SCV_EPARSE, "%s:%d: field 'samples_seen' = %.0f is below line %d's %.0f (it must not "
+                           "decrease)", path, lineno, x->samples_seen, r->samples_line, r->samples_seen);
+    if (r->strict && !isnan(x->samples_seen) && x->samples_seen - r->samples_seen > x->batch)
+        return scv_err_set(err, SCV_EPARSE, "%s:%d: field 'samples_seen' = %.0f grows by %.0f from line %d's %.0f, "
+                           "more than the line's batch %.0f (samples seen in all, after this iteration)", path,
+                           lineno, x->samples_seen, x->samples_seen - r->samples_seen, r->samples_line,
+                           r->samples_seen, x->batch);
+    if (!isnan(x->ts) && x->ts < r->ts - SCV_ML_TS_SLACK_S)
+        return scv_err_set(err, SCV_EPARSE, "%s:%d: field 'ts' = %.3f is before line %d's %.3f (it must not decrease)",
+                           path, lineno, x->ts, r->ts_line, r->ts);
+    return SCV_OK;
 }
 
 int scv_metrics_line_next(scv_ml_reader *r, const char *text, const char *path, int lineno, scv_metrics_line *out,
@@ -359,29 +428,32 @@ int scv_metrics_line_next(scv_ml_reader *r, const char *text, const char *path, 
                            "job line first (docs/TRAINER-CONTRACT.md, \"Metrics lines\")", path, lineno,
                            out->type == SCV_ML_ITER ? "iter" : out->type == SCV_ML_EVAL ? "eval" : "latency");
     if (rc) return rc;
-    if (out->type == SCV_ML_JOB) { /* a new stream (a profile's files one after the other) */
-        int strict = r->strict;
-        scv_ml_reader_init(r, r->workers);
-        r->strict = strict, r->job_line = lineno;
+    if (out->type == SCV_ML_JOB) { /* a new stream (a profile's files one after the other): the
+                                      segment's settings stay */
+        scv_ml_reader keep = *r;
+        scv_ml_reader_init(r, keep.workers);
+        r->batch = keep.batch, r->strict = keep.strict, r->start_iter = keep.start_iter, r->job_line = lineno;
+        r->n_train = out->u.job.n_train;
         return SCV_OK;
     }
     if (out->type != SCV_ML_ITER) return SCV_OK;
     const scv_ml_iter *x = &out->u.iter;
-    if (r->workers > 0 && x->workers != r->workers)
-        return scv_err_set(err, SCV_EPARSE, "%s:%d: field 'workers' = %.0f is not the segment's K = %d", path, lineno,
-                           x->workers, r->workers);
-    if (!isnan(x->iter) && x->iter <= r->iter) /* false while r->iter is NaN */
-        return scv_err_set(err, SCV_EPARSE,
-                           "%s:%d: field 'iter' = %.0f does not follow line %d's %.0f (iterations must increase)", path,
-                           lineno, x->iter, r->iter_line, r->iter);
-    if (!isnan(x->samples_seen) && x->samples_seen < r->samples_seen)
-        return scv_err_set(err, SCV_EPARSE, "%s:%d: field 'samples_seen' = %.0f is below line %d's %.0f (it must not "
-                           "decrease)", path, lineno, x->samples_seen, r->samples_line, r->samples_seen);
-    if (!isnan(x->ts) && x->ts < r->ts - SCV_ML_TS_SLACK_S)
-        return scv_err_set(err, SCV_EPARSE, "%s:%d: field 'ts' = %.3f is before line %d's %.3f (it must not decrease)",
-                           path, lineno, x->ts, r->ts_line, r->ts);
+    if ((rc = iter_checks(r, x, path, lineno, err))) return rc;
     if (!isnan(x->iter)) r->iter = x->iter, r->iter_line = lineno;
     if (!isnan(x->samples_seen)) r->samples_seen = x->samples_seen, r->samples_line = lineno;
     if (!isnan(x->ts) && !(x->ts < r->ts)) r->ts = x->ts, r->ts_line = lineno; /* the latest stamp */
     return SCV_OK;
+}
+
+int scv_metrics_line_next_n(scv_ml_reader *r, const char *text, size_t len, const char *path, int lineno,
+                            scv_metrics_line *out, scv_err *err)
+{
+    const char *nul = memchr(text, 0, len);
+    if (nul && (size_t)(nul - text) < len) {
+        memset(out, 0, sizeof *out);
+        out->type = SCV_ML_OTHER;
+        return scv_err_set(err, SCV_EPARSE, "%s:%d: a NUL byte at byte %zu of the line: a metrics line is one JSON "
+                           "object in text, without NUL bytes", path, lineno, (size_t)(nul - text) + 1);
+    }
+    return scv_metrics_line_next(r, text, path, lineno, out, err);
 }

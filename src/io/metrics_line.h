@@ -76,13 +76,20 @@ int scv_metrics_line_parse(const char *text, const char *path, int lineno, scv_m
 #define SCV_ML_TS_SLACK_S 1.0
 
 /* What one file's reader remembers across lines: the last iteration line's counters (NaN:
- * none since the file's start or its last job line, which starts a new stream) and the
- * segment's K (0: any, a profile's files). */
+ * none since the file's start or its last job line, which starts a new stream), the
+ * segment's K and B (0: any, a profile's files) and where the segment starts. */
 typedef struct scv_ml_reader {
     int workers;
+    int batch;                  /* the segment's B (SCV_BATCH; 0: any): an iteration's batch is B, or
+                                   less in the iteration that ends an epoch (of the job line's n_train) */
     int strict;                 /* a trainer's segment (the exec driver's tail): the fields a trainer
-                                   must write are required, and the first line must be the job line */
+                                   must write are required, the first line must be the job line, one
+                                   iter line per iteration (iter grows by one) and samples_seen grows by
+                                   at most the line's batch */
+    double start_iter;          /* the checkpoint's iteration the segment resumes (NaN: unknown): its
+                                   first iter line must be past it (set by the caller after init) */
     int job_line;               /* the job line's number (0: none yet) */
+    double n_train;             /* the job line's (NaN: none yet) */
     double iter, samples_seen, ts;
     int iter_line, samples_line, ts_line;
 } scv_ml_reader;
@@ -94,8 +101,15 @@ int scv_ml_schema_markdown(char *buf, size_t cap);
 /* scv_metrics_line_parse (strict when r->strict), then the checks across lines: with
  * r->strict an iter, eval or latency line before the job line is refused; on an iteration line: "iter" must
  * increase, "samples_seen" and "ts" must not decrease (ts by SCV_ML_TS_SLACK_S at most),
- * "workers" must be r->workers when set; SCV_EPARSE naming path:lineno, the field and the
- * earlier line otherwise. */
+ * "workers" must be r->workers when set, "batch" r->batch when set (less only where the
+ * iteration ends an epoch); with r->strict "iter" grows by exactly one from line to line and
+ * past r->start_iter, "samples_seen" by at most the line's batch; SCV_EPARSE naming
+ * path:lineno, the field and the earlier line otherwise. text is NUL-terminated. */
 int scv_metrics_line_next(scv_ml_reader *r, const char *text, const char *path, int lineno, scv_metrics_line *out,
                           scv_err *err);
+/* The same on a line of len bytes as read from the file (getline's count): a NUL byte in it
+ * (which would end the text early, a line beginning with one read as blank) is refused
+ * naming the line and the byte. */
+int scv_metrics_line_next_n(scv_ml_reader *r, const char *text, size_t len, const char *path, int lineno,
+                            scv_metrics_line *out, scv_err *err);
 #endif

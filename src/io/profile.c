@@ -130,9 +130,10 @@ static int read_stream(FILE *f, const char *path, rec **rs, size_t *n, size_t *c
     double lat = NAN, lat_K = 0; /* the last "latency" line's seconds and workers */
     scv_metrics_line m;
     (*seg)++;
-    while (!rc && getline(&line, &lcap, f) > 0) {
+    ssize_t got;
+    while (!rc && (got = getline(&line, &lcap, f)) > 0) {
         lineno++;
-        if ((rc = scv_metrics_line_next(&rd, line, path, lineno, &m, err))) break;
+        if ((rc = scv_metrics_line_next_n(&rd, line, (size_t)got, path, lineno, &m, err))) break;
         if (m.type == SCV_ML_JOB) {
             if ((rc = job_check(ref, &m.u.job, path, lineno, err))) break;
             take_job(&m.u.job, &prof->job, vm, sizeof vm, !prof->has_job);

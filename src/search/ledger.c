@@ -129,10 +129,13 @@ int loop_budget_check(loop *l, const char *phase, int K, int B, scv_segment_spec
 {
     const scv_run_params *p = l->p;
     double left = p->budget - loop_spend_usd(l), price = loop_price_at(l, l->place.seg_vm, K, B);
+    char spent[32], cap[32], rest[32], next[32]; /* (every amount as every other: scv_fmt_usd) */
+    scv_fmt_usd(p->budget - left, spent, sizeof spent), scv_fmt_usd(p->budget, cap, sizeof cap);
+    scv_fmt_usd(left, rest, sizeof rest);
     if (!l->ledger.budget_warned && p->budget - left >= l->pol->budget_warn_share * p->budget) {
         l->ledger.budget_warned = 1;
-        loop_note(l, SCV_EV_NOTE, SCV_NOTE_BUDGET_SHARE, "budget: $%.4g spent, %.0f%% of the $%.4g cap", p->budget - left,
-             100 * (p->budget - left) / p->budget, p->budget);
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_BUDGET_SHARE, "budget: %s spent, %.0f%% of the %s cap", spent,
+                  100 * (p->budget - left) / p->budget, cap);
     }
     double t_iter = loop_est_t_iter(l, K, B), idle = K != l->cfg_K || B != l->cfg_B ? loop_switch_idle(l) : 0;
     if (l->place.seg_vm != l->place.vm_index) { /* another type: the plan's (extrapolated) iteration there */
@@ -148,15 +151,16 @@ int loop_budget_check(loop *l, const char *phase, int K, int B, scv_segment_spec
     int64_t min_iters = l->pol->segment_min_iters > 0 ? l->pol->segment_min_iters : 1;
     if (afford >= (double)min_iters) {
         spec->until_iterations = l->iteration + (int64_t)floor(afford);
-        loop_note(l, SCV_EV_NOTE, SCV_NOTE_BUDGET_SHORTENED, "budget: the %s segment at K=%d, B=%d shortened to %lld iterations ($%.4g left of the "
-             "$%.4g cap)", phase, K, B, (long long)floor(afford), left, p->budget);
+        loop_note(l, SCV_EV_NOTE, SCV_NOTE_BUDGET_SHORTENED, "budget: the %s segment at K=%d, B=%d shortened to %lld "
+                  "iterations (%s left of the %s cap)", phase, K, B, (long long)floor(afford), rest, cap);
         return 0;
     }
     l->ledger.budget_stop = 1;
     l->r->budget_next_cost = fixed + per_iter * (double)(want ? want : min_iters);
-    loop_note(l, SCV_EV_NOTE, SCV_NOTE_BUDGET_STOP, "budget: $%.4g of the $%.4g cap spent; the next %s segment (K=%d, B=%d) would cost $%.4g: "
-         "stopped, checkpointed, resumable with a larger --budget", p->budget - left, p->budget, phase, K, B,
-         l->r->budget_next_cost);
+    scv_fmt_usd(l->r->budget_next_cost, next, sizeof next);
+    loop_note(l, SCV_EV_NOTE, SCV_NOTE_BUDGET_STOP, "budget: %s of the %s cap spent%s; the next %s segment (K=%d, B=%d) "
+              "would cost %s: stopped, checkpointed, resumable with a larger --budget", spent, cap,
+              left < 0 ? " (over it)" : "", phase, K, B, next);
     return 1;
 }
 

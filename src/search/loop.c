@@ -568,6 +568,7 @@ static int resume_progress(loop *l, scv_err *err)
 int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_observer *obs, scv_run_result *out,
             scv_err *err)
 {
+    const double t0 = scv_now(); /* (the invocation's wall clock: out->wall_s) */
     memset(out, 0, sizeof *out);
     out->accuracy = out->epochs = out->predicted_time_s = out->predicted_cost = out->predicted_band = NAN;
     out->predicted_lo_s = out->predicted_hi_s = out->search_budget_s = NAN;
@@ -660,12 +661,14 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
                  l->curve.pred.p_reach, l->curve.pred.nearest);
     if (rc == SCV_EINTR && l->ledger.budget_stop) { /* not an error: the run stopped at its cap */
         out->budget_stopped = 1;
-        snprintf(out->why, sizeof out->why, "stopped before the budget's cap ($%.4g): resumable with a larger budget",
-                 p->budget);
+        char cap[32];
+        scv_fmt_usd(p->budget, cap, sizeof cap);
+        snprintf(out->why, sizeof out->why, "stopped by the budget's cap (%s): resumable with a larger budget", cap);
     }
     if (rc == SCV_EINTR) {
         l->state = out->state = SCV_STATE_INTERRUPTED;
         loop_tally(l);
+        scv_store_run_spent(p->store, out->run_id, out->actual_time_s, out->actual_cost, NULL);
         scv_store_run_end(p->store, out->run_id, "interrupted", "interrupted",
                           out->budget_stopped || out->reach_stopped
                               ? out->why
@@ -686,9 +689,11 @@ failed_open:
 failed:
     loop_tally(l);
     out->state = l->state = SCV_STATE_FAILED;
+    if (out->run_id) scv_store_run_spent(p->store, out->run_id, out->actual_time_s, out->actual_cost, NULL);
     scv_store_run_end(p->store, out->run_id, "failed", "failed", err && err->msg[0] ? err->msg : scv_strerror(rc), NULL);
     loop_emit(l, (scv_run_event){.kind = SCV_EV_STATE, .workers = l->K, .batch = l->B});
 out:
+    out->wall_s = scv_now() - t0;
     free(l->cs);
     progress_free(&l->curve.prog);
     scv_calib_free(&l->in.calib);

@@ -21,8 +21,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* JSON has no NaN: null */
 static void json_num(FILE *f, const char *key, double v, int comma)
@@ -35,17 +37,89 @@ static void json_num(FILE *f, const char *key, double v, int comma)
  * tolerance (evaluations on a subset, the whole set within tol) or by the window's mean.
  * The one rule the headline and report.md say. */
 typedef enum { REACHED_NOT, REACHED_PLAIN, REACHED_TOL, REACHED_WINDOW } reached_how;
+static reached_how how_reached_of(int reached, double accuracy, double target_accuracy, double target_loss, double tol,
+                                  int subset)
+{
+    if (!reached) return REACHED_NOT;
+    if (target_loss > 0 || !isfinite(accuracy) || !(accuracy < target_accuracy)) return REACHED_PLAIN;
+    return subset && target_accuracy - accuracy <= tol + 1e-9 ? REACHED_TOL : REACHED_WINDOW;
+}
 static reached_how how_reached(const scv_run_params *p, const scv_run_result *r, double tol, int subset)
 {
-    if (!r->reached) return REACHED_NOT;
-    if (p->target_loss > 0 || !isfinite(r->accuracy) || !(r->accuracy < p->target_accuracy)) return REACHED_PLAIN;
-    return subset && p->target_accuracy - r->accuracy <= tol + 1e-9 ? REACHED_TOL : REACHED_WINDOW;
+    return how_reached_of(r->reached, r->accuracy, p->target_accuracy, p->target_loss, tol, subset);
+}
+
+static const char *const REACHED_NAMES[] = {NULL, "target", "tolerance", "window"};
+
+/* The sentence of a run reached with its last accuracy under the target ("" otherwise). */
+static void reached_note(reached_how how, double accuracy, double target, double tol, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (how == REACHED_TOL)
+        snprintf(buf, cap, "reached within the confirmation tolerance %g of %g: the whole test set's accuracy %.4f, its "
+                 "subset evaluations' window at the target", tol, target, accuracy);
+    else if (how == REACHED_WINDOW)
+        snprintf(buf, cap, "reached by the mean of the evaluation window (>= %g): the last accuracy %.4f is under it",
+                 target, accuracy);
+}
+
+const char *scv_run_reached(const scv_run_params *p, const scv_run_result *r, char *note, size_t cap)
+{
+    reached_how how = how_reached(p, r, SCV_TARGET_CONFIRM_TOL, p->policy.eval_subset > 0);
+    reached_note(how, r->accuracy, p->target_accuracy, SCV_TARGET_CONFIRM_TOL, note, cap);
+    return REACHED_NAMES[how];
+}
+
+void scv_run_budget_text(const scv_run_params *p, const scv_run_result *r, char *buf, size_t cap)
+{
+    buf[0] = 0;
+    if (!r->budget_stopped) return;
+    char sp[32], cp[32], nx[32], ov[32];
+    scv_fmt_usd(r->actual_cost, sp, sizeof sp);
+    scv_fmt_usd(p->budget, cp, sizeof cp);
+    scv_fmt_usd(r->budget_next_cost, nx, sizeof nx);
+    if (r->actual_cost >= p->budget) { /* a segment's actual cost above its prediction took it past */
+        scv_fmt_usd(r->actual_cost - p->budget, ov, sizeof ov);
+        snprintf(buf, cap, "stopped at the budget's cap: %s spent of the %s cap (%s over it: a segment is priced "
+                 "before it trains, the first warm-up not at all, and may cost more than its price), the next segment "
+                 "would cost %s", sp, cp, ov, nx);
+    } else {
+        snprintf(buf, cap, "stopped before the budget's cap: %s spent of the %s cap, the next segment would cost %s",
+                 sp, cp, nx);
+    }
+}
+
+void scv_run_time_text(const scv_run_result *r, char *buf, size_t cap)
+{
+    char at[32], wt[32], out[32];
+    scv_fmt_time(r->actual_time_s, at, sizeof at);
+    if (!(r->wall_s > 0) || !isfinite(r->actual_time_s)) {
+        snprintf(buf, cap, "%s", at);
+        return;
+    }
+    scv_fmt_time(r->wall_s, wt, sizeof wt);
+    if (r->wall_s < r->actual_time_s) { /* a resumed run: its training spans invocations, the wall time is this one's */
+        snprintf(buf, cap, "%s training over the whole run, %s wall in this invocation", at, wt);
+        return;
+    }
+    if (r->wall_s - r->actual_time_s < 0.005) {
+        snprintf(buf, cap, "%s", at);
+        return;
+    }
+    scv_fmt_time(r->wall_s - r->actual_time_s, out, sizeof out);
+    snprintf(buf, cap, "%s training, %s wall (%s start-up and evaluation)", at, wt, out);
 }
 
 void scv_run_headline(const scv_run_params *p, const scv_run_result *r, double tol, double window_mean, int subset,
                       char *buf, size_t cap)
 {
     const int loss = p->target_loss > 0;
+    if (r->budget_stopped) {
+        char b[256];
+        scv_run_budget_text(p, r, b, sizeof b);
+        snprintf(buf, cap, "target NOT reached, %s: test accuracy %.4f", b, r->accuracy);
+        return;
+    }
     reached_how how = how_reached(p, r, tol, subset);
     if (how == REACHED_TOL || how == REACHED_WINDOW) {
         char win[96] = "";
@@ -233,6 +307,14 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     fprintf(f, ",\"vm\":");
     scv_json_str(f, vm_name(p));
     fprintf(f, ",\"state\":\"%s\",\"reached\":%s", scv_run_state_name(r->state), r->reached ? "true" : "false");
+    char rnote[256];
+    const char *rhow = scv_run_reached(p, r, rnote, sizeof rnote);
+    fputs(",\"reached_how\":", f);
+    if (rhow) scv_json_str(f, rhow);
+    else fputs("null", f);
+    fputs(",\"reached_note\":", f);
+    if (rnote[0]) scv_json_str(f, rnote);
+    else fputs("null", f);
     fprintf(f, ",\"target_metric\":\"%s\"", p->target_loss > 0 ? "train_loss" : "test_accuracy");
     json_num(f, "target_accuracy", p->target_accuracy > 0 ? p->target_accuracy : NAN, 1);
     json_num(f, "target_loss", p->target_loss > 0 ? p->target_loss : NAN, 1);
@@ -308,6 +390,8 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     fputs("}}", f);
     json_num(f, "price_hr", r->price_hr, 1);
     json_num(f, "actual_time_s", r->actual_time_s, 1);
+    json_num(f, "wall_s", r->wall_s > 0 ? r->wall_s : NAN, 1); /* this invocation's, start-up included */
+    fprintf(f, ",\"regenerated\":%s", r->from_store ? "true" : "false");
     json_num(f, "actual_cost", r->actual_cost, 1);
     json_num(f, "budget", p->budget > 0 ? p->budget : NAN, 1);
     fprintf(f, ",\"budget_stopped\":%s", r->budget_stopped ? "true" : "false");
@@ -488,7 +572,8 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
     fprintf(f, "# Scavenger run %lld\n\nJob `%s` on %s, target %s %.4f: **%s**", r->run_id, p->job_key,
             vm_name(p), p->target_loss > 0 ? "training loss" : "test accuracy",
             p->target_loss > 0 ? p->target_loss : p->target_accuracy,
-            r->state != SCV_STATE_DONE ? scv_run_state_name(r->state)
+            r->budget_stopped ? "stopped by its budget, target not reached"
+            : r->state != SCV_STATE_DONE ? scv_run_state_name(r->state)
                                        : (const char *[]){"not reached", "reached",
                                                           "reached within the confirmation tolerance "
                                                           SCV_TARGET_CONFIRM_TOL_TEXT " of the whole test set",
@@ -497,7 +582,25 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
     if (isfinite(r->accuracy)) fprintf(f, " (%.4f after %.2f epochs)", r->accuracy, r->epochs);
     fprintf(f, ".\n\n## Choice\n\n");
     md_choice(f, p, r, pt, pc);
-    fprintf(f, "Actual, the whole run (search and idle included): %s, %s.\n\n", at, ac);
+    char tt[160];
+    scv_run_time_text(r, tt, sizeof tt);
+    fprintf(f, "Actual, the whole run (search and idle included): %s, %s%s.\n\n", tt, ac,
+            r->wall_s > 0 ? "; the wall time is this invocation's, and only the training is priced" : "");
+    if (p->budget > 0) {
+        char b[256], cp[32];
+        scv_run_budget_text(p, r, b, sizeof b);
+        scv_fmt_usd(p->budget, cp, sizeof cp);
+        if (b[0])
+            fprintf(f, "Budget: %s; the job is checkpointed: `scavenger run --resume %lld --budget USD` (or POST "
+                       "/api/runs/%lld/resume with {\"budget\": USD}) goes on with a larger one.\n\n", b, r->run_id,
+                    r->run_id);
+        else
+            fprintf(f, "Budget: %s spent of the %s cap.\n\n", ac, cp);
+    }
+    if (r->from_store)
+        fprintf(f, "Regenerated from the run store (`scavenger runs report %lld`): the forecasts along the run, the "
+                   "target's carry across batches and the search's accounting were not stored and are left out.\n\n",
+                r->run_id);
     fprintf(f, "Search: %s and %s in warm-up and search steps (all of it training at the same data position)", st, sc);
     if (isfinite(r->search_budget_s)) {
         char bt[32];
@@ -514,7 +617,8 @@ static char *report_md(const scv_run_params *p, const scv_run_result *r)
                    "steps less what their samples would have taken at the final configuration, plus every idle "
                    "between steps.\n\n", r->overhead_s, 100 * r->overhead_s / r->actual_time_s);
     fprintf(f, "Switches (configuration changes): %d", r->switches);
-    if (r->switches) fprintf(f, ", idle median %.2f s, worst %.2f s", r->idle_median_s, r->idle_worst_s);
+    if (r->switches && isfinite(r->idle_median_s))
+        fprintf(f, ", idle median %.2f s, worst %.2f s", r->idle_median_s, r->idle_worst_s);
     fprintf(f, "; %d relaunches in all.\n\n", r->relaunches);
     if (r->n_shares > 0) {
         fprintf(f, "Dynamic batching: %d adjustment%s of the workers' shares; the last segment ended with", r->rebalances,
@@ -568,10 +672,62 @@ static int write_text(const char *dir, const char *name, char *text, scv_err *er
     return rc;
 }
 
+/* mkdir -p: dir and the folders above it that are missing (0755). */
+static int make_dirs(const char *dir, scv_err *err)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return scv_err_set(err, SCV_EINVAL, "%.200s...: the report directory's path is too long", dir);
+    for (char *c = path + 1;; c++) {
+        if (*c && *c != '/') continue;
+        char was = *c;
+        *c = 0;
+        struct stat st;
+        if (stat(path, &st) != 0 && mkdir(path, 0755) != 0 && errno != EEXIST) {
+            int e = errno;
+            struct stat ls;
+            if (e == ENOENT && lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode)) /* a link to nowhere */
+                return scv_err_set(err, SCV_EIO, "%s: a symbolic link to a path that does not exist (the report "
+                                   "directory %s is under it)", path, dir);
+            return scv_err_set(err, SCV_EIO, "%s: cannot create the report directory%s%s: %s", path,
+                               strcmp(path, dir) ? " " : "", strcmp(path, dir) ? dir : "", strerror(e));
+        }
+        *c = was;
+        if (!was) return SCV_OK;
+    }
+}
+
+int scv_run_report_dir_ready(const char *dir, scv_err *err)
+{
+    if (!dir || !dir[0]) return scv_err_set(err, SCV_EINVAL, "the report directory is empty");
+    int rc = make_dirs(dir, err);
+    if (rc) return rc;
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        struct stat ls;
+        if (lstat(dir, &ls) == 0 && S_ISLNK(ls.st_mode))
+            return scv_err_set(err, SCV_EIO, "%s: a symbolic link to a path that does not exist", dir);
+        return scv_err_set(err, SCV_EIO, "%s: cannot read the report directory: %s", dir, strerror(errno));
+    }
+    if (!S_ISDIR(st.st_mode)) return scv_err_set(err, SCV_EIO, "%s: not a directory (the report's files go in one)", dir);
+    /* written to as the report will be (a file created, written, synced and removed): a
+     * read-only mount or a folder without write permission is found now */
+    char probe[4200];
+    if (snprintf(probe, sizeof probe, "%s/.scv-report-check.%ld", dir, (long)getpid()) >= (int)sizeof probe)
+        return scv_err_set(err, SCV_EINVAL, "%.200s...: the report directory's path is too long", dir);
+    int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return scv_err_set(err, SCV_EIO, "%s: cannot write the report there: %s", dir, strerror(errno));
+    int bad = write(fd, "\n", 1) != 1 || fsync(fd) != 0, e = errno;
+    if (close(fd) != 0 && !bad) bad = 1, e = errno;
+    unlink(probe);
+    if (bad) return scv_err_set(err, SCV_EIO, "%s: cannot write the report there: %s", dir, strerror(e));
+    return SCV_OK;
+}
+
 int scv_run_report_write(const scv_run_params *p, const scv_run_result *r, const char *dir, scv_err *err)
 {
-    if (mkdir(dir, 0755) && errno != EEXIST)
-        return scv_err_set(err, SCV_EIO, "%s: cannot create the report directory: %s", dir, strerror(errno));
+    int rc0 = make_dirs(dir, err);
+    if (rc0) return rc0;
     char *json = scv_run_report_json(p, r);
     if (json) {
         size_t n = strlen(json);
@@ -602,6 +758,32 @@ static double job_num(const cJSON *job, const char *name)
     return NAN;
 }
 
+/* How a stored run reached its target (NULL: not reached, or its job unknown) and the note
+ * of one reached under it, from its job (the target, the evaluation subset: the policy's
+ * default when the job sets none) and its outcome. */
+static const char *row_reached(const scv_run_summary *r, const cJSON *jo, char *note, size_t cap)
+{
+    note[0] = 0;
+    if (!jo || !r->reached) return NULL;
+    double acc = job_num(jo, "target-accuracy"), loss = job_num(jo, "target-loss"), sub = job_num(jo, "eval-subset");
+    int subset = isfinite(sub) ? sub > 0 : scv_run_policy_default().eval_subset > 0;
+    reached_how how = how_reached_of(1, r->accuracy, acc, loss, SCV_TARGET_CONFIRM_TOL, subset);
+    reached_note(how, r->accuracy, acc, SCV_TARGET_CONFIRM_TOL, note, cap);
+    return REACHED_NAMES[how];
+}
+
+int scv_run_row_reached(scv_store *store, const scv_run_summary *r, char *note, size_t cap)
+{
+    note[0] = 0;
+    char *job = malloc(65536), status[64];
+    cJSON *jo = job && scv_store_run_get(store, r->id, job, 65536, status, sizeof status, NULL) == 0 ? cJSON_Parse(job)
+                                                                                                    : NULL;
+    const char *how = row_reached(r, jo, note, cap);
+    cJSON_Delete(jo);
+    free(job);
+    return !how ? 0 : !strcmp(how, "tolerance") ? 2 : !strcmp(how, "window") ? 3 : 1;
+}
+
 int scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r, scv_err *err)
 {
     char *sum = NULL, *job = malloc(65536), *dec = NULL, status[64];
@@ -626,6 +808,8 @@ int scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r, scv_er
     }
     cJSON *jo = cJSON_Parse(job), *da = dec ? cJSON_Parse(dec) : NULL;
     double acc = job_num(jo, "target-accuracy"), loss = job_num(jo, "target-loss");
+    char note[256];
+    const char *how = row_reached(r, jo, note, sizeof note);
     const cJSON *last = cJSON_GetArrayItem(da, cJSON_GetArraySize(da) - 1);
     const cJSON *vm = cJSON_GetObjectItemCaseSensitive(last, "vm");
     if (!cJSON_IsString(vm) || !vm->valuestring[0]) vm = cJSON_GetObjectItemCaseSensitive(jo, "vm-type");
@@ -637,6 +821,12 @@ int scv_run_row_json(scv_store *store, FILE *f, const scv_run_summary *r, scv_er
     json_num(f, "target_loss", isfinite(loss) && loss > 0 ? loss : NAN, 1);
     fputs(",\"vm\":", f);
     if (cJSON_IsString(vm) && vm->valuestring[0]) scv_json_str(f, vm->valuestring);
+    else fputs("null", f);
+    fputs(",\"reached_how\":", f); /* how a reached run reached it: the last accuracy may be under the target */
+    if (how) scv_json_str(f, how);
+    else fputs("null", f);
+    fputs(",\"reached_note\":", f);
+    if (note[0]) scv_json_str(f, note);
     else fputs("null", f);
     fputc('}', f);
     cJSON_Delete(jo);

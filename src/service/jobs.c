@@ -318,16 +318,21 @@ int svc_run_path(const svc_config *cfg, long long run_id, const char *name, char
 /* The report of a run the service started lands in the run's own folder (DB.runs/ID, beside
  * its segment files, where `scavenger run` puts a report by default): the child was given
  * --report WORK_DIR/reports/TAG (the tag by which the service finds the run it created), so
- * once the run exists that name becomes a link to DB.runs/ID. The report is written when
- * the run ends, long after the manager (every 100 ms) found the run; if the child made the
- * directory first, the report stays there (the stored job names it either way). */
+ * once the run exists that name becomes a link to DB.runs/ID. The child makes the directory
+ * ready before it trains (an empty directory then: `run --report`'s check, issue 38 item 8):
+ * an empty directory is replaced by the link. The report is written when the run ends, long
+ * after the manager (every 100 ms) found the run; a directory that holds files already
+ * stays, and the report with it (the stored job names it either way). */
 static void link_report_dir(svc_state *s, const svc_sub *u)
 {
     char run_dir[1200];
-    struct stat st;
-    if (!u->report_dir[0] || !u->run_id || lstat(u->report_dir, &st) == 0) return;
+    struct stat st, rs;
+    if (!u->report_dir[0] || !u->run_id) return;
     if (svc_run_path(&s->cfg, u->run_id, NULL, run_dir, sizeof run_dir)) return;
-    if (stat(run_dir, &st) == 0 && S_ISDIR(st.st_mode)) (void)!symlink(run_dir, u->report_dir);
+    if (stat(run_dir, &rs) != 0 || !S_ISDIR(rs.st_mode)) return;
+    if (lstat(u->report_dir, &st) == 0 && (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode) || rmdir(u->report_dir) != 0))
+        return; /* linked already, or not an empty directory */
+    (void)!symlink(run_dir, u->report_dir);
 }
 
 /* The job file: atomically (a temporary file, fsync, rename), as a queued submission that
@@ -436,6 +441,7 @@ static int save_state(svc_state *s, scv_err *err)
         jstr(f, "log_path", u->log_path);
         jstr(f, "report_dir", u->report_dir);
         jstr(f, "error", u->error);
+        if (u->resume_budget[0]) jstr(f, "resume_budget", u->resume_budget);
         fputc('}', f);
     }
     fputs("]}\n", f);
@@ -508,6 +514,14 @@ static int load_sub(const char *file, const cJSON *o, size_t i, svc_sub *u, scv_
         if (!cJSON_IsString(x)) return BAD(strs[k].name, "missing or not a string");
         if (strlen(x->valuestring) >= strs[k].cap) return BAD(strs[k].name, "too long");
         snprintf(strs[k].buf, strs[k].cap, "%s", x->valuestring);
+    }
+    const cJSON *rb = cJSON_GetObjectItemCaseSensitive(o, "resume_budget"); /* optional: a resume's new budget */
+    if (rb) {
+        char *e = NULL;
+        double d = cJSON_IsString(rb) ? strtod(rb->valuestring, &e) : NAN;
+        if (!e || e == rb->valuestring || *e || !(d > 0) || !isfinite(d) || strlen(rb->valuestring) >= sizeof u->resume_budget)
+            return BAD("resume_budget", "not a number of dollars above 0 (as a string)");
+        snprintf(u->resume_budget, sizeof u->resume_budget, "%s", rb->valuestring);
     }
     if (!u->tag[0] || !u->log_path[0]) return BAD(u->tag[0] ? "log_path" : "tag", "empty");
     if (!u->resume_run && (!u->job_path[0] || !u->report_dir[0]))
@@ -623,7 +637,41 @@ static void prune_finished(svc_state *s)
     s->n_subs = w;
 }
 
-int svc_submit(svc_state *s, const char *job, long long resume_run, long long *sub_id, scv_err *err)
+int svc_resume_body(const char *body, double spent, char *budget, size_t cap, char *field, size_t fcap, scv_err *err)
+{
+    budget[0] = field[0] = 0;
+    if (!body || strspn(body, " \t\r\n") == strlen(body)) return SCV_OK; /* no body: the stored job as it is */
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithOpts(body, &end, 1);
+    int rc = SCV_OK;
+    if (!cJSON_IsObject(o)) {
+        snprintf(field, fcap, "body");
+        rc = scv_err_set(err, SCV_EINVAL, "body: not a JSON object (a resume takes {} or {\"budget\": USD})");
+    }
+    for (const cJSON *it = rc ? NULL : o->child; it && !rc; it = it->next)
+        if (strcmp(it->string, "budget"))
+            rc = field_err(field, fcap, it->string, err, SCV_EINVAL,
+                           "not a setting of a resume (it continues the stored job; only \"budget\" may change)%s", "");
+    const cJSON *b = rc ? NULL : cJSON_GetObjectItemCaseSensitive(o, "budget");
+    int n = 0;
+    for (const cJSON *it = b ? o->child : NULL; it; it = it->next) n += !strcmp(it->string, "budget");
+    if (!rc && n > 1) rc = field_err(field, fcap, "budget", err, SCV_EINVAL, "given twice%s", "");
+    if (!rc && b && !(cJSON_IsNumber(b) && isfinite(b->valuedouble) && b->valuedouble > 0))
+        rc = field_err(field, fcap, "budget", err, SCV_EINVAL, "expected a number of dollars above 0%s", "");
+    if (!rc && b && isfinite(spent) && b->valuedouble <= spent) {
+        char have[32], want[32], m[200];
+        scv_fmt_usd(spent, have, sizeof have);
+        scv_fmt_usd(b->valuedouble, want, sizeof want);
+        snprintf(m, sizeof m, "%s is not above the %s the run has spent: it would stop again at once%%s", want, have);
+        rc = field_err(field, fcap, "budget", err, SCV_EINFEASIBLE, m, "");
+    }
+    if (!rc && b && snprintf(budget, cap, "%.17g", b->valuedouble) >= (int)cap) budget[0] = 0;
+    cJSON_Delete(o);
+    return rc;
+}
+
+int svc_submit(svc_state *s, const char *job, long long resume_run, const char *budget, long long *sub_id,
+               scv_err *err)
 {
     pthread_mutex_lock(&s->jobs_mu);
     int rc = SCV_OK, queued = 0;
@@ -647,6 +695,7 @@ int svc_submit(svc_state *s, const char *job, long long resume_run, long long *s
     u->id = ++s->next_sub;
     u->resume_run = resume_run;
     u->run_id = resume_run;
+    snprintf(u->resume_budget, sizeof u->resume_budget, "%s", budget && resume_run ? budget : "");
     u->submitted = wall_now();
     /* unique across restarts of the service on the same store */
     snprintf(u->tag, sizeof u->tag, "s%lld-%ld-%lld", u->id, (long)getpid(), (long long)time(NULL));
@@ -706,6 +755,7 @@ static void sub_json(cJSON *a, const svc_sub *u, int full)
     if (u->run_id) cJSON_AddNumberToObject(o, "run", (double)u->run_id);
     else cJSON_AddNullToObject(o, "run");
     if (u->resume_run) cJSON_AddNumberToObject(o, "resumes", (double)u->resume_run);
+    if (u->resume_budget[0]) cJSON_AddNumberToObject(o, "budget", strtod(u->resume_budget, NULL));
     cJSON_AddNumberToObject(o, "submitted", u->submitted);
     if (u->started > 0) cJSON_AddNumberToObject(o, "started", u->started);
     if (u->ended > 0) cJSON_AddNumberToObject(o, "ended", u->ended);
@@ -828,6 +878,10 @@ static void spawn(svc_state *s, svc_sub *u)
     if (u->resume_run) {
         argv[n++] = "--resume";
         argv[n++] = rid;
+        if (u->resume_budget[0]) { /* a budget-stopped run goes on with a larger one */
+            argv[n++] = "--budget";
+            argv[n++] = u->resume_budget;
+        }
     } else {
         argv[n++] = u->job_path;
         argv[n++] = "--report";

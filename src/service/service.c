@@ -927,7 +927,7 @@ static enum MHD_Result post_run(svc_state *s, struct MHD_Connection *c, const re
     if (svc_job_check(&s->cfg, s->store, q->body ? q->body : "", &job, field, sizeof field, &err))
         return send_error(c, err.code == SCV_ENOMEM ? 500 : err.code == SCV_EINFEASIBLE ? 422 : 400, field, err.msg);
     long long id;
-    int rc = svc_submit(s, job, 0, &id, &err);
+    int rc = svc_submit(s, job, 0, NULL, &id, &err);
     free(job);
     if (rc) return send_error(c, rc == SCV_ERANGE ? 503 : 500, NULL, err.msg);
     return send_json(c, 202, svc_sub_json(s, id, 1));
@@ -1206,7 +1206,12 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
             if (!rc) rc = svc_resume_check(&s->cfg, s->store, id, stored, field, sizeof field, &err);
             free(stored);
             if (rc) return send_error(c, rc == SCV_EINFEASIBLE ? 422 : 500, field, err.msg);
-            if ((rc = svc_submit(s, NULL, id, &sub, &err))) return send_error(c, rc == SCV_ERANGE ? 503 : 500, NULL, err.msg);
+            /* a budget-stopped run goes on with a larger budget: {"budget": USD} */
+            char budget[32];
+            if ((rc = svc_resume_body(q->body, sum.actual_cost, budget, sizeof budget, field, sizeof field, &err)))
+                return send_error(c, rc == SCV_EINFEASIBLE ? 422 : 400, field, err.msg);
+            if ((rc = svc_submit(s, NULL, id, budget[0] ? budget : NULL, &sub, &err)))
+                return send_error(c, rc == SCV_ERANGE ? 503 : 500, NULL, err.msg);
             return send_json(c, 202, svc_sub_json(s, sub, 1));
         }
         return send_error(c, 404, NULL, "no such path");

@@ -89,6 +89,8 @@ typedef struct svc_sub {
     char tag[64];               /* the report directory's name: finds the run in the store */
     char job_path[1300], log_path[1300], report_dir[1300];
     char error[512];            /* why it failed or was rejected (the child's last line) */
+    char resume_budget[32];     /* a resume's new budget in dollars, as the request gave it (passed
+                                   on as --budget; "": the stored job's) */
 } svc_sub;
 
 /* The response cache (service.c): the runs list and runs' details as last built, each valid
@@ -145,8 +147,15 @@ int svc_job_check(const svc_config *cfg, scv_store *store, const char *body, cha
  * SCV_EINFEASIBLE naming the run and the field. */
 int svc_resume_check(const svc_config *cfg, scv_store *store, long long run, const char *stored, char *field,
                      size_t fcap, scv_err *err);
-/* Queues a checked job (or a resume of run resume_run when job is NULL): the submission's id. */
-int svc_submit(svc_state *s, const char *job, long long resume_run, long long *sub_id, scv_err *err);
+/* Queues a checked job (or a resume of run resume_run when job is NULL, with budget, a
+ * checked number in dollars, as its new --budget, or NULL): the submission's id. */
+int svc_submit(svc_state *s, const char *job, long long resume_run, const char *budget, long long *sub_id,
+               scv_err *err);
+/* A resume's body (POST /api/runs/ID/resume): empty, or a JSON object whose only field is
+ * "budget", a positive finite number of dollars above what the run has spent (spent: the
+ * store's, NaN when not known), written into budget (cap bytes; "" when none). SCV_EINVAL
+ * (400) or SCV_EINFEASIBLE (422, a budget the run has spent already) naming the field. */
+int svc_resume_body(const char *body, double spent, char *budget, size_t cap, char *field, size_t fcap, scv_err *err);
 /* Stops submission sub (queued: dropped; running: SIGINT to its process group). */
 int svc_stop_sub(svc_state *s, long long sub, scv_err *err);
 /* The submission running or queued for run (0: none), under jobs_mu. */

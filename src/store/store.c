@@ -617,6 +617,17 @@ int scv_store_outcome(scv_store *s, long long run, double actual_time, double ac
                      reached ? "done" : "target not reached", run);
 }
 
+int scv_store_run_set_job(scv_store *s, long long run, const char *job_json, scv_err *err)
+{
+    return exec_bind(s, err, "UPDATE runs SET job=? WHERE id=?", "tI", job_json, run);
+}
+
+int scv_store_run_spent(scv_store *s, long long run, double actual_time, double actual_cost, scv_err *err)
+{
+    return exec_bind(s, err, "UPDATE runs SET actual_time=?, actual_cost=? WHERE id=?", "ddI", actual_time, actual_cost,
+                     run);
+}
+
 int scv_store_last_decision(scv_store *s, long long run, int *workers, int *batch, char *vm, size_t vm_cap,
                             scv_err *err)
 {

@@ -51,6 +51,14 @@ int scv_store_switch(scv_store *s, long long run, int from_k, int from_b, int to
                      double idle_s, scv_err *err);
 int scv_store_outcome(scv_store *s, long long run, double actual_time, double actual_cost,
                       double accuracy, int reached, scv_err *err);
+/* A resumed run's job as it goes on (`run --resume ID` with settings added, a larger
+ * --budget say): the stored job replaced, so that a later resume, its report and the API see
+ * what it runs with. */
+int scv_store_run_set_job(scv_store *s, long long run, const char *job_json, scv_err *err);
+/* What a run that stops without an outcome (interrupted, stopped by its budget, failed) has
+ * spent so far: its actual time and cost, as scv_store_outcome stores a finished run's, the
+ * status, accuracy and reached left as they are (the runs list and the API show the spend). */
+int scv_store_run_spent(scv_store *s, long long run, double actual_time, double actual_cost, scv_err *err);
 /* Epochs a finished run of job_key took to its target (the same metric, the nearest value
  * at least as hard: accuracy >= value, loss <= value), and at which batch (the statistical
  * model's reference). SCV_ENOTFOUND if no such run. The loop does not plan with it: a

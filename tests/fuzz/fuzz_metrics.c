@@ -34,13 +34,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     text[size] = 0;
     scv_ml_reader rd;
     scv_ml_reader_init(&rd, K);
+    rd.batch = K ? 64 : 0, rd.strict = K > 2, rd.start_iter = K > 3 ? 5 : NAN; /* a trainer's segment, or a profile */
     int lineno = 0;
     for (char *p = text, *nl; p; p = nl ? nl + 1 : NULL) {
         nl = memchr(p, '\n', (size_t)(text + size - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(text + size - p); /* NUL bytes included */
         if (nl) *nl = 0;
         scv_metrics_line m;
         scv_err err = {0};
-        int rc = scv_metrics_line_next(&rd, p, "f.jsonl", ++lineno, &m, &err);
+        int rc = scv_metrics_line_next_n(&rd, p, len, "f.jsonl", ++lineno, &m, &err);
         if (rc != SCV_OK && rc != SCV_EPARSE) abort();
         if (rc && strncmp(err.msg, "f.jsonl:", 8)) abort(); /* names the file and the line */
         if ((unsigned)m.type > SCV_ML_LATENCY) abort();
@@ -49,6 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const scv_ml_iter *x = &m.u.iter;
             if (!in(x->workers, 1, 65536) || !in(x->batch, 1, 1073741824.0) || !in(x->t_iter, 0, 1e7)) abort();
             if (!rc && K && x->workers != K) abort();
+            if (!rc && rd.batch && x->batch > rd.batch) abort(); /* never more than the segment's B */
         } else if (m.type == SCV_ML_EVAL && !rc) {
             if (!in(m.u.eval.test_accuracy, 0, 1)) abort();
             if (!memchr(m.u.eval.role, 0, sizeof m.u.eval.role)) abort();
@@ -62,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_write("seg-000-train-k2-b64.jsonl", data, size);
     static trainjob t;
     memset(&t, 0, sizeof t);
-    t.K = 2;
+    t.K = 2, t.B = 64;
     snprintf(t.run_dir, sizeof t.run_dir, "%s", fuzz_dir());
     snprintf(t.ckpt_dir, sizeof t.ckpt_dir, "%s/ckpt", fuzz_dir());
     scv_measure_sink sink = {.on_iter = on_iter, .on_eval = on_eval};
