@@ -392,6 +392,7 @@ static void t_out_of_reach_stops(void)
     scv_run_params p = params(db, "job-out-of-reach");
     p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.99, p.max_epochs = 12;
     p.curve_corpus = NULL; /* data/curves.jsonl: the P(reach) is calibrated */
+    p.policy.out_of_reach = 0; /* --out-of-reach stop */
     rec r = {0};
     scv_run_observer obs = {.ctx = &r, .on_event = on_event};
     scv_run_result res;

@@ -106,10 +106,10 @@ static const scv_option JOB_OPTIONS[] = {
     {"target-accuracy", "A", "the target (0 < A <= 1): mean of W evaluations >= A, or", 0, L, NULL, VPOS(RP(target_accuracy), 1)},
     {"target-loss", "L", "the period-mean training loss: mean of W periods <= L", 0, L, NULL, VPOS(RP(target_loss), 1e6)},
     {"max-epochs", "E", "give up after E epochs (default 30)", 0, L, NULL, VPOS(RP(max_epochs), 1e9)},
-    {"out-of-reach", "stop|go-on", "a target the calibrated learning curve says is likely out\n"
-                                   "of reach within --max-epochs: the run stops at a quarter\n"
-                                   "of them, checkpointed and resumable, naming the value likely\n"
-                                   "reached (default stop), or trains on to the bound", 0, L, "stop|go-on",
+    {"out-of-reach", "stop|go-on", "a target the calibrated learning curve gives P(reach) < 0.2\n"
+                                   "within --max-epochs: stop at a quarter of them, checkpointed\n"
+                                   "and resumable, naming the value likely reached; or train on\n"
+                                   "to the bound (default go-on)", 0, L, "stop|go-on",
      VENUM(RP(policy.out_of_reach))},
     {NULL, NULL, "Search:", 0, 0, NULL, {0}},
     {"search", "partial|full|none", "how the space is profiled (default partial: its\ncorners; none: from stored runs)",
