@@ -9,6 +9,7 @@
 #include "cli/opt.h"
 #include "scv.h"
 #include "../service/service.h"
+#include "drivers/hostlimits.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +26,7 @@
 
 enum { V_LISTEN = 1, V_DB, V_DATA_DIR, V_ALLOW_PATHS, V_ALLOW_EXEC, V_MAX_RUNS, V_MAX_QUEUE, V_MAX_BODY,
        V_PORT_FILE, V_QUIET, V_MAX_CONNS, V_MAX_CONNS_IP, V_CONN_TIMEOUT, V_REQUEST_TIMEOUT, V_MAX_PLAN_POINTS,
-       V_ALLOW_HOST };
+       V_ALLOW_HOST, V_HOST_LIMITS };
 
 /* serve's options, declared once: --help, the completion and the man page are made from it */
 const scv_option SERVE_OPTIONS[] = {
@@ -49,6 +50,9 @@ const scv_option SERVE_OPTIONS[] = {
                              "seconds (default 20): a client trickling bytes", V_REQUEST_TIMEOUT, 0, NULL},
     {"max-plan-points", "N", "/api/plan's space at most: VM types x workers x batches x options\n"
                              "(default 100000; larger: 422)", V_MAX_PLAN_POINTS, 0, NULL},
+    {"host-limits", "threads=N,memory=SIZE", "what one run may take of this host: local ranks x threads,\n"
+                                             "local ranks x a rank's memory (default 8 a core, 3/4 of the\n"
+                                             "memory; beyond: 422 naming the limit)", V_HOST_LIMITS, 0, NULL},
     {"port-file", "FILE", "write the port listened on to FILE", V_PORT_FILE, 0, NULL},
     {"quiet", NULL, "no notice of the submissions reloaded at start", V_QUIET, 0, NULL},
     {NULL, NULL, NULL, 0, 0, NULL},
@@ -187,6 +191,16 @@ int cmd_serve(int argc, char **argv)
             }
             snprintf(c->allow_hosts, sizeof c->allow_hosts, "%s", v);
             break;
+        case V_HOST_LIMITS: {
+            scv_host_limits hl = scv_host_limits_default();
+            scv_err he = {0};
+            if (strlen(v) >= sizeof c->host_limits || scv_host_limits_parse(v, &hl, &he)) {
+                rc = usage("%s", he.code ? he.msg : "--host-limits: too long");
+                goto out;
+            }
+            snprintf(c->host_limits, sizeof c->host_limits, "%s", v);
+            break;
+        }
         case V_DB: db = v; break;
         case V_DATA_DIR: data_dir = v; break;
         case V_PORT_FILE: port_file = v; break;

@@ -28,6 +28,7 @@
 #include "../io/json_out.h"
 #include "../io/metrics_line.h"
 #include "../runtime/cluster.h"
+#include "drivers/hostlimits.h"
 #include "search/jobopts.h"
 #include "search/report.h"
 
@@ -116,9 +117,10 @@ static enum MHD_Result send_error(struct MHD_Connection *c, unsigned code, const
     return send_json(c, code, mem_close(f, &buf));
 }
 
-/* {"error": msg, "limit": name, "max": value}: a request over one of the service's limits */
-static enum MHD_Result send_limit(struct MHD_Connection *c, unsigned code, const char *msg, const char *name,
-                                  double value)
+/* {"error": msg, "field": field, "limit": name, "max": value}: a request over one of the
+ * service's limits (field omitted when NULL) */
+static enum MHD_Result send_field_limit(struct MHD_Connection *c, unsigned code, const char *field, const char *msg,
+                                        const char *name, double value)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -126,10 +128,20 @@ static enum MHD_Result send_limit(struct MHD_Connection *c, unsigned code, const
     if (!f) return send_json(c, 500, NULL);
     fputs("{\"error\":", f);
     scv_json_str(f, msg);
+    if (field && *field) {
+        fputs(",\"field\":", f);
+        scv_json_str(f, field);
+    }
     fputs(",\"limit\":", f);
     scv_json_str(f, name);
     fprintf(f, ",\"max\":%.0f}", value);
     return send_json(c, code, mem_close(f, &buf));
+}
+
+static enum MHD_Result send_limit(struct MHD_Connection *c, unsigned code, const char *msg, const char *name,
+                                  double value)
+{
+    return send_field_limit(c, code, NULL, msg, name, value);
 }
 
 /* ---- the response cache ----
@@ -902,8 +914,17 @@ static enum MHD_Result post_run(svc_state *s, struct MHD_Connection *c, const re
 {
     char *job = NULL, field[64];
     scv_err err = {0};
-    if (svc_job_check(&s->cfg, s->store, q->body ? q->body : "", &job, field, sizeof field, &err))
+    if (svc_job_check(&s->cfg, s->store, q->body ? q->body : "", &job, field, sizeof field, &err)) {
+        /* over what a run may take of this host (drivers/hostlimits.c): the limit named, with its value here */
+        int thr = strstr(err.msg, "max_local_threads") != NULL, mem = strstr(err.msg, "max_local_memory") != NULL;
+        if (err.code == SCV_EINFEASIBLE && (thr || mem)) {
+            scv_host_limits hl = scv_host_limits_default();
+            if (s->cfg.host_limits[0]) (void)scv_host_limits_parse(s->cfg.host_limits, &hl, NULL);
+            return send_field_limit(c, 422, field, err.msg, thr ? "max_local_threads" : "max_local_memory",
+                                    thr ? (double)hl.max_threads : hl.max_mem_bytes);
+        }
         return send_error(c, err.code == SCV_ENOMEM ? 500 : err.code == SCV_EINFEASIBLE ? 422 : 400, field, err.msg);
+    }
     long long id;
     int rc = svc_submit(s, job, 0, &id, &err);
     free(job);

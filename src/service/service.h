@@ -66,6 +66,8 @@ typedef struct svc_config {
     int max_queue;              /* queued submissions at most */
     size_t max_body;            /* bytes of a request body at most (413 beyond) */
     svc_limits lim;             /* connections and work per request (SVC_LIMITS_DEFAULT) */
+    char host_limits[96];       /* serve --host-limits: what one run may take of this host
+                                   (drivers/hostlimits.h; "": the host's defaults), given to every run */
     int allow_paths;            /* job paths anywhere (the operator's choice) */
     int allow_exec;             /* jobs may carry "exec" / "hosts" (the operator's choice) */
     int quiet;
