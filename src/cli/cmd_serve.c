@@ -26,7 +26,7 @@
 
 enum { V_LISTEN = 1, V_DB, V_DATA_DIR, V_ALLOW_PATHS, V_ALLOW_EXEC, V_MAX_RUNS, V_MAX_QUEUE, V_MAX_BODY,
        V_PORT_FILE, V_QUIET, V_MAX_CONNS, V_MAX_CONNS_IP, V_CONN_TIMEOUT, V_REQUEST_TIMEOUT, V_MAX_PLAN_POINTS,
-       V_ALLOW_HOST, V_HOST_LIMITS };
+       V_ALLOW_HOST, V_HOST_LIMITS, V_MAX_PLANS, V_MAX_STREAMS, V_MAX_STREAMS_RUN };
 
 /* serve's options, declared once: --help, the completion and the man page are made from it */
 const scv_option SERVE_OPTIONS[] = {
@@ -53,6 +53,10 @@ const scv_option SERVE_OPTIONS[] = {
     {"host-limits", "threads=N,memory=SIZE", "what one run may take of this host: local ranks x threads,\n"
                                              "local ranks x a rank's memory (default 8 a core, 3/4 of the\n"
                                              "memory; beyond: 422 naming the limit)", V_HOST_LIMITS, 0, NULL},
+    {"max-plans", "N", "/api/plan computed at once (default 2; the last one kept for the\n"
+                       "token; more: 503 with Retry-After)", V_MAX_PLANS, 0, NULL},
+    {"max-streams", "N", "event streams open at once, all runs (default 256; more: 503)", V_MAX_STREAMS, 0, NULL},
+    {"max-streams-per-run", "N", "event streams of one run open at once (default 32)", V_MAX_STREAMS_RUN, 0, NULL},
     {"port-file", "FILE", "write the port listened on to FILE", V_PORT_FILE, 0, NULL},
     {"quiet", NULL, "no notice of the submissions reloaded at start", V_QUIET, 0, NULL},
     {NULL, NULL, NULL, 0, 0, NULL},
@@ -205,7 +209,9 @@ int cmd_serve(int argc, char **argv)
         case V_DATA_DIR: data_dir = v; break;
         case V_PORT_FILE: port_file = v; break;
         default: { /* --max-runs, --max-queue, --max-body, the connection and plan limits */
-            long hi = o->id == V_MAX_BODY ? 1L << 30 : o->id == V_MAX_CONNS || o->id == V_MAX_CONNS_IP ? 65536
+            long hi = o->id == V_MAX_BODY ? 1L << 30
+                    : o->id == V_MAX_CONNS || o->id == V_MAX_CONNS_IP || o->id == V_MAX_STREAMS || o->id == V_MAX_STREAMS_RUN
+                        ? 65536
                     : o->id == V_CONN_TIMEOUT || o->id == V_REQUEST_TIMEOUT ? 3600 : o->id == V_MAX_PLAN_POINTS ? 100000000 : 1024;
             if (parse_int(v, 1, hi, &x)) {
                 char m[96];
@@ -220,6 +226,9 @@ int cmd_serve(int argc, char **argv)
             else if (o->id == V_CONN_TIMEOUT) c->lim.conn_timeout_s = (unsigned)x;
             else if (o->id == V_REQUEST_TIMEOUT) c->lim.request_timeout_s = (unsigned)x;
             else if (o->id == V_MAX_PLAN_POINTS) c->lim.max_plan_points = x;
+            else if (o->id == V_MAX_PLANS) c->lim.max_plans = (unsigned)x;
+            else if (o->id == V_MAX_STREAMS) c->lim.max_streams = (unsigned)x;
+            else if (o->id == V_MAX_STREAMS_RUN) c->lim.max_streams_per_run = (unsigned)x;
             else c->max_body = (size_t)x;
         }
         }

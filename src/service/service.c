@@ -22,7 +22,7 @@
  * documents every call.
  */
 #define _GNU_SOURCE
-#include "service.h"
+#include "http.h"
 #include "../core/util.h"
 #include "../io/io.h"
 #include "../io/json_out.h"
@@ -37,7 +37,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,7 +71,8 @@ static char *mem_close(FILE *f, char **buf)
 typedef struct req {
     char *body;
     size_t len;
-    int too_big, is_post;
+    size_t held;                /* bytes counted against max_body_total (svc_body_reserve) */
+    int too_big, is_post, busy; /* busy: no room for the body among the requests in flight */
 } req;
 
 static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned code, char *buf, size_t len, const char *type)
@@ -142,6 +142,40 @@ static enum MHD_Result send_limit(struct MHD_Connection *c, unsigned code, const
                                   double value)
 {
     return send_field_limit(c, code, NULL, msg, name, value);
+}
+
+enum MHD_Result svc_send_json(struct MHD_Connection *c, unsigned code, char *json) { return send_json(c, code, json); }
+
+enum MHD_Result svc_send_error(struct MHD_Connection *c, unsigned code, const char *field, const char *msg)
+{
+    return send_error(c, code, field, msg);
+}
+
+enum MHD_Result svc_send_busy(struct MHD_Connection *c, const char *msg, const char *name, double max,
+                              unsigned retry_s)
+{
+    char *buf = NULL, retry[16];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return send_json(c, 500, NULL);
+    fputs("{\"error\":", f);
+    scv_json_str(f, msg);
+    fputs(",\"limit\":", f);
+    scv_json_str(f, name);
+    fprintf(f, ",\"max\":%.0f,\"retry_after_s\":%u}", max, retry_s);
+    if (!mem_close(f, &buf)) return send_json(c, 500, NULL);
+    struct MHD_Response *r = MHD_create_response_from_buffer(strlen(buf), buf, MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        free(buf);
+        return MHD_NO;
+    }
+    snprintf(retry, sizeof retry, "%u", retry_s);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry);
+    enum MHD_Result ret = MHD_queue_response(c, 503, r);
+    MHD_destroy_response(r);
+    return ret;
 }
 
 /* ---- the response cache ----
@@ -725,27 +759,8 @@ static char *run_series(svc_state *s, long long id, unsigned *code)
     return out;
 }
 
-/* ---- server-sent events: the run's document whenever it changes ---- */
-
-typedef struct sse {
-    svc_state *s;
-    long long run;
-    uint64_t last_hash;
-    char *pending;
-    size_t plen, poff;
-    int ended, full;            /* full: the token came (?token=): nothing hidden */
-    double last_send;
-} sse;
-
-static uint64_t fnv1a(const char *t)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *t; t++) h = (h ^ (unsigned char)*t) * 1099511628211ull;
-    return h;
-}
-
 /* Terminal: the store's status is final and no submission of this service is active. */
-static int run_finished(svc_state *s, long long id)
+int svc_run_finished(svc_state *s, long long id)
 {
     scv_run_summary sum;
     pthread_mutex_lock(&s->store_mu);
@@ -756,88 +771,9 @@ static int run_finished(svc_state *s, long long id)
     return strcmp(sum.status, "running") != 0;
 }
 
-static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
+char *svc_run_detail(svc_state *s, long long id, int full, unsigned *code, char *msg, size_t mcap)
 {
-    (void)pos;
-    sse *e = cls;
-    for (;;) {
-        if (e->poff < e->plen) {
-            size_t k = e->plen - e->poff < max ? e->plen - e->poff : max;
-            memcpy(buf, e->pending + e->poff, k);
-            e->poff += k;
-            return (ssize_t)k;
-        }
-        free(e->pending);
-        e->pending = NULL;
-        e->plen = e->poff = 0;
-        if (e->ended || e->s->stopping) return MHD_CONTENT_READER_END_OF_STREAM;
-        int fin = run_finished(e->s, e->run); /* before the document: the last one is complete */
-        unsigned code;
-        char msg[256];
-        char *doc = run_detail(e->s, e->run, e->full, &code, msg, sizeof msg);
-        if (!doc) {
-            e->ended = 1;
-            if (asprintf(&e->pending, "event: error\ndata: {\"error\":\"%s\"}\n\n", code == 404 ? "no such run" : "internal") < 0)
-                return MHD_CONTENT_READER_END_WITH_ERROR;
-            e->plen = strlen(e->pending);
-            continue;
-        }
-        uint64_t h = fnv1a(doc);
-        if (h != e->last_hash) {
-            e->last_hash = h;
-            int r = asprintf(&e->pending, "event: run\ndata: %s\n\n%s", doc, fin ? "event: end\ndata: {}\n\n" : "");
-            free(doc);
-            if (r < 0) return MHD_CONTENT_READER_END_WITH_ERROR;
-            e->plen = (size_t)r;
-            e->ended = fin;
-            e->last_send = scv_now();
-            continue;
-        }
-        free(doc);
-        if (fin) {
-            e->ended = 1;
-            if (!(e->pending = strdup("event: end\ndata: {}\n\n"))) return MHD_CONTENT_READER_END_WITH_ERROR;
-            e->plen = strlen(e->pending);
-            continue;
-        }
-        if (scv_now() - e->last_send > 15) { /* a comment keeps proxies and the browser patient */
-            e->last_send = scv_now();
-            if (!(e->pending = strdup(": keep-alive\n\n"))) return MHD_CONTENT_READER_END_WITH_ERROR;
-            e->plen = strlen(e->pending);
-            continue;
-        }
-        struct timespec ts = {0, 300 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-}
-
-static void sse_free(void *cls)
-{
-    sse *e = cls;
-    free(e->pending);
-    free(e);
-}
-
-static enum MHD_Result send_events(svc_state *s, struct MHD_Connection *c, long long id, int full)
-{
-    scv_run_summary sum;
-    pthread_mutex_lock(&s->store_mu);
-    int rc = scv_store_run_summary(s->store, id, &sum, NULL);
-    pthread_mutex_unlock(&s->store_mu);
-    if (rc) return send_error(c, 404, NULL, "no such run");
-    sse *e = calloc(1, sizeof *e);
-    if (!e) return send_json(c, 500, NULL);
-    e->s = s, e->run = id, e->full = full, e->last_send = scv_now();
-    struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, e, sse_free);
-    if (!r) {
-        free(e);
-        return MHD_NO;
-    }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    enum MHD_Result ret = MHD_queue_response(c, 200, r);
-    MHD_destroy_response(r);
-    return ret;
+    return run_detail(s, id, full, code, msg, mcap);
 }
 
 /* ---- catalog and clusters ---- */
@@ -950,15 +886,32 @@ static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, const r
             return send_error(c, 400, files[i], m);
         }
     cJSON_Delete(o);
+    /* the work in flight: a few plans at once, the last one kept for the token's holder */
+    if (!svc_plan_begin(s, full)) {
+        char m[200];
+        snprintf(m, sizeof m, "the service is computing %u plan%s (serve --max-plans%s): try again in a second",
+                 s->cfg.lim.max_plans, s->cfg.lim.max_plans == 1 ? "" : "s",
+                 full || s->cfg.lim.max_plans < 2 ? "" : "; the last one is kept for the token");
+        return svc_send_busy(c, m, "max_plans", s->cfg.lim.max_plans, 1);
+    }
     char *res = NULL;
     scv_err err = {0};
-    scv_plan_limits lim = {s->cfg.lim.max_plan_points, s->cfg.lim.max_plan_response};
+    /* without the token a smaller space (docs/API.md, "Who may read what") */
+    long open_pts = s->cfg.lim.max_plan_points_open < s->cfg.lim.max_plan_points ? s->cfg.lim.max_plan_points_open
+                                                                                  : s->cfg.lim.max_plan_points;
+    scv_plan_limits lim = {full ? s->cfg.lim.max_plan_points : open_pts, s->cfg.lim.max_plan_response};
     int rc = scv_plan_json_limited(body, &lim, 0, &res, &err);
+    svc_plan_done(s);
     if (rc == SCV_ERANGE) { /* the space or the report over a limit: refused before the work (the space) */
-        int pts = strstr(err.msg, "max_points") != NULL;
-        char m[SCV_ERR_LEN + 64];
-        snprintf(m, sizeof m, "%s (this service's limit%s)", err.msg, pts ? ": serve --max-plan-points" : " on a report");
-        return send_limit(c, 422, m, pts ? "max_plan_points" : "max_plan_response",
+        int pts = strstr(err.msg, "max_points") != NULL, open = pts && !full && open_pts < s->cfg.lim.max_plan_points;
+        char m[SCV_ERR_LEN + 200];
+        if (open)
+            snprintf(m, sizeof m, "%s (without the token a plan's space is at most %ld points: larger ones need "
+                     "Authorization: Bearer TOKEN, up to serve --max-plan-points %ld)", err.msg, open_pts,
+                     s->cfg.lim.max_plan_points);
+        else
+            snprintf(m, sizeof m, "%s (this service's limit%s)", err.msg, pts ? ": serve --max-plan-points" : " on a report");
+        return send_limit(c, open ? 401 : 422, m, open ? "max_plan_points_open" : pts ? "max_plan_points" : "max_plan_response",
                           pts ? (double)lim.max_points : (double)lim.max_response);
     }
     if (rc) {
@@ -1164,7 +1117,7 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
         }
         if (!strcmp(rest, "series") || !strcmp(rest, "events")) {
             if (post) return send_error(c, 405, NULL, "GET only");
-            if (rest[0] == 'e') return send_events(s, c, id, full);
+            if (rest[0] == 'e') return svc_send_events(s, c, id, full);
             scv_run_summary sum;
             pthread_mutex_lock(&s->store_mu);
             int rc = scv_store_run_summary(s->store, id, &sum, NULL);
@@ -1211,75 +1164,6 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
     return send_error(c, 404, NULL, "no such path");
 }
 
-/* ---- the request deadline ----
- * libmicrohttpd's connection timeout closes a connection only when it is silent, so a client
- * sending a byte now and then holds its connection (and its thread) for ever. Every
- * connection is listed (MHD_OPTION_NOTIFY_CONNECTION) with the time it began waiting for its
- * request; a reaper thread shuts down the socket of one whose request has not arrived whole
- * within request_timeout_s (its thread then sees the end and libmicrohttpd closes it). The
- * list's mutex is held while the reaper calls shutdown() and while a connection is removed,
- * which libmicrohttpd does before it closes the socket: the reaper never touches a socket
- * number reused by another connection. */
-
-static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
-                          enum MHD_ConnectionNotificationCode code)
-{
-    svc_state *s = cls;
-    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-        svc_conn *k = ci ? calloc(1, sizeof *k) : NULL;
-        *socket_context = k;
-        if (!k) return; /* no deadline for this one: only the silence timeout */
-        k->fd = ci->connect_fd;
-        k->since = scv_now();
-        pthread_mutex_lock(&s->conns_mu);
-        k->next = s->conns;
-        if (s->conns) s->conns->prev = k;
-        s->conns = k;
-        pthread_mutex_unlock(&s->conns_mu);
-        return;
-    }
-    svc_conn *k = *socket_context;
-    if (!k) return;
-    pthread_mutex_lock(&s->conns_mu);
-    if (k->prev) k->prev->next = k->next;
-    else s->conns = k->next;
-    if (k->next) k->next->prev = k->prev;
-    pthread_mutex_unlock(&s->conns_mu);
-    free(k);
-    *socket_context = NULL;
-}
-
-/* busy: c's request arrived whole (1), or its answer is done (0: a new deadline starts). */
-static void conn_mark(svc_state *s, struct MHD_Connection *c, int busy)
-{
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    svc_conn *k = ci ? ci->socket_context : NULL;
-    if (!k) return;
-    pthread_mutex_lock(&s->conns_mu);
-    k->busy = busy;
-    if (!busy) k->since = scv_now();
-    pthread_mutex_unlock(&s->conns_mu);
-}
-
-static void *reaper_main(void *arg)
-{
-    svc_state *s = arg;
-    while (!s->stopping) {
-        struct timespec ts = {0, 200 * 1000000L};
-        nanosleep(&ts, NULL);
-        double now = scv_now();
-        pthread_mutex_lock(&s->conns_mu);
-        for (svc_conn *k = s->conns; k; k = k->next)
-            if (!k->busy && !k->cut && now - k->since > s->cfg.lim.request_timeout_s) {
-                k->cut = 1;
-                shutdown(k->fd, SHUT_RDWR);
-            }
-        pthread_mutex_unlock(&s->conns_mu);
-    }
-    return NULL;
-}
-
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -1293,16 +1177,27 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         q->is_post = post;
         *con_cls = q;
         const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-        if (cl && strtoull(cl, NULL, 10) > s->cfg.max_body) q->too_big = 1;
+        unsigned long long want = cl ? strtoull(cl, NULL, 10) : 0;
+        if (want > s->cfg.max_body) q->too_big = 1;
         if (q->too_big) {
             char m[128];
             snprintf(m, sizeof m, "the request body is larger than %zu bytes (serve --max-body)", s->cfg.max_body);
             return send_limit(c, 413, m, "max_body", (double)s->cfg.max_body);
         }
+        /* its body's room among all the bodies held at once, taken before a byte of it arrives */
+        if (want && !svc_body_reserve(s, (size_t)want)) q->busy = 1;
+        else q->held = (size_t)want;
         return MHD_YES;
     }
-    if (*upload_size) { /* a piece of the body */
-        if (!q->too_big && q->len + *upload_size <= s->cfg.max_body) {
+    if (*upload_size) { /* a piece of the body (no Content-Length, or more than it said: counted as it comes) */
+        if (!q->busy && q->len + *upload_size > q->held) {
+            size_t more = q->len + *upload_size - q->held;
+            if (svc_body_reserve(s, more)) q->held += more;
+            else q->busy = 1;
+        }
+        if (q->busy) {
+            /* dropped: answered 503 once the request is whole */
+        } else if (!q->too_big && q->len + *upload_size <= s->cfg.max_body) {
             char *b = realloc(q->body, q->len + *upload_size + 1);
             if (!b) return MHD_NO;
             memcpy(b + q->len, upload, *upload_size);
@@ -1320,7 +1215,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         snprintf(m, sizeof m, "the request body is larger than %zu bytes (serve --max-body)", s->cfg.max_body);
         return send_limit(c, 413, m, "max_body", (double)s->cfg.max_body);
     }
-    conn_mark(s, c, 1); /* the request arrived whole: no deadline while it is answered */
+    if (q->busy) {
+        char m[160];
+        snprintf(m, sizeof m, "the service holds %zu bytes of request bodies at most, all requests together: try "
+                 "again in a second", s->cfg.lim.max_body_total);
+        return svc_send_busy(c, m, "max_body_total", (double)s->cfg.lim.max_body_total, 1);
+    }
+    svc_conn_mark(s, c, 1); /* the request arrived whole: no deadline while it is answered */
     if (q->body && strlen(q->body) != q->len) return send_error(c, 400, "body", "body: contains a NUL byte");
     return route(s, c, url, q->is_post, q);
 }
@@ -1328,9 +1229,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
     (void)toe;
-    conn_mark(cls, c, 0); /* answered: the next request on it has its own deadline */
+    svc_conn_mark(cls, c, 0); /* answered: the next request on it has its own deadline */
     req *q = *con_cls;
-    if (q) free(q->body);
+    if (q) {
+        svc_body_release(cls, q->held);
+        free(q->body);
+    }
     free(q);
     *con_cls = NULL;
 }
@@ -1351,9 +1255,17 @@ int svc_start(svc_state *s, scv_err *err)
     if (!s->cfg.lim.max_plan_points) s->cfg.lim.max_plan_points = dflt.max_plan_points;
     if (!s->cfg.lim.max_plan_response) s->cfg.lim.max_plan_response = dflt.max_plan_response;
     if (!s->cfg.lim.request_timeout_s) s->cfg.lim.request_timeout_s = dflt.request_timeout_s;
+    if (!s->cfg.lim.max_plan_points_open) s->cfg.lim.max_plan_points_open = dflt.max_plan_points_open;
+    if (!s->cfg.lim.max_plans) s->cfg.lim.max_plans = dflt.max_plans;
+    if (!s->cfg.lim.max_streams) s->cfg.lim.max_streams = dflt.max_streams;
+    if (!s->cfg.lim.max_streams_per_run) s->cfg.lim.max_streams_per_run = dflt.max_streams_per_run;
+    if (!s->cfg.lim.max_body_total) s->cfg.lim.max_body_total = dflt.max_body_total;
+    if (s->cfg.lim.max_body_total < s->cfg.max_body) s->cfg.lim.max_body_total = s->cfg.max_body; /* one fits */
     pthread_mutex_init(&s->store_mu, NULL);
     pthread_mutex_init(&s->jobs_mu, NULL);
     pthread_mutex_init(&s->conns_mu, NULL);
+    pthread_mutex_init(&s->admit_mu, NULL);
+    pthread_mutex_init(&s->feeds_mu, NULL);
     int rc = scv_store_open(s->cfg.db, &s->store, err);
     if (rc) return rc;
     char catbuf[4200];
@@ -1386,11 +1298,11 @@ int svc_start(svc_state *s, scv_err *err)
     s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION, (uint16_t)s->cfg.port,
                                  NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
-                                 on_connection, s, MHD_OPTION_CONNECTION_LIMIT,
-                                 s->cfg.lim.max_conns, MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->cfg.lim.max_conns_per_ip,
+                                 svc_on_connection, s, MHD_OPTION_CONNECTION_LIMIT, s->cfg.lim.max_conns,
+                                 /* per address: conns.c (the oldest waiting one closed, not the new one) */
                                  MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.lim.conn_timeout_s,
                                  MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);
-    if (s->daemon && !pthread_create(&s->reaper, NULL, reaper_main, s)) s->reaper_started = 1;
+    if (s->daemon && !pthread_create(&s->reaper, NULL, svc_reaper_main, s)) s->reaper_started = 1;
     if (!s->daemon)
         return scv_err_set(err, SCV_EIO, "cannot listen on %s:%d (in use, or not an address of this machine)",
                            s->cfg.listen_addr, s->cfg.port);
@@ -1414,4 +1326,5 @@ void svc_stop(svc_state *s)
     free(s->subs);
     s->subs = NULL;
     cache_free(s);
+    svc_feeds_free(s);
 }
