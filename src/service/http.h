@@ -8,8 +8,9 @@
 #include "service.h"
 
 #include <microhttpd.h>
+#include <stdio.h>
 
-/* service.c: the responses, and GET /api/runs/ID's document (NULL with *code 404 or 500 and msg) */
+/* service.c: the responses; rundocs.c: GET /api/runs/ID's document (NULL with *code 404 or 500 and msg) */
 enum MHD_Result svc_send_json(struct MHD_Connection *c, unsigned code, char *json);
 enum MHD_Result svc_send_error(struct MHD_Connection *c, unsigned code, const char *field, const char *msg);
 /* 503 {"error": msg, "limit": name, "max": max} with Retry-After: retry_s: busy, come back */
@@ -19,6 +20,17 @@ char *svc_run_detail(svc_state *s, long long id, int full, unsigned *code, char 
 /* 1 when the run is finished: its stored status is final and no submission of this service is
  * active (or it is not in the store) */
 int svc_run_finished(svc_state *s, long long id);
+
+/* Closes an open_memstream: the text, or NULL when a write failed (out of memory). */
+char *svc_mem_close(FILE *f, char **buf);
+
+/* rundocs.c: the runs list (GET /api/runs: NULL with *code, field and msg on a bad query),
+ * a run's files (files/NAME, log), its series, the response cache freed */
+char *svc_runs_list(svc_state *s, struct MHD_Connection *c, int full, unsigned *code, char *field, size_t fcap,
+                    char *msg, size_t mcap);
+enum MHD_Result svc_run_file(svc_state *s, struct MHD_Connection *c, long long id, const char *rest, int full);
+char *svc_run_series(svc_state *s, long long id, unsigned *code);
+void svc_cache_free(svc_state *s);
 
 /* conns.c: the connections (MHD_OPTION_NOTIFY_CONNECTION) and the request deadline's reaper */
 void svc_on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
