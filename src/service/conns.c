@@ -35,6 +35,11 @@ unsigned svc_conn_reserve(const svc_limits *lim)
     return r < lim->max_conns ? r : lim->max_conns - 1;
 }
 
+unsigned svc_conn_hard_limit(const svc_limits *lim)
+{
+    return 2 * lim->max_conns + 16;
+}
+
 static void conn_addr(struct MHD_Connection *c, svc_conn *k)
 {
     const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -91,12 +96,18 @@ void svc_on_connection(void *cls, struct MHD_Connection *c, void **socket_contex
         }
         /* room for the next one: its address's oldest waiting past the per-address bound (none
          * waiting: this one goes), everyone's oldest waiting past the reserve */
-        if (from_ip > s->cfg.lim.max_conns_per_ip && !cut_oldest(s, k, 1)) {
-            k->cut = 1;
-            shutdown(k->fd, SHUT_RDWR);
+        if (from_ip > s->cfg.lim.max_conns_per_ip) {
+            if (!cut_oldest(s, k, 1)) { /* all of its address's are being answered */
+                k->cut = 1;
+                shutdown(k->fd, SHUT_RDWR);
+            }
+            live--;
         }
         unsigned room = s->cfg.lim.max_conns - svc_conn_reserve(&s->cfg.lim);
-        while (live-- > room && cut_oldest(s, k, 0)) {
+        while (!k->cut && live > room && cut_oldest(s, k, 0)) live--;
+        if (!k->cut && live > s->cfg.lim.max_conns) { /* every other one is being answered: this one goes */
+            k->cut = 1;
+            shutdown(k->fd, SHUT_RDWR);
         }
         pthread_mutex_unlock(&s->conns_mu);
         return;

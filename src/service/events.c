@@ -19,6 +19,7 @@
 #include "../core/util.h"
 
 #include <cjson/cJSON.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ typedef struct svc_feed {
 typedef struct sse {
     svc_state *s;
     svc_feed *feed;
+    int fd;                   /* the connection's socket: a client gone is seen while waiting (-1: not known) */
     unsigned long long sent;  /* the feed's version this stream has */
     char *pending;
     size_t plen, poff;
@@ -197,8 +199,15 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
             e->plen = strlen(e->pending);
             continue;
         }
-        struct timespec ts = {0, (long)(FEED_CHECK_S * 1e9)};
-        nanosleep(&ts, NULL);
+        /* the wait: woken early when the client hangs up (its slot is freed then, not at
+         * the next write, which may be a keep-alive 15 s away) */
+        struct pollfd p = {.fd = e->fd, .events = POLLRDHUP};
+        if (e->fd >= 0 && poll(&p, 1, (int)(FEED_CHECK_S * 1000)) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+            return MHD_CONTENT_READER_END_WITH_ERROR;
+        if (e->fd < 0) {
+            struct timespec ts = {0, (long)(FEED_CHECK_S * 1e9)};
+            nanosleep(&ts, NULL);
+        }
     }
 }
 
@@ -280,7 +289,8 @@ enum MHD_Result svc_send_events(svc_state *s, struct MHD_Connection *c, long lon
                              STREAM_RETRY_S);
     }
     sse *e = f ? calloc(1, sizeof *e) : NULL;
-    if (e) e->s = s, e->feed = f, e->last_send = scv_now();
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (e) e->s = s, e->feed = f, e->last_send = scv_now(), e->fd = ci ? ci->connect_fd : -1;
     struct MHD_Response *r = e ? MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, e, sse_free)
                                : NULL;
     if (!r) {

@@ -40,6 +40,8 @@ void svc_conn_mark(svc_state *s, struct MHD_Connection *c, int busy);
 void *svc_reaper_main(void *arg);
 /* The reserve of free connections that svc_limits' conn_reserve gives (0: its default). */
 unsigned svc_conn_reserve(const svc_limits *lim);
+/* libmicrohttpd's bound: max_conns and the connections being closed to make room */
+unsigned svc_conn_hard_limit(const svc_limits *lim);
 /* A plan may start (1: counted, svc_plan_done when it ends), or the plans in flight are at
  * their bound (0; full: the token came, which may take the last one) */
 int svc_plan_begin(svc_state *s, int full);

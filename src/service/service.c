@@ -657,7 +657,7 @@ int svc_start(svc_state *s, scv_err *err)
     if (!s->cfg.lim.max_plans) s->cfg.lim.max_plans = dflt.max_plans;
     if (!s->cfg.lim.max_streams) s->cfg.lim.max_streams = dflt.max_streams;
     if (!s->cfg.lim.max_streams_per_run) s->cfg.lim.max_streams_per_run = dflt.max_streams_per_run;
-    if (!s->cfg.lim.max_body_total) s->cfg.lim.max_body_total = dflt.max_body_total;
+    if (!s->cfg.lim.max_body_total) s->cfg.lim.max_body_total = 32 * s->cfg.max_body;
     if (s->cfg.lim.max_body_total < s->cfg.max_body) s->cfg.lim.max_body_total = s->cfg.max_body; /* one fits */
     pthread_mutex_init(&s->store_mu, NULL);
     pthread_mutex_init(&s->jobs_mu, NULL);
@@ -685,10 +685,14 @@ int svc_start(svc_state *s, scv_err *err)
     /* One thread per connection (poll): a server-sent-events stream and a request that
      * computes (a plan) wait in their own thread, and a slow client holds only its own thread,
      * idle in poll. What clients share is the number of connections: bounded per address and
-     * overall, and a silent connection is closed (svc_limits). Each connection needs a file
-     * descriptor: the soft limit is raised towards the hard one to hold max_conns. */
+     * overall, and a silent connection is closed (svc_limits). libmicrohttpd's own bound is
+     * above max_conns by the connections being closed to make room (conns.c keeps the open
+     * ones within max_conns; a closed one's thread ends a moment later): a new connection is
+     * never refused for a slot a closing one still holds. Each connection needs a file
+     * descriptor: the soft limit is raised towards the hard one to hold them. */
+    unsigned hard = svc_conn_hard_limit(&s->cfg.lim);
     struct rlimit nof;
-    rlim_t want = (rlim_t)s->cfg.lim.max_conns + 256;
+    rlim_t want = (rlim_t)hard + 256;
     if (!getrlimit(RLIMIT_NOFILE, &nof) && nof.rlim_cur != RLIM_INFINITY && nof.rlim_cur < want) {
         nof.rlim_cur = nof.rlim_max == RLIM_INFINITY || nof.rlim_max > want ? want : nof.rlim_max;
         (void)setrlimit(RLIMIT_NOFILE, &nof);
@@ -696,7 +700,7 @@ int svc_start(svc_state *s, scv_err *err)
     s->daemon = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION, (uint16_t)s->cfg.port,
                                  NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION,
-                                 svc_on_connection, s, MHD_OPTION_CONNECTION_LIMIT, s->cfg.lim.max_conns,
+                                 svc_on_connection, s, MHD_OPTION_CONNECTION_LIMIT, hard,
                                  /* per address: conns.c (the oldest waiting one closed, not the new one) */
                                  MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.lim.conn_timeout_s,
                                  MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_END);

@@ -48,11 +48,12 @@ typedef struct svc_limits {
                                    for the token's holder when 2 or more */
     unsigned max_streams;       /* event streams open at once, all runs (serve --max-streams) */
     unsigned max_streams_per_run; /* ... of one run (serve --max-streams-per-run) */
-    size_t max_body_total;      /* bytes of request bodies held at once, all requests */
+    size_t max_body_total;      /* bytes of request bodies held at once, all requests (0: 32 x
+                                   max_body, so 32 MiB by default) */
     unsigned conn_reserve;      /* connections kept free: past max_conns - this, the oldest
                                    waiting for its request is closed (0: max_conns / 16, >= 4) */
 } svc_limits;
-#define SVC_LIMITS_DEFAULT {1024, 128, 10, 20, 100000, (size_t)32 << 20, 10000, 2, 256, 32, (size_t)64 << 20, 0}
+#define SVC_LIMITS_DEFAULT {1024, 128, 10, 20, 100000, (size_t)32 << 20, 10000, 2, 256, 32, 0, 0}
 
 /* An open connection, as the request deadline and the room for new ones see it (conns.c):
  * its socket and address, when it began waiting for its current request, and whether that
