@@ -43,16 +43,19 @@ const scv_option SERVE_OPTIONS[] = {
     {"max-runs", "N", "runs at a time (default 1); the rest wait in a queue", V_MAX_RUNS, 0, NULL},
     {"max-queue", "N", "submissions waiting at most (default 64)", V_MAX_QUEUE, 0, NULL},
     {"max-body", "BYTES", "request bodies at most (default 1048576; larger: 413)", V_MAX_BODY, 0, NULL},
-    {"max-conns", "N", "connections open at once, all clients (default 1024)", V_MAX_CONNS, 0, NULL},
-    {"max-conns-per-ip", "N", "connections open at once from one address (default 128)", V_MAX_CONNS_IP, 0, NULL},
+    {"max-conns", "N", "connections open at once, all clients (default 1024); near it the\n"
+                      "oldest one still waiting for its request is closed for a new one", V_MAX_CONNS, 0, NULL},
+    {"max-conns-per-ip", "N", "connections open at once from one address (default 128); past it\n"
+                             "that address's oldest one waiting for its request is closed", V_MAX_CONNS_IP, 0, NULL},
     {"conn-timeout", "S", "close a connection silent for S seconds (default 10)", V_CONN_TIMEOUT, 0, NULL},
     {"request-timeout", "S", "cut a connection whose request has not arrived whole within S\n"
                              "seconds (default 20): a client trickling bytes", V_REQUEST_TIMEOUT, 0, NULL},
     {"max-plan-points", "N", "/api/plan's space at most: VM types x workers x batches x options\n"
                              "(default 100000; larger: 422)", V_MAX_PLAN_POINTS, 0, NULL},
-    {"host-limits", "threads=N,memory=SIZE", "what one run may take of this host: local ranks x threads,\n"
-                                             "local ranks x a rank's memory (default 8 a core, 3/4 of the\n"
-                                             "memory; beyond: 422 naming the limit)", V_HOST_LIMITS, 0, NULL},
+    {"host-limits", "threads=N,memory=SIZE", "what one run may take of this host:\n"
+                                             "its local ranks x threads (default 8 a core), its local ranks\n"
+                                             "x a rank's memory (default 3/4 of it); beyond: 422 naming it", V_HOST_LIMITS,
+     0, NULL},
     {"max-plans", "N", "/api/plan computed at once (default 2; the last one kept for the\n"
                        "token; more: 503 with Retry-After)", V_MAX_PLANS, 0, NULL},
     {"max-streams", "N", "event streams open at once, all runs (default 256; more: 503)", V_MAX_STREAMS, 0, NULL},

@@ -32,6 +32,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <stdint.h>
@@ -69,6 +70,7 @@ typedef struct req {
     size_t len;
     size_t held;                /* bytes counted against max_body_total (svc_body_reserve) */
     int too_big, is_post, busy; /* busy: no room for the body among the requests in flight */
+    int plan_slot;              /* holds one of max_plans until its answer is sent (on_completed) */
 } req;
 
 static enum MHD_Result send_buf(struct MHD_Connection *c, unsigned code, char *buf, size_t len, const char *type)
@@ -266,7 +268,7 @@ static enum MHD_Result post_run(svc_state *s, struct MHD_Connection *c, const re
     return send_json(c, 202, svc_sub_json(s, id, 1));
 }
 
-static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, const req *q, int full)
+static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, req *q, int full)
 {
     const char *body = q->body ? q->body : "";
     cJSON *o = cJSON_Parse(body);
@@ -284,7 +286,8 @@ static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, const r
             return send_error(c, 400, files[i], m);
         }
     cJSON_Delete(o);
-    /* the work in flight: a few plans at once, the last one kept for the token's holder */
+    /* the work in flight: a few plans at once, the last one kept for the token's holder; a
+     * slot is held until the answer (up to max_plan_response) has been sent */
     if (!svc_plan_begin(s, full)) {
         char m[200];
         snprintf(m, sizeof m, "the service is computing %u plan%s (serve --max-plans%s): try again in a second",
@@ -298,8 +301,8 @@ static enum MHD_Result post_plan(svc_state *s, struct MHD_Connection *c, const r
     long open_pts = s->cfg.lim.max_plan_points_open < s->cfg.lim.max_plan_points ? s->cfg.lim.max_plan_points_open
                                                                                   : s->cfg.lim.max_plan_points;
     scv_plan_limits lim = {full ? s->cfg.lim.max_plan_points : open_pts, s->cfg.lim.max_plan_response};
+    q->plan_slot = 1;
     int rc = scv_plan_json_limited(body, &lim, 0, &res, &err);
-    svc_plan_done(s);
     if (rc == SCV_ERANGE) { /* the space or the report over a limit: refused before the work (the space) */
         int pts = strstr(err.msg, "max_points") != NULL, open = pts && !full && open_pts < s->cfg.lim.max_plan_points;
         char m[SCV_ERR_LEN + 200];
@@ -430,7 +433,7 @@ static int is_events_url(const char *url)
     return !strncmp(url, "/api/runs/", 10) && n > 17 && !strcmp(url + n - 7, "/events");
 }
 
-static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char *url, int post, const req *q)
+static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char *url, int post, req *q)
 {
     unsigned code = 500;
     char msg[512] = "", field[64] = "";
@@ -562,6 +565,19 @@ static enum MHD_Result route(svc_state *s, struct MHD_Connection *c, const char 
     return send_error(c, 404, NULL, "no such path");
 }
 
+/* This connection's thread (one per connection) at the API's nice value: a request's work
+ * yields the CPU to the runs (a burst of requests must not slow training); /api/health does
+ * not, so that it answers while runs and requests take every core (before, at nice +10 like
+ * the rest, a probe waited 0.5 s behind a training run and reconnecting clients). Once per
+ * thread: a nice value is only ever raised. */
+static void yield_to_runs(svc_state *s, const char *url)
+{
+    static _Thread_local int done;
+    if (done || !s->api_nice || !strcmp(url, "/api/health")) return;
+    done = 1;
+    (void)setpriority(PRIO_PROCESS, (id_t)gettid(), s->api_nice);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -569,6 +585,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     svc_state *s = cls;
     req *q = *con_cls;
     if (!q) { /* the headers have arrived */
+        yield_to_runs(s, url);
         int post = !strcmp(method, "POST"), get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
         if (!post && !get) return send_error(c, 405, NULL, "GET, HEAD or POST only");
         if (!(q = calloc(1, sizeof *q))) return MHD_NO;
@@ -633,6 +650,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, en
         svc_body_release(cls, q->held);
         free(q->body);
     }
+    if (q && q->plan_slot) {
+        svc_plan_done(cls);
+        /* the plan's small allocations go back to the system, not kept in this thread's
+         * malloc arena (each connection's thread may use another; its large ones are
+         * mapped: svc_start) */
+        malloc_trim(0);
+    }
     free(q);
     *con_cls = NULL;
 }
@@ -663,6 +687,10 @@ int svc_start(svc_state *s, scv_err *err)
     pthread_mutex_init(&s->jobs_mu, NULL);
     pthread_mutex_init(&s->conns_mu, NULL);
     pthread_mutex_init(&s->admit_mu, NULL);
+    /* a block of 1 MiB or more (a plan's report, its copy, a run's document) is mapped and
+     * given back when freed: glibc's threshold would else rise to 32 MiB after the first such
+     * free, and the blocks stay resident in the arenas of the connections' threads */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
     pthread_mutex_init(&s->feeds_mu, NULL);
     int rc = scv_store_open(s->cfg.db, &s->store, err);
     if (rc) return rc;
@@ -676,12 +704,12 @@ int svc_start(svc_state *s, scv_err *err)
     }
     if (!s->catalog_json) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     if ((rc = svc_jobs_start(s, err))) return rc;
-    /* the threads started from here on (libmicrohttpd's) inherit this thread's nice value
-     * (a per-thread attribute on Linux); the manager thread, and so the runs it starts, keep
-     * the service's own. Best effort: a failure leaves them equal. */
+    /* the connections' threads answer the API at http_nice above the service's own nice
+     * (a per-thread attribute on Linux: yield_to_runs), but for /api/health; the accepting
+     * thread keeps the service's, so a busy machine still takes connections in */
     errno = 0;
     int nice_now = getpriority(PRIO_PROCESS, 0);
-    if (!(nice_now == -1 && errno) && s->cfg.http_nice > 0) (void)setpriority(PRIO_PROCESS, 0, nice_now + s->cfg.http_nice);
+    s->api_nice = !(nice_now == -1 && errno) && s->cfg.http_nice > 0 ? nice_now + s->cfg.http_nice : 0;
     /* One thread per connection (poll): a server-sent-events stream and a request that
      * computes (a plan) wait in their own thread, and a slow client holds only its own thread,
      * idle in poll. What clients share is the number of connections: bounded per address and

@@ -159,6 +159,8 @@ typedef struct svc_state {
     pthread_t reaper;           /* cuts the connections past their request deadline */
     int reaper_started;
     unsigned long long cache_clock;
+    int api_nice;               /* the nice value the API's threads take (service.c yield_to_runs;
+                                   0: left as they are) */
 } svc_state;
 
 /* jobs.c */
