@@ -18,7 +18,10 @@
  *                       document fetched after) and are small beside it;
  *   health_under_churn  slow clients from 10 addresses, and from the prober's own, over the
  *                       connection limits and reconnecting when cut: /api/health still answers
- *                       every probe within a second.
+ *                       every probe within a second;
+ *   health_priority     the API's threads at nice +10 (they yield to the runs), the accepting
+ *                       one and those of /api/health or of a request not yet whole at the
+ *                       service's own.
  * The runs it streams are made in the store by this process (running while it lives).
  */
 #define _GNU_SOURCE
@@ -27,7 +30,9 @@
 #include "scv_test.h"
 #include "scv_test_http.h"
 
+#include <dirent.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <pthread.h>
 
 static char resp[1 << 20];
@@ -448,11 +453,64 @@ static void t_health_under_churn(void)
         if (own[i] >= 0) close(own[i]);
 }
 
+/* The service's threads at each nice value (nice[0] at base, its own when started, nice[1]
+ * at base + 10, nice[2] others). */
+static void thread_nices(int base, int nice[3])
+{
+    char path[64];
+    nice[0] = nice[1] = nice[2] = 0;
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)server);
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char stat[600], sp[400];
+        snprintf(sp, sizeof sp, "%s/%s/stat", path, e->d_name);
+        FILE *f = fopen(sp, "r");
+        size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
+        if (f) fclose(f);
+        stat[n] = 0;
+        const char *r = strrchr(stat, ')'); /* after the name: state is field 3, nice field 19 */
+        int field = 2, ni = -100;
+        for (const char *p = r; p && *p; p++)
+            if (*p == ' ' && ++field == 19) ni = atoi(p + 1);
+        nice[ni == base ? 0 : ni == base + 10 ? 1 : 2]++;
+    }
+    if (d) closedir(d);
+}
+
+/* The API's threads yield to the runs (nice +10), but the one accepting connections and those
+ * answering /api/health or still waiting for a request keep the service's priority: a probe
+ * is answered while runs and requests take every core. */
+static void t_health_priority(void)
+{
+    CHECK(restart(NULL) == 0);
+    scv_store *st = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_store_open(db, &st, &err), SCV_OK);
+    if (!st) return;
+    long long id = running_run(st, 3);
+    for (int i = 0; i < 5; i++) CHECK_EQ_INT(http("GET", "/api/health", NULL, NULL, resp, sizeof resp), 200);
+    int slow = stalled_client(1), status, nice[3];
+    char buf[1 << 16];
+    size_t len;
+    int fd = open_stream(id, &status, buf, sizeof buf, &len); /* its thread waits in the stream */
+    CHECK_EQ_INT(status, 200);
+    sleep_ms(100);
+    errno = 0;
+    int base = getpriority(PRIO_PROCESS, 0); /* the service's, started by this process */
+    thread_nices(errno ? 0 : base, nice);
+    CHECK_MSG(nice[1] == 1 && nice[0] >= 3 && nice[2] == 0, "threads at nice %d: %d, at %d: %d (the stream's only), "
+              "others: %d", base, nice[0], base + 10, nice[1], nice[2]);
+    if (fd >= 0) close(fd);
+    if (slow >= 0) close(slow);
+    scv_store_close(st);
+}
+
 static const scv_test tests[] = {
     {"submit_host_limits", t_submit_host_limits}, {"plan_open_bound", t_plan_open_bound},
     {"plans_in_flight", t_plans_in_flight},       {"body_budget", t_body_budget},
     {"streams_bounded", t_streams_bounded},       {"events_delta", t_events_delta},
-    {"health_under_churn", t_health_under_churn},
+    {"health_under_churn", t_health_under_churn}, {"health_priority", t_health_priority},
 };
 
 int main(int argc, char **argv)
