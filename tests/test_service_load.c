@@ -390,6 +390,7 @@ static void t_events_delta(void)
     CHECK_MSG(deltas >= 3 && bad == 0 && ended, "%d deltas (%d not applied), ended %d", deltas, bad, ended);
     CHECK_MSG(bytes < (size_t)deltas * 3000 && bytes * 10 < doc_bytes, "%d deltas sent %zu bytes (the document: %zu)",
               deltas, bytes, doc_bytes);
+    printf("#   the document %zu bytes once, then %d deltas of %zu bytes in all\n", doc_bytes, deltas, bytes);
     /* the document rebuilt from the deltas is the service's own */
     char path[64];
     snprintf(path, sizeof path, "/api/runs/%lld", id);
