@@ -683,6 +683,11 @@ int svc_start(svc_state *s, scv_err *err)
     if (!s->cfg.lim.max_streams_per_run) s->cfg.lim.max_streams_per_run = dflt.max_streams_per_run;
     if (!s->cfg.lim.max_body_total) s->cfg.lim.max_body_total = 32 * s->cfg.max_body;
     if (s->cfg.lim.max_body_total < s->cfg.max_body) s->cfg.lim.max_body_total = s->cfg.max_body; /* one fits */
+    if (!s->cfg.host_limits[0]) { /* this host's, given to every run: a resumed run's stored bound never wins */
+        scv_host_limits hl = scv_host_limits_default();
+        snprintf(s->cfg.host_limits, sizeof s->cfg.host_limits, "threads=%ld,memory=%.0f", hl.max_threads,
+                 hl.max_mem_bytes);
+    }
     pthread_mutex_init(&s->store_mu, NULL);
     pthread_mutex_init(&s->jobs_mu, NULL);
     pthread_mutex_init(&s->conns_mu, NULL);

@@ -86,7 +86,8 @@ typedef struct svc_config {
     size_t max_body;            /* bytes of a request body at most (413 beyond) */
     svc_limits lim;             /* connections and work per request (SVC_LIMITS_DEFAULT) */
     char host_limits[96];       /* serve --host-limits: what one run may take of this host
-                                   (drivers/hostlimits.h; "": the host's defaults), given to every run */
+                                   (drivers/hostlimits.h; "": the host's defaults, written out at
+                                   start), given to every run, a resumed one too */
     int allow_paths;            /* job paths anywhere (the operator's choice) */
     int allow_exec;             /* jobs may carry "exec" / "hosts" (the operator's choice) */
     int quiet;
