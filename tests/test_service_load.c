@@ -21,7 +21,9 @@
  *                       every probe within a second;
  *   health_priority     the API's threads at nice +10 (they yield to the runs), the accepting
  *                       one and those of /api/health or of a request not yet whole at the
- *                       service's own.
+ *                       service's own;
+ *   stream_idle_kept    the stream of a run that does not change kept open past the
+ *                       connection timeout by its keep-alive comments.
  * The runs it streams are made in the store by this process (running while it lives).
  */
 #define _GNU_SOURCE
@@ -297,6 +299,37 @@ static void t_streams_bounded(void)
     scv_store_close(st);
 }
 
+/* A stream of a run that does not change stays open past the connection timeout (--conn-
+ * timeout 2): its keep-alive comes within half of it (before, every 15 s: libmicrohttpd
+ * closed the stream as idle when the first one came). */
+static void t_stream_idle_kept(void)
+{
+    static const char *const opts[] = {"--conn-timeout", "2", NULL};
+    CHECK(restart(opts) == 0);
+    scv_store *st = NULL;
+    scv_err err = {0};
+    CHECK_EQ_INT(scv_store_open(db, &st, &err), SCV_OK);
+    if (!st) return;
+    long long id = running_run(st, 3);
+    int status, comments = 0, closed = 0;
+    char buf[1 << 16];
+    size_t len = 0;
+    int fd = open_stream(id, &status, buf, sizeof buf, &len);
+    CHECK_EQ_INT(status, 200);
+    double t0 = mono_s();
+    while (fd >= 0 && !closed && mono_s() - t0 < 5) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 100) <= 0) continue;
+        ssize_t r = recv(fd, buf, sizeof buf - 1, 0);
+        if (r <= 0) closed = 1;
+        else buf[r] = 0, comments += strstr(buf, ": keep-alive") != NULL;
+    }
+    CHECK_MSG(!closed && comments >= 3, "after %.1f s: closed %d, %d keep-alive comments", mono_s() - t0, closed,
+              comments);
+    if (fd >= 0) close(fd);
+    scv_store_close(st);
+}
+
 /* The whole events in buf from *used: "run" replaces *doc, "delta" is applied to it; their data
  * bytes added to *bytes. Returns the deltas applied; *ended when "end" came. */
 static int apply_events(char *buf, size_t *used, cJSON **doc, size_t *bytes, int *ended, int *bad)
@@ -512,6 +545,7 @@ static const scv_test tests[] = {
     {"plans_in_flight", t_plans_in_flight},       {"body_budget", t_body_budget},
     {"streams_bounded", t_streams_bounded},       {"events_delta", t_events_delta},
     {"health_under_churn", t_health_under_churn}, {"health_priority", t_health_priority},
+    {"stream_idle_kept", t_stream_idle_kept},
 };
 
 int main(int argc, char **argv)

@@ -28,7 +28,9 @@
 
 #define FEED_DELTAS 16        /* the deltas a feed keeps: a stream this far behind gets the document */
 #define FEED_CHECK_S 0.3      /* the document is rebuilt at most this often */
-#define KEEPALIVE_S 15        /* a comment when nothing changed for so long (proxies, browsers) */
+#define KEEPALIVE_S 15        /* a comment when nothing changed for so long (proxies, browsers), or
+                                 within half the connection timeout: libmicrohttpd closes a
+                                 connection idle that long (an unchanged run's stream ended at 15 s) */
 #define STREAM_RETRY_S 5      /* Retry-After when the streams are at their bound */
 
 typedef struct svc_feed {
@@ -193,7 +195,8 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
             e->last_send = scv_now();
             continue;
         }
-        if (scv_now() - e->last_send > KEEPALIVE_S) { /* a comment keeps proxies and the browser patient */
+        double keep = e->s->cfg.lim.conn_timeout_s / 2.0 < KEEPALIVE_S ? e->s->cfg.lim.conn_timeout_s / 2.0 : KEEPALIVE_S;
+        if (scv_now() - e->last_send > keep) { /* a comment keeps proxies, the browser and the timeout patient */
             e->last_send = scv_now();
             if (!(e->pending = strdup(": keep-alive\n\n"))) return MHD_CONTENT_READER_END_WITH_ERROR;
             e->plen = strlen(e->pending);
