@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -59,17 +60,31 @@ static int same_ip(const svc_conn *a, const svc_conn *b)
 }
 
 /* Shuts down the oldest connection waiting for its request (of k's address when per_ip),
- * other than k; 0 when there is none. conns_mu held. */
+ * other than k; 0 when there is none. One whose request is already in the socket (its thread
+ * has not read it yet: a loaded machine) is passed over for the next oldest, a few times at
+ * most: it is about to be answered, not holding a slot (a probe sharing its address with a
+ * burst of reconnecting clients was closed so). conns_mu held. */
 static int cut_oldest(svc_state *s, const svc_conn *k, int per_ip)
 {
-    svc_conn *old = NULL;
-    for (svc_conn *o = s->conns; o; o = o->next)
-        if (o != k && !o->busy && !o->cut && (!per_ip || same_ip(o, k)) && (!old || o->since < old->since)) old = o;
-    if (!old) return 0;
-    old->cut = 1;
-    s->conns_cut++;
-    shutdown(old->fd, SHUT_RDWR);
-    return 1;
+    unsigned long long pass = ++s->cut_pass;
+    for (int tries = 0; tries < 8; tries++) {
+        svc_conn *old = NULL;
+        for (svc_conn *o = s->conns; o; o = o->next)
+            if (o != k && !o->busy && !o->cut && o->passed != pass && (!per_ip || same_ip(o, k)) &&
+                (!old || o->since < old->since))
+                old = o;
+        if (!old) return 0;
+        int pending = 0;
+        if (tries < 7 && !ioctl(old->fd, FIONREAD, &pending) && pending > 0) {
+            old->passed = pass;
+            continue;
+        }
+        old->cut = 1;
+        s->conns_cut++;
+        shutdown(old->fd, SHUT_RDWR);
+        return 1;
+    }
+    return 0;
 }
 
 void svc_on_connection(void *cls, struct MHD_Connection *c, void **socket_context,

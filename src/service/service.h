@@ -65,6 +65,7 @@ typedef struct svc_conn {
     double since;               /* monotonic s */
     int busy;                   /* the request arrived whole: answering it (no deadline) */
     int cut;                    /* shut down: its deadline, or room made for a newer one */
+    unsigned long long passed;  /* passed over in this search for one to close (conns.c) */
     struct svc_conn *prev, *next;
 } svc_conn;
 
@@ -151,6 +152,7 @@ typedef struct svc_state {
     svc_conn *conns;
     unsigned n_conns;           /* listed in conns */
     unsigned long long conns_cut; /* closed to make room (for the log and the tests) */
+    unsigned long long cut_pass;  /* the searches for one to close, counted (conns.c) */
     pthread_mutex_t admit_mu;   /* the work in flight: */
     unsigned plans_inflight;    /* /api/plan computing now */
     size_t body_bytes;          /* request bodies held now */
