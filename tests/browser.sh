@@ -5,7 +5,7 @@
 # the trade-off chart (points), the phase timeline (segments) and the chosen configuration;
 # a screenshot is written to build/artifacts/dashboard-run.png (kept as a build artefact).
 # Then a longer run is submitted and its page opened while it trains: the page must apply
-# live updates (server-sent events) before the run ends, and draw the trade-off chart from
+# live updates (server-sent events: the document, then deltas) before the run ends, and draw the trade-off chart from
 # the latest plan the loop stored while no report existed yet (the live curve: the page
 # records how many points it drew so in data-live-points). Without chromium or curl every
 # check fails (scripts/install-deps.sh installs them).
@@ -13,7 +13,7 @@
 # service): axis ticks, the timeline's labels, the runs table's width, the predicted-actual
 # figure of a missed target, the submit form's job, the plan form's request (deadline,
 # budget, pricing), the comparison, a running run's forecast (eta_text), a run's stored reason
-# (status_reason) (web_unit_NAME). Then
+# (status_reason), a live delta applied (apply_delta) (web_unit_NAME). Then
 # the logs view and the comparison of the two runs are opened, and a screenshot of every
 # page (runs, run, logs, report, compare, submit, plan) is written to $ART/dashboard-*.png
 # at 1400 px (two chromiums at a time: the suite's time is tight).
@@ -26,7 +26,7 @@ ok() { echo "ok - $1"; passed=$((passed + 1)); }
 bad() { echo "not ok - $1"; failed=$((failed + 1)); }
 check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
 finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
-units="axis_ticks chart_labels place_labels timeline_labels runs_table predicted_actual job_form plan_request compare eta_text status_reason status_badge"
+units="axis_ticks chart_labels place_labels timeline_labels runs_table predicted_actual job_form plan_request compare eta_text status_reason status_badge apply_delta"
 pages="runs run logs report compare submit plan"
 names="run_page_renders tradeoff_chart timeline chosen_config screenshot live_updates live_curve logs_view compare_view"
 for u in $units; do names="$names web_unit_$u"; done

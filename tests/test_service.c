@@ -19,6 +19,7 @@
 #include "scv.h"
 #include "store/store.h"
 #include "scv_test.h"
+#include "scv_test_http.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -37,159 +38,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static const char *bin;
-static char tmp[256], db[400], token[128];
-static int port;
-static pid_t server;
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static double mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static int connect_server(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct timeval tv = {30, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-static int send_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w <= 0) return -1;
-        p += w, n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* One request with extra header lines (each ending in CR LF; NULL: none; a Host line there
- * replaces the usual one, the service's own address and port); the status (0: no answer),
- * the headers and body into resp (cap bytes). */
-static int http_x(const char *method, const char *path, const char *auth, const char *extra, const char *body,
-                  char *resp, size_t cap)
-{
-    resp[0] = 0;
-    int fd = connect_server();
-    if (fd < 0) return 0;
-    char head[2048], host[64];
-    size_t blen = body ? strlen(body) : 0;
-    snprintf(host, sizeof host, "Host: 127.0.0.1:%d\r\n", port);
-    if (extra && !strncasecmp(extra, "Host:", 5)) host[0] = 0;
-    int n = snprintf(head, sizeof head, "%s %s HTTP/1.0\r\n%s%s%s%s%s", method, path, host, extra ? extra : "",
-                     auth ? "Authorization: Bearer " : "", auth ? auth : "", auth ? "\r\n" : "");
-    if (body) n += snprintf(head + n, sizeof head - n, "Content-Type: application/json\r\nContent-Length: %zu\r\n", blen);
-    n += snprintf(head + n, sizeof head - n, "\r\n");
-    if (send_all(fd, head, (size_t)n) || (body && send_all(fd, body, blen))) {
-        /* the server may answer (413) before reading the whole body */
-    }
-    size_t len = 0;
-    ssize_t r;
-    while (len + 1 < cap && (r = recv(fd, resp + len, cap - 1 - len, 0)) > 0) len += (size_t)r;
-    resp[len] = 0;
-    close(fd);
-    int status = 0;
-    if (sscanf(resp, "HTTP/1.%*d %d", &status) != 1) return 0;
-    return status;
-}
-
-static int http(const char *method, const char *path, const char *auth, const char *body, char *resp, size_t cap)
-{
-    return http_x(method, path, auth, NULL, body, resp, cap);
-}
-
-static const char *body_of(const char *resp)
-{
-    const char *b = strstr(resp, "\r\n\r\n");
-    return b ? b + 4 : "";
-}
-
-/* cJSON of the response body (NULL if not JSON) */
-static cJSON *json_of(const char *resp) { return cJSON_Parse(body_of(resp)); }
-
-static int has_field(const char *resp, const char *field)
-{
-    cJSON *o = json_of(resp);
-    const cJSON *f = cJSON_GetObjectItem(o, "field");
-    int ok = cJSON_IsString(f) && !strcmp(f->valuestring, field) && cJSON_IsString(cJSON_GetObjectItem(o, "error")) &&
-             strstr(cJSON_GetObjectItem(o, "error")->valuestring, field);
-    cJSON_Delete(o);
-    return ok;
-}
-
-static double jnum(const cJSON *o, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    const cJSON *c = o;
-    for (char *save = NULL, *t = strtok_r(buf, ".", &save); t && c; t = strtok_r(NULL, ".", &save))
-        c = cJSON_GetObjectItem(c, t);
-    return cJSON_IsNumber(c) ? c->valuedouble : NAN;
-}
-
-static const char *jstr(const cJSON *o, const char *name)
-{
-    const cJSON *c = cJSON_GetObjectItem(o, name);
-    return cJSON_IsString(c) ? c->valuestring : "";
-}
-
-/* Options the next start_server passes besides the usual ones (NULL-terminated). */
-static const char *extra_args[17];
-
-static int start_server(void)
-{
-    char portfile[400], log[400], datadir[400];
-    snprintf(portfile, sizeof portfile, "%s/port", tmp);
-    snprintf(log, sizeof log, "%s/serve.log", tmp);
-    snprintf(datadir, sizeof datadir, "%s/data", tmp);
-    mkdir(datadir, 0755);
-    unlink(portfile);
-    fflush(stdout); /* the child's freopen would write what is buffered a second time */
-    server = fork();
-    if (server == 0) {
-        FILE *f = freopen(log, "a", stdout);
-        if (!f || dup2(fileno(stdout), 2) < 0) _exit(126);
-        const char *argv[32] = {bin, "serve", "--listen", "127.0.0.1:0", "--db", db, "--port-file", portfile,
-                                "--data-dir", datadir, "--max-body", "65536", "--max-runs", "1"};
-        for (int i = 0; extra_args[i] && i < 16; i++) argv[14 + i] = extra_args[i];
-        execv(bin, (char *const *)argv);
-        _exit(127);
-    }
-    for (int i = 0; i < 300; i++) {
-        FILE *f = fopen(portfile, "r");
-        if (f) {
-            int ok = fscanf(f, "%d", &port) == 1;
-            fclose(f);
-            if (ok && port > 0) break;
-        }
-        sleep_ms(50);
-    }
-    char tp[450];
-    snprintf(tp, sizeof tp, "%s.token", db);
-    FILE *f = fopen(tp, "r");
-    if (!f) return -1;
-    int ok = fscanf(f, "%127s", token) == 1;
-    fclose(f);
-    return ok && port > 0 ? 0 : -1;
-}
 
 static char resp[1 << 20];
 
@@ -543,7 +391,8 @@ static void t_live_stop_resume(void)
     }
     CHECK(run > tiny_run);
     if (!run) return;
-    /* the event stream: read until two documents of the running run differ */
+    /* the event stream: read until the running run's document and two changes of it came
+     * (the document once, then deltas: test_service_load events_delta checks them) */
     int fd = connect_server();
     char req[160], buf[1 << 16];
     snprintf(req, sizeof req, "GET /api/runs/%lld/events HTTP/1.0\r\n\r\n", run);
@@ -562,10 +411,12 @@ static void t_live_stop_resume(void)
             const char *nl = strchr(p + 17, '\n');
             if (nl && memmem(p, (size_t)(nl - p), "\"status\":\"running\"", 18)) running_docs++;
         }
+        for (const char *p = buf; running_docs && (p = strstr(p, "event: delta\ndata: {")); p++) docs++;
         if (mono_s() - t0 > 60) break;
     }
     if (fd >= 0) close(fd);
-    CHECK_MSG(docs >= 2 && running_docs >= 2, "%d documents, %d of a running run", docs, running_docs);
+    CHECK_MSG(docs >= 3 && running_docs >= 1, "%d documents and deltas, %d documents of a running run", docs,
+              running_docs);
     /* the live trade-off curve: once the loop planned, the running run's document holds the
      * latest plan's points (a models row of kind "plan", one only) before any report */
     snprintf(path, sizeof path, "/api/runs/%lld", run);
@@ -677,55 +528,6 @@ static void t_plan(void)
 
 /* ---- the limits of one client and of one request (svc_limits) ---- */
 
-static int stop_server(int sig);
-
-/* The server's peak resident memory (VmHWM), kB; -1 when unknown. */
-static long server_hwm_kb(void)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%ld/status", (long)server);
-    FILE *f = fopen(path, "r");
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmHWM:", 6)) kb = atol(line + 6);
-    if (f) fclose(f);
-    return kb;
-}
-
-/* Metrics of n iterations at (K, B) as `train --metrics` writes them (test_plan_json's). */
-static void metrics_text(char *s, size_t cap, int K, int B, int n)
-{
-    size_t at = (size_t)snprintf(s, cap,
-                                 "{\"type\":\"job\",\"model\":\"mlp\",\"arch\":\"mlp:784-32-10\",\"params\":25450,"
-                                 "\"act_bytes\":296,\"input_floats\":784,\"n_train\":2000,\"vm\":\"c5.xlarge\","
-                                 "\"threads\":1,\"workers\":%d,\"batch\":%d}\n", K, B);
-    double b = (double)B / K;
-    for (int i = 1; i <= n && at < cap; i++) {
-        double jit = 1 + 0.01 * ((i * 7919) % 13 - 6) / 6.0;
-        double tc = (1e-3 + 2e-5 * b) * jit, tm = K > 1 ? 2e-4 * jit : 1e-5, ti = tc + tm + 1e-5;
-        at += (size_t)snprintf(s + at, cap - at,
-                               "{\"type\":\"iter\",\"iter\":%d,\"epoch_progress\":%.6f,\"workers\":%d,\"batch\":%d,"
-                               "\"t_compute\":%.6e,\"t_comm\":%.6e,\"t_iter\":%.6e,\"loss\":1.5,"
-                               "\"grad_sqnorm_local_mean\":%.6e,\"grad_sqnorm_global\":%.6e}\n",
-                               i, (double)i * B / 2000, K, B, tc, tm, ti, (1 + 100 / b) * jit, (1 + 100.0 / B) * jit);
-    }
-}
-
-/* A plan request on the metrics of (1, 64) and (2, 64) with the space's fields as given. */
-static char *plan_request(const char *space)
-{
-    static char m1[8192], m2[8192];
-    metrics_text(m1, sizeof m1, 1, 64, 12);
-    metrics_text(m2, sizeof m2, 2, 64, 12);
-    cJSON *req = cJSON_Parse(space), *arr = cJSON_AddArrayToObject(req, "metrics");
-    cJSON_AddItemToArray(arr, cJSON_CreateString(m1));
-    cJSON_AddItemToArray(arr, cJSON_CreateString(m2));
-    cJSON_AddNumberToObject(req, "target_epochs", 2);
-    char *body = cJSON_PrintUnformatted(req);
-    cJSON_Delete(req);
-    return body;
-}
-
 /* An /api/plan space over the limit (every VM type x 1..1024 workers x 8 batch sizes, 606,208
  * points: 150 MB and 6.7 s of work before the limit) is refused at once with 422 naming the
  * limit, and the service does not grow; a request may not raise the limit; a space within it
@@ -776,25 +578,6 @@ static void t_limit_synthetic(void)
     o = json_of(resp);
     CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(o, "submissions")), n0);
     cJSON_Delete(o);
-}
-
-/* A connection from 127.0.0.HOST (another client: all of 127/8 is loopback) that sends one
- * byte and stalls; -1 when refused. */
-static int stalled_client(int host)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) return -1;
-    struct sockaddr_in me = {.sin_family = AF_INET}, a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    me.sin_addr.s_addr = htonl(0x7f000000u | (unsigned)host);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct timeval tv = {3, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    if (bind(fd, (struct sockaddr *)&me, sizeof me) || connect(fd, (struct sockaddr *)&a, sizeof a) ||
-        send_all(fd, "G", 1)) {
-        close(fd);
-        return -1;
-    }
-    return fd;
 }
 
 /* 60 slow clients from one address against a service of 32 connections at most, 8 per
@@ -993,20 +776,6 @@ static const char *SLOW = "{\"model\":\"mlp\",\"hidden\":\"256,256\",\"dataset\"
                           "\"target-accuracy\":0.9,\"workers\":\"1,2\",\"batch\":\"32,128\"}";
 static const char *QUICK = "{\"model\":\"logreg\",\"dataset\":\"synthetic:500\",\"lr\":0.01,\"target-accuracy\":0.5,"
                            "\"workers\":\"1,2\",\"batch\":\"32\"}"; /* a K >= 2: the loop refuses K = 1 only */
-
-/* Stops the service with sig; its exit status. */
-static int stop_server(int sig)
-{
-    int st = -1;
-    if (server <= 0) return st;
-    kill(server, sig);
-    for (int i = 0; i < 1200; i++) { /* up to 60 s: SIGTERM waits for the runs to checkpoint */
-        if (waitpid(server, &st, WNOHANG) == server) break;
-        sleep_ms(50);
-    }
-    server = 0;
-    return st;
-}
 
 /* POSTs a job: the submission's id (0 on failure). */
 static long long submit(const char *job)

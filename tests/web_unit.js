@@ -5,7 +5,7 @@
  * own box when narrower), no "actual time" line for a run that missed its target, the job
  * built from the submit form with errors by field, the comparison of runs, a running run's
  * forecast (ETA, band, P) in words and in the runs table, a run's stored reason as its status
- * badge's title. Loaded by
+ * badge's title, a live delta of the event stream applied. Loaded by
  * tests/web_unit.html; results in <pre id="results">.
  */
 'use strict';
@@ -239,6 +239,21 @@ test('compare', (check) => {
   check(/accuracy \u2265 0\.8</.test(t), 'the target as stored: ' + /accuracy[^<]*/.exec(t));
   check(!/style=/.test(t), 'no style attribute (the service\u2019s CSP drops them)');
   check(box.querySelectorAll('#compare-chart .pt').length === 4, 'a prediction and an outcome per run');
+});
+
+/* a live delta of the event stream (the service's format, docs/API.md): members replaced or
+ * removed, arrays kept to a row and extended; the document it came from untouched */
+test('apply_delta', (check) => {
+  const doc = { run: { id: 1, status: 'running' }, evals: [{ e: 1 }, { e: 2 }, { e: 3 }], steps: [{ k: 2 }], report: null, gone: 5 };
+  const d = { set: { run: { id: 1, status: 'done' }, report: { chosen: {} }, gone: null },
+    splice: { evals: [2, [{ e: 3.5 }, { e: 4 }]], decisions: [0, [{ kind: 'plan' }]] } };
+  const x = applyDelta(doc, d);
+  check(x.run.status === 'done' && x.report && x.report.chosen, 'set: ' + JSON.stringify(x.run));
+  check(!('gone' in x), 'null removes the member');
+  check(JSON.stringify(x.evals) === '[{"e":1},{"e":2},{"e":3.5},{"e":4}]', 'splice: ' + JSON.stringify(x.evals));
+  check(x.decisions.length === 1 && x.steps.length === 1, 'a new array, an untouched one');
+  check(doc.run.status === 'running' && doc.evals.length === 3 && doc.gone === 5, 'the old document unchanged');
+  check(JSON.stringify(applyDelta(doc, {})) === JSON.stringify(doc), 'an empty delta');
 });
 
 stage.innerHTML = '';

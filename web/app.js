@@ -9,7 +9,8 @@
  *               timeline (segments, switches and their idle), predicted against actual
  *               time to the target, iteration time and noise scale, test accuracy, the time
  *               left to the target while it trains (run.eta, rewritten by the loop); live
- *               through server-sent events while the run trains;
+ *               through server-sent events while the run trains (the document, then
+ *               deltas: applyDelta; polled instead when the stream is refused);
  *   #/run/ID/logs    the run's log, tailed from a byte offset (GET /api/runs/ID/log);
  *   #/run/ID/report  the run's report.md and tradeoff.svg (GET /api/runs/ID/files/NAME);
  *   #/compare/A,B,.. runs side by side: target, chosen configuration, predicted and actual
@@ -19,7 +20,8 @@
  *   #/plan      posts metrics files' text to /api/plan and draws the plan's curves (a read:
  *               no token on loopback), with a deadline, a budget and the pricing.
  * The pure pieces (axis ticks and their labels, the timeline's label placement, the runs
- * table, a forecast in words, the predicted-against-actual figure's spec, the job built from the form) are
+ * table, a forecast in words, the predicted-against-actual figure's spec, the job built from the form, a
+ * live delta applied) are
  * tested in a browser by tests/web_unit.html (tests/browser.sh).
  * Writes send the token from the header's field (kept in this browser's localStorage).
  */
@@ -657,8 +659,22 @@ async function action(path) {
   }
 }
 
+/* A run's document changed by a delta of its event stream (docs/API.md, "events"): each
+ * member of d.set replaces the document's (null: removed), and each d.splice[name] =
+ * [from, items] keeps the array's first `from` rows and then `items`. Returns a new
+ * document; doc itself is not changed. Pure. */
+function applyDelta(doc, d) {
+  const out = Object.assign({}, doc);
+  for (const [k, v] of Object.entries(d.set || {})) {
+    if (v === null) delete out[k]; else out[k] = v;
+  }
+  for (const [k, [from, items]] of Object.entries(d.splice || {}))
+    out[k] = (Array.isArray(out[k]) ? out[k].slice(0, from) : []).concat(items);
+  return out;
+}
+
 async function showRun(id) {
-  const st = { doc: null, series: null, updates: 0, live: false, es: null, alive: true, lastSeries: 0, seriesTimer: null, livePoints: 0 };
+  const st = { doc: null, series: null, updates: 0, live: false, es: null, alive: true, lastSeries: 0, seriesTimer: null, pollTimer: null, livePoints: 0 };
   const loadSeries = async () => {
     st.lastSeries = Date.now();
     try { st.series = await api(`/api/runs/${id}/series`); } catch (e) { st.series = null; }
@@ -677,20 +693,40 @@ async function showRun(id) {
   if (st.live && st.alive) {
     const tq = token() ? '?token=' + encodeURIComponent(token()) : '';
     st.es = new EventSource(`/api/runs/${id}/events${tq}`);
-    st.es.addEventListener('run', (e) => {
-      st.doc = JSON.parse(e.data);
+    const update = (doc) => {
+      st.doc = doc;
       st.updates++;
       renderRun(st);
       if (Date.now() - st.lastSeries > 1500) loadSeries();
       else if (!st.seriesTimer) st.seriesTimer = setTimeout(() => { st.seriesTimer = null; loadSeries(); }, 1500);
-    });
+    };
+    /* the document once, then its changes */
+    st.es.addEventListener('run', (e) => update(JSON.parse(e.data)));
+    st.es.addEventListener('delta', (e) => update(applyDelta(st.doc, JSON.parse(e.data))));
     st.es.addEventListener('end', () => {
       st.es.close();
       st.live = false;
       loadSeries();
     });
+    /* refused (503: the service's streams are at their bound) or gone: the document polled
+     * every 3 s instead until the run ends */
+    st.es.onerror = () => {
+      if (st.es.readyState !== EventSource.CLOSED || !st.live || st.pollTimer) return;
+      const poll = async () => {
+        st.pollTimer = null;
+        if (!st.alive || !st.live) return;
+        try {
+          const doc = await api(`/api/runs/${id}`);
+          const sub = doc.submission;
+          st.live = doc.run.status === 'running' || (sub && (sub.state === 'running' || sub.state === 'queued'));
+          update(doc);
+        } catch (e) { /* kept: tried again */ }
+        if (st.alive && st.live) st.pollTimer = setTimeout(poll, 3000);
+      };
+      st.pollTimer = setTimeout(poll, 3000);
+    };
   }
-  return { stop() { st.alive = false; if (st.es) st.es.close(); clearTimeout(st.seriesTimer); } };
+  return { stop() { st.alive = false; if (st.es) st.es.close(); clearTimeout(st.seriesTimer); clearTimeout(st.pollTimer); } };
 }
 
 /* The submit form's fields: [name (the job key, docs/RUN.md), label, default, kind, help]. */

@@ -10,6 +10,7 @@
 #include "scv.h"
 #include "../service/service.h"
 #include "../store/store.h"
+#include "job/hostlimits.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +27,7 @@
 
 enum { V_LISTEN = 1, V_DB, V_DATA_DIR, V_ALLOW_PATHS, V_ALLOW_EXEC, V_MAX_RUNS, V_MAX_QUEUE, V_MAX_BODY,
        V_PORT_FILE, V_QUIET, V_MAX_CONNS, V_MAX_CONNS_IP, V_CONN_TIMEOUT, V_REQUEST_TIMEOUT, V_MAX_PLAN_POINTS,
-       V_ALLOW_HOST };
+       V_ALLOW_HOST, V_HOST_LIMITS, V_MAX_PLANS, V_MAX_STREAMS, V_MAX_STREAMS_RUN };
 
 /* serve's options, declared once: --help, the completion and the man page are made from it */
 const scv_option SERVE_OPTIONS[] = {
@@ -43,13 +44,23 @@ const scv_option SERVE_OPTIONS[] = {
     {"max-runs", "N", "runs at a time (default 1); the rest wait in a queue", V_MAX_RUNS, 0, NULL, {0}},
     {"max-queue", "N", "submissions waiting at most (default 64)", V_MAX_QUEUE, 0, NULL, {0}},
     {"max-body", "BYTES", "request bodies at most (default 1048576; larger: 413)", V_MAX_BODY, 0, NULL, {0}},
-    {"max-conns", "N", "connections open at once, all clients (default 1024)", V_MAX_CONNS, 0, NULL, {0}},
-    {"max-conns-per-ip", "N", "connections open at once from one address (default 128)", V_MAX_CONNS_IP, 0, NULL, {0}},
+    {"max-conns", "N", "connections open at once, all clients (default 1024); near it the\n"
+                      "oldest one still waiting for its request is closed for a new one", V_MAX_CONNS, 0, NULL, {0}},
+    {"max-conns-per-ip", "N", "connections open at once from one address (default 128); past it\n"
+                             "that address's oldest one waiting for its request is closed", V_MAX_CONNS_IP, 0, NULL, {0}},
     {"conn-timeout", "S", "close a connection silent for S seconds (default 10)", V_CONN_TIMEOUT, 0, NULL, {0}},
     {"request-timeout", "S", "cut a connection whose request has not arrived whole within S\n"
                              "seconds (default 20): a client trickling bytes", V_REQUEST_TIMEOUT, 0, NULL, {0}},
     {"max-plan-points", "N", "/api/plan's space at most: VM types x workers x batches x options\n"
                              "(default 100000; larger: 422)", V_MAX_PLAN_POINTS, 0, NULL, {0}},
+    {"host-limits", "threads=N,memory=SIZE", "what one run may take of this host:\n"
+                                             "its local ranks x threads (default 8 a core), its local ranks\n"
+                                             "x a rank's memory (default 3/4 of it); beyond: 422 naming it", V_HOST_LIMITS,
+     0, NULL, {0}},
+    {"max-plans", "N", "/api/plan computed at once (default 2; the last one kept for the\n"
+                       "token; more: 503 with Retry-After)", V_MAX_PLANS, 0, NULL, {0}},
+    {"max-streams", "N", "event streams open at once, all runs (default 256; more: 503)", V_MAX_STREAMS, 0, NULL, {0}},
+    {"max-streams-per-run", "N", "event streams of one run open at once (default 32)", V_MAX_STREAMS_RUN, 0, NULL, {0}},
     {"port-file", "FILE", "write the port listened on to FILE", V_PORT_FILE, 0, NULL, {0}},
     {"quiet", NULL, "no notice of the submissions reloaded at start", V_QUIET, 0, NULL, {0}},
     {NULL, NULL, NULL, 0, 0, NULL, {0}},
@@ -188,11 +199,23 @@ int cmd_serve(int argc, char **argv)
             }
             snprintf(c->allow_hosts, sizeof c->allow_hosts, "%s", v);
             break;
+        case V_HOST_LIMITS: {
+            scv_host_limits hl = scv_host_limits_default();
+            scv_err he = {0};
+            if (strlen(v) >= sizeof c->host_limits || scv_host_limits_parse(v, &hl, &he)) {
+                rc = usage("%s", he.code ? he.msg : "--host-limits: too long");
+                goto out;
+            }
+            snprintf(c->host_limits, sizeof c->host_limits, "%s", v);
+            break;
+        }
         case V_DB: db = v; break;
         case V_DATA_DIR: data_dir = v; break;
         case V_PORT_FILE: port_file = v; break;
         default: { /* --max-runs, --max-queue, --max-body, the connection and plan limits */
-            long hi = o->id == V_MAX_BODY ? 1L << 30 : o->id == V_MAX_CONNS || o->id == V_MAX_CONNS_IP ? 65536
+            long hi = o->id == V_MAX_BODY ? 1L << 30
+                    : o->id == V_MAX_CONNS || o->id == V_MAX_CONNS_IP || o->id == V_MAX_STREAMS || o->id == V_MAX_STREAMS_RUN
+                        ? 65536
                     : o->id == V_CONN_TIMEOUT || o->id == V_REQUEST_TIMEOUT ? 3600 : o->id == V_MAX_PLAN_POINTS ? 100000000 : 1024;
             if (parse_int(v, 1, hi, &x)) {
                 char m[96];
@@ -207,6 +230,9 @@ int cmd_serve(int argc, char **argv)
             else if (o->id == V_CONN_TIMEOUT) c->lim.conn_timeout_s = (unsigned)x;
             else if (o->id == V_REQUEST_TIMEOUT) c->lim.request_timeout_s = (unsigned)x;
             else if (o->id == V_MAX_PLAN_POINTS) c->lim.max_plan_points = x;
+            else if (o->id == V_MAX_PLANS) c->lim.max_plans = (unsigned)x;
+            else if (o->id == V_MAX_STREAMS) c->lim.max_streams = (unsigned)x;
+            else if (o->id == V_MAX_STREAMS_RUN) c->lim.max_streams_per_run = (unsigned)x;
             else c->max_body = (size_t)x;
         }
         }

@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "job/jobsetup.h"
+#include "job/hostlimits.h"
 #include "core/util.h"
 #include "runtime/launch.h"
 #include "io/io.h"
@@ -238,7 +239,8 @@ int scv_job_setup_init(scv_job_setup *js, char *const *names, char *const *value
         js->bad_setting = 1;
         return err->code ? err->code : SCV_EINVAL;
     }
-    return setup_driver_checks(js, names, values, n, err);
+    if ((rc = setup_driver_checks(js, names, values, n, err))) return rc;
+    return scv_host_limits_check(js, names, values, n, err); /* what the run may take of this host */
 }
 
 int scv_job_setup_driver(const scv_job_setup *js, scv_job_driver **out, scv_err *err)

@@ -137,6 +137,11 @@ static const scv_option JOB_OPTIONS[] = {
                            "(default 600 before its first line, then max(120, 50\n"
                            "iterations); S sets both)", 0, S, NULL, VDUR(0, 7 * 86400)},
     {"hosts", "FILE", "real machines: an Open MPI hostfile (ssh); relaunch and exec\ndrivers", 0, S, NULL, {0}},
+    {"host-limits", "threads=N,memory=SIZE", "what one run may take of this host:\n"
+                                             "its local ranks x threads (default 8 a core), its local ranks\n"
+                                             "x a rank's memory: data, model, process (default 3/4 of it);\n"
+                                             "ranks on a --cluster or other --hosts machines do not count", 0, S,
+     NULL, {0}},
     {"dynamic-batching", "on|off", "the workers' shares of B follow their measured\n"
                                    "throughput (heterogeneous clusters; default off)", 0, L, "off|on", VENUM(RP(policy.dynamic_batching))},
     {"straggler-fraction", "F", "while training, a worker whose smoothed throughput stays\n"

@@ -110,11 +110,15 @@ static int job_runnable(const svc_config *cfg, const cJSON *o, scv_store *store,
     enum { MAXF = 128 };
     char *names[MAXF], *values[MAXF], vals[MAXF][512];
     int n = 0;
-    for (const cJSON *it = o->child; it && n < MAXF; it = it->next, n++) {
+    for (const cJSON *it = o->child; it && n < MAXF - 1; it = it->next, n++) {
         names[n] = it->string;
         if (cJSON_IsString(it)) snprintf(vals[n], sizeof vals[n], "%s", it->valuestring);
         else snprintf(vals[n], sizeof vals[n], "%.17g", it->valuedouble);
         values[n] = vals[n];
+    }
+    if (cfg->host_limits[0]) { /* the operator's bound of what a run takes of this host, as the child gets it */
+        names[n] = "host-limits", values[n] = (char *)cfg->host_limits;
+        n++;
     }
     scv_job_setup js;
     scv_err e = {0};
@@ -171,6 +175,9 @@ int svc_job_check(const svc_config *cfg, scv_store *store, const char *body, cha
             rc = field_err(field, fcap, name, err, SCV_EINVAL, "unknown setting%s", "");
         } else if (!strcmp(name, "db") || !strcmp(name, "report")) {
             rc = field_err(field, fcap, name, err, SCV_EINVAL, "set by the service, not by a job%s", "");
+        } else if (!strcmp(name, "host-limits")) { /* the operator's: a job would lift its own bound */
+            rc = field_err(field, fcap, name, err, SCV_EINVAL,
+                           "what a run may take of this host is the operator's (serve --host-limits), not a job's%s", "");
         } else if (!strcmp(name, "exec") || !strcmp(name, "hosts")) {
             if (!cfg->allow_exec)
                 rc = field_err(field, fcap, name, err, SCV_EINVAL,
@@ -255,6 +262,8 @@ int svc_resume_check(const svc_config *cfg, scv_store *store, long long run, con
             cJSON_DeleteItemFromObjectCaseSensitive(o, "report");
         }
     }
+    /* the host's bound is this service's (serve --host-limits), whatever the run stored */
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "host-limits");
     char *job = NULL, *rest = !rc ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
     if (rc) return rc;
@@ -889,6 +898,10 @@ static void spawn(svc_state *s, svc_sub *u)
     }
     argv[n++] = "--db";
     argv[n++] = s->cfg.db;
+    if (s->cfg.host_limits[0]) { /* after a resume's stored job: the operator's bound wins */
+        argv[n++] = "--host-limits";
+        argv[n++] = s->cfg.host_limits;
+    }
     argv[n] = NULL;
     int fd = open(u->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {

@@ -3,7 +3,11 @@
  * HTTP (libmicrohttpd), sharing the run store with the command line. The pieces:
  *   service.c  the HTTP daemon: routing, the bearer token, the limits of a request and of a
  *              client (svc_limits: body, plan space, connections, timeouts), the API's JSON,
- *              server-sent events while a run trains, the embedded dashboard's files;
+ *              the embedded dashboard's files;
+ *   conns.c    the open connections: the request deadline, room made for a new one by
+ *              closing the oldest still waiting, the plans and bodies in flight;
+ *   events.c   server-sent events while a run trains: one feed per run shared by its
+ *              streams, the document once, then its changes as deltas; streams bounded;
  *   jobs.c     submitted runs: strict checks of a job's JSON (errors name the field, paths
  *              kept inside the data directory), a bounded number of `scavenger run` child
  *              processes (fork and execv with an argv array, never a shell), the rest
@@ -24,8 +28,11 @@
 
 /* What one client, and all of them, may take of the service: connections (each has its own
  * thread, so a slow client holds a thread, not the others' time), how long one may stay
- * silent, and the work and memory of one request; checked before the work starts, beyond
- * them 503 (connections: refused by libmicrohttpd) or 422 naming the limit. */
+ * silent, and the work and memory of one request and of all in flight; checked before the
+ * work starts, beyond them 503 with Retry-After (busy: come back), 422 naming the limit (a
+ * request too large for any time), or, for connections, the oldest one still waiting for its
+ * request closed to make room (conns.c): a client that sends its request gets in, whatever
+ * the others hold open. */
 typedef struct svc_limits {
     unsigned max_conns;         /* connections open at once, all clients (serve --max-conns) */
     unsigned max_conns_per_ip;  /* ... from one address (serve --max-conns-per-ip); behind a
@@ -36,16 +43,29 @@ typedef struct svc_limits {
                                    it, is cut: a client trickling bytes (serve --request-timeout) */
     long max_plan_points;       /* /api/plan: VM types x K x B x options (serve --max-plan-points) */
     size_t max_plan_response;   /* /api/plan: bytes of the report */
+    long max_plan_points_open;  /* /api/plan without the token (on loopback): 10,000 points */
+    unsigned max_plans;         /* plans computed at once (serve --max-plans); one of them kept
+                                   for the token's holder when 2 or more */
+    unsigned max_streams;       /* event streams open at once, all runs (serve --max-streams) */
+    unsigned max_streams_per_run; /* ... of one run (serve --max-streams-per-run) */
+    size_t max_body_total;      /* bytes of request bodies held at once, all requests (0: 32 x
+                                   max_body, so 32 MiB by default) */
+    unsigned conn_reserve;      /* connections kept free: past max_conns - this, the oldest
+                                   waiting for its request is closed (0: max_conns / 16, >= 4) */
 } svc_limits;
-#define SVC_LIMITS_DEFAULT {1024, 128, 10, 20, 100000, (size_t)32 << 20}
+#define SVC_LIMITS_DEFAULT {1024, 128, 10, 20, 100000, (size_t)32 << 20, 10000, 2, 256, 32, 0, 0}
 
-/* An open connection, as the request deadline sees it (service.c): its socket, when it began
- * waiting for its current request, and whether that request is being answered. */
+/* An open connection, as the request deadline and the room for new ones see it (conns.c):
+ * its socket and address, when it began waiting for its current request, and whether that
+ * request is being answered. */
 typedef struct svc_conn {
     int fd;
+    unsigned char ip[16];       /* the client's address (IPv4: 4 bytes, IPv6: 16) */
+    int ip_len;
     double since;               /* monotonic s */
     int busy;                   /* the request arrived whole: answering it (no deadline) */
-    int cut;                    /* shut down for its deadline */
+    int cut;                    /* shut down: its deadline, or room made for a newer one */
+    unsigned long long passed;  /* passed over in this search for one to close (conns.c) */
     struct svc_conn *prev, *next;
 } svc_conn;
 
@@ -66,6 +86,9 @@ typedef struct svc_config {
     int max_queue;              /* queued submissions at most */
     size_t max_body;            /* bytes of a request body at most (413 beyond) */
     svc_limits lim;             /* connections and work per request (SVC_LIMITS_DEFAULT) */
+    char host_limits[96];       /* serve --host-limits: what one run may take of this host
+                                   (job/hostlimits.h; "": the host's defaults, written out at
+                                   start), given to every run, a resumed one too */
     int allow_paths;            /* job paths anywhere (the operator's choice) */
     int allow_exec;             /* jobs may carry "exec" / "hosts" (the operator's choice) */
     int quiet;
@@ -127,11 +150,22 @@ typedef struct svc_state {
     struct MHD_Daemon *daemon;
     int bound_port;
     svc_cache_slot cache[SVC_CACHE_SLOTS]; /* guarded by store_mu */
-    pthread_mutex_t conns_mu;   /* the open connections, for the request deadline */
+    pthread_mutex_t conns_mu;   /* the open connections, for the request deadline and the room */
     svc_conn *conns;
+    unsigned n_conns;           /* listed in conns */
+    unsigned long long conns_cut; /* closed to make room (for the log and the tests) */
+    unsigned long long cut_pass;  /* the searches for one to close, counted (conns.c) */
+    pthread_mutex_t admit_mu;   /* the work in flight: */
+    unsigned plans_inflight;    /* /api/plan computing now */
+    size_t body_bytes;          /* request bodies held now */
+    pthread_mutex_t feeds_mu;   /* the runs' event feeds (events.c) */
+    struct svc_feed *feeds;
+    unsigned n_streams;         /* event streams open now */
     pthread_t reaper;           /* cuts the connections past their request deadline */
     int reaper_started;
     unsigned long long cache_clock;
+    int api_nice;               /* the nice value the API's threads take (service.c yield_to_runs;
+                                   0: left as they are) */
 } svc_state;
 
 /* jobs.c */
@@ -188,7 +222,6 @@ void svc_jobs_stop(svc_state *s, double wait_s);
 /* service.c */
 int svc_start(svc_state *s, scv_err *err);
 void svc_stop(svc_state *s);
-
 /* web_assets.c (generated) */
 typedef struct svc_asset {
     const char *path, *type;
