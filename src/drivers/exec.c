@@ -25,6 +25,7 @@
 #include "../core/util.h"
 #include "../io/segwire.h"
 #include "../runtime/launch.h"
+#include "../runtime/procs.h"
 #include "child.h"
 
 #include <arpa/inet.h>
@@ -55,6 +56,9 @@ typedef struct exec_drv {
  * boundary (SIGUSR1), a second ends it (SIGTERM to mpirun, then SIGKILL). */
 static volatile sig_atomic_t g_int;
 static void on_int(int sig) { (void)sig; g_int++; }
+
+/* The rank guards' account of the processes a trainer left running (RUN_DIR/LEFTOVERS). */
+#define LEFTOVERS "leftovers.log"
 
 /* Seconds a trainer has to stop after SIGUSR1 before it is ended (a slow iteration, the
  * checkpoint), and after SIGTERM before SIGKILL. */
@@ -195,10 +199,13 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
     char *cmd = malloc(strlen(t->exec) + sizeof TORCHRUN_ENV + 32);
     if (!cmd) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     sprintf(cmd, "trap : USR1; " TORCHRUN_ENV "%s", t->exec);
-    char *argv[] = {"-c", cmd, NULL};
-    char log[1200];
+    /* each process is the rank guard (src/runtime/rankguard.c) running the shell: what the
+     * trainer leaves running when it exits is ended and named in RUN_DIR/leftovers.log */
+    char log[1200], report[1200];
     snprintf(log, sizeof log, "%s/trainer.log", t->run_dir);
-    scv_launch l = {.workers = K, .threads = 1, .program = "/bin/sh", .argv = argv, .argc = 2,
+    snprintf(report, sizeof report, "%s/" LEFTOVERS, t->run_dir);
+    char *argv[] = {"rank-guard", "--report", report, "--", "/bin/sh", "-c", cmd, NULL};
+    scv_launch l = {.workers = K, .threads = 1, .program = t->exe, .argv = argv, .argc = 7,
                     .cluster = t->cluster, .hostfile = t->hostfile, .log = log, .own_group = 1,
                     .place_type = probe ? NULL : t->placed};
     char addr[256];
@@ -312,10 +319,42 @@ static int wait_job(exec_drv *e, pid_t pid, int *stopped, int *stalled, char *wh
     }
     /* a process mpirun left behind (a worker blocked in a collective after another one died,
      * or one paused with SIGSTOP, say): the job's process group is mpirun's own (own_group),
-     * so it goes with it */
+     * so it goes with it; and every process of the launch, wherever it was reparented (a
+     * rank guard killed before it could end the trainer's children), by its tag */
     kill(-pid, SIGKILL);
+    char named[2000];
+    if (scv_proc_end_launch(pid, NULL, named, sizeof named))
+        fprintf(stderr, "scavenger: the trainer's processes %s were left running after its mpirun exited; ended\n",
+                named);
     tj_tail_tick(&e->tj);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+#define PROBE "the start-up probe"
+
+/* The size of the file at path (0: none yet). */
+static long file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (long)sb.st_size : 0;
+}
+
+/* What the rank guards wrote to RUN_DIR/LEFTOVERS since offset from (the invocation's
+ * processes its trainer left running, ended), said on stderr naming the invocation; a
+ * segment's first line on a line of its own (the loop's progress line for it is begun). */
+static void say_leftovers(const trainjob *t, const char *what, long from)
+{
+    char path[1200], line[3400];
+    snprintf(path, sizeof path, "%s/" LEFTOVERS, t->run_dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    const char *lead = strcmp(what, PROBE) ? "\n" : "";
+    if (fseek(f, from, SEEK_SET) == 0)
+        while (fgets(line, sizeof line, f)) {
+            fprintf(stderr, "%sscavenger: %s: the trainer left processes running: %s", lead, what, line);
+            lead = "";
+        }
+    fclose(f);
 }
 
 /* SIGINT/SIGTERM reach g_int while the driver waits for a trainer (the probe too). */
@@ -353,6 +392,9 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
      * this process killed with the run left `running` */
     struct sigaction old_int, old_term;
     catch_stops(&old_int, &old_term);
+    char leftovers[1200];
+    snprintf(leftovers, sizeof leftovers, "%s/" LEFTOVERS, run_dir);
+    long lo_from = file_size(leftovers);
     int rc = launch(e, 1, 32, NULL, path, ck, 0, 1, &none, &pid, err);
     if (rc) {
         restore_stops(&old_int, &old_term);
@@ -364,6 +406,7 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     e->probing = scv_now();
     int stopped, stalled, st = wait_job(e, pid, &stopped, &stalled, why, sizeof why);
     e->probing = 0;
+    say_leftovers(t, PROBE, lo_from);
     int wrote = t->lineno > 0 || t->overlong;
     tj_tail_stop(t);
     restore_stops(&old_int, &old_term);
@@ -428,6 +471,9 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     struct sigaction old_int, old_term;
     catch_stops(&old_int, &old_term);
     pid_t pid;
+    char leftovers[1200];
+    snprintf(leftovers, sizeof leftovers, "%s/" LEFTOVERS, t->run_dir);
+    long lo_from = file_size(leftovers);
     rc = launch(e, t->K, t->B, t->split, metrics, t->ckpt_dir, tj_has_checkpoint(t), 0, spec, &pid, err);
     int st = -1, stopped = 0, stalled = 0;
     char why[1024] = "";
@@ -435,6 +481,9 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         tj_tail_start(t, metrics, &mine, out);
         st = wait_job(e, pid, &stopped, &stalled, why, sizeof why);
         tj_tail_stop(t);
+        char what[80];
+        snprintf(what, sizeof what, "the %s segment (K=%d B=%d)", spec->phase, t->K, t->B);
+        say_leftovers(t, what, lo_from);
     }
     restore_stops(&old_int, &old_term);
     e->outer = NULL;

@@ -24,6 +24,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "launch.h"
 #include "cluster.h"
+#include "procs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -234,6 +235,7 @@ static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
          * the setting survives exec (mpirun is not set-user-ID) */
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent) _exit(128 + SIGTERM);
+        scv_proc_tag_set(); /* every process of the job carries SCV_JOB_<parent>=<mpirun> */
         if (l->own_group) setpgid(0, 0);
         if (l->log) {
             int fd = open(l->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
