@@ -160,10 +160,26 @@ static void t_abandoned(void)
     reap_sleepers();
 }
 
+/* Open MPI's words of a failed launch, as they appeared before its hangs and exits; a
+ * warning or a trainer's own line is none. */
+static void t_error_lines(void)
+{
+    const char *fail[] = {
+        "[vm:29851] [[6245,0],0] ORTE_ERROR_LOG: The system limit on number of pipes a process can open was reached",
+        "[vm:14935] *** Process received signal ***", "mpirun: abort is already in progress...hit ctrl-c again",
+        "There are not enough slots available in the system to satisfy the 4 slots",
+        "mpirun was unable to launch the specified application as it could not access"};
+    const char *fine[] = {"WARNING: There was an error initializing an OpenFabrics device.",
+                          "epoch 1 loss 0.3", "Traceback (most recent call last):", ""};
+    for (size_t i = 0; i < sizeof fail / sizeof fail[0]; i++) CHECK_MSG(scv_launch_error_line(fail[i]), "%s", fail[i]);
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) CHECK_MSG(!scv_launch_error_line(fine[i]), "%s", fine[i]);
+}
+
 static const scv_test tests[] = {
     {"tag_exact", t_tag_exact},
     {"stop_bounded", t_stop_bounded},
     {"abandoned", t_abandoned},
+    {"error_lines", t_error_lines},
 };
 
 int main(int argc, char **argv)

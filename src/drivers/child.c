@@ -37,9 +37,19 @@ typedef struct errtap {
     size_t len;
 } errtap;
 
+/* Every complete stderr line also goes here while set (scv_run_self_on_line). */
+static void (*g_on_line)(void *ctx, const char *line);
+static void *g_on_line_ctx;
+
+void scv_run_self_on_line(void (*fn)(void *ctx, const char *line), void *ctx)
+{
+    g_on_line = fn, g_on_line_ctx = ctx;
+}
+
 static void errtap_line(errtap *t)
 {
     t->cur[t->len] = 0;
+    if (g_on_line) g_on_line(g_on_line_ctx, t->cur);
     if (t->line && !strncmp(t->cur, "scavenger ", 10)) snprintf(t->line, t->cap, "%s", t->cur);
     t->len = 0;
 }

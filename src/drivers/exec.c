@@ -49,6 +49,7 @@ typedef struct exec_drv {
     scv_exec_rules r;
     const scv_measure_sink *outer; /* the loop's sink, while a segment runs */
     double probing;                /* when the start-up probe started (0: not probing) */
+    double noted;                  /* its quiet seconds said by the last probe_note */
     int subset_now;                /* the evaluation line being read said "set":"subset" */
 } exec_drv;
 
@@ -287,6 +288,21 @@ static int probe_overrun(const exec_drv *e, char *why, size_t cap)
     return 0;
 }
 
+/* While the probe has written no line: every note_every_s a note on stderr, with the
+ * trainer's last output line (a script that ignores the contract runs its own course). */
+static void probe_note(exec_drv *e)
+{
+    trainjob *t = &e->tj;
+    double quiet = scv_now() - e->probing, limit = t->wd.startup_s < t->wd.probe_s ? t->wd.startup_s : t->wd.probe_s;
+    double every = t->wd.note_every_s < limit / 4 ? t->wd.note_every_s : limit / 4; /* a few before the end */
+    if (t->wd_seen[0] || quiet < e->noted + every) return;
+    e->noted += every;
+    const tj_errwatch *w = &t->ew;
+    fprintf(stderr, "scavenger: the trainer has written no metrics line to SCV_METRICS in %.0f s (it is ended at "
+            "%g s, --stall-timeout)%s%.240s%s\n", quiet, limit, w->n_last ? "; its output's last line: \"" : "; no output",
+            w->n_last ? w->last[(w->n_last - 1) % 4] : "", w->n_last ? "\"" : "");
+}
+
 /* Waits for mpirun; ticks the metrics tail and stops the trainer (SIGUSR1) once a rule
  * fired or the user pressed Ctrl-C; a trainer that does not stop within STOP_GRACE_S (or a
  * second Ctrl-C) is ended: SIGTERM, then SIGKILL. The watchdog (tj_stalled, trainjob.h):
@@ -303,7 +319,8 @@ static int wait_job(exec_drv *e, pid_t pid, int *stopped, int *stalled, char *wh
         if (w == pid) break;
         if (w < 0 && errno != EINTR) return -1;
         if (scv_now() - last > 0.1) {
-            tj_tail_tick(&e->tj), last = scv_now();
+            tj_tail_tick(&e->tj), tj_errwatch_tick(&e->tj), last = scv_now();
+            if (e->probing) probe_note(e);
             /* nothing to save: ended at once, every process of it (once a stop was asked,
              * STOP_GRACE_S governs: the trainer may be writing its checkpoint) */
             if (!*stalled && !*stopped && (tj_stalled(&e->tj, why, cap) || probe_overrun(e, why, cap)))
@@ -403,7 +420,10 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     scv_segment_result dummy = {0};
     char why[1024] = "";
     tj_tail_start(t, path, NULL, &dummy);
-    e->probing = scv_now();
+    char log[1200];
+    snprintf(log, sizeof log, "%s/trainer.log", run_dir);
+    tj_errwatch_start(t, log);
+    e->probing = scv_now(), e->noted = 0;
     int stopped, stalled, st = wait_job(e, pid, &stopped, &stalled, why, sizeof why);
     e->probing = 0;
     say_leftovers(t, PROBE, lo_from);
@@ -418,16 +438,20 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     /* a script that does not read the contract's variables writes nothing where it is told */
     static const char ignores[] = "it ignores SCV_METRICS: worker 0 must append its metrics (the job line first) to "
                                   "the file $SCV_METRICS names, and stop after $SCV_UNTIL_ITERATIONS iterations";
+    int mpi_failed = t->ew.first[0] != 0; /* Open MPI said its launch failed */
     if (stalled)
-        return scv_err_set(err, SCV_EIO, "the trainer does not start: %s%s%s; its output is in %s/trainer.log "
-                           "(docs/TRAINER-CONTRACT.md)", why, wrote ? "" : "; ", wrote ? "" : ignores, run_dir);
+        return scv_err_set(err, SCV_EIO, "the trainer does not start: %s%s%s; its output is in %s "
+                           "(docs/TRAINER-CONTRACT.md)", why, wrote || mpi_failed ? "" : "; ",
+                           wrote || mpi_failed ? "" : ignores, log);
     if (st == 0 && !wrote)
         return scv_err_set(err, SCV_EINVAL, "the trainer does not follow the contract: `%.200s` exited 0 without "
                            "writing a metrics line to %s; %s (docs/TRAINER-CONTRACT.md)", t->exec, path, ignores);
-    if (st != 0) { /* its own last words, from its log */
-        char log[1200], said[800];
-        snprintf(log, sizeof log, "%s/trainer.log", run_dir);
-        tj_log_tail(log, 3, said, sizeof said);
+    if (st != 0) { /* its own last words (this invocation's output), or mpirun's */
+        char said[800];
+        tj_errwatch_tail(t, mpi_failed, said, sizeof said);
+        if (mpi_failed)
+            return scv_err_set(err, SCV_EIO, "the trainer does not start: mpirun failed (exit %d): \"%.300s\"%s%.400s; "
+                               "its output is in %s", st, t->ew.first, said[0] ? "; then: " : "", said, log);
         return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
                            "the trainer does not start (`%.200s` exited %d on one worker, one iteration%s%.300s%s; "
                            "its output is in %s; docs/TRAINER-CONTRACT.md)",
@@ -479,6 +503,9 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     char why[1024] = "";
     if (!rc) {
         tj_tail_start(t, metrics, &mine, out);
+        char log[1200];
+        snprintf(log, sizeof log, "%s/trainer.log", t->run_dir);
+        tj_errwatch_start(t, log);
         st = wait_job(e, pid, &stopped, &stalled, why, sizeof why);
         tj_tail_stop(t);
         char what[80];
@@ -512,8 +539,11 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         if (st == 3)
             return scv_err_set(err, SCV_EIO, "the trainer cannot write its files in the %s segment (K=%d B=%d; exit 3); "
                                "not retried: free space, then scavenger run --resume", spec->phase, t->K, t->B);
-        return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) failed (mpirun exited %d); metrics in %s, "
-                           "output in %s/trainer.log", spec->phase, t->K, t->B, st, metrics, t->run_dir);
+        char said[800];
+        tj_errwatch_tail(t, 0, said, sizeof said);
+        return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) failed (mpirun exited %d%s%.500s%s); metrics in "
+                           "%s, output in %s/trainer.log", spec->phase, t->K, t->B, st, said[0] ? ": \"" : "", said,
+                           said[0] ? "\"" : "", metrics, t->run_dir);
     }
     if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
     /* never "reached" on a subset alone: a trainer that evaluates on one must say what the

@@ -336,6 +336,24 @@ int scv_launch_rank0_addr(const scv_launch *l, char *buf, size_t cap, scv_err *e
     return found ? SCV_OK : scv_err_set(err, SCV_EPARSE, "%s: no host in the hostfile", l->hostfile);
 }
 
+/* Open MPI 4's (ORTE, PMIx) words for a launch that failed or broke, as they appear in its
+ * output; each one of them has been seen before a hang or an exit of mpirun. */
+static const char *const MPI_FAILURE[] = {
+    "ORTE_ERROR_LOG", "PMIX_ERROR", "PMIX ERROR", "*** Process received signal ***", "mpirun was unable to",
+    "mpirun noticed that", "mpirun has exited due to", "mpirun: abort is already in progress",
+    "ORTE was unable to", "An ORTE daemon has unexpectedly failed", "ORTE has lost communication",
+    "An internal error has occurred in ORTE", "There are not enough slots available", "It looks like orte_init failed",
+    "It looks like opal_init failed", "It looks like MPI_INIT failed", "MPI_ABORT was invoked",
+    "All nodes which are allocated for this job are already filled",
+};
+
+int scv_launch_error_line(const char *line)
+{
+    for (size_t i = 0; line && i < sizeof MPI_FAILURE / sizeof MPI_FAILURE[0]; i++)
+        if (strstr(line, MPI_FAILURE[i])) return 1;
+    return 0;
+}
+
 scv_launch_policy scv_launch_policy_default(void)
 {
     return (scv_launch_policy){.stop_grace_s = 60.0, .term_grace_s = 5.0};

@@ -67,6 +67,12 @@ int scv_launch_start(const scv_launch *l, pid_t *pid, scv_err *err);
  * place_type's order) on a cluster, the hostfile's first host. */
 int scv_launch_rank0_addr(const scv_launch *l, char *buf, size_t cap, scv_err *err);
 
+/* 1 when a line of a job's output is Open MPI's (or PMIx's) word that the launch failed or
+ * broke (ORTE_ERROR_LOG, "mpirun was unable to ...", a crash's "*** Process received
+ * signal ***", ...): mpirun may hang after one (a descriptor limit: it printed two
+ * ORTE_ERROR_LOG lines, crashed in its abort and waited forever); 0 otherwise. */
+int scv_launch_error_line(const char *line);
+
 /* What a hostfile may hold (src/runtime/hostfile.c), and how long a host may take to resolve. */
 typedef struct scv_hostfile_policy {
     int max_line;           /* 1024 characters a line */
