@@ -245,6 +245,9 @@ int scv_proc_end(scv_proc_find find, void *ctx, const scv_proc_policy *p, char *
     return n > 0 ? -1 : found;
 }
 
+/* Seconds a launch's processes get to end after its mpirun exited (scv_proc_end_launch). */
+#define LAUNCH_LINGER_S 0.3
+
 typedef struct {
     pid_t launcher, child;
 } launch_tag;
@@ -259,6 +262,8 @@ int scv_proc_end_launch(pid_t child, const scv_proc_policy *p, char *named, size
 {
     launch_tag t = {getpid(), child};
     scv_proc_policy now = p ? *p : scv_proc_policy_default();
-    now.linger_s = 0; /* its mpirun has exited: nothing of it is still ending by itself */
+    /* its mpirun has exited: only what ends with it (the ompi-server beside it, by
+     * PR_SET_PDEATHSIG) may still be on its way out */
+    if (now.linger_s > LAUNCH_LINGER_S) now.linger_s = LAUNCH_LINGER_S;
     return scv_proc_end(find_tagged, &t, &now, named, cap);
 }

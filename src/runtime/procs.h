@@ -50,7 +50,8 @@ typedef int (*scv_proc_find)(void *ctx, pid_t *out, int cap);
  * there after gone_s (a process in uninterruptible sleep). */
 int scv_proc_end(scv_proc_find find, void *ctx, const scv_proc_policy *p, char *named, size_t cap);
 /* scv_proc_end on the processes tagged by the launch of child by this process (the launch's
- * processes left after its mpirun exited, wherever they were reparented). */
+ * processes left after its mpirun exited, wherever they were reparented), lingering at most
+ * 0.3 s (what ends with mpirun). */
 int scv_proc_end_launch(pid_t child, const scv_proc_policy *p, char *named, size_t cap);
 
 /* `scavenger rank-guard [--report FILE] -- PROGRAM ARGS...`: the exec driver's rank
