@@ -26,6 +26,9 @@
 # SCV_FAULTS_ONLY=WORDS runs only the scenarios whose call holds WORDS (e.g. "probe").
 # 2b. SIGTERM of the coordinator during the relaunch/elastic probe, and its job paused before
 #     its first metrics line (the watchdog): never a run left `running`.
+# 2c. an external trainer (--exec) that leaves processes running (a background child, a
+#     double-forked one, one in a session of its own ignoring SIGTERM): SIGKILL and SIGTERM
+#     of the coordinator during its training leave none of them.
 # Prints "ok N - name" / "not ok N - name: why" and "N passed, N failed" last; exits
 # non-zero on a failure. About 115 s on 2 busy cores.
 set -u
@@ -110,11 +113,12 @@ wait_exit() {
     wait "$1"; rc=$?
 }
 # wait_phase RUNDIR PHASE ITERS SECONDS: until a seg-*-PHASE-* metrics file has ITERS iterations
+# (the built-in trainer's lines, or an external one's as json.dumps writes them)
 wait_phase() {
     wp_i=0
     while [ $wp_i -lt $(($4 * 20)) ]; do
         for f in "$1"/seg-*-"$2"-*.jsonl; do
-            [ -f "$f" ] && [ "$(grep -c '"type":"iter"' "$f" 2>/dev/null)" -ge "$3" ] && return 0
+            [ -f "$f" ] && [ "$(grep -c '"type": *"iter"' "$f" 2>/dev/null)" -ge "$3" ] && return 0
         done
         sleep 0.05; wp_i=$((wp_i + 1))
     done
@@ -329,6 +333,42 @@ probe() {
     check "$name: store intact" '$why' integrity "$d/r.db"
 }
 
+# ---- 2c: an external trainer that leaves processes running (issue 38, 4) ----
+# leftovers SIG: the exec driver on the fake trainer (tests/fake_trainer.py) behind a command
+# that starts a background child, a double-forked one and one in a session of its own that
+# ignores SIGTERM and SIGUSR1 (a logging daemon's pattern; copies of sleep under the
+# scenario's directory, so that they name it); SIG (KILL, TERM) to the coordinator during
+# the training. Neither the segments' ends nor the signal leave one of them running.
+LEFTJOB="--workers 1,2 --batch 64,128 --target-accuracy 0.949 --max-epochs 50"
+leftovers() {
+    sig=$1
+    d=$(mktemp -d "$TOP/l-$1.XXXXXX")
+    cp /bin/sleep "$d/lingers"
+    name="exec trainer with leftover children: SIG$sig of the run during the training"
+    # shellcheck disable=SC2086
+    "$SCV" run --db "$d/r.db" --exec "$d/lingers 1001 & ($d/lingers 1003 &); setsid sh -c 'trap \"\" TERM USR1; \
+exec $d/lingers 1002' & exec /usr/bin/python3 $(pwd)/tests/fake_trainer.py" $LEFTJOB >"$d/run.log" 2>&1 &
+    pid=$!
+    if ! wait_phase "$d/r.db.runs/1" train 20 60; then
+        wait_exit "$pid" 60
+        not_ok "$name" "no train segment with 20 iterations (exit $rc: $(tailof "$d/run.log"))"
+        return
+    fi
+    snap=$(descendants "$pid")
+    kill -s "$sig" "$pid"
+    wait_exit "$pid" 30
+    if [ "$sig" = KILL ]; then
+        check "$name: killed" 'exit $rc' [ "$rc" -eq 137 ]
+    else
+        check "$name: exit 130, interrupted" 'exit $rc: $(tailof "$d/run.log")' \
+            eval '[ $rc -eq 130 ] && has "$d/run.log" "interrupted"'
+    fi
+    check "$name: the earlier segments named what they ended" '$(tailof "$d/run.log")' \
+        has "$d/run.log" "the trainer left processes running: worker 0: .*lingers 1002. (SIGKILL)"
+    orphans=""
+    check "$name: no process of the trainer left" 'left alive: $orphans' no_orphans "$d/" "$snap"
+}
+
 # ---- 3, 4: a full disk and a read-only report directory ----
 # small_fs DIR SIZE: mounts a tmpfs of SIZE at DIR
 small_fs() {
@@ -490,6 +530,8 @@ timed worker 0 SJOB KILL:warmup KILL:search
 timed worker 1 PJOB STOP:train
 timed probe TERM
 timed probe STOP
+timed leftovers KILL
+timed leftovers TERM
 if [ "$(id -u)" -eq 0 ]; then
     timed disk_full_report
     timed disk_full_db

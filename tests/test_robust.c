@@ -28,6 +28,13 @@ static void pause_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static int file_has(const char *path, const char *needle)
 {
     FILE *f = fopen(path, "r");
@@ -130,6 +137,42 @@ static void t_term_train(void)
     }
 }
 
+/* Issue 38 item 4: the processes an external trainer leaves running (a logging daemon: a
+ * background child, a double-forked one, one in a session of its own that ignores SIGTERM
+ * and SIGUSR1) neither hold its segment (they kept Open MPI's output pipes of the rank open,
+ * and mpirun waited for them: "the trainer does not start" after the start-up timeout, the
+ * retries spent) nor outlive it: each is ended when the trainer exits and named. Copies of
+ * sleep under tmp make them findable by path. */
+static void t_exec_leftovers(void)
+{
+    char out[32768], cmd[4096], pat[400];
+    snprintf(pat, sizeof pat, "%s/lingers", tmp);
+    CHECK(run(out, sizeof out, "cp /bin/sleep %s", pat) == 0);
+    /* the guard itself: exits as its program did, and ends and names what it left */
+    double t0 = mono_s();
+    int rc = run(out, sizeof out, "%s rank-guard --report %s/guard.log -- /bin/sh -c \"%s 1001 & (%s 1003 &); "
+                 "setsid sh -c 'trap \\\"\\\" TERM USR1; exec %s 1002' & exit 3\"", bin, tmp, pat, pat, pat);
+    double s = mono_s() - t0;
+    CHECK_MSG(rc == 3 && s < 4.5, "exit %d after %.2f s: %s", rc, s, out);
+    CHECK_MSG(wait_procs(pat, 0, 500) == 0, "%d processes left by the guard", wait_procs(pat, 0, 0));
+    snprintf(cmd, sizeof cmd, "%s/guard.log", tmp);
+    CHECK_MSG(file_has(cmd, "lingers 1001`") && file_has(cmd, "lingers 1003`") &&
+                  file_has(cmd, "lingers 1002` (SIGKILL)") && file_has(cmd, "outlived the trainer"), "%s", out);
+    reap(pat);
+    /* a run whose trainer starts them: it reaches its target, in seconds, and names them */
+    t0 = mono_s();
+    rc = run(out, sizeof out, "%s run --db %s/left.db --exec \"%s 1001 & (%s 1003 &); setsid sh -c 'trap \\\"\\\" "
+             "TERM USR1; exec %s 1002' & exec /usr/bin/python3 tests/fake_trainer.py\" --workers 2 --batch 64 "
+             "--target-accuracy 0.6 --max-epochs 2 --stall-timeout 20", bin, tmp, pat, pat, pat);
+    s = mono_s() - t0;
+    CHECK_MSG(rc == 0 && strstr(out, "target reached") && s < 20, "exit %d after %.1f s: %s", rc, s, out);
+    CHECK_MSG(strstr(out, "the start-up probe: the trainer left processes running: worker 0:") &&
+                  strstr(out, "lingers 1002` (SIGKILL)"), "%s", out);
+    int n = wait_procs(pat, 0, 1000);
+    CHECK_MSG(n == 0, "%d processes of the trainer left after the run", n);
+    reap(pat);
+}
+
 /* A catalog VM type named with a quote and markup: plan --json stays valid JSON (parsed
  * back with cJSON, the name intact) and the SVG carries it escaped, never a raw <script>. */
 static void t_escape_plan(void)
@@ -225,6 +268,7 @@ static void t_no_fixed_tmp(void)
 static const scv_test tests[] = {
     {"kill_run", t_kill_run},       {"term_train", t_term_train}, {"escape_plan", t_escape_plan},
     {"sweep_cap", t_sweep_cap},     {"no_home", t_no_home},       {"no_fixed_tmp", t_no_fixed_tmp},
+    {"exec_leftovers", t_exec_leftovers},
 };
 
 int main(int argc, char **argv)

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cli/opt.h"
 #include "search/jobopts.h"
+#include "runtime/procs.h"
 #include "../core/util.h"
 #include "scv.h"
 
@@ -279,6 +280,8 @@ int main(int argc, char **argv)
         printf("scavenger %s\n", SCV_VERSION);
         return EXIT_OK;
     }
+    /* internal, not listed: the exec driver's rank program (src/runtime/rankguard.c) */
+    if (!strcmp(argv[1], "rank-guard")) return scv_rank_guard_main(argc - 1, argv + 1);
     const struct cmd *c = find_cmd(argv[1]);
     if (c) return run_cmd(c, argc - 1, argv + 1);
     const char *near = nearest_cmd(argv[1], 1);

@@ -3,8 +3,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "child.h"
+#include "../runtime/procs.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -37,9 +37,19 @@ typedef struct errtap {
     size_t len;
 } errtap;
 
+/* Every complete stderr line also goes here while set (scv_run_self_on_line). */
+static void (*g_on_line)(void *ctx, const char *line);
+static void *g_on_line_ctx;
+
+void scv_run_self_on_line(void (*fn)(void *ctx, const char *line), void *ctx)
+{
+    g_on_line = fn, g_on_line_ctx = ctx;
+}
+
 static void errtap_line(errtap *t)
 {
     t->cur[t->len] = 0;
+    if (g_on_line) g_on_line(g_on_line_ctx, t->cur);
     if (t->line && !strncmp(t->cur, "scavenger ", 10)) snprintf(t->line, t->cap, "%s", t->cur);
     t->len = 0;
 }
@@ -205,45 +215,15 @@ int scv_run_self_kill_tree(void)
     return 1;
 }
 
-/* Up to this many processes are looked at (a job's tree is a few dozen). */
-#define KILL_TREE_MAX 65536
+/* Up to this many descendants are ended (a job's tree is a few dozen). */
+#define KILL_TREE_MAX 4096
 
 void scv_kill_tree(pid_t root)
 {
-    static pid_t pid[KILL_TREE_MAX], ppid[KILL_TREE_MAX];
-    static unsigned char in[KILL_TREE_MAX];
-    int n = 0;
-    DIR *d = opendir("/proc");
-    struct dirent *e;
-    while (d && (e = readdir(d)) && n < KILL_TREE_MAX) {
-        char path[300], buf[512];
-        long p = atol(e->d_name);
-        if (p < 2) continue;
-        snprintf(path, sizeof path, "/proc/%ld/stat", p);
-        FILE *f = fopen(path, "r");
-        if (!f) continue;
-        size_t got = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[got] = 0;
-        const char *q = strrchr(buf, ')'); /* "PID (COMM) STATE PPID ..." */
-        char state;
-        long pp;
-        if (q && sscanf(q + 1, " %c %ld", &state, &pp) == 2) pid[n] = (pid_t)p, ppid[n] = (pid_t)pp, in[n++] = 0;
-    }
-    if (d) closedir(d);
-    /* the descendants: marked until nothing changes (the table is small) */
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (int i = 0; i < n; i++) {
-            if (in[i]) continue;
-            int up = ppid[i] == root;
-            for (int j = 0; j < n && !up; j++) up = in[j] && pid[j] == ppid[i];
-            if (up) in[i] = 1, changed = 1;
-        }
-    }
+    static pid_t pid[KILL_TREE_MAX];
+    int n = scv_proc_descendants(root, pid, KILL_TREE_MAX); /* (src/runtime/procs.c) */
     kill(root, SIGKILL); /* first, so it starts no more; then every descendant, a stopped one too */
-    for (int i = 0; i < n; i++)
-        if (in[i]) kill(pid[i], SIGKILL);
+    for (int i = 0; i < n; i++) kill(pid[i], SIGKILL);
 }
 
 int scv_child_write_failure(const char *errline)

@@ -28,6 +28,9 @@ int scv_run_self(const char *exe, char *const *argv, char *json, size_t cap, int
 int scv_run_self_err(const char *exe, char *const *argv, char *json, size_t cap, char *errline, size_t errcap,
                      int *status, int *interrupted, void (*tick)(void *ctx), void *ctx, int tick_ms,
                      scv_err *err);
+/* While fn is set (NULL: none), scv_run_self_err passes it every line of the child's stderr
+ * as it comes (the relaunch driver watches its job's output for a failed launch). */
+void scv_run_self_on_line(void (*fn)(void *ctx, const char *line), void *ctx);
 /* 1 once SIGINT or SIGTERM reached this process while scv_run_self waits for its child (the
  * child was asked to stop and is saving its state): a tick must not end it then. */
 int scv_run_self_stopping(void);

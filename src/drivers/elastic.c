@@ -15,7 +15,7 @@
  * (launch.c, comm_mpi.c): a worker under a preemption notice leaves the MPI job before its
  * VM's take-down, so a take-down after a notice is survived in place. Segment metrics files, the probe, progress
  * and recovery are the relaunch driver's (trainjob.c). Files: RUN_DIR/elastic/{cmd,reply,
- * job.log} (core/rundir.h's SCV_RUN_ELASTIC_DIR and SCV_RUN_JOB_LOG: the service reads the log).
+ * job-N.log (attempt N's output; job.log links to the latest)}.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "child.h"
@@ -25,7 +25,10 @@
 #include "../core/rundir.h"
 #include "../core/invariant.h"
 
+#include "../runtime/cluster.h"
+
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -118,6 +121,53 @@ static void end_job_now(elastic *e)
     e->pid = 0, g_job = 0;
 }
 
+/* The next attempt's log: RUN_DIR/elastic/job-N.log, N one past the highest there (a
+ * resumed run goes on numbering), and job.log a link to it (the latest); each attempt's
+ * log is kept, and a failure names its own. */
+static void next_log(elastic *e)
+{
+    int next = 1;
+    DIR *d = opendir(e->dir);
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        int i;
+        char tail;
+        if (sscanf(de->d_name, "job-%d.lo%c", &i, &tail) == 2 && i >= next) next = i + 1;
+    }
+    if (d) closedir(d);
+    snprintf(e->log_path, sizeof e->log_path, "%s/job-%d.log", e->dir, next);
+    char link[1400], tmp[1400], target[32];
+    snprintf(link, sizeof link, "%s/job.log", e->dir);
+    snprintf(tmp, sizeof tmp, "%s/.job.log.tmp", e->dir);
+    snprintf(target, sizeof target, "job-%d.log", next);
+    unlink(tmp);
+    struct stat sb;
+    if (lstat(link, &sb) == 0 && !S_ISLNK(sb.st_mode)) { /* an earlier version's log: kept as job-0.log */
+        char old[1400];
+        snprintf(old, sizeof old, "%s/job-0.log", e->dir);
+        rename(link, old);
+    }
+    if (symlink(target, tmp) == 0 && rename(tmp, link) != 0) unlink(tmp); /* (the link is a convenience) */
+}
+
+/* Why the job cannot start on the run's cluster, before it is tried: the cluster is gone
+ * (`scavenger cluster down`) or none of its VMs is up (all preempted); SCV_OK otherwise. */
+static int cluster_lost(const elastic *e, scv_err *err)
+{
+    const trainjob *t = &e->tj;
+    if (!t->cluster) return SCV_OK;
+    scv_cluster c;
+    scv_err ce = {0};
+    if (scv_cluster_load(t->cluster, &c, &ce))
+        return scv_err_set(err, SCV_EMPI, "the run's cluster is lost: %s (it was taken down under the run?)", ce.msg);
+    int order[SCV_CLUSTER_MAX_VMS];
+    if (scv_cluster_place_up(&c, e->job_type[0] ? e->job_type : t->vm_type, order) < 1)
+        return scv_err_set(err, SCV_EMPI, "the run's cluster %s has none of its %d VMs up (all preempted): the elastic "
+                           "job cannot start until one is restored (scavenger cluster restore %s %d)", c.name, c.n,
+                           c.name, order[0]);
+    return SCV_OK;
+}
+
 /* Starts the job at the configured K and B (resuming the checkpoint when there is one) and
  * waits for its ready line; one not ready within the watchdog's start-up time is ended
  * (SCV_EMPI: retried). */
@@ -127,6 +177,9 @@ static int start_job(elastic *e, scv_err *err)
     double t0 = scv_now();
     if (mkdir(e->dir, 0755) != 0 && errno != EEXIST)
         return scv_err_set(err, SCV_EIO, "%s: cannot create: %s", e->dir, strerror(errno));
+    int lost = cluster_lost(e, err);
+    if (lost) return lost;
+    next_log(e);
     close_reply(e); /* the new job's files replace the old ones */
     const char *files[] = {e->cmd_path, e->reply_path};
     for (int i = 0; i < 2; i++) { /* fresh control files for a fresh job */
@@ -166,8 +219,10 @@ static int start_job(elastic *e, scv_err *err)
     scv_argv_free(&a);
     e->pid = pid;
     g_job = (sig_atomic_t)pid; /* a signal during the start reaches the job too */
-    char line[4096];
-    for (;;) { /* the job loads the data and builds the model first */
+    tj_errwatch_start(t, e->log_path); /* (written from its start: read from 0) */
+    t->ew.off = 0;
+    char line[4096], why[700];
+    for (double ticked = 0;;) { /* the job loads the data and builds the model first */
         if (read_reply(e, line, sizeof line)) {
             if (strstr(line, "\"ready\"")) break;
             continue;
@@ -177,10 +232,24 @@ static int start_job(elastic *e, scv_err *err)
         int st = -1;
         if (!job_alive(e, &st)) { /* a usage error is the options'; anything else may pass (retried) */
             if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
-            return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EMPI,
-                               "the elastic job did not start (scavenger train exited %d); see %s", st, e->log_path);
+            char said[600];
+            tj_errwatch_tick(t);
+            tj_errwatch_tail(t, 0, said, sizeof said);
+            int lrc = cluster_lost(e, err); /* lost while it started: that is why */
+            if (lrc) return lrc;
+            return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EMPI, "the elastic job did not start (scavenger train "
+                               "exited %d%s%.300s%s); see %s", st, said[0] ? ": \"" : "", said, said[0] ? "\"" : "",
+                               e->log_path);
         }
-        /* the watchdog (retried), unless a stop was asked: the job is leaving by itself */
+        /* the watchdog (retried), unless a stop was asked: the job is leaving by itself; and
+         * a job whose mpirun said its launch failed, at once */
+        if (!g_int && scv_now() - ticked > 0.1) {
+            tj_errwatch_tick(t), ticked = scv_now();
+            if (tj_errwatch_failed(t, t->wd.error_grace_s, why, sizeof why)) {
+                end_job_now(e);
+                return scv_err_set(err, SCV_EMPI, "the elastic job did not start: %s; see %s", why, e->log_path);
+            }
+        }
         if (!g_int && scv_now() - t0 > t->wd.startup_s) {
             end_job_now(e);
             return scv_err_set(err, SCV_EMPI, "the elastic job did not start: not ready in %.0f s (the start-up "
@@ -188,6 +257,7 @@ static int start_job(elastic *e, scv_err *err)
         }
         nap_ms(5);
     }
+    tj_errwatch_start(t, NULL); /* (its segments are watched by their lines) */
     e->start_s = scv_now() - t0;
     return SCV_OK;
 }
@@ -325,10 +395,12 @@ static int e_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         if (stalled)
             return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) was ended: %s; see %s", spec->phase, t->K,
                                t->B, why, e->log_path);
-        char lost[512];
+        char lost[512], said[400];
         tj_lost_work(t, out, lost, sizeof lost);
-        return scv_err_set(err, SCV_EMPI, "the elastic job ended during the %s segment (K=%d B=%d; exit %d; see %s)%s",
-                           spec->phase, t->K, t->B, status, e->log_path, lost);
+        tj_log_tail(e->log_path, 2, said, sizeof said);
+        return scv_err_set(err, SCV_EMPI, "the elastic job ended during the %s segment (K=%d B=%d; exit %d%s%.200s%s; "
+                           "see %s)%s", spec->phase, t->K, t->B, status, said[0] ? ": \"" : "", said,
+                           said[0] ? "\"" : "", e->log_path, lost);
     }
     cJSON *o = cJSON_Parse(line);
     const cJSON *jrc = cJSON_GetObjectItemCaseSensitive(o, "rc");
@@ -404,8 +476,7 @@ static int e_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     SCV_ASSERT(prc == SCV_OK);
     snprintf(e->cmd_path, sizeof e->cmd_path, "%s/cmd", e->dir);
     snprintf(e->reply_path, sizeof e->reply_path, "%s/reply", e->dir);
-    prc = scv_run_file_path(run_dir, SCV_RUN_JOB_LOG, e->log_path, sizeof e->log_path, NULL);
-    SCV_ASSERT(prc == SCV_OK);
+    snprintf(e->log_path, sizeof e->log_path, "%s/job.log", e->dir); /* (each start: its own, next_log) */
     return rc;
 }
 

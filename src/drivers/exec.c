@@ -26,6 +26,7 @@
 #include "../core/rundir.h"
 #include "../io/segwire.h"
 #include "../runtime/launch.h"
+#include "../runtime/procs.h"
 #include "child.h"
 
 #include <arpa/inet.h>
@@ -49,6 +50,7 @@ typedef struct exec_drv {
     scv_exec_rules r;
     const scv_measure_sink *outer; /* the loop's sink, while a segment runs */
     double probing;                /* when the start-up probe started (0: not probing) */
+    double noted;                  /* its quiet seconds said by the last probe_note */
     int subset_now;                /* the evaluation line being read said "set":"subset" */
 } exec_drv;
 
@@ -56,6 +58,9 @@ typedef struct exec_drv {
  * boundary (SIGUSR1), a second ends it (SIGTERM to mpirun, then SIGKILL). */
 static volatile sig_atomic_t g_int;
 static void on_int(int sig) { (void)sig; g_int++; }
+
+/* The rank guards' account of the processes a trainer left running (RUN_DIR/LEFTOVERS). */
+#define LEFTOVERS "leftovers.log"
 
 /* Seconds a trainer has to stop after SIGUSR1 before it is ended (a slow iteration, the
  * checkpoint), and after SIGTERM before SIGKILL. */
@@ -201,8 +206,12 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
     char *cmd = malloc(strlen(t->exec) + sizeof TORCHRUN_ENV + 32);
     if (!cmd) return scv_err_set(err, SCV_ENOMEM, "out of memory");
     sprintf(cmd, "trap : USR1; " TORCHRUN_ENV "%s", t->exec);
-    char *argv[] = {"-c", cmd, NULL};
-    scv_launch l = {.workers = K, .threads = 1, .program = "/bin/sh", .argv = argv, .argc = 2,
+    /* each process is the rank guard (src/runtime/rankguard.c) running the shell: what the
+     * trainer leaves running when it exits is ended and named in RUN_DIR/leftovers.log */
+    char report[1200];
+    snprintf(report, sizeof report, "%s/" LEFTOVERS, t->run_dir);
+    char *argv[] = {"rank-guard", "--report", report, "--", "/bin/sh", "-c", cmd, NULL};
+    scv_launch l = {.workers = K, .threads = 1, .program = t->exe, .argv = argv, .argc = 7,
                     .cluster = t->cluster, .hostfile = t->hostfile, .log = log, .own_group = 1,
                     .place_type = probe ? NULL : t->placed};
     char addr[256];
@@ -284,6 +293,21 @@ static int probe_overrun(const exec_drv *e, char *why, size_t cap)
     return 0;
 }
 
+/* While the probe has written no line: every note_every_s a note on stderr, with the
+ * trainer's last output line (a script that ignores the contract runs its own course). */
+static void probe_note(exec_drv *e)
+{
+    trainjob *t = &e->tj;
+    double quiet = scv_now() - e->probing, limit = t->wd.startup_s < t->wd.probe_s ? t->wd.startup_s : t->wd.probe_s;
+    double every = t->wd.note_every_s < limit / 4 ? t->wd.note_every_s : limit / 4; /* a few before the end */
+    if (t->wd_seen[0] || quiet < e->noted + every) return;
+    e->noted += every;
+    const tj_errwatch *w = &t->ew;
+    fprintf(stderr, "scavenger: the trainer has written no metrics line to SCV_METRICS in %.0f s (it is ended at "
+            "%g s, --stall-timeout)%s%.240s%s\n", quiet, limit, w->n_last ? "; its output's last line: \"" : "; no output",
+            w->n_last ? w->last[(w->n_last - 1) % 4] : "", w->n_last ? "\"" : "");
+}
+
 /* Waits for mpirun; ticks the metrics tail and stops the trainer (SIGUSR1) once a rule
  * fired or the user pressed Ctrl-C; a trainer that does not stop within STOP_GRACE_S (or a
  * second Ctrl-C) is ended: SIGTERM, then SIGKILL. The watchdog (tj_stalled, trainjob.h):
@@ -300,7 +324,8 @@ static int wait_job(exec_drv *e, pid_t pid, int *stopped, int *stalled, char *wh
         if (w == pid) break;
         if (w < 0 && errno != EINTR) return -1;
         if (scv_now() - last > 0.1) {
-            tj_tail_tick(&e->tj), last = scv_now();
+            tj_tail_tick(&e->tj), tj_errwatch_tick(&e->tj), last = scv_now();
+            if (e->probing) probe_note(e);
             /* nothing to save: ended at once, every process of it (once a stop was asked,
              * STOP_GRACE_S governs: the trainer may be writing its checkpoint) */
             if (!*stalled && !*stopped && (tj_stalled(&e->tj, why, cap) || probe_overrun(e, why, cap)))
@@ -316,10 +341,42 @@ static int wait_job(exec_drv *e, pid_t pid, int *stopped, int *stalled, char *wh
     }
     /* a process mpirun left behind (a worker blocked in a collective after another one died,
      * or one paused with SIGSTOP, say): the job's process group is mpirun's own (own_group),
-     * so it goes with it */
+     * so it goes with it; and every process of the launch, wherever it was reparented (a
+     * rank guard killed before it could end the trainer's children), by its tag */
     kill(-pid, SIGKILL);
+    char named[2000];
+    if (scv_proc_end_launch(pid, NULL, named, sizeof named))
+        fprintf(stderr, "scavenger: the trainer's processes %s were left running after its mpirun exited; ended\n",
+                named);
     tj_tail_tick(&e->tj);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+#define PROBE "the start-up probe"
+
+/* The size of the file at path (0: none yet). */
+static long file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (long)sb.st_size : 0;
+}
+
+/* What the rank guards wrote to RUN_DIR/LEFTOVERS since offset from (the invocation's
+ * processes its trainer left running, ended), said on stderr naming the invocation; a
+ * segment's first line on a line of its own (the loop's progress line for it is begun). */
+static void say_leftovers(const trainjob *t, const char *what, long from)
+{
+    char path[1200], line[3400];
+    snprintf(path, sizeof path, "%s/" LEFTOVERS, t->run_dir);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    const char *lead = strcmp(what, PROBE) ? "\n" : "";
+    if (fseek(f, from, SEEK_SET) == 0)
+        while (fgets(line, sizeof line, f)) {
+            fprintf(stderr, "%sscavenger: %s: the trainer left processes running: %s", lead, what, line);
+            lead = "";
+        }
+    fclose(f);
 }
 
 /* SIGINT/SIGTERM reach g_int while the driver waits for a trainer (the probe too). */
@@ -358,6 +415,9 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
      * this process killed with the run left `running` */
     struct sigaction old_int, old_term;
     catch_stops(&old_int, &old_term);
+    char leftovers[1200];
+    snprintf(leftovers, sizeof leftovers, "%s/" LEFTOVERS, run_dir);
+    long lo_from = file_size(leftovers);
     int rc = launch(e, 1, PROBE_BATCH, NULL, path, ck, 0, 1, &none, &pid, err);
     if (rc) {
         restore_stops(&old_int, &old_term);
@@ -367,9 +427,13 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     char why[1024] = "";
     tj_tail_start(t, path, NULL, &dummy);
     t->rd.workers = 1, t->rd.batch = PROBE_BATCH, t->rd.start_iter = 0; /* the probe's segment, from scratch */
-    e->probing = scv_now();
+    char log[1200];
+    snprintf(log, sizeof log, "%s/" SCV_RUN_TRAINER_LOG, run_dir);
+    tj_errwatch_start(t, log);
+    e->probing = scv_now(), e->noted = 0;
     int stopped, stalled, st = wait_job(e, pid, &stopped, &stalled, why, sizeof why);
     e->probing = 0;
+    say_leftovers(t, PROBE, lo_from);
     int wrote = t->lineno > 0 || t->overlong;
     tj_tail_stop(t);
     restore_stops(&old_int, &old_term);
@@ -381,18 +445,20 @@ static int x_open(void *ctx, const char *run_dir, scv_job_info *job, scv_err *er
     /* a script that does not read the contract's variables writes nothing where it is told */
     static const char ignores[] = "it ignores SCV_METRICS: worker 0 must append its metrics (the job line first) to "
                                   "the file $SCV_METRICS names, and stop after $SCV_UNTIL_ITERATIONS iterations";
+    int mpi_failed = t->ew.first[0] != 0; /* Open MPI said its launch failed */
     if (stalled)
-        return scv_err_set(err, SCV_EIO,
-                           "the trainer does not start: %s%s%s; its output is in %s/" SCV_RUN_TRAINER_LOG
-                           " (docs/TRAINER-CONTRACT.md)",
-                           why, wrote ? "" : "; ", wrote ? "" : ignores, run_dir);
+        return scv_err_set(err, SCV_EIO, "the trainer does not start: %s%s%s; its output is in %s "
+                           "(docs/TRAINER-CONTRACT.md)", why, wrote || mpi_failed ? "" : "; ",
+                           wrote || mpi_failed ? "" : ignores, log);
     if (st == 0 && !wrote)
         return scv_err_set(err, SCV_EINVAL, "the trainer does not follow the contract: `%.200s` exited 0 without "
                            "writing a metrics line to %s; %s (docs/TRAINER-CONTRACT.md)", t->exec, path, ignores);
-    if (st != 0) { /* its own last words, from its log */
-        char log[1200], said[800] = "";
-        if (!scv_run_file_path(run_dir, SCV_RUN_TRAINER_LOG, log, sizeof log, NULL))
-            tj_log_tail(log, 3, said, sizeof said);
+    if (st != 0) { /* its own last words (this invocation's output), or mpirun's */
+        char said[800];
+        tj_errwatch_tail(t, mpi_failed, said, sizeof said);
+        if (mpi_failed)
+            return scv_err_set(err, SCV_EIO, "the trainer does not start: mpirun failed (exit %d): \"%.300s\"%s%.400s; "
+                               "its output is in %s", st, t->ew.first, said[0] ? "; then: " : "", said, log);
         return scv_err_set(err, st == 2 ? SCV_EINVAL : SCV_EIO,
                            "the trainer does not start (`%.200s` exited %d on one worker, one iteration%s%.300s%s; "
                            "its output is in %s; docs/TRAINER-CONTRACT.md)",
@@ -440,14 +506,23 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     int64_t it0 = 0;
     double s0 = 0;
     int resume = tj_has_checkpoint(t), known = !resume || tj_progress(t, &it0, &s0, NULL) == SCV_OK;
+    char leftovers[1200];
+    snprintf(leftovers, sizeof leftovers, "%s/" LEFTOVERS, t->run_dir);
+    long lo_from = file_size(leftovers);
     rc = launch(e, t->K, t->B, t->split, metrics, t->ckpt_dir, resume, 0, spec, &pid, err);
     int st = -1, stopped = 0, stalled = 0;
     char why[1024] = "";
     if (!rc) {
         tj_tail_start(t, metrics, &mine, out);
         t->rd.start_iter = known ? (double)it0 : NAN;
+        char log[1200];
+        snprintf(log, sizeof log, "%s/" SCV_RUN_TRAINER_LOG, t->run_dir);
+        tj_errwatch_start(t, log);
         st = wait_job(e, pid, &stopped, &stalled, why, sizeof why);
         tj_tail_stop(t);
+        char what[80];
+        snprintf(what, sizeof what, "the %s segment (K=%d B=%d)", spec->phase, t->K, t->B);
+        say_leftovers(t, what, lo_from);
     }
     restore_stops(&old_int, &old_term);
     e->outer = NULL;
@@ -477,10 +552,11 @@ static int x_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
         if (st == 3)
             return scv_err_set(err, SCV_EIO, "the trainer cannot write its files in the %s segment (K=%d B=%d; exit 3); "
                                "not retried: free space, then scavenger run --resume", spec->phase, t->K, t->B);
-        return scv_err_set(err, SCV_EMPI,
-                           "the %s segment (K=%d B=%d) failed (mpirun exited %d); metrics in %s, "
-                           "output in %s/" SCV_RUN_TRAINER_LOG,
-                           spec->phase, t->K, t->B, st, metrics, t->run_dir);
+        char said[800];
+        tj_errwatch_tail(t, 0, said, sizeof said);
+        return scv_err_set(err, SCV_EMPI, "the %s segment (K=%d B=%d) failed (mpirun exited %d%s%.500s%s); metrics in "
+                           "%s, output in %s/" SCV_RUN_TRAINER_LOG, spec->phase, t->K, t->B, st, said[0] ? ": \"" : "", said,
+                           said[0] ? "\"" : "", metrics, t->run_dir);
     }
     if (g_int) return scv_err_set(err, SCV_EINTR, "interrupted");
     /* never "reached" on a subset alone: a trainer that evaluates on one must say what the

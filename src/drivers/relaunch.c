@@ -146,8 +146,10 @@ static int r_train(void *ctx, const scv_segment_spec *spec, const scv_measure_si
     tj_tail_start(r, metrics, sink, out);
     int intr = 0, st;
     char why[1024];
+    scv_run_self_on_line(tj_errwatch_line, r); /* its mpirun's words of a failed launch: the watchdog's */
     int rc = scv_run_self_err(r->exe, a.v, json, sizeof json, why, sizeof why, &st, &intr, tj_watch_tick, r, 250,
                               err);
+    scv_run_self_on_line(NULL, NULL);
     scv_argv_free(&a);
     int stalled = r->wd_fired != 0;
     tj_tail_stop(r);

@@ -11,6 +11,7 @@
 #include "../core/rundir.h"
 #include "../core/invariant.h"
 #include "../runtime/cluster.h"
+#include "../runtime/launch.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -18,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int tj_init(trainjob *t, const scv_relaunch_opts *o, scv_err *err)
@@ -363,6 +365,84 @@ void tj_tail_start(trainjob *t, const char *path, const scv_measure_sink *sink, 
     snprintf(t->tail_path, sizeof t->tail_path, "%s", path);
     t->wd_start = t->wd_last = scv_now(), t->wd_titer = 0, t->wd_seen[0] = 0;
     t->wd_fired = 0, t->wd_why[0] = 0;
+    tj_errwatch_start(t, NULL);
+}
+
+void tj_errwatch_start(trainjob *t, const char *path)
+{
+    memset(&t->ew, 0, sizeof t->ew);
+    if (!path) return;
+    snprintf(t->ew.path, sizeof t->ew.path, "%s", path);
+    struct stat sb;
+    t->ew.off = stat(path, &sb) == 0 ? (long)sb.st_size : 0; /* an earlier job's lines are not this one's */
+}
+
+void tj_errwatch_line(void *ctx, const char *line)
+{
+    tj_errwatch *w = &((trainjob *)ctx)->ew;
+    /* Open MPI's prefix ("[host:pid] [[job,0],0] ") says nothing here: left out */
+    while (line[0] == '[') {
+        const char *e = line;
+        int depth = 0;
+        do depth += *e == '[' ? 1 : *e == ']' ? -1 : 0;
+        while (*++e && depth > 0);
+        if (depth || (*e != ' ' && *e != ':')) break;
+        line = e + strspn(e, " :");
+    }
+    if (strspn(line, " \t\r\n") == strlen(line)) return;
+    snprintf(w->last[w->n_last++ % 4], sizeof w->last[0], "%s", line);
+    if (!w->first_at && scv_launch_error_line(line)) {
+        snprintf(w->first, sizeof w->first, "%s", line);
+        w->first_at = scv_now();
+    }
+}
+
+void tj_errwatch_tick(trainjob *t)
+{
+    tj_errwatch *w = &t->ew;
+    if (!w->path[0]) return;
+    FILE *f = fopen(w->path, "r");
+    if (!f) return;
+    char buf[4096];
+    size_t got;
+    if (fseek(f, w->off, SEEK_SET) == 0)
+        while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+            w->off += (long)got;
+            for (size_t i = 0; i < got; i++) {
+                if (buf[i] != '\n') {
+                    if (w->plen < sizeof w->partial - 1) w->partial[w->plen++] = buf[i];
+                    continue;
+                }
+                w->partial[w->plen] = 0;
+                tj_errwatch_line(t, w->partial);
+                w->plen = 0;
+            }
+        }
+    fclose(f);
+}
+
+void tj_errwatch_tail(const trainjob *t, int but_first, char *buf, size_t cap)
+{
+    const tj_errwatch *w = &t->ew;
+    size_t o = 0;
+    int n = w->n_last < 4 ? w->n_last : 4;
+    buf[0] = 0;
+    for (int i = w->n_last - n; i < w->n_last && o + 1 < cap; i++) {
+        if (but_first && !strcmp(w->last[i % 4], w->first)) continue; /* (quoted on its own) */
+        o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? " | " : "", w->last[i % 4]);
+    }
+    if (o >= cap && cap) buf[cap - 1] = 0;
+}
+
+int tj_errwatch_failed(const trainjob *t, double grace, char *why, size_t cap)
+{
+    const tj_errwatch *w = &t->ew;
+    if (!w->first_at || scv_now() - w->first_at <= grace) return 0;
+    const char *last = w->n_last ? w->last[(w->n_last - 1) % 4] : "";
+    if (!strcmp(last, w->first)) last = "";
+    snprintf(why, cap, "mpirun reported a failure and neither exited nor started the job in %g s: \"%.170s\"%s%.130s%s",
+             grace, w->first, last[0] ? "; its last line: \"" : "", last, last[0] ? "\"" : "");
+    return 1;
 }
 
 void tj_watch_tick(void *ctx)
@@ -382,6 +462,7 @@ void tj_watch_tick(void *ctx)
 int tj_stalled(const trainjob *t, char *why, size_t cap)
 {
     double now = scv_now(), quiet = now - t->wd_last;
+    if (!t->wd_seen[0] && tj_errwatch_failed(t, t->wd.error_grace_s, why, cap)) return 1; /* (it will not start) */
     if (!t->wd_seen[0]) {
         if (quiet <= t->wd.startup_s) return 0;
         snprintf(why, cap, "no metrics line in %g s since it started (the start-up timeout, --stall-timeout; "

@@ -31,8 +31,31 @@ typedef struct tj_watchdog {
      * contract and the run fails at once, naming the variable it ignored. */
     double probe_s;
     double probe_iters;
+    /* Before its first line, a job whose output says its launch failed (Open MPI's words,
+     * scv_launch_error_line) and that neither exits nor writes a line within error_grace_s
+     * (3) is ended at once, the failure and the output's last lines named: mpirun may hang
+     * after one (a descriptor or memory limit), which waited for startup_s. */
+    double error_grace_s;
+    /* The exec driver's probe: while it has written no line, every note_every_s (30; a
+     * quarter of the start-up timeout where that is shorter) a note on stderr says so, with
+     * the trainer's last output line (a script that ignores the contract runs its own
+     * course: it was silent until the timeout, 10 minutes by default). */
+    double note_every_s;
 } tj_watchdog;
-#define TJ_WATCHDOG_DEFAULT {600.0, 120.0, 50.0, 600.0, 3.0}
+#define TJ_WATCHDOG_DEFAULT {600.0, 120.0, 50.0, 600.0, 3.0, 3.0, 30.0}
+
+/* The job's output watched for Open MPI's words of a failed launch (tj_errwatch_*): read
+ * from its log as it grows, or fed a line at a time (the relaunch driver's child's stderr). */
+typedef struct tj_errwatch {
+    char path[1300];          /* the log ("": lines are fed) */
+    long off;                 /* how much of it was read */
+    char partial[1024];       /* a line being read (a longer one is cut) */
+    size_t plen;
+    char first[400];          /* the first failure line ("": none yet) */
+    double first_at;          /* when it was read (scv_now; 0: none) */
+    char last[4][240];        /* the last lines (a ring) */
+    int n_last;
+} tj_errwatch;
 
 typedef struct trainjob {
     char *exe, *cluster, *vm_type, *catalog;
@@ -71,6 +94,8 @@ typedef struct trainjob {
     char wd_seen[160];         /* what the last line was ("" before the first) */
     double wd_fired;           /* when tj_watch_tick ended the child (0: not) */
     char wd_why[1024];         /* why (tj_stalled's words) */
+    tj_errwatch ew;            /* the tailed job's output (tj_tail_start: fed lines; the
+                                  exec and elastic drivers tail their log) */
 } trainjob;
 
 /* Copies the options (SCV_ENOMEM); tj_free releases them. */
@@ -119,6 +144,19 @@ void tj_result_shares(const void *result, scv_segment_result *out);
 /* The error a segment's tail found, if any (SCV_EINVAL: not retried): a divergence (any
  * trainer), or, for an external trainer, a line that breaks the contract; SCV_OK if none. */
 int tj_tail_verdict(const trainjob *t, scv_err *err);
+/* The job's output watch (t->ew): tj_errwatch_start reads path from its present end on
+ * (NULL: lines are fed with tj_errwatch_line); tj_errwatch_tick reads what was added. */
+void tj_errwatch_start(trainjob *t, const char *path);
+void tj_errwatch_tick(trainjob *t);
+/* One line of the job's output (ctx: the trainjob), as scv_run_self_on_line calls it. */
+void tj_errwatch_line(void *ctx, const char *line);
+/* 1 when the output held a failure line grace seconds ago or earlier: why says so, with the
+ * output's last lines; 0 otherwise. */
+int tj_errwatch_failed(const trainjob *t, double grace, char *why, size_t cap);
+/* The output's last lines (at most 4, joined by " | "; "" when none); but_first: without
+ * the first failure line (quoted on its own). */
+void tj_errwatch_tail(const trainjob *t, int but_first, char *buf, size_t cap);
+
 /* The last lines (at most `lines`, each cut to fit) of a log file, joined by " | ", into
  * buf ("" when none). */
 void tj_log_tail(const char *path, int lines, char *buf, size_t cap);

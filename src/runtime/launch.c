@@ -24,6 +24,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "launch.h"
 #include "cluster.h"
+#include "procs.h"
+#include "../core/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -234,6 +236,7 @@ static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
          * the setting survives exec (mpirun is not set-user-ID) */
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent) _exit(128 + SIGTERM);
+        scv_proc_tag_set(); /* every process of the job carries SCV_JOB_<parent>=<mpirun> */
         if (l->own_group) setpgid(0, 0);
         if (l->log) {
             int fd = open(l->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -333,12 +336,74 @@ int scv_launch_rank0_addr(const scv_launch *l, char *buf, size_t cap, scv_err *e
     return found ? SCV_OK : scv_err_set(err, SCV_EPARSE, "%s: no host in the hostfile", l->hostfile);
 }
 
+/* Open MPI 4's (ORTE, PMIx) words for a launch that failed or broke, as they appear in its
+ * output; each one of them has been seen before a hang or an exit of mpirun. */
+static const char *const MPI_FAILURE[] = {
+    "ORTE_ERROR_LOG", "PMIX_ERROR", "PMIX ERROR", "*** Process received signal ***", "mpirun was unable to",
+    "mpirun noticed that", "mpirun has exited due to", "mpirun: abort is already in progress",
+    "ORTE was unable to", "An ORTE daemon has unexpectedly failed", "ORTE has lost communication",
+    "An internal error has occurred in ORTE", "There are not enough slots available", "It looks like orte_init failed",
+    "It looks like opal_init failed", "It looks like MPI_INIT failed", "MPI_ABORT was invoked",
+    "All nodes which are allocated for this job are already filled",
+};
+
+int scv_launch_error_line(const char *line)
+{
+    for (size_t i = 0; line && i < sizeof MPI_FAILURE / sizeof MPI_FAILURE[0]; i++)
+        if (strstr(line, MPI_FAILURE[i])) return 1;
+    return 0;
+}
+
+scv_launch_policy scv_launch_policy_default(void)
+{
+    return (scv_launch_policy){.stop_grace_s = 60.0, .term_grace_s = 5.0};
+}
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* SIGKILL to mpirun and every process of its job: its descendants, and those reparented
+ * elsewhere (found by the launch's tag). */
+static void kill_job(pid_t pid)
+{
+    pid_t d[512];
+    kill(pid, SIGKILL);
+    int n = scv_proc_descendants(pid, d, 512);
+    for (int i = 0; i < n; i++) kill(d[i], SIGKILL);
+    n = scv_proc_tagged(getpid(), pid, d, 512);
+    for (int i = 0; i < n; i++) kill(d[i], SIGKILL);
+}
+
+/* Waits for mpirun (pid); a stop asked (g_asked, by on_term) is bounded by pol: SIGTERM to
+ * mpirun stop_grace_s after it, SIGKILL to the whole job term_grace_s after that. */
+static pid_t wait_bounded(pid_t pid, const scv_launch_policy *pol, int *status)
+{
+    double asked = 0, termed = 0;
+    int killed = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, status, WNOHANG);
+        if (w == pid || (w < 0 && errno != EINTR)) return w;
+        double now = scv_now();
+        if (g_asked && !asked) asked = now;
+        if (asked && !termed && (g_asked > 1 || now - asked > pol->stop_grace_s)) {
+            kill(pid, SIGTERM); /* (a second signal sent it already) */
+            termed = now;
+        }
+        if (termed && !killed && now - termed > pol->term_grace_s) kill_job(pid), killed = 1;
+        nap_ms(g_asked ? 10 : 50);
+    }
+}
+
 int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
 {
     /* mpirun and the local ranks in a process group of their own, so that a terminal's
      * Ctrl-C reaches this process only, which passes it on as SIGUSR1 (on_term) */
     scv_launch own = *l;
     own.own_group = 1;
+    const scv_launch_policy def = scv_launch_policy_default(), *pol = l->policy ? l->policy : &def;
     struct sigaction ign, old, term, old_term;
     memset(&ign, 0, sizeof ign);
     ign.sa_handler = SIG_IGN;
@@ -356,13 +421,16 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
     sigaction(SIGINT, &term, NULL);
     sigaction(SIGTERM, &term, &old_term);
     int status = 0;
-    pid_t w;
-    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {}
+    pid_t w = wait_bounded(pid, pol, &status);
     int wait_errno = errno;
     g_mpirun = 0;
     sigaction(SIGINT, &old, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     kill(-pid, SIGKILL); /* a rank left behind goes with its mpirun's group */
+    /* and one in a group of its own (mpirun puts each rank in one), wherever it went */
+    char named[2000];
+    if (scv_proc_end_launch(pid, NULL, named, sizeof named))
+        fprintf(stderr, "scavenger: the job's processes %s were left running after its mpirun exited; ended\n", named);
     if (w < 0) return scv_err_set(err, SCV_EIO, "waiting for mpirun: %s", strerror(wait_errno));
     if (WIFEXITED(status)) *exit_status = WEXITSTATUS(status);
     else if (WIFSIGNALED(status)) *exit_status = 128 + WTERMSIG(status);

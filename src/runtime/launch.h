@@ -8,6 +8,16 @@
 
 #include <sys/types.h>
 
+/* How long scv_launch_mpirun waits for a job it was told to stop (SIGINT or SIGTERM), so
+ * that its caller's exit is bounded and leaves no process of the job, under load too. */
+typedef struct scv_launch_policy {
+    double stop_grace_s; /* 60: after the stop passed on (SIGUSR1: the ranks checkpoint at
+                            their next iteration and exit), before SIGTERM to mpirun */
+    double term_grace_s; /* 5: after SIGTERM to mpirun (it ends the ranks), before SIGKILL
+                            to every process of the job */
+} scv_launch_policy;
+scv_launch_policy scv_launch_policy_default(void);
+
 typedef struct scv_launch {
     int workers;          /* -np */
     int threads;          /* OMP threads per rank */
@@ -28,9 +38,15 @@ typedef struct scv_launch {
     const char *place_type; /* on a cluster: the VMs of this catalog type come first, in their
                              order, then the others (NULL, or a type the cluster does not
                              hold: VMs 1..n); rank 0 and mpirun run on the first */
+    const scv_launch_policy *policy; /* scv_launch_mpirun's stop (NULL: the default) */
 } scv_launch;
 
-/* Runs `mpirun ... <this executable> argv...` and waits. Sets what Open MPI needs as root,
+/* Runs `mpirun ... <this executable> argv...` and waits. SIGINT or SIGTERM to the caller
+ * while it waits stops the job (SIGUSR1 to mpirun, passed on to every rank); a job not
+ * gone after policy->stop_grace_s (or at a second signal) gets SIGTERM, and term_grace_s
+ * later every process of it SIGKILL. Once mpirun has exited, what is left of the job (a
+ * rank mpirun abandoned: in a process group of its own) is ended (procs.h: by the launch's
+ * tag) and named on stderr, and waited for: when this returns, nothing of the job runs. Sets what Open MPI needs as root,
  * disables binding; locally it oversubscribes, on a cluster it places one rank per VM
  * through the cluster's rsh agent, over TCP only, with the ring allreduce (the VMs in
  * place_type's order, those up first: a preempted VM is left out; fewer VMs up than K is
@@ -50,6 +66,12 @@ int scv_launch_start(const scv_launch *l, pid_t *pid, scv_err *err);
 /* The address rank 0 of such a launch runs at: 127.0.0.1 locally, the first VM's (in
  * place_type's order) on a cluster, the hostfile's first host. */
 int scv_launch_rank0_addr(const scv_launch *l, char *buf, size_t cap, scv_err *err);
+
+/* 1 when a line of a job's output is Open MPI's (or PMIx's) word that the launch failed or
+ * broke (ORTE_ERROR_LOG, "mpirun was unable to ...", a crash's "*** Process received
+ * signal ***", ...): mpirun may hang after one (a descriptor limit: it printed two
+ * ORTE_ERROR_LOG lines, crashed in its abort and waited forever); 0 otherwise. */
+int scv_launch_error_line(const char *line);
 
 /* What a hostfile may hold (src/runtime/hostfile.c), and how long a host may take to resolve. */
 typedef struct scv_hostfile_policy {
