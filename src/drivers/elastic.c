@@ -4,7 +4,7 @@
  * a command appended to DIR/cmd; the job applies its K and B in place (a new B at the next
  * iteration; fewer K: the leaving ranks are parked; more: parked ranks are activated or new
  * processes spawned, and the state goes from rank 0 to them in memory), trains until the
- * command's stopping rule, checkpoints, and answers in DIR/reply (trainer.c describes the
+ * command's stopping rule, checkpoints, and answers in DIR/reply (train_elastic.c describes the
  * protocol). No checkpoint is read between segments; one is written at the end of every
  * training segment (not after the short warm-up and search ones), every checkpoint_every
  * iterations, when interrupted and when stopped.
@@ -263,7 +263,7 @@ static int start_job(elastic *e, scv_err *err)
 }
 
 /* The command of one segment: the configuration and the spec's stopping rules, through
- * the segment codec (src/io/segwire.h; trainer.c's elastic mode reads it back). */
+ * the segment codec (src/io/segwire.h; train_elastic.c reads it back). */
 static char *segment_cmd(const elastic *e, const scv_segment_spec *s, const char *metrics)
 {
     const trainjob *t = &e->tj;

@@ -9,7 +9,7 @@
  *     round-trip tests, and tests/test_options.c checks that every option the codec
  *     writes is one train's table declares and hands to the codec);
  *   - JSON: the elastic job's segment command (src/drivers/elastic.c writes it,
- *     src/runtime/trainer.c's elastic mode reads it);
+ *     src/runtime/train_elastic.c reads it);
  *   - environment: the SCV_* variables of docs/TRAINER-CONTRACT.md (src/drivers/exec.c
  *     sets them for an external trainer).
  * Every field's name in each format is written once, in segwire.c's field table (with its
@@ -30,7 +30,7 @@
 #define SCV_SEGWIRE_PATH 4096
 /* The profiling rule's least iterations when `--stop-time-stable R` gives none (R:M). */
 #define SCV_SEGWIRE_TIME_MIN_DEFAULT 10
-/* The history's JSON name: the elastic job rewrites it in a command it continues (trainer.c). */
+/* The history's JSON name: the elastic job rewrites it in a command it continues (train_elastic.c). */
 #define SCV_SEGWIRE_HISTORY_KEY "history"
 
 typedef struct scv_segwire {

@@ -2,7 +2,9 @@
  * trainer.h - the built-in trainer's parts (internal to src/runtime/): the state of one run
  * (run_ctx) and what the files split out of trainer.c share:
  *   trainer.c        the public calls (scv_train_run, the parameters' check, the result's
- *                    JSON), setup and teardown, checkpoints, the elastic mode;
+ *                    JSON), setup and teardown, checkpoints;
+ *   train_elastic.c  the elastic mode: one job, a segment per command (resizes, stragglers
+ *                    replaced or dropped, preemptions survived in place);
  *   train_segment.c  one segment: the step as a pipeline (batch plan, compute, the values
  *                    that ride in the gradient's allreduce, the exchange, the optimiser),
  *                    evaluations and the stopping rules (train_rules.c);
@@ -57,7 +59,7 @@ typedef struct {
     scv_straggler_event events[SCV_MAX_STRAGGLER_EVENTS]; /* rank 0: found since the last */
     int n_events;       /*   command (elastic mode reports them) */
     /* preemption notices (elastic mode): rank 0 asks before each allreduce; 1 ends the
-     * segment after that iteration for a resize in place (trainer.c, preempt_poll) */
+     * segment after that iteration for a resize in place (train_elastic.c, preempt_poll) */
     int (*preempt_poll)(void *ctx);
     void *preempt_ctx;
     /* dynamic batching: the shares of B in use (every rank), the controller (rank 0) */
@@ -88,6 +90,13 @@ int scv_train_stop_requested(void);
 /* Rank 0 writes the checkpoint (and flushes the metrics) at training seconds wall; every
  * rank agrees on the outcome. */
 int scv_train_save_checkpoint(run_ctx *c, double wall, scv_err *err);
+/* Rank 0: opens c->p->metrics_path with mode ("w" or "a") and writes the job line. */
+int scv_train_open_metrics(run_ctx *c, const char *mode, scv_err *err);
+
+/* ---- train_elastic.c ---- */
+/* The elastic mode's loop over the commands of c->p->elastic_control, after setup: every
+ * process of the job, until a stop or a failure; res is the last segment's. */
+int scv_train_elastic_main(run_ctx *c, scv_train_result *res, scv_err *err);
 
 /* ---- train_segment.c ---- */
 /* One segment: trains from the current state under the stopping rules of c->p, then

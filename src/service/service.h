@@ -8,8 +8,10 @@
  *              closing the oldest still waiting, the plans and bodies in flight;
  *   events.c   server-sent events while a run trains: one feed per run shared by its
  *              streams, the document once, then its changes as deltas; streams bounded;
- *   jobs.c     submitted runs: strict checks of a job's JSON (errors name the field, paths
- *              kept inside the data directory), a bounded number of `scavenger run` child
+ *   jobs_check.c  strict checks of a submitted job's JSON (errors name the field, paths
+ *              kept inside the data directory), of a stored job before a resume, and of
+ *              a resume's body;
+ *   jobs.c     submitted runs: a bounded number of `scavenger run` child
  *              processes (fork and execv with an argv array, never a shell), the rest
  *              queued; stop (SIGINT to the child's process group) and resume; the
  *              submissions saved in WORK_DIR/submissions.json on every change and
@@ -168,7 +170,7 @@ typedef struct svc_state {
                                    0: left as they are) */
 } svc_state;
 
-/* jobs.c */
+/* jobs_check.c */
 /* Checks a submitted job (a JSON object of settings as `scavenger run JOB.json` takes) and
  * writes its normalised copy to *out (malloc'ed); SCV_EINVAL/SCV_EPARSE with the field named
  * in err (and its name in field) for a malformed job (400), SCV_EINFEASIBLE for a well-formed
@@ -181,15 +183,17 @@ int svc_job_check(const svc_config *cfg, scv_store *store, const char *body, cha
  * SCV_EINFEASIBLE naming the run and the field. */
 int svc_resume_check(const svc_config *cfg, scv_store *store, long long run, const char *stored, char *field,
                      size_t fcap, scv_err *err);
-/* Queues a checked job (or a resume of run resume_run when job is NULL, with budget, a
- * checked number in dollars, as its new --budget, or NULL): the submission's id. */
-int svc_submit(svc_state *s, const char *job, long long resume_run, const char *budget, long long *sub_id,
-               scv_err *err);
 /* A resume's body (POST /api/runs/ID/resume): empty, or a JSON object whose only field is
  * "budget", a positive finite number of dollars above what the run has spent (spent: the
  * store's, NaN when not known), written into budget (cap bytes; "" when none). SCV_EINVAL
  * (400) or SCV_EINFEASIBLE (422, a budget the run has spent already) naming the field. */
 int svc_resume_body(const char *body, double spent, char *budget, size_t cap, char *field, size_t fcap, scv_err *err);
+
+/* jobs.c */
+/* Queues a checked job (or a resume of run resume_run when job is NULL, with budget, a
+ * checked number in dollars, as its new --budget, or NULL): the submission's id. */
+int svc_submit(svc_state *s, const char *job, long long resume_run, const char *budget, long long *sub_id,
+               scv_err *err);
 /* Stops submission sub (queued: dropped; running: SIGINT to its process group). */
 int svc_stop_sub(svc_state *s, long long sub, scv_err *err);
 /* The submission running or queued for run (0: none), under jobs_mu. */
