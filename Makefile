@@ -4,7 +4,7 @@
 # the headers' include guards (scripts/check-guards.sh) and the format of the C lines a
 # change touched (.clang-format: scripts/check-format.sh),
 # then runs every test on the normal build and on an AddressSanitizer+UBSan build
-# (build/asan), and each libFuzzer harness of tests/fuzz/ for 12 s (build/fuzz, clang);
+# (build/asan), and each libFuzzer harness of tests/fuzz/ for 8 s (build/fuzz, clang);
 # `make fuzz` runs each for FUZZ_SECONDS (default 60). Any finding fails the target.
 # `make install` / `make uninstall` honour PREFIX (default /usr/local) and DESTDIR.
 CC      ?= gcc
@@ -231,7 +231,7 @@ check: all
 	sh scripts/check-format.sh
 	$(MAKE) MODE=asan all
 	$(MAKE) fuzz-build
-	FUZZ_SECONDS=12 sh tests/run.sh build build/asan build/fuzz
+	FUZZ_SECONDS=8 sh tests/run.sh build build/asan build/fuzz
 
 clean:
 	rm -rf build

@@ -73,6 +73,7 @@ typedef struct fake {
     int preempt_train;        /* ... or the first training segment, its K - 1 stretch of
                                  preempt_iters iterations at short_t_factor the iteration time */
     int64_t preempt_iters;
+    int preempt_no_restore;   /* ... the notice alone: the job stays at K - 1 (its VM not back) */
     double short_t_factor;
     int64_t short_lo, short_hi; /* ... its iterations in (lo, hi] ran at K - 1 */
     double short_s, last_end; /* their wall seconds (from the previous iteration's end) */
@@ -160,8 +161,8 @@ static inline int f_train(void *ctx, const scv_segment_spec *sp, const scv_measu
                                                   .idle_s = 0.004};
         out->preemptions[1] = (scv_survive_event){.iteration = back, .process = 1, .restored = 1,
                                                   .workers = f->K, .idle_s = 0.008};
-        out->n_preemptions = 2;
-        f->short_lo = f->iteration + 5, f->short_hi = back;
+        out->n_preemptions = f->preempt_no_restore ? 1 : 2;
+        f->short_lo = f->iteration + 5, f->short_hi = f->preempt_no_restore ? sp->until_iterations : back;
     }
     f->eval_every_max[tr] = fmax(f->eval_every_max[tr], sp->eval_every_epochs);
     size_t sl = strlen(f->seg_vms);

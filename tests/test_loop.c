@@ -1053,7 +1053,41 @@ static void t_notes_as_data(void)
     scv_store_close(db);
 }
 
+/* A preemption the job survives without its VM coming back (issue 38 item 13): the job runs
+ * at K - 1 from then on, and the next segment and the re-plan say so (before: the step
+ * labels and the re-plan kept the decision's K). */
+static void t_preempt_shrunk_label(void)
+{
+    scv_store *db = open_db("shrunk.db");
+    fake f = new_fake();
+    f.preempt_train = 1, f.preempt_no_restore = 1; /* the first training segment: a notice alone */
+    f.drift_K = 0;
+    scv_job_driver d = driver_of(&f);
+    rec r = {0};
+    scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+    scv_run_params p = params(db, "job-shrunk");
+    p.workers[0] = 1, p.workers[1] = 2, p.workers[2] = 4, p.n_workers = 3;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    int first_train = -1;
+    for (size_t i = 0; i < res.n_steps && first_train < 0; i++)
+        if (!strcmp(res.steps[i].phase, "train")) first_train = (int)i;
+    CHECK(first_train >= 0 && noted(&r, SCV_NOTE_PREEMPT_NOTICE));
+    CHECK_MSG(first_train >= 0 && (size_t)first_train + 1 < res.n_steps, "%zu steps, the first training one %d",
+              res.n_steps, first_train); /* (a step after the shrink to judge) */
+    if (first_train >= 0 && (size_t)first_train + 1 < res.n_steps) {
+        int K0 = res.steps[first_train].workers, K1 = res.steps[first_train + 1].workers;
+        CHECK_MSG(K1 == K0 - 1 || noted_with(&r, SCV_NOTE_REPLAN, 0, NULL, "switch to"),
+                  "trained at K=%d, then labelled K=%d: %.2000s", K0, K1, r.notes);
+        CHECK_MSG(K1 != K0, "the step after the shrink still says K=%d", K1);
+    }
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 static const scv_test tests[] = {
+    {"preempt_shrunk_label", t_preempt_shrunk_label},
     {"notes_as_data", t_notes_as_data},
     {"headline", t_headline},
     {"compress", t_compress},

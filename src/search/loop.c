@@ -358,6 +358,10 @@ static int do_replan(loop *l, scv_err *err)
     char why[256];
     if (l->p->scaling == SCV_SCALING_THROUGHPUT) {
         snprintf(why, sizeof why, "stay at K=%d, B=%d: Or et al.'s throughput scaling settled here", l->K, l->B);
+    } else if (moved && !cur) { /* the job runs outside the space (shrunk in place by a preemption) */
+        snprintf(why, sizeof why, "switch to K=%d, B=%d%s: the job runs at K=%d, outside the space planned (a "
+                 "preemption shrank it)", nc->workers, nc->batch, nt, l->K);
+        l->K = nc->workers, l->B = nc->batch, l->comm = nc->comm;
     } else if (bounded && moved && !cur_meets && new_meets) {
         snprintf(why, sizeof why, "switch to K=%d, B=%d%s: staying would miss the %s, the switch meets it", nc->workers,
                  nc->batch, nt, l->place.plan_deadline_s > 0 ? "deadline" : "budget");

@@ -296,6 +296,11 @@ int loop_segment(loop *l, const char *phase, int K, int B, scv_segment_spec spec
     if (l->sink_err.code) return scv_err_set(err, l->sink_err.code, "%.400s", l->sink_err.msg);
     hetero_annotate(l, K, B, &res);
     if ((rc = loop_record_step(l, phase, K, B, &res, out, err))) return rc;
+    /* the job changed size in place (a preemption survived, its VM not back): it runs at the
+     * last event's K from now on, the next segment's label and the re-plan's (the driver is
+     * configured to it before the next segment: cfg_K stays as it was) */
+    int K_now = res.n_preemptions > 0 ? res.preemptions[res.n_preemptions - 1].workers : K;
+    if (!strcmp(phase, "train") && K_now >= 1 && K_now != K) l->K = K_now;
     loop_emit(l, (scv_run_event){.kind = SCV_EV_SEGMENT_END, .phase = phase, .workers = K, .batch = B, .vm = vm,
                             .segment = &res});
     for (int i = 0; i < res.n_stragglers; i++) {
