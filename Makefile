@@ -174,11 +174,11 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_util.h build/fuzz/libscv.
 	    -fno-sanitize-recover=all -Iinclude -Isrc -o $@ $< build/fuzz/libscv.a \
 	    $(filter-out -fopenmp,$(LDLIBS)) -l:libgomp.so.1
 
-# the service's job check (fuzz_request) is in the service's jobs.c, not in libscv
-build/fuzz/fuzz_request: tests/fuzz/fuzz_request.c tests/fuzz/fuzz_util.h build/fuzz/src/service/jobs.o \
-                         build/fuzz/libscv.a
+# the service's job check (fuzz_request) is in the service's jobs_check.c, not in libscv
+FUZZ_SVC_OBJ := build/fuzz/src/service/jobs_check.o build/fuzz/src/service/jobs.o
+build/fuzz/fuzz_request: tests/fuzz/fuzz_request.c tests/fuzz/fuzz_util.h $(FUZZ_SVC_OBJ) build/fuzz/libscv.a
 	clang -std=c11 -Wall -Wextra -O1 -g -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=all -Iinclude -Isrc -o $@ $< build/fuzz/src/service/jobs.o build/fuzz/libscv.a \
+	    -fno-sanitize-recover=all -Iinclude -Isrc -o $@ $< $(FUZZ_SVC_OBJ) build/fuzz/libscv.a \
 	    $(filter-out -fopenmp,$(LDLIBS)) -l:libgomp.so.1 -lpthread
 
 # the harnesses and build/fuzz/tests/test_fuzz, the runner tests/run.sh counts
