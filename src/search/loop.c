@@ -494,7 +494,7 @@ int loop_finish(loop *l, scv_err *err)
     int rc = scv_store_outcome(l->p->store, r->run_id, r->actual_time_s, r->actual_cost, r->accuracy, r->reached, err);
     if (!rc && !r->reached && l->curve.prog.nev && !l->trained_compressed) {
         /* not reached: the target is stored without epochs, so that a later run to it
-         * reads how far this one came from its evaluations (stored_target) */
+         * reads how far this one came from its evaluations (est_stored.c) */
         rc = scv_store_set_target(l->p->store, r->run_id, loop_metric_of(l->p), loop_target_value(l->p), NAN, l->p->batches[0], err);
     } else if (!rc && r->reached && isfinite(r->epochs) && !l->trained_compressed) {
         /* the epochs it took (dense training only: a later run's plan takes them as
