@@ -488,22 +488,22 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     char why[SCV_ERR_LEN + 128];
-    if (st == SCV_EINTR && res.reach_stopped) { /* the target likely out of reach, not a Ctrl-C */
-        store_end(db, res.run_id, "interrupted", res.why);
-        scv_err rerr = {0};
-        print_outcome(db, &js.params, &res, &v, report_dir ? report_dir : res.run_dir, json, dbarg, &rerr);
-        fprintf(stderr, "scavenger run: %s; the checkpoint is kept: scavenger run --resume %lld --out-of-reach go-on%s%s "
-                "trains on to the bound\n", res.why, res.run_id, dbarg ? " --db " : "", dbarg ? dbarg : "");
-        rc = EXIT_FAIL;
-        goto out_quiet;
-    }
-    if (st == SCV_EINTR && res.budget_stopped) { /* the run's cap, not a Ctrl-C: its report, then how to go on */
+    if (st == SCV_EINTR && (res.reach_stopped || res.budget_stopped)) {
+        /* a stop of the loop's, not a Ctrl-C (the loop stored it interrupted, with its why):
+         * its report, then how to go on */
         scv_err rerr = {0};
         char sp[32];
         scv_fmt_usd(res.actual_cost, sp, sizeof sp);
-        store_end(db, res.run_id, "interrupted", res.why);
         print_outcome(db, &js.params, &res, &v, report_dir ? report_dir : res.run_dir, json, dbarg, &rerr);
-        fprintf(stderr, "scavenger run: the checkpoint is kept: scavenger run --resume %lld --budget USD%s%s goes on "
+        if (res.reach_stopped)
+            fprintf(stderr,
+                    "scavenger run: %s; the checkpoint is kept: scavenger run --resume %lld --out-of-reach "
+                    "go-on%s%s trains on to the bound\n",
+                    res.why, res.run_id, dbarg ? " --db " : "", dbarg ? dbarg : "");
+        else
+            fprintf(
+                stderr,
+                "scavenger run: the checkpoint is kept: scavenger run --resume %lld --budget USD%s%s goes on "
                 "with a budget USD above the %s spent (a service: POST /api/runs/%lld/resume with {\"budget\": USD})\n",
                 res.run_id, dbarg ? " --db " : "", dbarg ? dbarg : "", sp, res.run_id);
         rc = EXIT_FAIL;

@@ -363,18 +363,8 @@ int scv_carry_learn_rule(const scv_lcurve_set *set, const char *exclude_key, con
 
 void scv_carry_quantiles(const scv_carry *c, double b0, double b, double *q_lo, double *q_hi)
 {
-    *q_lo = *q_hi = NAN;
-    if (!(b0 > 0) || !(b > 0)) return;
-    if (b == b0) {
-        *q_lo = *q_hi = 0;
-        return;
-    }
-    if (!isfinite(c->gamma)) {
-        *q_lo = c->q_lo, *q_hi = c->q_hi;
-        return;
-    }
-    double L = log(b / b0);
-    *q_lo = fmin(c->q_lo * L, c->q_hi * L), *q_hi = fmax(c->q_lo * L, c->q_hi * L);
+    scv_carry_err e = scv_carry_err_of(c); /* (the estimate's rule: estimate.c) */
+    scv_carry_err_at(&e, b0, b, q_lo, q_hi);
 }
 
 double scv_carry_samples(scv_carry_law law, double samples_b0, double b0, double b)

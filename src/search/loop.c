@@ -659,10 +659,6 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
         }
         if (rc || s == SCV_STATE_DONE) break;
     }
-    if (rc == SCV_EINTR && out->reach_stopped) /* not an error: the target is likely out of reach */
-        snprintf(out->why, sizeof out->why, "stopped: target %g likely out of reach within %g epochs (P %.2f; %.4g "
-                 "predicted by then): resumable, --out-of-reach go-on trains on", loop_target_value(p), p->max_epochs,
-                 l->curve.pred.p_reach, l->curve.pred.nearest);
     if (rc == SCV_EINTR && l->ledger.budget_stop) { /* not an error: the run stopped at its cap */
         out->budget_stopped = 1;
         char cap[32];

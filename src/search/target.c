@@ -133,6 +133,10 @@ int loop_out_of_reach(loop *l)
     const progress_pred *pr = &l->curve.pred;
     if (!pr->ok || !pr->calibrated || !(pr->p_reach < l->pol->out_of_reach_p)) return 0; /* (a bootstrap's P: no) */
     l->r->reach_stopped = 1;
+    snprintf(l->r->why, sizeof l->r->why,
+             "stopped: target %g likely out of reach within %g epochs (P %.2f; %.4g "
+             "predicted by then): resumable, --out-of-reach go-on trains on",
+             loop_target_value(p), p->max_epochs, pr->p_reach, pr->nearest);
     loop_note(l, SCV_EV_NOTE, SCV_NOTE_OUT_OF_REACH, "target %g likely out of reach within %g epochs: P %.2f (under "
               "%.2f); by then %.4g is predicted, the nearest reachable; stopped at %.3g epochs, checkpointed, resumable "
               "(--out-of-reach go-on trains on to the bound)", loop_target_value(p), p->max_epochs, pr->p_reach,
