@@ -554,14 +554,14 @@ def sig(x, digits=CORPUS_SIG):
 
 
 def corpus_points(metrics_path):
-    """(n_train, [[samples, accuracy, loss], ...]) of one metrics file's periodic evaluations;
+    """(n_train, arch, [[samples, accuracy, loss], ...]) of one metrics file's periodic evaluations;
     samples are the samples seen at the evaluation's iteration (its iter line's samples_seen)."""
-    seen, n_train, pts = {}, None, []
+    seen, n_train, arch, pts = {}, None, None, []
     for line in open(metrics_path):
         o = json.loads(line)
         t = o.get("type")
         if t == "job":
-            n_train = o["n_train"]
+            n_train, arch = o["n_train"], o["arch"]
         elif t == "iter":
             seen[o["iter"]] = o["samples_seen"]
         elif t == "eval" and o.get("role") == "periodic":
@@ -569,7 +569,7 @@ def corpus_points(metrics_path):
             if acc is None and loss is None:
                 continue
             pts.append([seen.get(o["iter"], round(o["epoch_progress"] * n_train)), acc, loss])
-    return n_train, pts
+    return n_train, arch, pts
 
 
 def corpus_write(path, curves):
@@ -604,12 +604,12 @@ def corpus(only=-1):
             if out.returncode != 0:
                 raise SystemExit(f"corpus {job['name']} B={B} {rule} seed {seed}: training failed "
                                  f"(exit {out.returncode}): {out.stderr.strip()[-300:]}")
-            n_train, pts = corpus_points(metrics)
+            n_train, arch, pts = corpus_points(metrics)
             shown = [("build/scavenger" if a == BIN else "metrics.jsonl" if a == metrics else a) for a in cmd]
             curves.append({"job": job["name"], "model": job["model"], "dataset": job["dataset"], "batch": B,
                            "base_batch": CORPUS_BASE_BATCH, "lr_scaling": rule, "lr": job["lr"], "workers": 1,
                            "seed": seed, "n_train": n_train, "epochs": job["epochs"], "command": shlex.join(shown),
-                           "date": time.strftime("%Y-%m-%d"), "machine": machine(), "points": pts})
+                           "date": time.strftime("%Y-%m-%d"), "machine": machine(), "points": pts, "arch": arch})
             have.add((job["name"], B, rule, seed))
             corpus_write(CORPUS_PATH, curves)
             last = pts[-1] if pts else None

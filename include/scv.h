@@ -125,6 +125,10 @@ SCV_API void scv_split_batch(int64_t B, int K, const double *weights, int64_t *c
 
 typedef enum { SCV_LR_CONST = 0, SCV_LR_STEP, SCV_LR_COSINE } scv_lr_decay;
 typedef enum { SCV_LR_SCALE_NONE = 0, SCV_LR_SCALE_LINEAR, SCV_LR_SCALE_SQRT } scv_lr_scaling;
+/* The rule's name ("none", "linear", "sqrt"), and the rule of a name (SCV_EINVAL naming the
+ * names accepted). */
+SCV_API const char *scv_lr_scaling_name(scv_lr_scaling v);
+SCV_API int scv_lr_scaling_from_name(const char *name, scv_lr_scaling *out, scv_err *err);
 
 /* Or et al.'s straggler rule (defaults in scv_straggler_rule_default()): each iteration a
  * worker's throughput b_k / t_k (its samples over its compute seconds) is divided by the
@@ -1147,15 +1151,17 @@ SCV_API int scv_run_params_check(const scv_run_params *p, scv_err *err);
 
 /* Where a plan's target (epochs to the target accuracy at a batch) comes from. */
 typedef enum {
-    SCV_TARGET_NOMINAL = 0,     /* unknown: relative plan with policy.nominal_epochs */
-    SCV_TARGET_GIVEN,           /* target_epochs / target_batch in the parameters */
-    SCV_TARGET_LEARNT,          /* a stored run of the same job to the same target value */
-    SCV_TARGET_CURVE,           /* this run's learning curve, predicted online */
-    SCV_TARGET_CARRIED,         /* a stored run of the same job for another target value of
+    SCV_TARGET_NOMINAL = 0,   /* unknown: relative plan with policy.nominal_epochs */
+    SCV_TARGET_GIVEN,         /* target_epochs / target_batch in the parameters */
+    SCV_TARGET_LEARNT,        /* a stored run of the same job to the same target value */
+    SCV_TARGET_CURVE,         /* this run's learning curve, predicted online */
+    SCV_TARGET_CARRIED,       /* a stored run of the same job for another target value of
                                    the metric, whose evaluations crossed this one (read off
                                    them under this run's target rule) */
-    SCV_TARGET_CARRIED_CURVE    /* ... whose evaluations did not: its fitted learning curve's
+    SCV_TARGET_CARRIED_CURVE, /* ... whose evaluations did not: its fitted learning curve's
                                    crossing, extrapolated (with its band) */
+    SCV_TARGET_CORPUS         /* the curve corpus's curves of the job under its recipe: their
+                                   seeds' crossings (the median, the seeds' spread); the last */
 } scv_target_source;
 SCV_API const char *scv_target_source_name(scv_target_source s);
 

@@ -158,7 +158,7 @@ static const bad_case BAD[] = {
     {"\"n_train\":100", "\"n_train\":0", NULL, 1, "field 'n_train': expected a finite number > 0"},
     {"\"lr\":0.05", "\"lr\":1e999", NULL, 1, "field 'lr': expected a finite number > 0"},
     {"\"epochs\":2", "\"epochs\":null", NULL, 1, "field 'epochs': expected a number"},
-    {"\"sqrt\"", "\"cubic\"", NULL, 1, "field 'lr_scaling': 'cubic': expected none, linear or sqrt"},
+    {"\"sqrt\"", "\"cubic\"", NULL, 1, "field 'lr_scaling': learning-rate rule 'cubic': expected none, linear or sqrt"},
     {"\"mlp\"", "\"vgg\"", NULL, 1, "field 'model': 'vgg': expected logreg, mlp, lenet, resnet or exec"},
     {"\"job\":\"j\"", "\"job\":\"\"", NULL, 1, "field 'job': empty"},
     {"\"job\":\"j\"", "\"job\":\"jjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjj\"", NULL, 1,
@@ -168,8 +168,7 @@ static const bad_case BAD[] = {
     {"\"machine\":\"m\"", "\"machine\":\"m\",\"extra\":1", NULL, 1, "unknown field 'extra'"},
     {"\"seed\":1", "\"seed\":1,\"seed\":2", NULL, 1, "field 'seed': given twice"},
     {"[[64,0.5,2.0],[128,null,1.5],[128,0.75,null],[200,0.8,1.0]]", "[]", NULL, 1, "field 'points': empty"},
-    {"[[64,0.5,2.0],[128,null,1.5],[128,0.75,null],[200,0.8,1.0]]", "{}", NULL, 1,
-     "field 'points': expected an array"},
+    {"[[64,0.5,2.0],[128,null,1.5],[128,0.75,null],[200,0.8,1.0]]", "{}", NULL, 1, "field 'points': expected an array"},
     {"[128,0.75,null]", "[100,0.75,null]", NULL, 1, "field 'points[2]': samples 100 below the previous point's 128"},
     {"[64,0.5,2.0]", "[-1,0.5,2.0]", NULL, 1, "field 'points[0]': samples: expected a finite number >= 0"},
     {"[64,0.5,2.0]", "[1e999,0.5,2.0]", NULL, 1, "field 'points[0]': samples: expected a finite number >= 0"},
@@ -182,7 +181,8 @@ static const bad_case BAD[] = {
     {NULL, NULL, "\n\n{\"job\":", 3, "not a JSON object on one line"},
     {NULL, NULL, "[1,2]\n", 1, "not a JSON object on one line"},
     {NULL, NULL, GOOD " x\n", 1, "not a JSON object on one line"},
-    {NULL, NULL, GOOD "\n" GOOD "\n", 2, "field 'job': 'j': the same workers, batch, lr_scaling and seed as its curve 1"},
+    {NULL, NULL, GOOD "\n" GOOD "\n", 2,
+     "field 'job': 'j': the same workers, batch, lr_scaling and seed as its curve 1"},
     {NULL, NULL, "\n \n", 0, "no curves"},
 };
 

@@ -820,8 +820,68 @@ static void t_recipe_identity(void)
     scv_store_close(db);
 }
 
+/* Writes a corpus curve of the fake's family (1 - 0.1414 (x / tau)^-0.5, crossing 0.9 at
+ * 2 tau samples) at B=32 under `lr`, with `arch` ("": the line has none). */
+static void corpus_curve(FILE *f, const char *job, const char *arch, double lr, int seed, double tau)
+{
+    fprintf(f,
+            "{\"job\":\"%s\",\"model\":\"exec\",\"dataset\":\"synthetic:10000\",\"batch\":32,\"base_batch\":64,"
+            "\"lr_scaling\":\"none\",\"lr\":%g,\"workers\":1,\"seed\":%d,\"n_train\":10000,\"epochs\":8,"
+            "\"command\":\"test\",\"date\":\"2026-11-29\",\"machine\":\"test\",",
+            job, lr, seed);
+    if (arch[0]) fprintf(f, "\"arch\":\"%s\",", arch);
+    fprintf(f, "\"points\":[");
+    for (int k = 1; k <= 160; k++)
+        fprintf(f, "%s[%d,%.5f,null]", k > 1 ? "," : "", 500 * k, 1 - 0.1414 * pow(500.0 * k / tau, -0.5));
+    fprintf(f, "]}\n");
+}
+
+/* CORPUS (issue 37 item 4): the corpus's curves of the job itself (its network, data and
+ * recipe) give the first plan the seeds' median crossing with their span as the band's floor
+ * (a target near the plateau is wide by seed, and says so); curves of the job under another
+ * learning rate, or without the network named, are not read as the job's. */
+static void t_corpus_seeds(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/seeds.jsonl", tmp);
+    FILE *f = fopen(path, "w");
+    corpus_curve(f, "fake-a", "fake:784-10", 0.05, 1, 8000);  /* crosses at 1.6 epochs */
+    corpus_curve(f, "fake-a", "fake:784-10", 0.05, 2, 16000); /* ... at 3.2 */
+    corpus_curve(f, "fake-b", "fake:784-10", 0.01, 1, 2000);  /* another recipe: 0.4 */
+    corpus_curve(f, "fake-c", "", 0.05, 1, 2000);             /* the network not named */
+    fclose(f);
+    double lo_seed = 1.6, hi_seed = 3.2;
+    for (int k = 0; k < 2; k++) {
+        scv_store *db = open_db(k ? "seeds-other.db" : "seeds.db");
+        fake g = new_fake();
+        g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.9;
+        snprintf(g.job.arch, sizeof g.job.arch, "fake:784-10");
+        snprintf(g.job.dataset, sizeof g.job.dataset, "synthetic:10000");
+        scv_job_driver d = driver_of(&g);
+        scv_run_params p = params(db, "job-seeds");
+        p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9, p.curve_corpus = path;
+        p.job_json = k ? "{\"lr\":\"0.02\"}" : NULL; /* (the built-in recipe: lr 0.05, base batch 64) */
+        scv_run_result res;
+        scv_err e = {0};
+        CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+        if (k) {
+            CHECK_MSG(res.target_source != SCV_TARGET_CORPUS, "%s", res.target_note);
+        } else {
+            CHECK_MSG(res.target_source == SCV_TARGET_CORPUS && res.target_batch == 32, "%s", res.target_note);
+            CHECK_MSG(fabs(res.target_epochs - sqrt(lo_seed * hi_seed)) < 0.1, "%g: %s", res.target_epochs,
+                      res.target_note);
+            CHECK_MSG(res.target_epochs_lo <= lo_seed + 0.05 && res.target_epochs_hi >= hi_seed - 0.05, "%g-%g: %s",
+                      res.target_epochs_lo, res.target_epochs_hi, res.target_note);
+            CHECK_MSG(strstr(res.target_note, "2 curves") != NULL, "%s", res.target_note);
+        }
+        scv_run_result_free(&res);
+        scv_store_close(db);
+    }
+}
+
 static const scv_test tests[] = {
     {"recipe_identity", t_recipe_identity},
+    {"corpus_seeds", t_corpus_seeds},
     {"first_run_absolute", t_first_run_absolute},
     {"loss_target", t_loss_target},
     {"stored_target_carried", t_stored_target_carried},

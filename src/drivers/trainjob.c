@@ -144,9 +144,8 @@ static void job_lr_rule(trainjob *t)
         const char *k = t->opts[i], *v = t->opts[i + 1];
         if (!strcmp(k, "--lr")) t->job.lr = strtod(v, NULL);
         else if (!strcmp(k, "--base-batch")) t->job.base_batch = atoi(v);
-        else if (!strcmp(k, "--lr-scaling"))
-            t->job.lr_scaling = !strcmp(v, "sqrt") ? SCV_LR_SCALE_SQRT : !strcmp(v, "linear") ? SCV_LR_SCALE_LINEAR
-                                                                                             : SCV_LR_SCALE_NONE;
+        else if (!strcmp(k, "--lr-scaling") && scv_lr_scaling_from_name(v, &t->job.lr_scaling, NULL))
+            t->job.lr_scaling = SCV_LR_SCALE_NONE; /* (checked where the options were read) */
     }
 }
 

@@ -25,12 +25,30 @@
 
 /* the fields of a curve's line, in the order bench.py writes them */
 enum {
-    F_JOB, F_MODEL, F_DATASET, F_BATCH, F_BASE_BATCH, F_LR_SCALING, F_LR, F_WORKERS, F_SEED, F_N_TRAIN,
-    F_EPOCHS, F_COMMAND, F_DATE, F_MACHINE, F_POINTS, F_COUNT
+    F_JOB,
+    F_MODEL,
+    F_DATASET,
+    F_BATCH,
+    F_BASE_BATCH,
+    F_LR_SCALING,
+    F_LR,
+    F_WORKERS,
+    F_SEED,
+    F_N_TRAIN,
+    F_EPOCHS,
+    F_COMMAND,
+    F_DATE,
+    F_MACHINE,
+    F_POINTS,
+    F_ARCH,
+    F_COUNT
 };
-static const char *const field_names[F_COUNT] = {
-    "job", "model", "dataset", "batch", "base_batch", "lr_scaling", "lr", "workers", "seed", "n_train",
-    "epochs", "command", "date", "machine", "points"};
+static const char *const field_names[F_COUNT] = {"job",  "model",   "dataset", "batch",   "base_batch", "lr_scaling",
+                                                 "lr",   "workers", "seed",    "n_train", "epochs",     "command",
+                                                 "date", "machine", "points",  "arch"};
+/* the one optional field: the network's architecture as the trainer's job line states it
+ * ("mlp:784-256-128-10"); a curve without it informs no estimate of one job's own curves */
+#define F_OPTIONAL(k) ((k) == F_ARCH)
 /* the models a curve may be of (model.h: scv_lcurve.model) */
 static const char *const known_models[] = {"logreg", "mlp", "lenet", "resnet", "exec"};
 
@@ -133,12 +151,10 @@ static int get_points(const where *w, const cJSON *x, scv_lcurve *c)
 
 static int get_scaling(const where *w, const cJSON *x, scv_lr_scaling *out)
 {
-    static const struct { const char *name; scv_lr_scaling v; } rules[] = {
-        {"none", SCV_LR_SCALE_NONE}, {"linear", SCV_LR_SCALE_LINEAR}, {"sqrt", SCV_LR_SCALE_SQRT}};
+    scv_err e = {0};
     if (!cJSON_IsString(x)) return fail(w, "lr_scaling", "expected a string");
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-        if (!strcmp(x->valuestring, rules[i].name)) return *out = rules[i].v, SCV_OK;
-    return fail(w, "lr_scaling", "'%.40s': expected none, linear or sqrt", x->valuestring);
+    if (scv_lr_scaling_from_name(x->valuestring, out, &e)) return fail(w, "lr_scaling", "%s", e.msg);
+    return SCV_OK;
 }
 
 /* The line's object into c; c's arrays are c's own even on error (the caller frees them). */
@@ -153,7 +169,7 @@ static int parse_curve(const where *w, const cJSON *o, scv_lcurve *c)
         f[k] = x;
     }
     for (int k = 0; k < F_COUNT; k++)
-        if (!f[k]) return fail(w, field_names[k], "missing");
+        if (!f[k] && !F_OPTIONAL(k)) return fail(w, field_names[k], "missing");
     int rc;
     double epochs;
     if ((rc = get_text(w, f[F_JOB], "job", c->job, sizeof c->job)) ||
@@ -161,15 +177,15 @@ static int parse_curve(const where *w, const cJSON *o, scv_lcurve *c)
         (rc = get_text(w, f[F_DATASET], "dataset", c->dataset, sizeof c->dataset)) ||
         (rc = get_int(w, f[F_BATCH], "batch", 1, &c->batch)) ||
         (rc = get_int(w, f[F_BASE_BATCH], "base_batch", 1, &c->base_batch)) ||
-        (rc = get_scaling(w, f[F_LR_SCALING], &c->lr_scaling)) ||
-        (rc = get_positive(w, f[F_LR], "lr", &c->lr)) ||
+        (rc = get_scaling(w, f[F_LR_SCALING], &c->lr_scaling)) || (rc = get_positive(w, f[F_LR], "lr", &c->lr)) ||
         (rc = get_int(w, f[F_WORKERS], "workers", 1, &c->workers)) ||
         (rc = get_int(w, f[F_SEED], "seed", 0, &c->seed)) ||
         (rc = get_positive(w, f[F_N_TRAIN], "n_train", &c->n_train)) ||
         (rc = get_positive(w, f[F_EPOCHS], "epochs", &epochs)) ||
         (rc = get_text(w, f[F_COMMAND], "command", NULL, SCV_LCURVE_MAX_LINE)) ||
         (rc = get_text(w, f[F_DATE], "date", NULL, SCV_LCURVE_MAX_LINE)) ||
-        (rc = get_text(w, f[F_MACHINE], "machine", NULL, SCV_LCURVE_MAX_LINE)))
+        (rc = get_text(w, f[F_MACHINE], "machine", NULL, SCV_LCURVE_MAX_LINE)) ||
+        (f[F_ARCH] && (rc = get_text(w, f[F_ARCH], "arch", c->arch, sizeof c->arch))))
         return rc;
     size_t m = 0;
     while (m < sizeof known_models / sizeof known_models[0] && strcmp(c->model, known_models[m])) m++;

@@ -249,6 +249,7 @@ typedef struct scv_lcurve {
     char model[16];             /* lenet, mlp, logreg, resnet, exec (a job may be left out
                                    by model when judging one) */
     char dataset[32];           /* fashion-mnist, synthetic:N, ... */
+    char arch[128];             /* the network as the trainer states it ("": not given) */
     int batch;                  /* global batch B */
     int base_batch;             /* B0 of the learning-rate rule */
     scv_lr_scaling lr_scaling;  /* how the learning rate followed B */
@@ -380,6 +381,21 @@ int scv_calib_rerun_band(const scv_calib *cal, scv_metric metric, double e0, dou
  * (scv_stoprule_means with the default window; NaN before it is full; each array c->n
  * long); the count. What the truths and the carry-over (carry.c) read a curve through. */
 size_t scv_lcurve_smoothed(const scv_lcurve *c, int mi, double *x, double *y, double *m);
+/* ---- a target's crossing by the corpus's curves of one recipe (src/model/seeds.c) ---- */
+#define SCV_SEEDS_MAX 16
+typedef struct scv_seed_crossings {
+    int batch; /* the batch they are read at: the most curves, then the nearest b0 */
+    int n;     /* curves (seeds) at it */
+    int seed[SCV_SEEDS_MAX];
+    double x[SCV_SEEDS_MAX];   /* each one's crossing, samples at batch (+inf: not within its end) */
+    double end[SCV_SEEDS_MAX]; /* the samples its curve ran */
+    double best;               /* the best window mean any reached (NaN: none) */
+} scv_seed_crossings;
+/* The crossings of target (metric, the run's window W) by curves c[0..n) of one job and
+ * recipe, at their batch with most curves (b0: the nearest among ties). SCV_ENOTFOUND: none. */
+int scv_seed_crossings_of(const scv_lcurve *const *c, size_t n, scv_metric metric, double target, int window, int b0,
+                          scv_seed_crossings *out);
+
 /* The prior's key of a job: "model dataset" into buf. */
 const char *scv_calib_key(const char *model, const char *dataset, char *buf, size_t cap);
 

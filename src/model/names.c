@@ -13,6 +13,7 @@ static const char *const TOPOLOGIES[] = {"ring", "ps", NULL};
 static const char *const PRICINGS[] = {"ondemand", "spot", "memory", NULL};
 static const char *const SEARCHES[] = {"partial", "full", "none", NULL};
 static const char *const SCALINGS[] = {"plan", "throughput", NULL};
+static const char *const LR_SCALINGS[] = {"none", "linear", "sqrt", NULL};
 
 static const char *name_of(const char *const *names, int v)
 {
@@ -52,3 +53,4 @@ SCV__NAMES(topology, scv_topology, TOPOLOGIES, "communication topology")
 SCV__NAMES(pricing, scv_pricing, PRICINGS, "pricing")
 SCV__NAMES(search, scv_search_policy, SEARCHES, "search policy")
 SCV__NAMES(scaling, scv_scaling, SCALINGS, "scaling policy")
+SCV__NAMES(lr_scaling, scv_lr_scaling, LR_SCALINGS, "learning-rate rule")

@@ -59,7 +59,7 @@ int loop_load_calib(loop *l, scv_err *err)
         scv_lcurve_set set = {0};
         if ((rc = scv_lcurves_load(path, &set, err))) return rc;
         rc = scv_calib_build(&set, &cp, &l->in.calib, err);
-        if (!rc) learn_carry(l, &set);
+        if (!rc) learn_carry(l, &set), loop_corpus_seeds(l, &set);
         scv_lcurve_set_free(&set);
         if (rc) return rc;
     }

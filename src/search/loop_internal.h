@@ -30,7 +30,7 @@ typedef struct stored_est {
 } stored_est;
 
 /* An estimator's answer kept for the run's life (target.c: the list's `once` estimators). */
-#define LOOP_ESTIMATORS 6
+#define LOOP_ESTIMATORS 7
 typedef struct est_kept {
     int asked, yes;
     scv_estimate est;
@@ -111,6 +111,10 @@ typedef struct inputs_state {
     scv_carry carry;                /* the batch carry-over learnt from the corpus's curves of
                                        this job under its learning-rate rule, else its rule's
                                        exponent from other jobs' (NaN: none) */
+    scv_seed_crossings seeds;       /* the corpus's curves of the job under its recipe: their
+                                       crossings of the target (n 0: none; est_corpus.c) */
+    int seeds_other;                /* ... curves of the job's network and data under another
+                                       recipe (not read) */
 } inputs_state;
 
 /* The loop's context: the run's orchestration state (the state, the configuration trained
@@ -265,6 +269,8 @@ int loop_est_given(loop *l, scv_estimate *e, char *note, size_t cap);
 int loop_est_learnt(loop *l, scv_estimate *e, char *note, size_t cap);
 int loop_est_carried(loop *l, scv_estimate *e, char *note, size_t cap);
 int loop_est_carried_curve(loop *l, scv_estimate *e, char *note, size_t cap);
+int loop_est_corpus(loop *l, scv_estimate *e, char *note, size_t cap);
+void loop_corpus_seeds(loop *l, const scv_lcurve_set *set);
 int loop_est_curve(loop *l, scv_estimate *e, char *note, size_t cap);
 int loop_est_nominal(loop *l, scv_estimate *e, char *note, size_t cap);
 

@@ -50,7 +50,7 @@ scv_run_params scv_run_params_default(void)
 
 static const char *const STATES[] = {"warmup", "search", "plan", "train", "replan", "done", "interrupted", "failed"};
 
-static const char *const SOURCES[] = {"nominal", "given", "learnt", "curve", "carried", "carried-curve"};
+static const char *const SOURCES[] = {"nominal", "given", "learnt", "curve", "carried", "carried-curve", "corpus"};
 
 const char *scv_target_source_name(scv_target_source s)
 {

@@ -121,7 +121,7 @@ static void models_of(scv_store *s, long long run, const scv_run_params *p, scv_
             sm->gamma_s = num(j, "gamma_s"), sm->theta = num(j, "theta");
             snprintf(sm->note, sizeof sm->note, "as stored (the run's statistical model)");
         } else if (!strcmp(kind, "target") && j) {
-            for (int k = 0; k <= SCV_TARGET_CARRIED_CURVE; k++)
+            for (int k = 0; k <= SCV_TARGET_CORPUS; k++)
                 if (!strcmp(str(j, "source"), scv_target_source_name((scv_target_source)k)))
                     out->target_source = (scv_target_source)k;
             out->target_epochs = num(j, "epochs"), out->target_epochs_lo = num(j, "epochs_lo");

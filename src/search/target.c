@@ -1,6 +1,6 @@
 /*
  * target.c - the target's estimate: the list of estimators tried in order (given, learnt,
- * carried, carried-curve, curve, nominal), each in its own file, answering a scv_estimate or no
+ * carried, carried-curve, corpus, curve, nominal), each in its own file, answering a scv_estimate or no
  * opinion with its reason; and what they share: the target's metric and value, where an
  * evaluation stands on the curve, the smoothed rule's lag behind the curve's crossing.
  */
@@ -85,13 +85,16 @@ static const struct {
     int (*estimate)(loop *l, scv_estimate *e, char *note, size_t cap);
     int once;
 } estimators[] = {
-    {SCV_TARGET_GIVEN, loop_est_given, 0},           /* the user's epochs (est_given.c) */
-    {SCV_TARGET_LEARNT, loop_est_learnt, 1},         /* a stored run to the same value (est_stored.c) */
-    {SCV_TARGET_CARRIED, loop_est_carried, 1},       /* ... to another value, crossed on the way */
+    {SCV_TARGET_GIVEN, loop_est_given, 0},                 /* the user's epochs (est_given.c) */
+    {SCV_TARGET_LEARNT, loop_est_learnt, 1},               /* a stored run to the same value (est_stored.c) */
+    {SCV_TARGET_CARRIED, loop_est_carried, 1},             /* ... to another value, crossed on the way */
     {SCV_TARGET_CARRIED_CURVE, loop_est_carried_curve, 1}, /* ... not crossed: its curve extrapolated */
-    {SCV_TARGET_CURVE, loop_est_curve, 0},           /* this run's learning curve (est_curve.c) */
-    {SCV_TARGET_NOMINAL, loop_est_nominal, 0},       /* none: a relative plan (est_nominal.c) */
+    {SCV_TARGET_CORPUS, loop_est_corpus, 1},               /* the corpus's seeds of the recipe (est_corpus.c) */
+    {SCV_TARGET_CURVE, loop_est_curve, 0},                 /* this run's learning curve (est_curve.c) */
+    {SCV_TARGET_NOMINAL, loop_est_nominal, 0},             /* none: a relative plan (est_nominal.c) */
 };
+
+_Static_assert(sizeof estimators / sizeof estimators[0] == LOOP_ESTIMATORS, "loop.in.est_kept holds one per estimator");
 
 /* The batch carry-over's error as the estimate carries it (the run's carry now). */
 scv_carry_err loop_carry_err(const loop *l)
