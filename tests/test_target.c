@@ -879,9 +879,63 @@ static void t_corpus_seeds(void)
     }
 }
 
+/* Stored runs read on their path (issue 37 item 2): a first run that warmed up and searched
+ * at B=32 and trained at another batch reached its target on that path, not at one
+ * configuration from its start; a second run counts its progress segment by segment at the
+ * batch it ran (the fake's law: reference samples B (1 + 32/Bn) / (1 + B/Bn) a step) and
+ * predicts every configuration of its plan from the start: the fake's truth there, 2 tau
+ * (1 + B/Bn) / (1 + 32/Bn) samples plus the rule's lag, inside each point's band and within
+ * 5% of its point. */
+static void t_stored_path(void)
+{
+    scv_store *db = open_db("path.db");
+    scv_run_result res;
+    scv_err e = {0};
+    scv_run_params p = params(db, "job-path");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9, p.curve_corpus = NULL; /* the reruns' band */
+    for (int k = 0; k < 2; k++) {
+        fake f = new_fake();
+        f.tau = 10000, f.acc_c = 0.5, f.acc_gap = 0.1414, f.target = 0.9;
+        scv_job_driver d = driver_of(&f);
+        CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+        CHECK(res.reached);
+        if (!k) { /* the first run's path: more than one batch */
+            scv_run_step *steps;
+            size_t n = 0, other = 0;
+            CHECK_EQ_INT(scv_store_load_steps(db, res.run_id, &steps, &n, &e), SCV_OK);
+            for (size_t i = 0; i < n; i++) other += steps[i].batch != steps[0].batch;
+            CHECK_MSG(other > 0, "%zu steps, all at B=%d", n, n ? steps[0].batch : 0);
+            free(steps);
+        } else {
+            CHECK_MSG(res.target_source == SCV_TARGET_LEARNT, "%s", res.target_note);
+            const scv_plan_result *pl = res.decision;
+            CHECK(pl && pl->n_points > 0);
+            double lag = p.policy.target_window * p.policy.eval_every_epochs / 2 * f.job.n_train;
+            for (size_t i = 0; pl && i < pl->n_points; i++) {
+                const scv_plan_point *pt = &pl->points[i];
+                double B = pt->batch,
+                       truth = (fake_pow_crossing(&f, 0.9) * (1 + B / f.b_noise) / (1 + 32 / f.b_noise) + lag) / B;
+                double lo = pt->iterations * pt->time_lo_s / pt->time_s,
+                       hi = pt->iterations * pt->time_hi_s / pt->time_s;
+                CHECK_MSG(pt->time_lo_s > 0 && lo <= truth && truth <= hi,
+                          "K=%d B=%d: %.0f iterations (band %.0f-%.0f), "
+                          "from the start %.0f: %s",
+                          pt->workers, pt->batch, pt->iterations, lo, hi, truth, res.target_note);
+                /* and near it: the fake's law is exact (its samples all counted at B=64, as if
+                 * the path were one configuration, the points stand 26% above) */
+                CHECK_MSG(fabs(pt->iterations / truth - 1) < 0.05, "K=%d B=%d: %.0f iterations, from the start %.0f",
+                          pt->workers, pt->batch, pt->iterations, truth);
+            }
+        }
+        scv_run_result_free(&res);
+    }
+    scv_store_close(db);
+}
+
 static const scv_test tests[] = {
     {"recipe_identity", t_recipe_identity},
     {"corpus_seeds", t_corpus_seeds},
+    {"stored_path", t_stored_path},
     {"first_run_absolute", t_first_run_absolute},
     {"loss_target", t_loss_target},
     {"stored_target_carried", t_stored_target_carried},
