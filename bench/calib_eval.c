@@ -31,6 +31,7 @@ static int cmp_double(const void *a, const void *b)
 typedef struct {
     size_t n, in, reached;
     double *raw, *cal; /* |x^/x_t - 1| and |x_med/x_t - 1| of reached truths */
+    double *wid;       /* every example's band width, high / low (n of them) */
 } tally;
 
 static void judge(const scv_calib *train, const scv_calib *test, int mi, tally *t)
@@ -53,6 +54,8 @@ static void judge(const scv_calib *train, const scv_calib *test, int mi, tally *
             }
             for (size_t i = 0; i < c->n; i++) {
                 double r = c->r[i];
+                t->wid = realloc(t->wid, sizeof(double) * (t->n + 1));
+                t->wid[t->n] = exp(hi - lo);
                 t->n++;
                 t->in += r >= lo && r <= hi;
                 if (isinf(r)) continue;
@@ -101,8 +104,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "calib_eval: %s\n", e.msg);
         return 1;
     }
-    printf("| left out | metric | examples | 80%% band coverage | median error of the point (raw, clamped into the band) | ... with the median shift |\n"
-           "|---|---|---|---|---|---|\n");
+    printf("| left out | metric | examples | 80%% band coverage | median width (high/low) | median error of the point (raw, clamped into the band) | ... with the median shift |\n"
+           "|---|---|---|---|---|---|---|\n");
     tally tot[2] = {{0}};
     for (size_t g = 0; g < all.n; g++) {
         const char *key = by_model ? all.c[g].model : all.c[g].job;
@@ -147,23 +150,27 @@ int main(int argc, char **argv)
             tally t = {0};
             judge(&train, &test, mi, &t);
             if (!t.n) continue;
-            printf("| %s | %s | %zu (%zu reached) | %.2f | %.1f%% | %.1f%% |\n", key, mi ? "loss" : "accuracy", t.n,
-                   t.reached, (double)t.in / t.n, 100 * median(t.raw, t.reached), 100 * median(t.cal, t.reached));
+            tot[mi].wid = realloc(tot[mi].wid, sizeof(double) * (tot[mi].n + t.n));
+            memcpy(tot[mi].wid + tot[mi].n, t.wid, sizeof(double) * t.n);
+            printf("| %s | %s | %zu (%zu reached) | %.2f | x%.2f | %.1f%% | %.1f%% |\n", key, mi ? "loss" : "accuracy",
+                   t.n, t.reached, (double)t.in / t.n, median(t.wid, t.n), 100 * median(t.raw, t.reached),
+                   100 * median(t.cal, t.reached));
             tot[mi].n += t.n, tot[mi].in += t.in;
             tot[mi].raw = realloc(tot[mi].raw, sizeof(double) * (tot[mi].reached + t.reached));
             tot[mi].cal = realloc(tot[mi].cal, sizeof(double) * (tot[mi].reached + t.reached));
             memcpy(tot[mi].raw + tot[mi].reached, t.raw, sizeof(double) * t.reached);
             memcpy(tot[mi].cal + tot[mi].reached, t.cal, sizeof(double) * t.reached);
             tot[mi].reached += t.reached;
-            free(t.raw), free(t.cal);
+            free(t.raw), free(t.cal), free(t.wid);
         }
         scv_calib_free(&train), scv_calib_free(&test);
         free(in.c), free(out.c); /* the curves are all's */
     }
     for (int mi = 0; mi < 2; mi++)
         if (tot[mi].n)
-            printf("| **all** | %s | %zu (%zu reached) | **%.2f** | %.1f%% | **%.1f%%** |\n", mi ? "loss" : "accuracy",
-                   tot[mi].n, tot[mi].reached, (double)tot[mi].in / tot[mi].n, 100 * median(tot[mi].raw, tot[mi].reached),
+            printf("| **all** | %s | %zu (%zu reached) | **%.2f** | x%.2f | %.1f%% | **%.1f%%** |\n",
+                   mi ? "loss" : "accuracy", tot[mi].n, tot[mi].reached, (double)tot[mi].in / tot[mi].n,
+                   median(tot[mi].wid, tot[mi].n), 100 * median(tot[mi].raw, tot[mi].reached),
                    100 * median(tot[mi].cal, tot[mi].reached));
     scv_lcurve_set_free(&all);
     return 0;
