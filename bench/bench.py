@@ -519,30 +519,36 @@ CORPUS_PATH = "data/curves.jsonl"
 CORPUS_BASE_BATCH = 64
 CORPUS_RULE = ["--eval-every-epochs", "0.05", "--eval-subset", "2000"]
 CORPUS_SIG = 5  # significant digits kept of accuracy and loss
+# AdaScale (--lr-scaling adascale): the rule under which the noise-scale law carries by
+# construction. At B0 its gain is 1 (the "none" curve's course), run anyway for the noise
+# scale it measures there; each curve keeps "noise_scale", the trainer's estimate (its
+# iterations' ada_noise_scale) over the first half epoch, as a run's warm-up measures it.
+CORPUS_ADASCALE = [(64, "adascale", 1), (128, "adascale", 1), (256, "adascale", 1), (512, "adascale", 1)]
+CORPUS_NOISE_EPOCHS = 0.5
 CORPUS_JOBS = [
     {"name": "lenet-lr0.05", "model": "lenet", "dataset": "fashion-mnist", "lr": 0.05, "epochs": 10,
      "opts": ["--model", "lenet", "--lr", "0.05"],
      "curves": [(32, "none", 1), (64, "none", 1), (128, "none", 1), (256, "none", 1), (512, "none", 1),
                 (32, "sqrt", 1), (256, "sqrt", 1), (512, "sqrt", 1), (32, "linear", 1), (128, "linear", 1),
-                (64, "none", 2)]},
+                (64, "none", 2), *CORPUS_ADASCALE]},
     {"name": "mlp256x128-lr0.05", "model": "mlp", "dataset": "fashion-mnist", "lr": 0.05, "epochs": 15,
      "opts": ["--model", "mlp", "--hidden", "256,128", "--lr", "0.05"],
      "curves": [(32, "none", 1), (64, "none", 1), (128, "none", 1), (256, "none", 1), (512, "none", 1),
                 (32, "sqrt", 1), (128, "sqrt", 1), (256, "sqrt", 1), (512, "sqrt", 1),
                 (32, "linear", 1), (128, "linear", 1), (256, "linear", 1),
-                (64, "none", 2), (256, "sqrt", 2)]},
+                (64, "none", 2), (256, "sqrt", 2), *CORPUS_ADASCALE]},
     {"name": "logreg-lr0.01", "model": "logreg", "dataset": "fashion-mnist", "lr": 0.01, "epochs": 10,
      "opts": ["--model", "logreg", "--lr", "0.01"],
      "curves": [(32, "none", 1), (64, "none", 1), (128, "none", 1), (256, "none", 1), (512, "none", 1),
                 (32, "sqrt", 1), (128, "sqrt", 1), (256, "sqrt", 1), (512, "sqrt", 1),
                 (32, "linear", 1), (128, "linear", 1), (256, "linear", 1), (512, "linear", 1),
-                (64, "none", 2), (256, "sqrt", 2)]},
+                (64, "none", 2), (256, "sqrt", 2), *CORPUS_ADASCALE]},
     {"name": "mlp-synthetic-lr0.01", "model": "mlp", "dataset": "synthetic:20000", "lr": 0.01, "epochs": 5,
      "opts": ["--model", "mlp", "--hidden", "256,128", "--dataset", "synthetic:20000", "--lr", "0.01"],
      "curves": [(32, "none", 1), (64, "none", 1), (128, "none", 1), (256, "none", 1), (512, "none", 1),
                 (32, "sqrt", 1), (128, "sqrt", 1), (256, "sqrt", 1), (512, "sqrt", 1),
                 (32, "linear", 1), (128, "linear", 1), (256, "linear", 1), (512, "linear", 1),
-                (64, "none", 2)]},
+                (64, "none", 2), *CORPUS_ADASCALE]},
 ]
 
 
@@ -554,9 +560,9 @@ def sig(x, digits=CORPUS_SIG):
 
 
 def corpus_points(metrics_path):
-    """(n_train, arch, [[samples, accuracy, loss], ...]) of one metrics file's periodic evaluations;
+    """(n_train, arch, [[samples, accuracy, loss], ...], noise scale or None) of one metrics file's periodic evaluations;
     samples are the samples seen at the evaluation's iteration (its iter line's samples_seen)."""
-    seen, n_train, arch, pts = {}, None, None, []
+    seen, n_train, arch, pts, noise = {}, None, None, [], []
     for line in open(metrics_path):
         o = json.loads(line)
         t = o.get("type")
@@ -564,12 +570,14 @@ def corpus_points(metrics_path):
             n_train, arch = o["n_train"], o["arch"]
         elif t == "iter":
             seen[o["iter"]] = o["samples_seen"]
+            if o.get("ada_noise_scale") is not None and o["epoch_progress"] <= CORPUS_NOISE_EPOCHS:
+                noise.append(o["ada_noise_scale"])
         elif t == "eval" and o.get("role") == "periodic":
             acc, loss = sig(o.get("test_accuracy")), sig(o.get("train_loss"))
             if acc is None and loss is None:
                 continue
             pts.append([seen.get(o["iter"], round(o["epoch_progress"] * n_train)), acc, loss])
-    return n_train, arch, pts
+    return n_train, arch, pts, (sig(statistics.median(noise)) if noise else None)
 
 
 def corpus_write(path, curves):
@@ -604,12 +612,14 @@ def corpus(only=-1):
             if out.returncode != 0:
                 raise SystemExit(f"corpus {job['name']} B={B} {rule} seed {seed}: training failed "
                                  f"(exit {out.returncode}): {out.stderr.strip()[-300:]}")
-            n_train, arch, pts = corpus_points(metrics)
+            n_train, arch, pts, noise = corpus_points(metrics)
             shown = [("build/scavenger" if a == BIN else "metrics.jsonl" if a == metrics else a) for a in cmd]
             curves.append({"job": job["name"], "model": job["model"], "dataset": job["dataset"], "batch": B,
                            "base_batch": CORPUS_BASE_BATCH, "lr_scaling": rule, "lr": job["lr"], "workers": 1,
                            "seed": seed, "n_train": n_train, "epochs": job["epochs"], "command": shlex.join(shown),
                            "date": time.strftime("%Y-%m-%d"), "machine": machine(), "points": pts, "arch": arch})
+            if noise is not None:
+                curves[-1]["noise_scale"] = noise
             have.add((job["name"], B, rule, seed))
             corpus_write(CORPUS_PATH, curves)
             last = pts[-1] if pts else None

@@ -14,6 +14,9 @@
  *              x_a (b / a)^gamma, the band its quantiles (scv_carry_quantiles)
  *   rerun+carry  the two together, as the planner prices a stored run's estimate at another
  *              batch: the rerun band widened by the carry's (scv_band_widen)
+ *   AdaScale   under --lr-scaling adascale, a crossing at a carried to b by the noise-scale
+ *              law with the noise scale the run at a measured (the curve's noise_scale), the
+ *              band the law's error on the other jobs' AdaScale curves (scv_carry_learn_measured)
  *
  * Targets, as the corpus's reruns are made (calib.c): the held-out curve's own 3-point means
  * at 10 log-spaced shares of its points (2%-100%), each crossing read by the target rule
@@ -36,9 +39,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { E_RERUN, E_CARRY, E_BOTH, E_COUNT };
+enum { E_RERUN, E_CARRY, E_BOTH, E_MEASURED, E_COUNT };
 static const char *const NAMES[E_COUNT] = {"rerun (learnt, carried, corpus)", "carry (the rule's exponent)",
-                                           "rerun + carry (a stored run at another batch)"};
+                                           "rerun + carry (a stored run at another batch)",
+                                           "carry under AdaScale (the measured noise scale's law)"};
 
 typedef struct {
     size_t n, in;
@@ -109,9 +113,14 @@ static void judge_pair(const scv_lcurve *a, const scv_lcurve *b, int mi, const s
             judge(&t[E_RERUN], ca, rerun, cb);
             continue;
         }
-        if (!carry || !isfinite(carry->gamma)) continue;
-        double x = ca * pow((double)b->batch / a->batch, carry->gamma);
+        if (!carry) continue;
         scv_carry_quantiles(carry, a->batch, b->batch, &ql, &qh);
+        if (!isfinite(carry->gamma)) { /* the measured law (AdaScale) */
+            double bn = a->noise_scale, x = ca * (b->batch + bn) / (a->batch + bn);
+            if (bn > 0) judge(&t[E_MEASURED], x, scv_band_of(x, x * exp(ql), x * exp(qh)), cb);
+            continue;
+        }
+        double x = ca * pow((double)b->batch / a->batch, carry->gamma);
         judge(&t[E_CARRY], x, scv_band_of(x, x * exp(ql), x * exp(qh)), cb);
         scv_band both = scv_band_widen(rerun, ql, qh);
         judge(&t[E_BOTH], x, both, cb);
@@ -159,12 +168,14 @@ int main(int argc, char **argv)
         scv_calib_key(all.c[g].model, all.c[g].dataset, key, sizeof key);
         for (int mi = 0; mi < 2; mi++) {
             tally t[E_COUNT] = {{0}};
-            scv_carry carry[3];
-            int known[3];
-            for (int r = 0; r < 3; r++) {
+            scv_carry carry[4];
+            int known[4];
+            for (int r = 0; r < 4; r++) {
                 scv_carry_job cj = {.lr = all.c[g].lr, .base_batch = all.c[g].base_batch, .lr_scaling = (scv_lr_scaling)r};
-                known[r] = !scv_carry_learn_rule(&all, key, &cj, mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY, NULL,
-                                                 pol.coverage, &carry[r]);
+                scv_metric m = mi ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY;
+                known[r] = scv_lr_scaling_carries(cj.lr_scaling)
+                               ? !scv_carry_learn_measured(&all, key, &cj, m, NULL, pol.coverage, &carry[r])
+                               : !scv_carry_learn_rule(&all, key, &cj, m, NULL, pol.coverage, &carry[r]);
             }
             for (size_t a = 0; a < all.n; a++)
                 for (size_t b = 0; b < all.n; b++) {
@@ -173,7 +184,8 @@ int main(int argc, char **argv)
                     int rerun = ca->batch == cb->batch && ca->lr_scaling == cb->lr_scaling && ca->seed != cb->seed;
                     /* another batch under the same rule (a curve at the base batch is every rule's) */
                     int r = ca->batch == ca->base_batch ? (int)cb->lr_scaling : (int)ca->lr_scaling;
-                    int carried = ca->batch != cb->batch && ca->seed == cb->seed &&
+                    int ada = (ca->lr_scaling == SCV_LR_SCALE_ADASCALE) + (cb->lr_scaling == SCV_LR_SCALE_ADASCALE);
+                    int carried = ca->batch != cb->batch && ca->seed == cb->seed && ada != 1 &&
                                   (ca->lr_scaling == cb->lr_scaling || ca->batch == ca->base_batch ||
                                    cb->batch == cb->base_batch);
                     if (rerun || carried) judge_pair(ca, cb, mi, &cal, carried && known[r] ? &carry[r] : NULL, t);

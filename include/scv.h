@@ -124,9 +124,12 @@ SCV_API int scv_net_parse_hidden(const char *s, scv_net_spec *spec, scv_err *err
 SCV_API void scv_split_batch(int64_t B, int K, const double *weights, int64_t *counts, int64_t *offsets);
 
 typedef enum { SCV_LR_CONST = 0, SCV_LR_STEP, SCV_LR_COSINE } scv_lr_decay;
-typedef enum { SCV_LR_SCALE_NONE = 0, SCV_LR_SCALE_LINEAR, SCV_LR_SCALE_SQRT } scv_lr_scaling;
-/* The rule's name ("none", "linear", "sqrt"), and the rule of a name (SCV_EINVAL naming the
- * names accepted). */
+/* How the learning rate follows the batch B against the base batch B0: none, B/B0, sqrt(B/B0),
+ * or AdaScale's gain ratio measured from the gradient's noise at every step (the rule under
+ * which the samples to a target carry between batches by the noise-scale law: src/train/sched.h) */
+typedef enum { SCV_LR_SCALE_NONE = 0, SCV_LR_SCALE_LINEAR, SCV_LR_SCALE_SQRT, SCV_LR_SCALE_ADASCALE } scv_lr_scaling;
+/* The rule's name ("none", "linear", "sqrt", "adascale"), and the rule of a name (SCV_EINVAL
+ * naming the names accepted). */
 SCV_API const char *scv_lr_scaling_name(scv_lr_scaling v);
 SCV_API int scv_lr_scaling_from_name(const char *name, scv_lr_scaling *out, scv_err *err);
 
@@ -944,7 +947,8 @@ typedef enum {
  *   vm_stored, vm_chosen, vm_chosen_elsewhere, vm_types  VM types
  *   universal, stored_measurements, recovered, reached_searching, warmup_remeasured
  *   throughput_step, search_beyond, search_skipped_budget, search_skipped_slow
- *   out_of_reach, eval_widened, retry, straggler, preempt_notice, preempt_restored */
+ *   out_of_reach, eval_widened, retry, straggler, preempt_notice, preempt_restored
+ *   carry_measured                                       (appended: the codes keep their values) */
 #define SCV_NOTE_MAP(X) \
     X(NONE, "none") \
     X(TARGET, "target") \
@@ -990,7 +994,8 @@ typedef enum {
     X(RETRY, "retry") \
     X(STRAGGLER, "straggler") \
     X(PREEMPT_NOTICE, "preempt_notice") \
-    X(PREEMPT_RESTORED, "preempt_restored")
+    X(PREEMPT_RESTORED, "preempt_restored") \
+    X(CARRY_MEASURED, "carry_measured")
 typedef enum {
 #define SCV__NOTE(name, text) SCV_NOTE_##name,
     SCV_NOTE_MAP(SCV__NOTE)

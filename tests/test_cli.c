@@ -150,6 +150,47 @@ static void t_k2_equals_k1(void)
     CHECK(param_diff(a, b) > 1e-3);
 }
 
+
+/* AdaScale (--lr-scaling adascale, sched.h): at K=1 the batch's halves give the noise
+ * statistics, at K=2 the workers' slices, the same samples: the two train the same weights;
+ * at B = 4 B0 the rate rises above the base (the gain, written with its noise scale) and
+ * stays within 4x; the rule needs the statistics (exit 2 with --no-grad-stats). */
+static void t_adascale(void)
+{
+    char out[8192], a[512], b[512], m[600];
+    snprintf(m, sizeof m, "%s/ada.jsonl", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --lr 0.05 --lr-scaling adascale --base-batch 8 --batch 32 "
+                     "--iterations 30 --checkpoint %s/ada1 --metrics %s", bin, tmp, m), 0);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --lr 0.05 --lr-scaling adascale --base-batch 8 --workers 2 "
+                     "--batch 32 --iterations 30 --checkpoint %s/ada2", bin, tmp), 0);
+    snprintf(a, sizeof a, "%s/ada1", tmp), snprintf(b, sizeof b, "%s/ada2", tmp);
+    double d = param_diff(a, b);
+    CHECK_MSG(d < 1e-4, "AdaScale K=2 vs K=1: relative difference %.3g", d);
+    FILE *f = fopen(m, "r");
+    char line[4096];
+    int n = 0, above = 0, within = 1, named = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        cJSON *o = cJSON_Parse(line);
+        const cJSON *lr = cJSON_GetObjectItem(o, "lr"), *g = cJSON_GetObjectItem(o, "ada_gain");
+        if (cJSON_IsNumber(lr) && cJSON_IsNumber(g)) {
+            n++, above += lr->valuedouble > 0.05 * 1.05, within &= lr->valuedouble <= 0.2 + 1e-9;
+            named += cJSON_IsNumber(cJSON_GetObjectItem(o, "ada_noise_scale"));
+            within &= fabs(lr->valuedouble - 0.05 * g->valuedouble) < 1e-6;
+        }
+        cJSON_Delete(o);
+    }
+    if (f) fclose(f);
+    CHECK_MSG(n == 30 && above > 10 && within && named >= 29, "%d steps, %d above the base rate, within %d, named %d", n,
+              above, within, named);
+    snprintf(a, sizeof a, "%s/ada-none", tmp);
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --lr 0.05 --base-batch 8 --batch 32 --iterations 30 "
+                     "--checkpoint %s", bin, a), 0);
+    snprintf(b, sizeof b, "%s/ada1", tmp);
+    CHECK(param_diff(a, b) > 1e-3); /* (the gain moved the weights: the check can fail) */
+    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --lr-scaling adascale --no-grad-stats --iterations 2", bin), 2);
+    CHECK_MSG(strstr(out, "--lr-scaling adascale measures the gradient's noise") != NULL, "%s", out);
+}
+
 /* Communication efficiency (train --compress, --selsync; docs/MODEL.md): SelSync at delta 0
  * is synchronous SGD to the bit; aiming at half local steps it takes about that many and
  * still ends with one model; Top-k over Allgather and AR-Topk sends the stated bytes after the dense start, the
@@ -2041,7 +2082,7 @@ static const scv_test tests[] = {
     {"exec_report", t_exec_report},
     {"reliability", t_reliability},
     {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},
-    {"k2_equals_k1", t_k2_equals_k1},     {"comm_efficiency", t_comm_efficiency},     {"resume_same_k", t_resume_same_k},
+    {"k2_equals_k1", t_k2_equals_k1},     {"adascale", t_adascale},     {"comm_efficiency", t_comm_efficiency},     {"resume_same_k", t_resume_same_k},
     {"resume_other_k", t_resume_other_k}, {"bad_input", t_bad_input},
     {"interrupt", t_interrupt},           {"plan_cli", t_plan_cli},
     {"run_loop", t_run_loop},             {"run_worker_dies", t_run_worker_dies},

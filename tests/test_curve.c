@@ -446,6 +446,50 @@ static void t_carry_shift(void)
     }
 }
 
+
+static void t_carry_measured(void)
+{
+    /* AdaScale: three other jobs whose curves follow the noise-scale law with Bn 100, 300 and
+     * 1000, each curve naming the noise scale its run measured (the truth), and the run's own
+     * job (excluded): the law with the measured Bn carries them exactly, so the error band is
+     * tight; a job whose runs measured a quarter of its Bn widens it; curves without a
+     * measured noise scale, or of another rule, do not count */
+    const char *models[] = {"a", "b", "c", "own"};
+    const double bns[] = {100, 300, 1000, 50};
+    const int batches[] = {64, 128, 256, 512};
+    scv_lcurve cs[24];
+    size_t n = 0;
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 4; k++) {
+            carry_curve(&cs[n], models[j], batches[k], SCV_LR_SCALE_ADASCALE, 0.05, bns[j]);
+            cs[n++].noise_scale = bns[j];
+        }
+    for (int k = 0; k < 4; k++) carry_curve(&cs[n++], "d", batches[k], SCV_LR_SCALE_ADASCALE, 0.05, 30); /* none named */
+    scv_lcurve_set set = {.c = cs, .n = n};
+    scv_carry c;
+    scv_carry_job job = {.lr = 0.05, .base_batch = 64, .lr_scaling = SCV_LR_SCALE_ADASCALE};
+    CHECK(scv_lr_scaling_carries(SCV_LR_SCALE_ADASCALE) && !scv_lr_scaling_carries(SCV_LR_SCALE_SQRT));
+    CHECK(scv_carry_learn_measured(&set, "own fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) == SCV_OK);
+    CHECK_MSG(c.n_jobs == 3 && isnan(c.b_noise) && isnan(c.gamma) && c.per_log, "%d jobs, Bn %g, gamma %g", c.n_jobs,
+              c.b_noise, c.gamma);
+    CHECK_MSG(fabs(c.q_lo) < 0.05 && fabs(c.q_hi) < 0.05, "band %g %g", c.q_lo, c.q_hi);
+    scv_carry_err e = scv_carry_err_of(&c);
+    CHECK(e.per_log);
+    /* b's runs measured 75 where its curves follow 300: carried too high to a larger batch (nearer
+     * a linear law), so ln(true / carried) reaches below 0 */
+    for (size_t i = 4; i < 8; i++) cs[i].noise_scale = 75;
+    CHECK(scv_carry_learn_measured(&set, "own fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) == SCV_OK);
+    CHECK_MSG(c.q_lo < -0.1, "band %g %g: b's error", c.q_lo, c.q_hi);
+    /* another rule: no curve of it names a noise scale */
+    job.lr_scaling = SCV_LR_SCALE_SQRT;
+    CHECK(scv_carry_learn_measured(&set, "own fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) == SCV_ENOTFOUND);
+    /* the one order: a job the corpus holds no curves of, under AdaScale, carries by the measured law */
+    scv_job_info ji = {.lr = 0.05, .base_batch = 64, .lr_scaling = SCV_LR_SCALE_ADASCALE};
+    snprintf(ji.model, sizeof ji.model, "new"), snprintf(ji.dataset, sizeof ji.dataset, "fashion-mnist");
+    CHECK_EQ_INT(scv_carry_for_job(&set, &ji, SCV_METRIC_ACCURACY, 0.8, &c), 3);
+    for (size_t i = 0; i < n; i++) free(cs[i].samples), free(cs[i].accuracy), free(cs[i].loss);
+}
+
 static const scv_test tests[] = {
     {"fit_recovers_each_form", t_fit_recovers_each_form},
     {"band_covers_truth", t_band_covers_truth},
@@ -456,6 +500,7 @@ static const scv_test tests[] = {
     {"calib_rerun_band", t_calib_rerun_band},
     {"carry_learnt", t_carry_learnt},
     {"carry_rule", t_carry_rule},
+    {"carry_measured", t_carry_measured},
     {"carry_shift", t_carry_shift},
 };
 SCV_TEST_MAIN(tests)

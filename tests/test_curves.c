@@ -60,7 +60,7 @@ static void t_shipped_corpus(void)
             seed2 += c->seed == 2;
         }
         CHECK_MSG(n >= JOBS[j].min_curves, "%s: %zu curves, expected %zu", JOBS[j].job, n, JOBS[j].min_curves);
-        CHECK_MSG(rules == 7, "%s: the rules none|linear|sqrt as bits: %d", JOBS[j].job, rules);
+        CHECK_MSG(rules == 15, "%s: the rules none|linear|sqrt|adascale as bits: %d", JOBS[j].job, rules);
         CHECK_MSG(b32 && b512, "%s: B=32 %d, B=512 %d", JOBS[j].job, b32, b512);
         CHECK_MSG(seed2 >= 1, "%s: no second seed", JOBS[j].job);
     }
@@ -158,7 +158,7 @@ static const bad_case BAD[] = {
     {"\"n_train\":100", "\"n_train\":0", NULL, 1, "field 'n_train': expected a finite number > 0"},
     {"\"lr\":0.05", "\"lr\":1e999", NULL, 1, "field 'lr': expected a finite number > 0"},
     {"\"epochs\":2", "\"epochs\":null", NULL, 1, "field 'epochs': expected a number"},
-    {"\"sqrt\"", "\"cubic\"", NULL, 1, "field 'lr_scaling': learning-rate rule 'cubic': expected none, linear or sqrt"},
+    {"\"sqrt\"", "\"cubic\"", NULL, 1, "field 'lr_scaling': learning-rate rule 'cubic': expected none, linear, sqrt or adascale"},
     {"\"mlp\"", "\"vgg\"", NULL, 1, "field 'model': 'vgg': expected logreg, mlp, lenet, resnet or exec"},
     {"\"job\":\"j\"", "\"job\":\"\"", NULL, 1, "field 'job': empty"},
     {"\"job\":\"j\"", "\"job\":\"jjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjjj\"", NULL, 1,
@@ -167,6 +167,12 @@ static const bad_case BAD[] = {
     {"\"date\":\"2026-11-25\",", "", NULL, 1, "field 'date': missing"},
     {"\"machine\":\"m\"", "\"machine\":\"m\",\"extra\":1", NULL, 1, "unknown field 'extra'"},
     {"\"seed\":1", "\"seed\":1,\"seed\":2", NULL, 1, "field 'seed': given twice"},
+    {"\"machine\":\"m\"", "\"machine\":\"m\",\"arch\":\"\"", NULL, 1, "field 'arch': empty"},
+    {"\"machine\":\"m\"", "\"machine\":\"m\",\"arch\":3", NULL, 1, "field 'arch': expected a string"},
+    {"\"machine\":\"m\"", "\"machine\":\"m\",\"noise_scale\":0", NULL, 1,
+     "field 'noise_scale': expected a finite number > 0"},
+    {"\"machine\":\"m\"", "\"machine\":\"m\",\"noise_scale\":\"9\"", NULL, 1,
+     "field 'noise_scale': expected a number"},
     {"[[64,0.5,2.0],[128,null,1.5],[128,0.75,null],[200,0.8,1.0]]", "[]", NULL, 1, "field 'points': empty"},
     {"[[64,0.5,2.0],[128,null,1.5],[128,0.75,null],[200,0.8,1.0]]", "{}", NULL, 1, "field 'points': expected an array"},
     {"[128,0.75,null]", "[100,0.75,null]", NULL, 1, "field 'points[2]': samples 100 below the previous point's 128"},

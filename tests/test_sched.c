@@ -364,6 +364,36 @@ static void t_dynbatch_controller(void)
     CHECK_EQ_INT(changes, 1);
 }
 
+
+/* AdaScale's gain (sched.h): 1 before any statistics and at B = B0; from exact statistics
+ * of a gradient with noise tr(Sigma) and signal |G|^2 (a slice of b samples: |G|^2 + tr / b)
+ * the noise scale tr / |G|^2 and the gain (1 + Bn/B0) / (1 + Bn/B), within [1, B/B0]; all
+ * noise gives B/B0, no noise 1; a step's statistics that cannot tell (b >= B, NaN) change
+ * nothing; the schedule's rate is not scaled by the batch under it. */
+static void t_adascale_gain(void)
+{
+    scv_adascale a = {0};
+    CHECK_NEAR(scv_adascale_gain(&a, 256, 64), 1, 0, 0);
+    CHECK(isnan(scv_adascale_noise_scale(&a)));
+    const double tr = 50.0, g2 = 0.5; /* Bn = 100 */
+    for (int i = 0; i < 200; i++) scv_adascale_observe(&a, g2 + tr / 32, 32, g2 + tr / 256, 256);
+    CHECK_NEAR(scv_adascale_noise_scale(&a), 100, 1e-9, 0);
+    CHECK_NEAR(scv_adascale_gain(&a, 256, 64), (1 + 100.0 / 64) / (1 + 100.0 / 256), 1e-9, 0);
+    CHECK_NEAR(scv_adascale_gain(&a, 64, 64), 1, 1e-12, 0);
+    CHECK(scv_adascale_gain(&a, 32, 64) < 1 && scv_adascale_gain(&a, 32, 64) >= 0.5); /* below B0: in [S, 1] */
+    scv_adascale b = a;
+    scv_adascale_observe(&b, NAN, 32, 1, 256), scv_adascale_observe(&b, 1, 256, 1, 256);
+    CHECK(!memcmp(&a, &b, sizeof a));
+    scv_adascale noise = {0}, clean = {0};
+    for (int i = 0; i < 50; i++)
+        scv_adascale_observe(&noise, tr / 32, 32, tr / 256, 256), scv_adascale_observe(&clean, g2, 32, g2, 256);
+    CHECK_NEAR(scv_adascale_gain(&noise, 256, 64), 4, 1e-9, 0);
+    CHECK_NEAR(scv_adascale_gain(&clean, 256, 64), 1, 1e-9, 0);
+    scv_train_params p = scv_train_params_default();
+    p.lr = 0.1, p.base_batch = 64, p.lr_scaling = SCV_LR_SCALE_ADASCALE;
+    CHECK_NEAR(scv_lr_at(&p, 256, 0, 1000), 0.1, 1e-12, 0);
+}
+
 static const scv_test tests[] = {
     {"dynbatch_controller", t_dynbatch_controller},
     {"straggler_rule", t_straggler_rule},
@@ -372,6 +402,7 @@ static const scv_test tests[] = {
     {"epoch_order_is_permutation", t_epoch_order_is_permutation},
     {"each_sample_once_per_epoch_whatever_k", t_each_sample_once_per_epoch_whatever_k},
     {"lr_schedule", t_lr_schedule},
+    {"adascale_gain", t_adascale_gain},
     {"params_check", t_params_check},
 };
 SCV_TEST_MAIN(tests)

@@ -41,14 +41,16 @@ enum {
     F_MACHINE,
     F_POINTS,
     F_ARCH,
+    F_NOISE_SCALE,
     F_COUNT
 };
-static const char *const field_names[F_COUNT] = {"job",  "model",   "dataset", "batch",   "base_batch", "lr_scaling",
-                                                 "lr",   "workers", "seed",    "n_train", "epochs",     "command",
-                                                 "date", "machine", "points",  "arch"};
-/* the one optional field: the network's architecture as the trainer's job line states it
- * ("mlp:784-256-128-10"); a curve without it informs no estimate of one job's own curves */
-#define F_OPTIONAL(k) ((k) == F_ARCH)
+static const char *const field_names[F_COUNT] = {
+    "job",    "model",   "dataset", "batch",  "base_batch", "lr_scaling", "lr",          "workers", "seed",
+    "n_train", "epochs", "command", "date",   "machine",    "points",     "arch",        "noise_scale"};
+/* the optional fields: the network's architecture as the trainer's job line states it
+ * ("mlp:784-256-128-10"; a curve without it informs no estimate of one job's own curves), and
+ * an AdaScale run's gradient noise scale as its warm-up would measure it (carry.c) */
+#define F_OPTIONAL(k) ((k) == F_ARCH || (k) == F_NOISE_SCALE)
 /* the models a curve may be of (model.h: scv_lcurve.model) */
 static const char *const known_models[] = {"logreg", "mlp", "lenet", "resnet", "exec"};
 
@@ -185,8 +187,10 @@ static int parse_curve(const where *w, const cJSON *o, scv_lcurve *c)
         (rc = get_text(w, f[F_COMMAND], "command", NULL, SCV_LCURVE_MAX_LINE)) ||
         (rc = get_text(w, f[F_DATE], "date", NULL, SCV_LCURVE_MAX_LINE)) ||
         (rc = get_text(w, f[F_MACHINE], "machine", NULL, SCV_LCURVE_MAX_LINE)) ||
-        (f[F_ARCH] && (rc = get_text(w, f[F_ARCH], "arch", c->arch, sizeof c->arch))))
+        (f[F_ARCH] && (rc = get_text(w, f[F_ARCH], "arch", c->arch, sizeof c->arch))) ||
+        (f[F_NOISE_SCALE] && (rc = get_positive(w, f[F_NOISE_SCALE], "noise_scale", &c->noise_scale))))
         return rc;
+    if (!f[F_NOISE_SCALE]) c->noise_scale = NAN;
     size_t m = 0;
     while (m < sizeof known_models / sizeof known_models[0] && strcmp(c->model, known_models[m])) m++;
     if (m == sizeof known_models / sizeof known_models[0])

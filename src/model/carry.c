@@ -94,6 +94,7 @@ scv_carry_policy scv_carry_policy_default(void)
 /* The curves' batches and, per target and batch, the seeds' mean crossing [samples]. */
 typedef struct carry_table {
     int batch[MAX_BATCHES];
+    double bn[MAX_BATCHES];     /* the mean noise scale its curves there measured (NaN: none) */
     size_t nb;
     double e[SCV_CARRY_SHARES][MAX_BATCHES]; /* NaN: not every seed reached it */
 } carry_table;
@@ -104,13 +105,17 @@ static int curve_matches(const scv_lcurve *c, const char *key, const scv_carry_j
     scv_calib_key(c->model, c->dataset, k, sizeof k);
     if (strcmp(k, key) || c->base_batch != job->base_batch || !(job->lr > 0)) return 0;
     if (fabs(c->lr - job->lr) > pol->lr_rel_tol * job->lr) return 0;
-    return pol->any_rule || c->lr_scaling == job->lr_scaling || c->batch == c->base_batch;
+    /* at the base batch the fixed rules coincide (an AdaScale run there is measured for its
+     * noise scale, the same course as "none": it stands for its own rule only) */
+    return pol->any_rule || c->lr_scaling == job->lr_scaling ||
+           (c->batch == c->base_batch && c->lr_scaling != SCV_LR_SCALE_ADASCALE);
 }
 
 /* A matching curve's metric as the calibration reads it: measured points, values and the
  * target rule's window means (scv_lcurve_smoothed, the truths' reading). */
 typedef struct smoothed {
     int batch;
+    double noise;               /* the curve's measured noise scale (NaN: none) */
     size_t n;
     double *x, *y, *m;
 } smoothed;
@@ -145,7 +150,7 @@ static long smooth_matches(const scv_lcurve_set *set, const char *key, const scv
     for (size_t i = 0; i < set->n; i++) {
         const scv_lcurve *c = &set->c[i];
         if (!curve_matches(c, key, job, pol) || c->n < 8) continue;
-        v[k].batch = c->batch, v[k].x = w, v[k].y = w + c->n, v[k].m = w + 2 * c->n;
+        v[k].batch = c->batch, v[k].noise = c->noise_scale > 0 ? c->noise_scale : NAN, v[k].x = w, v[k].y = w + c->n, v[k].m = w + 2 * c->n;
         v[k].n = scv_lcurve_smoothed(c, mi, v[k].x, v[k].y, v[k].m);
         w += 3 * c->n, k++;
     }
@@ -174,6 +179,13 @@ static int table_of(const scv_lcurve_set *set, const char *key, const scv_carry_
         size_t b = 0;
         while (b < t->nb && t->batch[b] != v[i].batch) b++;
         if (b == t->nb && t->nb < MAX_BATCHES) t->batch[t->nb++] = v[i].batch;
+    }
+    for (size_t b = 0; b < t->nb; b++) {
+        double sum = 0;
+        int k = 0;
+        for (long i = 0; i < n; i++)
+            if (v[i].batch == t->batch[b] && isfinite(v[i].noise)) sum += v[i].noise, k++;
+        t->bn[b] = k ? sum / k : NAN;
     }
     int ok = t->nb >= (size_t)pol->min_batches && dir * (reach - start) > 0;
     for (int s = 0; s < SCV_CARRY_SHARES && ok; s++) {
@@ -361,6 +373,64 @@ int scv_carry_learn_rule(const scv_lcurve_set *set, const char *exclude_key, con
     return SCV_OK;
 }
 
+/* ---- the noise-scale law with the run's measured noise scale, from other jobs ---- */
+
+int scv_carry_learn_measured(const scv_lcurve_set *set, const char *exclude_key, const scv_carry_job *job,
+                             scv_metric metric, const scv_carry_policy *pol, double coverage, scv_carry *out)
+{
+    scv_carry_policy dp = scv_carry_policy_default();
+    if (!pol) pol = &dp;
+    carry_none(out);
+    if (!job || !set) return SCV_ENOTFOUND;
+    size_t n = 0, cap = 0;
+    double *r = NULL;
+    int nj = 0;
+    for (size_t i = 0; i < set->n; i++) { /* the other jobs: each (key, base learning rate) once */
+        const scv_lcurve *c = &set->c[i];
+        char key[64];
+        scv_calib_key(c->model, c->dataset, key, sizeof key);
+        if ((exclude_key && !strcmp(key, exclude_key)) || c->base_batch != job->base_batch || !(c->lr > 0) ||
+            c->lr_scaling != job->lr_scaling || !(c->noise_scale > 0))
+            continue;
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++) {
+            const scv_lcurve *d = &set->c[k];
+            char dk[64];
+            seen = d->base_batch == c->base_batch && d->lr_scaling == c->lr_scaling && d->noise_scale > 0 &&
+                   fabs(d->lr - c->lr) <= pol->lr_rel_tol * c->lr &&
+                   !strcmp(scv_calib_key(d->model, d->dataset, dk, sizeof dk), key);
+        }
+        if (seen) continue;
+        scv_carry_job oj = {.lr = c->lr, .base_batch = c->base_batch, .lr_scaling = job->lr_scaling};
+        carry_table t;
+        int got = table_of(set, key, &oj, metric, pol, &t);
+        if (got < 0) return free(r), SCV_ENOMEM;
+        size_t before = n;
+        for (int s = 0; got && s < SCV_CARRY_SHARES; s++)
+            for (size_t a = 0; a < t.nb; a++)
+                for (size_t b = 0; b < t.nb; b++) {
+                    if (a == b || !isfinite(t.bn[a]) || !isfinite(t.e[s][a]) || !isfinite(t.e[s][b])) continue;
+                    if (n == cap) {
+                        double *g = realloc(r, sizeof(double) * 2 * (cap = cap ? 2 * cap : 256));
+                        if (!g) return free(r), SCV_ENOMEM;
+                        r = g;
+                    }
+                    r[n++] = law_err(&t, s, a, b, t.bn[a]) / log((double)t.batch[b] / t.batch[a]);
+                }
+        nj += n > before;
+    }
+    if (nj < pol->min_jobs || n < 4) {
+        free(r);
+        return SCV_ENOTFOUND;
+    }
+    double *a_r = malloc(sizeof(double) * n);
+    if (!a_r) return free(r), SCV_ENOMEM;
+    out->n_jobs = nj, out->per_log = 1;
+    set_band(out, r, a_r, n, coverage);
+    free(r), free(a_r);
+    return SCV_OK;
+}
+
 void scv_carry_quantiles(const scv_carry *c, double b0, double b, double *q_lo, double *q_hi)
 {
     scv_carry_err e = scv_carry_err_of(c); /* (the estimate's rule: estimate.c) */
@@ -372,6 +442,11 @@ double scv_carry_samples(scv_carry_law law, double samples_b0, double b0, double
     if (!isfinite(law.gamma)) return scv_samples_at_batch(samples_b0, b0, b, law.b_noise);
     if (!(b0 > 0) || !(b > 0) || isnan(samples_b0)) return NAN;
     return samples_b0 * pow(b / b0, law.gamma);
+}
+
+int scv_lr_scaling_carries(scv_lr_scaling r)
+{
+    return r == SCV_LR_SCALE_ADASCALE;
 }
 
 int scv_carry_law_known(scv_carry_law law)
@@ -509,10 +584,12 @@ int scv_carry_for_job(const scv_lcurve_set *set, const scv_job_info *job, scv_me
     if (!(job->lr > 0)) return 0;
     scv_calib_key(job->model, job->dataset, key, sizeof key);
     if (scv_carry_learn(set, key, &cj, metric, NULL, coverage, out) == SCV_OK) return 1;
+    if (scv_lr_scaling_carries(job->lr_scaling))
+        return scv_carry_learn_measured(set, key, &cj, metric, NULL, coverage, out) == SCV_OK ? 3 : 0;
     return scv_carry_learn_rule(set, key, &cj, metric, NULL, coverage, out) == SCV_OK ? 2 : 0;
 }
 
 scv_carry_err scv_carry_err_of(const scv_carry *c)
 {
-    return (scv_carry_err){c->q_lo, c->q_hi, isfinite(c->gamma)};
+    return (scv_carry_err){c->q_lo, c->q_hi, isfinite(c->gamma) || c->per_log};
 }

@@ -250,6 +250,8 @@ typedef struct scv_lcurve {
                                    by model when judging one) */
     char dataset[32];           /* fashion-mnist, synthetic:N, ... */
     char arch[128];             /* the network as the trainer states it ("": not given) */
+    double noise_scale;         /* an AdaScale run's gradient noise scale over its first half
+                                   epoch, as a warm-up measures it (not > 0: not given) */
     int batch;                  /* global batch B */
     int base_batch;             /* B0 of the learning-rate rule */
     scv_lr_scaling lr_scaling;  /* how the learning rate followed B */
@@ -429,6 +431,8 @@ typedef struct scv_carry {
     size_t n_errors;            /* leave-one-batch-out errors measured */
     double q_lo, q_hi;          /* their (1-C)/2 and (1+C)/2 quantiles: ln(true / carried) */
     double med_abs;             /* their median |ln error| */
+    int per_log;                /* q_lo, q_hi are per unit of ln(B / b0) (the rule's exponent,
+                                   a run's read, the measured law's: also when gamma is NaN) */
     /* the run's own (scv_carry_shift): the probe's batch run_b against run_b0, its rate per
      * sample on b0's curve and its level off it, and that curve's crossing of the target,
      * f0^-1(target) [b0 samples; NaN past the horizon] */
@@ -448,6 +452,16 @@ int scv_carry_learn(const scv_lcurve_set *set, const char *key, const scv_carry_
  * left out), ln(true / carried) = error * ln(B / b0). SCV_ENOTFOUND with too few. */
 int scv_carry_learn_rule(const scv_lcurve_set *set, const char *exclude_key, const scv_carry_job *job,
                          scv_metric metric, const scv_carry_policy *pol, double coverage, scv_carry *out);
+/* Under a rule where the noise-scale law holds by construction (scv_lr_scaling_carries:
+ * AdaScale): the law with the noise scale a run measures (b_noise and gamma stay NaN: the run
+ * gives Bn), its error learnt from other jobs' curves of that rule that name their measured
+ * noise scale: ln(E_b / (E_a (b + Bn_a) / (a + Bn_a))) / ln(b / a) over their targets and
+ * ordered batch pairs, Bn_a the curves' at a; per_log. SCV_ENOTFOUND with too few jobs. */
+int scv_carry_learn_measured(const scv_lcurve_set *set, const char *exclude_key, const scv_carry_job *job,
+                             scv_metric metric, const scv_carry_policy *pol, double coverage, scv_carry *out);
+/* 1 when under rule r the samples to a target carry between batches by the noise-scale law by
+ * construction (AdaScale: src/train/sched.h), so a run carries by its measured noise scale. */
+int scv_lr_scaling_carries(scv_lr_scaling r);
 /* A run's evaluations at the batch b0 it trained at otherwise (x0, y0: n0; samples, metric)
  * and at another batch b in the probe from samples `start` on (xb, yb: nb), its segments
  * (samples seg_s0..seg_s1, each's rate per sample relative to b0, NaN at b: the rate read;
@@ -468,9 +482,10 @@ typedef struct scv_carry_run {
  * the rate's best at its grid's edge, or neither batch's crossing within the horizon. */
 int scv_carry_shift(const scv_carry_run *r, const scv_carry_policy *pol, double coverage, scv_carry *out);
 /* The carry of a job (its model, dataset and learning-rate rule) from a corpus: learnt from
- * the corpus's curves of the job at several batches (1), else its rule's exponent from other
- * jobs' curves (2), else none (0, out's law and band NaN; also for a job whose rate is not
- * known). The one order `run` and `plan` take it in. */
+ * the corpus's curves of the job at several batches (1), else under a rule that carries by
+ * construction the measured law's error from other jobs (3: the run measures Bn), else its
+ * rule's exponent from other jobs' curves (2), else none (0, out's law and band NaN; also for
+ * a job whose rate is not known). The one order `run` and `plan` take it in. */
 int scv_carry_for_job(const scv_lcurve_set *set, const scv_job_info *job, scv_metric metric, double coverage,
                       scv_carry *out);
 /* The carry's error as an estimate carries it (estimate.h). */

@@ -13,7 +13,7 @@ static const char *const TOPOLOGIES[] = {"ring", "ps", NULL};
 static const char *const PRICINGS[] = {"ondemand", "spot", "memory", NULL};
 static const char *const SEARCHES[] = {"partial", "full", "none", NULL};
 static const char *const SCALINGS[] = {"plan", "throughput", NULL};
-static const char *const LR_SCALINGS[] = {"none", "linear", "sqrt", NULL};
+static const char *const LR_SCALINGS[] = {"none", "linear", "sqrt", "adascale", NULL};
 
 static const char *name_of(const char *const *names, int v)
 {

@@ -104,6 +104,11 @@ static void iter_extras(run_ctx *c, const scv_tm_iter *l)
                 (double)c->inj->injected * l->sample_bytes);
         if (K <= 64) counts_array(f, "own_batches", c->inj->own, K);
     }
+    if (l->ada) { /* AdaScale: the step's gain ratio and the noise scale it came from (null: none yet) */
+        char bn[32] = "null";
+        if (isfinite(l->ada_noise_scale)) snprintf(bn, sizeof bn, "%.6g", l->ada_noise_scale);
+        fprintf(f, ",\"ada_gain\":%.6g,\"ada_noise_scale\":%s", l->ada_gain, bn);
+    }
     if (l->xs) { /* the exchange: what travelled, how, and what it cost */
         const scv_exchange_step *xs = l->xs;
         char gain[32] = "null";

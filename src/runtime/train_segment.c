@@ -487,6 +487,7 @@ typedef struct seg {
     int evaluated_at_end, acc_full, time_stop;
     /* the step in hand */
     double t0, t1, t2, t3, t4, tc, t_avg, gsq, local_mean;
+    double gain;          /* AdaScale's gain ratio of the step (1: another rule) */
     int64_t bk;
     int exact;
     float lr;
@@ -592,16 +593,40 @@ static int seg_stop_before(run_ctx *c, seg *s, scv_train_result *res)
     return 0;
 }
 
+/* AdaScale at K = 1 (one slice): forward and backward on each half of the batch, the
+ * halves' gradients summed in g (the batch's, as one pass would give) and the mean of their
+ * squared mean-gradient norms in *sq_half (slices of bk / 2 samples). */
+static int step_halves(run_ctx *c, float *g, size_t np, int64_t bk, int64_t B, double *loss_sum, int64_t *correct,
+                       double *sq_half, scv_err *err)
+{
+    const size_t d = (size_t)c->train->c * c->train->h * c->train->w;
+    const int64_t n1 = bk / 2, n2 = bk - n1;
+    if (!c->ada_half && !(c->ada_half = malloc(sizeof(float) * np))) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    int rc = scv_net_train_step(c->model, c->bx, c->by, (int)n1, 1.0f / (float)B, loss_sum, correct, err);
+    if (rc) return rc;
+    memcpy(c->ada_half, g, sizeof(float) * np);
+    rc = scv_net_train_step(c->model, c->bx + (size_t)n1 * d, c->by + n1, (int)n2, 1.0f / (float)B, loss_sum, correct,
+                            err);
+    if (rc) return rc;
+    double u1 = (double)B / (double)n1, u2 = (double)B / (double)n2; /* the buffers hold (n_h / B) g_h */
+    *sq_half = 0.5 * (sqnorm(c->ada_half, np) * u1 * u1 + sqnorm(g, np) * u2 * u2);
+    for (size_t i = 0; i < np; i++) g[i] += c->ada_half[i];
+    return SCV_OK;
+}
+
 /* Forward and backward on this rank's slice, then the allreduce of the gradient with the
- * step's values (or the exchange), then the optimiser. */
+ * step's values (or the exchange), then the optimiser (at the learning rate of the schedule,
+ * times AdaScale's gain where that is the rule: its statistics observed after the step). */
 static int seg_step(run_ctx *c, seg *s, scv_err *err)
 {
     const scv_train_params *p = s->p;
     const int64_t Bcur = s->bp.batch, bk = s->bk = batch_plan_gather(c, &s->bp);
-    double loss_sum = 0;
+    const int ada = p->lr_scaling == SCV_LR_SCALE_ADASCALE, halves = ada && c->K == 1 && bk >= 2;
+    double loss_sum = 0, sq_half = NAN;
     int64_t correct = 0;
     s->t1 = scv_now();
-    int rc = scv_net_train_step(c->model, c->bx, c->by, (int)bk, 1.0f / (float)Bcur, &loss_sum, &correct, err);
+    int rc = halves ? step_halves(c, s->g, s->np, bk, Bcur, &loss_sum, &correct, &sq_half, err)
+                    : scv_net_train_step(c->model, c->bx, c->by, (int)bk, 1.0f / (float)Bcur, &loss_sum, &correct, err);
     s->tc = scv_now(); /* this worker's own compute ends (the agreement waits for the others) */
     if ((rc = scv_comm_agree(c->comm, rc, err))) return rc;
     s->t2 = scv_now();
@@ -634,11 +659,15 @@ static int seg_step(run_ctx *c, seg *s, scv_err *err)
     s->t3 = scv_now();
     batch_plan_done(c, &s->bp, x, s->t0, 0);
     /* SGD step, with |g|^2 of the averaged gradient in the same pass */
-    s->lr = (float)scv_lr_at(p, Bcur, (int64_t)c->st.samples_seen, s->N);
+    s->gain = ada ? scv_adascale_gain(&c->ada, (double)Bcur, (double)p->base_batch) : 1;
+    s->lr = (float)(scv_lr_at(p, Bcur, (int64_t)c->st.samples_seen, s->N) * s->gain);
     float mu = (float)p->momentum, wd = (float)p->weight_decay;
     s->exact = !s->xc || s->xs.dense; /* g is the batch's mean gradient */
     s->gsq = p->no_grad_stats || !s->exact ? sgd_step(s->w, c->mom, g, np, s->lr, mu, wd, 0)
                                            : sgd_step(s->w, c->mom, g, np, s->lr, mu, wd, 1);
+    if (ada && halves) scv_adascale_observe(&c->ada, sq_half, 0.5 * (double)bk, s->gsq, (double)Bcur);
+    else if (ada && x->has >= 2) /* the workers' slices, B / K each */
+        scv_adascale_observe(&c->ada, x->local_sq / x->has, (double)Bcur / x->has, s->gsq, (double)Bcur);
     s->t_avg = 0; /* SelSync's average of the replicas (parameters and momenta): communication too */
     if (s->xc && s->xs.average_params) {
         if ((rc = scv_exchange_average(s->xc, c->comm, s->w, c->mom, &s->t_avg, err))) return rc;
@@ -702,7 +731,9 @@ static int seg_account(run_ctx *c, seg *s, scv_err *err)
         .stats = !s->p->no_grad_stats, .exact = s->exact, .t_workers = s->per_worker ? s->v.t_workers : NULL,
         .batches = s->per_worker || bp->stream_on || bp->data_on, .stream = bp->stream_on,
         .stream_clock = bp->s_start, .stream_wait = bp->t_data - s->t0, .home = bp->home_on, .data = bp->data_on,
-        .sample_bytes = s->sample_bytes, .xs = s->xc ? &s->xs : NULL});
+        .sample_bytes = s->sample_bytes, .xs = s->xc ? &s->xs : NULL,
+        .ada = s->p->lr_scaling == SCV_LR_SCALE_ADASCALE, .ada_gain = s->gain,
+        .ada_noise_scale = scv_adascale_noise_scale(&c->ada)});
     return SCV_OK;
 }
 

@@ -138,6 +138,9 @@ static int check_job(const scv_train_params *p, scv_err *err)
         return scv_err_set(err, SCV_EINVAL, "--momentum must be in [0,1)");
     if (p->weight_decay < 0) return scv_err_set(err, SCV_EINVAL, "--weight-decay must be >= 0");
     if (p->base_batch < 1) return scv_err_set(err, SCV_EINVAL, "--base-batch must be positive");
+    if (p->lr_scaling == SCV_LR_SCALE_ADASCALE && (p->no_grad_stats || scv_exchange_opts_on(&p->comm)))
+        return scv_err_set(err, SCV_EINVAL, "--lr-scaling adascale measures the gradient's noise at every step: not with "
+                                            "--no-grad-stats nor a compressed or selective exchange");
     return SCV_OK;
 }
 
@@ -480,6 +483,7 @@ static void teardown(run_ctx *c)
     free(c->perm);
     free(c->bx);
     free(c->by);
+    free(c->ada_half);
     free(c->counts);
     free(c->offsets);
     free(c->strag);

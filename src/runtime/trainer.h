@@ -24,6 +24,7 @@
 #include "../train/dynbatch.h"
 #include "../train/stream.h"
 #include "../train/noniid.h"
+#include "../train/sched.h"
 
 #include <stdio.h>
 
@@ -82,6 +83,11 @@ typedef struct {
     scv_exchange *xc;
     scv_exchange_opts xc_opts;
     int xc_K, xc_rank;
+    /* AdaScale (--lr-scaling adascale, src/train/sched.h): the noise statistics' averages
+     * (every rank the same: they come from the allreduce), and at K = 1 the first half's
+     * gradient while the second is computed (nparams floats; NULL: not needed yet) */
+    scv_adascale ada;
+    float *ada_half;
 } run_ctx;
 
 /* ---- trainer.c ---- */
@@ -119,6 +125,8 @@ typedef struct scv_tm_iter {
     int data;                     /* non-IID or injection on: the skew, epoch_samples */
     double sample_bytes;          /* a sample's bytes (injection's cost) */
     const scv_exchange_step *xs;  /* the exchange's step (NULL: the dense allreduce) */
+    int ada;                      /* AdaScale: its step's gain and the noise scale it stands on */
+    double ada_gain, ada_noise_scale;
 } scv_tm_iter;
 
 /* A periodic or confirming evaluation's line ("type":"eval"). */

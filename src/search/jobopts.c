@@ -94,7 +94,7 @@ static const scv_option JOB_OPTIONS[] = {
     {"lr", "X", "base learning rate (0.05)", 0, T, NULL, VPOS(TP(lr), INFINITY)},
     {"momentum", "X", "momentum (0.9)", 0, T, NULL, VDBL(TP(momentum), 0, 1, SCV_VB_OPEN_HI)},
     {"weight-decay", "X", "weight decay (5e-4)", 0, T, NULL, VDBL(TP(weight_decay), 0, INFINITY, 0)},
-    {"lr-scaling", "R", "none | linear | sqrt, relative to --base-batch (none)", 0, T, "none|linear|sqrt", VENUM(TP(lr_scaling))},
+    {"lr-scaling", "R", "none | linear | sqrt | adascale, relative to --base-batch (none)", 0, T, "none|linear|sqrt|adascale", VENUM(TP(lr_scaling))},
     {"base-batch", "B0", "reference batch of --lr (64)", 0, T, NULL, VINT(TP(base_batch), 1, MAX_BATCH)},
     {"warmup-epochs", "E", "linear warm-up (0)", 0, T, NULL, VDBL(TP(warmup_epochs), 0, INFINITY, 0)},
     {"lr-decay", "D", "none | step | cosine (none)", 0, T, "none|step|cosine", VENUM(TP(lr_decay))},

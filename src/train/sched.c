@@ -70,3 +70,27 @@ double scv_lr_at(const scv_train_params *p, int64_t batch, int64_t samples_seen,
     }
     return lr;
 }
+
+void scv_adascale_observe(scv_adascale *a, double sq_slice, double b, double sq_batch, double B)
+{
+    if (!(b > 0 && B > b) || !isfinite(sq_slice) || !isfinite(sq_batch)) return;
+    double g2 = (B * sq_batch - b * sq_slice) / (B - b), tr = (sq_slice - sq_batch) / (1 / b - 1 / B);
+    const double th = SCV_ADASCALE_THETA;
+    a->g2 = th * a->g2 + (1 - th) * g2, a->tr = th * a->tr + (1 - th) * tr, a->w = th * a->w + (1 - th);
+}
+
+double scv_adascale_noise_scale(const scv_adascale *a)
+{
+    if (!(a->w > 0)) return NAN;
+    double tr = a->tr / a->w, g2 = a->g2 / a->w;
+    if (!(tr > 0)) return 0;          /* no noise measured: every batch is as good */
+    return g2 > 0 ? tr / g2 : INFINITY; /* no signal measured: all noise */
+}
+
+double scv_adascale_gain(const scv_adascale *a, double B, double B0)
+{
+    double bn = scv_adascale_noise_scale(a), S = B / B0;
+    if (isnan(bn) || !(B0 > 0)) return 1;
+    double r = isinf(bn) ? S : (1 + bn / B0) / (1 + bn / B);
+    return fmin(fmax(r, fmin(1, S)), fmax(1, S));
+}
