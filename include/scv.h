@@ -949,6 +949,7 @@ typedef enum {
  *   throughput_step, search_beyond, search_skipped_budget, search_skipped_slow
  *   out_of_reach, eval_widened, retry, straggler, preempt_notice, preempt_restored
  *   carry_measured                                       (appended: the codes keep their values) */
+/* clang-format off */
 #define SCV_NOTE_MAP(X) \
     X(NONE, "none") \
     X(TARGET, "target") \
@@ -996,6 +997,7 @@ typedef enum {
     X(PREEMPT_NOTICE, "preempt_notice") \
     X(PREEMPT_RESTORED, "preempt_restored") \
     X(CARRY_MEASURED, "carry_measured")
+/* clang-format on */
 typedef enum {
 #define SCV__NOTE(name, text) SCV_NOTE_##name,
     SCV_NOTE_MAP(SCV__NOTE)

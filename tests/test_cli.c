@@ -150,7 +150,6 @@ static void t_k2_equals_k1(void)
     CHECK(param_diff(a, b) > 1e-3);
 }
 
-
 /* AdaScale (--lr-scaling adascale, sched.h): at K=1 the batch's halves give the noise
  * statistics, at K=2 the workers' slices, the same samples: the two train the same weights;
  * at B = 4 B0 the rate rises above the base (the gain, written with its noise scale) and
@@ -159,10 +158,16 @@ static void t_adascale(void)
 {
     char out[8192], a[512], b[512], m[600];
     snprintf(m, sizeof m, "%s/ada.jsonl", tmp);
-    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --lr 0.05 --lr-scaling adascale --base-batch 8 --batch 32 "
-                     "--iterations 30 --checkpoint %s/ada1 --metrics %s", bin, tmp, m), 0);
-    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --lr 0.05 --lr-scaling adascale --base-batch 8 --workers 2 "
-                     "--batch 32 --iterations 30 --checkpoint %s/ada2", bin, tmp), 0);
+    CHECK_EQ_INT(run(out, sizeof out,
+                     "%s train " JOB " --lr 0.05 --lr-scaling adascale --base-batch 8 --batch 32 "
+                     "--iterations 30 --checkpoint %s/ada1 --metrics %s",
+                     bin, tmp, m),
+                 0);
+    CHECK_EQ_INT(run(out, sizeof out,
+                     "%s train " JOB " --lr 0.05 --lr-scaling adascale --base-batch 8 --workers 2 "
+                     "--batch 32 --iterations 30 --checkpoint %s/ada2",
+                     bin, tmp),
+                 0);
     snprintf(a, sizeof a, "%s/ada1", tmp), snprintf(b, sizeof b, "%s/ada2", tmp);
     double d = param_diff(a, b);
     CHECK_MSG(d < 1e-4, "AdaScale K=2 vs K=1: relative difference %.3g", d);
@@ -180,11 +185,14 @@ static void t_adascale(void)
         cJSON_Delete(o);
     }
     if (f) fclose(f);
-    CHECK_MSG(n == 30 && above > 10 && within && named >= 29, "%d steps, %d above the base rate, within %d, named %d", n,
-              above, within, named);
+    CHECK_MSG(n == 30 && above > 10 && within && named >= 29, "%d steps, %d above the base rate, within %d, named %d",
+              n, above, within, named);
     snprintf(a, sizeof a, "%s/ada-none", tmp);
-    CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --lr 0.05 --base-batch 8 --batch 32 --iterations 30 "
-                     "--checkpoint %s", bin, a), 0);
+    CHECK_EQ_INT(run(out, sizeof out,
+                     "%s train " JOB " --lr 0.05 --base-batch 8 --batch 32 --iterations 30 "
+                     "--checkpoint %s",
+                     bin, a),
+                 0);
     snprintf(b, sizeof b, "%s/ada1", tmp);
     CHECK(param_diff(a, b) > 1e-3); /* (the gain moved the weights: the check can fail) */
     CHECK_EQ_INT(run(out, sizeof out, "%s train " JOB " --lr-scaling adascale --no-grad-stats --iterations 2", bin), 2);
@@ -2065,7 +2073,8 @@ static void t_cluster_replay_cli(void)
 }
 
 static const scv_test tests[] = {
-    {"vms", t_vms}, {"did_you_mean", t_did_you_mean},
+    {"vms", t_vms},
+    {"did_you_mean", t_did_you_mean},
     {"kill_tree", t_kill_tree},
     {"stall_watchdog", t_stall_watchdog},
     {"probe_interrupt", t_probe_interrupt},
@@ -2081,16 +2090,29 @@ static const scv_test tests[] = {
     {"exec_confirm", t_exec_confirm},
     {"exec_report", t_exec_report},
     {"reliability", t_reliability},
-    {"help_and_usage", t_help_and_usage}, {"json_summary", t_json_summary},
-    {"k2_equals_k1", t_k2_equals_k1},     {"adascale", t_adascale},     {"comm_efficiency", t_comm_efficiency},     {"resume_same_k", t_resume_same_k},
-    {"resume_other_k", t_resume_other_k}, {"bad_input", t_bad_input},
-    {"interrupt", t_interrupt},           {"plan_cli", t_plan_cli},
-    {"run_loop", t_run_loop},             {"run_worker_dies", t_run_worker_dies},
-    {"help_cmd", t_help_cmd},             {"profile_plan_review", t_profile_plan_review},
-    {"train_errors_review", t_train_errors_review}, {"sweep_figure", t_sweep_figure},
-    {"eval_subset", t_eval_subset},       {"target_window", t_target_window},
-    {"target_history", t_target_history}, {"target_loss", t_target_loss}, {"target_confirm", t_target_confirm},
-    {"target_bad_values", t_target_bad_values}, {"run_validated_early", t_run_validated_early},
+    {"help_and_usage", t_help_and_usage},
+    {"json_summary", t_json_summary},
+    {"k2_equals_k1", t_k2_equals_k1},
+    {"adascale", t_adascale},
+    {"comm_efficiency", t_comm_efficiency},
+    {"resume_same_k", t_resume_same_k},
+    {"resume_other_k", t_resume_other_k},
+    {"bad_input", t_bad_input},
+    {"interrupt", t_interrupt},
+    {"plan_cli", t_plan_cli},
+    {"run_loop", t_run_loop},
+    {"run_worker_dies", t_run_worker_dies},
+    {"help_cmd", t_help_cmd},
+    {"profile_plan_review", t_profile_plan_review},
+    {"train_errors_review", t_train_errors_review},
+    {"sweep_figure", t_sweep_figure},
+    {"eval_subset", t_eval_subset},
+    {"target_window", t_target_window},
+    {"target_history", t_target_history},
+    {"target_loss", t_target_loss},
+    {"target_confirm", t_target_confirm},
+    {"target_bad_values", t_target_bad_values},
+    {"run_validated_early", t_run_validated_early},
     {"db_missing_dir", t_db_missing_dir},
     {"run_vm_list", t_run_vm_list},
     {"runs_eta", t_runs_eta},

@@ -446,7 +446,6 @@ static void t_carry_shift(void)
     }
 }
 
-
 static void t_carry_measured(void)
 {
     /* AdaScale: three other jobs whose curves follow the noise-scale law with Bn 100, 300 and
@@ -464,7 +463,8 @@ static void t_carry_measured(void)
             carry_curve(&cs[n], models[j], batches[k], SCV_LR_SCALE_ADASCALE, 0.05, bns[j]);
             cs[n++].noise_scale = bns[j];
         }
-    for (int k = 0; k < 4; k++) carry_curve(&cs[n++], "d", batches[k], SCV_LR_SCALE_ADASCALE, 0.05, 30); /* none named */
+    for (int k = 0; k < 4; k++)
+        carry_curve(&cs[n++], "d", batches[k], SCV_LR_SCALE_ADASCALE, 0.05, 30); /* none named */
     scv_lcurve_set set = {.c = cs, .n = n};
     scv_carry c;
     scv_carry_job job = {.lr = 0.05, .base_batch = 64, .lr_scaling = SCV_LR_SCALE_ADASCALE};
@@ -482,7 +482,8 @@ static void t_carry_measured(void)
     CHECK_MSG(c.q_lo < -0.1, "band %g %g: b's error", c.q_lo, c.q_hi);
     /* another rule: no curve of it names a noise scale */
     job.lr_scaling = SCV_LR_SCALE_SQRT;
-    CHECK(scv_carry_learn_measured(&set, "own fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) == SCV_ENOTFOUND);
+    CHECK(scv_carry_learn_measured(&set, "own fashion-mnist", &job, SCV_METRIC_ACCURACY, NULL, 0.8, &c) ==
+          SCV_ENOTFOUND);
     /* the one order: a job the corpus holds no curves of, under AdaScale, carries by the measured law */
     scv_job_info ji = {.lr = 0.05, .base_batch = 64, .lr_scaling = SCV_LR_SCALE_ADASCALE};
     snprintf(ji.model, sizeof ji.model, "new"), snprintf(ji.dataset, sizeof ji.dataset, "fashion-mnist");

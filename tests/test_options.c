@@ -492,7 +492,8 @@ static void t_rows_have_values(void)
         CHECK_MSG(o && o->values && !strcmp(o->values, words), "%s: table %s, library %s", enums[i].key,
                   o && o->values ? o->values : "-", words);
     }
-    CHECK(!strcmp(scv_job_option_find("lr-scaling")->values, "none|linear|sqrt|adascale") && SCV_LR_SCALE_SQRT == 2 && SCV_LR_SCALE_ADASCALE == 3);
+    CHECK(!strcmp(scv_job_option_find("lr-scaling")->values, "none|linear|sqrt|adascale") && SCV_LR_SCALE_SQRT == 2 &&
+          SCV_LR_SCALE_ADASCALE == 3);
     CHECK(!strcmp(scv_job_option_find("lr-decay")->values, "none|step|cosine") && SCV_LR_COSINE == 2);
     scv_run_params p = scv_run_params_default();
     CHECK(scv_run_params_set(&p, "dynamic-batching", "on", NULL) == SCV_OK && p.policy.dynamic_batching == 1);

@@ -364,7 +364,6 @@ static void t_dynbatch_controller(void)
     CHECK_EQ_INT(changes, 1);
 }
 
-
 /* AdaScale's gain (sched.h): 1 before any statistics and at B = B0; from exact statistics
  * of a gradient with noise tr(Sigma) and signal |G|^2 (a slice of b samples: |G|^2 + tr / b)
  * the noise scale tr / |G|^2 and the gain (1 + Bn/B0) / (1 + Bn/B), within [1, B/B0]; all
@@ -397,7 +396,8 @@ static void t_adascale_gain(void)
 static const scv_test tests[] = {
     {"dynbatch_controller", t_dynbatch_controller},
     {"straggler_rule", t_straggler_rule},
-    {"int_sets", t_int_sets}, {"int_set_repeats", t_int_set_repeats},
+    {"int_sets", t_int_sets},
+    {"int_set_repeats", t_int_set_repeats},
     {"split_even_and_weighted", t_split_even_and_weighted},
     {"epoch_order_is_permutation", t_epoch_order_is_permutation},
     {"each_sample_once_per_epoch_whatever_k", t_each_sample_once_per_epoch_whatever_k},

@@ -44,9 +44,9 @@ enum {
     F_NOISE_SCALE,
     F_COUNT
 };
-static const char *const field_names[F_COUNT] = {
-    "job",    "model",   "dataset", "batch",  "base_batch", "lr_scaling", "lr",          "workers", "seed",
-    "n_train", "epochs", "command", "date",   "machine",    "points",     "arch",        "noise_scale"};
+static const char *const field_names[F_COUNT] = {"job",  "model",   "dataset", "batch",   "base_batch", "lr_scaling",
+                                                 "lr",   "workers", "seed",    "n_train", "epochs",     "command",
+                                                 "date", "machine", "points",  "arch",    "noise_scale"};
 /* the optional fields: the network's architecture as the trainer's job line states it
  * ("mlp:784-256-128-10"; a curve without it informs no estimate of one job's own curves), and
  * an AdaScale run's gradient noise scale as its warm-up would measure it (carry.c) */

@@ -94,7 +94,7 @@ scv_carry_policy scv_carry_policy_default(void)
 /* The curves' batches and, per target and batch, the seeds' mean crossing [samples]. */
 typedef struct carry_table {
     int batch[MAX_BATCHES];
-    double bn[MAX_BATCHES];     /* the mean noise scale its curves there measured (NaN: none) */
+    double bn[MAX_BATCHES]; /* the mean noise scale its curves there measured (NaN: none) */
     size_t nb;
     double e[SCV_CARRY_SHARES][MAX_BATCHES]; /* NaN: not every seed reached it */
 } carry_table;
@@ -115,7 +115,7 @@ static int curve_matches(const scv_lcurve *c, const char *key, const scv_carry_j
  * target rule's window means (scv_lcurve_smoothed, the truths' reading). */
 typedef struct smoothed {
     int batch;
-    double noise;               /* the curve's measured noise scale (NaN: none) */
+    double noise; /* the curve's measured noise scale (NaN: none) */
     size_t n;
     double *x, *y, *m;
 } smoothed;
@@ -150,7 +150,8 @@ static long smooth_matches(const scv_lcurve_set *set, const char *key, const scv
     for (size_t i = 0; i < set->n; i++) {
         const scv_lcurve *c = &set->c[i];
         if (!curve_matches(c, key, job, pol) || c->n < 8) continue;
-        v[k].batch = c->batch, v[k].noise = c->noise_scale > 0 ? c->noise_scale : NAN, v[k].x = w, v[k].y = w + c->n, v[k].m = w + 2 * c->n;
+        v[k].batch = c->batch, v[k].noise = c->noise_scale > 0 ? c->noise_scale : NAN, v[k].x = w, v[k].y = w + c->n,
+        v[k].m = w + 2 * c->n;
         v[k].n = scv_lcurve_smoothed(c, mi, v[k].x, v[k].y, v[k].m);
         w += 3 * c->n, k++;
     }
@@ -444,10 +445,7 @@ double scv_carry_samples(scv_carry_law law, double samples_b0, double b0, double
     return samples_b0 * pow(b / b0, law.gamma);
 }
 
-int scv_lr_scaling_carries(scv_lr_scaling r)
-{
-    return r == SCV_LR_SCALE_ADASCALE;
-}
+int scv_lr_scaling_carries(scv_lr_scaling r) { return r == SCV_LR_SCALE_ADASCALE; }
 
 int scv_carry_law_known(scv_carry_law law)
 {

@@ -487,7 +487,7 @@ typedef struct seg {
     int evaluated_at_end, acc_full, time_stop;
     /* the step in hand */
     double t0, t1, t2, t3, t4, tc, t_avg, gsq, local_mean;
-    double gain;          /* AdaScale's gain ratio of the step (1: another rule) */
+    double gain; /* AdaScale's gain ratio of the step (1: another rule) */
     int64_t bk;
     int exact;
     float lr;
@@ -601,7 +601,8 @@ static int step_halves(run_ctx *c, float *g, size_t np, int64_t bk, int64_t B, d
 {
     const size_t d = (size_t)c->train->c * c->train->h * c->train->w;
     const int64_t n1 = bk / 2, n2 = bk - n1;
-    if (!c->ada_half && !(c->ada_half = malloc(sizeof(float) * np))) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    if (!c->ada_half && !(c->ada_half = malloc(sizeof(float) * np)))
+        return scv_err_set(err, SCV_ENOMEM, "out of memory");
     int rc = scv_net_train_step(c->model, c->bx, c->by, (int)n1, 1.0f / (float)B, loss_sum, correct, err);
     if (rc) return rc;
     memcpy(c->ada_half, g, sizeof(float) * np);
@@ -724,16 +725,31 @@ static int seg_account(run_ctx *c, seg *s, scv_err *err)
         if (changed) c->dyn_send = 1, scv_tm_rebalance(c);
     }
     const batch_plan *bp = &s->bp;
-    scv_tm_iter_line(c, &(scv_tm_iter){
-        .batch = Bcur, .local_batch = s->bk, .epoch_samples = bp->epoch_samples, .t_compute = s->t2 - s->t1,
-        .t_comm = s->t3 - s->t2 + s->t_avg, .t_iter = s->t4 - s->t0, .loss = loss,
-        .train_accuracy = x->correct / (double)Bcur, .lr = s->lr, .local_mean = s->local_mean, .gsq = s->gsq,
-        .stats = !s->p->no_grad_stats, .exact = s->exact, .t_workers = s->per_worker ? s->v.t_workers : NULL,
-        .batches = s->per_worker || bp->stream_on || bp->data_on, .stream = bp->stream_on,
-        .stream_clock = bp->s_start, .stream_wait = bp->t_data - s->t0, .home = bp->home_on, .data = bp->data_on,
-        .sample_bytes = s->sample_bytes, .xs = s->xc ? &s->xs : NULL,
-        .ada = s->p->lr_scaling == SCV_LR_SCALE_ADASCALE, .ada_gain = s->gain,
-        .ada_noise_scale = scv_adascale_noise_scale(&c->ada)});
+    scv_tm_iter_line(c, &(scv_tm_iter){.batch = Bcur,
+                                       .local_batch = s->bk,
+                                       .epoch_samples = bp->epoch_samples,
+                                       .t_compute = s->t2 - s->t1,
+                                       .t_comm = s->t3 - s->t2 + s->t_avg,
+                                       .t_iter = s->t4 - s->t0,
+                                       .loss = loss,
+                                       .train_accuracy = x->correct / (double)Bcur,
+                                       .lr = s->lr,
+                                       .local_mean = s->local_mean,
+                                       .gsq = s->gsq,
+                                       .stats = !s->p->no_grad_stats,
+                                       .exact = s->exact,
+                                       .t_workers = s->per_worker ? s->v.t_workers : NULL,
+                                       .batches = s->per_worker || bp->stream_on || bp->data_on,
+                                       .stream = bp->stream_on,
+                                       .stream_clock = bp->s_start,
+                                       .stream_wait = bp->t_data - s->t0,
+                                       .home = bp->home_on,
+                                       .data = bp->data_on,
+                                       .sample_bytes = s->sample_bytes,
+                                       .xs = s->xc ? &s->xs : NULL,
+                                       .ada = s->p->lr_scaling == SCV_LR_SCALE_ADASCALE,
+                                       .ada_gain = s->gain,
+                                       .ada_noise_scale = scv_adascale_noise_scale(&c->ada)});
     return SCV_OK;
 }
 

@@ -139,8 +139,9 @@ static int check_job(const scv_train_params *p, scv_err *err)
     if (p->weight_decay < 0) return scv_err_set(err, SCV_EINVAL, "--weight-decay must be >= 0");
     if (p->base_batch < 1) return scv_err_set(err, SCV_EINVAL, "--base-batch must be positive");
     if (p->lr_scaling == SCV_LR_SCALE_ADASCALE && (p->no_grad_stats || scv_exchange_opts_on(&p->comm)))
-        return scv_err_set(err, SCV_EINVAL, "--lr-scaling adascale measures the gradient's noise at every step: not with "
-                                            "--no-grad-stats nor a compressed or selective exchange");
+        return scv_err_set(err, SCV_EINVAL,
+                           "--lr-scaling adascale measures the gradient's noise at every step: not with "
+                           "--no-grad-stats nor a compressed or selective exchange");
     return SCV_OK;
 }
 

@@ -34,11 +34,13 @@ static void learn_carry(loop *l, const scv_lcurve_set *set)
              "batch", l->in.carry.gamma, l->in.carry.n_jobs, 100 * l->pol->band_coverage, l->in.carry.q_lo, l->in.carry.q_hi,
              pow(4, l->in.carry.q_lo), pow(4, l->in.carry.q_hi));
     else if (how == 3)
-        loop_note(l, SCV_EV_NOTE, SCV_NOTE_CARRY_MEASURED, "batch carry-over: under AdaScale the samples to the target carry "
-             "by the noise-scale law, (B + Bn) / (b0 + Bn), with the noise scale Bn the run measures; its error, learnt "
-             "from %d other jobs' AdaScale curves each carried by the noise scale its own run measured: %.0f%% band "
-             "x%.2f-x%.2f at 4x the batch", l->in.carry.n_jobs, 100 * l->pol->band_coverage, pow(4, l->in.carry.q_lo),
-             pow(4, l->in.carry.q_hi));
+        loop_note(
+            l, SCV_EV_NOTE, SCV_NOTE_CARRY_MEASURED,
+            "batch carry-over: under AdaScale the samples to the target carry "
+            "by the noise-scale law, (B + Bn) / (b0 + Bn), with the noise scale Bn the run measures; its error, learnt "
+            "from %d other jobs' AdaScale curves each carried by the noise scale its own run measured: %.0f%% band "
+            "x%.2f-x%.2f at 4x the batch",
+            l->in.carry.n_jobs, 100 * l->pol->band_coverage, pow(4, l->in.carry.q_lo), pow(4, l->in.carry.q_hi));
     else if (how == 1)
         loop_note(l, SCV_EV_NOTE, SCV_NOTE_CARRY_CORPUS, "batch carry-over learnt from the corpus's curves of this job at %d batches under its "
              "learning-rate rule: noise scale %.0f; carried to another batch it erred %.0f%% (median, each batch left "

@@ -83,7 +83,7 @@ double scv_adascale_noise_scale(const scv_adascale *a)
 {
     if (!(a->w > 0)) return NAN;
     double tr = a->tr / a->w, g2 = a->g2 / a->w;
-    if (!(tr > 0)) return 0;          /* no noise measured: every batch is as good */
+    if (!(tr > 0)) return 0;            /* no noise measured: every batch is as good */
     return g2 > 0 ? tr / g2 : INFINITY; /* no signal measured: all noise */
 }
 

@@ -39,7 +39,7 @@ double scv_lr_at(const scv_train_params *p, int64_t batch, int64_t samples_seen,
  * (warm-up, decay) stays indexed by samples, not by AdaScale's scale-invariant iterations. */
 #define SCV_ADASCALE_THETA 0.95
 typedef struct scv_adascale {
-    double tr, g2, w;           /* the moving sums of tr(Sigma) and |G|^2, and of their weights */
+    double tr, g2, w; /* the moving sums of tr(Sigma) and |G|^2, and of their weights */
 } scv_adascale;
 /* One step's statistics: sq_slice the mean over slices of b samples of |g_b|^2, sq_batch
  * |g_B|^2 (b < B; not finite: ignored). */
