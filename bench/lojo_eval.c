@@ -116,8 +116,8 @@ static void judge_pair(const scv_lcurve *a, const scv_lcurve *b, int mi, const s
         if (!carry) continue;
         scv_carry_quantiles(carry, a->batch, b->batch, &ql, &qh);
         if (!isfinite(carry->gamma)) { /* the measured law (AdaScale) */
-            double bn = a->noise_scale, x = ca * (b->batch + bn) / (a->batch + bn);
-            if (bn > 0) judge(&t[E_MEASURED], x, scv_band_of(x, x * exp(ql), x * exp(qh)), cb);
+            double bn = scv_carry_law_noise(carry, a->noise_scale), x = ca * (b->batch + bn) / (a->batch + bn);
+            if (a->noise_scale > 0) judge(&t[E_MEASURED], x, scv_band_of(x, x * exp(ql), x * exp(qh)), cb);
             continue;
         }
         double x = ca * pow((double)b->batch / a->batch, carry->gamma);

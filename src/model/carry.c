@@ -239,6 +239,7 @@ static void carry_none(scv_carry *out)
 {
     memset(out, 0, sizeof *out);
     out->b_noise = out->gamma = out->q_lo = out->q_hi = out->med_abs = NAN;
+    out->bn_factor = 1;
 }
 
 /* The band from n signed errors r (sorted here; abs: scratch of n): their (1-C)/2 and
@@ -376,16 +377,44 @@ int scv_carry_learn_rule(const scv_lcurve_set *set, const char *exclude_key, con
 
 /* ---- the noise-scale law with the run's measured noise scale, from other jobs ---- */
 
-int scv_carry_learn_measured(const scv_lcurve_set *set, const char *exclude_key, const scv_carry_job *job,
-                             scv_metric metric, const scv_carry_policy *pol, double coverage, scv_carry *out)
+/* One carried crossing of an AdaScale job: e_a at batch a (its run measured bn there) to e_b. */
+typedef struct measured_pair {
+    int job, a, b;
+    double e_a, e_b, bn;
+} measured_pair;
+
+/* The pair's error per unit of ln(b / a) with the measured noise scale times f. */
+static double measured_err(const measured_pair *p, double f)
 {
-    scv_carry_policy dp = scv_carry_policy_default();
-    if (!pol) pol = &dp;
-    carry_none(out);
-    if (!job || !set) return SCV_ENOTFOUND;
+    double bn = f * p->bn;
+    return log(p->e_b / (p->e_a * (p->b + bn) / (p->a + bn))) / log((double)p->b / p->a);
+}
+
+/* The factor on the grid 2^(k/4), k = -8..16, of least median |error| over the pairs of the
+ * jobs other than `skip` (-1: none); NaN when none. */
+static double fit_factor(const measured_pair *p, size_t n, int skip, double *scratch)
+{
+    double best = NAN, best_e = INFINITY;
+    for (int k = -8; k <= 16; k++) {
+        double f = pow(2, k / 4.0);
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (p[i].job != skip) scratch[m++] = fabs(measured_err(&p[i], f));
+        if (!m) return NAN;
+        double e = scv_median(scratch, m);
+        if (e < best_e) best_e = e, best = f;
+    }
+    return best;
+}
+
+/* The AdaScale jobs' carried crossings (each other job's curves at its batches, the noise
+ * scale each batch's runs measured) into *out (malloc'ed); their count, the jobs in *nj. */
+static long measured_pairs(const scv_lcurve_set *set, const char *exclude_key, const scv_carry_job *job,
+                           scv_metric metric, const scv_carry_policy *pol, measured_pair **out, int *nj)
+{
     size_t n = 0, cap = 0;
-    double *r = NULL;
-    int nj = 0;
+    measured_pair *p = NULL;
+    *nj = 0;
     for (size_t i = 0; i < set->n; i++) { /* the other jobs: each (key, base learning rate) once */
         const scv_lcurve *c = &set->c[i];
         char key[64];
@@ -405,31 +434,54 @@ int scv_carry_learn_measured(const scv_lcurve_set *set, const char *exclude_key,
         scv_carry_job oj = {.lr = c->lr, .base_batch = c->base_batch, .lr_scaling = job->lr_scaling};
         carry_table t;
         int got = table_of(set, key, &oj, metric, pol, &t);
-        if (got < 0) return free(r), SCV_ENOMEM;
+        if (got < 0) return free(p), -1;
         size_t before = n;
         for (int s = 0; got && s < SCV_CARRY_SHARES; s++)
             for (size_t a = 0; a < t.nb; a++)
                 for (size_t b = 0; b < t.nb; b++) {
                     if (a == b || !isfinite(t.bn[a]) || !isfinite(t.e[s][a]) || !isfinite(t.e[s][b])) continue;
                     if (n == cap) {
-                        double *g = realloc(r, sizeof(double) * 2 * (cap = cap ? 2 * cap : 256));
-                        if (!g) return free(r), SCV_ENOMEM;
-                        r = g;
+                        measured_pair *g = realloc(p, sizeof *p * (cap = cap ? 2 * cap : 256));
+                        if (!g) return free(p), -1;
+                        p = g;
                     }
-                    r[n++] = law_err(&t, s, a, b, t.bn[a]) / log((double)t.batch[b] / t.batch[a]);
+                    p[n++] = (measured_pair){*nj, t.batch[a], t.batch[b], t.e[s][a], t.e[s][b], t.bn[a]};
                 }
-        nj += n > before;
+        *nj += n > before;
     }
+    *out = p;
+    return (long)n;
+}
+
+int scv_carry_learn_measured(const scv_lcurve_set *set, const char *exclude_key, const scv_carry_job *job,
+                             scv_metric metric, const scv_carry_policy *pol, double coverage, scv_carry *out)
+{
+    scv_carry_policy dp = scv_carry_policy_default();
+    if (!pol) pol = &dp;
+    carry_none(out);
+    if (!job || !set) return SCV_ENOTFOUND;
+    measured_pair *p = NULL;
+    int nj;
+    long n = measured_pairs(set, exclude_key, job, metric, pol, &p, &nj);
+    if (n < 0) return SCV_ENOMEM;
     if (nj < pol->min_jobs || n < 4) {
-        free(r);
+        free(p);
         return SCV_ENOTFOUND;
     }
-    double *a_r = malloc(sizeof(double) * n);
-    if (!a_r) return free(r), SCV_ENOMEM;
+    double *r = malloc(sizeof(double) * 2 * (size_t)n), *a_r = r + n;
+    if (!r) return free(p), SCV_ENOMEM;
+    /* each job left out: its pairs' errors under the factor the others give */
+    size_t m = 0;
+    for (int j = 0; j < nj; j++) {
+        double f = fit_factor(p, (size_t)n, j, a_r);
+        for (long i = 0; i < n && isfinite(f); i++)
+            if (p[i].job == j) r[m++] = measured_err(&p[i], f);
+    }
+    out->bn_factor = fit_factor(p, (size_t)n, -1, a_r);
     out->n_jobs = nj, out->per_log = 1;
-    set_band(out, r, a_r, n, coverage);
-    free(r), free(a_r);
-    return SCV_OK;
+    set_band(out, r, a_r, m, coverage);
+    free(r), free(p);
+    return m >= 4 && isfinite(out->bn_factor) ? SCV_OK : SCV_ENOTFOUND;
 }
 
 void scv_carry_quantiles(const scv_carry *c, double b0, double b, double *q_lo, double *q_hi)
@@ -443,6 +495,11 @@ double scv_carry_samples(scv_carry_law law, double samples_b0, double b0, double
     if (!isfinite(law.gamma)) return scv_samples_at_batch(samples_b0, b0, b, law.b_noise);
     if (!(b0 > 0) || !(b > 0) || isnan(samples_b0)) return NAN;
     return samples_b0 * pow(b / b0, law.gamma);
+}
+
+double scv_carry_law_noise(const scv_carry *c, double measured)
+{
+    return c && c->bn_factor > 0 ? measured * c->bn_factor : measured;
 }
 
 int scv_lr_scaling_carries(scv_lr_scaling r) { return r == SCV_LR_SCALE_ADASCALE; }

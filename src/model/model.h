@@ -433,6 +433,8 @@ typedef struct scv_carry {
     double med_abs;             /* their median |ln error| */
     int per_log;                /* q_lo, q_hi are per unit of ln(B / b0) (the rule's exponent,
                                    a run's read, the measured law's: also when gamma is NaN) */
+    double bn_factor;           /* the law's noise scale is the run's measured one times this
+                                   (scv_carry_learn_measured; 1 otherwise) */
     /* the run's own (scv_carry_shift): the probe's batch run_b against run_b0, its rate per
      * sample on b0's curve and its level off it, and that curve's crossing of the target,
      * f0^-1(target) [b0 samples; NaN past the horizon] */
@@ -453,12 +455,19 @@ int scv_carry_learn(const scv_lcurve_set *set, const char *key, const scv_carry_
 int scv_carry_learn_rule(const scv_lcurve_set *set, const char *exclude_key, const scv_carry_job *job,
                          scv_metric metric, const scv_carry_policy *pol, double coverage, scv_carry *out);
 /* Under a rule where the noise-scale law holds by construction (scv_lr_scaling_carries:
- * AdaScale): the law with the noise scale a run measures (b_noise and gamma stay NaN: the run
- * gives Bn), its error learnt from other jobs' curves of that rule that name their measured
- * noise scale: ln(E_b / (E_a (b + Bn_a) / (a + Bn_a))) / ln(b / a) over their targets and
- * ordered batch pairs, Bn_a the curves' at a; per_log. SCV_ENOTFOUND with too few jobs. */
+ * AdaScale): the law with the noise scale a run measures times bn_factor (b_noise and gamma
+ * stay NaN: the run gives Bn), learnt from other jobs' curves of that rule that name their
+ * measured noise scale. Over their targets and ordered batch pairs (a, b), Bn_a the curves'
+ * measured noise scale at a (early in the run, where it is smaller than over the run: the
+ * factor stands for its growth),
+ *   err(f) = ln(E_b / (E_a (b + f Bn_a) / (a + f Bn_a))) / ln(b / a)
+ * bn_factor is the f of least median |err| (grid 2^(k/4), k = -8..16), the band the errors of
+ * each job under the f of the others (per_log). SCV_ENOTFOUND with too few jobs. */
 int scv_carry_learn_measured(const scv_lcurve_set *set, const char *exclude_key, const scv_carry_job *job,
                              scv_metric metric, const scv_carry_policy *pol, double coverage, scv_carry *out);
+/* The noise scale the law takes from a measured one: measured times c's bn_factor (1 where it
+ * has none). */
+double scv_carry_law_noise(const scv_carry *c, double measured);
 /* 1 when under rule r the samples to a target carry between batches by the noise-scale law by
  * construction (AdaScale: src/train/sched.h), so a run carries by its measured noise scale. */
 int scv_lr_scaling_carries(scv_lr_scaling r);

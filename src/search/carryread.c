@@ -149,12 +149,13 @@ int loop_store_read(loop *l, int rc, const scv_err *e)
     return rc == SCV_OK;
 }
 
-/* The gradient noise scale of the measurements so far (NaN without one). */
+/* The gradient noise scale of the measurements so far as the carry's law takes it
+ * (scv_carry_law_noise: times the factor learnt for a rule that carries by it; NaN without one). */
 static double noise_scale(const loop *l)
 {
     scv_stat_model sm;
     if (scv_stat_fit(SCV_STAT_GNS, l->cs, l->ncs, l->job.n_train, 1, l->p->batches[0], &sm, NULL)) return NAN;
-    return sm.b_simple > 0 ? sm.b_simple : NAN;
+    return sm.b_simple > 0 ? scv_carry_law_noise(&l->in.carry, sm.b_simple) : NAN;
 }
 
 scv_carry_law loop_carry_law(const loop *l)
@@ -275,7 +276,7 @@ void loop_try_run_carry(loop *l, int final)
 }
 
 /* The gradient noise scale of a stored run's measurements (the latest of each
- * configuration, as noise_scale fits this run's; NaN without one). */
+ * configuration, as noise_scale fits this run's and the law takes it; NaN without one). */
 double loop_stored_noise_scale(loop *l, long long run)
 {
     scv_config_stats *cs;
@@ -291,7 +292,7 @@ double loop_stored_noise_scale(loop *l, long long run)
     scv_stat_model sm;
     int rc = m ? scv_stat_fit(SCV_STAT_GNS, cs, m, l->job.n_train, 1, l->p->batches[0], &sm, NULL) : SCV_EINVAL;
     free(cs);
-    return !rc && sm.b_simple > 0 ? sm.b_simple : NAN;
+    return !rc && sm.b_simple > 0 ? scv_carry_law_noise(&l->in.carry, sm.b_simple) : NAN;
 }
 
 /* A stored run's read, for a run that trains from its start: the exponent from the start
