@@ -37,7 +37,7 @@ alternating the two systems rep by rep and quoting medians.
       switch idle time. SCV_SWEEP_DIR=DIR reuses a finished sweep. With SCV_BASE_BIN=PATH
       each search policy also runs on that binary (alternating with BIN; one sweep serves
       both): the loop's behaviour before and after a change, side by side. Needs root.
-  bench/bench.py decide [--seeds 2] [--only 0] [--truth-only 1]
+  bench/bench.py decide [--seeds 2] [--only 0] [--truth-only 1] [--rule adascale]
       Decision quality on an emulated cluster of 4 c5.xlarge VMs (0.25 host core each, one
       core in all): for each job (DECIDE_JOBS: LeNet, an MLP and logistic regression, each
       with an accuracy and a training-loss target), the truth is every K x B of the grid
@@ -50,6 +50,8 @@ alternating the two systems rep by rep and quoting medians.
       truth's median for every configuration and for the chosen one, epochs against the
       seeds' mean with their spread, band coverage, forecasts at 25% and 50% of the run, the
       regret, the run's total time and cost against the oracle's and the naive default's.
+      --rule adascale: the same jobs under AdaScale's rate in place of sqrt scaling (their own
+      truths, bench/decide/truth2-JOB-adascale.json).
   bench/bench.py elastic [--changes 10]
       Idle time of a configuration change in place (the elastic job, `train
       --elastic-control`) against checkpoint-restart (`train --resume`, what the relaunch
@@ -728,7 +730,14 @@ def truth_of(run, job, target):
     return t["reached"], t.get("seconds")
 
 
-def decide(seeds=2, only=-1, truth_only=0):
+def decide_rule(job, rule):
+    """The job under another learning-rate rule (--rule adascale): its own name, so its own truth."""
+    args = list(job["job"])
+    args[args.index("--lr-scaling") + 1] = rule
+    return dict(job, name=f"{job['name']}-{rule}", job=args)
+
+
+def decide(seeds=2, only=-1, truth_only=0, rule=""):
     name, price = "decide", None
     import csv
     for row in csv.DictReader(open("data/vm-catalog.csv")):
@@ -739,6 +748,8 @@ def decide(seeds=2, only=-1, truth_only=0):
         for j, job in enumerate(DECIDE_JOBS):
             if only >= 0 and j != only:
                 continue
+            if rule:
+                job = decide_rule(job, rule)
             truth = decide_truth(job, name, seeds)
             if truth_only:
                 continue
@@ -1836,5 +1847,8 @@ if __name__ == "__main__":
     kw = {}
     for i in range(2, len(sys.argv) - 1, 2):
         v = sys.argv[i + 1]
-        kw[sys.argv[i].lstrip("-").replace("-", "_")] = float(v) if "." in v else int(v)
+        try:
+            kw[sys.argv[i].lstrip("-").replace("-", "_")] = float(v) if "." in v else int(v)
+        except ValueError:  # a name (--rule adascale)
+            kw[sys.argv[i].lstrip("-").replace("-", "_")] = v
     cmds[sys.argv[1]](**kw)

@@ -1231,8 +1231,10 @@ typedef struct scv_run_result {
      * gamma the rule's exponent learnt from other jobs' curves and the quantiles and error
      * its spread over them, each left out (ln error = exponent error * ln(B/b0)); 3, the
      * exponent read from a probe at another batch (this run's, or a stored run's of the job),
-     * with its profile band, and the plan follows it; 0, the law with the measured noise
-     * scale and no band (the others NaN) */
+     * with its profile band, and the plan follows it; 4, under AdaScale, the law with the
+     * measured noise scale (times the corpus's factor) and the band of other jobs' AdaScale
+     * curves, per ln(B/b0) as 2's; 0, the law with the measured noise scale and no band (the
+     * others NaN) */
     int carry_learnt;
     double carry_noise_scale, carry_gamma, carry_q_lo, carry_q_hi, carry_err;
     double price_hr;            /* per VM under the run's pricing */

@@ -932,6 +932,64 @@ static void t_stored_path(void)
     scv_store_close(db);
 }
 
+
+/* AdaScale (issue 37 item 3): a job the corpus holds no curves of, under --lr-scaling
+ * adascale, carries by the noise-scale law with the noise scale the run measures (times the
+ * corpus's factor), its band from the other jobs' AdaScale curves that name their measured
+ * noise scale (carry 4, "adascale" in the report), not by a rule's exponent; the same job
+ * under sqrt, with only AdaScale curves in the corpus, has no rule to carry by. */
+static void t_carry_adascale(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/adascale.jsonl", tmp);
+    FILE *f = fopen(path, "w");
+    static const int B[] = {32, 64, 128, 256};
+    static const double BN[] = {50, 150, 400};
+    for (int c = 0; c < 12; c++) {
+        double bn = BN[c / 4], tau = 10000 * (B[c % 4] + bn) / (32 + bn); /* the law, exactly */
+        fprintf(f, "{\"job\":\"j%d\",\"model\":\"exec\",\"dataset\":\"synthetic:1%d000\",\"batch\":%d,"
+                   "\"base_batch\":32,\"lr_scaling\":\"adascale\",\"lr\":0.05,\"workers\":1,\"seed\":1,"
+                   "\"n_train\":10000,\"epochs\":8,\"command\":\"test\",\"date\":\"2026-11-29\",\"machine\":\"test\","
+                   "\"noise_scale\":%g,\"points\":[", c / 4, 1 + c / 4, B[c % 4], bn);
+        for (int k = 1; k <= 160; k++)
+            fprintf(f, "%s[%g,%.5f,null]", k > 1 ? "," : "", 500.0 * k, fmax(0, 1 - 0.1414 * pow(500.0 * k / tau, -0.5)));
+        fprintf(f, "]}\n");
+    }
+    fclose(f);
+    for (int sqrt_rule = 0; sqrt_rule < 2; sqrt_rule++) {
+        scv_store *db = open_db(sqrt_rule ? "ada-sqrt.db" : "ada.db");
+        fake g = new_fake();
+        snprintf(g.job.model, sizeof g.job.model, "exec");
+        snprintf(g.job.dataset, sizeof g.job.dataset, "synthetic:10000");
+        g.job.lr = 0.05, g.job.base_batch = 32;
+        g.job.lr_scaling = sqrt_rule ? SCV_LR_SCALE_SQRT : SCV_LR_SCALE_ADASCALE;
+        g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.9;
+        scv_job_driver d = driver_of(&g);
+        scv_run_params p = params(db, "job-ada");
+        p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9, p.curve_corpus = path;
+        p.policy.carry_probe_epochs = 0; /* the corpus's carry, not a probe's read */
+        scv_run_result res;
+        scv_err e = {0};
+        rec r = {0};
+        scv_run_observer obs = {.ctx = &r, .on_event = on_event};
+        CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+        if (!sqrt_rule) {
+            CHECK_EQ_INT(res.carry_learnt, 4);
+            CHECK_MSG(isnan(res.carry_gamma) && res.carry_noise_scale > 0, "gamma %g, Bn %g", res.carry_gamma,
+                      res.carry_noise_scale);
+            CHECK_MSG(fabs(res.carry_q_lo) < 0.15 && fabs(res.carry_q_hi) < 0.15, "band %g %g", res.carry_q_lo,
+                      res.carry_q_hi); /* the corpus's curves follow the law with their measured Bn */
+            CHECK_MSG(NOTED_NUMS(&r, SCV_NOTE_CARRY_MEASURED, 3), "%.2000s", r.notes); /* 3 other jobs */
+            CHECK(!noted(&r, SCV_NOTE_CARRY_RULE));
+        } else {
+            CHECK_MSG(res.carry_learnt != 4 && !noted(&r, SCV_NOTE_CARRY_MEASURED), "%d", res.carry_learnt);
+        }
+        CHECK(res.reached);
+        scv_run_result_free(&res);
+        scv_store_close(db);
+    }
+}
+
 static const scv_test tests[] = {
     {"recipe_identity", t_recipe_identity},
     {"corpus_seeds", t_corpus_seeds},
@@ -945,6 +1003,7 @@ static const scv_test tests[] = {
     {"nominal_labels", t_nominal_labels},
     {"calibrated_band", t_calibrated_band},
     {"carry_learnt_run", t_carry_learnt_run},
+    {"carry_adascale", t_carry_adascale},
     {"carry_rule_run", t_carry_rule_run},
     {"carry_run", t_carry_run},
     {"learnt_band", t_learnt_band},

@@ -373,14 +373,16 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     fprintf(f, ",\"batch\":%d,\"nominal\":%s,\"note\":", r->target_batch,
             r->target_source == SCV_TARGET_NOMINAL ? "true" : "false");
     scv_json_str(f, r->target_note);
-    int rule = r->carry_learnt >= 2; /* its quantiles are the exponent's: stated at 4x the batch */
+    int rule = r->carry_learnt >= 2; /* its quantiles are per ln(B / b0): stated at 4x the batch */
     fprintf(f, ",\"carry\":{\"method\":\"%s\"",
             r->carry_learnt == 1   ? "learnt"
             : r->carry_learnt == 3 ? "run"
+            : r->carry_learnt == 4 ? "adascale"
             : isfinite(r->carry_noise_scale) ? "measured"
             : rule                 ? "rule"
                                    : "none");
-    if (rule) fprintf(f, ",\"band_from\":\"%s\"", r->carry_learnt == 3 ? "run" : "rule");
+    if (rule)
+        fprintf(f, ",\"band_from\":\"%s\"", r->carry_learnt == 3 ? "run" : r->carry_learnt == 4 ? "adascale" : "rule");
     json_num(f, "noise_scale", r->carry_noise_scale, 1);
     json_num(f, "exponent", r->carry_gamma, 1);
     double at = rule ? log(4) : 1; /* ln(B / b0) of the stated band: 4x the batch */
