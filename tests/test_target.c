@@ -932,7 +932,6 @@ static void t_stored_path(void)
     scv_store_close(db);
 }
 
-
 /* AdaScale (issue 37 item 3): a job the corpus holds no curves of, under --lr-scaling
  * adascale, carries by the noise-scale law with the noise scale the run measures (times the
  * corpus's factor), its band from the other jobs' AdaScale curves that name their measured
@@ -947,12 +946,15 @@ static void t_carry_adascale(void)
     static const double BN[] = {50, 150, 400};
     for (int c = 0; c < 12; c++) {
         double bn = BN[c / 4], tau = 10000 * (B[c % 4] + bn) / (32 + bn); /* the law, exactly */
-        fprintf(f, "{\"job\":\"j%d\",\"model\":\"exec\",\"dataset\":\"synthetic:1%d000\",\"batch\":%d,"
-                   "\"base_batch\":32,\"lr_scaling\":\"adascale\",\"lr\":0.05,\"workers\":1,\"seed\":1,"
-                   "\"n_train\":10000,\"epochs\":8,\"command\":\"test\",\"date\":\"2026-11-29\",\"machine\":\"test\","
-                   "\"noise_scale\":%g,\"points\":[", c / 4, 1 + c / 4, B[c % 4], bn);
+        fprintf(f,
+                "{\"job\":\"j%d\",\"model\":\"exec\",\"dataset\":\"synthetic:1%d000\",\"batch\":%d,"
+                "\"base_batch\":32,\"lr_scaling\":\"adascale\",\"lr\":0.05,\"workers\":1,\"seed\":1,"
+                "\"n_train\":10000,\"epochs\":8,\"command\":\"test\",\"date\":\"2026-11-29\",\"machine\":\"test\","
+                "\"noise_scale\":%g,\"points\":[",
+                c / 4, 1 + c / 4, B[c % 4], bn);
         for (int k = 1; k <= 160; k++)
-            fprintf(f, "%s[%g,%.5f,null]", k > 1 ? "," : "", 500.0 * k, fmax(0, 1 - 0.1414 * pow(500.0 * k / tau, -0.5)));
+            fprintf(f, "%s[%g,%.5f,null]", k > 1 ? "," : "", 500.0 * k,
+                    fmax(0, 1 - 0.1414 * pow(500.0 * k / tau, -0.5)));
         fprintf(f, "]}\n");
     }
     fclose(f);

@@ -234,7 +234,7 @@ int loop_plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_mod
     r->target_n_calib = est.n_calib, r->target_carried_share = scv_estimate_mix_carried(&est.mix, est.batch);
     snprintf(r->target_curve, sizeof r->target_curve, "%s", est.curve);
     scv_carry_law law = loop_carry_law(l);
-    r->carry_learnt = l->probe.carry_run                ? 3
+    r->carry_learnt = l->probe.carry_run              ? 3
                       : isfinite(l->in.carry.b_noise) ? 1
                       : isfinite(l->in.carry.gamma)   ? 2
                       : l->in.carry.per_log           ? 4

@@ -375,12 +375,12 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
     scv_json_str(f, r->target_note);
     int rule = r->carry_learnt >= 2; /* its quantiles are per ln(B / b0): stated at 4x the batch */
     fprintf(f, ",\"carry\":{\"method\":\"%s\"",
-            r->carry_learnt == 1   ? "learnt"
-            : r->carry_learnt == 3 ? "run"
-            : r->carry_learnt == 4 ? "adascale"
+            r->carry_learnt == 1             ? "learnt"
+            : r->carry_learnt == 3           ? "run"
+            : r->carry_learnt == 4           ? "adascale"
             : isfinite(r->carry_noise_scale) ? "measured"
-            : rule                 ? "rule"
-                                   : "none");
+            : rule                           ? "rule"
+                                             : "none");
     if (rule)
         fprintf(f, ",\"band_from\":\"%s\"", r->carry_learnt == 3 ? "run" : r->carry_learnt == 4 ? "adascale" : "rule");
     json_num(f, "noise_scale", r->carry_noise_scale, 1);
