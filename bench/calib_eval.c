@@ -28,6 +28,15 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* P(reach): a forecast's P(x_t <= H) is the share of its bin's calibration residuals r <=
+ * ln(H / x^) (calib.c). Judged at horizons H = m x^ for the multiples below: the mean P the
+ * calibration states against the share of held-out truths reached by H (a reliability table,
+ * CALIB_REACH=1; the bin's own residuals, when it holds policy.min_examples). */
+#define REACH_MULTS 7
+static const double REACH_M[REACH_MULTS] = {0.5, 0.8, 1, 1.25, 1.6, 2, 4};
+static double reach_p[2][REACH_MULTS], reach_hit[2][REACH_MULTS];
+static size_t reach_n[2][REACH_MULTS];
+
 typedef struct {
     size_t n, in, reached;
     double *raw, *cal; /* |x^/x_t - 1| and |x_med/x_t - 1| of reached truths */
@@ -51,6 +60,14 @@ static void judge(const scv_calib *train, const scv_calib *test, int mi, tally *
                 fprintf(stderr, "%s kind %s bin %d: %zu examples, coverage %.2f, q %.2f %.2f %.2f\n",
                         mi ? "loss" : "acc", scv_calib_kind_name((scv_calib_kind)k), b, c->n, (double)in / c->n, lo,
                         med, hi);
+            }
+            const scv_calib_cell *tc = &train->cell[mi][k][b];
+            for (int j = 0; j < REACH_MULTS && tc->n >= (size_t)train->pol.min_examples; j++) {
+                size_t below = 0;
+                for (size_t i = 0; i < tc->n; i++) below += tc->r[i] <= log(REACH_M[j]);
+                for (size_t i = 0; i < c->n; i++)
+                    reach_p[mi][j] += (double)below / tc->n, reach_hit[mi][j] += c->r[i] <= log(REACH_M[j]),
+                        reach_n[mi][j]++;
             }
             for (size_t i = 0; i < c->n; i++) {
                 double r = c->r[i];
@@ -148,7 +165,19 @@ int main(int argc, char **argv)
         if (getenv("CALIB_DEBUG")) fprintf(stderr, "%s: train %zu/%zu test %zu/%zu\n", key, train.n_examples[0], train.n_examples[1], test.n_examples[0], test.n_examples[1]);
         for (int mi = 0; mi < 2; mi++) {
             tally t = {0};
+            double p0[REACH_MULTS], h0[REACH_MULTS];
+            size_t n0[REACH_MULTS];
+            memcpy(p0, reach_p[mi], sizeof p0), memcpy(h0, reach_hit[mi], sizeof h0), memcpy(n0, reach_n[mi], sizeof n0);
             judge(&train, &test, mi, &t);
+            if (getenv("CALIB_REACH")) { /* this group's reliability at H = x^ and 2 x^ */
+                fprintf(stderr, "%s %s:", key, mi ? "loss" : "accuracy");
+                for (int j = 2; j <= 5; j += 3)
+                    if (reach_n[mi][j] > n0[j])
+                        fprintf(stderr, " H=%.0fx: stated %.2f, reached %.2f;", REACH_M[j],
+                                (reach_p[mi][j] - p0[j]) / (double)(reach_n[mi][j] - n0[j]),
+                                (reach_hit[mi][j] - h0[j]) / (double)(reach_n[mi][j] - n0[j]));
+                fprintf(stderr, "\n");
+            }
             if (!t.n) continue;
             tot[mi].wid = realloc(tot[mi].wid, sizeof(double) * (tot[mi].n + t.n));
             memcpy(tot[mi].wid + tot[mi].n, t.wid, sizeof(double) * t.n);
@@ -172,6 +201,13 @@ int main(int argc, char **argv)
                    mi ? "loss" : "accuracy", tot[mi].n, tot[mi].reached, (double)tot[mi].in / tot[mi].n,
                    median(tot[mi].wid, tot[mi].n), 100 * median(tot[mi].raw, tot[mi].reached),
                    100 * median(tot[mi].cal, tot[mi].reached));
+    if (getenv("CALIB_REACH")) {
+        printf("\n| horizon H / forecast x^ | accuracy: stated P(reach by H), share reached | loss: the same |\n"
+               "|---|---|---|\n");
+        for (int j = 0; j < REACH_MULTS; j++)
+            printf("| %.2f | %.2f, %.2f | %.2f, %.2f |\n", REACH_M[j], reach_p[0][j] / reach_n[0][j],
+                   reach_hit[0][j] / reach_n[0][j], reach_p[1][j] / reach_n[1][j], reach_hit[1][j] / reach_n[1][j]);
+    }
     scv_lcurve_set_free(&all);
     return 0;
 }

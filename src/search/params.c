@@ -28,7 +28,7 @@ scv_run_policy scv_run_policy_default(void)
         .eval_every_epochs = 0.25, .checkpoint_every = 100, .nominal_epochs = 10,
         .stat_drift_tol = 0.15, .search_eval_every_epochs = 0.05, .search_eval_share = 0.1, .eval_subset = 2000, .target_window = 3,
         .seed = 1, .search_budget_share = 0.05, .search_rule_out = 2, .band_coverage = 0.8,
-        .unknown_segment_epochs = 1, .out_of_reach_p = 0.2, .out_of_reach_by = 0.25, .out_of_reach = 1, .carry_probe_epochs = 0.5, .scaling_threshold = 0.1, .straggler = scv_straggler_rule_default(),
+        .unknown_segment_epochs = 1, .out_of_reach_p = 0.2, .out_of_reach_by = 0.25, .out_of_reach = 0, .carry_probe_epochs = 0.5, .scaling_threshold = 0.1, .straggler = scv_straggler_rule_default(),
     };
 }
 
