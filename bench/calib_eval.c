@@ -167,7 +167,8 @@ int main(int argc, char **argv)
             tally t = {0};
             double p0[REACH_MULTS], h0[REACH_MULTS];
             size_t n0[REACH_MULTS];
-            memcpy(p0, reach_p[mi], sizeof p0), memcpy(h0, reach_hit[mi], sizeof h0), memcpy(n0, reach_n[mi], sizeof n0);
+            memcpy(p0, reach_p[mi], sizeof p0), memcpy(h0, reach_hit[mi], sizeof h0),
+                memcpy(n0, reach_n[mi], sizeof n0);
             judge(&train, &test, mi, &t);
             if (getenv("CALIB_REACH")) { /* this group's reliability at H = x^ and 2 x^ */
                 fprintf(stderr, "%s %s:", key, mi ? "loss" : "accuracy");
