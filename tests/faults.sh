@@ -98,7 +98,9 @@ no_orphans() {
         [ -z "$(echo $left)" ] && return 0
         sleep 0.1; no_i=$((no_i + 1))
     done
-    orphans=$(for p in $left; do printf '%s ' "$p:$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-60)"; done)
+    # each with its parent and age (which segment left it)
+    orphans=$(for p in $left; do printf '%s ' "$p:$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-60)" \
+        "(parent $(ps -o ppid= -p "$p" 2>/dev/null | tr -d ' '), $(ps -o etimes= -p "$p" 2>/dev/null | tr -d ' ') s old)"; done)
     for p in $left; do kill -9 "$p" 2>/dev/null; done   # ours: they name our directory
     return 1
 }
