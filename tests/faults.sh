@@ -285,7 +285,7 @@ worker() {
 # probe TERM: SIGTERM to the coordinator while the probe runs (issue 24, 9; test_cli
 # probe_interrupt covers the exec driver's probe): exit 130, "interrupted", the run stored
 # interrupted, never `running`. probe STOP: the probe's trainer paused (SIGSTOP) before its
-# first metrics line (issue 24, 7; test_cli stall_watchdog covers an exec trainer): the
+# first metrics line (issue 24, 7; test_cli_run stall_watchdog covers an exec trainer): the
 # watchdog (--stall-timeout 3) ends it, the run fails saying the job does not start. Both:
 # no process left, the store intact. The data set is large so that the probe lasts seconds.
 PROBEJOB="$DRV --model mlp --hidden 32 --dataset synthetic:400000 --lr 0.003 --target-accuracy 0.96 --workers 1,2
