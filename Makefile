@@ -192,9 +192,11 @@ endif
 
 # the fault-injection script (signals, full disk, read-only report, concurrent runs), the
 # install test (make install into a temporary DESTDIR, pkg-config, the Python binding) and
-# the PyTorch module's tests (python/scavenger/trainer.py) run the normal build only;
-# tests/run.sh counts build/tests/test_faults, test_install and test_pytorch
-SCRIPT_TESTS := build/tests/test_faults build/tests/test_install build/tests/test_pytorch
+# the PyTorch module's tests (python/scavenger/trainer.py, torch.py; the example through
+# `scavenger run --exec` apart, to run beside them) run the normal build only;
+# tests/run.sh counts build/tests/test_faults, test_install, test_pytorch and test_pytorch_run
+SCRIPT_TESTS := build/tests/test_faults build/tests/test_install build/tests/test_pytorch \
+                build/tests/test_pytorch_run
 # the dashboard in Debian's headless chromium (tests/browser.sh; skipped without chromium)
 SCRIPT_TESTS += build/tests/test_browser
 # the layer check and the export check, and their test: they fail on an injected forbidden
@@ -210,6 +212,7 @@ endif
 build/tests/test_faults: tests/faults.sh
 build/tests/test_install: tests/install.sh
 build/tests/test_pytorch: tests/pytorch.sh
+build/tests/test_pytorch_run: tests/pytorch_run.sh
 build/tests/test_browser: tests/browser.sh
 build/tests/test_layers: tests/layers.sh scripts/check-layers.sh scripts/check-exports.sh
 build/tests/test_hygiene: tests/hygiene.sh scripts/check-guards.sh scripts/check-format.sh

@@ -98,7 +98,9 @@ no_orphans() {
         [ -z "$(echo $left)" ] && return 0
         sleep 0.1; no_i=$((no_i + 1))
     done
-    orphans=$(for p in $left; do printf '%s ' "$p:$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-60)"; done)
+    # each with its parent and age (which segment left it)
+    orphans=$(for p in $left; do printf '%s ' "$p:$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-60)" \
+        "(parent $(ps -o ppid= -p "$p" 2>/dev/null | tr -d ' '), $(ps -o etimes= -p "$p" 2>/dev/null | tr -d ' ') s old)"; done)
     for p in $left; do kill -9 "$p" 2>/dev/null; done   # ours: they name our directory
     return 1
 }
@@ -283,7 +285,7 @@ worker() {
 # probe TERM: SIGTERM to the coordinator while the probe runs (issue 24, 9; test_cli
 # probe_interrupt covers the exec driver's probe): exit 130, "interrupted", the run stored
 # interrupted, never `running`. probe STOP: the probe's trainer paused (SIGSTOP) before its
-# first metrics line (issue 24, 7; test_cli stall_watchdog covers an exec trainer): the
+# first metrics line (issue 24, 7; test_cli_run stall_watchdog covers an exec trainer): the
 # watchdog (--stall-timeout 3) ends it, the run fails saying the job does not start. Both:
 # no process left, the store intact. The data set is large so that the probe lasts seconds.
 PROBEJOB="$DRV --model mlp --hidden 32 --dataset synthetic:400000 --lr 0.003 --target-accuracy 0.96 --workers 1,2

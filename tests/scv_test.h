@@ -2,7 +2,8 @@
  * scv_test.h - the project's tiny test harness. A test binary lists its tests in a table;
  * each runs in order and prints "ok N - name" or "not ok N - name" with the failing
  * checks (file:line: expression). The binary ends with "N passed, N failed" and exits
- * non-zero on any failure. An optional argument runs only the tests whose name contains it.
+ * non-zero on any failure. An optional argument runs only the tests whose name contains it;
+ * SCV_TEST_TIMES=1 adds each test's seconds ("# name: 1.234 s") after its line.
  */
 #ifndef SCV_TEST_H
 #define SCV_TEST_H
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int scv_t_fail;
 
@@ -49,12 +51,22 @@ typedef struct {
     void (*fn)(void);
 } scv_test;
 
+static double scv_t_now(void) /* C11's clock: the includer may define no POSIX level */
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static int scv_test_main(const scv_test *tests, int n, int argc, char **argv)
 {
     int passed = 0, failed = 0, num = 0;
+    const char *times = getenv("SCV_TEST_TIMES");
+    int timed = times && strcmp(times, "") && strcmp(times, "0");
     for (int i = 0; i < n; i++) {
         if (argc > 1 && !strstr(tests[i].name, argv[1])) continue;
         scv_t_fail = 0;
+        double t0 = scv_t_now();
         tests[i].fn();
         num++;
         if (scv_t_fail) {
@@ -64,6 +76,7 @@ static int scv_test_main(const scv_test *tests, int n, int argc, char **argv)
             printf("ok %d - %s\n", num, tests[i].name);
             passed++;
         }
+        if (timed) printf("# %s: %.3f s\n", tests[i].name, scv_t_now() - t0);
         fflush(stdout);
     }
     printf("%d passed, %d failed\n", passed, failed);

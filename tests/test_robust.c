@@ -173,6 +173,65 @@ static void t_exec_leftovers(void)
     reap(pat);
 }
 
+/* How many live processes have a command line that starts with prefix. */
+static int count_prefix(const char *prefix)
+{
+    char cmd[700], line[64];
+    snprintf(cmd, sizeof cmd, "pgrep -f -- '^%s'", prefix);
+    FILE *p = popen(cmd, "r");
+    int n = 0;
+    while (p && fgets(line, sizeof line, p)) n++;
+    if (p) pclose(p);
+    return n;
+}
+
+/* Two rank guards ended as Open MPI's mpirun ends a job: SIGTERM to each rank's process
+ * group, then SIGKILL to them a second later, or at once when a rank exits meanwhile (the
+ * sleep between the two is cut short by the SIGCHLD). Rank 1's guard had nothing left to end
+ * and exited at once; rank 0's trainer left a process in a session of its own that ignores
+ * SIGTERM, which only its guard can end, 0.4 s after the SIGTERM: mpirun's SIGKILL took the
+ * guard first and the process outlived the run (found when the suite ran its binaries side by
+ * side: faults.sh "leftovers KILL" at K=2). A guard being ended now waits for mpirun's SIGKILL
+ * instead of exiting, so no rank's exit cuts the others' time short. */
+static void t_guard_ended_together(void)
+{
+    char out[4096], pat[400], cmd[2048];
+    snprintf(pat, sizeof pat, "%s/outside", tmp);
+    CHECK(run(out, sizeof out, "cp /bin/sleep %s", pat) == 0);
+    pid_t g[2];
+    snprintf(cmd, sizeof cmd,
+             "exec %s rank-guard -- /bin/sh -c \"setsid sh -c 'trap \\\"\\\" TERM; exec %s 2002' & "
+             "exec sleep 30\" 2>%s/guard0.log",
+             bin, pat, tmp);
+    g[0] = spawn_group(cmd);
+    snprintf(cmd, sizeof cmd, "exec %s rank-guard -- /bin/sh -c 'exec sleep 30' 2>%s/guard1.log", bin, tmp);
+    g[1] = spawn_group(cmd);
+    char outside[500];
+    snprintf(outside, sizeof outside, "%s 2002", pat);
+    for (int i = 0; i < 200 && count_prefix(outside) < 1; i++) pause_ms(50);
+    CHECK_EQ_INT(count_prefix(outside), 1);
+    pause_ms(300); /* the guards in their wait for the trainer */
+    kill(-g[0], SIGTERM), kill(-g[1], SIGTERM);
+    double t0 = mono_s(), exited = -1;
+    int st;
+    while (exited < 0 && mono_s() - t0 < 1.0) { /* mpirun's second: until a rank exits */
+        pid_t w = waitpid(-1, &st, WNOHANG);
+        if (w == g[0] || w == g[1]) exited = mono_s() - t0, g[w == g[0] ? 0 : 1] = 0;
+        else pause_ms(5);
+    }
+    for (int r = 0; r < 2; r++)
+        if (g[r] > 0) kill(-g[r], SIGKILL);
+    for (int r = 0; r < 2; r++)
+        if (g[r] > 0) waitpid(g[r], &st, 0);
+    int n = 0;
+    for (int i = 0; i < 20 && (n = count_prefix(outside)) > 0; i++) pause_ms(50);
+    CHECK_MSG(n == 0,
+              "the process outside rank 0's group outlived its guard (a guard exited %.2f s after SIGTERM, "
+              "and the SIGKILL followed)",
+              exited);
+    if (n) run(out, sizeof out, "pkill -9 -f -- '^%s'", outside);
+}
+
 /* A catalog VM type named with a quote and markup: plan --json stays valid JSON (parsed
  * back with cJSON, the name intact) and the SVG carries it escaped, never a raw <script>. */
 static void t_escape_plan(void)
@@ -266,9 +325,14 @@ static void t_no_fixed_tmp(void)
 }
 
 static const scv_test tests[] = {
-    {"kill_run", t_kill_run},       {"term_train", t_term_train}, {"escape_plan", t_escape_plan},
-    {"sweep_cap", t_sweep_cap},     {"no_home", t_no_home},       {"no_fixed_tmp", t_no_fixed_tmp},
+    {"kill_run", t_kill_run},
+    {"term_train", t_term_train},
+    {"escape_plan", t_escape_plan},
+    {"sweep_cap", t_sweep_cap},
+    {"no_home", t_no_home},
+    {"no_fixed_tmp", t_no_fixed_tmp},
     {"exec_leftovers", t_exec_leftovers},
+    {"guard_ended_together", t_guard_ended_together},
 };
 
 int main(int argc, char **argv)

@@ -52,12 +52,20 @@ class Pairs(torch.utils.data.Dataset):
         return self.x[i], self.y[i]
 
 
+def note_worker(_):
+    """With TW_WORKER_PIDS=FILE (the test's), each DataLoader worker appends its pid there."""
+    path = os.environ.get("TW_WORKER_PIDS")
+    if path:
+        with open(path, "a") as f:
+            f.write("%d\n" % os.getpid())
+
+
 def train():
     """The user's script (the wrapper calls are marked)."""
     import scavenger.torch as scv                                   # scavenger
     x, y = data()
     loader = scv.DataLoader(Pairs(x, y), batch_size=BASE_BATCH, num_workers=1,  # scavenger
-                            persistent_workers=True)
+                            persistent_workers=True, worker_init_fn=note_worker)
     model = net()
     opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=MOMENTUM)
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=GAMMA)

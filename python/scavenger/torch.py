@@ -44,6 +44,7 @@ import signal
 import sys
 import time
 import types
+import weakref
 
 import torch
 import torch.distributed as dist
@@ -106,6 +107,8 @@ class _Session:
 
 
 _S = None
+# the iterators of scv.DataLoader, whose worker processes end with this one (_exit_now)
+_ITERS = weakref.WeakSet()
 
 
 def _local_cuda_device():
@@ -474,6 +477,7 @@ class DataLoader(_tud.DataLoader):
             _check_stop(s)
         steps = self.scv_plan.steps()
         base = super().__iter__()
+        _ITERS.add(base)
         sampler = self.scv_sampler
         for i, (_, Bc, bk) in enumerate(steps):
             t0 = time.perf_counter()
@@ -852,7 +856,22 @@ def _stop(s, reason, code, message=None):
     _exit_now(None, code)  # os._exit, see trainer.run_main: PyTorch 1.13 can hang destroying gloo at exit
 
 
+def _end_loader_workers():
+    """Ends the worker processes of the scv.DataLoaders' iterators as torch does at an
+    iterator's end (a persistent one's too). os._exit skips it: a worker then lived on until
+    its watchdog saw this process gone (up to 5 s), holding the rank's output, which mpirun
+    waits for: every stop of a segment took 5 s longer."""
+    for it in list(_ITERS):
+        shutdown = getattr(it, "_shutdown_workers", None)  # the multi-process iterator's
+        if shutdown is not None:
+            try:
+                shutdown()
+            except Exception:  # noqa: B902 - exiting anyway: a worker it misses ends on its own
+                pass
+
+
 def _exit_now(message, code):
+    _end_loader_workers()
     if message:
         print(message, file=sys.stderr)
     for f in (sys.stdout, sys.stderr):

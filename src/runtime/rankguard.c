@@ -37,6 +37,14 @@ static void on_signal(int sig) { g_ending |= sig == SIGTERM || sig == SIGINT || 
 /* Seconds between SIGTERM and SIGKILL for the processes outside the group once the job is
  * being ended (mpirun's SIGKILL to the group comes about a second after its SIGTERM). */
 #define ENDING_TERM_S 0.4
+/* Once the job is being ended, the guard does not exit before this many seconds have passed:
+ * it waits for mpirun's SIGKILL. Open MPI sleeps a second between its SIGTERM and SIGKILL to
+ * the ranks, but a rank's exit cuts that sleep short (SIGCHLD): a guard with nothing left to
+ * end exited at once, and the SIGKILL took the other ranks' guards before their
+ * ENDING_TERM_S, leaving a process outside the group running (tests/test_robust.c
+ * guard_ended_together). Longer than mpirun's second, in case the SIGTERM came from
+ * elsewhere. */
+#define ENDING_HOLD_S 1.5
 
 static int find_descendants(void *ctx, pid_t *out, int cap)
 {
@@ -113,7 +121,8 @@ int scv_rank_guard_main(int argc, char **argv)
         _exit(127);
     }
     int st = 0, wst;
-    double ending_at = 0; /* when the processes outside the group got SIGTERM (0: not yet) */
+    /* when the job was seen being ended: the processes outside the group got SIGTERM (0: not yet) */
+    double ending_at = 0;
     for (int killed = 0;;) { /* the trainer; orphans reparented here are reaped as they end */
         pid_t w = waitpid(-1, &wst, g_ending ? WNOHANG : 0);
         if (w == child) {
@@ -140,6 +149,10 @@ int scv_rank_guard_main(int argc, char **argv)
                  WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), left < 0 ? ", some still there after SIGKILL" : "");
         fprintf(stderr, "scavenger rank-guard: %s", line);
         report_line(report, line);
+    }
+    if (g_ending) { /* wait for mpirun's SIGKILL: this exit would bring it to the other ranks */
+        if (!ending_at) ending_at = scv_now();
+        while (scv_now() - ending_at < ENDING_HOLD_S) nap_ms(20);
     }
     if (WIFSIGNALED(st)) { /* as the trainer ended: the same signal */
         int sig = WTERMSIG(st);
