@@ -1098,12 +1098,11 @@ typedef struct scv_run_policy {
                                    segment's start), checkpointed and resumable, naming the value
                                    likely reached by the bound (0: it trains on to the bound) */
     double out_of_reach_by;     /* 0.25: ... a training segment ends at this share of the bound */
-    int out_of_reach;           /* 0 (`--out-of-reach stop`, the default): as above; 1 (`go-on`):
-                                   never stops. The calibrated P(reach) holds on the corpus with
-                                   each job left out (stated 0.36-0.60 at the forecast, reached
-                                   0.35-0.69 by job; docs/BENCHMARKS.md); a stop can be early (a
-                                   synthetic MLP stopped at P 0.20 reached its target at 14.1 of
-                                   30 epochs when resumed with go-on: docs/RUN.md) */
+    int out_of_reach;           /* 1 (`--out-of-reach go-on`, the default): never stops; 0 (`stop`):
+                                   as above. The calibrated P(reach) holds on the corpus with each
+                                   job left out (docs/BENCHMARKS.md), but not on every job: a
+                                   synthetic MLP stopped at P 0.20 reaches its target at 14.1 of 30
+                                   epochs (docs/RUN.md; test_service live_stop_resume's job) */
     double scaling_threshold;   /* 0.1: Or et al.'s S (scaling SCV_SCALING_THROUGHPUT) */
     scv_straggler_rule straggler; /* stragglers found in training segments (fraction 0: off) */
     int dynamic_batching;       /* 0: the workers' shares of B follow their throughput (dynamic

@@ -115,7 +115,7 @@ static const scv_option JOB_OPTIONS[] = {
      "a target the calibrated learning curve gives P(reach) < 0.2\n"
      "within --max-epochs: stop at a quarter of them, checkpointed\n"
      "and resumable, naming the value likely reached; or train on\n"
-     "to the bound (default stop)",
+     "to the bound (default go-on)",
      0, L, "stop|go-on", VENUM(RP(policy.out_of_reach))},
     {NULL, NULL, "Search:", 0, 0, NULL, {0}},
     {"search", "partial|full|none", "how the space is profiled (default partial: its\ncorners; none: from stored runs)",

@@ -51,7 +51,7 @@ scv_run_policy scv_run_policy_default(void)
         .unknown_segment_epochs = 1,
         .out_of_reach_p = 0.2,
         .out_of_reach_by = 0.25,
-        .out_of_reach = 0,
+        .out_of_reach = 1,
         .carry_probe_epochs = 0.5,
         .scaling_threshold = 0.1,
         .straggler = scv_straggler_rule_default(),
