@@ -42,8 +42,26 @@ trap 'rm -rf "$T"' EXIT
 HAVE_MPI=1
 command -v mpirun >/dev/null 2>&1 || HAVE_MPI=0 # then K=1 only, started directly
 
+# free_port: a port free now for a rendezvous (MASTER_PORT), drawn below the kernel's ephemeral
+# range as the exec driver draws its own (src/drivers/exec.c): the kernel's choice (bind to 0)
+# lies in that range, where any process's outgoing connection may take it before the trainer
+# binds it (with the test binaries side by side: "Address already in use")
 free_port() {
-    $PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+    $PY -c '
+import random, socket
+lo = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for p in random.sample(range(max(1024, lo - 10000), lo), 64) if lo > 1088 else []:
+    s = socket.socket()
+    try:
+        s.bind(("", p))
+        print(p)
+        break
+    except OSError:
+        pass
+    finally:
+        s.close()
+else:
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 # train K DIR ARGS...: an invocation as Scavenger starts it (mpirun -np K /bin/sh -c COMMAND), the

@@ -172,22 +172,58 @@ static void on_eval(void *ctx, const scv_eval_sample *x)
     "LOCAL_RANK=\"$OMPI_COMM_WORLD_LOCAL_RANK\" LOCAL_WORLD_SIZE=\"$OMPI_COMM_WORLD_LOCAL_SIZE\"; "                  \
     "export RANK WORLD_SIZE LOCAL_RANK LOCAL_WORLD_SIZE; "
 
-/* A TCP port free on this machine for the segment's rendezvous (SCV_MASTER_PORT and
- * MASTER_PORT): the kernel's choice for a socket bound to port 0, so each segment gets one no
- * other process holds (the previous segment's, in TIME_WAIT, included); where that fails, one
- * drawn in 20000..59999. (On a cluster or a hostfile's hosts worker 0 runs elsewhere: a port
- * free here is still unlikely to be taken there.) */
-static int free_port(void)
+/* How many ports below the kernel's ephemeral range the rendezvous port is drawn from. */
+#define RENDEZVOUS_PORTS 10000
+
+/* The first port of the kernel's ephemeral range (net.ipv4.ip_local_port_range): bind(0) and
+ * every outgoing connection of any process draw from there. 32768 when it cannot be read. */
+static int ephemeral_low(void)
 {
-    int port = 0, fd = socket(AF_INET, SOCK_STREAM, 0);
+    FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+    int lo = 32768;
+    if (f) {
+        if (fscanf(f, "%d", &lo) != 1) lo = 32768;
+        fclose(f);
+    }
+    return lo;
+}
+
+/* port when a TCP socket can listen on it now (any address), else 0; port 0: the kernel's
+ * choice. */
+static int port_bindable(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0), got = 0;
     struct sockaddr_in a;
     socklen_t len = sizeof a;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_ANY);
+    a.sin_port = htons((uint16_t)port);
     if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-        port = ntohs(a.sin_port);
+        got = ntohs(a.sin_port);
     if (fd >= 0) close(fd);
+    return got;
+}
+
+/* A TCP port free on this machine for the segment's rendezvous (SCV_MASTER_PORT and
+ * MASTER_PORT), so each segment gets one no other process holds (the previous segment's, in
+ * TIME_WAIT, included): drawn in the RENDEZVOUS_PORTS below the kernel's ephemeral range.
+ * The kernel's own choice (bind to port 0) lies in that range, where it hands ports to every
+ * outgoing connection and bind(0) of any process until the trainer binds it: with the test
+ * binaries side by side a torch rendezvous failed "Address already in use". Where none is free
+ * below the range, the kernel's choice; where that fails too, one drawn in 20000..59999. (On a
+ * cluster or a hostfile's hosts worker 0 runs elsewhere: a port free here is still unlikely to
+ * be taken there.) */
+static int free_port(void)
+{
+    const int lo = ephemeral_low(), first = lo - RENDEZVOUS_PORTS > 1024 ? lo - RENDEZVOUS_PORTS : 1024;
+    unsigned draw = (unsigned)getpid() * 7919u + (unsigned)time(NULL) * 104729u + (unsigned)clock();
+    for (int i = 0; i < 64 && lo - first > 0; i++) {
+        draw = draw * 1103515245u + 12345u;
+        int port = first + (int)((draw >> 8) % (unsigned)(lo - first));
+        if (port_bindable(port) == port) return port;
+    }
+    int port = port_bindable(0);
     if (port < 1024) port = 20000 + (int)(((unsigned)getpid() * 7919u + (unsigned)time(NULL)) % 40000u);
     return port;
 }
