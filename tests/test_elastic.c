@@ -442,21 +442,24 @@ static void t_start_short_grow(void)
     stop_elastic("ctls", cmdf);
 }
 
-/* A kill without notice mid-segment (every process of the elastic job SIGKILLed, as a VM
- * taken without notice takes its worker, and without ULFM the MPI job with it), through
- * the elastic driver on the real trainer: the segment fails (the loop retries it) stating
- * the samples lost, which are those reported after the checkpoint it resumes from; the
- * retry resumes from that checkpoint and ends with an uninterrupted run's data position
- * (no sample counted twice) and parameters (within 1e-5; K = 1, the same sample order). */
-static void t_kill_resumes(void)
+/* A kill without notice mid-segment, through the elastic driver on the real trainer: the
+ * segment fails (the loop retries it) stating the samples lost, which are those reported
+ * after the checkpoint it resumes from; no process of the job is left once it has failed
+ * (the driver ends what the job's own process left, and reads the job's lines only then:
+ * rank 0 may write a line after that process is gone); the retry resumes from that
+ * checkpoint and ends with an uninterrupted run's data position (no sample counted twice)
+ * and parameters (within 1e-5; K = 1, the same sample order). `all`: every process of the
+ * job SIGKILLed, as a VM taken without notice takes its worker, and without ULFM the MPI
+ * job with it; else only the job's own process (the one the driver started). */
+static void kill_case(const char *name, int all)
 {
     const char *bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
     const char *opts[] = {"--model", "mlp", "--hidden", "32", "--dataset", "synthetic:3000", "--seed", "5",
                           "--lr", "0.05", "--progress", "never", NULL};
     char run[512], udir[512], ck[600], pat[700];
     const int N = 300;
-    snprintf(run, sizeof run, "%s/killrun", tmp);
-    snprintf(udir, sizeof udir, "%s/uninterrupted-k", tmp);
+    snprintf(run, sizeof run, "%s/%s", tmp, name);
+    snprintf(udir, sizeof udir, "%s/uninterrupted-%s", tmp, name);
     snprintf(ck, sizeof ck, "%s/ckpt", run);
     snprintf(pat, sizeof pat, "%s/seg-*-train-k2-b64.jsonl", run);
     mkdir(run, 0755);
@@ -470,10 +473,14 @@ static void t_kill_resumes(void)
     CHECK_MSG(d->configure(d->ctx, 2, 64, NULL, &err) == SCV_OK, "%s", err.msg);
     /* the kill: once iteration 50 is reported (checkpoints every 40), within 10 s */
     CHECK_EQ_INT(sh("(for i in $(seq 1000); do grep -qs '\"iter\":50,' %s && break; sleep 0.01; done; "
-                    "kill -9 $(pgrep -f -- '[-]-elastic-control %s/elastic')) >/dev/null 2>&1 &", pat, run), 0);
+                    "kill -9 $(pgrep %s -f -- '[-]-elastic-control %s/elastic')) >/dev/null 2>&1 &",
+                    pat, all ? "" : "-o", run),
+                 0);
     scv_segment_spec spec = {.phase = "train", .until_iterations = N, .checkpoint_every = 40};
     scv_segment_result res;
     CHECK_EQ_INT(d->train(d->ctx, &spec, NULL, &res, &err), SCV_EMPI);
+    CHECK_MSG(sh("ps -eo pid,args | grep -- '[-]-elastic-control %s/elastic' >&2", run) == 1,
+              "processes of the failed job are left (above)");
     long long lost = -1, a = -1, b = -1;
     const char *l = strstr(err.msg, "; lost ");
     if (l && !strncmp(l, "; lost no samples", 17)) /* the kill came right after a checkpoint */
@@ -511,6 +518,9 @@ static void t_kill_resumes(void)
     }
     free(pa), free(ma), free(pb), free(mb);
 }
+
+static void t_kill_resumes(void) { kill_case("killall", 1); }
+static void t_kill_root_resumes(void) { kill_case("killroot", 0); }
 
 /* A slow worker the model says to drop (issue 25 item 5): a segment at K = 3 whose straggler
  * rule (by_model, drop under speed 1, replace never) flags the first worker under 0.999 of
@@ -889,6 +899,7 @@ static const scv_test tests[] = {
     {"exchange_carried", t_exchange_carried},
     {"notice_shrink_regrow", t_notice_shrink_regrow},
     {"kill_resumes", t_kill_resumes},
+    {"kill_root_resumes", t_kill_root_resumes},
     {"start_short_grow", t_start_short_grow},
     {"slow_dropped", t_slow_dropped},
     {"join_takedown", t_join_takedown},

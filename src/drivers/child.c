@@ -112,6 +112,7 @@ int scv_run_self_err(const char *exe, char *const *argv, char *json, size_t cap,
          * `scavenger train`, stops cleanly on SIGTERM and passes it to its mpirun) */
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent) _exit(128 + SIGTERM); /* the parent died before prctl */
+        scv_proc_tag_set();                            /* every process it starts carries SCV_JOB_<this process>=<it> */
         dup2(fd[1], 1);
         close(fd[0]);
         close(fd[1]);
@@ -189,6 +190,12 @@ int scv_run_self_err(const char *exe, char *const *argv, char *json, size_t cap,
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
     g_child = 0;
+    /* the processes it left (a child killed without notice leaves its mpirun's ranks, which
+     * may write a line more), ended before the last tick reads what it wrote */
+    char named[1000];
+    if (scv_proc_end_launch(pid, NULL, named, sizeof named))
+        fprintf(stderr, "scavenger: the processes %s were left running after %s %s exited; ended\n", named, argv[0],
+                argv[1]);
     sigaction(SIGINT, &old, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (errline) sigaction(SIGPIPE, &old_pipe, NULL);

@@ -26,6 +26,7 @@
 #include "../core/invariant.h"
 
 #include "../runtime/cluster.h"
+#include "../runtime/procs.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -88,7 +89,21 @@ static void close_reply(elastic *e)
     e->reply = NULL, e->reply_off = 0;
 }
 
-/* 1 while the job runs; reaps it (and forgets it) once it has ended. */
+/* Once the job's process was reaped: the processes it left (its mpirun and ranks, tagged at
+ * its start, wherever they were reparented) are ended, and waited for, before anything
+ * reads what the job wrote. A job killed without notice loses its processes one at a time:
+ * rank 0 may write an iteration's line after the job's own process is gone, and a lost
+ * segment's work is stated from the last line (tj_lost_work); nor may a rank left running
+ * write beside the retry's job. Then the job is forgotten. */
+static void job_reaped(elastic *e)
+{
+    char named[1000];
+    if (scv_proc_end_launch(e->pid, NULL, named, sizeof named))
+        fprintf(stderr, "scavenger: the elastic job's processes %s were left running after it exited; ended\n", named);
+    e->pid = 0, g_job = 0;
+}
+
+/* 1 while the job runs; reaps it (and forgets it, job_reaped) once it has ended. */
 static int job_alive(elastic *e, int *status)
 {
     if (status) *status = -1;
@@ -97,7 +112,7 @@ static int job_alive(elastic *e, int *status)
     pid_t w = waitpid(e->pid, &st, WNOHANG);
     if (w == 0) return 1;
     if (status) *status = w == e->pid ? (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st)) : -1;
-    e->pid = 0;
+    job_reaped(e);
     return 0;
 }
 
@@ -118,7 +133,7 @@ static void end_job_now(elastic *e)
     scv_kill_tree(e->pid);
     int st;
     while (waitpid(e->pid, &st, 0) < 0 && errno == EINTR) {}
-    e->pid = 0, g_job = 0;
+    job_reaped(e);
 }
 
 /* The next attempt's log: RUN_DIR/elastic/job-N.log, N one past the highest there (a
@@ -211,6 +226,7 @@ static int start_job(elastic *e, scv_err *err)
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGTERM); /* the job dies with the run, even after SIGKILL */
         if (getppid() != parent) _exit(128 + SIGTERM);
+        scv_proc_tag_set(); /* every process of the job carries SCV_JOB_<this run>=<the job> */
         int fd = open(e->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
         execv(t->exe ? t->exe : "/proc/self/exe", a.v);
@@ -299,7 +315,7 @@ static void end_job(elastic *e)
     kill(e->pid, SIGKILL);
     int st;
     waitpid(e->pid, &st, 0);
-    e->pid = 0;
+    job_reaped(e);
 }
 
 /* The preemptions a segment's reply says the job survived in place ("preemptions": notices
