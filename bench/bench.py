@@ -527,6 +527,11 @@ CORPUS_SIG = 5  # significant digits kept of accuracy and loss
 # iterations' ada_noise_scale) over the first half epoch, as a run's warm-up measures it.
 CORPUS_ADASCALE = [(64, "adascale", 1), (128, "adascale", 1), (256, "adascale", 1), (512, "adascale", 1)]
 CORPUS_NOISE_EPOCHS = 0.5
+# the grid of the jobs added on 2026-11-29 (session 3): every rule at three or more batches,
+# two seeds at two batches
+CORPUS_GRID = [(32, "none", 1), (64, "none", 1), (128, "none", 1), (256, "none", 1), (512, "none", 1),
+               (128, "sqrt", 1), (256, "sqrt", 1), (512, "sqrt", 1), (128, "linear", 1), (256, "linear", 1),
+               (64, "none", 2), (256, "sqrt", 2), *CORPUS_ADASCALE]
 CORPUS_JOBS = [
     {"name": "lenet-lr0.05", "model": "lenet", "dataset": "fashion-mnist", "lr": 0.05, "epochs": 10,
      "opts": ["--model", "lenet", "--lr", "0.05"],
@@ -551,6 +556,31 @@ CORPUS_JOBS = [
                 (32, "sqrt", 1), (128, "sqrt", 1), (256, "sqrt", 1), (512, "sqrt", 1),
                 (32, "linear", 1), (128, "linear", 1), (256, "linear", 1), (512, "linear", 1),
                 (64, "none", 2), *CORPUS_ADASCALE]},
+    # two recipes away from train's defaults (plain SGD; no weight decay), other sizes
+    {"name": "mlp64-sgd-lr0.1", "model": "mlp", "dataset": "fashion-mnist", "lr": 0.1, "epochs": 8,
+     "momentum": 0.0,
+     "opts": ["--model", "mlp", "--hidden", "64", "--lr", "0.1", "--momentum", "0"],
+     "curves": CORPUS_GRID},
+    {"name": "lenet-lr0.02-wd0", "model": "lenet", "dataset": "fashion-mnist", "lr": 0.02, "epochs": 6,
+     "weight_decay": 0.0,
+     "opts": ["--model", "lenet", "--lr", "0.02", "--weight-decay", "0"],
+     "curves": [(32, "none", 1), (64, "none", 1), (128, "none", 1), (256, "none", 1), (512, "none", 1),
+                (256, "sqrt", 1), (512, "sqrt", 1), (128, "linear", 1),
+                (64, "none", 2), (256, "sqrt", 2), *CORPUS_ADASCALE]},
+    {"name": "logreg-sgd-lr0.1", "model": "logreg", "dataset": "fashion-mnist", "lr": 0.1, "epochs": 10,
+     "momentum": 0.0,
+     "opts": ["--model", "logreg", "--lr", "0.1", "--momentum", "0"],
+     "curves": CORPUS_GRID},
+    {"name": "mlp512x256-lr0.02", "model": "mlp", "dataset": "fashion-mnist", "lr": 0.02, "epochs": 8,
+     "opts": ["--model", "mlp", "--hidden", "512,256", "--lr", "0.02"],
+     "curves": CORPUS_GRID},
+    {"name": "mlp128-synthetic50000-lr0.05", "model": "mlp", "dataset": "synthetic:50000", "lr": 0.05, "epochs": 5,
+     "opts": ["--model", "mlp", "--hidden", "128", "--dataset", "synthetic:50000", "--lr", "0.05"],
+     "curves": CORPUS_GRID},
+    {"name": "lenet-sgd-lr0.05", "model": "lenet", "dataset": "fashion-mnist", "lr": 0.05, "epochs": 6,
+     "momentum": 0.0,
+     "opts": ["--model", "lenet", "--lr", "0.05", "--momentum", "0"],
+     "curves": CORPUS_GRID},
 ]
 
 
@@ -622,6 +652,9 @@ def corpus(only=-1):
                            "date": time.strftime("%Y-%m-%d"), "machine": machine(), "points": pts, "arch": arch})
             if noise is not None:
                 curves[-1]["noise_scale"] = noise
+            for key in ("momentum", "weight_decay"):  # (absent: train's defaults)
+                if key in job:
+                    curves[-1][key] = job[key]
             have.add((job["name"], B, rule, seed))
             corpus_write(CORPUS_PATH, curves)
             last = pts[-1] if pts else None

@@ -100,6 +100,12 @@ static void write_file(const char *name, const char *text, size_t len, char *pat
     "\"lr_scaling\":\"sqrt\",\"lr\":0.05,\"workers\":1,\"seed\":1,\"n_train\":100,\"epochs\":2,"             \
     "\"command\":\"build/scavenger train\",\"date\":\"2026-11-25\",\"machine\":\"m\","                      \
     "\"points\":[[64,0.5,2.0],[128,null,1.5],[128,0.75,null],[200,0.8,1.0]]}"
+/* GOOD's job again (seed 2) without momentum: another recipe under the same name */
+#define GOOD_SGD                                                                                                       \
+    "{\"job\":\"j\",\"model\":\"mlp\",\"dataset\":\"synthetic:100\",\"batch\":64,\"base_batch\":64,"                   \
+    "\"lr_scaling\":\"sqrt\",\"lr\":0.05,\"workers\":1,\"seed\":2,\"n_train\":100,\"epochs\":2,"                       \
+    "\"command\":\"build/scavenger train\",\"date\":\"2026-11-25\",\"machine\":\"m\",\"momentum\":0,"                  \
+    "\"points\":[[64,0.5,2.0]]}"
 
 static void t_valid(void)
 {
@@ -173,6 +179,10 @@ static const bad_case BAD[] = {
     {"\"machine\":\"m\"", "\"machine\":\"m\",\"noise_scale\":0", NULL, 1,
      "field 'noise_scale': expected a finite number > 0"},
     {"\"machine\":\"m\"", "\"machine\":\"m\",\"noise_scale\":\"9\"", NULL, 1, "field 'noise_scale': expected a number"},
+    {"\"machine\":\"m\"", "\"machine\":\"m\",\"momentum\":-0.9", NULL, 1,
+     "field 'momentum': expected a finite number >= 0"},
+    {"\"machine\":\"m\"", "\"machine\":\"m\",\"weight_decay\":null", NULL, 1,
+     "field 'weight_decay': expected a number"},
     {"[[64,0.5,2.0],[128,null,1.5],[128,0.75,null],[200,0.8,1.0]]", "[]", NULL, 1, "field 'points': empty"},
     {"[[64,0.5,2.0],[128,null,1.5],[128,0.75,null],[200,0.8,1.0]]", "{}", NULL, 1, "field 'points': expected an array"},
     {"[128,0.75,null]", "[100,0.75,null]", NULL, 1, "field 'points[2]': samples 100 below the previous point's 128"},
@@ -189,6 +199,8 @@ static const bad_case BAD[] = {
     {NULL, NULL, GOOD " x\n", 1, "not a JSON object on one line"},
     {NULL, NULL, GOOD "\n" GOOD "\n", 2,
      "field 'job': 'j': the same workers, batch, lr_scaling and seed as its curve 1"},
+    {NULL, NULL, GOOD "\n" GOOD_SGD "\n", 2,
+     "field 'job': 'j': its curve 1 has another model, dataset, lr, base_batch, momentum or weight_decay"},
     {NULL, NULL, "\n \n", 0, "no curves"},
 };
 

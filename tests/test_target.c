@@ -823,13 +823,14 @@ static void t_recipe_identity(void)
 
 /* Writes a corpus curve of the fake's family (1 - 0.1414 (x / tau)^-0.5, crossing 0.9 at
  * 2 tau samples) at B=32 under `lr`, with `arch` ("": the line has none). */
-static void corpus_curve(FILE *f, const char *job, const char *arch, double lr, int seed, double tau)
+/* extra: more fields ("\"momentum\":0,"), or "" */
+static void corpus_curve(FILE *f, const char *job, const char *arch, double lr, int seed, double tau, const char *extra)
 {
     fprintf(f,
             "{\"job\":\"%s\",\"model\":\"exec\",\"dataset\":\"synthetic:10000\",\"batch\":32,\"base_batch\":64,"
             "\"lr_scaling\":\"none\",\"lr\":%g,\"workers\":1,\"seed\":%d,\"n_train\":10000,\"epochs\":8,"
-            "\"command\":\"test\",\"date\":\"2026-11-29\",\"machine\":\"test\",",
-            job, lr, seed);
+            "\"command\":\"test\",\"date\":\"2026-11-29\",\"machine\":\"test\",%s",
+            job, lr, seed, extra);
     if (arch[0]) fprintf(f, "\"arch\":\"%s\",", arch);
     fprintf(f, "\"points\":[");
     for (int k = 1; k <= 160; k++)
@@ -840,20 +841,23 @@ static void corpus_curve(FILE *f, const char *job, const char *arch, double lr, 
 /* CORPUS (issue 37 item 4): the corpus's curves of the job itself (its network, data and
  * recipe) give the first plan the seeds' median crossing with their span as the band's floor
  * (a target near the plateau is wide by seed, and says so); curves of the job under another
- * learning rate, or without the network named, are not read as the job's. */
+ * learning rate or momentum, or without the network named, are not read as the job's. */
 static void t_corpus_seeds(void)
 {
     char path[600];
     snprintf(path, sizeof path, "%s/seeds.jsonl", tmp);
     FILE *f = fopen(path, "w");
-    corpus_curve(f, "fake-a", "fake:784-10", 0.05, 1, 8000);  /* crosses at 1.6 epochs */
-    corpus_curve(f, "fake-a", "fake:784-10", 0.05, 2, 16000); /* ... at 3.2 */
-    corpus_curve(f, "fake-b", "fake:784-10", 0.01, 1, 2000);  /* another recipe: 0.4 */
-    corpus_curve(f, "fake-c", "", 0.05, 1, 2000);             /* the network not named */
+    corpus_curve(f, "fake-a", "fake:784-10", 0.05, 1, 8000, "");                /* crosses at 1.6 epochs */
+    corpus_curve(f, "fake-a", "fake:784-10", 0.05, 2, 16000, "");               /* ... at 3.2 */
+    corpus_curve(f, "fake-b", "fake:784-10", 0.01, 1, 2000, "");                /* another recipe: 0.4 */
+    corpus_curve(f, "fake-c", "", 0.05, 1, 2000, "");                           /* the network not named */
+    corpus_curve(f, "fake-d", "fake:784-10", 0.05, 1, 2000, "\"momentum\":0,"); /* without momentum: 0.4 */
+    corpus_curve(f, "fake-d", "fake:784-10", 0.05, 2, 4000, "\"momentum\":0,"); /* ... 0.8 */
     fclose(f);
     double lo_seed = 1.6, hi_seed = 3.2;
-    for (int k = 0; k < 2; k++) {
-        scv_store *db = open_db(k ? "seeds-other.db" : "seeds.db");
+    for (int k = 0; k < 3; k++) {
+        static const char *const db_name[] = {"seeds.db", "seeds-other.db", "seeds-sgd.db"};
+        scv_store *db = open_db(db_name[k]);
         fake g = new_fake();
         g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.9;
         snprintf(g.job.arch, sizeof g.job.arch, "fake:784-10");
@@ -861,11 +865,13 @@ static void t_corpus_seeds(void)
         scv_job_driver d = driver_of(&g);
         scv_run_params p = params(db, "job-seeds");
         p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9, p.curve_corpus = path;
-        p.job_json = k ? "{\"lr\":\"0.02\"}" : NULL; /* (the built-in recipe: lr 0.05, base batch 64) */
+        /* the built-in recipe (lr 0.05, base batch 64, momentum 0.9), another lr, no momentum */
+        p.job_json = k == 1 ? "{\"lr\":\"0.02\"}" : k == 2 ? "{\"momentum\":\"0\"}" : NULL;
+        if (k == 2) lo_seed = 0.4, hi_seed = 0.8;
         scv_run_result res;
         scv_err e = {0};
         CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
-        if (k) {
+        if (k == 1) {
             CHECK_MSG(res.target_source != SCV_TARGET_CORPUS, "%s", res.target_note);
         } else {
             CHECK_MSG(res.target_source == SCV_TARGET_CORPUS && res.target_batch == 32, "%s", res.target_note);

@@ -13,6 +13,7 @@
 #include "scv.h"
 #include "io.h"
 #include "../model/model.h"
+#include "../train/sched.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -42,15 +43,19 @@ enum {
     F_POINTS,
     F_ARCH,
     F_NOISE_SCALE,
+    F_MOMENTUM,
+    F_WEIGHT_DECAY,
     F_COUNT
 };
-static const char *const field_names[F_COUNT] = {"job",  "model",   "dataset", "batch",   "base_batch", "lr_scaling",
-                                                 "lr",   "workers", "seed",    "n_train", "epochs",     "command",
-                                                 "date", "machine", "points",  "arch",    "noise_scale"};
+static const char *const field_names[F_COUNT] = {"job",        "model",       "dataset",  "batch",       "base_batch",
+                                                 "lr_scaling", "lr",          "workers",  "seed",        "n_train",
+                                                 "epochs",     "command",     "date",     "machine",     "points",
+                                                 "arch",       "noise_scale", "momentum", "weight_decay"};
 /* the optional fields: the network's architecture as the trainer's job line states it
- * ("mlp:784-256-128-10"; a curve without it informs no estimate of one job's own curves), and
- * an AdaScale run's gradient noise scale as its warm-up would measure it (carry.c) */
-#define F_OPTIONAL(k) ((k) == F_ARCH || (k) == F_NOISE_SCALE)
+ * ("mlp:784-256-128-10"; a curve without it informs no estimate of one job's own curves),
+ * an AdaScale run's gradient noise scale as its warm-up would measure it (carry.c), and the
+ * optimiser's momentum and weight decay (absent: train's defaults; part of the recipe) */
+#define F_OPTIONAL(k) ((k) == F_ARCH || (k) == F_NOISE_SCALE || (k) == F_MOMENTUM || (k) == F_WEIGHT_DECAY)
 /* the models a curve may be of (model.h: scv_lcurve.model) */
 static const char *const known_models[] = {"logreg", "mlp", "lenet", "resnet", "exec"};
 
@@ -100,6 +105,18 @@ static int get_positive(const where *w, const cJSON *x, const char *name, double
     if (!cJSON_IsNumber(x)) return fail(w, name, "expected a number");
     if (!isfinite(x->valuedouble) || !(x->valuedouble > 0))
         return fail(w, name, "expected a finite number > 0, got %.17g", x->valuedouble);
+    *out = x->valuedouble;
+    return SCV_OK;
+}
+
+/* A number >= 0 into out; absent (x NULL): dflt. */
+static int get_nonneg(const where *w, const cJSON *x, const char *name, double dflt, double *out)
+{
+    *out = dflt;
+    if (!x) return SCV_OK;
+    if (!cJSON_IsNumber(x)) return fail(w, name, "expected a number");
+    if (!isfinite(x->valuedouble) || x->valuedouble < 0)
+        return fail(w, name, "expected a finite number >= 0, got %.17g", x->valuedouble);
     *out = x->valuedouble;
     return SCV_OK;
 }
@@ -188,7 +205,9 @@ static int parse_curve(const where *w, const cJSON *o, scv_lcurve *c)
         (rc = get_text(w, f[F_DATE], "date", NULL, SCV_LCURVE_MAX_LINE)) ||
         (rc = get_text(w, f[F_MACHINE], "machine", NULL, SCV_LCURVE_MAX_LINE)) ||
         (f[F_ARCH] && (rc = get_text(w, f[F_ARCH], "arch", c->arch, sizeof c->arch))) ||
-        (f[F_NOISE_SCALE] && (rc = get_positive(w, f[F_NOISE_SCALE], "noise_scale", &c->noise_scale))))
+        (f[F_NOISE_SCALE] && (rc = get_positive(w, f[F_NOISE_SCALE], "noise_scale", &c->noise_scale))) ||
+        (rc = get_nonneg(w, f[F_MOMENTUM], "momentum", SCV_RECIPE_MOMENTUM, &c->momentum)) ||
+        (rc = get_nonneg(w, f[F_WEIGHT_DECAY], "weight_decay", SCV_RECIPE_WEIGHT_DECAY, &c->weight_decay)))
         return rc;
     if (!f[F_NOISE_SCALE]) c->noise_scale = NAN;
     size_t m = 0;
@@ -198,7 +217,7 @@ static int parse_curve(const where *w, const cJSON *o, scv_lcurve *c)
     return get_points(w, f[F_POINTS], c);
 }
 
-/* Curves of one job are of one model, dataset and base rate; a (job, workers, batch, rule,
+/* Curves of one job are of one model, dataset and recipe; a (job, workers, batch, rule,
  * seed) is measured once. */
 static int check_against(const where *w, const scv_lcurve *c, const scv_lcurve *before, size_t n)
 {
@@ -206,9 +225,11 @@ static int check_against(const where *w, const scv_lcurve *c, const scv_lcurve *
         const scv_lcurve *o = &before[i];
         if (strcmp(o->job, c->job)) continue;
         if (strcmp(o->model, c->model) || strcmp(o->dataset, c->dataset) || o->lr != c->lr ||
-            o->base_batch != c->base_batch)
-            return fail(w, "job", "'%s': its curve %zu has another model, dataset, lr or base_batch", c->job,
-                        i + 1);
+            o->base_batch != c->base_batch || o->momentum != c->momentum || o->weight_decay != c->weight_decay)
+            return fail(w, "job",
+                        "'%s': its curve %zu has another model, dataset, lr, base_batch, momentum or "
+                        "weight_decay",
+                        c->job, i + 1);
         if (o->workers == c->workers && o->batch == c->batch && o->lr_scaling == c->lr_scaling &&
             o->seed == c->seed)
             return fail(w, "job", "'%s': the same workers, batch, lr_scaling and seed as its curve %zu", c->job,

@@ -256,6 +256,8 @@ typedef struct scv_lcurve {
     int base_batch;             /* B0 of the learning-rate rule */
     scv_lr_scaling lr_scaling;  /* how the learning rate followed B */
     double lr;                  /* base learning rate at B0 */
+    double momentum;            /* the optimiser's momentum and weight decay (a line without */
+    double weight_decay;        /*   them: train's defaults, 0.9 and 5e-4) */
     int workers, seed;
     double n_train;             /* samples per epoch */
     size_t n;                   /* evaluations, in order */

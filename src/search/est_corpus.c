@@ -1,8 +1,8 @@
 /*
  * est_corpus.c - the target's estimator CORPUS: the curve corpus's curves of the job itself
  * (its network as the trainer states it, its dataset and training-set size) under the run's
- * recipe (scv_job_recipe: learning rate, rule and base batch, the built-in defaults the corpus
- * trains with for the rest), their crossings of the target read by the run's own rule at the
+ * recipe (scv_job_recipe: learning rate, rule, base batch, momentum and weight decay, the
+ * built-in defaults the corpus trains with for the rest), their crossings of the target read by the run's own rule at the
  * batch they hold most seeds of (scv_seed_crossings_of). The point is the seeds' median
  * crossing (the geometric mean of the middle two); the band spans the seeds and the corpus's
  * reruns' spread: the seed spread is the band's floor, which no fit of one run's curve
@@ -22,9 +22,10 @@
 /* A corpus curve's recipe in the form scv_job_recipe gives a run's. */
 static int curve_recipe(const scv_lcurve *c, char *buf, size_t cap)
 {
-    char json[256];
-    snprintf(json, sizeof json, "{\"lr\":%.17g,\"lr-scaling\":\"%s\",\"base-batch\":%d}", c->lr,
-             scv_lr_scaling_name(c->lr_scaling), c->base_batch);
+    char json[320];
+    snprintf(json, sizeof json,
+             "{\"lr\":%.17g,\"lr-scaling\":\"%s\",\"base-batch\":%d,\"momentum\":%.17g,\"weight-decay\":%.17g}", c->lr,
+             scv_lr_scaling_name(c->lr_scaling), c->base_batch, c->momentum, c->weight_decay);
     return scv_job_recipe(json, buf, cap);
 }
 
