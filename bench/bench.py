@@ -448,13 +448,15 @@ def loop(target=86, cosine=0):
         print("|---|---|---|---|---|---|---|---|---|")
         errs = {p: [] for p in reports}
         ierrs = {p: [] for p in reports}  # iteration time alone
-        pred = {p: {(q["workers"], q["batch"]): q["time_s"] for q in r.get("points", [])} for p, r in reports.items()}
+        # (each time less its segments' start-ups, idle_s: the sweep's runs are uninterrupted)
+        pred = {p: {(q["workers"], q["batch"]): q["time_s"] - q.get("idle_s", 0) for q in r.get("points", [])}
+                for p, r in reports.items()}
         for p, r in reports.items():
             for q in r.get("points", []):
                 kb = (q["workers"], q["batch"])
                 if kb in truth:
                     ierrs[p].append(abs(q["t_iter"] / truth[kb][3] - 1))
-                    errs[p].append(abs(q["time_s"] / truth[kb][0] - 1))
+                    errs[p].append(abs(pred[p][kb] / truth[kb][0] - 1))
         for kb in sorted(truth):
             t, c, e, _ = truth[kb]
             row = [str(kb[0]), str(kb[1]), f"{t:.1f}", f"{c:.6f}", f"{e:.2f}"]
@@ -1281,12 +1283,15 @@ def contract_truth(cmd, K, B, seed, max_epochs=BYOT_MAX_EPOCHS, target=BYOT_TARG
 def decision_prediction(r):
     """A report's predictions made before the outcome: ({(K, B): time_s}, chosen's time_s, epochs
     into the run when made: 0 at the decision; when the decision was relative (the target not
-    known yet), the first plan with absolute times, made later in the run)."""
-    if r.get("decision_relative", r.get("relative_prediction")):
-        return ({(q["workers"], q["batch"]): q["time_s"] for q in r.get("absolute_points", [])},
-                r.get("absolute_time_s"), r.get("absolute_at_epochs"))
-    return ({(q["workers"], q["batch"]): q["time_s"] for q in r.get("decision_points", [])},
-            r.get("predicted_time_s"), 0.0)
+    known yet), the first plan with absolute times, made later in the run). Each time less the
+    point's idle_s (its segments' start-ups, which the truths' uninterrupted runs do not have)."""
+    relative = r.get("decision_relative", r.get("relative_prediction"))
+    pts = r.get("absolute_points", []) if relative else r.get("decision_points", [])
+    chosen = r.get("absolute_time_s") if relative else r.get("predicted_time_s")
+    if chosen is not None and pts:
+        chosen -= min(pts, key=lambda q: abs(q["time_s"] - chosen)).get("idle_s", 0)
+    return ({(q["workers"], q["batch"]): q["time_s"] - q.get("idle_s", 0) for q in pts}, chosen,
+            r.get("absolute_at_epochs") if relative else 0.0)
 
 
 def predicted_epochs(r, kb, n_train):

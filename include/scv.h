@@ -629,6 +629,8 @@ typedef struct scv_plan_point {
     double time_lo_s, time_hi_s; /* the band of time_s: the target's estimate's, carried to this B
                                (the planner prices it; 0: none, hi +inf: its top never reaches it) */
     double cost_lo, cost_hi;    /* ... and of cost (the same ratios: cost is proportional to time) */
+    double idle_s;              /* of time_s: the idle before its training segments (their
+                                   start-ups, as the run measured them; 0: not priced) */
 } scv_plan_point;
 
 typedef struct scv_plan_result {

@@ -1797,6 +1797,57 @@ static void t_plan_bounds_run(void)
     scv_catalog_free(cat);
 }
 
+/* The segments' start-ups (issue 37 item 7): a point's time holds the idle before each
+ * training segment its iterations take under the loop's rule (a segment: the larger of 200
+ * iterations, an epoch and half the rest), and a run in progress pays for the segments of its
+ * rest only; cost at the point's dollars per second. 1000 iterations at B=100 of 10,000
+ * samples (an epoch: 100 iterations): 500, 250, 200 and 50, 4 segments; the rest of 500
+ * (done_share 0.5): 250, 200 and 50, 3. */
+static void t_plan_segments(void)
+{
+    bounds_space sp;
+    scv_plan_point u;
+    double fastest, cheapest;
+    scv_catalog *cat = bounds_knee(&sp, &u, &fastest, &cheapest);
+    if (!cat) return;
+    scv_plan_request r = sp.r;
+    scv_job_info job = *r.job;
+    job.n_train = 10000;
+    r.job = &job;
+    r.segment_share = 0.5, r.segment_min_iters = 200;
+    CHECK_NEAR(scv_plan_segments_idle(&r, 100, 1000), 0, 0, 0); /* not priced: no idle measured */
+    r.segment_idle_s = 0.5;
+    CHECK_NEAR(scv_plan_segments_idle(&r, 100, 1000), 4 * 0.5, 0, 1e-12);
+    CHECK_NEAR(scv_plan_segments_idle(&r, 100, 500), 3 * 0.5, 0, 1e-12);
+    CHECK_NEAR(scv_plan_segments_idle(&r, 10, 1000), 1 * 0.5, 0, 1e-12); /* an epoch of B=10: 1000 */
+    scv_plan_result *res = NULL, *bare = NULL;
+    scv_err err = {0};
+    scv_plan_request r0 = r;
+    r0.segment_idle_s = 0;
+    CHECK(scv_plan(&r, &res, &err) == SCV_OK && scv_plan(&r0, &bare, &err) == SCV_OK);
+    if (res && bare) {
+        CHECK_EQ_INT(res->n_points, bare->n_points);
+        for (size_t i = 0; i < res->n_points && i < bare->n_points; i++) {
+            const scv_plan_point *p = &res->points[i], *q = &bare->points[i];
+            double idle = scv_plan_segments_idle(&r, p->batch, p->iterations);
+            CHECK_MSG(idle > 0 && fabs(p->idle_s - idle) < 1e-9 && fabs(p->time_s - q->time_s - idle) < 1e-9 &&
+                          q->idle_s == 0 && fabs(p->cost / p->time_s - q->cost / q->time_s) < 1e-12 * p->cost,
+                      "K=%d B=%d: %.6g s against %.6g s bare, idle %.6g s (%.6g)", p->workers, p->batch, p->time_s,
+                      q->time_s, p->idle_s, idle);
+        }
+        const scv_plan_point *p = &res->points[0];
+        double t, c;
+        r.spent_s = 3, r.done_share = 0.5;
+        scv_plan_run_end(&r, p, &t, &c);
+        double rest = 0.5 * (p->time_s - p->idle_s) + scv_plan_segments_idle(&r, p->batch, 0.5 * p->iterations);
+        CHECK_NEAR(t, 3 + rest, 0, 1e-9);
+        CHECK_NEAR(c, r.spent_cost + p->cost * rest / p->time_s, 0, 1e-12);
+    }
+    scv_plan_result_free(res);
+    scv_plan_result_free(bare);
+    scv_catalog_free(cat);
+}
+
 /* A trade-off row's band: a run's predicted time band when it has one (its top never: "from"),
  * else the iteration time's error, named as such (before: that error stood alone under
  * "band", +-0.5% beside a 14.8-34.1 s prediction). */
@@ -1851,6 +1902,7 @@ static const scv_test tests[] = {
     {"plan_sample_floor", t_plan_sample_floor},
     {"point_band", t_point_band},
     {"plan_bounds_run", t_plan_bounds_run},
+    {"plan_segments", t_plan_segments},
     {"perf_fit_recovers_truth", t_perf_fit_recovers_truth},
     {"fmt_usd", t_fmt_usd},
     {"perf_pins_and_degenerate", t_perf_pins_and_degenerate},

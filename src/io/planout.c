@@ -136,6 +136,7 @@ void scv_plan_point_json_how(FILE *f, const scv_catalog *cat, const scv_plan_poi
             p->workers, p->batch, p->t_iter, p->iterations, p->time_s,
             p->cost, p->price_hr, p->err_rel, p->extrapolated ? "true" : "false", how ? how : scv_extrap_desc(p->extrap),
             p->pareto ? "true" : "false");
+    if (p->idle_s > 0) fprintf(f, ",\"idle_s\":%.6g", p->idle_s); /* (of time_s: the segments' start-ups) */
     if (p->time_lo_s > 0) { /* the target's band (scv_estimate_price); its top absent: never reached */
         fprintf(f, ",\"time_lo_s\":%.6g,\"cost_lo\":%.6g", p->time_lo_s, p->cost_lo);
         if (isfinite(p->time_hi_s)) fprintf(f, ",\"time_hi_s\":%.6g,\"cost_hi\":%.6g", p->time_hi_s, p->cost_hi);

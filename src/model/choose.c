@@ -216,9 +216,13 @@ static double done_of(const scv_plan_request *req) { return fmin(1, fmax(0, req-
 
 void scv_plan_run_end(const scv_plan_request *req, const scv_plan_point *p, double *time_s, double *cost)
 {
-    double left = 1 - done_of(req);
-    *time_s = fmax(0, req->spent_s) + left * p->time_s;
-    *cost = fmax(0, req->spent_cost) + left * p->cost;
+    /* the rest's segments, at the point's idle per segment (spot's factor in it); a request
+     * without the segment rule: the point's share */
+    double left = 1 - done_of(req), rest = left * (p->time_s - p->idle_s);
+    double all = scv_plan_segments_idle(req, p->batch, p->iterations);
+    rest += all > 0 ? scv_plan_segments_idle(req, p->batch, left * p->iterations) * p->idle_s / all : left * p->idle_s;
+    *time_s = fmax(0, req->spent_s) + rest;
+    *cost = fmax(0, req->spent_cost) + (p->time_s > 0 ? p->cost * rest / p->time_s : 0);
 }
 
 int scv_plan_meets(const scv_plan_request *req, const scv_plan_point *p)

@@ -101,6 +101,13 @@ typedef struct scv_plan_request {
                                                (as measured: an evaluation's time over the samples
                                                between two), added to every point's time: time =
                                                iterations (t_iter + B eval_s_per_sample); 0 = none */
+    /* the run's training segments (segment_idle_s 0 = not priced): each segment starts after
+     * segment_idle_s of idle (as measured: the mean idle before the run's segments, a
+     * relaunched job's start-up) and covers max(segment_min_iters, an epoch, segment_share x
+     * the rest) iterations, the loop's rule; a point's time gains its segments' idle
+     * (scv_plan_segments_idle; the point's idle_s) */
+    double segment_idle_s, segment_share;
+    double segment_min_iters;
     /* VM-type extrapolation (0 = not known / none): */
     int measured_threads;                   /* threads per worker of the measurements */
     double parallel_fraction;               /* Amdahl f in [0,1] (scv_amdahl_fit); used only
@@ -136,9 +143,14 @@ typedef struct scv_plan_request {
  * feasible part; SCV_EINFEASIBLE naming the bound when none meets it. */
 int scv_plan(const scv_plan_request *req, scv_plan_result **out, scv_err *err);
 /* The run's time and cost at its end when it goes on at point p, the measure the deadline
- * and the budget judge: spent + (1 - done_share) x the point's (done_share clamped to
- * [0, 1]; a plan from the start: the point's own). */
+ * and the budget judge: spent + (1 - done_share) x the point's training and evaluations +
+ * the idle of the rest's segments (done_share clamped to [0, 1]; a plan from the start: the
+ * point's own); the cost at the point's dollars per second. */
 void scv_plan_run_end(const scv_plan_request *req, const scv_plan_point *p, double *time_s, double *cost);
+/* The idle of the training segments a rest of `iterations` at batch B takes under the
+ * request's segment rule (n segments x segment_idle_s; 0 when not priced):
+ *   n = #{segments: each covers max(segment_min_iters, n_train / B, segment_share x rest)} */
+double scv_plan_segments_idle(const scv_plan_request *req, int B, double iterations);
 /* Whether the run meets the request's deadline and budget at p (by scv_plan_run_end). */
 int scv_plan_meets(const scv_plan_request *req, const scv_plan_point *p);
 void scv_plan_result_free(scv_plan_result *r);

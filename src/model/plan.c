@@ -428,6 +428,19 @@ double scv_plan_thr_less(const scv_plan_request *req, const scv_plan_point *p, c
     return wsum > 0 ? sum / wsum : sum_n / n_all;
 }
 
+/* Segments: at most this many counted (the loop's own cap is lower: max_segments). */
+#define SEGMENTS_MAX 10000
+
+double scv_plan_segments_idle(const scv_plan_request *req, int B, double iterations)
+{
+    if (!(req->segment_idle_s > 0) || !(iterations > 0) || B < 1) return 0;
+    double n_train = req->job && req->job->n_train > 0 ? req->job->n_train : 0;
+    double least = fmax(1, fmax(req->segment_min_iters, n_train / B)), share = fmin(1, fmax(0, req->segment_share));
+    int n = 0;
+    for (double rest = ceil(iterations); rest > 0 && n < SEGMENTS_MAX; n++) rest -= ceil(fmax(least, share * rest));
+    return n * req->segment_idle_s;
+}
+
 /* Spot with the risk (req->spot_risk, SCV_PRICE_SPOT): p's time and cost become spot's expected
  * ones for its workers (count[i] of types vm[i]); -1 (p left out, counted) when it would never
  * finish. Equations in model/spot.c. */
@@ -443,7 +456,7 @@ static int spot_risk(plan_build *pb, scv_plan_point *p, const int *vm, const int
         pb->n_never++;
         return -1;
     }
-    p->time_s /= 1 - rho;
+    p->time_s /= 1 - rho, p->idle_s /= 1 - rho;
     double preemptions = lam * p->time_s / 3600;
     p->cost = scv_cost_usd(p->workers, p->time_s, p->price_hr) -
               preemptions * scv_spot_unbilled_s(pol->replace_s, p->time_s) * p->price_hr / 3600;
@@ -518,7 +531,8 @@ static void type_points(plan_build *pb, int vi)
                 p->batch = B;
                 p->t_iter = t_iter;
                 p->iterations = iters * p->comm_opt.iter_factor;
-                p->time_s = p->iterations * (t_iter + B * req->eval_s_per_sample);
+                p->idle_s = scv_plan_segments_idle(req, B, p->iterations);
+                p->time_s = p->iterations * (t_iter + B * req->eval_s_per_sample) + p->idle_s;
                 p->price_hr = price;
                 p->cost = scv_cost_usd(K, p->time_s, price);
                 p->err_rel = req->perf->mare;
@@ -590,7 +604,8 @@ static void mix_points(plan_build *pb, size_t m)
             p->batch = B;
             p->t_iter = t_iter;
             p->iterations = iters * p->comm_opt.iter_factor;
-            p->time_s = p->iterations * (t_iter + B * req->eval_s_per_sample);
+            p->idle_s = scv_plan_segments_idle(req, B, p->iterations);
+            p->time_s = p->iterations * (t_iter + B * req->eval_s_per_sample) + p->idle_s;
             p->price_hr = price / K;
             p->cost = scv_cost_usd(K, p->time_s, p->price_hr);
             p->err_rel = req->perf->mare;

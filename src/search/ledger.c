@@ -98,6 +98,22 @@ void loop_tally(loop *l)
     r->price_hr = l->K ? loop_price_at(l, l->place.seg_vm, l->K, l->B) : NAN;
 }
 
+/* The idle before a training segment that goes on at the same configuration (a relaunched
+ * job's start-up; the elastic job's pause): the mean measured before such steps, else before
+ * any step (a switch's idle holds the start-up too); 0 when none was measured. */
+double loop_segment_idle(const loop *l)
+{
+    double sum[2] = {0, 0};
+    int n[2] = {0, 0};
+    for (size_t i = 1; i < l->r->n_steps; i++) {
+        const scv_run_step *t = &l->r->steps[i], *prev = t - 1;
+        if (!isfinite(t->idle_before)) continue;
+        int same = t->workers == prev->workers && t->batch == prev->batch && !strcmp(t->vm, prev->vm);
+        sum[same] += t->idle_before, n[same]++;
+    }
+    return n[1] ? sum[1] / n[1] : n[0] ? sum[0] / n[0] : 0;
+}
+
 /* The idle a switch costs: the mean measured between steps, else the policy's default. */
 double loop_switch_idle(const loop *l)
 {

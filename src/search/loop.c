@@ -352,8 +352,15 @@ static int do_replan(loop *l, scv_err *err)
     int moved = nc->workers != l->K || nc->batch != l->B || nc->comm != l->comm;
     char nt[96], ot[96];
     loop_comm_text(l, nc->comm, nc->comm_coll, nt, sizeof nt);
-    scv_plan_request rb = {.deadline_s = l->place.plan_deadline_s, .budget = l->place.plan_budget, .spent_s = loop_elapsed(l),
-                           .spent_cost = loop_spend_usd(l), .done_share = loop_done_share(l, &sm)};
+    scv_plan_request rb = {.deadline_s = l->place.plan_deadline_s,
+                           .budget = l->place.plan_budget,
+                           .spent_s = loop_elapsed(l),
+                           .spent_cost = loop_spend_usd(l),
+                           .done_share = loop_done_share(l, &sm),
+                           .job = &l->job,
+                           .segment_idle_s = loop_segment_idle(l),
+                           .segment_share = l->pol->segment_share,
+                           .segment_min_iters = (double)l->pol->segment_min_iters};
     int cur_meets = cur && scv_plan_meets(&rb, cur), new_meets = scv_plan_meets(&rb, nc);
     char why[256];
     if (l->p->scaling == SCV_SCALING_THROUGHPUT) {

@@ -202,6 +202,7 @@ double loop_elapsed(const loop *l);
 double loop_price_at(const loop *l, int vm, int K, int B);
 void loop_tally(loop *l);
 double loop_switch_idle(const loop *l);
+double loop_segment_idle(const loop *l);
 double loop_spend_usd(const loop *l);
 int loop_budget_check(loop *l, const char *phase, int K, int B, scv_segment_spec *spec);
 double loop_eval_s_per_sample(const loop *l);

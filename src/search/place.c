@@ -201,20 +201,42 @@ int loop_plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_mod
     /* spot priced with the risk of preemption: the default rates by provider, recovery by
      * checkpoint-restart (model/spot.c; `plan` takes the user's rates) */
     scv_spot_risk risk = {.pol = NULL, .rates = NULL, .recovery = SCV_SPOT_RESTART};
-    scv_plan_request req = {.catalog = p->catalog, .vms = vms, .n_vms = nv, .measured_vm = l->place.vm_index,
-                            .workers = p->workers, .n_workers = p->n_workers, .batches = l->bs,
-                            .n_batches = l->n_bs, .perf = perf, .stat = sm, .job = &l->job,
+    scv_plan_request req = {.catalog = p->catalog,
+                            .vms = vms,
+                            .n_vms = nv,
+                            .measured_vm = l->place.vm_index,
+                            .workers = p->workers,
+                            .n_workers = p->n_workers,
+                            .batches = l->bs,
+                            .n_batches = l->n_bs,
+                            .perf = perf,
+                            .stat = sm,
+                            .job = &l->job,
                             /* bounds on nominal times would be arbitrary: they apply from the
                              * first plan with absolute times (a re-plan once the curve knows) */
-                            .deadline_s = relative ? 0 : p->deadline_s, .budget = relative ? 0 : p->budget,
-                            .spent_s = loop_elapsed(l), .spent_cost = loop_spend_usd(l), .done_share = loop_done_share(l, sm),
+                            .deadline_s = relative ? 0 : p->deadline_s,
+                            .budget = relative ? 0 : p->budget,
+                            .spent_s = loop_elapsed(l),
+                            .spent_cost = loop_spend_usd(l),
+                            .done_share = loop_done_share(l, sm),
                             .eval_s_per_sample = loop_eval_s_per_sample(l),
-                            .objective = p->objective, .value_per_hour = p->value_per_hour,
-                            .pricing = p->pricing, .mem_rate_cpu = l->ledger.rate_cpu, .mem_rate_gib = l->ledger.rate_gib,
-                            .measured_threads = l->job.threads, .worker_threads = l->job.threads,
-                            .parallel_fraction = -1, .measured = l->cs, .n_measured = l->ncs,
-                            .comms = p->n_comms ? l->comms : NULL, .n_comms = p->n_comms,
-                            .spot_risk = p->pricing == SCV_PRICE_SPOT ? &risk : NULL, .estimate = &est};
+                            .segment_idle_s = loop_segment_idle(l),
+                            .segment_share = l->pol->segment_share,
+                            .segment_min_iters = (double)l->pol->segment_min_iters,
+                            .objective = p->objective,
+                            .value_per_hour = p->value_per_hour,
+                            .pricing = p->pricing,
+                            .mem_rate_cpu = l->ledger.rate_cpu,
+                            .mem_rate_gib = l->ledger.rate_gib,
+                            .measured_threads = l->job.threads,
+                            .worker_threads = l->job.threads,
+                            .parallel_fraction = -1,
+                            .measured = l->cs,
+                            .n_measured = l->ncs,
+                            .comms = p->n_comms ? l->comms : NULL,
+                            .n_comms = p->n_comms,
+                            .spot_risk = p->pricing == SCV_PRICE_SPOT ? &risk : NULL,
+                            .estimate = &est};
     rc = plan_bounded(l, &req, res, err);
     if (!rc) l->place.plan_deadline_s = req.deadline_s, l->place.plan_budget = req.budget;
     if (!rc && nv > 1 && (rc = plan_types(l, &req, *res, err))) {

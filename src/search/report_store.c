@@ -58,7 +58,8 @@ static int point_of(const cJSON *o, const scv_catalog *cat, scv_plan_point *pt)
     pt->cost = num(o, "cost"), pt->price_hr = num(o, "price_hr"), pt->err_rel = num(o, "err_rel");
     pt->extrapolated = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "extrapolated"));
     pt->pareto = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "pareto"));
-    double lo = num(o, "time_lo_s"), hi = num(o, "time_hi_s");
+    double lo = num(o, "time_lo_s"), hi = num(o, "time_hi_s"), idle = num(o, "idle_s");
+    pt->idle_s = idle > 0 ? idle : 0;
     pt->time_lo_s = lo > 0 ? lo : 0;
     pt->time_hi_s = lo > 0 ? (isfinite(hi) ? hi : INFINITY) : 0;
     return pt->workers >= 1 && pt->batch >= 1;
