@@ -578,7 +578,8 @@ CORPUS_JOBS = [
      "curves": CORPUS_GRID},
     {"name": "mlp128-synthetic50000-lr0.05", "model": "mlp", "dataset": "synthetic:50000", "lr": 0.05, "epochs": 5,
      "opts": ["--model", "mlp", "--hidden", "128", "--dataset", "synthetic:50000", "--lr", "0.05"],
-     "curves": CORPUS_GRID},
+     # (at B=32 without scaling it reaches 0.96, then diverges: loss 0.20 -> 41 by its 5th epoch)
+     "curves": [(32, "sqrt", 1), *[c for c in CORPUS_GRID if c != (32, "none", 1)]]},
     {"name": "lenet-sgd-lr0.05", "model": "lenet", "dataset": "fashion-mnist", "lr": 0.05, "epochs": 6,
      "momentum": 0.0,
      "opts": ["--model", "lenet", "--lr", "0.05", "--momentum", "0"],

@@ -23,6 +23,12 @@ static const struct { const char *job, *model, *dataset; size_t min_curves; } JO
     {"mlp256x128-lr0.05", "mlp", "fashion-mnist", 14},
     {"logreg-lr0.01", "logreg", "fashion-mnist", 15},
     {"mlp-synthetic-lr0.01", "mlp", "synthetic:20000", 14},
+    {"mlp64-sgd-lr0.1", "mlp", "fashion-mnist", 16},
+    {"lenet-lr0.02-wd0", "lenet", "fashion-mnist", 14},
+    {"logreg-sgd-lr0.1", "logreg", "fashion-mnist", 16},
+    {"mlp512x256-lr0.02", "mlp", "fashion-mnist", 16},
+    {"mlp128-synthetic50000-lr0.05", "mlp", "synthetic:50000", 16},
+    {"lenet-sgd-lr0.05", "lenet", "fashion-mnist", 16},
 };
 
 /* the mean of the first (from_end 0) or last 5 measured values of y */

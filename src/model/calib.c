@@ -382,13 +382,15 @@ int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const doub
             if (i >= 0 && (size_t)i <= c) continue; /* (never: the target passes the prefix's best) */
             /* an example for the raw prediction with the prior and, where the prior made it,
              * one without (the fit's cells serve the runs the prior has no curves for) */
-            for (int with = 1; with >= 0 && !rc; with--) {
-                if (!with && fits.nm >= SCV_CALIB_MIN_MEMBERS && !pol->fit_examples) break;
+            /* (fit_examples 0: the forecast's alone, the fit's where the prior made none) */
+            for (int with = 1, by_prior = 0; with >= 0 && !rc; with--) {
+                if (!with && by_prior && !pol->fit_examples) break;
                 double xhat;
                 raw_fits f1 = fits;
                 if (!with) f1.nm = 0;
                 scv_calib_kind kind = raw_predict(&f1, metric, target, x[c], &fit, &xhat);
                 if (with && kind != SCV_CALIB_PRIOR) continue; /* the same as without */
+                by_prior = with;
                 double r;
                 if (i >= 0) r = log(xt / xhat);
                 else if (x_end >= xhat) r = INFINITY;
