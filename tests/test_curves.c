@@ -18,7 +18,11 @@
 static char tmp[256];
 
 /* the jobs `bench/bench.py corpus` measured (CORPUS_JOBS) and the curves each has at least */
-static const struct { const char *job, *model, *dataset; size_t min_curves; } JOBS[] = {
+typedef struct {
+    const char *job, *model, *dataset;
+    size_t min_curves;
+} corpus_job;
+static const corpus_job JOBS[] = {
     {"lenet-lr0.05", "lenet", "fashion-mnist", 11},
     {"mlp256x128-lr0.05", "mlp", "fashion-mnist", 14},
     {"logreg-lr0.01", "logreg", "fashion-mnist", 15},

@@ -112,7 +112,8 @@ int scv_run_self_err(const char *exe, char *const *argv, char *json, size_t cap,
          * `scavenger train`, stops cleanly on SIGTERM and passes it to its mpirun) */
         prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent) _exit(128 + SIGTERM); /* the parent died before prctl */
-        scv_proc_tag_set();                            /* every process it starts carries SCV_JOB_<this process>=<it> */
+        /* every process it starts carries SCV_JOB_<this process>=<it> (scv_proc_end_launch) */
+        scv_proc_tag_set();
         dup2(fd[1], 1);
         close(fd[0]);
         close(fd[1]);
