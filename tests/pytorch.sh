@@ -12,33 +12,9 @@
 # examples for 3 iterations each) and about 15 s for (j) (the trained model and the subset
 # evaluation: tests/torch_model.py, the MNIST example's evaluation). (g) and (h), `scavenger
 # run --exec` on the example, are tests/pytorch_run.sh.
-set -u
-PY=/usr/bin/python3
-EX=examples/pytorch_fashion_mnist.py
-DATA=/usr/share/datasets/fashion-mnist
-if [ ! -f "$EX" ]; then # started elsewhere: this script's checkout
-    cd "$(dirname "$0")/.." || exit 1
-fi
-[ -f "$EX" ] || { echo "not ok - $EX not found (run from the repository root)"; echo "0 passed, 1 failed"; exit 1; }
-for v in $(env | sed -n 's/^\(SCV_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-export PYTHONDONTWRITEBYTECODE=1
-
-passed=0 failed=0
-ok() { echo "ok - $1"; passed=$((passed + 1)); }
-nok() { echo "not ok - $1"; failed=$((failed + 1)); }
-check() { # check NAME COMMAND...: ok when COMMAND succeeds (its output shown indented otherwise)
-    name=$1; shift
-    if out=$("$@" 2>&1); then ok "$name"; else nok "$name"; printf '%s\n' "$out" | sed 's/^/#   /'; fi
-}
-finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
-
-if ! $PY -c 'import torch, numpy' 2>/dev/null || [ ! -f "$DATA/train-images-idx3-ubyte.gz" ]; then
-    nok "pytorch checks: no /usr/bin/python3 torch or no $DATA (scripts/install-deps.sh installs them)"
-    finish
-fi
-T=$(mktemp -d /tmp/scv-pytorch.XXXXXX) || exit 1
-trap 'rm -rf "$T"' EXIT
+WHAT="pytorch checks" KEEP= TMPNAME=pytorch
+[ -f tests/pytorch_lib.sh ] || cd "$(dirname "$0")/.." || exit 1 # (started elsewhere: its checkout)
+. tests/pytorch_lib.sh
 HAVE_MPI=1
 command -v mpirun >/dev/null 2>&1 || HAVE_MPI=0 # then K=1 only, started directly
 

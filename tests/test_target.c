@@ -8,6 +8,33 @@
 #include "loop_fake.h"
 #include "../src/io/io.h"
 
+/* One corpus line of the fake's family: accuracy 1 - 0.1414 (x / tau)^-0.5 (crossing 0.9 at
+ * 2 tau samples) at x = 500, 1000, ... 80,000 samples (n_train 10,000: 8 epochs), plus
+ * N(0, 0.002) per point when noise is given; the line's other fields as set (dataset NULL:
+ * synthetic:10000; extra: more fields, "\"arch\":\"fake:784-10\",", or NULL). */
+typedef struct {
+    const char *job, *dataset, *rule, *extra;
+    int batch, base_batch, seed;
+    double lr, tau;
+    scv_rng *noise;
+} fake_curve;
+
+static void write_curve(FILE *f, const fake_curve *c)
+{
+    fprintf(f,
+            "{\"job\":\"%s\",\"model\":\"exec\",\"dataset\":\"%s\",\"batch\":%d,\"base_batch\":%d,"
+            "\"lr_scaling\":\"%s\",\"lr\":%g,\"workers\":1,\"seed\":%d,\"n_train\":10000,\"epochs\":8,"
+            "\"command\":\"test\",\"date\":\"2026-11-29\",\"machine\":\"test\",%s\"points\":[",
+            c->job, c->dataset ? c->dataset : "synthetic:10000", c->batch, c->base_batch, c->rule, c->lr, c->seed,
+            c->extra ? c->extra : "");
+    for (int k = 1; k <= 160; k++) {
+        double x = 500.0 * k, acc = fmax(0, 1 - 0.1414 * pow(x / c->tau, -0.5));
+        if (c->noise) acc += 0.002 * scv_rng_normal(c->noise);
+        fprintf(f, "%s[%g,%.5f,null]", k > 1 ? "," : "", x, acc);
+    }
+    fprintf(f, "]}\n");
+}
+
 /* No target epochs given and none stored: the first plan is absolute, from the learning
  * curve of the warm-up's and search's evaluations, and close to the fake's truth. */
 static void t_first_run_absolute(void)
@@ -393,15 +420,16 @@ static void t_calibrated_band(void)
     scv_rng_seed(&rng, 5);
     for (int c = 0; c < 12; c++) {
         double tau = 10000 * (0.5 + 1.5 * c / 11.0);
-        fprintf(f, "{\"job\":\"fake-%d\",\"model\":\"exec\",\"dataset\":\"synthetic:10000\",\"batch\":32,"
-                   "\"base_batch\":32,\"lr_scaling\":\"none\",\"lr\":0.05,\"workers\":1,\"seed\":1,"
-                   "\"n_train\":10000,\"epochs\":8,\"command\":\"test\",\"date\":\"2026-11-25\",\"machine\":\"test\","
-                   "\"points\":[", c);
-        for (int k = 1; k <= 160; k++) {
-            double x = 500.0 * k, acc = fmax(0, 1 - 0.1414 * pow(x / tau, -0.5)) + 0.002 * scv_rng_normal(&rng);
-            fprintf(f, "%s[%g,%.5f,null]", k > 1 ? "," : "", x, acc);
-        }
-        fprintf(f, "]}\n");
+        char job[32];
+        snprintf(job, sizeof job, "fake-%d", c);
+        write_curve(f, &(fake_curve){.job = job,
+                                     .rule = "none",
+                                     .batch = 32,
+                                     .base_batch = 32,
+                                     .seed = 1,
+                                     .lr = 0.05,
+                                     .tau = tau,
+                                     .noise = &rng});
     }
     fclose(f);
     scv_store *db = open_db("calibrated.db");
@@ -539,15 +567,13 @@ static void t_carry_learnt_run(void)
     static const int B[] = {32, 64, 128};
     for (int c = 0; c < 12; c++) {
         double tau = 10000 * (B[c % 3] + 400.0) / (32 + 400.0) * (0.9 + 0.05 * (c / 3));
-        fprintf(f, "{\"job\":\"fake\",\"model\":\"exec\",\"dataset\":\"synthetic:10000\",\"batch\":%d,"
-                   "\"base_batch\":32,\"lr_scaling\":\"sqrt\",\"lr\":0.05,\"workers\":1,\"seed\":%d,"
-                   "\"n_train\":10000,\"epochs\":8,\"command\":\"test\",\"date\":\"2026-11-26\",\"machine\":\"test\","
-                   "\"points\":[", B[c % 3], 1 + c / 3);
-        for (int k = 1; k <= 160; k++) {
-            double x = 500.0 * k, acc = fmax(0, 1 - 0.1414 * pow(x / tau, -0.5));
-            fprintf(f, "%s[%g,%.5f,null]", k > 1 ? "," : "", x, acc);
-        }
-        fprintf(f, "]}\n");
+        write_curve(f, &(fake_curve){.job = "fake",
+                                     .rule = "sqrt",
+                                     .batch = B[c % 3],
+                                     .base_batch = 32,
+                                     .seed = 1 + c / 3,
+                                     .lr = 0.05,
+                                     .tau = tau});
     }
     fclose(f);
     for (int other_lr = 0; other_lr < 2; other_lr++) {
@@ -594,15 +620,16 @@ static void t_carry_rule_run(void)
     static const double G[] = {-0.8, 0.3, 1.4};
     for (int c = 0; c < 9; c++) {
         double tau = 10000 * pow(B[c % 3] / 32.0, G[c / 3]);
-        fprintf(f, "{\"job\":\"j%d\",\"model\":\"exec\",\"dataset\":\"synthetic:1%d000\",\"batch\":%d,"
-                   "\"base_batch\":32,\"lr_scaling\":\"sqrt\",\"lr\":0.05,\"workers\":1,\"seed\":1,"
-                   "\"n_train\":10000,\"epochs\":8,\"command\":\"test\",\"date\":\"2026-11-26\",\"machine\":\"test\","
-                   "\"points\":[", c / 3, 1 + c / 3, B[c % 3]);
-        for (int k = 1; k <= 160; k++) {
-            double x = 500.0 * k, acc = fmax(0, 1 - 0.1414 * pow(x / tau, -0.5));
-            fprintf(f, "%s[%g,%.5f,null]", k > 1 ? "," : "", x, acc);
-        }
-        fprintf(f, "]}\n");
+        char job[32], data[32];
+        snprintf(job, sizeof job, "j%d", c / 3), snprintf(data, sizeof data, "synthetic:1%d000", 1 + c / 3);
+        write_curve(f, &(fake_curve){.job = job,
+                                     .dataset = data,
+                                     .rule = "sqrt",
+                                     .batch = B[c % 3],
+                                     .base_batch = 32,
+                                     .seed = 1,
+                                     .lr = 0.05,
+                                     .tau = tau});
     }
     fclose(f);
     int K0 = 0, B0 = 0;
@@ -824,21 +851,20 @@ static void t_recipe_identity(void)
     scv_store_close(db);
 }
 
-/* Writes a corpus curve of the fake's family (1 - 0.1414 (x / tau)^-0.5, crossing 0.9 at
- * 2 tau samples) at B=32 under `lr`, with `arch` ("": the line has none). */
-/* extra: more fields ("\"momentum\":0,"), or "" */
+/* A corpus curve of the fake's family at B=32 under `lr` (base batch 64, no rule), with `arch`
+ * ("": the line has none) and extra fields ("\"momentum\":0,", or ""). */
 static void corpus_curve(FILE *f, const char *job, const char *arch, double lr, int seed, double tau, const char *extra)
 {
-    fprintf(f,
-            "{\"job\":\"%s\",\"model\":\"exec\",\"dataset\":\"synthetic:10000\",\"batch\":32,\"base_batch\":64,"
-            "\"lr_scaling\":\"none\",\"lr\":%g,\"workers\":1,\"seed\":%d,\"n_train\":10000,\"epochs\":8,"
-            "\"command\":\"test\",\"date\":\"2026-11-29\",\"machine\":\"test\",%s",
-            job, lr, seed, extra);
-    if (arch[0]) fprintf(f, "\"arch\":\"%s\",", arch);
-    fprintf(f, "\"points\":[");
-    for (int k = 1; k <= 160; k++)
-        fprintf(f, "%s[%d,%.5f,null]", k > 1 ? "," : "", 500 * k, 1 - 0.1414 * pow(500.0 * k / tau, -0.5));
-    fprintf(f, "]}\n");
+    char more[160];
+    snprintf(more, sizeof more, "%s%s%s%s", extra, arch[0] ? "\"arch\":\"" : "", arch, arch[0] ? "\"," : "");
+    write_curve(f, &(fake_curve){.job = job,
+                                 .rule = "none",
+                                 .extra = more,
+                                 .batch = 32,
+                                 .base_batch = 64,
+                                 .seed = seed,
+                                 .lr = lr,
+                                 .tau = tau});
 }
 
 /* CORPUS (issue 37 item 4): the corpus's curves of the job itself (its network, data and
@@ -956,16 +982,18 @@ static void t_carry_adascale(void)
     static const double BN[] = {50, 150, 400};
     for (int c = 0; c < 12; c++) {
         double bn = BN[c / 4], tau = 10000 * (B[c % 4] + bn) / (32 + bn); /* the law, exactly */
-        fprintf(f,
-                "{\"job\":\"j%d\",\"model\":\"exec\",\"dataset\":\"synthetic:1%d000\",\"batch\":%d,"
-                "\"base_batch\":32,\"lr_scaling\":\"adascale\",\"lr\":0.05,\"workers\":1,\"seed\":1,"
-                "\"n_train\":10000,\"epochs\":8,\"command\":\"test\",\"date\":\"2026-11-29\",\"machine\":\"test\","
-                "\"noise_scale\":%g,\"points\":[",
-                c / 4, 1 + c / 4, B[c % 4], bn);
-        for (int k = 1; k <= 160; k++)
-            fprintf(f, "%s[%g,%.5f,null]", k > 1 ? "," : "", 500.0 * k,
-                    fmax(0, 1 - 0.1414 * pow(500.0 * k / tau, -0.5)));
-        fprintf(f, "]}\n");
+        char job[32], data[32], ns[48];
+        snprintf(job, sizeof job, "j%d", c / 4), snprintf(data, sizeof data, "synthetic:1%d000", 1 + c / 4);
+        snprintf(ns, sizeof ns, "\"noise_scale\":%g,", bn);
+        write_curve(f, &(fake_curve){.job = job,
+                                     .dataset = data,
+                                     .rule = "adascale",
+                                     .extra = ns,
+                                     .batch = B[c % 4],
+                                     .base_batch = 32,
+                                     .seed = 1,
+                                     .lr = 0.05,
+                                     .tau = tau});
     }
     fclose(f);
     for (int sqrt_rule = 0; sqrt_rule < 2; sqrt_rule++) {
