@@ -101,7 +101,7 @@ void loop_tally(loop *l)
 /* The idle before a training segment that goes on at the same configuration (a relaunched
  * job's start-up; the elastic job's pause): the mean measured before such steps, else before
  * any step (a switch's idle holds the start-up too); 0 when none was measured. */
-double loop_segment_idle(const loop *l)
+static double segment_idle(const loop *l)
 {
     double sum[2] = {0, 0};
     int n[2] = {0, 0};
@@ -112,6 +112,14 @@ double loop_segment_idle(const loop *l)
         sum[same] += t->idle_before, n[same]++;
     }
     return n[1] ? sum[1] / n[1] : n[0] ? sum[0] / n[0] : 0;
+}
+
+void loop_segments_priced(const loop *l, scv_plan_request *req)
+{
+    req->job = &l->job;
+    req->segment_idle_s = segment_idle(l);
+    req->segment_share = l->pol->segment_share;
+    req->segment_min_iters = (double)l->pol->segment_min_iters;
 }
 
 /* The idle a switch costs: the mean measured between steps, else the policy's default. */

@@ -356,11 +356,8 @@ static int do_replan(loop *l, scv_err *err)
                            .budget = l->place.plan_budget,
                            .spent_s = loop_elapsed(l),
                            .spent_cost = loop_spend_usd(l),
-                           .done_share = loop_done_share(l, &sm),
-                           .job = &l->job,
-                           .segment_idle_s = loop_segment_idle(l),
-                           .segment_share = l->pol->segment_share,
-                           .segment_min_iters = (double)l->pol->segment_min_iters};
+                           .done_share = loop_done_share(l, &sm)};
+    loop_segments_priced(l, &rb);
     int cur_meets = cur && scv_plan_meets(&rb, cur), new_meets = scv_plan_meets(&rb, nc);
     char why[256];
     if (l->p->scaling == SCV_SCALING_THROUGHPUT) {

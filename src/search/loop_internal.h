@@ -202,7 +202,10 @@ double loop_elapsed(const loop *l);
 double loop_price_at(const loop *l, int vm, int K, int B);
 void loop_tally(loop *l);
 double loop_switch_idle(const loop *l);
-double loop_segment_idle(const loop *l);
+/* The request's segments priced (scv_plan_segments_idle): the idle measured before a segment
+ * that goes on at the same configuration (else before any step; none: not priced) and the
+ * loop's segment rule (segment_share, segment_min_iters, an epoch of the job). */
+void loop_segments_priced(const loop *l, scv_plan_request *req);
 double loop_spend_usd(const loop *l);
 int loop_budget_check(loop *l, const char *phase, int K, int B, scv_segment_spec *spec);
 double loop_eval_s_per_sample(const loop *l);

@@ -220,9 +220,6 @@ int loop_plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_mod
                             .spent_cost = loop_spend_usd(l),
                             .done_share = loop_done_share(l, sm),
                             .eval_s_per_sample = loop_eval_s_per_sample(l),
-                            .segment_idle_s = loop_segment_idle(l),
-                            .segment_share = l->pol->segment_share,
-                            .segment_min_iters = (double)l->pol->segment_min_iters,
                             .objective = p->objective,
                             .value_per_hour = p->value_per_hour,
                             .pricing = p->pricing,
@@ -237,6 +234,7 @@ int loop_plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_mod
                             .n_comms = p->n_comms,
                             .spot_risk = p->pricing == SCV_PRICE_SPOT ? &risk : NULL,
                             .estimate = &est};
+    loop_segments_priced(l, &req);
     rc = plan_bounded(l, &req, res, err);
     if (!rc) l->place.plan_deadline_s = req.deadline_s, l->place.plan_budget = req.budget;
     if (!rc && nv > 1 && (rc = plan_types(l, &req, *res, err))) {
