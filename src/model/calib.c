@@ -197,16 +197,20 @@ static size_t prior_match(const scv_calib *cal, const scv_calib_policy *pol, int
         const scv_calib_ref *k = &cal->ref[r];
         if (k->metric != mi || (exclude >= 0 && k->group == exclude) || k->n < 2 || strcmp(k->key, key)) continue;
         prior_member best = {.k = r, .score = INFINITY};
+        /* a shift whose mean square cannot beat the best so far, nor the worst member kept
+         * when there are cap of them, is left as soon as that shows: mse = sdd / m >= sdd / n */
+        double bound = nm == (size_t)cap ? out[nm - 1].score : INFINITY;
         for (double l = -pol->prior_log_scale; l <= pol->prior_log_scale + 1e-9; l += PRIOR_STEP) {
             if (u[n - 1] + l > k->u[k->n - 1] || u[n - 1] + l < k->u[0]) continue; /* the last point inside */
             size_t at = 0, m = 0;
-            double sdd = 0;
-            for (size_t i = 0; i < n; i++) {
+            double sdd = 0, stop = fmin(best.score, bound) * (double)n;
+            for (size_t i = 0; i < n && !(sdd >= stop); i++) {
                 double v = u[i] + l;
                 if (v < k->u[0]) continue;
                 double diff = d[i] - ref_at(k, v, &at);
                 sdd += diff * diff, m++;
             }
+            if (sdd >= stop) continue;
             if ((double)m < pol->prior_min_share * (double)n || m < 3) continue;
             double mse = sdd / m;
             if (mse < best.score) best.score = mse, best.l = l;
