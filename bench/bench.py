@@ -584,6 +584,13 @@ CORPUS_JOBS = [
      "momentum": 0.0,
      "opts": ["--model", "lenet", "--lr", "0.05", "--momentum", "0"],
      "curves": CORPUS_GRID},
+    # a network no other job has (issue 37 item 8: the prior of a network the corpus has never seen)
+    # (at lr 0.05 it diverges at B=64 within 1.5 epochs)
+    {"name": "resnet-lr0.01", "model": "resnet", "dataset": "fashion-mnist", "lr": 0.01, "epochs": 5,
+     "opts": ["--model", "resnet", "--lr", "0.01"],
+     "curves": [(32, "none", 1), (64, "none", 1), (128, "none", 1), (256, "none", 1), (512, "none", 1),
+                (256, "sqrt", 1), (512, "sqrt", 1), (128, "linear", 1), (64, "none", 2),
+                (128, "adascale", 1), (256, "adascale", 1)]},
 ]
 
 

@@ -33,6 +33,7 @@ static const corpus_job JOBS[] = {
     {"mlp512x256-lr0.02", "mlp", "fashion-mnist", 16},
     {"mlp128-synthetic50000-lr0.05", "mlp", "synthetic:50000", 16},
     {"lenet-sgd-lr0.05", "lenet", "fashion-mnist", 16},
+    {"resnet-lr0.01", "resnet", "fashion-mnist", 11},
 };
 
 /* the mean of the first (from_end 0) or last 5 measured values of y */
