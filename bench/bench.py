@@ -539,7 +539,8 @@ CORPUS_JOBS = [
      "opts": ["--model", "lenet", "--lr", "0.05"],
      "curves": [(32, "none", 1), (64, "none", 1), (128, "none", 1), (256, "none", 1), (512, "none", 1),
                 (32, "sqrt", 1), (256, "sqrt", 1), (512, "sqrt", 1), (32, "linear", 1), (128, "linear", 1),
-                (64, "none", 2), *CORPUS_ADASCALE]},
+                (64, "none", 2), *CORPUS_ADASCALE,
+                (64, "none", 3), (64, "none", 4)]},  # (the README job's recipe: four seeds' spread)
     {"name": "mlp256x128-lr0.05", "model": "mlp", "dataset": "fashion-mnist", "lr": 0.05, "epochs": 15,
      "opts": ["--model", "mlp", "--hidden", "256,128", "--lr", "0.05"],
      "curves": [(32, "none", 1), (64, "none", 1), (128, "none", 1), (256, "none", 1), (512, "none", 1),

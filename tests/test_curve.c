@@ -491,6 +491,46 @@ static void t_carry_measured(void)
     for (size_t i = 0; i < n; i++) free(cs[i].samples), free(cs[i].accuracy), free(cs[i].loss);
 }
 
+/* The seeds' crossings read at the run's evaluation spacing (issue 37: the README job's run,
+ * evaluating every 0.25 epoch, reached 0.88 at 5.24 epochs where the corpus's seeds, read at
+ * their 0.05-epoch evaluations, said 2.1-3.4): a plateau curve (evaluations every 500 samples)
+ * whose accuracy alternates around the target, three of every four at 0.885 and every fourth
+ * at 0.86 until 30,000 samples, then all at 0.885: a dense window of 3 crosses 0.88 within
+ * the first 2,000 samples; read one point every 2,000 samples (the last of each: 0.86 until
+ * then) its window crosses after 30,000, as the same rule over a curve of those points alone;
+ * the losses, read the same way, are each spacing's mean. */
+static void t_seed_spacing(void)
+{
+    scv_lcurve c[2];
+    memset(c, 0, sizeof c);
+    for (int k = 0; k < 2; k++) {
+        c[k].batch = 64, c[k].base_batch = 64, c[k].lr = 0.05, c[k].workers = 1, c[k].seed = 1, c[k].n_train = 8000;
+        c[k].n = k ? 40 : 160;
+        c[k].samples = malloc(sizeof(double) * c[k].n), c[k].accuracy = malloc(sizeof(double) * c[k].n);
+        c[k].loss = malloc(sizeof(double) * c[k].n);
+    }
+    for (size_t i = 0; i < 160; i++) {
+        double x = 500.0 * (double)(i + 1);
+        c[0].samples[i] = x, c[0].accuracy[i] = x <= 30000 && (i + 1) % 4 == 0 ? 0.86 : 0.885;
+        c[0].loss[i] = (i + 1) % 4 == 0 ? 0.5 : 0.1; /* a spacing's mean: 0.2 */
+        if ((i + 1) % 4 == 0) {                      /* the points a spacing of 2,000 samples reads */
+            c[1].samples[i / 4] = x, c[1].accuracy[i / 4] = c[0].accuracy[i], c[1].loss[i / 4] = 0.2;
+        }
+    }
+    const scv_lcurve *dense = &c[0], *coarse = &c[1];
+    scv_seed_crossings a, b, d;
+    CHECK_EQ_INT(scv_seed_crossings_of(&dense, 1, SCV_METRIC_ACCURACY, 0.88, 3, 64, 0, &d), SCV_OK);
+    CHECK_EQ_INT(scv_seed_crossings_of(&dense, 1, SCV_METRIC_ACCURACY, 0.88, 3, 64, 2000, &a), SCV_OK);
+    CHECK_EQ_INT(scv_seed_crossings_of(&coarse, 1, SCV_METRIC_ACCURACY, 0.88, 3, 64, 0, &b), SCV_OK);
+    CHECK_MSG(d.x[0] < 2000 && a.x[0] > 30000 && b.x[0] == a.x[0], "dense %g, at 2000 %g, the coarse curve's %g",
+              d.x[0], a.x[0], b.x[0]);
+    /* a loss target between the dense values' window means and the spacing's means: 0.25 */
+    CHECK_EQ_INT(scv_seed_crossings_of(&dense, 1, SCV_METRIC_LOSS, 0.25, 3, 64, 2000, &a), SCV_OK);
+    CHECK_EQ_INT(scv_seed_crossings_of(&coarse, 1, SCV_METRIC_LOSS, 0.25, 3, 64, 0, &b), SCV_OK);
+    CHECK_MSG(a.x[0] == b.x[0] && isfinite(a.x[0]), "loss at 2000 %g, the coarse curve's %g", a.x[0], b.x[0]);
+    for (int k = 0; k < 2; k++) free(c[k].samples), free(c[k].accuracy), free(c[k].loss);
+}
+
 static const scv_test tests[] = {
     {"fit_recovers_each_form", t_fit_recovers_each_form},
     {"band_covers_truth", t_band_covers_truth},
@@ -503,5 +543,6 @@ static const scv_test tests[] = {
     {"carry_rule", t_carry_rule},
     {"carry_measured", t_carry_measured},
     {"carry_shift", t_carry_shift},
+    {"seed_spacing", t_seed_spacing},
 };
 SCV_TEST_MAIN(tests)

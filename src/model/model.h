@@ -408,9 +408,13 @@ typedef struct scv_seed_crossings {
     double best;               /* the best window mean any reached (NaN: none) */
 } scv_seed_crossings;
 /* The crossings of target (metric, the run's window W) by curves c[0..n) of one job and
- * recipe, at their batch with most curves (b0: the nearest among ties). SCV_ENOTFOUND: none. */
+ * recipe, at their batch with most curves (b0: the nearest among ties), each curve read at
+ * the run's evaluation spacing (samples; 0: every point): one accuracy a spacing, the last
+ * evaluated in it, or the mean of its period-mean losses, so that the window spans what the
+ * run's does (near a plateau, a window of dense evaluations crosses early by chance).
+ * SCV_ENOTFOUND: none. */
 int scv_seed_crossings_of(const scv_lcurve *const *c, size_t n, scv_metric metric, double target, int window, int b0,
-                          scv_seed_crossings *out);
+                          double spacing, scv_seed_crossings *out);
 
 /* The prior's key of a job: "model dataset" into buf. */
 const char *scv_calib_key(const char *model, const char *dataset, char *buf, size_t cap);

@@ -49,8 +49,9 @@ void loop_corpus_seeds(loop *l, const scv_lcurve_set *set)
         if (curve_recipe(c, theirs, sizeof theirs) != SCV_OK || strcmp(theirs, recipe)) l->in.seeds_other++;
         else mine[n++] = c;
     }
+    /* (read at the training segments' evaluation spacing, as the run's rule reads its own) */
     if (scv_seed_crossings_of(mine, n, loop_metric_of(l->p), loop_target_value(l->p), l->pol->target_window,
-                              l->p->batches[0], s) != SCV_OK)
+                              l->p->batches[0], l->pol->eval_every_epochs * l->job.n_train, s) != SCV_OK)
         memset(s, 0, sizeof *s);
     free(mine);
 }
