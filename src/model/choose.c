@@ -1,7 +1,9 @@
 /*
  * choose.c - the planner's choice: the Pareto front of the points scv_plan (plan.c) filled,
  * in time T [s] and cost C [$], the dense points' own front beside it, and the point the
- * objective asks for under the request's bounds, with why (res->why).
+ * objective asks for under the request's bounds, with why (res->why); and what a point costs
+ * the run from where it stands (scv_plan_run_end, the segments' idle; plan.c prices each point
+ * from the start by the same scv_plan_segments_idle).
  *
  * Choice (docs/MODEL.md, "Choosing"):
  *   1. the unconstrained choice u on the whole front:
@@ -209,6 +211,19 @@ static void explain(const scv_plan_request *req, const scv_plan_policy *pol, scv
         plan_fmt_factor(p->comm_opt.iter_factor, f, sizeof f);
         plan_add(w, cap, "; iterations assumed x%s of dense: not measured", f);
     }
+}
+
+/* Segments: at most this many counted (the loop's own cap is lower: max_segments). */
+#define SEGMENTS_MAX 10000
+
+double scv_plan_segments_idle(const scv_plan_request *req, int B, double iterations)
+{
+    if (!(req->segment_idle_s > 0) || !(iterations > 0) || B < 1) return 0;
+    double n_train = req->job && req->job->n_train > 0 ? req->job->n_train : 0;
+    double least = fmax(1, fmax(req->segment_min_iters, n_train / B)), share = fmin(1, fmax(0, req->segment_share));
+    int n = 0;
+    for (double rest = ceil(iterations); rest > 0 && n < SEGMENTS_MAX; n++) rest -= ceil(fmax(least, share * rest));
+    return n * req->segment_idle_s;
 }
 
 /* The share of the target the run has done, in [0, 1]. */

@@ -1,7 +1,8 @@
 /*
  * names.c - the names of the planner's and the loop's choices (objective, statistical
  * model, communication model, pricing, search and scaling policy) beside their enums: one table each,
- * indexed by the enum value, used by the command line, job files, the store and reports.
+ * indexed by the enum value, used by the command line, job files, the store and reports; and
+ * how a plan point's compute was carried to its VM type, in words (scv_extrap_desc).
  */
 #include "scv.h"
 
@@ -54,3 +55,16 @@ SCV__NAMES(pricing, scv_pricing, PRICINGS, "pricing")
 SCV__NAMES(search, scv_search_policy, SEARCHES, "search policy")
 SCV__NAMES(scaling, scv_scaling, SCALINGS, "scaling policy")
 SCV__NAMES(lr_scaling, scv_lr_scaling, LR_SCALINGS, "learning-rate rule")
+
+const char *scv_extrap_desc(scv_extrap e)
+{
+    switch (e) {
+    case SCV_EXTRAP_NONE: return "measured";
+    case SCV_EXTRAP_SAME_THREADS: return "extrapolated: other CPU type, same threads, compute as measured";
+    case SCV_EXTRAP_NO_SCALING: return "extrapolated: no thread-scaling measurement, compute as measured";
+    case SCV_EXTRAP_AMDAHL: return "extrapolated: compute scaled by Amdahl's law with the measured parallel fraction";
+    case SCV_EXTRAP_GPU_ASSUMED: return "extrapolated: GPU type, compute divided by the assumed GPU speed-up";
+    case SCV_EXTRAP_GPU_AS_MEASURED: return "extrapolated: other GPU type, compute as measured";
+    }
+    return "?";
+}

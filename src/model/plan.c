@@ -4,7 +4,7 @@
  * wall time T = iterations * t_iter [s] and cost C = K * T / 3600 * price [$], compute the
  * Pareto front of (T, C), and pick the configuration the objective asks for.
  *
- * The front and the choice on it: choose.c.
+ * The front and the choice on it, and what a point costs the run from where it stands: choose.c.
  *
  * VM types without measurements (scv_extrap): compute time t_c [s] (c0 + c1 b of the perf
  * model) is carried to type v as follows; communication is kept as measured.
@@ -74,19 +74,6 @@ scv_plan_policy scv_plan_policy_default(void)
 {
     scv_plan_policy p = {.knee_max_cost_per_time = 1.0, .mix_min_share = 0.02, .degenerate_c1_share = 0.01};
     return p;
-}
-
-const char *scv_extrap_desc(scv_extrap e)
-{
-    switch (e) {
-    case SCV_EXTRAP_NONE: return "measured";
-    case SCV_EXTRAP_SAME_THREADS: return "extrapolated: other CPU type, same threads, compute as measured";
-    case SCV_EXTRAP_NO_SCALING: return "extrapolated: no thread-scaling measurement, compute as measured";
-    case SCV_EXTRAP_AMDAHL: return "extrapolated: compute scaled by Amdahl's law with the measured parallel fraction";
-    case SCV_EXTRAP_GPU_ASSUMED: return "extrapolated: GPU type, compute divided by the assumed GPU speed-up";
-    case SCV_EXTRAP_GPU_AS_MEASURED: return "extrapolated: other GPU type, compute as measured";
-    }
-    return "?";
 }
 
 void scv_plan_result_free(scv_plan_result *r)
@@ -425,19 +412,6 @@ double scv_plan_thr_less(const scv_plan_request *req, const scv_plan_point *p, c
         sum_n += mx->count[i] * r, n_all += mx->count[i];
     }
     return wsum > 0 ? sum / wsum : sum_n / n_all;
-}
-
-/* Segments: at most this many counted (the loop's own cap is lower: max_segments). */
-#define SEGMENTS_MAX 10000
-
-double scv_plan_segments_idle(const scv_plan_request *req, int B, double iterations)
-{
-    if (!(req->segment_idle_s > 0) || !(iterations > 0) || B < 1) return 0;
-    double n_train = req->job && req->job->n_train > 0 ? req->job->n_train : 0;
-    double least = fmax(1, fmax(req->segment_min_iters, n_train / B)), share = fmin(1, fmax(0, req->segment_share));
-    int n = 0;
-    for (double rest = ceil(iterations); rest > 0 && n < SEGMENTS_MAX; n++) rest -= ceil(fmax(least, share * rest));
-    return n * req->segment_idle_s;
 }
 
 /* Spot with the risk (req->spot_risk, SCV_PRICE_SPOT): p's time and cost become spot's expected
