@@ -193,10 +193,9 @@ int scv_run_self_err(const char *exe, char *const *argv, char *json, size_t cap,
     g_child = 0;
     /* the processes it left (a child killed without notice leaves its mpirun's ranks, which
      * may write a line more), ended before the last tick reads what it wrote */
-    char named[1000];
-    if (scv_proc_end_launch(pid, NULL, named, sizeof named))
-        fprintf(stderr, "scavenger: the processes %s were left running after %s %s exited; ended\n", named, argv[0],
-                argv[1]);
+    char exited[128];
+    snprintf(exited, sizeof exited, "%s %s", argv[0], argv[1]);
+    scv_proc_end_launch_said(pid, "the", exited);
     sigaction(SIGINT, &old, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     if (errline) sigaction(SIGPIPE, &old_pipe, NULL);

@@ -97,9 +97,7 @@ static void close_reply(elastic *e)
  * write beside the retry's job. Then the job is forgotten. */
 static void job_reaped(elastic *e)
 {
-    char named[1000];
-    if (scv_proc_end_launch(e->pid, NULL, named, sizeof named))
-        fprintf(stderr, "scavenger: the elastic job's processes %s were left running after it exited; ended\n", named);
+    scv_proc_end_launch_said(e->pid, "the elastic job's", "it");
     e->pid = 0, g_job = 0;
 }
 

@@ -380,10 +380,7 @@ static int wait_job(exec_drv *e, pid_t pid, int *stopped, int *stalled, char *wh
      * so it goes with it; and every process of the launch, wherever it was reparented (a
      * rank guard killed before it could end the trainer's children), by its tag */
     kill(-pid, SIGKILL);
-    char named[2000];
-    if (scv_proc_end_launch(pid, NULL, named, sizeof named))
-        fprintf(stderr, "scavenger: the trainer's processes %s were left running after its mpirun exited; ended\n",
-                named);
+    scv_proc_end_launch_said(pid, "the trainer's", "its mpirun");
     tj_tail_tick(&e->tj);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

@@ -428,9 +428,7 @@ int scv_launch_mpirun(const scv_launch *l, int *exit_status, scv_err *err)
     sigaction(SIGTERM, &old_term, NULL);
     kill(-pid, SIGKILL); /* a rank left behind goes with its mpirun's group */
     /* and one in a group of its own (mpirun puts each rank in one), wherever it went */
-    char named[2000];
-    if (scv_proc_end_launch(pid, NULL, named, sizeof named))
-        fprintf(stderr, "scavenger: the job's processes %s were left running after its mpirun exited; ended\n", named);
+    scv_proc_end_launch_said(pid, "the job's", "its mpirun");
     if (w < 0) return scv_err_set(err, SCV_EIO, "waiting for mpirun: %s", strerror(wait_errno));
     if (WIFEXITED(status)) *exit_status = WEXITSTATUS(status);
     else if (WIFSIGNALED(status)) *exit_status = 128 + WTERMSIG(status);

@@ -258,6 +258,15 @@ static int find_tagged(void *ctx, pid_t *out, int cap)
     return scv_proc_tagged(t->launcher, t->child, out, cap);
 }
 
+int scv_proc_end_launch_said(pid_t child, const char *whose, const char *exited)
+{
+    char named[2000];
+    int n = scv_proc_end_launch(child, NULL, named, sizeof named);
+    if (n)
+        fprintf(stderr, "scavenger: %s processes %s were left running after %s exited; ended\n", whose, named, exited);
+    return n;
+}
+
 int scv_proc_end_launch(pid_t child, const scv_proc_policy *p, char *named, size_t cap)
 {
     launch_tag t = {getpid(), child};

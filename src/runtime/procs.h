@@ -53,6 +53,10 @@ int scv_proc_end(scv_proc_find find, void *ctx, const scv_proc_policy *p, char *
  * processes left after its mpirun exited, wherever they were reparented), lingering at most
  * 0.3 s (what ends with mpirun). */
 int scv_proc_end_launch(pid_t child, const scv_proc_policy *p, char *named, size_t cap);
+/* scv_proc_end_launch with the default policy, those it ended said on stderr: "scavenger:
+ * WHOSE processes pid N `CMD`, ... were left running after EXITED exited; ended". Returns
+ * scv_proc_end_launch's value. */
+int scv_proc_end_launch_said(pid_t child, const char *whose, const char *exited);
 
 /* `scavenger rank-guard [--report FILE] -- PROGRAM ARGS...`: the exec driver's rank
  * program (docs/TRAINER-CONTRACT.md). Runs PROGRAM as its child, a subreaper
