@@ -39,10 +39,10 @@ alternating the two systems rep by rep and quoting medians.
       both): the loop's behaviour before and after a change, side by side. Needs root.
   bench/bench.py decide [--seeds 2] [--only 0] [--truth-only 1] [--rule adascale]
       Decision quality on an emulated cluster of 4 c5.xlarge VMs (0.25 host core each, one
-      core in all): for each job (DECIDE_JOBS: LeNet, an MLP and logistic regression, each
-      with an accuracy and a training-loss target), the truth is every K x B of the grid
-      trained for a fixed number of epochs from scratch per seed, each target's crossing
-      found afterwards by the target rule (bench/decide/truth2-JOB.json, resumable: configs
+      core in all): for each job (DECIDE_JOBS: LeNet, an MLP, logistic regression and
+      ResNet, each with an accuracy and a training-loss target), the truth is every K x B of
+      the grid trained from scratch per seed until both targets are crossed (or for the
+      job's epoch cap), each target's crossing found by the target rule (bench/decide/truth2-JOB.json, resumable: configs
       already measured are kept; delete the file to measure again); then, per target, with
       an empty store, a first `scavenger run --search partial` calibrated on the corpus less
       the job's model (never its truth) and a second run of the same job (the first one
@@ -689,7 +689,20 @@ DECIDE_JOBS = [
      "job": ["--model", "mlp", "--hidden", "128", "--lr", "0.05", "--lr-scaling", "sqrt", "--base-batch", "64"]},
     {"name": "logreg", "targets": {"accuracy": 0.84, "loss": 0.45}, "max_epochs": 5,
      "job": ["--model", "logreg", "--lr", "0.01", "--lr-scaling", "sqrt", "--base-batch", "64"]},
+    # the long job (issue 37: an oracle of minutes; a network the corpus has no sibling of once
+    # its own curves are left out): ResNet trains 0.1 s an iteration at B=64 on one VM
+    {"name": "resnet", "targets": {"accuracy": 0.87, "loss": 0.36}, "max_epochs": 7,
+     "job": ["--model", "resnet", "--lr", "0.01", "--lr-scaling", "sqrt", "--base-batch", "64"]},
+    # a PyTorch script through --exec (LeNet in torch: its job line states model lenet, whose
+    # curves the runs' corpus leaves out); its truths run it under the trainer contract on
+    # the same VMs (`scavenger cluster mpirun`)
+    {"name": "pytorch-lenet", "targets": {"accuracy": 0.86, "loss": 0.35}, "max_epochs": 5, "model": "lenet",
+     "exec": ["/usr/bin/python3", "examples/pytorch_fashion_mnist.py", "--eval-subset", "2000", "--lr", "0.05",
+              "--lr-scaling", "sqrt", "--base-batch", "64"]},
 ]
+for _j in DECIDE_JOBS:
+    if "exec" in _j:
+        _j["job"] = ["--exec", " ".join(_j["exec"])]
 DECIDE_TARGET_RULE = ["--eval-every-epochs", "0.25", "--eval-subset", "2000", "--target-window", "3"]
 
 
@@ -702,15 +715,34 @@ def targets_of(job):
     return [f"{m}:{v}" for m, v in job["targets"].items()]
 
 
+def periodic_evals(metrics_path):
+    """A metrics file's periodic evaluations, in order, each with its wall_seconds: train's
+    own, or for a trainer under the contract (which states none) the seconds from the first
+    iteration's start to the evaluation's end (the next iteration's start, or the last
+    iteration's end and the evaluation's seconds)."""
+    evals, start, pending, last = [], None, [], None
+    for line in open(metrics_path):
+        o = json.loads(line)
+        if o.get("type") == "iter" and "ts" in o:
+            if start is None:
+                start = o["ts"] - o["t_iter"]
+            for e in pending:
+                e["wall_seconds"] = o["ts"] - o["t_iter"] - start
+            pending, last = [], o
+        elif o.get("type") == "eval" and o.get("role", "periodic") == "periodic":
+            evals.append(o)
+            if "wall_seconds" not in o:
+                pending.append(o)
+    for e in pending:
+        e["wall_seconds"] = last["ts"] - start + (e.get("eval_seconds") or 0) if last else None
+    return evals
+
+
 def target_crossings(metrics_path, targets, window=3):
     """Each target's first crossing of the smoothed rule ("accuracy:A": the periodic subset
     evaluations' mean >= A; "loss:L": the period-mean training losses' mean <= L): seconds and
     epochs."""
-    evals = []
-    for line in open(metrics_path):
-        o = json.loads(line)
-        if o.get("type") == "eval" and o.get("role") == "periodic":
-            evals.append(o)
+    evals = periodic_evals(metrics_path)
     out = {}
     for t in targets:
         metric, value = t.split(":")
@@ -724,6 +756,52 @@ def target_crossings(metrics_path, targets, window=3):
     return out
 
 
+def truth_train(cmd, metrics, targets, env=None):
+    """One truth training, interrupted (SIGINT: train stops cleanly and prints its summary) once
+    every target is crossed: what follows the last crossing is never read, and a long job's
+    truths take the time of its slowest crossing instead of its epoch cap."""
+    import signal
+    d = os.path.dirname(metrics)
+    fo, fe = open(os.path.join(d, "truth.out"), "w+"), open(os.path.join(d, "truth.err"), "w+")
+    p = subprocess.Popen(cmd, stdout=fo, stderr=fe, text=True, env=env)  # (files: a pipe left unread fills)
+    stopped = False
+    while p.poll() is None:
+        time.sleep(1.0)
+        if not stopped and os.path.exists(metrics):
+            try:
+                crossed = target_crossings(metrics, targets)
+            except ValueError:  # a line being written
+                continue
+            if all(c["reached"] for c in crossed.values()):
+                p.send_signal(signal.SIGINT)
+                stopped = True
+    p.wait()
+    fo.seek(0), fe.seek(0)
+    out, err = fo.read(), fe.read()
+    fo.close(), fe.close()
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
+def exec_truth(job, cluster, K, B, seed, metrics):
+    """One truth of a trainer under the contract (job["exec"]) on the cluster's first K VMs
+    (`scavenger cluster mpirun`), from scratch, stopped once every target is crossed: the
+    summary train would print (seconds, epochs, mean iteration time) read off its metrics."""
+    rule = dict(zip(DECIDE_TARGET_RULE[::2], DECIDE_TARGET_RULE[1::2]))
+    d = os.path.dirname(metrics)
+    env = dict(os.environ, SCV_WORKERS=str(K), SCV_BATCH=str(B), SCV_SEED=str(seed), SCV_RESUME="0",
+               SCV_MAX_EPOCHS=str(job["max_epochs"]), SCV_UNTIL_ITERATIONS="0",
+               SCV_EVAL_EVERY_EPOCHS=rule["--eval-every-epochs"], SCV_EVAL_SUBSET=rule["--eval-subset"],
+               SCV_METRICS=metrics, SCV_CHECKPOINT_DIR=d, SCV_MASTER_PORT=str(free_port()))
+    cmd = [BIN, "cluster", "mpirun", cluster, str(K), "--", "/bin/sh", "-c", "trap : USR1; " + " ".join(job["exec"])]
+    out = truth_train(cmd, metrics, targets_of(job), env=env)
+    iters = [o for o in map(json.loads, open(metrics)) if o.get("type") == "iter"] if os.path.exists(metrics) else []
+    if out.returncode not in (0, 130) or len(iters) <= WARMUP:
+        return None, out
+    start = iters[0]["ts"] - iters[0]["t_iter"]
+    return {"wall_seconds": iters[-1]["ts"] - start, "epochs": iters[-1]["epoch_progress"],
+            "t_iter_mean": statistics.mean(o["t_iter"] for o in iters[WARMUP:])}, out
+
+
 def decide_truth(job, cluster, seeds):
     """Every configuration trained to the target, per seed; resumable (a JSON file per job)."""
     os.makedirs("bench/decide", exist_ok=True)
@@ -732,7 +810,7 @@ def decide_truth(job, cluster, seeds):
         "command": "bench/bench.py decide", "machine": machine(), "cluster": "4 x c5.xlarge (0.25 core, 78 Mbit/s)",
         "job": job, "target_rule": DECIDE_TARGET_RULE, "runs": {}}
     for seed in range(1, seeds + 1):
-        for K in DECIDE_GRID["workers"]:
+        for K in sorted(DECIDE_GRID["workers"], reverse=True):  # the fastest first: a long job's oracle early
             for B in DECIDE_GRID["batches"]:
                 key = f"{K},{B},{seed}"
                 if key in truth["runs"]:
@@ -740,19 +818,22 @@ def decide_truth(job, cluster, seeds):
                 metrics = os.path.join(tempfile.mkdtemp(), "truth.jsonl")
                 for attempt in range(2):  # a failed training (a killed rank) is measured again once
                     t0 = time.time()
-                    out = subprocess.run([BIN, "train", "--cluster", cluster, "--vm-type", "c5.xlarge", "--workers",
-                                          str(K), "--batch", str(B), *job["job"], "--seed", str(seed),
-                                          "--epochs", str(job["max_epochs"]),
-                                          *DECIDE_TARGET_RULE, "--metrics", metrics, "--json", "--progress", "never"],
-                                         capture_output=True, text=True)
-                    lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
-                    if lines:
+                    if "exec" in job:
+                        summ, out = exec_truth(job, cluster, K, B, seed, metrics)
+                    else:
+                        out = truth_train([BIN, "train", "--cluster", cluster, "--vm-type", "c5.xlarge", "--workers",
+                                           str(K), "--batch", str(B), *job["job"], "--seed", str(seed),
+                                           "--epochs", str(job["max_epochs"]),
+                                           *DECIDE_TARGET_RULE, "--metrics", metrics, "--json", "--progress", "never"],
+                                          metrics, targets_of(job))
+                        lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
+                        summ = json.loads(lines[-1]) if lines else None
+                    if summ:
                         break
                     print(f"truth {job['name']} K={K} B={B} seed {seed}: failed (exit {out.returncode}): "
                           f"{out.stderr.strip()[-300:]}", file=sys.stderr)
-                if not lines:
+                if not summ:
                     raise SystemExit(f"truth {job['name']} K={K} B={B} seed {seed}: training failed twice")
-                summ = json.loads(lines[-1])
                 run = {"seconds": summ["wall_seconds"], "epochs": summ["epochs"], "t_iter": summ["t_iter_mean"],
                        "process_seconds": time.time() - t0, "date": time.strftime("%Y-%m-%d"),
                        "targets": target_crossings(metrics, targets_of(job))}
@@ -891,7 +972,7 @@ def decide_report(job, target, truth, seeds, cluster, price):
                 med[K, B] = (statistics.median(secs), min(secs), max(secs), len(secs))
     db = os.path.join(tempfile.mkdtemp(), "decide.db")
     udb = os.path.join(os.path.dirname(db), "universal.db")
-    model = job["job"][job["job"].index("--model") + 1]
+    model = job.get("model") or job["job"][job["job"].index("--model") + 1]
     corpus = os.path.join(os.path.dirname(db), "corpus.jsonl")
     kept = corpus_without(model, "fashion-mnist", corpus)
     runs = [("first", db, "partial"), ("second", db, "partial")]

@@ -190,7 +190,7 @@ bad=""
 [[ " $(c scavenger '') " == *" sweep "* ]] || bad+=" ''->$(c scavenger '')"
 [[ $(c scavenger plan --pro) == --profile ]] || bad+=" 'plan --pro'->$(c scavenger plan --pro)"
 [[ $(c scavenger plan --objective k) == knee ]] || bad+=" '--objective k'"
-[[ $(c scavenger cluster '') == "up down status throttle exec preempt restore replay" ]] || bad+=" 'cluster'->$(c scavenger cluster '')"
+[[ $(c scavenger cluster '') == "up down status throttle exec mpirun preempt restore replay" ]] || bad+=" 'cluster'->$(c scavenger cluster '')"
 [[ " $(c scavenger plan --vm c5.xlarge,c5.2x) " == *" c5.xlarge,c5.2xlarge "* ]] || bad+=" '--vm c5.xlarge,c5.2x'->$(c scavenger plan --vm c5.xlarge,c5.2x)"
 for cmd in run runs train profile cluster sweep plan; do
     offered=" $(c scavenger $cmd --) "

@@ -1,7 +1,8 @@
 /*
  * test_cluster.c - the emulated cluster: a 2-VM cluster of two types comes up, each VM's
  * CPU quota and bandwidth limit hold (measured), a throttle takes effect, a 2-worker
- * training runs across the namespaces, and `down` leaves nothing behind; a `scavenger run`
+ * training runs across the namespaces, `cluster mpirun` runs a command as a rank in each VM
+ * with the caller's SCV_* variables, and `down` leaves nothing behind; a `scavenger run`
  * whose worker's VM is throttled mid-run finds the straggler and replaces it with the spare
  * VM's process. Needs root and the kernel features the emulation uses; their absence is a
  * failure here, not a skip.
@@ -156,6 +157,23 @@ static void t_cluster_end_to_end(void)
         scv_profile_free(p);
     }
     unlink(metrics);
+    /* `cluster mpirun`: a command as 2 ranks, one in each VM, with the caller's SCV_*
+     * variables and the rendezvous's; the ranks' exit status is its own */
+    char out[4096];
+    CHECK_EQ_INT(run(out, sizeof out,
+                     "SCV_T=7 SCV_MASTER_PORT=31999 %s cluster mpirun %s 2 -- /bin/sh -c "
+                     "'echo \"r$OMPI_COMM_WORLD_RANK $(hostname -I | cut -d\" \" -f1) $SCV_T $SCV_MASTER_ADDR "
+                     "$MASTER_ADDR $MASTER_PORT $GLOO_SOCKET_IFNAME\"; exit 3' 2>&1",
+                     bin, name),
+                 3);
+    CHECK_MSG(strstr(out, "r0 10.") && strstr(out, "r1 10."), "%s", out);
+    char a1[32], a2[32], want[160];
+    scv_cluster_addr(&c, 1, a1, sizeof a1), scv_cluster_addr(&c, 2, a2, sizeof a2);
+    snprintf(want, sizeof want, "r1 %s 7 %s %s 31999 eth0", a2, a1, a1);
+    CHECK_MSG(strstr(out, want), "want '%s' in: %s", want, out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s cluster mpirun %s 3 -- true 2>&1", bin, name), 1);
+    CHECK_MSG(strstr(out, "has 2 VMs"), "%s", out);
+    CHECK_EQ_INT(run(out, sizeof out, "%s cluster mpirun %s 0 -- true 2>&1", bin, name), 2);
     /* dynamic batching on the mixed pair with VM 1 throttled to 0.1 core against VM 2's 0.5:
      * worker 0's throughput-proportional share (0.17-0.24 measured) stays under a floor of
      * 0.4, so the controller holds it at the floor and reports it, after the unused first

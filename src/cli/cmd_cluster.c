@@ -1,7 +1,7 @@
 /*
- * cmd_cluster.c - `scavenger cluster up|down|status|throttle|exec|agent|preempt|restore|replay`:
- * the emulated cloud cluster (src/runtime/cluster.c) and its emulated preemptions
- * (src/runtime/preempt.c). `agent` is the rsh agent mpirun uses to start its daemons inside
+ * cmd_cluster.c - `scavenger cluster up|down|status|throttle|exec|mpirun|agent|preempt|restore|replay`:
+ * the emulated cloud cluster (src/runtime/cluster.c), its emulated preemptions
+ * (src/runtime/preempt.c), and a command run as MPI ranks across it (src/runtime/launch.c). `agent` is the rsh agent mpirun uses to start its daemons inside
  * the emulated VMs; users do not call it.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -10,6 +10,7 @@
 #include "scv.h"
 #include "../core/util.h"
 #include "../runtime/cluster.h"
+#include "../runtime/launch.h"
 
 #include <math.h>
 #include <signal.h>
@@ -20,15 +21,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CLUSTER_USAGE                                                                         \
-    "usage: scavenger cluster up --name NAME --vm TYPE:COUNT[,TYPE:COUNT...] [--types CSV]\n" \
-    "       scavenger cluster down --name NAME\n"                                            \
-    "       scavenger cluster status [--json]\n"                                             \
-    "       scavenger cluster throttle NAME VM CORES\n"                                       \
-    "       scavenger cluster exec NAME VM -- COMMAND [ARGS...]\n"                          \
-    "       scavenger cluster preempt NAME VM [--notice S] [--wait]\n"                       \
-    "       scavenger cluster restore NAME VM\n"                                             \
-    "       scavenger cluster replay NAME (--trace FILE | --random SEED --mean-life S\n"      \
+#define CLUSTER_USAGE                                                                                                  \
+    "usage: scavenger cluster up --name NAME --vm TYPE:COUNT[,TYPE:COUNT...] [--types CSV]\n"                          \
+    "       scavenger cluster down --name NAME\n"                                                                      \
+    "       scavenger cluster status [--json]\n"                                                                       \
+    "       scavenger cluster throttle NAME VM CORES\n"                                                                \
+    "       scavenger cluster exec NAME VM -- COMMAND [ARGS...]\n"                                                     \
+    "       scavenger cluster mpirun NAME K -- COMMAND [ARGS...]\n"                                                    \
+    "       scavenger cluster preempt NAME VM [--notice S] [--wait]\n"                                                 \
+    "       scavenger cluster restore NAME VM\n"                                                                       \
+    "       scavenger cluster replay NAME (--trace FILE | --random SEED --mean-life S\n"                               \
     "                --horizon S [--notice S] [--down S] [--vms LIST]) [--save FILE] [--dry-run]\n"
 
 enum { C_NAME = 1, C_VM, C_TYPES, C_JSON, C_NOTICE, C_WAIT, C_TRACE, C_RANDOM, C_MEANLIFE, C_DOWN, C_HORIZON,
@@ -78,17 +80,21 @@ static void on_stop(int sig)
 
 static void help(void)
 {
-    printf(CLUSTER_USAGE
-           "\nTurns this machine into a small emulated cloud: one network namespace per VM with a\n"
-           "bandwidth limit each way (tc tbf) and a CPU quota (cgroup v1 cpu). VM types come\n"
-           "from data/emulated-vms.csv, each standing for the catalog type of the same name\n"
-           "scaled down by one factor. Needs root. train and run use it by its NAME (their cluster\n"
-           "option) and run MPI across it.\n"
-           "`throttle` changes a VM's CPU quota (in host cores) while a job runs (a straggler).\n"
-           "`preempt` takes a VM away as a cloud does: a notice first (the file named by\n"
-           "$SCV_PREEMPT_NOTICE_FILE in the VM's processes), then its processes killed and its\n"
-           "link down; `restore` brings it back in place; `replay` plays a preemption trace in\n"
-           "real time. See docs/CLUSTER.md \"Preemptions\".\n\n");
+    printf(CLUSTER_USAGE "\nTurns this machine into a small emulated cloud: one network namespace per VM with a\n"
+                         "bandwidth limit each way (tc tbf) and a CPU quota (cgroup v1 cpu). VM types come\n"
+                         "from data/emulated-vms.csv, each standing for the catalog type of the same name\n"
+                         "scaled down by one factor. Needs root. train and run use it by its NAME (their cluster\n"
+                         "option) and run MPI across it.\n"
+                         "`throttle` changes a VM's CPU quota (in host cores) while a job runs (a straggler).\n"
+                         "`preempt` takes a VM away as a cloud does: a notice first (the file named by\n"
+                         "$SCV_PREEMPT_NOTICE_FILE in the VM's processes), then its processes killed and its\n"
+                         "link down; `restore` brings it back in place; `replay` plays a preemption trace in\n"
+                         "real time. See docs/CLUSTER.md \"Preemptions\".\n"
+                         "`mpirun` runs COMMAND as K MPI ranks, one on each of the first K VMs, as train and\n"
+                         "run launch theirs: a trainer under docs/TRAINER-CONTRACT.md outside run, say. The\n"
+                         "ranks get its SCV_* variables, SCV_MASTER_ADDR and MASTER_ADDR set to rank 0's VM,\n"
+                         "MASTER_PORT to SCV_MASTER_PORT and GLOO_SOCKET_IFNAME to the VMs' interface. SIGINT\n"
+                         "or SIGTERM stops the ranks (SIGUSR1); its exit status is the first failing rank's.\n\n");
     cli_opt_help(stdout, CLUSTER_OPTIONS, 24, 0);
 }
 
@@ -129,6 +135,39 @@ typedef struct cluster_args {
     int json, npos, wait, dry;
     cluster_nums num;
 } cluster_args;
+
+/* `cluster mpirun NAME K -- COMMAND [ARGS...]`: COMMAND as K ranks on the cluster's VMs,
+ * with the caller's SCV_* variables (mpirun -x: what a rank on another machine would need)
+ * and the rendezvous's (see help). */
+static int cluster_mpirun(int argc, char **argv)
+{
+    extern char **environ;
+    int64_t k;
+    if (argc < 6 || strcmp(argv[4], "--")) return usage("mpirun needs NAME K -- COMMAND");
+    if (scv_parse_i64(argv[3], &k) || k < 1 || k > SCV_CLUSTER_MAX_VMS) return usage("K must be a whole number of VMs");
+    scv_err err = {0};
+    scv_launch l = {
+        .workers = (int)k, .threads = 1, .program = argv[5], .argv = argv + 6, .argc = argc - 6, .cluster = argv[2]};
+    char addr[64], v_addr[96], v_maddr[96], v_port[64];
+    if (scv_launch_rank0_addr(&l, addr, sizeof addr, &err)) return fail(&err);
+    const char *port = getenv("SCV_MASTER_PORT");
+    snprintf(v_addr, sizeof v_addr, "SCV_MASTER_ADDR=%s", addr);
+    snprintf(v_maddr, sizeof v_maddr, "MASTER_ADDR=%s", addr);
+    snprintf(v_port, sizeof v_port, "MASTER_PORT=%.40s", port ? port : "29500");
+    size_t n = 0;
+    for (char **e = environ; *e; e++) n++;
+    const char **env = calloc(n + 5, sizeof *env);
+    if (!env) return EXIT_FAIL;
+    size_t m = 0;
+    for (char **e = environ; *e; e++)
+        if (!strncmp(*e, "SCV_", 4) && strncmp(*e, "SCV_MASTER_ADDR=", 16)) env[m++] = *e;
+    env[m++] = v_addr, env[m++] = v_maddr, env[m++] = v_port, env[m++] = "GLOO_SOCKET_IFNAME=eth0";
+    l.env = env;
+    int status = 0, rc = scv_launch_mpirun(&l, &status, &err);
+    free(env);
+    if (rc) return fail(&err);
+    return status;
+}
 
 /* `cluster status`: every emulated VM, its state (up, under notice, preempted). */
 static int cluster_status(const cluster_args *a)
@@ -349,6 +388,7 @@ int cmd_cluster(int argc, char **argv)
         perror("scavenger cluster exec");
         return 127;
     }
+    if (!strcmp(sub, "mpirun")) return cluster_mpirun(argc, argv);
     if (!strcmp(sub, "preempt") || !strcmp(sub, "restore")) return cluster_preempt_restore(&A);
     if (!strcmp(sub, "replay")) return cluster_replay(&A);
     if (!strcmp(sub, "agent")) {
