@@ -7,7 +7,9 @@
  * median error of the crossing in samples, the point (the raw crossing inside the band) and shifted
  * (times exp of the bin's median log error); truths never reached count as misses of the
  * point estimate and as inside the band only when its top is +inf. The point a forecast
- * gives is the raw one clamped into the band (policy.shift_median 0). CALIB_LOG=1 in the
+ * gives is the raw one clamped into the band (policy.shift_median 0); where a forecast has two
+ * raw predictions (the fit and other networks' curves), it takes the kind the training
+ * calibration's band makes narrower, as a run would. CALIB_LOG=1 in the
  * environment measures the error as |ln(x_point / x_t)| instead.
  *
  *   cc -std=c11 -O2 -Iinclude -Isrc bench/calib_eval.c build/libscv.a -lcjson -lsqlite3 -lm \
@@ -145,6 +147,7 @@ int main(int argc, char **argv)
             return 1;
         }
         test.ref = train.ref, test.n_ref = train.n_ref, test.pol = pol;
+        test.select = &train; /* its forecasts choose their kind by the widths a run would read */
         scv_calib_policy tpol = pol;
         tpol.fit_examples = 0; /* judged: the forecast a run would get */
         memcpy(tpol.target_mults, full_mults, sizeof full_mults); /* judged on every multiple */

@@ -294,6 +294,68 @@ static void t_calib_coverage(void)
     scv_lcurve_set_free(&a), scv_lcurve_set_free(&b);
 }
 
+/* A stretched exponential of network `model` (one shape, its speed tau [epochs] apart):
+ * accuracy 0.9 - 0.6 exp(-(x / tau)^0.6), 200 evaluations over 10 epochs, noise 0.002. */
+static void shape_curve(scv_lcurve *c, const char *model, double tau, scv_rng *r)
+{
+    c->n = 200, c->n_train = 60000, c->batch = 64;
+    snprintf(c->model, sizeof c->model, "%s", model);
+    snprintf(c->dataset, sizeof c->dataset, "fashion-mnist");
+    snprintf(c->job, sizeof c->job, "%s-job", model);
+    c->samples = malloc(sizeof(double) * c->n), c->accuracy = malloc(sizeof(double) * c->n);
+    c->loss = malloc(sizeof(double) * c->n);
+    for (size_t k = 0; k < c->n; k++) {
+        c->samples[k] = 60000 * 0.05 * (double)(k + 1);
+        c->accuracy[k] = 0.9 - 0.6 * exp(-pow(0.05 * (double)(k + 1) / tau, 0.6)) + 0.002 * scv_rng_normal(r);
+        c->loss[k] = NAN;
+    }
+}
+
+/* The cross prior (issue 37): a network the corpus does not hold is forecast by other
+ * networks' curves matched by shape where their calibrated band (each network left out) is
+ * narrower than the fit's; a network it holds, by its own curves. */
+static void t_calib_cross_prior(void)
+{
+    scv_rng r;
+    scv_rng_seed(&r, 7);
+    scv_lcurve_set set = {calloc(40, sizeof(scv_lcurve)), 40};
+    for (size_t i = 0; i < 40; i++) shape_curve(&set.c[i], i % 2 ? "netb" : "neta", 0.4 + 0.1 * (double)(i / 2), &r);
+    scv_calib cal;
+    scv_err e = {0};
+    CHECK_EQ_INT(scv_calib_build(&set, NULL, &cal, &e), SCV_OK);
+    size_t nx = 0;
+    for (int b = 0; b < SCV_CALIB_BINS; b++) nx += cal.cell[0][SCV_CALIB_XPRIOR][b].n;
+    CHECK_MSG(nx > 300, "%zu cross-prior examples", nx); /* each curve's network left out */
+    /* an unseen network's curve of the same shape: 1 epoch seen, the target crossed at ~5 */
+    scv_lcurve h = {0};
+    shape_curve(&h, "netc", 1.0, &r);
+    double target = 0.9 - 0.6 * exp(-pow(5.0, 0.6)), truth = 5.0 * 60000;
+    scv_forecast f;
+    CHECK_EQ_INT(scv_calib_forecast(&cal, NULL, SCV_METRIC_ACCURACY, h.samples, h.accuracy, 20, 60000,
+                                    "netc fashion-mnist", target, 10 * 60000.0, 1, &f, &e),
+                 SCV_OK);
+    CHECK_MSG(f.kind == SCV_CALIB_XPRIOR && f.n_members >= SCV_CALIB_MIN_MEMBERS, "kind %s, %zu members",
+              scv_calib_kind_name(f.kind), f.n_members);
+    CHECK_MSG(f.lo <= truth && truth <= f.hi && fabs(f.x_med / truth - 1) < 0.15, "%.3g in %.3g-%.3g (truth %.3g)",
+              f.x_med, f.lo, f.hi, truth);
+    /* its band is the narrower one: the fit's own (prior_cross 0) is wider */
+    scv_calib_policy off = cal.pol;
+    off.prior_cross = 0;
+    scv_forecast g;
+    CHECK_EQ_INT(scv_calib_forecast(&cal, &off, SCV_METRIC_ACCURACY, h.samples, h.accuracy, 20, 60000,
+                                    "netc fashion-mnist", target, 10 * 60000.0, 1, &g, &e),
+                 SCV_OK);
+    CHECK_MSG(g.kind != SCV_CALIB_XPRIOR && g.hi / g.lo > f.hi / f.lo, "fit %s x%.2f against x%.2f",
+              scv_calib_kind_name(g.kind), g.hi / g.lo, f.hi / f.lo);
+    /* a network the corpus holds: its own curves */
+    CHECK_EQ_INT(scv_calib_forecast(&cal, NULL, SCV_METRIC_ACCURACY, h.samples, h.accuracy, 20, 60000,
+                                    "neta fashion-mnist", target, 10 * 60000.0, 1, &g, &e),
+                 SCV_OK);
+    CHECK_MSG(g.kind == SCV_CALIB_PRIOR, "kind %s", scv_calib_kind_name(g.kind));
+    free(h.samples), free(h.accuracy), free(h.loss);
+    scv_calib_free(&cal);
+    scv_lcurve_set_free(&set);
+}
 
 /* One synthetic corpus curve: accuracy 0.9 - 0.6 exp(-x / tau), tau at batch b carried from
  * 60000 samples at 64 by the GNS law with noise scale bn, or (gamma finite) as (b / 64)^gamma;
@@ -538,6 +600,7 @@ static const scv_test tests[] = {
     {"smoothed_target", t_smoothed_target},
     {"batch_carry_over", t_batch_carry_over},
     {"calib_coverage", t_calib_coverage},
+    {"calib_cross_prior", t_calib_cross_prior},
     {"calib_rerun_band", t_calib_rerun_band},
     {"carry_learnt", t_carry_learnt},
     {"carry_rule", t_carry_rule},

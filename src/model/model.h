@@ -287,13 +287,19 @@ void scv_lcurve_set_free(scv_lcurve_set *s);
  * Split-conformal: the log errors ln(x_true / x^) of raw crossings x^ made from prefixes of
  * curves whose course is known, binned by metric, kind and extrapolation length
  * rho = ln(x^ / x_c); their quantiles turn a raw crossing into a median and a band. */
-typedef enum { SCV_CALIB_PRIMARY = 0, SCV_CALIB_TAIL, SCV_CALIB_NONE, SCV_CALIB_PRIOR } scv_calib_kind;
-#define SCV_CALIB_KINDS 4
+typedef enum {
+    SCV_CALIB_PRIMARY = 0,
+    SCV_CALIB_TAIL,
+    SCV_CALIB_NONE,
+    SCV_CALIB_PRIOR,
+    SCV_CALIB_XPRIOR
+} scv_calib_kind;
+#define SCV_CALIB_KINDS 5
 #define SCV_CALIB_MEMBERS 16    /* at most this many matched curves in the prior */
 #define SCV_CALIB_MIN_MEMBERS 3 /* ... and at least this many for a prior crossing */
 #define SCV_CALIB_BINS 6
 #define SCV_CALIB_MULTS 11
-const char *scv_calib_kind_name(scv_calib_kind k); /* "fit", "tail", "none", "prior" */
+const char *scv_calib_kind_name(scv_calib_kind k); /* "fit", "tail", "none", "prior", "xprior" */
 
 typedef struct scv_calib_policy {
     double coverage;            /* 0.8: the band's nominal coverage */
@@ -317,6 +323,11 @@ typedef struct scv_calib_policy {
     int prior_members;          /* 5: the best matched corpus curves that predict */
     double prior_min_share;     /* 0.6: a match covers at least this share of the points */
     double prior_log_scale;     /* 2.5: the speed ratio lambda searched in e^-2.5 .. e^2.5 */
+    int prior_cross;            /* 1: where the corpus holds too few curves of the run's model and
+                                   dataset, other networks' curves matched by shape (a speed
+                                   apart) forecast too (kind XPRIOR, calibrated on each network
+                                   left out), and the forecast takes whichever of it and the fit
+                                   has the narrower calibrated band */
     int shift_median;           /* 0: the point is the raw crossing clamped into its band (1:
                                    times exp of its bin's median log error) */
     double acc_tail_from;       /* 0.1: accuracy's raw fit is TAIL on the points past this share
@@ -347,6 +358,12 @@ typedef struct scv_calib {
     size_t n_examples[2], n_curves[2];
     scv_calib_ref *ref;         /* the prior's curves */
     size_t n_ref, ref_cap;
+    double width[2][SCV_CALIB_KINDS][SCV_CALIB_BINS]; /* each cell's pooled band, ln(hi / lo)
+                                   (+inf: open or too few examples): what a forecast's choice
+                                   between kinds reads (refreshed by build and add) */
+    const struct scv_calib *select;                   /* whose widths choose the kind of this one's examples
+                                   (a judge's examples, as a run's forecasts would; NULL: each
+                                   kind's examples kept) */
     scv_calib_cell rerun[2];    /* ln(x_t' / x_t): the same job, batch and rule trained again
                                    with another seed, where each reached a target (both ways):
                                    how far a stored run's epochs stand from a new run's */
