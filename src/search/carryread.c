@@ -66,6 +66,12 @@ int loop_load_calib(loop *l, scv_err *err)
     if (strcmp(path, "none")) {
         scv_lcurve_set set = {0};
         if ((rc = scv_lcurves_load(path, &set, err))) return rc;
+        /* other networks' examples (kind XPRIOR) only for a network the corpus has too few
+         * curves of: a run of any other never reads them, and they double the build */
+        size_t own = 0;
+        for (size_t i = 0; i < set.n; i++)
+            own += !strcmp(set.c[i].model, l->job.model) && !strcmp(set.c[i].dataset, l->job.dataset);
+        cp.prior_cross = own < SCV_CALIB_MIN_MEMBERS;
         rc = scv_calib_build(&set, &cp, &l->in.calib, err);
         if (!rc) learn_carry(l, &set), loop_corpus_seeds(l, &set);
         scv_lcurve_set_free(&set);
