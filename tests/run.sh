@@ -45,8 +45,9 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 EXPECT="asan:test_cli_run:90 build:test_faults:88 build:test_pytorch_run:70 build:test_cli_run:60
         build:test_pytorch:45 asan:test_cli:45 build:test_cli:40 fuzz:test_fuzz:37
         asan:test_elastic:34 build:test_elastic:32 build:test_cluster:28 build:test_watchdog:27
-        asan:test_watchdog:27 asan:test_robust:25 asan:test_service:23 build:test_robust:21
-        build:test_service:18 build:test_service_load:11 asan:test_service_load:11
+        asan:test_watchdog:27 asan:test_robust:25 build:test_robust:21 asan:test_service:12
+        asan:test_service_restart:12 build:test_service:9 build:test_service_restart:10
+        build:test_service_load:11 asan:test_service_load:11
         build:test_browser:9 build:test_layers:8 build:test_store:8 asan:test_stream:8
         build:test_stream:7"
 # run alone, after the pool (BUILD:NAME): test_cluster measures the emulated VMs' CPU shares

@@ -258,4 +258,68 @@ static inline int stalled_client(int host)
     return fd;
 }
 
+/* The answer buffer of the service tests' requests. */
+static char resp[1 << 20];
+
+/* A job that reaches its target in about a second. */
+#define TINY                                                                                                           \
+    "{\"model\":\"mlp\",\"hidden\":\"32\",\"dataset\":\"synthetic:2000\",\"lr\":0.003,\"target-accuracy\":0.8,"        \
+    "\"workers\":\"1,2\",\"batch\":\"32,64\"}"
+
+/* A file's text (at most 4 MiB; malloc'ed), NULL when it cannot be read. */
+static inline char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    char *b = malloc(1 << 22);
+    size_t n = b ? fread(b, 1, (1 << 22) - 1, f) : 0;
+    fclose(f);
+    if (b) b[n] = 0;
+    return b;
+}
+
+/* Waits for submission sub to leave queued/running (timeout_s); its final JSON in resp. */
+static inline long long wait_sub(long long sub, double timeout_s, char *state, size_t cap)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/api/submissions/%lld", sub);
+    long long run = 0;
+    for (int i = 0; i < timeout_s * 10; i++) {
+        if (http("GET", path, NULL, NULL, resp, sizeof resp) != 200) break;
+        cJSON *o = json_of(resp);
+        snprintf(state, cap, "%s", jstr(o, "state"));
+        run = (long long)jnum(o, "run");
+        cJSON_Delete(o);
+        if (strcmp(state, "queued") && strcmp(state, "running")) return run;
+        sleep_ms(100);
+    }
+    return run;
+}
+
+/* A service test binary's main: a fresh store under /tmp/scv-test-NAME-PID, the service
+ * started first when `start` (a failed start is the one failure), the tests, the service
+ * stopped, the directory removed when every test passed. */
+static inline int service_test_main(const scv_test *tests, int n, int argc, char **argv, const char *name, int start)
+{
+    bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+    snprintf(tmp, sizeof tmp, "/tmp/scv-test-%s-%ld", name, (long)getpid());
+    mkdir(tmp, 0755);
+    snprintf(db, sizeof db, "%s/runs.db", tmp);
+    if (start && start_server()) {
+        printf("not ok - start: the service did not start (%s serve; log in %s/serve.log)\n0 passed, 1 failed\n", bin,
+               tmp);
+        if (server > 0) kill(server, SIGKILL);
+        return 1;
+    }
+    int rc = scv_test_main(tests, n, argc, argv);
+    if (server > 0) stop_server(SIGTERM);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+    if (rc == 0 && system(cmd) != 0) rc = 1;
+    return rc;
+}
+
 #endif

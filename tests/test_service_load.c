@@ -37,8 +37,6 @@
 #include <sys/resource.h>
 #include <pthread.h>
 
-static char resp[1 << 20];
-
 /* Restarts the service with these options (NULL-terminated, at most 16). */
 static int restart(const char *const *opts)
 {
@@ -557,14 +555,5 @@ static const scv_test tests[] = {
 
 int main(int argc, char **argv)
 {
-    bin = getenv("SCV_BIN") ? getenv("SCV_BIN") : "build/scavenger";
-    snprintf(tmp, sizeof tmp, "/tmp/scv-test-service-load-%ld", (long)getpid());
-    mkdir(tmp, 0755);
-    snprintf(db, sizeof db, "%s/runs.db", tmp);
-    int rc = scv_test_main(tests, (int)(sizeof tests / sizeof tests[0]), argc, argv);
-    if (server > 0) stop_server(SIGTERM);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
-    if (rc == 0 && system(cmd) != 0) rc = 1;
-    return rc;
+    return service_test_main(tests, (int)(sizeof tests / sizeof tests[0]), argc, argv, "service-load", 0);
 }
