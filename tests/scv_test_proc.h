@@ -40,7 +40,7 @@ static int run(char *out, size_t cap, const char *fmt, ...)
 }
 
 /* `sh -c cmd` (which execs the command) in its own process group; returns its pid. */
-static pid_t spawn_group(const char *cmd)
+static inline pid_t spawn_group(const char *cmd)
 {
     fflush(NULL);
     pid_t pid = fork();
