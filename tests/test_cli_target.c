@@ -298,7 +298,7 @@ static void t_target_history(void)
     if (p0 >= 0) {
         CHECK_EQ_INT(run(out, sizeof out,
                          "%s train " JOB " --eval-every 3 --iterations 150 --target-accuracy %.17g --target-window 3 "
-                                         "--target-history 0,0,0 --json",
+                         "--target-history 0,0,0 --json",
                          bin, T),
                      0);
         o = summary(out);
@@ -309,7 +309,7 @@ static void t_target_history(void)
     snprintf(m, sizeof m, "%s/th1.jsonl", tmp);
     CHECK_EQ_INT(run(out, sizeof out,
                      "%s train " JOB " --eval-every 3 --iterations %d --target-accuracy %.17g --target-window 3 "
-                                     "--checkpoint %s/th --metrics %s --json",
+                     "--checkpoint %s/th --metrics %s --json",
                      bin, 3 * i3, T, tmp, m),
                  0);
     o = summary(out);
@@ -327,7 +327,7 @@ static void t_target_history(void)
     CHECK_EQ_INT(run(out, sizeof out, "cp -r %s %s-b", ck, ck), 0);
     CHECK_EQ_INT(run(out, sizeof out,
                      "%s train " JOB " --eval-every 3 --iterations 150 --target-accuracy %.17g --target-window 3 "
-                                     "--checkpoint %s --resume --target-history %s --json",
+                     "--checkpoint %s --resume --target-history %s --json",
                      bin, T, ck, hist),
                  0);
     o = summary(out);
@@ -337,7 +337,7 @@ static void t_target_history(void)
     cJSON_Delete(o);
     CHECK_EQ_INT(run(out, sizeof out,
                      "%s train " JOB " --eval-every 3 --iterations 150 --target-accuracy %.17g --target-window 3 "
-                                     "--checkpoint %s-b --resume --json",
+                     "--checkpoint %s-b --resume --json",
                      bin, T, ck),
                  0);
     o = summary(out);
