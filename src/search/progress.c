@@ -149,8 +149,7 @@ void progress_predict(const progress *p, scv_metric metric, double target, int b
         else if (f.kind == SCV_CALIB_PRIOR)
             snprintf(out->curve, sizeof out->curve, "the %zu nearest corpus curves of the job's model", f.n_members);
         else if (f.kind == SCV_CALIB_XPRIOR)
-            snprintf(out->curve, sizeof out->curve, "the %zu corpus curves of other networks nearest in shape",
-                     f.n_members);
+            snprintf(out->curve, sizeof out->curve, "%zu other networks' curves, nearest in shape", f.n_members);
         else
             snprintf(out->curve, sizeof out->curve, "%s, rmse %.4f",
                      f.kind == SCV_CALIB_TAIL ? "tail to the ideal" : scv_curve_form_name(f.fit.form), f.fit.rmse);
