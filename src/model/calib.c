@@ -473,14 +473,19 @@ static double *pooled(const scv_calib *cal, const scv_calib_policy *pol, int mi,
                       size_t *n);
 static void band_quantiles(const double *r, size_t n, double coverage, double q[3]);
 
-/* cal->width: each (metric, kind, bin)'s pooled band, ln(hi / lo). */
-static int calib_widths(scv_calib *cal)
+/* cal->width: each (metric, kind, bin)'s pooled band, ln(hi / lo); +inf for a kind with
+ * fewer than min_examples of its own (its band would be other kinds'). */
+static void calib_widths(scv_calib *cal)
 {
     for (int mi = 0; mi < 2; mi++)
-        for (int k = 0; k < SCV_CALIB_KINDS; k++)
+        for (int k = 0; k < SCV_CALIB_KINDS; k++) {
+            size_t own = 0;
+            for (int b = 0; b < SCV_CALIB_BINS; b++) own += cal->cell[mi][k][b].n;
             for (int b = 0; b < SCV_CALIB_BINS; b++) {
                 size_t nr = 0;
-                double *r = pooled(cal, &cal->pol, mi, (scv_calib_kind)k, k == SCV_CALIB_NONE ? 0 : b, &nr), q[3];
+                double q[3], *r = own < (size_t)cal->pol.min_examples
+                                      ? NULL
+                                      : pooled(cal, &cal->pol, mi, (scv_calib_kind)k, k == SCV_CALIB_NONE ? 0 : b, &nr);
                 cal->width[mi][k][b] = INFINITY;
                 if (r && nr >= (size_t)cal->pol.min_examples) {
                     band_quantiles(r, nr, cal->pol.coverage, q);
@@ -488,14 +493,15 @@ static int calib_widths(scv_calib *cal)
                 }
                 free(r);
             }
-    return SCV_OK;
+        }
 }
 
 int scv_calib_add(scv_calib *cal, scv_metric metric, const double *x, const double *y, size_t n, double n_train,
                   const char *key, int group, const scv_calib_policy *pol, scv_err *err)
 {
     int rc = calib_add(cal, metric, x, y, n, n_train, key, group, pol, err);
-    return rc ? rc : calib_widths(cal);
+    if (!rc) calib_widths(cal);
+    return rc;
 }
 
 /* One metric's points of a corpus curve (those measured) into x, y; their count. */
