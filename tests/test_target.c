@@ -408,6 +408,14 @@ static void t_nominal_labels(void)
     scv_store_close(db);
 }
 
+/* The examples the calibration note counts (its first number; NaN: no such note). */
+static double calib_examples(const rec *r)
+{
+    for (int i = 0; i < r->n_nt; i++)
+        if (r->nt[i].code == SCV_NOTE_CALIBRATION && r->nt[i].n_num > 0) return r->nt[i].num[0];
+    return NAN;
+}
+
 /* The band calibrated on a corpus: curves of the fake's family (power laws to the ideal with
  * tau from 0.5x to 2x the fake's, noisy) make the band an 80% one from the first plan, with
  * the examples counted in a note; a corpus that cannot be read fails the run naming it. */
@@ -423,6 +431,7 @@ static void t_calibrated_band(void)
         char job[32];
         snprintf(job, sizeof job, "fake-%d", c);
         write_curve(f, &(fake_curve){.job = job,
+                                     .dataset = c % 2 ? "synthetic:20000" : NULL, /* two networks' */
                                      .rule = "none",
                                      .batch = 32,
                                      .base_batch = 32,
@@ -454,6 +463,24 @@ static void t_calibrated_band(void)
               res.target_epochs_lo, res.target_epochs_hi);
     CHECK(res.reached);
     scv_run_result_free(&res);
+    /* other networks' examples are built for a network the corpus does not hold ("fake"),
+     * not for one it holds (the corpus's "exec" on synthetic:10000): fewer examples */
+    double unseen = calib_examples(&r);
+    scv_store *db2 = open_db("calibrated-seen.db");
+    fake s = new_fake();
+    s.tau = 10000, s.acc_c = 0.5, s.acc_gap = 0.1414, s.target = 0.9;
+    snprintf(s.job.model, sizeof s.job.model, "exec");
+    snprintf(s.job.dataset, sizeof s.job.dataset, "synthetic:10000");
+    d = driver_of(&s);
+    p.store = db2;
+    rec r2 = {0};
+    obs.ctx = &r2;
+    CHECK_MSG(scv_run(&p, &d, &obs, &res, &e) == SCV_OK, "%s", e.msg);
+    CHECK_MSG(calib_examples(&r2) > 0 && calib_examples(&r2) < unseen, "%g examples seen, %g unseen",
+              calib_examples(&r2), unseen);
+    scv_run_result_free(&res);
+    scv_store_close(db2);
+    p.store = db;
     /* an unreadable corpus: the run fails, naming the file */
     snprintf(path, sizeof path, "%s/no-such-corpus.jsonl", tmp);
     fake h = new_fake();
