@@ -21,7 +21,7 @@
  * networks' curves matched the same way give a second x^ (kind XPRIOR), and the forecast
  * takes whichever of it and the fit has the narrower calibrated band (raw_choose): on each
  * network left out in turn this took the median error from 44% to 37% (accuracy) and 40% to
- * 35% (loss), the median width from x12 to x8.5 and x7.0 to x5.9, coverage 0.79 to 0.77-0.78
+ * 35% (loss), the median width from x12 to x7.4 and x7.0 to x5.9, coverage 0.79 to 0.77-0.78
  * (bench/calib_eval.c model, 2026-11-29). Examples are binned by metric, kind and the extrapolation
  * length
  *   rho = ln(x^ / x_c)
@@ -71,6 +71,7 @@ scv_calib_policy scv_calib_policy_default(void)
         .prior_min_share = 0.6,
         .prior_log_scale = 2.5,
         .prior_cross = 1,
+        .cross_every = 2,
         .shift_median = 0,
         .acc_tail_from = 0.1,
         .fit_examples = 1,
@@ -418,7 +419,8 @@ static int calib_add(scv_calib *cal, scv_metric metric, const double *x, const d
          * the corpus does not hold) and the fit alone (fits less its members) */
         raw_fits fits, xfits;
         raw_fit(metric, px, py, np, cal, pol, key, group, 0, n_train, &fits);
-        int cross_too = pol->fit_examples && pol->prior_cross && key;
+        int cross_too = pol->fit_examples && pol->prior_cross && key && pol->cross_every > 0 &&
+                        p % pol->cross_every == 0;
         if (cross_too && fits.nm < SCV_CALIB_MIN_MEMBERS) xfits = fits; /* (key's too few: matched already) */
         else if (cross_too) raw_fit(metric, px, py, np, cal, pol, key, group, 1, n_train, &xfits);
         for (int t = 0; t <= SCV_CALIB_MULTS && !rc; t++) {

@@ -328,6 +328,10 @@ typedef struct scv_calib_policy {
                                    apart) forecast too (kind XPRIOR, calibrated on each network
                                    left out), and the forecast takes whichever of it and the fit
                                    has the narrower calibrated band */
+    int cross_every;            /* 2: the XPRIOR examples from every 2nd prefix of a curve (the
+                                   others' matches are many: the build took 0.61 s with every
+                                   prefix, 0.42 s with every 2nd, the same errors on each network
+                                   left out, bench/calib_eval.c) */
     int shift_median;           /* 0: the point is the raw crossing clamped into its band (1:
                                    times exp of its bin's median log error) */
     double acc_tail_from;       /* 0.1: accuracy's raw fit is TAIL on the points past this share
