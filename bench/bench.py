@@ -787,11 +787,8 @@ def exec_truth(job, cluster, K, B, seed, metrics):
     (`scavenger cluster mpirun`), from scratch, stopped once every target is crossed: the
     summary train would print (seconds, epochs, mean iteration time) read off its metrics."""
     rule = dict(zip(DECIDE_TARGET_RULE[::2], DECIDE_TARGET_RULE[1::2]))
-    d = os.path.dirname(metrics)
-    env = dict(os.environ, SCV_WORKERS=str(K), SCV_BATCH=str(B), SCV_SEED=str(seed), SCV_RESUME="0",
-               SCV_MAX_EPOCHS=str(job["max_epochs"]), SCV_UNTIL_ITERATIONS="0",
-               SCV_EVAL_EVERY_EPOCHS=rule["--eval-every-epochs"], SCV_EVAL_SUBSET=rule["--eval-subset"],
-               SCV_METRICS=metrics, SCV_CHECKPOINT_DIR=d, SCV_MASTER_PORT=str(free_port()))
+    env = contract_env(K, B, seed, job["max_epochs"], rule["--eval-every-epochs"], metrics,
+                       SCV_EVAL_SUBSET=rule["--eval-subset"])
     cmd = [BIN, "cluster", "mpirun", cluster, str(K), "--", "/bin/sh", "-c", "trap : USR1; " + " ".join(job["exec"])]
     out = truth_train(cmd, metrics, targets_of(job), env=env)
     iters = [o for o in map(json.loads, open(metrics)) if o.get("type") == "iter"] if os.path.exists(metrics) else []
@@ -1318,6 +1315,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def contract_env(K, B, seed, max_epochs, every, metrics, **more):
+    """The environment of one uninterrupted trainer invocation under docs/TRAINER-CONTRACT.md
+    from scratch at (K, B): metrics and its checkpoints in metrics' folder, a free rendezvous
+    port, and `more` variables."""
+    return dict(os.environ, SCV_WORKERS=str(K), SCV_BATCH=str(B), SCV_SEED=str(seed), SCV_RESUME="0",
+                SCV_MAX_EPOCHS=str(max_epochs), SCV_UNTIL_ITERATIONS="0", SCV_EVAL_EVERY_EPOCHS=str(every),
+                SCV_METRICS=metrics, SCV_CHECKPOINT_DIR=os.path.dirname(metrics),
+                SCV_MASTER_PORT=str(free_port()), **more)
+
+
 def contract_truth(cmd, K, B, seed, max_epochs=BYOT_MAX_EPOCHS, target=BYOT_TARGET, rule=BYOT_RULE):
     """One uninterrupted invocation of a trainer under docs/TRAINER-CONTRACT.md at (K, B) from
     scratch, stopped (SIGUSR1 to mpirun) once the mean of the last W periodic evaluations reaches
@@ -1327,10 +1334,7 @@ def contract_truth(cmd, K, B, seed, max_epochs=BYOT_MAX_EPOCHS, target=BYOT_TARG
     import signal
     d = tempfile.mkdtemp()
     metrics = os.path.join(d, "metrics.jsonl")
-    env = dict(os.environ, SCV_WORKERS=str(K), SCV_BATCH=str(B), SCV_SEED=str(seed), SCV_RESUME="0",
-               SCV_MAX_EPOCHS=str(max_epochs), SCV_UNTIL_ITERATIONS="0",
-               SCV_EVAL_EVERY_EPOCHS=str(rule["every"]), SCV_METRICS=metrics, SCV_CHECKPOINT_DIR=d,
-               SCV_MASTER_ADDR="127.0.0.1", SCV_MASTER_PORT=str(free_port()))
+    env = contract_env(K, B, seed, max_epochs, rule["every"], metrics, SCV_MASTER_ADDR="127.0.0.1")
     p = subprocess.Popen(["mpirun", "--oversubscribe", "-np", str(K), "/bin/sh", "-c",
                           "trap : USR1; " + " ".join(cmd)], env=env, stdout=subprocess.DEVNULL,
                          stderr=open(os.path.join(d, "trainer.log"), "w"), start_new_session=True)

@@ -174,6 +174,8 @@ static void t_cluster_end_to_end(void)
     CHECK_EQ_INT(run(out, sizeof out, "%s cluster mpirun %s 3 -- true 2>&1", bin, name), 1);
     CHECK_MSG(strstr(out, "has 2 VMs"), "%s", out);
     CHECK_EQ_INT(run(out, sizeof out, "%s cluster mpirun %s 0 -- true 2>&1", bin, name), 2);
+    CHECK_EQ_INT(run(out, sizeof out, "SCV_MASTER_PORT=70000 %s cluster mpirun %s 1 -- true 2>&1", bin, name), 2);
+    CHECK_MSG(strstr(out, "SCV_MASTER_PORT"), "%s", out);
     /* dynamic batching on the mixed pair with VM 1 throttled to 0.1 core against VM 2's 0.5:
      * worker 0's throughput-proportional share (0.17-0.24 measured) stays under a floor of
      * 0.4, so the controller holds it at the floor and reports it, after the unused first

@@ -1,7 +1,8 @@
 /*
- * cmd_cluster.c - `scavenger cluster up|down|status|throttle|exec|mpirun|agent|preempt|restore|replay`:
- * the emulated cloud cluster (src/runtime/cluster.c), its emulated preemptions
- * (src/runtime/preempt.c), and a command run as MPI ranks across it (src/runtime/launch.c). `agent` is the rsh agent mpirun uses to start its daemons inside
+ * cmd_cluster.c - `scavenger cluster up|down|status|throttle|exec|mpirun|agent|preempt|
+ * restore|replay`: the emulated cloud cluster (src/runtime/cluster.c), its emulated
+ * preemptions (src/runtime/preempt.c), and a command run as MPI ranks across it
+ * (src/runtime/launch.c). `agent` is the rsh agent mpirun uses to start its daemons inside
  * the emulated VMs; users do not call it.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -148,20 +149,22 @@ static int cluster_mpirun(int argc, char **argv)
     scv_err err = {0};
     scv_launch l = {
         .workers = (int)k, .threads = 1, .program = argv[5], .argv = argv + 6, .argc = argc - 6, .cluster = argv[2]};
-    char addr[64], v_addr[96], v_maddr[96], v_port[64];
+    char addr[64], v_addr[96];
     if (scv_launch_rank0_addr(&l, addr, sizeof addr, &err)) return fail(&err);
-    const char *port = getenv("SCV_MASTER_PORT");
+    int64_t port = 29500; /* torchrun's default */
+    if (getenv("SCV_MASTER_PORT") && (scv_parse_i64(getenv("SCV_MASTER_PORT"), &port) || port < 1 || port > 65535))
+        return usage("SCV_MASTER_PORT must be a port number (1..65535)");
     snprintf(v_addr, sizeof v_addr, "SCV_MASTER_ADDR=%s", addr);
-    snprintf(v_maddr, sizeof v_maddr, "MASTER_ADDR=%s", addr);
-    snprintf(v_port, sizeof v_port, "MASTER_PORT=%.40s", port ? port : "29500");
     size_t n = 0;
     for (char **e = environ; *e; e++) n++;
-    const char **env = calloc(n + 5, sizeof *env);
+    const char **env = calloc(n + 2 + SCV_LAUNCH_RDV_VARS, sizeof *env);
     if (!env) return EXIT_FAIL;
     size_t m = 0;
     for (char **e = environ; *e; e++)
         if (!strncmp(*e, "SCV_", 4) && strncmp(*e, "SCV_MASTER_ADDR=", 16)) env[m++] = *e;
-    env[m++] = v_addr, env[m++] = v_maddr, env[m++] = v_port, env[m++] = "GLOO_SOCKET_IFNAME=eth0";
+    env[m++] = v_addr;
+    scv_launch_rdv rdv;
+    m += (size_t)scv_launch_rendezvous_env(&l, addr, (int)port, &rdv, env + m);
     l.env = env;
     int status = 0, rc = scv_launch_mpirun(&l, &status, &err);
     free(env);

@@ -283,18 +283,12 @@ static int launch(exec_drv *e, int K, int B, const double *split, const char *me
         rc = scv_segwire_env(w, &env, err);
         free(w);
     }
-    /* torchrun's rendezvous variables, the same for every process (an `env://` script) */
-    char maddr[300] = "", mport[32] = "";
-    if (!rc) {
-        snprintf(maddr, sizeof maddr, "MASTER_ADDR=%s", addr);
-        snprintf(mport, sizeof mport, "MASTER_PORT=%d", w_port);
-    }
-    /* a VM's one interface (not the contract's: the framework's) */
+    /* the contract's variables, then torchrun's */
     const char *v[64];
     int nv = 0;
-    for (int i = 0; env && env[i] && nv < 58; i++) v[nv++] = env[i];
-    if (!rc) v[nv++] = maddr, v[nv++] = mport;
-    if (t->cluster) v[nv++] = "GLOO_SOCKET_IFNAME=eth0";
+    scv_launch_rdv rdv;
+    for (int i = 0; env && env[i] && nv < 64 - 1 - SCV_LAUNCH_RDV_VARS; i++) v[nv++] = env[i];
+    if (!rc) nv += scv_launch_rendezvous_env(&l, addr, w_port, &rdv, v + nv);
     v[nv] = NULL;
     l.env = v;
     if (rc) {

@@ -305,6 +305,16 @@ static int start(const scv_launch *l, pid_t *out_pid, scv_err *err)
 
 int scv_launch_start(const scv_launch *l, pid_t *pid, scv_err *err) { return start(l, pid, err); }
 
+int scv_launch_rendezvous_env(const scv_launch *l, const char *addr, int port, scv_launch_rdv *r, const char **v)
+{
+    int n = 0;
+    snprintf(r->addr, sizeof r->addr, "MASTER_ADDR=%s", addr);
+    snprintf(r->port, sizeof r->port, "MASTER_PORT=%d", port);
+    v[n++] = r->addr, v[n++] = r->port;
+    if (l->cluster) v[n++] = "GLOO_SOCKET_IFNAME=eth0";
+    return n;
+}
+
 int scv_launch_rank0_addr(const scv_launch *l, char *buf, size_t cap, scv_err *err)
 {
     if (l->cluster) {

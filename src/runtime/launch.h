@@ -66,6 +66,15 @@ int scv_launch_start(const scv_launch *l, pid_t *pid, scv_err *err);
 /* The address rank 0 of such a launch runs at: 127.0.0.1 locally, the first VM's (in
  * place_type's order) on a cluster, the hostfile's first host. */
 int scv_launch_rank0_addr(const scv_launch *l, char *buf, size_t cap, scv_err *err);
+/* torchrun's rendezvous variables for a launch whose rank 0 is at addr, port (the same for
+ * every process: an `env://` script's): MASTER_ADDR, MASTER_PORT and, on a cluster,
+ * GLOO_SOCKET_IFNAME (a VM's one interface; the framework's, not the contract's). Appended
+ * to v (room for SCV_LAUNCH_RDV_VARS more), their text in r; returns how many. */
+#define SCV_LAUNCH_RDV_VARS 3
+typedef struct scv_launch_rdv {
+    char addr[300], port[32];
+} scv_launch_rdv;
+int scv_launch_rendezvous_env(const scv_launch *l, const char *addr, int port, scv_launch_rdv *r, const char **v);
 
 /* 1 when a line of a job's output is Open MPI's (or PMIx's) word that the launch failed or
  * broke (ORTE_ERROR_LOG, "mpirun was unable to ...", a crash's "*** Process received
