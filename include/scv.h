@@ -998,7 +998,8 @@ typedef enum {
     X(STRAGGLER, "straggler") \
     X(PREEMPT_NOTICE, "preempt_notice") \
     X(PREEMPT_RESTORED, "preempt_restored") \
-    X(CARRY_MEASURED, "carry_measured")
+    X(CARRY_MEASURED, "carry_measured") \
+    X(CARRY_FLOOR, "carry_floor")
 /* clang-format on */
 typedef enum {
 #define SCV__NOTE(name, text) SCV_NOTE_##name,
@@ -1236,8 +1237,9 @@ typedef struct scv_run_result {
      * exponent read from a probe at another batch (this run's, or a stored run's of the job),
      * with its profile band, and the plan follows it; 4, under AdaScale, the law with the
      * measured noise scale (times the corpus's factor) and the band of other jobs' AdaScale
-     * curves, per ln(B/b0) as 2's; 0, the law with the measured noise scale and no band (the
-     * others NaN) */
+     * curves, per ln(B/b0) as 2's; 5, under a fixed rule, the exponent from the noise floor
+     * the run measures (docs/MODEL.md), its band from the floor's and the rate's ranges, per
+     * ln(B/b0) as 2's; 0, the law with the measured noise scale and no band (the others NaN) */
     int carry_learnt;
     double carry_noise_scale, carry_gamma, carry_q_lo, carry_q_hi, carry_err;
     double price_hr;            /* per VM under the run's pricing */

@@ -50,6 +50,10 @@ typedef struct fake {
     /* or a training loss loss_b x^-loss_c (x in reference samples) and a loss target */
     int by_loss;
     double loss_b, loss_c;
+    /* the noise floor's law (src/model/floor.c) in place of the noise scale's: a sample at B
+     * is worth s(B) = (lr(B) / B) / (lr(32) / 32) reference samples (job's rule), and the
+     * training loss sits F(B) = lr(B) / (1 - 0.9) tr(Sigma) / (4 B) over loss_b x^-loss_c */
+    int floor_law;
     /* the smoothed rule, the trainer's own (src/model/stoprule.c): reached at an evaluation
      * when the mean of the last W values (accuracies, or period-mean losses) crosses the target */
     scv_stoprule rule;
@@ -94,6 +98,16 @@ static inline double fake_acc(const fake *f)
 /* The power-law fake's crossing of an accuracy [reference samples]. */
 static inline double fake_pow_crossing(const fake *f, double acc) { return f->tau * pow(f->acc_gap / (1 - acc), 1 / f->acc_c); }
 static inline double fake_loss_at(const fake *f, double x) { return f->loss_b * pow(x, -f->loss_c); }
+static inline double fake_lr(const fake *f, int B)
+{
+    double r = (double)B / f->job.base_batch;
+    return f->job.lr * (f->job.lr_scaling == SCV_LR_SCALE_SQRT     ? sqrt(r)
+                        : f->job.lr_scaling == SCV_LR_SCALE_LINEAR ? r
+                                                                   : 1);
+}
+/* floor_law: s(B) and F(B) (tr(Sigma) = 100 b_noise, the measurements' below) */
+static inline double fake_floor_rate(const fake *f, int B) { return fake_lr(f, B) / B / (fake_lr(f, 32) / 32); }
+static inline double fake_floor(const fake *f, int B) { return fake_lr(f, B) / 0.1 * 100 * f->b_noise / (4.0 * B); }
 
 /* A new invocation: the window starts from the loop's history. */
 static inline void fake_rule_init(fake *f, const scv_segment_spec *sp)
@@ -210,7 +224,8 @@ static inline int f_train(void *ctx, const scv_segment_spec *sp, const scv_measu
             t *= f->short_t_factor; /* at K - 1 */
         f->clock += t;
         f->iteration++, f->samples += f->B, n++, sum += t;
-        f->x_ref += f->B * (1 + 32 / f->b_noise) / (1 + f->B / f->b_noise);
+        f->x_ref += f->floor_law ? f->B * fake_floor_rate(f, f->B)
+                                 : f->B * (1 + 32 / f->b_noise) / (1 + f->B / f->b_noise);
         int k_now = f->iteration > f->short_lo && f->iteration <= f->short_hi ? f->K - 1 : f->K; /* as the job says */
         if (k_now < f->K) f->short_s += f->clock - f->last_end;
         f->last_end = f->clock;
@@ -226,7 +241,9 @@ static inline int f_train(void *ctx, const scv_segment_spec *sp, const scv_measu
             double every = sp->eval_every_epochs * f->job.n_train;
             if (floor(f->samples / every) > floor((f->samples - f->B) / every)) {
                 /* a period-mean loss: the loss at the period's middle */
-                double tl = f->by_loss ? fake_loss_at(f, 0.5 * (f->x_at_eval + f->x_ref)) : NAN;
+                double tl = f->by_loss ? fake_loss_at(f, 0.5 * (f->x_at_eval + f->x_ref)) +
+                                             (f->floor_law ? fake_floor(f, f->B) : 0)
+                                       : NAN;
                 scv_eval_sample e = {.iteration = f->iteration, .samples_seen = f->samples,
                                      .epoch = f->samples / f->job.n_train, .accuracy = fake_acc(f), .loss = 0.1,
                                      .train_loss = tl, .train_loss_samples = f->samples - f->samples_at_eval,

@@ -540,7 +540,7 @@ static void probe_progress(progress *g, double level)
     CHECK_EQ_INT(progress_segment(g, 2000, 64), SCV_OK);
     for (double x = 100; x <= 3000 + 1e-9; x += 100) {
         double u = x <= 1000 ? x : x <= 2000 ? 1000 + 0.5 * (x - 1000) : 1500 + (x - 2000);
-        CHECK_EQ_INT(progress_eval_add(g, x, probe_curve(u) + (x > 1000 && x <= 2000 ? level : 0)), SCV_OK);
+        CHECK_EQ_INT(progress_eval_add(g, x, probe_curve(u) + (x > 1000 && x <= 2000 ? level : 0), NAN, NAN), SCV_OK);
     }
 }
 

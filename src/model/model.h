@@ -536,6 +536,46 @@ int scv_carry_shift(const scv_carry_run *r, const scv_carry_policy *pol, double 
  * a job whose rate is not known). The one order `run` and `plan` take it in. */
 int scv_carry_for_job(const scv_lcurve_set *set, const scv_job_info *job, scv_metric metric, double coverage,
                       scv_carry *out);
+/* tr(Sigma) per sample from K local gradients of B / K samples each and their mean
+ * (stat.c: (|g_b|^2 - |g_B|^2) / (1/b - 1/B)); NaN with K < 2 or a norm not measured. */
+double scv_gns_trace(int K, int B, double g_local, double g_global);
+/* The carry under a fixed rule from the gradient noise the run measures (floor.c): b's
+ * curve is b0's at the rule's rate per sample s, moved by the noise floor's shift d. */
+typedef struct scv_floor_policy {
+    double kappa_lo, kappa_hi; /* 0.3, 1.3: the band's rates per sample, s^kappa */
+    double level_err;          /* 0.35: the floor's shift within this relative error */
+    int min_evals;             /* 4: the run's evaluations at b0 before it is read */
+} scv_floor_policy;
+scv_floor_policy scv_floor_policy_default(void);
+typedef struct scv_floor_in {
+    scv_metric metric;   /* the target's */
+    const double *x, *y; /* the run's evaluations of it at b0 and where they stand
+                                   [samples], in order */
+    size_t n;
+    double per_loss;     /* accuracy: its change per unit of training loss at the target
+                                   (< 0; the level moves by d per_loss), measured by the caller */
+    double trace;        /* tr(Sigma) per sample, measured (stat.c) */
+    double lr, momentum; /* at base_batch, by lr_scaling */
+    double base_batch, b0, b;
+    scv_lr_scaling lr_scaling;
+    double target, horizon; /* the target's value; the run's bound [samples] */
+    /* where b0 reaches a value v its evaluations have not [samples, 2 horizon: not within
+     * it]: cross(ctx, v) (the run's forecast), NULL: the curve fitted to them (one they have
+     * reached: linearly between the two it falls between) */
+    double (*cross)(void *ctx, double v);
+    void *ctx;
+} scv_floor_in;
+/* lr(batch) / lr(base_batch) under a fixed rule (1 for none and AdaScale). */
+double scv_floor_lr_factor(scv_lr_scaling rule, double batch, double base_batch);
+/* F(batch) = lr(batch) / (1 - momentum) tr(Sigma) / (4 batch) [loss]. */
+double scv_floor_level(const scv_floor_in *in, double batch);
+/* The exponent gamma of the target's carry from b0 to b and its band (q_lo <= 0 <= q_hi,
+ * per_log), and the law it carries by: run_b0, run_b, run_rate s, run_level the level in the
+ * target's metric (d, or d per_loss); n_errors the evaluations read; SCV_ENOTFOUND under
+ * AdaScale, without a trace, with fewer than policy.min_evals evaluations, an accuracy
+ * without per_loss < 0, curves that cannot be fitted, or a target b0 does not reach within
+ * the horizon. pol NULL: the default. */
+int scv_carry_floor(const scv_floor_in *in, const scv_floor_policy *pol, scv_carry *out);
 /* The carry's error as an estimate carries it (estimate.h). */
 scv_carry_err scv_carry_err_of(const scv_carry *c);
 /* The carry's band from b0 to b as ln(true / carried) quantiles (0, 0 at b0; NaN: none). */

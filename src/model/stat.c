@@ -23,12 +23,18 @@
 #include <stdio.h>
 #include <string.h>
 
+double scv_gns_trace(int K, int B, double g_local, double g_global)
+{
+    if (K < 2 || !(g_local > 0) || !(g_global > 0)) return NAN;
+    double b = (double)B / K;
+    return (g_local - g_global) / (1 / b - 1.0 / B);
+}
+
 double scv_gns_b_simple(int K, int B, double g_local, double g_global)
 {
     if (K < 2 || !(g_local > 0) || !(g_global > 0)) return NAN;
     double b = (double)B / K, g2 = (B * g_global - b * g_local) / (B - b);
-    double tr = (g_local - g_global) / (1 / b - 1.0 / B);
-    return g2 > 0 ? tr / g2 : NAN;
+    return g2 > 0 ? scv_gns_trace(K, B, g_local, g_global) / g2 : NAN;
 }
 
 static double gamma_norm(const scv_stat_model *m, double B)
@@ -66,7 +72,7 @@ int scv_stat_fit(scv_stat_kind kind, const scv_config_stats *s, size_t n, double
         double b = (double)c->batch / c->workers, B = c->batch;
         double wt = c->n_iters > 0 ? c->n_iters : 1;
         sum_g2 += wt * (B * c->g_global - b * c->g_local) / (B - b);
-        sum_tr += wt * (c->g_local - c->g_global) / (1 / b - 1 / B);
+        sum_tr += wt * scv_gns_trace(c->workers, c->batch, c->g_local, c->g_global);
         if (m < 64) {
             x[2 * m] = 1;
             x[2 * m + 1] = 1 / sqrt(B);

@@ -164,9 +164,142 @@ static double noise_scale(const loop *l)
     return sm.b_simple > 0 ? scv_carry_law_noise(&l->in.carry, sm.b_simple) : NAN;
 }
 
+/* Where a curve reaches a value v of the target's metric, as the run forecasts its target
+ * (progress_predict: the calibrated median, 2 horizons where it is out of reach): the noise
+ * floor's crossings beyond the evaluations. */
+typedef struct floor_ctx {
+    const loop *l;
+    const progress *g;
+    scv_carry_law law;
+} floor_ctx;
+
+static double floor_cross(void *ctx, double v)
+{
+    const floor_ctx *c = ctx;
+    const loop *l = c->l;
+    char key[64];
+    progress_pred pr;
+    double h = loop_horizon(l);
+    progress_predict(c->g, loop_metric_of(l->p), v, l->p->batches[0], c->law, l->pol->seed, &l->in.calib,
+                     l->job.n_train, scv_calib_key(l->job.model, l->job.dataset, key, sizeof key), h, &pr);
+    return pr.ok && pr.reachable && pr.x_star <= h ? pr.x_star : 2 * h;
+}
+
+/* The accuracy's change per unit of training loss over the last policy.min_evals * 2
+ * evaluations at b0 (least squares; NaN: fewer than min_evals, or no fall). */
+static double accuracy_per_loss(const progress *g, int b0, size_t want)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, n = 0;
+    for (size_t i = g->nev; i-- > 0 && n < 2 * want;)
+        if (progress_batch_at(g, g->ev[i].samples) == b0 && isfinite(g->ev[i].loss) && isfinite(g->ev[i].y)) {
+            double x = g->ev[i].loss, y = g->ev[i].y;
+            sx += x, sy += y, sxx += x * x, sxy += x * y, n++;
+        }
+    double var = sxx - sx * sx / n;
+    return n >= want && var > 0 ? (sxy - sx * sy / n) / var : NAN;
+}
+
+/* The carry from the noise floor (floor.c) of a curve g (this run's, or a stored run's of the
+ * job) and the measurements cs (n) that came with it, where the job runs under a fixed rule
+ * with a constant schedule and the corpus holds no curves of it at several batches: g's
+ * evaluations at the reference batch b0 and at b, the batch of the space farthest from b0
+ * (each at its reference samples under the floor's own law, b's moved onto b0's curve by its
+ * level), an accuracy's change per unit of loss at b0, and tr(Sigma) from the measurements
+ * with K >= 2 (weighted by their iterations). */
+static int floor_of(const loop *l, const progress *g, const scv_config_stats *cs, size_t ncs, scv_carry *out)
+{
+    const scv_run_params *p = l->p;
+    const scv_floor_policy fp = scv_floor_policy_default();
+    char recipe[512];
+    const char *m = NULL, *decay = NULL;
+    out->gamma = NAN;
+    if (scv_job_recipe(p->job_json, recipe, sizeof recipe) == SCV_OK)
+        m = strstr(recipe, "momentum="), decay = strstr(recipe, "lr-decay=");
+    if (!m || !decay || strncmp(decay + 9, "none", 4) || isfinite(l->in.carry.b_noise) || p->n_batches < 2 || !g->nev)
+        return SCV_ENOTFOUND;
+    double tr = 0, w = 0, b0 = p->batches[0], b = b0;
+    for (size_t i = 0; i < ncs; i++) {
+        double t = scv_gns_trace(cs[i].workers, cs[i].batch, cs[i].g_local, cs[i].g_global);
+        double wt = cs[i].n_iters > 0 ? cs[i].n_iters : 1;
+        if (isfinite(t)) tr += wt * t, w += wt;
+    }
+    for (size_t i = 1; i < p->n_batches; i++)
+        if (fabs(log(p->batches[i] / b0)) > fabs(log(b / b0))) b = p->batches[i];
+    if (!(w > 0 && tr > 0) || b == b0) return SCV_ENOTFOUND;
+    double *x = malloc(sizeof(double) * 2 * g->nev), *y = x ? x + g->nev : NULL;
+    if (!x) return SCV_ENOMEM;
+    scv_floor_in in = {.metric = loop_metric_of(p),
+                       .x = x,
+                       .y = y,
+                       .trace = tr / w,
+                       .lr = l->job.lr,
+                       .momentum = strtod(m + 9, NULL),
+                       .base_batch = l->job.base_batch,
+                       .b0 = b0,
+                       .b = b,
+                       .lr_scaling = l->job.lr_scaling,
+                       .target = loop_target_value(p),
+                       .horizon = loop_horizon(l),
+                       .cross = floor_cross};
+    in.per_loss = in.metric == SCV_METRIC_LOSS ? 1 : accuracy_per_loss(g, (int)b0, (size_t)fp.min_evals);
+    /* the curve placed by the floor's own law, no other carry (they would place b0's
+     * evaluations): a sample at another batch B counts as s(B) = (B / b0)^-(1 - e) of b0's (e
+     * the rule's exponent of lr in B), and an evaluation at b sits d per_loss off b0's curve */
+    double e = log(scv_floor_lr_factor(l->job.lr_scaling, 2 * b0, b0)) / log(2);
+    scv_carry_law law = {.b_noise = NAN,
+                         .gamma = 1 - e,
+                         .run_b0 = b0,
+                         .run_b = b,
+                         .run_rate = pow(b / b0, e - 1),
+                         .run_level = (scv_floor_level(&in, b) - scv_floor_level(&in, b0)) * in.per_loss,
+                         .run_cross0 = NAN,
+                         .run_until = INFINITY};
+    floor_ctx fc = {l, g, law};
+    size_t n = 0; /* (the evaluations at b too, moved onto b0's curve by the law) */
+    for (size_t i = 0; i < g->nev; i++) {
+        int at = progress_batch_at(g, g->ev[i].samples);
+        if (at == (int)b0 || at == (int)b)
+            x[n] = progress_ref_samples(g, g->ev[i].samples, (int)b0, law),
+            y[n++] = g->ev[i].y - (at == (int)b ? law.run_level : 0);
+    }
+    in.n = n, in.ctx = &fc;
+    int rc = isfinite(law.run_level) ? scv_carry_floor(&in, &fp, out) : SCV_ENOTFOUND;
+    free(x);
+    return rc;
+}
+
+/* The noise floor's carry in force: read on this run's own curve or on the newest stored run's
+ * of the job (loop_learn_stored_carry), whichever holds more evaluations (a second run's first
+ * plans read the first run's whole curve, not their own first evaluations); refreshed before
+ * each prediction of the target and each plan (gamma NaN: none). */
+void loop_refresh_floor(loop *l)
+{
+    const scv_carry *st = &l->in.floor_stored;
+    if (floor_of(l, &l->curve.prog, l->cs, l->ncs, &l->in.floor) != SCV_OK ||
+        (isfinite(st->gamma) && st->n_errors > l->in.floor.n_errors))
+        l->in.floor = *st;
+}
+
+/* The carry whose band the estimate takes: the noise floor's where it tells, else the run's
+ * read or the corpus's (l->in.carry). */
+const scv_carry *loop_carry_in_force(const loop *l)
+{
+    return isfinite(l->in.floor.gamma) ? &l->in.floor : &l->in.carry;
+}
+
 scv_carry_law loop_carry_law(const loop *l)
 {
     const scv_carry *c = &l->in.carry;
+    const scv_carry *f = &l->in.floor;
+    if (isfinite(f->gamma)) /* every sample at b at the rate s, each evaluation there d off b0's curve */
+        return (scv_carry_law){.b_noise = NAN,
+                               .gamma = f->gamma,
+                               .run_b0 = f->run_b0,
+                               .run_b = f->run_b,
+                               .run_rate = f->run_rate,
+                               .run_level = f->run_level,
+                               .run_cross0 = NAN,
+                               .run_until = INFINITY};
     if (l->probe.carry_run) return loop_read_law(l, l->probe.carry_from ? 0 : l->probe.carry_until);
     if (isfinite(c->b_noise)) return (scv_carry_law){.b_noise = c->b_noise, .gamma = NAN};
     double bn = noise_scale(l);
@@ -332,6 +465,13 @@ void loop_learn_stored_carry(loop *l, const scv_stored_target *t, size_t n)
         if (!loop_store_read(l, scv_store_load_steps(l->p->store, t[i].run, &steps, &n_steps, &se), &se)) continue;
         int rc = loop_stored_curve(l, t[i].run, steps, n_steps, &g, &ev, &n_ev, NULL);
         free(steps);
+        scv_config_stats *cs;
+        size_t ncs;
+        if (!rc && !isfinite(l->in.floor_stored.gamma) &&
+            loop_store_read(l, scv_store_run_measurements(l->p->store, t[i].run, &cs, &ncs, &se), &se)) {
+            floor_of(l, &g, cs, ncs, &l->in.floor_stored);
+            free(cs);
+        }
         for (size_t k = 1; !rc && k < g.nseg && !l->probe.carry_run; k++) {
             int b = g.seg[k].batch, seen = b == g.seg[0].batch;
             for (size_t j = 1; j < k; j++) seen |= g.seg[j].batch == b;

@@ -55,8 +55,7 @@ int loop_stored_curve(const loop *l, long long run, const scv_run_step *steps, s
             end += (double)steps[k].iterations * steps[k].batch;
             if ((*ev)[i].samples_seen <= end + 0.5) break;
         }
-        if (k == n_steps || strcmp(steps[k].phase, "search"))
-            progress_eval_add(g, loop_target_x(l, &(*ev)[i]), loop_target_y(l, &(*ev)[i]));
+        if (k == n_steps || strcmp(steps[k].phase, "search")) loop_progress_eval(l, g, &(*ev)[i]);
     }
     return SCV_OK;
 }
@@ -103,10 +102,11 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
     int rc = loop_stored_curve(l, t->run, steps, n_steps, &g, &ev, &n_ev, NULL);
     free(steps);
     if (!rc) {
-        /* as loop_carry_law (the carry read from a probe first), the stored run's own noise scale
-         * before this run's */
-        scv_carry_law law = !l->probe.carry_run ? (scv_carry_law){.b_noise = l->in.carry.b_noise, .gamma = NAN}
-                            : loop_read_law(l, l->probe.carry_from == t->run ? INFINITY : 0);
+        /* as loop_carry_law (the noise floor's, then the carry read from a probe), the stored
+         * run's own noise scale before this run's */
+        scv_carry_law law = isfinite(l->in.floor.gamma) ? loop_carry_law(l)
+                            : !l->probe.carry_run       ? (scv_carry_law){.b_noise = l->in.carry.b_noise, .gamma = NAN}
+                                                  : loop_read_law(l, l->probe.carry_from == t->run ? INFINITY : 0);
         if (!scv_carry_law_known(law)) law.b_noise = loop_stored_noise_scale(l, t->run);
         if (!scv_carry_law_known(law)) law = loop_carry_law(l);
         if (!scv_carry_law_known(law)) law.b_noise = INFINITY; /* none: samples count the same at any batch */
@@ -163,6 +163,7 @@ static stored_est *stored_load(loop *l)
                   "another learning rate or schedule learns another curve", c->other_recipe,
                   c->other_recipe == 1 ? "" : "s", c->recipe);
     loop_learn_stored_carry(l, c->t, c->n);
+    loop_refresh_floor(l); /* (a stored run's noise floor, read just now, carries its samples) */
     return c;
 }
 

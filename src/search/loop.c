@@ -135,7 +135,7 @@ static const scv_plan_point *probe_point(const loop *l, const scv_plan_result *r
     }
     double ql, qh;
     if (!alt) return NULL;
-    scv_carry_quantiles(&l->in.carry, ch->batch, alt->batch, &ql, &qh);
+    scv_carry_quantiles(loop_carry_in_force(l), ch->batch, alt->batch, &ql, &qh);
     return isfinite(ql) && alt->time_s * exp(ql) < ch->time_s ? alt : NULL;
 }
 
@@ -188,7 +188,7 @@ static int do_plan(loop *l, scv_err *err)
     loop_note(l, SCV_EV_DECISION, SCV_NOTE_DECISION, "K=%d, B=%d%s (%s)", l->K, l->B, ct, r->why);
     if (probe) {
         double ql, qh;
-        scv_carry_quantiles(&l->in.carry, ch->batch, probe->batch, &ql, &qh);
+        scv_carry_quantiles(loop_carry_in_force(l), ch->batch, probe->batch, &ql, &qh);
         loop_note(l, SCV_EV_NOTE, SCV_NOTE_PROBE, "probe: the first training segment at K=%d, B=%d, predicted %.3g s to the target (%.3g s at "
              "the bottom of the batch carry-over's band) against the choice's %.3g s: its evaluations, and the choice's "
              "after it, tell the run's own carry", probe->workers, probe->batch, probe->time_s, probe->time_s * exp(ql),
@@ -604,6 +604,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
         memmove(l->bs + at + 1, l->bs + at, sizeof(int) * (l->n_bs - (size_t)at));
         l->bs[at] = B, l->n_bs++;
     }
+    l->in.floor.gamma = l->in.floor_stored.gamma = NAN; /* (none until a curve tells) */
     l->place.vm = scv_catalog_find(p->catalog, p->vm_type);
     l->place.vm_index = l->place.train_vm = l->place.seg_vm = (int)(l->place.vm - p->catalog->vms);
     if (p->pricing == SCV_PRICE_MEMORY &&

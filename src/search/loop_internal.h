@@ -111,6 +111,10 @@ typedef struct inputs_state {
     scv_carry carry;                /* the batch carry-over learnt from the corpus's curves of
                                        this job under its learning-rate rule, else its rule's
                                        exponent from other jobs' (NaN: none) */
+    scv_carry floor;                /* the carry from the noise floor the run measures, to the
+                                       batch of its space farthest from the reference one
+                                       (floor.c; gamma NaN: none, loop_refresh_floor) */
+    scv_carry floor_stored;         /* ... the newest stored run's of the job (NaN: none) */
     scv_seed_crossings seeds;       /* the corpus's curves of the job under its recipe: their
                                        crossings of the target (n 0: none; est_corpus.c) */
     int seeds_other;                /* ... curves of the job's network and data under another
@@ -243,6 +247,8 @@ int loop_load_prior(loop *l, scv_err *err);
 int loop_store_read(loop *l, int rc, const scv_err *e);
 scv_carry_law loop_carry_law(const loop *l);
 scv_carry_law loop_read_law(const loop *l, double until);
+void loop_refresh_floor(loop *l);
+const scv_carry *loop_carry_in_force(const loop *l);
 double loop_horizon(const loop *l);
 void loop_try_run_carry(loop *l, int final);
 double loop_stored_noise_scale(loop *l, long long run);
@@ -253,6 +259,8 @@ scv_metric loop_metric_of(const scv_run_params *p);
 double loop_target_value(const scv_run_params *p);
 double loop_target_y(const loop *l, const scv_eval_sample *e);
 double loop_target_x(const loop *l, const scv_eval_sample *e);
+/* An evaluation into a curve g: the target's metric, and the period-mean training loss. */
+int loop_progress_eval(const loop *l, progress *g, const scv_eval_sample *e);
 double loop_rule_lag(const loop *l);
 void loop_predict_target(loop *l);
 void loop_curve_epochs(const progress_pred *pr, double n, double *e, double *lo, double *hi);

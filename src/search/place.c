@@ -177,6 +177,7 @@ int loop_plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_mod
     /* the target as predicted now: into the result only when the plan succeeds (a failed
      * re-plan leaves the run at its plan, and the curve's trigger armed) */
     double planned = l->curve.planned_x_star;
+    loop_refresh_floor(l);
     char tnote[sizeof r->target_note];
     scv_estimate est = loop_target_of(l, tnote, sizeof tnote);
     if (l->store_err.code) /* a store read failed on the way: the plan fails, naming it */
@@ -187,8 +188,9 @@ int loop_plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_mod
         return rc;
     }
     sm->lag_epochs = est.lag_epochs;
-    if (l->probe.carry_run) /* the run's own carry, not the measured noise scale's law, across batches */
-        sm->by_exponent = 1, sm->exponent = l->in.carry.gamma;
+    const scv_carry *cf = loop_carry_in_force(l);
+    if (l->probe.carry_run || cf == &l->in.floor) /* the run's own carry, not the measured noise scale's law */
+        sm->by_exponent = 1, sm->exponent = cf->gamma;
     /* the VM types planned: the run's own first (measured, trained on), then the others of
      * `run --vm`, carried from its measurements by the planner's stated method (docs/MODEL.md
      * "VM types without measurements"; each point says how) */
@@ -254,13 +256,25 @@ int loop_plan(loop *l, scv_plan_result **res, scv_perf_model *perf, scv_stat_mod
     r->target_n_calib = est.n_calib, r->target_carried_share = scv_estimate_mix_carried(&est.mix, est.batch);
     snprintf(r->target_curve, sizeof r->target_curve, "%s", est.curve);
     scv_carry_law law = loop_carry_law(l);
-    r->carry_learnt = l->probe.carry_run              ? 3
+    const scv_carry *c = cf;
+    r->carry_learnt = c == &l->in.floor               ? 5
+                      : l->probe.carry_run            ? 3
                       : isfinite(l->in.carry.b_noise) ? 1
                       : isfinite(l->in.carry.gamma)   ? 2
                       : l->in.carry.per_log           ? 4
                                                       : 0;
-    r->carry_noise_scale = law.b_noise, r->carry_gamma = l->in.carry.gamma;
-    r->carry_q_lo = l->in.carry.q_lo, r->carry_q_hi = l->in.carry.q_hi, r->carry_err = l->in.carry.med_abs;
+    r->carry_noise_scale = law.b_noise, r->carry_gamma = c->gamma;
+    r->carry_q_lo = c->q_lo, r->carry_q_hi = c->q_hi, r->carry_err = c->med_abs;
+    if (r->carry_learnt == 5)
+        loop_note(
+            l, SCV_EV_NOTE, SCV_NOTE_CARRY_FLOOR,
+            "batch carry-over from the noise floor of the training loss, which "
+            "the gradient noise the run measures sets: at B=%g the target's metric %+.4g off B=%g's and the progress "
+            "per "
+            "sample x%.2f, so samples to the target carry as (B/b0)^%.2f, band %+.2f..%+.2f (x%.2f-x%.2f at 4x the "
+            "batch)",
+            c->run_b, c->run_level, c->run_b0, c->run_rate, c->gamma, c->q_lo, c->q_hi, pow(4, c->q_lo),
+            pow(4, c->q_hi));
     const scv_plan_point *cp = &(*res)->points[(*res)->chosen], *dp;
     if (cp->workers == 1 && cp->comm != l->dense && (dp = loop_find_point(*res, 1, cp->batch, l->dense))) {
         /* one worker exchanges nothing: its compressed point ties with the dense one (less

@@ -37,7 +37,7 @@ void progress_advance(progress *p, double samples)
     if (p->nseg && samples > p->seg[p->nseg - 1].s1) p->seg[p->nseg - 1].s1 = samples;
 }
 
-int progress_eval_add(progress *p, double samples, double y)
+int progress_eval_add(progress *p, double samples, double y, double loss_x, double loss)
 {
     if (!isfinite(samples) || !isfinite(y)) return SCV_EINVAL;
     if (p->nev && samples < p->ev[p->nev - 1].samples) return SCV_EINVAL; /* out of order */
@@ -48,7 +48,7 @@ int progress_eval_add(progress *p, double samples, double y)
         p->ev = n, p->ev_cap = cap;
     }
     progress_advance(p, samples);
-    p->ev[p->nev++] = (progress_eval){samples, y};
+    p->ev[p->nev++] = (progress_eval){samples, y, loss_x, loss};
     return SCV_OK;
 }
 

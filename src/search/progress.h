@@ -28,6 +28,8 @@ typedef struct progress_seg {
 typedef struct progress_eval {
     double samples;             /* samples seen (in all) when evaluated */
     double y;                   /* the target's metric there */
+    double loss_x, loss;        /* the period-mean training loss and where it stands (its
+                                   period's middle; NaN: not measured) */
 } progress_eval;
 
 typedef struct progress {
@@ -62,7 +64,7 @@ void progress_free(progress *p);
 int progress_segment(progress *p, double samples, int batch);
 /* The current segment has reached `samples`. */
 void progress_advance(progress *p, double samples);
-int progress_eval_add(progress *p, double samples, double y);
+int progress_eval_add(progress *p, double samples, double y, double loss_x, double loss);
 /* Back to `samples` in all (a failed segment is redone from the last checkpoint): later
  * evaluations and segment parts are dropped. */
 void progress_rewind(progress *p, double samples);

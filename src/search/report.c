@@ -378,11 +378,16 @@ char *scv_run_report_json(const scv_run_params *p, const scv_run_result *r)
             r->carry_learnt == 1             ? "learnt"
             : r->carry_learnt == 3           ? "run"
             : r->carry_learnt == 4           ? "adascale"
+            : r->carry_learnt == 5           ? "floor"
             : isfinite(r->carry_noise_scale) ? "measured"
             : rule                           ? "rule"
                                              : "none");
     if (rule)
-        fprintf(f, ",\"band_from\":\"%s\"", r->carry_learnt == 3 ? "run" : r->carry_learnt == 4 ? "adascale" : "rule");
+        fprintf(f, ",\"band_from\":\"%s\"",
+                r->carry_learnt == 3   ? "run"
+                : r->carry_learnt == 4 ? "adascale"
+                : r->carry_learnt == 5 ? "floor"
+                                       : "rule");
     json_num(f, "noise_scale", r->carry_noise_scale, 1);
     json_num(f, "exponent", r->carry_gamma, 1);
     double at = rule ? log(4) : 1; /* ln(B / b0) of the stated band: 4x the batch */

@@ -98,7 +98,7 @@ void loop_on_eval(void *ctx, const scv_eval_sample *e)
     loop *l = ctx;
     l->last_accuracy = e->accuracy;
     if (e->seconds > 0 && isfinite(e->seconds)) l->ledger.eval_s_sum += e->seconds, l->ledger.eval_n++;
-    if (!l->profiling) progress_eval_add(&l->curve.prog, loop_target_x(l, e), loop_target_y(l, e)); /* out of order or NaN: ignored */
+    if (!l->profiling) loop_progress_eval(l, &l->curve.prog, e); /* out of order or NaN: ignored */
     loop_history_push(l, loop_target_y(l, e));
     if (!l->profiling) {
         if (!l->probe.probing) loop_try_run_carry(l, 0);

@@ -39,6 +39,12 @@ double loop_target_x(const loop *l, const scv_eval_sample *e)
     return loop_metric_of(l->p) == SCV_METRIC_LOSS ? e->samples_seen - 0.5 * e->train_loss_samples : e->samples_seen;
 }
 
+int loop_progress_eval(const loop *l, progress *g, const scv_eval_sample *e)
+{
+    return progress_eval_add(g, loop_target_x(l, e), loop_target_y(l, e), e->samples_seen - 0.5 * e->train_loss_samples,
+                             e->train_loss);
+}
+
 /* Samples by which the smoothed target rule trails the learning curve's crossing while
  * training: the rule is checked every eval period D (samples) on the mean of the last W
  * values, which stands about (W - 1) D / 2 behind the last evaluation (accuracy) or W D / 2
@@ -57,6 +63,7 @@ double loop_rule_lag(const loop *l)
 void loop_predict_target(loop *l)
 {
     const progress *g = &l->curve.prog;
+    loop_refresh_floor(l);
     scv_carry_law law = loop_carry_law(l);
     double s1 = g->nseg ? g->seg[g->nseg - 1].s1 : 0;
     if (l->curve.pred_fitted && l->curve.pred_nev == g->nev && l->curve.pred_nseg == g->nseg && l->curve.pred_s1 == s1 &&
@@ -97,10 +104,7 @@ static const struct {
 _Static_assert(sizeof estimators / sizeof estimators[0] == LOOP_ESTIMATORS, "loop.in.est_kept holds one per estimator");
 
 /* The batch carry-over's error as the estimate carries it (the run's carry now). */
-scv_carry_err loop_carry_err(const loop *l)
-{
-    return scv_carry_err_of(&l->in.carry);
-}
+scv_carry_err loop_carry_err(const loop *l) { return scv_carry_err_of(loop_carry_in_force(l)); }
 
 scv_estimate loop_target_of(loop *l, char *note, size_t cap)
 {
