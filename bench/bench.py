@@ -130,6 +130,13 @@ alternating the two systems rep by rep and quoting medians.
       [samples seen, test accuracy, period-mean training loss]. Resumable: curves already
       in the file are kept (delete it to measure again); written atomically after each
       curve. --only N: job N (0-based) only. One training at a time; run it niced.
+  bench/bench.py floor [--seeds 2] [--epochs 5]
+      The noise floor's batch carry-over (src/model/floor.c) against truths: each job of
+      DECIDE_JOBS the built-in trainer runs (LeNet, the MLP, logistic regression) trained
+      from the start at K=2 (the trace needs two workers), B=64 and B=256, its rule, per seed,
+      evaluations every 0.25 epoch on 2000 test samples; then bench/floor_eval.c (built here)
+      compares, per metric and target, the truth's exponent with the floor's, the measured
+      noise-scale law's and the corpus rule's. One training at a time.
   bench/bench.py spot [--smoke 1] [--minutes M] [--preemptions N] [--batch B]
       Spot with preemptions on an emulated cluster (3 c5.xlarge VMs: 0.25 core, 78 Mbit/s):
       LeNet K=3 B=192 to 89% test accuracy (`scavenger run` at one configuration), first
@@ -1967,12 +1974,39 @@ def spot(smoke=0, minutes=0, preemptions=3, batch=192, target_loss=0):
     finally:
         subprocess.run([BIN, "cluster", "down", "--name", name])
 
+def floor(seeds=2, epochs=5):
+    """bench/bench.py floor: see the module's text."""
+    exe = "build/floor_eval"
+    subprocess.run(["cc", "-std=c11", "-O2", "-Iinclude", "-Isrc", "bench/floor_eval.c", "build/libscv.a", "-lcjson",
+                    "-lsqlite3", "-lm", "-o", exe], check=True)
+    d = tempfile.mkdtemp()
+    print(f"# floor: K=2, B=64 and 256 from the start, {seeds} seeds, {epochs} epochs, evaluations every 0.25 "
+          f"epoch on 2000 test samples; {machine()}; {BIN}\n")
+    for job in DECIDE_JOBS[:3]:
+        opts = job["job"]
+        lr = opts[opts.index("--lr") + 1]
+        pairs = []
+        for seed in range(1, seeds + 1):
+            files = []
+            for B in (64, 256):
+                m = os.path.join(d, f"{job['name']}-{B}-{seed}.jsonl")
+                subprocess.run([BIN, "train", *opts, "--workers", "2", "--batch", str(B), "--seed", str(seed),
+                                "--epochs", str(epochs), "--eval-every-epochs", "0.25", "--eval-subset", "2000",
+                                "--metrics", m, "--progress", "never"], check=True, stdout=subprocess.DEVNULL)
+                files.append(m)
+            pairs += [f"{job['name']}-s{seed}", *files]
+        print(f"## {job['name']}: {' '.join(opts)}\n", flush=True)
+        subprocess.run([exe, "--lr", lr, "--rule", opts[opts.index("--lr-scaling") + 1], "--base-batch",
+                        opts[opts.index("--base-batch") + 1], *pairs], check=True)
+        print(flush=True)
+
+
 if __name__ == "__main__":
     cmds = {"throughput": throughput, "overhead": overhead, "accuracy": accuracy,
             "predict": predict, "statmodels": statmodels, "cluster": cluster, "loop": loop,
             "planspeed": planspeed, "decide": decide, "elastic": elastic, "straggler": straggler,
             "hetero": hetero, "byot": byot, "comm": comm, "stream": stream, "noniid": noniid,
-            "corpus": corpus, "spot": spot}
+            "corpus": corpus, "spot": spot, "floor": floor}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)

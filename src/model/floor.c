@@ -97,10 +97,11 @@ int scv_carry_floor(const scv_floor_in *in, const scv_floor_policy *pol, scv_car
     double d = scv_floor_level(in, in->b) - scv_floor_level(in, in->b0), lb = log(in->b / in->b0);
     double lo = INFINITY, hi = -INFINITY;
     const double kap[3] = {pol->kappa_lo, 1, pol->kappa_hi}, lev[3] = {1 - pol->level_err, 1, 1 + pol->level_err};
+    double cb[3]; /* b0's crossings of the target less each level (the rate does not move them) */
+    for (int j = 0; j < 3; j++) cb[j] = crossing(in, &f0, A - d * per_loss * lev[j]);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++) {
-            double r = pow(s, kap[i]), ub = crossing(in, &f0, A - d * per_loss * lev[j]) / r;
-            double g = log(ub / u0) / lb;
+            double g = log(cb[j] / pow(s, kap[i]) / u0) / lb;
             if (!isfinite(g)) continue;
             if (i == 1 && j == 1) out->gamma = g;
             lo = fmin(lo, g), hi = fmax(hi, g);

@@ -204,8 +204,8 @@ static double accuracy_per_loss(const progress *g, int b0, size_t want)
  * with a constant schedule and the corpus holds no curves of it at several batches: g's
  * evaluations at the reference batch b0 and at b, the batch of the space farthest from b0
  * (each at its reference samples under the floor's own law, b's moved onto b0's curve by its
- * level), an accuracy's change per unit of loss at b0, and tr(Sigma) from the measurements
- * with K >= 2 (weighted by their iterations). */
+ * level), an accuracy's change per unit of loss at b0, and tr(Sigma) from the latest of the
+ * measurements with K >= 2. */
 static int floor_of(const loop *l, const progress *g, const scv_config_stats *cs, size_t ncs, scv_carry *out)
 {
     const scv_run_params *p = l->p;
@@ -217,21 +217,22 @@ static int floor_of(const loop *l, const progress *g, const scv_config_stats *cs
         m = strstr(recipe, "momentum="), decay = strstr(recipe, "lr-decay=");
     if (!m || !decay || strncmp(decay + 9, "none", 4) || isfinite(l->in.carry.b_noise) || p->n_batches < 2 || !g->nev)
         return SCV_ENOTFOUND;
-    double tr = 0, w = 0, b0 = p->batches[0], b = b0;
+    /* the trace of the latest measurement that has one (it falls as training goes on: LeNet's
+     * from 87 over its first third of an epoch to 57 over its fourth and fifth) */
+    double tr = NAN, at = -INFINITY, b0 = p->batches[0], b = b0;
     for (size_t i = 0; i < ncs; i++) {
         double t = scv_gns_trace(cs[i].workers, cs[i].batch, cs[i].g_local, cs[i].g_global);
-        double wt = cs[i].n_iters > 0 ? cs[i].n_iters : 1;
-        if (isfinite(t)) tr += wt * t, w += wt;
+        if (t > 0 && cs[i].epoch_progress >= at) tr = t, at = cs[i].epoch_progress;
     }
     for (size_t i = 1; i < p->n_batches; i++)
         if (fabs(log(p->batches[i] / b0)) > fabs(log(b / b0))) b = p->batches[i];
-    if (!(w > 0 && tr > 0) || b == b0) return SCV_ENOTFOUND;
+    if (!(tr > 0) || b == b0) return SCV_ENOTFOUND;
     double *x = malloc(sizeof(double) * 2 * g->nev), *y = x ? x + g->nev : NULL;
     if (!x) return SCV_ENOMEM;
     scv_floor_in in = {.metric = loop_metric_of(p),
                        .x = x,
                        .y = y,
-                       .trace = tr / w,
+                       .trace = tr,
                        .lr = l->job.lr,
                        .momentum = strtod(m + 9, NULL),
                        .base_batch = l->job.base_batch,

@@ -1,0 +1,210 @@
+/*
+ * floor_eval.c - the noise floor's batch carry-over (src/model/floor.c) against truths: pairs
+ * of the trainer's metrics files of one job, one at the reference batch b0 and one at b, each
+ * trained from the start at K >= 2 (the trace needs two workers). For each metric (test
+ * accuracy, period-mean training loss) and targets at shares 0.3 0.5 0.7 0.85 of the way from
+ * b0's smoothed value at its third evaluation to the least extreme best of the two curves, the
+ * truth's exponent ln(E_b / E_b0) / ln(b / b0) (E: each curve's first crossing of the mean of 3
+ * evaluations) beside what the run would carry by:
+ *   floor   scv_carry_floor on b0's whole curve (its crossings read on the evaluations: the law's
+ *           own error, not the forecast's) with tr(Sigma) from b0's first `--trace-epochs`
+ *           epochs (as a run measures it in its warm-up and search), its 80% band
+ *   law     the noise-scale law with the B_simple measured there, (b + Bn) / (b0 + Bn)
+ *   rule    the rule's exponent learnt from the corpus's other jobs (scv_carry_learn_rule)
+ * and the summary: median |error| of the exponent, the share of the sign right where the truth's
+ * |exponent| > 0.1, the floor band's coverage.
+ *
+ *   cc -std=c11 -O2 -Iinclude -Isrc bench/floor_eval.c build/libscv.a -lcjson -lsqlite3 -lm -o build/floor_eval
+ *   build/floor_eval --lr 0.05 --rule sqrt --base-batch 64 [--momentum 0.9] [--corpus data/curves.jsonl] \
+ *       [--trace-epochs 0.5] NAME B0.jsonl B.jsonl [NAME B0.jsonl B.jsonl ...]
+ */
+#include "scv.h"
+#include "model/model.h"
+#include "io/io.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_EV = 4096, W = 3 };
+
+typedef struct run {
+    char model[64], dataset[256];
+    int batch, workers;
+    double n_train, trace, b_simple;
+    size_t n;
+    double x[MAX_EV], acc[MAX_EV], loss[MAX_EV];
+} run;
+
+static double num(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* A metrics file: its job line, periodic evaluations (x: samples seen), and tr(Sigma), B_simple
+ * over the iterations of its first trace_epochs epochs. */
+static int load(const char *path, double trace_epochs, run *r)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return fprintf(stderr, "floor_eval: %s: cannot open\n", path), -1;
+    static char line[1 << 16];
+    double gl = 0, gg = 0, ni = 0, seen = 0;
+    memset(r, 0, sizeof *r);
+    while (fgets(line, sizeof line, f)) {
+        cJSON *o = cJSON_Parse(line);
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "type");
+        if (cJSON_IsString(t) && !strcmp(t->valuestring, "job")) {
+            const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "model"),
+                        *d = cJSON_GetObjectItemCaseSensitive(o, "dataset");
+            snprintf(r->model, sizeof r->model, "%s", cJSON_IsString(m) ? m->valuestring : "?");
+            snprintf(r->dataset, sizeof r->dataset, "%s", cJSON_IsString(d) ? d->valuestring : "?");
+            r->batch = (int)num(o, "batch"), r->workers = (int)num(o, "workers"), r->n_train = num(o, "n_train");
+        } else if (cJSON_IsString(t) && !strcmp(t->valuestring, "iter")) {
+            seen = num(o, "samples_seen");
+            double a = num(o, "grad_sqnorm_local_mean"), b = num(o, "grad_sqnorm_global");
+            if (num(o, "batch") == r->batch && seen <= trace_epochs * r->n_train && a > 0 && b > 0)
+                gl += a, gg += b, ni++;
+        } else if (cJSON_IsString(t) && !strcmp(t->valuestring, "eval") && r->n < MAX_EV) {
+            const cJSON *role = cJSON_GetObjectItemCaseSensitive(o, "role");
+            if (cJSON_IsString(role) && !strcmp(role->valuestring, "periodic"))
+                r->x[r->n] = seen, r->acc[r->n] = num(o, "test_accuracy"), r->loss[r->n++] = num(o, "train_loss");
+        }
+        cJSON_Delete(o);
+    }
+    fclose(f);
+    if (!(ni > 0) || r->workers < 2 || r->n < 6)
+        return fprintf(stderr, "floor_eval: %s: needs K >= 2 with gradient statistics and 6 evaluations\n", path), -1;
+    r->trace = scv_gns_trace(r->workers, r->batch, gl / ni, gg / ni);
+    r->b_simple = scv_gns_b_simple(r->workers, r->batch, gl / ni, gg / ni);
+    return 0;
+}
+
+/* The first crossing of v by the mean of W evaluations (sg +1: falling to it), NaN: none. */
+static double cross(const double *x, const double *y, size_t n, double v, double sg)
+{
+    for (size_t i = W - 1; i < n; i++)
+        if (sg * ((y[i] + y[i - 1] + y[i - 2]) / W - v) <= 0) return x[i];
+    return NAN;
+}
+
+/* The best mean of W of a series (least for sg +1). */
+static double best(const double *y, size_t n, double sg)
+{
+    double b = NAN;
+    for (size_t i = W - 1; i < n; i++) {
+        double m = (y[i] + y[i - 1] + y[i - 2]) / W;
+        if (!(sg * (m - b) >= 0)) b = m;
+    }
+    return b;
+}
+
+static double median(double *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1], v[j - 1] = t;
+        }
+    return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
+}
+
+int main(int argc, char **argv)
+{
+    double lr = NAN, mu = 0.9, trace_epochs = 0.5, base = NAN;
+    const char *corpus = "data/curves.jsonl";
+    scv_lr_scaling rule = SCV_LR_SCALE_SQRT;
+    int a = 1;
+    for (; a + 1 < argc && !strncmp(argv[a], "--", 2); a += 2) {
+        if (!strcmp(argv[a], "--lr")) lr = atof(argv[a + 1]);
+        else if (!strcmp(argv[a], "--momentum")) mu = atof(argv[a + 1]);
+        else if (!strcmp(argv[a], "--base-batch")) base = atof(argv[a + 1]);
+        else if (!strcmp(argv[a], "--trace-epochs")) trace_epochs = atof(argv[a + 1]);
+        else if (!strcmp(argv[a], "--corpus")) corpus = argv[a + 1];
+        else if (!strcmp(argv[a], "--rule")) {
+            if (scv_lr_scaling_from_name(argv[a + 1], &rule, NULL))
+                return fprintf(stderr, "floor_eval: --rule %s?\n", argv[a + 1]), 2;
+        } else return fprintf(stderr, "floor_eval: unknown option %s\n", argv[a]), 2;
+    }
+    if (!(lr > 0) || !(base > 0) || a >= argc || (argc - a) % 3)
+        return fprintf(stderr, "usage: floor_eval --lr X --rule R --base-batch B0 [--momentum M] [--corpus F] "
+                               "[--trace-epochs E] NAME B0.jsonl B.jsonl ...\n"),
+               2;
+    scv_lcurve_set set;
+    scv_err err = {0};
+    if (scv_lcurves_load(corpus, &set, &err)) return fprintf(stderr, "floor_eval: %s\n", err.msg), 1;
+    static run r0, rb;
+    enum { MAXR = 512 };
+    double e_floor[MAXR], e_law[MAXR], e_rule[MAXR];
+    int sign[3] = {0, 0, 0}, signed_n = 0, covered = 0, n = 0;
+    printf("| job | metric | target | E_b0 | E_b | truth | floor (80%% band) | law (Bn) | rule |\n"
+           "|---|---|---|---|---|---|---|---|---|\n");
+    for (; a + 2 < argc + 0 && a < argc; a += 3) {
+        if (load(argv[a + 1], trace_epochs, &r0) || load(argv[a + 2], trace_epochs, &rb)) return 1;
+        char key[64];
+        scv_calib_key(r0.model, r0.dataset, key, sizeof key);
+        for (int m = 0; m < 2; m++) {
+            scv_metric metric = m ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY;
+            const double *y0 = m ? r0.loss : r0.acc, *yb = m ? rb.loss : rb.acc, sg = m ? 1 : -1;
+            scv_carry rc;
+            scv_carry_job cj = {.lr = lr, .base_batch = (int)base, .lr_scaling = rule};
+            double g_rule = scv_carry_learn_rule(&set, key, &cj, metric, NULL, 0.8, &rc) == SCV_OK ? rc.gamma : NAN;
+            /* an accuracy's change per unit of loss over b0's last 8 evaluations (as the loop) */
+            double sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0;
+            for (size_t i = r0.n; i-- > 0 && k < 8;)
+                if (isfinite(r0.loss[i]) && isfinite(r0.acc[i]))
+                    sx += r0.loss[i], sy += r0.acc[i], sxx += r0.loss[i] * r0.loss[i], sxy += r0.loss[i] * r0.acc[i],
+                        k++;
+            double per_loss = (sxy - sx * sy / k) / (sxx - sx * sx / k);
+            double from = (y0[0] + y0[1] + y0[2]) / W, to = best(y0, r0.n, sg), tb = best(yb, rb.n, sg);
+            to = sg > 0 ? fmax(to, tb) : fmin(to, tb);
+            static const double shares[4] = {0.3, 0.5, 0.7, 0.85};
+            for (int s = 0; s < 4; s++) {
+                double v = from + shares[s] * (to - from), e0 = cross(r0.x, y0, r0.n, v, sg),
+                       eb = cross(rb.x, yb, rb.n, v, sg);
+                if (!(e0 > 0 && eb > 0)) continue;
+                double lb = log((double)rb.batch / r0.batch), truth = log(eb / e0) / lb;
+                scv_floor_in in = {.metric = metric,
+                                   .x = r0.x,
+                                   .y = y0,
+                                   .n = r0.n,
+                                   .per_loss = per_loss,
+                                   .trace = r0.trace,
+                                   .lr = lr,
+                                   .momentum = mu,
+                                   .base_batch = base,
+                                   .b0 = r0.batch,
+                                   .b = rb.batch,
+                                   .lr_scaling = rule,
+                                   .target = v,
+                                   .horizon = 4 * r0.x[r0.n - 1]};
+                scv_carry f;
+                double g_floor = scv_carry_floor(&in, NULL, &f) == SCV_OK ? f.gamma : NAN;
+                double g_law = log((rb.batch + r0.b_simple) / (r0.batch + r0.b_simple)) / lb;
+                printf("| %s | %s | %.4g | %.2f | %.2f | %+.2f | %+.2f (%+.2f..%+.2f) | %+.2f (%.0f) | %+.2f |\n",
+                       argv[a], m ? "loss" : "accuracy", v, e0 / r0.n_train, eb / rb.n_train, truth, g_floor,
+                       g_floor + f.q_lo, g_floor + f.q_hi, g_law, r0.b_simple, g_rule);
+                if (n < MAXR && isfinite(g_floor)) {
+                    e_floor[n] = fabs(g_floor - truth), e_law[n] = fabs(g_law - truth);
+                    e_rule[n] = isfinite(g_rule) ? fabs(g_rule - truth) : NAN;
+                    covered += g_floor + f.q_lo <= truth && truth <= g_floor + f.q_hi;
+                    if (fabs(truth) > 0.1) {
+                        signed_n++;
+                        sign[0] += g_floor * truth > 0, sign[1] += g_law * truth > 0, sign[2] += g_rule * truth > 0;
+                    }
+                    n++;
+                }
+            }
+        }
+    }
+    if (n) {
+        printf("\n%d targets: median |exponent error| floor %.2f, law %.2f, rule %.2f; the sign right (|truth| > 0.1, "
+               "%d): floor %d, law %d, rule %d; the floor's 80%% band covers %d of %d\n",
+               n, median(e_floor, (size_t)n), median(e_law, (size_t)n), median(e_rule, (size_t)n), signed_n, sign[0],
+               sign[1], sign[2], covered, n);
+    }
+    scv_lcurve_set_free(&set);
+    return 0;
+}
