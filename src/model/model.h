@@ -480,6 +480,8 @@ typedef struct scv_carry {
     double run_b0, run_b, run_rate, run_level, run_cross0;
     double gamma_scratch;       /* ... the exponent of a run at b from its start (b at the read's
                                    rate and level all along), where gamma's counts from the probe */
+    int read_ahead;             /* the noise floor's (scv_carry_floor): a crossing it read lies
+                                   beyond the evaluations (a forecast's) */
 } scv_carry;
 /* Learns the carry of job (key "model dataset") for metric from the curves of set that
  * match it (same key, base learning rate, base batch and rule; a curve at the base batch
@@ -542,8 +544,8 @@ double scv_gns_trace(int K, int B, double g_local, double g_global);
 /* The carry under a fixed rule from the gradient noise the run measures (floor.c): b's
  * curve is b0's at the rule's rate per sample s, moved by the noise floor's shift d. */
 typedef struct scv_floor_policy {
-    double kappa_lo, kappa_hi; /* 0.3, 1.3: the band's rates per sample, s^kappa */
-    double level_err;          /* 0.35: the floor's shift within this relative error */
+    double kappa_lo, kappa_hi; /* 0.2, 1.5: the band's rates per sample, s^kappa */
+    double level_err;          /* 0.5: the floor's shift within this relative error */
     int min_evals;             /* 4: the run's evaluations at b0 before it is read */
 } scv_floor_policy;
 scv_floor_policy scv_floor_policy_default(void);
@@ -571,7 +573,8 @@ double scv_floor_lr_factor(scv_lr_scaling rule, double batch, double base_batch)
 double scv_floor_level(const scv_floor_in *in, double batch);
 /* The exponent gamma of the target's carry from b0 to b and its band (q_lo <= 0 <= q_hi,
  * per_log), and the law it carries by: run_b0, run_b, run_rate s, run_level the level in the
- * target's metric (d, or d per_loss); n_errors the evaluations read; SCV_ENOTFOUND under
+ * target's metric (d, or d per_loss); n_errors the evaluations read, read_ahead 1 where a
+ * crossing is the forecast's, not the evaluations'; SCV_ENOTFOUND under
  * AdaScale, without a trace, with fewer than policy.min_evals evaluations, an accuracy
  * without per_loss < 0, curves that cannot be fitted, or a target b0 does not reach within
  * the horizon. pol NULL: the default. */
