@@ -205,8 +205,9 @@ static double accuracy_per_loss(const progress *g, int b0, size_t want)
  * evaluations at the reference batch b0 and at b, the batch of the space farthest from b0
  * (each at its reference samples under the floor's own law, b's moved onto b0's curve by its
  * level), an accuracy's change per unit of loss at b0, and tr(Sigma) from the latest of the
- * measurements with K >= 2. */
-static int floor_of(const loop *l, const progress *g, const scv_config_stats *cs, size_t ncs, scv_carry *out)
+ * measurements with K >= 2 (stored: g is a stored run's). */
+static int floor_of(const loop *l, const progress *g, const scv_config_stats *cs, size_t ncs, int stored,
+                    scv_carry *out)
 {
     const scv_run_params *p = l->p;
     const scv_floor_policy fp = scv_floor_policy_default();
@@ -266,10 +267,11 @@ static int floor_of(const loop *l, const progress *g, const scv_config_stats *cs
     in.n = n, in.ctx = &fc;
     int rc = isfinite(law.run_level) ? scv_carry_floor(&in, &fp, out) : SCV_ENOTFOUND;
     /* read ahead of the evaluations (the forecast's crossings: a first plan's, after a third
-     * of an epoch), its band spans the carry the run holds otherwise too (bench decide: the
-     * floor's band alone held 23-25 of 72 second-run truths, where the rule's had held 49) */
+     * of an epoch) or on a stored run's curve (whose run left b0 after its warm-up, as a
+     * second run reads it), its band spans the carry the run holds otherwise too (bench
+     * decide: the floor's band alone held 23-30 of 72 second-run truths, the rule's 49) */
     const scv_carry *pr = &l->in.carry;
-    if (!rc && out->read_ahead && isfinite(pr->gamma) && isfinite(pr->q_lo) && isfinite(pr->q_hi)) {
+    if (!rc && (out->read_ahead || stored) && isfinite(pr->gamma) && isfinite(pr->q_lo) && isfinite(pr->q_hi)) {
         out->q_lo = fmin(out->q_lo, pr->gamma + pr->q_lo - out->gamma);
         out->q_hi = fmax(out->q_hi, pr->gamma + pr->q_hi - out->gamma);
     }
@@ -284,7 +286,7 @@ static int floor_of(const loop *l, const progress *g, const scv_config_stats *cs
 void loop_refresh_floor(loop *l)
 {
     const scv_carry *st = &l->in.floor_stored;
-    if (floor_of(l, &l->curve.prog, l->cs, l->ncs, &l->in.floor) != SCV_OK ||
+    if (floor_of(l, &l->curve.prog, l->cs, l->ncs, 0, &l->in.floor) != SCV_OK ||
         (isfinite(st->gamma) && st->n_errors > l->in.floor.n_errors))
         l->in.floor = *st;
 }
@@ -478,7 +480,7 @@ void loop_learn_stored_carry(loop *l, const scv_stored_target *t, size_t n)
         size_t ncs;
         if (!rc && !isfinite(l->in.floor_stored.gamma) &&
             loop_store_read(l, scv_store_run_measurements(l->p->store, t[i].run, &cs, &ncs, &se), &se)) {
-            floor_of(l, &g, cs, ncs, &l->in.floor_stored);
+            floor_of(l, &g, cs, ncs, 1, &l->in.floor_stored);
             free(cs);
         }
         for (size_t k = 1; !rc && k < g.nseg && !l->probe.carry_run; k++) {
