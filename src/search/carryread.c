@@ -2,8 +2,10 @@
  * carryread.c - the inputs of the target's estimate that do not come from the run's own curve:
  * the band's calibration (the corpus's curves and the store's finished runs), the universal
  * prior over other jobs' models, and the batch carry-over, as one strategy with one order:
- * the run's own read from a probe (or a stored run's probe), else the corpus's curves of the
- * job, else the measured noise scale, else the learning-rate rule's exponent from other jobs.
+ * under a fixed rule the noise floor's (floor.c: this run's curve or a stored run's, where it
+ * tells), else the run's own read from a probe (or a stored run's probe), else the corpus's
+ * curves of the job, else the measured noise scale, else the learning-rate rule's exponent
+ * from other jobs.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "loop_internal.h"
@@ -195,8 +197,9 @@ static double accuracy_per_loss(const progress *g, int b0, size_t want)
             double x = g->ev[i].loss, y = g->ev[i].y;
             sx += x, sy += y, sxx += x * x, sxy += x * y, n++;
         }
+    if (n < want) return NAN;
     double var = sxx - sx * sx / n;
-    return n >= want && var > 0 ? (sxy - sx * sy / n) / var : NAN;
+    return var > 0 ? (sxy - sx * sy / n) / var : NAN;
 }
 
 /* The carry from the noise floor (floor.c) of a curve g (this run's, or a stored run's of the
