@@ -291,6 +291,12 @@ double scv_quantile_sorted(const double *v, size_t n, double q)
     return lo + (h - (double)i) * (hi - lo);
 }
 
+double scv_lr_scale_factor(scv_lr_scaling rule, double batch, double base_batch)
+{
+    double ratio = base_batch > 0 ? batch / base_batch : 1;
+    return rule == SCV_LR_SCALE_LINEAR ? ratio : rule == SCV_LR_SCALE_SQRT ? sqrt(ratio) : 1;
+}
+
 double scv_median(double *x, size_t n)
 {
     if (n == 0) return NAN;

@@ -25,6 +25,11 @@ uint64_t scv_hash64(uint64_t x);     /* splitmix64 finaliser */
 /* The median of x[0..n) (x is sorted in place; the mean of the middle two when n is even;
  * NaN when n = 0). */
 double scv_median(double *x, size_t n);
+/* lr(batch) / lr(base_batch) under a fixed rule: batch / base_batch (linear), its square root
+ * (sqrt), 1 (none, and AdaScale, whose gain the trainer measures); base_batch <= 0: 1. The one
+ * statement of the rule: the trainer's rate (train/sched.c) and the noise floor's carry
+ * (model/floor.c) take it. */
+double scv_lr_scale_factor(scv_lr_scaling rule, double batch, double base_batch);
 /* qsort's comparison of doubles, ascending. */
 int scv_cmp_double(const void *a, const void *b);
 /* The q-quantile of sorted v[0, n) (n >= 1), linear between order statistics; +inf when it

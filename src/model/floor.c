@@ -40,6 +40,7 @@
  */
 #include "scv.h"
 #include "model.h"
+#include "../core/util.h"
 
 #include <math.h>
 #include <string.h>
@@ -49,15 +50,9 @@ scv_floor_policy scv_floor_policy_default(void)
     return (scv_floor_policy){.kappa_lo = 0.2, .kappa_hi = 1.5, .level_err = 0.5, .min_evals = 4};
 }
 
-double scv_floor_lr_factor(scv_lr_scaling rule, double batch, double base_batch)
-{
-    double ratio = base_batch > 0 ? batch / base_batch : 1;
-    return rule == SCV_LR_SCALE_LINEAR ? ratio : rule == SCV_LR_SCALE_SQRT ? sqrt(ratio) : 1;
-}
-
 double scv_floor_level(const scv_floor_in *in, double batch)
 {
-    double lr = in->lr * scv_floor_lr_factor(in->lr_scaling, batch, in->base_batch);
+    double lr = in->lr * scv_lr_scale_factor(in->lr_scaling, batch, in->base_batch);
     return in->momentum < 1 && batch > 0 ? lr / (1 - in->momentum) * in->trace / (4 * batch) : NAN;
 }
 
@@ -99,8 +94,8 @@ int scv_carry_floor(const scv_floor_in *in, const scv_floor_policy *pol, scv_car
     int ahead = 0;
     double A = in->target, u0 = crossing(in, &f0, A, &ahead);
     if (!(u0 <= in->horizon)) return SCV_ENOTFOUND; /* b0 does not reach it: nothing to carry */
-    double s = scv_floor_lr_factor(in->lr_scaling, in->b, in->base_batch) /
-               scv_floor_lr_factor(in->lr_scaling, in->b0, in->base_batch) * in->b0 / in->b;
+    double s = scv_lr_scale_factor(in->lr_scaling, in->b, in->base_batch) /
+               scv_lr_scale_factor(in->lr_scaling, in->b0, in->base_batch) * in->b0 / in->b;
     double d = scv_floor_level(in, in->b) - scv_floor_level(in, in->b0), lb = log(in->b / in->b0);
     double lo = INFINITY, hi = -INFINITY;
     const double kap[3] = {pol->kappa_lo, 1, pol->kappa_hi}, lev[3] = {1 - pol->level_err, 1, 1 + pol->level_err};

@@ -567,8 +567,6 @@ typedef struct scv_floor_in {
     double (*cross)(void *ctx, double v);
     void *ctx;
 } scv_floor_in;
-/* lr(batch) / lr(base_batch) under a fixed rule (1 for none and AdaScale). */
-double scv_floor_lr_factor(scv_lr_scaling rule, double batch, double base_batch);
 /* F(batch) = lr(batch) / (1 - momentum) tr(Sigma) / (4 batch) [loss]. */
 double scv_floor_level(const scv_floor_in *in, double batch);
 /* The exponent gamma of the target's carry from b0 to b and its band (q_lo <= 0 <= q_hi,

@@ -214,12 +214,8 @@ static int floor_of(const loop *l, const progress *g, const scv_config_stats *cs
 {
     const scv_run_params *p = l->p;
     const scv_floor_policy fp = scv_floor_policy_default();
-    char recipe[512];
-    const char *m = NULL, *decay = NULL;
     out->gamma = NAN;
-    if (scv_job_recipe(p->job_json, recipe, sizeof recipe) == SCV_OK)
-        m = strstr(recipe, "momentum="), decay = strstr(recipe, "lr-decay=");
-    if (!m || !decay || strncmp(decay + 9, "none", 4) || isfinite(l->in.carry.b_noise) || p->n_batches < 2 || !g->nev)
+    if (isnan(l->in.floor_momentum) || isfinite(l->in.carry.b_noise) || p->n_batches < 2 || !g->nev)
         return SCV_ENOTFOUND;
     /* the trace of the latest measurement that has one (it falls as training goes on: LeNet's
      * from 87 over its first third of an epoch to 57 over its fourth and fifth) */
@@ -238,7 +234,7 @@ static int floor_of(const loop *l, const progress *g, const scv_config_stats *cs
                        .y = y,
                        .trace = tr,
                        .lr = l->job.lr,
-                       .momentum = strtod(m + 9, NULL),
+                       .momentum = l->in.floor_momentum,
                        .base_batch = l->job.base_batch,
                        .b0 = b0,
                        .b = b,
@@ -250,7 +246,7 @@ static int floor_of(const loop *l, const progress *g, const scv_config_stats *cs
     /* the curve placed by the floor's own law, no other carry (they would place b0's
      * evaluations): a sample at another batch B counts as s(B) = (B / b0)^-(1 - e) of b0's (e
      * the rule's exponent of lr in B), and an evaluation at b sits d per_loss off b0's curve */
-    double e = log(scv_floor_lr_factor(l->job.lr_scaling, 2 * b0, b0)) / log(2);
+    double e = log(scv_lr_scale_factor(l->job.lr_scaling, 2 * b0, b0)) / log(2);
     scv_carry_law law = {.b_noise = NAN,
                          .gamma = 1 - e,
                          .run_b0 = b0,
@@ -280,6 +276,17 @@ static int floor_of(const loop *l, const progress *g, const scv_config_stats *cs
     }
     free(x);
     return rc;
+}
+
+void loop_floor_init(loop *l)
+{
+    char recipe[512];
+    const char *m = NULL, *decay = NULL;
+    l->in.floor.gamma = l->in.floor_stored.gamma = l->in.floor_momentum = NAN;
+    if (scv_job_recipe(l->p->job_json, recipe, sizeof recipe) == SCV_OK)
+        m = strstr(recipe, "momentum="), decay = strstr(recipe, "lr-decay=");
+    if (m && decay && !strncmp(decay + strlen("lr-decay="), "none", 4))
+        l->in.floor_momentum = strtod(m + strlen("momentum="), NULL);
 }
 
 /* The noise floor's carry in force: read on this run's own curve or on the newest stored run's

@@ -604,7 +604,7 @@ int scv_run(const scv_run_params *p, const scv_job_driver *d, const scv_run_obse
         memmove(l->bs + at + 1, l->bs + at, sizeof(int) * (l->n_bs - (size_t)at));
         l->bs[at] = B, l->n_bs++;
     }
-    l->in.floor.gamma = l->in.floor_stored.gamma = NAN; /* (none until a curve tells) */
+    loop_floor_init(l);
     l->place.vm = scv_catalog_find(p->catalog, p->vm_type);
     l->place.vm_index = l->place.train_vm = l->place.seg_vm = (int)(l->place.vm - p->catalog->vms);
     if (p->pricing == SCV_PRICE_MEMORY &&

@@ -115,6 +115,8 @@ typedef struct inputs_state {
                                        batch of its space farthest from the reference one
                                        (floor.c; gamma NaN: none, loop_refresh_floor) */
     scv_carry floor_stored;         /* ... the newest stored run's of the job (NaN: none) */
+    double floor_momentum;          /* the recipe's momentum, read once; NaN where its schedule
+                                       decays (the floor moves with the rate: no floor's carry) */
     scv_seed_crossings seeds;       /* the corpus's curves of the job under its recipe: their
                                        crossings of the target (n 0: none; est_corpus.c) */
     int seeds_other;                /* ... curves of the job's network and data under another
@@ -247,6 +249,8 @@ int loop_load_prior(loop *l, scv_err *err);
 int loop_store_read(loop *l, int rc, const scv_err *e);
 scv_carry_law loop_carry_law(const loop *l);
 scv_carry_law loop_read_law(const loop *l, double until);
+/* The noise floor's state at the run's start: none read yet, the recipe's momentum. */
+void loop_floor_init(loop *l);
 void loop_refresh_floor(loop *l);
 const scv_carry *loop_carry_in_force(const loop *l);
 double loop_horizon(const loop *l);

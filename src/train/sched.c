@@ -54,9 +54,7 @@ void scv_epoch_order(uint64_t seed, uint64_t epoch, int64_t n, int32_t *perm)
 
 double scv_lr_at(const scv_train_params *p, int64_t batch, int64_t samples_seen, int64_t n_train)
 {
-    double lr = p->lr, ratio = (double)batch / (double)(p->base_batch > 0 ? p->base_batch : batch);
-    if (p->lr_scaling == SCV_LR_SCALE_LINEAR) lr *= ratio;
-    if (p->lr_scaling == SCV_LR_SCALE_SQRT) lr *= sqrt(ratio);
+    double lr = p->lr * scv_lr_scale_factor(p->lr_scaling, (double)batch, p->base_batch);
     double e = (double)samples_seen / (double)n_train;
     if (p->warmup_epochs > 0) {
         double w = (double)(samples_seen + batch) / (p->warmup_epochs * (double)n_train);
