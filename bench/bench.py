@@ -130,13 +130,16 @@ alternating the two systems rep by rep and quoting medians.
       [samples seen, test accuracy, period-mean training loss]. Resumable: curves already
       in the file are kept (delete it to measure again); written atomically after each
       curve. --only N: job N (0-based) only. One training at a time; run it niced.
-  bench/bench.py floor [--seeds 2] [--epochs 5]
+  bench/bench.py floor [--seeds 2] [--epochs 5] [--every 0.25] [--prefix 0] [--dir D]
       The noise floor's batch carry-over (src/model/floor.c) against truths: each job of
       DECIDE_JOBS the built-in trainer runs (LeNet, the MLP, logistic regression) trained
       from the start at K=2 (the trace needs two workers), B=64 and B=256, its rule, per seed,
-      evaluations every 0.25 epoch on 2000 test samples; then bench/floor_eval.c (built here)
+      evaluations every --every epoch on 2000 test samples; then bench/floor_eval.c (built here)
       compares, per metric and target, the truth's exponent with the floor's, the measured
-      noise-scale law's and the corpus rule's. One training at a time.
+      noise-scale law's and the corpus rule's. --prefix P: the floor as a run reads it at its
+      first plan, on B=64's first P epochs and its calibrated forecast (the run's warm-up and
+      search evaluate every 0.05 epoch: pass --every 0.05). --dir D keeps the trainings' metrics
+      in D and reuses those already there. One training at a time.
   bench/bench.py spot [--smoke 1] [--minutes M] [--preemptions N] [--batch B]
       Spot with preemptions on an emulated cluster (3 c5.xlarge VMs: 0.25 core, 78 Mbit/s):
       LeNet K=3 B=192 to 89% test accuracy (`scavenger run` at one configuration), first
@@ -190,9 +193,12 @@ def peer_rate(workers, batch, iterations):
     return json.loads(out.strip().splitlines()[-1])["samples_per_sec"]
 
 
+def cpu_model():
+    return next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+
+
 def machine():
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-    return f"{platform.node()} ({os.cpu_count()} cores, {cpu})"
+    return f"{platform.node()} ({os.cpu_count()} cores, {cpu_model()})"
 
 
 def throughput(reps=5, iterations=600):
@@ -813,6 +819,12 @@ def decide_truth(job, cluster, seeds):
     truth = json.load(open(path)) if os.path.exists(path) else {
         "command": "bench/bench.py decide", "machine": machine(), "cluster": "4 x c5.xlarge (0.25 core, 78 Mbit/s)",
         "job": job, "target_rule": DECIDE_TARGET_RULE, "runs": {}}
+    # A truth's seconds hold on the processor that measured them (LeNet's iteration is 1.8x
+    # slower on the Xeon VMs than on the EPYC ones): runs are judged only against their own's.
+    theirs = truth["machine"].rsplit("cores, ", 1)[-1].rstrip(")")
+    if theirs != cpu_model():
+        raise SystemExit(f"{path}: its truths were measured on {theirs}, this machine is {cpu_model()}: "
+                         "their seconds do not judge runs here; move the file aside to measure them here")
     for seed in range(1, seeds + 1):
         for K in sorted(DECIDE_GRID["workers"], reverse=True):  # the fastest first: a long job's oracle early
             for B in DECIDE_GRID["batches"]:
@@ -1974,14 +1986,16 @@ def spot(smoke=0, minutes=0, preemptions=3, batch=192, target_loss=0):
     finally:
         subprocess.run([BIN, "cluster", "down", "--name", name])
 
-def floor(seeds=2, epochs=5):
+def floor(seeds=2, epochs=5, every=0.25, prefix=0, dir=""):
     """bench/bench.py floor: see the module's text."""
     exe = "build/floor_eval"
     subprocess.run(["cc", "-std=c11", "-O2", "-Iinclude", "-Isrc", "bench/floor_eval.c", "build/libscv.a", "-lcjson",
                     "-lsqlite3", "-lm", "-o", exe], check=True)
-    d = tempfile.mkdtemp()
-    print(f"# floor: K=2, B=64 and 256 from the start, {seeds} seeds, {epochs} epochs, evaluations every 0.25 "
-          f"epoch on 2000 test samples; {machine()}; {BIN}\n")
+    d = dir or tempfile.mkdtemp()
+    os.makedirs(d, exist_ok=True)
+    read = f"b0's first {prefix} epochs and its forecast" if prefix else "b0's whole curve"
+    print(f"# floor: K=2, B=64 and 256 from the start, {seeds} seeds, {epochs} epochs, evaluations every {every} "
+          f"epoch on 2000 test samples, the floor read on {read}; {machine()}; {BIN}; metrics in {d}\n")
     for job in DECIDE_JOBS[:3]:
         opts = job["job"]
         lr = opts[opts.index("--lr") + 1]
@@ -1990,14 +2004,17 @@ def floor(seeds=2, epochs=5):
             files = []
             for B in (64, 256):
                 m = os.path.join(d, f"{job['name']}-{B}-{seed}.jsonl")
-                subprocess.run([BIN, "train", *opts, "--workers", "2", "--batch", str(B), "--seed", str(seed),
-                                "--epochs", str(epochs), "--eval-every-epochs", "0.25", "--eval-subset", "2000",
-                                "--metrics", m, "--progress", "never"], check=True, stdout=subprocess.DEVNULL)
                 files.append(m)
+                if os.path.exists(m):
+                    continue
+                subprocess.run([BIN, "train", *opts, "--workers", "2", "--batch", str(B), "--seed", str(seed),
+                                "--epochs", str(epochs), "--eval-every-epochs", str(every), "--eval-subset", "2000",
+                                "--metrics", m + ".tmp", "--progress", "never"], check=True, stdout=subprocess.DEVNULL)
+                os.replace(m + ".tmp", m)
             pairs += [f"{job['name']}-s{seed}", *files]
         print(f"## {job['name']}: {' '.join(opts)}\n", flush=True)
         subprocess.run([exe, "--lr", lr, "--rule", opts[opts.index("--lr-scaling") + 1], "--base-batch",
-                        opts[opts.index("--base-batch") + 1], *pairs], check=True)
+                        opts[opts.index("--base-batch") + 1], "--prefix-epochs", str(prefix), *pairs], check=True)
         print(flush=True)
 
 

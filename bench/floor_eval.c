@@ -13,10 +13,14 @@
  *   rule    the rule's exponent learnt from the corpus's other jobs (scv_carry_learn_rule)
  * and the summary: median |error| of the exponent, the share of the sign right where the truth's
  * |exponent| > 0.1, the floor band's coverage.
+ * --prefix-epochs P: the read a run has at its first plan instead: b0's evaluations of its first
+ * P epochs (and tr(Sigma) over them), its crossings beyond them by the run's calibrated forecast
+ * (scv_calib_forecast on the corpus less the job's model and data, as a run of a job the corpus
+ * does not hold has it; its crossing is printed beside b0's truth).
  *
  *   cc -std=c11 -O2 -Iinclude -Isrc bench/floor_eval.c build/libscv.a -lcjson -lsqlite3 -lm -o build/floor_eval
  *   build/floor_eval --lr 0.05 --rule sqrt --base-batch 64 [--momentum 0.9] [--corpus data/curves.jsonl] \
- *       [--trace-epochs 0.5] NAME B0.jsonl B.jsonl [NAME B0.jsonl B.jsonl ...]
+ *       [--trace-epochs 0.5] [--prefix-epochs P] NAME B0.jsonl B.jsonl [NAME B0.jsonl B.jsonl ...]
  */
 #include "scv.h"
 #include "model/model.h"
@@ -101,6 +105,50 @@ static double best(const double *y, size_t n, double sg)
     return b;
 }
 
+/* The forecast's crossing of v from b0's prefix, as the loop's floor_cross: 2 horizon where
+ * not reachable within the horizon. */
+typedef struct fc_ctx {
+    const scv_calib *cal;
+    scv_metric metric;
+    const double *x, *y;
+    size_t n;
+    double n_train, horizon;
+    const char *key;
+} fc_ctx;
+
+static double forecast_cross(void *ctx, double v)
+{
+    const fc_ctx *c = ctx;
+    scv_forecast f;
+    scv_err e = {0};
+    if (scv_calib_forecast(c->cal, NULL, c->metric, c->x, c->y, c->n, c->n_train, c->key, v, c->horizon, 1, &f, &e))
+        return 2 * c->horizon;
+    if (getenv("FLOOR_EVAL_RAW")) /* the raw crossing, not clamped into the band (a lab variant) */
+        return f.x_hat <= c->horizon && f.x_hat > 0 ? fmax(f.x_hat, c->x[c->n - 1]) : 2 * c->horizon;
+    double x = fmax(f.x_med, c->x[c->n - 1]);
+    if (getenv("FLOOR_EVAL_DEBUG"))
+        fprintf(stderr, "  forecast %.4g: kind %s x_hat %.2f med %.2f band %.2f-%.2f p %.2f (epochs; %zu evaluations)\n", v,
+                scv_calib_kind_name(f.kind), f.x_hat / c->n_train, f.x_med / c->n_train, f.lo / c->n_train,
+                f.hi / c->n_train, f.p_reach, c->n);
+    int reach = f.calibrated ? f.p_reach >= 0.5 : x <= c->horizon;
+    return reach && x <= c->horizon ? x : 2 * c->horizon;
+}
+
+/* The corpus less the curves of key (the job left out). */
+static int calib_without(const scv_lcurve_set *set, const char *key, scv_calib *cal, scv_err *err)
+{
+    scv_lcurve_set in = {.c = malloc(sizeof *in.c * (set->n + 1))};
+    if (!in.c) return scv_err_set(err, SCV_ENOMEM, "out of memory");
+    char k[64];
+    for (size_t i = 0; i < set->n; i++)
+        if (strcmp(scv_calib_key(set->c[i].model, set->c[i].dataset, k, sizeof k), key)) in.c[in.n++] = set->c[i];
+    scv_calib_policy pol = scv_calib_policy_default();
+    pol.prior_cross = 1;
+    int rc = scv_calib_build(&in, &pol, cal, err);
+    free(in.c);
+    return rc;
+}
+
 static double median(double *v, size_t n)
 {
     for (size_t i = 1; i < n; i++)
@@ -113,7 +161,7 @@ static double median(double *v, size_t n)
 
 int main(int argc, char **argv)
 {
-    double lr = NAN, mu = 0.9, trace_epochs = 0.5, base = NAN;
+    double lr = NAN, mu = 0.9, trace_epochs = NAN, base = NAN, prefix = 0;
     const char *corpus = "data/curves.jsonl";
     scv_lr_scaling rule = SCV_LR_SCALE_SQRT;
     int a = 1;
@@ -122,6 +170,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[a], "--momentum")) mu = atof(argv[a + 1]);
         else if (!strcmp(argv[a], "--base-batch")) base = atof(argv[a + 1]);
         else if (!strcmp(argv[a], "--trace-epochs")) trace_epochs = atof(argv[a + 1]);
+        else if (!strcmp(argv[a], "--prefix-epochs")) prefix = atof(argv[a + 1]);
         else if (!strcmp(argv[a], "--corpus")) corpus = argv[a + 1];
         else if (!strcmp(argv[a], "--rule")) {
             if (scv_lr_scaling_from_name(argv[a + 1], &rule, NULL))
@@ -132,19 +181,31 @@ int main(int argc, char **argv)
         return fprintf(stderr, "usage: floor_eval --lr X --rule R --base-batch B0 [--momentum M] [--corpus F] "
                                "[--trace-epochs E] NAME B0.jsonl B.jsonl ...\n"),
                2;
+    if (!(trace_epochs > 0)) trace_epochs = prefix > 0 ? prefix : 0.5;
     scv_lcurve_set set;
     scv_err err = {0};
+    scv_calib cal = {0};
+    char cal_key[64] = "";
     if (scv_lcurves_load(corpus, &set, &err)) return fprintf(stderr, "floor_eval: %s\n", err.msg), 1;
     static run r0, rb;
     enum { MAXR = 512 };
     double e_floor[MAXR], e_law[MAXR], e_rule[MAXR];
     int sign[3] = {0, 0, 0}, signed_n = 0, covered = 0, n = 0;
-    printf("| job | metric | target | E_b0 | E_b | truth | floor (80%% band) | law (Bn) | rule |\n"
-           "|---|---|---|---|---|---|---|---|---|\n");
+    printf("| job | metric | target | E_b0 | E_b | truth | floor (80%% band) | law (Bn) | rule | b0's forecast |\n"
+           "|---|---|---|---|---|---|---|---|---|---|\n");
     for (; a + 2 < argc + 0 && a < argc; a += 3) {
         if (load(argv[a + 1], trace_epochs, &r0) || load(argv[a + 2], trace_epochs, &rb)) return 1;
         char key[64];
         scv_calib_key(r0.model, r0.dataset, key, sizeof key);
+        size_t n0 = r0.n; /* b0's evaluations read */
+        if (prefix > 0) {
+            for (n0 = 0; n0 < r0.n && r0.x[n0] <= prefix * r0.n_train;) n0++;
+            if (strcmp(cal_key, key)) {
+                scv_calib_free(&cal);
+                if (calib_without(&set, key, &cal, &err)) return fprintf(stderr, "floor_eval: %s\n", err.msg), 1;
+                snprintf(cal_key, sizeof cal_key, "%s", key);
+            }
+        }
         for (int m = 0; m < 2; m++) {
             scv_metric metric = m ? SCV_METRIC_LOSS : SCV_METRIC_ACCURACY;
             const double *y0 = m ? r0.loss : r0.acc, *yb = m ? rb.loss : rb.acc, sg = m ? 1 : -1;
@@ -153,7 +214,7 @@ int main(int argc, char **argv)
             double g_rule = scv_carry_learn_rule(&set, key, &cj, metric, NULL, 0.8, &rc) == SCV_OK ? rc.gamma : NAN;
             /* an accuracy's change per unit of loss over b0's last 8 evaluations (as the loop) */
             double sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0;
-            for (size_t i = r0.n; i-- > 0 && k < 8;)
+            for (size_t i = n0; i-- > 0 && k < 8;)
                 if (isfinite(r0.loss[i]) && isfinite(r0.acc[i]))
                     sx += r0.loss[i], sy += r0.acc[i], sxx += r0.loss[i] * r0.loss[i], sxy += r0.loss[i] * r0.acc[i],
                         k++;
@@ -166,10 +227,11 @@ int main(int argc, char **argv)
                        eb = cross(rb.x, yb, rb.n, v, sg);
                 if (!(e0 > 0 && eb > 0)) continue;
                 double lb = log((double)rb.batch / r0.batch), truth = log(eb / e0) / lb;
+                fc_ctx fc = {&cal, metric, r0.x, y0, n0, r0.n_train, 5 * r0.n_train, key};
                 scv_floor_in in = {.metric = metric,
                                    .x = r0.x,
                                    .y = y0,
-                                   .n = r0.n,
+                                   .n = n0,
                                    .per_loss = per_loss,
                                    .trace = r0.trace,
                                    .lr = lr,
@@ -179,13 +241,16 @@ int main(int argc, char **argv)
                                    .b = rb.batch,
                                    .lr_scaling = rule,
                                    .target = v,
-                                   .horizon = 4 * r0.x[r0.n - 1]};
+                                   .horizon = prefix > 0 ? fc.horizon : 4 * r0.x[r0.n - 1],
+                                   .cross = prefix > 0 ? forecast_cross : NULL,
+                                   .ctx = &fc};
                 scv_carry f;
                 double g_floor = scv_carry_floor(&in, NULL, &f) == SCV_OK ? f.gamma : NAN;
                 double g_law = log((rb.batch + r0.b_simple) / (r0.batch + r0.b_simple)) / lb;
-                printf("| %s | %s | %.4g | %.2f | %.2f | %+.2f | %+.2f (%+.2f..%+.2f) | %+.2f (%.0f) | %+.2f |\n",
+                double fx = prefix > 0 ? forecast_cross(&fc, v) : NAN;
+                printf("| %s | %s | %.4g | %.2f | %.2f | %+.2f | %+.2f (%+.2f..%+.2f) | %+.2f (%.0f) | %+.2f | %.2f |\n",
                        argv[a], m ? "loss" : "accuracy", v, e0 / r0.n_train, eb / rb.n_train, truth, g_floor,
-                       g_floor + f.q_lo, g_floor + f.q_hi, g_law, r0.b_simple, g_rule);
+                       g_floor + f.q_lo, g_floor + f.q_hi, g_law, r0.b_simple, g_rule, fx / r0.n_train);
                 if (n < MAXR && isfinite(g_floor)) {
                     e_floor[n] = fabs(g_floor - truth), e_law[n] = fabs(g_law - truth);
                     e_rule[n] = isfinite(g_rule) ? fabs(g_rule - truth) : NAN;
@@ -205,6 +270,7 @@ int main(int argc, char **argv)
                n, median(e_floor, (size_t)n), median(e_law, (size_t)n), median(e_rule, (size_t)n), signed_n, sign[0],
                sign[1], sign[2], covered, n);
     }
+    scv_calib_free(&cal);
     scv_lcurve_set_free(&set);
     return 0;
 }
