@@ -111,6 +111,6 @@ int scv_carry_floor(const scv_floor_in *in, const scv_floor_policy *pol, scv_car
     if (!isfinite(out->gamma)) return SCV_ENOTFOUND;
     out->q_lo = fmin(lo - out->gamma, 0), out->q_hi = fmax(hi - out->gamma, 0);
     out->per_log = 1, out->run_rate = s, out->run_level = d * per_loss, out->run_b0 = in->b0, out->run_b = in->b;
-    out->n_errors = in->n, out->read_ahead = ahead;
+    out->n_evals = in->n, out->read_ahead = ahead;
     return SCV_OK;
 }

@@ -482,6 +482,7 @@ typedef struct scv_carry {
                                    rate and level all along), where gamma's counts from the probe */
     int read_ahead;             /* the noise floor's (scv_carry_floor): a crossing it read lies
                                    beyond the evaluations (a forecast's) */
+    size_t n_evals;             /* ... the evaluations it read (0: not the floor's) */
 } scv_carry;
 /* Learns the carry of job (key "model dataset") for metric from the curves of set that
  * match it (same key, base learning rate, base batch and rule; a curve at the base batch
@@ -571,7 +572,7 @@ typedef struct scv_floor_in {
 double scv_floor_level(const scv_floor_in *in, double batch);
 /* The exponent gamma of the target's carry from b0 to b and its band (q_lo <= 0 <= q_hi,
  * per_log), and the law it carries by: run_b0, run_b, run_rate s, run_level the level in the
- * target's metric (d, or d per_loss); n_errors the evaluations read, read_ahead 1 where a
+ * target's metric (d, or d per_loss); n_evals the evaluations read, read_ahead 1 where a
  * crossing is the forecast's, not the evaluations'; SCV_ENOTFOUND under
  * AdaScale, without a trace, with fewer than policy.min_evals evaluations, an accuracy
  * without per_loss < 0, curves that cannot be fitted, or a target b0 does not reach within

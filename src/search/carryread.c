@@ -297,7 +297,7 @@ void loop_refresh_floor(loop *l)
 {
     const scv_carry *st = &l->in.floor_stored;
     if (floor_of(l, &l->curve.prog, l->cs, l->ncs, 0, &l->in.floor) != SCV_OK ||
-        (isfinite(st->gamma) && st->n_errors > l->in.floor.n_errors))
+        (isfinite(st->gamma) && st->n_evals > l->in.floor.n_evals))
         l->in.floor = *st;
 }
 
@@ -326,6 +326,20 @@ scv_carry_law loop_carry_law(const loop *l)
     double bn = noise_scale(l);
     return isfinite(bn) ? (scv_carry_law){.b_noise = bn, .gamma = NAN}
                         : (scv_carry_law){.b_noise = NAN, .gamma = c->gamma};
+}
+
+/* The law a stored run's samples carry by: loop_carry_law's order, where a probe's read
+ * counts the samples of the run that made it as measured, and the stored run's own noise
+ * scale comes before this run's; none: samples count the same at any batch. */
+scv_carry_law loop_stored_carry_law(loop *l, long long run)
+{
+    scv_carry_law law = isfinite(l->in.floor.gamma) ? loop_carry_law(l)
+                        : !l->probe.carry_run       ? (scv_carry_law){.b_noise = l->in.carry.b_noise, .gamma = NAN}
+                                                    : loop_read_law(l, l->probe.carry_from == run ? INFINITY : 0);
+    if (!scv_carry_law_known(law)) law.b_noise = loop_stored_noise_scale(l, run);
+    if (!scv_carry_law_known(law)) law = loop_carry_law(l);
+    if (!scv_carry_law_known(law)) law.b_noise = INFINITY;
+    return law;
 }
 
 /* The run's own read as a law: the exponent, and the read as measured for the samples the

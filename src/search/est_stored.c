@@ -102,14 +102,7 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
     int rc = loop_stored_curve(l, t->run, steps, n_steps, &g, &ev, &n_ev, NULL);
     free(steps);
     if (!rc) {
-        /* as loop_carry_law (the noise floor's, then the carry read from a probe), the stored
-         * run's own noise scale before this run's */
-        scv_carry_law law = isfinite(l->in.floor.gamma) ? loop_carry_law(l)
-                            : !l->probe.carry_run       ? (scv_carry_law){.b_noise = l->in.carry.b_noise, .gamma = NAN}
-                                                  : loop_read_law(l, l->probe.carry_from == t->run ? INFINITY : 0);
-        if (!scv_carry_law_known(law)) law.b_noise = loop_stored_noise_scale(l, t->run);
-        if (!scv_carry_law_known(law)) law = loop_carry_law(l);
-        if (!scv_carry_law_known(law)) law.b_noise = INFINITY; /* none: samples count the same at any batch */
+        scv_carry_law law = loop_stored_carry_law(l, t->run);
         scv_stoprule_spec rs = {.window = l->pol->target_window};
         if (loop_metric_of(p) == SCV_METRIC_LOSS) rs.target_loss = loop_target_value(p);
         else rs.target_accuracy = loop_target_value(p);

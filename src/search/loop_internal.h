@@ -256,6 +256,7 @@ const scv_carry *loop_carry_in_force(const loop *l);
 double loop_horizon(const loop *l);
 void loop_try_run_carry(loop *l, int final);
 double loop_stored_noise_scale(loop *l, long long run);
+scv_carry_law loop_stored_carry_law(loop *l, long long run);
 void loop_learn_stored_carry(loop *l, const scv_stored_target *t, size_t n);
 
 /* ---- target.c ---- */
