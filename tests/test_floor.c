@@ -113,7 +113,22 @@ static void t_floor_run(void)
         const scv_plan_result *pl = res.decision ? res.decision : res.plan;
         CHECK(pl && pl->points[pl->chosen].batch == (k ? 32 : 128));
         CHECK(res.reached);
+        int trained = res.n_steps ? res.steps[res.n_steps - 1].batch : 0;
         scv_run_result_free(&res);
+        if (k == 0) {
+            /* a second run reads the first one's crossing at B=128, where the floor's lower
+             * level helped it, at B=128: carried to B=32 it would stand for a crossing of
+             * B=32's curve, which takes u32 (3x as many samples here) */
+            CHECK_EQ_INT(trained, 128);
+            rec r2 = {0};
+            scv_run_observer obs2 = {.ctx = &r2, .on_event = on_event};
+            CHECK_MSG(scv_run(&p, &d, &obs2, &res, &e) == SCV_OK, "%s", e.msg);
+            CHECK_MSG(res.target_source == SCV_TARGET_LEARNT && res.target_batch == 128, "%s B=%d: %s",
+                      scv_target_source_name(res.target_source), res.target_batch, res.target_note);
+            CHECK_MSG(fabs(res.target_epochs * f.job.n_train / u128 - 1) < 0.25, "%g epochs at %d: u128 %g, u32 %g",
+                      res.target_epochs, res.target_batch, u128 / f.job.n_train, u32 / f.job.n_train);
+            scv_run_result_free(&res);
+        }
         scv_store_close(db);
     }
 }

@@ -81,14 +81,20 @@ static void stored_mix_of(const progress *g, double seen, scv_estimate_mix *m)
 /* What one stored run says about this run's target: where its curve crossed it
  * (window_crossing, at the evaluation where this run's target rule fired on its evaluations
  * in order as the run saw them), in reference samples at its target's batch (as
- * scv_store_set_target counted its own: samples at other batches carried by its noise
- * scale); else, with extrapolate, its learning curve fitted and extrapolated to this target
- * (pr). *x is NaN when its evaluations do not cross. */
-static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate, double *x, progress_pred *pr,
+ * scv_store_set_target counted its own: samples at other batches carried by the carry in
+ * force), *at; else, with extrapolate, its learning curve fitted and extrapolated to this
+ * target (pr). *x is NaN when its evaluations do not cross. A crossing at the batch where the
+ * law reads a level off the target's batch's curve (the noise floor's b, a probe's), where
+ * that curve's own crossing is not known (run_cross0: the floor's never, a probe's past the
+ * horizon), is read at that batch (*at): the level helped it, and carried to the target's
+ * batch it would stand for a crossing there that may never come (the MLP's first run crossed
+ * 0.86 in its probe at B=256, never at B=64, and its second run read that as 0.71 epochs at
+ * B=64, where runs from the start take 4 or never). */
+static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate, double *x, int *at, progress_pred *pr,
                            scv_estimate_mix *mix)
 {
     const scv_run_params *p = l->p;
-    *x = NAN;
+    *x = NAN, *at = t->batch;
     if (mix) *mix = (scv_estimate_mix){0};
     memset(pr, 0, sizeof *pr);
     snprintf(pr->why, sizeof pr->why, "no evaluations stored");
@@ -112,7 +118,8 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
         for (size_t i = 0; i < n_ev && isnan(*x); i++)
             if (scv_stoprule_on_evaluation(&rule, loop_target_y(l, &ev[i])) == SCV_STOP_TARGET) {
                 seen = loop_window_crossing(l, ev, i, rule.W);
-                *x = progress_crossing_samples(&g, seen, t->batch, law);
+                if (progress_level_helped(&g, seen, t->batch, law)) *at = (int)law.run_b;
+                *x = progress_crossing_samples(&g, seen, *at, law);
             }
         if (mix) stored_mix_of(&g, seen, mix);
         if (isnan(*x) && extrapolate) {
@@ -199,9 +206,11 @@ int loop_est_learnt(loop *l, scv_estimate *e, char *note, size_t cap)
         const scv_stored_target *t = &c->t[i];
         if (!(fabs(t->value - target) <= 1e-9 && isfinite(t->epochs))) continue;
         double x, fired = t->epochs;
+        int at;
         progress_pred pr;
         e->source = SCV_TARGET_LEARNT, e->batch = t->batch, e->lag_epochs = lag, e->from_run = t->run;
-        if (!stored_crossing(l, t, 0, &x, &pr, &e->mix) && n_train > 0 && x > 0) e->epochs = x / n_train;
+        if (!stored_crossing(l, t, 0, &x, &at, &pr, &e->mix) && n_train > 0 && x > 0)
+            e->epochs = x / n_train, e->batch = at;
         else e->epochs = fmax(fired - lag, 0.5 * fired);
         snprintf(note, cap, "learnt from stored run %lld of the job: %.3g epochs at B=%d, + %.2g the smoothed rule "
                  "trails", t->run, e->epochs, e->batch, lag);
@@ -224,16 +233,17 @@ int loop_est_carried(loop *l, scv_estimate *e, char *note, size_t cap)
     for (size_t i = 0; i < c->n && n_train > 0; i++) {
         const scv_stored_target *t = &c->t[i];
         double x, d = fabs(t->value - target);
+        int at;
         progress_pred pr;
         scv_estimate_mix mix;
-        if (d >= best || stored_crossing(l, t, 0, &x, &pr, &mix)) continue;
+        if (d >= best || stored_crossing(l, t, 0, &x, &at, &pr, &mix)) continue;
         if (isnan(x)) {
             if (c->far < 0 || d < fabs(c->t[c->far].value - target)) c->far = (int)i;
             continue;
         }
         if (!(x > 0)) continue;
         best = d, hit = t;
-        e->source = SCV_TARGET_CARRIED, e->epochs = x / n_train, e->batch = t->batch, e->mix = mix;
+        e->source = SCV_TARGET_CARRIED, e->epochs = x / n_train, e->batch = at, e->mix = mix;
         e->from_run = t->run;
         e->lag_epochs = lag_epochs(l);
     }
@@ -258,13 +268,14 @@ int loop_est_carried_curve(loop *l, scv_estimate *e, char *note, size_t cap)
 {
     stored_est *c = stored_load(l);
     double target = loop_target_value(l->p), n_train = l->job.n_train, x;
+    int at;
     if (c->far < 0) {
         snprintf(note, cap, "no stored run of the job to another value");
         return 0;
     }
     const scv_stored_target *far = &c->t[c->far];
     progress_pred pr;
-    stored_crossing(l, far, 1, &x, &pr, NULL);
+    stored_crossing(l, far, 1, &x, &at, &pr, NULL);
     if (!(pr.ok && pr.reachable && n_train > 0)) { /* (the stored runs' last word: said once) */
         const char *why = !pr.ok ? pr.why : "does not reach it within the epoch bound";
         snprintf(note, cap, "stored run %lld (target %g) does not inform target %g: its evaluations never reached it "

@@ -89,6 +89,12 @@ double progress_ref_samples(const progress *p, double samples, int b_ref, scv_ca
     return x;
 }
 
+int progress_level_helped(const progress *p, double samples, int b_ref, scv_carry_law law)
+{
+    return run_read_upto(law, b_ref, progress_batch_at(p, samples), samples) && law.run_level != 0 &&
+           !isfinite(law.run_cross0);
+}
+
 double progress_crossing_samples(const progress *p, double samples, int b_ref, scv_carry_law law)
 {
     double x = progress_ref_samples(p, samples, b_ref, law);

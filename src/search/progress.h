@@ -77,6 +77,10 @@ double progress_ref_samples(const progress *p, double samples, int b_ref, scv_ca
  * reached at the batch of the run's own read, helped by its level, where the reference
  * batch's curve crosses it (law.run_cross0) when that is later. */
 double progress_crossing_samples(const progress *p, double samples, int b_ref, scv_carry_law law);
+/* 1: a crossing at `samples` lies at the batch of the law's read off b_ref's curve (law.run_b,
+ * within law.run_until), which its level helped, and b_ref's own crossing is not known
+ * (law.run_cross0 NaN): it stands for no crossing at b_ref, only for one at law.run_b. */
+int progress_level_helped(const progress *p, double samples, int b_ref, scv_carry_law law);
 /* Fits and forecasts (cal: the band's calibration and the corpus prior, NULL: none; n_train:
  * samples an epoch; key: the job's "model dataset" for the prior, NULL: none; horizon:
  * reference samples of the epoch bound); never fails (out->ok = 0 with a reason when it
