@@ -49,7 +49,8 @@ alternating the two systems rep by rep and quoting medians.
       stored). Reports, per run, the predicted time to target at the decision against the
       truth's median for every configuration and for the chosen one, epochs against the
       seeds' mean with their spread, band coverage, forecasts at 25% and 50% of the run, the
-      regret, the run's total time and cost against the oracle's and the naive default's.
+      regret (of the first plan's choice, and of where the re-plans left the run), the run's
+      total time and cost against the oracle's and the naive default's.
       --rule adascale: the same jobs under AdaScale's rate in place of sqrt scaling (their own
       truths, bench/decide/truth2-JOB-adascale.json).
   bench/bench.py elastic [--changes 10]
@@ -1035,8 +1036,8 @@ def decide_report(job, target, truth, seeds, cluster, price):
     print(f"\noracle K={oracle[0]} B={oracle[1]}: {ot:.1f} s; naive default K={naive[0]} B={naive[1]}: "
           f"{med[naive][0]:.1f} s" if naive in med else "")
     print("\n| run | target from | mean error over the grid | chosen | its predicted s | its truth s | "
-          "error | regret | run total s | vs oracle | run cost $ | vs naive: time, cost |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "error | regret | trained last at (regret) | run total s | vs oracle | run cost $ | vs naive: time, cost |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for a, r in reports:
         ch = r.get("chosen") or {}
         kb = (ch.get("workers"), ch.get("batch"))
@@ -1047,8 +1048,10 @@ def decide_report(job, target, truth, seeds, cluster, price):
         nt = med.get(naive, (float("nan"),))[0]
         ncost = nt * naive[0] / 3600 * price if price else float("nan")
         mean_err = f"{100 * statistics.mean(errs[a]):.1f}%" if errs[a] else "-"
+        fkb = (r["final"]["workers"], r["final"]["batch"])  # where the run's re-plans left it
         print(f"| {a} | {r['target']['source']} | {mean_err} | K={kb[0]} B={kb[1]} | {pt:.1f} | {tc:.1f} "
-              f"| {100 * (pt / tc - 1):+.1f}% | {tc / ot:.2f} | {r['actual_time_s']:.1f} "
+              f"| {100 * (pt / tc - 1):+.1f}% | {tc / ot:.2f} "
+              f"| K={fkb[0]} B={fkb[1]} ({med.get(fkb, (float('nan'),))[0] / ot:.2f}) | {r['actual_time_s']:.1f} "
               f"| {100 * (r['actual_time_s'] / ot - 1):+.1f}% | {r['actual_cost']:.6f} "
               f"| {nt / r['actual_time_s']:.2f}x faster, {100 * (1 - r['actual_cost'] / ncost):.0f}% cheaper |")
     # the parallel model alone: predicted iteration time against what the same run measured

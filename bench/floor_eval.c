@@ -214,7 +214,9 @@ int main(int argc, char **argv)
             double g_rule = scv_carry_learn_rule(&set, key, &cj, metric, NULL, 0.8, &rc) == SCV_OK ? rc.gamma : NAN;
             /* an accuracy's change per unit of loss over b0's last 8 evaluations (as the loop) */
             double sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0;
-            for (size_t i = n0; i-- > 0 && k < 8;)
+            /* (FLOOR_EVAL_SLOPE_ALL: over the whole curve's last 8, a diagnosis of the prefix's
+             * slope against the late one: not what a run has) */
+            for (size_t i = getenv("FLOOR_EVAL_SLOPE_ALL") ? r0.n : n0; i-- > 0 && k < 8;)
                 if (isfinite(r0.loss[i]) && isfinite(r0.acc[i]))
                     sx += r0.loss[i], sy += r0.acc[i], sxx += r0.loss[i] * r0.loss[i], sxy += r0.loss[i] * r0.acc[i],
                         k++;
