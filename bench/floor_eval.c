@@ -69,7 +69,11 @@ static int load(const char *path, double trace_epochs, run *r)
         } else if (cJSON_IsString(t) && !strcmp(t->valuestring, "iter")) {
             seen = num(o, "samples_seen");
             double a = num(o, "grad_sqnorm_local_mean"), b = num(o, "grad_sqnorm_global");
-            if (num(o, "batch") == r->batch && seen <= trace_epochs * r->n_train && a > 0 && b > 0)
+            /* (FLOOR_EVAL_TRACE_FROM=E: over [E, E + trace_epochs] instead, a diagnosis of the
+             * trace's fall: not what a run's warm-up has) */
+            double from = getenv("FLOOR_EVAL_TRACE_FROM") ? atof(getenv("FLOOR_EVAL_TRACE_FROM")) * r->n_train : 0;
+            if (num(o, "batch") == r->batch && seen > from && seen <= from + trace_epochs * r->n_train && a > 0 &&
+                b > 0)
                 gl += a, gg += b, ni++;
         } else if (cJSON_IsString(t) && !strcmp(t->valuestring, "eval") && r->n < MAX_EV) {
             const cJSON *role = cJSON_GetObjectItemCaseSensitive(o, "role");
@@ -189,8 +193,11 @@ int main(int argc, char **argv)
     if (scv_lcurves_load(corpus, &set, &err)) return fprintf(stderr, "floor_eval: %s\n", err.msg), 1;
     static run r0, rb;
     enum { MAXR = 512 };
-    double e_floor[MAXR], e_law[MAXR], e_rule[MAXR];
+    double e_floor[MAXR], e_law[MAXR], e_rule[MAXR], e_run[MAXR], e_wait[MAXR];
     int sign[3] = {0, 0, 0}, signed_n = 0, covered = 0, n = 0;
+    /* every target, as a run carries: the floor where it tells, else the rule; and the floor
+     * only where its crossings lie on the evaluations (none read ahead), else the rule */
+    int all = 0, all_signed = 0, sign_run = 0, sign_wait = 0, ahead = 0;
     printf("| job | metric | target | E_b0 | E_b | truth | floor (80%% band) | law (Bn) | rule | b0's forecast |\n"
            "|---|---|---|---|---|---|---|---|---|---|\n");
     for (; a + 2 < argc + 0 && a < argc; a += 3) {
@@ -216,7 +223,10 @@ int main(int argc, char **argv)
             double sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0;
             /* (FLOOR_EVAL_SLOPE_ALL: over the whole curve's last 8, a diagnosis of the prefix's
              * slope against the late one: not what a run has) */
-            for (size_t i = getenv("FLOOR_EVAL_SLOPE_ALL") ? r0.n : n0; i-- > 0 && k < 8;)
+            double want = getenv("FLOOR_EVAL_SLOPE_N") ? atof(getenv("FLOOR_EVAL_SLOPE_N")) : 8;
+            double span = getenv("FLOOR_EVAL_SLOPE_EPOCHS") ? atof(getenv("FLOOR_EVAL_SLOPE_EPOCHS")) * r0.n_train : 0;
+            size_t end = getenv("FLOOR_EVAL_SLOPE_ALL") ? r0.n : n0;
+            for (size_t i = end; i-- > 0 && (k < want || (span > 0 && r0.x[i] >= r0.x[end - 1] - span));)
                 if (isfinite(r0.loss[i]) && isfinite(r0.acc[i]))
                     sx += r0.loss[i], sy += r0.acc[i], sxx += r0.loss[i] * r0.loss[i], sxy += r0.loss[i] * r0.acc[i],
                         k++;
@@ -253,6 +263,14 @@ int main(int argc, char **argv)
                 printf("| %s | %s | %.4g | %.2f | %.2f | %+.2f | %+.2f (%+.2f..%+.2f) | %+.2f (%.0f) | %+.2f | %.2f |\n",
                        argv[a], m ? "loss" : "accuracy", v, e0 / r0.n_train, eb / rb.n_train, truth, g_floor,
                        g_floor + f.q_lo, g_floor + f.q_hi, g_law, r0.b_simple, g_rule, fx / r0.n_train);
+                if (all < MAXR) {
+                    double g_run = isfinite(g_floor) ? g_floor : g_rule,
+                           g_wait = isfinite(g_floor) && !f.read_ahead ? g_floor : g_rule;
+                    e_run[all] = fabs(g_run - truth), e_wait[all] = fabs(g_wait - truth);
+                    ahead += isfinite(g_floor) && f.read_ahead;
+                    if (fabs(truth) > 0.1) all_signed++, sign_run += g_run * truth > 0, sign_wait += g_wait * truth > 0;
+                    all++;
+                }
                 if (n < MAXR && isfinite(g_floor)) {
                     e_floor[n] = fabs(g_floor - truth), e_law[n] = fabs(g_law - truth);
                     e_rule[n] = isfinite(g_rule) ? fabs(g_rule - truth) : NAN;
@@ -271,6 +289,11 @@ int main(int argc, char **argv)
                "%d): floor %d, law %d, rule %d; the floor's 80%% band covers %d of %d\n",
                n, median(e_floor, (size_t)n), median(e_law, (size_t)n), median(e_rule, (size_t)n), signed_n, sign[0],
                sign[1], sign[2], covered, n);
+        printf("all %d targets, as a run carries (the floor where it tells, %d of them, %d read ahead of the "
+               "evaluations; else the rule): median |exponent error| %.2f, the sign right %d of %d; the floor only "
+               "where it reads no crossing ahead: %.2f, %d of %d\n",
+               all, n, ahead, median(e_run, (size_t)all), sign_run, all_signed, median(e_wait, (size_t)all), sign_wait,
+               all_signed);
     }
     scv_calib_free(&cal);
     scv_lcurve_set_free(&set);

@@ -171,9 +171,10 @@ static void band_at(void)
 static void carry_err_mean(void)
 {
     scv_carry_err per = {-0.3, 0.5, 1}, unknown = {NAN, NAN, 0};
-    CHECK(scv_carry_err_mean(&per, 64, 64, 0.8) == 1);        /* no carry at b0 */
-    CHECK(scv_carry_err_mean(&unknown, 64, 256, 0.8) == 1);   /* not known: no factor */
-    double L = log(4), lo = -0.3 * L, hi = 0.5 * L, z = 1.2815515655446004, mu = (lo + hi) / 2, sd = (hi - lo) / (2 * z);
+    CHECK(scv_carry_err_mean(&per, 64, 64, 0.8) == 1);      /* no carry at b0 */
+    CHECK(scv_carry_err_mean(&unknown, 64, 256, 0.8) == 1); /* not known: no factor */
+    double L = log(4), lo = -0.3 * L, hi = 0.5 * L, z = 1.2815515655446004, mu = (lo + hi) / 2,
+           sd = (hi - lo) / (2 * z);
     CHECK_NEAR(scv_carry_err_mean(&per, 64, 256, 0.8), exp(mu + sd * sd / 2), 1e-6, 0);
     /* a sample mean of exp(N(mu, sd)) by inverse-CDF points (the midpoints of 20000 equal shares) */
     double s = 0;
@@ -193,8 +194,13 @@ static void carry_err_mean(void)
 }
 
 static const scv_test tests[] = {
-    {"band_of_and_ends", band_of_and_ends}, {"widen_quadrature", widen_quadrature}, {"less_done", less_done},
-    {"band_union", band_union},             {"carry_err", carry_err},               {"mix", mix},
-    {"band_at", band_at},                   {"carry_err_mean", carry_err_mean},
+    {"band_of_and_ends", band_of_and_ends},
+    {"widen_quadrature", widen_quadrature},
+    {"less_done", less_done},
+    {"band_union", band_union},
+    {"carry_err", carry_err},
+    {"mix", mix},
+    {"band_at", band_at},
+    {"carry_err_mean", carry_err_mean},
 };
 SCV_TEST_MAIN(tests)

@@ -378,8 +378,9 @@ static int do_replan(loop *l, scv_err *err)
         l->K = nc->workers, l->B = nc->batch, l->comm = nc->comm;
     } else {
         char mean[96] = "";
-        if (risk != 1) snprintf(mean, sizeof mean, " on average over the batch carry-over's band, %.1f s at its point",
-                                rem_cur - rem_new);
+        if (risk != 1)
+            snprintf(mean, sizeof mean, " on average over the batch carry-over's band, %.1f s at its point",
+                     rem_cur - rem_new);
         snprintf(why, sizeof why, "stay at K=%d, B=%d%s: no switch pays for itself (best saves %.1f s%s, costs %.1f s)",
                  l->K, l->B, loop_comm_text(l, l->comm, cur ? cur->comm_coll : SCV_SPARSE_ALLGATHER, ot, sizeof ot),
                  rem_cur - rem_new_mean, mean, cost);
