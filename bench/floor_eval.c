@@ -17,6 +17,13 @@
  * P epochs (and tr(Sigma) over them), its crossings beyond them by the run's calibrated forecast
  * (scv_calib_forecast on the corpus less the job's model and data, as a run of a job the corpus
  * does not hold has it; its crossing is printed beside b0's truth).
+ * The last line: every target as a run carries (the floor where it tells, else the rule), and
+ * with the floor only where it read no crossing ahead of the evaluations.
+ * Diagnoses in the environment (not what a run has): FLOOR_EVAL_SLOPE_N=N (the accuracy's
+ * slope over the last N evaluations, 8), FLOOR_EVAL_SLOPE_EPOCHS=E (... and all of the last E
+ * epochs'), FLOOR_EVAL_SLOPE_ALL=1 (over the whole curve's), FLOOR_EVAL_TRACE_FROM=E
+ * (tr(Sigma) from epoch E on), FLOOR_EVAL_RAW=1 (the forecast's raw crossing, not clamped
+ * into its band), FLOOR_EVAL_DEBUG=1 (each forecast on stderr).
  *
  *   cc -std=c11 -O2 -Iinclude -Isrc bench/floor_eval.c build/libscv.a -lcjson -lsqlite3 -lm -o build/floor_eval
  *   build/floor_eval --lr 0.05 --rule sqrt --base-batch 64 [--momentum 0.9] [--corpus data/curves.jsonl] \
