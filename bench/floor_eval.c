@@ -20,7 +20,7 @@
  * The last line: every target as a run carries (the floor where it tells, else the rule), and
  * with the floor only where it read no crossing ahead of the evaluations.
  * Diagnoses in the environment (not what a run has): FLOOR_EVAL_SLOPE_N=N (the accuracy's
- * slope over the last N evaluations, 8), FLOOR_EVAL_SLOPE_EPOCHS=E (... and all of the last E
+ * slope over the last N evaluations, not all), FLOOR_EVAL_SLOPE_EPOCHS=E (... and all of the last E
  * epochs'), FLOOR_EVAL_SLOPE_ALL=1 (over the whole curve's), FLOOR_EVAL_TRACE_FROM=E
  * (tr(Sigma) from epoch E on), FLOOR_EVAL_RAW=1 (the forecast's raw crossing, not clamped
  * into its band), FLOOR_EVAL_DEBUG=1 (each forecast on stderr).
@@ -226,11 +226,11 @@ int main(int argc, char **argv)
             scv_carry rc;
             scv_carry_job cj = {.lr = lr, .base_batch = (int)base, .lr_scaling = rule};
             double g_rule = scv_carry_learn_rule(&set, key, &cj, metric, NULL, 0.8, &rc) == SCV_OK ? rc.gamma : NAN;
-            /* an accuracy's change per unit of loss over b0's last 8 evaluations (as the loop) */
+            /* an accuracy's change per unit of loss over b0's evaluations (as the loop) */
             double sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0;
-            /* (FLOOR_EVAL_SLOPE_ALL: over the whole curve's last 8, a diagnosis of the prefix's
+            /* (FLOOR_EVAL_SLOPE_ALL: over the whole curve's, a diagnosis of the prefix's
              * slope against the late one: not what a run has) */
-            double want = getenv("FLOOR_EVAL_SLOPE_N") ? atof(getenv("FLOOR_EVAL_SLOPE_N")) : 8;
+            double want = getenv("FLOOR_EVAL_SLOPE_N") ? atof(getenv("FLOOR_EVAL_SLOPE_N")) : INFINITY;
             double span = getenv("FLOOR_EVAL_SLOPE_EPOCHS") ? atof(getenv("FLOOR_EVAL_SLOPE_EPOCHS")) * r0.n_train : 0;
             size_t end = getenv("FLOOR_EVAL_SLOPE_ALL") ? r0.n : n0;
             for (size_t i = end; i-- > 0 && (k < want || (span > 0 && r0.x[i] >= r0.x[end - 1] - span));)
