@@ -166,33 +166,6 @@ static void band_at(void)
     CHECK(!scv_band_known(scv_estimate_band_at(&e, 256)));
 }
 
-/* The carry's mean factor: exp(mu + sigma^2 / 2) of the normal whose 10% and 90% points are
- * the band's; checked against a sample mean of that normal drawn here. */
-static void carry_err_mean(void)
-{
-    scv_carry_err per = {-0.3, 0.5, 1}, unknown = {NAN, NAN, 0};
-    CHECK(scv_carry_err_mean(&per, 64, 64, 0.8) == 1);      /* no carry at b0 */
-    CHECK(scv_carry_err_mean(&unknown, 64, 256, 0.8) == 1); /* not known: no factor */
-    double L = log(4), lo = -0.3 * L, hi = 0.5 * L, z = 1.2815515655446004, mu = (lo + hi) / 2,
-           sd = (hi - lo) / (2 * z);
-    CHECK_NEAR(scv_carry_err_mean(&per, 64, 256, 0.8), exp(mu + sd * sd / 2), 1e-6, 0);
-    /* a sample mean of exp(N(mu, sd)) by inverse-CDF points (the midpoints of 20000 equal shares) */
-    double s = 0;
-    enum { M = 20000 };
-    for (int i = 0; i < M; i++) {
-        double p = (i + 0.5) / M, a = -10, b = 10;
-        for (int k = 0; k < 80; k++) {
-            double m = (a + b) / 2;
-            if (0.5 * erfc(-m / sqrt(2)) < p) a = m;
-            else b = m;
-        }
-        s += exp(mu + sd * (a + b) / 2);
-    }
-    CHECK_NEAR(scv_carry_err_mean(&per, 64, 256, 0.8), s / M, 2e-3, 0);
-    /* narrower than the band's top, wider than the point for a band skewed up */
-    CHECK(scv_carry_err_mean(&per, 64, 256, 0.8) > 1 && scv_carry_err_mean(&per, 64, 256, 0.8) < exp(hi));
-}
-
 static const scv_test tests[] = {
     {"band_of_and_ends", band_of_and_ends},
     {"widen_quadrature", widen_quadrature},
@@ -201,6 +174,5 @@ static const scv_test tests[] = {
     {"carry_err", carry_err},
     {"mix", mix},
     {"band_at", band_at},
-    {"carry_err_mean", carry_err_mean},
 };
 SCV_TEST_MAIN(tests)

@@ -6,7 +6,6 @@
  * from their batches, and an estimate's band at another batch.
  */
 #include "model.h"
-#include "../core/util.h"
 
 #include <math.h>
 
@@ -77,15 +76,6 @@ void scv_carry_err_at(const scv_carry_err *e, double b0, double B, double *q_lo,
     }
     double L = log(B / b0);
     *q_lo = fmin(e->q_lo * L, e->q_hi * L), *q_hi = fmax(e->q_lo * L, e->q_hi * L);
-}
-
-double scv_carry_err_mean(const scv_carry_err *e, double b0, double B, double coverage)
-{
-    double ql, qh;
-    scv_carry_err_at(e, b0, B, &ql, &qh);
-    if (!isfinite(ql) || !isfinite(qh) || !(coverage > 0 && coverage < 1)) return 1;
-    double sigma = (qh - ql) / (2 * scv_normal_quantile((1 + coverage) / 2));
-    return exp((ql + qh) / 2 + sigma * sigma / 2);
 }
 
 double scv_estimate_mix_carried(const scv_estimate_mix *m, int B)

@@ -62,11 +62,6 @@ typedef struct scv_carry_err {
 } scv_carry_err;
 /* The error's quantiles from b0 to B into *q_lo <= *q_hi (0, 0 at B = b0; NaN: not known). */
 void scv_carry_err_at(const scv_carry_err *e, double b0, double B, double *q_lo, double *q_hi);
-/* The mean of true / carried from b0 to B: ln(true / carried) taken as normal with the
- * error's quantiles as its (1 -+ coverage) / 2 ones,
- *   mu = (q_lo + q_hi) / 2,  sigma = (q_hi - q_lo) / (2 z_(1+coverage)/2),  E = exp(mu + sigma^2 / 2)
- * (1 at b0 and where the error is not known). */
-double scv_carry_err_mean(const scv_carry_err *e, double b0, double B, double coverage);
 
 /* The samples a stored run trained up to the target's crossing, by batch: an estimate read
  * off that run counts those at other batches than the one asked through the carry, whose

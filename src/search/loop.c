@@ -252,7 +252,7 @@ static int do_train(loop *l, int *drifted, scv_err *err)
         *drifted = 1;
         return SCV_OK;
     }
-    if (l->probe.carry_replan) { /* re-plan with the run's own carry (the switch judged on average over its band) */
+    if (l->probe.carry_replan) { /* re-plan with the run's own carry */
         l->probe.carry_replan = 0;
         *drifted = 1;
         return SCV_OK;
@@ -312,24 +312,13 @@ static int do_train(loop *l, int *drifted, scv_err *err)
     return SCV_OK;
 }
 
-/* A switch from batch B to B2 rests on the carry between them: whatever the run's curve,
- * the two predictions err by the same rule exponent (or noise scale), so their ratio errs by
- * the carry's band from B to B2. The factor on the remaining time at B2 that a switch is
- * judged by: its mean under the carry's errors (scv_carry_err_mean; 1: the same batch, or a
- * carry whose error is not measured), so that a switch is made where it pays on average.
- * (The band's top, a switch only where it paid with probability (1 + C)/2, kept a run at
- * its first choice once the carry's band was wide: the MLP's first run of bench decide
- * stayed at B=64 with B=256 0.4 s faster at the point, 0.7 s slower at the top, and never
- * reached its target.) */
-static double carry_risk(const loop *l, int B, int B2)
-{
-    if (l->r->target_source != SCV_TARGET_CURVE) return 1; /* rest_iters does not carry by it */
-    scv_carry_err ce = loop_carry_err(l);
-    return scv_carry_err_mean(&ce, B, B2, l->pol->band_coverage);
-}
-
 /* REPLAN: re-fit with the drifted measurement; switch only when the switch pays for itself
- * (a switch of batch, on average over the carry's errors: carry_risk). */
+ * at the plan's point, as the plan's choice is made: its cost (the switch's idle and a share
+ * of the time left) is the hysteresis. A switch of batch judged at the top of the carry's
+ * band, or on average over it, was never made once the band was wide (a carry read ahead of
+ * the evaluations spans the corpus rule's band): bench decide's MLP first runs stayed at
+ * B=64 with B=256 1.6 s faster at the point, and never reached their target; a ResNet first
+ * run stayed at B=256 with B=64 52.8 s faster at the point, -12.0 s on average. */
 static int do_replan(loop *l, scv_err *err)
 {
     scv_run_result *r = l->r;
@@ -344,7 +333,6 @@ static int do_replan(loop *l, scv_err *err)
     const scv_plan_point *nc = &res->points[res->chosen], *cur = loop_find_point(res, l->K, l->B, l->comm);
     double rem_cur = cur ? loop_rest_iters(l, &sm, l->B) * loop_iter_factor(cur) * cur->t_iter : 0;
     double rem_new = loop_rest_iters(l, &sm, nc->batch) * loop_iter_factor(nc) * nc->t_iter;
-    double risk = carry_risk(l, l->B, nc->batch), rem_new_mean = rem_new * risk;
     double cost = l->pol->switch_idle_factor * loop_switch_idle(l) + l->pol->switch_remaining_share * rem_cur;
     /* a bound in force (the plan is absolute): when the current configuration misses it and
      * the plan's choice meets it (as the planner judges bounds: the run's end there, what it
@@ -372,18 +360,14 @@ static int do_replan(loop *l, scv_err *err)
         snprintf(why, sizeof why, "switch to K=%d, B=%d%s: staying would miss the %s, the switch meets it", nc->workers,
                  nc->batch, nt, l->place.plan_deadline_s > 0 ? "deadline" : "budget");
         l->K = nc->workers, l->B = nc->batch, l->comm = nc->comm;
-    } else if (moved && rem_cur - rem_new_mean > cost) {
-        snprintf(why, sizeof why, "switch to K=%d, B=%d%s: saves %.1f s > its cost %.1f s%s", nc->workers, nc->batch,
-                 nt, rem_cur - rem_new_mean, cost, risk != 1 ? " (on average over the batch carry-over's band)" : "");
+    } else if (moved && rem_cur - rem_new > cost) {
+        snprintf(why, sizeof why, "switch to K=%d, B=%d%s: saves %.1f s > its cost %.1f s", nc->workers, nc->batch, nt,
+                 rem_cur - rem_new, cost);
         l->K = nc->workers, l->B = nc->batch, l->comm = nc->comm;
     } else {
-        char mean[96] = "";
-        if (risk != 1)
-            snprintf(mean, sizeof mean, " on average over the batch carry-over's band, %.1f s at its point",
-                     rem_cur - rem_new);
-        snprintf(why, sizeof why, "stay at K=%d, B=%d%s: no switch pays for itself (best saves %.1f s%s, costs %.1f s)",
+        snprintf(why, sizeof why, "stay at K=%d, B=%d%s: no switch pays for itself (best saves %.1f s, costs %.1f s)",
                  l->K, l->B, loop_comm_text(l, l->comm, cur ? cur->comm_coll : SCV_SPARSE_ALLGATHER, ot, sizeof ot),
-                 rem_cur - rem_new_mean, mean, cost);
+                 rem_cur - rem_new, cost);
     }
     if (r->relative) { /* its times are nominal, and its reason says so (the dashboard reads it) */
         char w[sizeof why];
