@@ -167,12 +167,8 @@ static void band_at(void)
 }
 
 static const scv_test tests[] = {
-    {"band_of_and_ends", band_of_and_ends},
-    {"widen_quadrature", widen_quadrature},
-    {"less_done", less_done},
-    {"band_union", band_union},
-    {"carry_err", carry_err},
-    {"mix", mix},
+    {"band_of_and_ends", band_of_and_ends}, {"widen_quadrature", widen_quadrature}, {"less_done", less_done},
+    {"band_union", band_union},             {"carry_err", carry_err},               {"mix", mix},
     {"band_at", band_at},
 };
 SCV_TEST_MAIN(tests)

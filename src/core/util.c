@@ -275,17 +275,6 @@ double scv_parse_duration(const char *s)
     return !isfinite(v * mul) ? -1 : v * mul;        /* "1e308h" is not a duration */
 }
 
-double scv_normal_quantile(double p)
-{
-    double lo = -10, hi = 10;
-    for (int i = 0; i < 80; i++) {
-        double m = (lo + hi) / 2;
-        if (0.5 * erfc(-m / sqrt(2)) < p) lo = m;
-        else hi = m;
-    }
-    return (lo + hi) / 2;
-}
-
 int scv_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

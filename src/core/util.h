@@ -30,8 +30,6 @@ double scv_median(double *x, size_t n);
  * statement of the rule: the trainer's rate (train/sched.c) and the noise floor's carry
  * (model/floor.c) take it. */
 double scv_lr_scale_factor(scv_lr_scaling rule, double batch, double base_batch);
-/* The standard normal's p-quantile (0 < p < 1; bisection on erfc, 1e-20 near). */
-double scv_normal_quantile(double p);
 /* qsort's comparison of doubles, ascending. */
 int scv_cmp_double(const void *a, const void *b);
 /* The q-quantile of sorted v[0, n) (n >= 1), linear between order statistics; +inf when it

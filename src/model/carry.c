@@ -521,6 +521,17 @@ int scv_carry_law_same(scv_carry_law a, scv_carry_law b)
 /* ---- the run's own carry ---- */
 
 /* The standard normal's p quantile (bisection on erfc). */
+static double normal_q(double p)
+{
+    double lo = -10, hi = 10;
+    for (int i = 0; i < 80; i++) {
+        double m = (lo + hi) / 2;
+        if (0.5 * erfc(-m / sqrt(2)) < p) lo = m;
+        else hi = m;
+    }
+    return (lo + hi) / 2;
+}
+
 /* f0's first crossing of the target value v [samples], 2 H past the horizon H or never. */
 static double crossing_capped(const scv_curve *f0, double v, double horizon)
 {
@@ -581,7 +592,7 @@ int scv_carry_shift(const scv_carry_run *r, const scv_carry_policy *pol, double 
         else if (best < 0 || sse[k] < sse[best]) best = k;
     }
     if (best <= 0 || best == ng - 1) goto out; /* the grid's edge: the probe does not tell */
-    double n = (double)(r->n0 + r->nb), nb = (double)r->nb, z = scv_normal_quantile((1 + coverage) / 2);
+    double n = (double)(r->n0 + r->nb), nb = (double)r->nb, z = normal_q((1 + coverage) / 2);
     double cut = sse[best] * (1 + z * z / fmax(1, n - 5)), lb = log(r->b / r->b0), lo = INFINITY, hi = -INFINITY;
     for (int k = 0; k < ng; k++) {
         if (!isfinite(sse[k]) || (!(sse[k] <= cut) && abs(k - best) > 1))
