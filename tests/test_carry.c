@@ -128,8 +128,8 @@ static void t_carry_learnt_run(void)
 
 /* A job the corpus does not hold: the band of its carry is its rule's exponent's spread over
  * three other jobs' curves under sqrt (exponents -0.8, 0.3 and 1.4: a wide band), said and
- * reported; a re-plan after the chosen configuration slows 3x does not switch batch on that
- * carry unless the switch pays at the band's top (without the guard it switches). */
+ * reported; a re-plan after the chosen configuration slows 3x switches only where the switch
+ * saves more than it costs, and says both. */
 static void t_carry_rule_run(void)
 {
     char path[600];
@@ -153,8 +153,8 @@ static void t_carry_rule_run(void)
     fclose(f);
     int K0 = 0, B0 = 0;
     int64_t train_from = 1; /* the first training iteration of the first pass: the drift starts there */
-    for (int guarded = 0; guarded < 2; guarded++) {
-        scv_store *db = open_db(guarded ? "rule2.db" : "rule1.db");
+    for (int drifted = 0; drifted < 2; drifted++) {
+        scv_store *db = open_db(drifted ? "rule2.db" : "rule1.db");
         fake g = new_fake();
         snprintf(g.job.model, sizeof g.job.model, "exec");
         snprintf(g.job.dataset, sizeof g.job.dataset, "synthetic:10000");
@@ -162,7 +162,7 @@ static void t_carry_rule_run(void)
         g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.9;
         g.need_e0 = 30;
         g.idle_per_segment = 0.01;
-        if (guarded) g.drift_K = K0, g.drift_B = B0, g.drift_factor = 3, g.drift_after = train_from;
+        if (drifted) g.drift_K = K0, g.drift_B = B0, g.drift_factor = 3, g.drift_after = train_from;
         scv_job_driver d = driver_of(&g);
         scv_run_params p = params(db, "job-rule");
         p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.9, p.curve_corpus = path, p.max_epochs = 100;
@@ -179,7 +179,7 @@ static void t_carry_rule_run(void)
         CHECK_MSG(fabs(res.carry_gamma - 0.3) < 0.05 && res.carry_noise_scale > 0, "gamma %g", res.carry_gamma);
         CHECK(res.carry_q_lo < -0.5 && res.carry_q_hi > 0.5);
         CHECK_MSG(NOTED_NUMS(&r, SCV_NOTE_CARRY_RULE, NAN, 3), "%.2000s", r.notes); /* from 3 other jobs' curves */
-        if (!guarded) {
+        if (!drifted) {
             const scv_plan_result *pl = res.decision ? res.decision : res.plan;
             CHECK(pl != NULL);
             if (pl) K0 = pl->points[pl->chosen].workers, B0 = pl->points[pl->chosen].batch;

@@ -25,7 +25,7 @@
  * regression) against -0.055 and -0.036 measured; LeNet, not at its floor by 4 epochs, stays
  * behind at B=256 as s predicts (its rate per sample 0.4-0.5 of B=64's).
  * An accuracy target's level is d times the accuracy's change per unit of training loss at b0
- * (per_loss, measured by the caller on its last evaluations): the run's own curve says how much
+ * (per_loss, measured by the caller over its evaluations at b0): the run's own curve says how much
  * of the loss's floor shows in its accuracy. (Read instead as the loss b0 holds where its
  * accuracy crosses, it erred in sign on logistic regression's, +0.50 against -0.32, and
  * LeNet's accuracy at B=256 needed a lower loss than at 64.)
