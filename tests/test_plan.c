@@ -817,16 +817,65 @@ static void t_plan_sample_floor(void)
         if (q->batch == 64) CHECK_NEAR(q->t_iter, 12e-3, 1e-9, 0); /* measured */
     }
     scv_plan_result_free(res);
-    /* the fit holds compute per sample (0.1 ms): its own price, 12 + 25.6 ms */
+    /* the fit holds compute per sample (0.1 ms): its own price, 12 + 25.6 ms, times the
+     * measured-to-modelled ratio at K = 1 (12 ms against 12 + 6.4: t_plan_k_ratio) */
     perf.c1 = 0.1e-3;
     CHECK_MSG(scv_plan(&r, &res, &err) == SCV_OK, "%s", err.msg);
     for (size_t i = 0; res && i < res->n_points; i++)
-        if (res->points[i].batch == 256) CHECK_NEAR(res->points[i].t_iter, 12e-3 + 25.6e-3, 1e-9, 0);
+        if (res->points[i].batch == 256) CHECK_NEAR(res->points[i].t_iter, (12e-3 + 25.6e-3) * 12 / 18.4, 1e-9, 0);
+    scv_plan_result_free(res);
+}
+
+/* An unmeasured configuration at a measured K takes that K's measured-to-modelled compute
+ * ratio (bench decide's MLP: a fit on K = 2 and 4, whose workers compute in bursts between
+ * allreduces, priced K = 1 at half its time; with K = 1, B = 256 measured at 2.54 ms, the
+ * unmeasured B = 64 looked twice as cheap as it was and the run switched there). A K whose
+ * measured compute is under a firm share of its iteration (slow links) keeps the fit. */
+static void t_plan_k_ratio(void)
+{
+    scv_catalog *cat = mini_catalog();
+    int vm = 0, workers[] = {1, 2}, batches[] = {64, 256};
+    scv_perf_model perf = {.topology = SCV_TOPO_RING, .c0 = 0, .c1 = 5e-6, .alpha = 10e-3, .model_bytes = 1e6};
+    scv_stat_model st = {.kind = SCV_STAT_GNS, .n_train = 50000, .b_simple = 100, .s_min = 1000};
+    scv_job_info job = {.n_params = 1e5, .act_bytes = 1e3, .input_floats = 784, .n_train = 50000};
+    scv_config_stats meas[] = {{.workers = 1, .batch = 256, .t_compute = 2.54e-3, .t_iter = 2.54e-3},
+                               {.workers = 2, .batch = 256, .t_compute = 1e-3, .t_comm = 40e-3, .t_iter = 41e-3}};
+    scv_plan_request r = {.catalog = cat,
+                          .vms = &vm,
+                          .n_vms = 1,
+                          .measured_vm = 0,
+                          .workers = workers,
+                          .n_workers = 2,
+                          .batches = batches,
+                          .n_batches = 2,
+                          .perf = &perf,
+                          .stat = &st,
+                          .job = &job,
+                          .objective = SCV_OBJ_TIME,
+                          .measured = meas,
+                          .n_measured = 2};
+    scv_plan_result *res = NULL;
+    scv_err err = {0};
+    CHECK_MSG(scv_plan(&r, &res, &err) == SCV_OK, "%s", err.msg);
+    int seen = 0;
+    for (size_t i = 0; res && i < res->n_points; i++) {
+        const scv_plan_point *q = &res->points[i];
+        if (q->workers == 1 && q->batch == 64) { /* 64 x 5 us, times 2.54 / 1.28 */
+            CHECK_NEAR(q->t_iter, 64 * 5e-6 * 2.54 / 1.28, 1e-9, 0);
+            seen++;
+        }
+        if (q->workers == 2 && q->batch == 64) { /* the fit: 32 x 5 us and the ring's 2 alpha */
+            CHECK_NEAR(q->t_iter, 32 * 5e-6 + 20e-3, 1e-9, 0);
+            seen++;
+        }
+    }
+    CHECK(seen == 2);
     scv_plan_result_free(res);
 }
 
 static const scv_test tests[] = {
     {"plan_sample_floor", t_plan_sample_floor},
+    {"plan_k_ratio", t_plan_k_ratio},
     {"point_band", t_point_band},
     {"plan_bounds_run", t_plan_bounds_run},
     {"plan_segments", t_plan_segments},

@@ -20,6 +20,10 @@ int scv_perf_fit(const scv_config_stats *s, size_t n, scv_topology topology, dou
  * in perf.c). Returns how many parameters it set. */
 int scv_perf_apply_prior(scv_perf_model *m, const scv_perf_model *prior, const scv_config_stats *s, size_t n);
 double scv_perf_compute(const scv_perf_model *m, double b);
+/* The share of its iteration a measurement's compute (t_iter - t_comm) must take to tell
+ * anything of the compute (at K = 2 on slow links it is the small difference of two large
+ * times): the fit's intercept, and the planner's ratio at K (plan.c, compute_k). */
+#define SCV_PERF_FIRM_SHARE 0.25
 /* The least compute seconds per sample the measurements s imply, min t_compute / (B / K)
  * (NaN: none): the planner's floor for an unmeasured configuration's compute, b x this, so a
  * fit that put no compute on the sample (c1 = 0: 9 ms predicted at an unmeasured B=256 where

@@ -143,9 +143,6 @@ static void note_add(scv_perf_model *m, const char *s)
     snprintf(m->note + len, sizeof m->note - len, "%s%s", len ? "; " : "", s);
 }
 
-/* The share of an iteration its compute must take for the point to tell c0 from c1. */
-#define PERF_FIRM_SHARE 0.25
-
 int scv_perf_fit(const scv_config_stats *s, size_t n, scv_topology topology, double model_bytes,
                  scv_perf_model *out, scv_err *err)
 {
@@ -173,7 +170,7 @@ int scv_perf_fit(const scv_config_stats *s, size_t n, scv_topology topology, dou
         return scv_err_set(err, SCV_ENOMEM, "out of memory");
     }
     /* compute part: t_iter - t_comm errs as t_iter does (w = 1 / t_iter^2), and a point where
-     * compute is under PERF_FIRM_SHARE of t_iter does not identify the intercept (at K = 2 on
+     * compute is under SCV_PERF_FIRM_SHARE of t_iter does not identify the intercept (at K = 2 on
      * slow links, compute is the small difference of two large times) */
     double b0 = NAN;
     int distinct_b = 0;
@@ -183,7 +180,7 @@ int scv_perf_fit(const scv_config_stats *s, size_t n, scv_topology topology, dou
         x[2 * i + 1] = b;
         y[i] = s[i].t_iter - s[i].t_comm;
         w[i] = 1 / (s[i].t_iter * s[i].t_iter);
-        if (y[i] < PERF_FIRM_SHARE * s[i].t_iter) continue;
+        if (y[i] < SCV_PERF_FIRM_SHARE * s[i].t_iter) continue;
         if (isnan(b0)) b0 = b;
         else if (fabs(b - b0) > 1e-9 * b0) distinct_b = 1;
     }
