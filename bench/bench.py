@@ -3,7 +3,8 @@
 # The benchmarks live in bench_core.py (throughput overhead accuracy predict statmodels cluster
 # loop planspeed), bench_corpus.py (corpus), bench_decide.py (decide), bench_elastic.py (elastic
 # straggler hetero), bench_byot.py (byot), bench_comm.py (comm stream noniid), bench_spot.py
-# (spot) and bench_floor.py (floor); what they share in bench_common.py.
+# (spot), bench_floor.py (floor) and bench_summary.py (decide-summary); what they share in
+# bench_common.py.
 """Scavenger's trainer benchmarks. Each prints its figures, and where there is a peer the
 ratio to PyTorch 1.13 (Debian's python3-torch) measured side by side in the same run,
 alternating the two systems rep by rep and quoting medians.
@@ -136,6 +137,12 @@ alternating the two systems rep by rep and quoting medians.
       [samples seen, test accuracy, period-mean training loss]. Resumable: curves already
       in the file are kept (delete it to measure again); written atomically after each
       curve. --only N: job N (0-based) only. One training at a time; run it niced.
+  bench/bench.py decide-summary --reports GLOB[,GLOB...]
+      The figures quoted from `bench decide` reports (bench/bench_summary.py), read back from
+      the reports: per run, the first plan's choice and regret, where the run trained last, its
+      total against the oracle, the first plan's epochs error and coverage; then, first and
+      second runs apart, the runs with regret <= 1.1 (first plan; where the run ended), the mean
+      epochs error, the coverage summed and the median total against the oracle.
   bench/bench.py floor [--seeds 2] [--epochs 5] [--every 0.25] [--prefix 0] [--dir D]
       The noise floor's batch carry-over (src/model/floor.c) against truths: each job of
       DECIDE_JOBS the built-in trainer runs (LeNet, the MLP, logistic regression) trained
@@ -182,6 +189,7 @@ from bench_decide import decide
 from bench_elastic import elastic, hetero, straggler
 from bench_floor import floor
 from bench_spot import spot
+from bench_summary import decide_summary
 
 
 if __name__ == "__main__":
@@ -189,7 +197,8 @@ if __name__ == "__main__":
             "predict": predict, "statmodels": statmodels, "cluster": cluster, "loop": loop,
             "planspeed": planspeed, "decide": decide, "elastic": elastic, "straggler": straggler,
             "hetero": hetero, "byot": byot, "comm": comm, "stream": stream, "noniid": noniid,
-            "corpus": corpus, "spot": spot, "floor": floor}
+            "corpus": corpus, "spot": spot, "floor": floor,
+            "decide-summary": decide_summary}
     if len(sys.argv) < 2 or sys.argv[1] not in cmds:
         print(__doc__)
         sys.exit(2)
