@@ -23,7 +23,9 @@
  * slope over the last N evaluations, not all), FLOOR_EVAL_SLOPE_EPOCHS=E (... and all of the last E
  * epochs'), FLOOR_EVAL_SLOPE_ALL=1 (over the whole curve's), FLOOR_EVAL_TRACE_FROM=E
  * (tr(Sigma) from epoch E on), FLOOR_EVAL_RAW=1 (the forecast's raw crossing, not clamped
- * into its band), FLOOR_EVAL_DEBUG=1 (each forecast on stderr).
+ * into its band), FLOOR_EVAL_DEBUG=1 (each forecast on stderr), FLOOR_EVAL_RATE_EPOCHS=P (the
+ * floor's rate per sample measured on b's first P epochs from its start against b0's, in place
+ * of the rule's: what a short run at b from the initial weights would measure).
  *
  *   cc -std=c11 -O2 -Iinclude -Isrc bench/floor_eval.c build/libscv.a -lcjson -lsqlite3 -lm -o build/floor_eval
  *   build/floor_eval --lr 0.05 --rule sqrt --base-batch 64 [--momentum 0.9] [--corpus data/curves.jsonl] \
@@ -170,6 +172,27 @@ static double median(double *v, size_t n)
     return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
 }
 
+/* (FLOOR_EVAL_RATE_EPOCHS=P, a lab variant: what a short run at b from its start would
+ * measure) b's progress per sample against b0's over b's first P epochs: for each of b's
+ * evaluations of the training loss there, the samples b0 took to the same loss (linearly
+ * between its evaluations) over b's; their median. 0: none. */
+static double rate_from_start(const run *r0, const run *rb, double P)
+{
+    double s[MAX_EV];
+    size_t k = 0;
+    for (size_t i = 0; i < rb->n && rb->x[i] <= P * rb->n_train; i++) {
+        double v = rb->loss[i];
+        for (size_t j = 1; j < r0->n; j++)
+            if (r0->loss[j] <= v && r0->loss[j - 1] > v) {
+                double u0 = r0->x[j - 1] +
+                            (r0->x[j] - r0->x[j - 1]) * (r0->loss[j - 1] - v) / (r0->loss[j - 1] - r0->loss[j]);
+                if (rb->x[i] > 0) s[k++] = u0 / rb->x[i];
+                break;
+            }
+    }
+    return k ? median(s, k) : 0;
+}
+
 int main(int argc, char **argv)
 {
     double lr = NAN, mu = 0.9, trace_epochs = NAN, base = NAN, prefix = 0;
@@ -262,7 +285,10 @@ int main(int argc, char **argv)
                                    .target = v,
                                    .horizon = prefix > 0 ? fc.horizon : 4 * r0.x[r0.n - 1],
                                    .cross = prefix > 0 ? forecast_cross : NULL,
-                                   .ctx = &fc};
+                                   .ctx = &fc,
+                                   .rate = getenv("FLOOR_EVAL_RATE_EPOCHS")
+                                               ? rate_from_start(&r0, &rb, atof(getenv("FLOOR_EVAL_RATE_EPOCHS")))
+                                               : 0};
                 scv_carry f;
                 double g_floor = scv_carry_floor(&in, NULL, &f) == SCV_OK ? f.gamma : NAN;
                 double g_law = log((rb.batch + r0.b_simple) / (r0.batch + r0.b_simple)) / lb;

@@ -10,7 +10,8 @@
  * with F0 from the trace, b's 0.2 + F0 / 2 + 1.5 exp(-u / 16000). A target near b0's floor is
  * reached sooner at b (gamma < 0), one far above it later (gamma near -ln s / ln 4 = 1/2); each
  * point within 0.03 of the truth and inside its band, read on the evaluations or, past them,
- * on the fitted curve. AdaScale, no trace or too few evaluations: none. */
+ * on the fitted curve; a measured rate in place of the rule's. AdaScale, no trace or too few
+ * evaluations: none. */
 static void t_floor_law(void)
 {
     enum { N = 40 };
@@ -49,6 +50,14 @@ static void t_floor_law(void)
                   "gamma %g", c.gamma);
     }
     scv_carry c;
+    /* a measured rate in place of the rule's (scv_floor_in.rate): b at a quarter of b0's
+     * progress per sample, its curve 0.2 + Fb + 1.5 exp(-u / (4 tau)) */
+    double L = 0.2 + F0 + 0.4, u0 = -tau * log((L - 0.2 - F0) / 1.5);
+    double truth = log(-4 * tau * log((L - 0.2 - Fb) / 1.5) / u0) / log(4);
+    in.rate = 0.25, in.target = L, in.n = N;
+    CHECK_EQ_INT(scv_carry_floor(&in, NULL, &c), SCV_OK);
+    CHECK_MSG(fabs(c.gamma - truth) < 0.03 && c.run_rate == 0.25, "measured rate: gamma %g, truth %g", c.gamma, truth);
+    in.rate = 0;
     in.target = 0.2 + F0 + 0.002, in.n = N;
     in.lr_scaling = SCV_LR_SCALE_ADASCALE;
     CHECK_EQ_INT(scv_carry_floor(&in, NULL, &c), SCV_ENOTFOUND);

@@ -12,7 +12,8 @@
  * and the excess above the floor shrinks at a rate per step proportional to lr, per sample to
  * lr / B. A fixed rule moves both: from b0 to b the floor moves by d = F(b) - F(b0) and the
  * progress per sample by s = (lr(b) / b) / (lr(b0) / b0) (1/2 from 64 to 256 under sqrt
- * scaling, where F halves as well). A run at b from its start is then b0's curve f0 of the
+ * scaling, where F halves as well; scv_floor_in.rate, a rate measured from the start, in its
+ * place where the caller has one). A run at b from its start is then b0's curve f0 of the
  * training loss at s times the samples, moved by d:
  *   f_b(u) = f0(s u) + d
  * so it reaches a loss target L at f0^-1(L - d) / s samples, where b0 reaches it at f0^-1(L):
@@ -94,8 +95,9 @@ int scv_carry_floor(const scv_floor_in *in, const scv_floor_policy *pol, scv_car
     int ahead = 0;
     double A = in->target, u0 = crossing(in, &f0, A, &ahead);
     if (!(u0 <= in->horizon)) return SCV_ENOTFOUND; /* b0 does not reach it: nothing to carry */
-    double s = scv_lr_scale_factor(in->lr_scaling, in->b, in->base_batch) /
-               scv_lr_scale_factor(in->lr_scaling, in->b0, in->base_batch) * in->b0 / in->b;
+    double s = in->rate > 0 ? in->rate
+                            : scv_lr_scale_factor(in->lr_scaling, in->b, in->base_batch) /
+                                  scv_lr_scale_factor(in->lr_scaling, in->b0, in->base_batch) * in->b0 / in->b;
     double d = scv_floor_level(in, in->b) - scv_floor_level(in, in->b0), lb = log(in->b / in->b0);
     double lo = INFINITY, hi = -INFINITY;
     const double kap[3] = {pol->kappa_lo, 1, pol->kappa_hi}, lev[3] = {1 - pol->level_err, 1, 1 + pol->level_err};

@@ -566,6 +566,9 @@ typedef struct scv_floor_in {
     double base_batch, b0, b;
     scv_lr_scaling lr_scaling;
     double target, horizon; /* the target's value; the run's bound [samples] */
+    double rate;            /* the progress per sample at b against b0's, measured (> 0); 0: the
+                               rule's, s = (lr(b) / b) / (lr(b0) / b0) (a run leaves it at 0:
+                               it measures b from the start nowhere; bench/floor_eval.c) */
     /* where b0 reaches a value v its evaluations have not [samples, 2 horizon: not within
      * it]: cross(ctx, v) (the run's forecast), NULL: the curve fitted to them (one they have
      * reached: linearly between the two it falls between) */
