@@ -422,7 +422,7 @@ static void t_plan_cli(void)
     /* the rule that chose (with measured timings, one configuration may dominate the rest) */
     CHECK_MSG(strstr(out, "chosen: ") && (strstr(out, "knee") || strstr(out, "the only front point")), "%s", out);
     CHECK(strstr(out, "(extrapolated)") == NULL); /* c5.2xlarge costs more for the same time: not on the front */
-    CHECK_MSG(strstr(out, "VM types: 1 VM type(s) extrapolated: other CPU type, same threads"), "%s", out);
+    CHECK_MSG(strstr(out, "Note: 1 VM type(s) extrapolated: other CPU type, same threads"), "%s", out);
     CHECK_EQ_INT(run(out, sizeof out, "%s plan --profile %s,%s --target-epochs 5 --base-batch 32 "
                      "--workers 1..8 --batch 32..512 --vm c5.xlarge,c5.2xlarge,g5.xlarge --all", bin, m1, m2), 0);
     CHECK(strstr(out, "(extrapolated)") != NULL); /* c5.2xlarge was not measured */

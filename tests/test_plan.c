@@ -830,7 +830,8 @@ static void t_plan_sample_floor(void)
  * ratio (bench decide's MLP: a fit on K = 2 and 4, whose workers compute in bursts between
  * allreduces, priced K = 1 at half its time; with K = 1, B = 256 measured at 2.54 ms, the
  * unmeasured B = 64 looked twice as cheap as it was and the run switched there). A K whose
- * measured compute is under a firm share of its iteration (slow links) keeps the fit. */
+ * measured compute is under a firm share of its iteration (slow links) keeps the fit. The
+ * plan's note says which ratios moved prices. */
 static void t_plan_k_ratio(void)
 {
     scv_catalog *cat = mini_catalog();
@@ -870,6 +871,9 @@ static void t_plan_k_ratio(void)
         }
     }
     CHECK(seen == 2);
+    CHECK_MSG(res && strstr(res->note, "K=1's compute measured 1.98x the fit's at B=256") &&
+                  !strstr(res->note, "K=2's"),
+              "%s", res ? res->note : "");
     scv_plan_result_free(res);
 }
 

@@ -396,7 +396,7 @@ static int print_table(const plan_cli *o, const scv_plan_job *job, scv_err *err)
     char t[32], c[32];
     scv_fmt_time(ch->time_s, t, sizeof t);
     scv_fmt_usd(ch->cost, c, sizeof c);
-    if (res->note[0]) printf("\nVM types: %s\n", res->note);
+    if (res->note[0]) printf("\nNote: %s\n", res->note);
     if (with_comm) without_compression(cat, res, o->obj);
     char name[512], per[200] = "";
     if (ch->mix_types.n > 0) { /* a mix: its per-worker batches by type */

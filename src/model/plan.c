@@ -221,15 +221,20 @@ static double compute_at(const scv_perf_model *m, const scv_plan_policy *pol, do
  * time at both batches; once K = 1, B = 256 was measured (2.54 ms against 1.27), the
  * unmeasured K = 1, B = 64 looked twice as cheap as it was (0.33 ms against 0.75), and the
  * run switched there and never reached its target. */
+static double measured_ratio(const scv_plan_request *req, const scv_plan_policy *pol, double floor,
+                             const scv_config_stats *m)
+{
+    double y = m->t_iter - m->t_comm, mod = compute_at(req->perf, pol, floor, (double)m->batch / m->workers);
+    return y >= SCV_PERF_FIRM_SHARE * m->t_iter && mod > 0 && isfinite(y / mod) ? y / mod : NAN;
+}
+
 static double compute_k(const scv_plan_request *req, const scv_plan_policy *pol, double floor, int K, double b)
 {
     double best = INFINITY, ratio = 1;
     for (size_t i = 0; req->measured && i < req->n_measured; i++) {
         const scv_config_stats *m = &req->measured[i];
-        double bm = (double)m->batch / K, y = m->t_iter - m->t_comm, d = fabs(log(bm / b));
-        if (m->workers != K || !(y >= SCV_PERF_FIRM_SHARE * m->t_iter) || !(d < best)) continue;
-        double mod = compute_at(req->perf, pol, floor, bm);
-        if (mod > 0 && isfinite(y / mod)) best = d, ratio = y / mod;
+        double r = m->workers == K ? measured_ratio(req, pol, floor, m) : NAN, d = fabs(log(m->batch / (K * b)));
+        if (isfinite(r) && d < best) best = d, ratio = r;
     }
     return compute_at(req->perf, pol, floor, b) * ratio;
 }
@@ -644,6 +649,14 @@ static void build_note(const plan_build *pb)
                  "%zu mix configuration(s) with a type too slow to keep up (held at "
                  "the trainer's floor share of B, it sets the compute time); ",
                  pb->n_held);
+    for (size_t i = 0; req->measured && i < req->n_measured; i++) { /* compute_k's ratios, where they move prices */
+        const scv_config_stats *m = &req->measured[i];
+        double r = measured_ratio(req, pb->pol, pb->floor, m);
+        if (fabs(log(r)) > log(1.1))
+            plan_add(res->note, sizeof res->note,
+                     "K=%d's compute measured %.2fx the fit's at B=%d: its other batches priced at that ratio; ",
+                     m->workers, r, m->batch);
+    }
     if (req->spot_risk && req->pricing == SCV_PRICE_SPOT) {
         plan_add(res->note, sizeof res->note,
                  "spot times and costs are expected ones, with the preemptions' lost time "
