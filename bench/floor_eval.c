@@ -25,7 +25,11 @@
  * (tr(Sigma) from epoch E on), FLOOR_EVAL_RAW=1 (the forecast's raw crossing, not clamped
  * into its band), FLOOR_EVAL_DEBUG=1 (each forecast on stderr), FLOOR_EVAL_RATE_EPOCHS=P (the
  * floor's rate per sample measured on b's first P epochs from its start against b0's, in place
- * of the rule's: what a short run at b from the initial weights would measure).
+ * of the rule's: what a short run at b from the initial weights would measure),
+ * FLOOR_EVAL_PHASE=full|1 (whole curves: the "law" column replaced by the floor's exponent with
+ * b0's crossings read as the target rule reads them, the mean of 3 evaluations, at the floor's
+ * rate and level; 1: the level phased in by where the target lies between b0's first smoothed
+ * value and its best).
  *
  *   cc -std=c11 -O2 -Iinclude -Isrc bench/floor_eval.c build/libscv.a -lcjson -lsqlite3 -lm -o build/floor_eval
  *   build/floor_eval --lr 0.05 --rule sqrt --base-batch 64 [--momentum 0.9] [--corpus data/curves.jsonl] \
@@ -193,6 +197,18 @@ static double rate_from_start(const run *r0, const run *rb, double P)
     return k ? median(s, k) : 0;
 }
 
+/* (FLOOR_EVAL_PHASE, a lab variant on whole curves) the floor's exponent with b0's crossings
+ * of A and A - d phi read as the target rule reads them (cross: the mean of W evaluations), at
+ * the floor's rate s and level d; phi 1 (full), or the share of the way from b0's first
+ * smoothed value to its best that A lies (0 far above the plateau, 1 at it). */
+static double phased_exponent(const run *r0, const double *y0, double v, double d, double s, double lb, double sg)
+{
+    double first = (y0[0] + y0[1] + y0[2]) / W, bst = best(y0, r0->n, sg);
+    double phi = !strcmp(getenv("FLOOR_EVAL_PHASE"), "full") ? 1 : fmin(1, fmax(0, (first - v) / (first - bst)));
+    double u0 = cross(r0->x, y0, r0->n, v, sg), ud = cross(r0->x, y0, r0->n, v - d * phi, sg);
+    return u0 > 0 && ud > 0 ? log(ud / s / u0) / lb : NAN;
+}
+
 int main(int argc, char **argv)
 {
     double lr = NAN, mu = 0.9, trace_epochs = NAN, base = NAN, prefix = 0;
@@ -292,6 +308,8 @@ int main(int argc, char **argv)
                 scv_carry f;
                 double g_floor = scv_carry_floor(&in, NULL, &f) == SCV_OK ? f.gamma : NAN;
                 double g_law = log((rb.batch + r0.b_simple) / (r0.batch + r0.b_simple)) / lb;
+                if (getenv("FLOOR_EVAL_PHASE") && f.run_rate > 0 && isfinite(f.run_level))
+                    g_law = phased_exponent(&r0, y0, v, f.run_level, f.run_rate, lb, sg);
                 double fx = prefix > 0 ? forecast_cross(&fc, v) : NAN;
                 printf("| %s | %s | %.4g | %.2f | %.2f | %+.2f | %+.2f (%+.2f..%+.2f) | %+.2f (%.0f) | %+.2f | %.2f |\n",
                        argv[a], m ? "loss" : "accuracy", v, e0 / r0.n_train, eb / rb.n_train, truth, g_floor,
