@@ -831,7 +831,8 @@ static void t_plan_sample_floor(void)
  * allreduces, priced K = 1 at half its time; with K = 1, B = 256 measured at 2.54 ms, the
  * unmeasured B = 64 looked twice as cheap as it was and the run switched there). A K whose
  * measured compute is under a firm share of its iteration (slow links) keeps the fit. The
- * plan's note says which ratios moved prices. */
+ * plan's note says which ratios moved prices. A burst (a measurement shorter than
+ * policy.sustained_s) beside a sustained one at its K is priced as unmeasured. */
 static void t_plan_k_ratio(void)
 {
     scv_catalog *cat = mini_catalog();
@@ -874,6 +875,24 @@ static void t_plan_k_ratio(void)
     CHECK_MSG(res && strstr(res->note, "K=1's compute measured 1.98x the fit's at B=256") &&
                   !strstr(res->note, "K=2's"),
               "%s", res ? res->note : "");
+    scv_plan_result_free(res);
+    /* a burst beside a sustained measurement at the same K (policy.sustained_s): K=1, B=64's 60
+     * search iterations at full speed (0.2 ms, 12 ms in all) are priced as unmeasured, by B=256's
+     * 235 iterations (0.6 s); alone, a burst is the measurement there is */
+    meas[0].n_iters = 235;
+    scv_config_stats more[3] = {meas[0], meas[1], {.workers = 1, .batch = 64, .n_iters = 60, .t_iter = 0.2e-3}};
+    r.measured = more, r.n_measured = 3;
+    CHECK_MSG(scv_plan(&r, &res, &err) == SCV_OK, "%s", err.msg);
+    for (size_t i = 0; res && i < res->n_points; i++)
+        if (res->points[i].workers == 1 && res->points[i].batch == 64)
+            CHECK_NEAR(res->points[i].t_iter, 64 * 5e-6 * 2.54 / 1.28, 1e-9, 0);
+    CHECK_MSG(res && strstr(res->note, "K=1 B=64's measurement (0.012 s) is a burst"), "%s", res ? res->note : "");
+    scv_plan_result_free(res);
+    r.measured = more + 2, r.n_measured = 1;
+    CHECK_MSG(scv_plan(&r, &res, &err) == SCV_OK, "%s", err.msg);
+    for (size_t i = 0; res && i < res->n_points; i++)
+        if (res->points[i].workers == 1 && res->points[i].batch == 64)
+            CHECK_NEAR(res->points[i].t_iter, 0.2e-3, 1e-12, 0);
     scv_plan_result_free(res);
 }
 

@@ -79,6 +79,12 @@ typedef struct scv_plan_policy {
      * per-worker batch measured; 9 ms predicted at an unmeasured B=256 that took 49): an
      * unmeasured configuration's compute is then never under b x that least */
     double degenerate_c1_share;
+    /* 0.5 s: a measurement (iterations x t_iter) shorter than this is a burst. Under a CPU quota
+     * (the emulated VMs' 0.25 core, cgroup periods of 100 ms) a short profile runs at full
+     * speed: the MLP's 60 search iterations at K=1, B=64 took 0.55 ms each, its training 0.80.
+     * At a K with a longer measurement, a burst's configuration is priced by that K's ratio
+     * (compute_k) as an unmeasured one is. */
+    double sustained_s;
 } scv_plan_policy;
 scv_plan_policy scv_plan_policy_default(void);
 

@@ -72,7 +72,8 @@
 
 scv_plan_policy scv_plan_policy_default(void)
 {
-    scv_plan_policy p = {.knee_max_cost_per_time = 1.0, .mix_min_share = 0.02, .degenerate_c1_share = 0.01};
+    scv_plan_policy p = {
+        .knee_max_cost_per_time = 1.0, .mix_min_share = 0.02, .degenerate_c1_share = 0.01, .sustained_s = 0.5};
     return p;
 }
 
@@ -228,23 +229,41 @@ static double measured_ratio(const scv_plan_request *req, const scv_plan_policy 
     return y >= SCV_PERF_FIRM_SHARE * m->t_iter && mod > 0 && isfinite(y / mod) ? y / mod : NAN;
 }
 
+/* A measurement long enough to hold a CPU quota's throttling (policy.sustained_s). */
+static int sustained(const scv_plan_policy *pol, const scv_config_stats *m)
+{
+    return m->n_iters * m->t_iter >= pol->sustained_s;
+}
+
+/* Whether K has a sustained measurement: then its bursts do not price anything. */
+static int k_sustained(const scv_plan_request *req, const scv_plan_policy *pol, int K)
+{
+    for (size_t i = 0; req->measured && i < req->n_measured; i++)
+        if (req->measured[i].workers == K && sustained(pol, &req->measured[i])) return 1;
+    return 0;
+}
+
 static double compute_k(const scv_plan_request *req, const scv_plan_policy *pol, double floor, int K, double b)
 {
     double best = INFINITY, ratio = 1;
+    int ks = k_sustained(req, pol, K);
     for (size_t i = 0; req->measured && i < req->n_measured; i++) {
         const scv_config_stats *m = &req->measured[i];
-        double r = m->workers == K ? measured_ratio(req, pol, floor, m) : NAN, d = fabs(log(m->batch / (K * b)));
+        double r = m->workers == K && (!ks || sustained(pol, m)) ? measured_ratio(req, pol, floor, m) : NAN;
+        double d = fabs(log(m->batch / (K * b)));
         if (isfinite(r) && d < best) best = d, ratio = r;
     }
     return compute_at(req->perf, pol, floor, b) * ratio;
 }
 
-/* A configuration's measured mean iteration time where the request has one, else t_model. */
-static double measured_t_iter(const scv_plan_request *req, int K, int B, double t_model)
+/* A configuration's measured mean iteration time where the request has one, else t_model;
+ * t_model too for a burst at a K with a sustained measurement (policy.sustained_s). */
+static double measured_t_iter(const scv_plan_request *req, const scv_plan_policy *pol, int K, int B, double t_model)
 {
     for (size_t i = 0; req->measured && i < req->n_measured; i++) {
         const scv_config_stats *m = &req->measured[i];
-        if (m->workers == K && m->batch == B && m->t_iter > 0) return m->t_iter;
+        if (m->workers == K && m->batch == B && m->t_iter > 0)
+            return sustained(pol, m) || !k_sustained(req, pol, K) ? m->t_iter : t_model;
     }
     return t_model;
 }
@@ -421,7 +440,8 @@ double scv_plan_thr_less(const scv_plan_request *req, const scv_plan_point *p, c
     if (K <= 1) return 0;
     double e = p->batch * req->eval_s_per_sample;
     if (p->mix_types.n <= 0 && p->vm == req->measured_vm && p->comm_opt.kind == SCV_PLAN_DENSE) {
-        double m = measured_t_iter(req, K, p->batch, NAN), m1 = measured_t_iter(req, K - 1, p->batch, NAN);
+        scv_plan_policy pol = req->policy ? *req->policy : scv_plan_policy_default();
+        double m = measured_t_iter(req, &pol, K, p->batch, NAN), m1 = measured_t_iter(req, &pol, K - 1, p->batch, NAN);
         if (m > 0 && m1 > 0) return fmin(1, (m + e) / (m1 + e)); /* both measured */
     }
     scv_vm_mix one = {.n = 1, .vm = {p->vm}, .count = {K}};
@@ -523,7 +543,7 @@ static void type_points(plan_build *pb, int vi)
                 scv_plan_point *p = &res->points[pb->np++];
                 memset(p, 0, sizeof *p);
                 double t_iter = step_time(req, p, tc, set_comm(req, pb->var[c], K, 1, p), pb->t_compress * scale);
-                if (c == 0 && vi == req->measured_vm) t_iter = measured_t_iter(req, K, B, t_iter);
+                if (c == 0 && vi == req->measured_vm) t_iter = measured_t_iter(req, pb->pol, K, B, t_iter);
                 p->mix = -1;
                 p->comm_scale = 1;
                 p->vm = vi;
@@ -652,7 +672,11 @@ static void build_note(const plan_build *pb)
     for (size_t i = 0; req->measured && i < req->n_measured; i++) { /* compute_k's ratios, where they move prices */
         const scv_config_stats *m = &req->measured[i];
         double r = measured_ratio(req, pb->pol, pb->floor, m);
-        if (fabs(log(r)) > log(1.1))
+        if (!sustained(pb->pol, m) && k_sustained(req, pb->pol, m->workers))
+            plan_add(res->note, sizeof res->note,
+                     "K=%d B=%d's measurement (%.2g s) is a burst beside a longer one at K=%d: priced as unmeasured; ",
+                     m->workers, m->batch, m->n_iters * m->t_iter, m->workers);
+        else if (fabs(log(r)) > log(1.1))
             plan_add(res->note, sizeof res->note,
                      "K=%d's compute measured %.2fx the fit's at B=%d: its other batches priced at that ratio; ",
                      m->workers, r, m->batch);
