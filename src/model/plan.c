@@ -213,15 +213,9 @@ static double compute_at(const scv_perf_model *m, const scv_plan_policy *pol, do
     return isfinite(floor) && m->c1 < pol->degenerate_c1_share * floor && t < floor * b ? floor * b : t;
 }
 
-/* The compute model at K workers, per-worker batch b: compute_at times the measured-to-
- * modelled ratio of K's measured batch nearest b in ln b (1 where K has no measurement whose
- * compute, t_iter - t_comm, is a firm share of its iteration: SCV_PERF_FIRM_SHARE). A worker's
- * compute rate depends on how busy it is: under a CPU quota one that waits on communication
- * computes in bursts at full speed and one that never waits is throttled to its quota. The
- * fit pools every K, so bench decide's MLP, fitted on K = 2 and 4, priced K = 1 at half its
- * time at both batches; once K = 1, B = 256 was measured (2.54 ms against 1.27), the
- * unmeasured K = 1, B = 64 looked twice as cheap as it was (0.33 ms against 0.75), and the
- * run switched there and never reached its target. */
+/* A measurement's compute (t_iter - t_comm) over the fit's at its per-worker batch; NaN where
+ * that compute is not a firm share of its iteration (SCV_PERF_FIRM_SHARE: on slow links it is
+ * the small difference of two large times). */
 static double measured_ratio(const scv_plan_request *req, const scv_plan_policy *pol, double floor,
                              const scv_config_stats *m)
 {
@@ -243,6 +237,16 @@ static int k_sustained(const scv_plan_request *req, const scv_plan_policy *pol, 
     return 0;
 }
 
+/* The compute model at K workers, per-worker batch b: compute_at times the measured-to-
+ * modelled ratio of K's measured batch nearest b in ln b (1 where K has no measurement whose
+ * compute, t_iter - t_comm, is a firm share of its iteration: SCV_PERF_FIRM_SHARE). A worker's
+ * compute rate depends on how busy it is: under a CPU quota one that waits on communication
+ * computes in bursts at full speed and one that never waits is throttled to its quota. The
+ * fit pools every K, so bench decide's MLP, fitted on K = 2 and 4, priced K = 1 at half its
+ * time at both batches; once K = 1, B = 256 was measured (2.54 ms against 1.27), the
+ * unmeasured K = 1, B = 64 looked twice as cheap as it was (0.33 ms against 0.75), and the
+ * run switched there and never reached its target. Where K has a sustained measurement
+ * (policy.sustained_s), only those set the ratio. */
 static double compute_k(const scv_plan_request *req, const scv_plan_policy *pol, double floor, int K, double b)
 {
     double best = INFINITY, ratio = 1;
