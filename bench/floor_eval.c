@@ -25,8 +25,8 @@
  * (tr(Sigma) from epoch E on), FLOOR_EVAL_RAW=1 (the forecast's raw crossing, not clamped
  * into its band), FLOOR_EVAL_DEBUG=1 (each forecast on stderr), FLOOR_EVAL_RATE_EPOCHS=P (the
  * floor's rate per sample measured on b's first P epochs from its start against b0's, in place
- * of the rule's: what a short run at b from the initial weights would measure),
- * FLOOR_EVAL_PHASE=full|1 (whole curves: the "law" column replaced by the floor's exponent with
+ * of the rule's: what a short run at b from the initial weights would measure; each pair's
+ * rate is printed last), FLOOR_EVAL_PHASE=full|1 (whole curves: the "law" column replaced by the floor's exponent with
  * b0's crossings read as the target rule reads them, the mean of 3 evaluations, at the floor's
  * rate and level; 1: the level phased in by where the target lies between b0's first smoothed
  * value and its best).
@@ -246,8 +246,14 @@ int main(int argc, char **argv)
     int all = 0, all_signed = 0, sign_run = 0, sign_wait = 0, ahead = 0;
     printf("| job | metric | target | E_b0 | E_b | truth | floor (80%% band) | law (Bn) | rule | b0's forecast |\n"
            "|---|---|---|---|---|---|---|---|---|---|\n");
+    const char *rate_env = getenv("FLOOR_EVAL_RATE_EPOCHS");
+    char rates[2048] = ""; /* the measured rate of each pair, printed after the summary */
     for (; a + 2 < argc + 0 && a < argc; a += 3) {
         if (load(argv[a + 1], trace_epochs, &r0) || load(argv[a + 2], trace_epochs, &rb)) return 1;
+        double rate = rate_env ? rate_from_start(&r0, &rb, atof(rate_env)) : 0;
+        if (rate_env)
+            snprintf(rates + strlen(rates), sizeof rates - strlen(rates), "%s%s %.2f", rates[0] ? ", " : "", argv[a],
+                     rate);
         char key[64];
         scv_calib_key(r0.model, r0.dataset, key, sizeof key);
         size_t n0 = r0.n; /* b0's evaluations read */
@@ -302,9 +308,7 @@ int main(int argc, char **argv)
                                    .horizon = prefix > 0 ? fc.horizon : 4 * r0.x[r0.n - 1],
                                    .cross = prefix > 0 ? forecast_cross : NULL,
                                    .ctx = &fc,
-                                   .rate = getenv("FLOOR_EVAL_RATE_EPOCHS")
-                                               ? rate_from_start(&r0, &rb, atof(getenv("FLOOR_EVAL_RATE_EPOCHS")))
-                                               : 0};
+                                   .rate = rate};
                 scv_carry f;
                 double g_floor = scv_carry_floor(&in, NULL, &f) == SCV_OK ? f.gamma : NAN;
                 double g_law = log((rb.batch + r0.b_simple) / (r0.batch + r0.b_simple)) / lb;
@@ -346,6 +350,8 @@ int main(int argc, char **argv)
                all, n, ahead, median(e_run, (size_t)all), sign_run, all_signed, median(e_wait, (size_t)all), sign_wait,
                all_signed);
     }
+    if (rate_env)
+        printf("progress per sample at b against b0's, from the start over b's first %s epochs: %s\n", rate_env, rates);
     scv_calib_free(&cal);
     scv_lcurve_set_free(&set);
     return 0;
