@@ -38,6 +38,11 @@ for _j in DECIDE_JOBS:
     if "exec" in _j:
         _j["job"] = ["--exec", " ".join(_j["exec"])]
 DECIDE_TARGET_RULE = ["--eval-every-epochs", "0.25", "--eval-subset", "2000", "--target-window", "3"]
+# How the built-in trainer picks a subset's samples: "slices" (the test set's slices of 2000 in
+# turn, 2026-11-29) where truths made before read the first 2000 alone, 0.8-1.2 points of
+# accuracy above the whole set's (their files are in bench/decide/first-subset/). An --exec
+# job evaluates as its own trainer does (scavenger.torch: the first N).
+DECIDE_SUBSET_RULE = "slices"
 
 
 def target_args(job, t):
@@ -139,7 +144,11 @@ def decide_truth(job, cluster, seeds):
     path = f"bench/decide/truth2-{job['name']}.json"
     truth = json.load(open(path)) if os.path.exists(path) else {
         "command": "bench/bench.py decide", "machine": machine(), "cluster": "4 x c5.xlarge (0.25 core, 78 Mbit/s)",
-        "job": job, "target_rule": DECIDE_TARGET_RULE, "runs": {}}
+        "job": job, "target_rule": DECIDE_TARGET_RULE, "subset_rule": DECIDE_SUBSET_RULE, "runs": {}}
+    if "exec" not in job and truth.get("subset_rule") != DECIDE_SUBSET_RULE:
+        raise SystemExit(f"{path}: its truths' accuracies are of the first 2000 test samples, a run's of the test "
+                         f"set's slices in turn ({DECIDE_SUBSET_RULE}): they do not judge runs; move the file aside "
+                         "to measure them again")
     # A truth's seconds hold on the processor that measured them (LeNet's iteration is 1.8x
     # slower on the Xeon VMs than on the EPYC ones): runs are judged only against their own's.
     theirs = truth["machine"].rsplit("cores, ", 1)[-1].rstrip(")")

@@ -304,9 +304,11 @@ typedef struct scv_train_params {
                                   subset (or none) */
     int quiet;
     /* evaluation and the target decision */
-    int64_t eval_subset;       /* periodic evaluations use the first N test samples (fixed,
-                                  the same for every K, B and resume); 0 = the whole test set.
-                                  The final evaluation and confirmations use the whole set. */
+    int64_t eval_subset;       /* periodic evaluations use N test samples: the test set's
+                                  slices of N in turn, by the evaluation's number (the same
+                                  for every K, B and resume; "from" in its metrics line);
+                                  0 = the whole test set. The final evaluation and
+                                  confirmations use the whole set. */
     int target_window;         /* 1: reached when the mean of the last W periodic evaluations
                                   is >= target_accuracy (with a subset, then confirmed) */
     double target_confirm_tol; /* 0.005: with a subset, reached only if the whole test set's

@@ -27,7 +27,7 @@
 /* ---- evaluation subset and the target decision (--eval-subset, --target-*) ---- */
 
 typedef struct {
-    long iter;
+    long iter, from;
     double acc, loss, eval_s, train_loss;
     int n, batch;
     char set[8], role[12];
@@ -56,6 +56,7 @@ static int read_ev(const char *path, const char *type, ev_line *e, int cap)
                 x->train_loss = v->valuedouble; /* an iteration's loss */
             if ((v = cJSON_GetObjectItemCaseSensitive(o, "eval_seconds"))) x->eval_s = v->valuedouble;
             if ((v = cJSON_GetObjectItemCaseSensitive(o, "n"))) x->n = (int)v->valuedouble;
+            x->from = (v = cJSON_GetObjectItemCaseSensitive(o, "from")) ? (long)v->valuedouble : -1;
             if ((v = cJSON_GetObjectItemCaseSensitive(o, "batch"))) x->batch = (int)v->valuedouble;
             if ((v = cJSON_GetObjectItemCaseSensitive(o, "set")) && cJSON_IsString(v))
                 snprintf(x->set, sizeof x->set, "%s", v->valuestring);
@@ -118,8 +119,8 @@ static int baseline(const char *extra, const char *name, double *acc, int cap)
     return n < cap ? n : cap;
 }
 
-/* Periodic evaluations use the first N test samples and say so; the final one uses the
- * whole test set; the summary counts evaluations and their seconds. */
+/* Periodic evaluations use N test samples, the test set's slices of N in turn, and say so;
+ * the final one uses the whole test set; the summary counts evaluations and their seconds. */
 static void t_eval_subset(void)
 {
     char out[8192], m[512];
@@ -134,6 +135,8 @@ static void t_eval_subset(void)
     for (int i = 0; i < n; i++) {
         CHECK_MSG(!strcmp(e[i].set, "subset") && e[i].n == 7 && !strcmp(e[i].role, "periodic"),
                   "eval %d: set %s n %d role %s", i, e[i].set, e[i].n, e[i].role);
+        /* the k-th evaluation by the period (iteration 5 k) starts at sample 7 k */
+        CHECK_MSG(e[i].from == 7 * (e[i].iter / 5), "eval %d at iteration %ld: from %ld", i, e[i].iter, e[i].from);
         /* 7 samples: the accuracy is a multiple of 1/7 */
         CHECK_MSG(fabs(e[i].acc * 7 - round(e[i].acc * 7)) < 1e-4, "subset accuracy %.6f", e[i].acc);
         CHECK(e[i].eval_s >= 0);
@@ -181,6 +184,38 @@ static void t_eval_subset(void)
 }
 
 /* W = 3 does not stop on a single evaluation that W = 1 stops on. */
+/* The slices in turn stand for the whole test set: a model that does not move (a learning
+ * rate of 1e-12) evaluated on 100 of the 400 test samples at a time scores, over 4
+ * evaluations in a row, the whole set's accuracy, where the first 100 alone score another. */
+static void t_eval_slices(void)
+{
+    char out[8192], m[512];
+    ev_line e[64];
+    snprintf(m, sizeof m, "%s/slices.jsonl", tmp);
+    CHECK_EQ_INT(run(out, sizeof out,
+                     "%s train " JOB " --lr 1e-12 --eval-every 5 --iterations 20 --eval-subset 100 --metrics %s --json",
+                     bin, m),
+                 0);
+    int n = read_ev(m, "eval", e, 64);
+    CHECK_EQ_INT(n, 4);
+    cJSON *o = summary(out);
+    CHECK(o != NULL);
+    double full = sum_num(o, "test_accuracy"), mean = 0, first = NAN;
+    cJSON_Delete(o);
+    int seen[4] = {0, 0, 0, 0};
+    for (int i = 0; i < n && i < 4; i++) {
+        CHECK(e[i].n == 100 && e[i].from >= 0 && e[i].from <= 300 && e[i].from % 100 == 0);
+        if (e[i].from >= 0 && e[i].from <= 300) seen[e[i].from / 100]++;
+        if (e[i].from == 0) first = e[i].acc;
+        mean += e[i].acc / 4;
+    }
+    CHECK_MSG(seen[0] == 1 && seen[1] == 1 && seen[2] == 1 && seen[3] == 1, "slices %d %d %d %d", seen[0], seen[1],
+              seen[2], seen[3]);
+    CHECK_NEAR(mean, full, 0, 1e-4);
+    CHECK_MSG(fabs(first - full) > 1e-3, "the first 100 alone score %.4f, the whole set %.4f: the check cannot tell",
+              first, full);
+}
+
 static void t_target_window(void)
 {
     char out[8192];
@@ -461,8 +496,13 @@ static void t_target_bad_values(void)
 }
 
 static const scv_test tests[] = {
-    {"eval_subset", t_eval_subset}, {"target_window", t_target_window},   {"target_history", t_target_history},
-    {"target_loss", t_target_loss}, {"target_confirm", t_target_confirm}, {"target_bad_values", t_target_bad_values},
+    {"eval_subset", t_eval_subset},
+    {"eval_slices", t_eval_slices},
+    {"target_window", t_target_window},
+    {"target_history", t_target_history},
+    {"target_loss", t_target_loss},
+    {"target_confirm", t_target_confirm},
+    {"target_bad_values", t_target_bad_values},
 };
 
 int main(int argc, char **argv)

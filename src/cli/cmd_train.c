@@ -183,49 +183,74 @@ const scv_option TRAIN_OPTIONS[] = {
     {"hidden", NULL, NULL, O_HIDDEN, JOBKEY, NULL, {0}},
     {"dataset", NULL, NULL, O_DATASET, JOBKEY, NULL, {0}},
     {"workers", "K", "ranks; launched through mpirun unless already a rank (1)", O_WORKERS, SEG, NULL, VSEG},
-    {"cluster", "NAME", "run the ranks on an emulated cluster (scavenger cluster)", O_CLUSTER, 0, NULL, VSTR(CP(cluster))},
-    {"hosts", "FILE", "run the ranks on real machines: an Open MPI hostfile (ssh;\n"
-                      "SCV_RSH_AGENT replaces it); the data and this program must be\n"
-                      "at the same paths there", O_HOSTS, 0, NULL, VSTR(CP(hosts))},
+    {"cluster", "NAME", "run the ranks on an emulated cluster (scavenger cluster)", O_CLUSTER, 0, NULL,
+     VSTR(CP(cluster))},
+    {"hosts", "FILE",
+     "run the ranks on real machines: an Open MPI hostfile (ssh;\n"
+     "SCV_RSH_AGENT replaces it); the data and this program must be\n"
+     "at the same paths there",
+     O_HOSTS, 0, NULL, VSTR(CP(hosts))},
     {"threads", NULL, NULL, O_THREADS, JOBKEY, NULL, {0}},
     {"batch", "B", "global batch (64), split over the ranks", O_BATCH, SEG, NULL, VSEG},
     {"batch-split", "W,...", "per-rank shares of B (K positive weights; default even)", O_SPLIT, SEG, NULL, VSEG},
-    {"dynamic-batching", NULL, "the shares follow each rank's measured throughput (every 20\n"
-                               "iterations, 5% dead-band; --batch-split gives the first ones)", O_DYNB, SEG, NULL, VSEG},
-    {"min-share", "F", "the floor of a worker's share (default 0.02); a worker whose\n"
-                       "throughput-proportional share stays under it is reported as\n"
-                       "one dynamic batching cannot absorb (`scavenger run`'s\n"
-                       "elastic driver replaces it)", O_MINSHARE, 0, NULL, VDBL(TP(dynbatch.min_share), 0, 0.5, SCV_VB_OPEN_LO | SCV_VB_OPEN_HI)},
+    {"dynamic-batching", NULL,
+     "the shares follow each rank's measured throughput (every 20\n"
+     "iterations, 5% dead-band; --batch-split gives the first ones)",
+     O_DYNB, SEG, NULL, VSEG},
+    {"min-share", "F",
+     "the floor of a worker's share (default 0.02); a worker whose\n"
+     "throughput-proportional share stays under it is reported as\n"
+     "one dynamic batching cannot absorb (`scavenger run`'s\n"
+     "elastic driver replaces it)",
+     O_MINSHARE, 0, NULL, VDBL(TP(dynbatch.min_share), 0, 0.5, SCV_VB_OPEN_LO | SCV_VB_OPEN_HI)},
     {NULL, NULL, "Streaming (ScaDLES; not with --batch-split or --dynamic-batching):", 0, 0, NULL, {0}},
-    {"stream-rate", "R,...|FILE", "worker k receives a stream of R_k samples/s (FILE: lines\n"
-                                  "'SECONDS r1 r2 ...', piecewise constant from 0, # comments);\n"
-                                  "each step takes what has arrived since the last, waiting\n"
-                                  "until every worker has MIN; --batch is then nominal", O_SRATE, 0, NULL, VSTR(CP(stream_spec))},
-    {"stream-bounds", "MIN,MAX", "a worker's batch per step (default 8,1024)", O_SBOUNDS, 0, NULL, VSET(set_stream_bounds)},
-    {"stream-buffer", "MODE", "truncate: keep at most MAX samples, dropping the oldest;\n"
-                              "persist: keep every sample (default truncate)", O_SBUFFER, 0, "truncate|persist", VENUM(TP(stream_policy.buffer))},
-    {"stream-full-batch", NULL, "the conventional baseline: every step waits until each\n"
-                                "worker has its full even share of --batch", O_SFULL, 0, NULL, VFLAG(TP(stream_policy.full_batch))},
-    {"stream-noniid", "SKEW", "non-IID data: worker k's share of each step's batch holds a\n"
-                              "fraction SKEW (0..1) of its home classes (the classes dealt\n"
-                              "round-robin to the workers), the rest at random; 0 = IID\n"
-                              "(default); also without --stream-rate", O_SNONIID, 0, NULL, VDBL(TP(noniid_skew), -INFINITY, INFINITY, 0)},
-    {"stream-inject", "ALPHA,BETA", "data injection (SelSync/ScaDLES): each step ceil(ALPHA K)\n"
-                                    "random workers share a fraction BETA of their own samples with\n"
-                                    "every other worker, b' = b / (1 + ALPHA BETA K) own samples each\n"
-                                    "(0 < ALPHA, BETA <= 1; emulated: the copies are indices)", O_SINJECT, 0, NULL, VSET(set_stream_inject)},
+    {"stream-rate", "R,...|FILE",
+     "worker k receives a stream of R_k samples/s (FILE: lines\n"
+     "'SECONDS r1 r2 ...', piecewise constant from 0, # comments);\n"
+     "each step takes what has arrived since the last, waiting\n"
+     "until every worker has MIN; --batch is then nominal",
+     O_SRATE, 0, NULL, VSTR(CP(stream_spec))},
+    {"stream-bounds", "MIN,MAX", "a worker's batch per step (default 8,1024)", O_SBOUNDS, 0, NULL,
+     VSET(set_stream_bounds)},
+    {"stream-buffer", "MODE",
+     "truncate: keep at most MAX samples, dropping the oldest;\n"
+     "persist: keep every sample (default truncate)",
+     O_SBUFFER, 0, "truncate|persist", VENUM(TP(stream_policy.buffer))},
+    {"stream-full-batch", NULL,
+     "the conventional baseline: every step waits until each\n"
+     "worker has its full even share of --batch",
+     O_SFULL, 0, NULL, VFLAG(TP(stream_policy.full_batch))},
+    {"stream-noniid", "SKEW",
+     "non-IID data: worker k's share of each step's batch holds a\n"
+     "fraction SKEW (0..1) of its home classes (the classes dealt\n"
+     "round-robin to the workers), the rest at random; 0 = IID\n"
+     "(default); also without --stream-rate",
+     O_SNONIID, 0, NULL, VDBL(TP(noniid_skew), -INFINITY, INFINITY, 0)},
+    {"stream-inject", "ALPHA,BETA",
+     "data injection (SelSync/ScaDLES): each step ceil(ALPHA K)\n"
+     "random workers share a fraction BETA of their own samples with\n"
+     "every other worker, b' = b / (1 + ALPHA BETA K) own samples each\n"
+     "(0 < ALPHA, BETA <= 1; emulated: the copies are indices)",
+     O_SINJECT, 0, NULL, VSET(set_stream_inject)},
     {NULL, NULL, "Communication efficiency (docs/MODEL.md; one of compression or SelSync):", 0, 0, NULL, {0}},
-    {"compress", "C", "none | topk:CF (Top-k with error feedback, k = params / CF)\n"
-                      "| gravac[:EPS] (GraVAC: CF adapts; a factor must keep a\n"
-                      "compression gain of EPS, default 0.7)", O_COMPRESS, 0, NULL, VSET(set_compress)},
-    {"collective", "C", "auto | allgather | artopk: the sparse exchange (auto: the\n"
-                        "cheaper by the alpha-beta model fitted on the exchanges)", O_COLL, SEG, "auto|allgather|artopk", VSEG},
-    {"artopk-root", "R", "star (round robin) | var (largest gradient): whose indices", O_ARROOT, 0, "star|var", VENUM(TP(comm.var_root))},
-    {"selsync", "DELTA|lssr:R", "SelSync: synchronise only when some worker's |g|^2 moved by\n"
-                                "DELTA (relative, EWMA of 25 steps); 0 = synchronous SGD;\n"
-                                "lssr:R aims at a share R of local steps: DELTA follows a\n"
-                                "quantile of the last 50 steps' largest change (R, corrected\n"
-                                "by the share of local steps so far)", O_SELSYNC, 0, NULL, VSET(set_selsync)},
+    {"compress", "C",
+     "none | topk:CF (Top-k with error feedback, k = params / CF)\n"
+     "| gravac[:EPS] (GraVAC: CF adapts; a factor must keep a\n"
+     "compression gain of EPS, default 0.7)",
+     O_COMPRESS, 0, NULL, VSET(set_compress)},
+    {"collective", "C",
+     "auto | allgather | artopk: the sparse exchange (auto: the\n"
+     "cheaper by the alpha-beta model fitted on the exchanges)",
+     O_COLL, SEG, "auto|allgather|artopk", VSEG},
+    {"artopk-root", "R", "star (round robin) | var (largest gradient): whose indices", O_ARROOT, 0, "star|var",
+     VENUM(TP(comm.var_root))},
+    {"selsync", "DELTA|lssr:R",
+     "SelSync: synchronise only when some worker's |g|^2 moved by\n"
+     "DELTA (relative, EWMA of 25 steps); 0 = synchronous SGD;\n"
+     "lssr:R aims at a share R of local steps: DELTA follows a\n"
+     "quantile of the last 50 steps' largest change (R, corrected\n"
+     "by the share of local steps so far)",
+     O_SELSYNC, 0, NULL, VSET(set_selsync)},
     {NULL, NULL, "Optimiser:", 0, 0, NULL, {0}},
     {"lr", NULL, NULL, O_LR, JOBKEY, NULL, {0}},
     {"momentum", NULL, NULL, O_MOM, JOBKEY, NULL, {0}},
@@ -242,48 +267,70 @@ const scv_option TRAIN_OPTIONS[] = {
     {"iterations", "N", "stop after N iterations in total (resumed ones count)", O_ITERS, SEG, NULL, VSEG},
     {"target-accuracy", "A", "stop once test accuracy >= A (0..1)", O_TARGET, SEG, NULL, VSEG},
     {"target-loss", "L", "or once the period-mean training loss <= L (see --target-window)", O_TLOSS, SEG, NULL, VSEG},
-    {"straggler-fraction", "F", "write each worker's compute time per iteration, and a\n"
-                                "straggler line when a worker's smoothed throughput stays\n"
-                                "under F of the median's for 5 s (Or et al.: 0.8)", O_STRAGGLER, 0, NULL, VSET(set_straggler)},
-    {"eval-every", "N", "evaluate every N iterations (default once an epoch)", O_EVAL, 0, NULL, VI64(TP(eval_every), 1, INT64_MAX_D)},
+    {"straggler-fraction", "F",
+     "write each worker's compute time per iteration, and a\n"
+     "straggler line when a worker's smoothed throughput stays\n"
+     "under F of the median's for 5 s (Or et al.: 0.8)",
+     O_STRAGGLER, 0, NULL, VSET(set_straggler)},
+    {"eval-every", "N", "evaluate every N iterations (default once an epoch)", O_EVAL, 0, NULL,
+     VI64(TP(eval_every), 1, INT64_MAX_D)},
     {"eval-every-epochs", "F", "evaluate every F epochs (e.g. 0.25)", O_EVAL_EPOCHS, SEG, NULL, VSEG},
-    {"eval-subset", "N", "periodic evaluations use the first N test samples, a fixed\n"
-                         "held-out subset (0 = the whole test set, the default); the\n"
-                         "final evaluation and confirmations use the whole test set", O_EVAL_SUBSET, SEG, NULL, VSEG},
-    {"target-window", "W", "reached when the mean of the last W periodic evaluations is\n"
-                           ">= the target (default 1: a single evaluation)", O_TWINDOW, SEG, NULL, VSEG},
-    {"target-confirm-tol", "T", "with --eval-subset: reached only if the whole test set\n"
-                                "also scores >= target - T (default 0.005); otherwise training\n"
-                                "continues", O_TTOL, 0, NULL, VDBL(TP(target_confirm_tol), 0, 1, SCV_VB_OPEN_HI)},
-    {"target-history", "A,...", "earlier periodic accuracies of this run (oldest first) that\n"
-                                "prefill the window when resuming (default none)", O_THIST, SEG, NULL, VSEG},
-    {"stop-noise-stable", "W:TOL", "stop once the noise scale B_simple of two consecutive\n"
-                                   "windows of W iterations agrees within TOL (K >= 2)", O_STOP_NOISE, SEG, NULL, VSEG},
-    {"stop-time-stable", "R[:M]", "stop once the mean iteration time is known within a\n"
-                                  "relative standard error R (after M iterations, default 10)", O_STOP_TIME, SEG, NULL, VSEG},
+    {"eval-subset", "N",
+     "periodic evaluations use N test samples, the test set's slices\n"
+     "of N in turn (0 = the whole test set, the default); the final\n"
+     "evaluation and confirmations use the whole test set",
+     O_EVAL_SUBSET, SEG, NULL, VSEG},
+    {"target-window", "W",
+     "reached when the mean of the last W periodic evaluations is\n"
+     ">= the target (default 1: a single evaluation)",
+     O_TWINDOW, SEG, NULL, VSEG},
+    {"target-confirm-tol", "T",
+     "with --eval-subset: reached only if the whole test set\n"
+     "also scores >= target - T (default 0.005); otherwise training\n"
+     "continues",
+     O_TTOL, 0, NULL, VDBL(TP(target_confirm_tol), 0, 1, SCV_VB_OPEN_HI)},
+    {"target-history", "A,...",
+     "earlier periodic accuracies of this run (oldest first) that\n"
+     "prefill the window when resuming (default none)",
+     O_THIST, SEG, NULL, VSEG},
+    {"stop-noise-stable", "W:TOL",
+     "stop once the noise scale B_simple of two consecutive\n"
+     "windows of W iterations agrees within TOL (K >= 2)",
+     O_STOP_NOISE, SEG, NULL, VSEG},
+    {"stop-time-stable", "R[:M]",
+     "stop once the mean iteration time is known within a\n"
+     "relative standard error R (after M iterations, default 10)",
+     O_STOP_TIME, SEG, NULL, VSEG},
     {NULL, NULL, "Output and state:", 0, 0, NULL, {0}},
     {"seed", NULL, NULL, O_SEED, JOBKEY, NULL, {0}},
     {"metrics", "FILE", "one JSON object per iteration (and per evaluation)", O_METRICS, SEG, NULL, VSEG},
-    {"vm-type", "TYPE", "catalog VM type the measurements stand for (metrics);\n"
-                        "checked against the catalog; with --cluster the ranks go\n"
-                        "on that type's VMs first", O_VM, 0, NULL, VSTR(TP(vm_type))},
+    {"vm-type", "TYPE",
+     "catalog VM type the measurements stand for (metrics);\n"
+     "checked against the catalog; with --cluster the ranks go\n"
+     "on that type's VMs first",
+     O_VM, 0, NULL, VSTR(TP(vm_type))},
     {"catalog", "CSV", "VM catalog for --vm-type (default data/vm-catalog.csv)", O_CATALOG, 0, NULL, VSTR(CP(catalog))},
     {"checkpoint", "DIR", "write DIR/checkpoint.scv at the end (and every N)", O_CKPT, SEG, NULL, VSEG},
     {"checkpoint-every", "N", "also every N iterations", O_CKPT_EVERY, SEG, NULL, VSEG},
     {"resume", NULL, "continue from the checkpoint in DIR (any K and B)", O_RESUME, SEG, NULL, VSEG},
     {"json", NULL, "last stdout line is a JSON summary", O_JSON, 0, NULL, VFLAG(CP(json))},
-    {"progress", "WHEN", "auto | always | never (auto: on a terminal)", O_PROGRESS, 0, "auto|always|never", VENUM(CP(progress))},
-    {"no-grad-stats", NULL, "skip the gradient-norm statistics (to measure their cost)", O_NO_STATS, 0, NULL, VFLAG(TP(no_grad_stats))},
-    {"no-final-eval", NULL, "no test-set evaluation at the end of this invocation, unless\n"
-                            "the target or --epochs ends it and the last evaluation was\n"
-                            "on a subset (then the whole test set is evaluated)", O_NO_EVAL, SEG, NULL, VSEG},
-    {"elastic-control", "DIR", "the elastic job driver's mode: the job stays up and trains one\n"
-                               "segment per command in DIR/cmd (answers in DIR/reply), changing\n"
-                               "K and B in place (docs/RUN.md); no stopping rule is needed", O_ELASTIC, 0, NULL, VSTR(TP(elastic_control))},
+    {"progress", "WHEN", "auto | always | never (auto: on a terminal)", O_PROGRESS, 0, "auto|always|never",
+     VENUM(CP(progress))},
+    {"no-grad-stats", NULL, "skip the gradient-norm statistics (to measure their cost)", O_NO_STATS, 0, NULL,
+     VFLAG(TP(no_grad_stats))},
+    {"no-final-eval", NULL,
+     "no test-set evaluation at the end of this invocation, unless\n"
+     "the target or --epochs ends it and the last evaluation was\n"
+     "on a subset (then the whole test set is evaluated)",
+     O_NO_EVAL, SEG, NULL, VSEG},
+    {"elastic-control", "DIR",
+     "the elastic job driver's mode: the job stays up and trains one\n"
+     "segment per command in DIR/cmd (answers in DIR/reply), changing\n"
+     "K and B in place (docs/RUN.md); no stopping rule is needed",
+     O_ELASTIC, 0, NULL, VSTR(TP(elastic_control))},
     {"help", NULL, "this text (also -h)", 0, 0, NULL, {0}},
     {NULL, NULL, NULL, 0, 0, NULL, {0}},
 };
-
 
 _Static_assert(sizeof TRAIN_OPTIONS / sizeof TRAIN_OPTIONS[0] <= sizeof((train_cli *)0)->given, "train_cli.given");
 

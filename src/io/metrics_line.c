@@ -98,7 +98,7 @@ static const str_field eval_strs[] = {
     S(scv_ml_eval, "role", role, NULL,
       "periodic (a point of the learning curve; absent: periodic), final or confirm (on the whole set)"),
     S(scv_ml_eval, "set", set, "full|subset",
-      "the held-out samples: the whole test set or the first SCV_EVAL_SUBSET (absent: full)"),
+      "the held-out samples: the whole test set or SCV_EVAL_SUBSET of them (absent: full)"),
 };
 
 static const num_field job_nums[] = {

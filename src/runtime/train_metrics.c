@@ -152,10 +152,10 @@ void scv_tm_eval_line(run_ctx *c, const scv_tm_eval *l)
     fprintf(c->metrics,
             "{\"type\":\"eval\",\"iter\":%llu,\"epoch_progress\":%.6f,"
             "\"test_accuracy\":%.6f,\"test_loss\":%.6f,\"train_loss\":%s,\"wall_seconds\":%.3f,"
-            "\"set\":\"%s\",\"n\":%lld,\"role\":\"%s\",\"eval_seconds\":%.6f}\n",
-            (unsigned long long)c->st.iteration, (double)c->st.samples_seen / (double)c->train->n, l->accuracy,
-            l->loss, tl, c->wall_before + scv_now() - c->t_start, l->full ? "full" : "subset", (long long)l->n,
-            l->role, l->seconds);
+            "\"set\":\"%s\",\"n\":%lld,\"from\":%lld,\"role\":\"%s\",\"eval_seconds\":%.6f}\n",
+            (unsigned long long)c->st.iteration, (double)c->st.samples_seen / (double)c->train->n, l->accuracy, l->loss,
+            tl, c->wall_before + scv_now() - c->t_start, l->full ? "full" : "subset", (long long)l->n,
+            (long long)l->from, l->role, l->seconds);
     scv_tm_note(c);
 }
 

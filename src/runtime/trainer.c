@@ -20,7 +20,8 @@
  * (src/train/stream.c), planned by every rank from rank 0's stream clock of the previous
  * allreduce, after sleeping until every buffer holds b_min; B is then sum_k b_k for the step.
  * Rank 0 writes metrics (JSONL), checkpoints and the progress line.
- * Target: periodic evaluations (the first eval_subset test samples, or all) fill a window of
+ * Target: periodic evaluations (eval_subset test samples, the test set's slices in turn, or
+ * all) fill a window of
  * the last target_window accuracies (prefilled by target_history); when its mean reaches the
  * target, a subset's verdict is confirmed on the whole test set (>= target - confirm_tol).
  * A loss target (target_loss) uses the same window over the period-mean training loss: the

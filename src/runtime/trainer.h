@@ -135,7 +135,7 @@ typedef struct scv_tm_eval {
     double accuracy, loss;
     double train_loss, train_loss_samples; /* the period-mean training loss (NaN: none) */
     int full;                     /* on the whole test set */
-    int64_t n;
+    int64_t n, from;              /* n samples from test sample `from` on (wrapping) */
     double seconds;
 } scv_tm_eval;
 

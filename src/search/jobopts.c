@@ -203,8 +203,9 @@ static const scv_option JOB_OPTIONS[] = {
     {"pricing", "ondemand|spot|memory", "the prices (default ondemand)", 0, L, "ondemand|spot|memory",
      VENUM(RP(pricing))},
     {"eval-subset", "N",
-     "periodic evaluations on the first N test samples (default\n"
-     "2000; 0 = all); the target is confirmed on the whole set",
+     "periodic evaluations on N test samples, the test set's slices\n"
+     "of N taken in turn (default 2000; 0 = all); the target is\n"
+     "confirmed on the whole set",
      0, L, NULL, VINT(RP(policy.eval_subset), 0, 1000000)},
     {"target-window", "W", "the smoothing window of the target (default 3)", 0, L, NULL,
      VINT(RP(policy.target_window), 1, SCV_TARGET_WINDOW_MAX)},
