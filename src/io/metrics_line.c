@@ -93,6 +93,8 @@ static const num_field eval_nums[] = {
     N(scv_ml_eval, "train_loss_samples", train_loss_samples, 0, MAX_COUNT, 0, "the samples train_loss is over"),
     N(scv_ml_eval, "eval_seconds", eval_seconds, 0, MAX_SECONDS, 0, "the evaluation's own seconds"),
     N(scv_ml_eval, "n", n, 0, MAX_COUNT, INTEGRAL, "the held-out samples evaluated"),
+    N(scv_ml_eval, "from", from, 0, MAX_COUNT, INTEGRAL,
+      "a subset's first test sample (the built-in trainer: its slices in turn)"),
 };
 static const str_field eval_strs[] = {
     S(scv_ml_eval, "role", role, NULL,

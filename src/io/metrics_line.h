@@ -43,6 +43,7 @@ typedef struct scv_ml_eval {
     double iter, epoch_progress, test_accuracy, test_loss, train_loss, train_loss_samples;
     double eval_seconds;        /* the evaluation's own time (NaN: not written) */
     double n;                   /* the held-out samples evaluated (NaN: not written) */
+    double from;                /* ... from this test sample on, wrapping (NaN: not written) */
     char role[32];              /* "periodic", ... ("" : none) */
     char set[32];               /* "full", "subset" ("" : none) */
 } scv_ml_eval;
