@@ -87,6 +87,10 @@ typedef struct fake {
      * first training segment reports a slow worker at that ratio, decided by the model */
     int strag_train, strag_by_model;
     double strag_drop, strag_rep, strag_ratio;
+    /* the first refuse_train training segments refuse every firing of the target window, as
+     * the trainer's confirmation on the whole test set does when a subset's window stands
+     * above it: they train on to their end, not reached */
+    int refuse_train, train_calls;
 } fake;
 
 static inline double fake_acc(const fake *f)
@@ -168,6 +172,7 @@ static inline int f_train(void *ctx, const scv_segment_spec *sp, const scv_measu
     out->accuracy = NAN;
     f->calls++;
     int tr = !strcmp(sp->phase, "train");
+    int refusing = tr && ++f->train_calls <= f->refuse_train;
     if (f->calls == f->preempt_at_call || (f->preempt_train && tr && f->preempt_train++ == 1)) {
         /* as the elastic job reports them */
         int64_t back = f->iteration + 5 + (f->preempt_iters > 0 ? f->preempt_iters : 15);
@@ -252,7 +257,8 @@ static inline int f_train(void *ctx, const scv_segment_spec *sp, const scv_measu
                 f->x_at_eval = f->x_ref, f->samples_at_eval = f->samples;
                 fake_record(f, e.accuracy, tl);
                 if (sink && sink->on_eval) sink->on_eval(sink->ctx, &e);
-                reached = scv_stoprule_on_evaluation(&f->rule, f->by_loss ? tl : e.accuracy) == SCV_STOP_TARGET;
+                reached = scv_stoprule_on_evaluation(&f->rule, f->by_loss ? tl : e.accuracy) == SCV_STOP_TARGET &&
+                          !refusing;
             }
         }
         if (reached) {

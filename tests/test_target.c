@@ -494,6 +494,43 @@ static void t_learnt_band(void)
     scv_store_close(db);
 }
 
+/* A stored run's crossing is where its confirmation accepted it: a subset's window fires above
+ * the whole set's accuracy, and the trainer refuses that firing and trains on (an MLP's first
+ * run of bench decide fired at 1.04 epochs and reached at 2.67; its second run had learnt
+ * 0.84). A first run whose first training segment refuses every firing (the fake's
+ * refuse_train) reaches in a later one; its second run learns the later crossing. */
+static void t_stored_refused(void)
+{
+    scv_store *db = open_db("refused.db");
+    fake f = new_fake();
+    f.tau = 10000, f.acc_c = 0.5, f.acc_gap = 0.1414, f.target = 0.88, f.refuse_train = 1;
+    scv_job_driver d = driver_of(&f);
+    scv_run_params p = params(db, "job-refused");
+    p.target_epochs = 0, p.target_batch = 0, p.target_accuracy = 0.88, p.curve_corpus = NULL;
+    scv_run_result res;
+    scv_err e = {0};
+    CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK && res.reached, "%s", e.msg);
+    /* the first training step did not end reached, though the window stood at the target in
+     * it: the curve crosses 0.88 at 1.39 epochs of B=32 (reference samples), and the step
+     * trained past it */
+    double cross = fake_pow_crossing(&f, 0.88) / f.job.n_train, ref = 0;
+    int refused_step = 0;
+    for (size_t i = 0; i < res.n_steps && !refused_step; i++)
+        refused_step = !strcmp(res.steps[i].phase, "train") && !res.steps[i].reached;
+    for (int i = 0; i < f.n_ev; i++) ref = fmax(ref, f.ev_x[i] / f.job.n_train);
+    CHECK_MSG(refused_step && ref > 2 * cross, "a refusing step %d, the run's curve to %.2f epochs", refused_step, ref);
+    scv_run_result_free(&res);
+    fake g = new_fake();
+    g.tau = 10000, g.acc_c = 0.5, g.acc_gap = 0.1414, g.target = 0.88;
+    d = driver_of(&g);
+    CHECK_MSG(scv_run(&p, &d, NULL, &res, &e) == SCV_OK, "%s", e.msg);
+    /* learnt where the first run reached (4.04 epochs at B=32), not at its refused firings (1.43) */
+    CHECK_MSG(res.target_source == SCV_TARGET_LEARNT && res.target_epochs > 2 * cross, "%s: %.2f epochs",
+              res.target_note, res.target_epochs);
+    scv_run_result_free(&res);
+    scv_store_close(db);
+}
+
 /* A job's identity is its recipe (issue 37 item 1): a stored run of the same model and data
  * under another learning rate does not inform the target (before: "learnt from stored run 1
  * of the job" across learning rates); the same recipe written otherwise ("1e-2" for "0.01",
@@ -660,5 +697,6 @@ static const scv_test tests[] = {
     {"nominal_labels", t_nominal_labels},
     {"calibrated_band", t_calibrated_band},
     {"learnt_band", t_learnt_band},
+    {"stored_refused", t_stored_refused},
 };
 LOOP_TEST_MAIN(tests, "target")
