@@ -35,6 +35,15 @@ double loop_window_crossing(const loop *l, const scv_eval_sample *ev, size_t i, 
     return isfinite(x) ? fmin(x, ev[i].samples_seen) : ev[i].samples_seen;
 }
 
+/* The step of steps (n) a stored evaluation at `samples` fell in (n: past their end). */
+static size_t step_of(const scv_run_step *steps, size_t n, double samples)
+{
+    double end = 0;
+    size_t k = 0;
+    while (k < n && samples > (end += (double)steps[k].iterations * steps[k].batch) + 0.5) k++;
+    return k;
+}
+
 /* The learning curve of a stored run (this one resumed, or an earlier run of the job): its
  * steps' segments, and its evaluations as points of g (a search profile's are not curve
  * points); every evaluation, oldest first, in *ev (malloc'ed; the target rule sees them all). */
@@ -49,12 +58,8 @@ int loop_stored_curve(const loop *l, long long run, const scv_run_step *steps, s
         progress_advance(g, samples);
     }
     if ((rc = scv_store_load_evals(l->p->store, run, ev, n, err))) return rc;
-    for (size_t i = 0, k = 0; i < *n; i++) {
-        double end = 0; /* the step this evaluation fell in */
-        for (k = 0; k < n_steps; k++) {
-            end += (double)steps[k].iterations * steps[k].batch;
-            if ((*ev)[i].samples_seen <= end + 0.5) break;
-        }
+    for (size_t i = 0; i < *n; i++) {
+        size_t k = step_of(steps, n_steps, (*ev)[i].samples_seen);
         if (k == n_steps || strcmp(steps[k].phase, "search")) loop_progress_eval(l, g, &(*ev)[i]);
     }
     return SCV_OK;
@@ -108,17 +113,14 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
     int rs = scv_store_load_steps(p->store, t->run, &steps, &n_steps, &se);
     if (!loop_store_read(l, rs, &se)) return rs ? rs : SCV_EIO;
     int rc = loop_stored_curve(l, t->run, steps, n_steps, &g, &ev, &n_ev, NULL);
-    /* an accuracy's window that fired in a step that did not end reached, at the stored
-     * run's own target: its confirmation on the whole test set refused it (a subset's window
-     * stands above the whole set where it first fires: an MLP's first run fired at 1.04 and
-     * 1.09 epochs, the whole set read 0.853 and 0.854 for 0.86, and it reached at 2.67; its
-     * second run had read the first firing as the crossing, 0.84 epochs) */
+    /* the firings its confirmation refused (a subset's window stands above the whole set
+     * where it first fires: an MLP's first run fired at 1.04 and 1.09 epochs, the whole set
+     * read 0.853 and 0.854 for 0.86, and it reached at 2.67; its second run had read the
+     * first firing as the crossing, 0.84 epochs) */
     char *refused = !rc && n_ev ? calloc(n_ev, 1) : NULL;
-    if (refused && loop_metric_of(p) == SCV_METRIC_ACCURACY && t->value == loop_target_value(p))
+    if (refused && loop_metric_of(p) == SCV_METRIC_ACCURACY && fabs(t->value - loop_target_value(p)) < 1e-12)
         for (size_t i = 0; i < n_ev; i++) {
-            double end = 0;
-            size_t k = 0;
-            while (k < n_steps && ev[i].samples_seen > (end += (double)steps[k].iterations * steps[k].batch) + 0.5) k++;
+            size_t k = step_of(steps, n_steps, ev[i].samples_seen);
             refused[i] = k < n_steps && !steps[k].reached;
         }
     free(steps);
