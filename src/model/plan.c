@@ -237,6 +237,12 @@ static int k_sustained(const scv_plan_request *req, const scv_plan_policy *pol, 
     return 0;
 }
 
+/* A burst beside a sustained measurement at its K: priced as unmeasured. */
+static int burst(const scv_plan_request *req, const scv_plan_policy *pol, const scv_config_stats *m)
+{
+    return !sustained(pol, m) && k_sustained(req, pol, m->workers);
+}
+
 /* The compute model at K workers, per-worker batch b: compute_at times the measured-to-
  * modelled ratio of K's measured batch nearest b in ln b (1 where K has no measurement whose
  * compute, t_iter - t_comm, is a firm share of its iteration: SCV_PERF_FIRM_SHARE). A worker's
@@ -250,10 +256,9 @@ static int k_sustained(const scv_plan_request *req, const scv_plan_policy *pol, 
 static double compute_k(const scv_plan_request *req, const scv_plan_policy *pol, double floor, int K, double b)
 {
     double best = INFINITY, ratio = 1;
-    int ks = k_sustained(req, pol, K);
     for (size_t i = 0; req->measured && i < req->n_measured; i++) {
         const scv_config_stats *m = &req->measured[i];
-        double r = m->workers == K && (!ks || sustained(pol, m)) ? measured_ratio(req, pol, floor, m) : NAN;
+        double r = m->workers == K && !burst(req, pol, m) ? measured_ratio(req, pol, floor, m) : NAN;
         double d = fabs(log(m->batch / (K * b)));
         if (isfinite(r) && d < best) best = d, ratio = r;
     }
@@ -266,8 +271,7 @@ static double measured_t_iter(const scv_plan_request *req, const scv_plan_policy
 {
     for (size_t i = 0; req->measured && i < req->n_measured; i++) {
         const scv_config_stats *m = &req->measured[i];
-        if (m->workers == K && m->batch == B && m->t_iter > 0)
-            return sustained(pol, m) || !k_sustained(req, pol, K) ? m->t_iter : t_model;
+        if (m->workers == K && m->batch == B && m->t_iter > 0) return burst(req, pol, m) ? t_model : m->t_iter;
     }
     return t_model;
 }
@@ -676,7 +680,7 @@ static void build_note(const plan_build *pb)
     for (size_t i = 0; req->measured && i < req->n_measured; i++) { /* compute_k's ratios, where they move prices */
         const scv_config_stats *m = &req->measured[i];
         double r = measured_ratio(req, pb->pol, pb->floor, m);
-        if (!sustained(pb->pol, m) && k_sustained(req, pb->pol, m->workers))
+        if (burst(req, pb->pol, m))
             plan_add(res->note, sizeof res->note,
                      "K=%d B=%d's measurement (%.2g s) is a burst beside a longer one at K=%d: priced as unmeasured; ",
                      m->workers, m->batch, m->n_iters * m->t_iter, m->workers);

@@ -117,8 +117,9 @@ static int stored_crossing(loop *l, const scv_stored_target *t, int extrapolate,
      * where it first fires: an MLP's first run fired at 1.04 and 1.09 epochs, the whole set
      * read 0.853 and 0.854 for 0.86, and it reached at 2.67; its second run had read the
      * first firing as the crossing, 0.84 epochs) */
-    char *refused = !rc && n_ev ? calloc(n_ev, 1) : NULL;
-    if (refused && loop_metric_of(p) == SCV_METRIC_ACCURACY && fabs(t->value - loop_target_value(p)) < 1e-12)
+    int own = !rc && n_ev && loop_metric_of(p) == SCV_METRIC_ACCURACY && fabs(t->value - loop_target_value(p)) < 1e-12;
+    char *refused = own ? calloc(n_ev, 1) : NULL;
+    if (refused)
         for (size_t i = 0; i < n_ev; i++) {
             size_t k = step_of(steps, n_steps, ev[i].samples_seen);
             refused[i] = k < n_steps && !steps[k].reached;
