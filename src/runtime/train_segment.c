@@ -10,7 +10,7 @@
  *                    typed layout, step_values), or the compressed exchange (exchange.c)
  *   optimiser        SGD with momentum, |g|^2 of the averaged gradient in the same pass
  *   account          counters, the straggler rule, dynamic batching, the metrics line
- *   evaluate         periodic evaluations and the target window (train_rules.c)
+ *   evaluate         periodic evaluations (train_eval.c) and the target window (train_rules.c)
  *   checkpoint, progress, stop after?
  * Every rank sees the same reduced numbers, so every rank takes the same branches.
  */
@@ -100,59 +100,6 @@ static inline double sgd_step(float *restrict w, float *restrict mom, const floa
         w[j] -= lr * mom[j];
     }
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-}
-
-/* ---- evaluation ---- */
-
-/* Accuracy and mean loss on n samples of the test set from sample `from` on, wrapping past
- * its end (from 0, n = test->n: all of it); each rank evaluates a contiguous share. */
-static int evaluate(run_ctx *c, int64_t from, int64_t n, double *acc, double *loss, scv_err *err)
-{
-    int64_t lo = n * c->rank / c->K, hi = n * (c->rank + 1) / c->K, T = c->test->n;
-    size_t d = (size_t)c->test->c * c->test->h * c->test->w;
-    double v[2] = {0, 0};
-    int64_t correct = 0;
-    int rc = SCV_OK;
-    for (int64_t i = lo; i < hi && !rc;) {
-        int64_t j = (from + i) % T, m = hi - i < 256 ? hi - i : 256;
-        if (m > T - j) m = T - j; /* (a batch does not wrap) */
-        rc = scv_net_eval(c->model, c->test->x + (size_t)j * d, c->test->y + j, (int)m, &v[0], &correct, err);
-        i += m;
-    }
-    rc = scv_comm_agree(c->comm, rc, err);
-    if (rc) return rc;
-    v[1] = (double)correct;
-    if ((rc = scv_comm_allreduce_f64(c->comm, v, 2, err))) return rc;
-    *loss = v[0] / (double)n;
-    *acc = v[1] / (double)n;
-    return SCV_OK;
-}
-
-/* evaluate() on n test samples from sample `from` on, timed and counted in res; with a role
- * ("periodic" | "confirm") rank 0 writes an eval metrics line with train_loss, the
- * period-mean training loss over period_samples samples (NaN: none). */
-static int eval_on(run_ctx *c, int64_t from, int64_t n, const char *role, double train_loss, double period_samples,
-                   double *acc, double *loss, scv_train_result *res, scv_err *err)
-{
-    double t0 = scv_now();
-    int rc = evaluate(c, from, n, acc, loss, err);
-    if (rc) return rc;
-    double dt = scv_now() - t0;
-    int full = n >= c->test->n;
-    res->eval_seconds += dt;
-    if (full) res->evals_full++;
-    else res->evals_subset++;
-    if (role)
-        scv_tm_eval_line(c, &(scv_tm_eval){.role = role,
-                                           .accuracy = *acc,
-                                           .loss = *loss,
-                                           .train_loss = train_loss,
-                                           .train_loss_samples = period_samples,
-                                           .full = full,
-                                           .n = n,
-                                           .from = from,
-                                           .seconds = dt});
-    return SCV_OK;
 }
 
 /* The latency probe, at a segment's start: LATENCY_PROBES allreduces of one float (after one
@@ -781,7 +728,7 @@ static int seg_target(run_ctx *c, seg *s, scv_train_result *res, scv_err *err)
     int ok = 1, rc;
     double facc = NAN;
     if (s->subset_on && !by_loss) { /* confirm on the whole test set */
-        if ((rc = eval_on(c, 0, s->n_test, "confirm", NAN, 0, &facc, &s->tloss, res, err))) return rc;
+        if ((rc = scv_train_eval_on(c, 0, s->n_test, "confirm", NAN, 0, &facc, &s->tloss, res, err))) return rc;
         s->acc = facc;
         s->evaluated_at_end = s->acc_full = 1;
         double floor_ = p->target_accuracy - p->target_confirm_tol;
@@ -833,7 +780,8 @@ static int seg_evaluate(run_ctx *c, seg *s, int stop_now, scv_train_result *res,
     s->period_loss = s->period_samples = 0;
     int rc;
     if (s->xc && (rc = scv_exchange_sync(s->xc, c->comm, s->w, c->mom, err))) return rc; /* one model is evaluated */
-    if ((rc = eval_on(c, subset_from(c, s), s->sub_n, "periodic", ploss, pn, &s->acc, &s->tloss, res, err))) return rc;
+    if ((rc = scv_train_eval_on(c, subset_from(c, s), s->sub_n, "periodic", ploss, pn, &s->acc, &s->tloss, res, err)))
+        return rc;
     s->evaluated_at_end = s->acc_full = !s->subset_on;
     /* the window decides once it holds W values (every rank sees the same reduced
      * accuracies, so every rank decides the same) */
@@ -922,7 +870,7 @@ static int seg_end(run_ctx *c, seg *s, int rc, scv_train_result *res, double *wa
     int run_ends = res->reached_target || !strcmp(res->stopped_by, "epochs");
     if (!rc && !res->interrupted &&
         (!p->no_final_eval ? !s->evaluated_at_end : run_ends && (!s->acc_full || isnan(s->acc)))) {
-        rc = eval_on(c, 0, s->n_test, NULL, NAN, 0, &s->acc, &s->tloss, res, err); /* the whole test set */
+        rc = scv_train_eval_on(c, 0, s->n_test, NULL, NAN, 0, &s->acc, &s->tloss, res, err); /* the whole test set */
         s->acc_full = 1;
     }
     /* an elastic job continues a segment with it */

@@ -108,6 +108,11 @@ int scv_train_elastic_main(run_ctx *c, scv_train_result *res, scv_err *err);
 /* One segment: trains from the current state under the stopping rules of c->p, then
  * evaluates, flushes the metrics and checkpoints as the rules say; res describes it. */
 int scv_train_segment(run_ctx *c, scv_train_result *res, scv_err *err);
+/* Accuracy and mean loss on n test samples from sample `from` on (train_eval.c), timed and
+ * counted in res; with a role ("periodic" | "confirm") rank 0 writes an eval metrics line
+ * with train_loss, the period-mean training loss over period_samples samples (NaN: none). */
+int scv_train_eval_on(run_ctx *c, int64_t from, int64_t n, const char *role, double train_loss, double period_samples,
+                      double *acc, double *loss, scv_train_result *res, scv_err *err);
 
 /* ---- train_metrics.c: rank 0's metrics lines (nothing when c->metrics is NULL) ---- */
 /* One iteration's line ("type":"iter"): what train_segment measured (the rest is c's). */
